@@ -245,12 +245,8 @@ def power_pvalues(X: np.ndarray, Ys: np.ndarray, Z: np.ndarray, method: str, con
 
 
 def _williams_pvalue(X, Y, Z, level, coefficient) -> float:
-    """williams_test's p; NaN where its t is undefined (r(X, Y) = 1 and equal correlations with
-    Z, e.g. R_k = ROUGE-1 at proportion 1, for which williams_t divides 0 by 0)."""
-    try:
-        return stats.williams_test(X, Y, Z, level, coefficient).pvalue
-    except ZeroDivisionError:
-        return np.nan
+    """williams_test's p (t = 0, so p = 1/2, when R_k = ROUGE-1 at proportion 1: r12 = r13)."""
+    return stats.williams_test(X, Y, Z, level, coefficient).pvalue
 
 
 def _permutation_statistics(X, Y, Z, level, coefficient, mask) -> np.ndarray:

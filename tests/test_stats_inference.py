@@ -89,6 +89,28 @@ def test_williams_test_uses_level_correlations(xyz) -> None:
     assert two == pytest.approx(2 * min(result.pvalue, less))
 
 
+def test_williams_identical_metrics_and_degenerate_inputs() -> None:
+    assert williams_t(0.7, 0.7, 1.0, 20) == 0.0  # X = Y: det = 0, the formula would be 0/0
+    assert np.isnan(williams_t(np.nan, 0.6, 0.7, 20))
+    rng = np.random.default_rng(2)
+    Z = rng.normal(size=(10, 4))
+    X = Z + rng.normal(size=Z.shape)
+    result = williams_test(X, X, Z, "system", "pearson")
+    assert result.statistic == 0.0 and result.pvalue == pytest.approx(0.5)
+
+
+def test_williams_records_negative_correlations_and_approximation() -> None:
+    rng = np.random.default_rng(4)
+    Z = rng.normal(size=(15, 5))
+    X = -Z + 0.3 * rng.normal(size=Z.shape)  # disagrees in sign with Z
+    Y = Z + 2.0 * rng.normal(size=Z.shape)
+    result = williams_test(X, Y, Z, "system", "pearson")
+    assert "r(X,Z)" in result.conventions["negative_correlations"]
+    assert result.r12 == pytest.approx(abs(correlate(X, Z, "system")))
+    assert "approximation" not in result.conventions
+    assert "kendall" in williams_test(X, Y, Z, "system", "kendall").conventions["approximation"]
+
+
 # --- Bootstrap CI ---------------------------------------------------------------------------
 
 
@@ -150,8 +172,26 @@ def test_paired_bootstrap_pvalue_formula(xyz, alternative: str) -> None:
     result = paired_bootstrap_test(X, Y, Z, "system", "kendall", "both", k=200, alternative=alternative, seed=3)
     d, s = result.delta, result.samples
     assert d == pytest.approx(correlate(X, Z, "system", "kendall") - correlate(Y, Z, "system", "kendall"))
-    count = {"greater": s >= 2 * d, "less": s <= 2 * d, "two-sided": np.abs(s) >= 2 * abs(d)}[alternative].sum()
+    count = {"greater": s >= 2 * d, "less": s <= 2 * d, "two-sided": np.abs(s - d) >= abs(d)}[alternative].sum()
     assert result.pvalue == pytest.approx(count / 200)
+    if alternative == "two-sided":  # both tails of the null (shifted) distribution
+        count = sum(1 for b in s if b - d >= abs(d) or b - d <= -abs(d))
+        assert result.pvalue == pytest.approx(count / 200)
+
+
+def test_paired_bootstrap_two_sided_counts_the_near_tail() -> None:
+    """A resample of delta_b = 0 when delta > 0 is as far from delta as the null is: it counts
+    for the two-sided p, and two-sided p >= one-sided p."""
+    rng = np.random.default_rng(5)
+    Z = rng.normal(size=(12, 6))
+    X = Z + 0.8 * rng.normal(size=Z.shape)
+    Y = Z + 1.0 * rng.normal(size=Z.shape)
+    kw = dict(level="system", coefficient="pearson", method="both", k=400, seed=1)
+    one = paired_bootstrap_test(X, Y, Z, alternative="greater", **kw)
+    two = paired_bootstrap_test(X, Y, Z, alternative="two-sided", **kw)
+    assert one.delta > 0
+    assert two.pvalue >= one.pvalue
+    assert two.pvalue == pytest.approx(np.mean((two.samples >= 2 * two.delta) | (two.samples <= 0)))
 
 
 def test_identical_metrics_give_p_one(xyz) -> None:

@@ -30,13 +30,19 @@ def williams_t(r12: float, r13: float, r23: float, n: int) -> float:
 
     det = 1 - r12^2 - r13^2 - r23^2 + 2 r12 r13 r23, rbar = (r12 + r13) / 2,
     t = (r12 - r13) sqrt((n - 1)(1 + r23) / (2 (n - 1)/(n - 3) det + rbar^2 (1 - r23)^3)).
-    NaN when n <= 3.
+    NaN when n <= 3 or any r is NaN; 0 when r12 = r13 (e.g. X = Y, where det = 0 and the
+    formula is 0/0); NaN when the denominator is not positive otherwise.
     """
-    if n <= 3:
+    r12, r13, r23 = float(r12), float(r13), float(r23)
+    if n <= 3 or np.isnan([r12, r13, r23]).any():
         return np.nan
+    if r12 == r13:
+        return 0.0
     det = 1 - r12**2 - r13**2 - r23**2 + 2 * r12 * r13 * r23
     rbar = (r12 + r13) / 2
     denom = 2 * (n - 1) / (n - 3) * det + rbar**2 * (1 - r23) ** 3
+    if not denom > 0:
+        return np.nan
     return float((r12 - r13) * np.sqrt((n - 1) * (1 + r23) / denom))
 
 
@@ -52,10 +58,19 @@ def williams_test(
 
     n as for :func:`fisher_ci` (counted on X and Z); p from Student's t with n - 3 df:
     greater P(T >= t), less P(T <= t), two-sided 2 P(T >= |t|).
+
+    Absolute correlations follow Graham & Baldwin (2014) and the reference paper, where the sign
+    only reflects a metric's direction. A metric that correlates *negatively* with Z after its
+    direction is accounted for is then treated as if its agreement were positive; the result's
+    conventions name such correlations under ``negative_correlations``. The test is derived for
+    Pearson's r; with Spearman or Kendall it is the usual approximation (recorded too).
     """
     X, Y, Z = matrices_iv(X=X, Y=Y, Z=Z)
     level, coef, alternative = level_iv(level), coefficient_iv(coefficient), alternative_iv(alternative)
-    r12, r13, r23 = (abs(level_correlation(A, B, level, coef)) for A, B in ((X, Z), (Y, Z), (X, Y)))
+    signed = {name: level_correlation(A, B, level, coef) for name, A, B in (("r(X,Z)", X, Z), ("r(Y,Z)", Y, Z),
+                                                                            ("r(X,Y)", X, Y))}
+    r12, r13, r23 = (abs(r) for r in signed.values())
+    negative = [name for name, r in signed.items() if r < 0]
     n = pairs_count(X, Z, level)
     t = williams_t(r12, r13, r23, n)
     df = n - 3
@@ -73,7 +88,16 @@ def williams_test(
         r13=r13,
         r23=r23,
         n=n,
-        conventions=conventions(level, coef, method="williams", alternative=alternative, n=n),
+        conventions=conventions(
+            level,
+            coef,
+            method="williams",
+            alternative=alternative,
+            n=n,
+            correlations="absolute values (Graham & Baldwin 2014)",
+            negative_correlations=negative,
+            **({} if coef.name == "pearson" else {"approximation": f"Williams' t derived for Pearson, applied to {coef.name}"}),
+        ),
     )
 
 
@@ -156,7 +180,7 @@ _EXTREME_TEXT = {
 _PAIRED_EXTREME_TEXT = {
     "greater": "{delta_b >= 2 delta}",
     "less": "{delta_b <= 2 delta}",
-    "two-sided": "{|delta_b| >= 2 |delta|}",
+    "two-sided": "{|delta_b - delta| >= |delta|}",
 }
 
 
@@ -185,9 +209,11 @@ def paired_bootstrap_test(
 
     X, Y and Z are resampled jointly (same systems / inputs, as :func:`bootstrap_ci`),
     delta_b = r_b(X,Z) - r_b(Y,Z); p = #{delta_b >= 2 delta} / k' ("greater"),
-    #{delta_b <= 2 delta} / k' ("less"), #{|delta_b| >= 2 |delta|} / k' ("two-sided"), with
-    k' the resamples whose delta_b is defined -- as the paper's reference code
+    #{delta_b <= 2 delta} / k' ("less"), #{|delta_b - delta| >= |delta|} / k' ("two-sided"),
+    with k' the resamples whose delta_b is defined -- as the paper's reference code
     (sacrerouge.stats.bootstrap_diff_test), ">=" so that identical metrics get p = 1.
+    The bootstrap distribution shifted by -delta stands for the null distribution of delta, so
+    "greater" counts delta_b - delta >= delta and "two-sided" the same on both tails.
     """
     X, Y, Z = matrices_iv(X=X, Y=Y, Z=Z)
     level, coef, method = level_iv(level), coefficient_iv(coefficient), method_iv(method)
@@ -208,7 +234,10 @@ def paired_bootstrap_test(
         batch_size or _engine.default_batch_size(n_sys, n_in, batched.bytes_per_cell(level, coef)),
     )
     valid = samples[~np.isnan(samples)]
-    count = int(_extreme(valid, 2 * delta, alternative).sum())
+    if alternative == "two-sided":
+        count = int((np.abs(valid - delta) >= abs(delta)).sum())
+    else:
+        count = int(_extreme(valid, 2 * delta, alternative).sum())
     return PairedBootstrapResult(
         delta=delta,
         pvalue=count / valid.size if valid.size else np.nan,
