@@ -523,14 +523,16 @@ def _run_compare(wh, scope, analysis, data, tasks, done, todo, jobs, progress, c
             raw[i] = {c: _none_if_nan(prev[c]) for c in ("delta", "statistic", "p_value")}
             raw[i]["conventions"] = json.loads(prev["conventions"])
     latest = _latest_tests(wh, scope, analysis)
-    adjusted_now = None
+    family = correction_family(scope.metrics, extra["correction"])
     if not todo:
         adjusted_now = _adjust(tasks, raw, extra)
-        if all(_same_as_latest(latest, tasks[i], raw[i], adjusted_now[i], analysis) for i in range(len(tasks))):
+        if all(_same_as_latest(latest, tasks[i], raw[i], adjusted_now[i], analysis, family)
+               for i in range(len(tasks))):
             return RunSummary(None, len(tasks), 0, 0)
     run_id = _start_run(wh, scope, analysis, data, len(tasks))
     pending = {"correction": extra["correction"], "correction_group": extra["correction_group"],
-               "alpha": extra["alpha"], "p_adjusted": None, "significant": None}
+               "family": family, "family_size": None, "alpha": extra["alpha"], "p_adjusted": None,
+               "significant": None}
     writer = _Writer(wh, analysis.table, run_id, scope)
 
     def on_result(i, row):
@@ -543,18 +545,20 @@ def _run_compare(wh, scope, analysis, data, tasks, done, todo, jobs, progress, c
     # rows computed by this run get their corrected values; reused ones a new row if it changed
     update = pd.DataFrame([{"metric_a": tasks[i].key["metric_a"], "metric_b": tasks[i].key["metric_b"],
                             "level": tasks[i].key["level"], "coefficient": tasks[i].key["coefficient"],
-                            "p_adjusted": adjusted[i][0], "significant": adjusted[i][1]} for i in todo])
+                            "p_adjusted": adjusted[i][0], "significant": adjusted[i][1],
+                            "family_size": adjusted[i][2]} for i in todo])
     if not update.empty:
         wh.con.register("adjusted_rows", update)
-        wh.con.execute(f"""UPDATE hypothesis_tests AS t SET p_adjusted = u.p_adjusted, significant = u.significant
+        wh.con.execute(f"""UPDATE hypothesis_tests AS t
+                           SET p_adjusted = u.p_adjusted, significant = u.significant, family_size = u.family_size
                            FROM adjusted_rows u
                            WHERE t.run_id = ? AND t.metric_a = u.metric_a AND t.metric_b = u.metric_b
                              AND t.level = u.level AND t.coefficient = u.coefficient""", [run_id]).fetchall()
         wh.con.unregister("adjusted_rows")
     for i, t in enumerate(tasks):
-        if i not in computing and not _same_as_latest(latest, t, raw[i], adjusted[i], analysis):
-            writer.add(t, {**raw[i], **pending, "p_adjusted": adjusted[i][0], "significant": adjusted[i][1]},
-                       analysis.param_columns)
+        if i not in computing and not _same_as_latest(latest, t, raw[i], adjusted[i], analysis, family):
+            writer.add(t, {**raw[i], **pending, "p_adjusted": adjusted[i][0], "significant": adjusted[i][1],
+                           "family_size": adjusted[i][2]}, analysis.param_columns)
     writer.flush()
     _finish_run(wh, run_id, "finished", computed)
     return RunSummary(run_id, len(tasks), computed, writer.written)
@@ -565,8 +569,17 @@ def _none_if_nan(x):
     return None if x is None or (np.ndim(x) == 0 and pd.isna(x)) else x
 
 
+def correction_family(metrics: Sequence[str], correction: str) -> str | None:
+    """The ``family`` column: sha256 (first 16 hex digits) of the sorted metric names compared
+    together; None without a correction (p_adjusted = p_value whatever was compared)."""
+    if correction == "none":
+        return None
+    return hashlib.sha256("\x1f".join(sorted(metrics)).encode()).hexdigest()[:16]
+
+
 def _adjust(tasks: list[Task], raw: dict[int, dict], extra: dict) -> dict[int, tuple]:
-    """(p_adjusted, significant) per task, the correction applied within each family."""
+    """(p_adjusted, significant, family_size) per task, the correction applied within each
+    family; family_size (the number of defined p-values corrected together) None for "none"."""
     families: dict[tuple, list[int]] = {}
     for i, t in enumerate(tasks):
         k = t.key
@@ -576,10 +589,11 @@ def _adjust(tasks: list[Task], raw: dict[int, dict], extra: dict) -> dict[int, t
     for members in families.values():
         defined = [i for i in members if raw[i]["p_value"] is not None]
         adjusted = stats.correct_pvalues([raw[i]["p_value"] for i in defined], extra["correction"]) if defined else []
+        size = None if extra["correction"] == "none" else len(defined)
         for i, p in zip(defined, adjusted):
-            out[i] = (float(p), bool(p <= extra["alpha"]))
+            out[i] = (float(p), bool(p <= extra["alpha"]), size)
         for i in members:
-            out.setdefault(i, (None, None))
+            out.setdefault(i, (None, None, size))
     return out
 
 
@@ -593,12 +607,13 @@ def _latest_tests(wh: Warehouse, scope: Scope, analysis: Analysis) -> dict[tuple
     return {(r["metric_a"], r["metric_b"], r["level"], r["coefficient"]): r for r in rows.to_dict("records")}
 
 
-def _same_as_latest(latest: dict, task: Task, raw: dict, adjusted: tuple, analysis: Analysis) -> bool:
+def _same_as_latest(latest: dict, task: Task, raw: dict, adjusted: tuple, analysis: Analysis,
+                    family: str | None) -> bool:
     prev = latest.get(tuple(task.key.values()))
     if prev is None:
         return False
     same_params = all(_none_if_nan(prev[c]) == v for c, v in analysis.param_columns.items())
-    return (same_params and prev["fingerprint"] == task.fingerprint
+    return (same_params and prev["fingerprint"] == task.fingerprint and _none_if_nan(prev["family"]) == family
             and prev["alpha"] == analysis.extra_parameters["alpha"]
             and _none_if_nan(prev["p_value"]) == raw["p_value"]
             and _none_if_nan(prev["p_adjusted"]) == adjusted[0])

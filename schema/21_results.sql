@@ -57,6 +57,10 @@ CREATE TABLE IF NOT EXISTS hypothesis_tests (
     p_value           DOUBLE,
     correction        VARCHAR NOT NULL,     -- none | bonferroni | holm | bh
     correction_group  VARCHAR NOT NULL,     -- metric (family = same metric_a) | all
+    family            VARCHAR,              -- the metrics compared together (sha256 prefix of their sorted
+                                            -- names): with the level, coefficient and group, the
+                                            -- correction's family; NULL when correction = none
+    family_size       INTEGER,              -- p-values the correction was applied over (NULL: none)
     alpha             DOUBLE NOT NULL,
     p_adjusted        DOUBLE,
     significant       BOOLEAN,

@@ -13,11 +13,23 @@ SELECT * EXCLUDE (rn) FROM (
     FROM confidence_intervals)
 WHERE rn = 1;
 
+-- Tests: corrected p-values are only comparable within one family, so for each dataset, human,
+-- level, coefficient, method, alternative and correction the view keeps the rows of the family
+-- (metric set) written last -- after `compare` on a subset of metrics it shows that subset,
+-- not a mix of Bonferroni factors from different runs; earlier families stay in
+-- hypothesis_tests. Without a correction (family NULL) every pair's latest row is shown.
+-- Rows still waiting for their correction (a run in progress) are left out.
 CREATE OR REPLACE VIEW latest_hypothesis_tests AS
-SELECT * EXCLUDE (rn) FROM (
+WITH complete AS (
+    SELECT *, first_value(family) OVER (PARTITION BY dataset, human, level, coefficient, method, alternative,
+                                                     correction, correction_group
+                                        ORDER BY result_id DESC) AS latest_family
+    FROM hypothesis_tests
+    WHERE p_adjusted IS NOT NULL OR p_value IS NULL)
+SELECT * EXCLUDE (rn, latest_family) FROM (
     SELECT *, row_number() OVER (PARTITION BY dataset, metric_a, metric_b, human, level, coefficient,
                                               method, alternative, correction, correction_group
                                  ORDER BY result_id DESC) AS rn
-    FROM hypothesis_tests
-    WHERE p_adjusted IS NOT NULL OR p_value IS NULL)
+    FROM complete
+    WHERE family IS NOT DISTINCT FROM latest_family)
 WHERE rn = 1;

@@ -114,6 +114,30 @@ def test_second_run_computes_nothing_and_new_metric_only_its_rows(warehouse_copy
     merged = t.merge(raw, on=["metric_a", "metric_b"], suffixes=("", "_raw"))
     np.testing.assert_allclose(merged["p_value"], merged["p_value_raw"])
     np.testing.assert_allclose(merged["p_adjusted"], np.minimum(1, 2 * merged["p_value"]))
+    assert set(t["family_size"]) == {2} and t["family"].nunique() == 1
+    assert raw["family"].isna().all() and raw["family_size"].isna().all()
+    # Bonferroni on a subset: a family of one pair per metric; the latest view then shows that
+    # family alone, not its rows beside the three-metric family's other pairs
+    out = _cli(warehouse_copy, "compare", *base, "--metric", "rouge-1.recall", "--metric", "rouge-2.recall",
+               "--method", "perm-both", "--k", "50", "--correction", "bonferroni").output
+    assert "computed 0 of 2, wrote 2 rows" in out
+    with Warehouse(warehouse_copy, read_only=True) as wh:
+        sub = wh.sql("SELECT * FROM latest_hypothesis_tests WHERE correction = 'bonferroni'")
+        assert len(wh.sql("SELECT * FROM hypothesis_tests WHERE correction = 'bonferroni'")) == 8
+    assert sorted(zip(sub["metric_a"], sub["metric_b"])) == [("rouge-1.recall", "rouge-2.recall"),
+                                                            ("rouge-2.recall", "rouge-1.recall")]
+    assert set(sub["family_size"]) == {1} and sub["family"].nunique() == 1
+    np.testing.assert_allclose(sub["p_adjusted"], sub["p_value"])
+    # back to the three metrics: their family is restored whole (copied, not recomputed)
+    out = _cli(warehouse_copy, "compare", *base, *metrics, "--method", "perm-both", "--k", "50",
+               "--correction", "bonferroni").output
+    assert "computed 0 of 6, wrote 6 rows" in out
+    with Warehouse(warehouse_copy, read_only=True) as wh:
+        again = wh.sql("SELECT * FROM latest_hypothesis_tests WHERE correction = 'bonferroni'")
+    assert len(again) == 6 and set(again["family"]) == set(t["family"]) and set(again["family_size"]) == {2}
+    # without a correction every pair's latest row stays visible whatever was compared since
+    with Warehouse(warehouse_copy, read_only=True) as wh:
+        assert len(wh.sql("SELECT * FROM latest_hypothesis_tests WHERE correction = 'none'")) == 6
 
 
 def test_changed_data_changes_fingerprint_and_is_recomputed(warehouse_copy, tmp_path):
@@ -238,3 +262,13 @@ def test_other_parameters_in_between_are_reused_not_recomputed(warehouse_copy):
     with Warehouse(warehouse_copy, read_only=True) as wh:
         latest = wh.sql("SELECT k FROM latest_confidence_intervals")
     assert list(latest["k"]) == [50]
+
+
+def test_compare_prints_only_the_pairs_in_scope_in_order(warehouse_copy):
+    base = ["compare", "--dataset", "realsumm", "--human", "litepyramid.recall", "--level", "system",
+            "--coefficient", "pearson", "--method", "williams"]
+    _cli(warehouse_copy, *base, "--metric", "rouge-1.recall", "--metric", "rouge-2.recall", "--metric", "js-2")
+    out = _cli(warehouse_copy, *base, "--metric", "rouge-2.recall", "--metric", "rouge-1.recall").output
+    lines = [line.split() for line in out.splitlines() if line.split()[:1] in (["rouge-1.recall"], ["rouge-2.recall"])]
+    assert [line[:2] for line in lines] == [["rouge-2.recall", "rouge-1.recall"], ["rouge-1.recall", "rouge-2.recall"]]
+    assert "js-2" not in out

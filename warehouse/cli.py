@@ -297,12 +297,18 @@ def _analyse(obj: Context, build, dataset, human, metrics, levels, coefficients,
 def _latest_in_scope(wh, scope, analysis) -> pd.DataFrame:
     view = RESULT_TABLES[analysis.table]
     frame = wh.sql(f"SELECT * FROM {view} WHERE dataset = ? AND human = ?", [scope.dataset, scope.human])
-    metric_col = "metric_a" if "metric_a" in frame.columns else "metric"
-    frame = frame[frame[metric_col].isin(scope.metrics) & frame["level"].isin(scope.levels)
-                  & frame["coefficient"].isin(scope.coefficients)]
+    in_scope = frame["level"].isin(scope.levels) & frame["coefficient"].isin(scope.coefficients)
+    for column in ("metric", "metric_a", "metric_b"):
+        if column in frame.columns:
+            in_scope &= frame[column].isin(scope.metrics)
+    frame = frame[in_scope]
     for column, value in analysis.param_columns.items():
         frame = frame[frame[column].isna()] if value is None else frame[frame[column] == value]
-    return frame
+    order = {"metric": list(scope.metrics), "metric_a": list(scope.metrics), "metric_b": list(scope.metrics),
+             "level": list(scope.levels), "coefficient": list(scope.coefficients)}
+    keys = [c for c in analysis.key_columns if c in order]
+    rank = lambda col: col.map({v: i for i, v in enumerate(order[col.name])})  # noqa: E731
+    return frame.sort_values(keys, key=rank).reset_index(drop=True)
 
 
 @main.command()
