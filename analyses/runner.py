@@ -326,15 +326,32 @@ def _planned(data: Data, scope: Scope, analysis: Analysis) -> list[Task]:
     return planned
 
 
+def _too_sparse(a: np.ndarray, human: np.ndarray, name: str, human_name: str) -> str | None:
+    """Why metric ``a`` cannot be correlated with ``human`` (both on one grid); None if it can."""
+    both = ~np.isnan(a) & ~np.isnan(human)
+    if not both.any():
+        return f"{name!r} and {human_name!r} have no cell (system, input) in common"
+    if int(both.any(axis=1).sum()) < 3:
+        return f"{name!r} and {human_name!r} share fewer than 3 systems: too few for a correlation between systems"
+    return None
+
+
+def without_sparse_metrics(data: Data, scope: Scope) -> tuple[Scope, dict[str, str]]:
+    """The scope without the metrics that cannot be correlated with its human judgment, and
+    why each was left out. All left out: a WarehouseError giving the reasons."""
+    human = data.values[scope.human]
+    reasons = {m: r for m in scope.metrics if (r := _too_sparse(data.values[m], human, m, scope.human))}
+    if len(reasons) == len(scope.metrics):
+        raise WarehouseError("; ".join(reasons.values()))
+    kept = tuple(m for m in scope.metrics if m not in reasons)
+    return Scope(scope.dataset, scope.human, kept, scope.levels, scope.coefficients), reasons
+
+
 def _check_enough(arrays, measures, n_systems, n_inputs, analysis: Analysis) -> None:
     human = arrays[-1]
     for name, a in zip(measures[:-1], arrays[:-1]):
-        both = ~np.isnan(a) & ~np.isnan(human)
-        if not both.any():
-            raise WarehouseError(f"{name!r} and {measures[-1]!r} have no cell (system, input) in common")
-        if int(both.any(axis=1).sum()) < 3:
-            raise WarehouseError(f"{name!r} and {measures[-1]!r} share fewer than 3 systems: "
-                                 "too few for a correlation between systems")
+        if reason := _too_sparse(a, human, name, measures[-1]):
+            raise WarehouseError(reason)
     method = analysis.params.get("method") or ""
     if method.endswith("inputs") or method.endswith("both"):
         if n_inputs < 2:

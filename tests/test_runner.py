@@ -222,6 +222,34 @@ def test_too_few_systems_and_no_overlap(db, tmp_path):
     assert "have no cell (system, input) in common" in result.output
 
 
+def test_a_sparse_metric_is_skipped_and_reported_not_fatal(db, tmp_path):
+    rng = np.random.default_rng(0)
+    rows = []
+    for s in "ABCDE":
+        for d in ("d1", "d2", "d3"):
+            h = rng.normal()
+            rows += [(s, d, "h", h, "human"), (s, d, "good", h + rng.normal(), "automatic"),
+                     (s, d, "good2", h + rng.normal(), "automatic")]
+    rows += [("A", "d1", "sparse", 1.0, "automatic"), ("B", "d1", "sparse", 2.0, "automatic")]
+    path = tmp_path / "mixed.jsonl"
+    pd.DataFrame(rows, columns=["system", "input", "measure", "value", "kind"]).to_json(path, orient="records",
+                                                                                      lines=True)
+    _cli(db, "ingest", "table", path, "--dataset", "mixed")
+    result = CliRunner().invoke(main, ["--db", str(db), "correlate", "--dataset", "mixed", "--human", "h"])
+    assert result.exit_code == 0, result.output
+    assert "skipped: 'sparse' and 'h' share fewer than 3 systems" in result.output
+    assert "computed 18 of 18" in result.output
+    result = CliRunner().invoke(main, ["--db", str(db), "compare", "--dataset", "mixed", "--human", "h",
+                                       "--method", "williams", "--level", "system", "--coefficient", "pearson",
+                                       "--correction", "holm"])
+    assert result.exit_code == 0 and "computed 2 of 2" in result.output, result.output
+    with Warehouse(db, read_only=True) as wh:
+        assert "sparse" not in set(wh.sql("SELECT metric FROM correlations")["metric"])
+        tests = wh.sql("SELECT * FROM hypothesis_tests")
+    assert set(tests["metric_a"]) | set(tests["metric_b"]) == {"good", "good2"}
+    assert set(tests["family_size"]) == {1}
+
+
 def test_results_and_export(warehouse_copy, tmp_path):
     _cli(warehouse_copy, "correlate", "--dataset", "summeval", "--human", "expert.relevance",
          "--metric", "rouge-2.f1", "--level", "system")

@@ -279,9 +279,14 @@ def _analyse(obj: Context, build, dataset, human, metrics, levels, coefficients,
 
     with obj.open() as wh:
         scope = runner.resolve_scope(wh, dataset, human, metrics, levels, coefficients)
+        data = runner.load_data(wh, scope)
+        scope, skipped = runner.without_sparse_metrics(data, scope)
+        for reason in skipped.values():
+            click.echo(f"skipped: {reason}", err=True)
         analysis = build(scope)
         try:
-            summary = runner.run(wh, scope, analysis, jobs=jobs, force=force, progress=sys.stderr.isatty())
+            summary = runner.run(wh, scope, analysis, jobs=jobs, force=force, progress=sys.stderr.isatty(),
+                                 data=data)
         except KeyboardInterrupt:
             raise click.ClickException("interrupted: the results finished so far are saved; "
                                        "run the same command again to resume") from None
