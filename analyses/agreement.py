@@ -495,7 +495,9 @@ def property_agreement(taus: npt.ArrayLike, pvalues: npt.ArrayLike, values: npt.
     t, v = t[keep], v[keep]
     corr = [(np.nan, np.nan)] * 2
     if t.size >= 3 and np.ptp(t) > 0 and np.ptp(v) > 0:
-        corr = [tuple(map(float, scipy.stats.pearsonr(t, v))), tuple(map(float, scipy.stats.spearmanr(t, v)))]
+        with warnings.catch_warnings():  # a nearly constant side is still a defined correlation
+            warnings.simplefilter("ignore", scipy.stats.NearConstantInputWarning)
+            corr = [tuple(map(float, scipy.stats.pearsonr(t, v))), tuple(map(float, scipy.stats.spearmanr(t, v)))]
     return PropertyAgreement(
         n_inputs=int(t.size), tau_mean=float(t.mean()) if t.size else np.nan,
         pearson=corr[0][0], pearson_p=corr[0][1], spearman=corr[1][0], spearman_p=corr[1][1],

@@ -233,3 +233,13 @@ def test_property_agreement_and_series():
 def test_errors(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def test_property_agreement_nearly_constant_tau_is_quiet_and_defined() -> None:
+    import warnings
+
+    t = np.array([0.5, 0.5 + 1e-13, 0.5, 0.5 - 1e-13, 0.5])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        r = ag.property_agreement(t, np.zeros(5), np.arange(5.0))
+    assert r.n_inputs == 5 and np.isfinite(r.pearson) and np.isfinite(r.spearman)
