@@ -163,7 +163,8 @@ def run_properties(wh: Warehouse, scope: Scope, data: Data, *, force: bool = Fal
     latest = {} if force else {
         (r["input"], r["property"], r["consensus"]): r["fingerprint"]
         for r in wh.con.execute("SELECT input, property, consensus, fingerprint FROM latest_input_properties "
-                                "WHERE dataset = ?", [scope.dataset]).df().to_dict("records")}
+                                f"WHERE dataset = $dataset AND {runner.THIS_VERSION}",
+                                {"dataset": scope.dataset, **runner.version_parameter()}).df().to_dict("records")}
     todo = [t for t in planned if latest.get(t[:3]) != t[3]]
     available = ("ease", *text_properties)
     if not todo:

@@ -180,9 +180,10 @@ def _write_new(wh: Warehouse, scope: Scope, command: str, table: str, view: str,
     latest = {} if force else {
         tuple(r[c] for c in key_columns): r["fingerprint"]
         for r in wh.con.execute(
-            f"SELECT * FROM {view} WHERE dataset = $dataset AND human = $human AND "
+            f"SELECT * FROM {view} WHERE dataset = $dataset AND human = $human AND {runner.THIS_VERSION} AND "
             + " AND ".join(f"{c} = ${c}" for c in params),
-            {"dataset": scope.dataset, "human": scope.human, **params}).df().to_dict("records")}
+            {"dataset": scope.dataset, "human": scope.human, **params, **runner.version_parameter()}
+        ).df().to_dict("records")}
     todo = [(t, row) for t, row in planned if latest.get(tuple(t.key.values())) != t.fingerprint]
     if not todo:
         return RunSummary(None, len(planned), 0, 0)

@@ -48,6 +48,16 @@ CORRECTION_GROUPS = ("metric", "all")
 DEFAULT_SEED = 0
 FLUSH_SECONDS = 2.0
 ORIENTATION = "measures whose direction is 'lower' (lower is better) are negated before analysis"
+#: SQL condition on a results table: the row was written by this version of metaeval. Results
+#: are reused only under it, so an upgrade that changes a computation never serves old numbers.
+THIS_VERSION = "run_id IN (SELECT run_id FROM analysis_runs WHERE version = $version)"
+
+
+def version_parameter() -> dict[str, str]:
+    """The $version binding of :data:`THIS_VERSION`."""
+    from warehouse import __version__
+
+    return {"version": __version__}
 
 
 # --- scope ---------------------------------------------------------------------------------
@@ -364,11 +374,12 @@ def _task_id(t: Task) -> tuple:
 
 
 def _existing(wh: Warehouse, scope: Scope, analysis: Analysis) -> tuple[dict[tuple, dict], set[int]]:
-    """Rows already computed with the same parameters, by (key..., fingerprint); and the
-    result_ids the table's ``latest_*`` view shows now."""
+    """Rows already computed by this version with the same parameters, by (key...,
+    fingerprint); and the result_ids the table's ``latest_*`` view shows now."""
     where = " WHERE dataset = $dataset" + (" AND human = $human" if scope.human is not None else "")
     params = {"dataset": scope.dataset, **({"human": scope.human} if scope.human is not None else {})}
-    rows = wh.con.execute(f"SELECT * FROM {analysis.table}{where} ORDER BY result_id", params).df()
+    rows = wh.con.execute(f"SELECT * FROM {analysis.table}{where} AND {THIS_VERSION} ORDER BY result_id",
+                          {**params, **version_parameter()}).df()
     latest = {int(r) for r in wh.con.execute(f"SELECT result_id FROM latest_{analysis.table}{where}",
                                              params).df()["result_id"]}
     done = {}

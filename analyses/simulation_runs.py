@@ -172,9 +172,11 @@ def _execute(s: _Simulation, wh: Warehouse, *, jobs: int, force: bool, progress:
 
 
 def _done(wh: Warehouse, scope: runner.Scope, analysis: runner.Analysis) -> dict[tuple, dict]:
-    """Rows of ``analysis.table`` with the same parameters, by (key..., fingerprint)."""
-    rows = wh.con.execute(f"SELECT * FROM {analysis.table} WHERE dataset = ? AND human = ? ORDER BY result_id",
-                          [scope.dataset, scope.human]).df()
+    """Rows of ``analysis.table`` written by this version with the same parameters, by (key...,
+    fingerprint)."""
+    rows = wh.con.execute(f"SELECT * FROM {analysis.table} WHERE dataset = $dataset AND human = $human "
+                          f"AND {runner.THIS_VERSION} ORDER BY result_id",
+                          {"dataset": scope.dataset, "human": scope.human, **runner.version_parameter()}).df()
     done = {}
     for r in rows.to_dict("records"):
         r = {c: None if isinstance(v, float) and np.isnan(v) else v for c, v in r.items()}
@@ -452,7 +454,8 @@ def normality(wh: Warehouse, dataset: str, measure_globs: Sequence[str] = (), *,
     m = wh.matrix(dataset, chosen)
     directions = dict(zip(catalog["measure"], catalog["direction"]))
     data = runner.Data(m.systems, m.inputs, {n: m[n] for n in chosen}, {n: directions[n] for n in chosen})
-    done = set() if force else set(wh.con.execute(schema.read("normality_done"), {"dataset": dataset}).fetchall())
+    done = set() if force else set(wh.con.execute(schema.read("normality_done"),
+                                                         {"dataset": dataset, **runner.version_parameter()}).fetchall())
     rows = []
     for name in chosen:
         fingerprint = data.fingerprint([name])[0]

@@ -1,4 +1,6 @@
--- Normality rows already computed for a dataset: (measure, level, test, fingerprint).
+-- Normality rows already computed for a dataset by this metaeval version:
+-- (measure, level, test, fingerprint).
 SELECT DISTINCT measure, level, test, fingerprint
 FROM normality
 WHERE dataset = $dataset
+  AND run_id IN (SELECT run_id FROM analysis_runs WHERE version = $version)

@@ -300,3 +300,15 @@ def test_compare_prints_only_the_pairs_in_scope_in_order(warehouse_copy):
     lines = [line.split() for line in out.splitlines() if line.split()[:1] in (["rouge-1.recall"], ["rouge-2.recall"])]
     assert [line[:2] for line in lines] == [["rouge-2.recall", "rouge-1.recall"], ["rouge-1.recall", "rouge-2.recall"]]
     assert "js-2" not in out
+
+
+def test_results_of_another_version_are_recomputed_not_reused(warehouse_copy):
+    """An upgrade that changes a computation must not serve the old numbers."""
+    args = ["correlate", "--dataset", "realsumm", "--human", "litepyramid.recall", "--metric", "rouge-1.recall",
+            "--level", "system"]
+    _cli(warehouse_copy, *args)
+    assert "up to date" in _cli(warehouse_copy, *args).output
+    with Warehouse(warehouse_copy) as wh:
+        wh.con.execute("UPDATE analysis_runs SET version = '0.0.1'")
+    assert "computed 3 of 3" in _cli(warehouse_copy, *args).output
+    assert "up to date" in _cli(warehouse_copy, *args).output

@@ -4,4 +4,4 @@ from warehouse.core import Matrix, Warehouse
 from warehouse.errors import ConflictError, InputError, WarehouseError
 
 __all__ = ["ConflictError", "InputError", "Matrix", "Warehouse", "WarehouseError"]
-__version__ = "0.1.0"
+__version__ = "0.2.0"
