@@ -24,21 +24,33 @@ def sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
+def text_lines(path: Path) -> Iterator[tuple[int, str]]:
+    """``(line number, text)`` of each physical line, line ending kept, decoded as UTF-8;
+    a clear error naming the line for bytes that are not UTF-8."""
+    with open(path, "rb") as f:
+        for number, raw in enumerate(f, start=1):
+            try:
+                yield number, raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise InputError(str(path), number, None,
+                                 f"not UTF-8 text (byte {raw[exc.start]:#04x} at byte {exc.start + 1} of the line); "
+                                 "save the file as UTF-8") from None
+
+
 def jsonl_objects(path: Path) -> Iterator[tuple[int, dict]]:
     """``(line number, object)`` for each non-blank line; a clear error for anything else."""
     seen = False
-    with open(path, encoding="utf-8") as f:
-        for number, text in enumerate(f, start=1):
-            if not text.strip():
-                continue
-            try:
-                obj = json.loads(text, parse_constant=_reject_constant)
-            except (json.JSONDecodeError, ValueError) as exc:
-                raise InputError(str(path), number, None, f"malformed JSON: {exc}") from None
-            if not isinstance(obj, dict):
-                raise InputError(str(path), number, None, f"expected a JSON object, got {type(obj).__name__}")
-            seen = True
-            yield number, obj
+    for number, text in text_lines(path):
+        if not text.strip():
+            continue
+        try:
+            obj = json.loads(text, parse_constant=_reject_constant)
+        except (json.JSONDecodeError, ValueError) as exc:
+            raise InputError(str(path), number, None, f"malformed JSON: {exc}") from None
+        if not isinstance(obj, dict):
+            raise InputError(str(path), number, None, f"expected a JSON object, got {type(obj).__name__}")
+        seen = True
+        yield number, obj
     if not seen:
         raise InputError(str(path), None, None, "the file is empty")
 
@@ -59,17 +71,29 @@ def identifier(value, file: str, line: int | None, field: str) -> str:
 
 
 def number(value, file: str, line: int | None, field: str) -> float:
-    """A finite real number."""
+    """A finite real number from a typed source (JSON, Parquet): strings and booleans are
+    not numbers, even when they spell one."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         if isinstance(value, str):
-            try:
-                value = float(value)
-            except ValueError:
-                raise InputError(file, line, field, f"expected a number, got {value!r}") from None
+            got = f"the string {value!r} (write numbers without quotes)"
         else:
             got = "null" if value is None else f"{type(value).__name__} {value!r}"
-            raise InputError(file, line, field, f"expected a number, got {got}")
-    value = float(value)
+        raise InputError(file, line, field, f"expected a number, got {got}")
+    return _finite(float(value), file, line, field)
+
+
+def number_text(text, file: str, line: int | None, field: str) -> float:
+    """A finite real number written as text (a CSV field)."""
+    if text is None:
+        raise InputError(file, line, field, "expected a number, got nothing")
+    try:
+        value = float(text)
+    except ValueError:
+        raise InputError(file, line, field, f"expected a number, got {text!r}") from None
+    return _finite(value, file, line, field)
+
+
+def _finite(value: float, file: str, line: int | None, field: str) -> float:
     if not math.isfinite(value):
         raise InputError(file, line, field, f"the value {value} is not finite")
     return value

@@ -5,16 +5,23 @@ Rows with an annotator, a ``kind`` of ``human`` or a measure matched by a ``huma
 are human judgments (annotator "0" when none is given); the others automatic scores.
 Without an ``input`` column the values are per system (as in MT shared tasks) and are
 stored under the single input :data:`SYSTEM_LEVEL_INPUT`.
+
+Errors name a CSV record by the physical line it starts on (blank lines and line breaks
+inside quoted fields counted), a JSONL record by its line, a Parquet record by its row.
+CSV values are text, so ``value`` is parsed as a number; JSONL and Parquet are typed, so a
+``value`` that is a string (``"0.5"``) or a boolean is an error.
 """
 
 from __future__ import annotations
 
+import csv
 from collections.abc import Sequence
 from pathlib import Path
 
 import pandas as pd
 
-from ingest.common import cells_frame, identifier, jsonl_objects, matches, measures_frame, number, sha256
+from ingest.common import (cells_frame, identifier, jsonl_objects, matches, measures_frame, number, number_text,
+                           sha256, text_lines)
 from warehouse.errors import InputError
 from warehouse.load import Batch
 
@@ -27,25 +34,26 @@ KINDS = ("automatic", "human")
 
 def parse(path: Path, *, human: Sequence[str] = (), lower: Sequence[str] = ()) -> Batch:
     file = str(path)
-    records, lines = _read(path)
-    if records.empty:
+    columns, records, lines, typed = _read(path)
+    if not records:
         raise InputError(file, None, None, "the file has no rows")
-    unknown = [c for c in records.columns if c not in REQUIRED + OPTIONAL]
+    unknown = [c for c in columns if c not in REQUIRED + OPTIONAL]
     if unknown:
         raise InputError(file, None, unknown[0], f"unknown column(s) {unknown}; "
                          f"expected {list(REQUIRED)} and optionally {list(OPTIONAL)}")
     for c in REQUIRED:
-        if c not in records.columns:
-            raise InputError(file, None, c, f"required column missing (columns: {list(records.columns)})")
+        if c not in columns:
+            raise InputError(file, None, c, f"required column missing (columns: {list(columns)})")
+    to_number = number if typed else number_text
     rows = []
-    has = {c: c in records.columns for c in OPTIONAL}
-    for line, rec in zip(lines, records.to_dict("records")):
-        system = identifier(_present(rec["system"]), file, line, "system")
-        input_ = identifier(_present(rec["input"]), file, line, "input") if has["input"] else SYSTEM_LEVEL_INPUT
-        measure = identifier(_present(rec["measure"]), file, line, "measure")
-        value = number(_present(rec["value"]), file, line, "value")
-        annotator = _present(rec["annotator"]) if has["annotator"] else None
-        kind = _present(rec["kind"]) if has["kind"] else None
+    has = {c: c in columns for c in OPTIONAL}
+    for line, rec in zip(lines, records):
+        system = identifier(_present(rec.get("system")), file, line, "system")
+        input_ = identifier(_present(rec.get("input")), file, line, "input") if has["input"] else SYSTEM_LEVEL_INPUT
+        measure = identifier(_present(rec.get("measure")), file, line, "measure")
+        value = to_number(_present(rec.get("value")), file, line, "value")
+        annotator = _present(rec.get("annotator"))
+        kind = _present(rec.get("kind"))
         if kind is not None and kind not in KINDS:
             raise InputError(file, line, "kind", f"expected one of {KINDS}, got {kind!r}")
         is_human = kind == "human" or annotator is not None or (kind is None and matches(measure, human))
@@ -78,22 +86,57 @@ def _present(value):
     return value
 
 
-def _read(path: Path) -> tuple[pd.DataFrame, list[int]]:
-    """The rows as text/number records, and each row's line number (row number for Parquet)."""
+def _read(path: Path) -> tuple[list[str], list[dict], list[int], bool]:
+    """The columns, the records, each record's line number (row number for Parquet), and
+    whether the values are typed (not CSV text)."""
     suffix = path.suffix.lower()
-    try:
-        if suffix == ".csv":
-            frame = pd.read_csv(path, dtype=str, keep_default_na=False)
-            return frame, list(range(2, 2 + len(frame)))
-        if suffix == ".parquet":
+    if suffix == ".csv":
+        return _read_csv(path)
+    if suffix == ".parquet":
+        try:
             frame = pd.read_parquet(path)
-            for c in ("system", "input", "annotator"):
-                if c in frame.columns:
-                    frame[c] = frame[c].map(lambda v: str(v) if _present(v) is not None else None)
-            return frame, list(range(1, 1 + len(frame)))
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, OSError, ValueError) as exc:
-        raise InputError(str(path), None, None, f"cannot read as {suffix[1:]}: {exc}") from None
+        except (OSError, ValueError) as exc:
+            raise InputError(str(path), None, None, f"cannot read as parquet: {exc}") from None
+        for c in ("system", "input", "annotator"):
+            if c in frame.columns:
+                frame[c] = frame[c].map(lambda v: str(v) if _present(v) is not None else None)
+        return [str(c) for c in frame.columns], frame.to_dict("records"), list(range(1, 1 + len(frame))), True
     if suffix in (".jsonl", ".json", ".ndjson"):
         lines, objs = zip(*jsonl_objects(path))
-        return pd.DataFrame(list(objs)), list(lines)
+        columns = list(dict.fromkeys(k for o in objs for k in o))
+        return columns, list(objs), list(lines), True
     raise InputError(str(path), None, None, f"unknown table format {suffix!r}: use .csv, .parquet or .jsonl")
+
+
+def _read_csv(path: Path) -> tuple[list[str], list[dict], list[int], bool]:
+    """CSV records (all fields text), each with the physical line it starts on."""
+    file = str(path)
+    reader = csv.reader((text for _, text in text_lines(path)), strict=True)
+    header, records, lines = None, [], []
+    while True:
+        start = reader.line_num + 1
+        try:
+            row = next(reader, None)
+        except csv.Error as exc:
+            raise InputError(file, reader.line_num, None, f"malformed CSV: {exc}") from None
+        if row is None:
+            break
+        if len(row) <= 1 and not "".join(row).strip():
+            continue  # a blank line
+        if header is None:
+            header = _csv_header(row, file, start)
+        elif len(row) != len(header):
+            raise InputError(file, start, None, f"{len(row)} fields, the header has {len(header)}")
+        else:
+            records.append(dict(zip(header, row)))
+            lines.append(start)
+    if header is None:
+        raise InputError(file, None, None, "the file is empty")
+    return header, records, lines, False
+
+
+def _csv_header(row: list[str], file: str, line: int) -> list[str]:
+    twice = sorted({c for c in row if row.count(c) > 1})
+    if twice:
+        raise InputError(file, line, twice[0], "column given more than once in the header")
+    return row

@@ -253,3 +253,90 @@ def test_summaries_text_conflict_with_warehouse(db, cli, tmp_path):
     result = cli("ingest", "summaries", write_jsonl(tmp_path / "b.jsonl", [one]), "--dataset", "t", expect_ok=False)
     assert result.exit_code != 0 and "summaries system=a input=d0" in result.output
     assert_same(before, _state(db))
+
+
+# --- reading: encodings, CSV lines, typed numbers ----------------------------------------
+NOT_UTF8 = "caf\u00e9".encode("latin-1")
+
+
+@pytest.mark.parametrize("command, name, good, bad", ids=["sacrerouge", "summaries", "csv", "jsonl"], argvalues=[
+    ("sacrerouge", "m.jsonl", b'{"instance_id": "d0", "summarizer_id": "s0", "metrics": {"m": 1}}',
+     b'{"instance_id": "' + NOT_UTF8 + b'", "summarizer_id": "s0", "metrics": {"m": 1}}'),
+    ("summaries", "s.jsonl", b'{"instance_id": "d0", "summarizer_id": "s0", "summary": "x ."}',
+     b'{"instance_id": "d1", "summarizer_id": "s0", "summary": "' + NOT_UTF8 + b'"}'),
+    ("table", "t.csv", b"system,input,measure,value\nA,d0,m,1", b"A," + NOT_UTF8 + b",m,2"),
+    ("table", "t.jsonl", b'{"system": "A", "input": "d0", "measure": "m", "value": 1}',
+     b'{"system": "A", "input": "' + NOT_UTF8 + b'", "measure": "m", "value": 2}'),
+])
+def test_non_utf8_file_is_an_input_error(db, cli, tmp_path, command, name, good, bad):
+    path = tmp_path / name
+    path.write_bytes(good + b"\n" + bad + b"\n")
+    line = good.count(b"\n") + 2
+    before = _state(db)
+    result = cli("ingest", command, path, "--dataset", "t", expect_ok=False)
+    assert result.exit_code != 0
+    assert f"{path}:{line}: not UTF-8 text" in result.output, result.output
+    assert "Traceback" not in result.output
+    assert_same(before, _state(db))
+
+
+@pytest.mark.parametrize("content, line", ids=["blank-lines", "multi-line-fields", "crlf"], argvalues=[
+    ("system,input,measure,value\n\nA,d0,m,1\n\n\nA,d1,m,oops\n", 6),
+    ('system,input,measure,value\nA,"d\n0",m,1\nA,"multi\nline\ninput",m,oops\n', 4),
+    ('system,input,measure,value\r\nA,"d\r\n0",m,1\r\n\r\nA,d1,m,oops\r\n', 5),
+])
+def test_csv_errors_name_the_physical_line(db, cli, tmp_path, content, line):
+    path = tmp_path / "lines.csv"
+    path.write_bytes(content.encode())
+    result = cli("ingest", "table", path, "--dataset", "t", expect_ok=False)
+    assert result.exit_code != 0
+    assert f"{path}:{line}: field 'value': expected a number, got 'oops'" in result.output, result.output
+
+
+@pytest.mark.parametrize("content, line, message", [
+    ("system,input,measure,value\nA,d0,m,1,extra\n", 2, "5 fields, the header has 4"),
+    ('system,input,measure,value\nA,d0,m,1\nA,"d1,m,2\n', 3, "malformed CSV"),
+    ("system,input,measure,value,value\nA,d0,m,1,2\n", 1, "more than once"),
+    ("\n\n", None, "the file is empty"),
+])
+def test_csv_structure_errors(db, cli, tmp_path, content, line, message):
+    path = tmp_path / "bad.csv"
+    path.write_text(content)
+    result = cli("ingest", "table", path, "--dataset", "t", expect_ok=False)
+    assert result.exit_code != 0
+    assert (f"{path}:{line}:" if line else f"{path}:") in result.output and message in result.output, result.output
+
+
+@pytest.mark.parametrize("metrics, field, got", [
+    ({"m": "0.5"}, "metrics.m", "the string '0.5'"),
+    ({"rouge": {"f1": "1e-3"}}, "metrics.rouge.f1", "the string '1e-3'"),
+    ({"human": {"rel": [1, "2"]}}, "metrics.human.rel[1]", "the string '2'"),
+    ({"human": {"rel": [True, 2]}}, "metrics.human.rel[0]", "bool True"),
+])
+def test_sacrerouge_string_numbers_are_rejected(db, cli, tmp_path, metrics, field, got):
+    path = write_jsonl(tmp_path / "strings.jsonl", [
+        {"instance_id": "d0", "summarizer_id": "s0", "metrics": {"m": 1, "rouge": {"f1": 1}, "human": {"rel": [1, 2]}}},
+        {"instance_id": "d1", "summarizer_id": "s0", "metrics": metrics}])
+    result = cli("ingest", "sacrerouge", path, "--dataset", "t", "--human", "human.*", expect_ok=False)
+    assert result.exit_code != 0
+    assert f"{path}:2: field {field!r}: expected a number, got {got}" in result.output, result.output
+
+
+@pytest.mark.parametrize("value, got", [("0.5", "the string '0.5'"), (True, "bool True")])
+def test_typed_table_string_or_bool_values_are_rejected(db, cli, tmp_path, value, got):
+    jsonl = write_jsonl(tmp_path / "t.jsonl", [{"system": "A", "input": "d0", "measure": "m", "value": 1},
+                                               {"system": "A", "input": "d1", "measure": "m", "value": value}])
+    parquet = tmp_path / "t.parquet"  # a Parquet column has one type: all strings, or all booleans
+    pd.DataFrame({"system": ["A", "A"], "input": ["d0", "d1"], "measure": "m", "value": [value, value]}).to_parquet(parquet)
+    for path, line in ((jsonl, 2), (parquet, 1)):
+        result = cli("ingest", "table", path, "--dataset", "t", expect_ok=False)
+        assert result.exit_code != 0
+        assert f"{path}:{line}: field 'value': expected a number, got {got}" in result.output, result.output
+
+
+def test_csv_values_are_text_and_parsed(db, cli, tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text('system,input,measure,value\nA,d0,m," 0.5"\nA,d1,m,1e-3\n')
+    cli("ingest", "table", path, "--dataset", "t")
+    with Warehouse(db, read_only=True) as wh:
+        np.testing.assert_array_equal(wh.matrix("t", "m").values, [[0.5, 1e-3]])
