@@ -577,7 +577,7 @@ def _run_compare(wh, scope, analysis, data, tasks, done, todo, jobs, progress, c
                             "family_size": adjusted[i][2]} for i in todo])
     if not update.empty:
         wh.con.register("adjusted_rows", update)
-        wh.con.execute(f"""UPDATE hypothesis_tests AS t
+        wh.con.execute("""UPDATE hypothesis_tests AS t
                            SET p_adjusted = u.p_adjusted, significant = u.significant, family_size = u.family_size
                            FROM adjusted_rows u
                            WHERE t.run_id = ? AND t.metric_a = u.metric_a AND t.metric_b = u.metric_b

@@ -54,18 +54,27 @@ def db(tmp_path) -> Path:
     return path
 
 
+def run_cli(db: Path, *args, ok: bool = True):
+    """Run ``metaeval --db <db> ARGS`` (exceptions propagate); with ``ok``, assert it succeeded.
+    Returns the click Result."""
+    result = CliRunner().invoke(main, ["--db", str(db), *map(str, args)], catch_exceptions=False)
+    if ok:
+        assert result.exit_code == 0, result.output
+    return result
+
+
 @pytest.fixture
 def cli(db):
-    """Run ``metaeval --db <db> ARGS``; returns the click Result."""
-    runner = CliRunner()
+    """``run_cli`` on the test's empty warehouse; ``expect_ok`` as run_cli's ``ok``."""
+    return lambda *args, expect_ok=True: run_cli(db, *args, ok=expect_ok)
 
-    def run(*args, expect_ok: bool = True):
-        result = runner.invoke(main, ["--db", str(db), *map(str, args)], catch_exceptions=False)
-        if expect_ok:
-            assert result.exit_code == 0, result.output
-        return result
 
-    return run
+@pytest.fixture
+def warehouse_copy(shared_warehouse, tmp_path) -> Path:
+    """A private, writable copy of the warehouse holding both shared datasets."""
+    path = tmp_path / "copy.duckdb"
+    path.write_bytes(shared_warehouse.read_bytes())
+    return path
 
 
 @pytest.fixture(scope="session")

@@ -8,29 +8,14 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
-from click.testing import CliRunner
 
 from analyses import agreement, agreement_plots, agreement_runs
 from tests.conftest import write_jsonl
 from warehouse import Warehouse, WarehouseError
-from warehouse.cli import main
+from tests.conftest import run_cli as _cli
 
 METRICS = ["rouge-1.recall", "rouge-2.recall", "bertscore.recall", "js-2"]
 VOLATILE = ["result_id", "run_id"]
-
-
-@pytest.fixture
-def warehouse_copy(shared_warehouse, tmp_path):
-    path = tmp_path / "copy.duckdb"
-    path.write_bytes(shared_warehouse.read_bytes())
-    return path
-
-
-def _cli(db, *args, ok=True):
-    result = CliRunner().invoke(main, ["--db", str(db), *map(str, args)], catch_exceptions=False)
-    if ok:
-        assert result.exit_code == 0, result.output
-    return result
 
 
 def _agreement(db, dataset, metrics, *extra):

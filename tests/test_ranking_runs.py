@@ -13,24 +13,11 @@ from click.testing import CliRunner
 from analyses import ranking
 from warehouse import Warehouse
 from warehouse.cli import main
+from tests.conftest import run_cli as _cli
 
 SUMMEVAL = ["--dataset", "summeval", "--human", "expert.relevance"]
 REALSUMM = ["--dataset", "realsumm", "--human", "litepyramid.recall"]
 COMMON = ["rouge-1.f1", "rouge-2.f1", "bertscore.recall"]     # in both datasets, higher is better
-
-
-@pytest.fixture
-def warehouse_copy(shared_warehouse, tmp_path):
-    path = tmp_path / "copy.duckdb"
-    path.write_bytes(shared_warehouse.read_bytes())
-    return path
-
-
-def _cli(db, *args, ok=True):
-    result = CliRunner().invoke(main, ["--db", str(db), *map(str, args)], catch_exceptions=False)
-    if ok:
-        assert result.exit_code == 0, result.output
-    return result
 
 
 def _metrics(names):

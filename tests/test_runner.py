@@ -9,25 +9,11 @@ from click.testing import CliRunner
 
 import analyses
 from analyses import runner
-from warehouse import Warehouse, WarehouseError
+from warehouse import Warehouse
 from warehouse.cli import main
+from tests.conftest import run_cli as _cli
 
 VOLATILE = ["result_id", "run_id"]
-
-
-@pytest.fixture
-def warehouse_copy(shared_warehouse, tmp_path):
-    """A private, writable copy of the warehouse holding both shared datasets."""
-    path = tmp_path / "copy.duckdb"
-    path.write_bytes(shared_warehouse.read_bytes())
-    return path
-
-
-def _cli(db, *args, ok=True):
-    result = CliRunner().invoke(main, ["--db", str(db), *map(str, args)], catch_exceptions=False)
-    if ok:
-        assert result.exit_code == 0, result.output
-    return result
 
 
 def _rows(db, table, order):

@@ -6,11 +6,10 @@ import numpy as np
 import pandas as pd
 import pytest
 import scipy.stats
-from click.testing import CliRunner
 
 from analyses import simulation_runs
 from warehouse import Warehouse
-from warehouse.cli import main
+from tests.conftest import run_cli as _cli
 
 VOLATILE = ["result_id", "run_id"]
 COVERAGE = ["simulate", "coverage", "--dataset", "realsumm", "--human", "litepyramid.recall", "--metric", "qa-eval.f1",
@@ -27,13 +26,6 @@ def copy_of(shared_warehouse, tmp_path):
         path.write_bytes(shared_warehouse.read_bytes())
         return path
     return make
-
-
-def _cli(db, *args, ok=True):
-    result = CliRunner().invoke(main, ["--db", str(db), *map(str, args)], catch_exceptions=False)
-    if ok:
-        assert result.exit_code == 0, result.output
-    return result
 
 
 def _rows(db, table):
