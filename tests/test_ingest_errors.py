@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from ingest import sacrerouge, summaries
 from tests.conftest import assert_same, snapshot, write_jsonl
 from warehouse import Warehouse
 
@@ -80,54 +81,89 @@ def test_conflict_is_reported_and_nothing_written(db, cli, loaded, tmp_path):
     assert "2 value(s) conflict" in result.output
     assert f"{changed}:6: scores system=s1 input=d1 measure=rouge-1.recall" in result.output
     assert "warehouse has 1.1, file has 99.0" in result.output
-    assert f"{changed}:7: judgments" in result.output and "annotator=1" in result.output
+    assert (f"{changed}:7: judgments system=s1 input=d2 measure=human.rel: "
+            "warehouse has {0: 1.0, 1: 2.0, 2: 2.0}, file has {0: 1.0, 1: 42.0, 2: 2.0}") in result.output
     assert_same(before, _state(db))
     out = cli("ingest", "sacrerouge", changed, "--dataset", "toy", "--human", "human.*", "--replace").output
-    assert "replaced 2" in out and "inserted 1" in out
+    assert "replaced 4" in out and "inserted 1" in out  # a score, and the 3 values of a judgment cell
     with Warehouse(db, read_only=True) as wh:
         assert wh.matrix("toy", "rouge-1.recall").frame().loc["s1", "d1"] == 99.0
 
 
-def test_kind_clash_is_a_conflict(db, cli, loaded, tmp_path):
+@pytest.mark.parametrize("replace", [[], ["--replace"]])
+def test_kind_clash_is_a_conflict_replace_does_not_resolve(db, cli, loaded, tmp_path, replace):
     path = write_jsonl(tmp_path / "k.jsonl", [{"instance_id": "d0", "summarizer_id": "s0",
                                               "metrics": {"rouge-1": {"recall": 0.0}}}])
     before = _state(db)
-    result = cli("ingest", "sacrerouge", path, "--dataset", "toy", "--human", "rouge-1.*", expect_ok=False)
-    assert result.exit_code != 0 and "is stored as automatic" in result.output
-    assert_same(before, _state(db))
-
-
-BAD_LINES = {
-    "malformed": ('{"instance_id": "d0", "summarizer_id": ', None, "malformed JSON"),
-    "missing-id": ({"summarizer_id": "s0", "metrics": {"m": 1}}, "instance_id", "got missing"),
-    "non-numeric": ({"instance_id": "d0", "summarizer_id": "s9", "metrics": {"m": "high"}}, "metrics.m", "expected a number"),
-    "nan": ('{"instance_id": "d0", "summarizer_id": "s9", "metrics": {"m": NaN}}', None, "NaN is not a number"),
-    "infinite": ('{"instance_id": "d0", "summarizer_id": "s9", "metrics": {"m": 1e999}}', "metrics.m", "not finite"),
-    "null": ({"instance_id": "d0", "summarizer_id": "s9", "metrics": {"m": None}}, "metrics.m", "got null"),
-    "bool": ({"instance_id": "d0", "summarizer_id": "s9", "metrics": {"m": True}}, "metrics.m", "expected a number"),
-    "list-not-human": ({"instance_id": "d0", "summarizer_id": "s9", "metrics": {"m": [1, 2]}}, "metrics.m", "--human"),
-    "no-metrics": ({"instance_id": "d0", "summarizer_id": "s9"}, "metrics", "non-empty object"),
-    "duplicate": ({"instance_id": "d0", "summarizer_id": "s0", "metrics": {"rouge-1": {"recall": 0.0}}}, "value", "more than once"),
-}
-
-
-@pytest.mark.parametrize("case", sorted(BAD_LINES))
-def test_bad_line_in_the_middle_leaves_warehouse_unchanged(db, cli, loaded, tmp_path, case):
-    bad, field, message = BAD_LINES[case]
-    good = [json.dumps(o) for o in _metrics_lines(n_systems=4, offset=0.0)]
-    texts = good[:7] + [bad if isinstance(bad, str) else json.dumps(bad)] + good[7:]
-    path = tmp_path / f"{case}.jsonl"
-    path.write_text("\n".join(texts) + "\n")
-    before = _state(db)
-    result = cli("ingest", "sacrerouge", path, "--dataset", "toy", "--human", "human.*", expect_ok=False)
+    result = cli("ingest", "sacrerouge", path, "--dataset", "toy", "--human", "rouge-1.*", *replace, expect_ok=False)
     assert result.exit_code != 0
-    line = 1 if case == "duplicate" else 8
-    assert f"{path}:{line}:" in result.output, result.output
-    if field:
-        assert f"field {field!r}" in result.output, result.output
-    assert message in result.output, result.output
-    assert "Traceback" not in result.output
+    assert (f"{path}: measure 'rouge-1.recall' is stored as automatic (higher is better), "
+            "this file makes it human (higher is better)") in result.output, result.output
+    assert "--replace" not in result.output and "another measure name" in result.output
     assert_same(before, _state(db))
+
+
+def test_direction_clash_within_one_ingest_names_both_files(db, cli, tmp_path):
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    a.write_text("system,input,measure,value\ns0,d0,js-2,0.1\n")
+    b.write_text("system,input,measure,value,kind\ns1,d0,js-2,0.2,human\n")
+    result = cli("ingest", "table", a, b, "--dataset", "t", "--lower", "js-*", expect_ok=False)
+    assert result.exit_code != 0
+    assert "another file of this ingest" in result.output and "--replace" not in result.output
+    assert f"{b}: measure 'js-2' is human (lower is better) here, automatic (lower is better) in {a}" in result.output
+
+
+def test_conflict_within_one_ingest_names_both_places(db, cli, loaded, tmp_path):
+    first = write_jsonl(tmp_path / "first.jsonl", _metrics_lines(measure="rouge-9"))
+    lines = _metrics_lines(measure="rouge-9")
+    lines[2]["metrics"]["rouge-9"]["recall"] = 123.0
+    lines[3]["metrics"]["human"]["rel"] = [0, 1]
+    second = write_jsonl(tmp_path / "second.jsonl", lines)
+    before = _state(db)
+    for replace in ([], ["--replace"]):
+        result = cli("ingest", "sacrerouge", first, second, "--dataset", "toy", "--human", "human.*", *replace,
+                     expect_ok=False)
+        assert result.exit_code != 0
+        assert "2 value(s) conflict within the input" in result.output, result.output
+        assert "warehouse has" not in result.output and "--replace" not in result.output
+        assert (f"{second}:3: scores system=s0 input=d2 measure=rouge-9.recall: 123.0 here, 0.2 in {first}:3"
+                in result.output), result.output
+        assert (f"{second}:4: judgments system=s0 input=d3 measure=human.rel: {{0: 0.0, 1: 1.0}} here, "
+                f"{{0: 0.0, 1: 1.0, 2: 3.0}} in {first}:4") in result.output, result.output
+        assert_same(before, _state(db))
+
+
+def test_texts_conflict_within_one_ingest(db, cli, tmp_path):
+    one = {"instance_id": "d0", "summarizer_id": "a", "summary": {"text": ["x ."]},
+           "references": [{"summarizer_id": "r", "text": ["gold ."]}]}
+    a = write_jsonl(tmp_path / "a.jsonl", [one])
+    one["references"][0]["text"] = ["other gold ."]
+    b = write_jsonl(tmp_path / "b.jsonl", [{"instance_id": "d1", "summarizer_id": "a", "summary": "y ."}, one])
+    result = cli("ingest", "summaries", a, b, "--dataset", "t", expect_ok=False)
+    assert result.exit_code != 0
+    assert f"{b}:2: references input=d0 reference_id=r: 'other gold .' here, 'gold .' in {a}:1" in result.output
+
+
+def test_same_values_in_two_files_of_one_ingest(db, tmp_path):
+    a = write_jsonl(tmp_path / "a.jsonl", _metrics_lines())
+    b = write_jsonl(tmp_path / "b.jsonl", _metrics_lines()[5:] + _metrics_lines(measure="bleu")[:2])
+    batches = [sacrerouge.parse(p, human=["human.*"]) for p in (a, b)]
+    with Warehouse(db) as wh:
+        first, second = wh.load("toy", batches)
+    assert (first.contents, first.rows, first.inserted) == ("12 scores, 36 judgments", 48, 48)
+    assert (second.contents, second.inserted) == ("9 scores, 27 judgments", 2)  # only the bleu values are new
+
+
+def test_report_says_what_was_read(db, tmp_path):
+    texts = write_jsonl(tmp_path / "s.jsonl", [
+        {"instance_id": "d0", "summarizer_id": "a", "summary": "x .", "references": [{"text": "gold ."}]},
+        {"instance_id": "d0", "summarizer_id": "b", "summary": "y .", "references": [{"text": "gold ."}]}])
+    one = write_jsonl(tmp_path / "one.jsonl", [{"instance_id": "d0", "summarizer_id": "a", "metrics": {"m": 1}}])
+    with Warehouse(db) as wh:
+        [report] = wh.load("t", [summaries.parse(texts)])
+        assert report.contents == "2 summaries, 1 reference, 0 documents" and report.rows == 3
+        [report] = wh.load("t", [sacrerouge.parse(one)])
+        assert report.contents == "1 score"
 
 
 def test_failure_in_second_file_rolls_back_first(db, cli, loaded, tmp_path):

@@ -6,6 +6,13 @@ systems, inputs and measures are added; values new to the warehouse are inserted
 equal to the stored ones are left alone (so re-ingesting a file changes nothing); values
 that differ are conflicts — reported with their file and line, and the transaction rolled
 back — unless ``replace`` is set, when they overwrite the stored values.
+
+A human judgment cell (system, input, measure) is compared and replaced as a whole: its
+value is its set of annotators with their values, so another set of annotators is a
+conflict, and ``replace`` leaves exactly the new set. Batches of one call that contradict
+each other (a cell with two values, a measure of two kinds) are an error whatever
+``replace`` says: it is the input, not the warehouse, that needs fixing. A measure's kind
+and direction never change once stored.
 """
 
 from __future__ import annotations
@@ -49,9 +56,24 @@ class Batch:
     def rows(self) -> int:
         return len(self.cells) + len(self.summaries) + len(self.references) + len(self.documents)
 
+    @property
+    def contents(self) -> str:
+        """What the file gave, e.g. ``"2400 summaries, 100 references, 0 documents"``: the
+        kinds of values it has, and all three kinds of text if it has any text."""
+        human = int(self.cells["annotator"].notna().sum())
+        values = [(len(self.cells) - human, "score", "scores"), (human, "judgment", "judgments")]
+        texts = [(len(self.summaries), "summary", "summaries"), (len(self.references), "reference", "references"),
+                 (len(self.documents), "document", "documents")]
+        shown = [v for v in values if v[0]] + (texts if any(n for n, _, _ in texts) else [])
+        return ", ".join(_count(*v) for v in shown) or "nothing"
+
     def input_names(self) -> pd.Series:
         names = [self.cells["input"], self.summaries["input"], self.references["input"], self.documents["input"]]
         return pd.concat(names, ignore_index=True).drop_duplicates()
+
+
+def _count(n: int, singular: str, plural: str) -> str:
+    return f"{n} {singular if n == 1 else plural}"
 
 
 @dataclass(frozen=True)
@@ -60,20 +82,56 @@ class LoadReport:
     rows: int
     inserted: int
     replaced: int
+    contents: str = ""  # what was read, as Batch.contents says it
 
     @property
     def changed(self) -> bool:
         return bool(self.inserted or self.replaced)
 
 
-# (table, key columns, value column, staged key columns resolved to ids)
+class ExplainedConflictError(ConflictError):
+    """A :class:`ConflictError` whose headline says what to do instead of ``--replace``: for
+    conflicts that replacing does not resolve, or where it is not offered."""
+
+    def __init__(self, headline: str, conflicts: list[str], total: int):
+        self.conflicts, self.total = conflicts, total
+        more = f"\n  ... and {total - len(conflicts)} more" if total > len(conflicts) else ""
+        WarehouseError.__init__(self, f"{headline}:\n  " + "\n  ".join(conflicts) + more)
+
+
+# table -> (key columns, value column) of what is compared and replaced as one value. For
+# judgments the key is the cell's and the value its annotators' values (see _comparable);
+# _ROW_KEYS are the stored rows' keys where they differ from that.
 _TARGETS = {
     "scores": (["system_id", "input_id", "measure_id"], "value"),
-    "judgments": (["system_id", "input_id", "measure_id", "annotator"], "value"),
+    "judgments": (["system_id", "input_id", "measure_id"], "value"),
     "summaries": (["system_id", "input_id"], "text"),
     '"references"': (["input_id", "reference_id"], "text"),
     "documents": (["input_id", "position"], "text"),
 }
+_ROW_KEYS = {"judgments": ["system_id", "input_id", "measure_id", "annotator"]}
+
+
+@dataclass
+class _Loaded:
+    """What the earlier batches of one :func:`load` call gave: to tell a conflict inside
+    the input (naming both files) from a conflict with the warehouse."""
+
+    measures: dict[str, str] = field(default_factory=dict)         # name -> first file giving it
+    rows: dict[str, pd.DataFrame] = field(default_factory=dict)    # table -> staged rows with their file
+
+    def remember(self, table: str, frame: pd.DataFrame, file: str) -> None:
+        """Keep the rows of ``frame`` whose key no earlier batch gave."""
+        if frame.empty:
+            return
+        frame = frame.assign(file=file)
+        earlier = self.rows.get(table)
+        if earlier is not None:
+            keys = _TARGETS[table][0]
+            known = frame[keys].merge(earlier[keys].drop_duplicates(), how="left", on=keys, indicator=True)
+            frame = frame[(known["_merge"] == "left_only").to_numpy()]
+            frame = pd.concat([earlier, frame], ignore_index=True)
+        self.rows[table] = frame
 
 
 def load(
@@ -90,7 +148,8 @@ def load(
     con.begin()
     try:
         dataset_id = _ensure_dataset(con, dataset)
-        reports = [_load_batch(con, dataset_id, b, replace, command) for b in batches]
+        loaded = _Loaded()
+        reports = [_load_batch(con, dataset_id, b, replace, command, loaded) for b in batches]
         con.commit()
     except BaseException:
         con.rollback()
@@ -102,7 +161,8 @@ def load(
 
 
 _STAGED = ("staged_systems", "staged_inputs", "staged_measures", "staged_cells",
-           "staged_summaries", "staged_references", "staged_documents")
+           "staged_summaries", "staged_references", "staged_documents", "staged_rows", "other_rows",
+           "changed_cells")
 
 
 def _ensure_dataset(con: duckdb.DuckDBPyConnection, name: str) -> int:
@@ -110,10 +170,32 @@ def _ensure_dataset(con: duckdb.DuckDBPyConnection, name: str) -> int:
     return con.execute("SELECT dataset_id FROM datasets WHERE name = ?", [name]).fetchall()[0][0]
 
 
-def _load_batch(con, dataset_id: int, batch: Batch, replace: bool, command) -> LoadReport:
+def _load_batch(con, dataset_id: int, batch: Batch, replace: bool, command, loaded: _Loaded) -> LoadReport:
+    _add_names(con, dataset_id, batch)
+    _add_measures(con, dataset_id, batch, loaded)
+    staged = _resolve(con, dataset_id, batch)
+    _check_input_conflicts(con, staged, batch.file, loaded)
+    if not replace:
+        _check_conflicts(con, staged, batch.file)
+    inserted = replaced = 0
+    for table, frame in staged.items():
+        i, r = _merge(con, table, frame)
+        inserted, replaced = inserted + i, replaced + r
+        loaded.remember(table, frame, batch.file)
+    report = LoadReport(batch.file, batch.rows, inserted, replaced, batch.contents)
+    if report.changed:
+        con.execute(
+            """INSERT INTO ingests (dataset_id, format, file, sha256, options, rows, inserted, replaced, command)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+            [dataset_id, batch.format, batch.file, batch.sha256,
+             json.dumps(batch.options, sort_keys=True), batch.rows, inserted, replaced, command])
+    return report
+
+
+def _add_names(con, dataset_id: int, batch: Batch) -> None:
+    """Add the batch's systems and inputs that the dataset does not have yet."""
     con.register("staged_systems", batch.systems.astype({"name": str}))
     con.register("staged_inputs", pd.DataFrame({"name": batch.input_names().astype(str)}))
-    con.register("staged_measures", batch.measures)
     p = {"dataset_id": dataset_id}
     con.execute(
         """INSERT INTO systems (dataset_id, name, type)
@@ -124,22 +206,53 @@ def _load_batch(con, dataset_id: int, batch: Batch, replace: bool, command) -> L
         """INSERT INTO inputs (dataset_id, name)
            SELECT DISTINCT $dataset_id, name FROM staged_inputs
            WHERE name NOT IN (SELECT name FROM inputs WHERE dataset_id = $dataset_id)""", p)
+
+
+def _add_measures(con, dataset_id: int, batch: Batch, loaded: _Loaded) -> None:
+    """Add the batch's new measures; a measure stored (or given by an earlier batch) with
+    another kind or direction is an error, which ``replace`` does not lift."""
+    con.register("staged_measures", batch.measures)
+    p = {"dataset_id": dataset_id}
     clashes = con.execute(
         """SELECT s.name, m.kind, s.kind, m.direction, s.direction
            FROM staged_measures AS s JOIN measures AS m
              ON m.dataset_id = $dataset_id AND m.name = s.name
            WHERE m.kind <> s.kind OR m.direction <> s.direction
            ORDER BY s.name""", p).fetchall()
-    if clashes:
-        lines = [f"{batch.file}: measure {n!r} is stored as {k0}/{d0}-is-better, this file makes it {k1}/{d1}"
-                 for n, k0, k1, d0, d1 in clashes]
-        raise ConflictError(lines[:MAX_CONFLICTS_SHOWN], len(lines))
+    inside, outside = [], []
+    for name, k0, k1, d0, d1 in clashes:
+        if name in loaded.measures:
+            inside.append(f"{batch.file}: measure {name!r} is {_kind(k1, d1)} here, "
+                          f"{_kind(k0, d0)} in {loaded.measures[name]}")
+        else:
+            outside.append(f"{batch.file}: measure {name!r} is stored as {_kind(k0, d0)}, "
+                           f"this file makes it {_kind(k1, d1)}")
+    how = ("check the --human / --lower patterns (and a table's kind and annotator columns), "
+           "or give the values another measure name")
+    if inside:
+        raise ExplainedConflictError(
+            f"{len(inside)} measure(s) have another kind or direction in another file of this ingest; "
+            f"nothing was written. Make the files agree: {how}", inside[:MAX_CONFLICTS_SHOWN], len(inside))
+    if outside:
+        raise ExplainedConflictError(
+            f"{len(outside)} measure(s) would change kind or direction, which a stored measure keeps; "
+            f"nothing was written. To load these values, {how} (or load them into another dataset)",
+            outside[:MAX_CONFLICTS_SHOWN], len(outside))
     con.execute(
         """INSERT INTO measures (dataset_id, name, kind, direction)
            SELECT $dataset_id, name, kind, direction FROM staged_measures
            WHERE name NOT IN (SELECT name FROM measures WHERE dataset_id = $dataset_id)""", p)
+    for name in batch.measures["name"]:
+        loaded.measures.setdefault(name, batch.file)
 
-    staged = {
+
+def _kind(kind: str, direction: str) -> str:
+    return f"{kind} ({direction} is better)"
+
+
+def _resolve(con, dataset_id: int, batch: Batch) -> dict[str, pd.DataFrame]:
+    """The batch's rows with names resolved to ids, by target table."""
+    return {
         "scores": _resolve_cells(con, dataset_id, batch.cells, human=False),
         "judgments": _resolve_cells(con, dataset_id, batch.cells, human=True),
         "summaries": _resolve_texts(con, dataset_id, "staged_summaries", batch.summaries,
@@ -153,25 +266,6 @@ def _load_batch(con, dataset_id: int, batch: Batch, replace: bool, command) -> L
                                     "SELECT i.input_id, t.position, t.text, t.line FROM staged_documents t "
                                     "JOIN inputs i ON i.dataset_id = $dataset_id AND i.name = t.input"),
     }
-    if not replace:
-        total, shown = 0, []
-        for table, frame in staged.items():
-            n, described = _conflicts(con, table, frame, batch.file)
-            total, shown = total + n, shown + described
-        if total:
-            raise ConflictError(shown[:MAX_CONFLICTS_SHOWN], total)
-    inserted = replaced = 0
-    for table, frame in staged.items():
-        i, r = _merge(con, table, frame)
-        inserted, replaced = inserted + i, replaced + r
-    report = LoadReport(batch.file, batch.rows, inserted, replaced)
-    if report.changed:
-        con.execute(
-            """INSERT INTO ingests (dataset_id, format, file, sha256, options, rows, inserted, replaced, command)
-               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-            [dataset_id, batch.format, batch.file, batch.sha256,
-             json.dumps(batch.options, sort_keys=True), batch.rows, inserted, replaced, command])
-    return report
 
 
 def _resolve_cells(con, dataset_id: int, cells: pd.DataFrame, *, human: bool) -> pd.DataFrame:
@@ -193,41 +287,92 @@ def _resolve_texts(con, dataset_id: int, view: str, frame: pd.DataFrame, sql: st
     return con.execute(sql, {"dataset_id": dataset_id}).df()
 
 
-def _conflicts(con, table: str, frame: pd.DataFrame, file: str) -> tuple[int, list[str]]:
-    """How many rows of ``frame`` have a key stored in ``table`` with another value, and
-    a description (file:line, names, both values) of the first few."""
-    if frame.empty:
-        return 0, []
+def _comparable(table: str, relation: str, extra: tuple[str, ...] = ()) -> str:
+    """SQL for the rows of ``relation`` as ``table`` compares them: its key columns, a
+    ``value`` column and the ``extra`` columns. A judgment cell is one row whose value is
+    the list of its annotators' values, in annotator order (extra columns: their least)."""
     keys, value = _TARGETS[table]
-    con.register("staged_rows", frame)
+    if table != "judgments":
+        return f"SELECT {', '.join([*keys, f'{value} AS value', *extra])} FROM {relation}"
+    firsts = "".join(f", min({c}) AS {c}" for c in extra)
+    return (f"SELECT {', '.join(keys)}, list({{'annotator': annotator, 'value': value}} ORDER BY annotator) "
+            f"AS value{firsts} FROM {relation} GROUP BY {', '.join(keys)}")
+
+
+def _stored(table: str) -> str:
+    """The rows of ``table`` whose key is among the staged rows' (``staged_rows``)."""
+    keys, _ = _TARGETS[table]
     on = " AND ".join(f"t.{k} = r.{k}" for k in keys)
+    return f"(SELECT t.* FROM {table} t WHERE EXISTS (SELECT 1 FROM staged_rows r WHERE {on}))"
+
+
+def _differences(con, table: str, frame: pd.DataFrame, other: str, extra: tuple[str, ...] = ()) -> list[tuple]:
+    """``(line, key, other's extra columns..., other's value, staged value)`` for each key of
+    ``frame`` that ``other`` (SQL of rows of ``table``) holds with another value, by line."""
+    keys, _ = _TARGETS[table]
+    con.register("staged_rows", frame)
+    on = " AND ".join(f"o.{k} = r.{k}" for k in keys)
     rows = con.execute(
-        f"""SELECT r.line, {', '.join('r.' + k for k in keys)}, t.{value}, r.{value}
-            FROM staged_rows r JOIN {table} t ON {on}
-            WHERE t.{value} IS DISTINCT FROM r.{value} ORDER BY r.line""").fetchall()
+        f"""WITH r AS ({_comparable(table, 'staged_rows', ('line',))}),
+                 o AS ({_comparable(table, other, extra)})
+            SELECT r.line, {', '.join('r.' + k for k in keys)}{''.join(', o.' + c for c in extra)}, o.value, r.value
+            FROM r JOIN o ON {on}
+            WHERE o.value IS DISTINCT FROM r.value ORDER BY r.line""").fetchall()
     con.unregister("staged_rows")
-    shown = []
-    for line, *rest in rows[:MAX_CONFLICTS_SHOWN]:
-        key, old, new = dict(zip(keys, rest[:-2])), rest[-2], rest[-1]
-        shown.append(f"{file}:{line}: {table.strip(chr(34))} {_describe(con, key)}: "
-                     f"warehouse has {_short(old)}, file has {_short(new)}")
-    return len(rows), shown
+    return [(line, dict(zip(keys, rest[:len(keys)])), *rest[len(keys):]) for line, *rest in rows]
 
 
-def _describe(con, key: dict) -> str:
-    """Names for the internal ids of a conflicting key (only for error messages)."""
+def _check_conflicts(con, staged: dict[str, pd.DataFrame], file: str) -> None:
+    """Values of the batch that the warehouse holds otherwise: a :class:`ConflictError`."""
+    total, shown = 0, []
+    for table, frame in staged.items():
+        if frame.empty:
+            continue
+        rows = _differences(con, table, frame, _stored(table))
+        total += len(rows)
+        for line, key, old, new in rows[:MAX_CONFLICTS_SHOWN - len(shown)]:
+            shown.append(f"{file}:{line}: {_what(con, table, key)}: warehouse has {_short(old)}, file has {_short(new)}")
+    if total:
+        raise ConflictError(shown, total)
+
+
+def _check_input_conflicts(con, staged: dict[str, pd.DataFrame], file: str, loaded: _Loaded) -> None:
+    """Values of the batch that an earlier batch of the same call gave otherwise: an error
+    naming both places, whatever ``replace`` says."""
+    total, shown = 0, []
+    for table, frame in staged.items():
+        if frame.empty or table not in loaded.rows:
+            continue
+        con.register("other_rows", loaded.rows[table])
+        rows = _differences(con, table, frame, "other_rows", ("file", "line"))
+        total += len(rows)
+        for line, key, other_file, other_line, old, new in rows[:MAX_CONFLICTS_SHOWN - len(shown)]:
+            shown.append(f"{file}:{line}: {_what(con, table, key)}: {_short(new)} here, "
+                         f"{_short(old)} in {other_file}:{other_line}")
+    if total:
+        raise ExplainedConflictError(
+            f"{total} value(s) conflict within the input: files of this ingest give the same cell different "
+            "values; nothing was written. Fix or leave out one of the files", shown, total)
+
+
+def _what(con, table: str, key: dict) -> str:
+    """The table and the names of a key's internal ids (only for error messages)."""
     parts = []
-    for col, table, label in (("system_id", "systems", "system"), ("input_id", "inputs", "input"),
+    for col, names, label in (("system_id", "systems", "system"), ("input_id", "inputs", "input"),
                               ("measure_id", "measures", "measure")):
         if col in key:
-            name = con.execute(f"SELECT name FROM {table} WHERE {col} = ?", [key[col]]).fetchall()[0][0]
+            name = con.execute(f"SELECT name FROM {names} WHERE {col} = ?", [key[col]]).fetchall()[0][0]
             parts.append(f"{label}={name}")
     parts += [f"{k}={v}" for k, v in key.items() if not k.endswith("_id") or k == "reference_id"]
-    return " ".join(parts)
+    return f"{table.strip(chr(34))} " + " ".join(parts)
 
 
 def _short(value) -> str:
-    text = repr(value)
+    """A value for a message; a judgment cell as ``{annotator: value, ...}``."""
+    if isinstance(value, list):
+        text = "{" + ", ".join(f"{a['annotator']}: {a['value']!r}" for a in value) + "}"
+    else:
+        text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
 
 
@@ -235,6 +380,8 @@ def _merge(con, table: str, frame: pd.DataFrame) -> tuple[int, int]:
     """Insert rows new to ``table``; overwrite those whose value differs. (inserted, replaced)."""
     if frame.empty:
         return 0, 0
+    if table == "judgments":
+        return _merge_judgments(con, frame)
     keys, value = _TARGETS[table]
     con.register("staged_rows", frame)
     on = " AND ".join(f"t.{k} = r.{k}" for k in keys)
@@ -247,4 +394,35 @@ def _merge(con, table: str, frame: pd.DataFrame) -> tuple[int, int]:
             SELECT {', '.join('r.' + c for c in keys + [value])} FROM staged_rows r
             WHERE NOT EXISTS (SELECT 1 FROM {table} t WHERE {on})""").fetchall()[0][0]
     con.unregister("staged_rows")
+    return inserted, replaced
+
+
+def _merge_judgments(con, frame: pd.DataFrame) -> tuple[int, int]:
+    """Insert new judgment cells; leave each stored cell whose annotators or values differ
+    with exactly the staged annotators and values. (rows of new cells, rows of replaced cells)."""
+    cell, row = _TARGETS["judgments"][0], _ROW_KEYS["judgments"]
+    changed = [tuple(key.values()) for _, key, _, _ in _differences(con, "judgments", frame, _stored("judgments"))]
+    con.register("changed_cells", pd.DataFrame(changed, columns=cell, dtype="int64"))
+    con.register("staged_rows", frame)
+    same_cell = " AND ".join(f"{{a}}.{k} = {{b}}.{k}" for k in cell).format
+    same_row = " AND ".join(f"r.{k} = t.{k}" for k in row)
+    inserted = con.execute(
+        f"""SELECT count(*) FROM staged_rows r
+            WHERE NOT EXISTS (SELECT 1 FROM judgments t WHERE {same_cell(a='t', b='r')})""").fetchall()[0][0]
+    replaced = con.execute(
+        f"""SELECT count(*) FROM staged_rows r
+            WHERE EXISTS (SELECT 1 FROM changed_cells c WHERE {same_cell(a='c', b='r')})""").fetchall()[0][0]
+    con.execute(
+        f"""DELETE FROM judgments t
+            WHERE EXISTS (SELECT 1 FROM changed_cells c WHERE {same_cell(a='c', b='t')})
+              AND NOT EXISTS (SELECT 1 FROM staged_rows r WHERE {same_row})""")
+    con.execute(
+        f"""UPDATE judgments AS t SET value = r.value FROM staged_rows r
+            WHERE {same_row} AND t.value IS DISTINCT FROM r.value""")
+    con.execute(
+        f"""INSERT INTO judgments ({', '.join(row)}, value)
+            SELECT {', '.join('r.' + c for c in row)}, r.value FROM staged_rows r
+            WHERE NOT EXISTS (SELECT 1 FROM judgments t WHERE {same_row})""")
+    con.unregister("staged_rows")
+    con.unregister("changed_cells")
     return inserted, replaced
