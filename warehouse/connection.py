@@ -36,12 +36,17 @@ def create(path: Path) -> duckdb.DuckDBPyConnection:
     """Create the warehouse at ``path``, or bring an existing one's views up to date.
 
     Idempotent: every script is ``IF NOT EXISTS`` / ``OR REPLACE``, in one transaction.
+    An existing DuckDB file with tables of its own but no warehouse schema version is
+    refused, not filled with the warehouse's tables.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     con = _open(path, read_only=False)
     try:
         if _has_schema_info(con):
             check_version(con, path)
+        elif foreign := _objects(con):
+            shown = ", ".join(foreign[:10]) + (f" and {len(foreign) - 10} more" if len(foreign) > 10 else "")
+            raise _not_a_warehouse(path, f"it holds {shown}, and no warehouse schema version")
         con.begin()
         for _name, sql in schema.ddl_scripts():
             con.execute(sql)
@@ -58,14 +63,39 @@ def create(path: Path) -> duckdb.DuckDBPyConnection:
 
 def check_version(con: duckdb.DuckDBPyConnection, path: Path) -> None:
     if not _has_schema_info(con):
-        raise WarehouseError(f"{path} is a DuckDB file but not a metaeval warehouse (no schema_info table)")
-    row = next(iter(con.execute("SELECT value FROM schema_info WHERE key = 'version'").fetchall()), None)
-    found = row[0] if row else None
-    if found != str(schema.SCHEMA_VERSION):
+        raise _not_a_warehouse(path, "no schema_info table")
+    try:
+        row = next(iter(con.execute("SELECT value FROM schema_info WHERE key = 'version'").fetchall()), None)
+    except duckdb.Error:
+        row = None
+    if row is None:
+        raise _not_a_warehouse(path, "its schema_info table has no warehouse schema version")
+    if row[0] != str(schema.SCHEMA_VERSION):
         raise WarehouseError(
-            f"{path} has warehouse schema version {found}, this metaeval uses version "
+            f"{path} has warehouse schema version {row[0]}, this metaeval uses version "
             f"{schema.SCHEMA_VERSION}; use a metaeval release of that version or re-create the warehouse"
         )
+
+
+def _not_a_warehouse(path: Path, why: str) -> WarehouseError:
+    return WarehouseError(
+        f"{path} is a DuckDB file but not a metaeval warehouse ({why}); it is left as it is: "
+        f"give another warehouse file with --db PATH (or ${ENV_VAR})"
+    )
+
+
+def _objects(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """The tables, views and sequences of the open database file, as ``schema.name``."""
+    return [r[0] for r in con.execute(
+        """SELECT schema_name || '.' || table_name FROM duckdb_tables()
+               WHERE database_name = current_database() AND NOT internal
+           UNION ALL
+           SELECT schema_name || '.' || view_name FROM duckdb_views()
+               WHERE database_name = current_database() AND NOT internal
+           UNION ALL
+           SELECT schema_name || '.' || sequence_name FROM duckdb_sequences()
+               WHERE database_name = current_database()
+           ORDER BY 1""").fetchall()]
 
 
 def _has_schema_info(con: duckdb.DuckDBPyConnection) -> bool:

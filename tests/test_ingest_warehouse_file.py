@@ -1,0 +1,72 @@
+"""The warehouse file: a DuckDB file that is not a warehouse is refused, never filled."""
+
+from __future__ import annotations
+
+import duckdb
+import pytest
+from click.testing import CliRunner
+
+from warehouse import Warehouse, WarehouseError
+from warehouse.cli import main
+
+
+def _foreign(path, sql="CREATE TABLE orders (id INTEGER, total DOUBLE); INSERT INTO orders VALUES (1, 9.5)"):
+    with duckdb.connect(str(path)) as con:
+        con.execute(sql)
+    return path
+
+
+def _tables(path) -> list[str]:
+    with duckdb.connect(str(path), read_only=True) as con:
+        return sorted(r[0] for r in con.execute("SELECT table_name FROM duckdb_tables()").fetchall())
+
+
+def _metaeval(path, *args):
+    return CliRunner().invoke(main, ["--db", str(path), *map(str, args)], catch_exceptions=False)
+
+
+@pytest.mark.parametrize("sql", ids=["table", "other-schema", "view", "schema_info-without-version",
+                                     "schema_info-of-other-columns"], argvalues=[
+    "CREATE TABLE orders (id INTEGER, total DOUBLE); INSERT INTO orders VALUES (1, 9.5)",
+    "CREATE SCHEMA shop; CREATE TABLE shop.orders (id INTEGER)",
+    "CREATE VIEW answer AS SELECT 42 AS x",
+    "CREATE TABLE schema_info (key VARCHAR, value VARCHAR); INSERT INTO schema_info VALUES ('owner', 'me')",
+    "CREATE TABLE schema_info (name VARCHAR)",
+])
+def test_init_refuses_a_foreign_duckdb_file(tmp_path, sql):
+    path = _foreign(tmp_path / "other.duckdb", sql)
+    before = _tables(path)
+    result = _metaeval(path, "init")
+    assert result.exit_code != 0
+    assert f"{path} is a DuckDB file but not a metaeval warehouse" in result.output, result.output
+    assert "Traceback" not in result.output and "--db" in result.output
+    assert _tables(path) == before
+
+
+@pytest.mark.parametrize("read_only", [True, False])
+def test_opening_a_foreign_duckdb_file_is_refused(tmp_path, read_only):
+    path = _foreign(tmp_path / "other.duckdb", "CREATE TABLE schema_info (key VARCHAR, value VARCHAR)")
+    with pytest.raises(WarehouseError, match="not a metaeval warehouse .its schema_info table has no"):
+        Warehouse(path, read_only=read_only)
+    result = _metaeval(path, "datasets")
+    assert result.exit_code != 0 and "not a metaeval warehouse" in result.output
+
+
+def test_ingest_into_a_foreign_duckdb_file_is_refused(tmp_path):
+    path = _foreign(tmp_path / "other.duckdb")
+    table = tmp_path / "t.csv"
+    table.write_text("system,input,measure,value\nA,d,m,1\n")
+    result = _metaeval(path, "ingest", "table", table, "--dataset", "t")
+    assert result.exit_code != 0 and "not a metaeval warehouse" in result.output
+    assert _tables(path) == ["orders"]
+
+
+def test_init_on_an_empty_duckdb_file_and_again(tmp_path):
+    path = tmp_path / "empty.duckdb"
+    duckdb.connect(str(path)).close()
+    assert _metaeval(path, "init").exit_code == 0
+    tables = _tables(path)
+    assert "schema_info" in tables and "scores" in tables
+    result = _metaeval(path, "init")
+    assert result.exit_code == 0 and "Checked" in result.output
+    assert _tables(path) == tables
