@@ -6,7 +6,8 @@ import duckdb
 import pytest
 from click.testing import CliRunner
 
-from warehouse import Warehouse, WarehouseError
+from tests.conftest import assert_same, snapshot
+from warehouse import ConflictError, Warehouse, WarehouseError, demo
 from warehouse.cli import main
 
 
@@ -70,3 +71,19 @@ def test_init_on_an_empty_duckdb_file_and_again(tmp_path):
     result = _metaeval(path, "init")
     assert result.exit_code == 0 and "Checked" in result.output
     assert _tables(path) == tables
+
+
+# --- the demo's ingest ---------------------------------------------------------------------
+def test_demo_conflict_says_what_to_do_without_replace(db, tmp_path):
+    with Warehouse(db) as wh:
+        first = demo.load(wh, "demo", tmp_path / "a", n_systems=4, n_inputs=5, seed=0)
+        assert first.changed and first.contents == "80 scores, 60 judgments"
+        assert not demo.load(wh, "demo", tmp_path / "b", n_systems=4, n_inputs=5, seed=0).changed
+        before = snapshot(wh)
+        with pytest.raises(ConflictError) as caught:
+            demo.load(wh, "demo", tmp_path / "c", n_systems=4, n_inputs=5, seed=1)
+        assert_same(before, snapshot(wh))
+        assert demo.load(wh, "demo-1", tmp_path / "d", n_systems=4, n_inputs=5, seed=1).changed
+    message = str(caught.value)
+    assert "--replace" not in message and "--dataset NAME" in message and "--db PATH" in message
+    assert "<demo seed=1 systems=4 inputs=5>:62: scores system=S00 input=D000 measure=sim-high.f1" in message

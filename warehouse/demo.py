@@ -10,9 +10,16 @@ known, that the analyses rank the metrics by fidelity.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
+
+from warehouse.errors import ConflictError
+from warehouse.load import ExplainedConflictError, LoadReport
+
+if TYPE_CHECKING:
+    from warehouse.core import Warehouse
 
 HUMAN = "expert.relevance"
 #: metric name -> (weight on latent quality, weight on input difficulty, noise sd, direction)
@@ -59,6 +66,29 @@ def write(directory: Path, **kwargs) -> Path:
     path = directory / "demo.csv"
     generate(**kwargs).to_csv(path, index=False)
     return path
+
+
+def load(wh: Warehouse, dataset: str, directory: Path, *, n_systems: int = 12, n_inputs: int = 50,
+         seed: int = 0, command: str | None = None) -> LoadReport:
+    """Write the demo table into ``directory`` and load it into ``dataset`` of ``wh``.
+
+    The demo has no ``--replace``: a dataset already holding other values for the demo's
+    cells (a demo of another seed or size, or other data of that name) is a conflict whose
+    message says to run the demo into another dataset or warehouse instead.
+    """
+    from ingest import table
+
+    path = write(directory, n_systems=n_systems, n_inputs=n_inputs, seed=seed)
+    batch = table.parse(path, lower=lower_is_better())
+    batch.file = f"<demo seed={seed} systems={n_systems} inputs={n_inputs}>"
+    try:
+        [report] = wh.load(dataset, [batch], command=command)
+    except ConflictError as exc:
+        raise ExplainedConflictError(
+            f"dataset {dataset!r} already holds other values for {exc.total} of the demo's values or measures "
+            "(a demo of another --seed, --systems or --inputs?); nothing was written. Run this demo into "
+            "another dataset (--dataset NAME) or warehouse (--db PATH)", exc.conflicts, exc.total) from None
+    return report
 
 
 def lower_is_better() -> list[str]:
