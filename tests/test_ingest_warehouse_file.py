@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 import duckdb
 import pytest
 from click.testing import CliRunner
 
+import schema
 from tests.conftest import assert_same, snapshot
 from warehouse import ConflictError, Warehouse, WarehouseError, demo
 from warehouse.cli import main
@@ -87,3 +90,24 @@ def test_demo_conflict_says_what_to_do_without_replace(db, tmp_path):
     message = str(caught.value)
     assert "--replace" not in message and "--dataset NAME" in message and "--db PATH" in message
     assert "<demo seed=1 systems=4 inputs=5>:62: scores system=S00 input=D000 measure=sim-high.f1" in message
+
+
+def test_ingests_format_comment_lists_the_formats_written(db, tmp_path):
+    from analyses.scoring import score_dataset
+    from ingest import sacrerouge, summaries, table
+    from tests.conftest import write_jsonl
+
+    texts = write_jsonl(tmp_path / "s.jsonl", [{"instance_id": f"d{j}", "summarizer_id": f"s{i}",
+                                                "summary": "the cat sat .", "references": [{"text": "a cat sat ."}]}
+                                               for i in range(2) for j in range(2)])
+    metrics = write_jsonl(tmp_path / "m.jsonl", [{"instance_id": "d0", "summarizer_id": "s0", "metrics": {"m": 1}}])
+    long = tmp_path / "t.csv"
+    long.write_text("system,input,measure,value\ns0,d0,t,1\n")
+    with Warehouse(db) as wh:
+        wh.load("t", [summaries.parse(texts), sacrerouge.parse(metrics), table.parse(long)])
+        score_dataset(wh, "t", ["bleu"])
+        demo.load(wh, "demo", tmp_path / "demo", n_systems=3, n_inputs=3)
+        written = set(wh.sql("SELECT DISTINCT format FROM ingests")["format"])
+    ddl = next(line for line in schema.read("04_ingests").splitlines() if line.strip().startswith("format"))
+    documented = {re.sub(r"\(.*\)", "", f).strip() for f in ddl.split("--", 1)[1].split("|")}
+    assert documented == written == {"sacrerouge", "summaries", "table", "score"}
