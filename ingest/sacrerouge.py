@@ -4,7 +4,8 @@
 Measure names are the nested keys joined by ``.`` (``rouge-2.recall``). Keys matched by a
 ``human`` glob are human judgments: a list is one value per annotator (annotator = its
 position, "0", "1", ...), a number is a single annotator "0". Other keys are automatic
-scores and must be numbers.
+scores. Values must be JSON numbers: a string that spells one (``"0.5"``) or a boolean is
+an error naming the line and the metric.
 """
 
 from __future__ import annotations
