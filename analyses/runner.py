@@ -422,7 +422,8 @@ def _compute(tasks, todo, data, analysis, jobs, progress, chunk_size, on_result,
     """Evaluate tasks ``todo``, handing each result to ``on_result`` as it arrives.
 
     Ctrl-C: what has arrived is written, the run is marked interrupted, and the
-    KeyboardInterrupt propagates; rerunning the command resumes.
+    KeyboardInterrupt propagates; rerunning the command resumes. Any other exception: the
+    same, but the run is marked failed.
     """
     chunks = [todo[i:i + chunk_size] for i in range(0, len(todo), chunk_size)]
     payload = lambda chunk: [(i, data.restrict(tasks[i].measures)[0],
@@ -448,9 +449,9 @@ def _compute(tasks, todo, data, analysis, jobs, progress, chunk_size, on_result,
                             on_result(i, row)
                             computed += 1
                         bar.advance(len(results))
-    except BaseException:
+    except BaseException as exc:
         writer.flush()
-        _finish_run(wh, run_id, "interrupted", computed)
+        _finish_run(wh, run_id, "interrupted" if isinstance(exc, KeyboardInterrupt) else "failed", computed)
         bar.close()
         raise
     bar.close()

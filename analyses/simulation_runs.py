@@ -158,10 +158,10 @@ def _execute(s: _Simulation, wh: Warehouse, *, jobs: int, force: bool, progress:
             on_result(unit, results)
             computed += 1
             bar.advance(len(blocks[unit[-1]]) * len(need[unit]))
-    except BaseException:
+    except BaseException as exc:
         for w in (*block_writers, *final_writers):
             w.flush()
-        runner._finish_run(wh, run_id, "interrupted", computed)
+        runner._finish_run(wh, run_id, "interrupted" if isinstance(exc, KeyboardInterrupt) else "failed", computed)
         bar.close()
         raise
     bar.close()

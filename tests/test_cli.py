@@ -2,10 +2,22 @@
 
 from __future__ import annotations
 
+import io
+import json
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import click
 import duckdb
+import pandas as pd
+import pytest
 from click.testing import CliRunner
 
 import schema
+from tests.conftest import ROOT, run_cli
 from warehouse import Warehouse, WarehouseError
 from warehouse.cli import main
 
@@ -75,3 +87,19 @@ def test_every_command_has_help():
                  ["measures", "--help"], ["matrix", "--help"], ["sql", "--help"], ["demo", "--help"]):
         result = runner.invoke(main, args)
         assert result.exit_code == 0 and "Usage:" in result.output, args
+
+
+def test_a_failing_run_is_marked_failed(cli, db, monkeypatch):
+    from analyses import runner
+
+    cli("demo", "--systems", "4", "--inputs", "5", "--k", "20")
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("broken evaluation")
+
+    monkeypatch.setattr(runner, "evaluate_ci", broken)
+    with pytest.raises(RuntimeError, match="broken evaluation"):
+        cli("ci", "--dataset", "demo", "--human", "expert.relevance", "--method", "fisher")
+    with Warehouse(db, read_only=True) as wh:
+        runs = wh.sql("SELECT command, status FROM analysis_runs ORDER BY run_id")
+    assert list(runs["status"]) == ["finished"] * 3 + ["failed"] and runs["command"].iloc[-1] == "ci"
