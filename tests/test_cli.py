@@ -103,3 +103,27 @@ def test_a_failing_run_is_marked_failed(cli, db, monkeypatch):
     with Warehouse(db, read_only=True) as wh:
         runs = wh.sql("SELECT command, status FROM analysis_runs ORDER BY run_id")
     assert list(runs["status"]) == ["finished"] * 3 + ["failed"] and runs["command"].iloc[-1] == "ci"
+
+
+# --- registration and start-up ------------------------------------------------------------------
+def test_results_and_export_offer_every_result_table():
+    from warehouse.cli import RESULT_TABLES
+
+    tables = {"correlations", "confidence_intervals", "hypothesis_tests", "analysis_runs", "ci_coverage", "power",
+              "normality", "pairwise_accuracy", "input_significance", "system_agreement", "winners",
+              "replicability", "score_range_agreement", "input_properties", "property_agreement"}
+    assert set(RESULT_TABLES) == tables
+    for command in ("results", "export"):
+        text = CliRunner().invoke(main, [command, "--help"], terminal_width=1000).output
+        offered = set(re.search(r"\{([a-z_|]+)\}", text).group(1).split("|"))
+        assert offered == tables, command
+
+
+def test_help_imports_no_heavy_module():
+    """`metaeval --help` loads neither scipy, matplotlib, the text metrics nor the analyses."""
+    code = ("import sys\nfrom warehouse.cli import main\n"
+            "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+            "heavy = ('scipy', 'matplotlib', 'analyses', 'analyses.text', 'nltk', 'sacrebleu')\n"
+            "print('LOADED', [m for m in heavy if m in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert "LOADED []" in out, out

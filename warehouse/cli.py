@@ -1,22 +1,49 @@
-"""The ``metaeval`` command line."""
+"""The ``metaeval`` command line.
+
+Start-up is kept light so that ``metaeval --help`` is fast: the analyses (numpy/scipy),
+figures (matplotlib), the text metrics and the demo data are imported inside the commands
+that use them, and option choices defined by analysis modules are :class:`LazyChoice` s,
+read only when a command parses its options or shows its own help.
+"""
 
 from __future__ import annotations
 
+import importlib
 import shlex
 import sys
 import tempfile
 from pathlib import Path
 
 import click
-import pandas as pd
 
 import schema
 
-from warehouse import connection, demo as demo_data
-from warehouse.core import Warehouse
+from warehouse import connection
 from warehouse.errors import WarehouseError
 
 FORMATS = ("table", "csv", "json")
+
+
+class LazyChoice(click.Choice):
+    """A :class:`click.Choice` whose choices are a constant of another module, given as
+    ``"module:NAME"`` (e.g. ``"analyses.runner:LEVELS"``) and imported on first use, so that
+    defining the option does not import the module (and scipy with it)."""
+
+    def __init__(self, source: str, case_sensitive: bool = True):
+        self.source = source
+        self._choices: tuple | None = None
+        self.case_sensitive = case_sensitive
+
+    @property
+    def choices(self) -> tuple:
+        if self._choices is None:
+            module, name = self.source.split(":")
+            self._choices = tuple(getattr(importlib.import_module(module), name))
+        return self._choices
+
+    @choices.setter
+    def choices(self, value) -> None:
+        self._choices = tuple(value)
 
 
 class Context:
@@ -24,6 +51,8 @@ class Context:
         self.path = connection.resolve_path(db)
 
     def open(self, *, read_only: bool = False, create: bool = False) -> Warehouse:
+        from warehouse.core import Warehouse
+
         if create:
             return Warehouse.create(self.path)
         return Warehouse(self.path, read_only=read_only)
@@ -31,6 +60,8 @@ class Context:
 
 def show(frame: pd.DataFrame, fmt: str) -> None:
     """Print a DataFrame as an aligned table, CSV or JSON records."""
+    import pandas as pd
+
     if fmt == "csv":
         click.echo(frame.to_csv(index=False), nl=False)
     elif fmt == "json":
@@ -177,6 +208,8 @@ def measures(obj, dataset, kind, fmt):
 @click.pass_obj
 def matrix(obj, dataset, measure, fmt):
     """The systems x inputs matrix of MEASURE in DATASET."""
+    import pandas as pd
+
     with obj.open(read_only=True) as wh:
         frame = wh.matrix(dataset, measure).frame()
     if fmt == "csv":
@@ -218,6 +251,7 @@ def demo(obj, dataset, n_systems, n_inputs, seed, k):
     """
     from analyses import runner
     from ingest import table
+    from warehouse import demo as demo_data
 
     with tempfile.TemporaryDirectory() as tmp:
         path = demo_data.write(Path(tmp), n_systems=n_systems, n_inputs=n_inputs, seed=seed)
@@ -249,16 +283,14 @@ RESULT_TABLES = {
 
 
 def _analysis_options(f):
-    from analyses import runner
-
     for decorator in reversed([
         click.option("--dataset", required=True, help="Dataset to analyse."),
         click.option("--human", required=True, help="The human judgment, e.g. expert.relevance."),
         click.option("--metric", "metrics", multiple=True, metavar="GLOB",
                      help="Metrics (globs over automatic measures). Default: all. Repeatable."),
-        click.option("--level", "levels", multiple=True, type=click.Choice(runner.LEVELS),
+        click.option("--level", "levels", multiple=True, type=LazyChoice("analyses.runner:LEVELS"),
                      help="Correlation level(s). Default: all three."),
-        click.option("--coefficient", "coefficients", multiple=True, type=click.Choice(runner.COEFFICIENTS),
+        click.option("--coefficient", "coefficients", multiple=True, type=LazyChoice("analyses.runner:COEFFICIENTS"),
                      help="Coefficient(s); kendall is tau-b. Default: all three."),
         click.option("--jobs", default=1, show_default=True, type=click.IntRange(1), help="Worker processes."),
         click.option("--force", is_flag=True, help="Recompute even what is up to date."),
@@ -324,6 +356,8 @@ def correlate(obj, dataset, human, metrics, levels, coefficients, jobs, force):
     from analyses import runner
 
     def table(wh, scope, analysis):
+        import pandas as pd
+
         frame = _latest_in_scope(wh, scope, analysis)
         wide = frame.pivot_table(index="metric", columns=["level", "coefficient"], values="value", dropna=False)
         with pd.option_context("display.max_rows", None, "display.width", 200, "display.float_format", "{:.3f}".format):
@@ -334,8 +368,7 @@ def correlate(obj, dataset, human, metrics, levels, coefficients, jobs, force):
 
 @main.command()
 @_analysis_options
-@click.option("--method", type=click.Choice(["fisher", "boot-systems", "boot-inputs", "boot-both"]),
-              default="boot-both", show_default=True)
+@click.option("--method", type=LazyChoice("analyses.runner:CI_METHODS"), default="boot-both", show_default=True)
 @_resampling_options
 @click.option("--alpha", default=0.05, show_default=True, type=click.FloatRange(0, 1, min_open=True, max_open=True))
 @click.pass_obj
@@ -434,7 +467,6 @@ def export(obj, table, fmt, out, latest, dataset):
 
 # --- commands defined in their own modules (they import the helpers above) ----------------
 def _register_command_modules() -> None:
-    import importlib
     import pkgutil
 
     import warehouse.commands as package

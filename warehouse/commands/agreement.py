@@ -6,10 +6,8 @@ from __future__ import annotations
 import sys
 
 import click
-import pandas as pd
 
-from analyses import agreement, agreement_runs
-from warehouse.cli import RESULT_TABLES, Context, show
+from warehouse.cli import RESULT_TABLES, Context, LazyChoice
 
 RESULT_TABLES.update({
     "score_range_agreement": "latest_score_range_agreement",
@@ -30,7 +28,8 @@ MAX_PRINTED_METRICS = 8
               help="Significance level of the per-input Kendall taus.")
 @click.option("--significant-only", is_flag=True,
               help="Average only per-input taus with p <= alpha (the paper's setting).")
-@click.option("--normalisation", type=click.Choice(agreement.NORMALISATIONS), default="input", show_default=True,
+@click.option("--normalisation", type=LazyChoice("analyses.agreement:NORMALISATIONS"), default="input",
+              show_default=True,
               help="Min-max normalise each metric over each input's summaries, or over the whole dataset, "
                    "before averaging them into the consensus score.")
 @click.option("--jobs", default=1, show_default=True, type=click.IntRange(1), help="Worker processes.")
@@ -45,6 +44,8 @@ def agreement_command(obj: Context, dataset, metrics, alpha, significant_only, n
     (ease of summarisation; abstractiveness and coverage when documents are stored) and the
     correlation of per-input tau with each.
     """
+    from analyses import agreement_runs
+
     with obj.open() as wh:
         scope = agreement_runs.resolve(wh, dataset, metrics)
         try:
@@ -69,10 +70,14 @@ def agreement_command(obj: Context, dataset, metrics, alpha, significant_only, n
                                 FROM latest_property_agreement WHERE dataset = ? AND consensus = ?
                                 AND alpha = ? AND significant_only = ? ORDER BY property, metric_a, metric_b""",
                              [dataset, agreement_runs.consensus_label(scope), alpha, significant_only])
-    _print(rows, by_property, len(scope.metrics), dataset)
+    _print(rows, by_property, len(scope.metrics), obj, dataset)
 
 
-def _print(rows: pd.DataFrame, by_property: pd.DataFrame, n_metrics: int, dataset: str) -> None:
+def _print(rows: pd.DataFrame, by_property: pd.DataFrame, n_metrics: int, obj: Context, dataset: str) -> None:
+    import pandas as pd
+
+    from analyses import agreement
+
     with pd.option_context("display.max_rows", None, "display.width", 200, "display.float_format", "{:.3f}".format):
         if n_metrics <= MAX_PRINTED_METRICS:
             for setting in ("non-cumulative", "cumulative"):

@@ -7,10 +7,8 @@ from __future__ import annotations
 import sys
 
 import click
-import pandas as pd
 
-from analyses import ranking, ranking_runs, runner
-from warehouse.cli import RESULT_TABLES, Context, _resampling_options, show
+from warehouse.cli import RESULT_TABLES, Context, LazyChoice, _resampling_options, show
 
 RESULT_TABLES.update({
     "pairwise_accuracy": "latest_pairwise_accuracy",
@@ -44,13 +42,13 @@ _compute = _options(
     _force,
 )
 _tests_read = _options(
-    click.option("--level", "levels", multiple=True, type=click.Choice(runner.LEVELS),
+    click.option("--level", "levels", multiple=True, type=LazyChoice("analyses.runner:LEVELS"),
                  help="Correlation level(s) of the tests. Default: all three."),
-    click.option("--coefficient", "coefficients", multiple=True, type=click.Choice(runner.COEFFICIENTS),
+    click.option("--coefficient", "coefficients", multiple=True, type=LazyChoice("analyses.runner:COEFFICIENTS"),
                  help="Coefficient(s) of the tests. Default: all three."),
-    click.option("--method", type=click.Choice(runner.TEST_METHODS), default="perm-both", show_default=True,
+    click.option("--method", type=LazyChoice("analyses.runner:TEST_METHODS"), default="perm-both", show_default=True,
                  help="The `metaeval compare` test whose rows are read."),
-    click.option("--alternative", type=click.Choice(ranking_runs.ALTERNATIVES), default="greater",
+    click.option("--alternative", type=LazyChoice("analyses.ranking_runs:ALTERNATIVES"), default="greater",
                  show_default=True, help="The alternative of the tests read."),
     click.option("--alpha", default=0.05, show_default=True, type=ALPHA,
                  help="winners: a beats b when p_adjusted <= alpha; replicability: level of the "
@@ -69,6 +67,8 @@ def _report(table: str, summary) -> None:
 
 def _run_analyses(obj: Context, scope_args: dict, builds, jobs: int, force: bool, valid_levels) -> None:
     """Resolve the scope, then for each (build, show_rows): run ``build(scope)``, report, ``show_rows(wh, scope, analysis)``."""
+    from analyses import ranking_runs, runner
+
     with obj.open() as wh:
         ranking_runs.require_tables(wh)
         scope = runner.resolve_scope(wh, valid_levels=valid_levels, **scope_args)
@@ -95,14 +95,14 @@ def _latest(wh, table: str, dataset: str, human: str, **filters) -> pd.DataFrame
 
 @click.command("accuracy")
 @_scope
-@click.option("--level", "levels", multiple=True, type=click.Choice(["system", "micro"]),
+@click.option("--level", "levels", multiple=True, type=LazyChoice("analyses.ranking:ACCURACY_LEVELS"),
               help="system: pairs of system means (macro); micro: pairs of systems within each input, "
                    "pooled. Default: both.")
-@click.option("--coefficient", "coefficients", multiple=True, type=click.Choice(runner.COEFFICIENTS),
+@click.option("--coefficient", "coefficients", multiple=True, type=LazyChoice("analyses.runner:COEFFICIENTS"),
               help="Coefficient(s) of the per-input significance counts. Default: all three.")
 @click.option("--alpha", default=0.05, show_default=True, type=ALPHA,
               help="Significance level of the per-input correlations.")
-@click.option("--alternative", type=click.Choice(ranking_runs.ALTERNATIVES), default="two-sided",
+@click.option("--alternative", type=LazyChoice("analyses.ranking_runs:ALTERNATIVES"), default="two-sided",
               show_default=True, help="Alternative of the per-input correlation tests (scipy).")
 @click.option("--metric-tolerance", default=0.0, show_default=True, type=click.FloatRange(0),
               help="Metric differences with |d| <= this are ties (metric units; 0: exact ties only).")
@@ -120,6 +120,10 @@ def accuracy(obj, dataset, human, metrics, levels, coefficients, alpha, alternat
     number and percent of inputs whose per-input correlation is significant at --alpha:
     table input_significance.
     """
+    import pandas as pd
+
+    from analyses import ranking_runs
+
     def accuracy_rows(wh, scope, analysis):
         frame = _latest(wh, analysis.table, scope.dataset, scope.human, metric=scope.metrics, level=scope.levels,
                         **analysis.param_columns)
@@ -147,7 +151,7 @@ def accuracy(obj, dataset, human, metrics, levels, coefficients, alpha, alternat
 
 @click.command("systems-agreement")
 @_scope
-@click.option("--test", "tests", multiple=True, type=click.Choice(ranking.PAIR_TESTS),
+@click.option("--test", "tests", multiple=True, type=LazyChoice("analyses.ranking:PAIR_TESTS"),
               help="Paired two-sided test of each pair of systems over the inputs. Default: all three.")
 @click.option("--alpha", default=0.05, show_default=True, type=ALPHA)
 @_resampling_options
@@ -161,6 +165,8 @@ def systems_agreement(obj, dataset, human, metrics, tests, alpha, k, seed, jobs,
     metric; per metric, the pairs where both are significant in the same direction, in
     opposite directions, only the metric, only the human, or neither: table system_agreement.
     """
+    from analyses import ranking, ranking_runs
+
     def rows(wh, scope, analysis):
         frame = _latest(wh, analysis.table, scope.dataset, scope.human, metric=scope.metrics,
                         **analysis.param_columns)
@@ -176,9 +182,9 @@ def systems_agreement(obj, dataset, human, metrics, tests, alpha, k, seed, jobs,
 @click.command("winners")
 @_scope
 @_tests_read
-@click.option("--correction", type=click.Choice(runner.CORRECTIONS), default="none",
+@click.option("--correction", type=LazyChoice("analyses.runner:CORRECTIONS"), default="none",
               show_default=True, help="The correction of the tests read.")
-@click.option("--correction-group", type=click.Choice(runner.CORRECTION_GROUPS), default="metric", show_default=True,
+@click.option("--correction-group", type=LazyChoice("analyses.runner:CORRECTION_GROUPS"), default="metric", show_default=True,
               help="The correction family of the tests read.")
 @click.pass_obj
 def winners(obj, dataset, human, metrics, levels, coefficients, method, alternative, alpha, force, correction,
@@ -190,6 +196,8 @@ def winners(obj, dataset, human, metrics, levels, coefficients, method, alternat
     (Bojar et al. 2016): sorted by correlation, a new cluster starts where every metric above
     significantly beats every metric below. Table winners.
     """
+    from analyses import ranking_runs, runner
+
     with obj.open() as wh:
         ranking_runs.require_tables(wh)
         scope = runner.resolve_scope(wh, dataset, human, metrics, levels, coefficients)
@@ -211,7 +219,7 @@ def winners(obj, dataset, human, metrics, levels, coefficients, method, alternat
               help="The human judgment of each --dataset, in the same order (one for all if given once).")
 @_metrics
 @_tests_read
-@click.option("--pc-method", "pc_methods", multiple=True, type=click.Choice(ranking.PC_METHODS),
+@click.option("--pc-method", "pc_methods", multiple=True, type=LazyChoice("analyses.ranking:PC_METHODS"),
               help="Partial-conjunction combination: bonferroni (any dependence) or fisher (independent "
                    "datasets). Default: both.")
 @click.pass_obj
@@ -224,6 +232,8 @@ def replicability(obj, datasets, humans, metrics, levels, coefficients, method, 
     partial-conjunction test; k_hat estimates the number of datasets where A beats B.
     Table replicability.
     """
+    from analyses import ranking, ranking_runs
+
     if len(humans) not in (1, len(datasets)):
         raise click.UsageError(f"give one --human per --dataset ({len(datasets)}), or one for all; got {len(humans)}")
     on = list(zip(datasets, humans if len(humans) > 1 else humans * len(datasets)))

@@ -7,16 +7,10 @@ import sys
 
 import click
 
-from analyses import runner, simulation
-from analyses.simulation_runs import POWER_METHODS, PROPORTIONS, ROUGE_VARIANTS, SIM_LEVELS
-from warehouse import cli
-from warehouse.cli import RESULT_TABLES, Context, Group, _resampling_options, show
+from warehouse.cli import RESULT_TABLES, Context, Group, LazyChoice, _resampling_options, show
 
 RESULT_TABLES.update({"ci_coverage": "latest_ci_coverage", "power": "latest_power",
                       "normality": "latest_normality"})
-# `results` and `export` froze their choice of tables when warehouse.cli was imported
-for _command in (cli.results, cli.export):
-    next(p for p in _command.params if p.name == "table").type = click.Choice(sorted(RESULT_TABLES))
 
 ALPHA = click.FloatRange(0, 1, min_open=True, max_open=True)
 
@@ -25,8 +19,8 @@ def _common(f):
     for decorator in reversed([
         click.option("--dataset", required=True, help="Dataset to simulate on."),
         click.option("--human", required=True, help="The human judgment, e.g. litepyramid.recall."),
-        click.option("--level", "levels", multiple=True, type=click.Choice(runner.LEVELS),
-                     help=f"Correlation level(s). Default: {', '.join(SIM_LEVELS)}. Repeatable."),
+        click.option("--level", "levels", multiple=True, type=LazyChoice("analyses.runner:LEVELS"),
+                     help="Correlation level(s). Default: system, summary (the paper's). Repeatable."),
         click.option("--trials", default=1000, show_default=True, type=click.IntRange(1)),
         click.option("--alpha", default=0.05, show_default=True, type=ALPHA,
                      help="CI level 1 - alpha (coverage); significance level (power)."),
@@ -38,6 +32,8 @@ def _common(f):
 
 
 def _report(table: str, summary) -> None:
+    from analyses import simulation
+
     if summary.up_to_date:
         click.echo(f"{table}: all {summary.results} results up to date; nothing computed (--force recomputes)")
     else:
@@ -63,9 +59,9 @@ def simulate():
 @_common
 @click.option("--metric", "metrics", multiple=True, required=True, metavar="GLOB",
               help="Metric(s) whose CIs are simulated (globs over automatic measures). Repeatable.")
-@click.option("--coefficient", "coefficients", multiple=True, type=click.Choice(runner.COEFFICIENTS),
+@click.option("--coefficient", "coefficients", multiple=True, type=LazyChoice("analyses.runner:COEFFICIENTS"),
               help="Coefficient(s). Default: all three. Repeatable.")
-@click.option("--method", "methods", multiple=True, type=click.Choice(simulation.CI_METHODS),
+@click.option("--method", "methods", multiple=True, type=LazyChoice("analyses.simulation:CI_METHODS"),
               help="CI method(s), as `metaeval ci`. Default: all four. Repeatable.")
 @click.pass_obj
 def coverage(obj: Context, dataset, human, levels, trials, alpha, jobs, force, k, seed, metrics, coefficients,
@@ -87,14 +83,17 @@ def coverage(obj: Context, dataset, human, levels, trials, alpha, jobs, force, k
 
 @simulate.command("power")
 @_common
-@click.option("--rouge-variant", "variant", type=click.Choice(ROUGE_VARIANTS), default="recall", show_default=True,
+@click.option("--rouge-variant", "variant", type=LazyChoice("analyses.simulation_runs:ROUGE_VARIANTS"), default="recall",
+              show_default=True,
               help="ROUGE-1 statistic compared with R_k (the paper: recall on REALSumm, f1 on SummEval).")
-@click.option("--proportions", default=",".join(map(str, PROPORTIONS)), show_default=True,
-              help="Comma-separated shares of each candidate's tokens R_k keeps.")
-@click.option("--coefficient", "coefficients", multiple=True, type=click.Choice(runner.COEFFICIENTS),
+@click.option("--proportions", default=None, metavar="LIST",
+              help="Comma-separated shares of each candidate's tokens R_k keeps. "
+                   "Default: 0.05, 0.1, 0.2, ..., 0.9, 1.0 (the paper's).")
+@click.option("--coefficient", "coefficients", multiple=True, type=LazyChoice("analyses.runner:COEFFICIENTS"),
               default=("pearson",), show_default=True, help="Coefficient(s). Repeatable.")
-@click.option("--method", "methods", multiple=True, type=click.Choice(simulation.TEST_METHODS),
-              help=f"Test(s), as `metaeval compare`. Default: {', '.join(POWER_METHODS)}. Repeatable.")
+@click.option("--method", "methods", multiple=True, type=LazyChoice("analyses.simulation:TEST_METHODS"),
+              help="Test(s), as `metaeval compare`. Default: williams, boot-both, perm-both (the paper's). "
+                   "Repeatable.")
 @click.pass_obj
 def power(obj: Context, dataset, human, levels, trials, alpha, jobs, force, k, seed, variant, proportions,
           coefficients, methods):
@@ -102,6 +101,8 @@ def power(obj: Context, dataset, human, levels, trials, alpha, jobs, force, k, s
     (the paper's Figure 3); scored from the stored texts; table power."""
     from analyses import simulation_runs
 
+    if proportions is None:
+        proportions = ",".join(map(str, simulation_runs.PROPORTIONS))
     try:
         shares = [float(p) for p in proportions.split(",") if p.strip()]
     except ValueError:
