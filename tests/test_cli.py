@@ -89,6 +89,31 @@ def test_every_command_has_help():
         assert result.exit_code == 0 and "Usage:" in result.output, args
 
 
+# --- bad arguments are clear errors, never tracebacks ------------------------------------------
+@pytest.mark.parametrize("seed", ["-1", str(2**63), "99999999999999999999"])
+def test_seed_out_of_range_is_refused_before_any_run(cli, db, seed):
+    cli("demo", "--systems", "4", "--inputs", "5", "--k", "20")
+    with Warehouse(db, read_only=True) as wh:
+        runs = len(wh.sql("SELECT * FROM analysis_runs"))
+    for args in (["ci", "--dataset", "demo", "--human", "expert.relevance", "--level", "system"],
+                 ["compare", "--dataset", "demo", "--human", "expert.relevance", "--level", "system"],
+                 ["systems-agreement", "--dataset", "demo", "--human", "expert.relevance", "--test", "permutation"],
+                 ["simulate", "coverage", "--dataset", "demo", "--human", "expert.relevance", "--metric", "*"],
+                 ["demo", "--dataset", "other"]):
+        result = cli(*args, "--seed", seed, expect_ok=False)
+        assert result.exit_code == 2 and "--seed" in result.output and "is not in the range" in result.output, args
+    with Warehouse(db, read_only=True) as wh:
+        after = wh.sql("SELECT * FROM analysis_runs")
+    assert len(after) == runs and set(after["status"]) == {"finished"}
+    assert str(2**63 - 1) in cli("ci", "--help").output
+
+
+def test_largest_seed_runs(cli, db):
+    cli("demo", "--systems", "4", "--inputs", "5", "--k", "20", "--seed", str(2**63 - 1))
+    with Warehouse(db, read_only=True) as wh:
+        assert set(wh.sql("SELECT seed FROM analysis_runs WHERE seed IS NOT NULL")["seed"]) == {2**63 - 1}
+
+
 def test_a_failing_run_is_marked_failed(cli, db, monkeypatch):
     from analyses import runner
 
@@ -103,6 +128,47 @@ def test_a_failing_run_is_marked_failed(cli, db, monkeypatch):
     with Warehouse(db, read_only=True) as wh:
         runs = wh.sql("SELECT command, status FROM analysis_runs ORDER BY run_id")
     assert list(runs["status"]) == ["finished"] * 3 + ["failed"] and runs["command"].iloc[-1] == "ci"
+
+
+def test_demo_too_small_is_a_usage_error(cli):
+    for args in (["--systems", "2"], ["--inputs", "1"]):
+        result = cli("demo", *args, expect_ok=False)
+        assert result.exit_code == 2 and "is not in the range x>=3" in result.output, result.output
+
+
+def test_export_takes_the_format_from_the_suffix(cli, tmp_path):
+    cli("demo", "--systems", "4", "--inputs", "5", "--k", "20")
+    for name, read in (("c.csv", pd.read_csv), ("c.parquet", pd.read_parquet),
+                       ("c.jsonl", lambda p: pd.read_json(p, lines=True))):
+        cli("export", "correlations", "--out", tmp_path / name)
+        assert len(read(tmp_path / name)) == 16
+
+
+def test_export_and_results_of_analysis_runs_honour_dataset(cli, tmp_path):
+    for name in ("a", "b"):
+        cli("demo", "--dataset", name, "--systems", "4", "--inputs", "5", "--k", "20")
+    cli("export", "analysis_runs", "--dataset", "a", "--out", tmp_path / "runs.csv")
+    runs = pd.read_csv(tmp_path / "runs.csv")
+    assert len(runs) == 3 and all(json.loads(p)["dataset"] == "a" for p in runs["parameters"])
+    shown = pd.read_csv(io.StringIO(cli("results", "analysis_runs", "--dataset", "b", "--format", "csv").output))
+    assert len(shown) == 3 and all(json.loads(p)["dataset"] == "b" for p in shown["parameters"])
+    cli("export", "analysis_runs", "--out", tmp_path / "all.csv")
+    assert len(pd.read_csv(tmp_path / "all.csv")) == 6
+
+
+def test_sql_is_read_only_and_touches_no_other_file(cli, tmp_path):
+    cli("demo", "--systems", "4", "--inputs", "5", "--k", "20")
+    outside = tmp_path / "outside.csv"
+    outside.write_text("a\n1\n")
+    for query in (f"COPY (SELECT * FROM measures) TO '{tmp_path / 'leak.csv'}'",
+                  f"SELECT * FROM read_csv('{outside}')",
+                  f"ATTACH '{tmp_path / 'other.duckdb'}' AS other",
+                  "SET enable_external_access = true",
+                  "INSERT INTO datasets (name) VALUES ('x')"):
+        result = cli("sql", query, expect_ok=False)
+        assert result.exit_code == 1 and "SQL error" in result.output, (query, result.output)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["outside.csv", "wh.duckdb"]
+    assert "demo" in cli("sql", "SELECT name FROM datasets").output
 
 
 # --- registration and start-up ------------------------------------------------------------------

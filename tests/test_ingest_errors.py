@@ -166,6 +166,39 @@ def test_report_says_what_was_read(db, tmp_path):
         assert report.contents == "1 score"
 
 
+BAD_LINES = {
+    "malformed": ('{"instance_id": "d0", "summarizer_id": ', None, "malformed JSON"),
+    "missing-id": ({"summarizer_id": "s0", "metrics": {"m": 1}}, "instance_id", "got missing"),
+    "non-numeric": ({"instance_id": "d0", "summarizer_id": "s9", "metrics": {"m": "high"}}, "metrics.m", "expected a number"),
+    "nan": ('{"instance_id": "d0", "summarizer_id": "s9", "metrics": {"m": NaN}}', None, "NaN is not a number"),
+    "infinite": ('{"instance_id": "d0", "summarizer_id": "s9", "metrics": {"m": 1e999}}', "metrics.m", "not finite"),
+    "null": ({"instance_id": "d0", "summarizer_id": "s9", "metrics": {"m": None}}, "metrics.m", "got null"),
+    "bool": ({"instance_id": "d0", "summarizer_id": "s9", "metrics": {"m": True}}, "metrics.m", "expected a number"),
+    "list-not-human": ({"instance_id": "d0", "summarizer_id": "s9", "metrics": {"m": [1, 2]}}, "metrics.m", "--human"),
+    "no-metrics": ({"instance_id": "d0", "summarizer_id": "s9"}, "metrics", "non-empty object"),
+    "duplicate": ({"instance_id": "d0", "summarizer_id": "s0", "metrics": {"rouge-1": {"recall": 0.0}}}, "value", "more than once"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_LINES))
+def test_bad_line_in_the_middle_leaves_warehouse_unchanged(db, cli, loaded, tmp_path, case):
+    bad, field, message = BAD_LINES[case]
+    good = [json.dumps(o) for o in _metrics_lines(n_systems=4, offset=0.0)]
+    texts = good[:7] + [bad if isinstance(bad, str) else json.dumps(bad)] + good[7:]
+    path = tmp_path / f"{case}.jsonl"
+    path.write_text("\n".join(texts) + "\n")
+    before = _state(db)
+    result = cli("ingest", "sacrerouge", path, "--dataset", "toy", "--human", "human.*", expect_ok=False)
+    assert result.exit_code != 0
+    line = 1 if case == "duplicate" else 8
+    assert f"{path}:{line}:" in result.output, result.output
+    if field:
+        assert f"field {field!r}" in result.output, result.output
+    assert message in result.output, result.output
+    assert "Traceback" not in result.output
+    assert_same(before, _state(db))
+
+
 def test_failure_in_second_file_rolls_back_first(db, cli, loaded, tmp_path):
     good = write_jsonl(tmp_path / "good.jsonl", _metrics_lines(measure="rouge-9"))
     before = _state(db)

@@ -22,6 +22,12 @@ from warehouse import connection
 from warehouse.errors import WarehouseError
 
 FORMATS = ("table", "csv", "json")
+#: ``metaeval export``: file suffix -> format (json is JSON lines, one record a line).
+EXPORT_SUFFIXES = {".csv": "csv", ".parquet": "parquet", ".json": "json", ".jsonl": "json"}
+#: Any seed numpy's SeedSequence accepts that the warehouse's BIGINT seed columns can store.
+SEED = click.IntRange(0, 2**63 - 1)
+#: The demo's smallest dataset (``warehouse.demo.generate`` refuses fewer systems or inputs).
+DEMO_MIN = 3
 
 
 class LazyChoice(click.Choice):
@@ -44,6 +50,27 @@ class LazyChoice(click.Choice):
     @choices.setter
     def choices(self, value) -> None:
         self._choices = tuple(value)
+
+
+def out_file(*suffixes: str):
+    """A click callback for an ``--out`` file: its directory must exist and, if ``suffixes``
+    are given, its suffix must be one of them (case-insensitive)."""
+    def check(ctx, param, value: Path | None) -> Path | None:
+        if value is None:
+            return value
+        if suffixes and value.suffix.lower() not in suffixes:
+            raise click.BadParameter(f"{str(value)!r}: unsupported file type "
+                                     f"{value.suffix or '(no suffix)'!r}; use {', '.join(suffixes)}", ctx, param)
+        _require_directory(value, ctx, param)
+        return value
+    return check
+
+
+def _require_directory(path: Path, ctx=None, param=None) -> None:
+    parent = path.parent
+    if not parent.is_dir():
+        what = "is not a directory" if parent.exists() else "does not exist"
+        raise click.BadParameter(f"{str(path)!r}: directory {str(parent)!r} {what}", ctx, param)
 
 
 class Context:
@@ -225,11 +252,18 @@ def matrix(obj, dataset, measure, fmt):
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table")
 @click.pass_obj
 def sql(obj, query, fmt):
-    """Run a read-only SQL QUERY on the warehouse."""
+    """Run a read-only SQL QUERY on the warehouse.
+
+    The warehouse is opened read-only and without access to anything outside it: statements
+    that write (INSERT, COPY ... TO), read other files (read_csv, ATTACH) or load extensions
+    are refused. To save a result, use --format csv and redirect it.
+    """
     import duckdb
 
     with obj.open(read_only=True) as wh:
         try:
+            # cannot be switched back on by the query: DuckDB refuses while the database is open
+            wh.con.execute("SET enable_external_access = false")
             frame = wh.sql(query)
         except duckdb.Error as exc:
             raise WarehouseError(f"SQL error: {exc}") from None
@@ -238,9 +272,9 @@ def sql(obj, query, fmt):
 
 @main.command()
 @click.option("--dataset", default="demo", show_default=True)
-@click.option("--systems", "n_systems", default=12, show_default=True)
-@click.option("--inputs", "n_inputs", default=50, show_default=True)
-@click.option("--seed", default=0, show_default=True)
+@click.option("--systems", "n_systems", default=12, show_default=True, type=click.IntRange(DEMO_MIN))
+@click.option("--inputs", "n_inputs", default=50, show_default=True, type=click.IntRange(DEMO_MIN))
+@click.option("--seed", default=0, show_default=True, type=SEED)
 @click.option("--k", default=1000, show_default=True, type=click.IntRange(1), help="Resamples of the CIs and tests.")
 @click.pass_obj
 def demo(obj, dataset, n_systems, n_inputs, seed, k):
@@ -300,7 +334,7 @@ def _analysis_options(f):
 
 
 def _resampling_options(f):
-    f = click.option("--seed", default=0, show_default=True, type=int,
+    f = click.option("--seed", default=0, show_default=True, type=SEED,
                      help="Seed of the resampling; recorded with every row.")(f)
     f = click.option("--k", default=1000, show_default=True, type=click.IntRange(1), help="Resamples.")(f)
     return f
@@ -427,14 +461,8 @@ def compare(obj, dataset, human, metrics, levels, coefficients, jobs, force, met
 @click.pass_obj
 def results(obj, table, dataset, fmt):
     """The latest result of each key in a results TABLE (all runs for analysis_runs)."""
-    view = RESULT_TABLES[table]
     with obj.open(read_only=True) as wh:
-        if table == "analysis_runs":
-            frame = wh.sql(f"SELECT * FROM {view} WHERE ? IS NULL OR json_extract_string(parameters, '$.dataset') = ?"
-                           " ORDER BY run_id", [dataset, dataset])
-        else:
-            frame = wh.sql(f"SELECT * FROM {view} WHERE ? IS NULL OR dataset = ? ORDER BY result_id",
-                           [dataset, dataset])
+        frame = _result_rows(wh, RESULT_TABLES[table], table, dataset)
     if fmt == "table":
         frame = frame.drop(columns=[c for c in ("conventions", "fingerprint", "parameters") if c in frame.columns])
     show(frame, fmt)
@@ -442,27 +470,46 @@ def results(obj, table, dataset, fmt):
 
 @main.command()
 @click.argument("table", type=click.Choice(sorted(RESULT_TABLES)))
-@click.option("--format", "fmt", type=click.Choice(["csv", "parquet", "json"]), required=True)
-@click.option("--out", required=True, type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--format", "fmt", type=click.Choice(sorted(set(EXPORT_SUFFIXES.values()))), default=None,
+              help="File format. Default: from the suffix of --out (.csv, .parquet, .json or .jsonl).")
+@click.option("--out", required=True, type=click.Path(dir_okay=False, path_type=Path), callback=out_file())
 @click.option("--latest", is_flag=True, help="Only the latest row of each key (the latest_* view).")
-@click.option("--dataset", default=None, help="Only this dataset.")
+@click.option("--dataset", default=None, help="Only this dataset (analysis_runs: the runs over it).")
 @click.pass_obj
 def export(obj, table, fmt, out, latest, dataset):
-    """Write a results TABLE (every run, or --latest) to a file."""
+    """Write a results TABLE (every run, or --latest) to a file: CSV, Parquet or JSON lines."""
+    suffix_format = EXPORT_SUFFIXES.get(out.suffix.lower())
+    if fmt is None and suffix_format is None:
+        raise click.BadParameter(f"{str(out)!r}: cannot tell the format from {out.suffix or 'no suffix'!r}; "
+                                 f"use a suffix {', '.join(EXPORT_SUFFIXES)} or --format", param_hint="--out")
+    if fmt is not None and suffix_format not in (None, fmt):
+        raise click.BadParameter(f"{str(out)!r} looks like {suffix_format} but --format is {fmt}; "
+                                 "make them agree", param_hint="--out")
+    fmt = fmt or suffix_format
     source = RESULT_TABLES[table] if latest else table
     with obj.open(read_only=True) as wh:
-        if table == "analysis_runs":
-            frame = wh.sql(f"SELECT * FROM {source} ORDER BY run_id")
+        frame = _result_rows(wh, source, table, dataset)
+    try:
+        if fmt == "csv":
+            frame.to_csv(out, index=False)
+        elif fmt == "parquet":
+            frame.to_parquet(out, index=False)
         else:
-            frame = wh.sql(f"SELECT * FROM {source} WHERE ? IS NULL OR dataset = ? ORDER BY result_id",
-                           [dataset, dataset])
-    if fmt == "csv":
-        frame.to_csv(out, index=False)
-    elif fmt == "parquet":
-        frame.to_parquet(out, index=False)
-    else:
-        frame.to_json(out, orient="records", lines=True, date_format="iso")
+            frame.to_json(out, orient="records", lines=True, date_format="iso")
+    except OSError as exc:
+        raise WarehouseError(f"cannot write {out}: {exc.strerror or exc}") from None
     click.echo(f"wrote {len(frame)} rows of {source} to {out}")
+
+
+def _result_rows(wh, source: str, table: str, dataset: str | None):
+    """The rows of ``source`` (a results table or its latest_* view) of ``dataset`` (None: all);
+    for analysis_runs, the runs over ``dataset`` (parameter ``dataset``, or in ``datasets``)."""
+    if table == "analysis_runs":
+        return wh.sql(f"SELECT * FROM {source} WHERE $dataset IS NULL OR json_extract_string(parameters, '$.dataset') "
+                      "= $dataset OR list_contains(json_extract_string(parameters, '$.datasets[*]'), $dataset) "
+                      "ORDER BY run_id", {"dataset": dataset})
+    return wh.sql(f"SELECT * FROM {source} WHERE $dataset IS NULL OR dataset = $dataset ORDER BY result_id",
+                  {"dataset": dataset})
 
 
 # --- commands defined in their own modules (they import the helpers above) ----------------
