@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import duckdb
 import numpy as np
-import pytest
 import sqlalchemy
 
 from tests.conftest import read_jsonl, shared, snapshot, assert_same
