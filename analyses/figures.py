@@ -22,12 +22,37 @@ from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.patches import Rectangle  # noqa: E402
 
 
+#: What each alternative of a test of the pair (a, b) asks, for titles and captions.
+HYPOTHESES = {"greater": "is a better than b? (H1: corr(a) > corr(b))",
+              "less": "is a worse than b? (H1: corr(a) < corr(b))",
+              "two-sided": "do a and b differ? (H1: corr(a) != corr(b))"}
+
+
+def hypothesis(alternative: str) -> str:
+    """The question a test with ``alternative`` answers about the pair (a, b)."""
+    try:
+        return HYPOTHESES[alternative]
+    except KeyError:
+        raise ValueError(f"unknown alternative {alternative!r}; choose from {', '.join(HYPOTHESES)}") from None
+
+
 def _require(rows: pd.DataFrame, columns: list[str], what: str) -> None:
     if rows.empty:
         raise ValueError(f"no rows to draw {what}")
     missing = [c for c in columns if c not in rows.columns]
     if missing:
         raise ValueError(f"{what} needs columns {missing}")
+
+
+def _one_setting(rows: pd.DataFrame, key: list[str], settings: list[str], what: str) -> None:
+    """One figure draws one setting: refuse rows that differ in any of the ``settings`` columns
+    present, or that give a ``key`` twice (rows of several runs mixed)."""
+    mixed = [c for c in settings if c in rows.columns and rows[c].nunique(dropna=False) > 1]
+    if mixed:
+        values = {c: sorted(map(str, rows[c].unique())) for c in mixed}
+        raise ValueError(f"{what}: the rows mix settings {values}; select one setting first")
+    if rows.duplicated(key).any():
+        raise ValueError(f"{what}: several rows for the same {', '.join(key)}; select one run's rows first")
 
 
 def ci_forest(rows: pd.DataFrame, title: str = "") -> Figure:
@@ -37,6 +62,7 @@ def ci_forest(rows: pd.DataFrame, title: str = "") -> Figure:
     lower, upper).
     """
     _require(rows, ["metric", "estimate", "lower", "upper"], "a CI forest plot")
+    _one_setting(rows, ["metric"], ["human", "level", "coefficient", "method", "alpha"], "a CI forest plot")
     rows = rows.sort_values("estimate", na_position="first")
     y = np.arange(len(rows))
     fig, ax = plt.subplots(figsize=(6.4, 0.9 + 0.28 * len(rows)), layout="constrained")
@@ -51,14 +77,24 @@ def ci_forest(rows: pd.DataFrame, title: str = "") -> Figure:
     return fig
 
 
-def significance_heatmap(rows: pd.DataFrame, alpha: float, title: str = "") -> Figure:
-    """Cell (a, b) filled when the test concludes corr(a) > corr(b) at ``alpha`` (raw p);
-    outlined when still significant after the multiple-comparison correction.
+def significance_heatmap(rows: pd.DataFrame, alpha: float, title: str = "", alternative: str | None = None) -> Figure:
+    """Cell (a, b) filled when the test of the pair rejects H0 at ``alpha`` (raw p): for the
+    alternative "greater" it concludes corr(a) > corr(b), "less" corr(a) < corr(b), "two-sided"
+    corr(a) != corr(b); outlined when still significant after the multiple-comparison correction.
+    The figure's title states the question.
 
-    ``rows``: one level/coefficient/method/correction of ``hypothesis_tests`` (metric_a,
-    metric_b, p_value, significant).
+    ``rows``: one level/coefficient/method/alternative/correction of ``hypothesis_tests``
+    (metric_a, metric_b, p_value, significant; alternative, unless given as ``alternative``).
     """
     _require(rows, ["metric_a", "metric_b", "p_value", "significant"], "a significance heatmap")
+    _one_setting(rows, ["metric_a", "metric_b"], ["human", "level", "coefficient", "method", "alternative",
+                                                  "correction", "correction_group", "family", "alpha"],
+                 "a significance heatmap")
+    if alternative is None:
+        if "alternative" not in rows.columns:
+            raise ValueError("a significance heatmap needs the tests' alternative (column or argument)")
+        alternative = rows["alternative"].iloc[0]
+    question = hypothesis(alternative)
     metrics = sorted(set(rows["metric_a"]) | set(rows["metric_b"]))
     index = {m: i for i, m in enumerate(metrics)}
     n = len(metrics)
@@ -76,16 +112,17 @@ def significance_heatmap(rows: pd.DataFrame, alpha: float, title: str = "") -> F
     ax.set_yticks(range(n), metrics, fontsize=7)
     ax.set_xlabel("metric b")
     ax.set_ylabel("metric a")
-    ax.set_title(textwrap.fill(f"is a better than b? {title}", 60), fontsize=8)
+    ax.set_title(textwrap.fill(f"{question} — {title}" if title else question, 60), fontsize=8)
     return fig
 
 
 def power_curves(rows: pd.DataFrame, title: str = "") -> Figure:
     """Power of each test against the proportion k of tokens kept in R_k.
 
-    ``rows``: one level/coefficient of ``power`` (method, proportion, power).
+    ``rows``: one variant/level/coefficient/alpha of ``power`` (method, proportion, power).
     """
     _require(rows, ["method", "proportion", "power"], "power curves")
+    _one_setting(rows, ["method", "proportion"], ["human", "variant", "level", "coefficient", "alpha"], "power curves")
     fig, ax = plt.subplots(figsize=(6.4, 4.0), layout="constrained")
     for method, part in rows.sort_values("proportion").groupby("method", sort=True):
         ax.plot(part["proportion"], part["power"], marker="o", label=method)

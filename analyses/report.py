@@ -110,11 +110,15 @@ class _Builder:
         keys = ["human", "method", "alternative", "correction", "correction_group", "alpha", "level", "coefficient"]
         for key, part in rows.groupby(keys, sort=True):
             human, method, alternative, correction, group, alpha, level, coefficient = key
-            caption = (f"{method} ({alternative}), {level} level, {coefficient}, against {human}: filled = "
-                       f"p <= {alpha}, outlined = significant after {correction} (per {group})")
+            outlined = (f"significant after {correction} (per {group})" if correction != "none"
+                        else "significant (no correction)")
+            setting = f"{method} ({alternative}), {level} level, {coefficient}, against {human}"
+            caption = (f"{figures.hypothesis(alternative)} {setting}: filled = p <= {alpha}, "
+                       f"outlined = {outlined}")
             table = part[["metric_a", "metric_b", "delta", "statistic", "p_value", "p_adjusted", "significant",
                           "k", "seed", "run_id"]]
-            self.figure(s, figures.significance_heatmap(part, alpha, caption), _slug("tests", *key), caption, table)
+            self.figure(s, figures.significance_heatmap(part, alpha, setting, alternative), _slug("tests", *key),
+                        caption, table)
             s.blocks.append(f"<details><summary>table</summary>{_table_html(table)}</details>")
         return s
 
@@ -124,9 +128,13 @@ class _Builder:
             s.note = self._missing("power simulations", "simulate power")
             return s
         s.run_ids |= set(rows["run_id"])
-        for key, part in rows.groupby(["human", "level", "coefficient"], sort=True):
-            caption = f"power against proportion kept, {key[1]} level, {key[2]}, against {key[0]}"
-            table = part[["method", "proportion", "trials", "rejections", "power", "alpha", "k", "seed", "run_id"]]
+        # one figure per latest_power partition (all but method and proportion): never mix variants
+        for key, part in rows.groupby(["human", "variant", "alpha", "level", "coefficient"], sort=True):
+            human, variant, alpha, level, coefficient = key
+            caption = (f"power of ROUGE-1 {variant} > R_k against the proportion of tokens kept, alpha {alpha}, "
+                       f"{level} level, {coefficient}, against {human}")
+            table = part[["variant", "method", "proportion", "trials", "rejections", "power", "alpha", "k", "seed",
+                          "run_id"]]
             self.figure(s, figures.power_curves(part, caption), _slug("power", *key), caption, table)
             s.blocks.append(f"<details><summary>table</summary>{_table_html(table)}</details>")
         return s
@@ -216,7 +224,10 @@ def build(wh: Warehouse, dataset: str, out: Path, human: str | None = None) -> t
         if human not in humans:
             raise WarehouseError(f"dataset {dataset!r} has no human judgment {human!r}; it has: "
                                  f"{', '.join(sorted(humans)) or 'none'}")
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise WarehouseError(f"cannot create the report directory {out}: {exc.strerror or exc}") from None
     b = _Builder(wh, dataset, human, out)
     sections = [b.overview(), b.correlations(), b.intervals(), b.tests(), b.power(), b.coverage(), b.normality(),
                 b.agreement()]

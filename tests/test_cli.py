@@ -89,6 +89,59 @@ def test_every_command_has_help():
         assert result.exit_code == 0 and "Usage:" in result.output, args
 
 
+# --- hints print commands that work when copy-pasted --------------------------------------------
+def _hinted(output: str) -> list[list[str]]:
+    """The ``metaeval ...`` command lines an output suggests (in backticks or indented)."""
+    lines = re.findall(r"`(metaeval [^`]+)`", output) + re.findall(r"^\s+(metaeval .+)$", output, flags=re.M)
+    return [shlex.split(line) for line in lines]
+
+
+def test_compare_hint_draws_the_tests_it_ran(cli, db, tmp_path):
+    cli("demo", "--systems", "5", "--inputs", "8", "--k", "50")
+    out = cli("compare", "--dataset", "demo", "--human", "expert.relevance", "--level", "system",
+              "--level", "summary", "--level", "global", "--coefficient", "spearman", "--coefficient", "kendall",
+              "--method", "perm-inputs", "--k", "50", "--alternative", "two-sided", "--correction", "bh",
+              "--correction-group", "all", "--alpha", "0.1").output
+    hints = [h for h in _hinted(out) if "heatmap" in h]
+    assert len(hints) == 6, out
+    for words in hints:
+        assert words[1:3] == ["--db", str(db)]
+        args = words[3:]
+        args[args.index("--out") + 1] = str(tmp_path / args[args.index("--out") + 1])
+        result = run_cli(db, *args)
+        assert result.output.startswith("wrote ")
+        assert {"--alternative", "two-sided", "--correction", "bh", "--correction-group", "all"} <= set(args)
+
+
+def test_plot_error_names_the_command_that_produces_the_rows(cli, db, tmp_path):
+    cli("demo", "--systems", "5", "--inputs", "8", "--k", "50")
+    target = tmp_path / "t.png"
+    plot = ["plot", "heatmap", "--dataset", "demo", "--human", "expert.relevance", "--level", "global",
+            "--coefficient", "spearman", "--method", "williams", "--alternative", "less", "--out", target]
+    result = cli(*plot, expect_ok=False)
+    assert result.exit_code != 0
+    # what is stored is listed as options, and the hinted command produces what is missing
+    assert "--level system --coefficient pearson --method perm-both --alternative greater --correction holm" \
+        in result.output
+    [words] = [h for h in _hinted(result.output) if "compare" in h]
+    assert {"--level", "global", "--coefficient", "spearman", "--method", "williams", "--alternative", "less"} \
+        <= set(words)
+    run_cli(db, *words[3:])
+    cli(*plot)
+    assert target.stat().st_size > 1000
+
+
+def test_demo_hints_work(cli, db, tmp_path, monkeypatch):
+    out = cli("demo", "--systems", "5", "--inputs", "8", "--k", "50").output
+    hints = _hinted(out)
+    assert len(hints) == 2
+    monkeypatch.chdir(tmp_path)
+    for words in hints:
+        assert words[1:3] == ["--db", str(db)]
+        run_cli(db, *words[3:])
+    assert (tmp_path / "tests.png").stat().st_size > 1000
+
+
 # --- bad arguments are clear errors, never tracebacks ------------------------------------------
 @pytest.mark.parametrize("seed", ["-1", str(2**63), "99999999999999999999"])
 def test_seed_out_of_range_is_refused_before_any_run(cli, db, seed):
@@ -134,6 +187,28 @@ def test_demo_too_small_is_a_usage_error(cli):
     for args in (["--systems", "2"], ["--inputs", "1"]):
         result = cli("demo", *args, expect_ok=False)
         assert result.exit_code == 2 and "is not in the range x>=3" in result.output, result.output
+
+
+def test_bad_out_paths_are_clear_errors(cli, tmp_path):
+    cli("demo", "--systems", "4", "--inputs", "5", "--k", "20")
+    human = ["--dataset", "demo", "--human", "expert.relevance"]
+    (tmp_path / "afile").write_text("x")
+    cases = [
+        (["plot", "ci", *human, "--out", tmp_path / "ci.txt"], "unsupported file type '.txt'"),
+        (["plot", "ci", *human, "--out", tmp_path / "ci"], "unsupported file type '(no suffix)'"),
+        (["plot", "heatmap", *human, "--out", tmp_path / "no" / "such" / "t.png"], "does not exist"),
+        (["plot", "ci", *human, "--out", tmp_path / "afile" / "t.png"], "is not a directory"),
+        (["export", "correlations", "--out", tmp_path / "no" / "c.csv"], "does not exist"),
+        (["export", "correlations", "--out", tmp_path / "c.xlsx"], "cannot tell the format"),
+        (["export", "correlations", "--format", "parquet", "--out", tmp_path / "c.csv"], "looks like csv"),
+        (["report", "--dataset", "demo", "--out", tmp_path / "report.html"], "is the directory"),
+    ]
+    for args, message in cases:
+        result = cli(*args, expect_ok=False)
+        assert result.exit_code == 2 and message in result.output, (args, result.output)
+    result = cli("report", "--dataset", "demo", "--out", tmp_path / "afile" / "r", expect_ok=False)
+    assert result.exit_code == 1 and "cannot create the report directory" in result.output
+    assert not list(tmp_path.rglob("*.png")) and not list(tmp_path.rglob("*.csv"))
 
 
 def test_export_takes_the_format_from_the_suffix(cli, tmp_path):
@@ -193,3 +268,29 @@ def test_help_imports_no_heavy_module():
             "print('LOADED', [m for m in heavy if m in sys.modules])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert "LOADED []" in out, out
+
+
+def test_option_choices_come_from_the_analysis_modules():
+    from analyses import ranking, ranking_runs, runner, scoring, simulation, simulation_runs
+
+    def choices(*path):
+        command, name = main, path[-1]
+        for p in path[:-1]:
+            command = command.commands[p]
+        return tuple(next(p for p in command.params if p.name == name).type.choices)
+
+    assert choices("ci", "levels") == runner.LEVELS and choices("ci", "method") == runner.CI_METHODS
+    assert choices("plot", "heatmap", "method") == runner.TEST_METHODS
+    assert choices("plot", "heatmap", "alternative") == ranking_runs.ALTERNATIVES
+    assert choices("plot", "heatmap", "correction") == runner.CORRECTIONS
+    assert choices("plot", "heatmap", "correction_group") == runner.CORRECTION_GROUPS
+    assert choices("plot", "ci", "method") == runner.CI_METHODS
+    assert choices("plot", "power", "variant") == simulation_runs.ROUGE_VARIANTS
+    assert choices("simulate", "power", "methods") == simulation.TEST_METHODS
+    assert choices("systems-agreement", "tests") == ranking.PAIR_TESTS
+    assert choices("score", "metrics") == scoring.METRICS
+    # the defaults the help states are the modules' own
+    text = CliRunner().invoke(main, ["simulate", "power", "--help"], terminal_width=1000).output
+    assert f"Default: {', '.join(simulation_runs.POWER_METHODS)} (the paper's)" in text
+    assert f"Default: {', '.join(simulation_runs.SIM_LEVELS)} (the paper's)" in text
+    assert simulation_runs.PROPORTIONS[:3] == (0.05, 0.1, 0.2) and simulation_runs.PROPORTIONS[-2:] == (0.9, 1.0)

@@ -75,7 +75,22 @@ def _require_directory(path: Path, ctx=None, param=None) -> None:
 
 class Context:
     def __init__(self, db: str | None):
+        self.db = db                                  # --db as given (None: $METAEVAL_DB or the default)
         self.path = connection.resolve_path(db)
+
+    def command(self, *args) -> str:
+        """A ``metaeval`` command line for a hint: with this --db when one was given, quoted for
+        a POSIX shell, so that it works when copy-pasted."""
+        return shlex.join(["metaeval", *(["--db", str(self.db)] if self.db else []), *map(str, args)])
+
+    def heatmap_command(self, dataset: str, human: str, level: str, coefficient: str, method: str,
+                        alternative: str, correction: str, correction_group: str, alpha: float,
+                        out: str = "tests.png") -> str:
+        """The ``plot heatmap`` command drawing the tests of one ``compare`` setting."""
+        return self.command("plot", "heatmap", "--dataset", dataset, "--human", human, "--level", level,
+                            "--coefficient", coefficient, "--method", method, "--alternative", alternative,
+                            "--correction", correction, "--correction-group", correction_group,
+                            "--alpha", alpha, "--out", out)
 
     def open(self, *, read_only: bool = False, create: bool = False) -> Warehouse:
         from warehouse.core import Warehouse
@@ -304,7 +319,8 @@ def demo(obj, dataset, n_systems, n_inputs, seed, k):
         click.echo()
         show(wh.sql(schema.read("demo_report"), [dataset, demo_data.HUMAN, k, seed]), "table")
     click.echo("\nEverything above is in the warehouse: try "
-               f"`metaeval --db {obj.path} results confidence_intervals --dataset {dataset}`.")
+               f"`{obj.command('results', 'confidence_intervals', '--dataset', dataset)}`, or draw the tests with "
+               f"`{obj.heatmap_command(dataset, demo_data.HUMAN, 'system', 'pearson', 'perm-both', 'greater', 'holm', 'metric', 0.05)}`.")
 
 
 # --- analyses ------------------------------------------------------------------------------
@@ -446,8 +462,12 @@ def compare(obj, dataset, human, metrics, levels, coefficients, jobs, force, met
             show(frame[cols].round(4), "table")
         else:
             n = int(frame["significant"].fillna(False).astype(bool).sum())
-            click.echo(f"{n} of {len(frame)} ordered pairs significant at alpha={alpha} ({correction}); "
-                       f"see `metaeval results hypothesis_tests --dataset {scope.dataset}`")
+            click.echo(f"{n} of {len(frame)} ordered pairs significant at alpha={alpha} ({correction}); draw them with:")
+            for level in scope.levels:
+                for coefficient in scope.coefficients:
+                    click.echo("  " + obj.heatmap_command(scope.dataset, scope.human, level, coefficient, method,
+                                                          alternative, correction, correction_group, alpha,
+                                                          f"tests-{level}-{coefficient}.png"))
 
     build = lambda scope: runner.compare_analysis(scope, method, k, alpha, seed, alternative, correction,
                                                    correction_group)

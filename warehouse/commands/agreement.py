@@ -89,8 +89,9 @@ def _print(rows: pd.DataFrame, by_property: pd.DataFrame, n_metrics: int, obj: C
         if not by_property.empty:
             click.echo("\nPer-input tau (all summaries) against input properties, mean over metric pairs:")
             click.echo(by_property.groupby("property")[["n_used", "pearson", "spearman"]].mean().to_string())
-    click.echo(f"\nEverything is in the warehouse: `metaeval results score_range_agreement --dataset {dataset}`, "
-               "`... input_properties`, `... property_agreement`.")
+    click.echo("\nEverything is in the warehouse: "
+               + ", ".join(f"`{obj.command('results', table, '--dataset', dataset)}`"
+                           for table in ("score_range_agreement", "input_properties", "property_agreement")) + ".")
 
 
 COMMANDS = [agreement_command]

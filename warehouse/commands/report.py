@@ -6,14 +6,26 @@ from pathlib import Path
 
 import click
 
-from warehouse.cli import Context
+from warehouse.cli import Context, LazyChoice, out_file
 from warehouse.errors import WarehouseError
+
+#: The file types ``metaeval plot`` writes (matplotlib's, chosen by the suffix of --out).
+FIGURE_SUFFIXES = (".png", ".svg", ".pdf")
+ALPHA = click.FloatRange(0, 1, min_open=True, max_open=True)
+
+
+def _report_dir(ctx, param, value: Path) -> Path:
+    if value.suffix.lower() in (".html", ".htm") and not value.is_dir():
+        raise click.BadParameter(f"{str(value)!r}: --out is the directory the report is written into "
+                                 "(index.html, figures, tables), e.g. --out report/", ctx, param)
+    return value
 
 
 @click.command()
 @click.option("--dataset", required=True)
 @click.option("--human", default=None, help="Only results against this human judgment. Default: all.")
-@click.option("--out", required=True, type=click.Path(file_okay=False, path_type=Path), help="Directory to write.")
+@click.option("--out", required=True, type=click.Path(file_okay=False, path_type=Path), callback=_report_dir,
+              help="Directory to write (created if needed).")
 @click.pass_obj
 def report(obj: Context, dataset, human, out):
     """Write an HTML report (figures, tables, provenance) of DATASET's results into OUT."""
@@ -29,14 +41,30 @@ def plot():
     """Draw one figure of the persisted results to a file (.png, .svg or .pdf)."""
 
 
-def _one(obj: Context, view: str, where: dict, what: str, command: str):
+def _options(settings: dict) -> str:
+    return " ".join(f"--{c.replace('_', '-')} {v}" for c, v in settings.items())
+
+
+def _rows(obj: Context, view: str, where: dict, options: dict, what: str, hint: str):
+    """The rows of ``view`` whose columns equal ``where`` (dataset, human and the settings
+    chosen by the command's ``options``: column -> option name), or an error saying how to
+    produce them and which settings the warehouse holds."""
     with obj.open(read_only=True) as wh:
         wh.require_dataset(where["dataset"])
-        cols = [c for c in where if where[c] is not None]
-        rows = wh.sql(f"SELECT * FROM {view} WHERE " + " AND ".join(f"{c} = ${c}" for c in cols),
-                      {c: where[c] for c in cols})
+        exists = wh.con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = ?",
+                                [view]).fetchall()[0][0]
+        if not exists:
+            raise WarehouseError(f"this warehouse has no {what}: run `{hint}` first")
+        rows = wh.sql(f"SELECT * FROM {view} WHERE " + " AND ".join(f"{c} = ${c}" for c in where), where)
+        stored = wh.sql(f"SELECT DISTINCT {', '.join(options)} FROM {view} WHERE dataset = $dataset "
+                        f"AND human = $human ORDER BY ALL", {"dataset": where["dataset"], "human": where["human"]})
     if rows.empty:
-        raise WarehouseError(f"no {what} for {where}: run `metaeval {command}` first")
+        chosen = _options({options[c]: where[c] for c in options})
+        message = f"no {what} of {where['dataset']} against {where['human']} with {chosen}: run `{hint}` first"
+        if not stored.empty:
+            message += "; stored: " + " | ".join(_options({options[c]: r[c] for c in options})
+                                                 for r in stored.to_dict("records"))
+        raise WarehouseError(message)
     return rows
 
 
@@ -44,10 +72,11 @@ def _common(f):
     for decorator in reversed([
         click.option("--dataset", required=True),
         click.option("--human", required=True),
-        click.option("--level", type=click.Choice(["system", "summary", "global"]), default="system", show_default=True),
-        click.option("--coefficient", type=click.Choice(["pearson", "spearman", "kendall"]), default="pearson",
+        click.option("--level", type=LazyChoice("analyses.runner:LEVELS"), default="system", show_default=True),
+        click.option("--coefficient", type=LazyChoice("analyses.runner:COEFFICIENTS"), default="pearson",
                      show_default=True),
-        click.option("--out", required=True, type=click.Path(dir_okay=False, path_type=Path)),
+        click.option("--out", required=True, type=click.Path(dir_okay=False, path_type=Path),
+                     callback=out_file(*FIGURE_SUFFIXES), help="The figure: .png, .svg or .pdf."),
     ]):
         f = decorator(f)
     return f
@@ -56,58 +85,81 @@ def _common(f):
 def _write(fig, out: Path) -> None:
     import matplotlib.pyplot as plt
 
-    fig.savefig(out, dpi=150)
-    plt.close(fig)
+    try:
+        fig.savefig(out, dpi=150)
+    except OSError as exc:
+        raise WarehouseError(f"cannot write {out}: {exc.strerror or exc}") from None
+    finally:
+        plt.close(fig)
     click.echo(f"wrote {out}")
 
 
 @plot.command("ci")
 @_common
-@click.option("--method", default="boot-both", show_default=True)
+@click.option("--method", type=LazyChoice("analyses.runner:CI_METHODS"), default="boot-both", show_default=True)
+@click.option("--alpha", default=0.05, show_default=True, type=ALPHA, help="The CIs' level is 1 - alpha.")
 @click.pass_obj
-def plot_ci(obj, dataset, human, level, coefficient, out, method):
-    """CI of every metric (forest plot)."""
+def plot_ci(obj, dataset, human, level, coefficient, out, method, alpha):
+    """CI of every metric (forest plot), from the latest `metaeval ci` rows of one setting."""
     from analyses import figures
 
-    rows = _one(obj, "latest_confidence_intervals", dict(dataset=dataset, human=human, level=level,
-                                                          coefficient=coefficient, method=method),
-                "confidence intervals", f"ci --dataset {dataset} --human {human} --method {method}")
-    _write(figures.ci_forest(rows, f"{method} CIs, {level} level, {coefficient}, against {human}"), out)
+    where = dict(dataset=dataset, human=human, level=level, coefficient=coefficient, method=method, alpha=alpha)
+    hint = obj.command("ci", "--dataset", dataset, "--human", human, "--level", level, "--coefficient", coefficient,
+                       "--method", method, "--alpha", alpha)
+    rows = _rows(obj, "latest_confidence_intervals", where,
+                 {"level": "level", "coefficient": "coefficient", "method": "method", "alpha": "alpha"},
+                 "confidence intervals", hint)
+    _write(figures.ci_forest(rows, f"{1 - alpha:.0%} {method} CIs, {level} level, {coefficient}, against {human}"),
+           out)
 
 
 @plot.command("heatmap")
 @_common
-@click.option("--method", default="perm-both", show_default=True)
-@click.option("--correction", default="none", show_default=True)
-@click.option("--alpha", default=0.05, show_default=True, type=float)
+@click.option("--method", type=LazyChoice("analyses.runner:TEST_METHODS"), default="perm-both", show_default=True)
+@click.option("--alternative", type=LazyChoice("analyses.ranking_runs:ALTERNATIVES"), default="greater",
+              show_default=True, help="The alternative of the tests drawn.")
+@click.option("--correction", type=LazyChoice("analyses.runner:CORRECTIONS"), default="none", show_default=True)
+@click.option("--correction-group", type=LazyChoice("analyses.runner:CORRECTION_GROUPS"), default="metric",
+              show_default=True)
+@click.option("--alpha", default=0.05, show_default=True, type=ALPHA,
+              help="The tests' significance level (as given to `metaeval compare`).")
 @click.pass_obj
-def plot_heatmap(obj, dataset, human, level, coefficient, out, method, correction, alpha):
-    """Pairwise significance heatmap (row metric better than column metric)."""
+def plot_heatmap(obj, dataset, human, level, coefficient, out, method, alternative, correction, correction_group,
+                 alpha):
+    """Pairwise significance heatmap, from the latest `metaeval compare` rows of one setting:
+    filled = p <= alpha, outlined = significant after the correction."""
     from analyses import figures
 
-    rows = _one(obj, "latest_hypothesis_tests", dict(dataset=dataset, human=human, level=level,
-                                                      coefficient=coefficient, method=method, correction=correction),
-                "hypothesis tests", f"compare --dataset {dataset} --human {human} --method {method} "
-                                    f"--correction {correction}")
-    _write(figures.significance_heatmap(rows, alpha, f"{method}, {level}, {coefficient}, {correction}"), out)
+    where = dict(dataset=dataset, human=human, level=level, coefficient=coefficient, method=method,
+                 alternative=alternative, correction=correction, correction_group=correction_group, alpha=alpha)
+    hint = obj.command("compare", "--dataset", dataset, "--human", human, "--level", level,
+                       "--coefficient", coefficient, "--method", method, "--alternative", alternative,
+                       "--correction", correction, "--correction-group", correction_group, "--alpha", alpha)
+    settings = ("level", "coefficient", "method", "alternative", "correction", "correction_group", "alpha")
+    rows = _rows(obj, "latest_hypothesis_tests", where, {c: c for c in settings}, "hypothesis tests", hint)
+    group = f" per {correction_group}" if correction != "none" else ""
+    _write(figures.significance_heatmap(rows, alpha, f"{method}, {level} level, {coefficient}, against {human}; "
+                                                     f"correction {correction}{group}"), out)
 
 
 @plot.command("power")
 @_common
+@click.option("--rouge-variant", "variant", type=LazyChoice("analyses.simulation_runs:ROUGE_VARIANTS"),
+              default="recall", show_default=True, help="The ROUGE-1 statistic of the simulation drawn.")
+@click.option("--alpha", default=0.05, show_default=True, type=ALPHA, help="The simulation's significance level.")
 @click.pass_obj
-def plot_power(obj, dataset, human, level, coefficient, out):
-    """Power curves of the tests against the proportion of tokens kept."""
+def plot_power(obj, dataset, human, level, coefficient, out, variant, alpha):
+    """Power curves of the tests against the proportion of tokens kept, from the latest
+    `metaeval simulate power` rows of one setting."""
     from analyses import figures
 
-    with obj.open(read_only=True) as wh:
-        exists = wh.con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = 'latest_power'"
-                                ).fetchall()[0][0]
-    if not exists:
-        raise WarehouseError(f"this warehouse has no power results: run `metaeval simulate power --dataset {dataset} "
-                             f"--human {human}` first")
-    rows = _one(obj, "latest_power", dict(dataset=dataset, human=human, level=level, coefficient=coefficient),
-                "power results", f"simulate power --dataset {dataset} --human {human}")
-    _write(figures.power_curves(rows, f"power, {level} level, {coefficient}, against {human}"), out)
+    where = dict(dataset=dataset, human=human, variant=variant, level=level, coefficient=coefficient, alpha=alpha)
+    hint = obj.command("simulate", "power", "--dataset", dataset, "--human", human, "--level", level,
+                       "--coefficient", coefficient, "--rouge-variant", variant, "--alpha", alpha)
+    rows = _rows(obj, "latest_power", where, {"level": "level", "coefficient": "coefficient",
+                                              "variant": "rouge_variant", "alpha": "alpha"}, "power results", hint)
+    _write(figures.power_curves(rows, f"power of ROUGE-1 {variant} > R_k, {level} level, {coefficient}, "
+                                      f"against {human}"), out)
 
 
 COMMANDS = [report, plot]
