@@ -89,6 +89,84 @@ def test_every_command_has_help():
         assert result.exit_code == 0 and "Usage:" in result.output, args
 
 
+# --- the README, as a new user reads it ------------------------------------------------------
+README = ROOT / "README.md"
+
+
+def readme_commands() -> list[str]:
+    """Every ``metaeval`` command line of the README's bash blocks (continuations joined,
+    comments dropped)."""
+    commands = []
+    for block in re.findall(r"```bash\n(.*?)```", README.read_text(), flags=re.S):
+        for line in block.replace("\\\n", " ").splitlines():
+            words = shlex.split(line, comments=True)
+            for i, w in enumerate(words):
+                if w in (">", "|", "&&", ";"):     # the shell's part: redirections, pipes
+                    words = words[:i]
+                    break
+            if words[:1] == ["metaeval"]:
+                commands.append(words)
+    return commands
+
+
+def _subcommand(words: list[str]):
+    """The click command a README line names, and its own arguments."""
+    command, args = main, words[1:]
+    while isinstance(command, click.Group):
+        while args[0].startswith("--"):    # group options (--db PATH)
+            args = args[2:]
+        command, args = command.commands[args[0]], args[1:]
+    return command, args
+
+
+def test_every_readme_command_line_parses():
+    """Option names, choices and ranges of every README command are what the CLI accepts."""
+    commands = readme_commands()
+    assert len(commands) > 25
+    for words in commands:
+        command, args = _subcommand(words)
+        if any(a.startswith("../shared/") for a in args):  # needs the data; its options still parse
+            args = [str(ROOT / "README.md") if a.startswith("../shared/") else a for a in args]
+        try:
+            command.make_context(command.name, list(args), obj=None)
+        except click.ClickException as exc:
+            raise AssertionError(f"README: `{shlex.join(words)}` does not parse: {exc.format_message()}") from None
+
+
+def test_readme_documents_every_command():
+    text = README.read_text()
+    for name, command in main.commands.items():
+        subs = command.commands if isinstance(command, click.Group) else {"": command}
+        for sub in subs:
+            line = f"{name} {sub}".strip()
+            assert f"metaeval {line}" in text or f"`{line} " in text, f"README never shows `metaeval {line}`"
+    assert "--jobs 2" in text
+
+
+def test_readme_plot_commands_work_on_the_demo(cli, tmp_path):
+    """The README's `plot ci` and `plot heatmap` lines, on the demo instead of SummEval: the
+    demo runs the same kind of analyses (Boot-Both CIs, Perm-Both tests, Holm)."""
+    cli("demo", "--systems", "5", "--inputs", "8", "--k", "50")
+    plots = [w for w in readme_commands() if w[1:2] == ["plot"]]
+    assert {w[2] for w in plots} >= {"ci", "heatmap"}
+    for words in plots:
+        if words[2] == "power":
+            continue
+        args = ["demo" if a == "summeval" else a for a in words[1:]]
+        args[args.index("--out") + 1] = str(tmp_path / Path(args[args.index("--out") + 1]).name)
+        result = cli(*args, expect_ok=False)
+        assert result.exit_code == 0, f"README `{shlex.join(words)}` on the demo: {result.output}"
+
+
+def test_readme_python_snippet_runs(shared_warehouse, tmp_path, monkeypatch):
+    [snippet] = re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.S)
+    (tmp_path / "warehouse.duckdb").write_bytes(shared_warehouse.read_bytes())
+    monkeypatch.chdir(tmp_path)
+    namespace: dict = {}
+    exec(compile(snippet, "README.md", "exec"), namespace)
+    assert namespace["X"].shape == namespace["Z"].shape == (16, 100)
+
+
 # --- hints print commands that work when copy-pasted --------------------------------------------
 def _hinted(output: str) -> list[list[str]]:
     """The ``metaeval ...`` command lines an output suggests (in backticks or indented)."""
