@@ -13,6 +13,7 @@ import shlex
 import sys
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -20,6 +21,11 @@ import schema
 
 from warehouse import connection
 from warehouse.errors import WarehouseError
+
+if TYPE_CHECKING:  # annotations only: importing them at start-up would slow `--help`
+    import pandas as pd
+
+    from warehouse.core import Warehouse
 
 FORMATS = ("table", "csv", "json")
 #: ``metaeval export``: file suffix -> format (json is JSON lines, one record a line).
@@ -172,13 +178,21 @@ def _run_ingest(obj: Context, dataset: str, batches, replace: bool, human=(), lo
     check_globs_used(human, measures, "--human", files)
     check_globs_used(lower, measures, "--lower", files)
     with obj.open(create=not obj.path.exists()) as wh:
-        reports = wh.load(dataset, batches, replace=replace, command=shlex.join(["metaeval", *sys.argv[1:]]))
+        reports = wh.load(dataset, batches, replace=replace, command=_command_line())
+    _echo_reports(reports)
+
+
+def _command_line() -> str:
+    return shlex.join(["metaeval", *sys.argv[1:]])
+
+
+def _echo_reports(reports) -> None:
     for r in reports:
         if r.changed:
             extra = f", replaced {r.replaced}" if r.replaced else ""
-            click.echo(f"{r.file}: read {r.rows} rows, inserted {r.inserted}{extra}")
+            click.echo(f"{r.file}: read {r.contents}, inserted {r.inserted}{extra}")
         else:
-            click.echo(f"{r.file}: read {r.rows} rows, all already in the warehouse; nothing changed")
+            click.echo(f"{r.file}: read {r.contents}, all already in the warehouse; nothing changed")
 
 
 @ingest.command("sacrerouge")
@@ -299,14 +313,11 @@ def demo(obj, dataset, n_systems, n_inputs, seed, k):
     Perm-Both tests (Holm-corrected), at the system and summary level, all persisted.
     """
     from analyses import runner
-    from ingest import table
     from warehouse import demo as demo_data
 
-    with tempfile.TemporaryDirectory() as tmp:
-        path = demo_data.write(Path(tmp), n_systems=n_systems, n_inputs=n_inputs, seed=seed)
-        batch = table.parse(path, lower=demo_data.lower_is_better())
-        batch.file = f"<demo seed={seed} systems={n_systems} inputs={n_inputs}>"
-        _run_ingest(obj, dataset, [batch], replace=False)
+    with tempfile.TemporaryDirectory() as tmp, obj.open(create=not obj.path.exists()) as wh:
+        _echo_reports([demo_data.load(wh, dataset, Path(tmp), n_systems=n_systems, n_inputs=n_inputs, seed=seed,
+                                      command=_command_line())])
     with obj.open() as wh:
         scope = runner.resolve_scope(wh, dataset, demo_data.HUMAN, levels=("system", "summary"),
                                      coefficients=("pearson", "kendall"))

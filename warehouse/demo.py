@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from warehouse.errors import ConflictError
-from warehouse.load import ExplainedConflictError, LoadReport
+from warehouse.load import LoadReport
 
 if TYPE_CHECKING:
     from warehouse.core import Warehouse
@@ -84,10 +84,10 @@ def load(wh: Warehouse, dataset: str, directory: Path, *, n_systems: int = 12, n
     try:
         [report] = wh.load(dataset, [batch], command=command)
     except ConflictError as exc:
-        raise ExplainedConflictError(
+        raise ConflictError(exc.conflicts, exc.total, headline=(
             f"dataset {dataset!r} already holds other values for {exc.total} of the demo's values or measures "
             "(a demo of another --seed, --systems or --inputs?); nothing was written. Run this demo into "
-            "another dataset (--dataset NAME) or warehouse (--db PATH)", exc.conflicts, exc.total) from None
+            "another dataset (--dataset NAME) or warehouse (--db PATH)")) from None
     return report
 
 

@@ -18,13 +18,14 @@ class InputError(WarehouseError):
 
 
 class ConflictError(WarehouseError):
-    """An ingest gives a different value for something the warehouse already holds."""
+    """An ingest gives a different value for something the warehouse already holds (or two
+    files of one ingest disagree). ``headline`` says what to do; the default suggests
+    ``--replace``, so conflicts that replacing does not resolve, or where it is not offered,
+    give their own."""
 
-    def __init__(self, conflicts: list[str], total: int):
+    def __init__(self, conflicts: list[str], total: int, headline: str | None = None):
         self.conflicts, self.total = conflicts, total
-        shown = "\n  ".join(conflicts)
+        headline = headline or (f"{total} value(s) conflict with the warehouse; nothing was written "
+                                "(use --replace to overwrite them)")
         more = f"\n  ... and {total - len(conflicts)} more" if total > len(conflicts) else ""
-        super().__init__(
-            f"{total} value(s) conflict with the warehouse; nothing was written "
-            f"(use --replace to overwrite them):\n  {shown}{more}"
-        )
+        super().__init__(f"{headline}:\n  " + "\n  ".join(conflicts) + more)

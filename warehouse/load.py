@@ -89,16 +89,6 @@ class LoadReport:
         return bool(self.inserted or self.replaced)
 
 
-class ExplainedConflictError(ConflictError):
-    """A :class:`ConflictError` whose headline says what to do instead of ``--replace``: for
-    conflicts that replacing does not resolve, or where it is not offered."""
-
-    def __init__(self, headline: str, conflicts: list[str], total: int):
-        self.conflicts, self.total = conflicts, total
-        more = f"\n  ... and {total - len(conflicts)} more" if total > len(conflicts) else ""
-        WarehouseError.__init__(self, f"{headline}:\n  " + "\n  ".join(conflicts) + more)
-
-
 # table -> (key columns, value column) of what is compared and replaced as one value. For
 # judgments the key is the cell's and the value its annotators' values (see _comparable);
 # _ROW_KEYS are the stored rows' keys where they differ from that.
@@ -230,14 +220,13 @@ def _add_measures(con, dataset_id: int, batch: Batch, loaded: _Loaded) -> None:
     how = ("check the --human / --lower patterns (and a table's kind and annotator columns), "
            "or give the values another measure name")
     if inside:
-        raise ExplainedConflictError(
+        raise ConflictError(inside[:MAX_CONFLICTS_SHOWN], len(inside), headline=(
             f"{len(inside)} measure(s) have another kind or direction in another file of this ingest; "
-            f"nothing was written. Make the files agree: {how}", inside[:MAX_CONFLICTS_SHOWN], len(inside))
+            f"nothing was written. Make the files agree: {how}"))
     if outside:
-        raise ExplainedConflictError(
+        raise ConflictError(outside[:MAX_CONFLICTS_SHOWN], len(outside), headline=(
             f"{len(outside)} measure(s) would change kind or direction, which a stored measure keeps; "
-            f"nothing was written. To load these values, {how} (or load them into another dataset)",
-            outside[:MAX_CONFLICTS_SHOWN], len(outside))
+            f"nothing was written. To load these values, {how} (or load them into another dataset)"))
     con.execute(
         """INSERT INTO measures (dataset_id, name, kind, direction)
            SELECT $dataset_id, name, kind, direction FROM staged_measures
@@ -350,9 +339,9 @@ def _check_input_conflicts(con, staged: dict[str, pd.DataFrame], file: str, load
             shown.append(f"{file}:{line}: {_what(con, table, key)}: {_short(new)} here, "
                          f"{_short(old)} in {other_file}:{other_line}")
     if total:
-        raise ExplainedConflictError(
+        raise ConflictError(shown, total, headline=(
             f"{total} value(s) conflict within the input: files of this ingest give the same cell different "
-            "values; nothing was written. Fix or leave out one of the files", shown, total)
+            "values; nothing was written. Fix or leave out one of the files"))
 
 
 def _what(con, table: str, key: dict) -> str:

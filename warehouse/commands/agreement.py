@@ -4,10 +4,14 @@
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 import click
 
 from warehouse.cli import RESULT_TABLES, Context, LazyChoice
+
+if TYPE_CHECKING:  # annotations only (a light start-up for `--help`)
+    import pandas as pd
 
 RESULT_TABLES.update({
     "score_range_agreement": "latest_score_range_agreement",

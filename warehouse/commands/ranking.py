@@ -5,10 +5,14 @@ agreement analyses (Louis & Nenkova 2013, Graham 2015, Dror et al. 2017), persis
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 import click
 
 from warehouse.cli import RESULT_TABLES, Context, LazyChoice, _resampling_options, show
+
+if TYPE_CHECKING:  # annotations only (a light start-up for `--help`)
+    import pandas as pd
 
 RESULT_TABLES.update({
     "pairwise_accuracy": "latest_pairwise_accuracy",
@@ -67,10 +71,9 @@ def _report(table: str, summary) -> None:
 
 def _run_analyses(obj: Context, scope_args: dict, builds, jobs: int, force: bool, valid_levels) -> None:
     """Resolve the scope, then for each (build, show_rows): run ``build(scope)``, report, ``show_rows(wh, scope, analysis)``."""
-    from analyses import ranking_runs, runner
+    from analyses import runner
 
     with obj.open() as wh:
-        ranking_runs.require_tables(wh)
         scope = runner.resolve_scope(wh, valid_levels=valid_levels, **scope_args)
         analyses = [build(scope) for build, _ in builds]   # every argument checked before any run
         for analysis, (_, show_rows) in zip(analyses, builds):
@@ -199,7 +202,6 @@ def winners(obj, dataset, human, metrics, levels, coefficients, method, alternat
     from analyses import ranking_runs, runner
 
     with obj.open() as wh:
-        ranking_runs.require_tables(wh)
         scope = runner.resolve_scope(wh, dataset, human, metrics, levels, coefficients)
         summary = ranking_runs.run_winners(wh, scope, method, alternative, correction, correction_group, alpha,
                                            force)
@@ -238,7 +240,6 @@ def replicability(obj, datasets, humans, metrics, levels, coefficients, method, 
         raise click.UsageError(f"give one --human per --dataset ({len(datasets)}), or one for all; got {len(humans)}")
     on = list(zip(datasets, humans if len(humans) > 1 else humans * len(datasets)))
     with obj.open() as wh:
-        ranking_runs.require_tables(wh)
         summary = ranking_runs.run_replicability(wh, on, metrics, levels, coefficients, method, alternative,
                                                  pc_methods, alpha, force)
         _report("replicability", summary)

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import shlex
-import sys
-
 import click
 
-from warehouse.cli import Context, LazyChoice
+from warehouse.cli import Context, LazyChoice, _command_line
 
 
 @click.command()
@@ -50,7 +47,7 @@ def score(obj: Context, dataset, metrics, variants, grid, js_n, js_target, js_st
     with obj.open() as wh:
         report, names, dropped = scoring.score_dataset(
             wh, dataset, metrics, rouge_variants, js, prefix=prefix, replace=replace,
-            command=shlex.join(["metaeval", *sys.argv[1:]]))
+            command=_command_line())
     state = (f"inserted {report.inserted}" + (f", replaced {report.replaced}" if report.replaced else "")
              if report.changed else "all already in the warehouse; nothing changed")
     click.echo(f"scored {len(names)} measure(s) on {dataset}: {report.rows} values, {state}")
