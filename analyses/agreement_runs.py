@@ -35,20 +35,10 @@ from analyses.text.tokenize import normalize_words
 from warehouse.core import Warehouse
 from warehouse.errors import WarehouseError
 
-TABLES = ("score_range_agreement", "input_properties", "property_agreement")
 #: Names of derived matrices in Data (cannot clash with measure names: they start with \x1e).
 POSITIONS = "\x1erange-position"
 PROPERTY = "\x1eproperty:"
 TEXTS_NEEDED = {"abstractiveness": "documents and references", "coverage": "documents and references"}
-
-
-def require_tables(wh: Warehouse) -> None:
-    """A warehouse created before the agreement tables existed: say how to add them."""
-    have = set(wh.con.execute("SELECT table_name FROM information_schema.tables").df()["table_name"])
-    missing = [t for t in TABLES if t not in have]
-    if missing:
-        raise WarehouseError(f"warehouse {wh.path} has no table {missing[0]!r}: run `metaeval --db {wh.path} init` "
-                             "to add the agreement tables (harmless for existing data)")
 
 
 # --- scope and data ------------------------------------------------------------------------------
@@ -263,7 +253,6 @@ def run_agreement(wh: Warehouse, scope: Scope, *, normalisation: str = "input", 
                   significant_only: bool = False, jobs: int = 1, force: bool = False,
                   progress: bool = False) -> AgreementSummary:
     """Steps 1-3 of the module docstring; each computes only what is missing."""
-    require_tables(wh)
     analysis = score_range_analysis(scope, normalisation, alpha, significant_only)
     data = load(wh, scope, normalisation)
     ranges = runner.run(wh, scope, analysis, jobs=jobs, force=force, progress=progress, data=data)

@@ -31,16 +31,6 @@ from warehouse.core import Warehouse
 from warehouse.errors import WarehouseError
 
 ALTERNATIVES = ("greater", "less", "two-sided")
-TABLES = ("pairwise_accuracy", "input_significance", "system_agreement", "winners", "replicability")
-
-
-def require_tables(wh: Warehouse) -> None:
-    """A warehouse created before the ranking tables existed: say how to add them."""
-    have = set(wh.con.execute("SELECT table_name FROM information_schema.tables").df()["table_name"])
-    missing = [t for t in TABLES if t not in have]
-    if missing:
-        raise WarehouseError(f"warehouse {wh.path} has no table {missing[0]!r}: run `metaeval --db {wh.path} init` "
-                             "to add the ranking tables (harmless for existing data)")
 
 
 # --- argument checks (before anything is written) ---------------------------------------------

@@ -40,11 +40,6 @@ def _table_html(frame: pd.DataFrame) -> str:
                          classes="data")
 
 
-def _has_table(wh: Warehouse, name: str) -> bool:
-    return bool(wh.con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = ?",
-                               [name]).fetchall()[0][0])
-
-
 class _Builder:
     def __init__(self, wh: Warehouse, dataset: str, human: str | None, out: Path):
         self.wh, self.dataset, self.human, self.out = wh, dataset, human, out
@@ -124,7 +119,7 @@ class _Builder:
 
     def power(self) -> Section:
         s = Section("Statistical power (the paper's Figure 3)")
-        if not _has_table(self.wh, "latest_power") or (rows := self.rows("latest_power")).empty:
+        if (rows := self.rows("latest_power")).empty:
             s.note = self._missing("power simulations", "simulate power")
             return s
         s.run_ids |= set(rows["run_id"])
@@ -141,7 +136,7 @@ class _Builder:
 
     def coverage(self) -> Section:
         s = Section("CI coverage of held-out correlations (the paper's Table 1)")
-        if not _has_table(self.wh, "latest_ci_coverage") or (rows := self.rows("latest_ci_coverage")).empty:
+        if (rows := self.rows("latest_ci_coverage")).empty:
             s.note = self._missing("coverage simulations", "simulate coverage")
             return s
         s.run_ids |= set(rows["run_id"])
@@ -151,9 +146,6 @@ class _Builder:
 
     def normality(self) -> Section:
         s = Section("Normality of the scores (the paper's appendix A)")
-        if not _has_table(self.wh, "latest_normality"):
-            s.note = "no normality results: run `metaeval normality --dataset " + self.dataset + "`"
-            return s
         rows = self.wh.sql("SELECT * FROM latest_normality WHERE dataset = ? ORDER BY measure, level", [self.dataset])
         if rows.empty:
             s.note = "no normality results: run `metaeval normality --dataset " + self.dataset + "`"
@@ -167,9 +159,6 @@ class _Builder:
         from analyses import agreement_plots
 
         s = Section("Inter-metric agreement by score range (Bhandari et al. 2020)")
-        if not _has_table(self.wh, "latest_score_range_agreement"):
-            s.note = f"no agreement results: run `metaeval agreement --dataset {self.dataset}`"
-            return s
         rows = self.wh.sql("SELECT * FROM latest_score_range_agreement WHERE dataset = ? ORDER BY result_id",
                            [self.dataset])
         if rows.empty:

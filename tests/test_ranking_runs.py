@@ -189,7 +189,7 @@ def test_clear_errors_leave_the_warehouse_unchanged(warehouse_copy, args, messag
     assert _counts(warehouse_copy) == before
 
 
-def test_help_results_export_and_old_warehouse(warehouse_copy, tmp_path):
+def test_help_results_and_export(warehouse_copy, tmp_path):
     for command in ("accuracy", "systems-agreement", "winners", "replicability"):
         result = CliRunner().invoke(main, [command, "--help"])
         assert result.exit_code == 0 and "Usage:" in result.output, command
@@ -200,10 +200,3 @@ def test_help_results_export_and_old_warehouse(warehouse_copy, tmp_path):
     target = tmp_path / "sig.parquet"
     _cli(warehouse_copy, "export", "input_significance", "--format", "parquet", "--out", target)
     assert len(pd.read_parquet(target)) == 1
-    with Warehouse(warehouse_copy) as wh:
-        wh.con.execute("DROP VIEW latest_winners; DROP TABLE winners")
-    result = _cli(warehouse_copy, "winners", *SUMMEVAL, ok=False)
-    assert "has no table 'winners'" in result.output and "init" in result.output
-    _cli(warehouse_copy, "init")
-    assert "has no table" not in _cli(warehouse_copy, "winners", *SUMMEVAL, "--metric", "rouge-1.f1",
-                                      "--metric", "rouge-2.f1", ok=False).output

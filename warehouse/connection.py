@@ -33,7 +33,8 @@ def connect(path: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection
 
 
 def create(path: Path) -> duckdb.DuckDBPyConnection:
-    """Create the warehouse at ``path``, or bring an existing one's views up to date.
+    """Create the warehouse at ``path``, or bring an existing one up to date: its views, and
+    its tables if it has an older schema version that can be migrated (``schema.MIGRATIONS``).
 
     Idempotent: every script is ``IF NOT EXISTS`` / ``OR REPLACE``, in one transaction.
     An existing DuckDB file with tables of its own but no warehouse schema version is
@@ -42,16 +43,22 @@ def create(path: Path) -> duckdb.DuckDBPyConnection:
     path.parent.mkdir(parents=True, exist_ok=True)
     con = _open(path, read_only=False)
     try:
+        version = None
         if _has_schema_info(con):
-            check_version(con, path)
+            version = _version(con, path)
+            if version not in _upgradable():
+                check_version(con, path)
         elif foreign := _objects(con):
             shown = ", ".join(foreign[:10]) + (f" and {len(foreign) - 10} more" if len(foreign) > 10 else "")
             raise _not_a_warehouse(path, f"it holds {shown}, and no warehouse schema version")
         con.begin()
+        if version in _upgradable():
+            for v in range(int(version), schema.SCHEMA_VERSION):
+                con.execute(schema.read(schema.MIGRATIONS[v]))
         for _name, sql in schema.ddl_scripts():
             con.execute(sql)
         con.execute(
-            "INSERT INTO schema_info VALUES ('version', ?) ON CONFLICT DO NOTHING",
+            "INSERT INTO schema_info VALUES ('version', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
             [str(schema.SCHEMA_VERSION)],
         )
         con.commit()
@@ -62,6 +69,21 @@ def create(path: Path) -> duckdb.DuckDBPyConnection:
 
 
 def check_version(con: duckdb.DuckDBPyConnection, path: Path) -> None:
+    version = _version(con, path)
+    if version in _upgradable():
+        raise WarehouseError(
+            f"{path} has warehouse schema version {version}, this metaeval uses version "
+            f"{schema.SCHEMA_VERSION}: upgrade it with `metaeval --db {path} init` (keeps every row)"
+        )
+    if version != str(schema.SCHEMA_VERSION):
+        raise WarehouseError(
+            f"{path} has warehouse schema version {version}, this metaeval uses version "
+            f"{schema.SCHEMA_VERSION}; use a metaeval release of that version or re-create the warehouse"
+        )
+
+
+def _version(con: duckdb.DuckDBPyConnection, path: Path) -> str:
+    """The schema version recorded in the file; not a warehouse: a WarehouseError."""
     if not _has_schema_info(con):
         raise _not_a_warehouse(path, "no schema_info table")
     try:
@@ -70,11 +92,16 @@ def check_version(con: duckdb.DuckDBPyConnection, path: Path) -> None:
         row = None
     if row is None:
         raise _not_a_warehouse(path, "its schema_info table has no warehouse schema version")
-    if row[0] != str(schema.SCHEMA_VERSION):
-        raise WarehouseError(
-            f"{path} has warehouse schema version {row[0]}, this metaeval uses version "
-            f"{schema.SCHEMA_VERSION}; use a metaeval release of that version or re-create the warehouse"
-        )
+    return row[0]
+
+
+def _upgradable() -> set[str]:
+    """Versions `init` can migrate to this one: each step from there on has a script."""
+    out, v = set(), schema.SCHEMA_VERSION - 1
+    while v in schema.MIGRATIONS:
+        out.add(str(v))
+        v -= 1
+    return out
 
 
 def _not_a_warehouse(path: Path, why: str) -> WarehouseError:

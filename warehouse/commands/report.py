@@ -51,10 +51,6 @@ def _rows(obj: Context, view: str, where: dict, options: dict, what: str, hint: 
     produce them and which settings the warehouse holds."""
     with obj.open(read_only=True) as wh:
         wh.require_dataset(where["dataset"])
-        exists = wh.con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = ?",
-                                [view]).fetchall()[0][0]
-        if not exists:
-            raise WarehouseError(f"this warehouse has no {what}: run `{hint}` first")
         rows = wh.sql(f"SELECT * FROM {view} WHERE " + " AND ".join(f"{c} = ${c}" for c in where), where)
         stored = wh.sql(f"SELECT DISTINCT {', '.join(options)} FROM {view} WHERE dataset = $dataset "
                         f"AND human = $human ORDER BY ALL", {"dataset": where["dataset"], "human": where["human"]})
