@@ -162,14 +162,15 @@ def run_properties(wh: Warehouse, scope: Scope, data: Data, *, force: bool = Fal
     parameters = {"dataset": scope.dataset, "metrics": list(scope.metrics), "properties": list(available)}
     run_id = runner.start_run(wh, "agreement-properties", parameters, None,
                               _digest(ease_fp, *(t[3] for t in planned)), len(planned))
-    writer = runner._Writer(wh, "input_properties", run_id, scope)
-    values = _property_values(data, scope, references, documents, {t[1] for t in todo})
-    for input_, prop, label, fp in todo:
-        writer.add(Task({"input": input_, "property": prop}, (), fp),
-                   {"value": runner._float(values[prop][input_]), "conventions": PROPERTY_CONVENTIONS[prop]},
-                   {"consensus": label})
-    writer.flush()
-    runner._finish_run(wh, run_id, "finished", len(todo))
+    with runner.finishing(wh, run_id):
+        writer = runner._Writer(wh, "input_properties", run_id, scope)
+        values = _property_values(data, scope, references, documents, {t[1] for t in todo})
+        for input_, prop, label, fp in todo:
+            writer.add(Task({"input": input_, "property": prop}, (), fp),
+                       {"value": runner._float(values[prop][input_]), "conventions": PROPERTY_CONVENTIONS[prop]},
+                       {"consensus": label})
+        writer.flush()
+        runner._finish_run(wh, run_id, "finished", len(todo))
     return PropertiesSummary(run_id, available, writer.written, missing)
 
 

@@ -178,11 +178,12 @@ def _write_new(wh: Warehouse, scope: Scope, command: str, table: str, view: str,
     if not todo:
         return RunSummary(None, len(planned), 0, 0)
     run_id = runner.start_run(wh, command, parameters, None, data_fingerprint, len(planned))
-    writer = runner._Writer(wh, table, run_id, scope)
-    for task, row in todo:
-        writer.add(task, row, params)
-    writer.flush()
-    runner._finish_run(wh, run_id, "finished", len(todo))
+    with runner.finishing(wh, run_id):
+        writer = runner._Writer(wh, table, run_id, scope)
+        for task, row in todo:
+            writer.add(task, row, params)
+        writer.flush()
+        runner._finish_run(wh, run_id, "finished", len(todo))
     return RunSummary(run_id, len(planned), len(todo), writer.written)
 
 

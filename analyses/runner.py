@@ -27,6 +27,7 @@ import shlex
 import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
+from contextlib import contextmanager
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any
@@ -311,15 +312,16 @@ def run(wh: Warehouse, scope: Scope, analysis: Analysis, *, jobs: int = 1, force
     if not todo and not stale:
         return RunSummary(None, len(tasks), 0, 0)
     run_id = _start_run(wh, scope, analysis, data, len(tasks))
-    writer = _Writer(wh, analysis.table, run_id, scope)
-    for i in stale:
-        copy = {c: v for c, v in done[_task_id(tasks[i])].items() if c != "result_id"}
-        writer.add_row({**copy, "run_id": run_id})
-    writer.flush()
-    computed = _compute(tasks, todo, data, analysis, jobs, progress, chunk_size,
-                        lambda i, row: writer.add(tasks[i], row, analysis.param_columns), writer, wh, run_id)
-    writer.flush()
-    _finish_run(wh, run_id, "finished", computed)
+    with finishing(wh, run_id):
+        writer = _Writer(wh, analysis.table, run_id, scope)
+        for i in stale:
+            copy = {c: v for c, v in done[_task_id(tasks[i])].items() if c != "result_id"}
+            writer.add_row({**copy, "run_id": run_id})
+        writer.flush()
+        computed = _compute(tasks, todo, data, analysis, jobs, progress, chunk_size,
+                            lambda i, row: writer.add(tasks[i], row, analysis.param_columns), writer, wh, run_id)
+        writer.flush()
+        _finish_run(wh, run_id, "finished", computed)
     return RunSummary(run_id, len(tasks), computed, writer.written)
 
 
@@ -410,6 +412,23 @@ def start_run(wh: Warehouse, command: str, parameters: dict, seed: int | None, f
            VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING run_id""",
         [command, json.dumps(parameters, sort_keys=True), seed, __version__, fingerprint, n_tasks,
          shlex.join(["metaeval", *sys.argv[1:]])]).fetchall()[0][0]
+
+
+@contextmanager
+def finishing(wh: Warehouse, run_id: int):
+    """Around the work of a run: if it raises, a run still 'running' becomes 'interrupted'
+    (Ctrl-C) or 'failed' (any other exception), so no run is left looking alive. Work that
+    records its own partial count (:func:`_compute`) has set the status already."""
+    try:
+        yield
+    except BaseException as exc:
+        status = "interrupted" if isinstance(exc, KeyboardInterrupt) else "failed"
+        try:
+            wh.con.execute("UPDATE analysis_runs SET status = ? WHERE run_id = ? AND status = 'running'",
+                           [status, run_id]).fetchall()
+        except Exception:  # noqa: BLE001 - never hide the original error behind this one
+            pass
+        raise
 
 
 def _finish_run(wh: Warehouse, run_id: int, status: str, computed: int) -> None:
@@ -559,37 +578,38 @@ def _run_compare(wh, scope, analysis, data, tasks, done, todo, jobs, progress, c
                for i in range(len(tasks))):
             return RunSummary(None, len(tasks), 0, 0)
     run_id = _start_run(wh, scope, analysis, data, len(tasks))
-    pending = {"correction": extra["correction"], "correction_group": extra["correction_group"],
-               "family": family, "family_size": None, "alpha": extra["alpha"], "p_adjusted": None,
-               "significant": None}
-    writer = _Writer(wh, analysis.table, run_id, scope)
+    with finishing(wh, run_id):
+        pending = {"correction": extra["correction"], "correction_group": extra["correction_group"],
+                   "family": family, "family_size": None, "alpha": extra["alpha"], "p_adjusted": None,
+                   "significant": None}
+        writer = _Writer(wh, analysis.table, run_id, scope)
 
-    def on_result(i, row):
-        raw[i] = row
-        writer.add(tasks[i], {**row, **pending}, analysis.param_columns)
+        def on_result(i, row):
+            raw[i] = row
+            writer.add(tasks[i], {**row, **pending}, analysis.param_columns)
 
-    computed = _compute(tasks, todo, data, analysis, jobs, progress, chunk_size, on_result, writer, wh, run_id)
-    writer.flush()
-    adjusted = _adjust(tasks, raw, extra)
-    # rows computed by this run get their corrected values; reused ones a new row if it changed
-    update = pd.DataFrame([{"metric_a": tasks[i].key["metric_a"], "metric_b": tasks[i].key["metric_b"],
-                            "level": tasks[i].key["level"], "coefficient": tasks[i].key["coefficient"],
-                            "p_adjusted": adjusted[i][0], "significant": adjusted[i][1],
-                            "family_size": adjusted[i][2]} for i in todo])
-    if not update.empty:
-        wh.con.register("adjusted_rows", update)
-        wh.con.execute("""UPDATE hypothesis_tests AS t
-                           SET p_adjusted = u.p_adjusted, significant = u.significant, family_size = u.family_size
-                           FROM adjusted_rows u
-                           WHERE t.run_id = ? AND t.metric_a = u.metric_a AND t.metric_b = u.metric_b
-                             AND t.level = u.level AND t.coefficient = u.coefficient""", [run_id]).fetchall()
-        wh.con.unregister("adjusted_rows")
-    for i, t in enumerate(tasks):
-        if i not in computing and not _same_as_latest(latest, t, raw[i], adjusted[i], analysis, family):
-            writer.add(t, {**raw[i], **pending, "p_adjusted": adjusted[i][0], "significant": adjusted[i][1],
-                           "family_size": adjusted[i][2]}, analysis.param_columns)
-    writer.flush()
-    _finish_run(wh, run_id, "finished", computed)
+        computed = _compute(tasks, todo, data, analysis, jobs, progress, chunk_size, on_result, writer, wh, run_id)
+        writer.flush()
+        adjusted = _adjust(tasks, raw, extra)
+        # rows computed by this run get their corrected values; reused ones a new row if it changed
+        update = pd.DataFrame([{"metric_a": tasks[i].key["metric_a"], "metric_b": tasks[i].key["metric_b"],
+                                "level": tasks[i].key["level"], "coefficient": tasks[i].key["coefficient"],
+                                "p_adjusted": adjusted[i][0], "significant": adjusted[i][1],
+                                "family_size": adjusted[i][2]} for i in todo])
+        if not update.empty:
+            wh.con.register("adjusted_rows", update)
+            wh.con.execute("""UPDATE hypothesis_tests AS t
+                               SET p_adjusted = u.p_adjusted, significant = u.significant, family_size = u.family_size
+                               FROM adjusted_rows u
+                               WHERE t.run_id = ? AND t.metric_a = u.metric_a AND t.metric_b = u.metric_b
+                                 AND t.level = u.level AND t.coefficient = u.coefficient""", [run_id]).fetchall()
+            wh.con.unregister("adjusted_rows")
+        for i, t in enumerate(tasks):
+            if i not in computing and not _same_as_latest(latest, t, raw[i], adjusted[i], analysis, family):
+                writer.add(t, {**raw[i], **pending, "p_adjusted": adjusted[i][0], "significant": adjusted[i][1],
+                               "family_size": adjusted[i][2]}, analysis.param_columns)
+        writer.flush()
+        _finish_run(wh, run_id, "finished", computed)
     return RunSummary(run_id, len(tasks), computed, writer.written)
 
 

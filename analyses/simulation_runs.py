@@ -165,9 +165,10 @@ def _execute(s: _Simulation, wh: Warehouse, *, jobs: int, force: bool, progress:
         bar.close()
         raise
     bar.close()
-    for w in (*block_writers, *final_writers):
-        w.flush()
-    runner._finish_run(wh, run_id, "finished", computed)
+    with runner.finishing(wh, run_id):
+        for w in (*block_writers, *final_writers):
+            w.flush()
+        runner._finish_run(wh, run_id, "finished", computed)
     return Summary(run_id, len(finals_needed), computed, reused, sum(w.written for w in final_writers))
 
 
@@ -472,13 +473,14 @@ def normality(wh: Warehouse, dataset: str, measure_globs: Sequence[str] = (), *,
     run_id = runner.start_run(wh, "normality", {"dataset": dataset, "measures": chosen, "alpha": NORMALITY_ALPHA},
                               None, runner.data_fingerprint(data, chosen), len(rows))
     frame = pd.DataFrame(rows).assign(run_id=run_id)
-    wh.con.register("normality_rows", frame)
-    try:
-        wh.con.execute(f"INSERT INTO normality ({', '.join(frame.columns)}) "
-                       f"SELECT {', '.join(frame.columns)} FROM normality_rows").fetchall()
-    finally:
-        wh.con.unregister("normality_rows")
-    runner._finish_run(wh, run_id, "finished", len(rows))
+    with runner.finishing(wh, run_id):
+        wh.con.register("normality_rows", frame)
+        try:
+            wh.con.execute(f"INSERT INTO normality ({', '.join(frame.columns)}) "
+                           f"SELECT {', '.join(frame.columns)} FROM normality_rows").fetchall()
+        finally:
+            wh.con.unregister("normality_rows")
+        runner._finish_run(wh, run_id, "finished", len(rows))
     return Summary(run_id, 2 * len(chosen), len(rows), 0, len(rows))
 
 

@@ -392,3 +392,30 @@ def test_option_choices_come_from_the_analysis_modules():
     assert f"Default: {', '.join(simulation_runs.POWER_METHODS)} (the paper's)" in text
     assert f"Default: {', '.join(simulation_runs.SIM_LEVELS)} (the paper's)" in text
     assert simulation_runs.PROPORTIONS[:3] == (0.05, 0.1, 0.2) and simulation_runs.PROPORTIONS[-2:] == (0.9, 1.0)
+
+
+@pytest.mark.parametrize("command", [
+    ["accuracy", "--dataset", "demo", "--human", "expert.relevance", "--level", "system"],
+    ["normality", "--dataset", "demo"],
+    ["agreement", "--dataset", "demo"],
+    ["compare", "--dataset", "demo", "--human", "expert.relevance", "--method", "williams", "--level", "system",
+     "--coefficient", "pearson", "--correction", "holm"],
+])
+def test_a_run_failing_after_its_evaluation_is_marked_failed_not_left_running(cli, db, monkeypatch, command):
+    """Every path that starts a run, not only the evaluation loop, marks a failed run 'failed'."""
+    from analyses import runner
+
+    cli("demo", "--systems", "4", "--inputs", "5", "--k", "20")
+    finish = runner._finish_run
+
+    def failing_finish(wh, run_id, status, computed):
+        if status == "finished":
+            raise RuntimeError("disk full")
+        finish(wh, run_id, status, computed)
+
+    monkeypatch.setattr(runner, "_finish_run", failing_finish)
+    with pytest.raises(RuntimeError, match="disk full"):
+        cli(*command)
+    with Warehouse(db, read_only=True) as wh:
+        runs = wh.sql("SELECT command, status FROM analysis_runs ORDER BY run_id")
+    assert "running" not in set(runs["status"]) and runs["status"].iloc[-1] == "failed", runs
