@@ -108,14 +108,14 @@ def _tests(wh: Warehouse, dataset: str, human: str, method: str, alternative: st
            correction: str | None = None, group: str | None = None) -> dict[tuple, dict]:
     rows = wh.con.execute(schema.read("ranking_tests"), {
         "dataset": dataset, "human": human, "method": method, "alternative": alternative,
-        "correction": correction, "correction_group": group}).df()
+        "correction": correction, "correction_group": group, **runner.version_parameter()}).df()
     return {(r["metric_a"], r["metric_b"], r["level"], r["coefficient"]): r for r in rows.to_dict("records")}
 
 
-def _compare_command(dataset: str, human: str, metrics: Sequence[str], levels: Sequence[str],
+def _compare_command(db, dataset: str, human: str, metrics: Sequence[str], levels: Sequence[str],
                      coefficients: Sequence[str], method: str, alternative: str,
                      correction: str | None = None, group: str | None = None) -> str:
-    args = ["metaeval", "compare", "--dataset", dataset, "--human", human]
+    args = ["metaeval", "--db", str(db), "compare", "--dataset", dataset, "--human", human]
     for m in metrics:
         args += ["--metric", m]
     for lv in levels:
@@ -153,7 +153,7 @@ def _checked_tests(wh: Warehouse, data: Data, scope: Scope, method: str, alterna
         raise WarehouseError(
             f"{scope.dataset}: {len(missing or stale)} of the {len(wanted)} {family} between the metrics are "
             f"{which} (e.g. {example[0]} vs {example[1]}, {example[2]} level, {example[3]}); produce them with:\n  "
-            + _compare_command(scope.dataset, scope.human, scope.metrics, scope.levels, scope.coefficients,
+            + _compare_command(wh.path, scope.dataset, scope.human, scope.metrics, scope.levels, scope.coefficients,
                                method, alternative, correction, group))
     return {key: tests[key] for key in wanted}
 

@@ -1,11 +1,13 @@
 -- The hypothesis tests the ranking analyses read (`metaeval winners`, `metaeval replicability`):
 -- the latest completed row of each (metric_a, metric_b, level, coefficient) of one dataset,
 -- human, method and alternative; with $correction NULL, the newest whatever its correction
--- (its raw p_value is the same), else only that correction and group.
+-- (its raw p_value is the same), else only that correction and group. Only tests written by
+-- this metaeval version ($version) count: older ones are recomputed by `compare`, not reused.
 SELECT * EXCLUDE (rn) FROM (
     SELECT metric_a, metric_b, level, coefficient, delta, p_value, p_adjusted, k, seed, fingerprint,
            row_number() OVER (PARTITION BY metric_a, metric_b, level, coefficient ORDER BY result_id DESC) AS rn
     FROM latest_hypothesis_tests
     WHERE dataset = $dataset AND human = $human AND method = $method AND alternative = $alternative
-      AND ($correction IS NULL OR (correction = $correction AND correction_group = $correction_group)))
+      AND ($correction IS NULL OR (correction = $correction AND correction_group = $correction_group))
+      AND run_id IN (SELECT run_id FROM analysis_runs WHERE version = $version))
 WHERE rn = 1;

@@ -4,6 +4,7 @@ clear errors that leave the warehouse unchanged."""
 from __future__ import annotations
 
 import json
+import shlex
 
 import numpy as np
 import pandas as pd
@@ -102,12 +103,13 @@ def test_winners_from_persisted_tests(warehouse_copy, tmp_path):
     before = _counts(warehouse_copy)
     result = _cli(warehouse_copy, *winners, ok=False)
     assert result.exit_code != 0 and "12 of the 12 `williams` tests" in result.output
-    assert ("metaeval compare --dataset summeval --human expert.relevance --metric rouge-1.f1 --metric rouge-2.f1 "
-            "--metric rouge-l.f1 --metric bertscore.f1 --level system --coefficient pearson --method williams "
-            "--alternative greater --correction holm --correction-group metric") in result.output
+    hint = (f"metaeval --db {warehouse_copy} compare --dataset summeval --human expert.relevance --metric rouge-1.f1 "
+            "--metric rouge-2.f1 --metric rouge-l.f1 --metric bertscore.f1 --level system --coefficient pearson "
+            "--method williams --alternative greater --correction holm --correction-group metric")
+    assert hint in result.output
     assert _counts(warehouse_copy) == before
-    _cli(warehouse_copy, "compare", *SUMMEVAL, *_metrics(metrics), "--level", "system", "--coefficient", "pearson",
-         "--method", "williams", "--correction", "holm")
+    done = CliRunner().invoke(main, shlex.split(hint)[1:], catch_exceptions=False)  # the hint, as pasted
+    assert done.exit_code == 0 and "computed 12 of 12" in done.output, done.output
     out = _cli(warehouse_copy, *winners).output
     assert "winners: run" in out and "computed 4 of 4" in out
     rows = _sql(warehouse_copy, "SELECT * FROM latest_winners ORDER BY rank")
@@ -137,7 +139,7 @@ def test_winners_from_persisted_tests(warehouse_copy, tmp_path):
     _cli(warehouse_copy, "ingest", "table", path, "--dataset", "summeval", "--replace")
     result = _cli(warehouse_copy, *winners, ok=False)
     assert "computed on other cells than the warehouse now holds" in result.output
-    assert "metaeval compare --dataset summeval" in result.output
+    assert f"metaeval --db {warehouse_copy} compare --dataset summeval" in result.output
 
 
 def test_replicability_across_datasets(warehouse_copy):
@@ -147,7 +149,7 @@ def test_replicability_across_datasets(warehouse_copy):
     before = _counts(warehouse_copy)
     result = _cli(warehouse_copy, *rep, ok=False)
     assert "realsumm: 6 of the 6 `williams` tests" in result.output
-    assert "metaeval compare --dataset realsumm --human litepyramid.recall" in result.output
+    assert f"metaeval --db {warehouse_copy} compare --dataset realsumm --human litepyramid.recall" in result.output
     assert _counts(warehouse_copy) == before
     _cli(warehouse_copy, "compare", *REALSUMM, *base)
     out = _cli(warehouse_copy, *rep).output
@@ -200,3 +202,13 @@ def test_help_results_and_export(warehouse_copy, tmp_path):
     target = tmp_path / "sig.parquet"
     _cli(warehouse_copy, "export", "input_significance", "--format", "parquet", "--out", target)
     assert len(pd.read_parquet(target)) == 1
+
+
+def test_winners_ignore_tests_of_another_version(warehouse_copy):
+    args = [*SUMMEVAL, *_metrics(COMMON[:2]), "--level", "system", "--coefficient", "pearson", "--method", "williams"]
+    _cli(warehouse_copy, "compare", *args)
+    assert "computed 2 of 2" in _cli(warehouse_copy, "winners", *args).output
+    with Warehouse(warehouse_copy) as wh:
+        wh.con.execute("UPDATE analysis_runs SET version = '0.0.1' WHERE command = 'compare'")
+    result = _cli(warehouse_copy, "winners", *args, ok=False)
+    assert "2 of the 2 `williams` tests" in result.output and "missing" in result.output
