@@ -171,6 +171,11 @@ def test_replicability_across_datasets(warehouse_copy):
         assert json.loads(row.pc_pvalues) == pytest.approx(pc)
         assert row.k_hat == sum(x <= 0.05 for x in pc) and row.n_datasets == 2
     assert "up to date; nothing computed" in _cli(warehouse_copy, *rep).output
+    for dataset in ("summeval", "realsumm"):  # the group's rows are found under each of its datasets
+        out = _cli(warehouse_copy, "results", "replicability", "--dataset", dataset, "--format", "csv").output
+        assert len(out.strip().splitlines()) == 1 + len(rows)
+    assert len(_cli(warehouse_copy, "results", "replicability", "--dataset", "summ", "--format", "csv")
+               .output.strip().splitlines()) <= 1
 
 
 @pytest.mark.parametrize("args, message", [

@@ -534,11 +534,15 @@ def export(obj, table, fmt, out, latest, dataset):
 
 def _result_rows(wh, source: str, table: str, dataset: str | None):
     """The rows of ``source`` (a results table or its latest_* view) of ``dataset`` (None: all);
-    for analysis_runs, the runs over ``dataset`` (parameter ``dataset``, or in ``datasets``)."""
+    for analysis_runs, the runs over ``dataset`` (parameter ``dataset``, or in ``datasets``); for
+    replicability, the groups that include it."""
     if table == "analysis_runs":
         return wh.sql(f"SELECT * FROM {source} WHERE $dataset IS NULL OR json_extract_string(parameters, '$.dataset') "
                       "= $dataset OR list_contains(json_extract_string(parameters, '$.datasets[*]'), $dataset) "
                       "ORDER BY run_id", {"dataset": dataset})
+    if table == "replicability":  # a row's dataset names its group: the datasets joined by '+'
+        return wh.sql(f"SELECT * FROM {source} WHERE $dataset IS NULL OR dataset = $dataset "
+                      "OR list_contains(string_split(dataset, '+'), $dataset) ORDER BY result_id", {"dataset": dataset})
     return wh.sql(f"SELECT * FROM {source} WHERE $dataset IS NULL OR dataset = $dataset ORDER BY result_id",
                   {"dataset": dataset})
 
