@@ -1,5 +1,8 @@
 """An HTML report of a dataset's persisted results: figures, the tables behind them, and the
-provenance (parameters, seed, data fingerprint) of every result shown. Nothing is recomputed.
+provenance (parameters, seed, data fingerprint) of every result shown. Nothing is recomputed,
+with one exception, said in its captions: the per-input Kendall tau drawn against the input
+properties (the figure 1 of Bhandari et al. 2020) is not persisted, so it is computed from the
+stored scores by :func:`analyses.agreement_runs.tau_vs_property` for a few metric pairs.
 
 The report is a directory: ``index.html``, each figure as PNG and SVG, and each table behind a
 figure as CSV at full precision (the HTML shows 4 decimals).
@@ -7,12 +10,14 @@ figure as CSV at full precision (the HTML shows 4 decimals).
 
 from __future__ import annotations
 
+import glob
 import html
 import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from analyses import figures
@@ -20,6 +25,11 @@ from warehouse.core import Warehouse
 from warehouse.errors import WarehouseError
 
 DECIMALS = 4
+#: Up to this many metric pairs are drawn against each input property (the paper's figure 1).
+MAX_PROPERTY_PAIRS = 6
+#: The columns of latest_property_agreement shown and written with the figures of tau against properties.
+PROPERTY_COLUMNS = ["metric_a", "metric_b", "property", "n_used", "tau_mean", "pearson", "pearson_p", "spearman",
+                    "spearman_p", "run_id"]
 PROVENANCE_COLUMNS = ["run_id", "command", "parameters", "seed", "data_fingerprint", "version", "started_at"]
 
 
@@ -165,16 +175,30 @@ class _Builder:
             s.note = f"no agreement results yet: run `metaeval agreement --dataset {self.dataset}`"
             return s
         s.run_ids |= set(rows["run_id"])
+        # one heatmap (and one disagreement figure) per setting of latest_score_range_agreement:
+        # never a mix of consensus, normalisation, alpha or significant_only
         keys = ["consensus", "normalisation", "alpha", "significant_only"]
         for n, (key, part) in enumerate(rows.groupby(keys, sort=True)):
             consensus, normalisation, alpha, significant_only = key
             setting = (f"{'significant' if significant_only else 'all'} per-input taus (alpha {alpha}), "
                        f"{normalisation} normalisation, consensus of {len(json.loads(consensus))} metrics")
+            s.blocks.append(f"<h3>{html.escape(setting[0].upper() + setting[1:])}</h3>"
+                            f"<p>Consensus: {html.escape(', '.join(json.loads(consensus)))}.</p>")
             table = part[["metric_a", "metric_b", "bin", "tau", "n_tau", "n_undefined", "disagreement",
                           "random_disagreement", "run_id"]]
-            self.figure(s, agreement_plots.tau_by_bin(part), _slug("agreement-tau", n, normalisation, alpha,
-                                                                   significant_only),
-                        f"Kendall tau between metrics by score bin: {setting}", table)
+            cells = agreement_plots.tau_heatmap_table(part)
+            pairs = part[["metric_a", "metric_b"]].drop_duplicates().shape[0]
+            rows_are = ("metric pairs, then their mean" if len(cells) == pairs + 1 else
+                        f"each metric's mean over its {len(json.loads(consensus)) - 1} pairs (more than "
+                        f"{agreement_plots.MAX_HEATMAP_PAIRS} pairs: every pair is in the CSV), then the mean "
+                        f"over all {pairs} pairs")
+            caption = (f"τ by bin heatmap: mean over inputs of the per-input Kendall τ between metrics, by bin of "
+                       f"the input's score range: L, M, T (non-cumulative thirds), then L+M+T, M+T (cumulative); "
+                       f"rows: {rows_are}; n/a: no input with a defined τ. Setting: {setting}.")
+            self.figure(s, agreement_plots.tau_heatmap(part, setting),
+                        _slug("agreement-tau", n, normalisation, alpha, significant_only), caption, table)
+            s.blocks.append("<details><summary>table: the heatmap's cells</summary>"
+                            + _table_html(cells.reset_index()) + "</details>")
             self.figure(s, agreement_plots.disagreement_by_bin(part), _slug("agreement-disagreement", n, normalisation,
                                                                             alpha, significant_only),
                         f"pairwise disagreement by score bin against random scores: {setting}", table)
@@ -182,10 +206,71 @@ class _Builder:
                             [self.dataset])
         if not props.empty:
             s.run_ids |= set(props["run_id"])
-            s.blocks.append("<h3>Per-input agreement against input properties</h3>" + _table_html(
-                props.drop(columns=[c for c in ("result_id", "dataset", "fingerprint", "conventions", "consensus")
-                                    if c in props.columns])))
+            s.blocks.append("<h3>Per-input agreement against input properties (the paper's figure 1)</h3>")
+            for n, (key, part) in enumerate(props.groupby(["consensus", "alpha", "significant_only"], sort=True)):
+                self._properties(s, n, *key, part)
         return s
+
+    def _properties(self, s: Section, n: int, consensus: str, alpha: float, significant_only: bool,
+                    part: pd.DataFrame) -> None:
+        """Per-input tau against each stored property, for one setting of latest_property_agreement
+        (one figure per property). Per-input tau is not persisted: it is computed from the
+        warehouse's matrices by agreement_runs.tau_vs_property, for at most MAX_PROPERTY_PAIRS pairs."""
+        from analyses import agreement, agreement_plots, agreement_runs
+
+        metrics = json.loads(consensus)
+        setting = (f"{'significant' if significant_only else 'all'} per-input taus (alpha {alpha}), consensus of "
+                   f"{len(metrics)} metrics")
+        s.blocks.append(f"<h4>{html.escape(setting[0].upper() + setting[1:])}</h4>")
+        stored = [p for p in agreement.PROPERTIES if p in set(part["property"])]
+        if lacking := [p for p in agreement.TEXT_PROPERTIES if p not in stored]:
+            s.blocks.append(f'<p class="note">{html.escape(self._text_properties_note(lacking))}</p>')
+        pairs = _property_pairs(part)
+        total = len(part[["metric_a", "metric_b"]].drop_duplicates())
+        chosen = (f"all {total} metric pairs" if len(pairs) == total else
+                  f"{len(pairs)} of the {total} metric pairs, spread evenly from the lowest to the highest mean "
+                  "per-input τ (every pair's correlations are in the table below)")
+        only = f", inputs with p <= {alpha} only" if significant_only else ""
+        try:
+            scope = agreement_runs.resolve(self.wh, self.dataset, [glob.escape(m) for m in metrics])
+            for prop in stored:
+                drawn = part[part["property"] == prop].set_index(["metric_a", "metric_b"]).loc[pairs].reset_index()
+                window = _window(drawn)
+                series = {(a, b): agreement_runs.tau_vs_property(self.wh, scope, a, b, prop, window=window,
+                                                                 alpha=alpha, significant_only=significant_only)
+                          for a, b in pairs}
+                caption = (f"per-input Kendall τ against {agreement_plots.PROPERTY_LABELS[prop]} (the paper's "
+                           f"figure 1): each point is an input, its τ over all its complete summaries (bin L+M+T"
+                           f"{only}), computed for this figure from the stored scores (per-input τ is not "
+                           f"persisted); red: {window}-point moving average; panel titles: the stored correlation "
+                           f"over inputs; {chosen}. Setting: {setting}.")
+                stale = [f"{r.metric_a} vs {r.metric_b}" for r in drawn.itertuples()
+                         if len(series[(r.metric_a, r.metric_b)]) != r.n_used]
+                if stale:
+                    caption += (f" Warning: the stored rows of {', '.join(stale)} count other inputs than drawn (the "
+                                f"scores changed since): rerun `metaeval agreement --dataset {self.dataset}`.")
+                self.figure(s, agreement_plots.tau_vs_property_pairs(series, prop, drawn, setting),
+                            _slug("agreement-property", n, prop, alpha, significant_only), caption,
+                            drawn[PROPERTY_COLUMNS])
+        except WarehouseError as exc:
+            s.blocks.append(f'<p class="note">{html.escape(f"per-input τ cannot be drawn: {exc}")}</p>')
+        s.blocks.append("<details><summary>table: correlation over inputs of per-input τ with each property, "
+                        "every pair</summary>" + _table_html(part[PROPERTY_COLUMNS]) + "</details>")
+
+    def _text_properties_note(self, lacking: list[str]) -> str:
+        counts = self.wh.con.execute(
+            """SELECT (SELECT count(*) FROM documents JOIN inputs USING (input_id) JOIN datasets USING (dataset_id)
+                       WHERE datasets.name = $d),
+                      (SELECT count(*) FROM "references" JOIN inputs USING (input_id) JOIN datasets USING (dataset_id)
+                       WHERE datasets.name = $d)""", {"d": self.dataset}).fetchone()
+        what = " and ".join(lacking)
+        if counts[0] and counts[1]:
+            return (f"{what}: not stored for these metrics although the dataset now has documents and references: "
+                    f"run `metaeval agreement --dataset {self.dataset}` again")
+        return (f"{what} need the source documents and the reference texts; dataset {self.dataset!r} stores "
+                f"{counts[0]} documents and {counts[1]} reference texts (`metaeval ingest summaries` stores those "
+                "its file has), "
+                "so only ease of summarisation is drawn")
 
     def _missing(self, what: str, command: str) -> str:
         human = self.human or "H"
@@ -197,6 +282,26 @@ class _Builder:
         runs = self.wh.sql(f"SELECT {', '.join(PROVENANCE_COLUMNS)} FROM analysis_runs "
                            "WHERE list_contains(?, run_id) ORDER BY run_id", [sorted(int(r) for r in run_ids)])
         return "<details><summary>provenance: runs behind this section</summary>" + _table_html(runs) + "</details>"
+
+
+def _property_pairs(rows: pd.DataFrame) -> list[tuple[str, str]]:
+    """The metric pairs drawn against the properties: all, or MAX_PROPERTY_PAIRS of them spread
+    evenly over the ranking by mean per-input tau (the same pairs for every property)."""
+    mean = (rows.groupby(["metric_a", "metric_b"])["tau_mean"].mean().sort_index()
+            .sort_values(kind="stable", na_position="last"))
+    if len(mean) <= MAX_PROPERTY_PAIRS:
+        return sorted(mean.index)
+    defined = mean.dropna()
+    ranked = defined if len(defined) >= MAX_PROPERTY_PAIRS else mean
+    picks = sorted(set(np.round(np.linspace(0, len(ranked) - 1, MAX_PROPERTY_PAIRS)).astype(int)))
+    return [ranked.index[i] for i in picks]
+
+
+def _window(rows: pd.DataFrame) -> int:
+    """The moving average of tau against a property: the paper's 10 points (TAC, 46 inputs), or
+    100 (CNNDM, 11,490) beyond 1,000 inputs; at most a third of the fewest inputs drawn, at least 2."""
+    paper = 10 if int(rows["n_inputs"].max()) <= 1000 else 100
+    return min(paper, max(2, int(rows["n_used"].min()) // 3))
 
 
 STYLE = """body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}

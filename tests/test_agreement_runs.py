@@ -167,3 +167,85 @@ def test_plotting_data(warehouse_copy):
                                rows.groupby("bin")["tau"].mean().reindex(list(agreement.NON_CUMULATIVE)))
     assert agreement_plots.disagreement_by_bin(rows).axes[0].get_lines()[-1].get_linestyle() == "--"
     assert len(agreement_plots.tau_vs_property(series, "ease").axes[0].collections[0].get_offsets()) == len(series)
+
+
+def _fake_rows(metrics, tau=lambda a, b, bin: 0.1, **setting):
+    """score_range_agreement rows of one setting for every pair of ``metrics`` (sorted) and bin."""
+    base = {"dataset": "d", "consensus": json.dumps(sorted(metrics)), "normalisation": "input", "alpha": 0.05,
+            "significant_only": False, **setting}
+    return pd.DataFrame([{**base, "metric_a": a, "metric_b": b, "bin": bin, "tau": tau(a, b, bin)}
+                         for i, a in enumerate(sorted(metrics)) for b in sorted(metrics)[i + 1:]
+                         for bin in agreement.BINS])
+
+
+def _cell_texts(fig):
+    ax = fig.axes[0]
+    rows, cols = [t.get_text() for t in ax.get_yticklabels()], [t.get_text() for t in ax.get_xticklabels()]
+    return pd.DataFrame(np.array([t.get_text() for t in ax.texts]).reshape(len(rows), len(cols)), rows, cols)
+
+
+def test_tau_heatmap_cells_and_settings():
+    """The heatmap's cells: one row per pair and the mean over pairs (NaN skipped, "n/a" drawn);
+    beyond MAX_HEATMAP_PAIRS pairs one row per metric; rows of several settings are refused."""
+    taus = {("a", "b"): [0.1, -0.2, 0.3, 0.6, 0.5], ("a", "c"): [0.3, np.nan, 0.1, 0.7, 0.4],
+            ("b", "c"): [-0.5, 0.0, 0.2, 0.2, 0.1]}
+    rows = _fake_rows("abc", lambda a, b, bin: taus[(a, b)][agreement.BINS.index(bin)])
+    cells = agreement_plots.tau_heatmap_table(rows)
+    assert list(cells.columns) == ["L", "M", "T", "L+M+T", "M+T"] == list(agreement_plots.HEATMAP_BINS)
+    assert list(cells.index) == ["a vs b", "a vs c", "b vs c", "mean over 3 pairs"]
+    np.testing.assert_allclose(cells.loc["mean over 3 pairs"], [-0.1 / 3, -0.1, 0.2, 0.5, 1 / 3])
+    shown = _cell_texts(agreement_plots.tau_heatmap(rows, "title"))
+    assert shown.loc["a vs c", "M"] == "n/a" and shown.loc["b vs c", "L"] == "-0.50"
+    assert list(shown.loc["mean over 3 pairs"]) == ["-0.03", "-0.10", "0.20", "0.50", "0.33"]
+    # many metrics: one row per metric (the mean over its pairs), then all pairs
+    metrics = [f"m{i:02d}" for i in range(11)]
+    rows = _fake_rows(metrics, lambda a, b, bin: (int(a[1:]) + int(b[1:])) / 100)
+    assert len(rows) // 5 == 55 > agreement_plots.MAX_HEATMAP_PAIRS
+    cells = agreement_plots.tau_heatmap_table(rows)
+    assert len(cells) == 12 and cells.index[0] == "m00 (mean of 10 pairs)"
+    assert cells.loc["m00 (mean of 10 pairs)", "T"] == pytest.approx(sum(range(1, 11)) / 1000)
+    assert cells.loc["mean over 55 pairs", "L"] == pytest.approx(0.1)
+    assert len(agreement_plots.tau_heatmap(rows).axes[0].texts) == 12 * 5
+    # never a mix of settings, never a key twice
+    one = _fake_rows("abc")
+    for other in (dict(alpha=0.1), dict(significant_only=True), dict(normalisation="dataset")):
+        with pytest.raises(ValueError, match="mix settings"):
+            agreement_plots.tau_heatmap(pd.concat([one, _fake_rows("abc", **other)]))
+    with pytest.raises(ValueError, match="mix settings"):
+        agreement_plots.tau_heatmap(pd.concat([one, _fake_rows("abcd")]))          # another consensus
+    with pytest.raises(ValueError, match="several rows"):
+        agreement_plots.tau_heatmap(pd.concat([one, one]))
+
+
+def test_tau_vs_property_pairs_figure():
+    series = {("a", "b"): agreement.property_series(np.linspace(-0.2, 0.8, 20), np.arange(20.0), window=5),
+              ("a", "c"): agreement.property_series([np.nan] * 4, np.arange(4.0))}
+    stored = pd.DataFrame({"dataset": "d", "consensus": '["a", "b", "c"]', "alpha": 0.05, "significant_only": False,
+                           "property": "coverage", "metric_a": "a", "metric_b": ["b", "c"], "n_used": [20, 0],
+                           "pearson": [0.97, np.nan], "spearman": [1.0, np.nan]})
+    fig = agreement_plots.tau_vs_property_pairs(series, "coverage", stored, "setting")
+    panels = [ax for ax in fig.axes if ax.get_visible()]
+    assert len(panels) == 2 and panels[0].get_title() == "a vs b\nPearson 0.97, Spearman 1.00, n = 20"
+    assert panels[1].get_title().endswith("Pearson n/a, Spearman n/a, n = 0")
+    assert len(panels[0].collections[0].get_offsets()) == 20 and panels[0].get_xlabel() == "coverage"
+    np.testing.assert_allclose(panels[0].get_lines()[0].get_ydata()[4:], series[("a", "b")]["tau_avg"][4:])
+    assert "no input" in panels[1].texts[0].get_text()
+    with pytest.raises(ValueError, match="stored rows are of"):
+        agreement_plots.tau_vs_property_pairs(series, "ease", stored)
+    with pytest.raises(ValueError, match="mix settings"):
+        agreement_plots.tau_vs_property_pairs(series, "coverage", stored.assign(alpha=[0.05, 0.1]))
+    with pytest.raises(ValueError, match="no metric pairs"):
+        agreement_plots.tau_vs_property_pairs({}, "ease")
+
+
+def test_heatmap_of_realsumm_rows_shows_the_tau_tables(warehouse_copy):
+    """On REALSumm, the heatmap's cells are the paper's Tables 1-2 (agreement.tau_matrix) values."""
+    _agreement(warehouse_copy, "realsumm", METRICS, "--significant-only")
+    with Warehouse(warehouse_copy, read_only=True) as wh:
+        rows = agreement_runs.latest_rows(wh, agreement_runs.resolve(wh, "realsumm", METRICS), significant_only=True)
+    shown = _cell_texts(agreement_plots.tau_heatmap(rows))
+    assert len(shown) == 6 + 1
+    for setting in ("non-cumulative", "cumulative"):
+        for (a, bin), values in agreement.tau_matrix(rows, setting).iterrows():
+            for b, tau in values.dropna().items():
+                assert shown.loc[f"{a} vs {b}", bin] == f"{tau:.2f}"

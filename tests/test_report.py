@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from tests.conftest import run_cli, write_jsonl
 from warehouse import Warehouse
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -97,23 +98,233 @@ def test_power_curves_figure(tmp_path):
         figures.power_curves(rows.iloc[:0])
 
 
-def test_report_agreement_section(analysed, cli, tmp_path):
+def _spy_agreement(monkeypatch, name):
+    """Capture (positional arguments, returned figure) of each call of ``analyses.agreement_plots.<name>``."""
+    from analyses import agreement_plots
+
+    calls = []
+    original = getattr(agreement_plots, name)
+
+    def spy(*args, **kwargs):
+        fig = original(*args, **kwargs)
+        calls.append((args, fig))
+        return fig
+
+    monkeypatch.setattr(agreement_plots, name, spy)
+    return calls
+
+
+def _annotations(fig) -> pd.DataFrame:
+    """The values written in a tau heatmap's cells, as a frame labelled like its axes."""
+    ax = fig.axes[0]
+    rows, columns = [t.get_text() for t in ax.get_yticklabels()], [t.get_text() for t in ax.get_xticklabels()]
+    texts = [t.get_text() for t in ax.texts]
+    assert len(texts) == len(rows) * len(columns)
+    return pd.DataFrame(np.array(texts).reshape(len(rows), len(columns)), index=rows, columns=columns)
+
+
+def _captions(page: str) -> list[str]:
+    return [html.unescape(c) for c in re.findall(r"<figcaption>(.*?) — ", page)]
+
+
+def _html_tables(page: str, summary: str) -> list[list[list[str]]]:
+    """The cells (header row first) of each table in a <details> whose summary is ``summary``."""
+    tables = re.findall(rf"<details><summary>{re.escape(summary)}</summary>(.*?)</details>", page, re.S)
+    return [[[html.unescape(c) for c in re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", tr, re.S)]
+             for tr in re.findall(r"<tr[^>]*>(.*?)</tr>", t, re.S)] for t in tables]
+
+
+def _panels(fig) -> dict[tuple[str, str], object]:
+    """The visible panels of a tau-against-property figure, by metric pair."""
+    return {tuple(ax.get_title().split("\n")[0].split(" vs ")): ax for ax in fig.axes if ax.get_visible()}
+
+
+def _metrics(names):
+    return [a for m in names for a in ("--metric", m)]
+
+
+def test_report_agreement_section(analysed, cli, tmp_path, monkeypatch):
+    """Demo data (no texts): a tau-by-bin heatmap whose annotations are the table's values, the
+    disagreement figure, per-input tau against ease for every pair, and a plain note that
+    abstractiveness and coverage need documents."""
     cli("agreement", "--dataset", "demo")
+    heatmaps = _spy_agreement(monkeypatch, "tau_heatmap")
+    scatters = _spy_agreement(monkeypatch, "tau_vs_property_pairs")
     out = tmp_path / "r"
-    cli("report", "--dataset", "demo", "--out", out)
+    assert "with 11 figure(s)" in cli("report", "--dataset", "demo", "--out", out).output  # 8 + 3 agreement
     page = (out / "index.html").read_text()
     drawn = sorted(p.name for p in out.glob("agreement-*.png"))
-    assert len(drawn) == 2
+    assert [n.split("-")[1] for n in drawn] == ["disagreement", "property", "tau"]
     for name in drawn:
         _valid_png(out / name)
         assert f'src="{name}"' in page
+    captions = _captions(page)
+    assert sum(c.startswith("τ by bin heatmap") for c in captions) == 1
+    assert sum(c.startswith("per-input Kendall τ against ease of summarisation") for c in captions) == 1
+    assert ("abstractiveness and coverage need the source documents and the reference texts; dataset 'demo' "
+            "stores 0 documents and 0 reference texts") in html.unescape(page)
     with Warehouse(analysed, read_only=True) as wh:
         rows = wh.sql("SELECT * FROM latest_score_range_agreement")
+        props = wh.sql("SELECT * FROM latest_property_agreement")
     [csv] = out.glob("agreement-tau-*.csv")
     table = pd.read_csv(csv)
     assert len(table) == len(rows) == 6 * 5  # 4 metrics: 6 pairs x 5 bins
     merged = table.merge(rows, on=["metric_a", "metric_b", "bin"], suffixes=("", "_sql"))
     np.testing.assert_allclose(merged["tau"], merged["tau_sql"], rtol=1e-12)
+    # the heatmap: pairs x (L, M, T, L+M+T, M+T), then the mean over pairs; annotations = the CSV's values
+    [(_, fig)] = heatmaps
+    shown = _annotations(fig)
+    bins = ["L", "M", "T", "L+M+T", "M+T"]
+    assert list(shown.columns) == bins
+    wide = table.assign(pair=table["metric_a"] + " vs " + table["metric_b"]).pivot(index="pair", columns="bin",
+                                                                                  values="tau")
+    assert list(shown.index) == sorted(wide.index) + ["mean over 6 pairs"]
+    for pair, values in wide.iterrows():
+        assert list(shown.loc[pair]) == [f"{values[b]:.2f}" for b in bins]
+    assert list(shown.loc["mean over 6 pairs"]) == [f"{wide[b].mean():.2f}" for b in bins]
+    image = fig.axes[0].images[0]
+    assert image.get_cmap().name.startswith("RdBu") and image.get_clim() == (-1, 1)   # diverging, centred at 0
+    # ... and the HTML table of the heatmap's cells (4 decimals) holds the same numbers
+    [cells] = _html_tables(page, "table: the heatmap's cells")
+    assert cells[0] == ["pair", *bins] and len(cells) == 1 + 6 + 1
+    for row in cells[1:-1]:
+        assert row[1:] == [f"{wide.loc[row[0], b]:.4f}" for b in bins]
+    # tau against ease: one panel per pair, one point per input the stored row counts
+    [((series, prop, stored, _), fig)] = scatters
+    ease = props[props["property"] == "ease"].set_index(["metric_a", "metric_b"])
+    panels = _panels(fig)
+    assert prop == "ease" and len(panels) == 6 == len(ease) == len(series) == len(stored)
+    for pair, ax in panels.items():
+        assert len(ax.collections[0].get_offsets()) == ease.loc[pair, "n_used"] > 0
+        assert f"Pearson {ease.loc[pair, 'pearson']:.2f}" in ax.get_title()
+        assert ax.get_xlabel() == "ease of summarisation" and len(ax.get_lines()) == 2  # moving average, zero
+    assert len(pd.read_csv(next(out.glob("agreement-property-*.csv")))) == 6
+
+
+def test_report_agreement_one_figure_per_setting(analysed, cli, tmp_path, monkeypatch):
+    """Settings are never mixed: one heatmap per consensus/normalisation/alpha/significant_only,
+    one tau-against-property figure per consensus/alpha/significant_only (tau over all summaries
+    does not depend on the normalisation)."""
+    cli("agreement", "--dataset", "demo")
+    cli("agreement", "--dataset", "demo", "--normalisation", "dataset")
+    cli("agreement", "--dataset", "demo", "--significant-only", "--alpha", "0.1")
+    cli("agreement", "--dataset", "demo", "--metric", "sim-*.f1")                 # another consensus
+    heatmaps = _spy_agreement(monkeypatch, "tau_heatmap")
+    scatters = _spy_agreement(monkeypatch, "tau_vs_property_pairs")
+    out = tmp_path / "r"
+    cli("report", "--dataset", "demo", "--out", out)
+    with Warehouse(analysed, read_only=True) as wh:
+        settings = wh.sql("SELECT DISTINCT consensus, normalisation, alpha, significant_only "
+                          "FROM latest_score_range_agreement")
+        property_settings = wh.sql("SELECT DISTINCT consensus, alpha, significant_only FROM latest_property_agreement")
+    assert len(settings) == 4 and len(property_settings) == 3
+    seen = set()
+    for (rows, _), fig in heatmaps:
+        key = rows[["consensus", "normalisation", "alpha", "significant_only"]].drop_duplicates()
+        assert len(key) == 1 and not rows.duplicated(["metric_a", "metric_b", "bin"]).any()
+        seen.add(tuple(key.iloc[0]))
+        assert len(_annotations(fig)) == len(rows) // 5 + 1
+    assert len(seen) == 4
+    seen = set()
+    for (_, _, stored, _), _ in scatters:
+        key = stored[["consensus", "alpha", "significant_only", "property"]].drop_duplicates()
+        assert len(key) == 1
+        seen.add(tuple(key.iloc[0]))
+    assert len(seen) == 3 and len(list(out.glob("agreement-property-*.png"))) == 3
+    captions = _captions((out / "index.html").read_text())
+    assert sum(c.startswith("τ by bin heatmap") for c in captions) == 4
+    assert sum("significant per-input taus (alpha 0.1)" in c for c in captions) == 3  # heatmap, disagreement, ease
+
+
+def test_report_agreement_with_documents(db, cli, tmp_path, monkeypatch):
+    """With source documents stored, tau is drawn against ease, abstractiveness and coverage (of
+    metrics whose names are not globs of themselves)."""
+    rng = np.random.default_rng(1)
+    vocabulary = [f"w{i}" for i in range(60)]
+    lines, cells = [], []
+    for i in range(9):
+        document = [" ".join(rng.choice(vocabulary, 12)) + " ." for _ in range(3)]
+        reference = [" ".join(rng.choice(vocabulary[: 20 + 4 * i], 8)) + " ."]
+        for system in range(5):
+            lines.append({"instance_id": str(i), "summarizer_id": f"s{system}", "summarizer_type": "peer",
+                          "summary": {"text": document[:1]},
+                          "references": [{"summarizer_id": "ref", "text": reference}],
+                          "documents": [{"text": document}]})
+            cells += [{"system": f"s{system}", "input": str(i), "measure": m, "value": float(rng.random())}
+                      for m in ("m1[stem]", "m2", "m3")]       # a glob character in a name
+    summaries = write_jsonl(tmp_path / "summaries.jsonl", lines)
+    table = tmp_path / "scores.csv"
+    pd.DataFrame(cells).to_csv(table, index=False)
+    cli("ingest", "table", table, "--dataset", "toy")
+    cli("ingest", "summaries", summaries, "--dataset", "toy")
+    cli("agreement", "--dataset", "toy")
+    scatters = _spy_agreement(monkeypatch, "tau_vs_property_pairs")
+    out = tmp_path / "r"
+    cli("report", "--dataset", "toy", "--out", out)
+    page = (out / "index.html").read_text()
+    assert "need the source documents" not in page
+    drawn = sorted(p.name for p in out.glob("agreement-property-*.png"))
+    assert [n.split("-")[3] for n in drawn] == ["abstractiveness", "coverage", "ease"]
+    assert [args[1] for args, _ in scatters] == ["ease", "abstractiveness", "coverage"]
+    for (_, prop, stored, _), fig in scatters:
+        panels = _panels(fig)
+        assert len(panels) == 3                                                  # 3 metrics: 3 pairs
+        for pair, ax in panels.items():
+            [n_used] = stored[(stored["metric_a"] == pair[0]) & (stored["metric_b"] == pair[1])]["n_used"]
+            assert len(ax.collections[0].get_offsets()) == n_used
+    captions = _captions(page)
+    for label in ("ease of summarisation", "abstractiveness", "coverage"):
+        assert sum(c.startswith(f"per-input Kendall τ against {label} ") for c in captions) == 1
+
+
+@pytest.mark.shared_data
+def test_report_agreement_on_realsumm(warehouse_copy, tmp_path, monkeypatch):
+    """REALSumm (references, no documents): one row per pair for four metrics (the paper's
+    setting: significant taus only); one row per metric beyond 45 pairs; tau against ease, with
+    the note that abstractiveness and coverage need documents."""
+    four = ["rouge-1.recall", "rouge-2.recall", "bertscore.recall", "js-2"]
+    run_cli(warehouse_copy, "agreement", "--dataset", "realsumm", *_metrics(four), "--significant-only")
+    run_cli(warehouse_copy, "agreement", "--dataset", "realsumm", *_metrics(["rouge-*", "bertscore.[fr]*"]))
+    heatmaps = _spy_agreement(monkeypatch, "tau_heatmap")
+    scatters = _spy_agreement(monkeypatch, "tau_vs_property_pairs")
+    out = tmp_path / "r"
+    run_cli(warehouse_copy, "report", "--dataset", "realsumm", "--out", out)
+    page = (out / "index.html").read_text()
+    assert len(re.findall(r"<img ", page)) == len(list(out.glob("*.png"))) == 6    # 2 settings x 3 figures
+    captions = _captions(page)
+    assert sum(c.startswith("τ by bin heatmap") for c in captions) == 2
+    assert sum(c.startswith("per-input Kendall τ against ease of summarisation") for c in captions) == 2
+    assert page.count("dataset &#x27;realsumm&#x27; stores 0 documents and 100 reference texts") == 2
+    with Warehouse(warehouse_copy, read_only=True) as wh:
+        rows = wh.sql("SELECT * FROM latest_score_range_agreement")
+        props = wh.sql("SELECT * FROM latest_property_agreement WHERE property = 'ease'")
+    assert sorted(len(r) for r in (rows[rows["significant_only"]], rows[~rows["significant_only"]])) == [30, 275]
+    by_setting = {bool(args[0]["significant_only"].iloc[0]): _annotations(fig) for args, fig in heatmaps}
+    # four metrics: one row per pair, annotations = the stored values
+    shown = by_setting[True]
+    assert len(shown) == 7
+    for r in rows[rows["significant_only"]].itertuples():
+        assert shown.loc[f"{r.metric_a} vs {r.metric_b}", r.bin] == f"{r.tau:.2f}"
+    # eleven metrics, 55 pairs: one row per metric, the mean of its 10 pairs, then the mean of all 55
+    shown, part = by_setting[False], rows[~rows["significant_only"]]
+    assert len(shown) == 12 and shown.index[-1] == "mean over 55 pairs"
+    mine = part[(part["metric_a"] == "rouge-2.recall") | (part["metric_b"] == "rouge-2.recall")]
+    assert len(mine) == 10 * 5
+    for b, tau in mine.groupby("bin")["tau"].mean().items():
+        assert shown.loc["rouge-2.recall (mean of 10 pairs)", b] == f"{tau:.2f}"
+    assert list(shown.iloc[-1]) == [f"{part[part['bin'] == b]['tau'].mean():.2f}" for b in shown.columns]
+    # tau against ease: the 6 pairs of the four metrics; 6 of the 55 pairs; n_used points each
+    assert len(scatters) == 2
+    for (series, prop, stored, _), fig in scatters:
+        assert prop == "ease" and len(_panels(fig)) == len(series) == len(stored) == 6
+        consensus = stored["consensus"].iloc[0]
+        mine = props[props["consensus"] == consensus].set_index(["metric_a", "metric_b"])
+        assert len(mine) in (6, 55)
+        for pair, ax in _panels(fig).items():
+            assert len(ax.collections[0].get_offsets()) == mine.loc[pair, "n_used"] > 0
+    [properties] = [t for t in _html_tables(page, "table: correlation over inputs of per-input τ with each "
+                                                  "property, every pair") if len(t) == 1 + 55]
+    assert properties[0][:3] == ["metric_a", "metric_b", "property"]
 
 
 def _drawn(monkeypatch, name):
