@@ -494,19 +494,25 @@ def property_agreement(taus: npt.ArrayLike, pvalues: npt.ArrayLike, values: npt.
         keep &= p <= alpha
     t, v = t[keep], v[keep]
     corr = [(np.nan, np.nan)] * 2
-    if t.size >= 3 and np.ptp(t) > 0 and np.ptp(v) > 0:
-        with warnings.catch_warnings():  # a nearly constant side is still a defined correlation
-            warnings.simplefilter("ignore", scipy.stats.NearConstantInputWarning)
-            corr = [tuple(map(float, scipy.stats.pearsonr(t, v))), tuple(map(float, scipy.stats.spearmanr(t, v)))]
+    if t.size >= 3 and not _constant(t) and not _constant(v):
+        corr = [tuple(map(float, scipy.stats.pearsonr(t, v))), tuple(map(float, scipy.stats.spearmanr(t, v)))]
     return PropertyAgreement(
         n_inputs=int(t.size), tau_mean=float(t.mean()) if t.size else np.nan,
         pearson=corr[0][0], pearson_p=corr[0][1], spearman=corr[1][0], spearman_p=corr[1][1],
         conventions={"tau": "Kendall tau-b per input over all its complete summaries (bin L+M+T)",
                      "correlation": "scipy.stats pearsonr / spearmanr over inputs, two-sided; undefined "
-                                    "with < 3 inputs or a constant side",
+                                    "with < 3 inputs or a side constant up to rounding (range <= 1e-12 (1 + max|x|))",
                      "alpha": alpha, "significant_only": bool(significant_only),
                      "reference": "Bhandari et al. 2020, section 4.2 and figure 1"},
     )
+
+
+def _constant(x: np.ndarray) -> bool:
+    """Constant up to rounding: range <= 1e-12 (1 + max |x|). Per-input tau moves in steps of
+    at least ~1/n^2 and the properties are proportions, so a smaller spread is floating-point
+    noise (e.g. two identical metrics: tau = 1 for every input, up to 2e-16), whose
+    "correlation" would be meaningless."""
+    return bool(np.ptp(x) <= 1e-12 * (1 + np.max(np.abs(x))))
 
 
 def property_series(taus: npt.ArrayLike, values: npt.ArrayLike, window: int = 10,
