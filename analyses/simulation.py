@@ -42,7 +42,7 @@ from analyses import simulation_kernels as kernels
 from analyses import stats, text
 from analyses.stats import batched, resampling
 from analyses.stats._validation import alpha_iv, coefficient_iv, k_iv, level_iv, matrices_iv
-from analyses.stats.hypothesis import standardize
+from analyses.stats.hypothesis import standardize, zero_if_rounding
 
 CI_METHODS = ("fisher", "boot-systems", "boot-inputs", "boot-both")
 TEST_METHODS = ("williams", "perm-systems", "perm-inputs", "perm-both", "boot-systems", "boot-inputs", "boot-both")
@@ -234,8 +234,8 @@ def power_pvalues(X: np.ndarray, Ys: np.ndarray, Z: np.ndarray, method: str, con
             evaluators = [partial(_paired_statistics, A, B, Z, *c) for c in configs]
         samples = _resampled(k, trial_seed(seed, RESAMPLE_STREAM, t), draw, X.size, evaluators)
         for c, s in zip(configs, samples):
-            delta = stats.correlate(A, Z, *c) - stats.correlate(B, Z, *c)
-            valid = s[~np.isnan(s)]
+            delta = zero_if_rounding(stats.correlate(A, Z, *c) - stats.correlate(B, Z, *c))
+            valid = zero_if_rounding(s[~np.isnan(s)])
             if family == "perm":  # permutation_test, variant "paper"
                 p = (1 + np.count_nonzero(valid >= delta)) / (1 + valid.size)
             else:  # paired_bootstrap_test

@@ -279,3 +279,19 @@ def test_corrections_cap_at_one_and_skip_nan() -> None:
 def test_bad_arguments_raise(xyz, call, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         call(*xyz)
+
+
+@pytest.mark.parametrize("level", ["system", "summary", "global"])
+@pytest.mark.parametrize("scale", [3.0, 100.0, 0.01])
+def test_a_rescaled_copy_is_never_significantly_better(level: str, scale: float) -> None:
+    """X = c Y: every correlation equals Y's up to ~1e-16; no test may call that a difference."""
+    rng = np.random.default_rng(7)
+    Z = rng.normal(size=(12, 8))
+    Y = Z + rng.normal(size=Z.shape)
+    X = scale * Y
+    for alternative in ("greater", "less", "two-sided"):
+        w = williams_test(X, Y, Z, level, "pearson", alternative=alternative)
+        assert w.statistic == 0.0 and w.pvalue >= 0.5
+        for test in (permutation_test, paired_bootstrap_test):
+            r = test(X, Y, Z, level, "pearson", "both", k=100, alternative=alternative, seed=0)
+            assert r.delta == 0.0 and r.pvalue == 1.0, (test.__name__, alternative, r.delta)

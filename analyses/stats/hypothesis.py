@@ -25,18 +25,30 @@ from .intervals import conventions, rng_description
 from .results import PairedBootstrapResult, PermutationResult, WilliamsResult
 
 
+#: Differences of correlations within this of 0 are rounding, not evidence: a metric and a
+#: rescaled copy of it (X = c Y) have correlations that differ by ~1e-16, which without this
+#: would make Williams' t huge and resampling p-values 0.
+ROUNDING = 1e-12
+
+
+def zero_if_rounding(x):
+    """``x`` with the values within :data:`ROUNDING` of 0 set to 0 (scalar or array)."""
+    return np.where(np.abs(x) <= ROUNDING, 0.0, x) if np.ndim(x) else (0.0 if abs(x) <= ROUNDING else x)
+
+
 def williams_t(r12: float, r13: float, r23: float, n: int) -> float:
     """Williams' t (Graham & Baldwin 2014; psych::r.test), df = n - 3.
 
     det = 1 - r12^2 - r13^2 - r23^2 + 2 r12 r13 r23, rbar = (r12 + r13) / 2,
     t = (r12 - r13) sqrt((n - 1)(1 + r23) / (2 (n - 1)/(n - 3) det + rbar^2 (1 - r23)^3)).
-    NaN when n <= 3 or any r is NaN; 0 when r12 = r13 (e.g. X = Y, where det = 0 and the
-    formula is 0/0); NaN when the denominator is not positive otherwise.
+    NaN when n <= 3 or any r is NaN; 0 when r12 = r13 or r23 = 1 up to :data:`ROUNDING`
+    (X = Y or X = c Y, where det = 0 and the formula is 0/0 or rounding noise over ~0); NaN when
+    the denominator is not positive otherwise.
     """
     r12, r13, r23 = float(r12), float(r13), float(r23)
     if n <= 3 or np.isnan([r12, r13, r23]).any():
         return np.nan
-    if r12 == r13:
+    if abs(r12 - r13) <= ROUNDING or r23 >= 1 - ROUNDING:
         return 0.0
     det = 1 - r12**2 - r13**2 - r23**2 + 2 * r12 * r13 * r23
     rbar = (r12 + r13) / 2
@@ -122,7 +134,8 @@ def permutation_test(
 ) -> PermutationResult:
     """Permutation test (approximate randomisation) of delta = r(X,Z) - r(Y,Z).
 
-    X and Y are standardised over all their cells (ddof 0). Each resample swaps the X and Y
+    X and Y are standardised over all their cells (ddof 0); delta and delta_b within
+    :data:`ROUNDING` of 0 count as 0. Each resample swaps the X and Y
     values of whole systems ("systems"), whole inputs ("inputs") or single cells ("both") with
     probability 1/2; delta_b = r(X'_b, Z) - r(Y'_b, Z).
 
@@ -137,15 +150,15 @@ def permutation_test(
     k, alternative, seq = k_iv(k), alternative_iv(alternative), seed_iv(seed)
     variant, batch_size = permutation_variant_iv(variant), batch_size_iv(batch_size)
     Xs, Ys = standardize(X), standardize(Y)
-    delta = level_correlation(Xs, Z, level, coef) - level_correlation(Ys, Z, level, coef)
+    delta = zero_if_rounding(level_correlation(Xs, Z, level, coef) - level_correlation(Ys, Z, level, coef))
     n_sys, n_in = X.shape
-    samples = _engine.run_resamples(
+    samples = zero_if_rounding(_engine.run_resamples(
         k,
         seq,
         partial(resampling.permutation_masks, n_systems=n_sys, n_inputs=n_in, method=method, variant=variant),
         batched.permutation_evaluator(Xs, Ys, Z, level, coef),
         batch_size or _engine.default_batch_size(n_sys, n_in, batched.bytes_per_cell(level, coef)),
-    )
+    ))
     valid = samples[~np.isnan(samples)]
     count = int(_extreme(valid, delta, alternative).sum())
     pvalue = (1 + count) / (1 + valid.size) if variant == "paper" else count / valid.size
@@ -208,7 +221,7 @@ def paired_bootstrap_test(
     """Paired bootstrap test (Berg-Kirkpatrick et al. 2012) of delta = r(X,Z) - r(Y,Z).
 
     X, Y and Z are resampled jointly (same systems / inputs, as :func:`bootstrap_ci`),
-    delta_b = r_b(X,Z) - r_b(Y,Z); p = #{delta_b >= 2 delta} / k' ("greater"),
+    delta_b = r_b(X,Z) - r_b(Y,Z) (within :data:`ROUNDING` of 0: 0, as delta); p = #{delta_b >= 2 delta} / k' ("greater"),
     #{delta_b <= 2 delta} / k' ("less"), #{|delta_b - delta| >= |delta|} / k' ("two-sided"),
     with k' the resamples whose delta_b is defined -- as the paper's reference code
     (sacrerouge.stats.bootstrap_diff_test), ">=" so that identical metrics get p = 1.
@@ -218,7 +231,7 @@ def paired_bootstrap_test(
     X, Y, Z = matrices_iv(X=X, Y=Y, Z=Z)
     level, coef, method = level_iv(level), coefficient_iv(coefficient), method_iv(method)
     k, alternative, seq, batch_size = k_iv(k), alternative_iv(alternative), seed_iv(seed), batch_size_iv(batch_size)
-    delta = level_correlation(X, Z, level, coef) - level_correlation(Y, Z, level, coef)
+    delta = zero_if_rounding(level_correlation(X, Z, level, coef) - level_correlation(Y, Z, level, coef))
     n_sys, n_in = X.shape
 
     r_x, r_y = batched.bootstrap_evaluator(X, Z, level, coef), batched.bootstrap_evaluator(Y, Z, level, coef)
@@ -226,13 +239,13 @@ def paired_bootstrap_test(
     def evaluate(rows: np.ndarray | None, cols: np.ndarray | None) -> np.ndarray:
         return r_x(rows, cols) - r_y(rows, cols)
 
-    samples = _engine.run_resamples(
+    samples = zero_if_rounding(_engine.run_resamples(
         k,
         seq,
         partial(resampling.bootstrap_indices, n_systems=n_sys, n_inputs=n_in, method=method),
         evaluate,
         batch_size or _engine.default_batch_size(n_sys, n_in, batched.bytes_per_cell(level, coef)),
-    )
+    ))
     valid = samples[~np.isnan(samples)]
     if alternative == "two-sided":
         count = int((np.abs(valid - delta) >= abs(delta)).sum())
