@@ -18,14 +18,15 @@ WHERE rn = 1;
 -- (metric set) written last -- after `compare` on a subset of metrics it shows that subset,
 -- not a mix of Bonferroni factors from different runs; earlier families stay in
 -- hypothesis_tests. Without a correction (family NULL) every pair's latest row is shown.
--- Rows still waiting for their correction (a run in progress) are left out.
+-- Only finished runs count: a compare that is running, was interrupted or failed has not
+-- corrected its family (its raw p-values are reused when the command is run again).
 CREATE OR REPLACE VIEW latest_hypothesis_tests AS
 WITH complete AS (
     SELECT *, first_value(family) OVER (PARTITION BY dataset, human, level, coefficient, method, alternative,
                                                      correction, correction_group
                                         ORDER BY result_id DESC) AS latest_family
     FROM hypothesis_tests
-    WHERE p_adjusted IS NOT NULL OR p_value IS NULL)
+    WHERE run_id IN (SELECT run_id FROM analysis_runs WHERE status = 'finished'))
 SELECT * EXCLUDE (rn, latest_family) FROM (
     SELECT *, row_number() OVER (PARTITION BY dataset, metric_a, metric_b, human, level, coefficient,
                                               method, alternative, correction, correction_group

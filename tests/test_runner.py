@@ -298,3 +298,42 @@ def test_results_of_another_version_are_recomputed_not_reused(warehouse_copy):
         wh.con.execute("UPDATE analysis_runs SET version = '0.0.1'")
     assert "computed 3 of 3" in _cli(warehouse_copy, *args).output
     assert "up to date" in _cli(warehouse_copy, *args).output
+
+
+WILLIAMS_HOLM = ("SELECT * FROM latest_hypothesis_tests WHERE method = 'williams' AND correction = 'holm' "
+                 "AND level = 'system' AND coefficient = 'pearson'")
+
+
+def test_an_interrupted_compare_never_hides_the_finished_family(db, monkeypatch):
+    """A compare cut off after writing raw rows (not yet corrected) must not show in the view
+    instead of the finished family; run again, it completes with one row per pair."""
+    _cli(db, "demo", "--systems", "5", "--inputs", "6", "--k", "20")
+    base = ["compare", "--dataset", "demo", "--human", "expert.relevance", "--method", "williams",
+            "--level", "system", "--coefficient", "pearson", "--correction", "holm"]
+    _cli(db, *base, "--metric", "sim-*")
+    with Warehouse(db, read_only=True) as wh:
+        family = wh.sql(WILLIAMS_HOLM)
+    assert len(family) == 12
+    calls = {"n": 0}
+    original = runner.evaluate_test
+
+    def cut(*args, **kwargs):  # the first chunk of 8 tests is written (undefined), the 10th is cut off
+        calls["n"] += 1
+        if calls["n"] == 10:
+            raise KeyboardInterrupt
+        return {**original(*args, **kwargs), "p_value": None}
+
+    monkeypatch.setattr(runner, "evaluate_test", cut)
+    assert _cli(db, *base, "--metric", "sim-*", "--force", ok=False).exit_code != 0
+    with Warehouse(db, read_only=True) as wh:
+        assert wh.sql("SELECT status FROM analysis_runs ORDER BY run_id DESC LIMIT 1")["status"][0] == "interrupted"
+        assert len(wh.sql("SELECT * FROM hypothesis_tests WHERE p_value IS NULL")) == 8
+        shown = wh.sql(WILLIAMS_HOLM)
+    assert sorted(shown["result_id"]) == sorted(family["result_id"])
+    monkeypatch.setattr(runner, "evaluate_test", original)
+    _cli(db, *base, "--metric", "sim-*")   # resumes: one row per pair, all of finished runs
+    with Warehouse(db, read_only=True) as wh:
+        shown = wh.sql(WILLIAMS_HOLM)
+        finished = set(wh.sql("SELECT run_id FROM analysis_runs WHERE status = 'finished'")["run_id"])
+    assert len(shown) == 12 and not shown.duplicated(["metric_a", "metric_b"]).any()
+    assert set(shown["run_id"]) <= finished
