@@ -105,10 +105,10 @@ def evaluate_agreement(arrays, test, alpha, k, seed) -> dict:
 
 # --- reading hypothesis tests ----------------------------------------------------------------
 def _tests(wh: Warehouse, dataset: str, human: str, method: str, alternative: str,
-           correction: str | None = None, group: str | None = None) -> dict[tuple, dict]:
+           correction: str | None = None, group: str | None = None, family: str | None = None) -> dict[tuple, dict]:
     rows = wh.con.execute(schema.read("ranking_tests"), {
         "dataset": dataset, "human": human, "method": method, "alternative": alternative,
-        "correction": correction, "correction_group": group, **runner.version_parameter()}).df()
+        "correction": correction, "correction_group": group, "family": family, **runner.version_parameter()}).df()
     return {(r["metric_a"], r["metric_b"], r["level"], r["coefficient"]): r for r in rows.to_dict("records")}
 
 
@@ -131,8 +131,10 @@ def _compare_command(db, dataset: str, human: str, metrics: Sequence[str], level
 def _checked_tests(wh: Warehouse, data: Data, scope: Scope, method: str, alternative: str,
                    correction: str | None = None, group: str | None = None) -> dict[tuple, dict]:
     """The test row of every ordered pair of the scope's metrics at each level and coefficient,
-    computed on the cells the warehouse holds now; else an error naming the command to run."""
-    tests = _tests(wh, scope.dataset, scope.human, method, alternative, correction, group)
+    computed on the cells the warehouse holds now -- with a correction, corrected within the
+    family of exactly these metrics; else an error naming the command to run."""
+    family = runner.correction_family(scope.metrics, correction) if correction is not None else None
+    tests = _tests(wh, scope.dataset, scope.human, method, alternative, correction, group, family)
     wanted = [(a, b, lv, c) for lv in scope.levels for c in scope.coefficients
               for a in scope.metrics for b in scope.metrics if a != b]
     missing = [key for key in wanted if key not in tests]
@@ -236,6 +238,9 @@ def run_winners(wh: Warehouse, scope: Scope, method: str = "perm-both", alternat
                            "tests": f"latest_hypothesis_tests rows of method {method}, alternative {alternative}, "
                                     f"correction {correction} within each {group} family, as persisted by compare",
                            "beats": "a beats b when p_adjusted <= alpha in the direction of the alternative",
+                           "family": runner.correction_family(metrics, correction) if correction else None,
+                           "family_size": sorted({int(t["family_size"]) for (_, _, tl, tc), t in tests.items()
+                                                  if (tl, tc) == (lv, c) and not pd.isna(t["family_size"])}),
                            "resamples_k_seed": tested}
             for i, m in enumerate(metrics):
                 _, n_systems, n_inputs = data.fingerprint((m, scope.human))

@@ -127,10 +127,21 @@ def test_winners_from_persisted_tests(warehouse_copy, tmp_path):
     assert all(json.loads(b) == [metrics[j] for j in np.flatnonzero(beats[:, i])]
                for i, b in enumerate(by_metric["beaten_by"]))
     assert "up to date; nothing computed" in _cli(warehouse_copy, *winners).output
-    # a ranking of fewer metrics replaces the latest ranking as a whole, and back again
+    assert json.loads(rows["conventions"][0])["family_size"] == [3]
+    # fewer metrics: Holm over another family, so the 4-metric tests are not used; the hint's
+    # compare corrects within the 3 metrics (reusing the raw tests), then the ranking replaces
+    # the latest one as a whole -- and back again
     subset = ["winners", *SUMMEVAL, *_metrics(metrics[:3]), *winners[-8:]]
+    result = _cli(warehouse_copy, *subset, ok=False)
+    assert "6 of the 6 `williams` tests" in result.output and "missing" in result.output
+    hint = next(line.strip() for line in result.output.splitlines() if line.strip().startswith("metaeval --db"))
+    assert "computed 0 of 6" in CliRunner().invoke(main, shlex.split(hint)[1:], catch_exceptions=False).output
     assert "computed 3 of 3" in _cli(warehouse_copy, *subset).output
-    assert len(_sql(warehouse_copy, "SELECT * FROM latest_winners")) == 3
+    sub = _sql(warehouse_copy, "SELECT * FROM latest_winners")
+    assert len(sub) == 3 and json.loads(sub["conventions"][0])["family_size"] == [2]
+    assert "missing" in _cli(warehouse_copy, *winners, ok=False).output
+    _cli(warehouse_copy, "compare", *SUMMEVAL, *_metrics(metrics), "--level", "system", "--coefficient", "pearson",
+         "--method", "williams", "--correction", "holm")
     assert "computed 4 of 4" in _cli(warehouse_copy, *winners).output
     assert len(_sql(warehouse_copy, "SELECT * FROM latest_winners")) == 4
     # changed cells make the tests stale: winners says so and names the command
