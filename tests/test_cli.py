@@ -71,9 +71,51 @@ def test_other_schema_version_is_refused(db):
     assert result.exit_code != 0 and "schema version 999" in result.output
 
 
-def test_missing_warehouse_says_how_to_create_it(tmp_path):
-    result = CliRunner().invoke(main, ["--db", str(tmp_path / "none.duckdb"), "datasets"])
-    assert result.exit_code != 0 and "metaeval init" in result.output
+def test_missing_warehouse_says_how_to_create_it_in_a_pasteable_command(tmp_path):
+    path = tmp_path / "my warehouse.duckdb"
+    result = CliRunner().invoke(main, ["--db", str(path), "datasets"])
+    assert result.exit_code != 0
+    hint = result.output.split("`")[1]
+    assert hint == f"metaeval --db '{path}' init"
+    assert CliRunner().invoke(main, shlex.split(hint)[1:]).exit_code == 0 and path.exists()
+
+
+def test_schema_1_warehouse_is_refused_then_upgraded_by_init_keeping_rows(tmp_path):
+    db = tmp_path / "old warehouse.duckdb"
+    run_cli(db, "demo", "--dataset", "d", "--systems", "4", "--inputs", "5", "--k", "20")
+    with duckdb.connect(str(db)) as con:  # as a version-1 warehouse was: no family columns, 0.1.0 runs
+        before = con.execute("SELECT count(*) FROM hypothesis_tests").fetchall()[0][0]
+        con.execute("DROP VIEW latest_hypothesis_tests")
+        con.execute("ALTER TABLE hypothesis_tests DROP COLUMN family")
+        con.execute("ALTER TABLE hypothesis_tests DROP COLUMN family_size")
+        con.execute("UPDATE schema_info SET value = '1' WHERE key = 'version'")
+        con.execute("UPDATE analysis_runs SET version = '0.1.0'")
+    result = run_cli(db, "correlate", "--dataset", "d", "--human", "expert.relevance", ok=False)
+    assert result.exit_code != 0 and f"upgrade it with `metaeval --db '{db}' init`" in result.output
+    upgraded = run_cli(db, "init").output
+    assert f"Upgraded warehouse {db} from schema 1 to 2" in upgraded
+    with Warehouse(db, read_only=True) as wh:
+        assert wh.sql("SELECT value FROM schema_info WHERE key = 'version'")["value"][0] == "2"
+        rows = wh.sql("SELECT family, family_size FROM hypothesis_tests")
+        assert len(rows) == before > 0 and rows["family"].isna().all()
+        assert len(wh.sql("SELECT * FROM latest_hypothesis_tests")) > 0
+    assert "Checked warehouse" in run_cli(db, "init").output
+    # results of the earlier version are recomputed, not served
+    again = run_cli(db, "demo", "--dataset", "d", "--systems", "4", "--inputs", "5", "--k", "20").output
+    assert "correlate: 16 results, computed 16" in again and "compare: 48 results, computed 48" in again, again
+
+
+def test_other_schema_version_is_refused(db):
+    with duckdb.connect(str(db)) as con:
+        con.execute("UPDATE schema_info SET value = '999' WHERE key = 'version'")
+    try:
+        Warehouse(db)
+    except WarehouseError as exc:
+        assert "schema version 999" in str(exc) and str(schema.SCHEMA_VERSION) in str(exc)
+    else:
+        raise AssertionError("a warehouse of another schema version was opened")
+    result = CliRunner().invoke(main, ["--db", str(db), "datasets"])
+    assert result.exit_code != 0 and "schema version 999" in result.output
 
 
 def test_unknown_dataset_and_measure_name_what_exists(cli):

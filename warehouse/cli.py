@@ -144,10 +144,15 @@ def main(ctx, db):
 @main.command()
 @click.pass_obj
 def init(obj: Context):
-    """Create the warehouse file (harmless if it exists)."""
+    """Create the warehouse file (harmless if it exists; upgrades an older schema in place)."""
+    before = connection.stored_version(obj.path)
     existed = obj.path.exists()
     obj.open(create=True).close()
-    click.echo(f"{'Checked' if existed else 'Created'} warehouse {obj.path}")
+    if before is not None and before != str(schema.SCHEMA_VERSION):
+        click.echo(f"Upgraded warehouse {obj.path} from schema {before} to {schema.SCHEMA_VERSION}, keeping every "
+                   "row; results of earlier metaeval versions are recomputed when their commands run again")
+    else:
+        click.echo(f"{'Checked' if existed else 'Created'} warehouse {obj.path}")
 
 
 # --- ingest ----------------------------------------------------------------------------

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shlex
 from pathlib import Path
 
 import duckdb
@@ -22,7 +23,7 @@ def resolve_path(path: str | os.PathLike | None = None) -> Path:
 def connect(path: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection:
     """A DuckDB connection to an existing warehouse, with its schema version checked."""
     if not path.exists():
-        raise WarehouseError(f"no warehouse at {path}: create one with `metaeval init` (or --db PATH)")
+        raise WarehouseError(f"no warehouse at {path}: create it with `{init_command(path)}`")
     con = _open(path, read_only=read_only)
     try:
         check_version(con, path)
@@ -62,6 +63,9 @@ def create(path: Path) -> duckdb.DuckDBPyConnection:
             [str(schema.SCHEMA_VERSION)],
         )
         con.commit()
+    except duckdb.Error as exc:
+        con.close()
+        raise WarehouseError(f"cannot set up the warehouse {path} (it is left as it was): {exc}") from None
     except BaseException:
         con.close()
         raise
@@ -73,13 +77,32 @@ def check_version(con: duckdb.DuckDBPyConnection, path: Path) -> None:
     if version in _upgradable():
         raise WarehouseError(
             f"{path} has warehouse schema version {version}, this metaeval uses version "
-            f"{schema.SCHEMA_VERSION}: upgrade it with `metaeval --db {path} init` (keeps every row)"
+            f"{schema.SCHEMA_VERSION}: upgrade it with `{init_command(path)}` (keeps every row)"
         )
     if version != str(schema.SCHEMA_VERSION):
         raise WarehouseError(
             f"{path} has warehouse schema version {version}, this metaeval uses version "
             f"{schema.SCHEMA_VERSION}; use a metaeval release of that version or re-create the warehouse"
         )
+
+
+def init_command(path: Path) -> str:
+    """The `metaeval init` command line for ``path``, quoted for a shell."""
+    return shlex.join(["metaeval", "--db", str(path), "init"])
+
+
+def stored_version(path: Path) -> str | None:
+    """The schema version recorded in the warehouse file at ``path``; None when there is no
+    file or it records none."""
+    if not path.exists():
+        return None
+    con = _open(path, read_only=True)
+    try:
+        return _version(con, path) if _has_schema_info(con) else None
+    except WarehouseError:
+        return None
+    finally:
+        con.close()
 
 
 def _version(con: duckdb.DuckDBPyConnection, path: Path) -> str:
