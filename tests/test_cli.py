@@ -38,39 +38,6 @@ def test_db_from_environment(tmp_path, monkeypatch):
     assert db.exists()
 
 
-def test_schema_1_warehouse_is_refused_then_upgraded_by_init_keeping_rows(db):
-    run_cli(db, "demo", "--dataset", "d", "--systems", "4", "--inputs", "5", "--k", "20")
-    with duckdb.connect(str(db)) as con:  # as a version-1 warehouse was: no family columns
-        before = con.execute("SELECT count(*) FROM hypothesis_tests").fetchall()[0][0]
-        con.execute("DROP VIEW latest_hypothesis_tests")
-        con.execute("ALTER TABLE hypothesis_tests DROP COLUMN family")
-        con.execute("ALTER TABLE hypothesis_tests DROP COLUMN family_size")
-        con.execute("UPDATE schema_info SET value = '1' WHERE key = 'version'")
-    result = run_cli(db, "correlate", "--dataset", "d", "--human", "expert.relevance", ok=False)
-    assert result.exit_code != 0 and f"upgrade it with `metaeval --db {db} init`" in result.output
-    run_cli(db, "init")
-    with Warehouse(db, read_only=True) as wh:
-        assert wh.sql("SELECT value FROM schema_info WHERE key = 'version'")["value"][0] == "2"
-        rows = wh.sql("SELECT family, family_size FROM hypothesis_tests")
-        assert len(rows) == before > 0 and rows["family"].isna().all()
-        assert len(wh.sql("SELECT * FROM latest_hypothesis_tests")) > 0
-    again = run_cli(db, "demo", "--dataset", "d", "--systems", "4", "--inputs", "5", "--k", "20").output
-    assert "correlate: 16 results, up to date" in again and "compare: 48 results, computed 0" in again, again
-
-
-def test_other_schema_version_is_refused(db):
-    with duckdb.connect(str(db)) as con:
-        con.execute("UPDATE schema_info SET value = '999' WHERE key = 'version'")
-    try:
-        Warehouse(db)
-    except WarehouseError as exc:
-        assert "schema version 999" in str(exc) and str(schema.SCHEMA_VERSION) in str(exc)
-    else:
-        raise AssertionError("a warehouse of another schema version was opened")
-    result = CliRunner().invoke(main, ["--db", str(db), "datasets"])
-    assert result.exit_code != 0 and "schema version 999" in result.output
-
-
 def test_missing_warehouse_says_how_to_create_it_in_a_pasteable_command(tmp_path):
     path = tmp_path / "my warehouse.duckdb"
     result = CliRunner().invoke(main, ["--db", str(path), "datasets"])
