@@ -476,14 +476,13 @@ def compare(obj, dataset, human, metrics, levels, coefficients, jobs, force, met
         cols = ["metric_a", "metric_b", "level", "coefficient", "delta", "p_value", "p_adjusted", "significant"]
         if len(frame) <= 60:
             show(frame[cols].round(4), "table")
-        else:
-            n = int(frame["significant"].fillna(False).astype(bool).sum())
-            click.echo(f"{n} of {len(frame)} ordered pairs significant at alpha={alpha} ({correction}); draw them with:")
-            for level in scope.levels:
-                for coefficient in scope.coefficients:
-                    click.echo("  " + obj.heatmap_command(scope.dataset, scope.human, level, coefficient, method,
-                                                          alternative, correction, correction_group, alpha,
-                                                          f"tests-{level}-{coefficient}.png"))
+        n = int(frame["significant"].fillna(False).astype(bool).sum())
+        click.echo(f"{n} of {len(frame)} ordered pairs significant at alpha={alpha} ({correction}); draw them with:")
+        for level in scope.levels:
+            for coefficient in scope.coefficients:
+                click.echo("  " + obj.heatmap_command(scope.dataset, scope.human, level, coefficient, method,
+                                                      alternative, correction, correction_group, alpha,
+                                                      f"tests-{level}-{coefficient}.png"))
 
     build = lambda scope: runner.compare_analysis(scope, method, k, alpha, seed, alternative, correction,
                                                    correction_group)
