@@ -117,7 +117,7 @@ def test_conflict_within_one_ingest_names_both_places(db, cli, loaded, tmp_path)
     first = write_jsonl(tmp_path / "first.jsonl", _metrics_lines(measure="rouge-9"))
     lines = _metrics_lines(measure="rouge-9")
     lines[2]["metrics"]["rouge-9"]["recall"] = 123.0
-    lines[3]["metrics"]["human"]["rel"] = [0, 1]
+    lines[3]["metrics"]["human"]["rel"] = [0, 7]  # annotator 1 gave 1 in first.jsonl; annotator 2 only there
     second = write_jsonl(tmp_path / "second.jsonl", lines)
     before = _state(db)
     for replace in ([], ["--replace"]):
@@ -128,8 +128,8 @@ def test_conflict_within_one_ingest_names_both_places(db, cli, loaded, tmp_path)
         assert "warehouse has" not in result.output and "--replace" not in result.output
         assert (f"{second}:3: scores system=s0 input=d2 measure=rouge-9.recall: 123.0 here, 0.2 in {first}:3"
                 in result.output), result.output
-        assert (f"{second}:4: judgments system=s0 input=d3 measure=human.rel: {{0: 0.0, 1: 1.0}} here, "
-                f"{{0: 0.0, 1: 1.0, 2: 3.0}} in {first}:4") in result.output, result.output
+        assert (f"{second}:4: judgments system=s0 input=d3 measure=human.rel annotator=1: 7.0 here, "
+                f"1.0 in {first}:4") in result.output, result.output
         assert_same(before, _state(db))
 
 

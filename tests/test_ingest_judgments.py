@@ -83,3 +83,102 @@ def test_replace_with_other_annotator_names_keeps_none_of_the_old(db, cli, tmp_p
         rows = wh.sql("""SELECT s.name, j.annotator, j.value FROM judgments j JOIN systems s USING (system_id)
                          ORDER BY s.name, j.annotator""")
     assert rows.values.tolist() == [["A", "p", 5.0], ["A", "y", 2.0], ["B", "x", 4.0]]
+
+
+# --- judgments split into one file per annotator ------------------------------------------
+HEADER = "system,input,measure,value,annotator,kind\n"
+
+
+def _annotator_file(path, annotator, values, systems=("A", "B")):
+    """One row per system (input d, measure h) of ``annotator``'s ``values``."""
+    path.write_text(HEADER + "".join(f"{s},d,h,{v},{annotator},human\n" for s, v in zip(systems, values)))
+    return path
+
+
+def _cells(db) -> dict[str, dict[str, float]]:
+    with Warehouse(db, read_only=True) as wh:
+        rows = wh.sql("""SELECT s.name, j.annotator, j.value FROM judgments j JOIN systems s USING (system_id)
+                         ORDER BY s.name, j.annotator""")
+    out: dict[str, dict[str, float]] = {}
+    for system, annotator, value in rows.itertuples(index=False):
+        out.setdefault(system, {})[annotator] = value
+    return out
+
+
+@pytest.mark.parametrize("replace", [[], ["--replace"]])
+def test_one_file_per_annotator_loads_as_the_union(db, cli, tmp_path, replace):
+    alice = _annotator_file(tmp_path / "alice.csv", "alice", [1, 2])
+    bob = _annotator_file(tmp_path / "bob.csv", "bob", [3, 4])
+    out = cli("ingest", "table", alice, bob, "--dataset", "d", *replace).output
+    assert f"{alice}: read 2 judgments, inserted 2\n{bob}: read 2 judgments, inserted 2\n" in out, out  # own rows
+    assert _cells(db) == {"A": {"alice": 1.0, "bob": 3.0}, "B": {"alice": 2.0, "bob": 4.0}}
+    with Warehouse(db, read_only=True) as wh:
+        ingests = wh.sql("SELECT file, inserted, replaced FROM ingests ORDER BY ingest_id")
+        assert ingests.values.tolist() == [[str(alice), 2, 0], [str(bob), 2, 0]]
+        assert wh.matrix("d", "h").values.tolist() == [[2.0], [3.0]]
+    before = _state(db)
+    for again in ([alice, bob], [bob, alice]):
+        assert "nothing changed" in cli("ingest", "table", *again, "--dataset", "d").output
+    assert_same(before, _state(db))
+
+
+def test_stored_union_compared_with_the_union_of_the_files(db, cli, tmp_path):
+    alice = _annotator_file(tmp_path / "alice.csv", "alice", [1, 2])
+    bob = _annotator_file(tmp_path / "bob.csv", "bob", [3, 4])
+    cli("ingest", "table", alice, bob, "--dataset", "d")
+    before = _state(db)
+    # one annotator's file alone is another annotator set: a conflict, which says how to add annotators
+    result = cli("ingest", "table", alice, "--dataset", "d", expect_ok=False)
+    assert result.exit_code != 0 and "2 value(s) conflict with the warehouse" in result.output, result.output
+    assert (f"{alice}:2: judgments system=A input=d measure=h: warehouse has {{alice: 1.0, bob: 3.0}}, "
+            "file has {alice: 1.0}") in result.output, result.output
+    assert "in one command" in result.output
+    # bob changed one value: the cell's union differs; the message names both files
+    bob2 = _annotator_file(tmp_path / "bob2.csv", "bob", [3, 5])
+    result = cli("ingest", "table", alice, bob2, "--dataset", "d", expect_ok=False)
+    assert result.exit_code != 0 and "1 value(s) conflict with the warehouse" in result.output, result.output
+    assert (f"{alice}:3: judgments system=B input=d measure=h: warehouse has {{alice: 2.0, bob: 4.0}}, "
+            f"this ingest has {{alice: 2.0, bob: 5.0}} (from this file and {bob2})") in result.output, result.output
+    assert_same(before, _state(db))
+    out = cli("ingest", "table", alice, bob2, "--dataset", "d", "--replace").output
+    assert out.count("inserted 0, replaced 1") == 2, out  # B's cell: one row of each file
+    assert _cells(db) == {"A": {"alice": 1.0, "bob": 3.0}, "B": {"alice": 2.0, "bob": 5.0}}
+    # a third annotator's file with the others: added; --replace with one file leaves only its annotator
+    carol = _annotator_file(tmp_path / "carol.csv", "carol", [6], systems=("A",))
+    cli("ingest", "table", alice, bob2, carol, "--dataset", "d", "--replace")
+    assert _cells(db)["A"] == {"alice": 1.0, "bob": 3.0, "carol": 6.0}
+    cli("ingest", "table", carol, "--dataset", "d", "--replace")
+    assert _cells(db) == {"A": {"carol": 6.0}, "B": {"alice": 2.0, "bob": 5.0}}
+
+
+@pytest.mark.parametrize("replace", [[], ["--replace"]])
+def test_same_annotator_two_values_in_two_files_is_an_input_conflict(db, cli, tmp_path, replace):
+    alice = _annotator_file(tmp_path / "alice.csv", "alice", [1, 2])
+    again = _annotator_file(tmp_path / "again.csv", "alice", [1, 9])
+    result = cli("ingest", "table", alice, again, "--dataset", "d", *replace, expect_ok=False)
+    assert result.exit_code != 0 and "1 value(s) conflict within the input" in result.output, result.output
+    assert (f"{again}:3: judgments system=B input=d measure=h annotator=alice: 9.0 here, 2.0 in {alice}:3"
+            in result.output), result.output
+    assert _cells(db) == {}
+
+
+def test_same_annotator_same_value_in_two_files_counts_once(db, cli, tmp_path):
+    """As a score given identically by two files: no conflict, counted for the first file."""
+    alice = _annotator_file(tmp_path / "alice.csv", "alice", [1, 2])
+    both = tmp_path / "both.csv"
+    both.write_text(HEADER + "A,d,h,1,alice,human\nA,d,h,3,bob,human\n")
+    out = cli("ingest", "table", alice, both, "--dataset", "d").output
+    assert f"{alice}: read 2 judgments, inserted 2\n{both}: read 2 judgments, inserted 1\n" in out, out
+    assert _cells(db) == {"A": {"alice": 1.0, "bob": 3.0}, "B": {"alice": 2.0}}
+
+
+def test_sacrerouge_annotator_positions_add_up_over_files(db, cli, tmp_path):
+    """SacreROUGE annotators are list positions: within one command a shorter list that agrees
+    with a longer one on its positions adds nothing, and a differing position is a conflict."""
+    short, full = _file(tmp_path / "short.jsonl", [1, 2]), _file(tmp_path / "full.jsonl", [1, 2, 3])
+    cli("ingest", "sacrerouge", short, full, "--dataset", "t", "--human", "human.*")
+    assert _judgments(db) == {"0": 1.0, "1": 2.0, "2": 3.0}
+    other = _file(tmp_path / "other.jsonl", [1, 5])
+    result = cli("ingest", "sacrerouge", full, other, "--dataset", "t", "--human", "human.*", expect_ok=False)
+    assert f"{other}:1: judgments system=s0 input=d0 measure=human.rel annotator=1: 5.0 here, 2.0 in {full}:1" \
+        in result.output, result.output

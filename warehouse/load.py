@@ -9,10 +9,15 @@ back — unless ``replace`` is set, when they overwrite the stored values.
 
 A human judgment cell (system, input, measure) is compared and replaced as a whole: its
 value is its set of annotators with their values, so another set of annotators is a
-conflict, and ``replace`` leaves exactly the new set. Batches of one call that contradict
-each other (a cell with two values, a measure of two kinds) are an error whatever
-``replace`` says: it is the input, not the warehouse, that needs fixing. A measure's kind
-and direction never change once stored.
+conflict, and ``replace`` leaves exactly the new set. Within one call the set is the union
+over the batches: judgments split into one file per annotator load together, and a cell
+given by several files is compared with the warehouse (and replaced) once, as that union.
+
+Batches of one call that contradict each other (a score, text or one annotator's judgment
+given two values, a measure of two kinds) are an error whatever ``replace`` says: it is the
+input, not the warehouse, that needs fixing. The same value given by two batches is not a
+contradiction; it is counted (inserted or replaced) for the first batch giving it only. A
+measure's kind and direction never change once stored.
 """
 
 from __future__ import annotations
@@ -102,26 +107,45 @@ _TARGETS = {
 _ROW_KEYS = {"judgments": ["system_id", "input_id", "measure_id", "annotator"]}
 
 
+def _row_keys(table: str) -> list[str]:
+    """The key of one value as the input gives it: a judgment's includes the annotator."""
+    return _ROW_KEYS.get(table, _TARGETS[table][0])
+
+
 @dataclass
 class _Loaded:
     """What the earlier batches of one :func:`load` call gave: to tell a conflict inside
-    the input (naming both files) from a conflict with the warehouse."""
+    the input (naming both files) from a conflict with the warehouse, and to gather each
+    judgment cell's annotators over the batches."""
 
     measures: dict[str, str] = field(default_factory=dict)         # name -> first file giving it
-    rows: dict[str, pd.DataFrame] = field(default_factory=dict)    # table -> staged rows with their file
+    rows: dict[str, pd.DataFrame] = field(default_factory=dict)    # table -> staged rows with their file, origin
 
-    def remember(self, table: str, frame: pd.DataFrame, file: str) -> None:
-        """Keep the rows of ``frame`` whose key no earlier batch gave."""
+    def remember(self, table: str, frame: pd.DataFrame, file: str, origin: int) -> None:
+        """Keep the rows of ``frame`` (of batch number ``origin``) whose key no earlier batch gave."""
         if frame.empty:
             return
-        frame = frame.assign(file=file)
+        frame = frame.assign(file=file, origin=origin)
         earlier = self.rows.get(table)
         if earlier is not None:
-            keys = _TARGETS[table][0]
+            keys = _row_keys(table)
             known = frame[keys].merge(earlier[keys].drop_duplicates(), how="left", on=keys, indicator=True)
             frame = frame[(known["_merge"] == "left_only").to_numpy()]
             frame = pd.concat([earlier, frame], ignore_index=True)
         self.rows[table] = frame
+
+    def judgment_cells(self, origin: int, own: pd.DataFrame) -> pd.DataFrame:
+        """The judgment rows, from every batch, of the cells that batch ``origin`` is the
+        first to give (``own``, its staged judgments, when no batch gives any); ``line`` is
+        null on the rows of other batches, so that a cell is named by its first batch's line."""
+        union = self.rows.get("judgments")
+        if union is None:
+            return own.assign(file=pd.Series(dtype=object), origin=pd.Series(dtype="int64"))
+        cell = _TARGETS["judgments"][0]
+        first = union.groupby(cell)["origin"].transform("min")
+        rows = union[(first == origin).to_numpy()].copy()
+        rows["line"] = rows["line"].astype("Int64").where(rows["origin"] == origin, pd.NA)
+        return rows.reset_index(drop=True)
 
 
 def load(
@@ -139,7 +163,10 @@ def load(
     try:
         dataset_id = _ensure_dataset(con, dataset)
         loaded = _Loaded()
-        reports = [_load_batch(con, dataset_id, b, replace, command, loaded) for b in batches]
+        staged = [_stage_batch(con, dataset_id, b, i, loaded) for i, b in enumerate(batches)]
+        counted: dict[int, list[int]] = {}
+        reports = [_load_batch(con, dataset_id, b, i, s, replace, command, loaded, counted)
+                   for i, (b, s) in enumerate(zip(batches, staged))]
         con.commit()
     except BaseException:
         con.rollback()
@@ -160,18 +187,37 @@ def _ensure_dataset(con: duckdb.DuckDBPyConnection, name: str) -> int:
     return con.execute("SELECT dataset_id FROM datasets WHERE name = ?", [name]).fetchall()[0][0]
 
 
-def _load_batch(con, dataset_id: int, batch: Batch, replace: bool, command, loaded: _Loaded) -> LoadReport:
+def _stage_batch(con, dataset_id: int, batch: Batch, origin: int, loaded: _Loaded) -> dict[str, pd.DataFrame]:
+    """Add the batch's names and measures, resolve its rows to ids and check them against
+    the earlier batches of the call; its rows by target table."""
     _add_names(con, dataset_id, batch)
     _add_measures(con, dataset_id, batch, loaded)
     staged = _resolve(con, dataset_id, batch)
     _check_input_conflicts(con, staged, batch.file, loaded)
+    for table, frame in staged.items():
+        loaded.remember(table, frame, batch.file, origin)
+    return staged
+
+
+def _load_batch(con, dataset_id: int, batch: Batch, origin: int, staged: dict[str, pd.DataFrame], replace: bool,
+                command, loaded: _Loaded, counted: dict[int, list[int]]) -> LoadReport:
+    """Check the batch against the warehouse and merge it. Its judgments are the whole cells
+    (all batches' annotators) it is the first to give; their rows are counted for the
+    batch giving each (``counted``: origin -> [inserted, replaced])."""
+    staged = {**staged, "judgments": loaded.judgment_cells(origin, staged["judgments"])}
     if not replace:
         _check_conflicts(con, staged, batch.file)
     inserted = replaced = 0
     for table, frame in staged.items():
+        if table == "judgments":
+            for o, counts in _merge_judgments(con, frame).items():
+                total = counted.setdefault(o, [0, 0])
+                total[0], total[1] = total[0] + counts[0], total[1] + counts[1]
+            continue
         i, r = _merge(con, table, frame)
         inserted, replaced = inserted + i, replaced + r
-        loaded.remember(table, frame, batch.file)
+    own = counted.get(origin, [0, 0])
+    inserted, replaced = inserted + own[0], replaced + own[1]
     report = LoadReport(batch.file, batch.rows, inserted, replaced, batch.contents)
     if report.changed:
         con.execute(
@@ -276,13 +322,14 @@ def _resolve_texts(con, dataset_id: int, view: str, frame: pd.DataFrame, sql: st
     return con.execute(sql, {"dataset_id": dataset_id}).df()
 
 
-def _comparable(table: str, relation: str, extra: tuple[str, ...] = ()) -> str:
+def _comparable(table: str, relation: str, extra: tuple[str, ...] = (), *, per_row: bool = False) -> str:
     """SQL for the rows of ``relation`` as ``table`` compares them: its key columns, a
     ``value`` column and the ``extra`` columns. A judgment cell is one row whose value is
-    the list of its annotators' values, in annotator order (extra columns: their least)."""
+    the list of its annotators' values, in annotator order (extra columns: their least);
+    with ``per_row``, each annotator's value is compared on its own."""
     keys, value = _TARGETS[table]
-    if table != "judgments":
-        return f"SELECT {', '.join([*keys, f'{value} AS value', *extra])} FROM {relation}"
+    if table != "judgments" or per_row:
+        return f"SELECT {', '.join([*_row_keys(table), f'{value} AS value', *extra])} FROM {relation}"
     firsts = "".join(f", min({c}) AS {c}" for c in extra)
     return (f"SELECT {', '.join(keys)}, list({{'annotator': annotator, 'value': value}} ORDER BY annotator) "
             f"AS value{firsts} FROM {relation} GROUP BY {', '.join(keys)}")
@@ -295,15 +342,17 @@ def _stored(table: str) -> str:
     return f"(SELECT t.* FROM {table} t WHERE EXISTS (SELECT 1 FROM staged_rows r WHERE {on}))"
 
 
-def _differences(con, table: str, frame: pd.DataFrame, other: str, extra: tuple[str, ...] = ()) -> list[tuple]:
+def _differences(con, table: str, frame: pd.DataFrame, other: str, extra: tuple[str, ...] = (), *,
+                 per_row: bool = False) -> list[tuple]:
     """``(line, key, other's extra columns..., other's value, staged value)`` for each key of
-    ``frame`` that ``other`` (SQL of rows of ``table``) holds with another value, by line."""
-    keys, _ = _TARGETS[table]
+    ``frame`` that ``other`` (SQL of rows of ``table``) holds with another value, by line;
+    ``per_row`` as :func:`_comparable` says."""
+    keys = _row_keys(table) if per_row else _TARGETS[table][0]
     con.register("staged_rows", frame)
     on = " AND ".join(f"o.{k} = r.{k}" for k in keys)
     rows = con.execute(
-        f"""WITH r AS ({_comparable(table, 'staged_rows', ('line',))}),
-                 o AS ({_comparable(table, other, extra)})
+        f"""WITH r AS ({_comparable(table, 'staged_rows', ('line',), per_row=per_row)}),
+                 o AS ({_comparable(table, other, extra, per_row=per_row)})
             SELECT r.line, {', '.join('r.' + k for k in keys)}{''.join(', o.' + c for c in extra)}, o.value, r.value
             FROM r JOIN o ON {on}
             WHERE o.value IS DISTINCT FROM r.value ORDER BY r.line""").fetchall()
@@ -312,17 +361,33 @@ def _differences(con, table: str, frame: pd.DataFrame, other: str, extra: tuple[
 
 
 def _check_conflicts(con, staged: dict[str, pd.DataFrame], file: str) -> None:
-    """Values of the batch that the warehouse holds otherwise: a :class:`ConflictError`."""
-    total, shown = 0, []
+    """Values of the batch that the warehouse holds otherwise: a :class:`ConflictError`.
+    A judgment cell given by several files of the call is compared as the union of their
+    annotators, and its message names the other files."""
+    total, shown, judgments = 0, [], 0
     for table, frame in staged.items():
         if frame.empty:
             continue
         rows = _differences(con, table, frame, _stored(table))
         total += len(rows)
+        if table == "judgments":
+            judgments += len(rows)
         for line, key, old, new in rows[:MAX_CONFLICTS_SHOWN - len(shown)]:
-            shown.append(f"{file}:{line}: {_what(con, table, key)}: warehouse has {_short(old)}, file has {_short(new)}")
+            given = f"file has {_short(new)}"
+            if table == "judgments":
+                cell = frame[(frame[list(key)] == pd.Series(key)).all(axis=1)]
+                others = list(dict.fromkeys(cell.loc[cell["line"].isna(), "file"]))
+                if others:
+                    given = f"this ingest has {_short(new)} (from this file and {', '.join(others)})"
+            shown.append(f"{file}:{line}: {_what(con, table, key)}: warehouse has {_short(old)}, {given}")
     if total:
-        raise ConflictError(shown, total)
+        headline = None
+        if judgments:
+            headline = (f"{total} value(s) conflict with the warehouse; nothing was written (use --replace to "
+                        "overwrite them). A judgment cell's value is its whole set of annotators: --replace leaves "
+                        "exactly the annotators this command gives, so to add annotators to stored cells, ingest "
+                        "the files of all the cells' annotators together, in one command")
+        raise ConflictError(shown, total, headline=headline)
 
 
 def _check_input_conflicts(con, staged: dict[str, pd.DataFrame], file: str, loaded: _Loaded) -> None:
@@ -333,15 +398,16 @@ def _check_input_conflicts(con, staged: dict[str, pd.DataFrame], file: str, load
         if frame.empty or table not in loaded.rows:
             continue
         con.register("other_rows", loaded.rows[table])
-        rows = _differences(con, table, frame, "other_rows", ("file", "line"))
+        rows = _differences(con, table, frame, "other_rows", ("file", "line"), per_row=True)
         total += len(rows)
         for line, key, other_file, other_line, old, new in rows[:MAX_CONFLICTS_SHOWN - len(shown)]:
             shown.append(f"{file}:{line}: {_what(con, table, key)}: {_short(new)} here, "
                          f"{_short(old)} in {other_file}:{other_line}")
     if total:
         raise ConflictError(shown, total, headline=(
-            f"{total} value(s) conflict within the input: files of this ingest give the same cell different "
-            "values; nothing was written. Fix or leave out one of the files"))
+            f"{total} value(s) conflict within the input: files of this ingest give the same score, text or "
+            "annotator's judgment different values (files may give a judgment cell different annotators); "
+            "nothing was written. Fix or leave out one of the files"))
 
 
 def _what(con, table: str, key: dict) -> str:
@@ -366,11 +432,10 @@ def _short(value) -> str:
 
 
 def _merge(con, table: str, frame: pd.DataFrame) -> tuple[int, int]:
-    """Insert rows new to ``table``; overwrite those whose value differs. (inserted, replaced)."""
+    """Insert rows new to ``table`` (not judgments: :func:`_merge_judgments`); overwrite those
+    whose value differs. (inserted, replaced)."""
     if frame.empty:
         return 0, 0
-    if table == "judgments":
-        return _merge_judgments(con, frame)
     keys, value = _TARGETS[table]
     con.register("staged_rows", frame)
     on = " AND ".join(f"t.{k} = r.{k}" for k in keys)
@@ -386,21 +451,23 @@ def _merge(con, table: str, frame: pd.DataFrame) -> tuple[int, int]:
     return inserted, replaced
 
 
-def _merge_judgments(con, frame: pd.DataFrame) -> tuple[int, int]:
+def _merge_judgments(con, frame: pd.DataFrame) -> dict[int, tuple[int, int]]:
     """Insert new judgment cells; leave each stored cell whose annotators or values differ
-    with exactly the staged annotators and values. (rows of new cells, rows of replaced cells)."""
+    with exactly the staged annotators and values. By the ``origin`` of the staged rows:
+    (rows in new cells, rows in replaced cells)."""
+    if frame.empty:
+        return {}
     cell, row = _TARGETS["judgments"][0], _ROW_KEYS["judgments"]
     changed = [tuple(key.values()) for _, key, _, _ in _differences(con, "judgments", frame, _stored("judgments"))]
     con.register("changed_cells", pd.DataFrame(changed, columns=cell, dtype="int64"))
     con.register("staged_rows", frame)
     same_cell = " AND ".join(f"{{a}}.{k} = {{b}}.{k}" for k in cell).format
     same_row = " AND ".join(f"r.{k} = t.{k}" for k in row)
-    inserted = con.execute(
-        f"""SELECT count(*) FROM staged_rows r
-            WHERE NOT EXISTS (SELECT 1 FROM judgments t WHERE {same_cell(a='t', b='r')})""").fetchall()[0][0]
-    replaced = con.execute(
-        f"""SELECT count(*) FROM staged_rows r
-            WHERE EXISTS (SELECT 1 FROM changed_cells c WHERE {same_cell(a='c', b='r')})""").fetchall()[0][0]
+    counts = con.execute(
+        f"""SELECT origin,
+                   count(*) FILTER (WHERE NOT EXISTS (SELECT 1 FROM judgments t WHERE {same_cell(a='t', b='r')})),
+                   count(*) FILTER (WHERE EXISTS (SELECT 1 FROM changed_cells c WHERE {same_cell(a='c', b='r')}))
+            FROM staged_rows r GROUP BY origin""").fetchall()
     con.execute(
         f"""DELETE FROM judgments t
             WHERE EXISTS (SELECT 1 FROM changed_cells c WHERE {same_cell(a='c', b='t')})
@@ -414,4 +481,4 @@ def _merge_judgments(con, frame: pd.DataFrame) -> tuple[int, int]:
             WHERE NOT EXISTS (SELECT 1 FROM judgments t WHERE {same_row})""")
     con.unregister("staged_rows")
     con.unregister("changed_cells")
-    return inserted, replaced
+    return {origin: (inserted, replaced) for origin, inserted, replaced in counts}
