@@ -7,6 +7,7 @@ import fnmatch
 import hashlib
 import json
 import math
+import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -25,12 +26,13 @@ def sha256(path: Path) -> str:
 
 
 def text_lines(path: Path) -> Iterator[tuple[int, str]]:
-    """``(line number, text)`` of each physical line, line ending kept, decoded as UTF-8;
+    """``(line number, text)`` of each physical line, line ending kept, decoded as UTF-8
+    (a byte order mark opening the file, as some editors and spreadsheets write, is dropped);
     a clear error naming the line for bytes that are not UTF-8."""
     with open(path, "rb") as f:
         for number, raw in enumerate(f, start=1):
             try:
-                yield number, raw.decode("utf-8")
+                yield number, raw.decode("utf-8-sig" if number == 1 else "utf-8")
             except UnicodeDecodeError as exc:
                 raise InputError(str(path), number, None,
                                  f"not UTF-8 text (byte {raw[exc.start]:#04x} at byte {exc.start + 1} of the line); "
@@ -44,7 +46,12 @@ def jsonl_objects(path: Path) -> Iterator[tuple[int, dict]]:
         if not text.strip():
             continue
         try:
-            obj = json.loads(text, parse_constant=_reject_constant)
+            obj = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_unique_keys)
+        except _DuplicateKey as exc:
+            field, key = _duplicate_path(text) or (None, exc.key)
+            raise InputError(str(path), number, field,
+                             f"the key {key!r} is given more than once in a JSON object "
+                             "(JSON readers would silently keep one of the values); keep one") from None
         except (json.JSONDecodeError, ValueError) as exc:
             raise InputError(str(path), number, None, f"malformed JSON: {exc}") from None
         if not isinstance(obj, dict):
@@ -57,6 +64,61 @@ def jsonl_objects(path: Path) -> Iterator[tuple[int, dict]]:
 
 def _reject_constant(name: str):
     raise ValueError(f"{name} is not a number the warehouse accepts")
+
+
+class _DuplicateKey(ValueError):
+    def __init__(self, key: str):
+        super().__init__(key)
+        self.key = key
+
+
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
+    """A JSON object as a dict; a key given twice (which ``json`` would let the last win)
+    is an error."""
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
+    return obj
+
+
+class _Repeated(dict):
+    repeated: str
+
+
+def _mark_repeated(pairs: list[tuple[str, object]]) -> dict:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        keys = [k for k, _ in pairs]
+        obj = _Repeated(obj)
+        obj.repeated = next(k for i, k in enumerate(keys) if k in keys[:i])
+    return obj
+
+
+def _duplicate_path(text: str) -> tuple[str, str] | None:
+    """``(path, key)`` of the first repeated key of a line that has one, the path as
+    ``metrics.rouge-2.f1`` or ``references[0].text`` (computed for the message only)."""
+    def join(path: str, key: str) -> str:
+        return f"{path}.{key}" if path else key
+
+    def find(value, path: str):
+        children = (((join(path, k), v) for k, v in value.items()) if isinstance(value, dict)
+                    else ((f"{path}[{i}]", v) for i, v in enumerate(value)) if isinstance(value, list) else ())
+        for child_path, child in children:  # inner objects first, as the parser meets them
+            found = find(child, child_path)
+            if found:
+                return found
+        if isinstance(value, _Repeated):
+            return join(path, value.repeated), value.repeated
+        return None
+
+    try:
+        return find(json.loads(text, parse_constant=lambda c: None, object_pairs_hook=_mark_repeated), "")
+    except ValueError:
+        return None
 
 
 def identifier(value, file: str, line: int | None, field: str) -> str:
@@ -82,15 +144,31 @@ def number(value, file: str, line: int | None, field: str) -> float:
     return _finite(float(value), file, line, field)
 
 
+# A number as CSV tools write and read it: ASCII digits, an optional sign, point and
+# exponent. Python's float() also takes digit separators (1_000), non-ASCII digits and
+# 'infinity'/'nan', which other readers of the same file would not take as numbers alike.
+_PLAIN_NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_NON_FINITE = re.compile(r"[+-]?(?:inf|infinity|nan)", re.IGNORECASE)
+_ASCII_SPACE = " \t\r\n\f\v"
+
+
 def number_text(text, file: str, line: int | None, field: str) -> float:
-    """A finite real number written as text (a CSV field)."""
+    """A finite real number written as text (a CSV field): a plain decimal number, spaces
+    around it allowed; ``1_000``, non-ASCII digits and the like are errors."""
     if text is None:
         raise InputError(file, line, field, "expected a number, got nothing")
-    try:
-        value = float(text)
-    except ValueError:
-        raise InputError(file, line, field, f"expected a number, got {text!r}") from None
-    return _finite(value, file, line, field)
+    plain = text.strip(_ASCII_SPACE)
+    if _NON_FINITE.fullmatch(plain):
+        return _finite(float(plain), file, line, field)
+    if not _PLAIN_NUMBER.fullmatch(plain):
+        try:
+            float(plain)  # Python would read it: say why it is refused
+            hint = (" (digit separators '_' are not accepted)" if "_" in plain
+                    else " (only plain decimal numbers such as 0.5, -2 or 1e-3, in ASCII digits, are accepted)")
+        except ValueError:
+            hint = ""
+        raise InputError(file, line, field, f"expected a number, got {text!r}{hint}")
+    return _finite(float(plain), file, line, field)
 
 
 def _finite(value: float, file: str, line: int | None, field: str) -> float:

@@ -409,3 +409,81 @@ def test_csv_values_are_text_and_parsed(db, cli, tmp_path):
     cli("ingest", "table", path, "--dataset", "t")
     with Warehouse(db, read_only=True) as wh:
         np.testing.assert_array_equal(wh.matrix("t", "m").values, [[0.5, 1e-3]])
+
+
+@pytest.mark.parametrize("command, name, text, field, key", ids=["table", "sacrerouge-nested", "summaries"], argvalues=[
+    ("table", "t.jsonl", '{"system": "A", "input": "d1", "measure": "m", "value": 0.1, "value": 0.9}', "value", "value"),
+    ("sacrerouge", "m.jsonl", '{"instance_id": "d1", "summarizer_id": "s0", "metrics": {"rouge-2": {"f1": 0.1, "f1": 0.9}}}',
+     "metrics.rouge-2.f1", "f1"),
+    ("summaries", "s.jsonl", '{"instance_id": "d1", "summarizer_id": "s0", "summary": "x .", '
+     '"references": [{"text": "a ."}, {"text": "b .", "text": "c ."}]}', "references[1].text", "text"),
+])
+def test_json_duplicate_key_is_an_input_error(db, cli, tmp_path, command, name, text, field, key):
+    good = {"table": '{"system": "A", "input": "d0", "measure": "m", "value": 1}',
+            "sacrerouge": '{"instance_id": "d0", "summarizer_id": "s0", "metrics": {"rouge-2": {"f1": 1}}}',
+            "summaries": '{"instance_id": "d0", "summarizer_id": "s0", "summary": "y ."}'}[command]
+    path = tmp_path / name
+    path.write_text(good + "\n" + text + "\n")
+    before = _state(db)
+    result = cli("ingest", command, path, "--dataset", "t", expect_ok=False)
+    assert result.exit_code != 0
+    assert (f"{path}:2: field {field!r}: the key {key!r} is given more than once in a JSON object"
+            in result.output), result.output
+    assert_same(before, _state(db))
+
+
+@pytest.mark.parametrize("text, hint", [
+    ("1_000", "digit separators"), ("0.000_1", "digit separators"), ("1e1_0", "digit separators"),
+    ("\u0661\u0662", "ASCII digits"), ("\uff11", "ASCII digits"),
+])
+def test_csv_number_syntax_only_python_reads_is_rejected(db, cli, tmp_path, text, hint):
+    path = tmp_path / "t.csv"
+    path.write_text(f"system,input,measure,value\nA,d0,m,1\nA,d1,m,{text}\n", encoding="utf-8")
+    result = cli("ingest", "table", path, "--dataset", "t", expect_ok=False)
+    assert result.exit_code != 0
+    assert f"{path}:3: field 'value': expected a number, got {text!r} (" in result.output and hint in result.output, \
+        result.output
+
+
+@pytest.mark.parametrize("text", ["inf", "-Infinity", "nan", "NaN", "+inf"])
+def test_csv_non_finite_spellings_are_not_finite(db, cli, tmp_path, text):
+    path = tmp_path / "t.csv"
+    path.write_text(f"system,input,measure,value\nA,d0,m,{text}\n")
+    result = cli("ingest", "table", path, "--dataset", "t", expect_ok=False)
+    assert result.exit_code != 0 and f"{path}:2: field 'value': the value" in result.output
+    assert "not finite" in result.output, result.output
+
+
+def test_csv_plain_number_spellings_are_accepted(db, cli, tmp_path):
+    path = tmp_path / "t.csv"
+    texts = ["+1", "-2", ".5", "1.", "1E3", "1e-3", " 0.25 ", "007"]
+    path.write_text("system,input,measure,value\n" + "".join(f"A,d{i},m,{t}\n" for i, t in enumerate(texts)))
+    cli("ingest", "table", path, "--dataset", "t")
+    with Warehouse(db, read_only=True) as wh:
+        m = wh.matrix("t", "m")
+    assert m.frame().loc["A", [f"d{i}" for i in range(len(texts))]].tolist() == [1, -2, 0.5, 1, 1000, 1e-3, 0.25, 7]
+
+
+@pytest.mark.parametrize("command, name, content", ids=["csv", "table-jsonl", "sacrerouge", "summaries"], argvalues=[
+    ("table", "t.csv", "system,input,measure,value\nA,d0,m,1\n"),
+    ("table", "t.jsonl", '{"system": "A", "input": "d0", "measure": "m", "value": 1}\n'),
+    ("sacrerouge", "m.jsonl", '{"instance_id": "d0", "summarizer_id": "A", "metrics": {"m": 1}}\n'),
+    ("summaries", "s.jsonl", '{"instance_id": "d0", "summarizer_id": "A", "summary": "x ."}\n'),
+])
+def test_utf8_byte_order_mark_is_accepted(db, cli, tmp_path, command, name, content):
+    plain, bom = tmp_path / name, tmp_path / f"bom-{name}"
+    plain.write_bytes(content.encode())
+    bom.write_bytes(b"\xef\xbb\xbf" + content.encode())
+    cli("ingest", command, bom, "--dataset", "t")
+    with Warehouse(db, read_only=True) as wh:
+        assert wh.sql("SELECT name FROM systems")["name"].tolist() == ["A"]
+        assert wh.sql("SELECT name FROM inputs")["name"].tolist() == ["d0"]
+    assert "nothing changed" in cli("ingest", command, plain, "--dataset", "t").output
+
+
+def test_bom_only_opening_the_file_is_dropped(db, cli, tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_bytes("system,input,measure,value\nA,\ufeffd0,m,1\n".encode())
+    cli("ingest", "table", path, "--dataset", "t")
+    with Warehouse(db, read_only=True) as wh:
+        assert wh.sql("SELECT name FROM inputs")["name"].tolist() == ["\ufeffd0"]
