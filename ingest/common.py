@@ -8,7 +8,7 @@ import hashlib
 import json
 import math
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import pandas as pd
@@ -194,9 +194,9 @@ def measures_frame(cells: pd.DataFrame, lower: Sequence[str]) -> pd.DataFrame:
     })
 
 
-def cells_frame(rows: list[tuple], file: str) -> pd.DataFrame:
+def cells_frame(rows: list[tuple], file: str, field: Callable[[str], str] = lambda measure: "value") -> pd.DataFrame:
     """Rows ``(system, input, measure, annotator, value, line)`` as a frame, with no
-    cell given twice (the error names both lines)."""
+    cell given twice (the error names both lines, and the field ``field(measure)``)."""
     cells = pd.DataFrame(rows, columns=CELL_COLUMNS)
     if cells.empty:
         raise InputError(file, None, None, "no values found")
@@ -207,8 +207,8 @@ def cells_frame(rows: list[tuple], file: str) -> pd.DataFrame:
         same = cells[dup & (cells["system"] == first.system) & (cells["input"] == first.input)
                      & (cells["measure"] == first.measure)]
         lines = ", ".join(str(n) for n in same["line"])
-        who = f" annotator={first.annotator}" if first.annotator is not None else ""
-        raise InputError(file, int(first.line), "value",
+        who = f" annotator={first.annotator}" if pd.notna(first.annotator) else ""
+        raise InputError(file, int(first.line), field(first.measure),
                          f"cell system={first.system} input={first.input} measure={first.measure}{who} "
                          f"is given more than once (lines {lines})")
     return cells

@@ -1,7 +1,8 @@
 """SacreROUGE metrics jsonl: one object per summary,
 ``{"instance_id", "summarizer_id", "summarizer_type", "metrics": {nested}}``.
 
-Measure names are the nested keys joined by ``.`` (``rouge-2.recall``). Keys matched by a
+Measure names are the nested keys joined by ``.`` (``rouge-2.recall``); a measure named
+twice on a line (``{"rouge-2": {"f1": ..}, "rouge-2.f1": ..}``) is an error. Keys matched by a
 ``human`` glob are human judgments: a list is one value per annotator (annotator = its
 position, "0", "1", ...), a number is a single annotator "0". Other keys are automatic
 scores. Values must be JSON numbers: a string that spells one (``"0.5"``) or a boolean is
@@ -33,8 +34,13 @@ def parse(path: Path, *, human: Sequence[str] = (), lower: Sequence[str] = ()) -
         metrics = obj.get("metrics")
         if not isinstance(metrics, dict) or not metrics:
             raise InputError(file, line, "metrics", "expected a non-empty object of metric values")
+        given: set[str] = set()
         for measure, value in _flatten(metrics):
             field = f"metrics.{measure}"
+            if measure in given:
+                raise InputError(file, line, field, f"measure {measure!r} is given twice on this line: nested keys "
+                                 "and a key with a dot in it name the same measure; keep one")
+            given.add(measure)
             if matches(measure, human):
                 values = value if isinstance(value, list) else [value]
                 if not values:
@@ -47,7 +53,7 @@ def parse(path: Path, *, human: Sequence[str] = (), lower: Sequence[str] = ()) -
                                  f"pass --human {measure!r}")
             else:
                 rows.append((system, input_, measure, None, number(value, file, line, field), line))
-    cells = cells_frame(rows, file)
+    cells = cells_frame(rows, file, field=lambda measure: f"metrics.{measure}")
     return Batch(
         file=file, format=FORMAT, sha256=sha256(path),
         options={"human": sorted(human), "lower": sorted(lower)},

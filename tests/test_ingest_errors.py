@@ -176,7 +176,8 @@ BAD_LINES = {
     "bool": ({"instance_id": "d0", "summarizer_id": "s9", "metrics": {"m": True}}, "metrics.m", "expected a number"),
     "list-not-human": ({"instance_id": "d0", "summarizer_id": "s9", "metrics": {"m": [1, 2]}}, "metrics.m", "--human"),
     "no-metrics": ({"instance_id": "d0", "summarizer_id": "s9"}, "metrics", "non-empty object"),
-    "duplicate": ({"instance_id": "d0", "summarizer_id": "s0", "metrics": {"rouge-1": {"recall": 0.0}}}, "value", "more than once"),
+    "duplicate": ({"instance_id": "d0", "summarizer_id": "s0", "metrics": {"rouge-1": {"recall": 0.0}}},
+                  "metrics.rouge-1.recall", "measure=rouge-1.recall is given more than once (lines 1, 8)"),
 }
 
 
@@ -487,3 +488,18 @@ def test_bom_only_opening_the_file_is_dropped(db, cli, tmp_path):
     cli("ingest", "table", path, "--dataset", "t")
     with Warehouse(db, read_only=True) as wh:
         assert wh.sql("SELECT name FROM inputs")["name"].tolist() == ["\ufeffd0"]
+
+
+@pytest.mark.parametrize("metrics, field", [
+    ({"rouge-2": {"f1": 0.1}, "rouge-2.f1": 0.1}, "metrics.rouge-2.f1"),
+    ({"rouge-2.f1": 0.1, "rouge-2": {"f1": 0.9}}, "metrics.rouge-2.f1"),
+    ({"a": {"b.c": 1}, "a.b": {"c": 2}}, "metrics.a.b.c"),
+    ({"human": {"rel": [1, 2]}, "human.rel": [1, 2]}, "metrics.human.rel"),
+])
+def test_sacrerouge_measure_named_twice_through_a_dotted_key(db, cli, tmp_path, metrics, field):
+    path = write_jsonl(tmp_path / "m.jsonl", [{"instance_id": "d0", "summarizer_id": "s0", "metrics": {"m": 1}},
+                                              {"instance_id": "d1", "summarizer_id": "s0", "metrics": metrics}])
+    result = cli("ingest", "sacrerouge", path, "--dataset", "t", "--human", "human.*", expect_ok=False)
+    assert result.exit_code != 0
+    assert f"{path}:2: field {field!r}: measure {field[len('metrics.'):]!r} is given twice on this line" \
+        in result.output, result.output
