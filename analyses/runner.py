@@ -49,16 +49,19 @@ CORRECTION_GROUPS = ("metric", "all")
 DEFAULT_SEED = 0
 FLUSH_SECONDS = 2.0
 ORIENTATION = "measures whose direction is 'lower' (lower is better) are negated before analysis"
-#: SQL condition on a results table: the row was written by this version of metaeval. Results
-#: are reused only under it, so an upgrade that changes a computation never serves old numbers.
-THIS_VERSION = "run_id IN (SELECT run_id FROM analysis_runs WHERE version = $version)"
+#: The metaeval versions whose results this one reproduces exactly (same computations and
+#: conventions). A release that changes how any result is computed starts a new list; one that
+#: does not (docs, speed, CLI) adds itself, so its users keep their results. A test checks that
+#: the package version is listed, so every release decides.
+SAME_RESULTS_AS = ("0.2.0",)
+#: SQL condition on a results table: the row was written by one of those versions. Results are
+#: reused only under it, so an upgrade that changes a computation never serves old numbers.
+THIS_VERSION = "run_id IN (SELECT run_id FROM analysis_runs WHERE list_contains($versions, version))"
 
 
-def version_parameter() -> dict[str, str]:
-    """The $version binding of :data:`THIS_VERSION`."""
-    from warehouse import __version__
-
-    return {"version": __version__}
+def version_parameter() -> dict[str, list[str]]:
+    """The $versions binding of :data:`THIS_VERSION`."""
+    return {"versions": list(SAME_RESULTS_AS)}
 
 
 # --- scope ---------------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 -- the latest completed row of each (metric_a, metric_b, level, coefficient) of one dataset,
 -- human, method and alternative; with $correction NULL, the newest whatever its correction
 -- (its raw p_value is the same), else only that correction and group. Only tests written by
--- this metaeval version ($version) count: older ones are recomputed by `compare`, not reused.
+-- a metaeval version with the same results ($versions) count: older ones are recomputed by `compare`, not reused.
 -- $family (with a correction): only tests corrected within exactly this family of metrics.
 SELECT * EXCLUDE (rn) FROM (
     SELECT metric_a, metric_b, level, coefficient, delta, p_value, p_adjusted, k, seed, fingerprint,
@@ -12,5 +12,5 @@ SELECT * EXCLUDE (rn) FROM (
     WHERE dataset = $dataset AND human = $human AND method = $method AND alternative = $alternative
       AND ($correction IS NULL OR (correction = $correction AND correction_group = $correction_group))
       AND ($family IS NULL OR family = $family)
-      AND run_id IN (SELECT run_id FROM analysis_runs WHERE version = $version))
+      AND run_id IN (SELECT run_id FROM analysis_runs WHERE list_contains($versions, version)))
 WHERE rn = 1;

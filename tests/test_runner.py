@@ -337,3 +337,11 @@ def test_an_interrupted_compare_never_hides_the_finished_family(db, monkeypatch)
         finished = set(wh.sql("SELECT run_id FROM analysis_runs WHERE status = 'finished'")["run_id"])
     assert len(shown) == 12 and not shown.duplicated(["metric_a", "metric_b"]).any()
     assert set(shown["run_id"]) <= finished
+
+
+def test_this_release_says_whose_results_it_reproduces():
+    """Reuse depends on runner.SAME_RESULTS_AS: a release must list itself (results unchanged:
+    append; changed: start a new list), or it would recompute everything every time."""
+    from warehouse import __version__
+
+    assert __version__ in runner.SAME_RESULTS_AS
