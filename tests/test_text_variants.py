@@ -12,6 +12,19 @@ def test_examples_from_the_issue():
     assert Variant("rouge-1", "f1", aggregation="max").name == "rouge-1.f1[maxref]"
 
 
+def test_resplit_flag_only_for_rouge_lsum():
+    v = Variant("rouge-lsum", "recall", stem=True, resplit=True, aggregation="max")
+    assert v.name == "rouge-lsum.recall[stem,resplit,maxref]"
+    assert Variant.parse(v.name) == v
+    assert Variant.parse("rouge-lsum.recall[stem,resplit]") == Variant("rouge-lsum", "recall", stem=True, resplit=True)
+    for name in ("rouge-l.recall[resplit]", "rouge-1.f1[stem,resplit]", "rouge-lsum.recall[resplit,stem]",
+                 "rouge-lsum.recall[maxref,resplit]"):
+        with pytest.raises(ValueError):
+            Variant.parse(name)
+    with pytest.raises(TypeError):
+        Variant("rouge-lsum", "f1", resplit=1)
+
+
 def test_round_trip_over_every_variant():
     every = variant_grid(kinds=KINDS) + variant_grid(kinds=KINDS, aggregation="max")
     names = [v.name for v in every]

@@ -3,7 +3,9 @@
 :class:`TextCorpus` tokenises every distinct text exactly once into integer
 ids over one vocabulary of lowercased words. Stemming and stopword removal are
 then per-vocabulary lookup tables applied to the id arrays (a *view*), so each
-preprocessing setting costs one array gather, not a re-tokenisation. A view
+preprocessing setting costs one array gather, not a re-tokenisation. A view can
+also cut sentences at glued boundaries (``resplit``): the same tokens, more
+sentences. A view
 stores all tokens of all distinct texts in one flat ``int64`` array with CSR
 ``offsets``; summaries and references point into it by text index, so a
 reference shared by 24 systems is counted once.
@@ -18,7 +20,7 @@ from typing import Sequence, Union
 
 import numpy as np
 
-from .tokenize import normalize_sentences, smart_stopwords, stem_words
+from .tokenize import glued_sentence_lengths, normalize_sentences, smart_stopwords, stem_words
 
 TextLike = Union[str, Sequence[str]]
 
@@ -110,7 +112,7 @@ class TextCorpus:
         )
         self.texts: tuple[str, ...] = tuple(index)
         self._base = _tokenise(self.texts)
-        self._views: dict[tuple[bool, bool], TokenView] = {(False, False): self._base}
+        self._views: dict[tuple[bool, bool, bool], TokenView] = {(False, False, False): self._base}
 
     def __len__(self) -> int:
         return len(self.summary_text)
@@ -148,11 +150,18 @@ class TextCorpus:
         summary_index = np.repeat(np.arange(len(self)), self.n_references)
         return summary_index, self.summary_text[summary_index], self.ref_text
 
-    def view(self, stem: bool = False, stop: bool = False) -> TokenView:
-        """Token ids after optional SMART stopword removal, then optional Porter stemming (cached)."""
-        key = (bool(stem), bool(stop))
+    def view(self, stem: bool = False, stop: bool = False, resplit: bool = False) -> TokenView:
+        """Token ids after optional SMART stopword removal, then optional Porter stemming (cached).
+
+        ``resplit`` also cuts sentences at glued boundaries (:data:`~analyses.text.tokenize.GLUED_BOUNDARY`);
+        tokens are unchanged, only ``sentence_offsets`` / ``sentence_ptr`` differ.
+        """
+        key = (bool(stem), bool(stop), bool(resplit))
         if key not in self._views:
-            self._views[key] = _derive_view(self._base, stem=key[0], stop=key[1])
+            if key[2] and not (key[0] or key[1]):
+                self._views[key] = _resplit_view(self._base, self.texts)
+            else:
+                self._views[key] = _derive_view(self.view(resplit=key[2]), stem=key[0], stop=key[1])
         return self._views[key]
 
 
@@ -178,6 +187,23 @@ def _tokenise(texts: Sequence[str]) -> TokenView:
         sentence_ptr=sentence_ptr,
         vocab_size=len(vocabulary),
         vocabulary=vocabulary,
+    )
+
+
+def _resplit_view(base: TokenView, texts: Sequence[str]) -> TokenView:
+    """``base`` with every text's sentences cut at glued boundaries as well."""
+    lengths = [glued_sentence_lengths(text) for text in texts]
+    sentence_offsets = np.concatenate([[0], np.cumsum([n for ls in lengths for n in ls], dtype=np.int64)]).astype(np.int64)
+    sentence_ptr = np.concatenate([[0], np.cumsum([len(ls) for ls in lengths])]).astype(np.int64)
+    if not np.array_equal(sentence_offsets[sentence_ptr], base.offsets):  # the cut must never move a word
+        raise AssertionError("re-splitting sentences changed the words of a text")
+    return TokenView(
+        tokens=base.tokens,
+        offsets=base.offsets,
+        sentence_offsets=sentence_offsets,
+        sentence_ptr=sentence_ptr,
+        vocab_size=base.vocab_size,
+        vocabulary=base.vocabulary,
     )
 
 

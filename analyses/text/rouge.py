@@ -11,6 +11,8 @@ count and two totals:
   ``rougeL``, no sentence splitting); totals = ``|r|``, ``|c|``;
 * ``rouge-lsum``: hit = summary-level union LCS over sentences (ROUGE-1.5.5's
   ROUGE-L, ``rouge-score``'s ``rougeLsum``); totals = ``|r|``, ``|c|``;
+  sentences are the lines of a text, also cut at glued boundaries with the
+  ``resplit`` flag;
 * ``rouge-w``: hit = WLCS(c, r) with ``f(k) = k**1.2``; totals = ``f(|r|)``,
   ``f(|c|)``; precision and recall are mapped back by ``f^-1(x) = x**(1/1.2)``.
 
@@ -56,9 +58,11 @@ def f1_score(precision: np.ndarray, recall: np.ndarray) -> np.ndarray:
     return _divide(2.0 * precision * recall, precision + recall)
 
 
-def pair_counts(corpus: TextCorpus, kind: str, stem: bool, stop: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def pair_counts(
+    corpus: TextCorpus, kind: str, stem: bool, stop: bool, resplit: bool = False
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(hit, candidate_total, reference_total)`` per summary-reference pair (see module doc)."""
-    view = corpus.view(stem=stem, stop=stop)
+    view = corpus.view(stem=stem, stop=stop, resplit=resplit)
     _, cand, ref = corpus.reference_pairs()
     n_texts = len(view.offsets) - 1
     if kind in ("rouge-l", "rouge-lsum", "rouge-w"):
@@ -101,16 +105,16 @@ def rouge(corpus: TextCorpus, variants: Iterable[Variant | str]) -> dict[str, np
     """Score every summary of ``corpus`` under each variant.
 
     Returns ``{variant.name: array of len(corpus)}`` in corpus order; counts are
-    computed once per (kind, stem, stop) and shared by the statistics and
-    aggregations that need them.
+    computed once per (kind, stem, stop, resplit) and shared by the statistics
+    and aggregations that need them.
     """
     wanted = [as_variant(v) for v in variants]
-    groups: dict[tuple[str, bool, bool], list[Variant]] = defaultdict(list)
+    groups: dict[tuple[str, bool, bool, bool], list[Variant]] = defaultdict(list)
     for v in wanted:
-        groups[(v.kind, v.stem, v.stop)].append(v)
+        groups[(v.kind, v.stem, v.stop, v.resplit)].append(v)
     out: dict[str, np.ndarray] = {}
-    for (kind, stem, stop), members in groups.items():
-        counts = pair_counts(corpus, kind, stem, stop)
+    for (kind, stem, stop, resplit), members in groups.items():
+        counts = pair_counts(corpus, kind, stem, stop, resplit)
         power = 1.0 / ROUGE_W_WEIGHT if kind == "rouge-w" else 1.0
         for aggregation in sorted({v.aggregation for v in members}):
             stats = _aggregate(corpus, *counts, aggregation=aggregation, power=power)

@@ -15,6 +15,10 @@ stemmed once) and in ROUGE-1.5.5's order:
   SacreROUGE's python-rouge do;
 * stemming uses ``nltk``'s ``PorterStemmer()`` (NLTK_EXTENSIONS mode, exactly
   what ``rouge-score`` uses) on words longer than 3 characters only.
+
+Sentences are the non-empty lines of a text. :func:`glued_sentence_lengths`
+also cuts lines at ``" ."`` directly followed by a letter, a boundary that
+joining tokenised sentences without a space loses (the ``resplit`` ROUGE flag).
 """
 
 from __future__ import annotations
@@ -25,6 +29,9 @@ from importlib import resources
 from typing import Iterable
 
 _NON_ALPHANUMERIC = re.compile(r"[^a-z0-9]+")
+#: A sentence boundary lost when tokenised sentences were joined without a space:
+#: `` .`` directly followed by a letter (``"... in kathmandu .the public ..."``).
+GLUED_BOUNDARY = re.compile(r"(?<= \.)(?=[A-Za-z])")
 
 
 # ASCII fast path: every ASCII character outside [a-z0-9] (after lowercasing) -> space, newlines kept
@@ -45,6 +52,15 @@ def normalize_sentences(text: str) -> list[list[str]]:
         lines = lowered.translate(_ASCII_TABLE).split("\n")
         return [line.split() for raw, line in zip(text.split("\n"), lines) if raw]
     return [normalize_words(line) for line in text.split("\n") if line]
+
+
+def glued_sentence_lengths(text: str) -> list[int]:
+    """Word counts of the sentences of ``text`` when each line is also cut at a :data:`GLUED_BOUNDARY`.
+
+    The cut falls between a ``.`` and a letter, where a word boundary already is, so
+    the words are those of :func:`normalize_sentences`, only grouped into more sentences.
+    """
+    return [len(normalize_words(part)) for line in text.split("\n") if line for part in GLUED_BOUNDARY.split(line)]
 
 
 @lru_cache(maxsize=1)

@@ -14,10 +14,22 @@ warehouse, e.g. ``rouge-2.recall[stem,stop]``, ``rouge-l.f1``,
   most 4 intervening words), ``rouge-su4`` (``rouge-s4`` plus unigrams);
 * statistic: ``precision``, ``recall`` or ``f1``;
 * flags, in this order, each present only when on: ``stem`` (Porter stemming),
-  ``stop`` (SMART stopword removal), ``maxref`` (multi-reference combination by
-  the reference with the best F1, as ``rouge-score``; the default is
-  ROUGE-1.5.5's pooled counts, see :mod:`analyses.text.rouge`). No flags, no
-  brackets.
+  ``stop`` (SMART stopword removal), ``resplit`` (``rouge-lsum`` only: also cut
+  sentences where a boundary was glued, ``" ."`` directly followed by a letter,
+  see :data:`analyses.text.tokenize.GLUED_BOUNDARY`), ``maxref``
+  (multi-reference combination by the reference with the best F1, as
+  ``rouge-score``; the default is ROUGE-1.5.5's pooled counts, see
+  :mod:`analyses.text.rouge`). No flags, no brackets.
+
+REALSumm (Bhandari et al. 2020) stores ROUGE-1.5.5 ``-m`` ROUGE-L recall in
+``pyramid.jsonl``: union LCS over the sentences of its files. 13 of the 100
+references in its ``summaries.jsonl`` lost sentence boundaries that this
+ROUGE-L kept (``"... for towing her car .she insulted ..."``):
+``rouge-lsum.recall[stem,resplit]`` restores them (Pearson r = 0.995 on the 23
+systems other than pointer-generator, 0.968 without ``resplit``).
+Pointer-generator's summaries, glued the same way, were scored as one unit
+against the whole reference, i.e. ``rouge-l.recall[stem]`` (r = 0.984 on that
+system); both together give r = 0.995 on all 2 400 summaries.
 
 Names are canonical: :meth:`Variant.parse` accepts exactly what
 :attr:`Variant.name` produces, so one measure has one name.
@@ -48,7 +60,9 @@ KINDS: tuple[str, ...] = (
 #: Graham (2015)'s 8 counting methods; its R-L is ROUGE-1.5.5's summary-level LCS.
 GRAHAM_KINDS: tuple[str, ...] = ("rouge-1", "rouge-2", "rouge-3", "rouge-4", "rouge-lsum", "rouge-w", "rouge-s4", "rouge-su4")
 STATISTICS: tuple[str, ...] = ("precision", "recall", "f1")
-FLAGS: tuple[str, ...] = ("stem", "stop", "maxref")
+FLAGS: tuple[str, ...] = ("stem", "stop", "resplit", "maxref")
+#: Kinds whose value depends on sentence boundaries, hence the only ones taking ``resplit``.
+SENTENCE_KINDS: tuple[str, ...] = ("rouge-lsum",)
 AGGREGATIONS: tuple[str, ...] = ("pooled", "max")
 
 _NAME = re.compile(r"^(?P<kind>[a-z0-9-]+)\.(?P<statistic>[a-z0-9]+)(?:\[(?P<flags>[a-z,]+)\])?$")
@@ -63,6 +77,7 @@ class Variant:
     stem: bool = False
     stop: bool = False
     aggregation: str = "pooled"
+    resplit: bool = False
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -71,13 +86,16 @@ class Variant:
             raise ValueError(f"unknown statistic {self.statistic!r}; expected one of {STATISTICS}")
         if self.aggregation not in AGGREGATIONS:
             raise ValueError(f"unknown aggregation {self.aggregation!r}; expected one of {AGGREGATIONS}")
-        if not isinstance(self.stem, bool) or not isinstance(self.stop, bool):
-            raise TypeError("stem and stop must be bool")
+        if not all(isinstance(flag, bool) for flag in (self.stem, self.stop, self.resplit)):
+            raise TypeError("stem, stop and resplit must be bool")
+        if self.resplit and self.kind not in SENTENCE_KINDS:
+            # the other kinds ignore sentences: a second name for the same measure
+            raise ValueError(f"resplit only applies to {', '.join(SENTENCE_KINDS)}, not {self.kind!r}")
 
     @property
     def name(self) -> str:
         """Canonical name, e.g. ``rouge-2.recall[stem,stop]``."""
-        flags = [f for f, on in zip(FLAGS, (self.stem, self.stop, self.aggregation == "max")) if on]
+        flags = [f for f, on in zip(FLAGS, (self.stem, self.stop, self.resplit, self.aggregation == "max")) if on]
         suffix = f"[{','.join(flags)}]" if flags else ""
         return f"{self.kind}.{self.statistic}{suffix}"
 
@@ -99,6 +117,7 @@ class Variant:
             stem="stem" in flags,
             stop="stop" in flags,
             aggregation="max" if "maxref" in flags else "pooled",
+            resplit="resplit" in flags,
         )
         assert variant.name == name
         return variant
