@@ -279,10 +279,12 @@ def latest_rows(wh: Warehouse, scope: Scope, normalisation: str = "input", alpha
 
 
 def tau_vs_property(wh: Warehouse, scope: Scope, metric_a: str, metric_b: str, prop: str, *,
-                    window: int = 10, alpha: float = 0.05, significant_only: bool = False) -> pd.DataFrame:
+                    window: int = 10, alpha: float = 0.05, significant_only: bool = False,
+                    data: Data | None = None) -> pd.DataFrame:
     """The points of the paper's figure 1 for one pair of metrics and a stored property: per
     input, the property and the tau over all complete summaries, sorted by the property, with
-    ``window``-point moving averages (:func:`analyses.agreement.property_series`)."""
+    ``window``-point moving averages (:func:`analyses.agreement.property_series`). ``data``:
+    ``load(wh, scope, "input")`` when the caller draws several pairs (loaded once)."""
     for m in (metric_a, metric_b):
         if m not in scope.metrics:
             raise WarehouseError(f"{m!r} is not a metric of the scope {list(scope.metrics)}")
@@ -290,7 +292,7 @@ def tau_vs_property(wh: Warehouse, scope: Scope, metric_a: str, metric_b: str, p
     if not values:
         raise WarehouseError(f"no stored {prop!r} for dataset {scope.dataset!r} and these metrics: "
                              "run `metaeval agreement` first")
-    data = load(wh, scope, "input")
+    data = load(wh, scope, "input") if data is None else data
     k = agreement.kendall_per_input(data.values[metric_a], data.values[metric_b],
                                     agreement.in_bin(data.values[POSITIONS], "L+M+T"))
     tau = np.where(k.pvalue <= alpha, k.tau, np.nan) if significant_only else k.tau

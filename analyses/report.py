@@ -233,11 +233,13 @@ class _Builder:
         only = f", inputs with p <= {alpha} only" if significant_only else ""
         try:
             scope = agreement_runs.resolve(self.wh, self.dataset, [glob.escape(m) for m in metrics])
+            data = agreement_runs.load(self.wh, scope, "input")  # per-input tau ignores the normalisation
             for prop in stored:
                 drawn = part[part["property"] == prop].set_index(["metric_a", "metric_b"]).loc[pairs].reset_index()
                 window = _window(drawn)
                 series = {(a, b): agreement_runs.tau_vs_property(self.wh, scope, a, b, prop, window=window,
-                                                                 alpha=alpha, significant_only=significant_only)
+                                                                 alpha=alpha, significant_only=significant_only,
+                                                                 data=data)
                           for a, b in pairs}
                 caption = (f"per-input Kendall τ against {agreement_plots.PROPERTY_LABELS[prop]} (the paper's "
                            f"figure 1): each point is an input, its τ over all its complete summaries (bin L+M+T"
