@@ -30,7 +30,7 @@ from analyses.stats.results import NAN_POLICY
 from warehouse.core import Warehouse
 from warehouse.errors import WarehouseError
 
-ALTERNATIVES = ("greater", "less", "two-sided")
+ALTERNATIVES = runner.ALTERNATIVES
 
 
 # --- argument checks (before anything is written) ---------------------------------------------

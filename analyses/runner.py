@@ -36,6 +36,7 @@ import numpy as np
 import pandas as pd
 
 from analyses import stats
+from analyses.stats import _validation
 from analyses.stats.results import NAN_POLICY
 from warehouse.core import Warehouse
 from warehouse.errors import WarehouseError
@@ -43,6 +44,7 @@ from warehouse.errors import WarehouseError
 LEVELS = ("system", "summary", "global")
 COEFFICIENTS = ("pearson", "spearman", "kendall")
 CI_METHODS = ("fisher", "boot-systems", "boot-inputs", "boot-both")
+ALTERNATIVES = _validation.ALTERNATIVES
 TEST_METHODS = ("williams", "perm-systems", "perm-inputs", "perm-both", "boot-systems", "boot-inputs", "boot-both")
 CORRECTIONS = ("none", "bonferroni", "holm", "bh")
 CORRECTION_GROUPS = ("metric", "all")

@@ -452,16 +452,15 @@ def ci(obj, dataset, human, metrics, levels, coefficients, jobs, force, method, 
 
 @main.command()
 @_analysis_options
-@click.option("--method", type=click.Choice(["williams", "perm-systems", "perm-inputs", "perm-both",
-                                             "boot-systems", "boot-inputs", "boot-both"]),
-              default="perm-both", show_default=True)
+@click.option("--method", type=LazyChoice("analyses.runner:TEST_METHODS"), default="perm-both", show_default=True)
 @_resampling_options
 @click.option("--alpha", default=0.05, show_default=True, type=click.FloatRange(0, 1, min_open=True, max_open=True))
-@click.option("--alternative", type=click.Choice(["greater", "less", "two-sided"]), default="greater",
+@click.option("--alternative", type=LazyChoice("analyses.runner:ALTERNATIVES"), default="greater",
               show_default=True, help="H1 of each ordered pair (a, b): corr(a, human) > corr(b, human).")
-@click.option("--correction", type=click.Choice(["none", "bonferroni", "holm", "bh"]), default="none",
+@click.option("--correction", type=LazyChoice("analyses.runner:CORRECTIONS"), default="none",
               show_default=True, help="Multiple-comparison correction.")
-@click.option("--correction-group", type=click.Choice(["metric", "all"]), default="metric", show_default=True,
+@click.option("--correction-group", type=LazyChoice("analyses.runner:CORRECTION_GROUPS"), default="metric",
+              show_default=True,
               help="Family of the correction: the pairs of one metric_a (as in the paper), or all pairs; "
                    "always within one level and coefficient.")
 @click.pass_obj
