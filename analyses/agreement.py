@@ -73,8 +73,8 @@ import pandas as pd
 import scipy.special
 import scipy.stats
 
-from analyses.stats._validation import alpha_iv
-from analyses.stats.correlation import kendall_tau
+from metaeval.analyses.stats._validation import alpha_iv
+from metaeval.analyses.stats.correlation import kendall_tau
 
 BINS = ("L", "M", "T", "L+M+T", "M+T")
 NON_CUMULATIVE = ("L", "M", "T")

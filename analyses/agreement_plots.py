@@ -1,7 +1,7 @@
 """Figures of inter-metric agreement (Bhandari et al. 2020), drawn from persisted rows.
 
 Like :mod:`analyses.figures`: pure functions taking the rows of a results table (or the series of
-:func:`analyses.agreement_runs.tau_vs_property`) and returning a matplotlib Figure (Agg backend).
+:func:`metaeval.runs.agreement.tau_vs_property`) and returning a matplotlib Figure (Agg backend).
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from analyses.agreement import BINS, CUMULATIVE, NON_CUMULATIVE
-from analyses.figures import _one_setting, _require
+from metaeval.analyses.agreement import BINS, CUMULATIVE, NON_CUMULATIVE
+from metaeval.analyses.figures import _one_setting, _require
 
 #: Up to this many metric pairs the tau heatmap has one row per pair; beyond (more than 10
 #: metrics), one row per metric: the mean over the pairs it belongs to.
@@ -168,7 +168,7 @@ def tau_vs_property(series: pd.DataFrame, prop: str, title: str = "") -> Figure:
 def tau_vs_property_pairs(series: Mapping[tuple[str, str], pd.DataFrame], prop: str,
                           stored: pd.DataFrame | None = None, title: str = "") -> Figure:
     """The paper's figure 1 (appendix figures 5-10) for several metric pairs: one panel per pair
-    (``series``: (metric_a, metric_b) -> the frame of :func:`analyses.agreement_runs.tau_vs_property`),
+    (``series``: (metric_a, metric_b) -> the frame of :func:`metaeval.runs.agreement.tau_vs_property`),
     per-input tau against property ``prop``, moving average in red. ``stored``: the pairs'
     ``property_agreement`` rows of this property and setting (checked), whose Pearson and
     Spearman correlations and n are written in each panel's title."""

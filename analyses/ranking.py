@@ -26,8 +26,8 @@ import numpy as np
 import numpy.typing as npt
 import scipy.stats
 
-from analyses.stats import correct_pvalues
-from analyses.stats._validation import (
+from metaeval.analyses.stats import correct_pvalues
+from metaeval.analyses.stats._validation import (
     alpha_iv,
     alternative_iv,
     coefficient_iv,
@@ -35,7 +35,7 @@ from analyses.stats._validation import (
     matrices_iv,
     seed_iv,
 )
-from analyses.stats.correlation import system_means
+from metaeval.analyses.stats.correlation import system_means
 
 ACCURACY_LEVELS = ("system", "micro")
 PAIR_TESTS = ("ttest", "wilcoxon", "permutation")

@@ -1,6 +1,6 @@
 """The paper's simulations (Deutsch, Dror & Roth 2021, §5) and normality tests (appendix A).
 
-Pure functions on arrays, no database (:mod:`analyses.simulation_runs` runs them over the
+Pure functions on arrays, no database (:mod:`metaeval.runs.simulation` runs them over the
 warehouse). Matrices are N systems x M inputs, NaN = missing, oriented so higher is better.
 
 - **CI coverage** (§5.1), :func:`coverage_trials`: trial t splits the systems and the inputs at
@@ -38,11 +38,11 @@ from functools import partial
 import numpy as np
 import scipy.stats
 
-from analyses import simulation_kernels as kernels
-from analyses import stats, text
-from analyses.stats import batched, resampling
-from analyses.stats._validation import alpha_iv, coefficient_iv, k_iv, level_iv, matrices_iv
-from analyses.stats.hypothesis import standardize, zero_if_rounding
+from metaeval.analyses import simulation_kernels as kernels
+from metaeval.analyses import stats, text
+from metaeval.analyses.stats import batched, resampling
+from metaeval.analyses.stats._validation import alpha_iv, coefficient_iv, k_iv, level_iv, matrices_iv
+from metaeval.analyses.stats.hypothesis import standardize, zero_if_rounding
 
 CI_METHODS = ("fisher", "boot-systems", "boot-inputs", "boot-both")
 TEST_METHODS = ("williams", "perm-systems", "perm-inputs", "perm-both", "boot-systems", "boot-inputs", "boot-both")

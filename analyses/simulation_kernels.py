@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from analyses.stats.correlation import summary_mean
+from metaeval.analyses.stats.correlation import summary_mean
 
 #: A variance below this share of n Σx² is checked exactly for a constant column.
 SUSPECT_VARIANCE = 1e-9

@@ -14,7 +14,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from analyses.text import TextCorpus, read_sacrerouge_jsonl, rouge, rouge1_ablated, variant_grid  # noqa: E402
+from metaeval.analyses.text import TextCorpus, read_sacrerouge_jsonl, rouge, rouge1_ablated, variant_grid  # noqa: E402
 
 DEFAULT_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "realsumm" / "summaries.jsonl"
 VARIANTS = variant_grid(kinds=("rouge-1", "rouge-2", "rouge-l"), stem=(False,), stop=(False,))

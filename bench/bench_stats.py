@@ -40,7 +40,7 @@ import scipy.stats  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from analyses import bootstrap_ci, correlate, permutation_test  # noqa: E402
+from metaeval.analyses import bootstrap_ci, correlate, permutation_test  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "data" / "realsumm" / "pyramid.jsonl"
 CONFIGS = [("summary", "kendall"), ("system", "pearson")]

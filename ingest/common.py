@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from warehouse.errors import InputError
-from warehouse.load import CELL_COLUMNS, MEASURE_COLUMNS
+from metaeval.errors import InputError
+from metaeval.load import CELL_COLUMNS, MEASURE_COLUMNS
 
 
 def sha256(path: Path) -> str:

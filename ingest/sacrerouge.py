@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from ingest.common import cells_frame, identifier, jsonl_objects, matches, measures_frame, number, sha256
-from warehouse.errors import InputError
-from warehouse.load import Batch
+from metaeval.errors import InputError
+from metaeval.ingest.common import cells_frame, identifier, jsonl_objects, matches, measures_frame, number, sha256
+from metaeval.load import Batch
 
 FORMAT = "sacrerouge"
 

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from ingest.common import identifier, jsonl_objects, sha256
-from warehouse.errors import InputError
-from warehouse.load import DOCUMENT_COLUMNS, REFERENCE_COLUMNS, SUMMARY_COLUMNS, Batch
+from metaeval.errors import InputError
+from metaeval.ingest.common import identifier, jsonl_objects, sha256
+from metaeval.load import DOCUMENT_COLUMNS, REFERENCE_COLUMNS, SUMMARY_COLUMNS, Batch
 
 FORMAT = "summaries"
 

@@ -20,10 +20,19 @@ from pathlib import Path
 
 import pandas as pd
 
-from ingest.common import (cells_frame, identifier, jsonl_objects, matches, measures_frame, number, number_text,
-                           sha256, text_lines)
-from warehouse.errors import InputError
-from warehouse.load import Batch
+from metaeval.errors import InputError
+from metaeval.ingest.common import (
+    cells_frame,
+    identifier,
+    jsonl_objects,
+    matches,
+    measures_frame,
+    number,
+    number_text,
+    sha256,
+    text_lines,
+)
+from metaeval.load import Batch
 
 FORMAT = "table"
 REQUIRED = ("system", "measure", "value")

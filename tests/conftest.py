@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from warehouse import Warehouse
-from warehouse.cli import main
+from metaeval import Warehouse
+from metaeval.cli.app import main
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = ROOT.parent / "shared" / "data"

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import scipy.stats
 
-from analyses import agreement as ag
+from metaeval.analyses import agreement as ag
 
 
 # --- brute-force references -------------------------------------------------------------------

@@ -9,10 +9,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analyses import agreement, agreement_plots, agreement_runs
-from tests.conftest import write_jsonl
-from warehouse import Warehouse, WarehouseError
+from metaeval import Warehouse, WarehouseError
+from metaeval.analyses import agreement, agreement_plots
+from metaeval.runs import agreement as agreement_runs
 from tests.conftest import run_cli as _cli
+from tests.conftest import write_jsonl
 
 METRICS = ["rouge-1.recall", "rouge-2.recall", "bertscore.recall", "js-2"]
 VOLATILE = ["result_id", "run_id"]

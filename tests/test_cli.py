@@ -16,10 +16,9 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-import schema
+from metaeval import Warehouse, WarehouseError, schema
+from metaeval.cli.app import main
 from tests.conftest import ROOT, run_cli
-from warehouse import Warehouse, WarehouseError
-from warehouse.cli import main
 
 
 def test_init_twice_is_harmless(tmp_path):
@@ -275,7 +274,7 @@ def test_largest_seed_runs(cli, db):
 
 
 def test_a_failing_run_is_marked_failed(cli, db, monkeypatch):
-    from analyses import runner
+    from metaeval.runs import runner
 
     cli("demo", "--systems", "4", "--inputs", "5", "--k", "20")
 
@@ -355,7 +354,7 @@ def test_sql_is_read_only_and_touches_no_other_file(cli, tmp_path):
 
 # --- registration and start-up ------------------------------------------------------------------
 def test_results_and_export_offer_every_result_table():
-    from warehouse.cli import RESULT_TABLES
+    from metaeval.cli.app import RESULT_TABLES
 
     tables = {"correlations", "confidence_intervals", "hypothesis_tests", "analysis_runs", "ci_coverage", "power",
               "normality", "pairwise_accuracy", "input_significance", "system_agreement", "winners",
@@ -369,16 +368,19 @@ def test_results_and_export_offer_every_result_table():
 
 def test_help_imports_no_heavy_module():
     """`metaeval --help` loads neither scipy, matplotlib, the text metrics nor the analyses."""
-    code = ("import sys\nfrom warehouse.cli import main\n"
+    code = ("import sys\nfrom metaeval.cli import main\n"
             "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
-            "heavy = ('scipy', 'matplotlib', 'analyses', 'analyses.text', 'nltk', 'sacrebleu')\n"
+            "heavy = ('scipy', 'matplotlib', 'metaeval.analyses', 'metaeval.analyses.text', 'metaeval.runs', 'nltk', 'sacrebleu')\n"
             "print('LOADED', [m for m in heavy if m in sys.modules])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert "LOADED []" in out, out
 
 
 def test_option_choices_come_from_the_analysis_modules():
-    from analyses import ranking, ranking_runs, runner, scoring, simulation, simulation_runs
+    from metaeval.analyses import ranking, simulation
+    from metaeval.runs import ranking as ranking_runs
+    from metaeval.runs import runner, scoring
+    from metaeval.runs import simulation as simulation_runs
 
     def choices(*path):
         command, name = main, path[-1]
@@ -412,7 +414,7 @@ def test_option_choices_come_from_the_analysis_modules():
 ])
 def test_a_run_failing_after_its_evaluation_is_marked_failed_not_left_running(cli, db, monkeypatch, command):
     """Every path that starts a run, not only the evaluation loop, marks a failed run 'failed'."""
-    from analyses import runner
+    from metaeval.runs import runner
 
     cli("demo", "--systems", "4", "--inputs", "5", "--k", "20")
     finish = runner._finish_run

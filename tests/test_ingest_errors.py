@@ -11,9 +11,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ingest import sacrerouge, summaries
+from metaeval import Warehouse
+from metaeval.ingest import sacrerouge, summaries
 from tests.conftest import assert_same, snapshot, write_jsonl
-from warehouse import Warehouse
 
 
 def _metrics_lines(n_systems=3, n_inputs=4, measure="rouge-1", offset=0.0):

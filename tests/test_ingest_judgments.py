@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from metaeval import Warehouse
 from tests.conftest import assert_same, snapshot, write_jsonl
-from warehouse import Warehouse
 
 
 def _file(path, rel):

@@ -5,11 +5,11 @@ from __future__ import annotations
 import duckdb
 import numpy as np
 import sqlalchemy
-
-from tests.conftest import read_jsonl, shared, snapshot, assert_same
-from warehouse import Warehouse
-from warehouse.cli import main
 from click.testing import CliRunner
+
+from metaeval import Warehouse
+from metaeval.cli.app import main
+from tests.conftest import assert_same, read_jsonl, shared, snapshot
 
 
 def _source_matrix(path, key, systems, inputs):

@@ -8,10 +8,10 @@ import duckdb
 import pytest
 from click.testing import CliRunner
 
-import schema
+from metaeval import ConflictError, Warehouse, WarehouseError, schema
+from metaeval.cli.app import main
+from metaeval.runs import demo
 from tests.conftest import assert_same, snapshot
-from warehouse import ConflictError, Warehouse, WarehouseError, demo
-from warehouse.cli import main
 
 
 def _foreign(path, sql="CREATE TABLE orders (id INTEGER, total DOUBLE); INSERT INTO orders VALUES (1, 9.5)"):
@@ -93,8 +93,8 @@ def test_demo_conflict_says_what_to_do_without_replace(db, tmp_path):
 
 
 def test_ingests_format_comment_lists_the_formats_written(db, tmp_path):
-    from analyses.scoring import score_dataset
-    from ingest import sacrerouge, summaries, table
+    from metaeval.ingest import sacrerouge, summaries, table
+    from metaeval.runs.scoring import score_dataset
     from tests.conftest import write_jsonl
 
     texts = write_jsonl(tmp_path / "s.jsonl", [{"instance_id": f"d{j}", "summarizer_id": f"s{i}",

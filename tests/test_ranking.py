@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import scipy.stats
 
-from analyses import ranking
+from metaeval.analyses import ranking
 
 
 def _sign(d, tol=0.0):

@@ -11,9 +11,9 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from analyses import ranking
-from warehouse import Warehouse
-from warehouse.cli import main
+from metaeval import Warehouse
+from metaeval.analyses import ranking
+from metaeval.cli.app import main
 from tests.conftest import run_cli as _cli
 
 SUMMEVAL = ["--dataset", "summeval", "--human", "expert.relevance"]

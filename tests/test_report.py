@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from metaeval import Warehouse
 from tests.conftest import run_cli, write_jsonl
-from warehouse import Warehouse
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -87,7 +87,7 @@ def test_plot_commands(analysed, cli, tmp_path):
 
 
 def test_power_curves_figure(tmp_path):
-    from analyses import figures
+    from metaeval.analyses import figures
 
     rows = pd.DataFrame([{"method": m, "proportion": p, "power": min(1.0, (1 - p) * s), "alpha": 0.05}
                          for m, s in (("williams", 1.5), ("perm-both", 2.0)) for p in (0.1, 0.5, 1.0)])
@@ -100,7 +100,7 @@ def test_power_curves_figure(tmp_path):
 
 def _spy_agreement(monkeypatch, name):
     """Capture (positional arguments, returned figure) of each call of ``analyses.agreement_plots.<name>``."""
-    from analyses import agreement_plots
+    from metaeval.analyses import agreement_plots
 
     calls = []
     original = getattr(agreement_plots, name)
@@ -329,7 +329,7 @@ def test_report_agreement_on_realsumm(warehouse_copy, tmp_path, monkeypatch):
 
 def _drawn(monkeypatch, name):
     """Capture the rows handed to ``analyses.figures.<name>``."""
-    from analyses import figures
+    from metaeval.analyses import figures
 
     calls = []
     original = getattr(figures, name)
@@ -372,7 +372,7 @@ def test_plot_ci_draws_one_alpha_only(analysed, cli, tmp_path, monkeypatch):
 
 
 def test_figures_refuse_rows_of_several_settings(analysed):
-    from analyses import figures
+    from metaeval.analyses import figures
 
     with Warehouse(analysed, read_only=True) as wh:
         tests = wh.sql("SELECT * FROM latest_hypothesis_tests WHERE level = 'system' AND coefficient = 'pearson'")
@@ -390,7 +390,7 @@ def test_figures_refuse_rows_of_several_settings(analysed):
                                                    ("less", "is a worse than b?"),
                                                    ("two-sided", "do a and b differ?")])
 def test_heatmap_states_the_alternative(analysed, cli, tmp_path, alternative, question):
-    from analyses import figures
+    from metaeval.analyses import figures
 
     if alternative != "greater":
         cli("compare", "--dataset", "demo", "--human", "expert.relevance", "--level", "system", "--coefficient",

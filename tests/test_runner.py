@@ -7,10 +7,9 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-import analyses
-from analyses import runner
-from warehouse import Warehouse
-from warehouse.cli import main
+from metaeval import Warehouse, analyses
+from metaeval.cli.app import main
+from metaeval.runs import runner
 from tests.conftest import run_cli as _cli
 
 VOLATILE = ["result_id", "run_id"]
@@ -342,6 +341,6 @@ def test_an_interrupted_compare_never_hides_the_finished_family(db, monkeypatch)
 def test_this_release_says_whose_results_it_reproduces():
     """Reuse depends on runner.SAME_RESULTS_AS: a release must list itself (results unchanged:
     append; changed: start a new list), or it would recompute everything every time."""
-    from warehouse import __version__
+    from metaeval import __version__
 
     assert __version__ in runner.SAME_RESULTS_AS

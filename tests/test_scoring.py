@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from analyses import scoring, text
+from metaeval import Warehouse
+from metaeval.analyses import text
+from metaeval.runs import scoring
 from tests.conftest import assert_same, shared, snapshot, write_jsonl
-from warehouse import Warehouse
 
 SUMMARIES = [
     ("a", "d0", ["the cat sat on the mat ."], ["a cat sat on a mat .", "the cat was on the mat ."]),

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 import scipy.stats
 
-from analyses import simulation as sim
-from analyses import stats
+from metaeval.analyses import simulation as sim
+from metaeval.analyses import stats
 
 CONFIGS = [(lv, c) for lv in ("system", "summary", "global") for c in ("pearson", "spearman", "kendall")]
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from analyses import simulation_kernels as kernels
-from analyses.stats import batched, resampling
-from analyses.stats._validation import coefficient_iv
-from analyses.stats.hypothesis import standardize
+from metaeval.analyses import simulation_kernels as kernels
+from metaeval.analyses.stats import batched, resampling
+from metaeval.analyses.stats._validation import coefficient_iv
+from metaeval.analyses.stats.hypothesis import standardize
 
 
 def _data(n_sys: int, n_in: int, kind: str, seed: int = 0):

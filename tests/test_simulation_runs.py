@@ -7,8 +7,8 @@ import pandas as pd
 import pytest
 import scipy.stats
 
-from analyses import simulation_runs
-from warehouse import Warehouse
+from metaeval import Warehouse
+from metaeval.runs import simulation as simulation_runs
 from tests.conftest import run_cli as _cli
 
 VOLATILE = ["result_id", "run_id"]

@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from analyses import bootstrap_ci, paired_bootstrap_test, permutation_test
-from analyses.stats import batched as batched_module
-from analyses.stats import resampling
-from analyses.stats._validation import coefficient_iv
-from analyses.stats.batched import bootstrap_statistics, permutation_statistics
+from metaeval.analyses import bootstrap_ci, paired_bootstrap_test, permutation_test
+from metaeval.analyses.stats import batched as batched_module
+from metaeval.analyses.stats import resampling
+from metaeval.analyses.stats._validation import coefficient_iv
+from metaeval.analyses.stats.batched import bootstrap_statistics, permutation_statistics
 from tests._stats_reference import COEFFICIENTS, level_corr, standardize
 
 LEVELS = ("system", "summary", "global")

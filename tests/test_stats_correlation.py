@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from analyses import correlate
+from metaeval.analyses import correlate
 from tests._jsonl_matrix import dataset_xyz
 from tests._stats_reference import COEFFICIENTS, level_corr
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import scipy.stats
 
-from analyses import (
+from metaeval.analyses import (
     bootstrap_ci,
     correct_pvalues,
     correlate,

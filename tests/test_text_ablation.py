@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from analyses.text import SummaryRecord, TextCorpus, kept_token_counts, rouge, rouge1_ablated
+from metaeval.analyses.text import SummaryRecord, TextCorpus, kept_token_counts, rouge, rouge1_ablated
 
 
 def make_corpus():

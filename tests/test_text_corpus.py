@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from analyses.text import SummaryRecord, TextCorpus
-from analyses.text.tokenize import normalize_sentences, normalize_words, smart_stopwords, stem_words
+from metaeval.analyses.text import SummaryRecord, TextCorpus
+from metaeval.analyses.text.tokenize import normalize_sentences, normalize_words, smart_stopwords, stem_words
 
 
 def test_normalisation_matches_rouge_score_tokenizer():

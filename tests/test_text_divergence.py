@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from scipy.spatial.distance import jensenshannon
 
-from analyses.text import SummaryRecord, TextCorpus, js_divergence, read_sacrerouge_jsonl
-from analyses.text.tokenize import normalize_words
+from metaeval.analyses.text import SummaryRecord, TextCorpus, js_divergence, read_sacrerouge_jsonl
+from metaeval.analyses.text.tokenize import normalize_words
 
 REALSUMM = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "realsumm"
 

@@ -3,7 +3,7 @@
 import pytest
 import sacrebleu
 
-from analyses.text import SummaryRecord, TextCorpus, bleu, chrf
+from metaeval.analyses.text import SummaryRecord, TextCorpus, bleu, chrf
 
 EXAMPLES = [
     (["The cat sat on the mat .", "It purred ."], [["The cat lay on the mat ."], ["A cat sat on a mat and purred ."]]),

@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from analyses.text import SummaryRecord, TextCorpus, Variant, read_sacrerouge_jsonl, rouge, variant_grid
-from analyses.text.tokenize import normalize_words, smart_stopwords, stem_words
+from metaeval.analyses.text import SummaryRecord, TextCorpus, Variant, read_sacrerouge_jsonl, rouge, variant_grid
+from metaeval.analyses.text.tokenize import normalize_words, smart_stopwords, stem_words
 from tests.conftest import read_jsonl, shared
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
@@ -290,7 +290,7 @@ def dp_wlcs(x, y, weight):
 
 
 def test_lcs_and_wlcs_match_the_cell_by_cell_programme():
-    from analyses.text.lcs import lcs_lengths, wlcs_scores
+    from metaeval.analyses.text.lcs import lcs_lengths, wlcs_scores
 
     pairs = random_corpus(2, size=50)
     corpus = TextCorpus([SummaryRecord("s", str(i), s, refs) for i, (s, refs) in enumerate(pairs)])

@@ -2,7 +2,7 @@
 
 import pytest
 
-from analyses.text import GRAHAM_KINDS, KINDS, Variant, direction, graham_grid, js_name, variant_grid
+from metaeval.analyses.text import GRAHAM_KINDS, KINDS, Variant, direction, graham_grid, js_name, variant_grid
 
 
 def test_examples_from_the_issue():

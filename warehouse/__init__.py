@@ -1,23 +1,54 @@
-"""metaeval-warehouse: a DuckDB warehouse for the meta-evaluation of text-generation metrics."""
+"""metaeval: a DuckDB warehouse for the meta-evaluation of text-generation metrics.
+
+The one import name of the project. Its floors, each importing only the ones below it:
+
+====================  ===========================  ==============================================
+package               folder of the repository     what it holds
+====================  ===========================  ==============================================
+``metaeval``          ``warehouse/``               storage core: connection, schema application,
+                                                   atomic loading, ``Warehouse`` and ``Matrix``
+``metaeval.schema``   ``schema/``                  the SQL (tables, views, bound statements)
+``metaeval.ingest``   ``ingest/``                  one parser per input format, onto the core
+``metaeval.analyses`` ``analyses/``                pure statistics and text metrics: arrays in,
+                                                   numbers out, no database inside
+``metaeval.runs``     ``runs/``                    the analyses run over the warehouse and
+                                                   persisted (parameters, seed, fingerprint)
+``metaeval.cli``      ``cli/``                     the ``metaeval`` command line: parses options,
+                                                   calls the floors below, prints
+====================  ===========================  ==============================================
+
+``metaeval.analyses`` and the other subpackages are imported on first attribute access
+(``metaeval.analyses.correlate``), so that ``import metaeval`` stays light and the storage core
+imports nothing above it.
+"""
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING
 
-from warehouse.errors import ConflictError, InputError, WarehouseError
+from metaeval.errors import ConflictError, InputError, WarehouseError
 
 if TYPE_CHECKING:
-    from warehouse.core import Matrix, Warehouse
+    from metaeval.core import Matrix, Warehouse
 
 __all__ = ["ConflictError", "InputError", "Matrix", "Warehouse", "WarehouseError"]
 __version__ = "0.2.0"
 
+_SUBPACKAGES = ("analyses", "cli", "ingest", "runs", "schema")
+
 
 def __getattr__(name: str):
-    """``Warehouse`` and ``Matrix`` on first use: they import pandas and numpy, which
-    ``metaeval --help`` does not need."""
+    """``Warehouse`` and ``Matrix`` on first use (they import pandas and numpy, which
+    ``metaeval --help`` does not need), and the subpackages on first use."""
     if name in ("Matrix", "Warehouse"):
-        from warehouse import core
+        from metaeval import core
 
         return getattr(core, name)
-    raise AttributeError(f"module 'warehouse' has no attribute {name!r}")
+    if name in _SUBPACKAGES:
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module 'metaeval' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), "Matrix", "Warehouse", *_SUBPACKAGES])

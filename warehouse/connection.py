@@ -8,8 +8,8 @@ from pathlib import Path
 
 import duckdb
 
-import schema
-from warehouse.errors import WarehouseError
+from metaeval import schema
+from metaeval.errors import WarehouseError
 
 DEFAULT_PATH = "warehouse.duckdb"
 ENV_VAR = "METAEVAL_DB"

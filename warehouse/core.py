@@ -9,9 +9,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from warehouse import connection
-from warehouse.errors import WarehouseError
-from warehouse.load import Batch, LoadReport, load
+from metaeval import connection
+from metaeval.errors import WarehouseError
+from metaeval.load import Batch, LoadReport, load
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 import duckdb
 import pandas as pd
 
-from warehouse.errors import ConflictError, WarehouseError
+from metaeval.errors import ConflictError, WarehouseError
 
 CELL_COLUMNS = ["system", "input", "measure", "annotator", "value", "line"]
 MEASURE_COLUMNS = ["name", "kind", "direction"]

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import click
 
-from warehouse.cli import Context, LazyChoice, out_file
-from warehouse.errors import WarehouseError
+from metaeval.cli.app import Context, LazyChoice, out_file
+from metaeval.errors import WarehouseError
 
 #: The file types ``metaeval plot`` writes (matplotlib's, chosen by the suffix of --out).
 FIGURE_SUFFIXES = (".png", ".svg", ".pdf")
@@ -29,7 +29,7 @@ def _report_dir(ctx, param, value: Path) -> Path:
 @click.pass_obj
 def report(obj: Context, dataset, human, out):
     """Write an HTML report (figures, tables, provenance) of DATASET's results into OUT."""
-    from analyses import report as reporting
+    from metaeval.runs import report as reporting
 
     with obj.open(read_only=True) as wh:
         index, images = reporting.build(wh, dataset, out, human)
@@ -68,8 +68,8 @@ def _common(f):
     for decorator in reversed([
         click.option("--dataset", required=True),
         click.option("--human", required=True),
-        click.option("--level", type=LazyChoice("analyses.runner:LEVELS"), default="system", show_default=True),
-        click.option("--coefficient", type=LazyChoice("analyses.runner:COEFFICIENTS"), default="pearson",
+        click.option("--level", type=LazyChoice("metaeval.runs.runner:LEVELS"), default="system", show_default=True),
+        click.option("--coefficient", type=LazyChoice("metaeval.runs.runner:COEFFICIENTS"), default="pearson",
                      show_default=True),
         click.option("--out", required=True, type=click.Path(dir_okay=False, path_type=Path),
                      callback=out_file(*FIGURE_SUFFIXES), help="The figure: .png, .svg or .pdf."),
@@ -92,12 +92,12 @@ def _write(fig, out: Path) -> None:
 
 @plot.command("ci")
 @_common
-@click.option("--method", type=LazyChoice("analyses.runner:CI_METHODS"), default="boot-both", show_default=True)
+@click.option("--method", type=LazyChoice("metaeval.runs.runner:CI_METHODS"), default="boot-both", show_default=True)
 @click.option("--alpha", default=0.05, show_default=True, type=ALPHA, help="The CIs' level is 1 - alpha.")
 @click.pass_obj
 def plot_ci(obj, dataset, human, level, coefficient, out, method, alpha):
     """CI of every metric (forest plot), from the latest `metaeval ci` rows of one setting."""
-    from analyses import figures
+    from metaeval.analyses import figures
 
     where = dict(dataset=dataset, human=human, level=level, coefficient=coefficient, method=method, alpha=alpha)
     hint = obj.command("ci", "--dataset", dataset, "--human", human, "--level", level, "--coefficient", coefficient,
@@ -111,11 +111,11 @@ def plot_ci(obj, dataset, human, level, coefficient, out, method, alpha):
 
 @plot.command("heatmap")
 @_common
-@click.option("--method", type=LazyChoice("analyses.runner:TEST_METHODS"), default="perm-both", show_default=True)
-@click.option("--alternative", type=LazyChoice("analyses.ranking_runs:ALTERNATIVES"), default="greater",
+@click.option("--method", type=LazyChoice("metaeval.runs.runner:TEST_METHODS"), default="perm-both", show_default=True)
+@click.option("--alternative", type=LazyChoice("metaeval.runs.ranking:ALTERNATIVES"), default="greater",
               show_default=True, help="The alternative of the tests drawn.")
-@click.option("--correction", type=LazyChoice("analyses.runner:CORRECTIONS"), default="none", show_default=True)
-@click.option("--correction-group", type=LazyChoice("analyses.runner:CORRECTION_GROUPS"), default="metric",
+@click.option("--correction", type=LazyChoice("metaeval.runs.runner:CORRECTIONS"), default="none", show_default=True)
+@click.option("--correction-group", type=LazyChoice("metaeval.runs.runner:CORRECTION_GROUPS"), default="metric",
               show_default=True)
 @click.option("--alpha", default=0.05, show_default=True, type=ALPHA,
               help="The tests' significance level (as given to `metaeval compare`).")
@@ -124,7 +124,7 @@ def plot_heatmap(obj, dataset, human, level, coefficient, out, method, alternati
                  alpha):
     """Pairwise significance heatmap, from the latest `metaeval compare` rows of one setting:
     filled = p <= alpha, outlined = significant after the correction."""
-    from analyses import figures
+    from metaeval.analyses import figures
 
     where = dict(dataset=dataset, human=human, level=level, coefficient=coefficient, method=method,
                  alternative=alternative, correction=correction, correction_group=correction_group, alpha=alpha)
@@ -140,14 +140,14 @@ def plot_heatmap(obj, dataset, human, level, coefficient, out, method, alternati
 
 @plot.command("power")
 @_common
-@click.option("--rouge-variant", "variant", type=LazyChoice("analyses.simulation_runs:ROUGE_VARIANTS"),
+@click.option("--rouge-variant", "variant", type=LazyChoice("metaeval.runs.simulation:ROUGE_VARIANTS"),
               default="recall", show_default=True, help="The ROUGE-1 statistic of the simulation drawn.")
 @click.option("--alpha", default=0.05, show_default=True, type=ALPHA, help="The simulation's significance level.")
 @click.pass_obj
 def plot_power(obj, dataset, human, level, coefficient, out, variant, alpha):
     """Power curves of the tests against the proportion of tokens kept, from the latest
     `metaeval simulate power` rows of one setting."""
-    from analyses import figures
+    from metaeval.analyses import figures
 
     where = dict(dataset=dataset, human=human, variant=variant, level=level, coefficient=coefficient, alpha=alpha)
     hint = obj.command("simulate", "power", "--dataset", dataset, "--human", human, "--level", level,

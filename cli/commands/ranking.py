@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from warehouse.cli import RESULT_TABLES, Context, LazyChoice, _resampling_options, show
+from metaeval.cli.app import RESULT_TABLES, Context, LazyChoice, _resampling_options, show
 
 if TYPE_CHECKING:  # annotations only (a light start-up for `--help`)
     import pandas as pd
@@ -46,13 +46,13 @@ _compute = _options(
     _force,
 )
 _tests_read = _options(
-    click.option("--level", "levels", multiple=True, type=LazyChoice("analyses.runner:LEVELS"),
+    click.option("--level", "levels", multiple=True, type=LazyChoice("metaeval.runs.runner:LEVELS"),
                  help="Correlation level(s) of the tests. Default: all three."),
-    click.option("--coefficient", "coefficients", multiple=True, type=LazyChoice("analyses.runner:COEFFICIENTS"),
+    click.option("--coefficient", "coefficients", multiple=True, type=LazyChoice("metaeval.runs.runner:COEFFICIENTS"),
                  help="Coefficient(s) of the tests. Default: all three."),
-    click.option("--method", type=LazyChoice("analyses.runner:TEST_METHODS"), default="perm-both", show_default=True,
+    click.option("--method", type=LazyChoice("metaeval.runs.runner:TEST_METHODS"), default="perm-both", show_default=True,
                  help="The `metaeval compare` test whose rows are read."),
-    click.option("--alternative", type=LazyChoice("analyses.ranking_runs:ALTERNATIVES"), default="greater",
+    click.option("--alternative", type=LazyChoice("metaeval.runs.ranking:ALTERNATIVES"), default="greater",
                  show_default=True, help="The alternative of the tests read."),
     click.option("--alpha", default=0.05, show_default=True, type=ALPHA,
                  help="winners: a beats b when p_adjusted <= alpha; replicability: level of the "
@@ -71,7 +71,7 @@ def _report(table: str, summary) -> None:
 
 def _run_analyses(obj: Context, scope_args: dict, builds, jobs: int, force: bool, valid_levels) -> None:
     """Resolve the scope, then for each (build, show_rows): run ``build(scope)``, report, ``show_rows(wh, scope, analysis)``."""
-    from analyses import runner
+    from metaeval.runs import runner
 
     with obj.open() as wh:
         scope = runner.resolve_scope(wh, valid_levels=valid_levels, **scope_args)
@@ -98,14 +98,14 @@ def _latest(wh, table: str, dataset: str, human: str, **filters) -> pd.DataFrame
 
 @click.command("accuracy")
 @_scope
-@click.option("--level", "levels", multiple=True, type=LazyChoice("analyses.ranking:ACCURACY_LEVELS"),
+@click.option("--level", "levels", multiple=True, type=LazyChoice("metaeval.analyses.ranking:ACCURACY_LEVELS"),
               help="system: pairs of system means (macro); micro: pairs of systems within each input, "
                    "pooled. Default: both.")
-@click.option("--coefficient", "coefficients", multiple=True, type=LazyChoice("analyses.runner:COEFFICIENTS"),
+@click.option("--coefficient", "coefficients", multiple=True, type=LazyChoice("metaeval.runs.runner:COEFFICIENTS"),
               help="Coefficient(s) of the per-input significance counts. Default: all three.")
 @click.option("--alpha", default=0.05, show_default=True, type=ALPHA,
               help="Significance level of the per-input correlations.")
-@click.option("--alternative", type=LazyChoice("analyses.ranking_runs:ALTERNATIVES"), default="two-sided",
+@click.option("--alternative", type=LazyChoice("metaeval.runs.ranking:ALTERNATIVES"), default="two-sided",
               show_default=True, help="Alternative of the per-input correlation tests (scipy).")
 @click.option("--metric-tolerance", default=0.0, show_default=True, type=click.FloatRange(0),
               help="Metric differences with |d| <= this are ties (metric units; 0: exact ties only).")
@@ -125,7 +125,7 @@ def accuracy(obj, dataset, human, metrics, levels, coefficients, alpha, alternat
     """
     import pandas as pd
 
-    from analyses import ranking_runs
+    from metaeval.runs import ranking as ranking_runs
 
     def accuracy_rows(wh, scope, analysis):
         frame = _latest(wh, analysis.table, scope.dataset, scope.human, metric=scope.metrics, level=scope.levels,
@@ -154,7 +154,7 @@ def accuracy(obj, dataset, human, metrics, levels, coefficients, alpha, alternat
 
 @click.command("systems-agreement")
 @_scope
-@click.option("--test", "tests", multiple=True, type=LazyChoice("analyses.ranking:PAIR_TESTS"),
+@click.option("--test", "tests", multiple=True, type=LazyChoice("metaeval.analyses.ranking:PAIR_TESTS"),
               help="Paired two-sided test of each pair of systems over the inputs. Default: all three.")
 @click.option("--alpha", default=0.05, show_default=True, type=ALPHA)
 @_resampling_options
@@ -168,7 +168,8 @@ def systems_agreement(obj, dataset, human, metrics, tests, alpha, k, seed, jobs,
     metric; per metric, the pairs where both are significant in the same direction, in
     opposite directions, only the metric, only the human, or neither: table system_agreement.
     """
-    from analyses import ranking, ranking_runs
+    from metaeval.analyses import ranking
+    from metaeval.runs import ranking as ranking_runs
 
     def rows(wh, scope, analysis):
         frame = _latest(wh, analysis.table, scope.dataset, scope.human, metric=scope.metrics,
@@ -185,9 +186,9 @@ def systems_agreement(obj, dataset, human, metrics, tests, alpha, k, seed, jobs,
 @click.command("winners")
 @_scope
 @_tests_read
-@click.option("--correction", type=LazyChoice("analyses.runner:CORRECTIONS"), default="none",
+@click.option("--correction", type=LazyChoice("metaeval.runs.runner:CORRECTIONS"), default="none",
               show_default=True, help="The correction of the tests read.")
-@click.option("--correction-group", type=LazyChoice("analyses.runner:CORRECTION_GROUPS"), default="metric", show_default=True,
+@click.option("--correction-group", type=LazyChoice("metaeval.runs.runner:CORRECTION_GROUPS"), default="metric", show_default=True,
               help="The correction family of the tests read.")
 @click.pass_obj
 def winners(obj, dataset, human, metrics, levels, coefficients, method, alternative, alpha, force, correction,
@@ -199,7 +200,8 @@ def winners(obj, dataset, human, metrics, levels, coefficients, method, alternat
     (Bojar et al. 2016): sorted by correlation, a new cluster starts where every metric above
     significantly beats every metric below. Table winners.
     """
-    from analyses import ranking_runs, runner
+    from metaeval.runs import ranking as ranking_runs
+    from metaeval.runs import runner
 
     with obj.open() as wh:
         scope = runner.resolve_scope(wh, dataset, human, metrics, levels, coefficients)
@@ -221,7 +223,7 @@ def winners(obj, dataset, human, metrics, levels, coefficients, method, alternat
               help="The human judgment of each --dataset, in the same order (one for all if given once).")
 @_metrics
 @_tests_read
-@click.option("--pc-method", "pc_methods", multiple=True, type=LazyChoice("analyses.ranking:PC_METHODS"),
+@click.option("--pc-method", "pc_methods", multiple=True, type=LazyChoice("metaeval.analyses.ranking:PC_METHODS"),
               help="Partial-conjunction combination: bonferroni (any dependence) or fisher (independent "
                    "datasets). Default: both.")
 @click.pass_obj
@@ -234,7 +236,8 @@ def replicability(obj, datasets, humans, metrics, levels, coefficients, method, 
     partial-conjunction test; k_hat estimates the number of datasets where A beats B.
     Table replicability.
     """
-    from analyses import ranking, ranking_runs
+    from metaeval.analyses import ranking
+    from metaeval.runs import ranking as ranking_runs
 
     if len(humans) not in (1, len(datasets)):
         raise click.UsageError(f"give one --human per --dataset ({len(datasets)}), or one for all; got {len(humans)}")

@@ -4,18 +4,18 @@ from __future__ import annotations
 
 import click
 
-from warehouse.cli import Context, LazyChoice, _command_line
+from metaeval.cli.app import Context, LazyChoice, _command_line
 
 
 @click.command()
 @click.argument("dataset")
-@click.option("--metric", "metrics", multiple=True, required=True, type=LazyChoice("analyses.scoring:METRICS"),
+@click.option("--metric", "metrics", multiple=True, required=True, type=LazyChoice("metaeval.runs.scoring:METRICS"),
               help="Metric family to compute. Repeatable.")
 @click.option("--variant", "variants", multiple=True, metavar="NAME",
               help="ROUGE variant by name, e.g. 'rouge-2.recall[stem,stop]' (kinds rouge-1..4, rouge-l, "
                    "rouge-lsum, rouge-w, rouge-s4, rouge-su4; statistics precision, recall, f1; flags stem, "
                    "stop, maxref). Repeatable.")
-@click.option("--grid", type=LazyChoice("analyses.scoring:GRIDS"), default=None,
+@click.option("--grid", type=LazyChoice("metaeval.runs.scoring:GRIDS"), default=None,
               help="A whole grid of ROUGE variants: default (ROUGE-1/2/L x P/R/F1), graham (Graham 2015's "
                    "96 summary-level variants), full (every kind x statistic x stem x stop).")
 @click.option("--js-n", default=2, show_default=True, type=click.IntRange(1), help="JS divergence: n-gram order.")
@@ -36,7 +36,7 @@ def score(obj: Context, dataset, metrics, variants, grid, js_n, js_target, js_st
     Measures are named by their settings (rouge-2.recall[stem,stop], js-2, bleu, chrf);
     scoring twice changes nothing.
     """
-    from analyses import scoring
+    from metaeval.runs import scoring
 
     rouge_variants = list(variants)
     if grid:

@@ -3,10 +3,10 @@ analyses: provenance in ``analysis_runs``, fingerprints, incremental, ``--jobs``
 
 Three steps, each skipped when the warehouse already holds its results:
 
-1. ``score_range_agreement`` -- a runner :class:`~analyses.runner.Analysis` with one task per
+1. ``score_range_agreement`` -- a runner :class:`~metaeval.runs.runner.Analysis` with one task per
    unordered pair of metrics (a < b by name) and bin. Every task reads a, b and the summaries'
    positions in their input's score range, which the consensus of *all* metrics in scope
-   defines: the positions are a derived N x M matrix in :class:`~analyses.runner.Data`, so a
+   defines: the positions are a derived N x M matrix in :class:`~metaeval.runs.runner.Data`, so a
    task's fingerprint changes whenever any metric of the consensus changes;
 2. ``input_properties`` -- ease of summarisation from the scores, abstractiveness and coverage
    from the stored reference and document texts (when the dataset stores documents; otherwise
@@ -29,11 +29,12 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from analyses import agreement, runner
-from analyses.runner import Analysis, Data, RunSummary, Scope, Task
-from analyses.text.tokenize import normalize_words
-from warehouse.core import Warehouse
-from warehouse.errors import WarehouseError
+from metaeval.analyses import agreement
+from metaeval.analyses.text.tokenize import normalize_words
+from metaeval.core import Warehouse
+from metaeval.errors import WarehouseError
+from metaeval.runs import runner
+from metaeval.runs.runner import Analysis, Data, RunSummary, Scope, Task
 
 #: Names of derived matrices in Data (cannot clash with measure names: they start with \x1e).
 POSITIONS = "\x1erange-position"

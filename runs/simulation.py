@@ -1,6 +1,6 @@
 """Running the simulations (:mod:`analyses.simulation`) over the warehouse, persisted.
 
-Like :mod:`analyses.runner` (whose runs, writer, existing-row lookup and progress bar this
+Like :mod:`metaeval.runs.runner` (whose runs, writer, existing-row lookup and progress bar this
 module reuses): every command is a row of ``analysis_runs``; results carry the fingerprint of
 the data they were computed from and a conventions JSON; a repeated command computes nothing.
 
@@ -31,13 +31,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-import schema
-from analyses import runner, simulation as sim
-from analyses.scoring import load_corpus
-from analyses.stats.results import NAN_POLICY
-from analyses.text import rouge
-from warehouse.core import Warehouse
-from warehouse.errors import WarehouseError
+from metaeval import schema
+from metaeval.analyses import simulation as sim
+from metaeval.analyses.stats.results import NAN_POLICY
+from metaeval.analyses.text import rouge
+from metaeval.core import Warehouse
+from metaeval.errors import WarehouseError
+from metaeval.runs import runner
+from metaeval.runs.scoring import load_corpus
 
 SIM_LEVELS = ("system", "summary")
 POWER_METHODS = ("williams", "boot-both", "perm-both")

@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from warehouse.errors import ConflictError
-from warehouse.load import LoadReport
+from metaeval.errors import ConflictError
+from metaeval.load import LoadReport
 
 if TYPE_CHECKING:
-    from warehouse.core import Warehouse
+    from metaeval.core import Warehouse
 
 HUMAN = "expert.relevance"
 #: metric name -> (weight on latent quality, weight on input difficulty, noise sd, direction)
@@ -76,7 +76,7 @@ def load(wh: Warehouse, dataset: str, directory: Path, *, n_systems: int = 12, n
     cells (a demo of another seed or size, or other data of that name) is a conflict whose
     message says to run the demo into another dataset or warehouse instead.
     """
-    from ingest import table
+    from metaeval.ingest import table
 
     path = write(directory, n_systems=n_systems, n_inputs=n_inputs, seed=seed)
     batch = table.parse(path, lower=lower_is_better())

@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from warehouse.cli import RESULT_TABLES, Context, Group, LazyChoice, _resampling_options, show
+from metaeval.cli.app import RESULT_TABLES, Context, Group, LazyChoice, _resampling_options, show
 
 RESULT_TABLES.update({"ci_coverage": "latest_ci_coverage", "power": "latest_power",
                       "normality": "latest_normality"})
@@ -19,7 +19,7 @@ def _common(f):
     for decorator in reversed([
         click.option("--dataset", required=True, help="Dataset to simulate on."),
         click.option("--human", required=True, help="The human judgment, e.g. litepyramid.recall."),
-        click.option("--level", "levels", multiple=True, type=LazyChoice("analyses.runner:LEVELS"),
+        click.option("--level", "levels", multiple=True, type=LazyChoice("metaeval.runs.runner:LEVELS"),
                      help="Correlation level(s). Default: system, summary (the paper's). Repeatable."),
         click.option("--trials", default=1000, show_default=True, type=click.IntRange(1)),
         click.option("--alpha", default=0.05, show_default=True, type=ALPHA,
@@ -32,7 +32,7 @@ def _common(f):
 
 
 def _report(table: str, summary) -> None:
-    from analyses import simulation
+    from metaeval.analyses import simulation
 
     if summary.up_to_date:
         click.echo(f"{table}: all {summary.results} results up to date; nothing computed (--force recomputes)")
@@ -59,16 +59,16 @@ def simulate():
 @_common
 @click.option("--metric", "metrics", multiple=True, required=True, metavar="GLOB",
               help="Metric(s) whose CIs are simulated (globs over automatic measures). Repeatable.")
-@click.option("--coefficient", "coefficients", multiple=True, type=LazyChoice("analyses.runner:COEFFICIENTS"),
+@click.option("--coefficient", "coefficients", multiple=True, type=LazyChoice("metaeval.runs.runner:COEFFICIENTS"),
               help="Coefficient(s). Default: all three. Repeatable.")
-@click.option("--method", "methods", multiple=True, type=LazyChoice("analyses.simulation:CI_METHODS"),
+@click.option("--method", "methods", multiple=True, type=LazyChoice("metaeval.analyses.simulation:CI_METHODS"),
               help="CI method(s), as `metaeval ci`. Default: all four. Repeatable.")
 @click.pass_obj
 def coverage(obj: Context, dataset, human, levels, trials, alpha, jobs, force, k, seed, metrics, coefficients,
              methods):
     """How often a CI computed on a random half of the systems and inputs contains the
     correlation of the other half (the paper's Table 1); table ci_coverage."""
-    from analyses import simulation_runs
+    from metaeval.runs import simulation as simulation_runs
 
     with obj.open() as wh:
         summary = _run(lambda: simulation_runs.simulate_coverage(
@@ -83,15 +83,15 @@ def coverage(obj: Context, dataset, human, levels, trials, alpha, jobs, force, k
 
 @simulate.command("power")
 @_common
-@click.option("--rouge-variant", "variant", type=LazyChoice("analyses.simulation_runs:ROUGE_VARIANTS"), default="recall",
+@click.option("--rouge-variant", "variant", type=LazyChoice("metaeval.runs.simulation:ROUGE_VARIANTS"), default="recall",
               show_default=True,
               help="ROUGE-1 statistic compared with R_k (the paper: recall on REALSumm, f1 on SummEval).")
 @click.option("--proportions", default=None, metavar="LIST",
               help="Comma-separated shares of each candidate's tokens R_k keeps. "
                    "Default: 0.05, 0.1, 0.2, ..., 0.9, 1.0 (the paper's).")
-@click.option("--coefficient", "coefficients", multiple=True, type=LazyChoice("analyses.runner:COEFFICIENTS"),
+@click.option("--coefficient", "coefficients", multiple=True, type=LazyChoice("metaeval.runs.runner:COEFFICIENTS"),
               default=("pearson",), show_default=True, help="Coefficient(s). Repeatable.")
-@click.option("--method", "methods", multiple=True, type=LazyChoice("analyses.simulation:TEST_METHODS"),
+@click.option("--method", "methods", multiple=True, type=LazyChoice("metaeval.analyses.simulation:TEST_METHODS"),
               help="Test(s), as `metaeval compare`. Default: williams, boot-both, perm-both (the paper's). "
                    "Repeatable.")
 @click.pass_obj
@@ -99,7 +99,7 @@ def power(obj: Context, dataset, human, levels, trials, alpha, jobs, force, k, s
           coefficients, methods):
     """How often each test concludes ROUGE-1 > R_k, ROUGE-1 on a random share of the tokens
     (the paper's Figure 3); scored from the stored texts; table power."""
-    from analyses import simulation_runs
+    from metaeval.runs import simulation as simulation_runs
 
     if proportions is None:
         proportions = ",".join(map(str, simulation_runs.PROPORTIONS))
@@ -130,7 +130,7 @@ def power(obj: Context, dataset, human, levels, trials, alpha, jobs, force, k, s
 def normality(obj: Context, dataset, measures, force):
     """Shapiro-Wilk normality of the system means, and the percent of inputs whose scores fail
     it at p < 0.05 (the paper's appendix A); table normality."""
-    from analyses import simulation_runs
+    from metaeval.runs import simulation as simulation_runs
 
     with obj.open() as wh:
         summary = simulation_runs.normality(wh, dataset, measures, force=force)

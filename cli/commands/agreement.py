@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from warehouse.cli import RESULT_TABLES, Context, LazyChoice
+from metaeval.cli.app import RESULT_TABLES, Context, LazyChoice
 
 if TYPE_CHECKING:  # annotations only (a light start-up for `--help`)
     import pandas as pd
@@ -32,7 +32,7 @@ MAX_PRINTED_METRICS = 8
               help="Significance level of the per-input Kendall taus.")
 @click.option("--significant-only", is_flag=True,
               help="Average only per-input taus with p <= alpha (the paper's setting).")
-@click.option("--normalisation", type=LazyChoice("analyses.agreement:NORMALISATIONS"), default="input",
+@click.option("--normalisation", type=LazyChoice("metaeval.analyses.agreement:NORMALISATIONS"), default="input",
               show_default=True,
               help="Min-max normalise each metric over each input's summaries, or over the whole dataset, "
                    "before averaging them into the consensus score.")
@@ -48,7 +48,7 @@ def agreement_command(obj: Context, dataset, metrics, alpha, significant_only, n
     (ease of summarisation; abstractiveness and coverage when documents are stored) and the
     correlation of per-input tau with each.
     """
-    from analyses import agreement_runs
+    from metaeval.runs import agreement as agreement_runs
 
     with obj.open() as wh:
         scope = agreement_runs.resolve(wh, dataset, metrics)
@@ -80,7 +80,7 @@ def agreement_command(obj: Context, dataset, metrics, alpha, significant_only, n
 def _print(rows: pd.DataFrame, by_property: pd.DataFrame, n_metrics: int, obj: Context, dataset: str) -> None:
     import pandas as pd
 
-    from analyses import agreement
+    from metaeval.analyses import agreement
 
     with pd.option_context("display.max_rows", None, "display.width", 200, "display.float_format", "{:.3f}".format):
         if n_metrics <= MAX_PRINTED_METRICS:

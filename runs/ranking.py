@@ -1,7 +1,7 @@
 """The ranking analyses (:mod:`analyses.ranking`) over the warehouse, persisted like the others.
 
 - ``accuracy`` (tables ``pairwise_accuracy``, ``input_significance``) and ``systems-agreement``
-  (``system_agreement``) are runner :class:`~analyses.runner.Analysis` objects: one task per
+  (``system_agreement``) are runner :class:`~metaeval.runs.runner.Analysis` objects: one task per
   result key, computed from the metric's and the human's cells, incremental by fingerprint.
 - ``winners`` and ``replicability`` compute nothing statistical: they read the latest
   ``hypothesis_tests`` rows written by ``metaeval compare`` (never recomputing a test), check
@@ -23,12 +23,13 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-import schema
-from analyses import ranking, runner, stats
-from analyses.runner import Analysis, Data, RunSummary, Scope, Task
-from analyses.stats.results import NAN_POLICY
-from warehouse.core import Warehouse
-from warehouse.errors import WarehouseError
+from metaeval import schema
+from metaeval.analyses import ranking, stats
+from metaeval.analyses.stats.results import NAN_POLICY
+from metaeval.core import Warehouse
+from metaeval.errors import WarehouseError
+from metaeval.runs import runner
+from metaeval.runs.runner import Analysis, Data, RunSummary, Scope, Task
 
 ALTERNATIVES = runner.ALTERNATIVES
 

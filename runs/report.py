@@ -2,7 +2,7 @@
 provenance (parameters, seed, data fingerprint) of every result shown. Nothing is recomputed,
 with one exception, said in its captions: the per-input Kendall tau drawn against the input
 properties (the figure 1 of Bhandari et al. 2020) is not persisted, so it is computed from the
-stored scores by :func:`analyses.agreement_runs.tau_vs_property` for a few metric pairs.
+stored scores by :func:`metaeval.runs.agreement.tau_vs_property` for a few metric pairs.
 
 The report is a directory: ``index.html``, each figure as PNG and SVG, and each table behind a
 figure as CSV at full precision (the HTML shows 4 decimals).
@@ -20,9 +20,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from analyses import figures
-from warehouse.core import Warehouse
-from warehouse.errors import WarehouseError
+from metaeval.analyses import figures
+from metaeval.core import Warehouse
+from metaeval.errors import WarehouseError
 
 DECIMALS = 4
 #: Up to this many metric pairs are drawn against each input property (the paper's figure 1).
@@ -166,7 +166,7 @@ class _Builder:
         return s
 
     def agreement(self) -> Section:
-        from analyses import agreement_plots
+        from metaeval.analyses import agreement_plots
 
         s = Section("Inter-metric agreement by score range (Bhandari et al. 2020)")
         rows = self.wh.sql("SELECT * FROM latest_score_range_agreement WHERE dataset = ? ORDER BY result_id",
@@ -216,7 +216,8 @@ class _Builder:
         """Per-input tau against each stored property, for one setting of latest_property_agreement
         (one figure per property). Per-input tau is not persisted: it is computed from the
         warehouse's matrices by agreement_runs.tau_vs_property, for at most MAX_PROPERTY_PAIRS pairs."""
-        from analyses import agreement, agreement_plots, agreement_runs
+        from metaeval.analyses import agreement, agreement_plots
+        from metaeval.runs import agreement as agreement_runs
 
         metrics = json.loads(consensus)
         setting = (f"{'significant' if significant_only else 'all'} per-input taus (alpha {alpha}), consensus of "

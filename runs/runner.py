@@ -27,19 +27,19 @@ import shlex
 import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
-from contextlib import contextmanager
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from analyses import stats
-from analyses.stats import _validation
-from analyses.stats.results import NAN_POLICY
-from warehouse.core import Warehouse
-from warehouse.errors import WarehouseError
+from metaeval.analyses import stats
+from metaeval.analyses.stats import _validation
+from metaeval.analyses.stats.results import NAN_POLICY
+from metaeval.core import Warehouse
+from metaeval.errors import WarehouseError
 
 LEVELS = ("system", "summary", "global")
 COEFFICIENTS = ("pearson", "spearman", "kendall")
@@ -410,7 +410,7 @@ def _start_run(wh: Warehouse, scope: Scope, analysis: Analysis, data: Data, n_ta
 def start_run(wh: Warehouse, command: str, parameters: dict, seed: int | None, fingerprint: str,
               n_tasks: int) -> int:
     """Insert a row of ``analysis_runs`` (status running); its run_id."""
-    from warehouse import __version__
+    from metaeval import __version__
 
     return wh.con.execute(
         """INSERT INTO analysis_runs (command, parameters, seed, version, data_fingerprint, tasks, command_line)

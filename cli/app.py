@@ -17,28 +17,26 @@ from typing import TYPE_CHECKING
 
 import click
 
-import schema
-
-from warehouse import connection
-from warehouse.errors import WarehouseError
+from metaeval import connection, schema
+from metaeval.errors import WarehouseError
 
 if TYPE_CHECKING:  # annotations only: importing them at start-up would slow `--help`
     import pandas as pd
 
-    from warehouse.core import Warehouse
+    from metaeval.core import Warehouse
 
 FORMATS = ("table", "csv", "json")
 #: ``metaeval export``: file suffix -> format (json is JSON lines, one record a line).
 EXPORT_SUFFIXES = {".csv": "csv", ".parquet": "parquet", ".json": "json", ".jsonl": "json"}
 #: Any seed numpy's SeedSequence accepts that the warehouse's BIGINT seed columns can store.
 SEED = click.IntRange(0, 2**63 - 1)
-#: The demo's smallest dataset (``warehouse.demo.generate`` refuses fewer systems or inputs).
+#: The demo's smallest dataset (``metaeval.runs.demo.generate`` refuses fewer systems or inputs).
 DEMO_MIN = 3
 
 
 class LazyChoice(click.Choice):
     """A :class:`click.Choice` whose choices are a constant of another module, given as
-    ``"module:NAME"`` (e.g. ``"analyses.runner:LEVELS"``) and imported on first use, so that
+    ``"module:NAME"`` (e.g. ``"metaeval.runs.runner:LEVELS"``) and imported on first use, so that
     defining the option does not import the module (and scipy with it)."""
 
     def __init__(self, source: str, case_sensitive: bool = True):
@@ -99,7 +97,7 @@ class Context:
                             "--alpha", alpha, "--out", out)
 
     def open(self, *, read_only: bool = False, create: bool = False) -> Warehouse:
-        from warehouse.core import Warehouse
+        from metaeval.core import Warehouse
 
         if create:
             return Warehouse.create(self.path)
@@ -176,7 +174,7 @@ def _measure_options(f):
 
 
 def _run_ingest(obj: Context, dataset: str, batches, replace: bool, human=(), lower=()) -> None:
-    from ingest.common import check_globs_used
+    from metaeval.ingest.common import check_globs_used
 
     measures = [m for b in batches for m in b.measures["name"]]
     files = [b.file for b in batches]
@@ -207,7 +205,7 @@ def _echo_reports(reports) -> None:
 @click.pass_obj
 def ingest_sacrerouge(obj, files, dataset, replace, human, lower):
     """SacreROUGE metrics jsonl files (one summary per line, nested 'metrics')."""
-    from ingest import sacrerouge
+    from metaeval.ingest import sacrerouge
 
     batches = [sacrerouge.parse(f, human=human, lower=lower) for f in files]
     _run_ingest(obj, dataset, batches, replace, human, lower)
@@ -219,7 +217,7 @@ def ingest_sacrerouge(obj, files, dataset, replace, human, lower):
 @click.pass_obj
 def ingest_summaries(obj, files, dataset, replace):
     """SacreROUGE summaries jsonl: summary texts, references, documents."""
-    from ingest import summaries
+    from metaeval.ingest import summaries
 
     _run_ingest(obj, dataset, [summaries.parse(f) for f in files], replace)
 
@@ -234,7 +232,7 @@ def ingest_table(obj, files, dataset, replace, human, lower):
 
     Without an input column the values are per system and stored under one input 'all'.
     """
-    from ingest import table
+    from metaeval.ingest import table
 
     batches = [table.parse(f, human=human, lower=lower) for f in files]
     _run_ingest(obj, dataset, batches, replace, human, lower)
@@ -317,8 +315,8 @@ def demo(obj, dataset, n_systems, n_inputs, seed, k):
     Correlations of the four metrics with the human judgment, 95% Boot-Both CIs and
     Perm-Both tests (Holm-corrected), at the system and summary level, all persisted.
     """
-    from analyses import runner
-    from warehouse import demo as demo_data
+    from metaeval.runs import demo as demo_data
+    from metaeval.runs import runner
 
     with tempfile.TemporaryDirectory() as tmp, obj.open(create=not obj.path.exists()) as wh:
         _echo_reports([demo_data.load(wh, dataset, Path(tmp), n_systems=n_systems, n_inputs=n_inputs, seed=seed,
@@ -354,9 +352,9 @@ def _analysis_options(f):
         click.option("--human", required=True, help="The human judgment, e.g. expert.relevance."),
         click.option("--metric", "metrics", multiple=True, metavar="GLOB",
                      help="Metrics (globs over automatic measures). Default: all. Repeatable."),
-        click.option("--level", "levels", multiple=True, type=LazyChoice("analyses.runner:LEVELS"),
+        click.option("--level", "levels", multiple=True, type=LazyChoice("metaeval.runs.runner:LEVELS"),
                      help="Correlation level(s). Default: all three."),
-        click.option("--coefficient", "coefficients", multiple=True, type=LazyChoice("analyses.runner:COEFFICIENTS"),
+        click.option("--coefficient", "coefficients", multiple=True, type=LazyChoice("metaeval.runs.runner:COEFFICIENTS"),
                      help="Coefficient(s); kendall is tau-b. Default: all three."),
         click.option("--jobs", default=1, show_default=True, type=click.IntRange(1), help="Worker processes."),
         click.option("--force", is_flag=True, help="Recompute even what is up to date."),
@@ -373,7 +371,7 @@ def _resampling_options(f):
 
 
 def _analyse(obj: Context, build, dataset, human, metrics, levels, coefficients, jobs, force, show_table):
-    from analyses import runner
+    from metaeval.runs import runner
 
     with obj.open() as wh:
         scope = runner.resolve_scope(wh, dataset, human, metrics, levels, coefficients)
@@ -419,7 +417,7 @@ def _latest_in_scope(wh, scope, analysis) -> pd.DataFrame:
 @click.pass_obj
 def correlate(obj, dataset, human, metrics, levels, coefficients, jobs, force):
     """Correlations of metrics with a human judgment (system, summary, global level)."""
-    from analyses import runner
+    from metaeval.runs import runner
 
     def table(wh, scope, analysis):
         import pandas as pd
@@ -434,13 +432,13 @@ def correlate(obj, dataset, human, metrics, levels, coefficients, jobs, force):
 
 @main.command()
 @_analysis_options
-@click.option("--method", type=LazyChoice("analyses.runner:CI_METHODS"), default="boot-both", show_default=True)
+@click.option("--method", type=LazyChoice("metaeval.runs.runner:CI_METHODS"), default="boot-both", show_default=True)
 @_resampling_options
 @click.option("--alpha", default=0.05, show_default=True, type=click.FloatRange(0, 1, min_open=True, max_open=True))
 @click.pass_obj
 def ci(obj, dataset, human, metrics, levels, coefficients, jobs, force, method, k, seed, alpha):
     """Confidence intervals of correlations (Fisher or bootstrap over systems/inputs/both)."""
-    from analyses import runner
+    from metaeval.runs import runner
 
     def table(wh, scope, analysis):
         frame = _latest_in_scope(wh, scope, analysis)
@@ -452,14 +450,14 @@ def ci(obj, dataset, human, metrics, levels, coefficients, jobs, force, method, 
 
 @main.command()
 @_analysis_options
-@click.option("--method", type=LazyChoice("analyses.runner:TEST_METHODS"), default="perm-both", show_default=True)
+@click.option("--method", type=LazyChoice("metaeval.runs.runner:TEST_METHODS"), default="perm-both", show_default=True)
 @_resampling_options
 @click.option("--alpha", default=0.05, show_default=True, type=click.FloatRange(0, 1, min_open=True, max_open=True))
-@click.option("--alternative", type=LazyChoice("analyses.runner:ALTERNATIVES"), default="greater",
+@click.option("--alternative", type=LazyChoice("metaeval.runs.runner:ALTERNATIVES"), default="greater",
               show_default=True, help="H1 of each ordered pair (a, b): corr(a, human) > corr(b, human).")
-@click.option("--correction", type=LazyChoice("analyses.runner:CORRECTIONS"), default="none",
+@click.option("--correction", type=LazyChoice("metaeval.runs.runner:CORRECTIONS"), default="none",
               show_default=True, help="Multiple-comparison correction.")
-@click.option("--correction-group", type=LazyChoice("analyses.runner:CORRECTION_GROUPS"), default="metric",
+@click.option("--correction-group", type=LazyChoice("metaeval.runs.runner:CORRECTION_GROUPS"), default="metric",
               show_default=True,
               help="Family of the correction: the pairs of one metric_a (as in the paper), or all pairs; "
                    "always within one level and coefficient.")
@@ -467,7 +465,7 @@ def ci(obj, dataset, human, metrics, levels, coefficients, jobs, force, method, 
 def compare(obj, dataset, human, metrics, levels, coefficients, jobs, force, method, k, seed, alpha,
             alternative, correction, correction_group):
     """Test every ordered pair of metrics: is corr(a, human) > corr(b, human)?"""
-    from analyses import runner
+    from metaeval.runs import runner
 
     def table(wh, scope, analysis):
         frame = _latest_in_scope(wh, scope, analysis)
@@ -554,10 +552,10 @@ def _result_rows(wh, source: str, table: str, dataset: str | None):
 def _register_command_modules() -> None:
     import pkgutil
 
-    import warehouse.commands as package
+    from metaeval.cli import commands as package
 
     for info in pkgutil.iter_modules(package.__path__):
-        module = importlib.import_module(f"warehouse.commands.{info.name}")
+        module = importlib.import_module(f"{package.__name__}.{info.name}")
         for command in getattr(module, "COMMANDS", ()):
             main.add_command(command)
     # modules add their result tables; `results` and `export` offer all of them

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from analyses import text
-from warehouse.core import Warehouse
-from warehouse.errors import ConflictError, WarehouseError
-from warehouse.load import CELL_COLUMNS, Batch, LoadReport
+from metaeval.analyses import text
+from metaeval.core import Warehouse
+from metaeval.errors import ConflictError, WarehouseError
+from metaeval.load import CELL_COLUMNS, Batch, LoadReport
 
 METRICS = ("rouge", "js", "bleu", "chrf")
 #: ROUGE variants scored when none are named: ROUGE-1, -2, -L x precision, recall, F1.

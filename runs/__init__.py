@@ -1,0 +1,9 @@
+"""The analyses run over the warehouse and persisted.
+
+Each module reads its matrices or texts from a :class:`metaeval.Warehouse`, calls the pure
+functions of :mod:`metaeval.analyses`, and writes every result with the run that produced it
+(parameters, seed, version, data fingerprint): :mod:`~metaeval.runs.runner` (correlations,
+confidence intervals, tests), :mod:`~metaeval.runs.ranking`, :mod:`~metaeval.runs.agreement`,
+:mod:`~metaeval.runs.simulation`, :mod:`~metaeval.runs.scoring` (metrics computed from the
+stored texts), :mod:`~metaeval.runs.report` and :mod:`~metaeval.runs.demo`.
+"""
