@@ -26,7 +26,7 @@ from click.testing import CliRunner
 
 from metaeval import Warehouse
 from metaeval.analyses import simulation as sim
-from metaeval.cli.app import main
+from metaeval.cli import main
 from metaeval.runs import simulation as simulation_runs
 from metaeval.runs.scoring import load_corpus
 

@@ -93,3 +93,25 @@ def load(wh: Warehouse, dataset: str, directory: Path, *, n_systems: int = 12, n
 
 def lower_is_better() -> list[str]:
     return [name for name, spec in METRICS.items() if spec[3] == "lower"]
+
+
+def analyse(wh: Warehouse, dataset: str, *, k: int = 1000, seed: int = 0, progress: bool = False) -> list:
+    """The demo's first analysis of ``dataset``: correlations of every metric with the human
+    judgment, 95% Boot-Both CIs and Perm-Both tests (Holm-corrected within each metric's
+    family), at the system and summary level, Pearson and Kendall; persisted like the commands.
+    A ``(analysis, run summary)`` pair per analysis."""
+    from metaeval.runs import runner
+
+    scope = runner.resolve_scope(wh, dataset, HUMAN, levels=("system", "summary"), coefficients=("pearson", "kendall"))
+    analyses = (runner.correlate_analysis(scope),
+                runner.ci_analysis(scope, "boot-both", k, 0.05, seed),
+                runner.compare_analysis(scope, "perm-both", k, 0.05, seed, "greater", "holm", "metric"))
+    return [(analysis, runner.run(wh, scope, analysis, progress=progress)) for analysis in analyses]
+
+
+def report(wh: Warehouse, dataset: str, *, k: int = 1000, seed: int = 0) -> pd.DataFrame:
+    """One row per metric, level and coefficient of the demo's analysis: correlation, CI and
+    the number of metrics it beats significantly."""
+    from metaeval import schema
+
+    return wh.sql(schema.read("demo_report"), [dataset, HUMAN, k, seed])

@@ -7,7 +7,7 @@ import pytest
 from click.testing import CliRunner
 
 from metaeval import Warehouse
-from metaeval.cli.app import main
+from metaeval.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = ROOT.parent / "shared" / "data"

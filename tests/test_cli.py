@@ -17,7 +17,7 @@ import pytest
 from click.testing import CliRunner
 
 from metaeval import Warehouse, WarehouseError, schema
-from metaeval.cli.app import main
+from metaeval.cli import main
 from tests.conftest import ROOT, run_cli
 
 

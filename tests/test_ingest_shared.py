@@ -8,7 +8,7 @@ import sqlalchemy
 from click.testing import CliRunner
 
 from metaeval import Warehouse
-from metaeval.cli.app import main
+from metaeval.cli import main
 from tests.conftest import assert_same, read_jsonl, shared, snapshot
 
 

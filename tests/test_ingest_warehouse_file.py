@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from metaeval import ConflictError, Warehouse, WarehouseError, schema
-from metaeval.cli.app import main
+from metaeval.cli import main
 from metaeval.runs import demo
 from tests.conftest import assert_same, snapshot
 

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from metaeval import Warehouse
 from metaeval.analyses import ranking
-from metaeval.cli.app import main
+from metaeval.cli import main
 from tests.conftest import run_cli as _cli
 
 SUMMEVAL = ["--dataset", "summeval", "--human", "expert.relevance"]

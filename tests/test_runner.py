@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from metaeval import Warehouse, analyses
-from metaeval.cli.app import main
+from metaeval.cli import main
 from metaeval.runs import runner
 from tests.conftest import run_cli as _cli
 

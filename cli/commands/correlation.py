@@ -1,0 +1,98 @@
+"""``metaeval correlate|ci|compare``: correlations with a human judgment, their confidence
+intervals and the tests between metrics; each a call of :mod:`metaeval.runs.api`."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from metaeval.cli.app import Context, LazyChoice, _analysis_options, _resampling_options, show
+
+
+def _analyse(obj: Context, call, **kwargs):
+    """Run one :mod:`metaeval.runs.api` function, print what it computed; its Outcome."""
+    with obj.open() as wh:
+        try:
+            out = call(wh, **kwargs, progress=sys.stderr.isatty())
+        except KeyboardInterrupt:
+            raise click.ClickException("interrupted: the results finished so far are saved; "
+                                       "run the same command again to resume") from None
+        for reason in out.skipped.values():
+            click.echo(f"skipped: {reason}", err=True)
+        s = out.summary
+        if s.up_to_date:
+            click.echo(f"{out.analysis.table}: all {s.tasks} results up to date; nothing computed (--force recomputes)")
+        else:
+            click.echo(f"{out.analysis.table}: run {s.run_id}: computed {s.computed} of {s.tasks}, wrote {s.written} rows")
+        return out, out.rows(wh)
+
+
+@click.command()
+@_analysis_options
+@click.pass_obj
+def correlate(obj, dataset, human, metrics, levels, coefficients, jobs, force):
+    """Correlations of metrics with a human judgment (system, summary, global level)."""
+    import pandas as pd
+
+    from metaeval.runs import api
+
+    _, frame = _analyse(obj, api.correlate, dataset=dataset, human=human, metrics=metrics, levels=levels,
+                        coefficients=coefficients, jobs=jobs, force=force)
+    wide = frame.pivot_table(index="metric", columns=["level", "coefficient"], values="value", dropna=False)
+    with pd.option_context("display.max_rows", None, "display.width", 200, "display.float_format", "{:.3f}".format):
+        click.echo(wide.to_string())
+
+
+@click.command()
+@_analysis_options
+@click.option("--method", type=LazyChoice("metaeval.runs.runner:CI_METHODS"), default="boot-both", show_default=True)
+@_resampling_options
+@click.option("--alpha", default=0.05, show_default=True, type=click.FloatRange(0, 1, min_open=True, max_open=True))
+@click.pass_obj
+def ci(obj, dataset, human, metrics, levels, coefficients, jobs, force, method, k, seed, alpha):
+    """Confidence intervals of correlations (Fisher or bootstrap over systems/inputs/both)."""
+    from metaeval.runs import api
+
+    _, frame = _analyse(obj, api.ci, dataset=dataset, human=human, metrics=metrics, levels=levels,
+                        coefficients=coefficients, jobs=jobs, force=force, method=method, k=k, alpha=alpha, seed=seed)
+    show(frame[["metric", "level", "coefficient", "estimate", "lower", "upper"]].round(4), "table")
+
+
+@click.command()
+@_analysis_options
+@click.option("--method", type=LazyChoice("metaeval.runs.runner:TEST_METHODS"), default="perm-both", show_default=True)
+@_resampling_options
+@click.option("--alpha", default=0.05, show_default=True, type=click.FloatRange(0, 1, min_open=True, max_open=True))
+@click.option("--alternative", type=LazyChoice("metaeval.runs.runner:ALTERNATIVES"), default="greater",
+              show_default=True, help="H1 of each ordered pair (a, b): corr(a, human) > corr(b, human).")
+@click.option("--correction", type=LazyChoice("metaeval.runs.runner:CORRECTIONS"), default="none",
+              show_default=True, help="Multiple-comparison correction.")
+@click.option("--correction-group", type=LazyChoice("metaeval.runs.runner:CORRECTION_GROUPS"), default="metric",
+              show_default=True,
+              help="Family of the correction: the pairs of one metric_a (as in the paper), or all pairs; "
+                   "always within one level and coefficient.")
+@click.pass_obj
+def compare(obj, dataset, human, metrics, levels, coefficients, jobs, force, method, k, seed, alpha,
+            alternative, correction, correction_group):
+    """Test every ordered pair of metrics: is corr(a, human) > corr(b, human)?"""
+    from metaeval.runs import api
+
+    out, frame = _analyse(obj, api.compare, dataset=dataset, human=human, metrics=metrics, levels=levels,
+                          coefficients=coefficients, jobs=jobs, force=force, method=method, k=k, alpha=alpha,
+                          seed=seed, alternative=alternative, correction=correction,
+                          correction_group=correction_group)
+    frame = frame[(frame["correction"] == correction) & (frame["correction_group"] == correction_group)]
+    cols = ["metric_a", "metric_b", "level", "coefficient", "delta", "p_value", "p_adjusted", "significant"]
+    if len(frame) <= 60:
+        show(frame[cols].round(4), "table")
+    n = int(frame["significant"].fillna(False).astype(bool).sum())
+    click.echo(f"{n} of {len(frame)} ordered pairs significant at alpha={alpha} ({correction}); draw them with:")
+    for level in out.scope.levels:
+        for coefficient in out.scope.coefficients:
+            click.echo("  " + obj.heatmap_command(out.scope.dataset, out.scope.human, level, coefficient, method,
+                                                  alternative, correction, correction_group, alpha,
+                                                  f"tests-{level}-{coefficient}.png"))
+
+
+COMMANDS = [correlate, ci, compare]

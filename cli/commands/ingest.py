@@ -1,0 +1,83 @@
+"""``metaeval ingest sacrerouge|summaries|table``: files into the warehouse, atomically."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from metaeval.cli.app import Context, Group, _command_line, echo_reports
+
+
+@click.group(cls=Group)
+def ingest():
+    """Load files into the warehouse (atomic; re-ingesting a file changes nothing)."""
+
+
+def _ingest_options(f):
+    f = click.option("--replace", is_flag=True, help="Overwrite stored values that differ, instead of failing.")(f)
+    f = click.option("--dataset", required=True, help="Dataset to add to (created if new).")(f)
+    return f
+
+
+def _measure_options(f):
+    f = click.option("--lower", "lower", multiple=True, metavar="GLOB",
+                     help="Measures for which lower is better (divergences). Repeatable.")(f)
+    f = click.option("--human", "human", multiple=True, metavar="GLOB",
+                     help="Measures that are human judgments, e.g. 'expert.*'. Repeatable.")(f)
+    return f
+
+
+def _run_ingest(obj: Context, dataset: str, batches, replace: bool, human=(), lower=()) -> None:
+    from metaeval.ingest.common import check_globs_used
+
+    measures = [m for b in batches for m in b.measures["name"]]
+    files = [b.file for b in batches]
+    check_globs_used(human, measures, "--human", files)
+    check_globs_used(lower, measures, "--lower", files)
+    with obj.open(create=not obj.path.exists()) as wh:
+        reports = wh.load(dataset, batches, replace=replace, command=_command_line())
+    echo_reports(reports)
+
+
+@ingest.command("sacrerouge")
+@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@_ingest_options
+@_measure_options
+@click.pass_obj
+def ingest_sacrerouge(obj, files, dataset, replace, human, lower):
+    """SacreROUGE metrics jsonl files (one summary per line, nested 'metrics')."""
+    from metaeval.ingest import sacrerouge
+
+    batches = [sacrerouge.parse(f, human=human, lower=lower) for f in files]
+    _run_ingest(obj, dataset, batches, replace, human, lower)
+
+
+@ingest.command("summaries")
+@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@_ingest_options
+@click.pass_obj
+def ingest_summaries(obj, files, dataset, replace):
+    """SacreROUGE summaries jsonl: summary texts, references, documents."""
+    from metaeval.ingest import summaries
+
+    _run_ingest(obj, dataset, [summaries.parse(f) for f in files], replace)
+
+
+@ingest.command("table")
+@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@_ingest_options
+@_measure_options
+@click.pass_obj
+def ingest_table(obj, files, dataset, replace, human, lower):
+    """Long tables (.csv, .parquet, .jsonl): system, [input,] measure, value[, annotator][, kind].
+
+    Without an input column the values are per system and stored under one input 'all'.
+    """
+    from metaeval.ingest import table
+
+    batches = [table.parse(f, human=human, lower=lower) for f in files]
+    _run_ingest(obj, dataset, batches, replace, human, lower)
+
+
+COMMANDS = [ingest]

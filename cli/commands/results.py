@@ -1,0 +1,75 @@
+"""``metaeval results`` and ``metaeval export``: the results tables, printed or written to a file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from metaeval.cli.app import EXPORT_SUFFIXES, FORMATS, RESULT_TABLES, out_file, show
+from metaeval.errors import WarehouseError
+
+
+@click.command()
+@click.argument("table", type=click.Choice(sorted(RESULT_TABLES)))
+@click.option("--dataset", default=None, help="Only this dataset.")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table")
+@click.pass_obj
+def results(obj, table, dataset, fmt):
+    """The latest result of each key in a results TABLE (all runs for analysis_runs)."""
+    with obj.open(read_only=True) as wh:
+        frame = _result_rows(wh, RESULT_TABLES[table], table, dataset)
+    if fmt == "table":
+        frame = frame.drop(columns=[c for c in ("conventions", "fingerprint", "parameters") if c in frame.columns])
+    show(frame, fmt)
+
+
+@click.command()
+@click.argument("table", type=click.Choice(sorted(RESULT_TABLES)))
+@click.option("--format", "fmt", type=click.Choice(sorted(set(EXPORT_SUFFIXES.values()))), default=None,
+              help="File format. Default: from the suffix of --out (.csv, .parquet, .json or .jsonl).")
+@click.option("--out", required=True, type=click.Path(dir_okay=False, path_type=Path), callback=out_file())
+@click.option("--latest", is_flag=True, help="Only the latest row of each key (the latest_* view).")
+@click.option("--dataset", default=None, help="Only this dataset (analysis_runs: the runs over it).")
+@click.pass_obj
+def export(obj, table, fmt, out, latest, dataset):
+    """Write a results TABLE (every run, or --latest) to a file: CSV, Parquet or JSON lines."""
+    suffix_format = EXPORT_SUFFIXES.get(out.suffix.lower())
+    if fmt is None and suffix_format is None:
+        raise click.BadParameter(f"{str(out)!r}: cannot tell the format from {out.suffix or 'no suffix'!r}; "
+                                 f"use a suffix {', '.join(EXPORT_SUFFIXES)} or --format", param_hint="--out")
+    if fmt is not None and suffix_format not in (None, fmt):
+        raise click.BadParameter(f"{str(out)!r} looks like {suffix_format} but --format is {fmt}; "
+                                 "make them agree", param_hint="--out")
+    fmt = fmt or suffix_format
+    source = RESULT_TABLES[table] if latest else table
+    with obj.open(read_only=True) as wh:
+        frame = _result_rows(wh, source, table, dataset)
+    try:
+        if fmt == "csv":
+            frame.to_csv(out, index=False)
+        elif fmt == "parquet":
+            frame.to_parquet(out, index=False)
+        else:
+            frame.to_json(out, orient="records", lines=True, date_format="iso")
+    except OSError as exc:
+        raise WarehouseError(f"cannot write {out}: {exc.strerror or exc}") from None
+    click.echo(f"wrote {len(frame)} rows of {source} to {out}")
+
+
+def _result_rows(wh, source: str, table: str, dataset: str | None):
+    """The rows of ``source`` (a results table or its latest_* view) of ``dataset`` (None: all);
+    for analysis_runs, the runs over ``dataset`` (parameter ``dataset``, or in ``datasets``); for
+    replicability, the groups that include it."""
+    if table == "analysis_runs":
+        return wh.sql(f"SELECT * FROM {source} WHERE $dataset IS NULL OR json_extract_string(parameters, '$.dataset') "
+                      "= $dataset OR list_contains(json_extract_string(parameters, '$.datasets[*]'), $dataset) "
+                      "ORDER BY run_id", {"dataset": dataset})
+    if table == "replicability":  # a row's dataset names its group: the datasets joined by '+'
+        return wh.sql(f"SELECT * FROM {source} WHERE $dataset IS NULL OR dataset = $dataset "
+                      "OR list_contains(string_split(dataset, '+'), $dataset) ORDER BY result_id", {"dataset": dataset})
+    return wh.sql(f"SELECT * FROM {source} WHERE $dataset IS NULL OR dataset = $dataset ORDER BY result_id",
+                  {"dataset": dataset})
+
+
+COMMANDS = [results, export]

@@ -1,0 +1,90 @@
+"""``metaeval init``, and looking at what the warehouse holds: ``datasets``, ``measures``,
+``matrix``, ``sql``."""
+
+from __future__ import annotations
+
+import click
+
+from metaeval import connection, schema
+from metaeval.cli.app import FORMATS, Context, show
+from metaeval.errors import WarehouseError
+
+
+@click.command()
+@click.pass_obj
+def init(obj: Context):
+    """Create the warehouse file (harmless if it exists; upgrades an older schema in place)."""
+    before = connection.stored_version(obj.path)
+    existed = obj.path.exists()
+    obj.open(create=True).close()
+    if before is not None and before != str(schema.SCHEMA_VERSION):
+        click.echo(f"Upgraded warehouse {obj.path} from schema {before} to {schema.SCHEMA_VERSION}, keeping every "
+                   "row; results of earlier metaeval versions are recomputed when their commands run again")
+    else:
+        click.echo(f"{'Checked' if existed else 'Created'} warehouse {obj.path}")
+
+
+@click.command()
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table")
+@click.pass_obj
+def datasets(obj, fmt):
+    """The datasets in the warehouse, with their sizes."""
+    with obj.open(read_only=True) as wh:
+        show(wh.datasets(), fmt)
+
+
+@click.command()
+@click.argument("dataset")
+@click.option("--kind", type=click.Choice(["automatic", "human"]), default=None)
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table")
+@click.pass_obj
+def measures(obj, dataset, kind, fmt):
+    """The measures of DATASET: kind, direction, coverage."""
+    with obj.open(read_only=True) as wh:
+        show(wh.measures(dataset, kind), fmt)
+
+
+@click.command()
+@click.argument("dataset")
+@click.argument("measure")
+@click.option("--format", "fmt", type=click.Choice(["table", "csv"]), default="table",
+              help="csv: one row per system (first column the system id), one column per input.")
+@click.pass_obj
+def matrix(obj, dataset, measure, fmt):
+    """The systems x inputs matrix of MEASURE in DATASET."""
+    import pandas as pd
+
+    with obj.open(read_only=True) as wh:
+        frame = wh.matrix(dataset, measure).frame()
+    if fmt == "csv":
+        click.echo(frame.to_csv(na_rep=""), nl=False)
+    else:
+        with pd.option_context("display.max_columns", 12, "display.width", 200):
+            click.echo(frame.to_string(max_cols=12))
+        click.echo(f"[{frame.shape[0]} systems x {frame.shape[1]} inputs]")
+
+
+@click.command()
+@click.argument("query")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table")
+@click.pass_obj
+def sql(obj, query, fmt):
+    """Run a read-only SQL QUERY on the warehouse.
+
+    The warehouse is opened read-only and without access to anything outside it: statements
+    that write (INSERT, COPY ... TO), read other files (read_csv, ATTACH) or load extensions
+    are refused. To save a result, use --format csv and redirect it.
+    """
+    import duckdb
+
+    with obj.open(read_only=True) as wh:
+        try:
+            # cannot be switched back on by the query: DuckDB refuses while the database is open
+            wh.con.execute("SET enable_external_access = false")
+            frame = wh.sql(query)
+        except duckdb.Error as exc:
+            raise WarehouseError(f"SQL error: {exc}") from None
+    show(frame, fmt)
+
+
+COMMANDS = [init, datasets, measures, matrix, sql]

@@ -1,0 +1,106 @@
+"""The Python API of the persisted correlation analyses: one function per analysis.
+
+``correlate``, ``ci`` and ``compare`` each resolve the scope (dataset, human judgment, metric
+globs, levels, coefficients), leave out the metrics too sparse to correlate (saying why),
+compute what the warehouse does not already hold (:func:`metaeval.runs.runner.run`) and return
+an :class:`Outcome` whose :meth:`~Outcome.rows` are the latest rows of that setting. The
+``metaeval correlate|ci|compare`` commands are these functions plus printing::
+
+    from metaeval import Warehouse
+    from metaeval.runs import api
+
+    with Warehouse("warehouse.duckdb") as wh:
+        out = api.ci(wh, "summeval", "expert.relevance", metrics=["rouge-*.f1"], levels=["system"])
+        out.rows(wh)          # metric, level, coefficient, estimate, lower, upper, ...
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from metaeval.runs import runner
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from metaeval.core import Warehouse
+
+#: results table -> the view holding the latest row of each key
+LATEST = {
+    "correlations": "latest_correlations",
+    "confidence_intervals": "latest_confidence_intervals",
+    "hypothesis_tests": "latest_hypothesis_tests",
+}
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one analysis command did: its scope (after leaving out ``skipped`` metrics, with
+    the reason for each), the analysis and the run's summary (``summary.up_to_date``: nothing
+    was computed)."""
+
+    scope: runner.Scope
+    analysis: runner.Analysis
+    summary: runner.RunSummary
+    skipped: dict[str, str]
+
+    def rows(self, wh: Warehouse) -> pd.DataFrame:
+        """The latest rows of this setting (scope and parameters), in the scope's order."""
+        return latest_rows(wh, self.scope, self.analysis)
+
+
+def analyse(wh: Warehouse, build: Callable[[runner.Scope], runner.Analysis], dataset: str, human: str,
+            metrics: Sequence[str] = (), levels: Sequence[str] = (), coefficients: Sequence[str] = (), *,
+            jobs: int = 1, force: bool = False, progress: bool = False) -> Outcome:
+    """Run the analysis that ``build`` makes of the resolved scope (see the module docstring)."""
+    scope = runner.resolve_scope(wh, dataset, human, metrics, levels, coefficients)
+    data = runner.load_data(wh, scope)
+    scope, skipped = runner.without_sparse_metrics(data, scope)
+    analysis = build(scope)
+    summary = runner.run(wh, scope, analysis, jobs=jobs, force=force, progress=progress, data=data)
+    return Outcome(scope, analysis, summary, skipped)
+
+
+def correlate(wh: Warehouse, dataset: str, human: str, metrics: Sequence[str] = (), levels: Sequence[str] = (),
+              coefficients: Sequence[str] = (), **run) -> Outcome:
+    """Correlations of the metrics with ``human`` (table ``correlations``)."""
+    return analyse(wh, runner.correlate_analysis, dataset, human, metrics, levels, coefficients, **run)
+
+
+def ci(wh: Warehouse, dataset: str, human: str, metrics: Sequence[str] = (), levels: Sequence[str] = (),
+       coefficients: Sequence[str] = (), *, method: str = "boot-both", k: int = 1000, alpha: float = 0.05,
+       seed: int = runner.DEFAULT_SEED, **run) -> Outcome:
+    """Confidence intervals of the correlations (table ``confidence_intervals``)."""
+    return analyse(wh, lambda scope: runner.ci_analysis(scope, method, k, alpha, seed), dataset, human, metrics,
+                   levels, coefficients, **run)
+
+
+def compare(wh: Warehouse, dataset: str, human: str, metrics: Sequence[str] = (), levels: Sequence[str] = (),
+            coefficients: Sequence[str] = (), *, method: str = "perm-both", k: int = 1000, alpha: float = 0.05,
+            seed: int = runner.DEFAULT_SEED, alternative: str = "greater", correction: str = "none",
+            correction_group: str = "metric", **run) -> Outcome:
+    """Tests of every ordered pair of metrics (table ``hypothesis_tests``)."""
+    build = lambda scope: runner.compare_analysis(scope, method, k, alpha, seed, alternative,  # noqa: E731
+                                                  correction, correction_group)
+    return analyse(wh, build, dataset, human, metrics, levels, coefficients, **run)
+
+
+def latest_rows(wh: Warehouse, scope: runner.Scope, analysis: runner.Analysis) -> pd.DataFrame:
+    """The latest rows of ``analysis``'s table within ``scope`` and with its parameters, in the
+    scope's order of metrics, levels and coefficients."""
+    frame = wh.sql(f"SELECT * FROM {LATEST[analysis.table]} WHERE dataset = ? AND human = ?",
+                   [scope.dataset, scope.human])
+    in_scope = frame["level"].isin(scope.levels) & frame["coefficient"].isin(scope.coefficients)
+    for column in ("metric", "metric_a", "metric_b"):
+        if column in frame.columns:
+            in_scope &= frame[column].isin(scope.metrics)
+    frame = frame[in_scope]
+    for column, value in analysis.param_columns.items():
+        frame = frame[frame[column].isna()] if value is None else frame[frame[column] == value]
+    order = {"metric": list(scope.metrics), "metric_a": list(scope.metrics), "metric_b": list(scope.metrics),
+             "level": list(scope.levels), "coefficient": list(scope.coefficients)}
+    keys = [c for c in analysis.key_columns if c in order]
+    rank = lambda col: col.map({v: i for i, v in enumerate(order[col.name])})  # noqa: E731
+    return frame.sort_values(keys, key=rank).reset_index(drop=True)
