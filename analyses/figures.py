@@ -9,6 +9,7 @@ Figure 4 (CIs per metric) is :func:`ci_forest`, Figure 5 (pairwise significance)
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Mapping
 from pathlib import Path
 
 import matplotlib
@@ -19,8 +20,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
-from matplotlib.patches import Rectangle  # noqa: E402
-
+from matplotlib.patches import Patch, Rectangle  # noqa: E402
 
 #: What each alternative of a test of the pair (a, b) asks, for titles and captions.
 HYPOTHESES = {"greater": "is a better than b? (H1: corr(a) > corr(b))",
@@ -77,14 +77,28 @@ def ci_forest(rows: pd.DataFrame, title: str = "") -> Figure:
     return fig
 
 
-def significance_heatmap(rows: pd.DataFrame, alpha: float, title: str = "", alternative: str | None = None) -> Figure:
+def correction_phrase(correction: str, group: str | None) -> str:
+    """How a family of tests was corrected, for titles and legends."""
+    if correction in (None, "none"):
+        return "no multiple-comparison correction"
+    family = {"metric": "within each metric a's family", "all": "over all pairs"}.get(group or "", "")
+    return f"{correction} correction {family}".strip()
+
+
+def significance_heatmap(rows: pd.DataFrame, alpha: float, title: str = "", alternative: str | None = None,
+                         correlations: Mapping[str, float] | None = None) -> Figure:
     """Cell (a, b) filled when the test of the pair rejects H0 at ``alpha`` (raw p): for the
     alternative "greater" it concludes corr(a) > corr(b), "less" corr(a) < corr(b), "two-sided"
-    corr(a) != corr(b); outlined when still significant after the multiple-comparison correction.
-    The figure's title states the question.
+    corr(a) != corr(b); outlined when still significant after the multiple-comparison correction
+    (with no correction, filled = significant and nothing is outlined); hatched grey when the
+    test is undefined (p is NaN: a correlation of the pair is undefined). The title states the
+    question and the correction; a legend says what fill, outline and hatching mean.
 
     ``rows``: one level/coefficient/method/alternative/correction of ``hypothesis_tests``
-    (metric_a, metric_b, p_value, significant; alternative, unless given as ``alternative``).
+    (metric_a, metric_b, p_value, significant; alternative, unless given as ``alternative``;
+    correction and correction_group when present). ``correlations``: metric -> its correlation
+    with the human judgment at the same level and coefficient; the metrics are then ordered by
+    it, highest first, as in the paper's Figure 5 (and labelled with it); otherwise by name.
     """
     _require(rows, ["metric_a", "metric_b", "p_value", "significant"], "a significance heatmap")
     _one_setting(rows, ["metric_a", "metric_b"], ["human", "level", "coefficient", "method", "alternative",
@@ -95,24 +109,55 @@ def significance_heatmap(rows: pd.DataFrame, alpha: float, title: str = "", alte
             raise ValueError("a significance heatmap needs the tests' alternative (column or argument)")
         alternative = rows["alternative"].iloc[0]
     question = hypothesis(alternative)
-    metrics = sorted(set(rows["metric_a"]) | set(rows["metric_b"]))
+    correction = rows["correction"].iloc[0] if "correction" in rows.columns else "none"
+    group = rows["correction_group"].iloc[0] if "correction_group" in rows.columns else None
+    corrected = correction not in (None, "none")
+    names = sorted(set(rows["metric_a"]) | set(rows["metric_b"]))
+    if correlations is not None:
+        value = {m: float(correlations[m]) if m in correlations and pd.notna(correlations[m]) else -np.inf
+                 for m in names}
+        metrics = sorted(names, key=lambda m: (-value[m], m))
+        labels = [f"{m} ({value[m]:.3f})" if np.isfinite(value[m]) else f"{m} (n/a)" for m in metrics]
+        order = "metrics by correlation with the human judgment, highest first"
+    else:
+        metrics, labels, order = names, names, "metrics by name"
     index = {m: i for i, m in enumerate(metrics)}
     n = len(metrics)
-    raw = np.full((n, n), np.nan)
-    for r in rows.itertuples():
-        raw[index[r.metric_a], index[r.metric_b]] = float(r.p_value <= alpha) if pd.notna(r.p_value) else np.nan
+    raw = np.zeros((n, n))
     side = max(4.5, 2.0 + 0.32 * n)
-    fig, ax = plt.subplots(figsize=(side, side + 0.4), layout="constrained")
-    ax.imshow(np.where(np.isnan(raw), 0, raw), cmap="Blues", vmin=0, vmax=1.4)
+    fig, ax = plt.subplots(figsize=(side + 1.2, side + 1.0), layout="constrained")
+    undefined = []
     for r in rows.itertuples():
-        if r.significant is True or r.significant == 1:
-            i, j = index[r.metric_a], index[r.metric_b]
-            ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, edgecolor="black", linewidth=1.5))
-    ax.set_xticks(range(n), metrics, rotation=90, fontsize=7)
-    ax.set_yticks(range(n), metrics, fontsize=7)
+        i, j = index[r.metric_a], index[r.metric_b]
+        if pd.isna(r.p_value):
+            undefined.append((i, j))
+        else:
+            raw[i, j] = float(r.p_value <= alpha)
+    ax.imshow(raw, cmap="Blues", vmin=0, vmax=1.4)
+    for i, j in undefined:
+        ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, facecolor="0.85", hatch="///", edgecolor="0.5",
+                               linewidth=0))
+    if corrected:
+        for r in rows.itertuples():
+            if r.significant is True or r.significant == 1:
+                i, j = index[r.metric_a], index[r.metric_b]
+                ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, edgecolor="black", linewidth=1.5))
+    ax.set_xticks(range(n), labels, rotation=90, fontsize=7)
+    ax.set_yticks(range(n), labels, fontsize=7)
     ax.set_xlabel("metric b")
     ax.set_ylabel("metric a")
-    ax.set_title(textwrap.fill(f"{question} — {title}" if title else question, 60), fontsize=8)
+    blue = plt.get_cmap("Blues")(1 / 1.4)
+    handles = [Patch(facecolor=blue, edgecolor="none",
+                     label=f"p <= {alpha:g}, uncorrected" if corrected else f"significant, p <= {alpha:g}")]
+    if corrected:
+        handles.append(Patch(fill=False, edgecolor="black", linewidth=1.5,
+                             label=f"significant after {correction_phrase(correction, group)}"))
+    if undefined:
+        handles.append(Patch(facecolor="0.85", hatch="///", edgecolor="0.5", label="undefined (p is NaN)"))
+    fig.legend(handles=handles, loc="outside lower center", fontsize=7, frameon=False)
+    head = f"{question}; {correction_phrase(correction, group)}"
+    text = f"{head} — {title}" if title else head
+    ax.set_title(textwrap.fill(f"{text} ({order})", 70), fontsize=8)
     return fig
 
 

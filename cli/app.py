@@ -27,6 +27,9 @@ if TYPE_CHECKING:  # annotations only: importing them at start-up would slow `--
 FORMATS = ("table", "csv", "json")
 #: ``metaeval export``: file suffix -> format (json is JSON lines, one record a line).
 EXPORT_SUFFIXES = {".csv": "csv", ".parquet": "parquet", ".json": "json", ".jsonl": "json"}
+#: ``--overwrite`` of the commands that write a file or directory (:mod:`metaeval.files`).
+OVERWRITE = click.option("--overwrite", is_flag=True,
+                         help="Replace the --out file (or report directory) if it exists. Never the warehouse.")
 #: Any seed numpy's SeedSequence accepts that the warehouse's BIGINT seed columns can store.
 SEED = click.IntRange(0, 2**63 - 1)
 

@@ -14,12 +14,15 @@ import glob
 import html
 import json
 import re
+import shlex
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from metaeval import files
 from metaeval.analyses import figures
 from metaeval.core import Warehouse
 from metaeval.errors import WarehouseError
@@ -50,9 +53,17 @@ def _table_html(frame: pd.DataFrame) -> str:
                          classes="data")
 
 
+def correlations(wh: Warehouse, dataset: str, human: str, level: str, coefficient: str) -> dict[str, float]:
+    """metric -> its latest correlation with ``human`` at ``level`` and ``coefficient`` (the
+    order of a significance heatmap's metrics); empty when ``correlate`` has not run."""
+    rows = wh.sql("SELECT metric, value FROM latest_correlations WHERE dataset = ? AND human = ? AND level = ? "
+                  "AND coefficient = ?", [dataset, human, level, coefficient])
+    return dict(zip(rows["metric"], rows["value"], strict=True))
+
+
 class _Builder:
-    def __init__(self, wh: Warehouse, dataset: str, human: str | None, out: Path):
-        self.wh, self.dataset, self.human, self.out = wh, dataset, human, out
+    def __init__(self, wh: Warehouse, dataset: str, human: str | None, out: Path, command: Callable[..., str]):
+        self.wh, self.dataset, self.human, self.out, self.command = wh, dataset, human, out, command
         self.images: list[str] = []
 
     def rows(self, view: str) -> pd.DataFrame:
@@ -109,20 +120,23 @@ class _Builder:
         s = Section("Pairwise significance (the paper's Figure 5)")
         rows = self.rows("latest_hypothesis_tests")
         if rows.empty:
-            s.note = self._missing("hypothesis tests", "compare")
+            s.note = self._missing("hypothesis tests", "compare", needs_pair=True)
             return s
         s.run_ids |= set(rows["run_id"])
         keys = ["human", "method", "alternative", "correction", "correction_group", "alpha", "level", "coefficient"]
         for key, part in rows.groupby(keys, sort=True):
             human, method, alternative, correction, group, alpha, level, coefficient = key
-            outlined = (f"significant after {correction} (per {group})" if correction != "none"
-                        else "significant (no correction)")
             setting = f"{method} ({alternative}), {level} level, {coefficient}, against {human}"
-            caption = (f"{figures.hypothesis(alternative)} {setting}: filled = p <= {alpha}, "
-                       f"outlined = {outlined}")
+            phrase = figures.correction_phrase(correction, group)
+            shading = (f"filled = p <= {alpha} before correction, outlined = significant after {phrase}"
+                       if correction != "none" else f"filled = significant at alpha {alpha} ({phrase})")
+            caption = (f"{figures.hypothesis(alternative)} {setting}: {shading}; metrics ordered by their "
+                       "correlation with the human judgment (in brackets) when it is stored")
             table = part[["metric_a", "metric_b", "delta", "statistic", "p_value", "p_adjusted", "significant",
                           "k", "seed", "run_id"]]
-            self.figure(s, figures.significance_heatmap(part, alpha, setting, alternative), _slug("tests", *key),
+            order = correlations(self.wh, self.dataset, human, level, coefficient)
+            self.figure(s, figures.significance_heatmap(part, alpha, setting, alternative, order or None),
+                        _slug("tests", *key),
                         caption, table)
             s.blocks.append(f"<details><summary>table</summary>{_table_html(table)}</details>")
         return s
@@ -130,7 +144,7 @@ class _Builder:
     def power(self) -> Section:
         s = Section("Statistical power (the paper's Figure 3)")
         if (rows := self.rows("latest_power")).empty:
-            s.note = self._missing("power simulations", "simulate power")
+            s.note = self._missing("power simulations", "simulate", "power", needs_texts=True)
             return s
         s.run_ids |= set(rows["run_id"])
         # one figure per latest_power partition (all but method and proportion): never mix variants
@@ -147,7 +161,7 @@ class _Builder:
     def coverage(self) -> Section:
         s = Section("CI coverage of held-out correlations (the paper's Table 1)")
         if (rows := self.rows("latest_ci_coverage")).empty:
-            s.note = self._missing("coverage simulations", "simulate coverage")
+            s.note = self._missing("coverage simulations", "simulate", "coverage", needs_metric=True)
             return s
         s.run_ids |= set(rows["run_id"])
         s.blocks.append(_table_html(rows[["metric", "human", "level", "coefficient", "method", "alpha", "k", "trials",
@@ -158,7 +172,7 @@ class _Builder:
         s = Section("Normality of the scores (the paper's appendix A)")
         rows = self.wh.sql("SELECT * FROM latest_normality WHERE dataset = ? ORDER BY measure, level", [self.dataset])
         if rows.empty:
-            s.note = "no normality results: run `metaeval normality --dataset " + self.dataset + "`"
+            s.note = f"no normality results: run `{self.command('normality', '--dataset', self.dataset)}`"
             return s
         s.run_ids |= set(rows["run_id"])
         s.blocks.append(_table_html(rows.drop(columns=[c for c in ("result_id", "dataset", "fingerprint", "conventions")
@@ -172,7 +186,7 @@ class _Builder:
         rows = self.wh.sql("SELECT * FROM latest_score_range_agreement WHERE dataset = ? ORDER BY result_id",
                            [self.dataset])
         if rows.empty:
-            s.note = f"no agreement results yet: run `metaeval agreement --dataset {self.dataset}`"
+            s.note = f"no agreement results yet: run `{self.command('agreement', '--dataset', self.dataset)}`"
             return s
         s.run_ids |= set(rows["run_id"])
         # one heatmap (and one disagreement figure) per setting of latest_score_range_agreement:
@@ -251,7 +265,7 @@ class _Builder:
                          if len(series[(r.metric_a, r.metric_b)]) != r.n_used]
                 if stale:
                     caption += (f" Warning: the stored rows of {', '.join(stale)} count other inputs than drawn (the "
-                                f"scores changed since): rerun `metaeval agreement --dataset {self.dataset}`.")
+                                f"scores changed since): rerun `{self.command('agreement', '--dataset', self.dataset)}`.")
                 self.figure(s, agreement_plots.tau_vs_property_pairs(series, prop, drawn, setting),
                             _slug("agreement-property", n, prop, alpha, significant_only), caption,
                             drawn[PROPERTY_COLUMNS])
@@ -269,15 +283,34 @@ class _Builder:
         what = " and ".join(lacking)
         if counts[0] and counts[1]:
             return (f"{what}: not stored for these metrics although the dataset now has documents and references: "
-                    f"run `metaeval agreement --dataset {self.dataset}` again")
+                    f"run `{self.command('agreement', '--dataset', self.dataset)}` again")
         return (f"{what} need the source documents and the reference texts; dataset {self.dataset!r} stores "
                 f"{counts[0]} documents and {counts[1]} reference texts (`metaeval ingest summaries` stores those "
                 "its file has), "
                 "so only ease of summarisation is drawn")
 
-    def _missing(self, what: str, command: str) -> str:
-        human = self.human or "H"
-        return f"no {what} yet: run `metaeval {command} --dataset {self.dataset} --human {human}`"
+    def _missing(self, what: str, *command: str, needs_texts: bool = False, needs_metric: bool = False,
+                 needs_pair: bool = False) -> str:
+        """"no WHAT yet", with a command that can run on this warehouse: real measure names (the
+        report's human judgment, else the dataset's first), the warehouse's --db, and, when the
+        command cannot run here (no human judgment, no summary texts), what is missing instead."""
+        humans = sorted(self.wh.measures(self.dataset, "human")["measure"])
+        human = self.human or (humans[0] if humans else None)
+        if human is None:
+            return (f"no {what}: dataset {self.dataset} has no human judgment to correlate with "
+                    f"(mark one with --human when ingesting)")
+        if needs_texts and not self.wh.sql("SELECT 1 FROM summary_texts WHERE dataset = ? LIMIT 1",
+                                           [self.dataset]).shape[0]:
+            return (f"no {what}: they score the summary texts, and dataset {self.dataset} has none "
+                    f"(add them with `{self.command('ingest', 'summaries', 'SUMMARIES.jsonl', '--dataset', self.dataset)}`)")
+        args = [*command, "--dataset", self.dataset, "--human", human]
+        metrics = sorted(self.wh.measures(self.dataset, "automatic")["measure"])
+        if len(metrics) < (2 if needs_pair else 1):
+            return (f"no {what}: they need {'two automatic metrics' if needs_pair else 'an automatic metric'}, "
+                    f"and dataset {self.dataset} has {len(metrics) or 'none'}")
+        if needs_metric:
+            args += ["--metric", metrics[0]]
+        return f"no {what} yet: run `{self.command(*args)}`"
 
     def provenance(self, run_ids: set[int]) -> str:
         if not run_ids:
@@ -313,19 +346,27 @@ border-bottom:1px solid #ddd;text-align:right}figure{margin:1em 0}img{max-width:
 details{margin:.3em 0 1em}code{background:#f4f4f4;padding:0 3px}"""
 
 
-def build(wh: Warehouse, dataset: str, out: Path, human: str | None = None) -> tuple[Path, list[str]]:
-    """Write the report of ``dataset`` into directory ``out``; (index.html, image file names)."""
+def build(wh: Warehouse, dataset: str, out: Path, human: str | None = None, *, overwrite: bool = False,
+          command: Callable[..., str] | None = None) -> tuple[Path, list[str]]:
+    """Write the report of ``dataset`` into directory ``out``; (index.html, image file names).
+
+    The report is written beside ``out`` and moved into place when complete (a failure leaves
+    nothing behind); an existing report in ``out`` is replaced only with ``overwrite``, and a
+    non-empty directory that is not a report never (:mod:`metaeval.files`). ``command`` formats
+    the hints of missing sections as runnable command lines (default: ``metaeval ARGS``)."""
     wh.require_dataset(dataset)
     if human is not None:
         humans = set(wh.measures(dataset, "human")["measure"])
         if human not in humans:
             raise WarehouseError(f"dataset {dataset!r} has no human judgment {human!r}; it has: "
                                  f"{', '.join(sorted(humans)) or 'none'}")
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise WarehouseError(f"cannot create the report directory {out}: {exc.strerror or exc}") from None
-    b = _Builder(wh, dataset, human, out)
+    with files.atomic_directory(out, warehouse=wh.path, overwrite=overwrite) as tmp:
+        images = _write(wh, dataset, human, tmp, command or (lambda *args: shlex.join(["metaeval", *map(str, args)])))
+    return out / "index.html", images
+
+
+def _write(wh: Warehouse, dataset: str, human: str | None, out: Path, command: Callable[..., str]) -> list[str]:
+    b = _Builder(wh, dataset, human, out, command)
     sections = [b.overview(), b.correlations(), b.intervals(), b.tests(), b.power(), b.coverage(), b.normality(),
                 b.agreement()]
     body = []
@@ -341,6 +382,5 @@ def build(wh: Warehouse, dataset: str, out: Path, human: str | None = None) -> t
             f"<p>Warehouse <code>{html.escape(str(wh.path))}</code>. Every number below is read from its tables; "
             "each section lists the runs (parameters, seed, data fingerprint) that produced it.</p>"
             + "\n".join(body) + "</body></html>")
-    index = out / "index.html"
-    index.write_text(page, encoding="utf-8")
-    return index, b.images
+    (out / "index.html").write_text(page, encoding="utf-8")
+    return b.images

@@ -313,7 +313,7 @@ def test_bad_out_paths_are_clear_errors(cli, tmp_path):
         result = cli(*args, expect_ok=False)
         assert result.exit_code == 2 and message in result.output, (args, result.output)
     result = cli("report", "--dataset", "demo", "--out", tmp_path / "afile" / "r", expect_ok=False)
-    assert result.exit_code == 1 and "cannot create the report directory" in result.output
+    assert result.exit_code == 1 and "cannot create the directory" in result.output
     assert not list(tmp_path.rglob("*.png")) and not list(tmp_path.rglob("*.csv"))
 
 
@@ -430,3 +430,77 @@ def test_a_run_failing_after_its_evaluation_is_marked_failed_not_left_running(cl
     with Warehouse(db, read_only=True) as wh:
         runs = wh.sql("SELECT command, status FROM analysis_runs ORDER BY run_id")
     assert "running" not in set(runs["status"]) and runs["status"].iloc[-1] == "failed", runs
+
+
+# --- issue 13.3: outputs never overwrite the warehouse, nor a file without --overwrite -----------
+def test_export_never_writes_onto_the_warehouse(tmp_path):
+    """`metaeval --db wh.csv export correlations --out wh.csv` destroyed the warehouse; now it is
+    refused, also through a symlink, even with --overwrite, and the file is byte-identical."""
+    wh = tmp_path / "wh.csv"
+    run_cli(wh, "demo", "--systems", "4", "--inputs", "5", "--k", "20")
+    before = wh.read_bytes()
+    (tmp_path / "link.csv").symlink_to(wh)
+    for out in (wh, tmp_path / "link.csv", tmp_path / "." / "wh.csv"):
+        for extra in ((), ("--overwrite",)):
+            result = run_cli(wh, "export", "correlations", "--out", out, *extra, ok=False)
+            assert result.exit_code == 1 and "is the warehouse itself" in result.output, result.output
+            assert "Traceback" not in result.output
+    assert wh.read_bytes() == before
+    assert Warehouse(wh, read_only=True).datasets()["dataset"].tolist() == ["demo"]
+
+
+def test_outputs_replace_an_existing_file_only_with_overwrite(cli, tmp_path):
+    cli("demo", "--systems", "4", "--inputs", "5", "--k", "20")
+    human = ["--dataset", "demo", "--human", "expert.relevance"]
+    writers = [(["export", "correlations"], "c.csv"),
+               (["plot", "ci", *human], "ci.png"),
+               (["plot", "heatmap", *human, "--correction", "holm"], "t.svg")]
+    for args, name in writers:
+        out = tmp_path / name
+        out.write_text("precious")
+        result = cli(*args, "--out", out, expect_ok=False)
+        assert result.exit_code == 1 and "already exists; pass --overwrite" in result.output, result.output
+        assert out.read_text() == "precious"
+        cli(*args, "--out", out, "--overwrite")
+        assert out.read_bytes() != b"precious"
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")], "no temporary file left behind"
+
+
+def test_a_failed_export_leaves_nothing_behind(cli, tmp_path, monkeypatch):
+    import pandas as pd
+
+    cli("demo", "--systems", "4", "--inputs", "5", "--k", "20")
+
+    def broken(self, path, *a, **k):
+        Path(path).write_text("half")
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(pd.DataFrame, "to_csv", broken)
+    result = cli("export", "correlations", "--out", tmp_path / "c.csv", expect_ok=False)
+    assert result.exit_code == 1 and "No space left on device" in result.output
+    assert not (tmp_path / "c.csv").exists()
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".c.csv")]
+
+
+def test_report_directory_rules(cli, db, tmp_path):
+    cli("demo", "--systems", "4", "--inputs", "5", "--k", "20")
+    out = tmp_path / "r"
+    cli("report", "--dataset", "demo", "--out", out)
+    first = (out / "index.html").read_text()
+    (out / "mine.txt").write_text("a note of the user's")
+    result = cli("report", "--dataset", "demo", "--out", out, expect_ok=False)
+    assert result.exit_code == 1 and "already holds a report; pass --overwrite" in result.output
+    assert (out / "mine.txt").exists() and (out / "index.html").read_text() == first
+    cli("report", "--dataset", "demo", "--out", out, "--overwrite")
+    assert (out / "index.html").exists() and not (out / "mine.txt").exists()
+    # a non-empty directory that is not a report is never replaced, nor one holding the warehouse
+    other = tmp_path / "notes"
+    other.mkdir()
+    (other / "thesis.tex").write_text("x")
+    for target in (other, tmp_path):
+        result = cli("report", "--dataset", "demo", "--out", target, "--overwrite", expect_ok=False)
+        assert result.exit_code == 1, result.output
+    assert (other / "thesis.tex").read_text() == "x" and db.exists()
+    assert "holds the warehouse" in cli("report", "--dataset", "demo", "--out", tmp_path, "--overwrite",
+                                        expect_ok=False).output
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import re
+import shlex
 
 import matplotlib.image
 import numpy as np
@@ -58,11 +59,34 @@ def test_report_figures_tables_and_provenance(analysed, cli, tmp_path):
 
 
 def test_report_says_what_is_missing(db, cli, tmp_path):
+    """Each hint is a command that can run on this warehouse (its --db, real measure names), or
+    says what is missing instead (issue 13.11: no `--human H`, no `simulate power` without texts)."""
+    # no human judgment: nothing to correlate with, and the hints say so instead of `--human H`
+    rows = [f"S{i},D{j},m,{i + j},automatic" for i in range(4) for j in range(3)]
+    (tmp_path / "u.csv").write_text("system,input,measure,value,kind\n" + "\n".join(rows) + "\n")
+    cli("ingest", "table", tmp_path / "u.csv", "--dataset", "u")
+    cli("report", "--dataset", "u", "--out", tmp_path / "u")
+    page = html.unescape((tmp_path / "u" / "index.html").read_text())
+    assert "--human H" not in page
+    assert "no confidence intervals: dataset u has no human judgment" in page
+    # a human judgment but no summary texts (SummEval's shape): power cannot run there
     cli("ingest", "table", _tiny(tmp_path), "--dataset", "t")
     cli("report", "--dataset", "t", "--out", tmp_path / "r")
-    page = (tmp_path / "r" / "index.html").read_text()
-    assert "no confidence intervals yet: run `metaeval ci --dataset t --human H`" in page
-    assert "no hypothesis tests yet: run `metaeval compare" in page
+    page = html.unescape((tmp_path / "r" / "index.html").read_text())
+    db_option = shlex.join(["--db", str(db)])
+    assert f"no confidence intervals yet: run `metaeval {db_option} ci --dataset t --human h`" in page
+    assert "no hypothesis tests: they need two automatic metrics, and dataset t has 1" in page
+    assert "simulate power" not in page
+    assert "no power simulations: they score the summary texts, and dataset t has none" in page
+    assert f"`metaeval {db_option} simulate coverage --dataset t --human h --metric m`" in page
+    # every suggested analysis command parses and runs on this warehouse
+    for command in re.findall(r"run `metaeval (?:--db \S+ )?((?:ci|compare|simulate coverage) [^`]*)`", page):
+        args = shlex.split(command)
+        if args[0] == "simulate":
+            args += ["--trials", "2", "--k", "20"]
+        else:
+            args += ["--k", "20", "--level", "system", "--coefficient", "pearson"]
+        cli(*args)
 
 
 def _tiny(tmp_path):
@@ -352,7 +376,7 @@ def test_plot_heatmap_draws_one_setting_only(analysed, cli, tmp_path, monkeypatc
                 ("--alternative", "two-sided"): ("two-sided", "metric", 0.05),
                 ("--correction-group", "all", "--alpha", "0.1"): ("greater", "all", 0.1)}
     for options, expected in settings.items():
-        cli("plot", "heatmap", *base, "--correction", "holm", *options, "--out", tmp_path / "t.png")
+        cli("plot", "heatmap", *base, "--correction", "holm", *options, "--out", tmp_path / "t.png", "--overwrite")
         rows = calls[-1]
         assert len(rows) == 12 and not rows.duplicated(["metric_a", "metric_b"]).any()
         assert {tuple(r) for r in rows[["alternative", "correction_group", "alpha"]].to_numpy()} == {expected}
@@ -367,7 +391,7 @@ def test_plot_ci_draws_one_alpha_only(analysed, cli, tmp_path, monkeypatch):
     calls = _drawn(monkeypatch, "ci_forest")
     for alpha in ("0.05", "0.1"):
         cli("plot", "ci", "--dataset", "demo", "--human", "expert.relevance", "--alpha", alpha, "--out",
-            tmp_path / "ci.svg")
+            tmp_path / "ci.svg", "--overwrite")
         assert len(calls[-1]) == 4 and set(calls[-1]["alpha"]) == {float(alpha)}
 
 
@@ -446,5 +470,62 @@ def test_plot_power_draws_one_variant(analysed, cli, tmp_path, monkeypatch):
     calls = _drawn(monkeypatch, "power_curves")
     for variant in ("recall", "f1"):
         cli("plot", "power", "--dataset", "demo", "--human", "expert.relevance", "--rouge-variant", variant,
-            "--out", tmp_path / "p.png")
+            "--out", tmp_path / "p.png", "--overwrite")
         assert len(calls[-1]) == 6 and set(calls[-1]["variant"]) == {variant}
+
+
+# --- issue 13.10: a heatmap states its correction, has a legend, orders metrics as Figure 5 ------
+def _tests(correction: str, p: dict, significant: dict) -> pd.DataFrame:
+    rows = [dict(metric_a=a, metric_b=b, p_value=p[a, b], significant=significant[a, b], alternative="greater",
+                 correction=correction, correction_group="metric", human="h", level="system",
+                 coefficient="pearson", method="perm-both", family="f", alpha=0.05)
+            for a, b in p]
+    return pd.DataFrame(rows)
+
+
+def test_heatmap_title_and_legend_state_the_correction():
+    from metaeval.analyses import figures
+
+    pairs = [("a", "b"), ("b", "a"), ("a", "c"), ("c", "a"), ("b", "c"), ("c", "b")]
+    p = dict(zip(pairs, [0.01, 0.9, 0.04, 0.95, float("nan"), float("nan")], strict=True))
+    significant = dict(zip(pairs, [True, False, False, False, None, None], strict=True))
+    fig = figures.significance_heatmap(_tests("bonferroni", p, significant), 0.05)
+    ax = fig.axes[0]
+    assert "bonferroni correction within each metric a's family" in ax.get_title().replace("\n", " ")
+    labels = [t.get_text() for legend in fig.legends for t in legend.get_texts()]
+    assert labels == ["p <= 0.05, uncorrected", "significant after bonferroni correction within each metric a's "
+                      "family", "undefined (p is NaN)"]
+    # no correction: filled = significant, nothing outlined, and the title says so
+    fig = figures.significance_heatmap(_tests("none", p, {k: (v <= 0.05) for k, v in p.items()}), 0.05)
+    assert "no multiple-comparison correction" in fig.axes[0].get_title().replace("\n", " ")
+    assert [t.get_text() for t in fig.legends[0].get_texts()][0] == "significant, p <= 0.05"
+    outlines = [r for r in fig.axes[0].patches if not r.get_fill()]
+    assert outlines == []
+
+
+def test_heatmap_orders_metrics_by_their_correlation_with_the_human():
+    from metaeval.analyses import figures
+
+    pairs = [(a, b) for a in "abc" for b in "abc" if a != b]
+    p = {k: 0.5 for k in pairs}
+    fig = figures.significance_heatmap(_tests("none", p, {k: False for k in pairs}), 0.05,
+                                       correlations={"a": 0.1, "b": 0.7, "c": 0.4})
+    ticks = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    assert ticks == ["b (0.700)", "c (0.400)", "a (0.100)"]
+    assert "highest first" in fig.axes[0].get_title().replace("\n", " ")
+
+
+def test_plot_heatmap_uses_stored_correlations_for_the_order(analysed, cli, tmp_path, monkeypatch):
+    calls = []
+    from metaeval.analyses import figures
+
+    original = figures.significance_heatmap
+    monkeypatch.setattr(figures, "significance_heatmap",
+                        lambda *a, **k: calls.append(k.get("correlations")) or original(*a, **k))
+    base = ["--dataset", "demo", "--human", "expert.relevance", "--level", "system", "--coefficient", "pearson"]
+    cli("correlate", *base)
+    cli("plot", "heatmap", *base, "--correction", "holm", "--out", tmp_path / "t.png")
+    with Warehouse(analysed, read_only=True) as wh:
+        stored = wh.sql("SELECT metric, value FROM latest_correlations WHERE dataset = 'demo' AND level = 'system' "
+                        "AND coefficient = 'pearson'")
+    assert calls[-1] == dict(zip(stored["metric"], stored["value"], strict=True)) and len(calls[-1]) == 4

@@ -24,7 +24,6 @@ from .correlation import level_correlation, pairs_count
 from .intervals import conventions, rng_description
 from .results import PairedBootstrapResult, PermutationResult, WilliamsResult
 
-
 #: Differences of correlations within this of 0 are rounding, not evidence: a metric and a
 #: rescaled copy of it (X = c Y) have correlations that differ by ~1e-16, which without this
 #: would make Williams' t huge and resampling p-values 0.

@@ -17,7 +17,6 @@ from .mt import bleu, chrf
 from .rouge import rouge
 from .variants import GRAHAM_KINDS, KINDS, STATISTICS, Variant, graham_grid, variant_grid
 
-
 _JS_NAME = re.compile(r"js-[1-9][0-9]*(\.input)?(\[(stem,?)?(stop,?)?(smooth)?\])?")
 
 

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import click
 
-from metaeval.cli.app import Context, LazyChoice, out_file
+from metaeval import files
+from metaeval.cli.app import OVERWRITE, Context, LazyChoice, out_file
 from metaeval.errors import WarehouseError
 
 #: The file types ``metaeval plot`` writes (matplotlib's, chosen by the suffix of --out).
@@ -25,14 +26,15 @@ def _report_dir(ctx, param, value: Path) -> Path:
 @click.option("--dataset", required=True)
 @click.option("--human", default=None, help="Only results against this human judgment. Default: all.")
 @click.option("--out", required=True, type=click.Path(file_okay=False, path_type=Path), callback=_report_dir,
-              help="Directory to write (created if needed).")
+              help="Directory to write (created if needed; a new or empty one, or a report with --overwrite).")
+@OVERWRITE
 @click.pass_obj
-def report(obj: Context, dataset, human, out):
+def report(obj: Context, dataset, human, out, overwrite):
     """Write an HTML report (figures, tables, provenance) of DATASET's results into OUT."""
     from metaeval.runs import report as reporting
 
     with obj.open(read_only=True) as wh:
-        index, images = reporting.build(wh, dataset, out, human)
+        index, images = reporting.build(wh, dataset, out, human, overwrite=overwrite, command=obj.command)
     click.echo(f"wrote {index} with {len(images)} figure(s)")
 
 
@@ -73,18 +75,18 @@ def _common(f):
                      show_default=True),
         click.option("--out", required=True, type=click.Path(dir_okay=False, path_type=Path),
                      callback=out_file(*FIGURE_SUFFIXES), help="The figure: .png, .svg or .pdf."),
+        OVERWRITE,
     ]):
         f = decorator(f)
     return f
 
 
-def _write(fig, out: Path) -> None:
+def _write(obj: Context, fig, out: Path, overwrite: bool) -> None:
     import matplotlib.pyplot as plt
 
     try:
-        fig.savefig(out, dpi=150)
-    except OSError as exc:
-        raise WarehouseError(f"cannot write {out}: {exc.strerror or exc}") from None
+        with files.atomic_file(out, warehouse=obj.path, overwrite=overwrite) as tmp:
+            fig.savefig(tmp, dpi=150, format=out.suffix[1:].lower())
     finally:
         plt.close(fig)
     click.echo(f"wrote {out}")
@@ -95,7 +97,7 @@ def _write(fig, out: Path) -> None:
 @click.option("--method", type=LazyChoice("metaeval.runs.runner:CI_METHODS"), default="boot-both", show_default=True)
 @click.option("--alpha", default=0.05, show_default=True, type=ALPHA, help="The CIs' level is 1 - alpha.")
 @click.pass_obj
-def plot_ci(obj, dataset, human, level, coefficient, out, method, alpha):
+def plot_ci(obj, dataset, human, level, coefficient, out, overwrite, method, alpha):
     """CI of every metric (forest plot), from the latest `metaeval ci` rows of one setting."""
     from metaeval.analyses import figures
 
@@ -105,8 +107,8 @@ def plot_ci(obj, dataset, human, level, coefficient, out, method, alpha):
     rows = _rows(obj, "latest_confidence_intervals", where,
                  {"level": "level", "coefficient": "coefficient", "method": "method", "alpha": "alpha"},
                  "confidence intervals", hint)
-    _write(figures.ci_forest(rows, f"{1 - alpha:.0%} {method} CIs, {level} level, {coefficient}, against {human}"),
-           out)
+    _write(obj, figures.ci_forest(rows, f"{1 - alpha:.0%} {method} CIs, {level} level, {coefficient}, against {human}"),
+           out, overwrite)
 
 
 @plot.command("heatmap")
@@ -120,11 +122,13 @@ def plot_ci(obj, dataset, human, level, coefficient, out, method, alpha):
 @click.option("--alpha", default=0.05, show_default=True, type=ALPHA,
               help="The tests' significance level (as given to `metaeval compare`).")
 @click.pass_obj
-def plot_heatmap(obj, dataset, human, level, coefficient, out, method, alternative, correction, correction_group,
-                 alpha):
+def plot_heatmap(obj, dataset, human, level, coefficient, out, overwrite, method, alternative, correction,
+                 correction_group, alpha):
     """Pairwise significance heatmap, from the latest `metaeval compare` rows of one setting:
-    filled = p <= alpha, outlined = significant after the correction."""
+    filled = p <= alpha, outlined = significant after the correction (title and legend say
+    which); metrics ordered by their correlation with the human judgment when `correlate` ran."""
     from metaeval.analyses import figures
+    from metaeval.runs import report as reporting
 
     where = dict(dataset=dataset, human=human, level=level, coefficient=coefficient, method=method,
                  alternative=alternative, correction=correction, correction_group=correction_group, alpha=alpha)
@@ -133,9 +137,10 @@ def plot_heatmap(obj, dataset, human, level, coefficient, out, method, alternati
                        "--correction", correction, "--correction-group", correction_group, "--alpha", alpha)
     settings = ("level", "coefficient", "method", "alternative", "correction", "correction_group", "alpha")
     rows = _rows(obj, "latest_hypothesis_tests", where, {c: c for c in settings}, "hypothesis tests", hint)
-    group = f" per {correction_group}" if correction != "none" else ""
-    _write(figures.significance_heatmap(rows, alpha, f"{method}, {level} level, {coefficient}, against {human}; "
-                                                     f"correction {correction}{group}"), out)
+    with obj.open(read_only=True) as wh:
+        correlations = reporting.correlations(wh, dataset, human, level, coefficient)
+    _write(obj, figures.significance_heatmap(rows, alpha, f"{method}, {level} level, {coefficient}, against {human}",
+                                             correlations=correlations), out, overwrite)
 
 
 @plot.command("power")
@@ -144,7 +149,7 @@ def plot_heatmap(obj, dataset, human, level, coefficient, out, method, alternati
               default="recall", show_default=True, help="The ROUGE-1 statistic of the simulation drawn.")
 @click.option("--alpha", default=0.05, show_default=True, type=ALPHA, help="The simulation's significance level.")
 @click.pass_obj
-def plot_power(obj, dataset, human, level, coefficient, out, variant, alpha):
+def plot_power(obj, dataset, human, level, coefficient, out, overwrite, variant, alpha):
     """Power curves of the tests against the proportion of tokens kept, from the latest
     `metaeval simulate power` rows of one setting."""
     from metaeval.analyses import figures
@@ -154,8 +159,8 @@ def plot_power(obj, dataset, human, level, coefficient, out, variant, alpha):
                        "--coefficient", coefficient, "--rouge-variant", variant, "--alpha", alpha)
     rows = _rows(obj, "latest_power", where, {"level": "level", "coefficient": "coefficient",
                                               "variant": "rouge_variant", "alpha": "alpha"}, "power results", hint)
-    _write(figures.power_curves(rows, f"power of ROUGE-1 {variant} > R_k, {level} level, {coefficient}, "
-                                      f"against {human}"), out)
+    _write(obj, figures.power_curves(rows, f"power of ROUGE-1 {variant} > R_k, {level} level, {coefficient}, "
+                                      f"against {human}"), out, overwrite)
 
 
 COMMANDS = [report, plot]

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import click
 
-from metaeval.cli.app import EXPORT_SUFFIXES, FORMATS, RESULT_TABLES, out_file, show
-from metaeval.errors import WarehouseError
+from metaeval import files
+from metaeval.cli.app import EXPORT_SUFFIXES, FORMATS, OVERWRITE, RESULT_TABLES, out_file, show
 
 
 @click.command()
@@ -31,8 +31,9 @@ def results(obj, table, dataset, fmt):
 @click.option("--out", required=True, type=click.Path(dir_okay=False, path_type=Path), callback=out_file())
 @click.option("--latest", is_flag=True, help="Only the latest row of each key (the latest_* view).")
 @click.option("--dataset", default=None, help="Only this dataset (analysis_runs: the runs over it).")
+@OVERWRITE
 @click.pass_obj
-def export(obj, table, fmt, out, latest, dataset):
+def export(obj, table, fmt, out, latest, dataset, overwrite):
     """Write a results TABLE (every run, or --latest) to a file: CSV, Parquet or JSON lines."""
     suffix_format = EXPORT_SUFFIXES.get(out.suffix.lower())
     if fmt is None and suffix_format is None:
@@ -43,17 +44,16 @@ def export(obj, table, fmt, out, latest, dataset):
                                  "make them agree", param_hint="--out")
     fmt = fmt or suffix_format
     source = RESULT_TABLES[table] if latest else table
+    files.check_output_file(out, warehouse=obj.path, overwrite=overwrite)
     with obj.open(read_only=True) as wh:
         frame = _result_rows(wh, source, table, dataset)
-    try:
+    with files.atomic_file(out, warehouse=obj.path, overwrite=overwrite) as tmp:
         if fmt == "csv":
-            frame.to_csv(out, index=False)
+            frame.to_csv(tmp, index=False)
         elif fmt == "parquet":
-            frame.to_parquet(out, index=False)
+            frame.to_parquet(tmp, index=False)
         else:
-            frame.to_json(out, orient="records", lines=True, date_format="iso")
-    except OSError as exc:
-        raise WarehouseError(f"cannot write {out}: {exc.strerror or exc}") from None
+            frame.to_json(tmp, orient="records", lines=True, date_format="iso")
     click.echo(f"wrote {len(frame)} rows of {source} to {out}")
 
 
