@@ -9,7 +9,8 @@ Pure numpy/scipy, no database. Matrices are N systems x M inputs, NaN = missing.
 - Resampling methods: "systems", "inputs", "both" (Deutsch, Dror & Roth 2021).
 - NaN: pairs with a NaN on either side are dropped; undefined per-input correlations are left
   out of the summary-level mean; undefined resamples are dropped (and counted in
-  ``conventions["n_valid_samples"]``).
+  ``conventions["n_valid_samples"]``). A test whose delta is undefined has a NaN p-value
+  (never significant), whatever its resamples; ``conventions["pvalue_undefined"]`` says why.
 - Randomness: only ``numpy.random.default_rng`` generators seeded from
   ``SeedSequence(seed, spawn_key=(block,))`` per block of resamples: a seed gives the same
   numbers whatever the batch size; ``seed=None`` records the fresh entropy it used.
