@@ -372,3 +372,40 @@ def test_corrections_over_the_defined_pvalues_only(method: str) -> None:
                "none": ranked}[method]
     np.testing.assert_allclose(out[defined], by_hand[np.argsort(np.argsort(p[defined]))])
 
+
+# --- Any finite scale -----------------------------------------------------------------------
+
+
+def _scaled_pairs():
+    """(X, its rescaled copy, Y, Z): X around 1e307 (sums overflow) and around 1e-300."""
+    rng = np.random.default_rng(9)
+    Z = rng.normal(size=(9, 40))
+    base = 2 + (Z + rng.normal(size=Z.shape)) / 4
+    Y = Z + 2 * rng.normal(size=Z.shape)
+    base[0, 3] = Z[2, 5] = np.nan
+    return [(1e307 * base, 1e307 * base / 1e300, Y, Z), (1e307 * (base - 2), 1e307 * (base - 2) / 1e300, Y, Z),
+            (1e-300 * base, 1e-300 * base * 1e300, Y, Z)]
+
+
+@pytest.mark.parametrize("case", [0, 1, 2])
+@pytest.mark.parametrize("level", ["system", "summary", "global"])
+@pytest.mark.parametrize("coefficient", ["pearson", "spearman", "kendall", "kendall-c"])
+def test_huge_and_tiny_values_give_the_rescaled_copys_inference(case: int, level: str, coefficient: str) -> None:
+    big, copy, Y, Z = _scaled_pairs()[case]
+    f, g = fisher_ci(big, Z, level, coefficient), fisher_ci(copy, Z, level, coefficient)
+    np.testing.assert_allclose([f.estimate, f.lower, f.upper], [g.estimate, g.lower, g.upper], rtol=0, atol=1e-12)
+    w, v = williams_test(big, Y, Z, level, coefficient), williams_test(copy, Y, Z, level, coefficient)
+    assert np.isfinite(w.statistic) and w.statistic == pytest.approx(v.statistic, rel=1e-9)
+    assert w.pvalue == pytest.approx(v.pvalue, abs=1e-12)
+    for method in ("systems", "inputs", "both"):
+        a, b = (bootstrap_ci(A, Z, level, coefficient, method, k=30, seed=1) for A in (big, copy))
+        np.testing.assert_allclose(a.samples, b.samples, rtol=0, atol=1e-12)
+        assert (a.lower, a.upper) == pytest.approx((b.lower, b.upper), abs=1e-12)
+        for test in (permutation_test, paired_bootstrap_test):
+            for first, second, alternative in ((big, Y, "greater"), (Y, big, "less"), (big, 3 * big, "two-sided")):
+                rescaled = [copy if A is big else 3 * copy if A is not Y else Y for A in (first, second)]
+                a = test(first, second, Z, level, coefficient, method, k=30, alternative=alternative, seed=1)
+                b = test(*rescaled, Z, level, coefficient, method, k=30, alternative=alternative, seed=1)
+                assert a.delta == pytest.approx(b.delta, abs=1e-12) and not np.isnan(a.delta)
+                np.testing.assert_allclose(a.samples, b.samples, rtol=0, atol=1e-12)
+                assert a.pvalue == b.pvalue, (test.__name__, method, alternative)

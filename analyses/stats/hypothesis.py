@@ -20,7 +20,7 @@ from ._validation import (
     permutation_variant_iv,
     seed_iv,
 )
-from .correlation import level_correlation, pairs_count
+from .correlation import level_correlation, pairs_count, scaled, unit_scale
 from .intervals import conventions, rng_description
 from .results import PairedBootstrapResult, PermutationResult, WilliamsResult
 
@@ -161,8 +161,14 @@ def _williams_undefined(level: str, signed: dict[str, float], n: int, t: float) 
 
 
 def standardize(A: np.ndarray) -> np.ndarray:
-    """(A - mean) / std over all non-NaN cells (ddof 0)."""
-    return (A - np.nanmean(A)) / np.nanstd(A)
+    """(A - mean) / std over all non-NaN cells (ddof 0); all NaN when A is constant.
+
+    Computed on A scaled by a power of two (:func:`.correlation.unit_scale`; exact, the same
+    z-scores), so that the mean and std of any finite values (near 1e308) are finite.
+    """
+    B = scaled(A, unit_scale(A, axis=None))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (B - np.nanmean(B)) / np.nanstd(B)
 
 
 def permutation_test(
