@@ -42,7 +42,7 @@ from metaeval.analyses import simulation_kernels as kernels
 from metaeval.analyses import stats, text
 from metaeval.analyses.stats import batched, resampling
 from metaeval.analyses.stats._validation import alpha_iv, coefficient_iv, k_iv, level_iv, matrices_iv
-from metaeval.analyses.stats.hypothesis import standardize, zero_if_rounding
+from metaeval.analyses.stats.hypothesis import resampling_pvalue, standardize, zero_if_rounding
 
 CI_METHODS = ("fisher", "boot-systems", "boot-inputs", "boot-both")
 TEST_METHODS = ("williams", "perm-systems", "perm-inputs", "perm-both", "boot-systems", "boot-inputs", "boot-both")
@@ -237,10 +237,9 @@ def power_pvalues(X: np.ndarray, Ys: np.ndarray, Z: np.ndarray, method: str, con
             delta = zero_if_rounding(stats.correlate(A, Z, *c) - stats.correlate(B, Z, *c))
             valid = zero_if_rounding(s[~np.isnan(s)])
             if family == "perm":  # permutation_test, variant "paper"
-                p = (1 + np.count_nonzero(valid >= delta)) / (1 + valid.size)
+                out[c][i] = resampling_pvalue(delta, np.count_nonzero(valid >= delta), valid.size, add_one=True)
             else:  # paired_bootstrap_test
-                p = np.count_nonzero(valid >= 2 * delta) / valid.size if valid.size else np.nan
-            out[c][i] = p if valid.size else np.nan
+                out[c][i] = resampling_pvalue(delta, np.count_nonzero(valid >= 2 * delta), valid.size, add_one=False)
     return out
 
 

@@ -199,7 +199,8 @@ def run_winners(wh: Warehouse, scope: Scope, method: str = "perm-both", alternat
 
     Metric a significantly beats b when the row (a, b) has p_adjusted <= ``alpha`` and its
     alternative says a > b: "greater", or "two-sided" with delta > 0; with "less" the row
-    (a, b) says b > a. The score that orders the ranking is corr(metric, human).
+    (a, b) says b > a. A row with an undefined delta or p-value (NULL) decides nothing. The
+    score that orders the ranking is corr(metric, human).
     """
     _choice(method, runner.TEST_METHODS, "test method")
     _choice(alternative, ALTERNATIVES, "alternative")
@@ -220,7 +221,8 @@ def run_winners(wh: Warehouse, scope: Scope, method: str = "perm-both", alternat
                 for j, b in enumerate(metrics):
                     if i != j:
                         t = tests[(a, b, lv, c)]
-                        if not pd.isna(t["p_adjusted"]) and t["p_adjusted"] <= alpha:
+                        # an undefined test (no delta or p) is neither a win nor a loss
+                        if not pd.isna(t["p_adjusted"]) and not pd.isna(t["delta"]) and t["p_adjusted"] <= alpha:
                             a_better = alternative == "greater" or (alternative == "two-sided" and t["delta"] > 0)
                             beats[(i, j) if a_better else (j, i)] = True
             scores = [stats.correlate(*data.restrict((m, scope.human))[0], lv, c) for m in metrics]
@@ -238,7 +240,8 @@ def run_winners(wh: Warehouse, scope: Scope, method: str = "perm-both", alternat
                                     "NaN ranks last",
                            "tests": f"latest_hypothesis_tests rows of method {method}, alternative {alternative}, "
                                     f"correction {correction} within each {group} family, as persisted by compare",
-                           "beats": "a beats b when p_adjusted <= alpha in the direction of the alternative",
+                           "beats": "a beats b when p_adjusted <= alpha in the direction of the alternative; "
+                                    "a test with a NULL delta or p-value is neither a win nor a loss",
                            "family": runner.correction_family(metrics, correction) if correction else None,
                            "family_size": sorted({int(t["family_size"]) for (_, _, tl, tc), t in tests.items()
                                                   if (tl, tc) == (lv, c) and not pd.isna(t["family_size"])}),

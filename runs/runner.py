@@ -55,7 +55,7 @@ ORIENTATION = "measures whose direction is 'lower' (lower is better) are negated
 #: conventions). A release that changes how any result is computed starts a new list; one that
 #: does not (docs, speed, CLI) adds itself, so its users keep their results. A test checks that
 #: the package version is listed, so every release decides.
-SAME_RESULTS_AS = ("0.2.0",)
+SAME_RESULTS_AS = ("0.3.0",)
 #: SQL condition on a results table: the row was written by one of those versions. Results are
 #: reused only under it, so an upgrade that changes a computation never serves old numbers.
 THIS_VERSION = "run_id IN (SELECT run_id FROM analysis_runs WHERE list_contains($versions, version))"
@@ -263,14 +263,28 @@ def evaluate_test(arrays, level, coefficient, method, alternative, k, seed) -> d
     X, Y, Z = arrays
     if method == "williams":
         r = stats.williams_test(X, Y, Z, level, coefficient, alternative=alternative)
-        delta = r.r12 - r.r13
-        return {"delta": _float(delta), "statistic": _float(r.statistic), "p_value": _float(r.pvalue),
-                "conventions": dict(r.conventions)}
+        return _test_row(r.r12 - r.r13, r.statistic, r.pvalue, r.conventions)
     family, how = method.split("-")
     test = stats.permutation_test if family == "perm" else stats.paired_bootstrap_test
     r = test(X, Y, Z, level, coefficient, how, k=k, alternative=alternative, seed=seed)
-    return {"delta": _float(r.delta), "statistic": None, "p_value": _float(r.pvalue),
-            "conventions": dict(r.conventions)}
+    return _test_row(r.delta, None, r.pvalue, r.conventions)
+
+
+#: How the statistics core's X, Y, Z map onto a hypothesis_tests row.
+TEST_VARIABLES = "X = metric_a, Y = metric_b, Z = human"
+
+
+def _test_row(delta, statistic, pvalue, conventions) -> dict:
+    """The computed values of a hypothesis_tests row. Without a delta there is no p-value
+    (NULL), and a NULL p-value is left out of the correction: ``excluded_from_correction``
+    says why."""
+    delta, pvalue, conventions = _float(delta), _float(pvalue), dict(conventions)
+    if delta is None or pvalue is None:
+        pvalue = None
+        reason = conventions.get("pvalue_undefined", "delta undefined" if delta is None else "p-value undefined")
+        conventions["excluded_from_correction"] = f"{reason}; {TEST_VARIABLES}"
+    return {"delta": delta, "statistic": None if statistic is None else _float(statistic), "p_value": pvalue,
+            "conventions": conventions}
 
 
 def _float(x) -> float | None:
@@ -633,7 +647,8 @@ def correction_family(metrics: Sequence[str], correction: str) -> str | None:
 
 def _adjust(tasks: list[Task], raw: dict[int, dict], extra: dict) -> dict[int, tuple]:
     """(p_adjusted, significant, family_size) per task, the correction applied within each
-    family; family_size (the number of defined p-values corrected together) None for "none"."""
+    family; family_size (the number of defined p-values corrected together) None for "none".
+    A NULL p-value (undefined test) is left out of its family: p_adjusted NULL, not significant."""
     families: dict[tuple, list[int]] = {}
     for i, t in enumerate(tasks):
         k = t.key
@@ -647,7 +662,7 @@ def _adjust(tasks: list[Task], raw: dict[int, dict], extra: dict) -> dict[int, t
         for i, p in zip(defined, adjusted):
             out[i] = (float(p), bool(p <= extra["alpha"]), size)
         for i in members:
-            out.setdefault(i, (None, None, size))
+            out.setdefault(i, (None, False, size))
     return out
 
 

@@ -228,3 +228,41 @@ def test_winners_ignore_tests_of_another_version(warehouse_copy):
         wh.con.execute("UPDATE analysis_runs SET version = '0.0.1' WHERE command = 'compare'")
     result = _cli(warehouse_copy, "winners", *args, ok=False)
     assert "2 of the 2 `williams` tests" in result.output and "missing" in result.output
+
+
+@pytest.mark.parametrize("alternative", ["greater", "two-sided"])
+def test_winners_with_a_constant_metric_count_its_tests_as_neither_win_nor_loss(db, tmp_path, alternative):
+    """A constant metric's tests are undefined (p NULL). They used to be significant in both
+    directions, and winners failed with "the tests contradict each other"."""
+    rng = np.random.default_rng(2)
+    rows = []
+    for s in "ABCDEFGH":
+        for d in ("d1", "d2", "d3", "d4", "d5", "d6"):
+            h = rng.normal()
+            rows += [(s, d, "h", h, "human"), (s, d, "good", h + 0.2 * rng.normal(), "automatic"),
+                     (s, d, "noisy", rng.normal(), "automatic"), (s, d, "flat", 1.0, "automatic")]
+    path = tmp_path / "flat.jsonl"
+    pd.DataFrame(rows, columns=["system", "input", "measure", "value", "kind"]).to_json(path, orient="records",
+                                                                                      lines=True)
+    _cli(db, "ingest", "table", path, "--dataset", "flat")
+    metrics = ["good", "noisy", "flat"]
+    args = ["--dataset", "flat", "--human", "h", *_metrics(metrics), "--level", "system", "--coefficient",
+            "pearson", "--method", "perm-both", "--alternative", alternative]
+    _cli(db, "compare", *args, "--k", "100")
+    out = _cli(db, "winners", *args).output
+    assert "computed 3 of 3" in out
+    tests = _sql(db, "SELECT * FROM latest_hypothesis_tests")
+    won = {(t.metric_a, t.metric_b) if alternative == "greater" or t.delta > 0 else (t.metric_b, t.metric_a)
+           for t in tests.itertuples() if not pd.isna(t.p_adjusted) and t.p_adjusted <= 0.05}
+    assert won and all("flat" not in pair for pair in won)
+    winners = _sql(db, "SELECT * FROM latest_winners").set_index("metric").loc[metrics]
+    assert list(winners["n_beaten_by"]) == [sum(b == m for _, b in won) for m in metrics]
+    assert json.loads(winners.loc["flat", "beaten_by"]) == [] and winners.loc["flat", "rank"] == 3
+    assert pd.isna(winners.loc["flat", "correlation"])
+    # rows as stored before the fix (a p-value without a delta) still decide nothing
+    with Warehouse(db) as wh:
+        wh.con.execute("UPDATE hypothesis_tests SET p_value = 0.001, p_adjusted = 0.001, significant = true "
+                       "WHERE delta IS NULL")
+    assert "computed 3 of 3" in _cli(db, "winners", *args).output
+    again = _sql(db, "SELECT * FROM latest_winners").set_index("metric").loc[metrics]
+    assert list(again["n_beaten_by"]) == list(winners["n_beaten_by"]) and json.loads(again.loc["flat", "beaten_by"]) == []

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -344,3 +346,52 @@ def test_this_release_says_whose_results_it_reproduces():
     from metaeval import __version__
 
     assert __version__ in runner.SAME_RESULTS_AS
+
+
+def _with_constant_metric(db, tmp_path):
+    """Dataset 'flat': human h, two noisy copies of it and a metric constant everywhere."""
+    rng = np.random.default_rng(1)
+    rows = []
+    for s in "ABCDEFG":
+        for d in ("d1", "d2", "d3", "d4"):
+            h = rng.normal()
+            rows += [(s, d, "h", h, "human"), (s, d, "good", h + 0.3 * rng.normal(), "automatic"),
+                     (s, d, "good2", h + 2 * rng.normal(), "automatic"), (s, d, "flat", 0.5, "automatic")]
+    path = tmp_path / "flat.jsonl"
+    pd.DataFrame(rows, columns=["system", "input", "measure", "value", "kind"]).to_json(path, orient="records",
+                                                                                      lines=True)
+    _cli(db, "ingest", "table", path, "--dataset", "flat")
+    return ["--dataset", "flat", "--human", "h", "--level", "system", "--coefficient", "pearson"]
+
+
+@pytest.mark.parametrize("method", ["perm-both", "perm-systems", "boot-inputs", "williams"])
+@pytest.mark.parametrize("group", ["metric", "all"])
+def test_a_constant_metric_is_never_significant_and_left_out_of_the_family(db, tmp_path, method, group):
+    """corr(flat, h) is undefined: its tests used to store p = 1/(k + 1), significant in both
+    directions, and counted in the Bonferroni/Holm families."""
+    scope = _with_constant_metric(db, tmp_path)
+    _cli(db, "compare", *scope, "--method", method, "--k", "40", "--correction", "holm", "--correction-group", group)
+    with Warehouse(db, read_only=True) as wh:
+        rows = wh.sql("SELECT * FROM latest_hypothesis_tests")
+    assert len(rows) == 6
+    flat = (rows["metric_a"] == "flat") | (rows["metric_b"] == "flat")
+    undefined, defined = rows[flat], rows[~flat]
+    assert undefined["p_value"].isna().all() and undefined["p_adjusted"].isna().all()
+    assert undefined["delta"].isna().all() and undefined["significant"].tolist() == [False] * 4
+    for r in undefined.itertuples():
+        reason = json.loads(r.conventions)["excluded_from_correction"]
+        side = "r(X,Z)" if r.metric_a == "flat" else "r(Y,Z)"
+        assert reason.startswith(f"delta undefined: {side} undefined at the system level"), reason
+        assert "X = metric_a, Y = metric_b, Z = human" in reason
+    assert defined["p_value"].notna().all()
+    assert "excluded_from_correction" not in " ".join(defined["conventions"])
+    # Holm over the defined p-values only, and family_size counts just those
+    families = ([rows["metric_a"] == a for a in ("good", "good2", "flat")] if group == "metric"
+                else [rows["metric_a"].notna()])
+    for member in families:
+        family = rows[member]
+        p = family["p_value"].to_numpy(dtype=float)
+        np.testing.assert_allclose(family["p_adjusted"].to_numpy(dtype=float), analyses.correct_pvalues(p, "holm"))
+        assert set(family["family_size"]) == {int((~np.isnan(p)).sum())}
+    expected = defined["p_adjusted"] <= 0.05
+    assert list(defined["significant"]) == list(expected)

@@ -102,6 +102,14 @@ def test_power_pvalues_are_the_statistics_core_on_each_trial(method):
             assert p[2] == 1.0  # identical metrics never differ
 
 
+@pytest.mark.parametrize("method", sim.TEST_METHODS)
+def test_power_pvalue_of_an_undefined_comparison_is_nan(method):
+    """A constant R_k has no correlation: no p-value (it used to be 1/(1 + k) for perm-*)."""
+    X, _, Z = _matrices()
+    result = sim.power_pvalues(X, np.ones((1, *X.shape)), Z, method, CONFIGS, [0], k=50, seed=0)
+    assert all(np.isnan(p[0]) for p in result.values())
+
+
 def test_power_under_the_null_is_about_alpha():
     """X and Y equally good (exchangeable) metrics: Perm-Both rejects in about 5% of trials."""
     rng = np.random.default_rng(5)

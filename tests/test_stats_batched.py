@@ -144,3 +144,33 @@ def test_stream_slices_are_split_independent() -> None:
     for i in range(2):
         np.testing.assert_array_equal(np.concatenate([p[i] for p in parts]), whole[i])
     assert resampling.ResampleStream(seed, draw).take(block + 3, block + 4)[0][0].tolist() == whole[0][block + 3].tolist()
+
+
+@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("coefficient", COEFFICIENTS)
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("scale", [2.0**1020, 2.0**-1000])
+def test_huge_and_tiny_values_give_the_statistics_of_their_rescaled_copy(
+    xyz, level: str, coefficient: str, method: str, scale: float
+) -> None:
+    """X and Y around 1e307 (their sums overflowed) or 1e-301, not standardised: every batched
+    statistic equals scipy's on the rescaled matrices (by powers of two: the ties of the
+    half-integer fixture stay ties)."""
+    X, Y, Z = xyz
+    Xs, Ys = scale * (X + 4), scale * (Y - 1)
+    rescale = 1 / scale
+    coef = coefficient_iv(coefficient)
+    rows, cols = resampling.bootstrap_indices(np.random.default_rng(5), N_RESAMPLES, 7, 9, method)
+    (mask,) = resampling.permutation_masks(np.random.default_rng(5), N_RESAMPLES, 7, 9, method)
+    boot = bootstrap_statistics(Xs, Z, level, coef, rows, cols)
+    perm = permutation_statistics(Xs, Ys, Z, level, coef, mask)
+    Xr, Yr = Xs * rescale, Ys * rescale
+    for b in range(N_RESAMPLES):
+        r = rows[b] if rows is not None else np.arange(7)
+        c = cols[b] if cols is not None else np.arange(9)
+        expected = level_corr(Xr[r][:, c], Z[r][:, c], level, coefficient)
+        np.testing.assert_allclose(boot[b], expected, atol=1e-12, err_msg=f"bootstrap resample {b}")
+        swap = np.broadcast_to(mask[b], X.shape)
+        expected = (level_corr(np.where(swap, Yr, Xr), Z, level, coefficient)
+                    - level_corr(np.where(swap, Xr, Yr), Z, level, coefficient))
+        np.testing.assert_allclose(perm[b], expected, atol=1e-10, err_msg=f"permutation resample {b}")

@@ -91,3 +91,21 @@ def test_bad_shapes_raise() -> None:
         correlate(np.ones((3, 2)), np.ones((3, 3)), "system")
     with pytest.raises(ValueError, match="infinite"):
         correlate(np.full((3, 2), np.inf), np.ones((3, 2)), "system")
+
+
+@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("coefficient", COEFFICIENTS)
+def test_huge_and_tiny_values_give_the_correlation_of_their_rescaled_copy(level: str, coefficient: str) -> None:
+    """Around 1e307 the sums overflowed (NaN at every level with Pearson); around 1e-300 the
+    deviations' squares underflow. The result must be scipy's on the rescaled copy."""
+    rng = np.random.default_rng(5)
+    Z = rng.normal(size=(8, 40))
+    base = Z + rng.normal(size=Z.shape)
+    base[1, 4] = Z[3, 7] = np.nan
+    for X, copy in ((1e307 * (3 + base), 1e307 * (3 + base) / 1e300), (1e307 * base / 3, 1e307 * base / 3 / 1e300),
+                    (1e-300 * (3 + base), 1e-300 * (3 + base) * 1e300), (1e-300 * base, 1e-300 * base * 1e300)):
+        expected = level_corr(copy, Z, level, coefficient)
+        assert np.isfinite(expected)
+        assert correlate(X, Z, level, coefficient) == pytest.approx(expected, abs=1e-12)
+        assert correlate(Z, X, level, coefficient) == pytest.approx(expected, abs=1e-12)
+        assert correlate(X, copy, level, coefficient) == pytest.approx(1.0, abs=1e-12)

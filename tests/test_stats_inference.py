@@ -295,3 +295,117 @@ def test_a_rescaled_copy_is_never_significantly_better(level: str, scale: float)
         for test in (permutation_test, paired_bootstrap_test):
             r = test(X, Y, Z, level, "pearson", "both", k=100, alternative=alternative, seed=0)
             assert r.delta == 0.0 and r.pvalue == 1.0, (test.__name__, alternative, r.delta)
+
+
+# --- Undefined comparisons: no p-value ------------------------------------------------------
+
+# X's system means are all 2 (r(X,Z) undefined at the system level) while its cells vary, so
+# resamples over inputs have defined deltas: a p-value from them would look meaningful
+SAME_MEANS = np.array([[1.0, 3.0, 2.0], [3.0, 1.0, 2.0], [2.0, 2.0, 2.0], [0.0, 4.0, 2.0], [4.0, 0.0, 2.0]])
+
+
+def _undefined_cases():
+    rng = np.random.default_rng(8)
+    Z = rng.normal(size=(6, 5))
+    Y = Z + rng.normal(size=Z.shape)
+    constant = np.ones_like(Z)
+    Zm = rng.normal(size=SAME_MEANS.shape)
+    Ym = Zm + rng.normal(size=Zm.shape)
+    return {"constant X": (constant, Y, Z), "constant Y": (Y, constant, Z),
+            "equal system means": (SAME_MEANS, Ym, Zm)}
+
+
+TESTS = [(permutation_test, m, v) for m in ("systems", "inputs", "both") for v in ("paper", "nlpstats")] + [
+    (paired_bootstrap_test, m, None) for m in ("systems", "inputs", "both")]
+
+
+@pytest.mark.parametrize(("case", "level"), [(c, lv) for c in ("constant X", "constant Y")
+                                             for lv in ("system", "summary", "global")]
+                         + [("equal system means", "system")])
+@pytest.mark.parametrize("alternative", ["greater", "less", "two-sided"])
+def test_an_undefined_delta_has_no_pvalue(case: str, level: str, alternative: str) -> None:
+    """Permutation tests used to give p = 1/(1 + k) (significant in both directions) and the
+    paired bootstrap p = 0 when delta was NaN: the resamples were counted against a NaN."""
+    X, Y, Z = _undefined_cases()[case]
+    assert np.isnan(correlate(X, Z, level) - correlate(Y, Z, level))
+    defined_samples = 0
+    for test, method, variant in TESTS:
+        extra = {} if variant is None else {"variant": variant}
+        r = test(X, Y, Z, level, "pearson", method, k=60, alternative=alternative, seed=0, **extra)
+        assert np.isnan(r.delta) and np.isnan(r.pvalue), (test.__name__, method, variant, r.pvalue)
+        assert r.conventions["pvalue_undefined"].startswith("delta undefined: r(")
+        defined_samples += int((~np.isnan(r.samples)).sum())
+    assert defined_samples > 0  # there were resamples to count: p must not come from them
+    w = williams_test(X, Y, Z, level, "pearson", alternative=alternative)
+    assert np.isnan(w.pvalue) and w.conventions["pvalue_undefined"].startswith("delta undefined: r(")
+
+
+def test_pvalue_undefined_names_the_undefined_correlation() -> None:
+    X, Y, Z = _undefined_cases()["constant Y"]
+    r = permutation_test(X, Y, Z, "system", k=20, seed=0)
+    assert r.conventions["pvalue_undefined"].startswith("delta undefined: r(Y,Z) undefined at the system level")
+    assert "pvalue_undefined" not in permutation_test(X, X[:, ::-1], Z, "system", k=20, seed=0).conventions
+    few = williams_test(X[:3], X[:3] + 1, Z[:3], "system")  # n = 3: no degrees of freedom
+    assert np.isnan(few.pvalue) and "n = 3" in few.conventions["pvalue_undefined"]
+
+
+def test_resampling_pvalue_is_nan_without_delta_or_resamples() -> None:
+    from metaeval.analyses.stats.hypothesis import resampling_pvalue
+
+    assert resampling_pvalue(0.2, 3, 9, add_one=True) == pytest.approx(4 / 10)
+    assert resampling_pvalue(0.2, 3, 9, add_one=False) == pytest.approx(3 / 9)
+    assert np.isnan(resampling_pvalue(np.nan, 0, 9, add_one=True))
+    assert np.isnan(resampling_pvalue(0.2, 0, 0, add_one=False))
+
+
+@pytest.mark.parametrize("method", ["bonferroni", "holm", "bh", "none"])
+def test_corrections_over_the_defined_pvalues_only(method: str) -> None:
+    p = np.array([0.03, np.nan, 0.01, 0.2, np.nan, 0.04])
+    defined = ~np.isnan(p)
+    out = correct_pvalues(p, method)
+    assert np.isnan(out[~defined]).all()
+    m = defined.sum()  # brute force over the 4 defined p-values
+    ranked = np.sort(p[defined])
+    by_hand = {"bonferroni": np.minimum(1, m * ranked),
+               "holm": np.maximum.accumulate(np.minimum(1, (m - np.arange(m)) * ranked)),
+               "bh": np.minimum.accumulate((m * ranked / np.arange(1, m + 1))[::-1])[::-1],
+               "none": ranked}[method]
+    np.testing.assert_allclose(out[defined], by_hand[np.argsort(np.argsort(p[defined]))])
+
+
+# --- Any finite scale -----------------------------------------------------------------------
+
+
+def _scaled_pairs():
+    """(X, its rescaled copy, Y, Z): X around 1e307 (sums overflow) and around 1e-300."""
+    rng = np.random.default_rng(9)
+    Z = rng.normal(size=(9, 40))
+    base = 2 + (Z + rng.normal(size=Z.shape)) / 4
+    Y = Z + 2 * rng.normal(size=Z.shape)
+    base[0, 3] = Z[2, 5] = np.nan
+    return [(1e307 * base, 1e307 * base / 1e300, Y, Z), (1e307 * (base - 2), 1e307 * (base - 2) / 1e300, Y, Z),
+            (1e-300 * base, 1e-300 * base * 1e300, Y, Z)]
+
+
+@pytest.mark.parametrize("case", [0, 1, 2])
+@pytest.mark.parametrize("level", ["system", "summary", "global"])
+@pytest.mark.parametrize("coefficient", ["pearson", "spearman", "kendall", "kendall-c"])
+def test_huge_and_tiny_values_give_the_rescaled_copys_inference(case: int, level: str, coefficient: str) -> None:
+    big, copy, Y, Z = _scaled_pairs()[case]
+    f, g = fisher_ci(big, Z, level, coefficient), fisher_ci(copy, Z, level, coefficient)
+    np.testing.assert_allclose([f.estimate, f.lower, f.upper], [g.estimate, g.lower, g.upper], rtol=0, atol=1e-12)
+    w, v = williams_test(big, Y, Z, level, coefficient), williams_test(copy, Y, Z, level, coefficient)
+    assert np.isfinite(w.statistic) and w.statistic == pytest.approx(v.statistic, rel=1e-9)
+    assert w.pvalue == pytest.approx(v.pvalue, abs=1e-12)
+    for method in ("systems", "inputs", "both"):
+        a, b = (bootstrap_ci(A, Z, level, coefficient, method, k=30, seed=1) for A in (big, copy))
+        np.testing.assert_allclose(a.samples, b.samples, rtol=0, atol=1e-12)
+        assert (a.lower, a.upper) == pytest.approx((b.lower, b.upper), abs=1e-12)
+        for test in (permutation_test, paired_bootstrap_test):
+            for first, second, alternative in ((big, Y, "greater"), (Y, big, "less"), (big, 3 * big, "two-sided")):
+                rescaled = [copy if A is big else 3 * copy if A is not Y else Y for A in (first, second)]
+                a = test(first, second, Z, level, coefficient, method, k=30, alternative=alternative, seed=1)
+                b = test(*rescaled, Z, level, coefficient, method, k=30, alternative=alternative, seed=1)
+                assert a.delta == pytest.approx(b.delta, abs=1e-12) and not np.isnan(a.delta)
+                np.testing.assert_allclose(a.samples, b.samples, rtol=0, atol=1e-12)
+                assert a.pvalue == b.pvalue, (test.__name__, method, alternative)

@@ -9,7 +9,10 @@ Pure numpy/scipy, no database. Matrices are N systems x M inputs, NaN = missing.
 - Resampling methods: "systems", "inputs", "both" (Deutsch, Dror & Roth 2021).
 - NaN: pairs with a NaN on either side are dropped; undefined per-input correlations are left
   out of the summary-level mean; undefined resamples are dropped (and counted in
-  ``conventions["n_valid_samples"]``).
+  ``conventions["n_valid_samples"]``). A test whose delta is undefined has a NaN p-value
+  (never significant), whatever its resamples; ``conventions["pvalue_undefined"]`` says why.
+- Scale: sums are taken on values scaled by a power of two where they would overflow or be
+  subnormal (exact), so any finite values (1e307, 1e-300) give their rescaled copy's results.
 - Randomness: only ``numpy.random.default_rng`` generators seeded from
   ``SeedSequence(seed, spawn_key=(block,))`` per block of resamples: a seed gives the same
   numbers whatever the batch size; ``seed=None`` records the fresh entropy it used.

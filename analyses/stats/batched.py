@@ -36,7 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validation import Coefficient
-from .correlation import corr, kendall_tau, summary_mean, system_means
+from .correlation import corr, kendall_tau, scaled, summary_mean, system_means, unit_scale, unscaled
 
 
 def bytes_per_cell(level: str, coefficient: Coefficient) -> int:
@@ -179,16 +179,18 @@ def _weighted_system_means(A: np.ndarray, col_w: np.ndarray | None) -> np.ndarra
     """System means over inputs drawn with multiplicities ``col_w`` (c, M); (N,) if None.
 
     einsum, not BLAS: each resample's sums are then computed the same way whatever the batch
-    size, so results are bit-identical for any batch size.
+    size, so results are bit-identical for any batch size. Rows are summed in the scale of
+    :func:`.correlation.unit_scale` (exact), so any finite values have a mean.
     """
     if col_w is None:
         return system_means(A)
     valid = ~np.isnan(A)
+    e = unit_scale(A)
     with np.errstate(invalid="ignore", divide="ignore"):
-        sums = np.einsum("bj,ij->bi", col_w, np.where(valid, A, 0.0))
+        sums = np.einsum("bj,ij->bi", col_w, np.where(valid, scaled(A, e), 0.0))
         if valid.all():
-            return sums / col_w.sum(axis=1, keepdims=True)
-        return sums / np.einsum("bj,ij->bi", col_w, valid.astype(np.float64))
+            return unscaled(sums / col_w.sum(axis=1, keepdims=True), e)
+        return unscaled(sums / np.einsum("bj,ij->bi", col_w, valid.astype(np.float64)), e)
 
 
 def _permuted_system_means(
@@ -200,19 +202,22 @@ def _permuted_system_means(
     matrices stay exactly tied (needed by the rank coefficients). Otherwise (Pearson, which is
     continuous in the means) the sums are linear in the swap bits,
     sum_j x'_ij = sum_j x_ij + sum_j a_ij (y_ij - x_ij): a matrix product, several times faster.
+    Each system's X and Y values are summed in the scale of their largest magnitude
+    (:func:`.correlation.unit_scale`, exact), so any finite values have means.
     """
     vx, vy = ~np.isnan(X), ~np.isnan(Y)
-    x0, y0 = np.where(vx, X, 0.0), np.where(vy, Y, 0.0)
+    e = unit_scale(np.concatenate([X, Y], axis=1))
+    x0, y0 = np.where(vx, scaled(X, e), 0.0), np.where(vy, scaled(Y, e), 0.0)
     with np.errstate(invalid="ignore", divide="ignore"):
         if exact:
             xm = np.where(mask, y0, x0).sum(axis=2) / np.where(mask, vy, vx).sum(axis=2)
             ym = np.where(mask, x0, y0).sum(axis=2) / np.where(mask, vx, vy).sum(axis=2)
-            return xm, ym
-        d_sum = _row_masked_sums(mask, y0 - x0)
-        d_cnt = _row_masked_sums(mask, vy.astype(np.float64) - vx)
-        xm = (x0.sum(axis=1) + d_sum) / (vx.sum(axis=1) + d_cnt)
-        ym = (y0.sum(axis=1) - d_sum) / (vy.sum(axis=1) - d_cnt)
-    return xm, ym
+        else:
+            d_sum = _row_masked_sums(mask, y0 - x0)
+            d_cnt = _row_masked_sums(mask, vy.astype(np.float64) - vx)
+            xm = (x0.sum(axis=1) + d_sum) / (vx.sum(axis=1) + d_cnt)
+            ym = (y0.sum(axis=1) - d_sum) / (vy.sum(axis=1) - d_cnt)
+    return unscaled(xm, e), unscaled(ym, e)
 
 
 def _row_masked_sums(mask: np.ndarray, D: np.ndarray) -> np.ndarray:
@@ -232,7 +237,8 @@ def _exact_dtype(n: int) -> type:
 def _pair_signs(u: np.ndarray, vu: np.ndarray, w: np.ndarray, vw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """sign(u_i - w_k) and [u_i = w_k] as (N, N, M) arrays, zero where a side is invalid."""
     both = vu[:, None, :] & vw[None, :, :]
-    diff = np.where(both, u[:, None, :] - w[None, :, :], 1.0)
+    with np.errstate(over="ignore"):  # a difference of finite values beyond 1e308 is +-inf: same sign
+        diff = np.where(both, u[:, None, :] - w[None, :, :], 1.0)
     return np.where(both, np.sign(diff), 0.0), (both & (diff == 0)).astype(np.float64)
 
 

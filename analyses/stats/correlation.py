@@ -50,11 +50,44 @@ def level_correlation(X: np.ndarray, Z: np.ndarray, level: str, coefficient: Coe
     return float(corr(X.ravel(), Z.ravel(), coefficient))
 
 
+#: Largest magnitudes between these are used as they are: sums of up to 2^31 such values and
+#: their deviations neither overflow nor become subnormal (see :func:`unit_scale`).
+SAFE_MAGNITUDES = (2.0**-400, 2.0**400)
+
+
+def unit_scale(A: np.ndarray, axis: int | None = -1) -> np.ndarray | None:
+    """Exponents e (kept dims) with 2^(e-1) <= max |A| < 2^e over ``axis`` (NaN ignored; 0 where
+    no value is nonzero), or None when every such maximum lies within :data:`SAFE_MAGNITUDES`.
+
+    ``np.ldexp(A, -e)`` has its largest magnitudes in [0.5, 1): sums over it neither overflow
+    (values near 1e308) nor lose digits to subnormals (values near 1e-300). Scaling by a power
+    of two is exact, so a statistic computed on the scaled values is the one of A itself.
+    """
+    top = np.fmax.reduce(np.abs(A), axis=axis, keepdims=True, initial=0.0)  # fmax skips NaN
+    if ((top == 0) | ((top >= SAFE_MAGNITUDES[0]) & (top <= SAFE_MAGNITUDES[1]))).all():
+        return None
+    return np.frexp(top)[1]
+
+
+def scaled(A: np.ndarray, e: np.ndarray | None) -> np.ndarray:
+    """``A`` times 2^-e (exact); ``A`` itself when e is None (see :func:`unit_scale`)."""
+    return A if e is None else np.ldexp(A, -e)
+
+
+def unscaled(a: np.ndarray, e: np.ndarray | None) -> np.ndarray:
+    """Undoes :func:`scaled` on a result ``a`` whose axis the kept dims of e were reduced over."""
+    return a if e is None else np.ldexp(a, e[..., 0])
+
+
 def system_means(X: np.ndarray) -> np.ndarray:
-    """Mean over the inputs (last axis) ignoring NaN; NaN for a system without any score."""
+    """Mean over the inputs (last axis) ignoring NaN; NaN for a system without any score.
+
+    Summed in the scale of :func:`unit_scale` (exact), so any finite values have a mean.
+    """
     valid = ~np.isnan(X)
+    e = unit_scale(X)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(valid, X, 0.0).sum(axis=-1) / valid.sum(axis=-1)
+        return unscaled(np.where(valid, scaled(X, e), 0.0).sum(axis=-1) / valid.sum(axis=-1), e)
 
 
 def summary_mean(r: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
@@ -96,27 +129,46 @@ def corr(x: np.ndarray, z: np.ndarray, coefficient: Coefficient) -> np.ndarray:
     return _kendall(x, z, valid, coefficient.variant)
 
 
+#: Rows whose largest deviation from the mean lies between these (or is 0) give unit vectors
+#: without overflow or subnormals; others are computed again at scale 1 (:func:`_pearson`).
+SAFE_DEVIATIONS = (2.0**-960, 2.0**960)
+
+
 def _pearson(x: np.ndarray, z: np.ndarray, valid: np.ndarray) -> np.ndarray:
     """r = <dx / |dx|, dz / |dz|>, d = deviation from the mean of the valid pairs.
 
     The operations are scipy.stats.pearsonr's (scaled norms, vecdot, r rounded to +/-1 for
-    n = 2), so that without NaNs the result is bit-identical to scipy's.
+    n = 2), so that without NaNs the result is bit-identical to scipy's. Where they overflow
+    (values near 1e308) or the deviations are subnormal (near 1e-300), the side is computed
+    again with each row scaled by a power of two (:func:`unit_scale`, exact): any finite values
+    give the r of their rescaled copy.
     """
     n = valid.sum(axis=-1)
     complete = valid.all()
-    with np.errstate(invalid="ignore", divide="ignore"):
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         units = []
         for v in (x, z):
-            if complete:  # same arithmetic, fewer passes
-                dev = v - (v.sum(axis=-1) / n)[..., None]
-            else:
-                dev = np.where(valid, v - (np.where(valid, v, 0.0).sum(axis=-1) / n)[..., None], 0.0)
-            scale = np.abs(dev).max(axis=-1, keepdims=True)
-            units.append(dev / (scale * np.linalg.vector_norm(dev / scale, axis=-1, keepdims=True)))
+            unit, scale = _unit_deviations(v, valid, n, complete)
+            if not ((scale == 0) | ((scale >= SAFE_DEVIATIONS[0]) & (scale <= SAFE_DEVIATIONS[1]))).all():
+                v = scaled(v, unit_scale(v if complete else np.where(valid, v, 0.0)))
+                unit, _ = _unit_deviations(v, valid, n, complete)
+            units.append(unit)
         r = np.clip(np.vecdot(*units), -1.0, 1.0)
     r = np.where(n == 2, np.round(r), r)
     undefined = (n < 2) | _constant(x, valid, complete) | _constant(z, valid, complete)
     return np.where(undefined, np.nan, r)
+
+
+def _unit_deviations(
+    v: np.ndarray, valid: np.ndarray, n: np.ndarray, complete: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """dev / |dev| along the last axis (0 at invalid pairs) and max |dev|, by scipy's operations."""
+    if complete:  # same arithmetic, fewer passes
+        dev = v - (v.sum(axis=-1) / n)[..., None]
+    else:
+        dev = np.where(valid, v - (np.where(valid, v, 0.0).sum(axis=-1) / n)[..., None], 0.0)
+    scale = np.abs(dev).max(axis=-1, keepdims=True)
+    return dev / (scale * np.linalg.vector_norm(dev / scale, axis=-1, keepdims=True)), scale
 
 
 def _constant(x: np.ndarray, valid: np.ndarray, complete: bool = False) -> np.ndarray:
@@ -160,8 +212,9 @@ def _kendall(x: np.ndarray, z: np.ndarray, valid: np.ndarray, variant: str) -> n
 
 def _kendall_pairwise(x: np.ndarray, z: np.ndarray, valid: np.ndarray, variant: str) -> np.ndarray:
     pair = valid[:, :, None] & valid[:, None, :]
-    dx = x[:, :, None] - x[:, None, :]
-    dz = z[:, :, None] - z[:, None, :]
+    with np.errstate(over="ignore"):  # a difference of finite values beyond 1e308 is +-inf: same sign
+        dx = x[:, :, None] - x[:, None, :]
+        dz = z[:, :, None] - z[:, None, :]
     s = np.where(pair, np.sign(dx) * np.sign(dz), 0.0).sum(axis=(1, 2))
     tie_x = pair & (dx == 0)
     n = valid.sum(axis=1).astype(np.float64)

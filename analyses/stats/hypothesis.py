@@ -20,7 +20,7 @@ from ._validation import (
     permutation_variant_iv,
     seed_iv,
 )
-from .correlation import level_correlation, pairs_count
+from .correlation import level_correlation, pairs_count, scaled, unit_scale
 from .intervals import conventions, rng_description
 from .results import PairedBootstrapResult, PermutationResult, WilliamsResult
 
@@ -33,6 +33,35 @@ ROUNDING = 1e-12
 def zero_if_rounding(x):
     """``x`` with the values within :data:`ROUNDING` of 0 set to 0 (scalar or array)."""
     return np.where(np.abs(x) <= ROUNDING, 0.0, x) if np.ndim(x) else (0.0 if abs(x) <= ROUNDING else x)
+
+
+def resampling_pvalue(delta: float, count: int, n_valid: int, add_one: bool) -> float:
+    """p = (1 + count) / (1 + n_valid) (``add_one``) or count / n_valid, ``count`` being the
+    resamples at least as extreme as ``delta`` among the ``n_valid`` whose delta_b is defined.
+
+    NaN when delta is NaN -- a comparison that is undefined has no p-value, whatever the
+    resamples gave -- or when no resample is defined. Every resampling test's p comes from here.
+    """
+    if np.isnan(delta) or n_valid == 0:
+        return np.nan
+    return (int(add_one) + count) / (int(add_one) + n_valid)
+
+
+def undefined_correlations(level: str, **named: float) -> str | None:
+    """Why a comparison of these correlations is undefined: the names of the NaN ones; None if
+    all are defined."""
+    nan = [name for name, r in named.items() if np.isnan(r)]
+    if not nan:
+        return None
+    return (f"{' and '.join(nan)} undefined at the {level} level (a constant side, or fewer than "
+            f"2 pairs)")
+
+
+def _resampling_undefined(level: str, r_xz: float, r_yz: float, n_valid: int) -> str | None:
+    """Why a resampling test's p-value is NaN (None if it is defined)."""
+    if reason := undefined_correlations(level, **{"r(X,Z)": r_xz, "r(Y,Z)": r_yz}):
+        return f"delta undefined: {reason}"
+    return None if n_valid else "no resample has a defined delta_b"
 
 
 def williams_t(r12: float, r13: float, r23: float, n: int) -> float:
@@ -75,6 +104,8 @@ def williams_test(
     direction is accounted for is then treated as if its agreement were positive; the result's
     conventions name such correlations under ``negative_correlations``. The test is derived for
     Pearson's r; with Spearman or Kendall it is the usual approximation (recorded too).
+    p is NaN when t is (an undefined correlation, n <= 3, a non-positive denominator);
+    ``conventions["pvalue_undefined"]`` then says why.
     """
     X, Y, Z = matrices_iv(X=X, Y=Y, Z=Z)
     level, coef, alternative = level_iv(level), coefficient_iv(coefficient), alternative_iv(alternative)
@@ -91,9 +122,10 @@ def williams_test(
         p = scipy.stats.t.cdf(t, df)
     else:
         p = 2 * scipy.stats.t.sf(abs(t), df)
+    undefined = _williams_undefined(level, signed, n, t)
     return WilliamsResult(
         statistic=t,
-        pvalue=float(p) if df > 0 else np.nan,
+        pvalue=np.nan if undefined else float(p),
         df=df,
         r12=r12,
         r13=r13,
@@ -108,13 +140,34 @@ def williams_test(
             correlations="absolute values (Graham & Baldwin 2014)",
             negative_correlations=negative,
             **({} if coef.name == "pearson" else {"approximation": f"Williams' t derived for Pearson, applied to {coef.name}"}),
+            **({"pvalue_undefined": undefined} if undefined else {}),
         ),
     )
 
 
+def _williams_undefined(level: str, signed: dict[str, float], n: int, t: float) -> str | None:
+    """Why Williams' p-value is NaN (None if it is defined)."""
+    delta = {name: signed[name] for name in ("r(X,Z)", "r(Y,Z)")}
+    if reason := undefined_correlations(level, **delta):
+        return f"delta undefined: {reason}"
+    if reason := undefined_correlations(level, **{"r(X,Y)": signed["r(X,Y)"]}):
+        return f"Williams' t undefined: {reason}"
+    if n <= 3:
+        return f"Williams' t undefined: n = {n} pairs, the test needs n > 3 (df = n - 3)"
+    if np.isnan(t):
+        return "Williams' t undefined: its denominator is not positive"
+    return None
+
+
 def standardize(A: np.ndarray) -> np.ndarray:
-    """(A - mean) / std over all non-NaN cells (ddof 0)."""
-    return (A - np.nanmean(A)) / np.nanstd(A)
+    """(A - mean) / std over all non-NaN cells (ddof 0); all NaN when A is constant.
+
+    Computed on A scaled by a power of two (:func:`.correlation.unit_scale`; exact, the same
+    z-scores), so that the mean and std of any finite values (near 1e308) are finite.
+    """
+    B = scaled(A, unit_scale(A, axis=None))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (B - np.nanmean(B)) / np.nanstd(B)
 
 
 def permutation_test(
@@ -143,13 +196,17 @@ def permutation_test(
     "two-sided"; k' = resamples with a defined delta_b (= k unless some are undefined).
     variant "nlpstats": as nlpstats 0.0.1 -- p = #{...} / k', and "both" swaps a cell when its
     row coin XOR its column coin is heads.
+
+    p is NaN when delta is (r(X,Z) or r(Y,Z) undefined: a constant metric, too few pairs) or
+    no delta_b is defined; ``conventions["pvalue_undefined"]`` then says why.
     """
     X, Y, Z = matrices_iv(X=X, Y=Y, Z=Z)
     level, coef, method = level_iv(level), coefficient_iv(coefficient), method_iv(method)
     k, alternative, seq = k_iv(k), alternative_iv(alternative), seed_iv(seed)
     variant, batch_size = permutation_variant_iv(variant), batch_size_iv(batch_size)
     Xs, Ys = standardize(X), standardize(Y)
-    delta = zero_if_rounding(level_correlation(Xs, Z, level, coef) - level_correlation(Ys, Z, level, coef))
+    r_xz, r_yz = level_correlation(Xs, Z, level, coef), level_correlation(Ys, Z, level, coef)
+    delta = zero_if_rounding(r_xz - r_yz)
     n_sys, n_in = X.shape
     samples = zero_if_rounding(_engine.run_resamples(
         k,
@@ -160,11 +217,12 @@ def permutation_test(
     ))
     valid = samples[~np.isnan(samples)]
     count = int(_extreme(valid, delta, alternative).sum())
-    pvalue = (1 + count) / (1 + valid.size) if variant == "paper" else count / valid.size
+    pvalue = resampling_pvalue(delta, count, valid.size, add_one=variant == "paper")
     formula = "(1 + count) / (1 + k)" if variant == "paper" else "count / k"
+    undefined = _resampling_undefined(level, r_xz, r_yz, valid.size)
     return PermutationResult(
         delta=delta,
-        pvalue=float(pvalue) if valid.size else np.nan,
+        pvalue=pvalue,
         samples=samples,
         conventions=conventions(
             level,
@@ -178,6 +236,7 @@ def permutation_test(
             seed=seq.entropy,
             rng=rng_description(),
             n_valid_samples=int(valid.size),
+            **({"pvalue_undefined": undefined} if undefined else {}),
         ),
     )
 
@@ -226,11 +285,14 @@ def paired_bootstrap_test(
     (sacrerouge.stats.bootstrap_diff_test), ">=" so that identical metrics get p = 1.
     The bootstrap distribution shifted by -delta stands for the null distribution of delta, so
     "greater" counts delta_b - delta >= delta and "two-sided" the same on both tails.
+    p is NaN when delta is (even if some resamples are defined) or no delta_b is defined;
+    ``conventions["pvalue_undefined"]`` then says why.
     """
     X, Y, Z = matrices_iv(X=X, Y=Y, Z=Z)
     level, coef, method = level_iv(level), coefficient_iv(coefficient), method_iv(method)
     k, alternative, seq, batch_size = k_iv(k), alternative_iv(alternative), seed_iv(seed), batch_size_iv(batch_size)
-    delta = zero_if_rounding(level_correlation(X, Z, level, coef) - level_correlation(Y, Z, level, coef))
+    r_xz, r_yz = level_correlation(X, Z, level, coef), level_correlation(Y, Z, level, coef)
+    delta = zero_if_rounding(r_xz - r_yz)
     n_sys, n_in = X.shape
 
     r_x, r_y = batched.bootstrap_evaluator(X, Z, level, coef), batched.bootstrap_evaluator(Y, Z, level, coef)
@@ -250,9 +312,10 @@ def paired_bootstrap_test(
         count = int((np.abs(valid - delta) >= abs(delta)).sum())
     else:
         count = int(_extreme(valid, 2 * delta, alternative).sum())
+    undefined = _resampling_undefined(level, r_xz, r_yz, valid.size)
     return PairedBootstrapResult(
         delta=delta,
-        pvalue=count / valid.size if valid.size else np.nan,
+        pvalue=resampling_pvalue(delta, count, valid.size, add_one=False),
         samples=samples,
         conventions=conventions(
             level,
@@ -264,5 +327,6 @@ def paired_bootstrap_test(
             seed=seq.entropy,
             rng=rng_description(),
             n_valid_samples=int(valid.size),
+            **({"pvalue_undefined": undefined} if undefined else {}),
         ),
     )
