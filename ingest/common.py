@@ -56,10 +56,45 @@ def jsonl_objects(path: Path) -> Iterator[tuple[int, dict]]:
             raise InputError(str(path), number, None, f"malformed JSON: {exc}") from None
         if not isinstance(obj, dict):
             raise InputError(str(path), number, None, f"expected a JSON object, got {type(obj).__name__}")
+        _check_unicode(obj, str(path), number)
         seen = True
         yield number, obj
     if not seen:
         raise InputError(str(path), None, None, "the file is empty")
+
+
+def _check_unicode(obj: dict, file: str, line: int) -> None:
+    """A JSON string escape of half a surrogate pair (``"\\ud800"``) decodes to a string that is
+    not Unicode text and cannot be stored: an error naming the first field that has one."""
+    try:
+        json.dumps(obj, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        field, text = _surrogate_path(obj, "")
+        bad = next(c for c in text if "\ud800" <= c <= "\udfff")
+        raise InputError(file, line, field or None,
+                         f"the escape \\u{ord(bad):04x} is half of a UTF-16 surrogate pair, not a character "
+                         f"(in {text!r}); write the character itself or its full pair") from None
+
+
+def _surrogate_path(value, path: str) -> tuple[str, str] | None:
+    """``(path, text)`` of the first key or string in ``value`` that has a lone surrogate."""
+    def bad(text: str) -> bool:
+        return any("\ud800" <= c <= "\udfff" for c in text)
+
+    if isinstance(value, str):
+        return (path, value) if bad(value) else None
+    if isinstance(value, dict):
+        for key, child in value.items():
+            child_path = f"{path}.{key}" if path else key
+            found = (child_path, key) if bad(key) else _surrogate_path(child, child_path)
+            if found:
+                return found
+    elif isinstance(value, list):
+        for i, child in enumerate(value):
+            found = _surrogate_path(child, f"{path}[{i}]")
+            if found:
+                return found
+    return None
 
 
 def _reject_constant(name: str):
@@ -122,7 +157,12 @@ def _duplicate_path(text: str) -> tuple[str, str] | None:
 
 
 def identifier(value, file: str, line: int | None, field: str) -> str:
-    """A system / input / annotator id: a non-empty string (integers are accepted as text)."""
+    """A system / input / annotator id: a non-empty string, stripped of surrounding whitespace
+    (integers are accepted as text). A float is refused, even ``1.0``: as text it would be
+    ``1.0``, not the ``1`` the same id is in a CSV file."""
+    if isinstance(value, float):
+        raise InputError(file, line, field, f"expected an id (string or integer), got the float {value!r}: "
+                         "store ids as strings or integers (a float 1.0 is not the id 1)")
     if isinstance(value, bool) or not isinstance(value, (str, int)):
         got = "missing" if value is None else f"{type(value).__name__} {value!r}"
         raise InputError(file, line, field, f"expected an id (string), got {got}")
@@ -141,7 +181,11 @@ def number(value, file: str, line: int | None, field: str) -> float:
         else:
             got = "null" if value is None else f"{type(value).__name__} {value!r}"
         raise InputError(file, line, field, f"expected a number, got {got}")
-    return _finite(float(value), file, line, field)
+    try:
+        return _finite(float(value), file, line, field)
+    except OverflowError:  # an integer beyond the largest double
+        raise InputError(file, line, field, f"the integer of {len(str(abs(value)))} digits is too large "
+                         "to store as a number") from None
 
 
 # A number as CSV tools write and read it: ASCII digits, an optional sign, point and

@@ -35,7 +35,7 @@ def parse(path: Path, *, human: Sequence[str] = (), lower: Sequence[str] = ()) -
         if not isinstance(metrics, dict) or not metrics:
             raise InputError(file, line, "metrics", "expected a non-empty object of metric values")
         given: set[str] = set()
-        for measure, value in _flatten(metrics):
+        for measure, value in _flatten(metrics, file=file, line=line):
             field = f"metrics.{measure}"
             if measure in given:
                 raise InputError(file, line, field, f"measure {measure!r} is given twice on this line: nested keys "
@@ -63,10 +63,13 @@ def parse(path: Path, *, human: Sequence[str] = (), lower: Sequence[str] = ()) -
     )
 
 
-def _flatten(metrics: dict, prefix: str = ""):
+def _flatten(metrics: dict, prefix: str = "", file: str = "", line: int = 0):
     for key, value in metrics.items():
         name = f"{prefix}{key}"
+        if not key.strip():
+            raise InputError(file, line, f"metrics.{name}", f"the metric name {key!r} is empty; give every metric "
+                             "(and every level of a nested one) a name")
         if isinstance(value, dict):
-            yield from _flatten(value, name + ".")
+            yield from _flatten(value, name + ".", file, line)
         else:
             yield name, value

@@ -102,14 +102,15 @@ def _read(path: Path) -> tuple[list[str], list[dict], list[int], bool]:
     if suffix == ".csv":
         return _read_csv(path)
     if suffix == ".parquet":
-        try:
-            frame = pd.read_parquet(path)
+        import pyarrow.parquet as pq
+
+        try:  # as Python values: an integer column with nulls stays integers (pandas would make floats of it)
+            data = pq.read_table(path)
         except (OSError, ValueError) as exc:
             raise InputError(str(path), None, None, f"cannot read as parquet: {exc}") from None
-        for c in ("system", "input", "annotator"):
-            if c in frame.columns:
-                frame[c] = frame[c].map(lambda v: str(v) if _present(v) is not None else None)
-        return [str(c) for c in frame.columns], frame.to_dict("records"), list(range(1, 1 + len(frame))), True
+        index = (data.schema.pandas_metadata or {}).get("index_columns", [])  # a DataFrame's index, written by pandas
+        data = data.drop_columns([c for c in index if isinstance(c, str)])
+        return [str(c) for c in data.column_names], data.to_pylist(), list(range(1, 1 + data.num_rows)), True
     if suffix in (".jsonl", ".json", ".ndjson"):
         lines, objs = zip(*jsonl_objects(path))
         columns = list(dict.fromkeys(k for o in objs for k in o))

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from metaeval.errors import ConflictError
+from metaeval.errors import ConflictError, NewIdsError
 from metaeval.load import LoadReport
 
 if TYPE_CHECKING:
@@ -88,6 +88,10 @@ def load(wh: Warehouse, dataset: str, directory: Path, *, n_systems: int = 12, n
             f"dataset {dataset!r} already holds other values for {exc.total} of the demo's values or measures "
             "(a demo of another --seed, --systems or --inputs?); nothing was written. Run this demo into "
             "another dataset (--dataset NAME) or warehouse (--db PATH)")) from None
+    except NewIdsError as exc:
+        raise NewIdsError(exc.dataset, exc.systems, exc.inputs, advice=(
+            "the dataset holds other systems or inputs (a demo of other --systems or --inputs?); run this demo "
+            "into another dataset (--dataset NAME) or warehouse (--db PATH)")) from None
     return report
 
 

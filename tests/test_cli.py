@@ -11,13 +11,13 @@ import sys
 from pathlib import Path
 
 import click
-import duckdb
 import pandas as pd
 import pytest
 from click.testing import CliRunner
 
 from metaeval import Warehouse, WarehouseError, schema
 from metaeval.cli import main
+from metaeval.connection import duckdb_connect
 from tests.conftest import ROOT, run_cli
 
 
@@ -49,7 +49,7 @@ def test_missing_warehouse_says_how_to_create_it_in_a_pasteable_command(tmp_path
 def test_schema_1_warehouse_is_refused_then_upgraded_by_init_keeping_rows(tmp_path):
     db = tmp_path / "old warehouse.duckdb"
     run_cli(db, "demo", "--dataset", "d", "--systems", "4", "--inputs", "5", "--k", "20")
-    with duckdb.connect(str(db)) as con:  # as a version-1 warehouse was: no family columns, 0.1.0 runs
+    with duckdb_connect(db) as con:  # as a version-1 warehouse was: no family columns, 0.1.0 runs
         before = con.execute("SELECT count(*) FROM hypothesis_tests").fetchall()[0][0]
         con.execute("DROP VIEW latest_hypothesis_tests")
         con.execute("ALTER TABLE hypothesis_tests DROP COLUMN family")
@@ -72,7 +72,7 @@ def test_schema_1_warehouse_is_refused_then_upgraded_by_init_keeping_rows(tmp_pa
 
 
 def test_other_schema_version_is_refused(db):
-    with duckdb.connect(str(db)) as con:
+    with duckdb_connect(db) as con:
         con.execute("UPDATE schema_info SET value = '999' WHERE key = 'version'")
     try:
         Warehouse(db)

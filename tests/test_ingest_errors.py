@@ -13,7 +13,7 @@ import pytest
 
 from metaeval import Warehouse
 from metaeval.ingest import sacrerouge, summaries
-from tests.conftest import assert_same, snapshot, write_jsonl
+from tests.conftest import ROOT, assert_same, snapshot, write_jsonl
 
 
 def _metrics_lines(n_systems=3, n_inputs=4, measure="rouge-1", offset=0.0):
@@ -50,7 +50,7 @@ def test_new_measure_merges_by_system_and_input(db, cli, loaded, tmp_path):
         {"instance_id": "d0", "summarizer_id": "s0", "metrics": {"bleu": 1.5}},
         {"instance_id": "d9", "summarizer_id": "s7", "metrics": {"bleu": 2.5}},
     ])
-    out = cli("ingest", "sacrerouge", extra, "--dataset", "toy").output
+    out = cli("ingest", "sacrerouge", extra, "--dataset", "toy", "--allow-new").output  # s7 and d9 are new
     assert "inserted 2" in out
     after = _state(db)
     assert len(after["scores"]) == len(before["scores"]) + 2
@@ -76,7 +76,8 @@ def test_conflict_is_reported_and_nothing_written(db, cli, loaded, tmp_path):
     lines.append({"instance_id": "new", "summarizer_id": "s0", "metrics": {"rouge-1": {"recall": 1.0}}})
     changed = write_jsonl(tmp_path / "changed.jsonl", lines)
     before = _state(db)
-    result = cli("ingest", "sacrerouge", changed, "--dataset", "toy", "--human", "human.*", expect_ok=False)
+    result = cli("ingest", "sacrerouge", changed, "--dataset", "toy", "--human", "human.*", "--allow-new",
+                 expect_ok=False)  # the input "new" is new on purpose
     assert result.exit_code != 0
     assert "2 value(s) conflict" in result.output
     assert f"{changed}:6: scores system=s1 input=d1 measure=rouge-1.recall" in result.output
@@ -84,7 +85,8 @@ def test_conflict_is_reported_and_nothing_written(db, cli, loaded, tmp_path):
     assert (f"{changed}:7: judgments system=s1 input=d2 measure=human.rel: "
             "warehouse has {0: 1.0, 1: 2.0, 2: 2.0}, file has {0: 1.0, 1: 42.0, 2: 2.0}") in result.output
     assert_same(before, _state(db))
-    out = cli("ingest", "sacrerouge", changed, "--dataset", "toy", "--human", "human.*", "--replace").output
+    out = cli("ingest", "sacrerouge", changed, "--dataset", "toy", "--human", "human.*", "--replace",
+              "--allow-new").output
     assert "replaced 4" in out and "inserted 1" in out  # a score, and the 3 values of a judgment cell
     with Warehouse(db, read_only=True) as wh:
         assert wh.matrix("toy", "rouge-1.recall").frame().loc["s1", "d1"] == 99.0
@@ -226,11 +228,12 @@ def test_human_glob_matching_nothing(db, cli, loaded):
 
 def test_locked_warehouse(db, cli, loaded):
     holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
-        import duckdb, sys, time
-        con = duckdb.connect({str(db)!r})
+        import sys
+        from metaeval.connection import duckdb_connect
+        con = duckdb_connect({str(db)!r})
         print("locked", flush=True)
         sys.stdin.read()
-    """)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    """)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=ROOT)
     try:
         assert holder.stdout.readline().strip() == "locked"
         result = cli("ingest", "sacrerouge", loaded, "--dataset", "toy", "--human", "human.*", expect_ok=False)
@@ -503,3 +506,202 @@ def test_sacrerouge_measure_named_twice_through_a_dotted_key(db, cli, tmp_path, 
     assert result.exit_code != 0
     assert f"{path}:2: field {field!r}: measure {field[len('metrics.'):]!r} is given twice on this line" \
         in result.output, result.output
+
+
+# --- new systems and inputs in an existing dataset: only when asked -----------------------------------
+@pytest.fixture
+def summeval_like(db, cli, tmp_path):
+    """A dataset of systems M0..M2 and inputs d0..d3, one measure; returns its CSV file."""
+    path = tmp_path / "base.csv"
+    path.write_text("system,input,measure,value\n" + "".join(f"M{i},d{j},m,{i + j / 10}\n"
+                                                            for i in range(3) for j in range(4)))
+    cli("ingest", "table", path, "--dataset", "summeval")
+    return path
+
+
+def test_a_typo_in_an_input_id_is_not_a_new_input(db, cli, summeval_like, tmp_path):
+    typo = tmp_path / "typo.csv"
+    typo.write_text("system,input,measure,value\nM0,d0,mm,0.4\nM0,x,mm,0.5\n")
+    before = _state(db)
+    result = cli("ingest", "table", typo, "--dataset", "summeval", expect_ok=False)
+    assert result.exit_code != 0 and "Traceback" not in result.output
+    assert result.output == (f"Error: 1 new input ('x' at {typo}:3) for dataset summeval; nothing was written: "
+                             "pass --allow-new to add them (allow_new=True in Python), or fix the ids\n")
+    assert_same(before, _state(db))
+    assert "inserted 2" in cli("ingest", "table", typo, "--dataset", "summeval", "--allow-new").output
+    with Warehouse(db, read_only=True) as wh:
+        assert wh.matrix("summeval", "mm").inputs == ("d0", "x")
+
+
+def test_new_ids_are_counted_and_the_first_few_listed(db, cli, summeval_like, tmp_path):
+    path = tmp_path / "new.csv"
+    rows = [f"M{9 - i},d0,m2,1\n" for i in range(7)] + ["M0,y,m2,1\n", "M0,x,m2,1\n", "M0,y,m3,1\n"]
+    path.write_text("system,input,measure,value\n" + "".join(rows))
+    result = cli("ingest", "table", path, "--dataset", "summeval", expect_ok=False)
+    assert (f"7 new systems ('M9' at {path}:2, 'M8' at {path}:3, 'M7' at {path}:4, 'M6' at {path}:5, "
+            f"'M5' at {path}:6, and 2 more) and 2 new inputs ('y' at {path}:9, 'x' at {path}:10) "
+            "for dataset summeval; nothing was written") in result.output, result.output
+
+
+@pytest.mark.parametrize("command", ["table", "sacrerouge", "summaries"])
+def test_every_ingest_command_needs_allow_new(db, cli, summeval_like, tmp_path, command):
+    path = {"table": lambda: _write(tmp_path / "t.csv", "system,input,measure,value\nM0,d0,m,0.0\nM7,d0,m,1\n"),
+            "sacrerouge": lambda: write_jsonl(tmp_path / "m.jsonl", [
+                {"instance_id": "d0", "summarizer_id": "M7", "metrics": {"m": 1}}]),
+            "summaries": lambda: write_jsonl(tmp_path / "s.jsonl", [
+                {"instance_id": "d0", "summarizer_id": "M0", "summary": "x ."},
+                {"instance_id": "d0", "summarizer_id": "M7", "summary": "y ."}])}[command]()
+    before = _state(db)
+    result = cli("ingest", command, path, "--dataset", "summeval", expect_ok=False)
+    assert result.exit_code != 0 and "1 new system ('M7' at " in result.output, result.output
+    assert_same(before, _state(db))
+    cli("ingest", command, path, "--dataset", "summeval", "--allow-new")
+    with Warehouse(db, read_only=True) as wh:
+        assert "M7" in set(wh.sql("SELECT name FROM systems")["name"])
+
+
+def test_new_ids_of_references_and_documents_count_too(db, cli, summeval_like, tmp_path):
+    path = write_jsonl(tmp_path / "s.jsonl", [{"instance_id": "d0", "summarizer_id": "M0", "summary": "x .",
+                                               "references": [{"text": "r ."}]}])
+    cli("ingest", "summaries", path, "--dataset", "summeval")
+    path = write_jsonl(tmp_path / "s2.jsonl", [{"instance_id": "d9", "summarizer_id": "M0", "summary": "x ."}])
+    result = cli("ingest", "summaries", path, "--dataset", "summeval", expect_ok=False)
+    assert f"1 new input ('d9' at {path}:1)" in result.output, result.output
+
+
+def test_python_load_takes_allow_new(db, summeval_like, tmp_path):
+    from metaeval.errors import NewIdsError
+    from metaeval.ingest import table
+
+    path = _write(tmp_path / "t.csv", "system,input,measure,value\nM3,d0,m,1\n")
+    with Warehouse(db) as wh:
+        with pytest.raises(NewIdsError) as caught:
+            wh.load("summeval", [table.parse(path)])
+        assert caught.value.systems == [("M3", f"{path}:2")] and caught.value.inputs == []
+        [report] = wh.load("summeval", [table.parse(path)], allow_new=True)
+        assert report.inserted == 1
+        [report] = wh.load("other", [table.parse(path)])  # a new dataset takes any id
+        assert report.inserted == 1
+
+
+def test_the_demo_into_a_dataset_of_other_systems_says_what_to_do(db, tmp_path):
+    from metaeval.errors import NewIdsError
+    from metaeval.runs import demo
+
+    with Warehouse(db) as wh:
+        demo.load(wh, "demo", tmp_path / "a", n_systems=3, n_inputs=3)
+        with pytest.raises(NewIdsError) as caught:
+            demo.load(wh, "demo", tmp_path / "b", n_systems=4, n_inputs=3)
+    message = str(caught.value)
+    assert message.startswith("1 new system ('S03' at <demo seed=0 systems=4 inputs=3>:11) for dataset demo")
+    assert "--allow-new" not in message and "--dataset NAME" in message and "--db PATH" in message
+
+
+def _write(path, text):
+    path.write_text(text)
+    return path
+
+
+# --- input that escaped as a traceback; empty measure names; ids of typed tables --------------------------
+BIG = "1" + "0" * 400  # an integer beyond the largest double
+
+
+@pytest.mark.parametrize("command, options, line, field", ids=["sacrerouge", "sacrerouge-human", "table-jsonl"],
+                         argvalues=[
+    ("sacrerouge", [], '{"instance_id": "d%d", "summarizer_id": "s0", "metrics": {"m": %s}}', "metrics.m"),
+    ("sacrerouge", ["--human", "human"],
+     '{"instance_id": "d%d", "summarizer_id": "s0", "metrics": {"human": [1, %s]}}', "metrics.human[1]"),
+    ("table", [], '{"system": "s0", "input": "d%d", "measure": "m", "value": %s}', "value"),
+])
+def test_a_huge_integer_is_an_input_error(db, cli, tmp_path, command, options, line, field):
+    path = tmp_path / "big.jsonl"
+    path.write_text(line % (0, "1") + "\n" + line % (1, BIG) + "\n")
+    before = _state(db)
+    result = cli("ingest", command, path, "--dataset", "t", *options, expect_ok=False)
+    assert result.exit_code != 0 and "Traceback" not in result.output
+    assert (f"{path}:2: field {field!r}: the integer of 401 digits is too large to store as a number"
+            in result.output), result.output
+    assert_same(before, _state(db))
+
+
+@pytest.mark.parametrize("command, text, field", ids=["sacrerouge-id", "sacrerouge-metric", "summaries-id",
+                                                      "summaries-text", "table-jsonl"], argvalues=[
+    ("sacrerouge", '{"instance_id": "d\\ud800", "summarizer_id": "s0", "metrics": {"m": 1}}', "instance_id"),
+    ("sacrerouge", '{"instance_id": "d1", "summarizer_id": "s0", "metrics": {"r": {"x\\udfff": 1}}}', "metrics.r.x\udfff"),
+    ("summaries", '{"instance_id": "d1", "summarizer_id": "\\ud800", "summary": "x ."}', "summarizer_id"),
+    ("summaries", '{"instance_id": "d1", "summarizer_id": "s0", "summary": "x .", '
+                  '"references": [{"text": ["ok .", "\\ud83d ."]}]}', "references[0].text[1]"),
+    ("table", '{"system": "s0", "input": "\\ud800", "measure": "m", "value": 1}', "input"),
+])
+def test_a_lone_surrogate_escape_is_an_input_error(db, cli, tmp_path, command, text, field):
+    good = {"sacrerouge": '{"instance_id": "d0", "summarizer_id": "s0", "metrics": {"m": 1, "r": {"x": 1}}}',
+            "summaries": '{"instance_id": "d0", "summarizer_id": "s0", "summary": "\\ud83d\\ude00 ."}',
+            "table": '{"system": "s0", "input": "d0", "measure": "m", "value": 1}'}[command]  # a full pair is fine
+    path = tmp_path / "x.jsonl"
+    path.write_text(good + "\n" + text + "\n")
+    before = _state(db)
+    result = cli("ingest", command, path, "--dataset", "t", expect_ok=False)
+    assert result.exit_code != 0 and "Traceback" not in result.output
+    assert f"{path}:2: field {field!r}: the escape \\u" in result.output, result.output
+    assert "is half of a UTF-16 surrogate pair" in result.output
+    assert_same(before, _state(db))
+    path.write_text(good + "\n")
+    cli("ingest", command, path, "--dataset", "t")
+
+
+@pytest.mark.parametrize("command, name, content, line, field", ids=[
+    "sacrerouge-empty", "sacrerouge-blank-level", "csv-blank", "jsonl-empty", "parquet-blank"], argvalues=[
+    ("sacrerouge", "m.jsonl", '{"instance_id": "d0", "summarizer_id": "s0", "metrics": {"m": 1, "": 2}}', 1,
+     "metrics."),
+    ("sacrerouge", "m.jsonl", '{"instance_id": "d0", "summarizer_id": "s0", "metrics": {"rouge": {" ": 2}}}', 1,
+     "metrics.rouge. "),
+    ("table", "t.csv", "system,input,measure,value\ns0,d0,m,1\ns0,d0,  ,2\n", 3, "measure"),
+    ("table", "t.jsonl", '{"system": "s0", "input": "d0", "measure": "", "value": 1}', 1, "measure"),
+    ("table", "t.parquet", pd.DataFrame({"system": ["s0", "s0"], "input": ["d0", "d1"], "measure": ["m", " \t"],
+                                         "value": [1.0, 2.0]}), 2, "measure"),
+])
+def test_an_empty_measure_name_is_an_input_error(db, cli, tmp_path, command, name, content, line, field):
+    path = tmp_path / name
+    if isinstance(content, pd.DataFrame):
+        content.to_parquet(path)
+    else:
+        path.write_text(content + "\n")
+    result = cli("ingest", command, path, "--dataset", "t", expect_ok=False)
+    assert result.exit_code != 0
+    assert f"{path}:{line}: field {field!r}:" in result.output, result.output
+    with Warehouse(db, read_only=True) as wh:
+        assert wh.sql("SELECT * FROM measures").empty
+
+
+def test_parquet_float_ids_are_refused(db, cli, tmp_path):
+    path = tmp_path / "t.parquet"
+    pd.DataFrame({"system": [1.0, 2.0], "input": ["d0", "d0"], "measure": "m", "value": [1.0, 2.0]}).to_parquet(path)
+    result = cli("ingest", "table", path, "--dataset", "t", expect_ok=False)
+    assert result.exit_code != 0
+    assert (f"{path}:1: field 'system': expected an id (string or integer), got the float 1.0: "
+            "store ids as strings or integers") in result.output, result.output
+
+
+def test_csv_and_parquet_give_the_same_ids(db, cli, tmp_path):
+    """Integer ids, and annotators of an integer column with nulls (the rows of an automatic
+    measure), which pandas would read from Parquet as floats."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    columns = {"system": pa.array([7, 7, 7, 8], pa.int64()), "input": pa.array([1, 1, 1, 1], pa.int32()),
+               "measure": ["h", "h", "auto", "auto"], "value": [4.0, 5.0, 0.5, 0.25],
+               "annotator": pa.array([10, 11, None, None], pa.int64())}
+    parquet = tmp_path / "t.parquet"
+    pq.write_table(pa.table(columns), parquet)
+    csv = tmp_path / "t.csv"
+    csv.write_text("system,input,measure,value,annotator\n7,1,h,4.0,10\n7,1,h,5.0,11\n7,1,auto,0.5,\n8,1,auto,0.25,\n")
+    cli("ingest", "table", csv, "--dataset", "from-csv")
+    cli("ingest", "table", parquet, "--dataset", "from-parquet")
+    with Warehouse(db, read_only=True) as wh:
+        ids = {d: wh.sql("SELECT s.name AS system, i.name AS input, m.name AS measure, j.annotator, j.value "
+                         "FROM judgments j JOIN systems s USING (system_id) JOIN inputs i USING (input_id) "
+                         "JOIN measures m USING (measure_id) JOIN datasets d ON d.dataset_id = m.dataset_id "
+                         "WHERE d.name = ? ORDER BY ALL", [d]).values.tolist() for d in ("from-csv", "from-parquet")}
+        systems = wh.sql("SELECT DISTINCT name FROM systems ORDER BY name")["name"].tolist()
+    assert ids["from-csv"] == ids["from-parquet"] == [["7", "1", "h", "10", 4.0], ["7", "1", "h", "11", 5.0]]
+    assert systems == ["7", "8"]

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import duckdb
 import numpy as np
 import sqlalchemy
 from click.testing import CliRunner
 
 from metaeval import Warehouse
 from metaeval.cli import main
+from metaeval.connection import CONFIG, duckdb_connect
 from tests.conftest import assert_same, read_jsonl, shared, snapshot
 
 
@@ -98,7 +98,8 @@ def test_sql_matrix_view_equals_python(shared_warehouse):
 
 
 def test_sqlalchemy_engine_reads_same_tables(shared_warehouse):
-    engine = sqlalchemy.create_engine(f"duckdb:///{shared_warehouse}", connect_args={"read_only": True})
+    engine = sqlalchemy.create_engine(f"duckdb:///{shared_warehouse}",
+                                      connect_args={"read_only": True, "config": dict(CONFIG)})
     with engine.connect() as c:
         n = c.execute(sqlalchemy.text(
             "SELECT count(*) FROM cells WHERE dataset = 'summeval' AND measure = 'expert.relevance'")).scalar()
@@ -127,5 +128,5 @@ def test_read_only_sql_refuses_writes(shared_warehouse):
     result = CliRunner().invoke(main, ["--db", str(shared_warehouse), "sql", "DELETE FROM scores"])
     assert result.exit_code != 0
     assert "read-only" in result.output.lower()
-    with duckdb.connect(str(shared_warehouse), read_only=True) as con:
+    with duckdb_connect(shared_warehouse, read_only=True) as con:
         assert con.execute("SELECT count(*) FROM scores").fetchall()[0][0] > 0

@@ -4,15 +4,21 @@ from __future__ import annotations
 
 import os
 import shlex
+from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
 
 from metaeval import schema
-from metaeval.errors import WarehouseError
+from metaeval.errors import WarehouseError, one_line
 
 DEFAULT_PATH = "warehouse.duckdb"
 ENV_VAR = "METAEVAL_DB"
+#: Every connection the project opens: DuckDB neither downloads nor loads extensions on its own
+#: (it would fetch ``sqlite_scanner`` to open a SQLite file given as the warehouse, say).
+CONFIG = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
+#: A DuckDB database file has these bytes after the 8-byte checksum that opens its header.
+MAGIC = b"DUCK"
 
 
 def resolve_path(path: str | os.PathLike | None = None) -> Path:
@@ -39,10 +45,17 @@ def create(path: Path) -> duckdb.DuckDBPyConnection:
 
     Idempotent: every script is ``IF NOT EXISTS`` / ``OR REPLACE``, in one transaction.
     An existing DuckDB file with tables of its own but no warehouse schema version is
-    refused, not filled with the warehouse's tables.
+    refused, not filled with the warehouse's tables. If it fails, what it created (the file,
+    its .wal, missing directories) is removed.
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    con = _open(path, read_only=False)
+    new = NewFiles.before(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        con = _open(path, read_only=False)
+    except BaseException:
+        if new:
+            new.remove()
+        raise
     try:
         version = None
         if _has_schema_info(con):
@@ -64,12 +77,57 @@ def create(path: Path) -> duckdb.DuckDBPyConnection:
         )
         con.commit()
     except duckdb.Error as exc:
-        con.close()
-        raise WarehouseError(f"cannot set up the warehouse {path} (it is left as it was): {exc}") from None
+        _close_and_remove(con, new)
+        raise WarehouseError(f"cannot set up the warehouse {path} (it is left as it was): {one_line(exc)}") from None
     except BaseException:
-        con.close()
+        _close_and_remove(con, new)
         raise
     return con
+
+
+@dataclass(frozen=True)
+class NewFiles:
+    """What creating a warehouse at ``path`` adds to the file system: the file, its .wal
+    (unless one was there) and the missing directories above it, to be removed again when
+    the command that created them fails."""
+
+    path: Path
+    wal: bool           # the .wal is new too
+    directories: tuple[Path, ...]
+
+    @classmethod
+    def before(cls, path: Path) -> NewFiles | None:
+        """Taken before creating ``path``; None when it exists (nothing to remove, ever)."""
+        if path.exists():
+            return None
+        missing = tuple(d for d in path.parents if not d.exists())
+        return cls(path, not wal_path(path).exists(), missing)
+
+    def remove(self) -> None:
+        """Remove the new files (their connections closed) and the directories they left empty."""
+        for file in (self.path, *([wal_path(self.path)] if self.wal else [])):
+            file.unlink(missing_ok=True)
+        for directory in self.directories:  # deepest first
+            try:
+                directory.rmdir()
+            except OSError:
+                break  # not empty (something else was put there): keep it and those above it
+
+
+def wal_path(path: Path) -> Path:
+    """DuckDB's write-ahead log of the database file ``path``."""
+    return path.with_name(path.name + ".wal")
+
+
+def duckdb_connect(database: str | os.PathLike = ":memory:", *, read_only: bool = False) -> duckdb.DuckDBPyConnection:
+    """``duckdb.connect`` as the project opens every connection: with :data:`CONFIG`."""
+    return duckdb.connect(str(database), read_only=read_only, config=CONFIG)
+
+
+def _close_and_remove(con: duckdb.DuckDBPyConnection, new: NewFiles | None) -> None:
+    con.close()
+    if new:
+        new.remove()
 
 
 def check_version(con: duckdb.DuckDBPyConnection, path: Path) -> None:
@@ -158,14 +216,36 @@ def _has_schema_info(con: duckdb.DuckDBPyConnection) -> bool:
 
 
 def _open(path: Path, *, read_only: bool) -> duckdb.DuckDBPyConnection:
+    if path.is_file() and not _is_duckdb_file(path):
+        raise _not_duckdb(path)
     try:
-        return duckdb.connect(str(path), read_only=read_only)
+        return duckdb_connect(path, read_only=read_only)
     except duckdb.IOException as exc:
         if "lock" in str(exc).lower():
             raise WarehouseError(
                 f"warehouse {path} is locked by another process; wait for it to finish "
                 f"and try again ({exc})"
             ) from None
+        if "not a valid DuckDB database file" in str(exc):
+            raise _not_duckdb(path) from None
         raise WarehouseError(f"cannot open warehouse {path}: {exc}") from None
     except duckdb.Error as exc:
         raise WarehouseError(f"cannot open warehouse {path}: {exc}") from None
+
+
+def _is_duckdb_file(path: Path) -> bool:
+    """Whether the file starts as a DuckDB database does. (DuckDB itself opens a CSV file as an
+    in-memory database with a view of it, and a SQLite file through an extension.)"""
+    try:
+        with open(path, "rb") as f:
+            header = f.read(len(MAGIC) + 8)
+    except OSError:
+        return True  # let DuckDB say what is wrong with it
+    return header[8:] == MAGIC
+
+
+def _not_duckdb(path: Path) -> WarehouseError:
+    return WarehouseError(
+        f"{path} is not a DuckDB file, so not a metaeval warehouse; it is left as it is: "
+        f"give a warehouse file with --db PATH (or ${ENV_VAR})"
+    )

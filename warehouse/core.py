@@ -6,12 +6,13 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import duckdb
 import numpy as np
 import pandas as pd
 
 from metaeval import connection
-from metaeval.errors import WarehouseError
-from metaeval.load import Batch, LoadReport, load
+from metaeval.errors import CommitError, WarehouseError, one_line
+from metaeval.load import Batch, LoadReport, committed, load
 
 
 @dataclass(frozen=True)
@@ -47,16 +48,28 @@ class Warehouse:
     >>> m = wh.matrix("summeval", ["rouge-2.recall", "expert.relevance"])
     """
 
+    #: The files this object created (see :meth:`create`) while nothing is committed to them.
+    created: connection.NewFiles | None = None
+
     def __init__(self, path: str | os.PathLike | None = None, *, read_only: bool = False):
         self.path = connection.resolve_path(path)
+        self.read_only = read_only
         self.con = connection.connect(self.path, read_only=read_only)
 
     @classmethod
     def create(cls, path: str | os.PathLike | None = None) -> Warehouse:
-        """Create the warehouse file (or check and update an existing one) and open it."""
+        """Create the warehouse file (or check and update an existing one) and open it.
+
+        A ``with`` block on a warehouse this created that ends with an exception before any
+        :meth:`load` committed removes the file (and its .wal) again: a failed command leaves
+        no empty warehouse behind.
+        """
         self = cls.__new__(cls)
         self.path = connection.resolve_path(path)
+        self.read_only = False
+        created = connection.NewFiles.before(self.path)
         self.con = connection.create(self.path)
+        self.created = created
         return self
 
     def close(self) -> None:
@@ -65,8 +78,10 @@ class Warehouse:
     def __enter__(self) -> Warehouse:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, exc_type, exc, tb) -> None:
         self.close()
+        if exc_type is not None and self.created:
+            self.created.remove()
 
     # --- reading -------------------------------------------------------------------
     def sql(self, query: str, params: Sequence | dict | None = None) -> pd.DataFrame:
@@ -131,13 +146,43 @@ class Warehouse:
         first if the engine must write: DuckDB allows one writing process."""
         import sqlalchemy
 
-        return sqlalchemy.create_engine(f"duckdb:///{self.path}")
+        return sqlalchemy.create_engine(f"duckdb:///{self.path}", connect_args={"config": dict(connection.CONFIG)})
 
     # --- writing -------------------------------------------------------------------
     def load(self, dataset: str, batches: list[Batch], *, replace: bool = False,
-             command: str | None = None) -> list[LoadReport]:
-        """Merge parsed files into ``dataset`` atomically (see :mod:`warehouse.load`)."""
-        return load(self.con, dataset, batches, replace=replace, command=command)
+             command: str | None = None, allow_new: bool = False) -> list[LoadReport]:
+        """Merge parsed files into ``dataset`` atomically (see :mod:`warehouse.load`).
+
+        ``allow_new``: let the batches add systems or inputs to a dataset that has some
+        (without it, a :class:`~warehouse.errors.NewIdsError` lists them and nothing is written).
+        A commit that fails or is interrupted raises a :class:`~warehouse.errors.CommitError`
+        saying whether it completed, checked in the warehouse.
+        """
+        try:
+            reports = load(self.con, dataset, batches, replace=replace, command=command, allow_new=allow_new)
+        except CommitError as exc:
+            if exc.committed is None:
+                exc = exc.checked(*self._check_commit(exc.ingest_ids))
+            if exc.committed is not False:
+                self.created = None
+            raise exc from None
+        self.created = None
+        return reports
+
+    def _check_commit(self, ingest_ids: list[int]) -> tuple[bool | None, str | None]:
+        """Whether the ingests ``ingest_ids`` are in the warehouse, asked of a fresh connection
+        (the one that failed to commit may be unusable); (None, why) when that cannot be told.
+        This warehouse is then open on a fresh connection, if the file can be opened again."""
+        try:
+            self.con.close()
+            con = connection.connect(self.path, read_only=self.read_only)
+        except (duckdb.Error, WarehouseError) as exc:
+            return None, one_line(exc)
+        self.con = con
+        try:
+            return committed(con, ingest_ids), None
+        except duckdb.Error as exc:
+            return None, one_line(exc)
 
 
 def _inner(cells: pd.DataFrame, n_measures: int) -> pd.DataFrame:

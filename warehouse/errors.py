@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 
+def one_line(exc: BaseException) -> str:
+    """An exception's message on one line (DuckDB's can span several), for an error message."""
+    return " ".join(str(exc).split())
+
+
 class WarehouseError(Exception):
     """Something about the warehouse or a request to it is wrong; the message says what."""
 
@@ -29,3 +34,56 @@ class ConflictError(WarehouseError):
                                 "(use --replace to overwrite them)")
         more = f"\n  ... and {total - len(conflicts)} more" if total > len(conflicts) else ""
         super().__init__(f"{headline}:\n  " + "\n  ".join(conflicts) + more)
+
+
+class NewIdsError(WarehouseError):
+    """An ingest would add systems or inputs to a dataset that has some, without being told to
+    (``--allow-new``): often a typo in an id. ``systems`` and ``inputs`` are the new ids, each
+    with where it is first given (``file:line``). ``advice`` says what to do."""
+
+    SHOWN = 5
+
+    def __init__(self, dataset: str, systems: list[tuple[str, str]], inputs: list[tuple[str, str]],
+                 advice: str = "pass --allow-new to add them (allow_new=True in Python), or fix the ids"):
+        self.dataset, self.systems, self.inputs = dataset, systems, inputs
+        parts = [_ids(systems, "system", "systems", self.SHOWN), _ids(inputs, "input", "inputs", self.SHOWN)]
+        super().__init__(f"{' and '.join(p for p in parts if p)} for dataset {dataset}; nothing was written: {advice}")
+
+
+def _ids(ids: list[tuple[str, str]], singular: str, plural: str, shown: int) -> str:
+    if not ids:
+        return ""
+    listed = ", ".join(f"{name!r} at {where}" for name, where in ids[:shown])
+    more = f", and {len(ids) - shown} more" if len(ids) > shown else ""
+    return f"{len(ids)} new {singular if len(ids) == 1 else plural} ({listed}{more})"
+
+
+class CommitError(WarehouseError):
+    """The commit of an ingest failed (``cause``) or was interrupted. ``committed`` says whether
+    the ingest is in the warehouse all the same, as checked there afterwards; None when that
+    could not be checked (``check_error`` says why). ``ingest_ids`` are the ``ingests`` rows
+    the transaction wrote (none when it changed nothing)."""
+
+    def __init__(self, cause: str | None, ingest_ids: list[int], inserted: int, replaced: int,
+                 committed: bool | None = None, check_error: str | None = None):
+        self.cause, self.ingest_ids, self.inserted, self.replaced = cause, ingest_ids, inserted, replaced
+        self.committed, self.check_error = committed, check_error
+        super().__init__(self._message())
+
+    def checked(self, committed: bool | None, check_error: str | None = None) -> CommitError:
+        """This error, with the outcome of the commit as checked in the warehouse."""
+        return CommitError(self.cause, self.ingest_ids, self.inserted, self.replaced, committed, check_error)
+
+    def _message(self) -> str:
+        what = "the commit was interrupted" if self.cause is None else f"the commit reported an error ({self.cause})"
+        if self.committed is None:
+            why = f" ({self.check_error})" if self.check_error else ""
+            return (f"{what}; whether it completed could not be checked{why}: run the same command again, "
+                    "which adds only what is missing")
+        if not self.committed:
+            return f"{what} and did not complete (checked in the warehouse): nothing was written"
+        if not self.ingest_ids:
+            return f"{what}, but this ingest changed nothing: the warehouse is as it was"
+        counts = f"{self.inserted} value(s) inserted" + (f", {self.replaced} replaced" if self.replaced else "")
+        return (f"{what}, but it completed (checked in the warehouse): this ingest is stored, {counts}; "
+                "running the same command again changes nothing")

@@ -2,8 +2,9 @@
 
 Ingest modules parse a file into a :class:`Batch` (plain DataFrames of names and values,
 each row remembering its line). :func:`load` merges batches in one transaction: new
-systems, inputs and measures are added; values new to the warehouse are inserted; values
-equal to the stored ones are left alone (so re-ingesting a file changes nothing); values
+measures are added, and new systems and inputs (to a dataset that has some, only with
+``allow_new``: an unknown id is more often a typo); values new to the warehouse are inserted;
+values equal to the stored ones are left alone (so re-ingesting a file changes nothing); values
 that differ are conflicts — reported with their file and line, and the transaction rolled
 back — unless ``replace`` is set, when they overwrite the stored values.
 
@@ -28,7 +29,7 @@ from dataclasses import dataclass, field
 import duckdb
 import pandas as pd
 
-from metaeval.errors import ConflictError, WarehouseError
+from metaeval.errors import CommitError, ConflictError, NewIdsError, WarehouseError, one_line
 
 CELL_COLUMNS = ["system", "input", "measure", "annotator", "value", "line"]
 MEASURE_COLUMNS = ["name", "kind", "direction"]
@@ -120,6 +121,7 @@ class _Loaded:
 
     measures: dict[str, str] = field(default_factory=dict)         # name -> first file giving it
     rows: dict[str, pd.DataFrame] = field(default_factory=dict)    # table -> staged rows with their file, origin
+    ingest_ids: list[int] = field(default_factory=list)            # the ingests rows written
 
     def remember(self, table: str, frame: pd.DataFrame, file: str, origin: int) -> None:
         """Keep the rows of ``frame`` (of batch number ``origin``) whose key no earlier batch gave."""
@@ -155,26 +157,80 @@ def load(
     *,
     replace: bool = False,
     command: str | None = None,
+    allow_new: bool = False,
 ) -> list[LoadReport]:
-    """Merge ``batches`` into ``dataset`` in one transaction; all or nothing."""
+    """Merge ``batches`` into ``dataset`` in one transaction; all or nothing.
+
+    Systems and inputs new to a dataset that has some are a :class:`NewIdsError` unless
+    ``allow_new``. A write that fails (a full disk) is a :class:`WarehouseError` saying that
+    nothing was written; a commit that fails or is interrupted, a :class:`CommitError`
+    saying whether it completed all the same, as far as ``con`` can still tell.
+    """
     if not dataset or not dataset.strip():
         raise WarehouseError("the dataset name must not be empty")
     con.begin()
     try:
         dataset_id = _ensure_dataset(con, dataset)
+        if not allow_new:
+            _check_new_ids(con, dataset, dataset_id, batches)
         loaded = _Loaded()
         staged = [_stage_batch(con, dataset_id, b, i, loaded) for i, b in enumerate(batches)]
         counted: dict[int, list[int]] = {}
         reports = [_load_batch(con, dataset_id, b, i, s, replace, command, loaded, counted)
                    for i, (b, s) in enumerate(zip(batches, staged))]
-        con.commit()
-    except BaseException:
-        con.rollback()
+        _unregister_staged(con)
+    except BaseException as exc:
+        _quietly(con.rollback)  # after a fatal error DuckDB has dropped the transaction and refuses this
+        _unregister_staged(con)
+        if isinstance(exc, (duckdb.IOException, duckdb.FatalException)):
+            raise WarehouseError(f"cannot write to the warehouse ({one_line(exc)}); nothing was written") from None
         raise
-    finally:
-        for name in _STAGED:
-            con.unregister(name)
+    try:
+        con.commit()
+    except BaseException as exc:
+        interrupted = isinstance(exc, (KeyboardInterrupt, duckdb.InterruptException))
+        error = CommitError(None if interrupted else one_line(exc), loaded.ingest_ids,
+                            sum(r.inserted for r in reports), sum(r.replaced for r in reports))
+        raise error.checked(*_commit_outcome(con, loaded.ingest_ids)) from None
     return reports
+
+
+def committed(con: duckdb.DuckDBPyConnection, ingest_ids: list[int]) -> bool:
+    """Whether the ``ingests`` rows ``ingest_ids``, written with the rows of their transaction,
+    are in the warehouse as ``con`` sees it (outside any transaction of its own)."""
+    if not ingest_ids:
+        return True  # the transaction changed nothing
+    found = con.execute("SELECT count(*) FROM ingests WHERE list_contains(?, ingest_id)", [ingest_ids]).fetchall()
+    return found[0][0] == len(ingest_ids)
+
+
+def _commit_outcome(con: duckdb.DuckDBPyConnection, ingest_ids: list[int]) -> tuple[bool | None, str | None]:
+    """After ``con.commit()`` raised: whether the transaction is committed, and why that cannot
+    be told (None, reason) when ``con`` no longer answers."""
+    try:
+        con.rollback()
+        return False, None  # the transaction was still open: never committed, and now rolled back
+    except duckdb.TransactionException:
+        pass  # no transaction: the commit completed, or DuckDB rolled it back; the ingests rows say which
+    except duckdb.Error as exc:
+        return None, one_line(exc)
+    try:
+        return committed(con, ingest_ids), None
+    except duckdb.Error as exc:
+        return None, one_line(exc)
+
+
+def _unregister_staged(con: duckdb.DuckDBPyConnection) -> None:
+    for name in _STAGED:
+        _quietly(con.unregister, name)
+
+
+def _quietly(method, *args) -> None:
+    """``method(*args)``, ignoring a DuckDB error (when cleaning up after another)."""
+    try:
+        method(*args)
+    except duckdb.Error:
+        pass
 
 
 _STAGED = ("staged_systems", "staged_inputs", "staged_measures", "staged_cells",
@@ -185,6 +241,39 @@ _STAGED = ("staged_systems", "staged_inputs", "staged_measures", "staged_cells",
 def _ensure_dataset(con: duckdb.DuckDBPyConnection, name: str) -> int:
     con.execute("INSERT INTO datasets (name) VALUES (?) ON CONFLICT DO NOTHING", [name])
     return con.execute("SELECT dataset_id FROM datasets WHERE name = ?", [name]).fetchall()[0][0]
+
+
+def _check_new_ids(con, dataset: str, dataset_id: int, batches: list[Batch]) -> None:
+    """Systems and inputs of the batches that the dataset lacks, when it has any: a
+    :class:`NewIdsError`. A new dataset (or one holding no systems or inputs yet) takes all."""
+    stored = {column: {r[0] for r in con.execute(f"SELECT name FROM {table} WHERE dataset_id = ?",
+                                                  [dataset_id]).fetchall()}
+              for column, table in (("system", "systems"), ("input", "inputs"))}
+    if not stored["system"] and not stored["input"]:
+        return
+    new = {column: _new_ids(batches, column, known) for column, known in stored.items()}
+    if new["system"] or new["input"]:
+        raise NewIdsError(dataset, new["system"], new["input"])
+
+
+def _new_ids(batches: list[Batch], column: str, known: set[str]) -> list[tuple[str, str]]:
+    """The ids in ``column`` (system or input) of the batches that are not ``known``, each
+    with the file and line that first gives it, in the order they are given."""
+    found: dict[str, str] = {}
+    for batch in batches:
+        frames = [batch.cells, batch.summaries] + ([batch.references, batch.documents] if column == "input" else [])
+        frames = [f[[column, "line"]] for f in frames if not f.empty]
+        if frames:
+            rows = pd.concat(frames, ignore_index=True)
+            rows[column] = rows[column].astype(str)
+            rows = rows[~rows[column].isin(known)].sort_values("line", kind="stable").drop_duplicates(column)
+            for name, line in zip(rows[column], rows["line"]):
+                found.setdefault(name, f"{batch.file}:{int(line)}")
+        if column == "system":  # systems listed without rows (possible in a Batch built in Python)
+            for name in batch.systems["name"].astype(str):
+                if name not in known:
+                    found.setdefault(name, batch.file)
+    return list(found.items())
 
 
 def _stage_batch(con, dataset_id: int, batch: Batch, origin: int, loaded: _Loaded) -> dict[str, pd.DataFrame]:
@@ -220,11 +309,12 @@ def _load_batch(con, dataset_id: int, batch: Batch, origin: int, staged: dict[st
     inserted, replaced = inserted + own[0], replaced + own[1]
     report = LoadReport(batch.file, batch.rows, inserted, replaced, batch.contents)
     if report.changed:
-        con.execute(
+        [(ingest_id,)] = con.execute(
             """INSERT INTO ingests (dataset_id, format, file, sha256, options, rows, inserted, replaced, command)
-               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ingest_id""",
             [dataset_id, batch.format, batch.file, batch.sha256,
-             json.dumps(batch.options, sort_keys=True), batch.rows, inserted, replaced, command])
+             json.dumps(batch.options, sort_keys=True), batch.rows, inserted, replaced, command]).fetchall()
+        loaded.ingest_ids.append(ingest_id)
     return report
 
 

@@ -15,6 +15,9 @@ def ingest():
 
 
 def _ingest_options(f):
+    f = click.option("--allow-new", is_flag=True,
+                     help="Let the files add systems or inputs to a dataset that has some (without it, new "
+                          "ids are listed and nothing is written: they are often typos).")(f)
     f = click.option("--replace", is_flag=True, help="Overwrite stored values that differ, instead of failing.")(f)
     f = click.option("--dataset", required=True, help="Dataset to add to (created if new).")(f)
     return f
@@ -28,7 +31,7 @@ def _measure_options(f):
     return f
 
 
-def _run_ingest(obj: Context, dataset: str, batches, replace: bool, human=(), lower=()) -> None:
+def _run_ingest(obj: Context, dataset: str, batches, replace: bool, allow_new: bool, human=(), lower=()) -> None:
     from metaeval.ingest.common import check_globs_used
 
     measures = [m for b in batches for m in b.measures["name"]]
@@ -36,7 +39,7 @@ def _run_ingest(obj: Context, dataset: str, batches, replace: bool, human=(), lo
     check_globs_used(human, measures, "--human", files)
     check_globs_used(lower, measures, "--lower", files)
     with obj.open(create=not obj.path.exists()) as wh:
-        reports = wh.load(dataset, batches, replace=replace, command=_command_line())
+        reports = wh.load(dataset, batches, replace=replace, command=_command_line(), allow_new=allow_new)
     echo_reports(reports)
 
 
@@ -45,23 +48,23 @@ def _run_ingest(obj: Context, dataset: str, batches, replace: bool, human=(), lo
 @_ingest_options
 @_measure_options
 @click.pass_obj
-def ingest_sacrerouge(obj, files, dataset, replace, human, lower):
+def ingest_sacrerouge(obj, files, dataset, replace, allow_new, human, lower):
     """SacreROUGE metrics jsonl files (one summary per line, nested 'metrics')."""
     from metaeval.ingest import sacrerouge
 
     batches = [sacrerouge.parse(f, human=human, lower=lower) for f in files]
-    _run_ingest(obj, dataset, batches, replace, human, lower)
+    _run_ingest(obj, dataset, batches, replace, allow_new, human, lower)
 
 
 @ingest.command("summaries")
 @click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @_ingest_options
 @click.pass_obj
-def ingest_summaries(obj, files, dataset, replace):
+def ingest_summaries(obj, files, dataset, replace, allow_new):
     """SacreROUGE summaries jsonl: summary texts, references, documents."""
     from metaeval.ingest import summaries
 
-    _run_ingest(obj, dataset, [summaries.parse(f) for f in files], replace)
+    _run_ingest(obj, dataset, [summaries.parse(f) for f in files], replace, allow_new)
 
 
 @ingest.command("table")
@@ -69,7 +72,7 @@ def ingest_summaries(obj, files, dataset, replace):
 @_ingest_options
 @_measure_options
 @click.pass_obj
-def ingest_table(obj, files, dataset, replace, human, lower):
+def ingest_table(obj, files, dataset, replace, allow_new, human, lower):
     """Long tables (.csv, .parquet, .jsonl): system, [input,] measure, value[, annotator][, kind].
 
     Without an input column the values are per system and stored under one input 'all'.
@@ -77,7 +80,7 @@ def ingest_table(obj, files, dataset, replace, human, lower):
     from metaeval.ingest import table
 
     batches = [table.parse(f, human=human, lower=lower) for f in files]
-    _run_ingest(obj, dataset, batches, replace, human, lower)
+    _run_ingest(obj, dataset, batches, replace, allow_new, human, lower)
 
 
 COMMANDS = [ingest]
