@@ -38,6 +38,7 @@ import pandas as pd
 from analyses import stats
 from analyses.stats import _validation
 from analyses.stats.results import NAN_POLICY
+from warehouse import owners
 from warehouse.core import Warehouse
 from warehouse.errors import WarehouseError
 
@@ -409,21 +410,24 @@ def _start_run(wh: Warehouse, scope: Scope, analysis: Analysis, data: Data, n_ta
 
 def start_run(wh: Warehouse, command: str, parameters: dict, seed: int | None, fingerprint: str,
               n_tasks: int) -> int:
-    """Insert a row of ``analysis_runs`` (status running); its run_id."""
+    """Insert a row of ``analysis_runs`` (status running, owned by this process); its run_id."""
     from warehouse import __version__
 
     return wh.con.execute(
-        """INSERT INTO analysis_runs (command, parameters, seed, version, data_fingerprint, tasks, command_line)
-           VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING run_id""",
+        """INSERT INTO analysis_runs (command, parameters, seed, version, data_fingerprint, tasks, command_line,
+                                      owner_pid, owner_host, owner_start)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING run_id""",
         [command, json.dumps(parameters, sort_keys=True), seed, __version__, fingerprint, n_tasks,
-         shlex.join(["metaeval", *sys.argv[1:]])]).fetchall()[0][0]
+         shlex.join(["metaeval", *sys.argv[1:]]), *owners.current_owner()]).fetchall()[0][0]
 
 
 @contextmanager
 def finishing(wh: Warehouse, run_id: int):
     """Around the work of a run: if it raises, a run still 'running' becomes 'interrupted'
     (Ctrl-C) or 'failed' (any other exception), so no run is left looking alive. Work that
-    records its own partial count (:func:`_compute`) has set the status already."""
+    records its own partial count (:func:`_compute`) has set the status already. A process
+    killed outright marks nothing: the next process opening the warehouse for writing does
+    (:mod:`warehouse.owners`)."""
     try:
         yield
     except BaseException as exc:

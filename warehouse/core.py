@@ -6,10 +6,11 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import duckdb
 import numpy as np
 import pandas as pd
 
-from warehouse import connection
+from warehouse import connection, owners
 from warehouse.errors import WarehouseError
 from warehouse.load import Batch, LoadReport, load
 
@@ -50,6 +51,8 @@ class Warehouse:
     def __init__(self, path: str | os.PathLike | None = None, *, read_only: bool = False):
         self.path = connection.resolve_path(path)
         self.con = connection.connect(self.path, read_only=read_only)
+        if not read_only:
+            self._reap()
 
     @classmethod
     def create(cls, path: str | os.PathLike | None = None) -> Warehouse:
@@ -57,7 +60,20 @@ class Warehouse:
         self = cls.__new__(cls)
         self.path = connection.resolve_path(path)
         self.con = connection.create(self.path)
+        self._reap()
         return self
+
+    def _reap(self) -> None:
+        """Opened for writing: runs left 'running' by a process of this host that is gone
+        (killed) become 'interrupted' (:func:`warehouse.owners.reap_orphaned_runs`)."""
+        try:
+            owners.reap_orphaned_runs(self.con)
+        except duckdb.Error as exc:
+            self.con.close()
+            raise WarehouseError(f"cannot check the runs of {self.path} for killed processes: {exc}") from None
+        except BaseException:
+            self.con.close()
+            raise
 
     def close(self) -> None:
         self.con.close()
