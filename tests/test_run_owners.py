@@ -1,5 +1,6 @@
-"""Runs whose process is killed: each run records its owner process, and a run left 'running' by
-a process that is gone is marked 'interrupted' when the warehouse is next opened for writing."""
+"""Runs whose process is killed: each run records its owner process, a run left 'running' by a
+process that is gone is marked 'interrupted' when the warehouse is next opened for writing, and
+SIGTERM stops a command as Ctrl-C does."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from analyses import runner
 from tests.conftest import ROOT, run_cli
 from warehouse import Warehouse, demo, owners
 
@@ -40,6 +42,30 @@ def reporting_flush(self):
 
 runner._Writer.flush = reporting_flush
 main(sys.argv[1:], prog_name="metaeval")
+"""
+#: The same, but the first write of rows runs first a DuckDB query that lasts until the signal
+#: argv[1] (sent by the child itself) cuts it short: DuckDB then raises its own error, not the
+#: KeyboardInterrupt (on one thread, DuckDB checks for signals between its tasks, so the
+#: handler surely runs inside the query)
+CHILD_SIGNALLED_IN_QUERY = """
+import os, sys, threading
+from analyses import runner
+from warehouse.cli import main
+
+runner.FLUSH_SECONDS = 0.0
+flush = runner._Writer.flush
+signalled = []
+
+def flush_after_a_long_query(self):
+    if self.rows and not signalled:
+        signalled.append(True)
+        self.wh.con.execute("SET threads = 1")
+        threading.Timer(0.3, os.kill, (os.getpid(), int(sys.argv[1]))).start()
+        self.wh.con.execute("SELECT count(*) FROM range(1000000000000)").fetchall()
+    flush(self)
+
+runner._Writer.flush = flush_after_a_long_query
+main(sys.argv[2:], prog_name="metaeval")
 """
 #: 24 perm-both tests of about 0.05 s each (chunks of 8): killed after the first chunk, 2 are left
 COMPARE = ["compare", "--dataset", "demo", "--human", demo.HUMAN, "--method", "perm-both", "--k", "500",
@@ -114,6 +140,85 @@ def test_a_killed_compare_is_marked_interrupted_and_resumes_to_the_rows_of_an_un
     assert f"run 1: computed {TASKS} of {TASKS}" in run_cli(fresh, *COMPARE).output
     pd.testing.assert_frame_equal(_latest_tests(demo_db), _latest_tests(fresh), check_exact=True)
     assert _run(demo_db, 1)[0]["status"] == "interrupted" and _run(demo_db, 2)[0]["status"] == "finished"
+
+
+@POSIX
+@LINUX_PROC
+def test_sigterm_stops_a_compare_as_ctrl_c_does(demo_db):
+    proc = _start(demo_db, *COMPARE)
+    _wait_for_rows(proc)
+    proc.terminate()
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 143, err
+    assert err.splitlines() == ["Error: terminated (SIGTERM): the results finished so far are saved; "
+                                "run the same command again to resume"]
+    run, rows = _run(demo_db, 1)               # marked by the command itself, rows kept
+    assert run["status"] == "interrupted" and run["computed"] == rows and 0 < rows < TASKS
+
+
+@POSIX
+@pytest.mark.parametrize("signum, code, message", [
+    (signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated (SIGTERM)")])
+def test_a_signal_during_a_query_stops_the_run_as_interrupted(demo_db, signum, code, message):
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    proc = subprocess.run([sys.executable, "-c", CHILD_SIGNALLED_IN_QUERY, str(int(signum)), "--db", str(demo_db),
+                           *COMPARE], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == code, proc.stderr
+    assert proc.stderr.splitlines() == [f"Error: {message}: the results finished so far are saved; "
+                                        "run the same command again to resume"]
+    run, rows = _run(demo_db, 1)   # the row that was to be written when the signal came is written
+    assert run["status"] == "interrupted" and run["computed"] == rows and 0 < rows < TASKS
+
+
+def test_ctrl_c_exits_130_with_one_line(demo_db, tmp_path, monkeypatch):
+    from warehouse import core
+
+    def interrupt(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(runner, "evaluate_test", interrupt)
+    result = run_cli(demo_db, *COMPARE, ok=False)
+    assert result.exit_code == 130 and result.output.splitlines() == [
+        "Error: interrupted: the results finished so far are saved; run the same command again to resume"]
+    assert _run(demo_db, 1)[0]["status"] == "interrupted"
+    monkeypatch.setattr(core, "load", interrupt)  # a command without its own message: the same exit
+    table = tmp_path / "t.csv"
+    table.write_text("system,input,measure,value\ns,i,m,1\n")
+    result = run_cli(demo_db, "ingest", "table", table, "--dataset", "t", ok=False)
+    assert result.exit_code == 130 and result.output.splitlines() == ["Error: interrupted"]
+
+
+def _log_and_correlate(arrays, level, coefficient, log):
+    """runner.evaluate_correlation, slowly, appending a line to ``log`` (in the worker process)."""
+    with open(log, "a") as f:
+        f.write(f"{level} {coefficient}\n")
+    time.sleep(0.1)
+    return runner.evaluate_correlation(arrays, level, coefficient)
+
+
+def test_a_parallel_run_stopped_does_not_compute_its_queued_chunks(demo_db, tmp_path, monkeypatch):
+    """SIGTERM reaches the main process only (Ctrl-C reaches the workers too): the chunks
+    still queued are dropped, not computed before the command can exit."""
+    log = tmp_path / "evaluated.log"
+    add = runner._Writer.add
+
+    def stop_at_first(self, *args):
+        add(self, *args)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(runner._Writer, "add", stop_at_first)
+    with Warehouse(demo_db) as wh:
+        scope = runner.resolve_scope(wh, "demo", demo.HUMAN)
+        analysis = runner.correlate_analysis(scope)
+        analysis.evaluate, analysis.params = _log_and_correlate, {"log": str(log)}
+        with pytest.raises(KeyboardInterrupt):
+            runner.run(wh, scope, analysis, jobs=2, chunk_size=1)
+        status = wh.sql("SELECT status, computed FROM analysis_runs")
+    evaluated = len(log.read_text().splitlines())
+    # a few: those done, the 2 running and the 3 the pool hands to its workers in advance
+    # (max_workers + 1, beyond cancelling); not the 36 of the whole run
+    assert len(analysis.tasks) == 36 and evaluated <= 12, evaluated
+    assert list(status["status"]) == ["interrupted"]
 
 
 # --- who owns a run, and which runs are orphaned ------------------------------------------------

@@ -29,3 +29,8 @@ class ConflictError(WarehouseError):
                                 "(use --replace to overwrite them)")
         more = f"\n  ... and {total - len(conflicts)} more" if total > len(conflicts) else ""
         super().__init__(f"{headline}:\n  " + "\n  ".join(conflicts) + more)
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised by the CLI's handler: a KeyboardInterrupt, so that it stops a command as
+    Ctrl-C does (the run is marked interrupted and keeps the rows written so far)."""
