@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import importlib
 import shlex
+import signal
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
-from metaeval import connection
-from metaeval.errors import WarehouseError
+from metaeval import connection, signals
+from metaeval.errors import Terminated, WarehouseError
 
 if TYPE_CHECKING:  # annotations only: importing them at start-up would slow `--help`
     import pandas as pd
@@ -120,13 +121,32 @@ def show(frame: pd.DataFrame, fmt: str) -> None:
 
 
 class Group(click.Group):
-    """Turns WarehouseError into a clean one-line error and a non-zero exit."""
+    """Turns WarehouseError into a clean one-line error and a non-zero exit, and Ctrl-C or
+    SIGTERM not handled by the command (or the error of a query it cut short) into the one-line
+    error of :func:`interrupted`."""
 
     def invoke(self, ctx):
         try:
             return super().invoke(ctx)
-        except WarehouseError as exc:
-            raise click.ClickException(str(exc)) from None
+        except (click.ClickException, click.exceptions.Exit, click.Abort):
+            raise
+        except BaseException as exc:
+            if (stop := signals.interruption(exc)) is not None:
+                raise interrupted(stop) from None
+            if isinstance(exc, WarehouseError):
+                raise click.ClickException(str(exc)) from None
+            raise
+
+
+def interrupted(exc: KeyboardInterrupt, saved: str | None = None) -> click.ClickException:
+    """The one-line error of a command stopped by Ctrl-C or SIGTERM (``saved``: what is kept).
+    It exits as a shell reports a process killed by that signal: 128 + 2 = 130 for Ctrl-C
+    (SIGINT), 128 + 15 = 143 for SIGTERM."""
+    term = isinstance(exc, Terminated)
+    what = "terminated (SIGTERM)" if term else "interrupted"
+    error = click.ClickException(f"{what}: {saved}" if saved else what)
+    error.exit_code = 128 + (signal.SIGTERM if term else signal.SIGINT)
+    return error
 
 
 @click.group(cls=Group)
@@ -137,6 +157,9 @@ class Group(click.Group):
 def main(ctx, db):
     """A DuckDB warehouse for the meta-evaluation of text-generation metrics."""
     ctx.obj = Context(db)
+    # until the command ends, SIGTERM (`kill`, a scheduler, a container stopping) stops it as
+    # Ctrl-C does: a run is marked interrupted and keeps its rows; one line (`interrupted`)
+    ctx.call_on_close(signals.install())
 
 
 def _command_line() -> str:

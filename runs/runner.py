@@ -35,11 +35,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from metaeval import owners
 from metaeval.analyses import stats
 from metaeval.analyses.stats import _validation
 from metaeval.analyses.stats.results import NAN_POLICY
 from metaeval.core import Warehouse
 from metaeval.errors import WarehouseError
+from metaeval.signals import interruption
 
 LEVELS = ("system", "summary", "global")
 COEFFICIENTS = ("pearson", "spearman", "kendall")
@@ -423,31 +425,42 @@ def _start_run(wh: Warehouse, scope: Scope, analysis: Analysis, data: Data, n_ta
 
 def start_run(wh: Warehouse, command: str, parameters: dict, seed: int | None, fingerprint: str,
               n_tasks: int) -> int:
-    """Insert a row of ``analysis_runs`` (status running); its run_id."""
+    """Insert a row of ``analysis_runs`` (status running, owned by this process); its run_id."""
     from metaeval import __version__
 
     return wh.con.execute(
-        """INSERT INTO analysis_runs (command, parameters, seed, version, data_fingerprint, tasks, command_line)
-           VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING run_id""",
+        """INSERT INTO analysis_runs (command, parameters, seed, version, data_fingerprint, tasks, command_line,
+                                      owner_pid, owner_host, owner_start)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING run_id""",
         [command, json.dumps(parameters, sort_keys=True), seed, __version__, fingerprint, n_tasks,
-         shlex.join(["metaeval", *sys.argv[1:]])]).fetchall()[0][0]
+         shlex.join(["metaeval", *sys.argv[1:]]), *owners.current_owner()]).fetchall()[0][0]
 
 
 @contextmanager
 def finishing(wh: Warehouse, run_id: int):
     """Around the work of a run: if it raises, a run still 'running' becomes 'interrupted'
-    (Ctrl-C) or 'failed' (any other exception), so no run is left looking alive. Work that
-    records its own partial count (:func:`_compute`) has set the status already."""
+    (Ctrl-C, or SIGTERM in the CLI, which raises a KeyboardInterrupt) or 'failed' (any other
+    exception), so no run is left looking alive. Work that records its own partial count
+    (:func:`_compute`) has set the status already. A process killed outright marks nothing: the
+    next process opening the warehouse for writing does (:mod:`warehouse.owners`)."""
     try:
         yield
     except BaseException as exc:
-        status = "interrupted" if isinstance(exc, KeyboardInterrupt) else "failed"
+        stop = interruption(exc)
         try:
             wh.con.execute("UPDATE analysis_runs SET status = ? WHERE run_id = ? AND status = 'running'",
-                           [status, run_id]).fetchall()
+                           ["failed" if stop is None else "interrupted", run_id]).fetchall()
         except Exception:  # noqa: BLE001 - never hide the original error behind this one
             pass
-        raise
+        _reraise(exc, stop)
+
+
+def _reraise(exc: BaseException, stop: KeyboardInterrupt | None):
+    """Raise ``exc`` again, or the KeyboardInterrupt it stands for (a query cut short by Ctrl-C
+    or SIGTERM raises DuckDB's error), so that callers see an interruption as one."""
+    if stop is None or stop is exc:
+        raise exc
+    raise stop from None
 
 
 def _finish_run(wh: Warehouse, run_id: int, status: str, computed: int) -> None:
@@ -459,15 +472,16 @@ def _finish_run(wh: Warehouse, run_id: int, status: str, computed: int) -> None:
 def _compute(tasks, todo, data, analysis, jobs, progress, chunk_size, on_result, writer, wh, run_id) -> int:
     """Evaluate tasks ``todo``, handing each result to ``on_result`` as it arrives.
 
-    Ctrl-C: what has arrived is written, the run is marked interrupted, and the
-    KeyboardInterrupt propagates; rerunning the command resumes. Any other exception: the
-    same, but the run is marked failed.
+    Ctrl-C (or SIGTERM in the CLI): what has arrived is written, the run is marked interrupted,
+    the chunks not started are dropped, and the KeyboardInterrupt propagates; rerunning the
+    command resumes. Any other exception: the same, but the run is marked failed.
     """
     chunks = [todo[i:i + chunk_size] for i in range(0, len(todo), chunk_size)]
     payload = lambda chunk: [(i, data.restrict(tasks[i].measures)[0],
                               {c: tasks[i].key[c] for c in analysis.evaluate_keys}) for i in chunk]
     computed = 0
     bar = _progress(progress, len(todo), analysis.command)
+    before = _rows_of_run(wh, writer.table, run_id)
     try:
         if jobs == 1:
             for chunk in chunks:
@@ -477,7 +491,8 @@ def _compute(tasks, todo, data, analysis, jobs, progress, chunk_size, on_result,
                 bar.advance(len(chunk))
         else:
             # forkserver: workers do not inherit the parent's DuckDB threads and locks
-            with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("forkserver")) as pool:
+            pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("forkserver"))
+            try:
                 pending = {pool.submit(_evaluate_chunk, analysis.evaluate, analysis.params, payload(c)) for c in chunks}
                 while pending:
                     finished, pending = wait(pending, return_when=FIRST_COMPLETED)
@@ -487,13 +502,22 @@ def _compute(tasks, todo, data, analysis, jobs, progress, chunk_size, on_result,
                             on_result(i, row)
                             computed += 1
                         bar.advance(len(results))
+            finally:  # stopped (SIGTERM reaches this process only): the queued chunks are not run
+                pool.shutdown(wait=True, cancel_futures=True)
     except BaseException as exc:
+        stop = interruption(exc)
         writer.flush()
-        _finish_run(wh, run_id, "interrupted" if isinstance(exc, KeyboardInterrupt) else "failed", computed)
+        # counted in the table: the interruption may have come between a row's write and its count
+        computed = _rows_of_run(wh, writer.table, run_id) - before
+        _finish_run(wh, run_id, "failed" if stop is None else "interrupted", computed)
         bar.close()
-        raise
+        _reraise(exc, stop)
     bar.close()
     return computed
+
+
+def _rows_of_run(wh: Warehouse, table: str, run_id: int) -> int:
+    return wh.con.execute(f"SELECT count(*) FROM {table} WHERE run_id = ?", [run_id]).fetchall()[0][0]
 
 
 class _Progress:
@@ -553,7 +577,10 @@ class _Writer:
     def flush(self) -> None:
         if not self.rows:
             return
-        frame = pd.DataFrame(self.rows)
+        # out of the buffer before the insert: a Ctrl-C or SIGTERM arriving just after it cannot
+        # make the flush of the interrupted run insert them again
+        rows, self.rows, self.last = self.rows, [], time.monotonic()
+        frame = pd.DataFrame(rows)
         cols = ", ".join(frame.columns)
         con = self.wh.con
         con.register("result_rows", frame)
@@ -561,8 +588,7 @@ class _Writer:
             con.execute(f"INSERT INTO {self.table} ({cols}) SELECT {cols} FROM result_rows").fetchall()
         finally:
             con.unregister("result_rows")
-        self.written += len(self.rows)
-        self.rows, self.last = [], time.monotonic()
+        self.written += len(rows)
 
 
 def _columns(wh: Warehouse, table: str) -> set[str]:

@@ -39,6 +39,7 @@ from metaeval.core import Warehouse
 from metaeval.errors import WarehouseError
 from metaeval.runs import runner
 from metaeval.runs.scoring import load_corpus
+from metaeval.signals import interruption
 
 SIM_LEVELS = ("system", "summary")
 POWER_METHODS = ("williams", "boot-both", "perm-both")
@@ -160,11 +161,12 @@ def _execute(s: _Simulation, wh: Warehouse, *, jobs: int, force: bool, progress:
             computed += 1
             bar.advance(len(blocks[unit[-1]]) * len(need[unit]))
     except BaseException as exc:
+        stop = interruption(exc)
         for w in (*block_writers, *final_writers):
             w.flush()
-        runner._finish_run(wh, run_id, "interrupted" if isinstance(exc, KeyboardInterrupt) else "failed", computed)
+        runner._finish_run(wh, run_id, "failed" if stop is None else "interrupted", computed)
         bar.close()
-        raise
+        runner._reraise(exc, stop)
     bar.close()
     with runner.finishing(wh, run_id):
         for w in (*block_writers, *final_writers):

@@ -12,5 +12,10 @@ CREATE TABLE IF NOT EXISTS analysis_runs (
     data_fingerprint  VARCHAR NOT NULL,     -- sha256 over every analysed measure's cells
     tasks             INTEGER,              -- result keys in scope
     computed          INTEGER,              -- of which computed by this run (the rest were up to date)
-    command_line      VARCHAR
+    command_line      VARCHAR,
+    -- the process running it, so that a run whose process was killed is marked interrupted
+    -- (warehouse/owners.py); NULL for runs recorded before schema 3
+    owner_pid         INTEGER,
+    owner_host        VARCHAR,
+    owner_start       VARCHAR               -- when that process started: a reused pid is another process
 );

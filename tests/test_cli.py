@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
 import shlex
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -59,9 +61,9 @@ def test_schema_1_warehouse_is_refused_then_upgraded_by_init_keeping_rows(tmp_pa
     result = run_cli(db, "correlate", "--dataset", "d", "--human", "expert.relevance", ok=False)
     assert result.exit_code != 0 and f"upgrade it with `metaeval --db '{db}' init`" in result.output
     upgraded = run_cli(db, "init").output
-    assert f"Upgraded warehouse {db} from schema 1 to 2" in upgraded
+    assert f"Upgraded warehouse {db} from schema 1 to {schema.SCHEMA_VERSION}" in upgraded
     with Warehouse(db, read_only=True) as wh:
-        assert wh.sql("SELECT value FROM schema_info WHERE key = 'version'")["value"][0] == "2"
+        assert wh.sql("SELECT value FROM schema_info WHERE key = 'version'")["value"][0] == str(schema.SCHEMA_VERSION)
         rows = wh.sql("SELECT family, family_size FROM hypothesis_tests")
         assert len(rows) == before > 0 and rows["family"].isna().all()
         assert len(wh.sql("SELECT * FROM latest_hypothesis_tests")) > 0
@@ -69,6 +71,81 @@ def test_schema_1_warehouse_is_refused_then_upgraded_by_init_keeping_rows(tmp_pa
     # results of the earlier version are recomputed, not served
     again = run_cli(db, "demo", "--dataset", "d", "--systems", "4", "--inputs", "5", "--k", "20").output
     assert "correlate: 16 results, computed 16" in again and "compare: 48 results, computed 48" in again, again
+
+
+#: analysis_runs as schema 2 defined it: without the owner process of a run
+SCHEMA_2_RUNS = """
+CREATE SEQUENCE IF NOT EXISTS run_id_seq;
+CREATE TABLE IF NOT EXISTS analysis_runs (
+    run_id            INTEGER PRIMARY KEY DEFAULT nextval('run_id_seq'),
+    command           VARCHAR NOT NULL,
+    parameters        JSON NOT NULL,
+    seed              BIGINT,
+    started_at        TIMESTAMPTZ NOT NULL DEFAULT current_timestamp,
+    finished_at       TIMESTAMPTZ,
+    status            VARCHAR NOT NULL DEFAULT 'running',
+    version           VARCHAR NOT NULL,
+    data_fingerprint  VARCHAR NOT NULL,
+    tasks             INTEGER,
+    computed          INTEGER,
+    command_line      VARCHAR
+);
+"""
+
+
+def _as_schema_2(db: Path, out: Path) -> None:
+    """Write ``out``: the warehouse ``db`` as a schema-2 warehouse was. DuckDB cannot drop a
+    column of a table that foreign keys reference, so the tables are created anew, with
+    analysis_runs as schema 2 had it, every row is copied and every sequence advanced as far."""
+    with duckdb_connect(out) as con:
+        for name, sql in schema.ddl_scripts():
+            con.execute(SCHEMA_2_RUNS if name == "20_analysis_runs.sql" else sql)
+        con.execute(f"ATTACH '{db}' AS new (READ_ONLY)")
+        tables = con.execute("SELECT table_name FROM duckdb_tables() WHERE database_name = 'new' "
+                             "ORDER BY table_oid").fetchall()
+        for (table,) in tables:  # in the order they were created: referenced tables first
+            columns = ", ".join(f'"{c}"' for (c,) in con.execute(
+                "SELECT column_name FROM duckdb_columns() WHERE database_name = current_database() "
+                "AND table_name = ? ORDER BY column_index", [table]).fetchall())
+            con.execute(f'INSERT INTO main."{table}" ({columns}) SELECT {columns} FROM new."{table}"')
+        for name, last in con.execute("SELECT sequence_name, last_value FROM duckdb_sequences() "
+                                      "WHERE database_name = 'new'").fetchall():
+            con.execute(f"SELECT nextval('{name}') FROM range({last or 0})").fetchall()
+        con.execute("DETACH new")
+        con.execute("UPDATE schema_info SET value = '2' WHERE key = 'version'")
+
+
+def test_schema_2_warehouse_is_refused_then_upgraded_by_init_keeping_rows(tmp_path):
+    new = tmp_path / "new.duckdb"
+    run_cli(new, "demo", "--dataset", "d", "--systems", "4", "--inputs", "5", "--k", "20")
+    db = tmp_path / "old warehouse.duckdb"
+    _as_schema_2(new, db)
+    with duckdb_connect(db) as con:  # and a run of schema 2 left running: no owner recorded
+        con.execute("INSERT INTO analysis_runs (command, parameters, version, data_fingerprint) "
+                    "VALUES ('ci', '{}', '0.2.0', 'x')")
+        runs = con.execute("SELECT * FROM analysis_runs ORDER BY run_id").df()
+        counts = {t: con.execute(f"SELECT count(*) FROM {t}").fetchall()[0][0]
+                  for t in ("scores", "judgments", "correlations", "confidence_intervals", "hypothesis_tests")}
+    assert list(runs["status"]) == ["finished"] * 3 + ["running"]
+    result = run_cli(db, "correlate", "--dataset", "d", "--human", "expert.relevance", ok=False)
+    assert result.exit_code != 0 and f"upgrade it with `metaeval --db '{db}' init`" in result.output
+    upgraded = run_cli(db, "init").output
+    assert f"Upgraded warehouse {db} from schema 2 to {schema.SCHEMA_VERSION}" in upgraded
+    with Warehouse(db, read_only=True) as wh:
+        assert wh.sql("SELECT value FROM schema_info WHERE key = 'version'")["value"][0] == str(schema.SCHEMA_VERSION)
+        upgraded_runs = wh.sql("SELECT * FROM analysis_runs ORDER BY run_id")
+        assert {t: len(wh.sql(f"SELECT * FROM {t}")) for t in counts} == counts
+    pd.testing.assert_frame_equal(upgraded_runs[runs.columns], runs)  # the unknown owner's run still running
+    assert upgraded_runs[["owner_pid", "owner_host", "owner_start"]].isna().all().all()
+    assert "Checked warehouse" in run_cli(db, "init").output
+    # the same release's results are reused; a new run records its owner
+    again = run_cli(db, "demo", "--dataset", "d", "--systems", "4", "--inputs", "5", "--k", "20").output
+    assert "correlate: 16 results, up to date" in again and "compare: 48 results, up to date" in again, again
+    run_cli(db, "correlate", "--dataset", "d", "--human", "expert.relevance", "--level", "system", "--force")
+    with Warehouse(db, read_only=True) as wh:
+        last = wh.sql("SELECT * FROM analysis_runs ORDER BY run_id")
+    assert len(last) == len(runs) + 1 and last["status"].iloc[len(runs) - 1] == "running"
+    assert (last["owner_pid"].iloc[-1], last["owner_host"].iloc[-1]) == (os.getpid(), socket.gethostname())
 
 
 def test_other_schema_version_is_refused(db):

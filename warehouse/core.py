@@ -10,7 +10,7 @@ import duckdb
 import numpy as np
 import pandas as pd
 
-from metaeval import connection
+from metaeval import connection, owners
 from metaeval.errors import CommitError, WarehouseError, one_line
 from metaeval.load import Batch, LoadReport, committed, load
 
@@ -55,6 +55,8 @@ class Warehouse:
         self.path = connection.resolve_path(path)
         self.read_only = read_only
         self.con = connection.connect(self.path, read_only=read_only)
+        if not read_only:
+            self._reap()
 
     @classmethod
     def create(cls, path: str | os.PathLike | None = None) -> Warehouse:
@@ -70,7 +72,20 @@ class Warehouse:
         created = connection.NewFiles.before(self.path)
         self.con = connection.create(self.path)
         self.created = created
+        self._reap()
         return self
+
+    def _reap(self) -> None:
+        """Opened for writing: runs left 'running' by a process of this host that is gone
+        (killed) become 'interrupted' (:func:`warehouse.owners.reap_orphaned_runs`)."""
+        try:
+            owners.reap_orphaned_runs(self.con)
+        except duckdb.Error as exc:
+            self.con.close()
+            raise WarehouseError(f"cannot check the runs of {self.path} for killed processes: {exc}") from None
+        except BaseException:
+            self.con.close()
+            raise
 
     def close(self) -> None:
         self.con.close()

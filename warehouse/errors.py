@@ -87,3 +87,8 @@ class CommitError(WarehouseError):
         counts = f"{self.inserted} value(s) inserted" + (f", {self.replaced} replaced" if self.replaced else "")
         return (f"{what}, but it completed (checked in the warehouse): this ingest is stored, {counts}; "
                 "running the same command again changes nothing")
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised by the CLI's handler: a KeyboardInterrupt, so that it stops a command as
+    Ctrl-C does (the run is marked interrupted and keeps the rows written so far)."""

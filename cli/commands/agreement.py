@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from metaeval.cli.app import RESULT_TABLES, Context, LazyChoice
+from metaeval.cli.app import RESULT_TABLES, Context, LazyChoice, interrupted
 
 if TYPE_CHECKING:  # annotations only (a light start-up for `--help`)
     import pandas as pd
@@ -56,9 +56,9 @@ def agreement_command(obj: Context, dataset, metrics, alpha, significant_only, n
             s = agreement_runs.run_agreement(wh, scope, normalisation=normalisation, alpha=alpha,
                                              significant_only=significant_only, jobs=jobs, force=force,
                                              progress=sys.stderr.isatty())
-        except KeyboardInterrupt:
-            raise click.ClickException("interrupted: the results finished so far are saved; "
-                                       "run the same command again to resume") from None
+        except KeyboardInterrupt as exc:
+            raise interrupted(exc, "the results finished so far are saved; "
+                              "run the same command again to resume") from None
         if s.up_to_date:
             click.echo("agreement: all results up to date; nothing computed (--force recomputes)")
         else:

@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from metaeval.cli.app import Context, LazyChoice, _analysis_options, _resampling_options, show
+from metaeval.cli.app import Context, LazyChoice, _analysis_options, _resampling_options, interrupted, show
 
 
 def _analyse(obj: Context, call, **kwargs):
@@ -15,9 +15,9 @@ def _analyse(obj: Context, call, **kwargs):
     with obj.open() as wh:
         try:
             out = call(wh, **kwargs, progress=sys.stderr.isatty())
-        except KeyboardInterrupt:
-            raise click.ClickException("interrupted: the results finished so far are saved; "
-                                       "run the same command again to resume") from None
+        except KeyboardInterrupt as exc:
+            raise interrupted(exc, "the results finished so far are saved; "
+                                   "run the same command again to resume") from None
         for reason in out.skipped.values():
             click.echo(f"skipped: {reason}", err=True)
         s = out.summary

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from metaeval.cli.app import RESULT_TABLES, Context, LazyChoice, _resampling_options, show
+from metaeval.cli.app import RESULT_TABLES, Context, LazyChoice, _resampling_options, interrupted, show
 
 if TYPE_CHECKING:  # annotations only (a light start-up for `--help`)
     import pandas as pd
@@ -79,9 +79,9 @@ def _run_analyses(obj: Context, scope_args: dict, builds, jobs: int, force: bool
         for analysis, (_, show_rows) in zip(analyses, builds):
             try:
                 summary = runner.run(wh, scope, analysis, jobs=jobs, force=force, progress=sys.stderr.isatty())
-            except KeyboardInterrupt:
-                raise click.ClickException("interrupted: the results finished so far are saved; "
-                                           "run the same command again to resume") from None
+            except KeyboardInterrupt as exc:
+                raise interrupted(exc, "the results finished so far are saved; "
+                                  "run the same command again to resume") from None
             _report(analysis.table, summary)
             show_rows(wh, scope, analysis)
 

@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from metaeval.cli.app import RESULT_TABLES, Context, Group, LazyChoice, _resampling_options, show
+from metaeval.cli.app import RESULT_TABLES, Context, Group, LazyChoice, _resampling_options, interrupted, show
 
 RESULT_TABLES.update({"ci_coverage": "latest_ci_coverage", "power": "latest_power",
                       "normality": "latest_normality"})
@@ -45,9 +45,9 @@ def _report(table: str, summary) -> None:
 def _run(build):
     try:
         return build()
-    except KeyboardInterrupt:
-        raise click.ClickException("interrupted: the finished blocks of trials are saved; "
-                                   "run the same command again to resume") from None
+    except KeyboardInterrupt as exc:
+        raise interrupted(exc, "the finished blocks of trials are saved; "
+                          "run the same command again to resume") from None
 
 
 @click.group(cls=Group)

@@ -1,0 +1,6 @@
+-- Schema 2 -> 3, run by `metaeval init` before the table scripts (which then add any table
+-- version 2 did not have and re-create the views). Keeps every row.
+-- analysis_runs gained the owner process of each run (rows of version 2 have none recorded).
+ALTER TABLE IF EXISTS analysis_runs ADD COLUMN IF NOT EXISTS owner_pid INTEGER;
+ALTER TABLE IF EXISTS analysis_runs ADD COLUMN IF NOT EXISTS owner_host VARCHAR;
+ALTER TABLE IF EXISTS analysis_runs ADD COLUMN IF NOT EXISTS owner_start VARCHAR;
