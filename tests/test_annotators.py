@@ -213,3 +213,57 @@ def test_summeval_expert_agreement_and_ceiling(tmp_path):
         assert r.value == pytest.approx(_loo(A, r.level, r.coefficient)[0], abs=1e-10), (r.level, r.coefficient)
     system_kendall = ceiling[(ceiling.level == "system") & (ceiling.coefficient == "kendall")].value.item()
     assert system_kendall == pytest.approx(0.77, abs=0.01)
+
+
+# --- item 3: annotator-aware intervals --------------------------------------------------------------
+@pytest.mark.parametrize("level", ["system", "summary", "global"])
+@pytest.mark.parametrize("coefficient", ["pearson", "kendall"])
+@pytest.mark.parametrize("method", ["both", "inputs"])
+@pytest.mark.parametrize("how", ["cells", "panel"])
+def test_identical_annotators_give_plain_boot_both(level, coefficient, method, how):
+    from metaeval.analyses import bootstrap_ci
+
+    A = np.repeat(_panel(10, k=1), 3, axis=2)
+    X = A[:, :, 0] + np.random.default_rng(11).normal(size=A.shape[:2])
+    plain = bootstrap_ci(X, an.cell_means(A), level, coefficient, method, k=300, seed=5)
+    aware = an.annotator_bootstrap_ci(X, A, level, coefficient, method, k=300, seed=5, annotators=how)
+    np.testing.assert_allclose(aware.samples, plain.samples, atol=1e-12, equal_nan=True)
+    assert (aware.lower, aware.upper) == pytest.approx((plain.lower, plain.upper), abs=1e-12)
+
+
+def test_one_resample_by_hand():
+    from functools import partial
+
+    from metaeval.analyses.stats import resampling
+
+    A = _panel(12, missing=0.2)
+    X = an.cell_means(A) + np.random.default_rng(13).normal(size=A.shape[:2])
+    got = an.annotator_bootstrap_ci(X, A, "summary", "spearman", k=4, seed=9, annotators="cells")
+    seq = np.random.SeedSequence(9)
+    draw = partial(resampling.bootstrap_indices, n_systems=A.shape[0], n_inputs=A.shape[1], method="both")
+    rows, cols = resampling.ResampleStream(seq, draw).take(0, 4)
+    ann = np.random.SeedSequence(9, spawn_key=(an.ANNOTATOR_STREAM,))
+    (u,) = resampling.ResampleStream(ann, partial(an._cell_draws, shape=A.shape)).take(0, 4)
+    for b in range(4):
+        Z = np.full(A.shape[:2], np.nan)
+        for i in range(A.shape[0]):
+            for j in range(A.shape[1]):
+                vals = A[i, j][~np.isnan(A[i, j])]
+                if vals.size:
+                    Z[i, j] = np.mean([vals[int(u[b, i, j, s] * vals.size)] for s in range(vals.size)])
+        expected = _level(X[rows[b]][:, cols[b]], Z[rows[b]][:, cols[b]], "summary", "spearman")
+        assert got.samples[b] == pytest.approx(expected, abs=1e-10)
+
+
+def test_annotation_noise_never_narrows_the_interval_on_average():
+    widths = {"plain": [], "cells": []}
+    from metaeval.analyses import bootstrap_ci
+
+    for seed in range(8):
+        A = _panel(100 + seed, noise=2.0)
+        X = np.nanmean(A, axis=2) + np.random.default_rng(seed).normal(size=A.shape[:2])
+        plain = bootstrap_ci(X, an.cell_means(A), "system", "pearson", k=300, seed=seed)
+        aware = an.annotator_bootstrap_ci(X, A, "system", "pearson", k=300, seed=seed)
+        widths["plain"].append(plain.upper - plain.lower)
+        widths["cells"].append(aware.upper - aware.lower)
+    assert np.mean(widths["cells"]) >= np.mean(widths["plain"])
