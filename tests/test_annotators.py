@@ -267,3 +267,41 @@ def test_annotation_noise_never_narrows_the_interval_on_average():
         widths["plain"].append(plain.upper - plain.lower)
         widths["cells"].append(aware.upper - aware.lower)
     assert np.mean(widths["cells"]) >= np.mean(widths["plain"])
+
+
+# --- item 5: close pairs (delta bins) ------------------------------------------------------------------
+def test_accuracy_by_delta_equals_a_pairs_loop():
+    from metaeval.analyses.close_pairs import accuracy_by_delta
+
+    rng = np.random.default_rng(20)
+    Z = np.round(rng.normal(size=(12, 30)), 1)
+    X = Z + rng.normal(scale=0.8, size=Z.shape)
+    X[0, :5] = np.nan
+    got = accuracy_by_delta(X, Z, bins=3)
+    xm, zm = np.nanmean(X, axis=1), np.nanmean(Z, axis=1)
+    pairs = [(i, k) for i in range(12) for k in range(i + 1, 12)]
+    dz = np.array([abs(zm[i] - zm[k]) for i, k in pairs])
+    edges = np.quantile(dz, [0, 1 / 3, 2 / 3, 1])
+    for b in range(3):
+        inside = [p for p, d in zip(pairs, dz, strict=True)
+                  if (d <= edges[b + 1]) and (b == 0 or d > edges[b])]
+        s = [(np.sign(xm[i] - xm[k]), np.sign(zm[i] - zm[k])) for i, k in inside]
+        assert got.pairs[b] == len(inside)
+        assert got.accuracy[b] == pytest.approx(np.mean([a == c for a, c in s]), abs=1e-12)
+        assert got.kendall[b] == pytest.approx(np.mean([a * c for a, c in s]), abs=1e-12)
+    assert got.pairs.sum() == 66
+    # one bin: the plain pairwise accuracy
+    from metaeval.analyses.ranking import pairwise_accuracy
+
+    assert accuracy_by_delta(X, Z, bins=1).accuracy[0] == pytest.approx(pairwise_accuracy(X, Z).accuracy)
+
+
+def test_a_perfect_metric_is_right_in_every_bin_and_bad_bins_are_rejected():
+    from metaeval.analyses.close_pairs import accuracy_by_delta
+
+    Z = np.random.default_rng(21).normal(size=(10, 5))
+    got = accuracy_by_delta(2 * Z + 1, Z, bins=4)
+    np.testing.assert_array_equal(got.accuracy, 1.0)
+    np.testing.assert_array_equal(got.kendall, 1.0)
+    with pytest.raises(ValueError, match="bins"):
+        accuracy_by_delta(Z, Z, bins=0)
