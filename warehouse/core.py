@@ -41,6 +41,26 @@ class Matrix:
                             columns=pd.Index(self.inputs, name="input"))
 
 
+@dataclass(frozen=True)
+class Annotations:
+    """Every annotator's judgments of one human measure: ``values`` is N systems × M inputs × K
+    annotators, NaN where an annotator did not judge a cell; systems and inputs on the grid of
+    ``Warehouse.matrix(dataset, measure)``, annotators sorted by id (numerically when numbers).
+    ``positional``: the ids are list positions "0".."K-1" (as SacreROUGE lists are stored), so
+    an id need not name the same person in every cell."""
+
+    dataset: str
+    measure: str
+    systems: tuple[str, ...]
+    inputs: tuple[str, ...]
+    annotators: tuple[str, ...]
+    values: np.ndarray
+
+    @property
+    def positional(self) -> bool:
+        return self.annotators == tuple(str(i) for i in range(len(self.annotators)))
+
+
 class Warehouse:
     """A metaeval warehouse file.
 
@@ -155,6 +175,26 @@ class Warehouse:
         systems = cells.drop_duplicates("sp").set_index("sp").loc[sys_pos, "system"]
         inputs = cells.drop_duplicates("ip").set_index("ip").loc[inp_pos, "input"]
         return Matrix(dataset, names, tuple(systems), tuple(inputs), values[0] if single else values)
+
+    def annotations(self, dataset: str, measure: str) -> Annotations:
+        """Every annotator's judgment of the human ``measure`` of ``dataset`` (:class:`Annotations`)."""
+        from metaeval import schema
+
+        self.require_dataset(dataset)
+        kinds = self.measures(dataset, "human")["measure"].tolist()
+        if measure not in kinds:
+            raise WarehouseError(f"dataset {dataset!r} has no human judgment {measure!r}; it has: "
+                                 f"{', '.join(sorted(kinds)) or 'none'}")
+        rows = self.con.execute(schema.read("annotations"), {"dataset": dataset, "measure": measure}).df()
+        sys_pos, row = np.unique(rows["sp"].to_numpy(), return_inverse=True)
+        inp_pos, col = np.unique(rows["ip"].to_numpy(), return_inverse=True)
+        ids = sorted(rows["annotator"].unique(), key=lambda a: (not a.isdigit(), int(a) if a.isdigit() else 0, a))
+        k = rows["annotator"].map({a: i for i, a in enumerate(ids)}).to_numpy()
+        values = np.full((len(sys_pos), len(inp_pos), len(ids)), np.nan)
+        values[row, col, k] = rows["value"].to_numpy(dtype=float)
+        systems = rows.drop_duplicates("sp").set_index("sp").loc[sys_pos, "system"]
+        inputs = rows.drop_duplicates("ip").set_index("ip").loc[inp_pos, "input"]
+        return Annotations(dataset, measure, tuple(systems), tuple(inputs), tuple(ids), values)
 
     def engine(self):
         """A SQLAlchemy engine on the same file (``duckdb-engine``). Close this warehouse

@@ -1,0 +1,64 @@
+"""``metaeval annotators``: agreement between annotators and the human ceiling."""
+
+from __future__ import annotations
+
+import click
+
+from metaeval.cli.app import RESULT_TABLES, SEED, Context, LazyChoice, show
+
+RESULT_TABLES.update({"annotator_agreement": "latest_annotator_agreement",
+                      "human_ceiling": "latest_human_ceiling"})
+
+
+@click.command()
+@click.option("--dataset", required=True)
+@click.option("--human", "humans", multiple=True, metavar="GLOB",
+              help="Human measures (globs), e.g. 'expert.*'. Default: every human measure. Repeatable.")
+@click.option("--level", "levels", multiple=True, type=LazyChoice("metaeval.runs.runner:LEVELS"),
+              help="Level(s) of the correlations. Default: all three.")
+@click.option("--coefficient", "coefficients", multiple=True, type=LazyChoice("metaeval.runs.runner:COEFFICIENTS"),
+              help="Coefficient(s). Default: all three.")
+@click.option("--k", default=1000, show_default=True, type=click.IntRange(1),
+              help="Boot-Both resamples of the leave-one-out ceiling's interval.")
+@click.option("--alpha", default=0.05, show_default=True, type=click.FloatRange(0, 1, min_open=True, max_open=True))
+@click.option("--splits", default=100, show_default=True, type=click.IntRange(1),
+              help="Random splits of the split-half estimate.")
+@click.option("--seed", default=0, show_default=True, type=SEED)
+@click.option("--force", is_flag=True, help="Recompute even what is up to date.")
+@click.pass_obj
+def annotators(obj: Context, dataset, humans, levels, coefficients, k, alpha, splits, seed, force):
+    """How much the annotators agree, and the human ceiling.
+
+    Per human measure: annotators per cell, Krippendorff's alpha (interval, ordinal), the mean
+    pairwise correlation between annotators, and the ceiling -- the leave-one-annotator-out
+    correlation (mean over annotators of Corr(one, mean of the others), with a Boot-Both CI) and
+    the split-half estimate (Spearman-Brown corrected) -- at each level and coefficient. Tables
+    annotator_agreement and human_ceiling.
+    """
+    from metaeval.runs import annotators as runs
+
+    with obj.open() as wh:
+        summaries = runs.annotators(wh, dataset, humans, levels, coefficients, k=k, alpha=alpha, seed=seed,
+                                    splits=splits, force=force)
+        for s in summaries:
+            state = "up to date; nothing computed" if s.run_id is None else f"run {s.run_id}: wrote {s.rows} rows"
+            click.echo(f"{s.human}: {state}")
+        chosen = [s.human for s in summaries]
+        agreement = wh.sql("SELECT * FROM latest_annotator_agreement WHERE dataset = ? AND list_contains(?, human) "
+                           "ORDER BY human, statistic, variant", [dataset, chosen])
+        ceiling = wh.sql("SELECT * FROM latest_human_ceiling WHERE dataset = ? AND list_contains(?, human) "
+                         "ORDER BY human, estimator, level, coefficient", [dataset, chosen])
+    click.echo()
+    show(agreement[["human", "annotators", "min_per_cell", "median_per_cell", "max_per_cell", "statistic",
+                    "variant", "value", "identity_free"]].round(4), "table")
+    click.echo()
+    show(ceiling[["human", "estimator", "level", "coefficient", "value", "lower", "upper",
+                  "identity_free"]].round(4), "table")
+    click.echo(f"\n{runs.IDENTITY_NOTE}.")
+    positional = sorted(set(agreement.loc[agreement["positional_ids"], "human"]))
+    if positional:
+        click.echo(f"The annotator ids of {', '.join(positional)} are list positions (0, 1, ...): nothing says "
+                   "position 0 is the same person in every cell, so read the identity-based rows with care.")
+
+
+COMMANDS = [annotators]

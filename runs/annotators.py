@@ -1,0 +1,147 @@
+"""``metaeval annotators``: agreement between annotators and the human ceiling, persisted.
+
+For each human measure: the annotators per cell, Krippendorff's alpha (interval and ordinal),
+the mean pairwise correlation between annotators, and the human ceiling -- leave-one-annotator-
+out with a Boot-Both interval, and the split-half estimate -- at each level and coefficient
+(:mod:`metaeval.analyses.annotators`). Rows go to ``annotator_agreement`` and ``human_ceiling``
+under one run per measure; a repeated command with the same judgments and parameters computes
+nothing.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from metaeval import schema
+from metaeval.analyses import annotators as an
+from metaeval.core import Annotations, Warehouse
+from metaeval.errors import WarehouseError
+from metaeval.runs import runner
+
+ESTIMATORS = ("leave-one-out", "split-half")
+DEFAULT_SPLITS = 100
+IDENTITY_NOTE = ("identity-free (use only the values within each cell): Krippendorff's alpha, split-half; "
+                 "identity-based (assume an annotator id is the same person in every cell): pairwise "
+                 "correlation, leave-one-out")
+
+
+@dataclass(frozen=True)
+class Summary:
+    human: str
+    run_id: int | None          # None: up to date, nothing computed
+    rows: int
+
+
+def fingerprint(a: Annotations) -> str:
+    """sha256 of every annotator's values on the grid, with the ids of systems, inputs, annotators."""
+    digest = hashlib.sha256()
+    for ids in (a.systems, a.inputs, a.annotators):
+        digest.update(json.dumps(list(ids)).encode())
+    digest.update(np.ascontiguousarray(a.values, dtype="<f8").tobytes())
+    return digest.hexdigest()
+
+
+def resolve_humans(wh: Warehouse, dataset: str, globs: Sequence[str]) -> list[str]:
+    humans = sorted(wh.measures(dataset, "human")["measure"])
+    if not humans:
+        raise WarehouseError(f"dataset {dataset!r} has no human judgment")
+    chosen: list[str] = []
+    for g in globs or ("*",):
+        hit = [h for h in humans if fnmatch.fnmatchcase(h, g)]
+        if not hit:
+            raise WarehouseError(f"--human {g!r} matches no human judgment of {dataset!r}; it has: {', '.join(humans)}")
+        chosen += [h for h in hit if h not in chosen]
+    return chosen
+
+
+def annotators(wh: Warehouse, dataset: str, humans: Sequence[str] = (), levels: Sequence[str] = (),
+               coefficients: Sequence[str] = (), *, k: int = 1000, alpha: float = 0.05,
+               seed: int = runner.DEFAULT_SEED, splits: int = DEFAULT_SPLITS, force: bool = False) -> list[Summary]:
+    """Compute and persist the annotator statistics of the human measures matching ``humans``
+    (globs; default all) of ``dataset``; one :class:`Summary` per measure."""
+    levels = runner._choices(levels, runner.LEVELS, "level")
+    coefficients = runner._choices(coefficients, runner.COEFFICIENTS, "coefficient")
+    out = []
+    for human in resolve_humans(wh, dataset, humans):
+        a = wh.annotations(dataset, human)
+        fp = fingerprint(a)
+        parameters = {"dataset": dataset, "human": human, "levels": list(levels), "coefficients": list(coefficients),
+                      "k": k, "alpha": alpha, "seed": seed, "splits": splits}
+        done = wh.con.execute(schema.read("annotators_done"),
+                              {"dataset": dataset, "human": human, **runner.version_parameter()}).fetchall()
+        if not force and any(f == fp and json.loads(p) == parameters for f, p in done):
+            out.append(Summary(human, None, 0))
+            continue
+        agreement, ceiling = compute(a, levels, coefficients, k=k, alpha=alpha, seed=seed, splits=splits)
+        run_id = runner.start_run(wh, "annotators", parameters, seed, fp, len(agreement) + len(ceiling))
+        with runner.finishing(wh, run_id):
+            for table, rows in (("annotator_agreement", agreement), ("human_ceiling", ceiling)):
+                frame = pd.DataFrame(rows).assign(run_id=run_id, fingerprint=fp)
+                wh.con.register("new_rows", frame)
+                try:
+                    wh.con.execute(f"INSERT INTO {table} ({', '.join(frame.columns)}) "
+                                   f"SELECT {', '.join(frame.columns)} FROM new_rows")
+                finally:
+                    wh.con.unregister("new_rows")
+            runner._finish_run(wh, run_id, "finished", len(agreement) + len(ceiling))
+        out.append(Summary(human, run_id, len(agreement) + len(ceiling)))
+    return out
+
+
+def compute(a: Annotations, levels: Sequence[str], coefficients: Sequence[str], *, k: int, alpha: float,
+            seed: int, splits: int) -> tuple[list[dict], list[dict]]:
+    """The rows of ``annotator_agreement`` and ``human_ceiling`` for one measure (no run id)."""
+    A = a.values
+    counts = an.annotator_counts(A)
+    common = {"dataset": a.dataset, "human": a.measure, "positional_ids": a.positional}
+    panel = {"annotators": len(a.annotators), "min_per_cell": counts.minimum, "median_per_cell": counts.median,
+             "max_per_cell": counts.maximum, "cells": counts.cells}
+    agreement = []
+    for variant in an.KRIPPENDORFF_LEVELS:
+        agreement.append({**common, **panel, "statistic": "krippendorff-alpha", "variant": variant,
+                          "value": _none_if_nan(an.krippendorff_alpha(A, variant)), "identity_free": True,
+                          "conventions": json.dumps({"package": "krippendorff", "unit": "a (system, input) cell",
+                                                     "level_of_measurement": variant}, sort_keys=True)})
+    for level in levels:
+        for coefficient in coefficients:
+            agreement.append({**common, **panel, "statistic": "pairwise-correlation",
+                              "variant": f"{level}/{coefficient}",
+                              "value": _none_if_nan(an.pairwise_correlation(A, level, coefficient)),
+                              "identity_free": False,
+                              "conventions": json.dumps({"definition": "mean over annotator pairs (a, b) of "
+                                                         "Corr(A_a, A_b); undefined pairs left out",
+                                                         "level": level, "coefficient": coefficient}, sort_keys=True)})
+    ceiling = []
+    for level in levels:
+        for coefficient in coefficients:
+            if A.shape[2] < 2 or counts.maximum < 2:
+                reason = "fewer than two annotators per cell: no ceiling can be estimated"
+                for estimator in ESTIMATORS:
+                    ceiling.append({**common, "level": level, "coefficient": coefficient, "estimator": estimator,
+                                    "value": None, "lower": None, "upper": None, "alpha": alpha, "k": None,
+                                    "seed": seed, "identity_free": estimator == "split-half",
+                                    "conventions": json.dumps({"undefined": reason}, sort_keys=True)})
+                continue
+            loo = an.leave_one_out(A, level, coefficient, k=k, alpha=alpha, seed=seed)
+            loo.conventions["per_annotator"] = [_none_if_nan(r) for r in loo.per_annotator]
+            ceiling.append({**common, "level": level, "coefficient": coefficient, "estimator": "leave-one-out",
+                            "value": _none_if_nan(loo.estimate), "lower": _none_if_nan(loo.lower),
+                            "upper": _none_if_nan(loo.upper), "alpha": alpha, "k": k, "seed": seed,
+                            "identity_free": False, "conventions": json.dumps(loo.conventions, sort_keys=True)})
+            half = an.split_half(A, level, coefficient, splits=splits, seed=seed)
+            ceiling.append({**common, "level": level, "coefficient": coefficient, "estimator": "split-half",
+                            "value": _none_if_nan(half.estimate), "lower": None, "upper": None, "alpha": None,
+                            "k": splits, "seed": seed, "identity_free": True,
+                            "conventions": json.dumps(half.conventions, sort_keys=True)})
+    return agreement, ceiling
+
+
+def _none_if_nan(x: float) -> float | None:
+    return None if x is None or np.isnan(x) else float(x)
