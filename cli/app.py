@@ -194,6 +194,10 @@ def _analysis_options(f):
                      help="Correlation level(s). Default: all three."),
         click.option("--coefficient", "coefficients", multiple=True, type=LazyChoice("metaeval.runs.runner:COEFFICIENTS"),
                      help="Coefficient(s); kendall is tau-b. Default: all three."),
+        click.option("--system-inputs", type=LazyChoice("metaeval.runs.runner:SYSTEM_INPUTS"), default="all",
+                     show_default=True,
+                     help="System level: a metric's system score averages every input it scored (all) or only "
+                          "the inputs the human judged (judged). Same when every scored input is judged."),
         click.option("--jobs", default=1, show_default=True, type=click.IntRange(1), help="Worker processes."),
         click.option("--force", is_flag=True, help="Recompute even what is up to date."),
     ]):

@@ -64,26 +64,28 @@ def analyse(wh: Warehouse, build: Callable[[runner.Scope], runner.Analysis], dat
 
 
 def correlate(wh: Warehouse, dataset: str, human: str, metrics: Sequence[str] = (), levels: Sequence[str] = (),
-              coefficients: Sequence[str] = (), **run) -> Outcome:
+              coefficients: Sequence[str] = (), *, system_inputs: str = runner.DEFAULT_SYSTEM_INPUTS,
+              **run) -> Outcome:
     """Correlations of the metrics with ``human`` (table ``correlations``)."""
-    return analyse(wh, runner.correlate_analysis, dataset, human, metrics, levels, coefficients, **run)
+    return analyse(wh, lambda scope: runner.correlate_analysis(scope, system_inputs), dataset, human, metrics,
+                   levels, coefficients, **run)
 
 
 def ci(wh: Warehouse, dataset: str, human: str, metrics: Sequence[str] = (), levels: Sequence[str] = (),
        coefficients: Sequence[str] = (), *, method: str = "boot-both", k: int = 1000, alpha: float = 0.05,
-       seed: int = runner.DEFAULT_SEED, **run) -> Outcome:
+       seed: int = runner.DEFAULT_SEED, system_inputs: str = runner.DEFAULT_SYSTEM_INPUTS, **run) -> Outcome:
     """Confidence intervals of the correlations (table ``confidence_intervals``)."""
-    return analyse(wh, lambda scope: runner.ci_analysis(scope, method, k, alpha, seed), dataset, human, metrics,
-                   levels, coefficients, **run)
+    return analyse(wh, lambda scope: runner.ci_analysis(scope, method, k, alpha, seed, system_inputs), dataset,
+                   human, metrics, levels, coefficients, **run)
 
 
 def compare(wh: Warehouse, dataset: str, human: str, metrics: Sequence[str] = (), levels: Sequence[str] = (),
             coefficients: Sequence[str] = (), *, method: str = "perm-both", k: int = 1000, alpha: float = 0.05,
             seed: int = runner.DEFAULT_SEED, alternative: str = "greater", correction: str = "none",
-            correction_group: str = "metric", **run) -> Outcome:
+            correction_group: str = "metric", system_inputs: str = runner.DEFAULT_SYSTEM_INPUTS, **run) -> Outcome:
     """Tests of every ordered pair of metrics (table ``hypothesis_tests``)."""
     build = lambda scope: runner.compare_analysis(scope, method, k, alpha, seed, alternative,  # noqa: E731
-                                                  correction, correction_group)
+                                                  correction, correction_group, system_inputs)
     return analyse(wh, build, dataset, human, metrics, levels, coefficients, **run)
 
 

@@ -37,7 +37,7 @@ import pandas as pd
 
 from metaeval import owners
 from metaeval.analyses import stats
-from metaeval.analyses.stats import _validation
+from metaeval.analyses.stats import _validation, protocols
 from metaeval.analyses.stats.results import NAN_POLICY
 from metaeval.core import Warehouse
 from metaeval.errors import WarehouseError
@@ -50,6 +50,10 @@ ALTERNATIVES = _validation.ALTERNATIVES
 TEST_METHODS = ("williams", "perm-systems", "perm-inputs", "perm-both", "boot-systems", "boot-inputs", "boot-both")
 CORRECTIONS = ("none", "bonferroni", "holm", "bh")
 CORRECTION_GROUPS = ("metric", "all")
+SYSTEM_INPUTS = protocols.SYSTEM_INPUTS
+#: all: Deutsch, Dror & Roth (2022) recommend scoring the metric on every input it has; and it
+#: is what a system mean over the stored cells has always been here (see protocols).
+DEFAULT_SYSTEM_INPUTS = "all"
 DEFAULT_SEED = 0
 FLUSH_SECONDS = 2.0
 ORIENTATION = "measures whose direction is 'lower' (lower is better) are negated before analysis"
@@ -212,22 +216,31 @@ def comparison_tasks(scope: Scope) -> list[Task]:
             for lv in scope.levels for c in scope.coefficients]
 
 
-def correlate_analysis(scope: Scope) -> Analysis:
-    return Analysis("correlate", "correlations", ("metric", "level", "coefficient"), {},
-                    correlation_tasks(scope), evaluate_correlation, {})
+def _system_inputs(protocol: str) -> dict[str, str]:
+    if protocol not in SYSTEM_INPUTS:
+        raise WarehouseError(f"unknown --system-inputs {protocol!r}; choose from {', '.join(SYSTEM_INPUTS)}")
+    return {"system_inputs": protocol}
 
 
-def ci_analysis(scope: Scope, method: str, k: int, alpha: float, seed: int) -> Analysis:
+def correlate_analysis(scope: Scope, system_inputs: str = DEFAULT_SYSTEM_INPUTS) -> Analysis:
+    params = _system_inputs(system_inputs)
+    return Analysis("correlate", "correlations", ("metric", "level", "coefficient"), params,
+                    correlation_tasks(scope), evaluate_correlation, params)
+
+
+def ci_analysis(scope: Scope, method: str, k: int, alpha: float, seed: int,
+                system_inputs: str = DEFAULT_SYSTEM_INPUTS) -> Analysis:
     if method not in CI_METHODS:
         raise WarehouseError(f"unknown CI method {method!r}; choose from {', '.join(CI_METHODS)}")
     resampled = method != "fisher"
-    params = {"method": method, "alpha": alpha, "k": k if resampled else None, "seed": seed if resampled else None}
+    params = {"method": method, "alpha": alpha, "k": k if resampled else None, "seed": seed if resampled else None,
+              **_system_inputs(system_inputs)}
     return Analysis("ci", "confidence_intervals", ("metric", "level", "coefficient"), params,
                     correlation_tasks(scope), evaluate_ci, params, seed=params["seed"])
 
 
 def compare_analysis(scope: Scope, method: str, k: int, alpha: float, seed: int, alternative: str,
-                     correction: str, group: str) -> Analysis:
+                     correction: str, group: str, system_inputs: str = DEFAULT_SYSTEM_INPUTS) -> Analysis:
     if method not in TEST_METHODS:
         raise WarehouseError(f"unknown test {method!r}; choose from {', '.join(TEST_METHODS)}")
     if correction not in CORRECTIONS or group not in CORRECTION_GROUPS:
@@ -236,40 +249,59 @@ def compare_analysis(scope: Scope, method: str, k: int, alpha: float, seed: int,
         raise WarehouseError(f"comparing metrics needs at least two; the scope has {list(scope.metrics)}")
     resampled = method != "williams"
     params = {"method": method, "alternative": alternative,
-              "k": k if resampled else None, "seed": seed if resampled else None}
+              "k": k if resampled else None, "seed": seed if resampled else None, **_system_inputs(system_inputs)}
     return Analysis("compare", "hypothesis_tests", ("metric_a", "metric_b", "level", "coefficient"), params,
                     comparison_tasks(scope), evaluate_test, params, seed=params["seed"],
                     extra_parameters={"alpha": alpha, "correction": correction, "correction_group": group})
 
 
 # --- evaluation (pure, runs in worker processes) ---------------------------------------------
-def evaluate_correlation(arrays, level, coefficient) -> dict:
-    X, Z = arrays
+def _protocol(arrays, level: str, system_inputs: str) -> tuple[list[np.ndarray], bool, dict]:
+    """The arrays as ``system_inputs`` has them (metrics masked to the judged inputs under
+    "judged"), whether a system-level bootstrap pairs the inputs, and the conventions to record."""
+    *metrics, Z = arrays
+    unjudged = protocols.unjudged_inputs(Z, *metrics)
+    if system_inputs == "judged":   # the grid of the judged inputs: what analysing them alone gives
+        judged = protocols.judged_inputs(Z)
+        metrics, Z = [m[:, judged] for m in metrics], Z[:, judged]
+    paired = system_inputs == "judged" or unjudged == 0 or level != "system"
+    conv = {"system_inputs": system_inputs if level == "system" else f"{system_inputs} (no effect at this level)",
+            "system_inputs_rule": protocols.DESCRIPTIONS[system_inputs], "unjudged_inputs": unjudged}
+    return [*metrics, Z], paired, conv
+
+
+def evaluate_correlation(arrays, level, coefficient, system_inputs=DEFAULT_SYSTEM_INPUTS) -> dict:
+    (X, Z), _, conv = _protocol(arrays, level, system_inputs)
     return {"value": _float(stats.correlate(X, Z, level, coefficient)),
-            "conventions": {"level": level, "coefficient": coefficient, "nan_policy": NAN_POLICY}}
+            "conventions": {"level": level, "coefficient": coefficient, "nan_policy": NAN_POLICY, **conv}}
 
 
-def evaluate_ci(arrays, level, coefficient, method, alpha, k, seed) -> dict:
-    X, Z = arrays
+def evaluate_ci(arrays, level, coefficient, method, alpha, k, seed, system_inputs=DEFAULT_SYSTEM_INPUTS) -> dict:
+    (X, Z), paired, conv = _protocol(arrays, level, system_inputs)
     if method == "fisher":
         r = stats.fisher_ci(X, Z, level, coefficient, alpha=alpha)
         n_valid = None
     else:
-        r = stats.bootstrap_ci(X, Z, level, coefficient, method.removeprefix("boot-"), k=k, alpha=alpha, seed=seed)
+        r = stats.bootstrap_ci(X, Z, level, coefficient, method.removeprefix("boot-"), k=k, alpha=alpha, seed=seed,
+                               paired_inputs=paired)
         n_valid = int(np.count_nonzero(~np.isnan(r.samples)))
     return {"estimate": _float(r.estimate), "lower": _float(r.lower), "upper": _float(r.upper),
-            "n_valid": n_valid, "conventions": dict(r.conventions)}
+            "n_valid": n_valid, "conventions": {**r.conventions, **conv}}
 
 
-def evaluate_test(arrays, level, coefficient, method, alternative, k, seed) -> dict:
-    X, Y, Z = arrays
+def evaluate_test(arrays, level, coefficient, method, alternative, k, seed,
+                  system_inputs=DEFAULT_SYSTEM_INPUTS) -> dict:
+    (X, Y, Z), paired, conv = _protocol(arrays, level, system_inputs)
     if method == "williams":
         r = stats.williams_test(X, Y, Z, level, coefficient, alternative=alternative)
-        return _test_row(r.r12 - r.r13, r.statistic, r.pvalue, r.conventions)
+        return _test_row(r.r12 - r.r13, r.statistic, r.pvalue, {**r.conventions, **conv})
     family, how = method.split("-")
-    test = stats.permutation_test if family == "perm" else stats.paired_bootstrap_test
-    r = test(X, Y, Z, level, coefficient, how, k=k, alternative=alternative, seed=seed)
-    return _test_row(r.delta, None, r.pvalue, r.conventions)
+    if family == "perm":
+        r = stats.permutation_test(X, Y, Z, level, coefficient, how, k=k, alternative=alternative, seed=seed)
+    else:
+        r = stats.paired_bootstrap_test(X, Y, Z, level, coefficient, how, k=k, alternative=alternative, seed=seed,
+                                        paired_inputs=paired)
+    return _test_row(r.delta, None, r.pvalue, {**r.conventions, **conv})
 
 
 #: How the statistics core's X, Y, Z map onto a hypothesis_tests row.

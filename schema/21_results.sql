@@ -13,6 +13,7 @@ CREATE TABLE IF NOT EXISTS correlations (
     level        VARCHAR NOT NULL,
     coefficient  VARCHAR NOT NULL,
     value        DOUBLE,               -- NULL where the correlation is undefined
+    system_inputs VARCHAR,             -- all | judged: the inputs a system score averages (system level)
     n_systems    INTEGER NOT NULL,
     n_inputs     INTEGER NOT NULL,
     fingerprint  VARCHAR NOT NULL,
@@ -31,6 +32,7 @@ CREATE TABLE IF NOT EXISTS confidence_intervals (
     alpha        DOUBLE NOT NULL,
     k            INTEGER,              -- resamples (NULL for fisher)
     seed         BIGINT,               -- NULL for fisher
+    system_inputs VARCHAR,             -- all | judged: the inputs a system score averages (system level)
     estimate     DOUBLE,
     lower        DOUBLE,
     upper        DOUBLE,
@@ -52,6 +54,7 @@ CREATE TABLE IF NOT EXISTS hypothesis_tests (
     alternative       VARCHAR NOT NULL,
     k                 INTEGER,
     seed              BIGINT,
+    system_inputs     VARCHAR,              -- all | judged: the inputs a system score averages (system level)
     delta             DOUBLE,               -- corr(a, human) - corr(b, human)
     statistic         DOUBLE,               -- Williams' t; NULL for resampling tests
     p_value           DOUBLE,

@@ -4,3 +4,8 @@
 ALTER TABLE IF EXISTS analysis_runs ADD COLUMN IF NOT EXISTS owner_pid INTEGER;
 ALTER TABLE IF EXISTS analysis_runs ADD COLUMN IF NOT EXISTS owner_host VARCHAR;
 ALTER TABLE IF EXISTS analysis_runs ADD COLUMN IF NOT EXISTS owner_start VARCHAR;
+-- correlations, confidence intervals and tests record the inputs a system score averages
+-- (--system-inputs); rows of version 2 have none recorded (they averaged every input: all).
+ALTER TABLE IF EXISTS correlations ADD COLUMN IF NOT EXISTS system_inputs VARCHAR;
+ALTER TABLE IF EXISTS confidence_intervals ADD COLUMN IF NOT EXISTS system_inputs VARCHAR;
+ALTER TABLE IF EXISTS hypothesis_tests ADD COLUMN IF NOT EXISTS system_inputs VARCHAR;

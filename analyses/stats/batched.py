@@ -124,6 +124,26 @@ def permutation_evaluator(
     return evaluate
 
 
+def unpaired_system_evaluator(
+    X: np.ndarray, Z: np.ndarray, coefficient: Coefficient
+) -> Callable[[np.ndarray | None, np.ndarray | None, np.ndarray | None], np.ndarray]:
+    """``evaluate(rows, cols_x, cols_z)``: the system-level r of each resample b, the metric's
+    system means over its drawn inputs ``cols_x[b]`` and the human's over ``cols_z[b]`` (drawn
+    independently: :func:`.resampling.unpaired_bootstrap_indices`), the systems ``rows[b]``."""
+    n_inputs = X.shape[1]
+
+    def evaluate(rows: np.ndarray | None, cols_x: np.ndarray | None, cols_z: np.ndarray | None) -> np.ndarray:
+        xm = _weighted_system_means(X, None if cols_x is None else _counts(cols_x, n_inputs))
+        zm = _weighted_system_means(Z, None if cols_z is None else _counts(cols_z, n_inputs))
+        c = next(a.shape[0] for a in (rows, cols_x, cols_z) if a is not None)
+        xm, zm = (np.broadcast_to(m, (c, X.shape[0])) for m in (xm, zm))
+        if rows is not None:
+            xm, zm = (np.take_along_axis(m, rows, axis=1) for m in (xm, zm))
+        return corr(xm, zm, coefficient)
+
+    return evaluate
+
+
 def bootstrap_statistics(
     X: np.ndarray,
     Z: np.ndarray,

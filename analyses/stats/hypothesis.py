@@ -21,7 +21,7 @@ from ._validation import (
     seed_iv,
 )
 from .correlation import level_correlation, pairs_count, scaled, unit_scale
-from .intervals import conventions, rng_description
+from .intervals import UNPAIRED, _unpaired, conventions, rng_description
 from .results import PairedBootstrapResult, PermutationResult, WilliamsResult
 
 #: Differences of correlations within this of 0 are rounding, not evidence: a metric and a
@@ -275,6 +275,7 @@ def paired_bootstrap_test(
     seed: int | None = None,
     *,
     batch_size: int | None = None,
+    paired_inputs: bool = True,
 ) -> PairedBootstrapResult:
     """Paired bootstrap test (Berg-Kirkpatrick et al. 2012) of delta = r(X,Z) - r(Y,Z).
 
@@ -286,7 +287,8 @@ def paired_bootstrap_test(
     The bootstrap distribution shifted by -delta stands for the null distribution of delta, so
     "greater" counts delta_b - delta >= delta and "two-sided" the same on both tails.
     p is NaN when delta is (even if some resamples are defined) or no delta_b is defined;
-    ``conventions["pvalue_undefined"]`` then says why.
+    ``conventions["pvalue_undefined"]`` then says why. ``paired_inputs=False`` (system level):
+    the metrics' inputs and the human's are drawn independently, as in :func:`bootstrap_ci`.
     """
     X, Y, Z = matrices_iv(X=X, Y=Y, Z=Z)
     level, coef, method = level_iv(level), coefficient_iv(coefficient), method_iv(method)
@@ -295,15 +297,20 @@ def paired_bootstrap_test(
     delta = zero_if_rounding(r_xz - r_yz)
     n_sys, n_in = X.shape
 
-    r_x, r_y = batched.bootstrap_evaluator(X, Z, level, coef), batched.bootstrap_evaluator(Y, Z, level, coef)
+    if paired_inputs:
+        draw = partial(resampling.bootstrap_indices, n_systems=n_sys, n_inputs=n_in, method=method)
+        r_x, r_y = batched.bootstrap_evaluator(X, Z, level, coef), batched.bootstrap_evaluator(Y, Z, level, coef)
+    else:
+        draw, r_x = _unpaired(X, Z, level, coef, method, Y)
+        r_y = batched.unpaired_system_evaluator(Y, Z, coef)
 
-    def evaluate(rows: np.ndarray | None, cols: np.ndarray | None) -> np.ndarray:
-        return r_x(rows, cols) - r_y(rows, cols)
+    def evaluate(*draws: np.ndarray | None) -> np.ndarray:
+        return r_x(*draws) - r_y(*draws)
 
     samples = zero_if_rounding(_engine.run_resamples(
         k,
         seq,
-        partial(resampling.bootstrap_indices, n_systems=n_sys, n_inputs=n_in, method=method),
+        draw,
         evaluate,
         batch_size or _engine.default_batch_size(n_sys, n_in, batched.bytes_per_cell(level, coef)),
     ))
@@ -327,6 +334,7 @@ def paired_bootstrap_test(
             seed=seq.entropy,
             rng=rng_description(),
             n_valid_samples=int(valid.size),
+            **({} if paired_inputs else {"paired_inputs": UNPAIRED}),
             **({"pvalue_undefined": undefined} if undefined else {}),
         ),
     )

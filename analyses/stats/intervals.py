@@ -87,6 +87,7 @@ def bootstrap_ci(
     seed: int | None = None,
     *,
     batch_size: int | None = None,
+    paired_inputs: bool = True,
 ) -> BootstrapResult:
     """Percentile bootstrap CI: the alpha/2 and 1 - alpha/2 percentiles (numpy's linear
     interpolation) of r over k resamples, resamples with an undefined r dropped.
@@ -96,16 +97,26 @@ def bootstrap_ci(
     ``seed``: an int for reproducible draws; None draws fresh entropy, recorded as
     ``conventions["seed"]`` so the result can be reproduced. ``batch_size``: resamples
     evaluated at once (default: from a memory budget); it never changes the result.
+
+    ``paired_inputs=False`` (system level only): the metric scored inputs the human did not
+    judge, and each side's system means average its own inputs -- X's over the columns where X
+    has a value, Z's over those where Z has one; in each resample the two sets of inputs are
+    drawn independently (the systems stay paired), as nlpstats does with ``paired_inputs=False``.
     """
     X, Z = matrices_iv(X=X, Z=Z)
     level, coef, method = level_iv(level), coefficient_iv(coefficient), method_iv(method)
     k, alpha, seq, batch_size = k_iv(k), alpha_iv(alpha), seed_iv(seed), batch_size_iv(batch_size)
     n_sys, n_in = X.shape
+    if paired_inputs:
+        draw = partial(resampling.bootstrap_indices, n_systems=n_sys, n_inputs=n_in, method=method)
+        evaluate = batched.bootstrap_evaluator(X, Z, level, coef)
+    else:
+        draw, evaluate = _unpaired(X, Z, level, coef, method)
     samples = _engine.run_resamples(
         k,
         seq,
-        partial(resampling.bootstrap_indices, n_systems=n_sys, n_inputs=n_in, method=method),
-        batched.bootstrap_evaluator(X, Z, level, coef),
+        draw,
+        evaluate,
         batch_size or _engine.default_batch_size(n_sys, n_in, batched.bytes_per_cell(level, coef)),
     )
     valid = samples[~np.isnan(samples)]
@@ -127,8 +138,27 @@ def bootstrap_ci(
             seed=seq.entropy,
             rng=rng_description(),
             n_valid_samples=int(valid.size),
+            **({} if paired_inputs else {"paired_inputs": UNPAIRED}),
         ),
     )
+
+
+#: How inputs are resampled when the metric and the human cover different inputs.
+UNPAIRED = ("false: the metric's inputs and the human's drawn independently in each resample (systems paired), "
+            "as nlpstats' paired_inputs=False")
+
+
+def _unpaired(X: np.ndarray, Z: np.ndarray, level: str, coef, method: str, *metrics: np.ndarray):
+    """(draw, evaluate) of a system-level bootstrap with unpaired inputs: the metric's inputs
+    (where X, or any of ``metrics``, has a value) and the human's (where Z has one)."""
+    if level != "system":
+        raise ValueError("paired_inputs=False is a system-level protocol: at the summary and global levels a "
+                         "correlation pairs the metric's and the human's values of the same cells")
+    x_inputs = np.flatnonzero((~np.isnan(np.stack([X, *metrics]))).any(axis=(0, 1))).astype(np.int32)
+    z_inputs = np.flatnonzero((~np.isnan(Z)).any(axis=0)).astype(np.int32)
+    draw = partial(resampling.unpaired_bootstrap_indices, n_systems=X.shape[0], x_inputs=x_inputs,
+                   z_inputs=z_inputs, method=method)
+    return draw, batched.unpaired_system_evaluator(X, Z, coef)
 
 
 def rng_description() -> str:

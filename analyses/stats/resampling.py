@@ -37,6 +37,24 @@ def bootstrap_indices(
     return rows, cols
 
 
+def unpaired_bootstrap_indices(
+    rng: np.random.Generator, size: int, n_systems: int, x_inputs: np.ndarray, z_inputs: np.ndarray, method: str
+) -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray | None]:
+    """Indices of ``size`` bootstrap resamples whose metric and human inputs are not paired:
+    ``(rows, cols_x, cols_z)``.
+
+    The systems are drawn once for both (they are paired: ``rows`` as in :func:`bootstrap_indices`);
+    the metric's inputs ``x_inputs`` and the human's ``z_inputs`` (column indices) are each drawn
+    with replacement, independently, as nlpstats resamples with ``paired_inputs=False``.
+    """
+    rows = rng.integers(0, n_systems, size=(size, n_systems), dtype=np.int32) if method != "inputs" else None
+    if method == "systems":
+        return rows, None, None
+    cols_x = x_inputs[rng.integers(0, len(x_inputs), size=(size, len(x_inputs)))]
+    cols_z = z_inputs[rng.integers(0, len(z_inputs), size=(size, len(z_inputs)))]
+    return rows, cols_x, cols_z
+
+
 def permutation_masks(
     rng: np.random.Generator,
     size: int,

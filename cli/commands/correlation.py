@@ -31,14 +31,14 @@ def _analyse(obj: Context, call, **kwargs):
 @click.command()
 @_analysis_options
 @click.pass_obj
-def correlate(obj, dataset, human, metrics, levels, coefficients, jobs, force):
+def correlate(obj, dataset, human, metrics, levels, coefficients, system_inputs, jobs, force):
     """Correlations of metrics with a human judgment (system, summary, global level)."""
     import pandas as pd
 
     from metaeval.runs import api
 
     _, frame = _analyse(obj, api.correlate, dataset=dataset, human=human, metrics=metrics, levels=levels,
-                        coefficients=coefficients, jobs=jobs, force=force)
+                        coefficients=coefficients, system_inputs=system_inputs, jobs=jobs, force=force)
     wide = frame.pivot_table(index="metric", columns=["level", "coefficient"], values="value", dropna=False)
     with pd.option_context("display.max_rows", None, "display.width", 200, "display.float_format", "{:.3f}".format):
         click.echo(wide.to_string())
@@ -50,12 +50,13 @@ def correlate(obj, dataset, human, metrics, levels, coefficients, jobs, force):
 @_resampling_options
 @click.option("--alpha", default=0.05, show_default=True, type=click.FloatRange(0, 1, min_open=True, max_open=True))
 @click.pass_obj
-def ci(obj, dataset, human, metrics, levels, coefficients, jobs, force, method, k, seed, alpha):
+def ci(obj, dataset, human, metrics, levels, coefficients, system_inputs, jobs, force, method, k, seed, alpha):
     """Confidence intervals of correlations (Fisher or bootstrap over systems/inputs/both)."""
     from metaeval.runs import api
 
     _, frame = _analyse(obj, api.ci, dataset=dataset, human=human, metrics=metrics, levels=levels,
-                        coefficients=coefficients, jobs=jobs, force=force, method=method, k=k, alpha=alpha, seed=seed)
+                        coefficients=coefficients, system_inputs=system_inputs, jobs=jobs, force=force, method=method, k=k,
+                        alpha=alpha, seed=seed)
     show(frame[["metric", "level", "coefficient", "estimate", "lower", "upper"]].round(4), "table")
 
 
@@ -73,14 +74,14 @@ def ci(obj, dataset, human, metrics, levels, coefficients, jobs, force, method, 
               help="Family of the correction: the pairs of one metric_a (as in the paper), or all pairs; "
                    "always within one level and coefficient.")
 @click.pass_obj
-def compare(obj, dataset, human, metrics, levels, coefficients, jobs, force, method, k, seed, alpha,
+def compare(obj, dataset, human, metrics, levels, coefficients, system_inputs, jobs, force, method, k, seed, alpha,
             alternative, correction, correction_group):
     """Test every ordered pair of metrics: is corr(a, human) > corr(b, human)?"""
     from metaeval.runs import api
 
     out, frame = _analyse(obj, api.compare, dataset=dataset, human=human, metrics=metrics, levels=levels,
-                          coefficients=coefficients, jobs=jobs, force=force, method=method, k=k, alpha=alpha,
-                          seed=seed, alternative=alternative, correction=correction,
+                          coefficients=coefficients, system_inputs=system_inputs, jobs=jobs, force=force, method=method,
+                          k=k, alpha=alpha, seed=seed, alternative=alternative, correction=correction,
                           correction_group=correction_group)
     frame = frame[(frame["correction"] == correction) & (frame["correction_group"] == correction_group)]
     cols = ["metric_a", "metric_b", "level", "coefficient", "delta", "p_value", "p_adjusted", "significant"]

@@ -1,0 +1,115 @@
+"""Which inputs a system score averages (issue 20.4; Deutsch, Dror & Roth, NAACL 2022):
+--system-inputs all | judged, checked against independent computations."""
+
+from __future__ import annotations
+
+import json
+from functools import partial
+
+import numpy as np
+import pytest
+import scipy.stats
+
+from metaeval import Warehouse
+from metaeval.analyses import bootstrap_ci, correlate, paired_bootstrap_test
+from metaeval.analyses.stats import resampling
+from tests.conftest import run_cli
+
+N, JUDGED, EXTRA = 7, 6, 9          # systems; inputs the human judged; inputs only the metric scored
+
+
+def _data(seed=0):
+    rng = np.random.default_rng(seed)
+    quality = rng.normal(size=(N, 1))
+    X = np.round(quality + rng.normal(size=(N, JUDGED + EXTRA)), 3)
+    Y = np.round(quality + 2 * rng.normal(size=(N, JUDGED + EXTRA)), 3)
+    Z = np.full(X.shape, np.nan)
+    Z[:, :JUDGED] = np.round(quality + rng.normal(size=(N, JUDGED)), 1)
+    return X, Y, Z
+
+
+def test_unpaired_bootstrap_equals_resampling_by_hand():
+    """Each resample: systems drawn once; the metric's 15 inputs and the human's 6 drawn
+    independently; r = pearson(metric means over its drawn inputs, human means over its)."""
+    X, _, Z = _data()
+    got = bootstrap_ci(X, Z, "system", "pearson", "both", k=50, seed=3, paired_inputs=False)
+    draw = partial(resampling.unpaired_bootstrap_indices, n_systems=N, x_inputs=np.arange(JUDGED + EXTRA),
+                   z_inputs=np.arange(JUDGED), method="both")
+    rows, cx, cz = resampling.ResampleStream(np.random.SeedSequence(3), draw).take(0, 50)
+    for b in range(50):
+        xm, zm = X[:, cx[b]].mean(axis=1)[rows[b]], Z[:, cz[b]].mean(axis=1)[rows[b]]
+        expected = np.nan if np.ptp(xm) == 0 or np.ptp(zm) == 0 else scipy.stats.pearsonr(xm, zm)[0]
+        assert got.samples[b] == pytest.approx(expected, abs=1e-12, nan_ok=True)
+    assert "nlpstats" in got.conventions["paired_inputs"]
+    # the paired test draws X and Y on the same inputs and Z on its own
+    test = paired_bootstrap_test(X, _data()[1], Z, "system", "kendall", "inputs", k=40, seed=1, paired_inputs=False)
+    assert test.samples.shape == (40,) and "paired_inputs" in test.conventions
+    with pytest.raises(ValueError, match="system-level protocol"):
+        bootstrap_ci(X, Z, "summary", paired_inputs=False)
+
+
+def _ingest(db, tmp_path):
+    X, Y, Z = _data()
+    lines = ["system,input,measure,value,kind"]
+    for name, A, kind in (("mx", X, "automatic"), ("my", Y, "automatic"), ("h", Z, "human")):
+        for i, j in zip(*np.nonzero(~np.isnan(A)), strict=True):
+            lines.append(f"S{i},D{j:02d},{name},{A[i, j]},{kind}")
+    (tmp_path / "t.csv").write_text("\n".join(lines) + "\n")
+    run_cli(db, "ingest", "table", tmp_path / "t.csv", "--dataset", "t")
+    return X, Y, Z
+
+
+@pytest.mark.parametrize("coefficient", ["pearson", "kendall"])
+def test_correlate_all_and_judged_equal_the_two_nlpstats_style_computations(db, tmp_path, coefficient):
+    X, _, Z = _ingest(db, tmp_path)
+    scipy_corr = {"pearson": lambda a, b: scipy.stats.pearsonr(a, b)[0],
+                  "kendall": lambda a, b: scipy.stats.kendalltau(a, b)[0]}[coefficient]
+    expected = {"all": scipy_corr(X.mean(axis=1), Z[:, :JUDGED].mean(axis=1)),
+                "judged": scipy_corr(X[:, :JUDGED].mean(axis=1), Z[:, :JUDGED].mean(axis=1))}
+    assert expected["all"] != pytest.approx(expected["judged"])
+    for protocol in ("all", "judged"):
+        run_cli(db, "correlate", "--dataset", "t", "--human", "h", "--metric", "mx", "--level", "system",
+                "--coefficient", coefficient, "--system-inputs", protocol)
+        with Warehouse(db, read_only=True) as wh:
+            row = wh.sql("SELECT * FROM latest_correlations").iloc[0]
+        assert row.system_inputs == protocol
+        assert row.value == pytest.approx(expected[protocol], abs=1e-12)
+        assert json.loads(row.conventions)["unjudged_inputs"] == EXTRA
+        assert correlate(X if protocol == "all" else X[:, :JUDGED], Z if protocol == "all" else Z[:, :JUDGED],
+                         "system", coefficient) == pytest.approx(row.value, abs=1e-12)
+
+
+def test_ci_and_compare_under_both_protocols(db, tmp_path):
+    X, Y, Z = _ingest(db, tmp_path)
+    base = ["--dataset", "t", "--human", "h", "--level", "system", "--coefficient", "pearson", "--k", "200"]
+    run_cli(db, "ci", *base, "--metric", "mx", "--system-inputs", "judged")
+    run_cli(db, "ci", *base, "--metric", "mx", "--system-inputs", "all")
+    run_cli(db, "compare", *base, "--method", "boot-both", "--system-inputs", "all")
+    with Warehouse(db, read_only=True) as wh:
+        cis = wh.sql("SELECT * FROM confidence_intervals ORDER BY result_id")
+        tests = wh.sql("SELECT * FROM latest_hypothesis_tests")
+    judged, every = cis.iloc[0], cis.iloc[1]
+    plain = bootstrap_ci(X[:, :JUDGED], Z[:, :JUDGED], "system", "pearson", "both", k=200, seed=0)
+    assert (judged.lower, judged.upper) == pytest.approx((plain.lower, plain.upper), abs=1e-12)
+    unpaired = bootstrap_ci(X, Z, "system", "pearson", "both", k=200, seed=0, paired_inputs=False)
+    assert (every.lower, every.upper) == pytest.approx((unpaired.lower, unpaired.upper), abs=1e-12)
+    assert "paired_inputs" in json.loads(every.conventions) and "paired_inputs" not in json.loads(judged.conventions)
+    assert set(tests.system_inputs) == {"all"} and len(tests) == 2
+    # running the other protocol again recomputes (a parameter), running the same one does not
+    out = run_cli(db, "ci", *base, "--metric", "mx", "--system-inputs", "all").output
+    assert "nothing computed" in out
+
+
+def test_fully_judged_data_gives_the_same_numbers_under_both(db, tmp_path):
+    rng = np.random.default_rng(5)
+    lines = ["system,input,measure,value,kind"] + [
+        f"S{i},D{j},{m},{rng.normal():.4f},{'human' if m == 'h' else 'automatic'}"
+        for i in range(6) for j in range(8) for m in ("mx", "h")]
+    (tmp_path / "p.csv").write_text("\n".join(lines) + "\n")
+    run_cli(db, "ingest", "table", tmp_path / "p.csv", "--dataset", "p")
+    for protocol in ("all", "judged"):
+        run_cli(db, "ci", "--dataset", "p", "--human", "h", "--level", "system", "--coefficient", "kendall",
+                "--k", "100", "--system-inputs", protocol)
+    with Warehouse(db, read_only=True) as wh:
+        rows = wh.sql("SELECT estimate, lower, upper FROM confidence_intervals ORDER BY result_id")
+    assert rows.iloc[0].tolist() == rows.iloc[1].tolist()
