@@ -148,8 +148,8 @@ def score(wh: Warehouse, corpus: text.TextCorpus, setting: SERASetting, *,
             pairs = [(results[c], [results[g] for g in refs]) for c, refs in zip(summaries, references)]
             plain = np.array([text.sera(rc, golds, n) for rc, golds in pairs])
             dis = np.array([text.sera_dis(rc, golds, n) for rc, golds in pairs])
-            out[text.sera_name(n, query=query, model=model)] = plain
-            out[text.sera_name(n, discounted=True, query=query, model=model)] = dis
+            out[text.sera_name(n, query=query, model=model, mu=mu)] = plain
+            out[text.sera_name(n, discounted=True, query=query, model=model, mu=mu)] = dis
     used = {"index": search.info.name, "build_id": search.info.build_id, "corpus_sha256": search.info.corpus_sha256,
             "index_documents": search.info.documents, "model": indexing.model_label(model, mu),
             "queries": list(dict.fromkeys(setting.queries)), "cutoffs": sorted(set(setting.cutoffs)),

@@ -181,3 +181,14 @@ def test_dataset_texts_are_the_default_corpus(db, cli, tmp_path):
         assert search.lm_dirichlet(["heart"], 5, 2000) == ["ref:i1:r0"]
     usage = cli("index", "build", "refs2", expect_ok=False)
     assert usage.exit_code != 0 and "--dataset" in usage.output
+
+
+def test_a_warehouse_without_the_index_tables_is_told_to_init(db, cli, tmp_path):
+    with Warehouse(db) as wh:
+        wh.con.execute("DROP TABLE retrievals")
+        wh.con.execute("DROP TABLE indexes")
+    corpus = write_jsonl(tmp_path / "c.jsonl", _corpus(n=3))
+    r = cli("index", "build", "toy", corpus, expect_ok=False)
+    assert r.exit_code != 0 and "init" in r.output and not (tmp_path / "wh.duckdb.indexes").exists()
+    cli("init")
+    assert "indexed 3 document(s)" in cli("index", "build", "toy", corpus).output

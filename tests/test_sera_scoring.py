@@ -120,3 +120,11 @@ def test_np_without_spacy_is_one_clear_line(toy, cli):
     assert r.exit_code != 0 and "pip install spacy" in r.output and "Traceback" not in r.output
     with Warehouse(toy, read_only=True) as wh:
         assert wh.measures("toy").empty
+
+
+def test_a_non_default_mu_is_in_the_name(toy, cli):
+    cli("score", "toy", "--metric", "sera", "--index", "refs", "--mu", "10", "--cutoff", "2")
+    with Warehouse(toy) as wh:
+        assert set(wh.measures("toy")["measure"]) == {"sera-2[mu=10]", "sera-dis-2[mu=10]"}
+        [options] = wh.sql("SELECT options FROM ingests WHERE format = 'score'")["options"]
+        assert json.loads(options)["sera"]["model"] == "lm-dirichlet(mu=10)"

@@ -77,9 +77,11 @@ def test_measure_names_and_direction():
     assert text.sera_name(5) == "sera-5"
     assert text.sera_name(10, discounted=True, query="kw") == "sera-dis-10[kw]"
     assert text.sera_name(5, query="np", model="bm25") == "sera-5[np,bm25]"
-    for name in ("sera-5", "sera-dis-10[kw]", "sera-5[np,bm25]", "sera-5[bm25]"):
+    assert text.sera_name(5, mu=2000.0) == "sera-5" and text.sera_name(5, query="kw", mu=500) == "sera-5[kw,mu=500]"
+    assert text.sera_name(5, model="bm25", mu=500) == "sera-5[bm25]"
+    for name in ("sera-5", "sera-dis-10[kw]", "sera-5[np,bm25]", "sera-5[bm25]", "sera-5[mu=500]", "sera-5[kw,mu=0.5]"):
         assert text.direction(name) == "higher"
-    for bad in ("sera-0", "sera-5[]", "sera-5[,bm25]", "sera-dis"):
+    for bad in ("sera-0", "sera-5[]", "sera-5[,bm25]", "sera-dis", "sera-5[bm25,kw]", "sera-5[kw,bm25,mu=1]"):
         with pytest.raises(ValueError):
             text.direction(bad)
 

@@ -20,7 +20,7 @@ from .sera import sera, sera_dis, sera_name
 from .variants import GRAHAM_KINDS, KINDS, STATISTICS, Variant, graham_grid, variant_grid
 
 _JS_NAME = re.compile(r"js-[1-9][0-9]*(\.input)?(\[(stem,?)?(stop,?)?(smooth)?\])?")
-_SERA_NAME = re.compile(r"sera(-dis)?-[1-9][0-9]*(\[(kw|np|bm25|kw,bm25|np,bm25)\])?")
+_SERA_NAME = re.compile(r"sera(-dis)?-[1-9][0-9]*(\[(kw|np)(,(bm25|mu=[^],]+))?\]|\[(bm25|mu=[^],]+)\])?")
 
 
 def direction(name: str) -> str:

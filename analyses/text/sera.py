@@ -53,6 +53,19 @@ def _check(candidate, golds, n) -> tuple[list, list[list]]:
             [_ranked(g, n, f"gold result list {i + 1}") for i, g in enumerate(golds)])
 
 
+def _mean_over_golds(candidate, golds, n, overlap) -> float:
+    """``(1/M) sum_i overlap(R_C, R_Gi) / max(|R_C|, |R_Gi|)`` over the lists cut at ``n``; NaN
+    when a pair of lists is empty."""
+    rc, gs = _check(candidate, golds, n)
+    total = 0.0
+    for rg in gs:
+        longest = max(len(rc), len(rg))
+        if longest == 0:
+            return math.nan
+        total += overlap(rc, rg) / longest
+    return total / len(gs)
+
+
 def sera(candidate: Sequence[Hashable], golds: Sequence[Sequence[Hashable]], n: int | None = None) -> float:
     """SERA of a candidate's result list against the gold summaries' result lists, each cut at ``n``.
 
@@ -61,14 +74,7 @@ def sera(candidate: Sequence[Hashable], golds: Sequence[Sequence[Hashable]], n: 
     >>> sera(["d1", "d2", "d3", "d4"], [["d3", "d2", "d1", "d4"]])
     1.0
     """
-    rc, gs = _check(candidate, golds, n)
-    total = 0.0
-    for rg in gs:
-        longest = max(len(rc), len(rg))
-        if longest == 0:
-            return math.nan
-        total += len(set(rc) & set(rg)) / longest
-    return total / len(gs)
+    return _mean_over_golds(candidate, golds, n, lambda rc, rg: len(set(rc) & set(rg)))
 
 
 def discounted_overlap(candidate: Sequence[Hashable], gold: Sequence[Hashable]) -> float:
@@ -87,18 +93,19 @@ def sera_dis(candidate: Sequence[Hashable], golds: Sequence[Sequence[Hashable]],
     >>> round(sera_dis(["d1", "d2", "d3", "d4"], [["d3", "d2", "d1", "d4"]]), 12)
     0.75
     """
-    rc, gs = _check(candidate, golds, n)
-    total = 0.0
-    for rg in gs:
-        longest = max(len(rc), len(rg))
-        if longest == 0:
-            return math.nan
-        total += discounted_overlap(rc, rg) / (longest / LN2)
-    return total / len(gs)
+    return _mean_over_golds(candidate, golds, n, lambda rc, rg: discounted_overlap(rc, rg) * LN2)
 
 
-def sera_name(n: int, *, discounted: bool = False, query: str = "plain", model: str = "lm-dirichlet") -> str:
-    """The measure name of a SERA setting: ``sera-5``, ``sera-dis-10[kw]``, ``sera-5[np,bm25]``
-    (the defaults, plain queries and lm-dirichlet retrieval, are not written)."""
-    flags = [f for f in (query if query != "plain" else None, model if model != "lm-dirichlet" else None) if f]
+def sera_name(n: int, *, discounted: bool = False, query: str = "plain", model: str = "lm-dirichlet",
+              mu: float | None = None) -> str:
+    """The measure name of a SERA setting: ``sera-5``, ``sera-dis-10[kw]``, ``sera-5[np,bm25]``,
+    ``sera-5[mu=500]`` (the defaults, plain queries and lm-dirichlet retrieval with mu = 2000, are
+    not written; mu only for lm-dirichlet)."""
+    from .retrieval import DEFAULT_MU
+
+    flags = [query] if query != "plain" else []
+    if model != "lm-dirichlet":
+        flags.append(model)
+    elif mu is not None and mu != DEFAULT_MU:
+        flags.append(f"mu={mu:g}")
     return f"sera{'-dis' if discounted else ''}-{n}" + (f"[{','.join(flags)}]" if flags else "")
