@@ -128,3 +128,22 @@ def test_a_non_default_mu_is_in_the_name(toy, cli):
         assert set(wh.measures("toy")["measure"]) == {"sera-2[mu=10]", "sera-dis-2[mu=10]"}
         [options] = wh.sql("SELECT options FROM ingests WHERE format = 'score'")["options"]
         assert json.loads(options)["sera"]["model"] == "lm-dirichlet(mu=10)"
+
+
+def test_the_defaults_the_help_states_are_the_modules_own():
+    from click.testing import CliRunner
+
+    from metaeval.cli import main
+
+    def default(path, name):
+        command = main
+        for p in path:
+            command = command.commands[p]
+        return next(p for p in command.params if p.name == name).default
+
+    assert default(["index", "build"], "mu") == retrieval.DEFAULT_MU
+    assert default(["score"], "np_model") == retrieval.DEFAULT_NP_MODEL
+    setting = sera_runs.SERASetting("x")
+    assert setting.queries == ("plain",) and setting.cutoffs == sera_runs.DEFAULT_CUTOFFS == (5, 10)
+    text = CliRunner().invoke(main, ["score", "--help"], terminal_width=1000).output
+    assert "[default: plain]" in text and "[default: 5,10]" in text

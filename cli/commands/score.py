@@ -97,7 +97,9 @@ def score(obj: Context, dataset, metrics, variants, grid, js_n, js_target, js_st
     if "sera" in metrics:
         if not index_name:
             raise click.UsageError("--metric sera needs --index NAME (build one with `metaeval index build`)")
-        sera = scoring.SERASetting(index_name, queries or ("plain",), cutoffs or (5, 10), model, mu, np_model)
+        given = {"queries": queries, "cutoffs": cutoffs}   # absent: the setting's defaults
+        sera = scoring.SERASetting(index_name, model=model, mu=mu, np_model=np_model,
+                                   **{k: v for k, v in given.items() if v})
     elif index_name or queries or cutoffs or model or mu is not None:
         raise click.UsageError("--index/--query/--cutoff/--model/--mu set SERA: add --metric sera")
     with obj.open() as wh:
