@@ -223,6 +223,9 @@ def build(wh: Warehouse, name: str, corpus: Sequence[Path] = (), *, dataset: str
                              "pass --overwrite to rebuild it")
     target = Path(directory) if directory is not None else default_directory(wh, name)
     target = target.resolve()
+    taken = wh.con.execute("SELECT name FROM indexes WHERE path = ? AND name <> ?", [str(target), name]).fetchall()
+    if taken:
+        raise WarehouseError(f"--dir {target} holds the index {taken[0][0]!r}; choose another directory")
     if corpus:
         paths = [Path(p) for p in corpus]
         for p in paths:   # before anything is written: an unreadable corpus leaves no directory

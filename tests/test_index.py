@@ -192,3 +192,11 @@ def test_a_warehouse_without_the_index_tables_is_told_to_init(db, cli, tmp_path)
     assert r.exit_code != 0 and "init" in r.output and not (tmp_path / "wh.duckdb.indexes").exists()
     cli("init")
     assert "indexed 3 document(s)" in cli("index", "build", "toy", corpus).output
+
+
+def test_another_indexs_directory_is_refused(db, cli, tmp_path):
+    corpus = write_jsonl(tmp_path / "c.jsonl", _corpus(n=3))
+    cli("index", "build", "a", corpus)
+    r = cli("index", "build", "b", corpus, "--dir", tmp_path / "wh.duckdb.indexes" / "a", "--overwrite",
+            expect_ok=False)
+    assert r.exit_code != 0 and "holds the index 'a'" in r.output
