@@ -1,4 +1,5 @@
-"""Scoring the texts stored in the warehouse with the metrics of :mod:`analyses.text`.
+"""Scoring the texts stored in the warehouse with the metrics of :mod:`analyses.text`
+(SERA through a search index recorded in the warehouse: :mod:`metaeval.runs.sera`).
 
 The scores become ordinary automatic measures named by their settings
 (``rouge-2.recall[stem,stop]``, ``js-2``, ``bleu``), loaded through the same atomic,
@@ -20,8 +21,9 @@ from metaeval.analyses import text
 from metaeval.core import Warehouse
 from metaeval.errors import ConflictError, WarehouseError
 from metaeval.load import CELL_COLUMNS, Batch, LoadReport
+from metaeval.runs.sera import SERASetting
 
-METRICS = ("rouge", "js", "bleu", "chrf")
+METRICS = ("rouge", "js", "bleu", "chrf", "sera")
 #: ROUGE variants scored when none are named: ROUGE-1, -2, -L x precision, recall, F1.
 DEFAULT_ROUGE = tuple(v.name for v in text.variant_grid(kinds=("rouge-1", "rouge-2", "rouge-l"),
                                                         stem=(False,), stop=(False,)))
@@ -66,6 +68,8 @@ def score(corpus: text.TextCorpus, metrics: Sequence[str], rouge_variants: Seque
     unknown = [m for m in metrics if m not in METRICS]
     if unknown or not metrics:
         raise WarehouseError(f"choose metrics from {', '.join(METRICS)}, not {list(unknown) or 'none'}")
+    if "sera" in metrics:
+        raise WarehouseError("SERA searches an index recorded in the warehouse: score it with score_dataset(..., sera=...)")
     out: dict[str, np.ndarray] = {}
     for metric in dict.fromkeys(metrics):
         if metric == "rouge":
@@ -108,14 +112,29 @@ def to_batch(dataset: str, keys: pd.DataFrame, scores: dict[str, np.ndarray], op
 
 
 def score_dataset(wh: Warehouse, dataset: str, metrics: Sequence[str], rouge_variants: Sequence[str] = (),
-                  js: JSSetting = JSSetting(), *, prefix: str = "", replace: bool = False,
-                  command: str | None = None) -> tuple[LoadReport, list[str], int]:
+                  js: JSSetting = JSSetting(), *, sera: SERASetting | None = None, prefix: str = "",
+                  replace: bool = False, command: str | None = None,
+                  progress: bool = False) -> tuple[LoadReport, list[str], int]:
     """Score the stored texts of ``dataset`` and load the scores under ``prefix + name``:
-    (report, measure names, NaN cells left out)."""
+    (report, measure names, NaN cells left out). SERA (``"sera"`` in ``metrics``) needs ``sera``,
+    its setting; the index it searched is recorded in the ingest's options."""
+    if "sera" in metrics and sera is None:
+        raise WarehouseError("SERA needs a search index: give --index NAME (see `metaeval index build`)")
     corpus, keys = load_corpus(wh, dataset)
-    scores = {prefix + name: values for name, values in score(corpus, metrics, rouge_variants, js).items()}
+    others = [m for m in metrics if m != "sera"]
+    scores = {prefix + name: values for name, values in score(corpus, others, rouge_variants, js).items()} \
+        if others else {}
+    sera_used = None
+    if "sera" in metrics:
+        from metaeval.runs import sera as sera_runs
+
+        sera_scores, sera_used, _ = sera_runs.score(wh, corpus, sera, progress=progress)
+        scores.update({prefix + name: values for name, values in sera_scores.items()})
     options = {"metrics": list(metrics), "prefix": prefix, "js": js.__dict__ if "js" in metrics else None,
-               "rouge_variants": sorted(scores) if "rouge" in metrics else []}
+               "rouge_variants": sorted(n for n in scores if not n.removeprefix(prefix).startswith("sera"))
+               if "rouge" in metrics else []}
+    if sera_used is not None:
+        options["sera"] = sera_used
     batch, dropped = to_batch(dataset, keys, scores, options, prefix)
     try:
         [report] = wh.load(dataset, [batch], replace=replace, command=command)

@@ -69,9 +69,11 @@ def atomic_file(path: Path, *, warehouse: Path | None, overwrite: bool, option: 
         tmp.unlink(missing_ok=True)
 
 
-def check_output_directory(path: Path, *, warehouse: Path | None, overwrite: bool, option: str = "--out") -> None:
+def check_output_directory(path: Path, *, warehouse: Path | None, overwrite: bool, option: str = "--out",
+                           marker: str = REPORT_MARKER, what: str = "report") -> None:
     """Refuse a directory ``path`` that holds the warehouse, is a file, is a report without
-    ``overwrite``, or is non-empty without being a report (never replaced: it is someone's)."""
+    ``overwrite``, or is non-empty without being a report (never replaced: it is someone's).
+    Another kind of directory (``what``, e.g. a search index) is recognised by its ``marker`` file."""
     path = Path(path)
     resolved = path.resolve()
     for f in _warehouse_files(warehouse):
@@ -80,20 +82,22 @@ def check_output_directory(path: Path, *, warehouse: Path | None, overwrite: boo
     if path.exists() and not path.is_dir():
         raise WarehouseError(f"{option} {path} exists and is not a directory")
     if path.is_dir() and any(path.iterdir()):
-        if not (path / REPORT_MARKER).is_file():
-            raise WarehouseError(f"{option} {path} is a non-empty directory that holds no report; "
+        if not (path / marker).is_file():
+            raise WarehouseError(f"{option} {path} is a non-empty directory that holds no {what}; "
                                  "choose a new or empty directory")
         if not overwrite:
-            raise WarehouseError(f"{option} {path} already holds a report; pass --overwrite to replace it")
+            raise WarehouseError(f"{option} {path} already holds a {what}; pass --overwrite to replace it")
 
 
 @contextmanager
 def atomic_directory(path: Path, *, warehouse: Path | None, overwrite: bool,
-                     option: str = "--out") -> Iterator[Path]:
+                     option: str = "--out", marker: str = REPORT_MARKER, what: str = "report") -> Iterator[Path]:
     """A temporary directory beside ``path`` to write into; it replaces ``path`` (a report, with
-    ``overwrite``) when the block ends without error and is removed otherwise."""
+    ``overwrite``; a ``what`` marked by ``marker``) when the block ends without error and is
+    removed otherwise."""
     path = Path(path)
-    check_output_directory(path, warehouse=warehouse, overwrite=overwrite, option=option)
+    check = dict(warehouse=warehouse, overwrite=overwrite, option=option, marker=marker, what=what)
+    check_output_directory(path, **check)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent))
@@ -102,7 +106,7 @@ def atomic_directory(path: Path, *, warehouse: Path | None, overwrite: bool,
     old = None
     try:
         yield tmp
-        check_output_directory(path, warehouse=warehouse, overwrite=overwrite, option=option)
+        check_output_directory(path, **check)
         if path.exists():
             old = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".old", dir=path.parent))
             os.replace(path, old / "report")

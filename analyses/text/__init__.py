@@ -14,10 +14,13 @@ from .ablation import kept_token_counts, rouge1_ablated
 from .corpus import SummaryRecord, TextCorpus, TokenView, read_sacrerouge_jsonl
 from .divergence import js_divergence, js_name
 from .mt import bleu, chrf
+from .retrieval import ANALYZER, QUERIES, analyze, kw_expressions, kw_query, lm_dirichlet, np_query, plain_query
 from .rouge import rouge
+from .sera import sera, sera_dis, sera_name
 from .variants import GRAHAM_KINDS, KINDS, STATISTICS, Variant, graham_grid, variant_grid
 
 _JS_NAME = re.compile(r"js-[1-9][0-9]*(\.input)?(\[(stem,?)?(stop,?)?(smooth)?\])?")
+_SERA_NAME = re.compile(r"sera(-dis)?-[1-9][0-9]*(\[(kw|np)(,(bm25|mu=[^],]+))?\]|\[(bm25|mu=[^],]+)\])?")
 
 
 def direction(name: str) -> str:
@@ -28,17 +31,24 @@ def direction(name: str) -> str:
         return "lower"
     if name in ("bleu", "chrf"):
         return "higher"
+    if name.startswith("sera"):
+        if not _SERA_NAME.fullmatch(name):
+            raise ValueError(f"not a SERA measure name: {name!r}")
+        return "higher"
     Variant.parse(name)  # validates ROUGE names
     return "higher"
 
 
 __all__ = [
+    "ANALYZER",
+    "QUERIES",
     "GRAHAM_KINDS",
     "KINDS",
     "STATISTICS",
     "SummaryRecord",
     "TextCorpus",
     "TokenView",
+    "analyze",
     "Variant",
     "bleu",
     "chrf",
@@ -47,8 +57,16 @@ __all__ = [
     "js_divergence",
     "js_name",
     "kept_token_counts",
+    "kw_expressions",
+    "kw_query",
+    "lm_dirichlet",
+    "np_query",
+    "plain_query",
     "read_sacrerouge_jsonl",
     "rouge",
     "rouge1_ablated",
+    "sera",
+    "sera_dis",
+    "sera_name",
     "variant_grid",
 ]

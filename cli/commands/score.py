@@ -2,9 +2,44 @@
 
 from __future__ import annotations
 
+import sys
+
 import click
 
 from metaeval.cli.app import Context, LazyChoice, _command_line
+
+
+def _comma_list(kind):
+    """A click callback: a comma-separated list (``5,10``, ``plain,kw``) of ``kind`` values."""
+    def parse(ctx, param, value):
+        if value is None:
+            return None
+        try:
+            items = [kind(v.strip()) for v in value.split(",") if v.strip()]
+        except ValueError:
+            raise click.BadParameter(f"{value!r}: expected a comma-separated list, e.g. {param.metavar}") from None
+        if not items:
+            raise click.BadParameter("empty list")
+        return tuple(dict.fromkeys(items))
+    return parse
+
+
+def _queries(ctx, param, value):
+    items = _comma_list(str)(ctx, param, value)
+    if items:
+        from metaeval.analyses.text.retrieval import QUERIES
+
+        bad = [q for q in items if q not in QUERIES]
+        if bad:
+            raise click.BadParameter(f"{', '.join(bad)}: choose from {', '.join(QUERIES)}")
+    return items
+
+
+def _cutoffs(ctx, param, value):
+    items = _comma_list(int)(ctx, param, value)
+    if items and any(n < 1 for n in items):
+        raise click.BadParameter("cut-offs are positive integers, e.g. 5,10")
+    return items
 
 
 @click.command()
@@ -25,16 +60,30 @@ from metaeval.cli.app import Context, LazyChoice, _command_line
 @click.option("--js-stop/--no-js-stop", default=False, show_default=True)
 @click.option("--js-smoothing/--no-js-smoothing", default=False, show_default=True,
               help="Louis & Nenkova's smoothing (delta = 0.0005, B = 1.5 |V|).")
+@click.option("--index", "index_name", default=None, metavar="NAME",
+              help="SERA: the search index to query (`metaeval index build`).")
+@click.option("--query", "queries", default=None, metavar="plain,kw,np", callback=_queries,
+              help="SERA: query reformulations, comma-separated (plain: no stopwords or numbers; kw: keywords and "
+                   "key phrases above the index's mean idf; np: noun phrases, needs spaCy).  [default: plain]")
+@click.option("--cutoff", "cutoffs", default=None, metavar="5,10", callback=_cutoffs,
+              help="SERA: rank cut-offs n, comma-separated.  [default: 5,10]")
+@click.option("--model", default=None, type=LazyChoice("metaeval.runs.index:MODELS"),
+              help="SERA: retrieval model. Default: the index's (see `metaeval index list`).")
+@click.option("--mu", default=None, type=click.FloatRange(0, min_open=True),
+              help="SERA: Dirichlet prior of lm-dirichlet. Default: the index's (2000 unless built otherwise).")
+@click.option("--np-model", default="en_core_web_sm", show_default=True,
+              help="SERA np queries: the installed spaCy English pipeline that finds noun phrases.")
 @click.option("--prefix", default="", show_default=True,
               help="Prepended to every measure name, e.g. 'ours:' to keep computed scores apart from a "
                    "dataset's released ones of the same name.")
 @click.option("--replace", is_flag=True, help="Overwrite stored scores that differ.")
 @click.pass_obj
-def score(obj: Context, dataset, metrics, variants, grid, js_n, js_target, js_stem, js_stop, js_smoothing, prefix, replace):
+def score(obj: Context, dataset, metrics, variants, grid, js_n, js_target, js_stem, js_stop, js_smoothing,
+          index_name, queries, cutoffs, model, mu, np_model, prefix, replace):
     """Score the summary texts of DATASET and store the scores as automatic measures.
 
-    Measures are named by their settings (rouge-2.recall[stem,stop], js-2, bleu, chrf);
-    scoring twice changes nothing.
+    Measures are named by their settings (rouge-2.recall[stem,stop], js-2, bleu, chrf,
+    sera-5, sera-dis-10[kw], sera-5[np,bm25]); scoring twice changes nothing.
     """
     from metaeval.runs import scoring
 
@@ -44,15 +93,25 @@ def score(obj: Context, dataset, metrics, variants, grid, js_n, js_target, js_st
     if rouge_variants and "rouge" not in metrics:
         raise click.UsageError("--variant/--grid choose ROUGE variants: add --metric rouge")
     js = scoring.JSSetting(js_n, js_target, js_stem, js_stop, js_smoothing)
+    sera = None
+    if "sera" in metrics:
+        if not index_name:
+            raise click.UsageError("--metric sera needs --index NAME (build one with `metaeval index build`)")
+        given = {"queries": queries, "cutoffs": cutoffs}   # absent: the setting's defaults
+        sera = scoring.SERASetting(index_name, model=model, mu=mu, np_model=np_model,
+                                   **{k: v for k, v in given.items() if v})
+    elif index_name or queries or cutoffs or model or mu is not None:
+        raise click.UsageError("--index/--query/--cutoff/--model/--mu set SERA: add --metric sera")
     with obj.open() as wh:
         report, names, dropped = scoring.score_dataset(
-            wh, dataset, metrics, rouge_variants, js, prefix=prefix, replace=replace,
-            command=_command_line())
+            wh, dataset, metrics, rouge_variants, js, sera=sera, prefix=prefix, replace=replace,
+            command=_command_line(), progress=sys.stderr.isatty())
     state = (f"inserted {report.inserted}" + (f", replaced {report.replaced}" if report.replaced else "")
              if report.changed else "all already in the warehouse; nothing changed")
     click.echo(f"scored {len(names)} measure(s) on {dataset}: {report.rows} values, {state}")
     if dropped:
-        click.echo(f"{dropped} undefined value(s) (e.g. an empty summary) left out as missing cells")
+        click.echo(f"{dropped} undefined value(s) (e.g. an empty summary; for SERA, a candidate and a reference "
+                   "that both retrieve nothing) left out as missing cells")
 
 
 COMMANDS = [score]
