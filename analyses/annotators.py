@@ -304,7 +304,7 @@ def _resampled_level(X: np.ndarray, Zb: np.ndarray, rows: np.ndarray | None, col
 
 def annotator_bootstrap_ci(X: npt.ArrayLike, A: npt.ArrayLike, level: str, coefficient: str = "pearson",
                            method: str = "both", k: int = 1000, alpha: float = 0.05, seed: int | None = 0, *,
-                           annotators: str = "cells") -> AnnotatorBootstrapResult:
+                           annotators: str = "cells", Z: npt.ArrayLike | None = None) -> AnnotatorBootstrapResult:
     """Bootstrap CI of Corr(X, Z) with annotation noise: in each resample the systems and inputs
     are drawn as :func:`metaeval.analyses.bootstrap_ci` draws them (same seed, same draws), and
     Z, the human matrix, is rebuilt from resampled annotators before it is averaged --
@@ -315,8 +315,9 @@ def annotator_bootstrap_ci(X: npt.ArrayLike, A: npt.ArrayLike, level: str, coeff
       cell (a cell's mean over the drawn ids it has; NaN if none), for ids that name the same
       person everywhere.
 
-    ``A``: the human judgments, (N, M, K), NaN where missing; the estimate is Corr(X, cell means
-    of A). Percentile interval over the resamples with a defined correlation. With identical
+    ``A``: the human judgments, (N, M, K), NaN where missing; the estimate is Corr(X, Z), Z the
+    cell means of A unless given (as the warehouse stores them, so that the estimate is
+    :func:`metaeval.analyses.correlate`'s to the bit). Percentile interval over the resamples with a defined correlation. With identical
     annotators it equals Boot-Both's; with noisy ones it is, on average, no narrower.
     """
     from functools import partial
@@ -324,7 +325,9 @@ def annotator_bootstrap_ci(X: npt.ArrayLike, A: npt.ArrayLike, level: str, coeff
     from metaeval.analyses.stats._validation import matrices_iv, method_iv
 
     A = tensor_iv(A)
-    X, Z = matrices_iv(X=X, Z=cell_means(A))
+    X, Z = matrices_iv(X=X, Z=cell_means(A) if Z is None else Z)
+    if Z.shape != A.shape[:2]:
+        raise ValueError(f"Z {Z.shape} and the annotator values {A.shape} must share the systems and inputs")
     level, coef, method = level_iv(level), coefficient_iv(coefficient), method_iv(method)
     k, alpha, seq = k_iv(k), alpha_iv(alpha), seed_iv(seed)
     if annotators not in ANNOTATOR_RESAMPLING:

@@ -53,10 +53,11 @@ class Outcome:
 
 def analyse(wh: Warehouse, build: Callable[[runner.Scope], runner.Analysis], dataset: str, human: str,
             metrics: Sequence[str] = (), levels: Sequence[str] = (), coefficients: Sequence[str] = (), *,
-            jobs: int = 1, force: bool = False, progress: bool = False) -> Outcome:
-    """Run the analysis that ``build`` makes of the resolved scope (see the module docstring)."""
+            jobs: int = 1, force: bool = False, progress: bool = False, annotations: bool = False) -> Outcome:
+    """Run the analysis that ``build`` makes of the resolved scope (see the module docstring);
+    ``annotations``: it reads every annotator's values of the human judgment."""
     scope = runner.resolve_scope(wh, dataset, human, metrics, levels, coefficients)
-    data = runner.load_data(wh, scope)
+    data = runner.load_data(wh, scope, annotations=annotations)
     scope, skipped = runner.without_sparse_metrics(data, scope)
     analysis = build(scope)
     summary = runner.run(wh, scope, analysis, jobs=jobs, force=force, progress=progress, data=data)
@@ -73,10 +74,13 @@ def correlate(wh: Warehouse, dataset: str, human: str, metrics: Sequence[str] = 
 
 def ci(wh: Warehouse, dataset: str, human: str, metrics: Sequence[str] = (), levels: Sequence[str] = (),
        coefficients: Sequence[str] = (), *, method: str = "boot-both", k: int = 1000, alpha: float = 0.05,
-       seed: int = runner.DEFAULT_SEED, system_inputs: str = runner.DEFAULT_SYSTEM_INPUTS, **run) -> Outcome:
-    """Confidence intervals of the correlations (table ``confidence_intervals``)."""
-    return analyse(wh, lambda scope: runner.ci_analysis(scope, method, k, alpha, seed, system_inputs), dataset,
-                   human, metrics, levels, coefficients, **run)
+       seed: int = runner.DEFAULT_SEED, system_inputs: str = runner.DEFAULT_SYSTEM_INPUTS,
+       resample_annotators: str | None = None, **run) -> Outcome:
+    """Confidence intervals of the correlations (table ``confidence_intervals``);
+    ``resample_annotators`` ("cells" or "panel") re-draws the annotators in every resample."""
+    return analyse(wh, lambda scope: runner.ci_analysis(scope, method, k, alpha, seed, system_inputs,
+                                                        resample_annotators),
+                   dataset, human, metrics, levels, coefficients, annotations=resample_annotators is not None, **run)
 
 
 def compare(wh: Warehouse, dataset: str, human: str, metrics: Sequence[str] = (), levels: Sequence[str] = (),

@@ -36,7 +36,7 @@ import numpy as np
 import pandas as pd
 
 from metaeval import owners
-from metaeval.analyses import stats
+from metaeval.analyses import annotators, stats
 from metaeval.analyses.stats import _validation, protocols
 from metaeval.analyses.stats.results import NAN_POLICY
 from metaeval.core import Warehouse
@@ -51,6 +51,7 @@ TEST_METHODS = ("williams", "perm-systems", "perm-inputs", "perm-both", "boot-sy
 CORRECTIONS = ("none", "bonferroni", "holm", "bh")
 CORRECTION_GROUPS = ("metric", "all")
 SYSTEM_INPUTS = protocols.SYSTEM_INPUTS
+ANNOTATOR_RESAMPLING = annotators.ANNOTATOR_RESAMPLING
 #: all: Deutsch, Dror & Roth (2022) recommend scoring the metric on every input it has; and it
 #: is what a system mean over the stored cells has always been here (see protocols).
 DEFAULT_SYSTEM_INPUTS = "all"
@@ -139,6 +140,9 @@ class Data:
     inputs: tuple[str, ...]
     values: dict[str, np.ndarray]
     directions: dict[str, str]
+    #: human measure -> every annotator's values, (N, M, K) on the same grid and orientation
+    #: (loaded only for the analyses that resample annotators)
+    annotations: dict[str, np.ndarray] = field(default_factory=dict)
 
     def restrict(self, measures: Sequence[str]) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
         """The arrays of ``measures`` on the systems and inputs where any of them has a value
@@ -147,6 +151,13 @@ class Data:
         present = ~np.isnan(stack)
         rows, cols = present.any(axis=(0, 2)), present.any(axis=(0, 1))
         return [np.ascontiguousarray(a[np.ix_(rows, cols)]) for a in stack], rows, cols
+
+    def task_arrays(self, measures: Sequence[str]) -> list[np.ndarray]:
+        """What a task of ``measures`` computes on: their restricted matrices, then the annotator
+        values of those that have them loaded, restricted alike."""
+        arrays, rows, cols = self.restrict(measures)
+        return [*arrays, *(np.ascontiguousarray(self.annotations[m][np.ix_(rows, cols)])
+                           for m in measures if m in self.annotations)]
 
     def fingerprint(self, measures: Sequence[str]) -> tuple[str, int, int]:
         """sha256 of the restricted cells (labels, measure names, directions, values), and
@@ -158,16 +169,28 @@ class Data:
         for m, a in zip(measures, arrays):
             digest.update(f"{m}\x1f{self.directions[m]}\x1f".encode())
             digest.update(a.astype("<f8").tobytes())
+            if m in self.annotations:  # the results read every annotator's value, not only the means
+                digest.update(np.ascontiguousarray(self.annotations[m][np.ix_(rows, cols)], dtype="<f8").tobytes())
         return digest.hexdigest(), int(rows.sum()), int(cols.sum())
 
 
-def load_data(wh: Warehouse, scope: Scope) -> Data:
+def load_data(wh: Warehouse, scope: Scope, *, annotations: bool = False) -> Data:
+    """The scope's matrices on one grid, oriented; with ``annotations``, also every annotator's
+    values of the human judgment (for the analyses that resample annotators)."""
     names = list(scope.measures)
     m = wh.matrix(scope.dataset, names)
     measures = wh.measures(scope.dataset)
     directions = dict(zip(measures["measure"], measures["direction"]))
     values = {n: (-m[n] if directions[n] == "lower" else m[n]) for n in names}
-    return Data(m.systems, m.inputs, values, {n: directions[n] for n in names})
+    tensors = {}
+    if annotations:
+        a = wh.annotations(scope.dataset, scope.human)
+        grid = np.full((len(m.systems), len(m.inputs), len(a.annotators)), np.nan)
+        rows = [m.systems.index(s) for s in a.systems]
+        cols = [m.inputs.index(i) for i in a.inputs]
+        grid[np.ix_(rows, cols)] = a.values
+        tensors[scope.human] = -grid if directions[scope.human] == "lower" else grid
+    return Data(m.systems, m.inputs, values, {n: directions[n] for n in names}, tensors)
 
 
 def data_fingerprint(data: Data, measures: Iterable[str]) -> str:
@@ -229,12 +252,15 @@ def correlate_analysis(scope: Scope, system_inputs: str = DEFAULT_SYSTEM_INPUTS)
 
 
 def ci_analysis(scope: Scope, method: str, k: int, alpha: float, seed: int,
-                system_inputs: str = DEFAULT_SYSTEM_INPUTS) -> Analysis:
+                system_inputs: str = DEFAULT_SYSTEM_INPUTS, resample_annotators: str | None = None) -> Analysis:
     if method not in CI_METHODS:
         raise WarehouseError(f"unknown CI method {method!r}; choose from {', '.join(CI_METHODS)}")
     resampled = method != "fisher"
+    if resample_annotators is not None and (not resampled or resample_annotators not in ANNOTATOR_RESAMPLING):
+        raise WarehouseError("--resample-annotators needs a bootstrap method (boot-systems, boot-inputs, boot-both) "
+                             f"and one of {', '.join(ANNOTATOR_RESAMPLING)}")
     params = {"method": method, "alpha": alpha, "k": k if resampled else None, "seed": seed if resampled else None,
-              **_system_inputs(system_inputs)}
+              **_system_inputs(system_inputs), "resample_annotators": resample_annotators}
     return Analysis("ci", "confidence_intervals", ("metric", "level", "coefficient"), params,
                     correlation_tasks(scope), evaluate_ci, params, seed=params["seed"])
 
@@ -276,7 +302,11 @@ def evaluate_correlation(arrays, level, coefficient, system_inputs=DEFAULT_SYSTE
             "conventions": {"level": level, "coefficient": coefficient, "nan_policy": NAN_POLICY, **conv}}
 
 
-def evaluate_ci(arrays, level, coefficient, method, alpha, k, seed, system_inputs=DEFAULT_SYSTEM_INPUTS) -> dict:
+def evaluate_ci(arrays, level, coefficient, method, alpha, k, seed, system_inputs=DEFAULT_SYSTEM_INPUTS,
+                resample_annotators=None) -> dict:
+    if resample_annotators is not None:
+        return _evaluate_annotator_ci(arrays, level, coefficient, method, alpha, k, seed, system_inputs,
+                                      resample_annotators)
     (X, Z), paired, conv = _protocol(arrays, level, system_inputs)
     if method == "fisher":
         r = stats.fisher_ci(X, Z, level, coefficient, alpha=alpha)
@@ -287,6 +317,21 @@ def evaluate_ci(arrays, level, coefficient, method, alpha, k, seed, system_input
         n_valid = int(np.count_nonzero(~np.isnan(r.samples)))
     return {"estimate": _float(r.estimate), "lower": _float(r.lower), "upper": _float(r.upper),
             "n_valid": n_valid, "conventions": {**r.conventions, **conv}}
+
+
+def _evaluate_annotator_ci(arrays, level, coefficient, method, alpha, k, seed, system_inputs, how) -> dict:
+    """A bootstrap CI whose resamples also re-draw the annotators (analyses.annotators)."""
+    X, Z, A = arrays
+    (X, Z), paired, conv = _protocol([X, Z], level, system_inputs)
+    if system_inputs == "judged":
+        A = A[:, protocols.judged_inputs(arrays[1])]
+    if not paired:
+        raise ValueError("--resample-annotators draws the metric's and the human's inputs together; with inputs "
+                         "the human did not judge, use --system-inputs judged")
+    r = annotators.annotator_bootstrap_ci(X, A, level, coefficient, method.removeprefix("boot-"), k=k, alpha=alpha,
+                                          seed=seed, annotators=how, Z=Z)
+    return {"estimate": _float(r.estimate), "lower": _float(r.lower), "upper": _float(r.upper),
+            "n_valid": int(np.count_nonzero(~np.isnan(r.samples))), "conventions": {**r.conventions, **conv}}
 
 
 def evaluate_test(arrays, level, coefficient, method, alternative, k, seed,
@@ -509,7 +554,7 @@ def _compute(tasks, todo, data, analysis, jobs, progress, chunk_size, on_result,
     command resumes. Any other exception: the same, but the run is marked failed.
     """
     chunks = [todo[i:i + chunk_size] for i in range(0, len(todo), chunk_size)]
-    payload = lambda chunk: [(i, data.restrict(tasks[i].measures)[0],
+    payload = lambda chunk: [(i, data.task_arrays(tasks[i].measures),
                               {c: tasks[i].key[c] for c in analysis.evaluate_keys}) for i in chunk]
     computed = 0
     bar = _progress(progress, len(todo), analysis.command)

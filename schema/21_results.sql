@@ -33,6 +33,7 @@ CREATE TABLE IF NOT EXISTS confidence_intervals (
     k            INTEGER,              -- resamples (NULL for fisher)
     seed         BIGINT,               -- NULL for fisher
     system_inputs VARCHAR,             -- all | judged: the inputs a system score averages (system level)
+    resample_annotators VARCHAR,       -- NULL, or cells | panel: annotators re-drawn in each resample
     estimate     DOUBLE,
     lower        DOUBLE,
     upper        DOUBLE,

@@ -9,3 +9,4 @@ ALTER TABLE IF EXISTS analysis_runs ADD COLUMN IF NOT EXISTS owner_start VARCHAR
 ALTER TABLE IF EXISTS correlations ADD COLUMN IF NOT EXISTS system_inputs VARCHAR;
 ALTER TABLE IF EXISTS confidence_intervals ADD COLUMN IF NOT EXISTS system_inputs VARCHAR;
 ALTER TABLE IF EXISTS hypothesis_tests ADD COLUMN IF NOT EXISTS system_inputs VARCHAR;
+ALTER TABLE IF EXISTS confidence_intervals ADD COLUMN IF NOT EXISTS resample_annotators VARCHAR;

@@ -7,6 +7,7 @@ import json
 from itertools import combinations
 
 import numpy as np
+import pandas as pd
 import pytest
 import scipy.stats
 
@@ -305,3 +306,33 @@ def test_a_perfect_metric_is_right_in_every_bin_and_bad_bins_are_rejected():
     np.testing.assert_array_equal(got.kendall, 1.0)
     with pytest.raises(ValueError, match="bins"):
         accuracy_by_delta(Z, Z, bins=0)
+
+
+def test_ci_resample_annotators_is_persisted_and_reused(db, tmp_path):
+    A = _panel(30, missing=0.1)
+    _ingest_panel(db, tmp_path, A)
+    X = an.cell_means(A) + np.random.default_rng(31).normal(size=A.shape[:2])
+    lines = ["system,input,measure,value"] + [f"S{i},D{j},m,{float(X[i, j])!r}" for i in range(X.shape[0])
+                                               for j in range(X.shape[1])]
+    (tmp_path / "m.csv").write_text("\n".join(lines) + "\n")
+    run_cli(db, "ingest", "table", tmp_path / "m.csv", "--dataset", "p")
+    base = ["ci", "--dataset", "p", "--human", "h", "--level", "system", "--coefficient", "kendall", "--k", "200"]
+    run_cli(db, *base)
+    run_cli(db, *base, "--resample-annotators", "cells")
+    again = run_cli(db, *base, "--resample-annotators", "cells").output
+    assert "nothing computed" in again
+    with Warehouse(db, read_only=True) as wh:
+        rows = wh.sql("SELECT * FROM confidence_intervals ORDER BY result_id")
+        Z = wh.matrix("p", "h").values
+        Xw = wh.matrix("p", "m").values
+        ann = wh.annotations("p", "h").values
+    plain, aware = rows.iloc[0], rows.iloc[1]
+    assert pd.isna(plain.resample_annotators) and aware.resample_annotators == "cells"
+    expected = an.annotator_bootstrap_ci(Xw, ann, "system", "kendall", k=200, seed=0, Z=Z)
+    assert (aware.estimate, aware.lower, aware.upper) == pytest.approx(
+        (expected.estimate, expected.lower, expected.upper), abs=1e-12)
+    assert aware.estimate == pytest.approx(plain.estimate, abs=1e-15)
+    assert "annotators" in json.loads(aware.conventions)
+    result = run_cli(db, "ci", "--dataset", "p", "--human", "h", "--method", "fisher", "--resample-annotators",
+                     "cells", ok=False)
+    assert result.exit_code == 1 and "needs a bootstrap method" in result.output

@@ -49,14 +49,18 @@ def correlate(obj, dataset, human, metrics, levels, coefficients, system_inputs,
 @click.option("--method", type=LazyChoice("metaeval.runs.runner:CI_METHODS"), default="boot-both", show_default=True)
 @_resampling_options
 @click.option("--alpha", default=0.05, show_default=True, type=click.FloatRange(0, 1, min_open=True, max_open=True))
+@click.option("--resample-annotators", type=LazyChoice("metaeval.runs.runner:ANNOTATOR_RESAMPLING"), default=None,
+              help="Also re-draw the human annotators in every resample: each cell's (cells) or the panel's "
+                   "ids once per resample (panel, for ids that are the same people everywhere).")
 @click.pass_obj
-def ci(obj, dataset, human, metrics, levels, coefficients, system_inputs, jobs, force, method, k, seed, alpha):
+def ci(obj, dataset, human, metrics, levels, coefficients, system_inputs, jobs, force, method, k, seed, alpha,
+       resample_annotators):
     """Confidence intervals of correlations (Fisher or bootstrap over systems/inputs/both)."""
     from metaeval.runs import api
 
     _, frame = _analyse(obj, api.ci, dataset=dataset, human=human, metrics=metrics, levels=levels,
                         coefficients=coefficients, system_inputs=system_inputs, jobs=jobs, force=force, method=method, k=k,
-                        alpha=alpha, seed=seed)
+                        alpha=alpha, seed=seed, resample_annotators=resample_annotators)
     show(frame[["metric", "level", "coefficient", "estimate", "lower", "upper"]].round(4), "table")
 
 
