@@ -27,11 +27,17 @@ from .results import NAN_POLICY, BootstrapResult, FisherResult
 
 def conventions(level: str, coefficient: Coefficient, **extra: Any) -> dict[str, Any]:
     """The conventions record shared by every result."""
+    ties = {}
+    if coefficient.ties_variant:
+        from .kendall_variants import conventions as ties_conventions
+
+        ties = ties_conventions(coefficient)
     return {
         "level": level,
         "coefficient": coefficient.name,
         "kendall_variant": coefficient.variant,
         "nan_policy": NAN_POLICY,
+        **ties,
         **extra,
     }
 
@@ -58,6 +64,8 @@ def fisher_ci(
     """
     X, Z = matrices_iv(X=X, Z=Z)
     level, coef, alpha = level_iv(level), coefficient_iv(coefficient), alpha_iv(alpha)
+    if coef.ties_variant:
+        raise ValueError(f"Fisher's interval has no constants for {coef.label}; use a bootstrap interval.")
     r = level_correlation(X, Z, level, coef)
     n = pairs_count(X, Z, level)
     b, c = fisher_constants(coef, r)
