@@ -235,6 +235,8 @@ def permutation_test(
             alternative=alternative,
             pvalue_formula=f"{formula}; count = #{_EXTREME_TEXT[alternative]}",
             standardization="X and Y over all cells, ddof 0",
+            **({"epsilon_scale": "the standardized X and Y (as mt-metrics-eval's PermutationSigDiff applies "
+                                 "KendallVariants' epsilon to z-scores)"} if coef.epsilon else {}),
             seed=seq.entropy,
             rng=rng_description(),
             n_valid_samples=int(valid.size),

@@ -1,0 +1,22 @@
+-- MT meta-evaluation (mt-metrics-eval, WMT metrics task): soft pairwise accuracy
+-- (Thompson et al. 2024). Like the tables of 21_results.sql: one row per computed result, tied
+-- to its run, with the fingerprint of what it was computed from and a `conventions` JSON.
+
+-- `metaeval accuracy --soft`: 1 - mean over system pairs of |p_human - p_metric|.
+CREATE TABLE IF NOT EXISTS soft_pairwise_accuracy (
+    result_id         BIGINT PRIMARY KEY DEFAULT nextval('result_id_seq'),
+    run_id            INTEGER NOT NULL REFERENCES analysis_runs (run_id),
+    dataset           VARCHAR NOT NULL,
+    metric            VARCHAR NOT NULL,
+    human             VARCHAR NOT NULL,
+    k                 INTEGER NOT NULL,     -- permutations (the same sign flips for human and metric)
+    seed              BIGINT NOT NULL,      -- mt-metrics-eval's draw: default_rng(seed), 4 by default
+    spa               DOUBLE,               -- NULL when fewer than 2 systems or no complete input
+    pairs             INTEGER NOT NULL,     -- system pairs averaged over
+    systems_used      INTEGER NOT NULL,     -- systems with some pair of values
+    inputs_used       INTEGER NOT NULL,     -- inputs where every used system has both values
+    n_systems         INTEGER NOT NULL,
+    n_inputs          INTEGER NOT NULL,
+    fingerprint       VARCHAR NOT NULL,
+    conventions       JSON NOT NULL
+);
