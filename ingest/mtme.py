@@ -58,6 +58,8 @@ class EvalSet:
 
 def language_pairs(directory: Path) -> list[str]:
     """The language pairs of an evaluation set: the names of its ``sources/LP.txt|jsonl`` files."""
+    if not directory.is_dir():
+        raise InputError(str(directory), None, None, "not a directory (an mt-metrics-eval evaluation set, e.g. wmt23/)")
     sources = directory / "sources"
     if not sources.is_dir():
         raise InputError(str(directory), None, None, "not an mt-metrics-eval evaluation set: no sources/ directory")

@@ -270,7 +270,7 @@ def ci_analysis(scope: Scope, method: str, k: int, alpha: float, seed: int) -> A
 
 
 def compare_analysis(scope: Scope, method: str, k: int, alpha: float, seed: int, alternative: str,
-                     correction: str, group: str) -> Analysis:
+                     correction: str, group: str, k_block: int | None = None) -> Analysis:
     if method not in TEST_METHODS:
         raise WarehouseError(f"unknown test {method!r}; choose from {', '.join(TEST_METHODS)}")
     if correction not in CORRECTIONS or group not in CORRECTION_GROUPS:
@@ -279,8 +279,11 @@ def compare_analysis(scope: Scope, method: str, k: int, alpha: float, seed: int,
         raise WarehouseError(f"comparing metrics needs at least two; the scope has {list(scope.metrics)}")
     _check_parametric(scope, method, "williams", "Williams' test is not defined for")
     resampled = method != "williams"
+    if k_block is not None and (not method.startswith("perm-") or k_block < 1):
+        raise WarehouseError(f"--k-block (early stopping) applies to the permutation tests with a block size >= 1; "
+                             f"got method {method!r}, k_block {k_block}")
     params = {"method": method, "alternative": alternative,
-              "k": k if resampled else None, "seed": seed if resampled else None}
+              "k": k if resampled else None, "seed": seed if resampled else None, "k_block": k_block}
     return Analysis("compare", "hypothesis_tests", ("metric_a", "metric_b", "level", "coefficient"), params,
                     comparison_tasks(scope), evaluate_test, params, seed=params["seed"],
                     extra_parameters={"alpha": alpha, "correction": correction, "correction_group": group})
@@ -332,16 +335,19 @@ def evaluate_ci(arrays, level, coefficient, method, alpha, k, seed) -> dict:
             "conventions": {**r.conventions, **_calibrated_epsilons(arrays, level, coefficient, ["epsilon"])}}
 
 
-def evaluate_test(arrays, level, coefficient, method, alternative, k, seed) -> dict:
+def evaluate_test(arrays, level, coefficient, method, alternative, k, seed, k_block=None) -> dict:
     X, Y, Z = arrays
     if method == "williams":
         r = stats.williams_test(X, Y, Z, level, coefficient, alternative=alternative)
         return _test_row(r.r12 - r.r13, r.statistic, r.pvalue, r.conventions)
     family, how = method.split("-")
-    test = stats.permutation_test if family == "perm" else stats.paired_bootstrap_test
-    r = test(X, Y, Z, level, coefficient, how, k=k, alternative=alternative, seed=seed)
+    if family == "perm":
+        r = stats.permutation_test(X, Y, Z, level, coefficient, how, k=k, alternative=alternative, seed=seed,
+                                   k_block=k_block)
+    else:
+        r = stats.paired_bootstrap_test(X, Y, Z, level, coefficient, how, k=k, alternative=alternative, seed=seed)
     calibrated = _calibrated_epsilons(arrays, level, coefficient, ["epsilon_a", "epsilon_b"])
-    return _test_row(r.delta, None, r.pvalue, {**r.conventions, **calibrated})
+    return {**_test_row(r.delta, None, r.pvalue, {**r.conventions, **calibrated}), "k_used": int(r.samples.size)}
 
 
 #: How the statistics core's X, Y, Z map onto a hypothesis_tests row.
@@ -661,7 +667,7 @@ def _run_compare(wh, scope, analysis, data, tasks, done, todo, jobs, progress, c
     for i, t in enumerate(tasks):
         if i not in computing:
             prev = done[_task_id(t)]
-            raw[i] = {c: _none_if_nan(prev[c]) for c in ("delta", "statistic", "p_value")}
+            raw[i] = {c: _none_if_nan(prev.get(c)) for c in ("delta", "statistic", "p_value", "k_used")}
             raw[i]["conventions"] = json.loads(prev["conventions"])
     latest = _latest_tests(wh, scope, analysis)
     family = correction_family(scope.metrics, extra["correction"])

@@ -59,9 +59,9 @@ def test_schema_1_warehouse_is_refused_then_upgraded_by_init_keeping_rows(tmp_pa
     result = run_cli(db, "correlate", "--dataset", "d", "--human", "expert.relevance", ok=False)
     assert result.exit_code != 0 and f"upgrade it with `metaeval --db '{db}' init`" in result.output
     upgraded = run_cli(db, "init").output
-    assert f"Upgraded warehouse {db} from schema 1 to 2" in upgraded
+    assert f"Upgraded warehouse {db} from schema 1 to {schema.SCHEMA_VERSION}" in upgraded
     with Warehouse(db, read_only=True) as wh:
-        assert wh.sql("SELECT value FROM schema_info WHERE key = 'version'")["value"][0] == "2"
+        assert wh.sql("SELECT value FROM schema_info WHERE key = 'version'")["value"][0] == str(schema.SCHEMA_VERSION)
         rows = wh.sql("SELECT family, family_size FROM hypothesis_tests")
         assert len(rows) == before > 0 and rows["family"].isna().all()
         assert len(wh.sql("SELECT * FROM latest_hypothesis_tests")) > 0
@@ -358,7 +358,8 @@ def test_results_and_export_offer_every_result_table():
 
     tables = {"correlations", "confidence_intervals", "hypothesis_tests", "analysis_runs", "ci_coverage", "power",
               "normality", "pairwise_accuracy", "input_significance", "system_agreement", "winners",
-              "replicability", "score_range_agreement", "input_properties", "property_agreement"}
+              "replicability", "score_range_agreement", "input_properties", "property_agreement",
+              "soft_pairwise_accuracy"}
     assert set(RESULT_TABLES) == tables
     for command in ("results", "export"):
         text = CliRunner().invoke(main, [command, "--help"], terminal_width=1000).output

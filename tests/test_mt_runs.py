@@ -104,3 +104,30 @@ def test_accuracy_soft_is_persisted_and_equals_the_pure_function(mt_db):
         assert (r.pairs, r.systems_used, r.inputs_used) == (15, 6, 10)
     spa = dict(zip(rows["metric"], rows["spa"]))
     assert spa["m-good"] > spa["m-bad"]
+
+
+def test_readme_mt_section_runs_on_the_demo(tmp_path):
+    """The README's "MT meta-evaluation" commands on a small demo (ingest mtme on a directory
+    built here, its correlate on that dataset)."""
+    import re
+    import shlex
+    from pathlib import Path
+
+    from tests.test_ingest_mtme import SYSTEMS, _write
+
+    text = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    block = re.search(r"## MT meta-evaluation.*?```bash\n(.*?)```", text, flags=re.S).group(1)
+    lines = [shlex.split(line, comments=True) for line in block.replace("\\\n", " ").splitlines()]
+    lines = [w for w in lines if w[:1] == ["metaeval"]]
+    assert len(lines) >= 8
+    db = tmp_path / "wh.duckdb"
+    run_cli(db, "demo", "--systems", "5", "--inputs", "8", "--k", "20")
+    d = tmp_path / "wmt23"
+    _write(d / "sources" / "en-de.txt", ["a", "b", "c"])
+    rng = np.random.default_rng(0)
+    _write(d / "human-scores" / "en-de.mqm.seg.score", [f"{s} {-rng.integers(0, 3)}" for s in SYSTEMS for _ in "abc"])
+    _write(d / "metric-scores" / "en-de" / "BLEU-refA.seg.score", [f"{s} {rng.random()}" for s in SYSTEMS for _ in "abc"])
+    for words in lines:
+        args = [str(d) if a == "mt-metrics-eval-v2/wmt23" else a for a in words[1:]]
+        result = run_cli(db, *args, ok=False)
+        assert result.exit_code == 0, f"README `{shlex.join(words)}`: {result.output}"

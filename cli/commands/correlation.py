@@ -102,9 +102,12 @@ def ci(obj, dataset, human, metrics, levels, coefficients, jobs, force, method, 
               help="Family of the correction: the pairs of one metric_a (as in the paper), or all pairs; "
                    "always within one level and coefficient.")
 @_ties_options
+@click.option("--k-block", type=click.IntRange(1), default=None,
+              help="Early stopping of the permutation tests (mt-metrics-eval): after every K_BLOCK resamples, "
+                   "stop when the share as extreme as delta is < 0.02 or > 0.5; resamples used per row in k_used.")
 @click.pass_obj
 def compare(obj, dataset, human, metrics, levels, coefficients, jobs, force, method, k, seed, alpha,
-            alternative, correction, correction_group, epsilon, tie_calibration):
+            alternative, correction, correction_group, epsilon, tie_calibration, k_block):
     """Test every ordered pair of metrics: is corr(a, human) > corr(b, human)?"""
     from metaeval.runs import api
 
@@ -113,7 +116,7 @@ def compare(obj, dataset, human, metrics, levels, coefficients, jobs, force, met
     out, frame = _analyse(obj, api.compare, dataset=dataset, human=human, metrics=metrics, levels=levels,
                           coefficients=coefficients, jobs=jobs, force=force, method=method, k=k, alpha=alpha,
                           seed=seed, alternative=alternative, correction=correction,
-                          correction_group=correction_group)
+                          correction_group=correction_group, k_block=k_block)
     frame = frame[(frame["correction"] == correction) & (frame["correction_group"] == correction_group)]
     cols = ["metric_a", "metric_b", "level", "coefficient", "delta", "p_value", "p_adjusted", "significant"]
     if len(frame) <= 60:

@@ -84,7 +84,7 @@ def ingest_table(obj, files, dataset, replace, allow_new, human, lower):
 
 
 @ingest.command("mtme")
-@click.argument("directory", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument("directory", type=click.Path(path_type=Path))
 @_ingest_options
 @click.option("--lp", default=None, help="Language pair (e.g. en-de); needed when the set has several.")
 @click.option("--lower", "lower", multiple=True, metavar="GLOB",
