@@ -20,3 +20,25 @@ CREATE TABLE IF NOT EXISTS soft_pairwise_accuracy (
     fingerprint       VARCHAR NOT NULL,
     conventions       JSON NOT NULL
 );
+
+-- `metaeval rank-tasks`: metrics ranked over several tasks (dataset, human, level, coefficient,
+-- weight) at once, as the WMT23/24 metrics tasks: one row per metric of a run.
+CREATE TABLE IF NOT EXISTS task_rankings (
+    result_id         BIGINT PRIMARY KEY DEFAULT nextval('result_id_seq'),
+    run_id            INTEGER NOT NULL REFERENCES analysis_runs (run_id),
+    task_set          VARCHAR NOT NULL,     -- sha256 prefix of the tasks' specification (JSON in `tasks`)
+    tasks             JSON NOT NULL,        -- [{dataset, human, level, coefficient, weight}, ...]
+    metric            VARCHAR NOT NULL,
+    average           DOUBLE,               -- sum_t w_t (r_t - lo_t) / (hi_t - lo_t); NULL if a task is undefined
+    correlations      JSON NOT NULL,        -- per task (in `tasks` order): r_t, null when undefined
+    rank              INTEGER NOT NULL,     -- 1 = highest average
+    cluster           INTEGER NOT NULL,     -- significance cluster, 1 = best
+    winner            BOOLEAN NOT NULL,     -- beaten by no other metric
+    n_beaten_by       INTEGER NOT NULL,
+    p_values          JSON NOT NULL,        -- {other metric: p of average(metric) > average(other)}
+    k                 INTEGER NOT NULL,
+    seed              BIGINT NOT NULL,
+    alpha             DOUBLE NOT NULL,
+    fingerprint       VARCHAR NOT NULL,     -- of every task's cells
+    conventions       JSON NOT NULL
+);

@@ -4,3 +4,10 @@ SELECT * EXCLUDE (rn) FROM (
     SELECT *, row_number() OVER (PARTITION BY dataset, metric, human, k, seed ORDER BY result_id DESC) AS rn
     FROM soft_pairwise_accuracy)
 WHERE rn = 1;
+
+-- A ranking is a whole: the rows of the newest run of each (task set, k, seed, alpha).
+CREATE OR REPLACE VIEW latest_task_rankings AS
+SELECT * EXCLUDE (newest) FROM (
+    SELECT *, max(run_id) OVER (PARTITION BY task_set, k, seed, alpha) AS newest
+    FROM task_rankings)
+WHERE run_id = newest;
