@@ -57,6 +57,25 @@ class LazyChoice(click.Choice):
         self._choices = tuple(value)
 
 
+class CoefficientChoice(LazyChoice):
+    """A coefficient: one of ``metaeval.runs.runner:CORRELATION_COEFFICIENTS``, or one of them
+    with a tie threshold, ``acc-23[eps=0.01]`` / ``acc-23[tie-calibrated]`` (canonical label)."""
+
+    def __init__(self):
+        super().__init__("metaeval.runs.runner:CORRELATION_COEFFICIENTS")
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, str) and "[" in value:
+            from metaeval.errors import WarehouseError
+            from metaeval.runs import runner
+
+            try:
+                return runner.coefficient_choices([value])[0]
+            except WarehouseError as exc:
+                self.fail(str(exc), param, ctx)
+        return super().convert(value, param, ctx)
+
+
 def out_file(*suffixes: str):
     """A click callback for an ``--out`` file: its directory must exist and, if ``suffixes``
     are given, its suffix must be one of them (case-insensitive)."""
@@ -192,8 +211,10 @@ def _analysis_options(f):
                      help="Metrics (globs over automatic measures). Default: all. Repeatable."),
         click.option("--level", "levels", multiple=True, type=LazyChoice("metaeval.runs.runner:LEVELS"),
                      help="Correlation level(s). Default: all three."),
-        click.option("--coefficient", "coefficients", multiple=True, type=LazyChoice("metaeval.runs.runner:COEFFICIENTS"),
-                     help="Coefficient(s); kendall is tau-b. Default: all three."),
+        click.option("--coefficient", "coefficients", multiple=True,
+                     type=CoefficientChoice(),
+                     help="Coefficient(s); kendall is tau-b; kendall-a, kendall-23 and acc-23 are the variants "
+                          "with ties of Deutsch et al. (2023). Default: pearson, spearman, kendall."),
         click.option("--system-inputs", type=LazyChoice("metaeval.runs.runner:SYSTEM_INPUTS"), default="all",
                      show_default=True,
                      help="System level: a metric's system score averages every input it scored (all) or only "

@@ -59,6 +59,38 @@ def accuracy_analysis(scope: Scope, metric_tolerance: float = 0.0, human_toleran
                     params, evaluate_keys=("level",))
 
 
+def soft_accuracy_analysis(scope: Scope, k: int = 1000, seed: int = 4) -> Analysis:
+    """Soft pairwise accuracy of every metric (Thompson et al. 2024; table soft_pairwise_accuracy)."""
+    if k < 1 or seed < 0:
+        raise WarehouseError(f"--k must be at least 1 and --seed non-negative; got k={k}, seed={seed}")
+    params = {"k": int(k), "seed": int(seed)}
+    tasks = [Task({"metric": m}, (m, scope.human)) for m in scope.metrics]
+    return Analysis("accuracy", "soft_pairwise_accuracy", ("metric",), params, tasks, evaluate_soft_accuracy,
+                    params, seed=params["seed"], evaluate_keys=())
+
+
+def evaluate_soft_accuracy(arrays, k, seed) -> dict:
+    from metaeval.analyses import stats
+
+    X, Z = arrays
+    r = stats.soft_pairwise_accuracy(X, Z, k=k, seed=seed)
+    n = r.systems.size
+    return {"spa": runner._float(r.spa), "pairs": n * (n - 1) // 2, "systems_used": int(n),
+            "inputs_used": int(r.inputs.size),
+            "conventions": {
+                "definition": "SPA = 1 - mean over system pairs i < k of |p_human - p_metric|; p = one-sided "
+                              "paired permutation p-value of 'i better than k' over the inputs, "
+                              "#{b: sum_j e_bj d_j >= sum_j d_j} / K (no +1), d_j = s_ij - s_kj",
+                "permutations": "K sign vectors e_b drawn as mt-metrics-eval pce.compute_pairwise_p_values: "
+                                "rint(default_rng(seed).random((K, M), float32)) -> 2m - 1; the same for "
+                                "human and metric",
+                "arithmetic": "float64 sums of the flipped differences (mt-metrics-eval: float32 sums)",
+                "nan_policy": "systems without any pair of values dropped; then inputs where a used system "
+                              "lacks a metric or human value dropped",
+                "reference": "Thompson et al. 2024 (WMT24 metrics task); mt-metrics-eval stats.PairwiseConfidenceError",
+            }}
+
+
 def significance_analysis(scope: Scope, alpha: float = 0.05, alternative: str = "two-sided") -> Analysis:
     """Per metric and coefficient, the inputs whose correlation with the human is significant."""
     params = {"alpha": _alpha(alpha), "alternative": _choice(alternative, ALTERNATIVES, "alternative")}

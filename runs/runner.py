@@ -45,6 +45,10 @@ from metaeval.signals import interruption
 
 LEVELS = ("system", "summary", "global")
 COEFFICIENTS = ("pearson", "spearman", "kendall")
+#: What correlate, ci and compare accept: the default COEFFICIENTS, Kendall's tau-c, and the
+#: variants with ties of Deutsch, Foster & Freitag (2023); Kendall a, b, 23 and acc-23 also as
+#: ``NAME[eps=E]`` (tie threshold E), 23 and acc-23 as ``NAME[tie-calibrated]`` (tie calibration).
+CORRELATION_COEFFICIENTS = (*COEFFICIENTS, "kendall-c", "kendall-a", "kendall-23", "acc-23")
 CI_METHODS = ("fisher", "boot-systems", "boot-inputs", "boot-both")
 ALTERNATIVES = _validation.ALTERNATIVES
 TEST_METHODS = ("williams", "perm-systems", "perm-inputs", "perm-both", "boot-systems", "boot-inputs", "boot-both")
@@ -120,7 +124,47 @@ def resolve_scope(wh: Warehouse, dataset: str, human: str | None, metric_globs: 
     if not metrics:
         raise WarehouseError(f"dataset {dataset!r} has no automatic measures to analyse")
     return Scope(dataset, human, tuple(metrics), _choices(levels, valid_levels, "level"),
-                 _choices(coefficients, COEFFICIENTS, "coefficient"))
+                 coefficient_choices(coefficients))
+
+
+def coefficient_choices(given: Sequence[str]) -> tuple[str, ...]:
+    """The coefficients of a scope: :data:`COEFFICIENTS` by default; each of
+    :data:`CORRELATION_COEFFICIENTS`, or one with a tie threshold (``acc-23[eps=0.01]``,
+    ``kendall-23[tie-calibrated]``), with its threshold written canonically (``[eps=0.010]`` is
+    ``[eps=0.01]``), so that one setting is one result key."""
+    out = []
+    for g in dict.fromkeys(given):
+        if g in CORRELATION_COEFFICIENTS:
+            out.append(g)
+            continue
+        base = g.partition("[")[0] if isinstance(g, str) else g
+        if base not in CORRELATION_COEFFICIENTS:
+            raise WarehouseError(f"unknown coefficient {g!r}; choose from {', '.join(CORRELATION_COEFFICIENTS)}")
+        try:
+            c = _validation.coefficient_iv(g)
+            out.append(base + c.label[len(c.base_label):])
+        except ValueError as exc:
+            raise WarehouseError(str(exc)) from None
+    return tuple(dict.fromkeys(out)) or COEFFICIENTS
+
+
+def with_tie_threshold(coefficients: Sequence[str], epsilon: float | None = None,
+                       calibrate: bool = False) -> tuple[str, ...]:
+    """``coefficients`` with the tie threshold ``epsilon`` (``NAME[eps=E]``) or tie calibration
+    (``NAME[tie-calibrated]``) applied to those that take it (the others unchanged); with
+    calibration and no coefficient, acc-23. An error if none takes it."""
+    if epsilon is None and not calibrate:
+        return tuple(coefficients)
+    if epsilon is not None and calibrate:
+        raise WarehouseError("give a tie threshold (--epsilon) or --tie-calibration, not both")
+    takes = _validation.CALIBRATED_COEFFICIENTS if calibrate else _validation.EPSILON_COEFFICIENTS
+    coefficients = tuple(coefficients) or (("acc-23",) if calibrate else ())
+    if not any(c in takes for c in coefficients):
+        what = "--tie-calibration" if calibrate else "--epsilon"
+        raise WarehouseError(f"{what} applies to the coefficients {', '.join(takes)}; "
+                             f"got {', '.join(coefficients) or 'the defaults (pearson, spearman, kendall)'}")
+    suffix = f"[{_validation.TIE_CALIBRATED}]" if calibrate else f"[eps={_validation.epsilon_iv(epsilon)!r}]"
+    return tuple(f"{c}{suffix}" if c in takes else c for c in coefficients)
 
 
 def _choices(given: Sequence[str], valid: Sequence[str], what: str) -> tuple[str, ...]:
@@ -255,10 +299,16 @@ def ci_analysis(scope: Scope, method: str, k: int, alpha: float, seed: int,
                 system_inputs: str = DEFAULT_SYSTEM_INPUTS, resample_annotators: str | None = None) -> Analysis:
     if method not in CI_METHODS:
         raise WarehouseError(f"unknown CI method {method!r}; choose from {', '.join(CI_METHODS)}")
+    _check_parametric(scope, method, "fisher", "Fisher's interval has no constants for")
     resampled = method != "fisher"
     if resample_annotators is not None and (not resampled or resample_annotators not in ANNOTATOR_RESAMPLING):
         raise WarehouseError("--resample-annotators needs a bootstrap method (boot-systems, boot-inputs, boot-both) "
                              f"and one of {', '.join(ANNOTATOR_RESAMPLING)}")
+    if resample_annotators is not None and any(_validation.coefficient_iv(c).variant not in (None, "b", "c")
+                                               or _validation.coefficient_iv(c).epsilon
+                                               for c in scope.coefficients):
+        raise WarehouseError("--resample-annotators works with pearson, spearman, kendall and kendall-c "
+                             "(without --epsilon or --tie-calibration)")
     params = {"method": method, "alpha": alpha, "k": k if resampled else None, "seed": seed if resampled else None,
               **_system_inputs(system_inputs), "resample_annotators": resample_annotators}
     return Analysis("ci", "confidence_intervals", ("metric", "level", "coefficient"), params,
@@ -266,19 +316,32 @@ def ci_analysis(scope: Scope, method: str, k: int, alpha: float, seed: int,
 
 
 def compare_analysis(scope: Scope, method: str, k: int, alpha: float, seed: int, alternative: str,
-                     correction: str, group: str, system_inputs: str = DEFAULT_SYSTEM_INPUTS) -> Analysis:
+                     correction: str, group: str, k_block: int | None = None,
+                     system_inputs: str = DEFAULT_SYSTEM_INPUTS) -> Analysis:
     if method not in TEST_METHODS:
         raise WarehouseError(f"unknown test {method!r}; choose from {', '.join(TEST_METHODS)}")
     if correction not in CORRECTIONS or group not in CORRECTION_GROUPS:
         raise WarehouseError(f"correction must be one of {CORRECTIONS} and its group one of {CORRECTION_GROUPS}")
     if len(scope.metrics) < 2:
         raise WarehouseError(f"comparing metrics needs at least two; the scope has {list(scope.metrics)}")
+    _check_parametric(scope, method, "williams", "Williams' test is not defined for")
     resampled = method != "williams"
+    if k_block is not None and (not method.startswith("perm-") or k_block < 1):
+        raise WarehouseError(f"--k-block (early stopping) applies to the permutation tests with a block size >= 1; "
+                             f"got method {method!r}, k_block {k_block}")
     params = {"method": method, "alternative": alternative,
-              "k": k if resampled else None, "seed": seed if resampled else None, **_system_inputs(system_inputs)}
+              "k": k if resampled else None, "seed": seed if resampled else None, "k_block": k_block,
+              **_system_inputs(system_inputs)}
     return Analysis("compare", "hypothesis_tests", ("metric_a", "metric_b", "level", "coefficient"), params,
                     comparison_tasks(scope), evaluate_test, params, seed=params["seed"],
                     extra_parameters={"alpha": alpha, "correction": correction, "correction_group": group})
+
+
+def _check_parametric(scope: Scope, method: str, parametric: str, message: str) -> None:
+    """The Fisher interval and Williams' test have no form for the Kendall variants with ties."""
+    bad = [c for c in scope.coefficients if _validation.coefficient_iv(c).ties_variant]
+    if method == parametric and bad:
+        raise WarehouseError(f"{message} {', '.join(bad)}; use a resampling method")
 
 
 # --- evaluation (pure, runs in worker processes) ---------------------------------------------
@@ -298,8 +361,27 @@ def _protocol(arrays, level: str, system_inputs: str) -> tuple[list[np.ndarray],
 
 def evaluate_correlation(arrays, level, coefficient, system_inputs=DEFAULT_SYSTEM_INPUTS) -> dict:
     (X, Z), _, conv = _protocol(arrays, level, system_inputs)
-    return {"value": _float(stats.correlate(X, Z, level, coefficient)),
-            "conventions": {"level": level, "coefficient": coefficient, "nan_policy": NAN_POLICY, **conv}}
+    conventions = {"level": level, "coefficient": coefficient, "nan_policy": NAN_POLICY, **conv}
+    coef = _validation.coefficient_iv(coefficient)
+    if coef.ties_variant:
+        from metaeval.analyses.stats import kendall_variants
+
+        conventions.update(kendall_variant=coef.variant, **kendall_variants.conventions(coef))
+    if coef.calibrated:
+        r = stats.tie_calibration(X, Z, level, coef.base_label)
+        conventions["epsilon"] = _float(r.epsilon)
+        return {"value": _float(r.value), "conventions": conventions}
+    return {"value": _float(stats.correlate(X, Z, level, coefficient)), "conventions": conventions}
+
+
+def _calibrated_epsilons(arrays, level, coefficient, names) -> dict:
+    """The epsilon calibrated on the data itself (of each metric array against the last, the
+    human), recorded with a resampled result of a tie-calibrated coefficient."""
+    coef = _validation.coefficient_iv(coefficient)
+    if not coef.calibrated:
+        return {}
+    return {name: _float(stats.tie_calibration(A, arrays[-1], level, coef.base_label).epsilon)
+            for name, A in zip(names, arrays[:-1])}
 
 
 def evaluate_ci(arrays, level, coefficient, method, alpha, k, seed, system_inputs=DEFAULT_SYSTEM_INPUTS,
@@ -316,7 +398,8 @@ def evaluate_ci(arrays, level, coefficient, method, alpha, k, seed, system_input
                                paired_inputs=paired)
         n_valid = int(np.count_nonzero(~np.isnan(r.samples)))
     return {"estimate": _float(r.estimate), "lower": _float(r.lower), "upper": _float(r.upper),
-            "n_valid": n_valid, "conventions": {**r.conventions, **conv}}
+            "n_valid": n_valid,
+            "conventions": {**r.conventions, **conv, **_calibrated_epsilons([X, Z], level, coefficient, ["epsilon"])}}
 
 
 def _evaluate_annotator_ci(arrays, level, coefficient, method, alpha, k, seed, system_inputs, how) -> dict:
@@ -334,7 +417,8 @@ def _evaluate_annotator_ci(arrays, level, coefficient, method, alpha, k, seed, s
             "n_valid": int(np.count_nonzero(~np.isnan(r.samples))), "conventions": {**r.conventions, **conv}}
 
 
-def evaluate_test(arrays, level, coefficient, method, alternative, k, seed,
+
+def evaluate_test(arrays, level, coefficient, method, alternative, k, seed, k_block=None,
                   system_inputs=DEFAULT_SYSTEM_INPUTS) -> dict:
     (X, Y, Z), paired, conv = _protocol(arrays, level, system_inputs)
     if method == "williams":
@@ -342,11 +426,14 @@ def evaluate_test(arrays, level, coefficient, method, alternative, k, seed,
         return _test_row(r.r12 - r.r13, r.statistic, r.pvalue, {**r.conventions, **conv})
     family, how = method.split("-")
     if family == "perm":
-        r = stats.permutation_test(X, Y, Z, level, coefficient, how, k=k, alternative=alternative, seed=seed)
+        r = stats.permutation_test(X, Y, Z, level, coefficient, how, k=k, alternative=alternative, seed=seed,
+                                   k_block=k_block)
     else:
         r = stats.paired_bootstrap_test(X, Y, Z, level, coefficient, how, k=k, alternative=alternative, seed=seed,
                                         paired_inputs=paired)
-    return _test_row(r.delta, None, r.pvalue, {**r.conventions, **conv})
+    calibrated = _calibrated_epsilons([X, Y, Z], level, coefficient, ["epsilon_a", "epsilon_b"])
+    return {**_test_row(r.delta, None, r.pvalue, {**r.conventions, **conv, **calibrated}),
+            "k_used": int(r.samples.size)}
 
 
 #: How the statistics core's X, Y, Z map onto a hypothesis_tests row.
@@ -690,7 +777,7 @@ def _run_compare(wh, scope, analysis, data, tasks, done, todo, jobs, progress, c
     for i, t in enumerate(tasks):
         if i not in computing:
             prev = done[_task_id(t)]
-            raw[i] = {c: _none_if_nan(prev[c]) for c in ("delta", "statistic", "p_value")}
+            raw[i] = {c: _none_if_nan(prev.get(c)) for c in ("delta", "statistic", "p_value", "k_used")}
             raw[i]["conventions"] = json.loads(prev["conventions"])
     latest = _latest_tests(wh, scope, analysis)
     family = correction_family(scope.metrics, extra["correction"])

@@ -69,5 +69,8 @@ CREATE TABLE IF NOT EXISTS hypothesis_tests (
     p_adjusted        DOUBLE,
     significant       BOOLEAN,
     fingerprint       VARCHAR NOT NULL,
-    conventions       JSON NOT NULL
+    conventions       JSON NOT NULL,
+    k_block           INTEGER,              -- permutation tests with early stopping (mt-metrics-eval's
+                                            -- block size); NULL: all k resamples drawn
+    k_used            INTEGER               -- resamples actually drawn (resampling tests)
 );

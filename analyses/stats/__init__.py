@@ -6,6 +6,11 @@ Pure numpy/scipy, no database. Matrices are N systems x M inputs, NaN = missing.
 - Coefficients: "pearson", "spearman", "kendall" (tau-b; alias "kendall-b"), "kendall-c"
   (Stuart's tau-c): the variant is part of the coefficient name, and is recorded separately
   as ``conventions["kendall_variant"]``.
+- Kendall variants with ties (Deutsch, Foster & Freitag 2023; mt-metrics-eval's
+  KendallVariants): "kendall-a", "kendall-23", "acc-23", with a tie threshold on the metric's
+  differences ("acc-23[eps=0.01]", also "kendall-b[eps=...]") or a calibrated one
+  ("acc-23[tie-calibrated]", "kendall-23[tie-calibrated]"); see :mod:`.kendall_variants`.
+  Resampling a calibrated coefficient re-calibrates epsilon inside every resample.
 - Resampling methods: "systems", "inputs", "both" (Deutsch, Dror & Roth 2021).
 - NaN: pairs with a NaN on either side are dropped; undefined per-input correlations are left
   out of the summary-level mean; undefined resamples are dropped (and counted in
@@ -24,6 +29,8 @@ Each function's docstring states its formula.
 """
 
 from .correlation import correlate
+from .kendall_variants import CalibrationResult, kendall_variant, tie_calibration
+from .soft_pairwise import SoftPairwiseResult, mtme_permutation_signs, pairwise_permutation_pvalues, soft_pairwise_accuracy
 from .hypothesis import paired_bootstrap_test, permutation_test, williams_t, williams_test
 from .intervals import bootstrap_ci, fisher_ci
 from .multiple import correct_pvalues
@@ -37,6 +44,7 @@ from .results import (
 
 __all__ = [
     "BootstrapResult",
+    "CalibrationResult",
     "FisherResult",
     "PairedBootstrapResult",
     "PermutationResult",
@@ -45,6 +53,9 @@ __all__ = [
     "correct_pvalues",
     "correlate",
     "fisher_ci",
+    "kendall_variant",
+    "soft_pairwise_accuracy",
+    "tie_calibration",
     "paired_bootstrap_test",
     "permutation_test",
     "williams_t",

@@ -28,9 +28,16 @@ def run_resamples(
 
     Results do not depend on ``batch_size`` (see :class:`.resampling.ResampleStream`).
     """
-    out = np.empty(k)
-    stream = ResampleStream(seed, draw)
-    for start in range(0, k, batch_size):
-        stop = min(k, start + batch_size)
-        out[start:stop] = evaluate(*stream.take(start, stop))
+    return run_range(ResampleStream(seed, draw), 0, k, evaluate, batch_size)
+
+
+def run_range(
+    stream: ResampleStream, first: int, end: int, evaluate: Callable[..., np.ndarray], batch_size: int
+) -> np.ndarray:
+    """The statistics of resamples ``first`` .. ``end - 1`` of ``stream`` (the same numbers as
+    those positions of :func:`run_resamples`, whatever the batches)."""
+    out = np.empty(end - first)
+    for start in range(first, end, batch_size):
+        stop = min(end, start + batch_size)
+        out[start - first:stop - first] = evaluate(*stream.take(start, stop))
     return out

@@ -7,7 +7,7 @@ float64 matrices, a canonical level name, a :class:`Coefficient`, and so on.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import numpy.typing as npt
@@ -26,16 +26,42 @@ CORRECTIONS: tuple[str, ...] = ("bonferroni", "holm", "bh", "none")
 
 @dataclass(frozen=True)
 class Coefficient:
-    """A correlation coefficient: ``name`` in pearson/spearman/kendall, ``variant`` for Kendall."""
+    """A correlation coefficient: ``name`` in pearson/spearman/kendall, ``variant`` for Kendall
+    (b, c, a, 23, acc23), ``epsilon`` the tie threshold on the metric's differences (Kendall
+    a, b, 23, acc23), ``calibrated``: epsilon chosen per level by tie calibration (23, acc23)."""
 
     name: str
     variant: str | None = None
+    epsilon: float = 0.0
+    calibrated: bool = False
+
+    @property
+    def base_label(self) -> str:
+        """The coefficient without its tie threshold, e.g. ``"kendall-c"`` or ``"acc-23"``."""
+        if self.variant == "acc23":
+            return "acc-23"
+        return self.name if self.variant is None else f"{self.name}-{self.variant}"
 
     @property
     def label(self) -> str:
-        """The canonical string, e.g. ``"pearson"`` or ``"kendall-c"``."""
-        return self.name if self.variant is None else f"{self.name}-{self.variant}"
+        """The canonical string, e.g. ``"pearson"``, ``"kendall-c"``, ``"acc-23[eps=0.5]"``,
+        ``"kendall-23[tie-calibrated]"``."""
+        if self.calibrated:
+            return f"{self.base_label}[{TIE_CALIBRATED}]"
+        if self.epsilon:
+            return f"{self.base_label}[eps={self.epsilon!r}]"
+        return self.base_label
 
+    @property
+    def ties_variant(self) -> bool:
+        """True for the count-based variants of Deutsch et al. (2023): Kendall a, 23, acc23, or
+        any Kendall with a tie threshold or calibration (not the scipy-matched b / c paths)."""
+        return self.name == "kendall" and (self.variant in ("a", "23", "acc23") or bool(self.epsilon)
+                                           or self.calibrated)
+
+
+#: Suffix of a coefficient whose tie threshold is calibrated.
+TIE_CALIBRATED = "tie-calibrated"
 
 COEFFICIENTS: Mapping[str, Coefficient] = {
     "pearson": Coefficient("pearson"),
@@ -43,7 +69,13 @@ COEFFICIENTS: Mapping[str, Coefficient] = {
     "kendall": Coefficient("kendall", "b"),
     "kendall-b": Coefficient("kendall", "b"),
     "kendall-c": Coefficient("kendall", "c"),
+    "kendall-a": Coefficient("kendall", "a"),
+    "kendall-23": Coefficient("kendall", "23"),
+    "acc-23": Coefficient("kendall", "acc23"),
 }
+#: Coefficients that take a tie threshold ``[eps=E]`` / ``[tie-calibrated]``.
+EPSILON_COEFFICIENTS: tuple[str, ...] = ("kendall", "kendall-b", "kendall-a", "kendall-23", "acc-23")
+CALIBRATED_COEFFICIENTS: tuple[str, ...] = ("kendall-23", "acc-23")
 
 
 def _choice_iv(value: object, name: str, choices: Sequence[str]) -> str:
@@ -57,9 +89,33 @@ def level_iv(level: object) -> str:
 
 
 def coefficient_iv(coefficient: object) -> Coefficient:
+    """A :class:`Coefficient` from its name, optionally with a tie threshold: ``NAME[eps=E]``
+    (E a finite number >= 0; Kendall a, b, 23, acc-23) or ``NAME[tie-calibrated]`` (kendall-23,
+    acc-23)."""
     if isinstance(coefficient, Coefficient):
         return coefficient
+    if isinstance(coefficient, str) and coefficient.endswith("]") and "[" in coefficient:
+        base, _, suffix = coefficient[:-1].partition("[")
+        if suffix == TIE_CALIBRATED:
+            _choice_iv(base, "coefficient with [tie-calibrated]", CALIBRATED_COEFFICIENTS)
+            return replace(COEFFICIENTS[base], calibrated=True)
+        if suffix.startswith("eps="):
+            _choice_iv(base, "coefficient with [eps=...]", EPSILON_COEFFICIENTS)
+            return replace(COEFFICIENTS[base], epsilon=epsilon_iv(suffix[4:]))
+        raise ValueError(f"`coefficient` suffix must be [eps=E] or [{TIE_CALIBRATED}]; got {coefficient!r}.")
     return COEFFICIENTS[_choice_iv(coefficient, "coefficient", list(COEFFICIENTS))]
+
+
+def epsilon_iv(epsilon: object) -> float:
+    """A tie threshold: a finite number >= 0 (a string is parsed as a float)."""
+    try:
+        value = float(epsilon) if isinstance(epsilon, str) else epsilon
+    except ValueError:
+        value = None
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.floating)) or not np.isfinite(value) \
+            or value < 0:
+        raise ValueError(f"the tie threshold epsilon must be a finite number >= 0; got {epsilon!r}.")
+    return float(value)
 
 
 def method_iv(method: object) -> str:

@@ -56,8 +56,10 @@ def bootstrap_evaluator(
     does not depend on the draws (Kendall's pair arrays) is computed once, here.
     """
     n_systems, n_inputs = X.shape
+    if coefficient.calibrated:
+        return _per_resample_bootstrap(X, Z, level, coefficient)
     kendall_blocks = None
-    if level == "summary" and coefficient.name == "kendall":
+    if level == "summary" and coefficient.label in ("kendall-b", "kendall-c"):
         kendall_blocks = [_boot_pairs(X[:, b], Z[:, b]) for b in _input_blocks(X.shape)]
 
     def evaluate(rows: np.ndarray | None, cols: np.ndarray | None) -> np.ndarray:
@@ -93,6 +95,8 @@ def permutation_evaluator(
     ``mask`` broadcasts to (c, N, M) (see :func:`.resampling.permutation_masks`); X and Y are
     used as given (the caller standardises them). Kendall's pair arrays are computed once, here.
     """
+    if coefficient.calibrated:
+        return _per_resample_permutation(X, Y, Z, level, coefficient)
     kendall_blocks = None
     if level == "summary" and coefficient.label == "kendall-b":
         kendall_blocks = [(b, _perm_pairs(X[:, b], Y[:, b], Z[:, b])) for b in _input_blocks(X.shape)]
@@ -140,6 +144,46 @@ def unpaired_system_evaluator(
         if rows is not None:
             xm, zm = (np.take_along_axis(m, rows, axis=1) for m in (xm, zm))
         return corr(xm, zm, coefficient)
+
+    return evaluate
+
+
+def _per_resample_bootstrap(
+    X: np.ndarray, Z: np.ndarray, level: str, coefficient: Coefficient
+) -> Callable[[np.ndarray | None, np.ndarray | None], np.ndarray]:
+    """The bootstrap evaluator of a tie-calibrated coefficient: not vectorised over resamples.
+
+    Each resampled matrix X[rows_b][:, cols_b] is built and the level's value computed on it,
+    epsilon re-calibrated inside the resample (Deutsch, Foster & Freitag 2023's protocol).
+    """
+    from .correlation import level_correlation
+
+    def evaluate(rows: np.ndarray | None, cols: np.ndarray | None) -> np.ndarray:
+        c = (rows if rows is not None else cols).shape[0]
+        out = np.empty(c)
+        for b in range(c):
+            r = slice(None) if rows is None else rows[b]
+            k = slice(None) if cols is None else cols[b]
+            out[b] = level_correlation(X[r][:, k], Z[r][:, k], level, coefficient)
+        return out
+
+    return evaluate
+
+
+def _per_resample_permutation(
+    X: np.ndarray, Y: np.ndarray, Z: np.ndarray, level: str, coefficient: Coefficient
+) -> Callable[[np.ndarray], np.ndarray]:
+    """The permutation evaluator of a tie-calibrated coefficient, one resample at a time:
+    delta_b = r(X'_b, Z) - r(Y'_b, Z), each with its own epsilon calibrated on X'_b (Y'_b)."""
+    from .correlation import level_correlation
+
+    def evaluate(mask: np.ndarray) -> np.ndarray:
+        full = np.broadcast_to(mask, (mask.shape[0], *X.shape))
+        out = np.empty(mask.shape[0])
+        for b in range(mask.shape[0]):
+            xp, yp = np.where(full[b], Y, X), np.where(full[b], X, Y)
+            out[b] = level_correlation(xp, Z, level, coefficient) - level_correlation(yp, Z, level, coefficient)
+        return out
 
     return evaluate
 

@@ -36,6 +36,10 @@ def correlate(
 
     ``coefficient`` is ``"pearson"``, ``"spearman"``, ``"kendall"`` (tau-b; alias
     ``"kendall-b"``) or ``"kendall-c"`` (Stuart's tau-c), matching ``scipy.stats``.
+    Also the Kendall variants of Deutsch, Foster & Freitag (2023) -- ``"kendall-a"``,
+    ``"kendall-23"``, ``"acc-23"`` -- and, for Kendall a/b/23/acc-23, a tie threshold on the
+    metric's differences, ``"acc-23[eps=0.01]"``, or the calibrated threshold,
+    ``"acc-23[tie-calibrated]"`` (see :mod:`.kendall_variants`).
     """
     X, Z = matrices_iv(X=X, Z=Z)
     return level_correlation(X, Z, level_iv(level), coefficient_iv(coefficient))
@@ -43,6 +47,10 @@ def correlate(
 
 def level_correlation(X: np.ndarray, Z: np.ndarray, level: str, coefficient: Coefficient) -> float:
     """:func:`correlate` for validated arguments (canonical level and coefficient)."""
+    if coefficient.calibrated:
+        from .kendall_variants import calibrate
+
+        return calibrate(X, Z, level, coefficient.variant).value
     if level == "system":
         return float(corr(system_means(X), system_means(Z), coefficient))
     if level == "summary":
@@ -126,6 +134,12 @@ def corr(x: np.ndarray, z: np.ndarray, coefficient: Coefficient) -> np.ndarray:
         return _pearson(x, z, valid)
     if coefficient.name == "spearman":
         return _spearman(x, z, valid)
+    if coefficient.calibrated:
+        raise ValueError("a tie-calibrated coefficient is computed per level (level_correlation), not per vector")
+    if coefficient.ties_variant:
+        from .kendall_variants import kendall_variant
+
+        return kendall_variant(np.where(valid, x, np.nan), z, coefficient.variant, coefficient.epsilon)
     return _kendall(x, z, valid, coefficient.variant)
 
 

@@ -24,6 +24,10 @@ from .correlation import level_correlation, pairs_count, scaled, unit_scale
 from .intervals import UNPAIRED, _unpaired, conventions, rng_description
 from .results import PairedBootstrapResult, PermutationResult, WilliamsResult
 
+#: mt-metrics-eval's PermutationSigDiffParams: early stop at a block boundary when the share of
+#: resamples as extreme as delta is below early_min or above early_max.
+EARLY_STOPPING = {"early_min": 0.02, "early_max": 0.5}
+
 #: Differences of correlations within this of 0 are rounding, not evidence: a metric and a
 #: rescaled copy of it (X = c Y) have correlations that differ by ~1e-16, which without this
 #: would make Williams' t huge and resampling p-values 0.
@@ -109,6 +113,8 @@ def williams_test(
     """
     X, Y, Z = matrices_iv(X=X, Y=Y, Z=Z)
     level, coef, alternative = level_iv(level), coefficient_iv(coefficient), alternative_iv(alternative)
+    if coef.ties_variant:
+        raise ValueError(f"Williams' test is not defined for {coef.label}; use a permutation or bootstrap test.")
     signed = {name: level_correlation(A, B, level, coef) for name, A, B in (("r(X,Z)", X, Z), ("r(Y,Z)", Y, Z),
                                                                             ("r(X,Y)", X, Y))}
     r12, r13, r23 = (abs(r) for r in signed.values())
@@ -183,8 +189,16 @@ def permutation_test(
     *,
     variant: str = "paper",
     batch_size: int | None = None,
+    k_block: int | None = None,
 ) -> PermutationResult:
     """Permutation test (approximate randomisation) of delta = r(X,Z) - r(Y,Z).
+
+    ``k_block``: early stopping as mt-metrics-eval's PermutationSigDiff (block_size, with its
+    early_min = 0.02 and early_max = 0.5 of :data:`EARLY_STOPPING`): after every ``k_block``
+    resamples, with i resamples drawn so far, stop when #{extreme}/i' < early_min or > early_max
+    (i' the defined ones); the p-value is then computed over the i resamples drawn (``samples``
+    holds them, ``conventions["k_used"]`` counts them). The first i resamples are those of the
+    run without early stopping.
 
     X and Y are standardised over all their cells (ddof 0); delta and delta_b within
     :data:`ROUNDING` of 0 count as 0. Each resample swaps the X and Y
@@ -208,13 +222,24 @@ def permutation_test(
     r_xz, r_yz = level_correlation(Xs, Z, level, coef), level_correlation(Ys, Z, level, coef)
     delta = zero_if_rounding(r_xz - r_yz)
     n_sys, n_in = X.shape
-    samples = zero_if_rounding(_engine.run_resamples(
-        k,
-        seq,
-        partial(resampling.permutation_masks, n_systems=n_sys, n_inputs=n_in, method=method, variant=variant),
-        batched.permutation_evaluator(Xs, Ys, Z, level, coef),
-        batch_size or _engine.default_batch_size(n_sys, n_in, batched.bytes_per_cell(level, coef)),
-    ))
+    if k_block is not None:
+        k_block = k_iv(k_block)
+    stream = resampling.ResampleStream(
+        seq, partial(resampling.permutation_masks, n_systems=n_sys, n_inputs=n_in, method=method, variant=variant))
+    evaluate = batched.permutation_evaluator(Xs, Ys, Z, level, coef)
+    size = batch_size or _engine.default_batch_size(n_sys, n_in, batched.bytes_per_cell(level, coef))
+    parts, used = [], 0
+    while used < k:
+        stop = k if k_block is None else min(k, used + k_block)
+        parts.append(zero_if_rounding(_engine.run_range(stream, used, stop, evaluate, size)))
+        used = stop
+        if k_block is not None and used % k_block == 0 and used < k:
+            drawn = np.concatenate(parts)
+            drawn = drawn[~np.isnan(drawn)]
+            share = _extreme(drawn, delta, alternative).sum() / drawn.size if drawn.size else 0.0
+            if share < EARLY_STOPPING["early_min"] or share > EARLY_STOPPING["early_max"]:
+                break
+    samples = np.concatenate(parts)
     valid = samples[~np.isnan(samples)]
     count = int(_extreme(valid, delta, alternative).sum())
     pvalue = resampling_pvalue(delta, count, valid.size, add_one=variant == "paper")
@@ -233,6 +258,14 @@ def permutation_test(
             alternative=alternative,
             pvalue_formula=f"{formula}; count = #{_EXTREME_TEXT[alternative]}",
             standardization="X and Y over all cells, ddof 0",
+            k_used=int(samples.size),
+            **({"early_stopping": {"k_block": k_block, **EARLY_STOPPING,
+                                   "rule": "after each k_block resamples, stop when #{extreme}/i < early_min "
+                                           "or > early_max (mt-metrics-eval PermutationSigDiff); k in the "
+                                           "p-value formula is then k_used"}}
+               if k_block is not None else {}),
+            **({"epsilon_scale": "the standardized X and Y (as mt-metrics-eval's PermutationSigDiff applies "
+                                 "KendallVariants' epsilon to z-scores)"} if coef.epsilon else {}),
             seed=seq.entropy,
             rng=rng_description(),
             n_valid_samples=int(valid.size),

@@ -27,11 +27,17 @@ from .results import NAN_POLICY, BootstrapResult, FisherResult
 
 def conventions(level: str, coefficient: Coefficient, **extra: Any) -> dict[str, Any]:
     """The conventions record shared by every result."""
+    ties = {}
+    if coefficient.ties_variant:
+        from .kendall_variants import conventions as ties_conventions
+
+        ties = ties_conventions(coefficient)
     return {
         "level": level,
         "coefficient": coefficient.name,
         "kendall_variant": coefficient.variant,
         "nan_policy": NAN_POLICY,
+        **ties,
         **extra,
     }
 
@@ -58,6 +64,8 @@ def fisher_ci(
     """
     X, Z = matrices_iv(X=X, Z=Z)
     level, coef, alpha = level_iv(level), coefficient_iv(coefficient), alpha_iv(alpha)
+    if coef.ties_variant:
+        raise ValueError(f"Fisher's interval has no constants for {coef.label}; use a bootstrap interval.")
     r = level_correlation(X, Z, level, coef)
     n = pairs_count(X, Z, level)
     b, c = fisher_constants(coef, r)
@@ -154,6 +162,8 @@ def _unpaired(X: np.ndarray, Z: np.ndarray, level: str, coef, method: str, *metr
     if level != "system":
         raise ValueError("paired_inputs=False is a system-level protocol: at the summary and global levels a "
                          "correlation pairs the metric's and the human's values of the same cells")
+    if coef.calibrated:
+        raise ValueError("paired_inputs=False is not available with a tie-calibrated coefficient")
     x_inputs = np.flatnonzero((~np.isnan(np.stack([X, *metrics]))).any(axis=(0, 1))).astype(np.int32)
     z_inputs = np.flatnonzero((~np.isnan(Z)).any(axis=0)).astype(np.int32)
     draw = partial(resampling.unpaired_bootstrap_indices, n_systems=X.shape[0], x_inputs=x_inputs,

@@ -28,14 +28,40 @@ def _analyse(obj: Context, call, **kwargs):
         return out, out.rows(wh)
 
 
+def _ties_options(f):
+    """--epsilon and --tie-calibration, turned into coefficient labels (``acc-23[eps=E]``,
+    ``acc-23[tie-calibrated]``) by :func:`metaeval.runs.runner.with_tie_threshold`."""
+    f = click.option("--tie-calibration", is_flag=True,
+                     help="Choose the tie threshold that maximises kendall-23 / acc-23 at each level "
+                          "(Deutsch et al. 2023; default coefficient acc-23); resamples re-calibrate.")(f)
+    f = click.option("--epsilon", type=click.FloatRange(0), default=None,
+                     help="Tie threshold on the metric's differences (|d| <= E is a tie) for kendall-a, "
+                          "kendall (b), kendall-23, acc-23.")(f)
+    return f
+
+
+def _tied(coefficients, epsilon, tie_calibration):
+    from metaeval.errors import WarehouseError
+    from metaeval.runs import runner
+
+    try:
+        return runner.with_tie_threshold(coefficients, epsilon, tie_calibration)
+    except WarehouseError as exc:
+        raise click.UsageError(str(exc)) from None
+
+
 @click.command()
 @_analysis_options
+@_ties_options
 @click.pass_obj
-def correlate(obj, dataset, human, metrics, levels, coefficients, system_inputs, jobs, force):
+def correlate(obj, dataset, human, metrics, levels, coefficients, system_inputs, jobs, force, epsilon,
+              tie_calibration):
     """Correlations of metrics with a human judgment (system, summary, global level)."""
     import pandas as pd
 
     from metaeval.runs import api
+
+    coefficients = _tied(coefficients, epsilon, tie_calibration)
 
     _, frame = _analyse(obj, api.correlate, dataset=dataset, human=human, metrics=metrics, levels=levels,
                         coefficients=coefficients, system_inputs=system_inputs, jobs=jobs, force=force)
@@ -52,11 +78,14 @@ def correlate(obj, dataset, human, metrics, levels, coefficients, system_inputs,
 @click.option("--resample-annotators", type=LazyChoice("metaeval.runs.runner:ANNOTATOR_RESAMPLING"), default=None,
               help="Also re-draw the human annotators in every resample: each cell's (cells) or the panel's "
                    "ids once per resample (panel, for ids that are the same people everywhere).")
+@_ties_options
 @click.pass_obj
 def ci(obj, dataset, human, metrics, levels, coefficients, system_inputs, jobs, force, method, k, seed, alpha,
-       resample_annotators):
+       resample_annotators, epsilon, tie_calibration):
     """Confidence intervals of correlations (Fisher or bootstrap over systems/inputs/both)."""
     from metaeval.runs import api
+
+    coefficients = _tied(coefficients, epsilon, tie_calibration)
 
     _, frame = _analyse(obj, api.ci, dataset=dataset, human=human, metrics=metrics, levels=levels,
                         coefficients=coefficients, system_inputs=system_inputs, jobs=jobs, force=force, method=method, k=k,
@@ -77,16 +106,22 @@ def ci(obj, dataset, human, metrics, levels, coefficients, system_inputs, jobs, 
               show_default=True,
               help="Family of the correction: the pairs of one metric_a (as in the paper), or all pairs; "
                    "always within one level and coefficient.")
+@_ties_options
+@click.option("--k-block", type=click.IntRange(1), default=None,
+              help="Early stopping of the permutation tests (mt-metrics-eval): after every K_BLOCK resamples, "
+                   "stop when the share as extreme as delta is < 0.02 or > 0.5; resamples used per row in k_used.")
 @click.pass_obj
 def compare(obj, dataset, human, metrics, levels, coefficients, system_inputs, jobs, force, method, k, seed, alpha,
-            alternative, correction, correction_group):
+            alternative, correction, correction_group, epsilon, tie_calibration, k_block):
     """Test every ordered pair of metrics: is corr(a, human) > corr(b, human)?"""
     from metaeval.runs import api
+
+    coefficients = _tied(coefficients, epsilon, tie_calibration)
 
     out, frame = _analyse(obj, api.compare, dataset=dataset, human=human, metrics=metrics, levels=levels,
                           coefficients=coefficients, system_inputs=system_inputs, jobs=jobs, force=force, method=method,
                           k=k, alpha=alpha, seed=seed, alternative=alternative, correction=correction,
-                          correction_group=correction_group)
+                          correction_group=correction_group, k_block=k_block)
     frame = frame[(frame["correction"] == correction) & (frame["correction_group"] == correction_group)]
     cols = ["metric_a", "metric_b", "level", "coefficient", "delta", "p_value", "p_adjusted", "significant"]
     if len(frame) <= 60:

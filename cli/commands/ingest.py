@@ -1,4 +1,4 @@
-"""``metaeval ingest sacrerouge|summaries|table``: files into the warehouse, atomically."""
+"""``metaeval ingest sacrerouge|summaries|table|mtme``: files into the warehouse, atomically."""
 
 from __future__ import annotations
 
@@ -81,6 +81,30 @@ def ingest_table(obj, files, dataset, replace, allow_new, human, lower):
 
     batches = [table.parse(f, human=human, lower=lower) for f in files]
     _run_ingest(obj, dataset, batches, replace, allow_new, human, lower)
+
+
+@ingest.command("mtme")
+@click.argument("directory", type=click.Path(path_type=Path))
+@_ingest_options
+@click.option("--lp", default=None, help="Language pair (e.g. en-de); needed when the set has several.")
+@click.option("--lower", "lower", multiple=True, metavar="GLOB",
+              help="Measures for which lower is better (mt-metrics-eval's scores are higher-better). Repeatable.")
+@click.pass_obj
+def ingest_mtme(obj, directory, dataset, replace, allow_new, lp, lower):
+    """An mt-metrics-eval evaluation set directory (e.g. wmt23/), one language pair.
+
+    human-scores/LP.NAME.LEVEL.score and metric-scores/LP/NAME.LEVEL.score become measures
+    NAME.seg (cells: system x segment index) and NAME.sys (per system, input 'all'); sources,
+    references and system-outputs the texts.
+    """
+    from metaeval.ingest import mtme
+
+    evalset = mtme.parse(directory, lp, lower=lower)
+    click.echo(f"{directory}: language pair {evalset.lp}, {evalset.n_segments} segments, "
+               f"{len(evalset.batches)} files")
+    for path in evalset.not_read:
+        click.echo(f"not read (only seg and sys .score files and .txt/.jsonl texts are): {path}", err=True)
+    _run_ingest(obj, dataset, evalset.batches, replace, allow_new, (), lower)
 
 
 COMMANDS = [ingest]

@@ -16,6 +16,7 @@ if TYPE_CHECKING:  # annotations only (a light start-up for `--help`)
 
 RESULT_TABLES.update({
     "pairwise_accuracy": "latest_pairwise_accuracy",
+    "soft_pairwise_accuracy": "latest_soft_pairwise_accuracy",
     "input_significance": "latest_input_significance",
     "system_agreement": "latest_system_agreement",
     "winners": "latest_winners",
@@ -111,17 +112,24 @@ def _latest(wh, table: str, dataset: str, human: str, **filters) -> pd.DataFrame
               help="Metric differences with |d| <= this are ties (metric units; 0: exact ties only).")
 @click.option("--human-tolerance", default=0.0, show_default=True, type=click.FloatRange(0),
               help="Human differences with |d| <= this are ties (0: exact ties only).")
+@click.option("--soft", is_flag=True,
+              help="Soft pairwise accuracy instead (Thompson et al. 2024, WMT24): table soft_pairwise_accuracy.")
+@click.option("--k", default=1000, show_default=True, type=click.IntRange(1), help="--soft: permutations.")
+@click.option("--seed", default=4, show_default=True, type=click.IntRange(0),
+              help="--soft: seed of the permutations (4: mt-metrics-eval's default draw).")
 @_compute
 @click.pass_obj
 def accuracy(obj, dataset, human, metrics, levels, coefficients, alpha, alternative, metric_tolerance,
-             human_tolerance, jobs, force):
+             human_tolerance, soft, k, seed, jobs, force):
     """Pairwise accuracy of metrics against a human judgment (Louis & Nenkova 2013).
 
     Over every pair of systems, the share where the metric orders the pair as the human does
     (sign of the differences, a tie being its own order), at the system level (system means)
     and the micro level (pairs within each input, pooled): table pairwise_accuracy. Also the
     number and percent of inputs whose per-input correlation is significant at --alpha:
-    table input_significance.
+    table input_significance. With --soft: soft pairwise accuracy (Thompson et al. 2024), per
+    system pair a one-sided paired permutation test over the inputs under the human and under the
+    metric, SPA = 1 - mean |p_human - p_metric|: table soft_pairwise_accuracy.
     """
     import pandas as pd
 
@@ -145,7 +153,15 @@ def accuracy(obj, dataset, human, metrics, levels, coefficients, alpha, alternat
         with pd.option_context("display.max_rows", None, "display.width", 200):
             click.echo(wide.to_string())
 
+    def soft_rows(wh, scope, analysis):
+        frame = _latest(wh, analysis.table, scope.dataset, scope.human, metric=scope.metrics, **analysis.param_columns)
+        show(frame[["metric", "spa", "pairs", "systems_used", "inputs_used"]].round(4), "table")
+
     scope_args = dict(dataset=dataset, human=human, metric_globs=metrics, levels=levels, coefficients=coefficients)
+    if soft:
+        _run_analyses(obj, scope_args, [(lambda scope: ranking_runs.soft_accuracy_analysis(scope, k, seed), soft_rows)],
+                      jobs, force, valid_levels=("system", "micro"))
+        return
     _run_analyses(obj, scope_args, [
         (lambda scope: ranking_runs.accuracy_analysis(scope, metric_tolerance, human_tolerance), accuracy_rows),
         (lambda scope: ranking_runs.significance_analysis(scope, alpha, alternative), significance_rows),

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from metaeval import files
-from metaeval.cli.app import OVERWRITE, Context, LazyChoice, out_file
+from metaeval.cli.app import OVERWRITE, CoefficientChoice, Context, LazyChoice, out_file
 from metaeval.errors import WarehouseError
 
 #: The file types ``metaeval plot`` writes (matplotlib's, chosen by the suffix of --out).
@@ -71,7 +71,7 @@ def _common(f):
         click.option("--dataset", required=True),
         click.option("--human", required=True),
         click.option("--level", type=LazyChoice("metaeval.runs.runner:LEVELS"), default="system", show_default=True),
-        click.option("--coefficient", type=LazyChoice("metaeval.runs.runner:COEFFICIENTS"), default="pearson",
+        click.option("--coefficient", type=CoefficientChoice(), default="pearson",
                      show_default=True),
         click.option("--out", required=True, type=click.Path(dir_okay=False, path_type=Path),
                      callback=out_file(*FIGURE_SUFFIXES), help="The figure: .png, .svg or .pdf."),

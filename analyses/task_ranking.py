@@ -1,0 +1,131 @@
+"""Ranking metrics over several tasks at once, as the WMT23/24 metrics tasks do.
+
+A task is one correlation setting on one dataset: a human judgment, a level and a coefficient
+(and a weight). For metric m and task t with correlation r_t(m) and the coefficient's range
+[lo_t, hi_t] ([0, 1] for acc-23, [-1, 1] otherwise), the task score is
+s_t(m) = (r_t(m) - lo_t) / (hi_t - lo_t) (mt-metrics-eval ``TaskSet.AverageCorrs``: every
+score in [0, 1] before averaging), and the average is A(m) = sum_t w_t s_t(m) with the weights
+normalised to sum to 1 (NaN if any task's correlation is undefined).
+
+Significance of A(a) > A(b): a paired permutation test on the average. Per task, the metrics'
+scores are standardised over the task's cells and K perm-both swap masks are drawn (the same
+masks for every pair of metrics; task t's stream is ``SeedSequence(seed, spawn_key=(t,))``);
+delta_b = sum_t w_t (r_t(a'_b) - r_t(b'_b)) / (hi_t - lo_t), and
+p = (1 + #{delta_b >= delta}) / (1 + K') over the K' resamples where every task's delta is
+defined (NaN if delta is). Metric a beats b when p <= alpha; significance clusters and winners
+follow :func:`.ranking.significance_clusters`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .ranking import significance_clusters
+from .stats import batched, resampling
+from .stats._validation import alpha_iv, coefficient_iv, k_iv, level_iv, seed_iv
+from .stats.correlation import level_correlation
+from .stats.hypothesis import standardize, zero_if_rounding
+
+
+@dataclass(frozen=True)
+class TaskData:
+    """One task: ``metrics`` (name -> N x M matrix, oriented higher = better) and the human ``Z``
+    on the same grid, its level, coefficient and weight."""
+
+    name: str
+    metrics: Mapping[str, np.ndarray]
+    Z: np.ndarray
+    level: str
+    coefficient: str
+    weight: float = 1.0
+
+
+@dataclass(frozen=True)
+class TaskRankingResult:
+    """Per metric (in ``metrics`` order): per-task correlations (``correlations[t][i]``), the
+    average score, the pairwise p-values ``pvalues[a, b]`` of A(a) > A(b), rank, cluster and
+    winners."""
+
+    metrics: tuple[str, ...]
+    tasks: tuple[str, ...]
+    correlations: np.ndarray  # (tasks, metrics)
+    average: np.ndarray
+    pvalues: np.ndarray
+    rank: np.ndarray
+    cluster: np.ndarray
+    is_winner: np.ndarray
+    n_beaten_by: np.ndarray
+    conventions: Mapping[str, Any] = field(default_factory=dict)
+
+
+def score_range(coefficient: str) -> tuple[float, float]:
+    """The range of a coefficient's values: [0, 1] for acc-23, [-1, 1] for the correlations."""
+    return (0.0, 1.0) if coefficient_iv(coefficient).variant == "acc23" else (-1.0, 1.0)
+
+
+def rank_tasks(tasks: Sequence[TaskData], k: int = 1000, seed: int | None = 0, alpha: float = 0.05) -> TaskRankingResult:
+    """Rank the metrics common to all ``tasks`` by their weighted average score (module docstring)."""
+    if not tasks:
+        raise ValueError("`tasks` must not be empty.")
+    k, alpha, seq = k_iv(k), alpha_iv(alpha), seed_iv(seed)
+    names = [m for m in tasks[0].metrics if all(m in t.metrics for t in tasks)]
+    if not names:
+        raise ValueError("no metric is present in every task.")
+    weights = np.array([float(t.weight) for t in tasks])
+    if not (np.isfinite(weights).all() and (weights > 0).all()):
+        raise ValueError("task weights must be finite and > 0.")
+    weights = weights / weights.sum()
+    spans = np.array([np.subtract(*score_range(t.coefficient)[::-1]) for t in tasks])
+    lows = np.array([score_range(t.coefficient)[0] for t in tasks])
+    corrs = np.array([[level_correlation(t.metrics[m], t.Z, level_iv(t.level), coefficient_iv(t.coefficient))
+                       for m in names] for t in tasks])
+    average = (weights[:, None] * (corrs - lows[:, None]) / spans[:, None]).sum(axis=0)
+    n = len(names)
+    deltas = np.zeros((n, n, k))
+    observed = np.zeros((n, n))
+    for ti, t in enumerate(tasks):
+        level, coef = level_iv(t.level), coefficient_iv(t.coefficient)
+        n_sys, n_in = t.Z.shape
+        stream = resampling.ResampleStream(
+            np.random.SeedSequence(seq.entropy, spawn_key=(ti,)),
+            lambda rng, size, n_sys=n_sys, n_in=n_in: resampling.permutation_masks(rng, size, n_sys, n_in, "both", "paper"))
+        (mask,) = stream.take(0, k)
+        std = {m: standardize(t.metrics[m]) for m in names}
+        r_std = {m: level_correlation(std[m], t.Z, level, coef) for m in names}
+        for a in range(n):
+            for b in range(a + 1, n):
+                d = batched.permutation_evaluator(std[names[a]], std[names[b]], t.Z, level, coef)(mask)
+                deltas[a, b] += weights[ti] * zero_if_rounding(d) / spans[ti]
+                observed[a, b] += weights[ti] * zero_if_rounding(r_std[names[a]] - r_std[names[b]]) / spans[ti]
+    pvalues = np.full((n, n), np.nan)
+    for a in range(n):
+        for b in range(a + 1, n):
+            d, obs = zero_if_rounding(deltas[a, b]), zero_if_rounding(observed[a, b])
+            valid = d[~np.isnan(d)]
+            if np.isnan(obs) or valid.size == 0:
+                continue
+            # a' and b' swap roles under the same mask: delta_b(b, a) = -delta_b(a, b)
+            pvalues[a, b] = (1 + int((valid >= obs).sum())) / (1 + valid.size)
+            pvalues[b, a] = (1 + int((-valid >= -obs).sum())) / (1 + valid.size)
+    beats = np.nan_to_num(pvalues, nan=1.0) <= alpha
+    beats &= ~beats.T  # never both ways (p <= alpha both ways needs alpha >= 0.5)
+    clusters = significance_clusters(average, beats)
+    return TaskRankingResult(
+        metrics=tuple(names), tasks=tuple(t.name for t in tasks), correlations=corrs, average=average,
+        pvalues=pvalues, rank=clusters.rank, cluster=clusters.cluster, is_winner=clusters.is_winner,
+        n_beaten_by=clusters.n_beaten_by,
+        conventions={
+            "average": "sum_t w_t (r_t - lo_t) / (hi_t - lo_t), weights normalised; [lo, hi] = [0, 1] for acc-23, "
+                       "[-1, 1] otherwise (mt-metrics-eval TaskSet.AverageCorrs)",
+            "weights": dict(zip((t.name for t in tasks), weights.tolist())),
+            "test": "paired permutation (perm-both, scores standardised per task) of the weighted average delta; "
+                    "p = (1 + #{delta_b >= delta}) / (1 + k'); the same masks for every pair within a task",
+            "k": k, "alpha": alpha, "seed": seq.entropy,
+            "seeds": "task t: SeedSequence(seed, spawn_key=(t,)), blocks as resampling.ResampleStream",
+            **dict(clusters.conventions),
+        },
+    )

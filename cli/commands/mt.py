@@ -1,0 +1,55 @@
+"""``metaeval rank-tasks``: metrics ranked over several datasets / language pairs at once (WMT23/24)."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from metaeval.cli.app import RESULT_TABLES, Context
+
+RESULT_TABLES.update({"task_rankings": "latest_task_rankings"})
+
+
+@click.command("rank-tasks")
+@click.option("--task", "tasks", multiple=True, required=True, metavar="DATASET:HUMAN:LEVEL:COEFFICIENT[:WEIGHT]",
+              help="One task (repeat): e.g. wmt23-en-de:mqm.seg:summary:acc-23[tie-calibrated]:1.")
+@click.option("--metric", "metrics", multiple=True, metavar="GLOB",
+              help="Metrics (globs); only those present in every task are ranked. Default: all.")
+@click.option("--k", default=1000, show_default=True, type=click.IntRange(1), help="Permutations.")
+@click.option("--seed", default=0, show_default=True, type=click.IntRange(0), help="Seed of the permutations.")
+@click.option("--alpha", default=0.05, show_default=True, type=click.FloatRange(0, 1, min_open=True, max_open=True))
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "latex"]), default="text", show_default=True)
+@click.option("--force", is_flag=True, help="Recompute even what is up to date.")
+@click.pass_obj
+def rank_tasks(obj: Context, tasks, metrics, k, seed, alpha, fmt, force):
+    """Rank metrics over several tasks: each task's correlation, the weighted average of the
+    scores mapped to [0, 1], and significance clusters from a permutation test on the average
+    (table task_rankings)."""
+    from metaeval.runs import task_ranking
+
+    specs = [task_ranking.parse_task(t) for t in tasks]
+    with obj.open() as wh:
+        out = task_ranking.rank_tasks(wh, specs, metrics, k=k, seed=seed, alpha=alpha, force=force)
+    rows = out.rows
+    names = [s.name for s in specs]
+    if fmt == "json":
+        click.echo(json.dumps([{"metric": r.metric, "rank": int(r.rank), "cluster": int(r.cluster),
+                                "winner": bool(r.winner), "average": r.average,
+                                "correlations": dict(zip(names, json.loads(r.correlations))),
+                                "p_values": json.loads(r.p_values)} for r in rows.itertuples()], indent=2))
+        return
+    if fmt == "latex":
+        click.echo(task_ranking.to_latex(rows, names))
+        return
+    click.echo("task_rankings: " + ("up to date; nothing computed (--force recomputes)" if out.run_id is None
+                                    else f"run {out.run_id}: ranked {len(rows)} metrics over {len(specs)} tasks"))
+    for i, n in enumerate(names, 1):
+        click.echo(f"  task {i}: {n} (weight {specs[i - 1].weight:g})")
+    for r in rows.itertuples():
+        corr = " ".join(f"{c:7.3f}" if c is not None else "     --" for c in json.loads(r.correlations))
+        avg = "--" if r.average is None or r.average != r.average else f"{r.average:.4f}"
+        click.echo(f"{r.rank:3d}  cluster {r.cluster:2d}{' *' if r.winner else '  '}  {r.metric:30s} {avg}   {corr}")
+
+
+COMMANDS = [rank_tasks]

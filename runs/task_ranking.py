@@ -1,0 +1,134 @@
+"""``rank-tasks``: metrics ranked over several tasks at once (WMT23/24), persisted in
+``task_rankings`` (see :mod:`metaeval.analyses.task_ranking`)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from metaeval.analyses import task_ranking
+from metaeval.core import Warehouse
+from metaeval.errors import WarehouseError
+from metaeval.runs import runner
+
+
+@dataclass(frozen=True)
+class TaskSpec:
+    dataset: str
+    human: str
+    level: str
+    coefficient: str
+    weight: float = 1.0
+
+    @property
+    def name(self) -> str:
+        return f"{self.dataset}:{self.human}:{self.level}:{self.coefficient}"
+
+
+def parse_task(text: str) -> TaskSpec:
+    """``DATASET:HUMAN:LEVEL:COEFFICIENT[:WEIGHT]``."""
+    parts = text.split(":")
+    if len(parts) not in (4, 5) or not all(parts):
+        raise WarehouseError(f"--task {text!r}: expected DATASET:HUMAN:LEVEL:COEFFICIENT[:WEIGHT]")
+    weight = 1.0
+    if len(parts) == 5:
+        try:
+            weight = float(parts[4])
+        except ValueError:
+            weight = float("nan")
+        if not (np.isfinite(weight) and weight > 0):
+            raise WarehouseError(f"--task {text!r}: the weight must be a number > 0")
+    if parts[2] not in runner.LEVELS:
+        raise WarehouseError(f"--task {text!r}: level must be one of {', '.join(runner.LEVELS)}")
+    coefficient = runner.coefficient_choices([parts[3]])[0]
+    return TaskSpec(parts[0], parts[1], parts[2], coefficient, weight)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    run_id: int | None
+    rows: pd.DataFrame
+
+
+def rank_tasks(wh: Warehouse, specs: Sequence[TaskSpec], metric_globs: Sequence[str] = (), *, k: int = 1000,
+               seed: int = runner.DEFAULT_SEED, alpha: float = 0.05, force: bool = False) -> Outcome:
+    """Rank the metrics present in every task; reuse the latest ranking of the same tasks,
+    parameters and data (``force`` recomputes)."""
+    if len(specs) < 1:
+        raise WarehouseError("give at least one --task")
+    tasks, measures_fp = [], hashlib.sha256()
+    for spec in specs:
+        scope = runner.resolve_scope(wh, spec.dataset, spec.human, metric_globs, [spec.level], [spec.coefficient])
+        data = runner.load_data(wh, scope)
+        scope, _ = runner.without_sparse_metrics(data, scope)
+        metrics = {m: data.values[m] for m in scope.metrics}
+        tasks.append(task_ranking.TaskData(spec.name, metrics, data.values[spec.human], spec.level, spec.coefficient,
+                                           spec.weight))
+        measures_fp.update(runner.data_fingerprint(data, scope.measures).encode())
+    common = [m for m in tasks[0].metrics if all(m in t.metrics for t in tasks)]
+    if len(common) < 2:
+        raise WarehouseError(f"ranking needs at least two metrics present in every task; common: {common}")
+    spec_json = json.dumps([vars(s) for s in specs], sort_keys=True)
+    task_set = hashlib.sha256(spec_json.encode()).hexdigest()[:16]
+    fingerprint = measures_fp.hexdigest()
+    params = {"task_set": task_set, "k": k, "seed": seed, "alpha": alpha}
+    if not force:
+        prev = wh.con.execute(
+            f"SELECT * FROM latest_task_rankings WHERE task_set = $task_set AND k = $k AND seed = $seed "
+            f"AND alpha = $alpha AND fingerprint = $fp AND {runner.THIS_VERSION} ORDER BY rank",
+            {**params, "fp": fingerprint, **runner.version_parameter()}).df()
+        if set(prev["metric"]) == set(common):
+            return Outcome(None, prev)
+    r = task_ranking.rank_tasks(tasks, k=k, seed=seed, alpha=alpha)
+    parameters = {"tasks": [vars(s) for s in specs], "metrics": list(r.metrics), **params}
+    run_id = runner.start_run(wh, "rank-tasks", parameters, seed, fingerprint, len(r.metrics))
+    with runner.finishing(wh, run_id):
+        rows = []
+        for i, m in enumerate(r.metrics):
+            rows.append({
+                "run_id": run_id, "task_set": task_set, "tasks": spec_json, "metric": m,
+                "average": runner._float(r.average[i]),
+                "correlations": json.dumps([runner._float(c) for c in r.correlations[:, i]]),
+                "rank": int(r.rank[i]), "cluster": int(r.cluster[i]), "winner": bool(r.is_winner[i]),
+                "n_beaten_by": int(r.n_beaten_by[i]),
+                "p_values": json.dumps({o: runner._float(r.pvalues[i, j]) for j, o in enumerate(r.metrics) if j != i}),
+                "k": k, "seed": seed, "alpha": alpha, "fingerprint": fingerprint,
+                "conventions": json.dumps({**r.conventions, "orientation": runner.ORIENTATION}, sort_keys=True,
+                                          default=runner._jsonable),
+            })
+        frame = pd.DataFrame(rows)
+        wh.con.register("ranking_rows", frame)
+        try:
+            cols = ", ".join(frame.columns)
+            wh.con.execute(f"INSERT INTO task_rankings ({cols}) SELECT {cols} FROM ranking_rows").fetchall()
+        finally:
+            wh.con.unregister("ranking_rows")
+        runner._finish_run(wh, run_id, "finished", len(rows))
+    out = wh.con.execute("SELECT * FROM task_rankings WHERE run_id = ? ORDER BY rank", [run_id]).df()
+    return Outcome(run_id, out)
+
+
+def to_latex(frame: pd.DataFrame, task_names: Sequence[str]) -> str:
+    """A LaTeX tabular: rank, cluster, metric, average, per-task correlations; winners in bold."""
+    def esc(s: str) -> str:
+        return "".join("\\" + c if c in "&%$#_{}" else c for c in str(s))
+
+    head = ["Rank", "Cluster", "Metric", "Average", *(esc(t) for t in task_names)]
+    lines = ["\\begin{tabular}{rrl" + "r" * (1 + len(task_names)) + "}", "\\hline", " & ".join(head) + " \\\\",
+             "\\hline"]
+    for row in frame.itertuples():
+        corr = json.loads(row.correlations)
+        name = f"\\textbf{{{esc(row.metric)}}}" if row.winner else esc(row.metric)
+        cells = [str(row.rank), str(row.cluster), name, _num(row.average), *(_num(c) for c in corr)]
+        lines.append(" & ".join(cells) + " \\\\")
+    lines += ["\\hline", "\\end{tabular}"]
+    return "\n".join(lines)
+
+
+def _num(x) -> str:
+    return "--" if x is None or (isinstance(x, float) and np.isnan(x)) else f"{x:.3f}"
