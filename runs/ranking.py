@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from metaeval import schema
-from metaeval.analyses import ranking, stats
+from metaeval.analyses import close_pairs, ranking, stats
 from metaeval.analyses.stats.results import NAN_POLICY
 from metaeval.core import Warehouse
 from metaeval.errors import WarehouseError
@@ -57,6 +57,27 @@ def accuracy_analysis(scope: Scope, metric_tolerance: float = 0.0, human_toleran
     tasks = [Task({"metric": m, "level": lv}, (m, scope.human)) for m in scope.metrics for lv in scope.levels]
     return Analysis("accuracy", "pairwise_accuracy", ("metric", "level"), params, tasks, evaluate_accuracy,
                     params, evaluate_keys=("level",))
+
+
+def delta_bins_analysis(scope: Scope, bins: int, metric_tolerance: float = 0.0,
+                        human_tolerance: float = 0.0) -> Analysis:
+    """Pairwise accuracy and tau of every metric within ``bins`` quantile bins of the human
+    difference of the system pairs (table ``delta_bin_accuracy``, one row per metric and bin)."""
+    if isinstance(bins, bool) or not isinstance(bins, int) or bins < 1:
+        raise WarehouseError(f"--delta-bins must be a positive integer; got {bins!r}")
+    base = accuracy_analysis(scope, metric_tolerance, human_tolerance).params
+    params = {"bins": bins, **base}
+    tasks = [Task({"metric": m, "bin": b}, (m, scope.human)) for m in scope.metrics for b in range(bins)]
+    return Analysis("accuracy", "delta_bin_accuracy", ("metric", "bin"), params, tasks, evaluate_delta_bin,
+                    params, evaluate_keys=("bin",))
+
+
+def evaluate_delta_bin(arrays, bin, bins, metric_tolerance, human_tolerance) -> dict:  # noqa: A002
+    X, Z = arrays
+    r = close_pairs.accuracy_by_delta(X, Z, bins, metric_tolerance=metric_tolerance, human_tolerance=human_tolerance)
+    return {"low": runner._float(r.low[bin]), "high": runner._float(r.high[bin]), "pairs": int(r.pairs[bin]),
+            "accuracy": runner._float(r.accuracy[bin]), "kendall": runner._float(r.kendall[bin]),
+            "conventions": dict(r.conventions)}
 
 
 def soft_accuracy_analysis(scope: Scope, k: int = 1000, seed: int = 4) -> Analysis:

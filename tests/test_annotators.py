@@ -336,3 +336,20 @@ def test_ci_resample_annotators_is_persisted_and_reused(db, tmp_path):
     result = run_cli(db, "ci", "--dataset", "p", "--human", "h", "--method", "fisher", "--resample-annotators",
                      "cells", ok=False)
     assert result.exit_code == 1 and "needs a bootstrap method" in result.output
+
+
+def test_accuracy_delta_bins_is_persisted(db, tmp_path):
+    from metaeval.analyses.close_pairs import accuracy_by_delta
+
+    run_cli(db, "demo", "--systems", "8", "--inputs", "10", "--k", "20")
+    out = run_cli(db, "accuracy", "--dataset", "demo", "--human", "expert.relevance", "--delta-bins", "3").output
+    assert "bin 0 = the closest pairs" in out
+    again = run_cli(db, "accuracy", "--dataset", "demo", "--human", "expert.relevance", "--delta-bins", "3").output
+    assert "nothing computed" in again
+    with Warehouse(db, read_only=True) as wh:
+        rows = wh.sql("SELECT * FROM latest_delta_bin_accuracy WHERE metric = 'sim-low.f1' ORDER BY bin")
+        m = wh.matrix("demo", ["sim-low.f1", "expert.relevance"])
+    expected = accuracy_by_delta(m["sim-low.f1"], m["expert.relevance"], 3)
+    np.testing.assert_allclose(rows["accuracy"], expected.accuracy, atol=1e-12)
+    np.testing.assert_allclose(rows["kendall"], expected.kendall, atol=1e-12)
+    assert rows["pairs"].sum() == 28 and list(rows["bin"]) == [0, 1, 2]

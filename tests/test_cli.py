@@ -436,7 +436,8 @@ def test_results_and_export_offer_every_result_table():
     tables = {"correlations", "confidence_intervals", "hypothesis_tests", "analysis_runs", "ci_coverage", "power",
               "normality", "pairwise_accuracy", "input_significance", "system_agreement", "winners",
               "replicability", "score_range_agreement", "input_properties", "property_agreement",
-              "annotator_agreement", "human_ceiling", "soft_pairwise_accuracy", "task_rankings"}
+              "annotator_agreement", "human_ceiling", "soft_pairwise_accuracy", "task_rankings",
+              "delta_bin_accuracy"}
     assert set(RESULT_TABLES) == tables
     for command in ("results", "export"):
         text = CliRunner().invoke(main, [command, "--help"], terminal_width=1000).output

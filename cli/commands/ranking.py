@@ -17,6 +17,7 @@ if TYPE_CHECKING:  # annotations only (a light start-up for `--help`)
 RESULT_TABLES.update({
     "pairwise_accuracy": "latest_pairwise_accuracy",
     "soft_pairwise_accuracy": "latest_soft_pairwise_accuracy",
+    "delta_bin_accuracy": "latest_delta_bin_accuracy",
     "input_significance": "latest_input_significance",
     "system_agreement": "latest_system_agreement",
     "winners": "latest_winners",
@@ -114,13 +115,16 @@ def _latest(wh, table: str, dataset: str, human: str, **filters) -> pd.DataFrame
               help="Human differences with |d| <= this are ties (0: exact ties only).")
 @click.option("--soft", is_flag=True,
               help="Soft pairwise accuracy instead (Thompson et al. 2024, WMT24): table soft_pairwise_accuracy.")
+@click.option("--delta-bins", type=click.IntRange(1), default=None, metavar="Q",
+              help="Also the accuracy and Kendall's tau within Q quantile bins of the system pairs' human "
+                   "difference, closest pairs first (Deutsch, Dror & Roth 2022): table delta_bin_accuracy.")
 @click.option("--k", default=1000, show_default=True, type=click.IntRange(1), help="--soft: permutations.")
 @click.option("--seed", default=4, show_default=True, type=click.IntRange(0),
               help="--soft: seed of the permutations (4: mt-metrics-eval's default draw).")
 @_compute
 @click.pass_obj
 def accuracy(obj, dataset, human, metrics, levels, coefficients, alpha, alternative, metric_tolerance,
-             human_tolerance, soft, k, seed, jobs, force):
+             human_tolerance, soft, delta_bins, k, seed, jobs, force):
     """Pairwise accuracy of metrics against a human judgment (Louis & Nenkova 2013).
 
     Over every pair of systems, the share where the metric orders the pair as the human does
@@ -157,7 +161,20 @@ def accuracy(obj, dataset, human, metrics, levels, coefficients, alpha, alternat
         frame = _latest(wh, analysis.table, scope.dataset, scope.human, metric=scope.metrics, **analysis.param_columns)
         show(frame[["metric", "spa", "pairs", "systems_used", "inputs_used"]].round(4), "table")
 
+    def delta_rows(wh, scope, analysis):
+        frame = _latest(wh, analysis.table, scope.dataset, scope.human, metric=scope.metrics, **analysis.param_columns)
+        frame = frame.assign(cell=[f"{a:.3f} / {t:+.3f} ({n})" if pd.notna(a) else f"- ({n})"
+                                   for a, t, n in zip(frame["accuracy"], frame["kendall"], frame["pairs"])])
+        wide = frame.pivot(index="metric", columns="bin", values="cell")
+        click.echo(f"accuracy / tau (pairs) by bin of |human difference|, bin 0 = the closest pairs:")
+        with pd.option_context("display.max_rows", None, "display.width", 200):
+            click.echo(wide.to_string())
+
     scope_args = dict(dataset=dataset, human=human, metric_globs=metrics, levels=levels, coefficients=coefficients)
+    if delta_bins is not None:
+        _run_analyses(obj, scope_args, [(lambda scope: ranking_runs.delta_bins_analysis(
+            scope, delta_bins, metric_tolerance, human_tolerance), delta_rows)],
+            jobs, force, valid_levels=("system", "micro"))
     if soft:
         _run_analyses(obj, scope_args, [(lambda scope: ranking_runs.soft_accuracy_analysis(scope, k, seed), soft_rows)],
                       jobs, force, valid_levels=("system", "micro"))
