@@ -6,7 +6,7 @@ from __future__ import annotations
 import click
 
 from metaeval import connection, schema
-from metaeval.cli.app import FORMATS, Context, show
+from metaeval.cli.app import Context, fmt_option, show
 from metaeval.errors import WarehouseError
 
 
@@ -25,7 +25,7 @@ def init(obj: Context):
 
 
 @click.command()
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table")
+@fmt_option()
 @click.pass_obj
 def datasets(obj, fmt):
     """The datasets in the warehouse, with their sizes."""
@@ -36,7 +36,7 @@ def datasets(obj, fmt):
 @click.command()
 @click.argument("dataset")
 @click.option("--kind", type=click.Choice(["automatic", "human"]), default=None)
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table")
+@fmt_option()
 @click.pass_obj
 def measures(obj, dataset, kind, fmt):
     """The measures of DATASET: kind, direction, coverage."""
@@ -66,7 +66,7 @@ def matrix(obj, dataset, measure, fmt):
 
 @click.command()
 @click.argument("query")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table")
+@fmt_option()
 @click.pass_obj
 def sql(obj, query, fmt):
     """Run a read-only SQL QUERY on the warehouse.
