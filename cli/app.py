@@ -157,13 +157,13 @@ def _command_line() -> str:
     return shlex.join(["metaeval", *sys.argv[1:]])
 
 
-def echo_reports(reports) -> None:
+def echo_reports(reports, err: bool = False) -> None:
     for r in reports:
         if r.changed:
             extra = f", replaced {r.replaced}" if r.replaced else ""
-            click.echo(f"{r.file}: read {r.contents}, inserted {r.inserted}{extra}")
+            click.echo(f"{r.file}: read {r.contents}, inserted {r.inserted}{extra}", err=err)
         else:
-            click.echo(f"{r.file}: read {r.contents}, all already in the warehouse; nothing changed")
+            click.echo(f"{r.file}: read {r.contents}, all already in the warehouse; nothing changed", err=err)
 
 
 # --- shared by the commands --------------------------------------------------------------
