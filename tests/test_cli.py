@@ -59,9 +59,9 @@ def test_schema_1_warehouse_is_refused_then_upgraded_by_init_keeping_rows(tmp_pa
     result = run_cli(db, "correlate", "--dataset", "d", "--human", "expert.relevance", ok=False)
     assert result.exit_code != 0 and f"upgrade it with `metaeval --db '{db}' init`" in result.output
     upgraded = run_cli(db, "init").output
-    assert f"Upgraded warehouse {db} from schema 1 to 2" in upgraded
+    assert f"Upgraded warehouse {db} from schema 1 to {schema.SCHEMA_VERSION}" in upgraded
     with Warehouse(db, read_only=True) as wh:
-        assert wh.sql("SELECT value FROM schema_info WHERE key = 'version'")["value"][0] == "2"
+        assert wh.sql("SELECT value FROM schema_info WHERE key = 'version'")["value"][0] == str(schema.SCHEMA_VERSION)
         rows = wh.sql("SELECT family, family_size FROM hypothesis_tests")
         assert len(rows) == before > 0 and rows["family"].isna().all()
         assert len(wh.sql("SELECT * FROM latest_hypothesis_tests")) > 0
@@ -186,12 +186,18 @@ def test_readme_plot_commands_work_on_the_demo(cli, tmp_path):
         assert result.exit_code == 0, f"README `{shlex.join(words)}` on the demo: {result.output}"
 
 
-def test_readme_python_snippet_runs(shared_warehouse, tmp_path, monkeypatch):
-    [snippet] = re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.S)
+def test_readme_python_snippets_run(shared_warehouse, tmp_path, monkeypatch):
+    evaluate, warehouse = re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.S)
     (tmp_path / "warehouse.duckdb").write_bytes(shared_warehouse.read_bytes())
     monkeypatch.chdir(tmp_path)
+    with Warehouse("warehouse.duckdb", read_only=True) as wh:   # the new metric: ROUGE-2 recall, noisier
+        m = wh.matrix("realsumm", "rouge-2.recall").frame().stack().rename("value").reset_index()
+    m.assign(measure="mymetric", value=m["value"] + 0.01 * (m.index % 7)).to_csv("mymetric.csv", index=False)
     namespace: dict = {}
-    exec(compile(snippet, "README.md", "exec"), namespace)
+    exec(compile(evaluate, "README.md", "exec"), namespace)
+    assert namespace["ev"].metrics == ("mymetric",) and len(namespace["ev"].table) == 27
+    namespace = {}
+    exec(compile(warehouse, "README.md", "exec"), namespace)
     assert namespace["X"].shape == namespace["Z"].shape == (16, 100)
 
 
