@@ -54,7 +54,7 @@ def render(frame: pd.DataFrame, fmt: str, *, caption: str | None = None) -> str:
     if fmt == "json":
         return to_json(frame)
     if fmt == "csv":
-        return frame.to_csv(index=False)
+        return to_csv(frame)
     if fmt == "markdown":
         return (f"{caption}\n\n" if caption else "") + to_markdown(frame)
     if fmt == "latex":
@@ -75,7 +75,7 @@ def render_blocks(blocks: Sequence[tuple[str, pd.DataFrame]], fmt: str) -> str:
     if fmt == "json":
         return json.dumps({name: records(frame) for name, frame in blocks}, indent=1, allow_nan=False) + "\n"
     if fmt == "csv":
-        return "\n".join(f"# {name}\n{frame.to_csv(index=False)}" for name, frame in blocks)
+        return "\n".join(f"# {name}\n{to_csv(frame)}" for name, frame in blocks)
     if fmt == "markdown":
         return "\n".join(f"### {name}\n\n{to_markdown(frame)}" for name, frame in blocks)
     if fmt == "latex":
@@ -125,6 +125,16 @@ def _json_value(v, parse: bool):
         except ValueError:
             return v
     return v if isinstance(v, str) else str(v)
+
+
+def to_csv(frame: pd.DataFrame) -> str:
+    """CSV with a header; a list or dict cell as its JSON text (not Python's repr)."""
+    nested = [c for c in frame.columns if frame[c].dtype == object
+              and frame[c].map(lambda v: isinstance(v, (list, dict, tuple))).any()]
+    if nested:
+        frame = frame.assign(**{c: frame[c].map(lambda v: json.dumps(_json_value(v, False))
+                                                if isinstance(v, (list, dict, tuple)) else v) for c in nested})
+    return frame.to_csv(index=False)
 
 
 # --- markdown and LaTeX --------------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import shutil
 
@@ -168,6 +169,19 @@ def test_latex_table(demo, tmp_path):
     assert "level system, summary" in out and "coefficient kendall" in out
     if shutil.which("pdflatex"):
         compile_latex(tmp_path, out)
+
+
+def test_csv_and_markdown(demo):
+    db, scores = demo
+    base = ["evaluate", scores, "--dataset", "d", "--human", HUMAN, "--k", "30", "--level", "system",
+            "--coefficient", "pearson", "--format"]
+    rows = json.loads(_run(db, *base, "json").stdout)
+    frame = pd.read_csv(io.StringIO(_run(db, *base, "csv").stdout))
+    assert frame["metric"].tolist() == [r["metric"] for r in rows]
+    assert [json.loads(b) for b in frame["beaten_by"]] == [r["beaten_by"] for r in rows]
+    assert [json.loads(c) for c in frame["conventions"]] == [r["conventions"] for r in rows]
+    md = _run(db, *base, "markdown").stdout.splitlines()
+    assert md[2].startswith("| metric | level | coefficient | correlation | rank |") and len(md) == 4 + len(rows)
 
 
 def test_python_api(demo):

@@ -88,9 +88,7 @@ def evaluate(obj: Context, scores, datasets, humans, metrics, against, levels, c
             _report(ev, err)
             results.append(ev)
     if fmt in ("json", "csv"):
-        frame = pd.concat([ev.table for ev in results], ignore_index=True)
-        if fmt == "csv":
-            frame = frame.assign(**{c: frame[c].map(lambda v: ";".join(v)) for c in ("beats", "beaten_by")})
+        frame = pd.concat([ev.table for ev in results], ignore_index=True)  # lists and conventions: JSON in csv
         click.echo(tables.render(frame, fmt), nl=False)
         return
     for i, ev in enumerate(results):
