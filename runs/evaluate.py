@@ -104,6 +104,7 @@ class Evaluation:
     table: pd.DataFrame = field(repr=False)
     loaded: list = field(default_factory=list, repr=False)
     skipped: dict[str, str] = field(default_factory=dict)
+    duplicates: dict[str, tuple[str, str]] = field(default_factory=dict)   # measure -> (duplicate_of, relation)
 
     @property
     def computed(self) -> int:
@@ -131,7 +132,13 @@ class Evaluation:
                 f"correction {s['correction']} within each metric's family, alpha={s['alpha']:g}"
                 + ("" if s["all_pairs"] else "; pairs of two metrics not evaluated are untested and count as "
                                               "not significant")
-                + ". Best correlation in bold.")
+                + ". Best correlation in bold."
+                + (f" Duplicated measures (the same numbers): {self.duplicates_text()}." if self.duplicates else ""))
+
+    def duplicates_text(self) -> str:
+        """``b = a (identical values)``, ... for the scope's duplicated measures."""
+        return "; ".join(f"{m} = {d} ({'identical values' if r == 'identical' else 'affine, up to rounding'})"
+                         for m, (d, r) in self.duplicates.items())
 
 
 def evaluate(wh: Warehouse, dataset: str, human: str, scores: Sequence = (), *, metrics: Sequence[str] = (),
@@ -184,8 +191,11 @@ def evaluate(wh: Warehouse, dataset: str, human: str, scores: Sequence = (), *, 
                 "alternative": alternative, "correction": correction, "correction_group": "metric",
                 "ci_method": ci_method, "k": k, "seed": seed, "alpha": alpha, "all_pairs": all_pairs}
     table = evaluation_table(wh, outcomes, focus, settings)
+    dups = wh.duplicates(dataset)
+    dups = dups[dups["measure"].isin(scope.metrics) & dups["duplicate_of"].isin(scope.metrics)]
     return Evaluation(dataset, human, tuple(focus), tuple(m for m in scope.metrics if m not in focus), settings,
-                      outcomes, table, loaded, skipped)
+                      outcomes, table, loaded, skipped,
+                      {m: (d, r) for m, d, r in zip(dups["measure"], dups["duplicate_of"], dups["relation"])})
 
 
 def evaluation_table(wh: Warehouse, outcomes: dict[str, api.Outcome], focus: Sequence[str],

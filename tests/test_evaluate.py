@@ -216,3 +216,8 @@ def test_realsumm_done_when(warehouse_copy, tmp_path):
     check_rows(db, "realsumm", "litepyramid.recall", rows)
     second = _run(db, *args)
     assert json.loads(second.stdout) == rows and second.stderr.count("nothing computed") == 3
+    latex = _run(db, *args[:-1], "latex")
+    assert "nothing computed" in latex.stderr and latex.stdout.count(r" \\") == 27 + 2
+    assert "bertscore.precision = bertscore.f1 (identical values)" in latex.stdout
+    if shutil.which("pdflatex"):
+        compile_latex(tmp_path, latex.stdout)
