@@ -181,7 +181,7 @@ def evaluate(wh: Warehouse, dataset: str, human: str, scores: Sequence = (), *, 
         "correlate": runner.correlate_analysis(scope),
         "ci": runner.ci_analysis(scope, ci_method, k, alpha, seed),
         "compare": runner.compare_analysis(scope, method, k, alpha, seed, alternative, correction, "metric",
-                                           None if all_pairs else focus),
+                                           focus=None if all_pairs else focus),
     }
     outcomes = {}
     for name, analysis in analyses.items():
