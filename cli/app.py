@@ -25,7 +25,8 @@ if TYPE_CHECKING:  # annotations only: importing them at start-up would slow `--
 
     from metaeval.core import Warehouse
 
-FORMATS = ("table", "csv", "json")
+#: ``--format`` of the commands that print rows (analyses.tables); ``table`` is the old name of ``text``.
+FORMATS = ("text", "json", "csv", "markdown", "latex", "table")
 #: ``metaeval export``: file suffix -> format (json is JSON lines, one record a line).
 EXPORT_SUFFIXES = {".csv": "csv", ".parquet": "parquet", ".json": "json", ".jsonl": "json"}
 #: ``--overwrite`` of the commands that write a file or directory (:mod:`metaeval.files`).
@@ -124,19 +125,32 @@ class Context:
         return Warehouse(self.path, read_only=read_only)
 
 
-def show(frame: pd.DataFrame, fmt: str) -> None:
-    """Print a DataFrame as an aligned table, CSV or JSON records."""
-    import pandas as pd
+def show(frame: pd.DataFrame, fmt: str, *, caption: str | None = None) -> None:
+    """Print a DataFrame in ``fmt`` (:data:`FORMATS`): an aligned table, JSON (one object per
+    row, typed, ``conventions`` nested), CSV, markdown or a LaTeX booktabs tabular."""
+    from metaeval.analyses import tables
 
-    if fmt == "csv":
-        click.echo(frame.to_csv(index=False), nl=False)
-    elif fmt == "json":
-        click.echo(frame.to_json(orient="records", date_format="iso", indent=1))
-    elif frame.empty:
-        click.echo("(no rows)")
-    else:
-        with pd.option_context("display.max_rows", None, "display.max_columns", None, "display.width", 200):
-            click.echo(frame.to_string(index=False))
+    click.echo(tables.render(frame, fmt, caption=caption), nl=False)
+
+
+def show_blocks(blocks, fmt: str) -> None:
+    """Print several named tables [(name, DataFrame)] in ``fmt`` (see analyses.tables.render_blocks)."""
+    from metaeval.analyses import tables
+
+    click.echo(tables.render_blocks(blocks, fmt), nl=False)
+
+
+def fmt_option(default: str = "text", help: str | None = None):
+    """``--format`` (:data:`FORMATS`)."""
+    return click.option("--format", "fmt", type=click.Choice(FORMATS), default=default, show_default=True,
+                        help=help or "Output: text (aligned), json (one object per row), csv, markdown, "
+                                     "latex (booktabs). table = text.")
+
+
+def is_text(fmt: str) -> bool:
+    """Whether ``fmt`` is the aligned text (progress lines then go to stdout; else to stderr,
+    so that stdout holds only the JSON/CSV/... document)."""
+    return fmt in ("text", "table")
 
 
 class Group(click.Group):
@@ -185,13 +199,13 @@ def _command_line() -> str:
     return shlex.join(["metaeval", *sys.argv[1:]])
 
 
-def echo_reports(reports) -> None:
+def echo_reports(reports, err: bool = False) -> None:
     for r in reports:
         if r.changed:
             extra = f", replaced {r.replaced}" if r.replaced else ""
-            click.echo(f"{r.file}: read {r.contents}, inserted {r.inserted}{extra}")
+            click.echo(f"{r.file}: read {r.contents}, inserted {r.inserted}{extra}", err=err)
         else:
-            click.echo(f"{r.file}: read {r.contents}, all already in the warehouse; nothing changed")
+            click.echo(f"{r.file}: read {r.contents}, all already in the warehouse; nothing changed", err=err)
 
 
 # --- shared by the commands --------------------------------------------------------------

@@ -7,3 +7,13 @@ confidence intervals, tests), :mod:`~metaeval.runs.ranking`, :mod:`~metaeval.run
 :mod:`~metaeval.runs.simulation`, :mod:`~metaeval.runs.scoring` (metrics computed from the
 stored texts), :mod:`~metaeval.runs.report` and :mod:`~metaeval.runs.demo`.
 """
+
+
+def __getattr__(name: str):
+    """``Warehouse``: the core's Warehouse with the analyses as methods
+    (:class:`metaeval.runs.api.AnalysisWarehouse`), imported on first use."""
+    if name == "Warehouse":
+        from metaeval.runs.api import AnalysisWarehouse
+
+        return AnalysisWarehouse
+    raise AttributeError(f"module 'metaeval.runs' has no attribute {name!r}")

@@ -20,12 +20,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from metaeval import core
 from metaeval.runs import runner
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from metaeval.core import Warehouse
+    from metaeval.runs.evaluate import Evaluation
 
 #: results table -> the view holding the latest row of each key
 LATEST = {
@@ -49,6 +51,14 @@ class Outcome:
     def rows(self, wh: Warehouse) -> pd.DataFrame:
         """The latest rows of this setting (scope and parameters), in the scope's order."""
         return latest_rows(wh, self.scope, self.analysis)
+
+    def __repr__(self) -> str:
+        s = self.summary
+        state = "up to date, nothing computed" if s.up_to_date else f"run {s.run_id} computed {s.computed}"
+        skipped = f"; skipped {sorted(self.skipped)}" if self.skipped else ""
+        return (f"Outcome({self.analysis.command} -> {self.analysis.table} on {self.scope.dataset}/{self.scope.human}: "
+                f"{len(self.scope.metrics)} metrics x {len(self.scope.levels)} levels x "
+                f"{len(self.scope.coefficients)} coefficients, {s.tasks} results, {state}{skipped})")
 
 
 def analyse(wh: Warehouse, build: Callable[[runner.Scope], runner.Analysis], dataset: str, human: str,
@@ -112,3 +122,52 @@ def latest_rows(wh: Warehouse, scope: runner.Scope, analysis: runner.Analysis) -
     keys = [c for c in analysis.key_columns if c in order]
     rank = lambda col: col.map({v: i for i, v in enumerate(order[col.name])})  # noqa: E731
     return frame.sort_values(keys, key=rank).reset_index(drop=True)
+
+
+class AnalysisWarehouse(core.Warehouse):
+    """A :class:`metaeval.Warehouse` with the analyses as methods (``metaeval.runs.Warehouse``).
+
+    The storage core does not know the analyses (it sits below them), so they are added here::
+
+        from metaeval.runs import Warehouse
+
+        with Warehouse("warehouse.duckdb") as wh:
+            wh.add_scores("realsumm", "mymetric.csv")
+            ev = wh.evaluate("realsumm", "litepyramid.recall", metrics=["mymetric"])
+            ev.table                      # metric, level, coefficient, correlation, lower, upper, rank, ...
+            wh.ci("realsumm", "litepyramid.recall", metrics=["mymetric"], levels=["system"])   # a DataFrame
+
+    ``correlate``, ``ci`` and ``compare`` run (or reuse) and persist as the commands do, and
+    return the latest rows of their setting.
+    """
+
+    def add_scores(self, dataset: str, sources, **options):
+        """Ingest score tables (paths or DataFrames): :func:`metaeval.runs.evaluate.add_scores`."""
+        from metaeval.runs import evaluate
+
+        return evaluate.add_scores(self, dataset, sources, **options)
+
+    def evaluate(self, dataset: str, human: str, scores=(), **options) -> Evaluation:
+        """:func:`metaeval.runs.evaluate.evaluate` on this warehouse."""
+        from metaeval.runs import evaluate
+
+        return evaluate.evaluate(self, dataset, human, scores, **options)
+
+    def correlate(self, dataset: str, human: str, metrics: Sequence[str] = (), levels: Sequence[str] = (),
+                  coefficients: Sequence[str] = (), **options) -> pd.DataFrame:
+        """:func:`correlate`'s rows (table ``correlations``)."""
+        return correlate(self, dataset, human, metrics, levels, coefficients, **options).rows(self)
+
+    def ci(self, dataset: str, human: str, metrics: Sequence[str] = (), levels: Sequence[str] = (),
+           coefficients: Sequence[str] = (), **options) -> pd.DataFrame:
+        """:func:`ci`'s rows (table ``confidence_intervals``)."""
+        return ci(self, dataset, human, metrics, levels, coefficients, **options).rows(self)
+
+    def compare(self, dataset: str, human: str, metrics: Sequence[str] = (), levels: Sequence[str] = (),
+                coefficients: Sequence[str] = (), **options) -> pd.DataFrame:
+        """:func:`compare`'s rows of its correction (table ``hypothesis_tests``)."""
+        out = compare(self, dataset, human, metrics, levels, coefficients, **options)
+        rows = out.rows(self)
+        extra = out.analysis.extra_parameters
+        return rows[(rows["correction"] == extra["correction"])
+                    & (rows["correction_group"] == extra["correction_group"])].reset_index(drop=True)

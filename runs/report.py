@@ -84,8 +84,27 @@ class _Builder:
         s = Section("Dataset")
         s.blocks.append(_table_html(self.wh.sql("SELECT * EXCLUDE (created_at) FROM dataset_summary WHERE dataset = ?",
                                                 [self.dataset])))
-        s.blocks.append(_table_html(self.wh.measures(self.dataset)))
+        s.blocks.append(_table_html(self.wh.measures(self.dataset, duplicates=True)))
+        if note := self.duplicates_note():
+            s.blocks.append(f"<p class=\"note\">{html.escape(note)}</p>")
         return s
+
+    def duplicate_pairs(self) -> set[frozenset]:
+        """Pairs of measures of which one duplicates the other (view measure_duplicates)."""
+        if not hasattr(self, "_duplicates"):
+            self._duplicates = self.wh.duplicates(self.dataset)
+        return {frozenset(p) for p in zip(self._duplicates["measure"], self._duplicates["duplicate_of"])}
+
+    def duplicates_note(self) -> str | None:
+        self.duplicate_pairs()
+        if self._duplicates.empty:
+            return None
+        said = "; ".join(f"{m} = {d}" + (" (identical values)" if r == "identical" else
+                                           " (a positive affine transform, up to rounding)")
+                         for m, d, r in zip(self._duplicates["measure"], self._duplicates["duplicate_of"],
+                                            self._duplicates["relation"]))
+        return (f"Duplicated measures: {said}. Each pair gives the same correlations, intervals and tests; "
+                "the agreement figures leave their pairs out (tau = 1 by construction).")
 
     def correlations(self) -> Section:
         s = Section("Correlations with human judgments")
@@ -200,6 +219,15 @@ class _Builder:
                             f"<p>Consensus: {html.escape(', '.join(json.loads(consensus)))}.</p>")
             table = part[["metric_a", "metric_b", "bin", "tau", "n_tau", "n_undefined", "disagreement",
                           "random_disagreement", "run_id"]]
+            duplicated = [frozenset(p) in self.duplicate_pairs() for p in zip(part["metric_a"], part["metric_b"])]
+            if any(duplicated):  # tau = 1 by construction: said, not drawn (the CSV keeps every pair)
+                left_out = sorted({" / ".join(sorted(p)) for p, d in zip(zip(part["metric_a"], part["metric_b"]),
+                                                                         duplicated) if d})
+                s.blocks.append(f"<p class=\"note\">Not drawn: {html.escape(', '.join(left_out))} — one duplicates "
+                                "the other (see Dataset), so their tau is 1 in every bin.</p>")
+                part = part[[not d for d in duplicated]]
+                if part.empty:
+                    continue
             cells = agreement_plots.tau_heatmap_table(part)
             pairs = part[["metric_a", "metric_b"]].drop_duplicates().shape[0]
             rows_are = ("metric pairs, then their mean" if len(cells) == pairs + 1 else

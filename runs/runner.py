@@ -277,9 +277,10 @@ def correlation_tasks(scope: Scope) -> list[Task]:
             for m in scope.metrics for lv in scope.levels for c in scope.coefficients]
 
 
-def comparison_tasks(scope: Scope) -> list[Task]:
+def comparison_tasks(scope: Scope, focus: Sequence[str] | None = None) -> list[Task]:
+    """Every ordered pair (a, b) of the scope's metrics; with ``focus``, only those with a in it."""
     return [Task({"metric_a": a, "metric_b": b, "level": lv, "coefficient": c}, (a, b, scope.human))
-            for a in scope.metrics for b in scope.metrics if a != b
+            for a in scope.metrics if focus is None or a in focus for b in scope.metrics if a != b
             for lv in scope.levels for c in scope.coefficients]
 
 
@@ -317,7 +318,17 @@ def ci_analysis(scope: Scope, method: str, k: int, alpha: float, seed: int,
 
 def compare_analysis(scope: Scope, method: str, k: int, alpha: float, seed: int, alternative: str,
                      correction: str, group: str, k_block: int | None = None,
-                     system_inputs: str = DEFAULT_SYSTEM_INPUTS) -> Analysis:
+                     system_inputs: str = DEFAULT_SYSTEM_INPUTS, focus: Sequence[str] | None = None) -> Analysis:
+    """``focus``: test only the pairs (a, b) with a in ``focus`` (against every other metric of the
+    scope). Each such row is the row a compare of every pair writes: with the correction group
+    "metric", a's family is its pairs against all the scope's metrics either way (group "all"
+    would change the family, so it is refused with a focus)."""
+    if focus is not None:
+        focus = tuple(dict.fromkeys(focus))
+        if not focus or any(m not in scope.metrics for m in focus):
+            raise WarehouseError(f"the focus metrics {list(focus)} must be metrics of the scope {list(scope.metrics)}")
+        if group != "metric":
+            raise WarehouseError("comparing only some metrics against the others needs the correction group 'metric'")
     if method not in TEST_METHODS:
         raise WarehouseError(f"unknown test {method!r}; choose from {', '.join(TEST_METHODS)}")
     if correction not in CORRECTIONS or group not in CORRECTION_GROUPS:
@@ -332,9 +343,12 @@ def compare_analysis(scope: Scope, method: str, k: int, alpha: float, seed: int,
     params = {"method": method, "alternative": alternative,
               "k": k if resampled else None, "seed": seed if resampled else None, "k_block": k_block,
               **_system_inputs(system_inputs)}
+    extra = {"alpha": alpha, "correction": correction, "correction_group": group}
+    if focus is not None:
+        extra["focus"] = list(focus)
     return Analysis("compare", "hypothesis_tests", ("metric_a", "metric_b", "level", "coefficient"), params,
-                    comparison_tasks(scope), evaluate_test, params, seed=params["seed"],
-                    extra_parameters={"alpha": alpha, "correction": correction, "correction_group": group})
+                    comparison_tasks(scope, focus), evaluate_test, params, seed=params["seed"],
+                    extra_parameters=extra)
 
 
 def _check_parametric(scope: Scope, method: str, parametric: str, message: str) -> None:

@@ -6,6 +6,7 @@ CREATE TABLE IF NOT EXISTS measures (
     name        VARCHAR NOT NULL,        -- source keys joined by '.', e.g. rouge-2.recall
     kind        VARCHAR NOT NULL CHECK (kind IN ('automatic', 'human')),
     direction   VARCHAR NOT NULL CHECK (direction IN ('higher', 'lower')),  -- which is better
+    scale       VARCHAR,                 -- declared range 'low..high' (metaeval scale); NULL: unknown
     UNIQUE (dataset_id, name)
 );
 

@@ -11,7 +11,7 @@ FROM datasets AS d
 ORDER BY d.name;
 
 CREATE OR REPLACE VIEW measure_summary AS
-SELECT d.name AS dataset, m.name AS measure, m.kind, m.direction,
+SELECT d.name AS dataset, m.name AS measure, m.kind, m.direction, m.scale,
        count(c.value) AS n_cells,
        count(DISTINCT c.system) AS n_systems,
        count(DISTINCT c.input) AS n_inputs,
@@ -19,5 +19,5 @@ SELECT d.name AS dataset, m.name AS measure, m.kind, m.direction,
 FROM measures AS m
 JOIN datasets AS d USING (dataset_id)
 LEFT JOIN cells AS c ON c.dataset = d.name AND c.measure = m.name
-GROUP BY d.name, m.name, m.kind, m.direction
+GROUP BY d.name, m.name, m.kind, m.direction, m.scale
 ORDER BY d.name, m.kind, m.name;

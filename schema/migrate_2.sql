@@ -13,3 +13,10 @@ ALTER TABLE IF EXISTS confidence_intervals ADD COLUMN IF NOT EXISTS resample_ann
 -- hypothesis_tests gained early stopping (issue 17): the block size and the resamples drawn.
 ALTER TABLE IF EXISTS hypothesis_tests ADD COLUMN IF NOT EXISTS k_block INTEGER;
 ALTER TABLE IF EXISTS hypothesis_tests ADD COLUMN IF NOT EXISTS k_used INTEGER;
+-- measures gained its declared scale (NULL: unknown, as for every measure of version 2).
+ALTER TABLE IF EXISTS measures ADD COLUMN IF NOT EXISTS scale VARCHAR;
+-- conventions.method now uses the names of the method column (boot-both, not bootstrap-both).
+UPDATE confidence_intervals SET conventions = json_merge_patch(conventions, json_object('method', method))
+WHERE json_extract_string(conventions, '$.method') IS DISTINCT FROM method;
+UPDATE hypothesis_tests SET conventions = json_merge_patch(conventions, json_object('method', method))
+WHERE json_extract_string(conventions, '$.method') IS DISTINCT FROM method;

@@ -15,6 +15,24 @@ TABLES = ["datasets", "systems", "inputs", "documents", '"references"', "summari
           "measures", "scores", "judgments", "ingests"]
 
 
+#: Test functions (all their parameters) measured at 0.5 s or more, one ``file::function`` a
+#: line: marked ``slow`` below, with every test that ingests the shared data, so that
+#: ``pytest -m "not slow"`` runs in under a minute. Regenerate from
+#: ``python -m pytest -q --durations=0`` (sum the call/setup times per function).
+SLOW = frozenset(line.strip() for line in (ROOT / "tests" / "slow.txt").read_text().splitlines()
+                 if line.strip() and not line.startswith("#"))
+#: Fixtures that ingest ../shared/data (seconds before the first test that uses them).
+SHARED_DATA_FIXTURES = {"shared_warehouse", "warehouse_copy"}
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark ``slow`` the tests listed in tests/slow.txt and those that ingest the shared data."""
+    for item in items:
+        function = item.nodeid.split("[", 1)[0]
+        if function in SLOW or SHARED_DATA_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
+
+
 def shared(*parts: str) -> Path:
     """A file under ../shared/data, or skip the test saying it is absent."""
     path = SHARED_DATA.joinpath(*parts)

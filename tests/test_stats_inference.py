@@ -123,7 +123,7 @@ def test_bootstrap_ci_is_the_percentile_interval_of_its_samples(xyz, method: str
     assert (result.lower, result.upper) == pytest.approx(tuple(np.percentile(valid, [5, 95])))
     assert result.estimate == correlate(X, Z, "summary", "kendall")
     assert result.lower < result.estimate < result.upper
-    assert result.conventions | {"seed": 1, "k": 300, "alpha": 0.1, "method": f"bootstrap-{method}",
+    assert result.conventions | {"seed": 1, "k": 300, "alpha": 0.1, "method": f"boot-{method}",
                                  "level": "summary", "coefficient": "kendall",
                                  "kendall_variant": "b"} == result.conventions
 

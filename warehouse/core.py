@@ -126,10 +126,52 @@ class Warehouse:
     def datasets(self) -> pd.DataFrame:
         return self.sql("SELECT * FROM dataset_summary")
 
-    def measures(self, dataset: str, kind: str | None = None) -> pd.DataFrame:
+    def measures(self, dataset: str, kind: str | None = None, *, duplicates: bool = False) -> pd.DataFrame:
+        """The measures of ``dataset`` (``kind``: automatic or human only): kind, direction,
+        scale, coverage. ``duplicates``: with ``duplicate_of`` and ``relation`` (see :meth:`duplicates`)."""
         self.require_dataset(dataset)
-        return self.sql("SELECT * FROM measure_summary WHERE dataset = ? AND (? IS NULL OR kind = ?)",
-                        [dataset, kind, kind])
+        frame = self.sql("SELECT * FROM measure_summary WHERE dataset = ? AND (? IS NULL OR kind = ?)",
+                         [dataset, kind, kind])
+        if duplicates:
+            dups = self.duplicates(dataset)[["measure", "duplicate_of", "relation"]]
+            frame = frame.merge(dups, on="measure", how="left")
+        return frame
+
+    def duplicates(self, dataset: str) -> pd.DataFrame:
+        """The measures of ``dataset`` that duplicate another (view ``measure_duplicates``):
+        the same value in every shared cell (relation ``identical``) or a positive affine
+        transform of it once oriented, up to rounding (``affine``: Pearson r >= 1 - 1e-9), so that
+        every correlation, CI and test gives both the same numbers; ``duplicate_of`` is the first such measure by name."""
+        self.require_dataset(dataset)
+        return self.sql("SELECT * FROM measure_duplicates WHERE dataset = ? ORDER BY measure", [dataset])
+
+    def set_scale(self, dataset: str, measures: Sequence[str], scale: tuple[float, float] | None) -> None:
+        """Record the range ``(low, high)`` of ``measures`` (``measures.scale`` = 'low..high'),
+        or forget it (None). Refused, changing nothing, if a stored value lies outside it."""
+        self.require_dataset(dataset)
+        self.require_measures(dataset, measures)
+        text = None
+        if scale is not None:
+            low, high = (float(x) for x in scale)
+            if not (np.isfinite(low) and np.isfinite(high) and low < high):
+                raise WarehouseError(f"a scale needs finite low < high; got {low}..{high}")
+            text = f"{low:g}..{high:g}"
+            outside = self.con.execute(  # every stored value: each annotator's, not only their mean
+                """SELECT m.name, s.name, i.name, v.value
+                   FROM (SELECT system_id, input_id, measure_id, value FROM scores
+                         UNION ALL SELECT system_id, input_id, measure_id, value FROM judgments) AS v
+                   JOIN measures AS m USING (measure_id) JOIN datasets AS d USING (dataset_id)
+                   JOIN systems AS s ON s.system_id = v.system_id JOIN inputs AS i ON i.input_id = v.input_id
+                   WHERE d.name = ? AND list_contains(?, m.name) AND (v.value < ? OR v.value > ?)
+                   ORDER BY m.name, s.name, i.name LIMIT 1""",
+                [dataset, list(measures), low, high]).fetchall()
+            if outside:
+                m, system, input_, value = outside[0]
+                raise WarehouseError(f"{dataset}: {m!r} has {value!r} (system {system!r}, input {input_!r}) "
+                                     f"outside the scale {text}; nothing changed")
+        self.con.execute("""UPDATE measures SET scale = ? WHERE name IN (SELECT unnest(?))
+                            AND dataset_id = (SELECT dataset_id FROM datasets WHERE name = ?)""",
+                         [text, list(measures), dataset])
 
     def require_dataset(self, dataset: str) -> None:
         names = [r[0] for r in self.con.execute("SELECT name FROM datasets ORDER BY name").fetchall()]

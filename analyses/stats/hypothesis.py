@@ -252,7 +252,8 @@ def permutation_test(
         conventions=conventions(
             level,
             coef,
-            method=f"permutation-{method}",
+            method=f"perm-{method}",
+            procedure=f"permutation test: the two metrics' standardized values swapped per {method}",
             variant=variant,
             k=k,
             alternative=alternative,
@@ -360,7 +361,8 @@ def paired_bootstrap_test(
         conventions=conventions(
             level,
             coef,
-            method=f"paired-bootstrap-{method}",
+            method=f"boot-{method}",
+            procedure=f"paired bootstrap resampling {method}",
             k=k,
             alternative=alternative,
             pvalue_formula=f"count / k; count = #{_PAIRED_EXTREME_TEXT[alternative]}",

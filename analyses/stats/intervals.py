@@ -139,7 +139,8 @@ def bootstrap_ci(
         conventions=conventions(
             level,
             coef,
-            method=f"bootstrap-{method}",
+            method=f"boot-{method}",
+            procedure=f"percentile bootstrap resampling {method}",
             k=k,
             alpha=alpha,
             interval="percentile (numpy linear interpolation), two-sided",

@@ -2,7 +2,8 @@
 
 ``conventions`` records everything needed to reproduce a number (level, coefficient and
 Kendall variant, method, k, alpha, tails, seed, NaN policy, p-value formula...); the
-persistence layer stores it next to the values.
+persistence layer stores it next to the values. A result prints as a short summary: its
+``samples`` (k resampled values) and ``conventions`` stay out of its repr.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ class FisherResult:
     lower: float
     upper: float
     n: int
-    conventions: Mapping[str, Any] = field(default_factory=dict)
+    conventions: Mapping[str, Any] = field(default_factory=dict, repr=False)
 
 
 @dataclass(frozen=True)
@@ -38,8 +39,8 @@ class BootstrapResult:
     estimate: float
     lower: float
     upper: float
-    samples: np.ndarray
-    conventions: Mapping[str, Any] = field(default_factory=dict)
+    samples: np.ndarray = field(repr=False)
+    conventions: Mapping[str, Any] = field(default_factory=dict, repr=False)
 
 
 @dataclass(frozen=True)
@@ -53,7 +54,7 @@ class WilliamsResult:
     r13: float
     r23: float
     n: int
-    conventions: Mapping[str, Any] = field(default_factory=dict)
+    conventions: Mapping[str, Any] = field(default_factory=dict, repr=False)
 
 
 @dataclass(frozen=True)
@@ -62,8 +63,8 @@ class PermutationResult:
 
     delta: float
     pvalue: float
-    samples: np.ndarray
-    conventions: Mapping[str, Any] = field(default_factory=dict)
+    samples: np.ndarray = field(repr=False)
+    conventions: Mapping[str, Any] = field(default_factory=dict, repr=False)
 
 
 @dataclass(frozen=True)
@@ -72,5 +73,5 @@ class PairedBootstrapResult:
 
     delta: float
     pvalue: float
-    samples: np.ndarray
-    conventions: Mapping[str, Any] = field(default_factory=dict)
+    samples: np.ndarray = field(repr=False)
+    conventions: Mapping[str, Any] = field(default_factory=dict, repr=False)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from metaeval.cli.app import RESULT_TABLES, Context, LazyChoice, interrupted
+from metaeval.cli.app import RESULT_TABLES, Context, LazyChoice, fmt_option, interrupted, is_text, show_blocks
 
 if TYPE_CHECKING:  # annotations only (a light start-up for `--help`)
     import pandas as pd
@@ -38,8 +38,10 @@ MAX_PRINTED_METRICS = 8
                    "before averaging them into the consensus score.")
 @click.option("--jobs", default=1, show_default=True, type=click.IntRange(1), help="Worker processes.")
 @click.option("--force", is_flag=True, help="Recompute even what is up to date.")
+@fmt_option(help="text: the tau tables and means; json, csv, markdown, latex: the latest rows of "
+                 "score_range_agreement and property_agreement (json: an object with one list each).")
 @click.pass_obj
-def agreement_command(obj: Context, dataset, metrics, alpha, significant_only, normalisation, jobs, force):
+def agreement_command(obj: Context, dataset, metrics, alpha, significant_only, normalisation, jobs, force, fmt):
     """Do metrics agree with each other in the low, middle and top of each input's score range?
 
     Kendall tau between every pair of metrics over the summaries of each input in the bottom,
@@ -59,21 +61,30 @@ def agreement_command(obj: Context, dataset, metrics, alpha, significant_only, n
         except KeyboardInterrupt as exc:
             raise interrupted(exc, "the results finished so far are saved; "
                               "run the same command again to resume") from None
+        err = not is_text(fmt)  # stdout then holds only the rows
         if s.up_to_date:
-            click.echo("agreement: all results up to date; nothing computed (--force recomputes)")
+            click.echo("agreement: all results up to date; nothing computed (--force recomputes)", err=err)
         else:
             for table, r in (("score_range_agreement", s.score_ranges), ("property_agreement", s.by_property)):
                 state = "up to date" if r.up_to_date else f"run {r.run_id}: computed {r.computed}, wrote {r.written} rows"
-                click.echo(f"{table}: {r.tasks} results, {state}")
+                click.echo(f"{table}: {r.tasks} results, {state}", err=err)
             p = s.properties
-            click.echo(f"input_properties: {'up to date' if p.up_to_date else f'run {p.run_id}: wrote {p.written} rows'}")
+            click.echo(f"input_properties: {'up to date' if p.up_to_date else f'run {p.run_id}: wrote {p.written} rows'}",
+                       err=err)
         if s.properties.missing:
-            click.echo(f"note: {s.properties.missing}")
+            click.echo(f"note: {s.properties.missing}", err=err)
         rows = agreement_runs.latest_rows(wh, scope, normalisation, alpha, significant_only)
         by_property = wh.sql("""SELECT metric_a, metric_b, property, n_used, pearson, spearman
                                 FROM latest_property_agreement WHERE dataset = ? AND consensus = ?
                                 AND alpha = ? AND significant_only = ? ORDER BY property, metric_a, metric_b""",
                              [dataset, agreement_runs.consensus_label(scope), alpha, significant_only])
+    if not is_text(fmt):
+        if fmt not in ("json", "csv"):
+            rows = rows[[c for c in ("metric_a", "metric_b", "bin", "n_inputs", "tau", "disagreement",
+                                     "random_disagreement") if c in rows.columns]]
+        show_blocks([("score_range_agreement", rows.reset_index(drop=True)),
+                     ("property_agreement", by_property)], fmt)
+        return
     _print(rows, by_property, len(scope.metrics), obj, dataset)
 
 

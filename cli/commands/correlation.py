@@ -7,11 +7,14 @@ import sys
 
 import click
 
-from metaeval.cli.app import Context, LazyChoice, _analysis_options, _resampling_options, interrupted, show
+from metaeval.cli.app import (Context, LazyChoice, _analysis_options, _resampling_options, fmt_option, interrupted,
+                              is_text, show)
 
 
-def _analyse(obj: Context, call, **kwargs):
-    """Run one :mod:`metaeval.runs.api` function, print what it computed; its Outcome."""
+def _analyse(obj: Context, call, fmt: str = "text", **kwargs):
+    """Run one :mod:`metaeval.runs.api` function, print what it computed (to stderr unless
+    ``fmt`` is text, so that stdout holds only the rows); its Outcome and latest rows."""
+    err = not is_text(fmt)
     with obj.open() as wh:
         try:
             out = call(wh, **kwargs, progress=sys.stderr.isatty())
@@ -22,9 +25,11 @@ def _analyse(obj: Context, call, **kwargs):
             click.echo(f"skipped: {reason}", err=True)
         s = out.summary
         if s.up_to_date:
-            click.echo(f"{out.analysis.table}: all {s.tasks} results up to date; nothing computed (--force recomputes)")
+            click.echo(f"{out.analysis.table}: all {s.tasks} results up to date; nothing computed (--force recomputes)",
+                       err=err)
         else:
-            click.echo(f"{out.analysis.table}: run {s.run_id}: computed {s.computed} of {s.tasks}, wrote {s.written} rows")
+            click.echo(f"{out.analysis.table}: run {s.run_id}: computed {s.computed} of {s.tasks}, wrote {s.written} rows",
+                       err=err)
         return out, out.rows(wh)
 
 
@@ -53,18 +58,25 @@ def _tied(coefficients, epsilon, tie_calibration):
 @click.command()
 @_analysis_options
 @_ties_options
+@fmt_option()
 @click.pass_obj
 def correlate(obj, dataset, human, metrics, levels, coefficients, system_inputs, jobs, force, epsilon,
-              tie_calibration):
-    """Correlations of metrics with a human judgment (system, summary, global level)."""
+              tie_calibration, fmt):
+    """Correlations of metrics with a human judgment (system, summary, global level).
+
+    text: one row per metric, a column per level and coefficient; the other formats: the
+    latest rows (json and csv with every column, conventions included)."""
     import pandas as pd
 
     from metaeval.runs import api
 
     coefficients = _tied(coefficients, epsilon, tie_calibration)
-
-    _, frame = _analyse(obj, api.correlate, dataset=dataset, human=human, metrics=metrics, levels=levels,
+    _, frame = _analyse(obj, api.correlate, fmt, dataset=dataset, human=human, metrics=metrics, levels=levels,
                         coefficients=coefficients, system_inputs=system_inputs, jobs=jobs, force=force)
+    if not is_text(fmt):
+        show(_columns(frame, fmt, ["metric", "level", "coefficient", "value", "n_systems", "n_inputs"]), fmt,
+             caption=f"Correlation with {human} on {dataset}")
+        return
     wide = frame.pivot_table(index="metric", columns=["level", "coefficient"], values="value", dropna=False)
     with pd.option_context("display.max_rows", None, "display.width", 200, "display.float_format", "{:.3f}".format):
         click.echo(wide.to_string())
@@ -79,18 +91,25 @@ def correlate(obj, dataset, human, metrics, levels, coefficients, system_inputs,
               help="Also re-draw the human annotators in every resample: each cell's (cells) or the panel's "
                    "ids once per resample (panel, for ids that are the same people everywhere).")
 @_ties_options
+@fmt_option()
 @click.pass_obj
 def ci(obj, dataset, human, metrics, levels, coefficients, system_inputs, jobs, force, method, k, seed, alpha,
-       resample_annotators, epsilon, tie_calibration):
+       resample_annotators, epsilon, tie_calibration, fmt):
     """Confidence intervals of correlations (Fisher or bootstrap over systems/inputs/both)."""
     from metaeval.runs import api
 
     coefficients = _tied(coefficients, epsilon, tie_calibration)
-
-    _, frame = _analyse(obj, api.ci, dataset=dataset, human=human, metrics=metrics, levels=levels,
-                        coefficients=coefficients, system_inputs=system_inputs, jobs=jobs, force=force, method=method, k=k,
-                        alpha=alpha, seed=seed, resample_annotators=resample_annotators)
-    show(frame[["metric", "level", "coefficient", "estimate", "lower", "upper"]].round(4), "table")
+    _, frame = _analyse(obj, api.ci, fmt, dataset=dataset, human=human, metrics=metrics, levels=levels,
+                        coefficients=coefficients, system_inputs=system_inputs, jobs=jobs, force=force, method=method,
+                        k=k, alpha=alpha, seed=seed, resample_annotators=resample_annotators)
+    cols = ["metric", "level", "coefficient", "estimate", "lower", "upper"]
+    if is_text(fmt):
+        show(frame[cols].round(4), fmt)
+    else:
+        show(_columns(frame, fmt, cols + ["method", "alpha", "k", "seed"]), fmt,
+             caption=f"{100 * (1 - alpha):g}% {method} CIs of the correlation with {human} on {dataset}"
+                     + ("" if method == "fisher" else f" (k={k}, seed={seed})")
+                     + (f", annotators re-drawn ({resample_annotators})" if resample_annotators else ""))
 
 
 @click.command()
@@ -110,20 +129,25 @@ def ci(obj, dataset, human, metrics, levels, coefficients, system_inputs, jobs, 
 @click.option("--k-block", type=click.IntRange(1), default=None,
               help="Early stopping of the permutation tests (mt-metrics-eval): after every K_BLOCK resamples, "
                    "stop when the share as extreme as delta is < 0.02 or > 0.5; resamples used per row in k_used.")
+@fmt_option()
 @click.pass_obj
 def compare(obj, dataset, human, metrics, levels, coefficients, system_inputs, jobs, force, method, k, seed, alpha,
-            alternative, correction, correction_group, epsilon, tie_calibration, k_block):
+            alternative, correction, correction_group, epsilon, tie_calibration, k_block, fmt):
     """Test every ordered pair of metrics: is corr(a, human) > corr(b, human)?"""
     from metaeval.runs import api
 
     coefficients = _tied(coefficients, epsilon, tie_calibration)
-
-    out, frame = _analyse(obj, api.compare, dataset=dataset, human=human, metrics=metrics, levels=levels,
-                          coefficients=coefficients, system_inputs=system_inputs, jobs=jobs, force=force, method=method,
-                          k=k, alpha=alpha, seed=seed, alternative=alternative, correction=correction,
+    out, frame = _analyse(obj, api.compare, fmt, dataset=dataset, human=human, metrics=metrics, levels=levels,
+                          coefficients=coefficients, system_inputs=system_inputs, jobs=jobs, force=force,
+                          method=method, k=k, alpha=alpha, seed=seed, alternative=alternative, correction=correction,
                           correction_group=correction_group, k_block=k_block)
     frame = frame[(frame["correction"] == correction) & (frame["correction_group"] == correction_group)]
     cols = ["metric_a", "metric_b", "level", "coefficient", "delta", "p_value", "p_adjusted", "significant"]
+    if not is_text(fmt):  # every row; the hints below are for a terminal
+        show(_columns(frame, fmt, cols + ["method", "alternative", "correction", "family_size", "alpha"]), fmt,
+             caption=f"{method} tests ({alternative}; correction {correction} per {correction_group}) of the "
+                     f"correlation with {human} on {dataset}")
+        return
     if len(frame) <= 60:
         show(frame[cols].round(4), "table")
     n = int(frame["significant"].fillna(False).astype(bool).sum())
@@ -133,6 +157,12 @@ def compare(obj, dataset, human, metrics, levels, coefficients, system_inputs, j
             click.echo("  " + obj.heatmap_command(out.scope.dataset, out.scope.human, level, coefficient, method,
                                                   alternative, correction, correction_group, alpha,
                                                   f"tests-{level}-{coefficient}.png"))
+
+
+def _columns(frame, fmt: str, shown: list[str]):
+    """json and csv: every column (with dataset, human, conventions...); markdown and latex:
+    ``shown``, the columns a reader needs."""
+    return frame if fmt in ("json", "csv") else frame[shown]
 
 
 COMMANDS = [correlate, ci, compare]

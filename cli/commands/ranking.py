@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING
 
 import click
 
-from metaeval.cli.app import RESULT_TABLES, Context, LazyChoice, _resampling_options, interrupted, show
+from metaeval.cli.app import (RESULT_TABLES, Context, LazyChoice, _resampling_options, fmt_option, interrupted,
+                              is_text, show, show_blocks)
 
 if TYPE_CHECKING:  # annotations only (a light start-up for `--help`)
     import pandas as pd
@@ -63,29 +64,41 @@ _tests_read = _options(
 )
 
 
-def _report(table: str, summary) -> None:
+def _report(table: str, summary, fmt: str = "text") -> None:
+    """What a run did; on stderr unless ``fmt`` is text (stdout then holds only the rows)."""
     if summary.up_to_date:
-        click.echo(f"{table}: all {summary.tasks} results up to date; nothing computed (--force recomputes)")
+        click.echo(f"{table}: all {summary.tasks} results up to date; nothing computed (--force recomputes)",
+                   err=not is_text(fmt))
     else:
         click.echo(f"{table}: run {summary.run_id}: computed {summary.computed} of {summary.tasks}, "
-                   f"wrote {summary.written} rows")
+                   f"wrote {summary.written} rows", err=not is_text(fmt))
 
 
-def _run_analyses(obj: Context, scope_args: dict, builds, jobs: int, force: bool, valid_levels) -> None:
-    """Resolve the scope, then for each (build, show_rows): run ``build(scope)``, report, ``show_rows(wh, scope, analysis)``."""
+def _run_analyses(obj: Context, scope_args: dict, builds, jobs: int, force: bool, valid_levels,
+                  fmt: str = "text") -> None:
+    """Resolve the scope, then for each (build, show_rows): run ``build(scope)``, report, ``show_rows(wh, scope,
+    analysis)``. Text: show_rows prints; other formats: show_rows returns (name, rows), printed together."""
     from metaeval.runs import runner
 
     with obj.open() as wh:
         scope = runner.resolve_scope(wh, valid_levels=valid_levels, **scope_args)
         analyses = [build(scope) for build, _ in builds]   # every argument checked before any run
+        blocks = []
         for analysis, (_, show_rows) in zip(analyses, builds):
             try:
                 summary = runner.run(wh, scope, analysis, jobs=jobs, force=force, progress=sys.stderr.isatty())
             except KeyboardInterrupt as exc:
                 raise interrupted(exc, "the results finished so far are saved; "
                                   "run the same command again to resume") from None
-            _report(analysis.table, summary)
-            show_rows(wh, scope, analysis)
+            _report(analysis.table, summary, fmt)
+            block = show_rows(wh, scope, analysis)
+            if block is not None:
+                blocks.append(block)
+    if blocks:  # the blocks of one table (systems-agreement's tests) as one
+        import pandas as pd
+
+        names = list(dict.fromkeys(name for name, _ in blocks))
+        show_blocks([(n, pd.concat([f for m, f in blocks if m == n], ignore_index=True)) for n in names], fmt)
 
 
 def _latest(wh, table: str, dataset: str, human: str, **filters) -> pd.DataFrame:
@@ -122,9 +135,10 @@ def _latest(wh, table: str, dataset: str, human: str, **filters) -> pd.DataFrame
 @click.option("--seed", default=4, show_default=True, type=click.IntRange(0),
               help="--soft: seed of the permutations (4: mt-metrics-eval's default draw).")
 @_compute
+@fmt_option()
 @click.pass_obj
 def accuracy(obj, dataset, human, metrics, levels, coefficients, alpha, alternative, metric_tolerance,
-             human_tolerance, soft, delta_bins, k, seed, jobs, force):
+             human_tolerance, soft, delta_bins, k, seed, jobs, force, fmt):
     """Pairwise accuracy of metrics against a human judgment (Louis & Nenkova 2013).
 
     Over every pair of systems, the share where the metric orders the pair as the human does
@@ -133,7 +147,8 @@ def accuracy(obj, dataset, human, metrics, levels, coefficients, alpha, alternat
     number and percent of inputs whose per-input correlation is significant at --alpha:
     table input_significance. With --soft: soft pairwise accuracy (Thompson et al. 2024), per
     system pair a one-sided paired permutation test over the inputs under the human and under the
-    metric, SPA = 1 - mean |p_human - p_metric|: table soft_pairwise_accuracy.
+    metric, SPA = 1 - mean |p_human - p_metric|: table soft_pairwise_accuracy. With --delta-bins Q:
+    also the accuracy and tau within Q bins of the human difference: table delta_bin_accuracy.
     """
     import pandas as pd
 
@@ -142,6 +157,8 @@ def accuracy(obj, dataset, human, metrics, levels, coefficients, alpha, alternat
     def accuracy_rows(wh, scope, analysis):
         frame = _latest(wh, analysis.table, scope.dataset, scope.human, metric=scope.metrics, level=scope.levels,
                         **analysis.param_columns)
+        if not is_text(fmt):
+            return analysis.table, _shown(frame, fmt, ["metric", "level", "accuracy"])
         wide = frame.pivot_table(index="metric", columns="level", values="accuracy", dropna=False)
         with pd.option_context("display.max_rows", None, "display.width", 200,
                                "display.float_format", "{:.3f}".format):
@@ -150,6 +167,9 @@ def accuracy(obj, dataset, human, metrics, levels, coefficients, alpha, alternat
     def significance_rows(wh, scope, analysis):
         frame = _latest(wh, analysis.table, scope.dataset, scope.human, metric=scope.metrics,
                         coefficient=scope.coefficients, **analysis.param_columns)
+        if not is_text(fmt):
+            return analysis.table, _shown(frame, fmt, ["metric", "coefficient", "n_inputs", "n_significant",
+                                                       "percent_significant"])
         frame = frame.assign(significant=[f"{n} ({p:.1f}%)" for n, p in
                                           zip(frame["n_significant"], frame["percent_significant"])])
         wide = frame.pivot(index="metric", columns="coefficient", values="significant")
@@ -159,14 +179,19 @@ def accuracy(obj, dataset, human, metrics, levels, coefficients, alpha, alternat
 
     def soft_rows(wh, scope, analysis):
         frame = _latest(wh, analysis.table, scope.dataset, scope.human, metric=scope.metrics, **analysis.param_columns)
-        show(frame[["metric", "spa", "pairs", "systems_used", "inputs_used"]].round(4), "table")
+        cols = ["metric", "spa", "pairs", "systems_used", "inputs_used"]
+        if not is_text(fmt):
+            return analysis.table, _shown(frame, fmt, cols)
+        show(frame[cols].round(4), fmt)
 
     def delta_rows(wh, scope, analysis):
         frame = _latest(wh, analysis.table, scope.dataset, scope.human, metric=scope.metrics, **analysis.param_columns)
+        if not is_text(fmt):
+            return analysis.table, _shown(frame, fmt, ["metric", "bin", "low", "high", "pairs", "accuracy", "kendall"])
         frame = frame.assign(cell=[f"{a:.3f} / {t:+.3f} ({n})" if pd.notna(a) else f"- ({n})"
                                    for a, t, n in zip(frame["accuracy"], frame["kendall"], frame["pairs"])])
         wide = frame.pivot(index="metric", columns="bin", values="cell")
-        click.echo(f"accuracy / tau (pairs) by bin of |human difference|, bin 0 = the closest pairs:")
+        click.echo("accuracy / tau (pairs) by bin of |human difference|, bin 0 = the closest pairs:")
         with pd.option_context("display.max_rows", None, "display.width", 200):
             click.echo(wide.to_string())
 
@@ -174,15 +199,15 @@ def accuracy(obj, dataset, human, metrics, levels, coefficients, alpha, alternat
     if delta_bins is not None:
         _run_analyses(obj, scope_args, [(lambda scope: ranking_runs.delta_bins_analysis(
             scope, delta_bins, metric_tolerance, human_tolerance), delta_rows)],
-            jobs, force, valid_levels=("system", "micro"))
+            jobs, force, valid_levels=("system", "micro"), fmt=fmt)
     if soft:
         _run_analyses(obj, scope_args, [(lambda scope: ranking_runs.soft_accuracy_analysis(scope, k, seed), soft_rows)],
-                      jobs, force, valid_levels=("system", "micro"))
+                      jobs, force, valid_levels=("system", "micro"), fmt=fmt)
         return
     _run_analyses(obj, scope_args, [
         (lambda scope: ranking_runs.accuracy_analysis(scope, metric_tolerance, human_tolerance), accuracy_rows),
         (lambda scope: ranking_runs.significance_analysis(scope, alpha, alternative), significance_rows),
-    ], jobs, force, valid_levels=("system", "micro"))
+    ], jobs, force, valid_levels=("system", "micro"), fmt=fmt)
 
 
 @click.command("systems-agreement")
@@ -192,8 +217,9 @@ def accuracy(obj, dataset, human, metrics, levels, coefficients, alpha, alternat
 @click.option("--alpha", default=0.05, show_default=True, type=ALPHA)
 @_resampling_options
 @_compute
+@fmt_option()
 @click.pass_obj
-def systems_agreement(obj, dataset, human, metrics, tests, alpha, k, seed, jobs, force):
+def systems_agreement(obj, dataset, human, metrics, tests, alpha, k, seed, jobs, force, fmt):
     """Do metrics reach the same conclusions about systems as the humans?
 
     Every pair of systems is tested (paired over inputs: t-test, Wilcoxon signed-rank, or a
@@ -207,13 +233,15 @@ def systems_agreement(obj, dataset, human, metrics, tests, alpha, k, seed, jobs,
     def rows(wh, scope, analysis):
         frame = _latest(wh, analysis.table, scope.dataset, scope.human, metric=scope.metrics,
                         **analysis.param_columns)
-        show(frame[["metric", "test", "pairs", "same", "opposite", "metric_only", "human_only", "neither",
-                    "agreement"]].round(3), "table")
+        cols = ["metric", "test", "pairs", "same", "opposite", "metric_only", "human_only", "neither", "agreement"]
+        if not is_text(fmt):
+            return analysis.table, _shown(frame, fmt, cols)
+        show(frame[cols].round(3), fmt)
 
     builds = [(lambda scope, t=t: ranking_runs.agreement_analysis(scope, t, alpha, k, seed), rows)
               for t in (tests or ranking.PAIR_TESTS)]
     _run_analyses(obj, dict(dataset=dataset, human=human, metric_globs=metrics), builds, jobs, force,
-                  valid_levels=())
+                  valid_levels=(), fmt=fmt)
 
 
 @click.command("winners")
@@ -223,9 +251,10 @@ def systems_agreement(obj, dataset, human, metrics, tests, alpha, k, seed, jobs,
               show_default=True, help="The correction of the tests read.")
 @click.option("--correction-group", type=LazyChoice("metaeval.runs.runner:CORRECTION_GROUPS"), default="metric", show_default=True,
               help="The correction family of the tests read.")
+@fmt_option()
 @click.pass_obj
 def winners(obj, dataset, human, metrics, levels, coefficients, method, alternative, alpha, force, correction,
-            correction_group):
+            correction_group, fmt):
     """Metrics not significantly beaten by any other, and significance clusters.
 
     Reads the latest `metaeval compare` rows (never recomputes a test) of every ordered pair of
@@ -240,13 +269,19 @@ def winners(obj, dataset, human, metrics, levels, coefficients, method, alternat
         scope = runner.resolve_scope(wh, dataset, human, metrics, levels, coefficients)
         summary = ranking_runs.run_winners(wh, scope, method, alternative, correction, correction_group, alpha,
                                            force)
-        _report("winners", summary)
+        _report("winners", summary, fmt)
         frame = _latest(wh, "winners", dataset, human, level=scope.levels, coefficient=scope.coefficients,
                         method=method, alternative=alternative, correction=correction,
                         correction_group=correction_group, alpha=alpha).sort_values(["level", "coefficient", "rank"])
+    if not is_text(fmt):
+        show(_shown(frame, fmt, ["level", "coefficient", "rank", "metric", "correlation", "cluster", "is_winner",
+                                 "n_beaten_by"]), fmt,
+             caption=f"Significance clusters of the correlation with {human} on {dataset} ({method}, {alternative}, "
+                     f"correction {correction}, alpha {alpha})")
+        return
     frame = frame.assign(winner=frame["is_winner"].map({True: "*", False: ""}))
     show(frame[["level", "coefficient", "rank", "metric", "correlation", "cluster", "winner", "n_beaten_by"]]
-         .round(4), "table")
+         .round(4), fmt)
 
 
 @click.command("replicability")
@@ -259,9 +294,10 @@ def winners(obj, dataset, human, metrics, levels, coefficients, method, alternat
 @click.option("--pc-method", "pc_methods", multiple=True, type=LazyChoice("metaeval.analyses.ranking:PC_METHODS"),
               help="Partial-conjunction combination: bonferroni (any dependence) or fisher (independent "
                    "datasets). Default: both.")
+@fmt_option()
 @click.pass_obj
 def replicability(obj, datasets, humans, metrics, levels, coefficients, method, alternative, alpha, force,
-                  pc_methods):
+                  pc_methods, fmt):
     """On how many datasets does metric A beat metric B? (Dror et al. 2017)
 
     For each ordered pair of metrics (by name, present in every dataset), the uncorrected
@@ -278,7 +314,7 @@ def replicability(obj, datasets, humans, metrics, levels, coefficients, method, 
     with obj.open() as wh:
         summary = ranking_runs.run_replicability(wh, on, metrics, levels, coefficients, method, alternative,
                                                  pc_methods, alpha, force)
-        _report("replicability", summary)
+        _report("replicability", summary, fmt)
         on = sorted(on)
         frame = _latest(wh, "replicability", "+".join(d for d, _ in on), "+".join(h for _, h in on),
                         method=method, alternative=alternative, alpha=alpha, pc_method=pc_methods or ranking.PC_METHODS)
@@ -286,8 +322,13 @@ def replicability(obj, datasets, humans, metrics, levels, coefficients, method, 
         frame = frame[frame["level"].isin(levels)]
     if coefficients:
         frame = frame[frame["coefficient"].isin(coefficients)]
-    show(frame[["metric_a", "metric_b", "level", "coefficient", "pc_method", "k_hat", "n_datasets", "identified"]]
-         .fillna(""), "table")
+    cols = ["metric_a", "metric_b", "level", "coefficient", "pc_method", "k_hat", "n_datasets", "identified"]
+    show(_shown(frame, fmt, cols) if not is_text(fmt) else frame[cols].fillna(""), fmt)
+
+
+def _shown(frame: pd.DataFrame, fmt: str, cols: list[str]) -> pd.DataFrame:
+    """json and csv: every column of the rows; markdown and latex: ``cols``."""
+    return frame.reset_index(drop=True) if fmt in ("json", "csv") else frame[cols].reset_index(drop=True)
 
 
 COMMANDS = [accuracy, systems_agreement, winners, replicability]

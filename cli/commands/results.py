@@ -7,21 +7,61 @@ from pathlib import Path
 import click
 
 from metaeval import files
-from metaeval.cli.app import EXPORT_SUFFIXES, FORMATS, OVERWRITE, RESULT_TABLES, out_file, show
+from metaeval.cli.app import EXPORT_SUFFIXES, OVERWRITE, RESULT_TABLES, fmt_option, out_file, show
 
 
 @click.command()
 @click.argument("table", type=click.Choice(sorted(RESULT_TABLES)))
 @click.option("--dataset", default=None, help="Only this dataset.")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table")
+@click.option("--human", default=None, help="Only rows against this human judgment.")
+@click.option("--metric", "metrics", multiple=True, metavar="GLOB",
+              help="Only rows of these metrics (globs; a test row when metric_a or metric_b matches). Repeatable.")
+@click.option("--level", "levels", multiple=True, help="Only these levels. Repeatable.")
+@click.option("--coefficient", "coefficients", multiple=True, help="Only these coefficients. Repeatable.")
+@click.option("--method", "methods", multiple=True, help="Only these methods (CI or test). Repeatable.")
+@fmt_option()
 @click.pass_obj
-def results(obj, table, dataset, fmt):
-    """The latest result of each key in a results TABLE (all runs for analysis_runs)."""
+def results(obj, table, dataset, human, metrics, levels, coefficients, methods, fmt):
+    """The latest result of each key in a results TABLE (all runs for analysis_runs).
+
+    A filter on a column the table does not have is an error. json and csv give every column
+    (conventions and parameters nested in json); text, markdown and latex leave out the
+    conventions, parameters and fingerprints."""
     with obj.open(read_only=True) as wh:
         frame = _result_rows(wh, RESULT_TABLES[table], table, dataset)
-    if fmt == "table":
+    frame = _filtered(frame, table, human=human, metrics=metrics, levels=levels, coefficients=coefficients,
+                      methods=methods)
+    if fmt not in ("json", "csv"):
         frame = frame.drop(columns=[c for c in ("conventions", "fingerprint", "parameters") if c in frame.columns])
     show(frame, fmt)
+
+
+def _filtered(frame, table: str, *, human, metrics, levels, coefficients, methods):
+    """The rows of ``frame`` that pass the filters (None / empty: no filter)."""
+    import fnmatch
+
+    def require(column: str, option: str) -> None:
+        if column not in frame.columns:
+            raise click.UsageError(f"{option}: table {table} has no column {column!r}")
+
+    import pandas as pd
+
+    keep = pd.Series(True, index=frame.index)
+    if human is not None:
+        require("human", "--human")
+        keep &= frame["human"] == human
+    if metrics:
+        cols = [c for c in ("metric", "metric_a", "metric_b") if c in frame.columns]
+        if not cols:
+            require("metric", "--metric")
+        hit = lambda name: isinstance(name, str) and any(fnmatch.fnmatchcase(name, g) for g in metrics)  # noqa: E731
+        keep &= frame[cols].apply(lambda col: col.map(hit)).any(axis=1)
+    for column, values, option in (("level", levels, "--level"), ("coefficient", coefficients, "--coefficient"),
+                                   ("method", methods, "--method")):
+        if values:
+            require(column, option)
+            keep &= frame[column].isin(values)
+    return frame[keep].reset_index(drop=True)
 
 
 @click.command()

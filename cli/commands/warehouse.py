@@ -6,7 +6,7 @@ from __future__ import annotations
 import click
 
 from metaeval import connection, schema
-from metaeval.cli.app import FORMATS, Context, show
+from metaeval.cli.app import Context, fmt_option, show
 from metaeval.errors import WarehouseError
 
 
@@ -25,7 +25,7 @@ def init(obj: Context):
 
 
 @click.command()
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table")
+@fmt_option()
 @click.pass_obj
 def datasets(obj, fmt):
     """The datasets in the warehouse, with their sizes."""
@@ -36,12 +36,43 @@ def datasets(obj, fmt):
 @click.command()
 @click.argument("dataset")
 @click.option("--kind", type=click.Choice(["automatic", "human"]), default=None)
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table")
+@fmt_option()
 @click.pass_obj
 def measures(obj, dataset, kind, fmt):
-    """The measures of DATASET: kind, direction, coverage."""
+    """The measures of DATASET: kind, direction, scale, coverage, and duplicate_of.
+
+    A measure with a duplicate_of has the same value as that measure in every cell they share
+    (relation identical) or is a positive affine transform of it (affine): every correlation,
+    CI and test gives both the same numbers."""
     with obj.open(read_only=True) as wh:
-        show(wh.measures(dataset, kind), fmt)
+        show(wh.measures(dataset, kind, duplicates=True), fmt)
+
+
+@click.command()
+@click.argument("dataset")
+@click.argument("measures", nargs=-1, required=True)
+@click.option("--range", "range_", metavar="LOW..HIGH", default=None,
+              help="The measures' declared range, e.g. 0..1 or 0..100.")
+@click.option("--unknown", is_flag=True, help="Forget the recorded scale.")
+@click.pass_obj
+def scale(obj, dataset, measures, range_, unknown):
+    """Record the scale (range) of MEASURES of DATASET: measures.scale, shown by `measures`.
+
+    Refused, changing nothing, if a stored value lies outside the range."""
+    if (range_ is None) == (not unknown):
+        raise click.UsageError("give --range LOW..HIGH or --unknown")
+    bounds = None
+    if range_ is not None:
+        try:
+            low, high = (float(x) for x in range_.split(".."))
+        except ValueError:
+            raise click.BadParameter(f"{range_!r}: expected LOW..HIGH, e.g. 0..1", param_hint="--range") from None
+        bounds = (low, high)
+    with obj.open() as wh:
+        wh.set_scale(dataset, measures, bounds)
+        shown = wh.measures(dataset)
+    shown = shown[shown["measure"].isin(measures)]
+    click.echo("; ".join(f"{m}: {s if isinstance(s, str) else 'unknown'}" for m, s in zip(shown["measure"], shown["scale"])))
 
 
 @click.command()
@@ -66,7 +97,7 @@ def matrix(obj, dataset, measure, fmt):
 
 @click.command()
 @click.argument("query")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table")
+@fmt_option()
 @click.pass_obj
 def sql(obj, query, fmt):
     """Run a read-only SQL QUERY on the warehouse.
@@ -87,4 +118,4 @@ def sql(obj, query, fmt):
     show(frame, fmt)
 
 
-COMMANDS = [init, datasets, measures, matrix, sql]
+COMMANDS = [init, datasets, measures, scale, matrix, sql]

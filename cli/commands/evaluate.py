@@ -1,0 +1,168 @@
+"""``metaeval evaluate``: ingest a new metric's scores and evaluate it in one command
+(a call of :func:`metaeval.runs.evaluate.evaluate` per dataset)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from metaeval.cli.app import SEED, Context, LazyChoice, _command_line, echo_reports, fmt_option, is_text
+
+#: In text output, beats / beaten by lists longer than this many characters are cut.
+MAX_LIST = 70
+
+
+@click.command("evaluate")
+@click.argument("scores", nargs=-1, metavar="[SCORES]...")
+@click.option("--dataset", "datasets", multiple=True, required=True,
+              help="Dataset to evaluate on; repeat it, each with its --human, to evaluate on several.")
+@click.option("--human", "humans", multiple=True, required=True,
+              help="The human judgment of each --dataset, in the same order (one for all if given once).")
+@click.option("--metric", "metrics", multiple=True, metavar="GLOB",
+              help="Evaluate these metrics already in the warehouse too (or instead of SCORES). Repeatable.")
+@click.option("--against", "against", multiple=True, metavar="GLOB",
+              help="Compare with these metrics only. Default: every other automatic measure. Repeatable.")
+@click.option("--level", "levels", multiple=True, type=LazyChoice("metaeval.runs.runner:LEVELS"),
+              help="Correlation level(s). Default: system and summary.")
+@click.option("--coefficient", "coefficients", multiple=True, type=LazyChoice("metaeval.runs.runner:COEFFICIENTS"),
+              help="Coefficient(s); kendall is tau-b. Default: all three.")
+@click.option("--method", type=LazyChoice("metaeval.runs.runner:TEST_METHODS"), default="perm-both",
+              show_default=True, help="Test of each evaluated metric against each other metric (two-sided).")
+@click.option("--ci-method", type=LazyChoice("metaeval.runs.runner:CI_METHODS"), default="boot-both",
+              show_default=True, help="Confidence interval of the correlations.")
+@click.option("--correction", type=LazyChoice("metaeval.runs.runner:CORRECTIONS"), default="holm",
+              show_default=True, help="Correction over each evaluated metric's tests (per level and coefficient).")
+@click.option("--all-pairs", is_flag=True,
+              help="Also test the other metrics against each other, so that the clusters are WMT's exactly "
+                   "(slower: every ordered pair).")
+@click.option("--k", default=1000, show_default=True, type=click.IntRange(1), help="Resamples (CI and tests).")
+@click.option("--seed", default=0, show_default=True, type=SEED, help="Seed of the resampling.")
+@click.option("--alpha", default=0.05, show_default=True, type=click.FloatRange(0, 1, min_open=True, max_open=True))
+@click.option("--lower", "lower", multiple=True, metavar="GLOB",
+              help="Measures of SCORES for which lower is better. Repeatable.")
+@click.option("--allow-new", is_flag=True, help="Let SCORES add systems or inputs to the dataset.")
+@click.option("--replace", is_flag=True, help="Overwrite stored values of SCORES that differ, instead of failing.")
+@click.option("--jobs", default=1, show_default=True, type=click.IntRange(1), help="Worker processes.")
+@click.option("--force", is_flag=True, help="Recompute even what is up to date.")
+@fmt_option()
+@click.pass_obj
+def evaluate(obj: Context, scores, datasets, humans, metrics, against, levels, coefficients, method, ci_method,
+             correction, all_pairs, k, seed, alpha, lower, allow_new, replace, jobs, force, fmt):
+    """How good is my metric? Ingest SCORES and evaluate their metrics in one run.
+
+    SCORES are score tables as `ingest table` reads them; with several --dataset, give each as
+    DATASET:FILE. For each dataset: the correlation with the human judgment at each level and
+    coefficient, its confidence interval, and two-sided tests of each evaluated metric against
+    every other metric (Holm within each metric's tests by default), all persisted and reused
+    (a second run computes nothing). Printed: correlation [CI], rank and significance cluster
+    (WMT style: each cluster significantly beats every lower one), and the metrics it beats and
+    is beaten by. json/csv/markdown give every metric's rows; latex a paper's table.
+    """
+    import pandas as pd
+
+    from metaeval.analyses import tables
+    from metaeval.runs import evaluate as evaluation
+
+    if len(humans) not in (1, len(datasets)):
+        raise click.UsageError(f"give one --human per --dataset ({len(datasets)}), or one for all; got {len(humans)}")
+    if len(set(datasets)) != len(datasets):
+        raise click.UsageError("each --dataset may be named once")
+    pairs = list(zip(datasets, humans if len(humans) > 1 else humans * len(datasets)))
+    files = _assign(scores, datasets)
+    err = not is_text(fmt)
+    results = []
+    with obj.open() as wh:
+        for dataset, human in pairs:
+            try:
+                ev = evaluation.evaluate(
+                    wh, dataset, human, files[dataset], metrics=metrics, against=against, levels=levels or
+                    evaluation.LEVELS, coefficients=coefficients, method=method, correction=correction,
+                    ci_method=ci_method, k=k, seed=seed, alpha=alpha, all_pairs=all_pairs, lower=lower,
+                    replace=replace, allow_new=allow_new, command=_command_line(), jobs=jobs, force=force,
+                    progress=sys.stderr.isatty())
+            except KeyboardInterrupt:
+                raise click.ClickException("interrupted: the results finished so far are saved; "
+                                           "run the same command again to resume") from None
+            _report(ev, err)
+            results.append(ev)
+    if fmt in ("json", "csv"):
+        frame = pd.concat([ev.table for ev in results], ignore_index=True)  # lists and conventions: JSON in csv
+        click.echo(tables.render(frame, fmt), nl=False)
+        return
+    for i, ev in enumerate(results):
+        if i:
+            click.echo()
+        if fmt == "latex":
+            click.echo(tables.ranked_latex(ev.table, caption=ev.caption(), confidence=1 - alpha), nl=False)
+        elif fmt == "markdown":
+            click.echo(tables.render(_readable(ev.table, everyone=True), "markdown", caption=ev.caption()), nl=False)
+        else:
+            click.echo(f"{ev.dataset} / {ev.human}: {', '.join(ev.metrics)} against {len(ev.against)} other metrics")
+            click.echo(tables.render(_readable(ev.table, everyone=False, cut=MAX_LIST), "text"), nl=False)
+            click.echo(f"({ev.caption()} Every metric's rows: --format json, csv, markdown or latex.)")
+
+
+def _assign(scores, datasets) -> dict[str, list[Path]]:
+    """SCORES per dataset: FILE (one --dataset) or DATASET:FILE."""
+    files: dict[str, list[Path]] = {d: [] for d in datasets}
+    for arg in scores:
+        path = Path(arg)
+        dataset, _, rest = arg.partition(":")
+        if not path.exists() and rest and dataset in files:
+            path, target = Path(rest), dataset
+        elif len(datasets) == 1:
+            target = datasets[0]
+        else:
+            raise click.BadParameter(f"{arg!r}: with several --dataset, name each file's dataset as DATASET:FILE",
+                                     param_hint="SCORES")
+        if not path.is_file():
+            raise click.BadParameter(f"{str(path)!r}: no such file", param_hint="SCORES")
+        files[target].append(path)
+    return files
+
+
+def _report(ev, err: bool) -> None:
+    if ev.loaded:
+        echo_reports(ev.loaded, err=err)
+    for reason in ev.skipped.values():
+        click.echo(f"skipped: {reason}", err=True)
+    for name, out in ev.outcomes.items():
+        s = out.summary
+        table = out.analysis.table
+        if s.up_to_date:
+            click.echo(f"{table}: all {s.tasks} results up to date; nothing computed", err=err)
+        else:
+            click.echo(f"{table}: run {s.run_id}: computed {s.computed} of {s.tasks}, wrote {s.written} rows", err=err)
+
+
+def _readable(table, *, everyone: bool, cut: int | None = None):
+    """The rows as a reader wants them: correlation [CI], rank of n, cluster, beats / beaten by."""
+    rows = table if everyone else table[table["evaluated"]]
+
+    def names(v):
+        text = ", ".join(v)
+        if cut is not None and len(text) > cut:
+            text = text[:cut].rsplit(", ", 1)[0] + f", ... ({len(v)})"
+        return text
+
+    def corr(r):
+        if r.correlation is None or pd_isna(r.correlation):
+            return "undefined"
+        ci = "" if pd_isna(r.lower) or pd_isna(r.upper) else f" [{r.lower:.3f}, {r.upper:.3f}]"
+        return f"{r.correlation:.3f}{ci}"
+
+    out = rows.assign(correlation=[corr(r) for r in rows.itertuples()],
+                      rank=[f"{r.rank}/{r.n_metrics}" for r in rows.itertuples()],
+                      beats=rows["beats"].map(names), beaten_by=rows["beaten_by"].map(names))
+    return out[["metric", "level", "coefficient", "correlation", "rank", "cluster", "beats", "beaten_by"]]
+
+
+def pd_isna(x) -> bool:
+    import pandas as pd
+
+    return x is None or bool(pd.isna(x))
+
+
+COMMANDS = [evaluate]

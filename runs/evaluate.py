@@ -1,0 +1,269 @@
+""""How good is my metric?": ingest a new metric's scores and evaluate it in one call.
+
+:func:`evaluate` runs, over one dataset and human judgment, the three persisted analyses of
+:mod:`metaeval.runs.api` — correlations (table ``correlations``), confidence intervals
+(``confidence_intervals``, Boot-Both by default) and tests of each evaluated metric against
+every other metric (``hypothesis_tests``, Perm-Both, two-sided, Holm within each metric's
+family by default) — each reused when up to date, so a second call computes nothing. Its
+:class:`Evaluation` holds one row per metric, level and coefficient: the correlation and its
+CI, the metric's rank and WMT-style significance cluster, and the metrics it significantly
+beats and is beaten by.
+
+The tests are two-sided so that one row per pair (a, b), a the evaluated metric, says both
+"a beats b" (significant, delta > 0) and "b beats a" (significant, delta < 0); the family of a
+corrected p-value is a's pairs against all other metrics, as ``metaeval compare`` writes it.
+Pairs of two metrics that are not evaluated are not tested (``all_pairs=True`` tests them
+too): the clusters then treat them as not significantly different, so a cluster may be wider
+than the one a test of every pair gives, never narrower; ``n_tested`` says how many tests
+each row rests on.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from dataclasses import replace as _replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from metaeval.analyses import ranking
+from metaeval.errors import WarehouseError
+from metaeval.runs import api, runner
+
+if TYPE_CHECKING:
+    from metaeval.core import Warehouse
+    from metaeval.load import Batch, LoadReport
+
+#: Levels evaluated by default: between systems and between the summaries of each input.
+LEVELS = ("system", "summary")
+#: Test defaults of an evaluation (see the module docstring).
+METHOD, ALTERNATIVE, CORRECTION, CI_METHOD = "perm-both", "two-sided", "holm", "boot-both"
+
+
+# --- adding scores --------------------------------------------------------------------------------
+def parse_scores(source: str | os.PathLike | pd.DataFrame, *, human: Sequence[str] = (),
+                 lower: Sequence[str] = ()) -> Batch:
+    """A table of scores as a :class:`~metaeval.load.Batch`, read by the table ingest
+    (:func:`metaeval.ingest.table.parse`: whatever table layouts it accepts). A DataFrame is
+    written to a Parquet file first (so that it is read exactly as that file would be) and
+    named ``<DataFrame>`` in the ingest log."""
+    from metaeval.ingest import table
+
+    if not isinstance(source, pd.DataFrame):
+        return table.parse(Path(source), human=human, lower=lower)
+    with tempfile.TemporaryDirectory(prefix="metaeval-") as folder:
+        path = Path(folder) / "DataFrame.parquet"
+        source.to_parquet(path, index=False)
+        batch = table.parse(path, human=human, lower=lower)
+    return _replace(batch, file="<DataFrame>")
+
+
+def add_scores(wh: Warehouse, dataset: str, sources: str | os.PathLike | pd.DataFrame | Sequence, *,
+               human: Sequence[str] = (), lower: Sequence[str] = (), replace: bool = False,
+               allow_new: bool = False, command: str | None = None) -> list[LoadReport]:
+    """Ingest score tables (paths or DataFrames) into ``dataset`` in one transaction, as
+    ``metaeval ingest table`` does (``allow_new``: see :meth:`Warehouse.load`). ``human``:
+    globs of the measures that are human judgments."""
+    if isinstance(sources, (str, os.PathLike, pd.DataFrame)):
+        sources = [sources]
+    batches = [parse_scores(s, human=human, lower=lower) for s in sources]
+    if not batches:
+        raise WarehouseError("no score table given")
+    return wh.load(dataset, batches, replace=replace, command=command, allow_new=allow_new)
+
+
+def new_metrics(batches_or_reports_measures: Sequence[pd.DataFrame]) -> list[str]:
+    """The automatic measures named in parsed batches' ``measures`` frames, in order."""
+    names: list[str] = []
+    for frame in batches_or_reports_measures:
+        for name, kind in zip(frame["name"], frame["kind"]):
+            if kind == "automatic" and name not in names:
+                names.append(name)
+    return names
+
+
+# --- evaluating ---------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Evaluation:
+    """The outcome of :func:`evaluate` on one dataset: ``table`` (one row per metric, level and
+    coefficient), the three analyses' :class:`~metaeval.runs.api.Outcome` s, the ingest
+    reports, and the metrics left out (``skipped``, with the reason)."""
+
+    dataset: str
+    human: str
+    metrics: tuple[str, ...]                 # the evaluated metrics
+    against: tuple[str, ...]                 # the other metrics of the scope
+    settings: dict
+    outcomes: dict[str, api.Outcome] = field(repr=False)
+    table: pd.DataFrame = field(repr=False)
+    loaded: list = field(default_factory=list, repr=False)
+    skipped: dict[str, str] = field(default_factory=dict)
+    duplicates: dict[str, tuple[str, str]] = field(default_factory=dict)   # measure -> (duplicate_of, relation)
+
+    @property
+    def computed(self) -> int:
+        """Results computed by this call (0: everything was up to date)."""
+        return sum(o.summary.computed for o in self.outcomes.values())
+
+    @property
+    def up_to_date(self) -> bool:
+        return all(o.summary.up_to_date for o in self.outcomes.values())
+
+    def __repr__(self) -> str:
+        state = "up to date, nothing computed" if self.up_to_date else f"computed {self.computed} results"
+        return (f"Evaluation({', '.join(self.metrics)} on {self.dataset} against {self.human}: "
+                f"{len(self.against)} other metrics, levels {list(self.settings['levels'])}, coefficients "
+                f"{list(self.settings['coefficients'])}; {state}; {len(self.table)} rows in .table)")
+
+    def caption(self) -> str:
+        """The conventions, for a table caption."""
+        s = self.settings
+        kendall = " (Kendall's tau-b)" if "kendall" in s["coefficients"] else ""
+        return (f"Correlation with {self.human} on {self.dataset}: level {', '.join(s['levels'])}; "
+                f"coefficient {', '.join(s['coefficients'])}{kendall}; "
+                f"{100 * (1 - s['alpha']):g}% CI {s['ci_method']} (k={s['k']}, seed={s['seed']}); "
+                f"clusters (cl.) from {s['method']} tests ({s['alternative']}, k={s['k']}, seed={s['seed']}), "
+                f"correction {s['correction']} within each metric's family, alpha={s['alpha']:g}"
+                + ("" if s["all_pairs"] else "; pairs of two metrics not evaluated are untested and count as "
+                                              "not significant")
+                + ". Best correlation in bold."
+                + (f" Duplicated measures (the same numbers): {self.duplicates_text()}." if self.duplicates else ""))
+
+    def duplicates_text(self) -> str:
+        """``b = a (identical values)``, ... for the scope's duplicated measures."""
+        return "; ".join(f"{m} = {d} ({'identical values' if r == 'identical' else 'affine, up to rounding'})"
+                         for m, (d, r) in self.duplicates.items())
+
+
+def evaluate(wh: Warehouse, dataset: str, human: str, scores: Sequence = (), *, metrics: Sequence[str] = (),
+             against: Sequence[str] = (), levels: Sequence[str] = LEVELS, coefficients: Sequence[str] = (),
+             method: str = METHOD, correction: str = CORRECTION,
+             ci_method: str = CI_METHOD, k: int = 1000, seed: int = runner.DEFAULT_SEED, alpha: float = 0.05,
+             all_pairs: bool = False, lower: Sequence[str] = (), replace: bool = False, allow_new: bool = False,
+             command: str | None = None, jobs: int = 1, force: bool = False, progress: bool = False) -> Evaluation:
+    """Ingest ``scores`` (paths or DataFrames of score tables; may be empty) into ``dataset``,
+    then evaluate the metrics they hold and those matched by ``metrics`` (globs) against the
+    ``human`` judgment and against the other metrics (``against`` globs; default every other
+    automatic measure of the dataset). See the module docstring."""
+    alternative = ALTERNATIVE  # two-sided: one row per pair says who beats whom
+    loaded, named = [], []
+    if len(scores):
+        batches = [parse_scores(s, human=[human], lower=lower) for s in scores]
+        named = new_metrics([b.measures for b in batches])
+        if not named:
+            raise WarehouseError(f"the score tables {[b.file for b in batches]} hold no automatic measure")
+        loaded = wh.load(dataset, batches, replace=replace, command=command, allow_new=allow_new)
+    evaluated = list(named)
+    if metrics:
+        evaluated += [m for m in runner.resolve_scope(wh, dataset, human, metrics).metrics if m not in evaluated]
+    if not evaluated:
+        raise WarehouseError("nothing to evaluate: give score tables or --metric")
+    others = runner.resolve_scope(wh, dataset, human, against).metrics if against else None
+    globs = [glob.escape(m) for m in evaluated] + ([glob.escape(m) for m in others] if others is not None else [])
+    scope = runner.resolve_scope(wh, dataset, human, globs if others is not None else (), levels, coefficients)
+    if others is None:  # every automatic measure, the evaluated ones first
+        scope = runner.Scope(dataset, human, (*evaluated, *[m for m in scope.metrics if m not in evaluated]),
+                             scope.levels, scope.coefficients)
+    data = runner.load_data(wh, scope)
+    scope, skipped = runner.without_sparse_metrics(data, scope)
+    focus = [m for m in evaluated if m in scope.metrics]
+    if not focus:
+        raise WarehouseError("; ".join(skipped[m] for m in evaluated))
+    if len(scope.metrics) < 2:
+        raise WarehouseError(f"nothing to compare {focus} with: the dataset has no other metric")
+    analyses = {
+        "correlate": runner.correlate_analysis(scope),
+        "ci": runner.ci_analysis(scope, ci_method, k, alpha, seed),
+        "compare": runner.compare_analysis(scope, method, k, alpha, seed, alternative, correction, "metric",
+                                           focus=None if all_pairs else focus),
+    }
+    outcomes = {}
+    for name, analysis in analyses.items():
+        summary = runner.run(wh, scope, analysis, jobs=jobs, force=force, progress=progress, data=data)
+        outcomes[name] = api.Outcome(scope, analysis, summary, skipped)
+    settings = {"levels": list(scope.levels), "coefficients": list(scope.coefficients), "method": method,
+                "alternative": alternative, "correction": correction, "correction_group": "metric",
+                "ci_method": ci_method, "k": k, "seed": seed, "alpha": alpha, "all_pairs": all_pairs}
+    table = evaluation_table(wh, outcomes, focus, settings)
+    dups = wh.duplicates(dataset)
+    dups = dups[dups["measure"].isin(scope.metrics) & dups["duplicate_of"].isin(scope.metrics)]
+    return Evaluation(dataset, human, tuple(focus), tuple(m for m in scope.metrics if m not in focus), settings,
+                      outcomes, table, loaded, skipped,
+                      {m: (d, r) for m, d, r in zip(dups["measure"], dups["duplicate_of"], dups["relation"])})
+
+
+def evaluation_table(wh: Warehouse, outcomes: dict[str, api.Outcome], focus: Sequence[str],
+                     settings: dict) -> pd.DataFrame:
+    """One row per metric of the scope, level and coefficient (see :class:`Evaluation`)."""
+    scope = outcomes["correlate"].scope
+    corr = outcomes["correlate"].rows(wh).set_index(["metric", "level", "coefficient"])
+    cis = outcomes["ci"].rows(wh).set_index(["metric", "level", "coefficient"])
+    tests = outcomes["compare"].rows(wh)
+    tests = tests[(tests["correction"] == settings["correction"]) & (tests["correction_group"] == "metric")]
+    metrics = list(scope.metrics)
+    index = {m: i for i, m in enumerate(metrics)}
+    rows = []
+    for lv in scope.levels:
+        for c in scope.coefficients:
+            beats, tested = _beats(tests[(tests["level"] == lv) & (tests["coefficient"] == c)], index, focus,
+                                   settings["alpha"], settings["alternative"])
+            scores = np.array([_value(corr, (m, lv, c), "value") for m in metrics], dtype=float)
+            clusters = ranking.significance_clusters(scores, beats)
+            for i, m in enumerate(metrics):
+                rows.append({
+                    "dataset": scope.dataset, "human": scope.human, "metric": m, "evaluated": m in focus,
+                    "level": lv, "coefficient": c, "correlation": _none(scores[i]),
+                    "lower": _none(_value(cis, (m, lv, c), "lower")), "upper": _none(_value(cis, (m, lv, c), "upper")),
+                    "rank": int(clusters.rank[i]), "cluster": int(clusters.cluster[i]), "n_metrics": len(metrics),
+                    "beats": [metrics[j] for j in np.flatnonzero(beats[i])],
+                    "beaten_by": [metrics[j] for j in np.flatnonzero(beats[:, i])],
+                    "n_tested": int(tested[i].sum()),
+                    "conventions": {**{key: settings[key] for key in ("method", "alternative", "correction",
+                                                                       "correction_group", "ci_method", "k", "seed",
+                                                                       "alpha", "all_pairs")},
+                                    "level": lv, "coefficient": c, **clusters.conventions,
+                                    "untested_pairs": "count as not significantly different"},
+                })
+    return pd.DataFrame(rows)
+
+
+def _beats(tests: pd.DataFrame, index: dict[str, int], focus: Sequence[str], alpha: float,
+           alternative: str) -> tuple[np.ndarray, np.ndarray]:
+    """beats[a, b]: a significantly better than b; tested[a, b]: the pair was tested. One row
+    decides a pair: the one whose metric_a is evaluated (else the first in scope order)."""
+    n = len(index)
+    beats, tested = np.zeros((n, n), bool), np.zeros((n, n), bool)
+    for t in tests.itertuples(index=False):
+        a, b = index.get(t.metric_a), index.get(t.metric_b)
+        if a is None or b is None:
+            continue
+        if t.metric_b in focus and (t.metric_a not in focus or b < a):
+            continue  # the row (b, a) decides this pair
+        if t.metric_a not in focus and b < a:
+            continue
+        tested[a, b] = tested[b, a] = True
+        if pd.isna(t.p_adjusted) or pd.isna(t.delta) or t.p_adjusted > alpha:
+            continue  # an undefined test decides nothing
+        if alternative == "greater" or (alternative == "two-sided" and t.delta > 0):
+            beats[a, b] = True
+        elif alternative == "less" or (alternative == "two-sided" and t.delta < 0):
+            beats[b, a] = True
+    return beats, tested
+
+
+def _value(frame: pd.DataFrame, key: tuple, column: str) -> float:
+    try:
+        v = frame.loc[key, column]
+    except KeyError:
+        return float("nan")
+    return float("nan") if pd.isna(v) else float(v)
+
+
+def _none(x: float) -> float | None:
+    return None if x is None or np.isnan(x) else float(x)
