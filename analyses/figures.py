@@ -55,11 +55,12 @@ def _one_setting(rows: pd.DataFrame, key: list[str], settings: list[str], what: 
         raise ValueError(f"{what}: several rows for the same {', '.join(key)}; select one run's rows first")
 
 
-def ci_forest(rows: pd.DataFrame, title: str = "") -> Figure:
+def ci_forest(rows: pd.DataFrame, title: str = "", ceiling: tuple[float, float, float] | None = None) -> Figure:
     """Point estimate and interval of each metric, sorted by estimate (best on top).
 
     ``rows``: one level/coefficient/method of ``confidence_intervals`` (metric, estimate,
-    lower, upper).
+    lower, upper). ``ceiling``: (value, lower, upper) of the human ceiling at the same level and
+    coefficient, drawn as a dashed line with its interval shaded.
     """
     _require(rows, ["metric", "estimate", "lower", "upper"], "a CI forest plot")
     _one_setting(rows, ["metric"], ["human", "level", "coefficient", "method", "alpha"], "a CI forest plot")
@@ -71,6 +72,13 @@ def ci_forest(rows: pd.DataFrame, title: str = "") -> Figure:
     ax.plot(est, y, "o", color="black", markersize=4)
     ax.set_yticks(y, rows["metric"])
     ax.axvline(0, color="grey", linewidth=0.8, linestyle=":")
+    if ceiling is not None and np.isfinite(ceiling[0]):
+        value, low, high = ceiling
+        ax.axvline(value, color="tab:red", linewidth=1.2, linestyle="--",
+                   label=f"human ceiling (leave-one-out) {value:.3f}")
+        if np.isfinite(low) and np.isfinite(high):
+            ax.axvspan(low, high, color="tab:red", alpha=0.08, label=f"its 95% CI [{low:.3f}, {high:.3f}]")
+        ax.legend(fontsize=7, loc="lower right")
     ax.set_xlabel("correlation with human judgment")
     ax.set_title(title, fontsize=10)
     ax.grid(axis="x", alpha=0.3)

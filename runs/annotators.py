@@ -143,5 +143,30 @@ def compute(a: Annotations, levels: Sequence[str], coefficients: Sequence[str], 
     return agreement, ceiling
 
 
+def ceilings(wh: Warehouse, dataset: str, human: str) -> pd.DataFrame:
+    """The latest leave-one-annotator-out ceilings of ``human`` stored by ``metaeval annotators``:
+    level, coefficient, human_ceiling, human_ceiling_lower, human_ceiling_upper (no rows when it
+    has not run)."""
+    return wh.sql("SELECT level, coefficient, value AS human_ceiling, lower AS human_ceiling_lower, "
+                  "upper AS human_ceiling_upper FROM latest_human_ceiling WHERE dataset = ? AND human = ? "
+                  "AND estimator = 'leave-one-out' ORDER BY level, coefficient", [dataset, human])
+
+
+def with_ceilings(frame: pd.DataFrame, ceiling: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` (rows with level and coefficient) with the ceiling columns of its level and
+    coefficient (NULL where none is stored)."""
+    return frame.merge(ceiling, on=["level", "coefficient"], how="left")
+
+
+def ceiling_text(ceiling: pd.DataFrame, levels=None, coefficients=None) -> str:
+    """``system/kendall 0.769 [0.504, 0.901]; ...`` of the stored ceilings (of those levels and
+    coefficients), or an empty string."""
+    rows = ceiling
+    if levels is not None:
+        rows = rows[rows["level"].isin(list(levels)) & rows["coefficient"].isin(list(coefficients))]
+    return "; ".join(f"{r.level}/{r.coefficient} {r.human_ceiling:.3f} [{r.human_ceiling_lower:.3f}, "
+                     f"{r.human_ceiling_upper:.3f}]" for r in rows.itertuples() if pd.notna(r.human_ceiling))
+
+
 def _none_if_nan(x: float) -> float | None:
     return None if x is None or np.isnan(x) else float(x)

@@ -105,6 +105,8 @@ class Evaluation:
     loaded: list = field(default_factory=list, repr=False)
     skipped: dict[str, str] = field(default_factory=dict)
     duplicates: dict[str, tuple[str, str]] = field(default_factory=dict)   # measure -> (duplicate_of, relation)
+    #: the human ceiling stored by `metaeval annotators` (leave-one-out), per level and coefficient
+    ceiling: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
 
     @property
     def computed(self) -> int:
@@ -133,7 +135,15 @@ class Evaluation:
                 + ("" if s["all_pairs"] else "; pairs of two metrics not evaluated are untested and count as "
                                               "not significant")
                 + ". Best correlation in bold."
+                + (f" Human ceiling (leave-one-out, metaeval annotators): {c}." if (c := self.ceiling_text()) else "")
                 + (f" Duplicated measures (the same numbers): {self.duplicates_text()}." if self.duplicates else ""))
+
+    def ceiling_text(self) -> str:
+        from metaeval.runs import annotators
+
+        if self.ceiling.empty:
+            return ""
+        return annotators.ceiling_text(self.ceiling, self.settings["levels"], self.settings["coefficients"])
 
     def duplicates_text(self) -> str:
         """``b = a (identical values)``, ... for the scope's duplicated measures."""
@@ -190,12 +200,16 @@ def evaluate(wh: Warehouse, dataset: str, human: str, scores: Sequence = (), *, 
     settings = {"levels": list(scope.levels), "coefficients": list(scope.coefficients), "method": method,
                 "alternative": alternative, "correction": correction, "correction_group": "metric",
                 "ci_method": ci_method, "k": k, "seed": seed, "alpha": alpha, "all_pairs": all_pairs}
-    table = evaluation_table(wh, outcomes, focus, settings)
+    from metaeval.runs import annotators
+
+    ceiling = annotators.ceilings(wh, dataset, human)
+    table = annotators.with_ceilings(evaluation_table(wh, outcomes, focus, settings), ceiling)
     dups = wh.duplicates(dataset)
     dups = dups[dups["measure"].isin(scope.metrics) & dups["duplicate_of"].isin(scope.metrics)]
     return Evaluation(dataset, human, tuple(focus), tuple(m for m in scope.metrics if m not in focus), settings,
                       outcomes, table, loaded, skipped,
-                      {m: (d, r) for m, d, r in zip(dups["measure"], dups["duplicate_of"], dups["relation"])})
+                      {m: (d, r) for m, d, r in zip(dups["measure"], dups["duplicate_of"], dups["relation"])},
+                      ceiling)
 
 
 def evaluation_table(wh: Warehouse, outcomes: dict[str, api.Outcome], focus: Sequence[str],

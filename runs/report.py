@@ -24,6 +24,7 @@ import pandas as pd
 
 from metaeval import files
 from metaeval.analyses import figures
+from metaeval.runs import annotators
 from metaeval.core import Warehouse
 from metaeval.errors import WarehouseError
 
@@ -131,7 +132,15 @@ class _Builder:
             human, method, alpha, level, coefficient = key
             caption = f"{1 - alpha:.0%} {method} CIs, {level} level, {coefficient}, against {human}"
             table = part[["metric", "estimate", "lower", "upper", "k", "seed", "run_id"]]
-            self.figure(s, figures.ci_forest(part, caption), _slug("ci", *key), caption, table)
+            ceiling = annotators.ceilings(self.wh, self.dataset, human)
+            ceiling = ceiling[(ceiling["level"] == level) & (ceiling["coefficient"] == coefficient)]
+            line = None
+            if not ceiling.empty and pd.notna(ceiling["human_ceiling"].iloc[0]):
+                line = tuple(float(ceiling[c].iloc[0]) for c in ("human_ceiling", "human_ceiling_lower",
+                                                                  "human_ceiling_upper"))
+                caption += (f"; dashed: the human ceiling (leave-one-out, metaeval annotators) {line[0]:.3f} "
+                            f"[{line[1]:.3f}, {line[2]:.3f}]")
+            self.figure(s, figures.ci_forest(part, caption, line), _slug("ci", *key), caption, table)
             s.blocks.append(f"<details><summary>table</summary>{_table_html(table)}</details>")
         return s
 

@@ -353,3 +353,43 @@ def test_accuracy_delta_bins_is_persisted(db, tmp_path):
     np.testing.assert_allclose(rows["accuracy"], expected.accuracy, atol=1e-12)
     np.testing.assert_allclose(rows["kendall"], expected.kendall, atol=1e-12)
     assert rows["pairs"].sum() == 28 and list(rows["bin"]) == [0, 1, 2]
+
+
+def test_the_ceiling_is_printed_beside_the_metrics_and_drawn(db, tmp_path):
+    """Issue 20.2: correlate/ci print the stored human ceiling (and their JSON carries it); the
+    report and `plot ci` draw it as a dashed line."""
+    run_cli(db, "demo", "--systems", "6", "--inputs", "8", "--k", "20")
+    base = ["--dataset", "demo", "--human", "expert.relevance", "--level", "system", "--coefficient", "kendall"]
+    out = run_cli(db, "correlate", *base).output
+    assert "human ceiling" not in out
+    run_cli(db, "annotators", "--dataset", "demo", "--human", "expert.relevance", "--level", "system",
+            "--coefficient", "kendall", "--k", "50", "--splits", "3")
+    with Warehouse(db, read_only=True) as wh:
+        c = wh.sql("SELECT * FROM latest_human_ceiling WHERE estimator = 'leave-one-out'").iloc[0]
+    out = run_cli(db, "correlate", *base).output
+    assert f"human ceiling (leave-one-out, metaeval annotators): system/kendall {c.value:.3f}" in out
+    rows = json.loads(run_cli(db, "ci", *base, "--k", "20", "--format", "json").stdout)
+    assert [r["human_ceiling"] for r in rows] == pytest.approx([c.value] * len(rows)) and rows
+    out = run_cli(db, "evaluate", "--dataset", "demo", "--human", "expert.relevance", "--metric", "sim-high.f1",
+                  "--level", "system", "--coefficient", "kendall", "--k", "20").output
+    assert f"Human ceiling (leave-one-out, metaeval annotators): system/kendall {c.value:.3f}" in out
+    from metaeval.analyses import figures
+
+    calls = []
+    original = figures.ci_forest
+    figures.ci_forest = lambda *a, **k: calls.append(a) or original(*a, **k)
+    try:
+        run_cli(db, "plot", "ci", *base, "--out", tmp_path / "ci.png")
+        run_cli(db, "report", "--dataset", "demo", "--out", tmp_path / "r")
+    finally:
+        figures.ci_forest = original
+    assert calls[0][2] == pytest.approx((c.value, c.lower, c.upper))
+    assert any(len(a) > 2 and a[2] is not None for a in calls[1:])
+    fig = original(json_rows_to_frame(rows), "t", (c.value, c.lower, c.upper))
+    assert any(line.get_xdata()[0] == pytest.approx(c.value) and line.get_linestyle() == "--"
+               for line in fig.axes[0].get_lines())
+    assert "human ceiling (leave-one-out)" in [t.get_text() for t in fig.axes[0].get_legend().get_texts()][0]
+
+
+def json_rows_to_frame(rows):
+    return pd.DataFrame(rows)

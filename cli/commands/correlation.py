@@ -30,7 +30,19 @@ def _analyse(obj: Context, call, fmt: str = "text", **kwargs):
         else:
             click.echo(f"{out.analysis.table}: run {s.run_id}: computed {s.computed} of {s.tasks}, wrote {s.written} rows",
                        err=err)
-        return out, out.rows(wh)
+        from metaeval.runs import annotators
+
+        ceiling = annotators.ceilings(wh, out.scope.dataset, out.scope.human)
+        return out, annotators.with_ceilings(out.rows(wh), ceiling)
+
+
+def _echo_ceiling(frame) -> None:
+    """The human ceiling of the shown levels and coefficients (stored by `metaeval annotators`)."""
+    ceiling = frame.drop_duplicates(["level", "coefficient"]).dropna(subset=["human_ceiling"])
+    if not ceiling.empty:
+        from metaeval.runs import annotators
+
+        click.echo(f"human ceiling (leave-one-out, metaeval annotators): {annotators.ceiling_text(ceiling)}")
 
 
 def _ties_options(f):
@@ -74,12 +86,14 @@ def correlate(obj, dataset, human, metrics, levels, coefficients, system_inputs,
     _, frame = _analyse(obj, api.correlate, fmt, dataset=dataset, human=human, metrics=metrics, levels=levels,
                         coefficients=coefficients, system_inputs=system_inputs, jobs=jobs, force=force)
     if not is_text(fmt):
-        show(_columns(frame, fmt, ["metric", "level", "coefficient", "value", "n_systems", "n_inputs"]), fmt,
+        show(_columns(frame, fmt, ["metric", "level", "coefficient", "value", "n_systems", "n_inputs",
+                                   "human_ceiling"]), fmt,
              caption=f"Correlation with {human} on {dataset}")
         return
     wide = frame.pivot_table(index="metric", columns=["level", "coefficient"], values="value", dropna=False)
     with pd.option_context("display.max_rows", None, "display.width", 200, "display.float_format", "{:.3f}".format):
         click.echo(wide.to_string())
+    _echo_ceiling(frame)
 
 
 @click.command()
@@ -105,8 +119,9 @@ def ci(obj, dataset, human, metrics, levels, coefficients, system_inputs, jobs, 
     cols = ["metric", "level", "coefficient", "estimate", "lower", "upper"]
     if is_text(fmt):
         show(frame[cols].round(4), fmt)
+        _echo_ceiling(frame)
     else:
-        show(_columns(frame, fmt, cols + ["method", "alpha", "k", "seed"]), fmt,
+        show(_columns(frame, fmt, cols + ["method", "alpha", "k", "seed", "human_ceiling"]), fmt,
              caption=f"{100 * (1 - alpha):g}% {method} CIs of the correlation with {human} on {dataset}"
                      + ("" if method == "fisher" else f" (k={k}, seed={seed})")
                      + (f", annotators re-drawn ({resample_annotators})" if resample_annotators else ""))

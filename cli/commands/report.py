@@ -107,7 +107,15 @@ def plot_ci(obj, dataset, human, level, coefficient, out, overwrite, method, alp
     rows = _rows(obj, "latest_confidence_intervals", where,
                  {"level": "level", "coefficient": "coefficient", "method": "method", "alpha": "alpha"},
                  "confidence intervals", hint)
-    _write(obj, figures.ci_forest(rows, f"{1 - alpha:.0%} {method} CIs, {level} level, {coefficient}, against {human}"),
+    from metaeval.runs import annotators
+
+    with obj.open(read_only=True) as wh:
+        ceiling = annotators.ceilings(wh, dataset, human)
+    ceiling = ceiling[(ceiling["level"] == level) & (ceiling["coefficient"] == coefficient)]
+    line = (tuple(float(ceiling[c].iloc[0]) for c in ("human_ceiling", "human_ceiling_lower", "human_ceiling_upper"))
+            if not ceiling.empty and ceiling["human_ceiling"].notna().iloc[0] else None)
+    _write(obj, figures.ci_forest(rows, f"{1 - alpha:.0%} {method} CIs, {level} level, {coefficient}, against {human}",
+                                  line),
            out, overwrite)
 
 
