@@ -190,6 +190,31 @@ def power_curves(rows: pd.DataFrame, title: str = "") -> Figure:
     return fig
 
 
+def delta_bin_accuracy(rows: pd.DataFrame, title: str = "") -> Figure:
+    """Pairwise accuracy of each metric by bin of the system pairs' human difference, closest
+    pairs first (Deutsch, Dror & Roth 2022): does a metric separate systems that are close?
+
+    ``rows``: one setting of ``delta_bin_accuracy`` (metric, bin, accuracy, pairs; bins).
+    """
+    _require(rows, ["metric", "bin", "accuracy", "pairs"], "a delta-bin accuracy figure")
+    _one_setting(rows, ["metric", "bin"], ["human", "bins", "metric_tolerance", "human_tolerance"],
+                 "a delta-bin accuracy figure")
+    fig, ax = plt.subplots(figsize=(6.4, 4.0), layout="constrained")
+    for metric, part in rows.sort_values("bin").groupby("metric", sort=True):
+        ax.plot(part["bin"], part["accuracy"], marker="o", label=metric)
+    bins = sorted(rows["bin"].unique())
+    pairs = rows.drop_duplicates("bin").set_index("bin")["pairs"]
+    ax.set_xticks(bins, [f"{b}\n({int(pairs[b])} pairs)" for b in bins], fontsize=7)
+    ax.axhline(0.5, color="grey", linestyle=":", linewidth=0.8, label="0.5 (a coin)")
+    ax.set_xlabel("bin of |human difference| of the system pairs (0 = the closest pairs)")
+    ax.set_ylabel("pairwise accuracy")
+    ax.set_ylim(-0.02, 1.02)
+    ax.legend(fontsize=7)
+    ax.set_title(textwrap.fill(title, 70), fontsize=9)
+    ax.grid(alpha=0.3)
+    return fig
+
+
 def save(fig: Figure, stem: Path) -> list[Path]:
     """Write ``stem.png`` and ``stem.svg``; close the figure."""
     paths = [stem.parent / f"{stem.name}.png", stem.parent / f"{stem.name}.svg"]

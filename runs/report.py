@@ -169,6 +169,22 @@ class _Builder:
             s.blocks.append(f"<details><summary>table</summary>{_table_html(table)}</details>")
         return s
 
+    def close_pairs(self) -> Section:
+        s = Section("Close systems: accuracy by human difference (Deutsch, Dror & Roth 2022)")
+        rows = self.rows("latest_delta_bin_accuracy")
+        if rows.empty:
+            s.note = self._missing("accuracy by bin of human difference", "accuracy", "--delta-bins", "4")
+            return s
+        s.run_ids |= set(rows["run_id"])
+        for key, part in rows.groupby(["human", "bins", "metric_tolerance", "human_tolerance"], sort=True):
+            human, bins = key[0], key[1]
+            caption = (f"pairwise accuracy within {bins} quantile bins of the system pairs' |human difference| "
+                       f"(bin 0 = the closest pairs), against {human}")
+            table = part[["metric", "bin", "low", "high", "pairs", "accuracy", "kendall", "run_id"]]
+            self.figure(s, figures.delta_bin_accuracy(part, caption), _slug("close", *key), caption, table)
+            s.blocks.append(f"<details><summary>table</summary>{_table_html(table)}</details>")
+        return s
+
     def power(self) -> Section:
         s = Section("Statistical power (the paper's Figure 3)")
         if (rows := self.rows("latest_power")).empty:
@@ -404,8 +420,8 @@ def build(wh: Warehouse, dataset: str, out: Path, human: str | None = None, *, o
 
 def _write(wh: Warehouse, dataset: str, human: str | None, out: Path, command: Callable[..., str]) -> list[str]:
     b = _Builder(wh, dataset, human, out, command)
-    sections = [b.overview(), b.correlations(), b.intervals(), b.tests(), b.power(), b.coverage(), b.normality(),
-                b.agreement()]
+    sections = [b.overview(), b.correlations(), b.intervals(), b.tests(), b.close_pairs(), b.power(), b.coverage(),
+                b.normality(), b.agreement()]
     body = []
     for s in sections:
         body.append(f"<h2>{html.escape(s.title)}</h2>")

@@ -393,3 +393,15 @@ def test_the_ceiling_is_printed_beside_the_metrics_and_drawn(db, tmp_path):
 
 def json_rows_to_frame(rows):
     return pd.DataFrame(rows)
+
+
+def test_report_draws_the_accuracy_by_human_difference(db, tmp_path):
+    run_cli(db, "demo", "--systems", "6", "--inputs", "8", "--k", "20")
+    run_cli(db, "report", "--dataset", "demo", "--out", tmp_path / "r0")
+    page = (tmp_path / "r0" / "index.html").read_text()
+    assert "run `metaeval --db" in page and "accuracy --delta-bins 4 --dataset demo --human expert.relevance" in page
+    run_cli(db, "accuracy", "--dataset", "demo", "--human", "expert.relevance", "--delta-bins", "3")
+    run_cli(db, "report", "--dataset", "demo", "--out", tmp_path / "r")
+    page = (tmp_path / "r" / "index.html").read_text()
+    assert "Close systems: accuracy by human difference" in page and "within 3 quantile bins" in page
+    assert list((tmp_path / "r").glob("close*.png"))
