@@ -320,7 +320,6 @@ def annotator_bootstrap_ci(X: npt.ArrayLike, A: npt.ArrayLike, level: str, coeff
     :func:`metaeval.analyses.correlate`'s to the bit). Percentile interval over the resamples with a defined correlation. With identical
     annotators it equals Boot-Both's; with noisy ones it is, on average, no narrower.
     """
-    from functools import partial
 
     from metaeval.analyses.stats._validation import matrices_iv, method_iv
 
@@ -332,6 +331,56 @@ def annotator_bootstrap_ci(X: npt.ArrayLike, A: npt.ArrayLike, level: str, coeff
     k, alpha, seq = k_iv(k), alpha_iv(alpha), seed_iv(seed)
     if annotators not in ANNOTATOR_RESAMPLING:
         raise ValueError(f"annotators must be one of {ANNOTATOR_RESAMPLING}; got {annotators!r}")
+    (samples,) = _annotator_samples([X], A, level, coef, method, k, seq, annotators)
+    valid = samples[~np.isnan(samples)]
+    lower = upper = float("nan")
+    if valid.size:
+        lower, upper = (float(v) for v in np.percentile(valid, [100 * alpha / 2, 100 * (1 - alpha / 2)]))
+    return AnnotatorBootstrapResult(level_correlation(X, Z, level, coef), lower, upper, samples, conventions={
+        "level": level, "coefficient": coef.label, "method": f"bootstrap-{method}", "k": k, "alpha": alpha,
+        "seed": seq.entropy, "n_valid_samples": int(valid.size),
+        "annotators": _ANNOTATOR_TEXT[annotators],
+        "interval": "percentile (numpy linear interpolation), two-sided"})
+
+
+def annotator_paired_bootstrap_test(X: npt.ArrayLike, Y: npt.ArrayLike, A: npt.ArrayLike, level: str,
+                                    coefficient: str = "pearson", method: str = "both", k: int = 1000,
+                                    alternative: str = "greater", seed: int | None = 0, *, annotators: str = "cells",
+                                    Z: npt.ArrayLike | None = None):
+    """The paired bootstrap test of delta = r(X, Z) - r(Y, Z)
+    (:func:`metaeval.analyses.paired_bootstrap_test`: same p-value formula, same system and input
+    draws for a seed) with the annotators re-drawn in every resample as in
+    :func:`annotator_bootstrap_ci` (both metrics against the same re-drawn Z_b)."""
+
+    from metaeval.analyses.stats._validation import alternative_iv, matrices_iv, method_iv
+    from metaeval.analyses.stats.hypothesis import paired_bootstrap_result, zero_if_rounding
+
+    A = tensor_iv(A)
+    X, Y, Z = matrices_iv(X=X, Y=Y, Z=cell_means(A) if Z is None else Z)
+    if Z.shape != A.shape[:2]:
+        raise ValueError(f"Z {Z.shape} and the annotator values {A.shape} must share the systems and inputs")
+    level, coef, method = level_iv(level), coefficient_iv(coefficient), method_iv(method)
+    k, alternative, seq = k_iv(k), alternative_iv(alternative), seed_iv(seed)
+    if annotators not in ANNOTATOR_RESAMPLING:
+        raise ValueError(f"annotators must be one of {ANNOTATOR_RESAMPLING}; got {annotators!r}")
+    r_xz, r_yz = level_correlation(X, Z, level, coef), level_correlation(Y, Z, level, coef)
+    delta = zero_if_rounding(r_xz - r_yz)
+    samples = _annotator_samples([X, Y], A, level, coef, method, k, seq, annotators)
+    samples = zero_if_rounding(samples[0] - samples[1])
+    return paired_bootstrap_result(delta, samples, level, coef, method, k, alternative, seq, r_xz, r_yz,
+                                   annotators=_ANNOTATOR_TEXT[annotators])
+
+
+_ANNOTATOR_TEXT = {"cells": "each cell's annotators drawn with replacement in every resample (identity-free)",
+                   "panel": "annotator ids drawn with replacement once per resample (ids = people)"}
+
+
+def _annotator_samples(metrics: list[np.ndarray], A: np.ndarray, level: str, coef, method: str, k: int,
+                       seq: np.random.SeedSequence, annotators: str) -> list[np.ndarray]:
+    """For each metric, its k resampled correlations with the re-drawn human matrix (the same
+    system, input and annotator draws for every metric)."""
+    from functools import partial
+
     n_sys, n_in, n_ann = A.shape
     compact, n = _compact(A)
     cells = resampling.ResampleStream(
@@ -340,20 +389,12 @@ def annotator_bootstrap_ci(X: npt.ArrayLike, A: npt.ArrayLike, level: str, coeff
     who = resampling.ResampleStream(ann_seed, partial(_cell_draws, shape=A.shape) if annotators == "cells"
                                     else partial(_panel_draws, n_annotators=n_ann))
     batch = max(1, _engine.MEMORY_BUDGET // (8 * 6 * n_sys * n_in * n_ann))
-    samples = np.empty(k)
+    out = [np.empty(k) for _ in metrics]
     for start in range(0, k, batch):
         stop = min(k, start + batch)
         rows, cols = cells.take(start, stop)
         (draws,) = who.take(start, stop)
-        samples[start:stop] = _resampled_level(X, _resampled_means(compact, n, A, draws, annotators), rows, cols,
-                                               level, coef)
-    valid = samples[~np.isnan(samples)]
-    lower = upper = float("nan")
-    if valid.size:
-        lower, upper = (float(v) for v in np.percentile(valid, [100 * alpha / 2, 100 * (1 - alpha / 2)]))
-    return AnnotatorBootstrapResult(level_correlation(X, Z, level, coef), lower, upper, samples, conventions={
-        "level": level, "coefficient": coef.label, "method": f"bootstrap-{method}", "k": k, "alpha": alpha,
-        "seed": seq.entropy, "n_valid_samples": int(valid.size),
-        "annotators": {"cells": "each cell's annotators drawn with replacement in every resample (identity-free)",
-                       "panel": "annotator ids drawn with replacement once per resample (ids = people)"}[annotators],
-        "interval": "percentile (numpy linear interpolation), two-sided"})
+        Zb = _resampled_means(compact, n, A, draws, annotators)
+        for samples, X in zip(out, metrics, strict=True):
+            samples[start:stop] = _resampled_level(X, Zb, rows, cols, level, coef)
+    return out

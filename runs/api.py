@@ -97,12 +97,15 @@ def compare(wh: Warehouse, dataset: str, human: str, metrics: Sequence[str] = ()
             coefficients: Sequence[str] = (), *, method: str = "perm-both", k: int = 1000, alpha: float = 0.05,
             seed: int = runner.DEFAULT_SEED, alternative: str = "greater", correction: str = "none",
             correction_group: str = "metric", k_block: int | None = None,
-            system_inputs: str = runner.DEFAULT_SYSTEM_INPUTS, **run) -> Outcome:
+            system_inputs: str = runner.DEFAULT_SYSTEM_INPUTS, resample_annotators: str | None = None,
+            **run) -> Outcome:
     """Tests of every ordered pair of metrics (table ``hypothesis_tests``); ``k_block``: early
     stopping of the permutation tests (mt-metrics-eval's protocol)."""
     build = lambda scope: runner.compare_analysis(scope, method, k, alpha, seed, alternative,  # noqa: E731
-                                                  correction, correction_group, k_block, system_inputs)
-    return analyse(wh, build, dataset, human, metrics, levels, coefficients, **run)
+                                                  correction, correction_group, k_block, system_inputs,
+                                                  resample_annotators=resample_annotators)
+    return analyse(wh, build, dataset, human, metrics, levels, coefficients,
+                   annotations=resample_annotators is not None, **run)
 
 
 def latest_rows(wh: Warehouse, scope: runner.Scope, analysis: runner.Analysis) -> pd.DataFrame:

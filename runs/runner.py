@@ -302,14 +302,9 @@ def ci_analysis(scope: Scope, method: str, k: int, alpha: float, seed: int,
         raise WarehouseError(f"unknown CI method {method!r}; choose from {', '.join(CI_METHODS)}")
     _check_parametric(scope, method, "fisher", "Fisher's interval has no constants for")
     resampled = method != "fisher"
-    if resample_annotators is not None and (not resampled or resample_annotators not in ANNOTATOR_RESAMPLING):
-        raise WarehouseError("--resample-annotators needs a bootstrap method (boot-systems, boot-inputs, boot-both) "
-                             f"and one of {', '.join(ANNOTATOR_RESAMPLING)}")
-    if resample_annotators is not None and any(_validation.coefficient_iv(c).variant not in (None, "b", "c")
-                                               or _validation.coefficient_iv(c).epsilon
-                                               for c in scope.coefficients):
-        raise WarehouseError("--resample-annotators works with pearson, spearman, kendall and kendall-c "
-                             "(without --epsilon or --tie-calibration)")
+    if resample_annotators is not None:
+        _check_annotator_resampling(scope, resample_annotators, resampled,
+                                    "a bootstrap method (boot-systems, boot-inputs, boot-both)")
     params = {"method": method, "alpha": alpha, "k": k if resampled else None, "seed": seed if resampled else None,
               **_system_inputs(system_inputs), "resample_annotators": resample_annotators}
     return Analysis("ci", "confidence_intervals", ("metric", "level", "coefficient"), params,
@@ -318,7 +313,8 @@ def ci_analysis(scope: Scope, method: str, k: int, alpha: float, seed: int,
 
 def compare_analysis(scope: Scope, method: str, k: int, alpha: float, seed: int, alternative: str,
                      correction: str, group: str, k_block: int | None = None,
-                     system_inputs: str = DEFAULT_SYSTEM_INPUTS, focus: Sequence[str] | None = None) -> Analysis:
+                     system_inputs: str = DEFAULT_SYSTEM_INPUTS, focus: Sequence[str] | None = None,
+                     resample_annotators: str | None = None) -> Analysis:
     """``focus``: test only the pairs (a, b) with a in ``focus`` (against every other metric of the
     scope). Each such row is the row a compare of every pair writes: with the correction group
     "metric", a's family is its pairs against all the scope's metrics either way (group "all"
@@ -340,15 +336,27 @@ def compare_analysis(scope: Scope, method: str, k: int, alpha: float, seed: int,
     if k_block is not None and (not method.startswith("perm-") or k_block < 1):
         raise WarehouseError(f"--k-block (early stopping) applies to the permutation tests with a block size >= 1; "
                              f"got method {method!r}, k_block {k_block}")
+    if resample_annotators is not None:
+        _check_annotator_resampling(scope, resample_annotators, method.startswith("boot-"),
+                                    "paired bootstrap tests (boot-systems, boot-inputs, boot-both)")
     params = {"method": method, "alternative": alternative,
               "k": k if resampled else None, "seed": seed if resampled else None, "k_block": k_block,
-              **_system_inputs(system_inputs)}
+              **_system_inputs(system_inputs), "resample_annotators": resample_annotators}
     extra = {"alpha": alpha, "correction": correction, "correction_group": group}
     if focus is not None:
         extra["focus"] = list(focus)
     return Analysis("compare", "hypothesis_tests", ("metric_a", "metric_b", "level", "coefficient"), params,
                     comparison_tasks(scope, focus), evaluate_test, params, seed=params["seed"],
                     extra_parameters=extra)
+
+
+def _check_annotator_resampling(scope: Scope, how: str, method_ok: bool, methods: str) -> None:
+    if not method_ok or how not in ANNOTATOR_RESAMPLING:
+        raise WarehouseError(f"--resample-annotators needs {methods} and one of {', '.join(ANNOTATOR_RESAMPLING)}")
+    if any(_validation.coefficient_iv(c).variant not in (None, "b", "c") or _validation.coefficient_iv(c).epsilon
+           for c in scope.coefficients):
+        raise WarehouseError("--resample-annotators works with pearson, spearman, kendall and kendall-c "
+                             "(without --epsilon or --tie-calibration)")
 
 
 def _check_parametric(scope: Scope, method: str, parametric: str, message: str) -> None:
@@ -433,7 +441,19 @@ def _evaluate_annotator_ci(arrays, level, coefficient, method, alpha, k, seed, s
 
 
 def evaluate_test(arrays, level, coefficient, method, alternative, k, seed, k_block=None,
-                  system_inputs=DEFAULT_SYSTEM_INPUTS) -> dict:
+                  system_inputs=DEFAULT_SYSTEM_INPUTS, resample_annotators=None) -> dict:
+    if resample_annotators is not None:
+        X, Y, Z, A = arrays
+        (X, Y, Z), paired, conv = _protocol([X, Y, Z], level, system_inputs)
+        if system_inputs == "judged":
+            A = A[:, protocols.judged_inputs(arrays[2])]
+        if not paired:
+            raise ValueError("--resample-annotators draws the metrics' and the human's inputs together; with inputs "
+                             "the human did not judge, use --system-inputs judged")
+        r = annotators.annotator_paired_bootstrap_test(X, Y, A, level, coefficient, method.removeprefix("boot-"),
+                                                       k=k, alternative=alternative, seed=seed,
+                                                       annotators=resample_annotators, Z=Z)
+        return {**_test_row(r.delta, None, r.pvalue, {**r.conventions, **conv}), "k_used": int(r.samples.size)}
     (X, Y, Z), paired, conv = _protocol(arrays, level, system_inputs)
     if method == "williams":
         r = stats.williams_test(X, Y, Z, level, coefficient, alternative=alternative)

@@ -56,6 +56,7 @@ CREATE TABLE IF NOT EXISTS hypothesis_tests (
     k                 INTEGER,
     seed              BIGINT,
     system_inputs     VARCHAR,              -- all | judged: the inputs a system score averages (system level)
+    resample_annotators VARCHAR,            -- NULL, or cells | panel: annotators re-drawn in each resample
     delta             DOUBLE,               -- corr(a, human) - corr(b, human)
     statistic         DOUBLE,               -- Williams' t; NULL for resampling tests
     p_value           DOUBLE,

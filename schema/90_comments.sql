@@ -806,6 +806,7 @@ COMMENT ON COLUMN "annotator_agreement".fingerprint IS 'sha256 of the cells (lab
 COMMENT ON COLUMN "annotator_agreement".conventions IS 'JSON object: every convention needed to reproduce the number (level, coefficient and variant, method, k, seed, alpha, NaN policy, p-value formula, ...).';
 COMMENT ON COLUMN "confidence_intervals".system_inputs IS 'all | judged: the inputs a system score averages (system level)';
 COMMENT ON COLUMN "confidence_intervals".resample_annotators IS 'NULL, or cells | panel: annotators re-drawn in each resample';
+COMMENT ON COLUMN "hypothesis_tests".resample_annotators IS 'NULL, or cells | panel: annotators re-drawn in each resample (paired bootstrap tests)';
 COMMENT ON COLUMN "correlations".system_inputs IS 'all | judged: the inputs a system score averages (system level)';
 COMMENT ON COLUMN "delta_bin_accuracy".result_id IS 'Unique id of this result row (one sequence across the results tables; higher = written later).';
 COMMENT ON COLUMN "delta_bin_accuracy".run_id IS 'Unique id of the run.';

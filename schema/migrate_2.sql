@@ -10,6 +10,7 @@ ALTER TABLE IF EXISTS correlations ADD COLUMN IF NOT EXISTS system_inputs VARCHA
 ALTER TABLE IF EXISTS confidence_intervals ADD COLUMN IF NOT EXISTS system_inputs VARCHAR;
 ALTER TABLE IF EXISTS hypothesis_tests ADD COLUMN IF NOT EXISTS system_inputs VARCHAR;
 ALTER TABLE IF EXISTS confidence_intervals ADD COLUMN IF NOT EXISTS resample_annotators VARCHAR;
+ALTER TABLE IF EXISTS hypothesis_tests ADD COLUMN IF NOT EXISTS resample_annotators VARCHAR;
 -- hypothesis_tests gained early stopping (issue 17): the block size and the resamples drawn.
 ALTER TABLE IF EXISTS hypothesis_tests ADD COLUMN IF NOT EXISTS k_block INTEGER;
 ALTER TABLE IF EXISTS hypothesis_tests ADD COLUMN IF NOT EXISTS k_used INTEGER;

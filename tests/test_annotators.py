@@ -405,3 +405,33 @@ def test_report_draws_the_accuracy_by_human_difference(db, tmp_path):
     page = (tmp_path / "r" / "index.html").read_text()
     assert "Close systems: accuracy by human difference" in page and "within 3 quantile bins" in page
     assert list((tmp_path / "r").glob("close*.png"))
+
+
+def test_compare_resample_annotators(db, tmp_path):
+    """Paired bootstrap tests with the annotators re-drawn: equal to the pure function, and with
+    identical annotators equal to the plain paired bootstrap test (same seed)."""
+    from metaeval.analyses import paired_bootstrap_test
+
+    A = np.repeat(_panel(40, k=1), 3, axis=2)
+    _ingest_panel(db, tmp_path, A)
+    rng = np.random.default_rng(41)
+    lines = ["system,input,measure,value"]
+    for name in ("m1", "m2"):
+        M = an.cell_means(A) + rng.normal(scale=1.5, size=A.shape[:2])
+        lines += [f"S{i},D{j},{name},{float(M[i, j])!r}" for i in range(M.shape[0]) for j in range(M.shape[1])]
+    (tmp_path / "m.csv").write_text("\n".join(lines) + "\n")
+    run_cli(db, "ingest", "table", tmp_path / "m.csv", "--dataset", "p")
+    run_cli(db, "compare", "--dataset", "p", "--human", "h", "--level", "summary", "--coefficient", "spearman",
+            "--method", "boot-both", "--k", "200", "--resample-annotators", "cells")
+    with Warehouse(db, read_only=True) as wh:
+        row = wh.sql("SELECT * FROM hypothesis_tests WHERE metric_a = 'm1'").iloc[0]
+        X, Y, Z = (wh.matrix("p", m).values for m in ("m1", "m2", "h"))
+        stored = wh.annotations("p", "h").values           # on the warehouse's grid (ids sorted)
+    plain = paired_bootstrap_test(X, Y, Z, "summary", "spearman", "both", k=200, seed=0)
+    aware = an.annotator_paired_bootstrap_test(X, Y, stored, "summary", "spearman", "both", k=200, seed=0, Z=Z)
+    np.testing.assert_allclose(aware.samples, plain.samples, atol=1e-12)
+    assert aware.pvalue == pytest.approx(plain.pvalue) and row.p_value == pytest.approx(aware.pvalue)
+    assert row.resample_annotators == "cells" and "annotators" in json.loads(row.conventions)
+    bad = run_cli(db, "compare", "--dataset", "p", "--human", "h", "--method", "perm-both",
+                  "--resample-annotators", "cells", ok=False)
+    assert bad.exit_code == 1 and "paired bootstrap tests" in bad.output

@@ -348,6 +348,15 @@ def paired_bootstrap_test(
         evaluate,
         batch_size or _engine.default_batch_size(n_sys, n_in, batched.bytes_per_cell(level, coef)),
     ))
+    return paired_bootstrap_result(delta, samples, level, coef, method, k, alternative, seq, r_xz, r_yz,
+                                   **({} if paired_inputs else {"paired_inputs": UNPAIRED}))
+
+
+def paired_bootstrap_result(delta: float, samples: np.ndarray, level: str, coef, method: str, k: int,
+                            alternative: str, seq: np.random.SeedSequence, r_xz: float, r_yz: float,
+                            **extra) -> PairedBootstrapResult:
+    """The result of a paired bootstrap test from its resampled deltas (the p-value formula of
+    :func:`paired_bootstrap_test`, which other resampling schemes reuse); ``extra`` conventions."""
     valid = samples[~np.isnan(samples)]
     if alternative == "two-sided":
         count = int((np.abs(valid - delta) >= abs(delta)).sum())
@@ -369,7 +378,7 @@ def paired_bootstrap_test(
             seed=seq.entropy,
             rng=rng_description(),
             n_valid_samples=int(valid.size),
-            **({} if paired_inputs else {"paired_inputs": UNPAIRED}),
+            **extra,
             **({"pvalue_undefined": undefined} if undefined else {}),
         ),
     )

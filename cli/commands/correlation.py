@@ -141,13 +141,16 @@ def ci(obj, dataset, human, metrics, levels, coefficients, system_inputs, jobs, 
               help="Family of the correction: the pairs of one metric_a (as in the paper), or all pairs; "
                    "always within one level and coefficient.")
 @_ties_options
+@click.option("--resample-annotators", type=LazyChoice("metaeval.runs.runner:ANNOTATOR_RESAMPLING"), default=None,
+              help="Paired bootstrap tests: also re-draw the human annotators in every resample (cells or panel, "
+                   "as for ci).")
 @click.option("--k-block", type=click.IntRange(1), default=None,
               help="Early stopping of the permutation tests (mt-metrics-eval): after every K_BLOCK resamples, "
                    "stop when the share as extreme as delta is < 0.02 or > 0.5; resamples used per row in k_used.")
 @fmt_option()
 @click.pass_obj
 def compare(obj, dataset, human, metrics, levels, coefficients, system_inputs, jobs, force, method, k, seed, alpha,
-            alternative, correction, correction_group, epsilon, tie_calibration, k_block, fmt):
+            alternative, correction, correction_group, epsilon, tie_calibration, resample_annotators, k_block, fmt):
     """Test every ordered pair of metrics: is corr(a, human) > corr(b, human)?"""
     from metaeval.runs import api
 
@@ -155,7 +158,8 @@ def compare(obj, dataset, human, metrics, levels, coefficients, system_inputs, j
     out, frame = _analyse(obj, api.compare, fmt, dataset=dataset, human=human, metrics=metrics, levels=levels,
                           coefficients=coefficients, system_inputs=system_inputs, jobs=jobs, force=force,
                           method=method, k=k, alpha=alpha, seed=seed, alternative=alternative, correction=correction,
-                          correction_group=correction_group, k_block=k_block)
+                          correction_group=correction_group, k_block=k_block,
+                          resample_annotators=resample_annotators)
     frame = frame[(frame["correction"] == correction) & (frame["correction_group"] == correction_group)]
     cols = ["metric_a", "metric_b", "level", "coefficient", "delta", "p_value", "p_adjusted", "significant"]
     if not is_text(fmt):  # every row; the hints below are for a terminal
