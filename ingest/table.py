@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import csv
 from collections.abc import Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import duckdb
@@ -366,11 +367,9 @@ def _stage_relation(con, relation: str, columns: list[str], typed: bool, file: s
         if any(types[c] not in _ID_TYPES for c in ids) or any(types[c] not in _NUMBER_TYPES for c in values):
             raise Unsure("column types the Python reader explains")
 
-    def text(column: str) -> str:  # an id as stored: text, NULL when missing or blank
+    def text(column: str) -> str:  # an id as text (a blank one is caught on the distinct ids)
         q = _quote(column)
-        if types.get(column, "VARCHAR") != "VARCHAR":
-            return f"CAST({q} AS VARCHAR)"
-        return f"CASE WHEN trim({q}, ' \t\r\n\f\v') <> '' THEN {q} END"
+        return f"CAST({q} AS VARCHAR)" if types.get(column, "VARCHAR") != "VARCHAR" else q
 
     def value(column: str) -> str:
         q = _quote(column)
@@ -390,18 +389,24 @@ def _stage_relation(con, relation: str, columns: list[str], typed: bool, file: s
                   f"FROM (SELECT {keep}, measure, value FROM (UNPIVOT (SELECT * FROM {relation}) "
                   f"ON {unpivot} INTO NAME measure VALUE value)) WHERE {present}")
     else:
-        annotator = text("annotator") if "annotator" in columns else "CAST(NULL AS VARCHAR)"
-        kind = text("kind") if "kind" in columns else "CAST(NULL AS VARCHAR)"
-        select = (f"SELECT {text('system')} AS system, {input_} AS input, {text('measure')} AS measure, "
-                  f"{annotator} AS annotator, {kind} AS kind, {value('value')} AS value FROM {relation}")
+        annotator = f", {text('annotator')} AS annotator" if "annotator" in columns else ""
+        kind = f", {text('kind')} AS kind" if "kind" in columns else ""
+        select = (f"SELECT {text('system')} AS system, {input_} AS input, {text('measure')} AS measure"
+                  f"{annotator}{kind}, {value('value')} AS value FROM {relation}")
+    # columns the file lacks are constants of a view, not stored: the staged table is no wider than the file
+    absent = "".join(f", CAST(NULL AS VARCHAR) AS {c}" for c in ("annotator", "kind") if wide or c not in columns)
     try:
-        con.execute(f"CREATE OR REPLACE TEMP TABLE {raw} AS {select}")
+        con.execute(f"CREATE OR REPLACE TEMP TABLE {raw}_stored AS {select}")
+        con.execute(f"CREATE OR REPLACE TEMP VIEW {raw} AS SELECT *{absent} FROM {raw}_stored")
     except duckdb.Error as exc:
+        con.execute(f"DROP VIEW IF EXISTS {raw}")
+        con.execute(f"DROP TABLE IF EXISTS {raw}_stored")
         raise Unsure(str(exc)) from None
     try:
         return _validated(con, raw, file, human, lower, wide, "input" in columns, origin)
     except BaseException:
-        con.execute(f"DROP TABLE IF EXISTS {raw}")
+        con.execute(f"DROP VIEW IF EXISTS {raw}")
+        con.execute(f"DROP TABLE IF EXISTS {raw}_stored")
         raise
 
 
@@ -418,8 +423,11 @@ def _validated(con, raw: str, file: str, human, lower, wide: bool, has_input: bo
         raise Unsure("rows the Python reader explains")
     for column in ("system", "input", "measure", "annotator"):
         names = [r[0] for r in con.execute(f"SELECT DISTINCT {column} FROM {raw} WHERE {column} IS NOT NULL").fetchall()]
-        if any(identifier(n, file, None, column) != n for n in names):
-            raise Unsure(f"{column} ids with spaces around them")
+        try:
+            if any(identifier(n, file, None, column) != n for n in names):
+                raise Unsure(f"{column} ids with spaces around them")
+        except InputError:
+            raise Unsure(f"a blank {column}") from None
     measures = [r[0] for r in con.execute(f"SELECT DISTINCT measure FROM {raw}").fetchall()]
     globbed = "[" + ", ".join(f"'{_escape(m)}'" for m in measures if matches(m, human)) + "]"
     view = f"_cells_{origin}"
@@ -453,7 +461,8 @@ def drop_staged(con: duckdb.DuckDBPyConnection, batches: Sequence[Batch]) -> Non
     for b in batches:
         if b.cells_table:
             origin = b.cells_table.rsplit("_", 1)[1]
-            for sql in (f"DROP VIEW IF EXISTS _cells_{origin}", f"DROP TABLE IF EXISTS _raw_{origin}"):
+            for sql in (f"DROP VIEW IF EXISTS _cells_{origin}", f"DROP VIEW IF EXISTS _raw_{origin}",
+                        f"DROP TABLE IF EXISTS _raw_{origin}_stored"):
                 try:
                     con.execute(sql)
                 except duckdb.Error:
@@ -474,24 +483,52 @@ def ingest(wh: Warehouse, dataset: str, sources: Sequence[Source], *, human: Seq
     names = list(names) if names is not None else [
         f"<DataFrame {i + 1}>" if isinstance(s, pd.DataFrame) else str(s) for i, s in enumerate(sources)]
     batches: list[Batch] = []
-    try:
-        for i, (s, n) in enumerate(zip(sources, names)):
-            batches.append(stage(wh.con, s, human=human, lower=lower, name=str(n), origin=i))
-        _check_globs(batches, human, lower)
-        return wh.load(dataset, batches, replace=replace, command=command, allow_new=allow_new)
-    except (Unsure, InputError, ConflictError, NewIdsError):
-        pass
-    except duckdb.Error as exc:
-        if isinstance(exc, (duckdb.IOException, duckdb.FatalException)):
-            raise
-    finally:
-        drop_staged(wh.con, batches)
-        for i in range(len(sources)):
-            _quietly_unregister(wh.con, f"_frame_{i}")
+    with bounded_memory(wh.con):
+        try:
+            return _ingest_staged(wh, dataset, sources, names, batches, human, lower, replace, allow_new, command)
+        except (Unsure, InputError, ConflictError, NewIdsError):
+            pass
+        except duckdb.Error as exc:
+            if isinstance(exc, (duckdb.IOException, duckdb.FatalException)):
+                raise
+        finally:
+            drop_staged(wh.con, batches)
+            for i in range(len(sources)):
+                _quietly_unregister(wh.con, f"_frame_{i}")
     exact = [parse_frame(s, str(n), human=human, lower=lower) if isinstance(s, pd.DataFrame)
              else parse(Path(s), human=human, lower=lower) for s, n in zip(sources, names)]
     _check_globs(exact, human, lower)
     return wh.load(dataset, exact, replace=replace, command=command, allow_new=allow_new)
+
+
+def _ingest_staged(wh, dataset, sources, names, batches, human, lower, replace, allow_new, command):
+    for i, (s, n) in enumerate(zip(sources, names)):
+        batches.append(stage(wh.con, s, human=human, lower=lower, name=str(n), origin=i))
+    _check_globs(batches, human, lower)
+    return wh.load(dataset, batches, replace=replace, command=command, allow_new=allow_new)
+
+
+#: DuckDB's memory while it stages and merges a table (it spills to the warehouse's .tmp
+#: directory beyond it), so that an ingest's peak memory does not grow with the file.
+MEMORY_LIMIT = "1GB"
+
+
+@contextmanager
+def bounded_memory(con: duckdb.DuckDBPyConnection, limit: str = MEMORY_LIMIT):
+    """DuckDB limited to ``limit`` of memory, and free to reorder rows (nothing staged relies
+    on their order), inside the block; the previous settings after."""
+    settings = {"memory_limit": limit, "preserve_insertion_order": "false"}
+    before = {k: con.execute("SELECT current_setting(?)", [k]).fetchall()[0][0] for k in settings}
+    for k, v in settings.items():
+        con.execute(f"SET {k} = '{v}'")
+    try:
+        yield
+    finally:
+        for k, v in before.items():
+            try:
+                con.execute(f"SET {k} = '{v}'")
+            except duckdb.Error:
+                pass
 
 
 def add_scores(wh: Warehouse, dataset: str, frame: pd.DataFrame, *, human: Sequence[str] = (),

@@ -478,6 +478,16 @@ def _resolve(con, dataset_id: int, batch: Batch, origin: int, source: dict[str, 
     return out
 
 
+def _overlaps(con, table: str, relation: str) -> bool:
+    """Whether ``table`` may hold rows with keys of ``relation``: for scores and judgments,
+    whether it holds any value of their measures (a new measure, the common case of a large
+    ingest, needs no comparison with stored values)."""
+    if table not in ("scores", "judgments"):
+        return True
+    return con.execute(f"SELECT EXISTS (SELECT 1 FROM {table} WHERE measure_id IN "
+                       f"(SELECT DISTINCT measure_id FROM {relation}))").fetchall()[0][0]
+
+
 def _comparable(table: str, relation: str, extra: tuple[str, ...] = (), *, per_row: bool = False) -> str:
     """SQL for the rows of ``relation`` as ``table`` compares them: its key columns, a
     ``value`` column and the ``extra`` columns. A judgment cell is one row whose value is
@@ -531,7 +541,7 @@ def _check_conflicts(con, staged: dict[str, str | None], file: str, files: list[
     annotators, and its message names the other files."""
     total, shown, judgments = 0, [], 0
     for table, relation in staged.items():
-        if relation is None:
+        if relation is None or not _overlaps(con, table, relation):
             continue
         count, rows = _differences(con, table, relation, _stored(table, relation))
         total += count
@@ -603,7 +613,7 @@ def _merge(con, table: str, relation: str) -> tuple[int, int]:
     keys, value = _TARGETS[table]
     on = " AND ".join(f"t.{k} = r.{k}" for k in keys)
     cols = ", ".join(keys + [value])
-    empty = not con.execute(f"SELECT EXISTS (SELECT 1 FROM {table})").fetchall()[0][0]
+    empty = not _overlaps(con, table, relation) or not con.execute(f"SELECT EXISTS (SELECT 1 FROM {table})").fetchall()[0][0]
     replaced = 0 if empty else con.execute(
         f"""UPDATE {table} AS t SET {value} = r.{value} FROM {relation} r
             WHERE {on} AND t.{value} IS DISTINCT FROM r.{value}""").fetchall()[0][0]
@@ -619,6 +629,10 @@ def _merge_judgments(con, relation: str) -> dict[int, tuple[int, int]]:
     with exactly the staged annotators and values. By the ``origin`` of the staged rows:
     (rows in new cells, rows in replaced cells)."""
     cell, row = _TARGETS["judgments"][0], _ROW_KEYS["judgments"]
+    if not _overlaps(con, "judgments", relation):  # all new cells
+        counts = con.execute(f"SELECT origin, count(*) FROM {relation} GROUP BY origin").fetchall()
+        con.execute(f"INSERT INTO judgments ({', '.join(row)}, value) SELECT {', '.join(row)}, value FROM {relation}")
+        return {origin: (inserted, 0) for origin, inserted in counts}
     changed, _ = _differences_sql("judgments", relation, _stored("judgments", relation))
     con.execute(f"CREATE OR REPLACE TEMP TABLE changed_cells AS SELECT DISTINCT {', '.join(cell)} FROM ({changed})")
     same_cell = " AND ".join(f"{{a}}.{k} = {{b}}.{k}" for k in cell).format

@@ -52,8 +52,10 @@ def ingest_sacrerouge(obj, files, dataset, replace, allow_new, human, lower):
     """SacreROUGE metrics jsonl files (one summary per line, nested 'metrics')."""
     from metaeval.ingest import sacrerouge
 
-    batches = [sacrerouge.parse(f, human=human, lower=lower) for f in files]
-    _run_ingest(obj, dataset, batches, replace, allow_new, human, lower)
+    with obj.open(create=not obj.path.exists()) as wh:
+        reports = sacrerouge.ingest(wh, dataset, list(files), human=human, lower=lower, replace=replace,
+                                    allow_new=allow_new, command=_command_line())
+    echo_reports(reports)
 
 
 @ingest.command("summaries")
