@@ -10,19 +10,22 @@ CREATE TABLE IF NOT EXISTS measures (
 );
 
 -- One automatic value per (system, input, measure).
+-- scores and judgments have no FOREIGN KEY clauses (since schema 3): the ingest writes only ids
+-- it resolved by joining systems, inputs and measures, and nothing deletes those; DuckDB's
+-- check of three foreign keys per row made loading millions of values 3-4x slower.
 CREATE TABLE IF NOT EXISTS scores (
-    system_id   INTEGER NOT NULL REFERENCES systems (system_id),
-    input_id    INTEGER NOT NULL REFERENCES inputs (input_id),
-    measure_id  INTEGER NOT NULL REFERENCES measures (measure_id),
+    system_id   INTEGER NOT NULL,        -- systems.system_id
+    input_id    INTEGER NOT NULL,        -- inputs.input_id
+    measure_id  INTEGER NOT NULL,        -- measures.measure_id
     value       DOUBLE NOT NULL,
     PRIMARY KEY (system_id, input_id, measure_id)
 );
 
 -- Human values, one per annotator (the source's position in a list, or its annotator id).
 CREATE TABLE IF NOT EXISTS judgments (
-    system_id   INTEGER NOT NULL REFERENCES systems (system_id),
-    input_id    INTEGER NOT NULL REFERENCES inputs (input_id),
-    measure_id  INTEGER NOT NULL REFERENCES measures (measure_id),
+    system_id   INTEGER NOT NULL,        -- systems.system_id
+    input_id    INTEGER NOT NULL,        -- inputs.input_id
+    measure_id  INTEGER NOT NULL,        -- measures.measure_id
     annotator   VARCHAR NOT NULL,
     value       DOUBLE NOT NULL,
     PRIMARY KEY (system_id, input_id, measure_id, annotator)
