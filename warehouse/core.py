@@ -10,7 +10,7 @@ import duckdb
 import numpy as np
 import pandas as pd
 
-from metaeval import connection
+from metaeval import connection, schema
 from metaeval.errors import CommitError, WarehouseError, one_line
 from metaeval.load import Batch, LoadReport, committed, load
 
@@ -123,23 +123,26 @@ class Warehouse:
             raise ValueError(f"give one or more distinct measures, not {list(names)}")
         self.require_dataset(dataset)
         self.require_measures(dataset, names)
-        cells = self.con.execute(
-            """SELECT c.measure, c.system, c.input, c.value, so.position AS sp, io.position AS ip
-               FROM cells AS c
-               JOIN system_order AS so USING (dataset, system)
-               JOIN input_order AS io USING (dataset, input)
-               WHERE c.dataset = ? AND list_contains(?, c.measure)""",
-            [dataset, list(names)]).df()
+        cells = self.con.execute(schema.read("matrix_cells"), {"dataset": dataset, "measures": list(names)}).fetchnumpy()
+        k, sp, ip = (np.asarray(cells[c], dtype=np.int64) for c in ("k", "sp", "ip"))
+        value = np.asarray(cells["value"], dtype=float)
         if join == "inner":
-            cells = _inner(cells, len(names))
-        k = cells["measure"].map({m: i for i, m in enumerate(names)}).to_numpy()
-        sys_pos, row = np.unique(cells["sp"].to_numpy(), return_inverse=True)
-        inp_pos, col = np.unique(cells["ip"].to_numpy(), return_inverse=True)
+            keep = _inner(k, sp, ip, len(names))
+            k, sp, ip, value = k[keep], sp[keep], ip[keep], value[keep]
+        sys_pos, row = np.unique(sp, return_inverse=True)
+        inp_pos, col = np.unique(ip, return_inverse=True)
         values = np.full((len(names), len(sys_pos), len(inp_pos)), np.nan)
-        values[k, row, col] = cells["value"].to_numpy(dtype=float)
-        systems = cells.drop_duplicates("sp").set_index("sp").loc[sys_pos, "system"]
-        inputs = cells.drop_duplicates("ip").set_index("ip").loc[inp_pos, "input"]
-        return Matrix(dataset, names, tuple(systems), tuple(inputs), values[0] if single else values)
+        values[k, row, col] = value
+        systems = self._names("system_order", "system", dataset, sys_pos)
+        inputs = self._names("input_order", "input", dataset, inp_pos)
+        return Matrix(dataset, names, systems, inputs, values[0] if single else values)
+
+    def _names(self, view: str, column: str, dataset: str, positions: np.ndarray) -> tuple[str, ...]:
+        """The names at ``positions`` of an order view."""
+        rows = self.con.execute(f"SELECT position, {column} FROM {view} WHERE dataset = ? ORDER BY position",
+                                [dataset]).fetchall()
+        by_position = dict(rows)
+        return tuple(by_position[int(p)] for p in positions)
 
     def engine(self):
         """A SQLAlchemy engine on the same file (``duckdb-engine``). Close this warehouse
@@ -185,10 +188,13 @@ class Warehouse:
             return None, one_line(exc)
 
 
-def _inner(cells: pd.DataFrame, n_measures: int) -> pd.DataFrame:
-    """Only the systems and inputs that have a value in every measure."""
-    keep_s = cells.groupby("sp")["measure"].nunique()
-    keep_i = cells.groupby("ip")["measure"].nunique()
-    return cells[cells["sp"].isin(keep_s.index[keep_s == n_measures])
-                 & cells["ip"].isin(keep_i.index[keep_i == n_measures])]
-
+def _inner(k: np.ndarray, sp: np.ndarray, ip: np.ndarray, n_measures: int) -> np.ndarray:
+    """Which cells belong to systems and inputs that have a value in every measure."""
+    keep = np.ones(len(k), dtype=bool)
+    for pos in (sp, ip):
+        if not len(pos):
+            continue
+        seen = np.zeros((n_measures, int(pos.max()) + 1), dtype=bool)
+        seen[k, pos] = True
+        keep &= seen.all(axis=0)[pos]
+    return keep
