@@ -161,6 +161,20 @@ RESULT_TABLES = {
 }
 
 
+def _set_scheduler(ctx, param, value) -> None:
+    from metaeval.runs import executors
+
+    executors.set_scheduler(value)
+
+
+#: ``--scheduler ADDRESS``: compute the tasks on a Dask distributed cluster (read by
+#: ``metaeval.runs.executors``, so the commands' signatures do not change).
+scheduler_option = click.option(
+    "--scheduler", metavar="ADDRESS", envvar="METAEVAL_SCHEDULER", expose_value=False, callback=_set_scheduler,
+    help="Run the tasks on the Dask distributed cluster whose scheduler is at ADDRESS (e.g. tcp://host:8786) "
+         "instead of local processes; results are identical. Default: $METAEVAL_SCHEDULER.")
+
+
 def _analysis_options(f):
     for decorator in reversed([
         click.option("--dataset", required=True, help="Dataset to analyse."),
@@ -172,6 +186,7 @@ def _analysis_options(f):
         click.option("--coefficient", "coefficients", multiple=True, type=LazyChoice("metaeval.runs.runner:COEFFICIENTS"),
                      help="Coefficient(s); kendall is tau-b. Default: all three."),
         click.option("--jobs", default=1, show_default=True, type=click.IntRange(1), help="Worker processes."),
+        scheduler_option,
         click.option("--force", is_flag=True, help="Recompute even what is up to date."),
     ]):
         f = decorator(f)
