@@ -82,7 +82,7 @@ def parse_frame(frame: pd.DataFrame, name: str, *, human: Sequence[str] = (), lo
     """A DataFrame (long or wide, typed like Parquet) as a :class:`Batch`; rows are numbered
     from 1 in the order of the frame; ``name`` stands for the file in messages."""
     columns = [str(c) for c in frame.columns]
-    records = [dict(zip(columns, r)) for r in frame.itertuples(index=False, name=None)]
+    records = [dict(zip(columns, r.values())) for r in frame.to_dict("records")]  # Python values, None for NA
     return _parse_records(name, frame_digest(frame), columns, records, list(range(1, 1 + len(records))), True,
                           human, lower)
 
@@ -185,7 +185,7 @@ def _unpivot(records: list[dict], lines: list[int], measures: list[str]) -> list
 
 def _present(value):
     """None for a missing value (empty CSV field, null), the value otherwise."""
-    if value is None or (isinstance(value, float) and value != value):
+    if value is None or value is pd.NA or (isinstance(value, float) and value != value):
         return None
     if isinstance(value, str) and not value.strip():
         return None
@@ -320,6 +320,16 @@ def _frame_relation(con, frame: pd.DataFrame, origin: int) -> tuple[str, list[st
     columns = [str(c) for c in frame.columns]
     if len(set(columns)) != len(columns) or not all(isinstance(c, str) for c in frame.columns):
         raise Unsure("columns that are not distinct strings")
+    ids = [c for c in columns if c in ("system", "input", "measure", "annotator", "kind")]
+    values = wide_measures(columns) if is_wide(columns) else [c for c in columns if c == "value"]
+    api = pd.api.types
+    for c in ids:  # DuckDB would turn a float id (refused by parse) into text
+        if not (api.is_integer_dtype(frame[c]) and not api.is_bool_dtype(frame[c])) \
+                and api.infer_dtype(frame[c], skipna=True) not in ("string", "empty"):
+            raise Unsure(f"column {c} holds other values than strings or integers")
+    for c in values:
+        if not api.is_numeric_dtype(frame[c]) or api.is_bool_dtype(frame[c]):
+            raise Unsure(f"column {c} is not numeric")
     view = f"_frame_{origin}"
     con.register(view, frame.reset_index(drop=True))
     return view, columns, True

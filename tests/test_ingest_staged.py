@@ -167,3 +167,26 @@ def test_dataframe_errors_name_the_row(db):
     frame = pd.DataFrame({"system": ["a", "b"], "input": ["1", "2"], "m": [0.5, np.inf]})
     with Warehouse(db) as wh, pytest.raises(InputError, match=r"scores.csv:2: field 'm': the value inf is not finite"):
         table.add_scores(wh, "f", frame, name="scores.csv")
+
+
+@pytest.mark.parametrize("frame, error", [
+    (pd.DataFrame({"system": ["a", 1.0], "input": ["1", "2"], "m": [0.5, 0.25]}), "row 2"),
+    (pd.DataFrame({"system": ["a", "b"], "input": ["1", "2"], "m": [0.5, True]}), "row 2"),
+    (pd.DataFrame({"system": ["a", "b"], "input": [1, 2], "m": pd.array([0.5, None], dtype="Float64")}), None),
+    (pd.DataFrame({"system": ["a", "b"], "input": [1, 2], "m": np.array([1, 2], dtype=np.int64)}), None),
+])
+def test_dataframe_values_as_python_reads_them(db, frame, error):
+    """A float id or a boolean value is refused as in a Parquet file (not turned into text by
+    DuckDB); pandas' missing values are missing cells; numpy integers are numbers."""
+    with Warehouse(db) as wh:
+        if error:
+            with pytest.raises(InputError, match=r"<DataFrame>:2: field '(system|m)'"):
+                table.add_scores(wh, "f", frame)
+        else:
+            report = table.add_scores(wh, "f", frame)
+            assert report.inserted == int(frame["m"].notna().sum())
+            stored = wh.sql("SELECT system, input, value FROM cells WHERE dataset = 'f' ORDER BY system")
+            given = frame[frame["m"].notna()]
+            assert stored["system"].tolist() == given["system"].tolist()
+            assert stored["input"].tolist() == given["input"].astype(str).tolist()
+            assert stored["value"].tolist() == given["m"].astype(float).tolist()

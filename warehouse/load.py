@@ -136,6 +136,8 @@ class _Loaded:
     ingest_ids: list[int] = field(default_factory=list)            # the ingests rows written
     temp: list[str] = field(default_factory=list)                  # temp tables and views to drop at the end
     files: list[str] = field(default_factory=list)                 # origin -> file
+    single: bool = False                                           # one batch: no other batch to check against
+    fresh: set[str] = field(default_factory=set)                   # staged views of values of new measures
 
     def remember(self, table: str, relation: str) -> None:
         """Keep the rows of ``relation`` (staged rows with their file and origin) whose key no
@@ -191,7 +193,7 @@ def load(
     """
     if not dataset or not dataset.strip():
         raise WarehouseError("the dataset name must not be empty")
-    loaded = _Loaded(con)
+    loaded = _Loaded(con, single=len(batches) == 1)
     con.begin()
     try:
         dataset_id = _ensure_dataset(con, dataset)
@@ -252,6 +254,8 @@ def _drop_staged(con: duckdb.DuckDBPyConnection, loaded: _Loaded) -> None:
     for name in loaded.temp:
         if name.startswith("_view_"):
             _quietly(con.unregister, name)
+        elif name in loaded.fresh:
+            _quietly(con.execute, f"DROP VIEW IF EXISTS {name}")
         else:
             _quietly(con.execute, f"DROP TABLE IF EXISTS {name}")
     loaded.temp.clear()
@@ -340,7 +344,7 @@ def _stage_batch(con, dataset_id: int, batch: Batch, origin: int, source: dict[s
     loaded.files.append(batch.file)
     _check_input_conflicts(con, staged, batch.file, loaded)
     for table, relation in staged.items():
-        if relation and (remember or table == "judgments"):
+        if relation and (remember or (table == "judgments" and not loaded.single)):
             loaded.remember(table, relation)
     return staged
 
@@ -354,17 +358,17 @@ def _load_batch(con, dataset_id: int, batch: Batch, origin: int, staged: dict[st
         else None
     staged = {**staged, "judgments": judgments}
     if not replace:
-        _check_conflicts(con, staged, batch.file, loaded.files)
+        _check_conflicts(con, staged, batch.file, loaded.files, loaded.fresh)
     inserted = replaced = 0
     for table, relation in staged.items():
         if relation is None:
             continue
         if table == "judgments":
-            for o, counts in _merge_judgments(con, relation).items():
+            for o, counts in _merge_judgments(con, relation, loaded.fresh).items():
                 total = counted.setdefault(o, [0, 0])
                 total[0], total[1] = total[0] + counts[0], total[1] + counts[1]
             continue
-        i, r = _merge(con, table, relation)
+        i, r = _merge(con, table, relation, loaded.fresh)
         inserted, replaced = inserted + i, replaced + r
     own = counted.get(origin, [0, 0])
     inserted, replaced = inserted + own[0], replaced + own[1]
@@ -468,22 +472,40 @@ def _resolve(con, dataset_id: int, batch: Batch, origin: int, source: dict[str, 
             out[table] = None
             continue
         name = f"_staged_{table.strip(chr(34))}_{origin}"
+        if table in ("scores", "judgments") and not batch.counts[table == "judgments"]:
+            out[table] = None
+            continue
         query = sql.format(rel=relation, line="CAST(t.line AS BIGINT) AS line",
-                           tag="CAST($origin AS INTEGER) AS origin", **joins)
-        con.execute(f"CREATE OR REPLACE TEMP TABLE {name} AS {query}",
-                    {"dataset_id": dataset_id, "origin": origin})
+                           tag=f"CAST({int(origin)} AS INTEGER) AS origin", **joins)
+        query = query.replace("$dataset_id", str(int(dataset_id)))
         loaded.temp.append(name)
+        if loaded.single and table in ("scores", "judgments") and not _stored_measures(con, table, dataset_id, batch):
+            # values of new measures, read once by the merge: a view, not a copy of millions of rows
+            con.execute(f"CREATE OR REPLACE TEMP VIEW {name} AS {query}")
+            loaded.fresh.add(name)
+            out[table] = name
+            continue
+        con.execute(f"CREATE OR REPLACE TEMP TABLE {name} AS {query}")
         empty = not con.execute(f"SELECT EXISTS (SELECT 1 FROM {name})").fetchall()[0][0]
         out[table] = None if empty else name
     return out
 
 
-def _overlaps(con, table: str, relation: str) -> bool:
+def _stored_measures(con, table: str, dataset_id: int, batch: Batch) -> bool:
+    """Whether ``table`` holds values of any of the batch's measures."""
+    return con.execute(f"SELECT EXISTS (SELECT 1 FROM {table} WHERE measure_id IN (SELECT measure_id FROM measures "
+                       "WHERE dataset_id = ? AND list_contains(?, name)))",
+                       [dataset_id, [str(m) for m in batch.measures["name"]]]).fetchall()[0][0]
+
+
+def _overlaps(con, table: str, relation: str, fresh: set[str] = frozenset()) -> bool:
     """Whether ``table`` may hold rows with keys of ``relation``: for scores and judgments,
     whether it holds any value of their measures (a new measure, the common case of a large
-    ingest, needs no comparison with stored values)."""
+    ingest, needs no comparison with stored values). ``fresh``: relations known to have none."""
     if table not in ("scores", "judgments"):
         return True
+    if relation in fresh:
+        return False
     return con.execute(f"SELECT EXISTS (SELECT 1 FROM {table} WHERE measure_id IN "
                        f"(SELECT DISTINCT measure_id FROM {relation}))").fetchall()[0][0]
 
@@ -535,13 +557,14 @@ def _differences(con, table: str, relation: str, other: str, extra: tuple[str, .
     return total, [(line, dict(zip(keys, rest[:len(keys)])), *rest[len(keys):-1]) for line, *rest in rows]
 
 
-def _check_conflicts(con, staged: dict[str, str | None], file: str, files: list[str]) -> None:
+def _check_conflicts(con, staged: dict[str, str | None], file: str, files: list[str],
+                     fresh: set[str] = frozenset()) -> None:
     """Values of the batch that the warehouse holds otherwise: a :class:`ConflictError`.
     A judgment cell given by several files of the call is compared as the union of their
     annotators, and its message names the other files."""
     total, shown, judgments = 0, [], 0
     for table, relation in staged.items():
-        if relation is None or not _overlaps(con, table, relation):
+        if relation is None or not _overlaps(con, table, relation, fresh):
             continue
         count, rows = _differences(con, table, relation, _stored(table, relation))
         total += count
@@ -607,13 +630,14 @@ def _short(value) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def _merge(con, table: str, relation: str) -> tuple[int, int]:
+def _merge(con, table: str, relation: str, fresh: set[str] = frozenset()) -> tuple[int, int]:
     """Insert rows new to ``table`` (not judgments: :func:`_merge_judgments`); overwrite those
     whose value differs. (inserted, replaced)."""
     keys, value = _TARGETS[table]
     on = " AND ".join(f"t.{k} = r.{k}" for k in keys)
     cols = ", ".join(keys + [value])
-    empty = not _overlaps(con, table, relation) or not con.execute(f"SELECT EXISTS (SELECT 1 FROM {table})").fetchall()[0][0]
+    empty = (not _overlaps(con, table, relation, fresh)
+             or not con.execute(f"SELECT EXISTS (SELECT 1 FROM {table})").fetchall()[0][0])
     replaced = 0 if empty else con.execute(
         f"""UPDATE {table} AS t SET {value} = r.{value} FROM {relation} r
             WHERE {on} AND t.{value} IS DISTINCT FROM r.{value}""").fetchall()[0][0]
@@ -624,12 +648,12 @@ def _merge(con, table: str, relation: str) -> tuple[int, int]:
     return inserted, replaced
 
 
-def _merge_judgments(con, relation: str) -> dict[int, tuple[int, int]]:
+def _merge_judgments(con, relation: str, fresh: set[str] = frozenset()) -> dict[int, tuple[int, int]]:
     """Insert new judgment cells; leave each stored cell whose annotators or values differ
     with exactly the staged annotators and values. By the ``origin`` of the staged rows:
     (rows in new cells, rows in replaced cells)."""
     cell, row = _TARGETS["judgments"][0], _ROW_KEYS["judgments"]
-    if not _overlaps(con, "judgments", relation):  # all new cells
+    if not _overlaps(con, "judgments", relation, fresh):  # all new cells
         counts = con.execute(f"SELECT origin, count(*) FROM {relation} GROUP BY origin").fetchall()
         con.execute(f"INSERT INTO judgments ({', '.join(row)}, value) SELECT {', '.join(row)}, value FROM {relation}")
         return {origin: (inserted, 0) for origin, inserted in counts}
