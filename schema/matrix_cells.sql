@@ -17,5 +17,5 @@ v AS (SELECT system_id, input_id, measure_id, value
       SELECT system_id, input_id, measure_id, avg(value)
       FROM judgments WHERE measure_id IN (SELECT measure_id FROM m)
       GROUP BY system_id, input_id, measure_id)
-SELECT CAST(m.k AS INTEGER) AS k, CAST(so.sp AS BIGINT) AS sp, CAST(io.ip AS BIGINT) AS ip, v.value
+SELECT CAST(m.k AS INTEGER) AS k, CAST(so.sp AS INTEGER) AS sp, CAST(io.ip AS INTEGER) AS ip, v.value
 FROM v JOIN m USING (measure_id) JOIN so USING (system_id) JOIN io USING (input_id)

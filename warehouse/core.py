@@ -123,16 +123,24 @@ class Warehouse:
             raise ValueError(f"give one or more distinct measures, not {list(names)}")
         self.require_dataset(dataset)
         self.require_measures(dataset, names)
-        cells = self.con.execute(schema.read("matrix_cells"), {"dataset": dataset, "measures": list(names)}).fetchnumpy()
-        k, sp, ip = (np.asarray(cells[c], dtype=np.int64) for c in ("k", "sp", "ip"))
-        value = np.asarray(cells["value"], dtype=float)
-        if join == "inner":
-            keep = _inner(k, sp, ip, len(names))
-            k, sp, ip, value = k[keep], sp[keep], ip[keep], value[keep]
-        sys_pos, row = np.unique(sp, return_inverse=True)
-        inp_pos, col = np.unique(ip, return_inverse=True)
+        sql = schema.read("matrix_cells")
+        # the grid first (positions with a value in any / every measure), then one measure at a
+        # time into it: memory is the matrix and one measure's cells, never every cell at once
+        grid = {}
+        for pos in ("sp", "ip"):
+            counts = self.con.execute(f"SELECT {pos}, count(DISTINCT k) AS n FROM ({sql}) GROUP BY {pos} ORDER BY {pos}",
+                                      {"dataset": dataset, "measures": list(names)}).fetchnumpy()
+            keep = counts["n"] == len(names) if join == "inner" else np.ones(len(counts["n"]), dtype=bool)
+            grid[pos] = np.asarray(counts[pos], dtype=np.int64)[keep]
+        sys_pos, inp_pos = grid["sp"], grid["ip"]
         values = np.full((len(names), len(sys_pos), len(inp_pos)), np.nan)
-        values[k, row, col] = value
+        for k, name in enumerate(names):
+            cells = self.con.execute(sql, {"dataset": dataset, "measures": [name]}).fetchnumpy()
+            sp, ip = np.asarray(cells["sp"], dtype=np.int64), np.asarray(cells["ip"], dtype=np.int64)
+            row, col = np.searchsorted(sys_pos, sp), np.searchsorted(inp_pos, ip)
+            inside = ((row < len(sys_pos)) & (col < len(inp_pos)))
+            inside[inside] &= (sys_pos[row[inside]] == sp[inside]) & (inp_pos[col[inside]] == ip[inside])
+            values[k, row[inside], col[inside]] = np.asarray(cells["value"], dtype=float)[inside]
         systems = self._names("system_order", "system", dataset, sys_pos)
         inputs = self._names("input_order", "input", dataset, inp_pos)
         return Matrix(dataset, names, systems, inputs, values[0] if single else values)
@@ -186,15 +194,3 @@ class Warehouse:
             return committed(con, ingest_ids), None
         except duckdb.Error as exc:
             return None, one_line(exc)
-
-
-def _inner(k: np.ndarray, sp: np.ndarray, ip: np.ndarray, n_measures: int) -> np.ndarray:
-    """Which cells belong to systems and inputs that have a value in every measure."""
-    keep = np.ones(len(k), dtype=bool)
-    for pos in (sp, ip):
-        if not len(pos):
-            continue
-        seen = np.zeros((n_measures, int(pos.max()) + 1), dtype=bool)
-        seen[k, pos] = True
-        keep &= seen.all(axis=0)[pos]
-    return keep
