@@ -36,7 +36,7 @@ import duckdb
 import pandas as pd
 
 from metaeval.core import Warehouse
-from metaeval.errors import ConflictError, InputError, NewIdsError
+from metaeval.errors import ConflictError, InputError, NewIdsError, WarehouseError
 from metaeval.ingest.common import (
     cells_frame,
     check_globs_used,
@@ -411,6 +411,8 @@ def _stage_relation(con, relation: str, columns: list[str], typed: bool, file: s
     except duckdb.Error as exc:
         con.execute(f"DROP VIEW IF EXISTS {raw}")
         con.execute(f"DROP TABLE IF EXISTS {raw}_stored")
+        if isinstance(exc, duckdb.OutOfMemoryException):
+            raise
         raise Unsure(str(exc)) from None
     try:
         return _validated(con, raw, file, human, lower, wide, "input" in columns, origin)
@@ -497,10 +499,12 @@ def ingest(wh: Warehouse, dataset: str, sources: Sequence[Source], *, human: Seq
         try:
             return _ingest_staged(wh, dataset, sources, names, batches, human, lower, replace, allow_new, command)
         except (Unsure, InputError, ConflictError, NewIdsError):
-            pass
-        except duckdb.Error as exc:
-            if isinstance(exc, (duckdb.IOException, duckdb.FatalException)):
-                raise
+            pass  # read again below, by the exact reader, for the exact error (or a file DuckDB doubted)
+        except (duckdb.ConstraintException, duckdb.ConversionException, duckdb.InvalidInputException):
+            pass  # values DuckDB could not take: the exact reader says which
+        except duckdb.OutOfMemoryException as exc:  # never retried in Python, which would need far more
+            raise WarehouseError(f"out of memory while loading ({' '.join(str(exc).split()[:12])}...); "
+                                 "nothing was written") from None
         finally:
             drop_staged(wh.con, batches)
             for i in range(len(sources)):

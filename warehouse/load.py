@@ -277,6 +277,11 @@ def _ensure_dataset(con: duckdb.DuckDBPyConnection, name: str) -> int:
     return con.execute("SELECT dataset_id FROM datasets WHERE name = ?", [name]).fetchall()[0][0]
 
 
+_FRAME_KEYS = {"cells": ["system", "input", "measure", "annotator"], "summaries": ["system", "input"],
+               "references": ["input", "reference_id"], "documents": ["input", "position"]}
+_SINGULAR = {"cells": "cell", "summaries": "summary", "references": "reference", "documents": "document"}
+
+
 def _sources(con, batch: Batch, origin: int, loaded: _Loaded) -> dict[str, str | None]:
     """The relations (SQL names) holding the batch's cells and texts as parsed (names, not
     ids): ``cells``, ``summaries``, ``references``, ``documents``; None for what it lacks."""
@@ -284,6 +289,10 @@ def _sources(con, batch: Batch, origin: int, loaded: _Loaded) -> dict[str, str |
     frames = {"summaries": batch.summaries, "references": batch.references, "documents": batch.documents}
     if batch.cells_table is None:
         frames["cells"] = batch.cells.astype({"system": str, "input": str, "measure": str, "value": float})
+    for key, frame in frames.items():  # parsers refuse these; the tables have no primary key to catch them
+        if not frame.empty and frame.duplicated(_FRAME_KEYS[key]).any():
+            raise WarehouseError(f"{batch.file}: a {_SINGULAR[key]} is given more than once (same {_FRAME_KEYS[key]}); "
+                                 "nothing was written")
     for key, frame in frames.items():
         if frame.empty:
             out[key] = None
@@ -653,6 +662,11 @@ def _merge_judgments(con, relation: str, fresh: set[str] = frozenset()) -> dict[
     with exactly the staged annotators and values. By the ``origin`` of the staged rows:
     (rows in new cells, rows in replaced cells)."""
     cell, row = _TARGETS["judgments"][0], _ROW_KEYS["judgments"]
+    if relation in fresh:  # new cells, all of one batch
+        [(origin,)] = con.execute(f"SELECT origin FROM {relation} LIMIT 1").fetchall()
+        [(inserted,)] = con.execute(f"INSERT INTO judgments ({', '.join(row)}, value) "
+                                    f"SELECT {', '.join(row)}, value FROM {relation}").fetchall()
+        return {origin: (inserted, 0)}
     if not _overlaps(con, "judgments", relation, fresh):  # all new cells
         counts = con.execute(f"SELECT origin, count(*) FROM {relation} GROUP BY origin").fetchall()
         con.execute(f"INSERT INTO judgments ({', '.join(row)}, value) SELECT {', '.join(row)}, value FROM {relation}")
