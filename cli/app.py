@@ -162,9 +162,11 @@ RESULT_TABLES = {
 
 
 def _set_scheduler(ctx, param, value) -> None:
+    """Use ``value`` for this command only (the setting is reset when the command ends)."""
     from metaeval.runs import executors
 
     executors.set_scheduler(value)
+    ctx.call_on_close(lambda: executors.set_scheduler(None))
 
 
 #: ``--scheduler ADDRESS``: compute the tasks on a Dask distributed cluster (read by

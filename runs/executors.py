@@ -30,6 +30,17 @@ def set_scheduler(address: str | None) -> None:
     _scheduler = address or None
 
 
+@contextmanager
+def using(address: str | None) -> Iterator[None]:
+    """Runs inside the block use the Dask scheduler at ``address`` (Python API)."""
+    before = _scheduler
+    set_scheduler(address)
+    try:
+        yield
+    finally:
+        set_scheduler(before)
+
+
 def scheduler() -> str | None:
     """The scheduler address in use: :func:`set_scheduler`'s, else ``$METAEVAL_SCHEDULER``."""
     return _scheduler or os.environ.get(ENV_VAR) or None

@@ -80,3 +80,14 @@ def test_simulations_on_a_cluster_from_the_environment_equal_a_local_run(shared_
         pd.testing.assert_frame_equal(tables["local"][t], tables["dask"][t])
     assert {e["kind"] for e in tables["local"]["executors"]} == {"local"}
     assert tables["dask"]["executors"] == [{"kind": "dask", "scheduler": scheduler}] * 2
+
+
+def test_the_scheduler_option_holds_for_its_command_only(db, scheduler):
+    from metaeval.runs import executors
+
+    _cli(db, "demo", "--systems", 3, "--inputs", 3, "--k", 10)
+    _cli(db, "ci", "--dataset", "demo", "--human", "expert.relevance", "--k", 10, "--force", "--scheduler", scheduler)
+    assert executors.scheduler() is None
+    with executors.using(scheduler):
+        assert executors.describe(2) == {"kind": "dask", "scheduler": scheduler}
+    assert executors.describe(2) == {"kind": "local", "jobs": 2}
