@@ -433,14 +433,16 @@ def _validated(con, raw: str, file: str, human, lower, wide: bool, has_input: bo
             FROM {raw}""").fetchall()
     if not rows or bad or duplicates:
         raise Unsure("rows the Python reader explains")
+    ids = {}
     for column in ("system", "input", "measure", "annotator"):
-        names = [r[0] for r in con.execute(f"SELECT DISTINCT {column} FROM {raw} WHERE {column} IS NOT NULL").fetchall()]
+        ids[column] = names = [r[0] for r in con.execute(
+            f"SELECT DISTINCT {column} FROM {raw} WHERE {column} IS NOT NULL").fetchall()]
         try:
             if any(identifier(n, file, None, column) != n for n in names):
                 raise Unsure(f"{column} ids with spaces around them")
         except InputError:
             raise Unsure(f"a blank {column}") from None
-    measures = [r[0] for r in con.execute(f"SELECT DISTINCT measure FROM {raw}").fetchall()]
+    measures = ids["measure"]
     globbed = "[" + ", ".join(f"'{_escape(m)}'" for m in measures if matches(m, human)) + "]"
     view = f"_cells_{origin}"
     con.execute(
@@ -457,7 +459,7 @@ def _validated(con, raw: str, file: str, human, lower, wide: bool, has_input: bo
     if any(some != every for _, some, every, _ in kinds):
         raise Unsure("a measure with rows of both kinds")
     judgments = sum(n for *_, n in kinds)
-    systems = [r[0] for r in con.execute(f"SELECT DISTINCT system FROM {raw} ORDER BY system").fetchall()]
+    systems = sorted(ids["system"])
     return Batch(
         file=file, format=FORMAT, sha256="", options=_options(human, lower, has_input, wide),
         systems=pd.DataFrame({"name": systems, "type": None}),
