@@ -385,7 +385,8 @@ def _stage_relation(con, relation: str, columns: list[str], typed: bool, file: s
         q = _quote(column)
         if typed:
             return f"CAST({q} AS DOUBLE)"
-        return f"CASE WHEN regexp_full_match({q}, '{_NUMBER_SQL}') THEN TRY_CAST(trim({q}, ' \t\r\n\f\v') AS DOUBLE) END"
+        return (f"CASE WHEN regexp_full_match({q}, '{_NUMBER_SQL}') "
+                f"THEN TRY_CAST(trim({q}, ' \t\r\n\f\v') AS DOUBLE) END")
 
     input_ = text("input") if "input" in columns else f"'{SYSTEM_LEVEL_INPUT}'"
     raw = f"_raw_{origin}"
@@ -448,7 +449,8 @@ def _validated(con, raw: str, file: str, human, lower, wide: bool, has_input: bo
     con.execute(
         f"""CREATE OR REPLACE TEMP VIEW {view} AS
             SELECT system, input, measure,
-                   CASE WHEN kind = 'human' OR annotator IS NOT NULL OR (kind IS NULL AND list_contains({globbed}, measure))
+                   CASE WHEN kind = 'human' OR annotator IS NOT NULL
+                          OR (kind IS NULL AND list_contains({globbed}, measure))
                         THEN coalesce(annotator, '0') END AS annotator,
                    value, CAST(NULL AS BIGINT) AS line
             FROM {raw}""")
@@ -463,7 +465,8 @@ def _validated(con, raw: str, file: str, human, lower, wide: bool, has_input: bo
     return Batch(
         file=file, format=FORMAT, sha256="", options=_options(human, lower, has_input, wide),
         systems=pd.DataFrame({"name": systems, "type": None}),
-        measures=pd.DataFrame({"name": [m for m, *_ in kinds], "kind": ["human" if k else "automatic" for _, k, *_ in kinds],
+        measures=pd.DataFrame({"name": [m for m, *_ in kinds],
+                               "kind": ["human" if k else "automatic" for _, k, *_ in kinds],
                                "direction": ["lower" if matches(m, lower) else "higher" for m, *_ in kinds]},
                               columns=["name", "kind", "direction"]),
         cells_table=view, cell_counts=(rows - judgments, judgments),

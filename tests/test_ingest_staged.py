@@ -19,7 +19,8 @@ def _cells(wh: Warehouse, batch) -> list[tuple]:
     if batch.cells_table:
         rows = wh.con.execute(f"SELECT system, input, measure, annotator, value FROM {batch.cells_table}").fetchall()
     else:
-        rows = list(batch.cells[["system", "input", "measure", "annotator", "value"]].itertuples(index=False, name=None))
+        columns = ["system", "input", "measure", "annotator", "value"]
+        rows = list(batch.cells[columns].itertuples(index=False, name=None))
     return sorted(((s, i, m, None if pd.isna(a) else a, v) for s, i, m, a, v in rows), key=repr)
 
 

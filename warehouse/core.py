@@ -128,8 +128,9 @@ class Warehouse:
         # time into it: memory is the matrix and one measure's cells, never every cell at once
         grid = {}
         for pos in ("sp", "ip"):
-            counts = self.con.execute(f"SELECT {pos}, count(DISTINCT k) AS n FROM ({sql}) GROUP BY {pos} ORDER BY {pos}",
-                                      {"dataset": dataset, "measures": list(names)}).fetchnumpy()
+            counts = self.con.execute(
+                f"SELECT {pos}, count(DISTINCT k) AS n FROM ({sql}) GROUP BY {pos} ORDER BY {pos}",
+                {"dataset": dataset, "measures": list(names)}).fetchnumpy()
             keep = counts["n"] == len(names) if join == "inner" else np.ones(len(counts["n"]), dtype=bool)
             grid[pos] = np.asarray(counts[pos], dtype=np.int64)[keep]
         sys_pos, inp_pos = grid["sp"], grid["ip"]

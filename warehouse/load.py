@@ -335,7 +335,8 @@ def _new_ids(con, dataset_id: int, batches: list[Batch], sources: list[dict[str,
             for name, line in rows:
                 found.setdefault(name, batch.file if line is None else f"{batch.file}:{int(line)}")
         if column == "system":  # systems listed without rows (possible in a Batch built in Python)
-            known = {r[0] for r in con.execute("SELECT name FROM systems WHERE dataset_id = ?", [dataset_id]).fetchall()}
+            known = {r[0] for r in con.execute("SELECT name FROM systems WHERE dataset_id = ?",
+                                                [dataset_id]).fetchall()}
             for name in batch.systems["name"].astype(str):
                 if name not in known:
                     found.setdefault(name, batch.file)
@@ -363,8 +364,9 @@ def _load_batch(con, dataset_id: int, batch: Batch, origin: int, staged: dict[st
     """Check the batch against the warehouse and merge it. Its judgments are the whole cells
     (all batches' annotators) it is the first to give; their rows are counted for the
     batch giving each (``counted``: origin -> [inserted, replaced])."""
-    judgments = loaded.judgment_cells(origin, staged["judgments"]) if staged["judgments"] or "judgments" in loaded.rows \
-        else None
+    judgments = None
+    if staged["judgments"] or "judgments" in loaded.rows:
+        judgments = loaded.judgment_cells(origin, staged["judgments"])
     staged = {**staged, "judgments": judgments}
     if not replace:
         _check_conflicts(con, staged, batch.file, loaded.files, loaded.fresh)
