@@ -217,6 +217,22 @@ RESULT_TABLES = {
 }
 
 
+def _set_scheduler(ctx, param, value) -> None:
+    """Use ``value`` for this command only (the setting is reset when the command ends)."""
+    from metaeval.runs import executors
+
+    executors.set_scheduler(value)
+    ctx.call_on_close(lambda: executors.set_scheduler(None))
+
+
+#: ``--scheduler ADDRESS``: compute the tasks on a Dask distributed cluster (read by
+#: ``metaeval.runs.executors``, so the commands' signatures do not change).
+scheduler_option = click.option(
+    "--scheduler", metavar="ADDRESS", envvar="METAEVAL_SCHEDULER", expose_value=False, callback=_set_scheduler,
+    help="Run the tasks on the Dask distributed cluster whose scheduler is at ADDRESS (e.g. tcp://host:8786) "
+         "instead of local processes; results are identical. Default: $METAEVAL_SCHEDULER.")
+
+
 def _analysis_options(f):
     for decorator in reversed([
         click.option("--dataset", required=True, help="Dataset to analyse."),
@@ -234,6 +250,7 @@ def _analysis_options(f):
                      help="System level: a metric's system score averages every input it scored (all) or only "
                           "the inputs the human judged (judged). Same when every scored input is judged."),
         click.option("--jobs", default=1, show_default=True, type=click.IntRange(1), help="Worker processes."),
+        scheduler_option,
         click.option("--force", is_flag=True, help="Recompute even what is up to date."),
     ]):
         f = decorator(f)

@@ -14,20 +14,91 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+import duckdb
 import pandas as pd
 
+from metaeval.core import Warehouse
 from metaeval.errors import InputError
-from metaeval.ingest.common import cells_frame, identifier, jsonl_objects, matches, measures_frame, number, sha256
-from metaeval.load import Batch
+from metaeval.ingest.common import (
+    cells_frame,
+    check_globs_used,
+    identifier,
+    jsonl_objects,
+    matches,
+    measures_frame,
+    number,
+    sha256,
+)
+from metaeval.load import CELL_COLUMNS, MEASURE_COLUMNS, Batch, LoadReport
 
 FORMAT = "sacrerouge"
+
+
+#: Cells held in Python at a time by :func:`stage` before they go to DuckDB.
+CHUNK = 200_000
 
 
 def parse(path: Path, *, human: Sequence[str] = (), lower: Sequence[str] = ()) -> Batch:
     file = str(path)
     rows: list[tuple] = []
     systems: dict[str, str | None] = {}
+    for chunk in _rows(path, human, systems, chunk=None):
+        rows.extend(chunk)
+    cells = cells_frame(rows, file, field=lambda measure: f"metrics.{measure}")
+    return Batch(
+        file=file, format=FORMAT, sha256=sha256(path),
+        options={"human": sorted(human), "lower": sorted(lower)},
+        systems=pd.DataFrame({"name": list(systems), "type": list(systems.values())}),
+        measures=measures_frame(cells, lower),
+        cells=cells,
+    )
+
+
+def stage(con: duckdb.DuckDBPyConnection, path: Path, *, human: Sequence[str] = (), lower: Sequence[str] = (),
+          origin: int = 0) -> Batch:
+    """As :func:`parse`, but the cells go to a temporary table of ``con`` in chunks of
+    :data:`CHUNK` (memory bounded whatever the file's size): a :class:`Batch` whose
+    ``cells_table`` holds them. A cell given twice is the error :func:`parse` gives."""
+    file = str(path)
+    systems: dict[str, str | None] = {}
+    name = f"_cells_{origin}"
+    con.execute(f"CREATE OR REPLACE TEMP TABLE {name} (system VARCHAR, input VARCHAR, measure VARCHAR, "
+                "annotator VARCHAR, value DOUBLE, line BIGINT)")
+    try:
+        for chunk in _rows(path, human, systems, chunk=CHUNK):
+            con.register("_chunk", pd.DataFrame(chunk, columns=CELL_COLUMNS))
+            con.execute(f"INSERT INTO {name} SELECT * FROM _chunk")
+            con.unregister("_chunk")
+        [(rows, judgments, duplicates)] = con.execute(
+            f"""SELECT count(*), count(annotator),
+                       count(*) - count(DISTINCT hash(system, input, measure, annotator)) FROM {name}""").fetchall()
+        if not rows or duplicates:
+            parse(path, human=human, lower=lower)  # raises the exact error
+        kinds = con.execute(f"SELECT measure, bool_or(annotator IS NOT NULL) FROM {name} GROUP BY measure "
+                            "ORDER BY measure").fetchall()
+    except BaseException:
+        con.execute(f"DROP TABLE IF EXISTS {name}")
+        raise
+    return Batch(
+        file=file, format=FORMAT, sha256=sha256(path),
+        options={"human": sorted(human), "lower": sorted(lower)},
+        systems=pd.DataFrame({"name": list(systems), "type": list(systems.values())}),
+        measures=pd.DataFrame({"name": [m for m, _ in kinds], "kind": ["human" if h else "automatic" for _, h in kinds],
+                               "direction": ["lower" if matches(m, lower) else "higher" for m, _ in kinds]},
+                              columns=MEASURE_COLUMNS),
+        cells_table=name, cell_counts=(rows - judgments, judgments),
+    )
+
+
+def _rows(path: Path, human: Sequence[str], systems: dict[str, str | None], chunk: int | None):
+    """Lists of cell rows ``(system, input, measure, annotator, value, line)``, of about
+    ``chunk`` rows each (all in one list when None); ``systems`` gathers the systems' types."""
+    file = str(path)
+    rows: list[tuple] = []
     for line, obj in jsonl_objects(path):
+        if chunk is not None and len(rows) >= chunk:
+            yield rows
+            rows = []
         system = identifier(obj.get("summarizer_id"), file, line, "summarizer_id")
         input_ = identifier(obj.get("instance_id"), file, line, "instance_id")
         systems.setdefault(system, obj.get("summarizer_type"))
@@ -53,14 +124,7 @@ def parse(path: Path, *, human: Sequence[str] = (), lower: Sequence[str] = ()) -
                                  f"pass --human {measure!r}")
             else:
                 rows.append((system, input_, measure, None, number(value, file, line, field), line))
-    cells = cells_frame(rows, file, field=lambda measure: f"metrics.{measure}")
-    return Batch(
-        file=file, format=FORMAT, sha256=sha256(path),
-        options={"human": sorted(human), "lower": sorted(lower)},
-        systems=pd.DataFrame({"name": list(systems), "type": list(systems.values())}),
-        measures=measures_frame(cells, lower),
-        cells=cells,
-    )
+    yield rows
 
 
 def _flatten(metrics: dict, prefix: str = "", file: str = "", line: int = 0):
@@ -73,3 +137,25 @@ def _flatten(metrics: dict, prefix: str = "", file: str = "", line: int = 0):
             yield from _flatten(value, name + ".", file, line)
         else:
             yield name, value
+
+
+def ingest(wh: Warehouse, dataset: str, paths: Sequence[Path], *, human: Sequence[str] = (),
+           lower: Sequence[str] = (), replace: bool = False, allow_new: bool = False,
+           command: str | None = None) -> list[LoadReport]:
+    """SacreROUGE metrics files into ``dataset`` of ``wh`` in one transaction, as
+    ``metaeval ingest sacrerouge`` does: each streamed into DuckDB by :func:`stage`."""
+    batches: list[Batch] = []
+    try:
+        for i, path in enumerate(paths):
+            batches.append(stage(wh.con, Path(path), human=human, lower=lower, origin=i))
+        measures = [m for b in batches for m in b.measures["name"]]
+        files = [b.file for b in batches]
+        check_globs_used(human, measures, "--human", files)
+        check_globs_used(lower, measures, "--lower", files)
+        return wh.load(dataset, batches, replace=replace, command=command, allow_new=allow_new)
+    finally:
+        for b in batches:
+            try:
+                wh.con.execute(f"DROP TABLE IF EXISTS {b.cells_table}")
+            except duckdb.Error:
+                pass

@@ -10,19 +10,36 @@ Errors name a CSV record by the physical line it starts on (blank lines and line
 inside quoted fields counted), a JSONL record by its line, a Parquet record by its row.
 CSV values are text, so ``value`` is parsed as a number; JSONL and Parquet are typed, so a
 ``value`` that is a string (``"0.5"``) or a boolean is an error.
+
+A table without ``measure`` and ``value`` columns is *wide*: ``system, [input,] [annotator,]
+<measure>...``, one column per measure (a spreadsheet of scores, a pandas DataFrame). Every
+column but ``system``, ``input`` and ``annotator`` is a measure; an empty cell is a missing
+value (not stored); ``--human`` globs mark the measure columns that are judgments (annotator
+"0", or the row's ``annotator``, which a wide table may have only when every measure is human).
+
+Reading: :func:`stage` reads a CSV or Parquet file (or a DataFrame) with DuckDB's own readers
+into a temporary table of the warehouse connection and validates it there in SQL; the rows
+never pass through Python. Anything it cannot vouch for (a bad value, a duplicate, an id with
+spaces around it, ...) makes :func:`ingest` read the file again with :func:`parse`, the exact
+Python reader whose errors name the file, line and field. Both end in the same set-based merge
+(:func:`metaeval.load.load`). JSONL tables are read by :func:`parse`.
 """
 
 from __future__ import annotations
 
 import csv
 from collections.abc import Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
+import duckdb
 import pandas as pd
 
-from metaeval.errors import InputError
+from metaeval.core import Warehouse
+from metaeval.errors import ConflictError, InputError, NewIdsError, WarehouseError
 from metaeval.ingest.common import (
     cells_frame,
+    check_globs_used,
     identifier,
     jsonl_objects,
     matches,
@@ -32,7 +49,7 @@ from metaeval.ingest.common import (
     sha256,
     text_lines,
 )
-from metaeval.load import Batch
+from metaeval.load import Batch, LoadReport
 
 FORMAT = "table"
 REQUIRED = ("system", "measure", "value")
@@ -41,26 +58,71 @@ SYSTEM_LEVEL_INPUT = "all"
 KINDS = ("automatic", "human")
 
 
+def is_wide(columns: Sequence[str]) -> bool:
+    """A table without ``measure`` and ``value`` columns has one column per measure."""
+    return "measure" not in columns and "value" not in columns
+
+
+def wide_measures(columns: Sequence[str]) -> list[str]:
+    """The measure columns of a wide table."""
+    return [c for c in columns if c not in WIDE_KEYS]
+
+
+WIDE_KEYS = ("system", "input", "annotator")
+
+
 def parse(path: Path, *, human: Sequence[str] = (), lower: Sequence[str] = ()) -> Batch:
-    file = str(path)
+    """The exact Python reader: a file as a :class:`Batch`, or an :class:`InputError` naming
+    the file, line and field of the first problem."""
     columns, records, lines, typed = _read(path)
+    return _parse_records(str(path), sha256(path), columns, records, lines, typed, human, lower)
+
+
+def parse_frame(frame: pd.DataFrame, name: str, *, human: Sequence[str] = (), lower: Sequence[str] = ()) -> Batch:
+    """A DataFrame (long or wide, typed like Parquet) as a :class:`Batch`; rows are numbered
+    from 1 in the order of the frame; ``name`` stands for the file in messages."""
+    columns = [str(c) for c in frame.columns]
+    records = [dict(zip(columns, r.values())) for r in frame.to_dict("records")]  # Python values, None for NA
+    return _parse_records(name, frame_digest(frame), columns, records, list(range(1, 1 + len(records))), True,
+                          human, lower)
+
+
+def frame_digest(frame: pd.DataFrame) -> str:
+    """A sha256 of a DataFrame's columns and values (what ``ingests.sha256`` holds for a file)."""
+    import hashlib
+
+    digest = hashlib.sha256(repr([str(c) for c in frame.columns]).encode())
+    digest.update(pd.util.hash_pandas_object(frame, index=False).to_numpy().tobytes())
+    return digest.hexdigest()
+
+
+def _parse_records(file: str, digest: str, columns: list[str], records: list[dict], lines: list[int], typed: bool,
+                   human: Sequence[str], lower: Sequence[str]) -> Batch:
     if not records:
         raise InputError(file, None, None, "the file has no rows")
-    unknown = [c for c in columns if c not in REQUIRED + OPTIONAL]
-    if unknown:
-        raise InputError(file, None, unknown[0], f"unknown column(s) {unknown}; "
-                         f"expected {list(REQUIRED)} and optionally {list(OPTIONAL)}")
-    for c in REQUIRED:
-        if c not in columns:
-            raise InputError(file, None, c, f"required column missing (columns: {list(columns)})")
+    wide = is_wide(columns)
+    if wide:
+        _check_wide_columns(file, columns, human)
+    else:
+        unknown = [c for c in columns if c not in REQUIRED + OPTIONAL]
+        if unknown:
+            raise InputError(file, None, unknown[0], f"unknown column(s) {unknown}; "
+                             f"expected {list(REQUIRED)} and optionally {list(OPTIONAL)}")
+        for c in REQUIRED:
+            if c not in columns:
+                raise InputError(file, None, c, f"required column missing (columns: {list(columns)})")
     to_number = number if typed else number_text
     rows = []
     has = {c: c in columns for c in OPTIONAL}
+    if wide:
+        records = _unpivot(records, lines, wide_measures(columns))
+        lines = [line for line, _ in records]
+        records = [rec for _, rec in records]
     for line, rec in zip(lines, records):
         system = identifier(_present(rec.get("system")), file, line, "system")
         input_ = identifier(_present(rec.get("input")), file, line, "input") if has["input"] else SYSTEM_LEVEL_INPUT
         measure = identifier(_present(rec.get("measure")), file, line, "measure")
-        value = to_number(_present(rec.get("value")), file, line, "value")
+        value = to_number(_present(rec.get("value")), file, line, measure if wide else "value")
         annotator = _present(rec.get("annotator"))
         kind = _present(rec.get("kind"))
         if kind is not None and kind not in KINDS:
@@ -71,7 +133,7 @@ def parse(path: Path, *, human: Sequence[str] = (), lower: Sequence[str] = ()) -
         if is_human:
             annotator = "0" if annotator is None else identifier(annotator, file, line, "annotator")
         rows.append((system, input_, measure, annotator, value, line))
-    cells = cells_frame(rows, file)
+    cells = cells_frame(rows, file, field=(lambda measure: measure) if wide else (lambda measure: "value"))
     measures = measures_frame(cells, lower)
     mixed = set(cells.loc[cells["annotator"].isna(), "measure"]) & set(cells.loc[cells["annotator"].notna(), "measure"])
     if mixed:
@@ -79,16 +141,51 @@ def parse(path: Path, *, human: Sequence[str] = (), lower: Sequence[str] = ()) -
         line = int(cells.loc[(cells["measure"] == m) & cells["annotator"].isna(), "line"].iloc[0])
         raise InputError(file, line, "kind", f"measure {m!r} has rows both with and without annotators/kind human")
     return Batch(
-        file=file, format=FORMAT, sha256=sha256(path),
-        options={"human": sorted(human), "lower": sorted(lower), "system_level": not has["input"]},
+        file=file, format=FORMAT, sha256=digest,
+        options=_options(human, lower, has["input"], wide),
         systems=pd.DataFrame({"name": cells["system"].drop_duplicates(), "type": None}),
         measures=measures, cells=cells,
     )
 
 
+def _options(human, lower, has_input: bool, wide: bool) -> dict:
+    options = {"human": sorted(human), "lower": sorted(lower), "system_level": not has_input}
+    if wide:
+        options["wide"] = True
+    return options
+
+
+def _check_wide_columns(file: str, columns: Sequence[str], human: Sequence[str]) -> None:
+    """A wide table: a system column, at least one measure column, no ``kind`` (a measure is
+    human by --human) and an annotator column only if every measure is human."""
+    if "system" not in columns:
+        raise InputError(file, None, "system", f"required column missing (columns: {list(columns)}); a long "
+                         f"table has columns {list(REQUIRED)}, a wide one system, [input,] and one per measure")
+    measures = wide_measures(columns)
+    if not measures:
+        raise InputError(file, None, None, f"no measure columns (columns: {list(columns)}): a long table has "
+                         f"columns {list(REQUIRED)}, a wide one system, [input,] and one column per measure")
+    if "annotator" in columns:
+        automatic = [m for m in measures if not matches(m, human)]
+        if automatic:
+            raise InputError(file, None, automatic[0], "a wide table with an annotator column must have only human "
+                             f"measures (mark them with --human); {automatic} are not")
+
+
+def _unpivot(records: list[dict], lines: list[int], measures: list[str]) -> list[tuple[int, dict]]:
+    """A wide table's records as long ones, ``(line, record)``: one per measure with a value."""
+    out = []
+    for line, rec in zip(lines, records):
+        for m in measures:
+            if _present(rec.get(m)) is not None:
+                out.append((line, {"system": rec.get("system"), "input": rec.get("input"),
+                                   "annotator": rec.get("annotator"), "measure": m, "value": rec[m]}))
+    return out
+
+
 def _present(value):
     """None for a missing value (empty CSV field, null), the value otherwise."""
-    if value is None or (isinstance(value, float) and value != value):
+    if value is None or value is pd.NA or (isinstance(value, float) and value != value):
         return None
     if isinstance(value, str) and not value.strip():
         return None
@@ -150,3 +247,328 @@ def _csv_header(row: list[str], file: str, line: int) -> list[str]:
     if twice:
         raise InputError(file, line, twice[0], "column given more than once in the header")
     return row
+
+
+# --- staging inside DuckDB -------------------------------------------------------------
+
+class Unsure(Exception):
+    """The DuckDB reader cannot vouch for a file: read it with :func:`parse` instead."""
+
+
+_NUMBER_SQL = r"[ \t\r\n\f\v]*[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?[ \t\r\n\f\v]*"
+_ID_TYPES = ("VARCHAR", "TINYINT", "SMALLINT", "INTEGER", "BIGINT", "UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT")
+_NUMBER_TYPES = _ID_TYPES[1:] + ("FLOAT", "DOUBLE")
+
+
+def stage(con: duckdb.DuckDBPyConnection, source: Path | pd.DataFrame, *, human: Sequence[str] = (),
+          lower: Sequence[str] = (), name: str | None = None, origin: int = 0) -> Batch:
+    """A CSV or Parquet file (or a DataFrame, called ``name`` in messages) read by DuckDB into
+    a temporary table of ``con`` and validated there: a :class:`Batch` whose cells are that
+    table (``Batch.cells_table``). Raises :class:`Unsure` when the file needs :func:`parse`
+    (bad or unusual content, JSONL); never returns values :func:`parse` would read otherwise."""
+    import threading
+
+    frame = source if isinstance(source, pd.DataFrame) else None
+    file = name if frame is not None else str(source)
+    digest: list[str] = []
+    if frame is not None:
+        relation, columns, typed = _frame_relation(con, frame, origin)
+        digest.append(frame_digest(frame))
+        hashing = None
+    else:
+        relation, columns, typed = _file_relation(Path(source))
+        hashing = threading.Thread(target=lambda: digest.append(sha256(Path(source))))  # hashlib frees the GIL
+        hashing.start()
+    try:
+        batch = _stage_relation(con, relation, columns, typed, file, human, lower, origin)
+    finally:
+        if hashing is not None:
+            hashing.join()
+    batch.sha256 = digest[0]
+    return batch
+
+
+def _file_relation(path: Path) -> tuple[str, list[str], bool]:
+    """SQL reading the file, its columns, and whether it is typed (Parquet) or text (CSV)."""
+    suffix = path.suffix.lower()
+    literal = "'" + str(path).replace("'", "''") + "'"
+    if suffix == ".csv":
+        header = _first_csv_record(path)
+        if header is None:
+            raise Unsure("no header on the first line")
+        columns = "{" + ", ".join(f"'{_escape(c)}': 'VARCHAR'" for c in header) + "}"
+        return (f"read_csv({literal}, header = true, delim = ',', quote = '\"', escape = '\"', "
+                f"strict_mode = true, null_padding = false, auto_detect = false, columns = {columns})",
+                header, False)
+    if suffix == ".parquet":
+        import pyarrow.parquet as pq
+
+        try:
+            schema = pq.read_schema(path)
+        except (OSError, ValueError) as exc:
+            raise Unsure(str(exc)) from None
+        index = {c for c in (schema.pandas_metadata or {}).get("index_columns", []) if isinstance(c, str)}
+        columns = [c for c in schema.names if c not in index]
+        if len(set(columns)) != len(columns):
+            raise Unsure("a column given twice")
+        select = ", ".join(_quote(c) for c in columns)
+        return f"(SELECT {select} FROM read_parquet({literal}))", columns, True
+    raise Unsure(f"{suffix} files are read in Python")
+
+
+def _frame_relation(con, frame: pd.DataFrame, origin: int) -> tuple[str, list[str], bool]:
+    columns = [str(c) for c in frame.columns]
+    if len(set(columns)) != len(columns) or not all(isinstance(c, str) for c in frame.columns):
+        raise Unsure("columns that are not distinct strings")
+    ids = [c for c in columns if c in ("system", "input", "measure", "annotator", "kind")]
+    values = wide_measures(columns) if is_wide(columns) else [c for c in columns if c == "value"]
+    api = pd.api.types
+    for c in ids:  # DuckDB would turn a float id (refused by parse) into text
+        if not (api.is_integer_dtype(frame[c]) and not api.is_bool_dtype(frame[c])) \
+                and api.infer_dtype(frame[c], skipna=True) not in ("string", "empty"):
+            raise Unsure(f"column {c} holds other values than strings or integers")
+    for c in values:
+        if not api.is_numeric_dtype(frame[c]) or api.is_bool_dtype(frame[c]):
+            raise Unsure(f"column {c} is not numeric")
+    view = f"_frame_{origin}"
+    con.register(view, frame.reset_index(drop=True))
+    return view, columns, True
+
+
+def _first_csv_record(path: Path) -> list[str] | None:
+    """The header of a CSV file if it is its first physical line, parsed as :func:`parse` does."""
+    with open(path, "rb") as f:
+        raw = f.readline()
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return None
+    if not text.strip() or '"' in text or not text.endswith("\n"):
+        return None
+    row = next(csv.reader([text], strict=True), None)
+    if not row or len(set(row)) != len(row):
+        return None
+    return row
+
+
+def _escape(text: str) -> str:
+    return text.replace("'", "''")
+
+
+def _quote(column: str) -> str:
+    return '"' + column.replace('"', '""') + '"'
+
+
+def _stage_relation(con, relation: str, columns: list[str], typed: bool, file: str, human: Sequence[str],
+                    lower: Sequence[str], origin: int) -> Batch:
+    wide = is_wide(columns)
+    if wide:
+        if "system" not in columns or not wide_measures(columns) or "annotator" in columns:
+            raise Unsure("a wide table the Python reader explains")
+        measure_columns = wide_measures(columns)
+    elif not set(REQUIRED) <= set(columns) or not set(columns) <= set(REQUIRED + OPTIONAL):
+        raise Unsure("columns the Python reader explains")
+    types = {}
+    if typed:
+        described = con.execute(f"DESCRIBE SELECT * FROM {relation}").fetchall()
+        types = {r[0]: r[1] for r in described}
+        ids = [c for c in ("system", "input", "measure", "annotator", "kind") if c in columns]
+        values = measure_columns if wide else ["value"]
+        if any(types[c] not in _ID_TYPES for c in ids) or any(types[c] not in _NUMBER_TYPES for c in values):
+            raise Unsure("column types the Python reader explains")
+
+    def text(column: str) -> str:  # an id as text (a blank one is caught on the distinct ids)
+        q = _quote(column)
+        return f"CAST({q} AS VARCHAR)" if types.get(column, "VARCHAR") != "VARCHAR" else q
+
+    def value(column: str) -> str:
+        q = _quote(column)
+        if typed:
+            return f"CAST({q} AS DOUBLE)"
+        return (f"CASE WHEN regexp_full_match({q}, '{_NUMBER_SQL}') "
+                f"THEN TRY_CAST(trim({q}, ' \t\r\n\f\v') AS DOUBLE) END")
+
+    input_ = text("input") if "input" in columns else f"'{SYSTEM_LEVEL_INPUT}'"
+    raw = f"_raw_{origin}"
+    if wide:
+        unpivot = ", ".join(_quote(m) for m in measure_columns)
+        keep = ", ".join(_quote(c) for c in columns if c in WIDE_KEYS)
+        present = "value IS NOT NULL AND " + ("NOT isnan(CAST(value AS DOUBLE))" if typed
+                                              else "trim(value, ' \t\r\n\f\v') <> ''")
+        select = (f"SELECT {text('system')} AS system, {input_} AS input, measure, CAST(NULL AS VARCHAR) AS annotator, "
+                  f"CAST(NULL AS VARCHAR) AS kind, {value('value')} AS value "
+                  f"FROM (SELECT {keep}, measure, value FROM (UNPIVOT (SELECT * FROM {relation}) "
+                  f"ON {unpivot} INTO NAME measure VALUE value)) WHERE {present}")
+    else:
+        annotator = f", {text('annotator')} AS annotator" if "annotator" in columns else ""
+        kind = f", {text('kind')} AS kind" if "kind" in columns else ""
+        select = (f"SELECT {text('system')} AS system, {input_} AS input, {text('measure')} AS measure"
+                  f"{annotator}{kind}, {value('value')} AS value FROM {relation}")
+    # columns the file lacks are constants of a view, not stored: the staged table is no wider than the file
+    absent = "".join(f", CAST(NULL AS VARCHAR) AS {c}" for c in ("annotator", "kind") if wide or c not in columns)
+    try:
+        con.execute(f"CREATE OR REPLACE TEMP TABLE {raw}_stored AS {select}")
+        con.execute(f"CREATE OR REPLACE TEMP VIEW {raw} AS SELECT *{absent} FROM {raw}_stored")
+    except duckdb.Error as exc:
+        con.execute(f"DROP VIEW IF EXISTS {raw}")
+        con.execute(f"DROP TABLE IF EXISTS {raw}_stored")
+        if isinstance(exc, duckdb.OutOfMemoryException):
+            raise
+        raise Unsure(str(exc)) from None
+    try:
+        return _validated(con, raw, file, human, lower, wide, "input" in columns, origin)
+    except BaseException:
+        con.execute(f"DROP VIEW IF EXISTS {raw}")
+        con.execute(f"DROP TABLE IF EXISTS {raw}_stored")
+        raise
+
+
+def _validated(con, raw: str, file: str, human, lower, wide: bool, has_input: bool, origin: int) -> Batch:
+    """The checks of :func:`parse`, in SQL, on the staged rows; :class:`Unsure` if any fails."""
+    [(rows, bad, duplicates)] = con.execute(
+        f"""SELECT count(*),
+                   count(*) FILTER (WHERE system IS NULL OR input IS NULL OR measure IS NULL OR value IS NULL
+                                    OR NOT isfinite(value) OR (kind IS NOT NULL AND kind NOT IN ('automatic', 'human'))
+                                    OR (kind = 'automatic' AND annotator IS NOT NULL)),
+                   count(*) - count(DISTINCT hash(system, input, measure, annotator))
+            FROM {raw}""").fetchall()
+    if not rows or bad or duplicates:
+        raise Unsure("rows the Python reader explains")
+    ids = {}
+    for column in ("system", "input", "measure", "annotator"):
+        ids[column] = names = [r[0] for r in con.execute(
+            f"SELECT DISTINCT {column} FROM {raw} WHERE {column} IS NOT NULL").fetchall()]
+        try:
+            if any(identifier(n, file, None, column) != n for n in names):
+                raise Unsure(f"{column} ids with spaces around them")
+        except InputError:
+            raise Unsure(f"a blank {column}") from None
+    measures = ids["measure"]
+    globbed = "[" + ", ".join(f"'{_escape(m)}'" for m in measures if matches(m, human)) + "]"
+    view = f"_cells_{origin}"
+    con.execute(
+        f"""CREATE OR REPLACE TEMP VIEW {view} AS
+            SELECT system, input, measure,
+                   CASE WHEN kind = 'human' OR annotator IS NOT NULL
+                          OR (kind IS NULL AND list_contains({globbed}, measure))
+                        THEN coalesce(annotator, '0') END AS annotator,
+                   value, CAST(NULL AS BIGINT) AS line
+            FROM {raw}""")
+    kinds = con.execute(
+        f"""SELECT measure, bool_or(annotator IS NOT NULL), bool_and(annotator IS NOT NULL),
+                   count(*) FILTER (WHERE annotator IS NOT NULL)
+            FROM {view} GROUP BY measure ORDER BY measure""").fetchall()
+    if any(some != every for _, some, every, _ in kinds):
+        raise Unsure("a measure with rows of both kinds")
+    judgments = sum(n for *_, n in kinds)
+    systems = sorted(ids["system"])
+    return Batch(
+        file=file, format=FORMAT, sha256="", options=_options(human, lower, has_input, wide),
+        systems=pd.DataFrame({"name": systems, "type": None}),
+        measures=pd.DataFrame({"name": [m for m, *_ in kinds],
+                               "kind": ["human" if k else "automatic" for _, k, *_ in kinds],
+                               "direction": ["lower" if matches(m, lower) else "higher" for m, *_ in kinds]},
+                              columns=["name", "kind", "direction"]),
+        cells_table=view, cell_counts=(rows - judgments, judgments),
+    )
+
+
+def drop_staged(con: duckdb.DuckDBPyConnection, batches: Sequence[Batch]) -> None:
+    """Drop what :func:`stage` created for ``batches`` (and any half-made staging table)."""
+    for b in batches:
+        if b.cells_table:
+            origin = b.cells_table.rsplit("_", 1)[1]
+            for sql in (f"DROP VIEW IF EXISTS _cells_{origin}", f"DROP VIEW IF EXISTS _raw_{origin}",
+                        f"DROP TABLE IF EXISTS _raw_{origin}_stored"):
+                try:
+                    con.execute(sql)
+                except duckdb.Error:
+                    pass
+
+
+Source = Path | pd.DataFrame
+
+
+def ingest(wh: Warehouse, dataset: str, sources: Sequence[Source], *, human: Sequence[str] = (),
+           lower: Sequence[str] = (), replace: bool = False, allow_new: bool = False, command: str | None = None,
+           names: Sequence[str] | None = None) -> list[LoadReport]:
+    """Load table files (and/or DataFrames, named by ``names`` in messages) into ``dataset``
+    of ``wh`` in one transaction, as ``metaeval ingest table`` does: staged and checked in
+    DuckDB; when DuckDB's reading finds anything wrong (a bad value, a conflict, a new id),
+    everything is read again by :func:`parse` and loaded the same way, so that the error is
+    the exact one, naming file, line and field."""
+    names = list(names) if names is not None else [
+        f"<DataFrame {i + 1}>" if isinstance(s, pd.DataFrame) else str(s) for i, s in enumerate(sources)]
+    batches: list[Batch] = []
+    with bounded_memory(wh.con):
+        try:
+            return _ingest_staged(wh, dataset, sources, names, batches, human, lower, replace, allow_new, command)
+        except (Unsure, InputError, ConflictError, NewIdsError):
+            pass  # read again below, by the exact reader, for the exact error (or a file DuckDB doubted)
+        except (duckdb.ConstraintException, duckdb.ConversionException, duckdb.InvalidInputException):
+            pass  # values DuckDB could not take: the exact reader says which
+        except duckdb.OutOfMemoryException as exc:  # never retried in Python, which would need far more
+            raise WarehouseError(f"out of memory while loading ({' '.join(str(exc).split()[:12])}...); "
+                                 "nothing was written") from None
+        finally:
+            drop_staged(wh.con, batches)
+            for i in range(len(sources)):
+                _quietly_unregister(wh.con, f"_frame_{i}")
+    exact = [parse_frame(s, str(n), human=human, lower=lower) if isinstance(s, pd.DataFrame)
+             else parse(Path(s), human=human, lower=lower) for s, n in zip(sources, names)]
+    _check_globs(exact, human, lower)
+    return wh.load(dataset, exact, replace=replace, command=command, allow_new=allow_new)
+
+
+def _ingest_staged(wh, dataset, sources, names, batches, human, lower, replace, allow_new, command):
+    for i, (s, n) in enumerate(zip(sources, names)):
+        batches.append(stage(wh.con, s, human=human, lower=lower, name=str(n), origin=i))
+    _check_globs(batches, human, lower)
+    return wh.load(dataset, batches, replace=replace, command=command, allow_new=allow_new)
+
+
+#: DuckDB's memory while it stages and merges a table (it spills to the warehouse's .tmp
+#: directory beyond it), so that an ingest's peak memory does not grow with the file.
+MEMORY_LIMIT = "1GB"
+
+
+@contextmanager
+def bounded_memory(con: duckdb.DuckDBPyConnection, limit: str = MEMORY_LIMIT):
+    """DuckDB limited to ``limit`` of memory, and free to reorder rows (nothing staged relies
+    on their order), inside the block; the previous settings after."""
+    settings = {"memory_limit": limit, "preserve_insertion_order": "false"}
+    before = {k: con.execute("SELECT current_setting(?)", [k]).fetchall()[0][0] for k in settings}
+    for k, v in settings.items():
+        con.execute(f"SET {k} = '{v}'")
+    try:
+        yield
+    finally:
+        for k, v in before.items():
+            try:
+                con.execute(f"SET {k} = '{v}'")
+            except duckdb.Error:
+                pass
+
+
+def add_scores(wh: Warehouse, dataset: str, frame: pd.DataFrame, *, human: Sequence[str] = (),
+               lower: Sequence[str] = (), replace: bool = False, allow_new: bool = False,
+               name: str = "<DataFrame>") -> LoadReport:
+    """A pandas DataFrame of scores, wide (``system, [input,] <measure>...``) or long
+    (``system, [input,] measure, value[, annotator][, kind]``), into ``dataset``: as
+    :func:`ingest` for one file, rows named by their position in the frame (from 1)."""
+    return ingest(wh, dataset, [frame], human=human, lower=lower, replace=replace, allow_new=allow_new,
+                  names=[name])[0]
+
+
+def _check_globs(batches: Sequence[Batch], human, lower) -> None:
+    measures = [m for b in batches for m in b.measures["name"]]
+    files = [b.file for b in batches]
+    check_globs_used(human, measures, "--human", files)
+    check_globs_used(lower, measures, "--lower", files)
+
+
+def _quietly_unregister(con, name: str) -> None:
+    try:
+        con.unregister(name)
+    except duckdb.Error:
+        pass

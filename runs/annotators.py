@@ -76,7 +76,9 @@ def annotators(wh: Warehouse, dataset: str, humans: Sequence[str] = (), levels: 
                       "k": k, "alpha": alpha, "seed": seed, "splits": splits}
         done = wh.con.execute(schema.read("annotators_done"),
                               {"dataset": dataset, "human": human, **runner.version_parameter()}).fetchall()
-        if not force and any(f == fp and json.loads(p) == parameters for f, p in done):
+        # (start_run adds what computed the tasks, `executor`, which does not change the results)
+        if not force and any(f == fp and {k: v for k, v in json.loads(p).items() if k != "executor"} == parameters
+                             for f, p in done):
             out.append(Summary(human, None, 0))
             continue
         agreement, ceiling = compute(a, levels, coefficients, k=k, alpha=alpha, seed=seed, splits=splits)

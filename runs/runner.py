@@ -22,12 +22,11 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import json
-import multiprocessing
 import shlex
 import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, wait
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -41,6 +40,7 @@ from metaeval.analyses.stats import _validation, protocols
 from metaeval.analyses.stats.results import NAN_POLICY
 from metaeval.core import Warehouse
 from metaeval.errors import WarehouseError
+from metaeval.runs import executors
 from metaeval.signals import interruption
 
 LEVELS = ("system", "summary", "global")
@@ -530,7 +530,7 @@ def run(wh: Warehouse, scope: Scope, analysis: Analysis, *, jobs: int = 1, force
              if i not in computing and done[_task_id(t)]["result_id"] not in latest]
     if not todo and not stale:
         return RunSummary(None, len(tasks), 0, 0)
-    run_id = _start_run(wh, scope, analysis, data, len(tasks))
+    run_id = _start_run(wh, scope, analysis, data, len(tasks), jobs)
     with finishing(wh, run_id):
         writer = _Writer(wh, analysis.table, run_id, scope)
         for i in stale:
@@ -611,21 +611,24 @@ def _existing(wh: Warehouse, scope: Scope, analysis: Analysis) -> tuple[dict[tup
     return done, latest
 
 
-def _start_run(wh: Warehouse, scope: Scope, analysis: Analysis, data: Data, n_tasks: int) -> int:
+def _start_run(wh: Warehouse, scope: Scope, analysis: Analysis, data: Data, n_tasks: int, jobs: int = 1) -> int:
     parameters = {"dataset": scope.dataset, "human": scope.human, "metrics": list(scope.metrics),
                   "levels": list(scope.levels), "coefficients": list(scope.coefficients)}
     if scope.human is None:  # human-free: no judgment, levels or coefficients to record
         parameters = {"dataset": scope.dataset, "metrics": list(scope.metrics)}
     parameters.update({**analysis.param_columns, **analysis.extra_parameters})
     return start_run(wh, analysis.command, parameters, analysis.seed,
-                     data_fingerprint(data, scope.measures), n_tasks)
+                     data_fingerprint(data, scope.measures), n_tasks, jobs)
 
 
 def start_run(wh: Warehouse, command: str, parameters: dict, seed: int | None, fingerprint: str,
-              n_tasks: int) -> int:
-    """Insert a row of ``analysis_runs`` (status running, owned by this process); its run_id."""
+              n_tasks: int, jobs: int = 1) -> int:
+    """Insert a row of ``analysis_runs`` (status running, owned by this process); its run_id. The
+    parameters record what computes the tasks (``executor``: local with ``jobs``, or a Dask
+    scheduler)."""
     from metaeval import __version__
 
+    parameters = {**parameters, "executor": executors.describe(jobs)}
     return wh.con.execute(
         """INSERT INTO analysis_runs (command, parameters, seed, version, data_fingerprint, tasks, command_line,
                                       owner_pid, owner_host, owner_start)
@@ -681,16 +684,14 @@ def _compute(tasks, todo, data, analysis, jobs, progress, chunk_size, on_result,
     bar = _progress(progress, len(todo), analysis.command)
     before = _rows_of_run(wh, writer.table, run_id)
     try:
-        if jobs == 1:
-            for chunk in chunks:
-                for i, row in _evaluate_chunk(analysis.evaluate, analysis.params, payload(chunk)):
-                    on_result(i, row)
-                    computed += 1
-                bar.advance(len(chunk))
-        else:
-            # forkserver: workers do not inherit the parent's DuckDB threads and locks
-            pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("forkserver"))
-            try:
+        with executors.executor(jobs) as pool:
+            if pool is None:
+                for chunk in chunks:
+                    for i, row in _evaluate_chunk(analysis.evaluate, analysis.params, payload(chunk)):
+                        on_result(i, row)
+                        computed += 1
+                    bar.advance(len(chunk))
+            else:
                 pending = {pool.submit(_evaluate_chunk, analysis.evaluate, analysis.params, payload(c)) for c in chunks}
                 while pending:
                     finished, pending = wait(pending, return_when=FIRST_COMPLETED)
@@ -700,9 +701,7 @@ def _compute(tasks, todo, data, analysis, jobs, progress, chunk_size, on_result,
                             on_result(i, row)
                             computed += 1
                         bar.advance(len(results))
-            finally:  # stopped (SIGTERM reaches this process only): the queued chunks are not run
-                pool.shutdown(wait=True, cancel_futures=True)
-    except BaseException as exc:
+    except BaseException as exc:  # (a stopped pool drops its queued chunks: executors.executor)
         stop = interruption(exc)
         writer.flush()
         # counted in the table: the interruption may have come between a row's write and its count
@@ -820,7 +819,7 @@ def _run_compare(wh, scope, analysis, data, tasks, done, todo, jobs, progress, c
         if all(_same_as_latest(latest, tasks[i], raw[i], adjusted_now[i], analysis, family)
                for i in range(len(tasks))):
             return RunSummary(None, len(tasks), 0, 0)
-    run_id = _start_run(wh, scope, analysis, data, len(tasks))
+    run_id = _start_run(wh, scope, analysis, data, len(tasks), jobs)
     with finishing(wh, run_id):
         pending = {"correction": extra["correction"], "correction_group": extra["correction_group"],
                    "family": family, "family_size": None, "alpha": extra["alpha"], "p_adjusted": None,

@@ -22,9 +22,8 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import json
-import multiprocessing
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, wait
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,7 +36,7 @@ from metaeval.analyses.stats.results import NAN_POLICY
 from metaeval.analyses.text import rouge
 from metaeval.core import Warehouse
 from metaeval.errors import WarehouseError
-from metaeval.runs import runner
+from metaeval.runs import executors, runner
 from metaeval.runs.scoring import load_corpus
 from metaeval.signals import interruption
 
@@ -123,7 +122,7 @@ def _execute(s: _Simulation, wh: Warehouse, *, jobs: int, force: bool, progress:
                     need.setdefault((*s.unit_of(g, task), b), []).append((g, task))
     if not finals_needed:
         return Summary(None, sum(len(gr.tasks) for gr in s.groups), 0, 0, 0)
-    run_id = runner.start_run(wh, s.command, s.parameters, s.seed, s.fingerprint, len(finals_needed))
+    run_id = runner.start_run(wh, s.command, s.parameters, s.seed, s.fingerprint, len(finals_needed), jobs)
     block_writers = [runner._Writer(wh, gr.blocks.table, run_id, s.scope) for gr in s.groups]
     final_writers = [runner._Writer(wh, gr.final.table, run_id, s.scope) for gr in s.groups]
     pending_finals = {(g, _key(t)): t for g, t in finals_needed}
@@ -201,24 +200,28 @@ def _run_unit(work: Callable, item: tuple) -> tuple:
     return item[0], work(_CONTEXT, item)
 
 
+def _run_unit_with(work: Callable, context: Any, item: tuple) -> tuple:
+    return item[0], work(context, item)
+
+
 def _map(work: Callable, context: Any, payload: list, jobs: int):
-    """(unit, work(context, item)) for every item, in this process or ``jobs`` workers (each
-    given ``context`` once), as they complete."""
-    if jobs == 1:
-        for item in payload:
-            yield item[0], work(context, item)
-        return
-    # forkserver: workers do not inherit the parent's DuckDB threads and locks
-    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("forkserver"),
-                               initializer=_set_context, initargs=(context,))
-    try:
-        pending = {pool.submit(_run_unit, work, item) for item in payload}
+    """(unit, work(context, item)) for every item, in this process, ``jobs`` local workers
+    (each given ``context`` once) or on the Dask cluster of ``--scheduler`` (``context`` sent
+    to its workers once), as they complete."""
+    with executors.executor(jobs, initializer=_set_context, initargs=(context,)) as pool:
+        if pool is None:
+            for item in payload:
+                yield item[0], work(context, item)
+            return
+        if executors.is_distributed(pool):
+            shared = executors.shared(pool, context)
+            pending = {pool.submit(_run_unit_with, work, shared, item) for item in payload}
+        else:
+            pending = {pool.submit(_run_unit, work, item) for item in payload}
         while pending:
             finished, pending = wait(pending, return_when=FIRST_COMPLETED)
             for future in finished:
                 yield future.result()
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
 
 
 # --- coverage -----------------------------------------------------------------------------------

@@ -11,20 +11,23 @@ CREATE TABLE IF NOT EXISTS measures (
 );
 
 -- One automatic value per (system, input, measure).
+-- scores and judgments declare no FOREIGN KEY and no PRIMARY KEY (since schema 3): only the
+-- ingest (warehouse/load.py) writes them, with ids it resolved by joining systems, inputs and
+-- measures (which nothing deletes), and with at most one row per key (it checks duplicates
+-- and merges by key). DuckDB checked three foreign keys per row (3-4x the insert time) and
+-- kept the primary key's index in memory: loading 50M values needed more than 1 GB for it.
 CREATE TABLE IF NOT EXISTS scores (
-    system_id   INTEGER NOT NULL REFERENCES systems (system_id),
-    input_id    INTEGER NOT NULL REFERENCES inputs (input_id),
-    measure_id  INTEGER NOT NULL REFERENCES measures (measure_id),
-    value       DOUBLE NOT NULL,
-    PRIMARY KEY (system_id, input_id, measure_id)
+    system_id   INTEGER NOT NULL,        -- systems.system_id
+    input_id    INTEGER NOT NULL,        -- inputs.input_id
+    measure_id  INTEGER NOT NULL,        -- measures.measure_id
+    value       DOUBLE NOT NULL         -- key: (system_id, input_id, measure_id)
 );
 
 -- Human values, one per annotator (the source's position in a list, or its annotator id).
 CREATE TABLE IF NOT EXISTS judgments (
-    system_id   INTEGER NOT NULL REFERENCES systems (system_id),
-    input_id    INTEGER NOT NULL REFERENCES inputs (input_id),
-    measure_id  INTEGER NOT NULL REFERENCES measures (measure_id),
+    system_id   INTEGER NOT NULL,        -- systems.system_id
+    input_id    INTEGER NOT NULL,        -- inputs.input_id
+    measure_id  INTEGER NOT NULL,        -- measures.measure_id
     annotator   VARCHAR NOT NULL,
-    value       DOUBLE NOT NULL,
-    PRIMARY KEY (system_id, input_id, measure_id, annotator)
+    value       DOUBLE NOT NULL         -- key: (system_id, input_id, measure_id, annotator)
 );

@@ -53,6 +53,7 @@ def test_schema_1_warehouse_is_refused_then_upgraded_by_init_keeping_rows(tmp_pa
     run_cli(db, "demo", "--dataset", "d", "--systems", "4", "--inputs", "5", "--k", "20")
     with duckdb_connect(db) as con:  # as a version-1 warehouse was: no family columns, 0.1.0 runs
         before = con.execute("SELECT count(*) FROM hypothesis_tests").fetchall()[0][0]
+        cells = con.execute("SELECT * FROM cells ORDER BY ALL").fetchall()
         con.execute("DROP VIEW latest_hypothesis_tests")
         con.execute("ALTER TABLE hypothesis_tests DROP COLUMN family")
         con.execute("ALTER TABLE hypothesis_tests DROP COLUMN family_size")
@@ -64,6 +65,7 @@ def test_schema_1_warehouse_is_refused_then_upgraded_by_init_keeping_rows(tmp_pa
     assert f"Upgraded warehouse {db} from schema 1 to {schema.SCHEMA_VERSION}" in upgraded
     with Warehouse(db, read_only=True) as wh:
         assert wh.sql("SELECT value FROM schema_info WHERE key = 'version'")["value"][0] == str(schema.SCHEMA_VERSION)
+        assert wh.con.execute("SELECT * FROM cells ORDER BY ALL").fetchall() == cells  # scores, judgments rebuilt
         rows = wh.sql("SELECT family, family_size FROM hypothesis_tests")
         assert len(rows) == before > 0 and rows["family"].isna().all()
         assert len(wh.sql("SELECT * FROM latest_hypothesis_tests")) > 0

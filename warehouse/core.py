@@ -10,7 +10,7 @@ import duckdb
 import numpy as np
 import pandas as pd
 
-from metaeval import connection, owners
+from metaeval import connection, owners, schema
 from metaeval.errors import CommitError, WarehouseError, one_line
 from metaeval.load import Batch, LoadReport, committed, load
 
@@ -200,23 +200,35 @@ class Warehouse:
             raise ValueError(f"give one or more distinct measures, not {list(names)}")
         self.require_dataset(dataset)
         self.require_measures(dataset, names)
-        cells = self.con.execute(
-            """SELECT c.measure, c.system, c.input, c.value, so.position AS sp, io.position AS ip
-               FROM cells AS c
-               JOIN system_order AS so USING (dataset, system)
-               JOIN input_order AS io USING (dataset, input)
-               WHERE c.dataset = ? AND list_contains(?, c.measure)""",
-            [dataset, list(names)]).df()
-        if join == "inner":
-            cells = _inner(cells, len(names))
-        k = cells["measure"].map({m: i for i, m in enumerate(names)}).to_numpy()
-        sys_pos, row = np.unique(cells["sp"].to_numpy(), return_inverse=True)
-        inp_pos, col = np.unique(cells["ip"].to_numpy(), return_inverse=True)
+        sql = schema.read("matrix_cells")
+        # the grid first (positions with a value in any / every measure), then one measure at a
+        # time into it: memory is the matrix and one measure's cells, never every cell at once
+        grid = {}
+        for pos in ("sp", "ip"):
+            counts = self.con.execute(
+                f"SELECT {pos}, count(DISTINCT k) AS n FROM ({sql}) GROUP BY {pos} ORDER BY {pos}",
+                {"dataset": dataset, "measures": list(names)}).fetchnumpy()
+            keep = counts["n"] == len(names) if join == "inner" else np.ones(len(counts["n"]), dtype=bool)
+            grid[pos] = np.asarray(counts[pos], dtype=np.int64)[keep]
+        sys_pos, inp_pos = grid["sp"], grid["ip"]
         values = np.full((len(names), len(sys_pos), len(inp_pos)), np.nan)
-        values[k, row, col] = cells["value"].to_numpy(dtype=float)
-        systems = cells.drop_duplicates("sp").set_index("sp").loc[sys_pos, "system"]
-        inputs = cells.drop_duplicates("ip").set_index("ip").loc[inp_pos, "input"]
-        return Matrix(dataset, names, tuple(systems), tuple(inputs), values[0] if single else values)
+        for k, name in enumerate(names):
+            cells = self.con.execute(sql, {"dataset": dataset, "measures": [name]}).fetchnumpy()
+            sp, ip = np.asarray(cells["sp"], dtype=np.int64), np.asarray(cells["ip"], dtype=np.int64)
+            row, col = np.searchsorted(sys_pos, sp), np.searchsorted(inp_pos, ip)
+            inside = ((row < len(sys_pos)) & (col < len(inp_pos)))
+            inside[inside] &= (sys_pos[row[inside]] == sp[inside]) & (inp_pos[col[inside]] == ip[inside])
+            values[k, row[inside], col[inside]] = np.asarray(cells["value"], dtype=float)[inside]
+        systems = self._names("system_order", "system", dataset, sys_pos)
+        inputs = self._names("input_order", "input", dataset, inp_pos)
+        return Matrix(dataset, names, systems, inputs, values[0] if single else values)
+
+    def _names(self, view: str, column: str, dataset: str, positions: np.ndarray) -> tuple[str, ...]:
+        """The names at ``positions`` of an order view."""
+        rows = self.con.execute(f"SELECT position, {column} FROM {view} WHERE dataset = ? ORDER BY position",
+                                [dataset]).fetchall()
+        by_position = dict(rows)
+        return tuple(by_position[int(p)] for p in positions)
 
     def annotations(self, dataset: str, measure: str) -> Annotations:
         """Every annotator's judgment of the human ``measure`` of ``dataset`` (:class:`Annotations`)."""
@@ -280,12 +292,3 @@ class Warehouse:
             return committed(con, ingest_ids), None
         except duckdb.Error as exc:
             return None, one_line(exc)
-
-
-def _inner(cells: pd.DataFrame, n_measures: int) -> pd.DataFrame:
-    """Only the systems and inputs that have a value in every measure."""
-    keep_s = cells.groupby("sp")["measure"].nunique()
-    keep_i = cells.groupby("ip")["measure"].nunique()
-    return cells[cells["sp"].isin(keep_s.index[keep_s == n_measures])
-                 & cells["ip"].isin(keep_i.index[keep_i == n_measures])]
-

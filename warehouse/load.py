@@ -57,25 +57,35 @@ class Batch:
     summaries: pd.DataFrame = field(default_factory=lambda: _frame(SUMMARY_COLUMNS))
     references: pd.DataFrame = field(default_factory=lambda: _frame(REFERENCE_COLUMNS))
     documents: pd.DataFrame = field(default_factory=lambda: _frame(DOCUMENT_COLUMNS))
+    #: When the cells were staged inside DuckDB instead (see :mod:`ingest.table`): the temporary
+    #: table of the warehouse connection holding them (columns as ``cells``, ``line`` may be
+    #: null), and how many of them are (scores, judgments). ``cells`` is then empty.
+    cells_table: str | None = None
+    cell_counts: tuple[int, int] | None = None
+
+    @property
+    def counts(self) -> tuple[int, int]:
+        """(scores, judgments) given."""
+        if self.cell_counts is not None:
+            return self.cell_counts
+        human = int(self.cells["annotator"].notna().sum())
+        return len(self.cells) - human, human
 
     @property
     def rows(self) -> int:
-        return len(self.cells) + len(self.summaries) + len(self.references) + len(self.documents)
+        return sum(self.counts) + len(self.summaries) + len(self.references) + len(self.documents)
 
     @property
     def contents(self) -> str:
         """What the file gave, e.g. ``"2400 summaries, 100 references, 0 documents"``: the
         kinds of values it has, and all three kinds of text if it has any text."""
-        human = int(self.cells["annotator"].notna().sum())
-        values = [(len(self.cells) - human, "score", "scores"), (human, "judgment", "judgments")]
+        scores, human = self.counts
+        values = [(scores, "score", "scores"), (human, "judgment", "judgments")]
         texts = [(len(self.summaries), "summary", "summaries"), (len(self.references), "reference", "references"),
                  (len(self.documents), "document", "documents")]
         shown = [v for v in values if v[0]] + (texts if any(n for n, _, _ in texts) else [])
         return ", ".join(_count(*v) for v in shown) or "nothing"
 
-    def input_names(self) -> pd.Series:
-        names = [self.cells["input"], self.summaries["input"], self.references["input"], self.documents["input"]]
-        return pd.concat(names, ignore_index=True).drop_duplicates()
 
 
 def _count(n: int, singular: str, plural: str) -> str:
@@ -117,37 +127,48 @@ def _row_keys(table: str) -> list[str]:
 class _Loaded:
     """What the earlier batches of one :func:`load` call gave: to tell a conflict inside
     the input (naming both files) from a conflict with the warehouse, and to gather each
-    judgment cell's annotators over the batches."""
+    judgment cell's annotators over the batches. Rows are kept in temporary tables of the
+    connection (``_loaded_<table>``), never in Python."""
 
+    con: duckdb.DuckDBPyConnection
     measures: dict[str, str] = field(default_factory=dict)         # name -> first file giving it
-    rows: dict[str, pd.DataFrame] = field(default_factory=dict)    # table -> staged rows with their file, origin
+    rows: dict[str, str] = field(default_factory=dict)             # table -> temp table of rows with file, origin
     ingest_ids: list[int] = field(default_factory=list)            # the ingests rows written
+    temp: list[str] = field(default_factory=list)                  # temp tables and views to drop at the end
+    files: list[str] = field(default_factory=list)                 # origin -> file
+    single: bool = False                                           # one batch: no other batch to check against
+    fresh: set[str] = field(default_factory=set)                   # staged views of values of new measures
 
-    def remember(self, table: str, frame: pd.DataFrame, file: str, origin: int) -> None:
-        """Keep the rows of ``frame`` (of batch number ``origin``) whose key no earlier batch gave."""
-        if frame.empty:
+    def remember(self, table: str, relation: str) -> None:
+        """Keep the rows of ``relation`` (staged rows with their file and origin) whose key no
+        earlier batch gave."""
+        name = f"_loaded_{table.strip(chr(34))}"
+        if table not in self.rows:
+            self.con.execute(f"CREATE OR REPLACE TEMP TABLE {name} AS SELECT * FROM {relation}")
+            self.temp.append(name)
+            self.rows[table] = name
             return
-        frame = frame.assign(file=file, origin=origin)
-        earlier = self.rows.get(table)
-        if earlier is not None:
-            keys = _row_keys(table)
-            known = frame[keys].merge(earlier[keys].drop_duplicates(), how="left", on=keys, indicator=True)
-            frame = frame[(known["_merge"] == "left_only").to_numpy()]
-            frame = pd.concat([earlier, frame], ignore_index=True)
-        self.rows[table] = frame
+        on = " AND ".join(f"e.{k} = r.{k}" for k in _row_keys(table))
+        self.con.execute(f"INSERT INTO {name} SELECT * FROM {relation} r "
+                         f"WHERE NOT EXISTS (SELECT 1 FROM {name} e WHERE {on})")
 
-    def judgment_cells(self, origin: int, own: pd.DataFrame) -> pd.DataFrame:
+    def judgment_cells(self, origin: int, own: str) -> str:
         """The judgment rows, from every batch, of the cells that batch ``origin`` is the
         first to give (``own``, its staged judgments, when no batch gives any); ``line`` is
         null on the rows of other batches, so that a cell is named by its first batch's line."""
         union = self.rows.get("judgments")
         if union is None:
-            return own.assign(file=pd.Series(dtype=object), origin=pd.Series(dtype="int64"))
-        cell = _TARGETS["judgments"][0]
-        first = union.groupby(cell)["origin"].transform("min")
-        rows = union[(first == origin).to_numpy()].copy()
-        rows["line"] = rows["line"].astype("Int64").where(rows["origin"] == origin, pd.NA)
-        return rows.reset_index(drop=True)
+            return own
+        name = f"_cells_of_{origin}"
+        cell = ", ".join(_TARGETS["judgments"][0])
+        self.con.execute(
+            f"""CREATE OR REPLACE TEMP TABLE {name} AS
+                SELECT * REPLACE (CASE WHEN origin = {int(origin)} THEN line END AS line)
+                FROM (SELECT *, min(origin) OVER (PARTITION BY {cell}) AS _first FROM {union})
+                WHERE _first = {int(origin)} ORDER BY origin""")
+        self.con.execute(f"ALTER TABLE {name} DROP COLUMN _first")
+        self.temp.append(name)
+        return name
 
 
 def load(
@@ -161,6 +182,10 @@ def load(
 ) -> list[LoadReport]:
     """Merge ``batches`` into ``dataset`` in one transaction; all or nothing.
 
+    Every batch's rows are staged in temporary tables of ``con`` (a batch parsed in Python is
+    read from its DataFrames; one staged by DuckDB already is one) and checked and merged
+    with set-based SQL: no row passes through Python.
+
     Systems and inputs new to a dataset that has some are a :class:`NewIdsError` unless
     ``allow_new``. A write that fails (a full disk) is a :class:`WarehouseError` saying that
     nothing was written; a commit that fails or is interrupted, a :class:`CommitError`
@@ -168,20 +193,23 @@ def load(
     """
     if not dataset or not dataset.strip():
         raise WarehouseError("the dataset name must not be empty")
+    loaded = _Loaded(con, single=len(batches) == 1)
     con.begin()
     try:
         dataset_id = _ensure_dataset(con, dataset)
+        sources = [_sources(con, b, i, loaded) for i, b in enumerate(batches)]
         if not allow_new:
-            _check_new_ids(con, dataset, dataset_id, batches)
-        loaded = _Loaded()
-        staged = [_stage_batch(con, dataset_id, b, i, loaded) for i, b in enumerate(batches)]
+            _check_new_ids(con, dataset, dataset_id, batches, sources)
+        last = len(batches) - 1
+        staged = [_stage_batch(con, dataset_id, b, i, s, loaded, remember=i < last)
+                  for i, (b, s) in enumerate(zip(batches, sources))]
         counted: dict[int, list[int]] = {}
         reports = [_load_batch(con, dataset_id, b, i, s, replace, command, loaded, counted)
                    for i, (b, s) in enumerate(zip(batches, staged))]
-        _unregister_staged(con)
+        _drop_staged(con, loaded)
     except BaseException as exc:
         _quietly(con.rollback)  # after a fatal error DuckDB has dropped the transaction and refuses this
-        _unregister_staged(con)
+        _drop_staged(con, loaded)
         if isinstance(exc, (duckdb.IOException, duckdb.FatalException)):
             raise WarehouseError(f"cannot write to the warehouse ({one_line(exc)}); nothing was written") from None
         raise
@@ -220,9 +248,17 @@ def _commit_outcome(con: duckdb.DuckDBPyConnection, ingest_ids: list[int]) -> tu
         return None, one_line(exc)
 
 
-def _unregister_staged(con: duckdb.DuckDBPyConnection) -> None:
+def _drop_staged(con: duckdb.DuckDBPyConnection, loaded: _Loaded) -> None:
     for name in _STAGED:
         _quietly(con.unregister, name)
+    for name in loaded.temp:
+        if name.startswith("_view_"):
+            _quietly(con.unregister, name)
+        elif name in loaded.fresh:
+            _quietly(con.execute, f"DROP VIEW IF EXISTS {name}")
+        else:
+            _quietly(con.execute, f"DROP TABLE IF EXISTS {name}")
+    loaded.temp.clear()
 
 
 def _quietly(method, *args) -> None:
@@ -233,9 +269,7 @@ def _quietly(method, *args) -> None:
         pass
 
 
-_STAGED = ("staged_systems", "staged_inputs", "staged_measures", "staged_cells",
-           "staged_summaries", "staged_references", "staged_documents", "staged_rows", "other_rows",
-           "changed_cells")
+_STAGED = ("staged_systems", "staged_measures", "changed_cells")
 
 
 def _ensure_dataset(con: duckdb.DuckDBPyConnection, name: str) -> int:
@@ -243,67 +277,109 @@ def _ensure_dataset(con: duckdb.DuckDBPyConnection, name: str) -> int:
     return con.execute("SELECT dataset_id FROM datasets WHERE name = ?", [name]).fetchall()[0][0]
 
 
-def _check_new_ids(con, dataset: str, dataset_id: int, batches: list[Batch]) -> None:
+_FRAME_KEYS = {"cells": ["system", "input", "measure", "annotator"], "summaries": ["system", "input"],
+               "references": ["input", "reference_id"], "documents": ["input", "position"]}
+_SINGULAR = {"cells": "cell", "summaries": "summary", "references": "reference", "documents": "document"}
+
+
+def _sources(con, batch: Batch, origin: int, loaded: _Loaded) -> dict[str, str | None]:
+    """The relations (SQL names) holding the batch's cells and texts as parsed (names, not
+    ids): ``cells``, ``summaries``, ``references``, ``documents``; None for what it lacks."""
+    out: dict[str, str | None] = {"cells": batch.cells_table}
+    frames = {"summaries": batch.summaries, "references": batch.references, "documents": batch.documents}
+    if batch.cells_table is None:
+        frames["cells"] = batch.cells.astype({"system": str, "input": str, "measure": str, "value": float})
+    for key, frame in frames.items():  # parsers refuse these; the tables have no primary key to catch them
+        if not frame.empty and frame.duplicated(_FRAME_KEYS[key]).any():
+            raise WarehouseError(f"{batch.file}: a {_SINGULAR[key]} is given more than once (same {_FRAME_KEYS[key]}); "
+                                 "nothing was written")
+    for key, frame in frames.items():
+        if frame.empty:
+            out[key] = None
+            continue
+        name = f"_view_{key}_{origin}"
+        con.register(name, frame)
+        loaded.temp.append(name)
+        out[key] = name
+    return out
+
+
+def _check_new_ids(con, dataset: str, dataset_id: int, batches: list[Batch],
+                   sources: list[dict[str, str | None]]) -> None:
     """Systems and inputs of the batches that the dataset lacks, when it has any: a
     :class:`NewIdsError`. A new dataset (or one holding no systems or inputs yet) takes all."""
-    stored = {column: {r[0] for r in con.execute(f"SELECT name FROM {table} WHERE dataset_id = ?",
-                                                  [dataset_id]).fetchall()}
-              for column, table in (("system", "systems"), ("input", "inputs"))}
-    if not stored["system"] and not stored["input"]:
+    stored = con.execute("SELECT (SELECT count(*) FROM systems WHERE dataset_id = $d) "
+                         "+ (SELECT count(*) FROM inputs WHERE dataset_id = $d)", {"d": dataset_id}).fetchall()[0][0]
+    if not stored:
         return
-    new = {column: _new_ids(batches, column, known) for column, known in stored.items()}
+    new = {column: _new_ids(con, dataset_id, batches, sources, column) for column in ("system", "input")}
     if new["system"] or new["input"]:
         raise NewIdsError(dataset, new["system"], new["input"])
 
 
-def _new_ids(batches: list[Batch], column: str, known: set[str]) -> list[tuple[str, str]]:
-    """The ids in ``column`` (system or input) of the batches that are not ``known``, each
+def _new_ids(con, dataset_id: int, batches: list[Batch], sources: list[dict[str, str | None]],
+             column: str) -> list[tuple[str, str]]:
+    """The ids in ``column`` (system or input) of the batches that the dataset lacks, each
     with the file and line that first gives it, in the order they are given."""
+    table = "systems" if column == "system" else "inputs"
     found: dict[str, str] = {}
-    for batch in batches:
-        frames = [batch.cells, batch.summaries] + ([batch.references, batch.documents] if column == "input" else [])
-        frames = [f[[column, "line"]] for f in frames if not f.empty]
-        if frames:
-            rows = pd.concat(frames, ignore_index=True)
-            rows[column] = rows[column].astype(str)
-            rows = rows[~rows[column].isin(known)].sort_values("line", kind="stable").drop_duplicates(column)
-            for name, line in zip(rows[column], rows["line"]):
-                found.setdefault(name, f"{batch.file}:{int(line)}")
+    for batch, source in zip(batches, sources):
+        parts = ["cells", "summaries"] + (["references", "documents"] if column == "input" else [])
+        selects = [f"SELECT CAST({column} AS VARCHAR) AS name, line, {k} AS part FROM {source[p]}"
+                   for k, p in enumerate(parts) if source[p]]
+        if selects:
+            rows = con.execute(
+                f"""SELECT name, arg_min(line, (line, part)) FROM ({' UNION ALL '.join(selects)})
+                    WHERE name NOT IN (SELECT name FROM {table} WHERE dataset_id = ?)
+                    GROUP BY name ORDER BY min((line, part)), name""", [dataset_id]).fetchall()
+            for name, line in rows:
+                found.setdefault(name, batch.file if line is None else f"{batch.file}:{int(line)}")
         if column == "system":  # systems listed without rows (possible in a Batch built in Python)
+            known = {r[0] for r in con.execute("SELECT name FROM systems WHERE dataset_id = ?",
+                                                [dataset_id]).fetchall()}
             for name in batch.systems["name"].astype(str):
                 if name not in known:
                     found.setdefault(name, batch.file)
     return list(found.items())
 
 
-def _stage_batch(con, dataset_id: int, batch: Batch, origin: int, loaded: _Loaded) -> dict[str, pd.DataFrame]:
+def _stage_batch(con, dataset_id: int, batch: Batch, origin: int, source: dict[str, str | None], loaded: _Loaded,
+                 *, remember: bool) -> dict[str, str | None]:
     """Add the batch's names and measures, resolve its rows to ids and check them against
-    the earlier batches of the call; its rows by target table."""
-    _add_names(con, dataset_id, batch)
+    the earlier batches of the call; its staged rows (temp tables) by target table.
+    ``remember``: keep them for the later batches to be checked against (judgments always)."""
+    _add_names(con, dataset_id, batch, source)
     _add_measures(con, dataset_id, batch, loaded)
-    staged = _resolve(con, dataset_id, batch)
+    staged = _resolve(con, dataset_id, batch, origin, source, loaded)
+    loaded.files.append(batch.file)
     _check_input_conflicts(con, staged, batch.file, loaded)
-    for table, frame in staged.items():
-        loaded.remember(table, frame, batch.file, origin)
+    for table, relation in staged.items():
+        if relation and (remember or (table == "judgments" and not loaded.single)):
+            loaded.remember(table, relation)
     return staged
 
 
-def _load_batch(con, dataset_id: int, batch: Batch, origin: int, staged: dict[str, pd.DataFrame], replace: bool,
+def _load_batch(con, dataset_id: int, batch: Batch, origin: int, staged: dict[str, str | None], replace: bool,
                 command, loaded: _Loaded, counted: dict[int, list[int]]) -> LoadReport:
     """Check the batch against the warehouse and merge it. Its judgments are the whole cells
     (all batches' annotators) it is the first to give; their rows are counted for the
     batch giving each (``counted``: origin -> [inserted, replaced])."""
-    staged = {**staged, "judgments": loaded.judgment_cells(origin, staged["judgments"])}
+    judgments = None
+    if staged["judgments"] or "judgments" in loaded.rows:
+        judgments = loaded.judgment_cells(origin, staged["judgments"])
+    staged = {**staged, "judgments": judgments}
     if not replace:
-        _check_conflicts(con, staged, batch.file)
+        _check_conflicts(con, staged, batch.file, loaded.files, loaded.fresh)
     inserted = replaced = 0
-    for table, frame in staged.items():
+    for table, relation in staged.items():
+        if relation is None:
+            continue
         if table == "judgments":
-            for o, counts in _merge_judgments(con, frame).items():
+            for o, counts in _merge_judgments(con, relation, loaded.fresh).items():
                 total = counted.setdefault(o, [0, 0])
                 total[0], total[1] = total[0] + counts[0], total[1] + counts[1]
             continue
-        i, r = _merge(con, table, frame)
+        i, r = _merge(con, table, relation, loaded.fresh)
         inserted, replaced = inserted + i, replaced + r
     own = counted.get(origin, [0, 0])
     inserted, replaced = inserted + own[0], replaced + own[1]
@@ -318,20 +394,22 @@ def _load_batch(con, dataset_id: int, batch: Batch, origin: int, staged: dict[st
     return report
 
 
-def _add_names(con, dataset_id: int, batch: Batch) -> None:
+def _add_names(con, dataset_id: int, batch: Batch, source: dict[str, str | None]) -> None:
     """Add the batch's systems and inputs that the dataset does not have yet."""
     con.register("staged_systems", batch.systems.astype({"name": str}))
-    con.register("staged_inputs", pd.DataFrame({"name": batch.input_names().astype(str)}))
     p = {"dataset_id": dataset_id}
     con.execute(
         """INSERT INTO systems (dataset_id, name, type)
            SELECT $dataset_id, name, any_value(type) FROM staged_systems
            WHERE name NOT IN (SELECT name FROM systems WHERE dataset_id = $dataset_id)
            GROUP BY name""", p)
-    con.execute(
-        """INSERT INTO inputs (dataset_id, name)
-           SELECT DISTINCT $dataset_id, name FROM staged_inputs
-           WHERE name NOT IN (SELECT name FROM inputs WHERE dataset_id = $dataset_id)""", p)
+    inputs = [f"SELECT CAST(input AS VARCHAR) AS name FROM {source[k]}"
+              for k in ("cells", "summaries", "references", "documents") if source[k]]
+    if inputs:
+        con.execute(
+            f"""INSERT INTO inputs (dataset_id, name)
+                SELECT DISTINCT $dataset_id, name FROM ({' UNION ALL '.join(inputs)})
+                WHERE name NOT IN (SELECT name FROM inputs WHERE dataset_id = $dataset_id)""", p)
 
 
 def _add_measures(con, dataset_id: int, batch: Batch, loaded: _Loaded) -> None:
@@ -375,41 +453,72 @@ def _kind(kind: str, direction: str) -> str:
     return f"{kind} ({direction} is better)"
 
 
-def _resolve(con, dataset_id: int, batch: Batch) -> dict[str, pd.DataFrame]:
-    """The batch's rows with names resolved to ids, by target table."""
-    return {
-        "scores": _resolve_cells(con, dataset_id, batch.cells, human=False),
-        "judgments": _resolve_cells(con, dataset_id, batch.cells, human=True),
-        "summaries": _resolve_texts(con, dataset_id, "staged_summaries", batch.summaries,
-                                    "SELECT s.system_id, i.input_id, t.text, t.line FROM staged_summaries t "
-                                    "JOIN systems s ON s.dataset_id = $dataset_id AND s.name = t.system "
-                                    "JOIN inputs i ON i.dataset_id = $dataset_id AND i.name = t.input"),
-        '"references"': _resolve_texts(con, dataset_id, "staged_references", batch.references,
-                                       "SELECT i.input_id, t.reference_id, t.text, t.line FROM staged_references t "
-                                       "JOIN inputs i ON i.dataset_id = $dataset_id AND i.name = t.input"),
-        "documents": _resolve_texts(con, dataset_id, "staged_documents", batch.documents,
-                                    "SELECT i.input_id, t.position, t.text, t.line FROM staged_documents t "
-                                    "JOIN inputs i ON i.dataset_id = $dataset_id AND i.name = t.input"),
+_RESOLVE = {
+    "scores": ("SELECT s.system_id, i.input_id, m.measure_id, CAST(t.value AS DOUBLE) AS value, {line}, {tag} "
+               "FROM {rel} t {systems} {inputs} {measures} WHERE t.annotator IS NULL"),
+    "judgments": ("SELECT s.system_id, i.input_id, m.measure_id, CAST(t.annotator AS VARCHAR) AS annotator, "
+                  "CAST(t.value AS DOUBLE) AS value, {line}, {tag} "
+                  "FROM {rel} t {systems} {inputs} {measures} WHERE t.annotator IS NOT NULL"),
+    "summaries": "SELECT s.system_id, i.input_id, t.text, {line}, {tag} FROM {rel} t {systems} {inputs}",
+    '"references"': "SELECT i.input_id, t.reference_id, t.text, {line}, {tag} FROM {rel} t {inputs}",
+    "documents": "SELECT i.input_id, t.position, t.text, {line}, {tag} FROM {rel} t {inputs}",
+}
+_SOURCE = {"scores": "cells", "judgments": "cells", "summaries": "summaries", '"references"': "references",
+           "documents": "documents"}
+
+
+def _resolve(con, dataset_id: int, batch: Batch, origin: int, source: dict[str, str | None],
+             loaded: _Loaded) -> dict[str, str | None]:
+    """The batch's rows with names resolved to ids, by target table: temporary tables
+    ``_staged_<table>_<origin>`` with the key, the value, ``line``, ``file`` and ``origin``."""
+    joins = {
+        "systems": "JOIN systems s ON s.dataset_id = $dataset_id AND s.name = CAST(t.system AS VARCHAR)",
+        "inputs": "JOIN inputs i ON i.dataset_id = $dataset_id AND i.name = CAST(t.input AS VARCHAR)",
+        "measures": "JOIN measures m ON m.dataset_id = $dataset_id AND m.name = CAST(t.measure AS VARCHAR)",
     }
+    out: dict[str, str | None] = {}
+    for table, sql in _RESOLVE.items():
+        relation = source[_SOURCE[table]]
+        if relation is None:
+            out[table] = None
+            continue
+        name = f"_staged_{table.strip(chr(34))}_{origin}"
+        if table in ("scores", "judgments") and not batch.counts[table == "judgments"]:
+            out[table] = None
+            continue
+        query = sql.format(rel=relation, line="CAST(t.line AS BIGINT) AS line",
+                           tag=f"CAST({int(origin)} AS INTEGER) AS origin", **joins)
+        query = query.replace("$dataset_id", str(int(dataset_id)))
+        loaded.temp.append(name)
+        if loaded.single and table in ("scores", "judgments") and not _stored_measures(con, table, dataset_id, batch):
+            # values of new measures, read once by the merge: a view, not a copy of millions of rows
+            con.execute(f"CREATE OR REPLACE TEMP VIEW {name} AS {query}")
+            loaded.fresh.add(name)
+            out[table] = name
+            continue
+        con.execute(f"CREATE OR REPLACE TEMP TABLE {name} AS {query}")
+        empty = not con.execute(f"SELECT EXISTS (SELECT 1 FROM {name})").fetchall()[0][0]
+        out[table] = None if empty else name
+    return out
 
 
-def _resolve_cells(con, dataset_id: int, cells: pd.DataFrame, *, human: bool) -> pd.DataFrame:
-    part = cells[cells["annotator"].notna()] if human else cells[cells["annotator"].isna()]
-    part = part.astype({"system": str, "input": str, "measure": str, "value": float, "line": int})
-    con.register("staged_cells", part)
-    annotator = ", c.annotator" if human else ""
-    return con.execute(
-        f"""SELECT s.system_id, i.input_id, m.measure_id{annotator}, c.value, c.line
-            FROM staged_cells c
-            JOIN systems s ON s.dataset_id = $dataset_id AND s.name = c.system
-            JOIN inputs i ON i.dataset_id = $dataset_id AND i.name = c.input
-            JOIN measures m ON m.dataset_id = $dataset_id AND m.name = c.measure""",
-        {"dataset_id": dataset_id}).df()
+def _stored_measures(con, table: str, dataset_id: int, batch: Batch) -> bool:
+    """Whether ``table`` holds values of any of the batch's measures."""
+    return con.execute(f"SELECT EXISTS (SELECT 1 FROM {table} WHERE measure_id IN (SELECT measure_id FROM measures "
+                       "WHERE dataset_id = ? AND list_contains(?, name)))",
+                       [dataset_id, [str(m) for m in batch.measures["name"]]]).fetchall()[0][0]
 
 
-def _resolve_texts(con, dataset_id: int, view: str, frame: pd.DataFrame, sql: str) -> pd.DataFrame:
-    con.register(view, frame)
-    return con.execute(sql, {"dataset_id": dataset_id}).df()
+def _overlaps(con, table: str, relation: str, fresh: set[str] = frozenset()) -> bool:
+    """Whether ``table`` may hold rows with keys of ``relation``: for scores and judgments,
+    whether it holds any value of their measures (a new measure, the common case of a large
+    ingest, needs no comparison with stored values). ``fresh``: relations known to have none."""
+    if table not in ("scores", "judgments"):
+        return True
+    if relation in fresh:
+        return False
+    return con.execute(f"SELECT EXISTS (SELECT 1 FROM {table} WHERE measure_id IN "
+                       f"(SELECT DISTINCT measure_id FROM {relation}))").fetchall()[0][0]
 
 
 def _comparable(table: str, relation: str, extra: tuple[str, ...] = (), *, per_row: bool = False) -> str:
@@ -425,48 +534,60 @@ def _comparable(table: str, relation: str, extra: tuple[str, ...] = (), *, per_r
             f"AS value{firsts} FROM {relation} GROUP BY {', '.join(keys)}")
 
 
-def _stored(table: str) -> str:
-    """The rows of ``table`` whose key is among the staged rows' (``staged_rows``)."""
+def _stored(table: str, relation: str) -> str:
+    """The rows of ``table`` whose key is among the rows of ``relation``."""
     keys, _ = _TARGETS[table]
     on = " AND ".join(f"t.{k} = r.{k}" for k in keys)
-    return f"(SELECT t.* FROM {table} t WHERE EXISTS (SELECT 1 FROM staged_rows r WHERE {on}))"
+    return f"(SELECT t.* FROM {table} t WHERE EXISTS (SELECT 1 FROM {relation} r WHERE {on}))"
 
 
-def _differences(con, table: str, frame: pd.DataFrame, other: str, extra: tuple[str, ...] = (), *,
-                 per_row: bool = False) -> list[tuple]:
-    """``(line, key, other's extra columns..., other's value, staged value)`` for each key of
-    ``frame`` that ``other`` (SQL of rows of ``table``) holds with another value, by line;
-    ``per_row`` as :func:`_comparable` says."""
+def _differences_sql(table: str, relation: str, other: str, extra: tuple[str, ...] = (), *,
+                     per_row: bool = False) -> tuple[str, list[str]]:
+    """SQL of ``line, key columns, other's extra columns..., old value, new value`` for each key of
+    ``relation`` that ``other`` (SQL of rows of ``table``) holds with another value, and the key
+    columns; ``per_row`` as :func:`_comparable` says."""
     keys = _row_keys(table) if per_row else _TARGETS[table][0]
-    con.register("staged_rows", frame)
     on = " AND ".join(f"o.{k} = r.{k}" for k in keys)
-    rows = con.execute(
-        f"""WITH r AS ({_comparable(table, 'staged_rows', ('line',), per_row=per_row)}),
-                 o AS ({_comparable(table, other, extra, per_row=per_row)})
-            SELECT r.line, {', '.join('r.' + k for k in keys)}{''.join(', o.' + c for c in extra)}, o.value, r.value
-            FROM r JOIN o ON {on}
-            WHERE o.value IS DISTINCT FROM r.value ORDER BY r.line""").fetchall()
-    con.unregister("staged_rows")
-    return [(line, dict(zip(keys, rest[:len(keys)])), *rest[len(keys):]) for line, *rest in rows]
+    sql = (f"""WITH r AS ({_comparable(table, relation, ('line',), per_row=per_row)}),
+                    o AS ({_comparable(table, other, extra, per_row=per_row)})
+               SELECT r.line, {', '.join('r.' + k for k in keys)}{''.join(', o.' + c for c in extra)},
+                      o.value AS old_value, r.value AS new_value
+               FROM r JOIN o ON {on}
+               WHERE o.value IS DISTINCT FROM r.value""")
+    return sql, keys
 
 
-def _check_conflicts(con, staged: dict[str, pd.DataFrame], file: str) -> None:
+def _differences(con, table: str, relation: str, other: str, extra: tuple[str, ...] = (), *,
+                 per_row: bool = False) -> tuple[int, list[tuple]]:
+    """How many keys of ``relation`` ``other`` holds with another value, and the first
+    :data:`MAX_CONFLICTS_SHOWN` of them by line as ``(line, key, other's extra columns...,
+    other's value, staged value)``."""
+    sql, keys = _differences_sql(table, relation, other, extra, per_row=per_row)
+    rows = con.execute(f"SELECT *, count(*) OVER () FROM ({sql}) ORDER BY line LIMIT {MAX_CONFLICTS_SHOWN}").fetchall()
+    total = rows[0][-1] if rows else 0
+    return total, [(line, dict(zip(keys, rest[:len(keys)])), *rest[len(keys):-1]) for line, *rest in rows]
+
+
+def _check_conflicts(con, staged: dict[str, str | None], file: str, files: list[str],
+                     fresh: set[str] = frozenset()) -> None:
     """Values of the batch that the warehouse holds otherwise: a :class:`ConflictError`.
     A judgment cell given by several files of the call is compared as the union of their
     annotators, and its message names the other files."""
     total, shown, judgments = 0, [], 0
-    for table, frame in staged.items():
-        if frame.empty:
+    for table, relation in staged.items():
+        if relation is None or not _overlaps(con, table, relation, fresh):
             continue
-        rows = _differences(con, table, frame, _stored(table))
-        total += len(rows)
+        count, rows = _differences(con, table, relation, _stored(table, relation))
+        total += count
         if table == "judgments":
-            judgments += len(rows)
+            judgments += count
         for line, key, old, new in rows[:MAX_CONFLICTS_SHOWN - len(shown)]:
             given = f"file has {_short(new)}"
             if table == "judgments":
-                cell = frame[(frame[list(key)] == pd.Series(key)).all(axis=1)]
-                others = list(dict.fromkeys(cell.loc[cell["line"].isna(), "file"]))
+                where = " AND ".join(f"{k} = ${k}" for k in key)
+                others = list(dict.fromkeys(files[r[0]] for r in con.execute(
+                    f"SELECT DISTINCT origin FROM {relation} WHERE line IS NULL AND {where} ORDER BY origin",
+                    key).fetchall()))
                 if others:
                     given = f"this ingest has {_short(new)} (from this file and {', '.join(others)})"
             shown.append(f"{file}:{line}: {_what(con, table, key)}: warehouse has {_short(old)}, {given}")
@@ -480,19 +601,18 @@ def _check_conflicts(con, staged: dict[str, pd.DataFrame], file: str) -> None:
         raise ConflictError(shown, total, headline=headline)
 
 
-def _check_input_conflicts(con, staged: dict[str, pd.DataFrame], file: str, loaded: _Loaded) -> None:
+def _check_input_conflicts(con, staged: dict[str, str | None], file: str, loaded: _Loaded) -> None:
     """Values of the batch that an earlier batch of the same call gave otherwise: an error
     naming both places, whatever ``replace`` says."""
     total, shown = 0, []
-    for table, frame in staged.items():
-        if frame.empty or table not in loaded.rows:
+    for table, relation in staged.items():
+        if relation is None or table not in loaded.rows:
             continue
-        con.register("other_rows", loaded.rows[table])
-        rows = _differences(con, table, frame, "other_rows", ("file", "line"), per_row=True)
-        total += len(rows)
-        for line, key, other_file, other_line, old, new in rows[:MAX_CONFLICTS_SHOWN - len(shown)]:
+        count, rows = _differences(con, table, relation, loaded.rows[table], ("origin", "line"), per_row=True)
+        total += count
+        for line, key, other, other_line, old, new in rows[:MAX_CONFLICTS_SHOWN - len(shown)]:
             shown.append(f"{file}:{line}: {_what(con, table, key)}: {_short(new)} here, "
-                         f"{_short(old)} in {other_file}:{other_line}")
+                         f"{_short(old)} in {loaded.files[other]}:{other_line}")
     if total:
         raise ConflictError(shown, total, headline=(
             f"{total} value(s) conflict within the input: files of this ingest give the same score, text or "
@@ -521,54 +641,57 @@ def _short(value) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def _merge(con, table: str, frame: pd.DataFrame) -> tuple[int, int]:
+def _merge(con, table: str, relation: str, fresh: set[str] = frozenset()) -> tuple[int, int]:
     """Insert rows new to ``table`` (not judgments: :func:`_merge_judgments`); overwrite those
     whose value differs. (inserted, replaced)."""
-    if frame.empty:
-        return 0, 0
     keys, value = _TARGETS[table]
-    con.register("staged_rows", frame)
     on = " AND ".join(f"t.{k} = r.{k}" for k in keys)
     cols = ", ".join(keys + [value])
-    replaced = con.execute(
-        f"""UPDATE {table} AS t SET {value} = r.{value} FROM staged_rows r
+    empty = (not _overlaps(con, table, relation, fresh)
+             or not con.execute(f"SELECT EXISTS (SELECT 1 FROM {table})").fetchall()[0][0])
+    replaced = 0 if empty else con.execute(
+        f"""UPDATE {table} AS t SET {value} = r.{value} FROM {relation} r
             WHERE {on} AND t.{value} IS DISTINCT FROM r.{value}""").fetchall()[0][0]
+    new = f"SELECT {', '.join('r.' + c for c in keys + [value])} FROM {relation} r"
     inserted = con.execute(
-        f"""INSERT INTO {table} ({cols})
-            SELECT {', '.join('r.' + c for c in keys + [value])} FROM staged_rows r
-            WHERE NOT EXISTS (SELECT 1 FROM {table} t WHERE {on})""").fetchall()[0][0]
-    con.unregister("staged_rows")
+        f"INSERT INTO {table} ({cols}) {new}" if empty else
+        f"INSERT INTO {table} ({cols}) {new} WHERE NOT EXISTS (SELECT 1 FROM {table} t WHERE {on})").fetchall()[0][0]
     return inserted, replaced
 
 
-def _merge_judgments(con, frame: pd.DataFrame) -> dict[int, tuple[int, int]]:
+def _merge_judgments(con, relation: str, fresh: set[str] = frozenset()) -> dict[int, tuple[int, int]]:
     """Insert new judgment cells; leave each stored cell whose annotators or values differ
     with exactly the staged annotators and values. By the ``origin`` of the staged rows:
     (rows in new cells, rows in replaced cells)."""
-    if frame.empty:
-        return {}
     cell, row = _TARGETS["judgments"][0], _ROW_KEYS["judgments"]
-    changed = [tuple(key.values()) for _, key, _, _ in _differences(con, "judgments", frame, _stored("judgments"))]
-    con.register("changed_cells", pd.DataFrame(changed, columns=cell, dtype="int64"))
-    con.register("staged_rows", frame)
+    if relation in fresh:  # new cells, all of one batch
+        [(origin,)] = con.execute(f"SELECT origin FROM {relation} LIMIT 1").fetchall()
+        [(inserted,)] = con.execute(f"INSERT INTO judgments ({', '.join(row)}, value) "
+                                    f"SELECT {', '.join(row)}, value FROM {relation}").fetchall()
+        return {origin: (inserted, 0)}
+    if not _overlaps(con, "judgments", relation, fresh):  # all new cells
+        counts = con.execute(f"SELECT origin, count(*) FROM {relation} GROUP BY origin").fetchall()
+        con.execute(f"INSERT INTO judgments ({', '.join(row)}, value) SELECT {', '.join(row)}, value FROM {relation}")
+        return {origin: (inserted, 0) for origin, inserted in counts}
+    changed, _ = _differences_sql("judgments", relation, _stored("judgments", relation))
+    con.execute(f"CREATE OR REPLACE TEMP TABLE changed_cells AS SELECT DISTINCT {', '.join(cell)} FROM ({changed})")
     same_cell = " AND ".join(f"{{a}}.{k} = {{b}}.{k}" for k in cell).format
     same_row = " AND ".join(f"r.{k} = t.{k}" for k in row)
     counts = con.execute(
         f"""SELECT origin,
                    count(*) FILTER (WHERE NOT EXISTS (SELECT 1 FROM judgments t WHERE {same_cell(a='t', b='r')})),
                    count(*) FILTER (WHERE EXISTS (SELECT 1 FROM changed_cells c WHERE {same_cell(a='c', b='r')}))
-            FROM staged_rows r GROUP BY origin""").fetchall()
+            FROM {relation} r GROUP BY origin""").fetchall()
     con.execute(
         f"""DELETE FROM judgments t
             WHERE EXISTS (SELECT 1 FROM changed_cells c WHERE {same_cell(a='c', b='t')})
-              AND NOT EXISTS (SELECT 1 FROM staged_rows r WHERE {same_row})""")
+              AND NOT EXISTS (SELECT 1 FROM {relation} r WHERE {same_row})""")
     con.execute(
-        f"""UPDATE judgments AS t SET value = r.value FROM staged_rows r
+        f"""UPDATE judgments AS t SET value = r.value FROM {relation} r
             WHERE {same_row} AND t.value IS DISTINCT FROM r.value""")
     con.execute(
         f"""INSERT INTO judgments ({', '.join(row)}, value)
-            SELECT {', '.join('r.' + c for c in row)}, r.value FROM staged_rows r
+            SELECT {', '.join('r.' + c for c in row)}, r.value FROM {relation} r
             WHERE NOT EXISTS (SELECT 1 FROM judgments t WHERE {same_row})""")
-    con.unregister("staged_rows")
-    con.unregister("changed_cells")
+    con.execute("DROP TABLE changed_cells")
     return {origin: (inserted, replaced) for origin, inserted, replaced in counts}

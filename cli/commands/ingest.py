@@ -52,8 +52,10 @@ def ingest_sacrerouge(obj, files, dataset, replace, allow_new, human, lower):
     """SacreROUGE metrics jsonl files (one summary per line, nested 'metrics')."""
     from metaeval.ingest import sacrerouge
 
-    batches = [sacrerouge.parse(f, human=human, lower=lower) for f in files]
-    _run_ingest(obj, dataset, batches, replace, allow_new, human, lower)
+    with obj.open(create=not obj.path.exists()) as wh:
+        reports = sacrerouge.ingest(wh, dataset, list(files), human=human, lower=lower, replace=replace,
+                                    allow_new=allow_new, command=_command_line())
+    echo_reports(reports)
 
 
 @ingest.command("summaries")
@@ -73,14 +75,17 @@ def ingest_summaries(obj, files, dataset, replace, allow_new):
 @_measure_options
 @click.pass_obj
 def ingest_table(obj, files, dataset, replace, allow_new, human, lower):
-    """Long tables (.csv, .parquet, .jsonl): system, [input,] measure, value[, annotator][, kind].
+    """Tables (.csv, .parquet, .jsonl), long: system, [input,] measure, value[, annotator][, kind];
+    or wide: system, [input,] and one column per measure (--human marks judgment columns).
 
     Without an input column the values are per system and stored under one input 'all'.
     """
     from metaeval.ingest import table
 
-    batches = [table.parse(f, human=human, lower=lower) for f in files]
-    _run_ingest(obj, dataset, batches, replace, allow_new, human, lower)
+    with obj.open(create=not obj.path.exists()) as wh:
+        reports = table.ingest(wh, dataset, list(files), human=human, lower=lower, replace=replace,
+                               allow_new=allow_new, command=_command_line())
+    echo_reports(reports)
 
 
 @ingest.command("mtme")

@@ -7,7 +7,8 @@ import sys
 
 import click
 
-from metaeval.cli.app import RESULT_TABLES, Context, Group, LazyChoice, _resampling_options, interrupted, show
+from metaeval.cli.app import (RESULT_TABLES, Context, Group, LazyChoice, _resampling_options, interrupted,
+                              scheduler_option, show)
 
 RESULT_TABLES.update({"ci_coverage": "latest_ci_coverage", "power": "latest_power",
                       "normality": "latest_normality"})
@@ -25,6 +26,7 @@ def _common(f):
         click.option("--alpha", default=0.05, show_default=True, type=ALPHA,
                      help="CI level 1 - alpha (coverage); significance level (power)."),
         click.option("--jobs", default=1, show_default=True, type=click.IntRange(1), help="Worker processes."),
+        scheduler_option,
         click.option("--force", is_flag=True, help="Recompute even what is up to date."),
     ]):
         f = decorator(f)

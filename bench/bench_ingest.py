@@ -1,0 +1,104 @@
+"""Ingest and correlate at scale, side by side with DuckDB's own CSV reader, in one run.
+
+Generates (seeded, deterministic) a long CSV ``system,input,measure,value`` of S systems ×
+N inputs × 11 measures (10 metrics ``metric.00``..``metric.09`` and one human judgment
+``human``), then measures, each in its own child process (wall time and peak RSS from
+``/usr/bin/time -v``):
+
+1. DuckDB alone: ``CREATE TABLE t AS SELECT * FROM read_csv(file)`` into a new database file;
+2. ``metaeval ingest table FILE --dataset bench --human human`` into a new warehouse;
+3. ``metaeval correlate --dataset bench --human human`` (all metrics, 3 levels × 3 coefficients).
+
+    python bench/bench_ingest.py --workdir /tmp/metaeval-bench --scale 1 --scale 10
+
+Scale 1 is 50 × 10 000 × 11 = 5.5M rows; scale 10 has 10× the inputs (55M rows).
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+
+MEASURES = [f"metric.{i:02d}" for i in range(10)] + ["human"]
+
+
+def generate(path: Path, systems: int, inputs: int, seed: int) -> None:
+    """A seeded long CSV: values are a hash of (seed, system, input, measure) scaled to [0, 1),
+    the human judgment plus a system effect so that metrics correlate with something."""
+    con = duckdb.connect(config={"autoinstall_known_extensions": False, "autoload_known_extensions": False})
+    measures = "[" + ", ".join(f"'{m}'" for m in MEASURES) + "]"
+    con.execute(f"""
+        COPY (
+            SELECT 'sys' || s AS system, 'in' || i AS input, m AS measure,
+                   round(s / {systems} * 0.5 + (hash({seed}, s, i, m) % 1000000) / 2e6, 6) AS value
+            FROM range({systems}) AS a(s), range({inputs}) AS b(i), unnest({measures}) AS c(m)
+            ORDER BY s, i, m
+        ) TO '{path}' (HEADER, DELIMITER ',')""")
+    con.close()
+
+
+def timed(command: list[str]) -> tuple[float, float]:
+    """(wall seconds, peak RSS in GB) of a child process, from GNU time."""
+    result = subprocess.run(["/usr/bin/time", "-v", *command], capture_output=True, text=True)
+    if result.returncode != 0:
+        sys.exit(f"failed: {' '.join(command)}\n{result.stdout[-2000:]}\n{result.stderr[-4000:]}")
+    wall = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (?:(\d+):)?(\d+):([\d.]+)", result.stderr)
+    h, m, s = (float(x) if x else 0.0 for x in wall.groups())
+    rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", result.stderr).group(1))
+    return h * 3600 + m * 60 + s, rss / 1024 / 1024
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--workdir", type=Path, default=Path("/tmp/metaeval-bench"))
+    parser.add_argument("--scale", type=int, action="append", help="Inputs × 10 000 (repeatable). Default: 1.")
+    parser.add_argument("--systems", type=int, default=50)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--no-correlate", action="store_true")
+    args = parser.parse_args()
+    scales = args.scale or [1]
+    metaeval = str(Path(sys.executable).parent / "metaeval")
+    args.workdir.mkdir(parents=True, exist_ok=True)
+    rows = []
+    for scale in scales:
+        inputs = 10_000 * scale
+        csv = args.workdir / f"long_{args.systems}x{inputs}x{len(MEASURES)}.csv"
+        if not csv.exists():
+            generate(csv, args.systems, inputs, args.seed)
+        n = args.systems * inputs * len(MEASURES)
+        size = csv.stat().st_size / 1e6
+        plain = args.workdir / "plain.duckdb"
+        warehouse = args.workdir / "warehouse.duckdb"
+        for f in (plain, warehouse):
+            f.unlink(missing_ok=True)
+            shutil.rmtree(f"{f}.tmp", ignore_errors=True)
+        code = (f"import duckdb; con = duckdb.connect({str(plain)!r}); "
+                f"con.execute(\"CREATE TABLE t AS SELECT * FROM read_csv('{csv}')\"); con.close()")
+        t_duck, m_duck = timed([sys.executable, "-c", code])
+        t_ing, m_ing = timed([metaeval, "--db", str(warehouse), "ingest", "table", str(csv),
+                              "--dataset", "bench", "--human", "human"])
+        line = {"rows": n, "MB": size, "duckdb_s": t_duck, "duckdb_gb": m_duck, "ingest_s": t_ing, "ingest_gb": m_ing}
+        if not args.no_correlate:
+            line["correlate_s"], line["correlate_gb"] = timed(
+                [metaeval, "--db", str(warehouse), "correlate", "--dataset", "bench", "--human", "human"])
+        rows.append(line)
+        print(f"{n:,} rows ({size:.0f} MB): DuckDB read_csv {t_duck:.2f} s {m_duck:.2f} GB | "
+              f"metaeval ingest table {t_ing:.2f} s {m_ing:.2f} GB ({t_ing / t_duck:.1f}× the time)"
+              + (f" | correlate {line['correlate_s']:.1f} s {line['correlate_gb']:.2f} GB" if "correlate_s" in line
+                 else ""), flush=True)
+    print("\n| rows | CSV | DuckDB read_csv | metaeval ingest table | ratio | correlate |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for r in rows:
+        corr = f"{r['correlate_s']:.1f} s, {r['correlate_gb']:.2f} GB" if "correlate_s" in r else "—"
+        print(f"| {r['rows']:,} | {r['MB']:.0f} MB | {r['duckdb_s']:.2f} s, {r['duckdb_gb']:.2f} GB | "
+              f"{r['ingest_s']:.2f} s, {r['ingest_gb']:.2f} GB | {r['ingest_s'] / r['duckdb_s']:.1f}× | {corr} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,193 @@
+"""The table ingest inside DuckDB (issue 15) and wide tables (issue 16): DuckDB's reading gives
+exactly what the Python reader gives, or steps aside for it; wide tables and DataFrames."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from metaeval import Warehouse
+from metaeval.errors import ConflictError, InputError
+from metaeval.ingest import table
+
+
+def _cells(wh: Warehouse, batch) -> list[tuple]:
+    """A batch's cells (staged in DuckDB or parsed in Python) as sorted tuples."""
+    if batch.cells_table:
+        rows = wh.con.execute(f"SELECT system, input, measure, annotator, value FROM {batch.cells_table}").fetchall()
+    else:
+        columns = ["system", "input", "measure", "annotator", "value"]
+        rows = list(batch.cells[columns].itertuples(index=False, name=None))
+    return sorted(((s, i, m, None if pd.isna(a) else a, v) for s, i, m, a, v in rows), key=repr)
+
+
+def _both(wh: Warehouse, path: Path, **options):
+    """(what stage gives or None when it steps aside, what parse gives or the InputError it raises)."""
+    try:
+        staged = table.stage(wh.con, path, **options)
+    except table.Unsure:
+        staged = None
+    try:
+        exact = table.parse(path, **options)
+    except InputError as exc:
+        exact = exc
+    return staged, exact
+
+
+TRICKY_CSV = {
+    "plain": "system,input,measure,value\ns1,d1,m,0.5\ns2,d1,m,-1e-3\n",
+    "crlf and blank lines": "system,input,measure,value\r\n\r\ns1,d1,m,.5\r\n\r\ns2,d1,m,5.\r\n",
+    "bom": "\ufeffsystem,input,measure,value\ns1,d1,m,1\n",
+    "spaces around numbers": "system,input,measure,value\ns1,d1,m, 0.5 \ns2,d1,m,\t2\n",
+    "spaces around ids": "system,input,measure,value\n s1 ,d1,m,1\n",
+    "underscore number": "system,input,measure,value\ns1,d1,m,1_000\n",
+    "double sign": "system,input,measure,value\ns1,d1,m,+-1\n",
+    "nan": "system,input,measure,value\ns1,d1,m,nan\n",
+    "huge": "system,input,measure,value\ns1,d1,m,1e999\n",
+    "empty value": "system,input,measure,value\ns1,d1,m,\n",
+    "blank id": "system,input,measure,value\n  ,d1,m,1\n",
+    "quoted newline id": 'system,input,measure,value\n"s\n1",d1,m,1\n',
+    "duplicate": "system,input,measure,value\ns1,d1,m,1\ns1,d1,m,1\n",
+    "kind and annotator": "system,input,measure,value,kind,annotator\ns1,d1,h,1,human,a\ns1,d1,m,2,,\ns2,d1,h,3,,b\n",
+    "bad kind": "system,input,measure,value,kind\ns1,d1,m,1,other\n",
+    "automatic with annotator": "system,input,measure,value,kind,annotator\ns1,d1,m,1,automatic,a\n",
+    "mixed kinds": "system,input,measure,value,annotator\ns1,d1,m,1,a\ns2,d1,m,1,\n",
+    "short row": "system,input,measure,value\ns1,d1,m\n",
+    "no rows": "system,input,measure,value\n",
+    "no input column": "system,measure,value\ns1,bleu,30.5\n",
+    "unknown column": "system,input,measure,value,extra\ns1,d1,m,1,x\n",
+    "wide": "system,input,m1,m2\ns1,d1,0.5,1\ns2,d1,,2\n",
+    "wide human": "system,input,m1,expert\ns1,d1,0.5,4\ns2,d1,0.25,3\n",
+    "wide bad value": "system,input,m1\ns1,d1,0.5\ns2,d1,abc\n",
+    "wide blank value": "system,input,m1,m2\ns1,d1,  ,1\n",
+    "wide duplicate": "system,input,m1\ns1,d1,0.5\ns1,d1,0.5\n",
+    "non-utf8": None,
+}
+
+
+@pytest.mark.parametrize("name", sorted(TRICKY_CSV))
+def test_duckdb_reading_agrees_with_python_or_steps_aside(db, tmp_path, name):
+    path = tmp_path / "t.csv"
+    content = TRICKY_CSV[name]
+    path.write_bytes(b"system,input,measure,value\ns1,d\xff,m,1\n" if content is None else content.encode())
+    with Warehouse(db) as wh:
+        staged, exact = _both(wh, path, human=["expert", "h"] if "human" in name or "kind" in name else [])
+        if isinstance(exact, InputError):
+            assert staged is None, f"DuckDB read a file that Python refuses: {exact}"
+        elif staged is not None:
+            assert _cells(wh, staged) == _cells(wh, exact)
+            assert staged.measures.sort_values("name").reset_index(drop=True).equals(
+                exact.measures.sort_values("name").reset_index(drop=True))
+            assert staged.options == exact.options and staged.rows == exact.rows and staged.sha256 == exact.sha256
+            table.drop_staged(wh.con, [staged])
+
+
+@pytest.mark.parametrize("name", ["plain", "kind and annotator", "no input column", "wide", "wide human"])
+def test_clean_files_are_read_by_duckdb(db, tmp_path, name):
+    """The fast path is taken for ordinary files, CSV and Parquet (else it would be dead code)."""
+    csv = tmp_path / "t.csv"
+    csv.write_text(TRICKY_CSV[name])
+    frame = pd.read_csv(csv, dtype={"annotator": object, "kind": object})
+    parquet = tmp_path / "t.parquet"
+    frame.to_parquet(parquet, index=False)
+    human = ["expert", "h"]
+    with Warehouse(db) as wh:
+        for path in (csv, parquet):
+            staged = table.stage(wh.con, path, human=human if "human" in name or "kind" in name else [])
+            exact = table.parse(path, human=human if "human" in name or "kind" in name else [])
+            assert _cells(wh, staged) == _cells(wh, exact)
+            table.drop_staged(wh.con, [staged])
+
+
+def test_a_fast_path_conflict_is_reported_with_its_line(db, cli, tmp_path):
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    a.write_text("system,input,measure,value\ns1,d1,m,1\ns1,d2,m,2\n")
+    b.write_text("system,input,measure,value\ns1,d1,m,1\n\ns1,d2,m,3\n")
+    cli("ingest", "table", a, "--dataset", "t")
+    out = cli("ingest", "table", b, "--dataset", "t", expect_ok=False).output
+    assert f"{b}:4: scores system=s1 input=d2 measure=m: warehouse has 2.0, file has 3.0" in out
+    assert "nothing changed" in cli("ingest", "table", a, "--dataset", "t").output  # idempotent
+
+
+def test_wide_csv_ingest(db, cli, tmp_path):
+    path = tmp_path / "wide.csv"
+    path.write_text("system,input,mymetric,rouge,expert\ns1,d1,0.5,0.1,4\ns1,d2,0.25,,3\ns2,d1,1,0.3,5\n")
+    out = cli("ingest", "table", path, "--dataset", "w", "--human", "expert").output
+    assert "inserted 8" in out
+    with Warehouse(db, read_only=True) as wh:
+        m = wh.matrix("w", ["mymetric", "rouge", "expert"])
+        kinds = dict(wh.sql("SELECT name, kind FROM measures").values)
+        annotators = wh.sql("SELECT DISTINCT annotator FROM judgments")["annotator"].tolist()
+    np.testing.assert_array_equal(m["mymetric"], [[0.5, 0.25], [1, np.nan]])
+    np.testing.assert_array_equal(m["rouge"], [[0.1, np.nan], [0.3, np.nan]])
+    np.testing.assert_array_equal(m["expert"], [[4, 3], [5, np.nan]])
+    assert kinds == {"mymetric": "automatic", "rouge": "automatic", "expert": "human"} and annotators == ["0"]
+
+
+def test_wide_errors_name_line_and_measure_column(db, cli, tmp_path):
+    path = tmp_path / "wide.csv"
+    path.write_text("system,input,m1,m2\ns1,d1,0.5,1\n\ns2,d1,0.5,x\n")
+    out = cli("ingest", "table", path, "--dataset", "w", expect_ok=False).output
+    assert f"{path}:4: field 'm2': expected a number, got 'x'" in out
+
+
+def test_wide_annotator_column_needs_human_measures(db, cli, tmp_path):
+    path = tmp_path / "wide.csv"
+    path.write_text("system,input,annotator,rel,coh\ns1,d1,a,4,3\ns1,d1,b,2,5\n")
+    out = cli("ingest", "table", path, "--dataset", "w", "--human", "rel", expect_ok=False).output
+    assert "field 'coh'" in out and "annotator column" in out
+    cli("ingest", "table", path, "--dataset", "w", "--human", "rel", "--human", "coh")
+    with Warehouse(db, read_only=True) as wh:
+        m = wh.matrix("w", ["rel", "coh"])
+    assert m["rel"][0, 0] == 3 and m["coh"][0, 0] == 4
+
+
+def test_add_scores_dataframe_wide_and_long(db):
+    rng = np.random.default_rng(7)
+    wide = pd.DataFrame({"system": np.repeat(["a", "b", "c"], 4), "input": np.tile(["1", "2", "3", "10"], 3),
+                         "metric": rng.random(12), "human": rng.integers(1, 6, 12).astype(float)})
+    wide.loc[5, "metric"] = np.nan  # a missing cell
+    with Warehouse(db) as wh:
+        report = table.add_scores(wh, "f", wide, human=["human"])
+        assert (report.inserted, report.contents) == (23, "11 scores, 12 judgments")
+        assert table.add_scores(wh, "f", wide, human=["human"]).inserted == 0
+        m = wh.matrix("f", ["metric", "human"])
+        assert m.inputs == ("1", "2", "3", "10")
+        expected = wide.pivot(index="system", columns="input", values="metric")[list(m.inputs)].to_numpy()
+        np.testing.assert_array_equal(m["metric"], expected)
+        long = wide.melt(id_vars=["system", "input"], var_name="measure", value_name="value").dropna()
+        long.loc[long.index[0], "value"] += 1
+        with pytest.raises(ConflictError, match=r"<DataFrame>:1: scores system=a input=1 measure=metric"):
+            table.add_scores(wh, "f", long, human=["human"])
+
+
+def test_dataframe_errors_name_the_row(db):
+    frame = pd.DataFrame({"system": ["a", "b"], "input": ["1", "2"], "m": [0.5, np.inf]})
+    with Warehouse(db) as wh, pytest.raises(InputError, match=r"scores.csv:2: field 'm': the value inf is not finite"):
+        table.add_scores(wh, "f", frame, name="scores.csv")
+
+
+@pytest.mark.parametrize("frame, error", [
+    (pd.DataFrame({"system": ["a", 1.0], "input": ["1", "2"], "m": [0.5, 0.25]}), "row 2"),
+    (pd.DataFrame({"system": ["a", "b"], "input": ["1", "2"], "m": [0.5, True]}), "row 2"),
+    (pd.DataFrame({"system": ["a", "b"], "input": [1, 2], "m": pd.array([0.5, None], dtype="Float64")}), None),
+    (pd.DataFrame({"system": ["a", "b"], "input": [1, 2], "m": np.array([1, 2], dtype=np.int64)}), None),
+])
+def test_dataframe_values_as_python_reads_them(db, frame, error):
+    """A float id or a boolean value is refused as in a Parquet file (not turned into text by
+    DuckDB); pandas' missing values are missing cells; numpy integers are numbers."""
+    with Warehouse(db) as wh:
+        if error:
+            with pytest.raises(InputError, match=r"<DataFrame>:2: field '(system|m)'"):
+                table.add_scores(wh, "f", frame)
+        else:
+            report = table.add_scores(wh, "f", frame)
+            assert report.inserted == int(frame["m"].notna().sum())
+            stored = wh.sql("SELECT system, input, value FROM cells WHERE dataset = 'f' ORDER BY system")
+            given = frame[frame["m"].notna()]
+            assert stored["system"].tolist() == given["system"].tolist()
+            assert stored["input"].tolist() == given["input"].astype(str).tolist()
+            assert stored["value"].tolist() == given["m"].astype(float).tolist()
