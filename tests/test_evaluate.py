@@ -28,14 +28,18 @@ def _run(db, *args, ok=True):
     return result
 
 
-def _scores_csv(db, dataset, human, path, name="mymetric", seed=0, noise=0.3, base=None):
-    """A long score table of a new metric: the human judgment (or ``base``) plus noise."""
+def _scores_csv(db, dataset, human, path, name="mymetric", seed=0, noise=0.3, base=None, wide=False):
+    """A long score table of a new metric: the human judgment (or ``base``) plus noise; with
+    ``wide``, the spreadsheet form `system,input,<name>`."""
     with Warehouse(db, read_only=True) as wh:
         frame = wh.matrix(dataset, base or human).frame()
     rng = np.random.default_rng(seed)
     rows = [(s, i, name, float(frame.loc[s, i]) + rng.normal(0, noise))
             for s in frame.index for i in frame.columns if not np.isnan(frame.loc[s, i])]
-    pd.DataFrame(rows, columns=["system", "input", "measure", "value"]).to_csv(path, index=False)
+    table = pd.DataFrame(rows, columns=["system", "input", "measure", "value"])
+    if wide:
+        table = table.rename(columns={"value": name}).drop(columns="measure")
+    table.to_csv(path, index=False)
     return path
 
 
@@ -209,7 +213,8 @@ def test_realsumm_done_when(warehouse_copy, tmp_path):
     shared("realsumm")
     db = warehouse_copy
     scores = _scores_csv(db, "realsumm", "litepyramid.recall", tmp_path / "mymetric.csv", base="rouge-2.recall",
-                         noise=0.02)
+                         noise=0.02, wide=True)                       # system,input,mymetric
+    assert open(scores).readline().strip() == "system,input,mymetric"
     args = ["evaluate", scores, "--dataset", "realsumm", "--human", "litepyramid.recall", "--coefficient", "kendall",
             "--k", "200", "--format", "json"]
     rows = json.loads(_run(db, *args).stdout)
