@@ -48,36 +48,40 @@ def _choice(value: str, valid: Sequence[str], what: str) -> str:
 
 
 # --- accuracy, input significance, system agreement: runner analyses ---------------------------
-def accuracy_analysis(scope: Scope, metric_tolerance: float = 0.0, human_tolerance: float = 0.0) -> Analysis:
-    """Pairwise accuracy of every metric at the scope's levels (system, micro)."""
+def accuracy_analysis(scope: Scope, metric_tolerance: float = 0.0, human_tolerance: float = 0.0,
+                      system_inputs: str = runner.DEFAULT_SYSTEM_INPUTS) -> Analysis:
+    """Pairwise accuracy of every metric at the scope's levels (system, micro); at the system
+    level the system means average the inputs ``system_inputs`` says (runner's protocol)."""
     for name, value in (("--metric-tolerance", metric_tolerance), ("--human-tolerance", human_tolerance)):
         if not (math.isfinite(value) and value >= 0):
             raise WarehouseError(f"{name} must be a finite number >= 0; got {value}")
-    params = {"metric_tolerance": float(metric_tolerance), "human_tolerance": float(human_tolerance)}
+    params = {"metric_tolerance": float(metric_tolerance), "human_tolerance": float(human_tolerance),
+              **runner._system_inputs(system_inputs)}
     tasks = [Task({"metric": m, "level": lv}, (m, scope.human)) for m in scope.metrics for lv in scope.levels]
     return Analysis("accuracy", "pairwise_accuracy", ("metric", "level"), params, tasks, evaluate_accuracy,
                     params, evaluate_keys=("level",))
 
 
 def delta_bins_analysis(scope: Scope, bins: int, metric_tolerance: float = 0.0,
-                        human_tolerance: float = 0.0) -> Analysis:
+                        human_tolerance: float = 0.0, system_inputs: str = runner.DEFAULT_SYSTEM_INPUTS) -> Analysis:
     """Pairwise accuracy and tau of every metric within ``bins`` quantile bins of the human
     difference of the system pairs (table ``delta_bin_accuracy``, one row per metric and bin)."""
     if isinstance(bins, bool) or not isinstance(bins, int) or bins < 1:
         raise WarehouseError(f"--delta-bins must be a positive integer; got {bins!r}")
-    base = accuracy_analysis(scope, metric_tolerance, human_tolerance).params
+    base = accuracy_analysis(scope, metric_tolerance, human_tolerance, system_inputs).params
     params = {"bins": bins, **base}
     tasks = [Task({"metric": m, "bin": b}, (m, scope.human)) for m in scope.metrics for b in range(bins)]
     return Analysis("accuracy", "delta_bin_accuracy", ("metric", "bin"), params, tasks, evaluate_delta_bin,
                     params, evaluate_keys=("bin",))
 
 
-def evaluate_delta_bin(arrays, bin, bins, metric_tolerance, human_tolerance) -> dict:  # noqa: A002
-    X, Z = arrays
+def evaluate_delta_bin(arrays, bin, bins, metric_tolerance, human_tolerance,  # noqa: A002
+                       system_inputs=runner.DEFAULT_SYSTEM_INPUTS) -> dict:
+    (X, Z), _, conv = runner._protocol(arrays, "system", system_inputs)
     r = close_pairs.accuracy_by_delta(X, Z, bins, metric_tolerance=metric_tolerance, human_tolerance=human_tolerance)
     return {"low": runner._float(r.low[bin]), "high": runner._float(r.high[bin]), "pairs": int(r.pairs[bin]),
             "accuracy": runner._float(r.accuracy[bin]), "kendall": runner._float(r.kendall[bin]),
-            "conventions": dict(r.conventions)}
+            "conventions": {**r.conventions, **conv}}
 
 
 def soft_accuracy_analysis(scope: Scope, k: int = 1000, seed: int = 4) -> Analysis:
@@ -132,12 +136,13 @@ def agreement_analysis(scope: Scope, test: str, alpha: float = 0.05, k: int = 10
                     params, seed=params["seed"], evaluate_keys=())
 
 
-def evaluate_accuracy(arrays, level, metric_tolerance, human_tolerance) -> dict:
-    X, Z = arrays
+def evaluate_accuracy(arrays, level, metric_tolerance, human_tolerance,
+                      system_inputs=runner.DEFAULT_SYSTEM_INPUTS) -> dict:
+    (X, Z), _, conv = runner._protocol(arrays, "system" if level == "system" else level, system_inputs)
     r = ranking.pairwise_accuracy(X, Z, level, metric_tolerance=metric_tolerance, human_tolerance=human_tolerance)
     return {"accuracy": runner._float(r.accuracy), "pairs": r.pairs, "agree": r.agree, "disagree": r.disagree,
             "flipped": r.flipped, "metric_ties": r.metric_ties, "human_ties": r.human_ties,
-            "both_ties": r.both_ties, "conventions": dict(r.conventions)}
+            "both_ties": r.both_ties, "conventions": {**r.conventions, **conv}}
 
 
 def evaluate_significance(arrays, coefficient, alpha, alternative) -> dict:

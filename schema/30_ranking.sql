@@ -12,6 +12,7 @@ CREATE TABLE IF NOT EXISTS pairwise_accuracy (
     level             VARCHAR NOT NULL,     -- system (macro: system means) | micro (pairs within inputs, pooled)
     metric_tolerance  DOUBLE NOT NULL,      -- |difference| <= tolerance is a tie (0: exact ties)
     human_tolerance   DOUBLE NOT NULL,
+    system_inputs     VARCHAR,              -- all | judged: the inputs a system mean averages (system level)
     accuracy          DOUBLE,               -- agree / pairs; NULL without pairs
     pairs             INTEGER NOT NULL,
     agree             INTEGER NOT NULL,     -- same order, ties with ties included

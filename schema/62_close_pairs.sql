@@ -11,6 +11,7 @@ CREATE TABLE IF NOT EXISTS delta_bin_accuracy (
     bin               INTEGER NOT NULL,     -- 0 .. Q-1, closest pairs first
     metric_tolerance  DOUBLE NOT NULL,
     human_tolerance   DOUBLE NOT NULL,
+    system_inputs     VARCHAR NOT NULL,     -- all | judged: the inputs a system mean averages
     low               DOUBLE,               -- the bin's |dz| range: (low, high], [low, high] for bin 0
     high              DOUBLE,
     pairs             INTEGER NOT NULL,

@@ -899,3 +899,5 @@ COMMENT ON COLUMN "task_rankings".seed IS 'Seed of the run''s random procedures;
 COMMENT ON COLUMN "task_rankings".alpha IS 'the CI is two-sided 1 - alpha';
 COMMENT ON COLUMN "task_rankings".fingerprint IS 'of every task''s cells';
 COMMENT ON COLUMN "task_rankings".conventions IS 'JSON object: every convention needed to reproduce the number (level, coefficient and variant, method, k, seed, alpha, NaN policy, p-value formula, ...).';
+COMMENT ON COLUMN "pairwise_accuracy".system_inputs IS 'all | judged: the inputs a system mean averages (system level; --system-inputs).';
+COMMENT ON COLUMN "delta_bin_accuracy".system_inputs IS 'all | judged: the inputs a system mean averages (--system-inputs).';

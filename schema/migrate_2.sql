@@ -9,6 +9,7 @@ ALTER TABLE IF EXISTS analysis_runs ADD COLUMN IF NOT EXISTS owner_start VARCHAR
 ALTER TABLE IF EXISTS correlations ADD COLUMN IF NOT EXISTS system_inputs VARCHAR;
 ALTER TABLE IF EXISTS confidence_intervals ADD COLUMN IF NOT EXISTS system_inputs VARCHAR;
 ALTER TABLE IF EXISTS hypothesis_tests ADD COLUMN IF NOT EXISTS system_inputs VARCHAR;
+ALTER TABLE IF EXISTS pairwise_accuracy ADD COLUMN IF NOT EXISTS system_inputs VARCHAR;
 ALTER TABLE IF EXISTS confidence_intervals ADD COLUMN IF NOT EXISTS resample_annotators VARCHAR;
 ALTER TABLE IF EXISTS hypothesis_tests ADD COLUMN IF NOT EXISTS resample_annotators VARCHAR;
 -- hypothesis_tests gained early stopping (issue 17): the block size and the resamples drawn.

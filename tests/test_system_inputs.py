@@ -113,3 +113,18 @@ def test_fully_judged_data_gives_the_same_numbers_under_both(db, tmp_path):
     with Warehouse(db, read_only=True) as wh:
         rows = wh.sql("SELECT estimate, lower, upper FROM confidence_intervals ORDER BY result_id")
     assert rows.iloc[0].tolist() == rows.iloc[1].tolist()
+
+
+def test_accuracy_under_both_protocols(db, tmp_path):
+    """Pairwise accuracy of system means: all = the metric's mean over its 15 inputs, judged =
+    over the 6 judged ones; against a pairs loop."""
+    X, _, Z = _ingest(db, tmp_path)
+    zm = Z[:, :JUDGED].mean(axis=1)
+    for protocol, xm in (("all", X.mean(axis=1)), ("judged", X[:, :JUDGED].mean(axis=1))):
+        run_cli(db, "accuracy", "--dataset", "t", "--human", "h", "--metric", "mx", "--level", "system",
+                "--system-inputs", protocol)
+        with Warehouse(db, read_only=True) as wh:
+            row = wh.sql("SELECT * FROM latest_pairwise_accuracy").iloc[0]
+        pairs = [(i, k) for i in range(N) for k in range(i + 1, N)]
+        expected = np.mean([np.sign(xm[i] - xm[k]) == np.sign(zm[i] - zm[k]) for i, k in pairs])
+        assert row.system_inputs == protocol and row.accuracy == pytest.approx(expected)

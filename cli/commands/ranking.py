@@ -128,6 +128,9 @@ def _latest(wh, table: str, dataset: str, human: str, **filters) -> pd.DataFrame
               help="Human differences with |d| <= this are ties (0: exact ties only).")
 @click.option("--soft", is_flag=True,
               help="Soft pairwise accuracy instead (Thompson et al. 2024, WMT24): table soft_pairwise_accuracy.")
+@click.option("--system-inputs", type=LazyChoice("metaeval.runs.runner:SYSTEM_INPUTS"), default="all",
+              show_default=True, help="System level: system means over every input a metric scored (all) or "
+                                      "only the inputs the human judged (judged).")
 @click.option("--delta-bins", type=click.IntRange(1), default=None, metavar="Q",
               help="Also the accuracy and Kendall's tau within Q quantile bins of the system pairs' human "
                    "difference, closest pairs first (Deutsch, Dror & Roth 2022): table delta_bin_accuracy.")
@@ -138,7 +141,7 @@ def _latest(wh, table: str, dataset: str, human: str, **filters) -> pd.DataFrame
 @fmt_option()
 @click.pass_obj
 def accuracy(obj, dataset, human, metrics, levels, coefficients, alpha, alternative, metric_tolerance,
-             human_tolerance, soft, delta_bins, k, seed, jobs, force, fmt):
+             human_tolerance, system_inputs, soft, delta_bins, k, seed, jobs, force, fmt):
     """Pairwise accuracy of metrics against a human judgment (Louis & Nenkova 2013).
 
     Over every pair of systems, the share where the metric orders the pair as the human does
@@ -198,14 +201,15 @@ def accuracy(obj, dataset, human, metrics, levels, coefficients, alpha, alternat
     scope_args = dict(dataset=dataset, human=human, metric_globs=metrics, levels=levels, coefficients=coefficients)
     if delta_bins is not None:
         _run_analyses(obj, scope_args, [(lambda scope: ranking_runs.delta_bins_analysis(
-            scope, delta_bins, metric_tolerance, human_tolerance), delta_rows)],
+            scope, delta_bins, metric_tolerance, human_tolerance, system_inputs), delta_rows)],
             jobs, force, valid_levels=("system", "micro"), fmt=fmt)
     if soft:
         _run_analyses(obj, scope_args, [(lambda scope: ranking_runs.soft_accuracy_analysis(scope, k, seed), soft_rows)],
                       jobs, force, valid_levels=("system", "micro"), fmt=fmt)
         return
     _run_analyses(obj, scope_args, [
-        (lambda scope: ranking_runs.accuracy_analysis(scope, metric_tolerance, human_tolerance), accuracy_rows),
+        (lambda scope: ranking_runs.accuracy_analysis(scope, metric_tolerance, human_tolerance, system_inputs),
+         accuracy_rows),
         (lambda scope: ranking_runs.significance_analysis(scope, alpha, alternative), significance_rows),
     ], jobs, force, valid_levels=("system", "micro"), fmt=fmt)
 
