@@ -22,10 +22,8 @@ from __future__ import annotations
 
 import glob
 import os
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from dataclasses import replace as _replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -49,33 +47,32 @@ METHOD, ALTERNATIVE, CORRECTION, CI_METHOD = "perm-both", "two-sided", "holm", "
 # --- adding scores --------------------------------------------------------------------------------
 def parse_scores(source: str | os.PathLike | pd.DataFrame, *, human: Sequence[str] = (),
                  lower: Sequence[str] = ()) -> Batch:
-    """A table of scores as a :class:`~metaeval.load.Batch`, read by the table ingest
-    (:func:`metaeval.ingest.table.parse`: whatever table layouts it accepts). A DataFrame is
-    written to a Parquet file first (so that it is read exactly as that file would be) and
-    named ``<DataFrame>`` in the ingest log."""
+    """A table of scores (a file or a DataFrame, wide or long) as a :class:`~metaeval.load.Batch`,
+    read by the table ingest's exact reader (:func:`metaeval.ingest.table.parse` /
+    :func:`~metaeval.ingest.table.parse_frame`, a DataFrame named ``<DataFrame>`` in messages)."""
     from metaeval.ingest import table
 
-    if not isinstance(source, pd.DataFrame):
-        return table.parse(Path(source), human=human, lower=lower)
-    with tempfile.TemporaryDirectory(prefix="metaeval-") as folder:
-        path = Path(folder) / "DataFrame.parquet"
-        source.to_parquet(path, index=False)
-        batch = table.parse(path, human=human, lower=lower)
-    return _replace(batch, file="<DataFrame>")
+    if isinstance(source, pd.DataFrame):
+        return table.parse_frame(source, "<DataFrame>", human=human, lower=lower)
+    return table.parse(Path(source), human=human, lower=lower)
 
 
 def add_scores(wh: Warehouse, dataset: str, sources: str | os.PathLike | pd.DataFrame | Sequence, *,
                human: Sequence[str] = (), lower: Sequence[str] = (), replace: bool = False,
                allow_new: bool = False, command: str | None = None) -> list[LoadReport]:
-    """Ingest score tables (paths or DataFrames) into ``dataset`` in one transaction, as
-    ``metaeval ingest table`` does (``allow_new``: see :meth:`Warehouse.load`). ``human``:
-    globs of the measures that are human judgments."""
+    """Ingest score tables (paths or DataFrames) into ``dataset`` in one transaction: exactly
+    ``metaeval ingest table`` (:func:`metaeval.ingest.table.ingest`; ``allow_new``: see
+    :meth:`Warehouse.load`). ``human``: globs of the measures that are human judgments."""
+    from metaeval.ingest import table
+
     if isinstance(sources, (str, os.PathLike, pd.DataFrame)):
         sources = [sources]
-    batches = [parse_scores(s, human=human, lower=lower) for s in sources]
-    if not batches:
+    if not len(sources):
         raise WarehouseError("no score table given")
-    return wh.load(dataset, batches, replace=replace, command=command, allow_new=allow_new)
+    sources = [s if isinstance(s, pd.DataFrame) else Path(s) for s in sources]
+    names = ["<DataFrame>" if isinstance(s, pd.DataFrame) else str(s) for s in sources]
+    return table.ingest(wh, dataset, sources, human=human, lower=lower, replace=replace, allow_new=allow_new,
+                        command=command, names=names)
 
 
 def new_metrics(batches_or_reports_measures: Sequence[pd.DataFrame]) -> list[str]:
