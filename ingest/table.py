@@ -36,7 +36,7 @@ import duckdb
 import pandas as pd
 
 from metaeval.core import Warehouse
-from metaeval.errors import ConflictError, InputError, NewIdsError, WarehouseError
+from metaeval.errors import ConflictError, DuplicateCellsError, InputError, NewIdsError, WarehouseError
 from metaeval.ingest.common import (
     cells_frame,
     check_globs_used,
@@ -262,11 +262,16 @@ _NUMBER_TYPES = _ID_TYPES[1:] + ("FLOAT", "DOUBLE")
 
 
 def stage(con: duckdb.DuckDBPyConnection, source: Path | pd.DataFrame, *, human: Sequence[str] = (),
-          lower: Sequence[str] = (), name: str | None = None, origin: int = 0) -> Batch:
+          lower: Sequence[str] = (), name: str | None = None, origin: int = 0,
+          check_duplicates: bool = True) -> Batch:
     """A CSV or Parquet file (or a DataFrame, called ``name`` in messages) read by DuckDB into
     a temporary table of ``con`` and validated there: a :class:`Batch` whose cells are that
     table (``Batch.cells_table``). Raises :class:`Unsure` when the file needs :func:`parse`
-    (bad or unusual content, JSONL); never returns values :func:`parse` would read otherwise."""
+    (bad or unusual content, JSONL); never returns values :func:`parse` would read otherwise.
+
+    ``check_duplicates=False`` leaves a cell given twice to :func:`metaeval.load.load`, which
+    finds it on the resolved ids (``Batch.unique_cells`` is then False) for a fraction of the
+    cost of comparing the names here: what :func:`ingest` does."""
     import threading
 
     frame = source if isinstance(source, pd.DataFrame) else None
@@ -281,7 +286,7 @@ def stage(con: duckdb.DuckDBPyConnection, source: Path | pd.DataFrame, *, human:
         hashing = threading.Thread(target=lambda: digest.append(sha256(Path(source))))  # hashlib frees the GIL
         hashing.start()
     try:
-        batch = _stage_relation(con, relation, columns, typed, file, human, lower, origin)
+        batch = _stage_relation(con, relation, columns, typed, file, human, lower, origin, check_duplicates)
     finally:
         if hashing is not None:
             hashing.join()
@@ -361,7 +366,7 @@ def _quote(column: str) -> str:
 
 
 def _stage_relation(con, relation: str, columns: list[str], typed: bool, file: str, human: Sequence[str],
-                    lower: Sequence[str], origin: int) -> Batch:
+                    lower: Sequence[str], origin: int, check_duplicates: bool = True) -> Batch:
     wide = is_wide(columns)
     if wide:
         if "system" not in columns or not wide_measures(columns) or "annotator" in columns:
@@ -420,21 +425,25 @@ def _stage_relation(con, relation: str, columns: list[str], typed: bool, file: s
             raise
         raise Unsure(str(exc)) from None
     try:
-        return _validated(con, raw, file, human, lower, wide, "input" in columns, origin)
+        return _validated(con, raw, file, human, lower, wide, "input" in columns, origin, check_duplicates)
     except BaseException:
         con.execute(f"DROP VIEW IF EXISTS {raw}")
         con.execute(f"DROP TABLE IF EXISTS {raw}_stored")
         raise
 
 
-def _validated(con, raw: str, file: str, human, lower, wide: bool, has_input: bool, origin: int) -> Batch:
-    """The checks of :func:`parse`, in SQL, on the staged rows; :class:`Unsure` if any fails."""
+def _validated(con, raw: str, file: str, human, lower, wide: bool, has_input: bool, origin: int,
+               check_duplicates: bool = True) -> Batch:
+    """The checks of :func:`parse`, in SQL, on the staged rows; :class:`Unsure` if any fails
+    (cells given twice: only with ``check_duplicates``)."""
+    duplicates = ("count(*) - count(DISTINCT hash(system, input, measure, annotator))" if check_duplicates
+                  else "0")
     [(rows, bad, duplicates)] = con.execute(
         f"""SELECT count(*),
                    count(*) FILTER (WHERE system IS NULL OR input IS NULL OR measure IS NULL OR value IS NULL
                                     OR NOT isfinite(value) OR (kind IS NOT NULL AND kind NOT IN ('automatic', 'human'))
                                     OR (kind = 'automatic' AND annotator IS NOT NULL)),
-                   count(*) - count(DISTINCT hash(system, input, measure, annotator))
+                   {duplicates}
             FROM {raw}""").fetchall()
     if not rows or bad or duplicates:
         raise Unsure("rows the Python reader explains")
@@ -473,7 +482,7 @@ def _validated(con, raw: str, file: str, human, lower, wide: bool, has_input: bo
                                "kind": ["human" if k else "automatic" for _, k, *_ in kinds],
                                "direction": ["lower" if matches(m, lower) else "higher" for m, *_ in kinds]},
                               columns=["name", "kind", "direction"]),
-        cells_table=view, cell_counts=(rows - judgments, judgments),
+        cells_table=view, cell_counts=(rows - judgments, judgments), unique_cells=check_duplicates,
     )
 
 
@@ -507,7 +516,7 @@ def ingest(wh: Warehouse, dataset: str, sources: Sequence[Source], *, human: Seq
     with bounded_memory(wh.con):
         try:
             return _ingest_staged(wh, dataset, sources, names, batches, human, lower, replace, allow_new, command)
-        except (Unsure, InputError, ConflictError, NewIdsError):
+        except (Unsure, InputError, ConflictError, NewIdsError, DuplicateCellsError):
             pass  # read again below, by the exact reader, for the exact error (or a file DuckDB doubted)
         except (duckdb.ConstraintException, duckdb.ConversionException, duckdb.InvalidInputException):
             pass  # values DuckDB could not take: the exact reader says which
@@ -526,7 +535,7 @@ def ingest(wh: Warehouse, dataset: str, sources: Sequence[Source], *, human: Seq
 
 def _ingest_staged(wh, dataset, sources, names, batches, human, lower, replace, allow_new, command):
     for i, (s, n) in enumerate(zip(sources, names)):
-        batches.append(stage(wh.con, s, human=human, lower=lower, name=str(n), origin=i))
+        batches.append(stage(wh.con, s, human=human, lower=lower, name=str(n), origin=i, check_duplicates=False))
     _check_globs(batches, human, lower)
     return wh.load(dataset, batches, replace=replace, command=command, allow_new=allow_new)
 

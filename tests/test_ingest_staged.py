@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from metaeval import Warehouse
-from metaeval.errors import ConflictError, InputError
+from metaeval.errors import ConflictError, DuplicateCellsError, InputError
 from metaeval.ingest import table
 
 
@@ -112,6 +112,54 @@ def test_a_fast_path_conflict_is_reported_with_its_line(db, cli, tmp_path):
     assert "nothing changed" in cli("ingest", "table", a, "--dataset", "t").output  # idempotent
 
 
+DUPLICATES = {  # (earlier file or None, file giving a cell on line 2 and again on a line, that line, options)
+    "new measure": (None, "system,input,measure,value\ns1,d1,m,1\ns2,d1,m,2\ns1,d1,m,1\n", 4, {}),
+    "stored measure": ("system,input,measure,value\ns1,d1,m,1\n",
+                       "system,input,measure,value\ns2,d1,m,1\ns2,d1,m,3\n", 3, {}),
+    "new judgments": (None, "system,input,measure,value,annotator\ns1,d1,h,1,a\ns1,d1,h,2,b\ns1,d1,h,1,a\n", 4,
+                      {"human": ["h"]}),
+    "stored judgments": ("system,input,measure,value,annotator\ns1,d1,h,1,a\n",
+                         "system,input,measure,value,annotator\ns2,d1,h,1,a\ns2,d1,h,1,a\n", 3, {"human": ["h"]}),
+    "wide": (None, "system,input,m1,m2\ns1,d1,0.5,1\ns1,d1,0.5,\n", 3, {}),
+}
+
+
+@pytest.mark.parametrize("case", sorted(DUPLICATES))
+def test_duplicates_are_found_on_the_resolved_ids_and_named_by_the_exact_reader(db, cli, tmp_path, case):
+    """``ingest`` leaves the duplicate check to ``load`` (on integer ids, after the insert for
+    new measures): ``load`` refuses the staged batch and writes nothing, and the command gives
+    the exact reader's error with its line."""
+    earlier, text, line, options = DUPLICATES[case]
+    path = tmp_path / "dup.csv"
+    path.write_text(text)
+    if earlier:
+        first = tmp_path / "first.csv"
+        first.write_text(earlier)
+        cli("ingest", "table", first, "--dataset", "t", *[a for h in options.get("human", []) for a in ("--human", h)])
+    with Warehouse(db) as wh:
+        before = wh.con.execute("SELECT (SELECT count(*) FROM scores), (SELECT count(*) FROM judgments), "
+                                "(SELECT count(*) FROM ingests)").fetchall()
+        staged = table.stage(wh.con, path, check_duplicates=False, **options)
+        assert staged.unique_cells is False
+        with pytest.raises(DuplicateCellsError, match="1 cell\\(s\\) given more than once"):
+            wh.load("t", [staged], allow_new=True)
+        table.drop_staged(wh.con, [staged])
+        after = wh.con.execute("SELECT (SELECT count(*) FROM scores), (SELECT count(*) FROM judgments), "
+                               "(SELECT count(*) FROM ingests)").fetchall()
+        assert after == before
+    out = cli("ingest", "table", path, "--dataset", "t", "--allow-new",
+              *[a for h in options.get("human", []) for a in ("--human", h)], expect_ok=False).output
+    assert f"{path}:2:" in out and f"more than once (lines 2, {line})" in out, out
+
+
+def test_the_same_cell_in_two_files_is_not_a_duplicate(db, cli, tmp_path):
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    a.write_text("system,input,measure,value\ns1,d1,m,1\ns1,d2,m,2\n")
+    b.write_text("system,input,measure,value\ns1,d2,m,2\ns2,d1,m,3\n")
+    out = " ".join(cli("ingest", "table", a, b, "--dataset", "t").output.split())
+    assert f"{a}: read 2 scores, inserted 2" in out and f"{b}: read 2 scores, inserted 1" in out
+
+
 def test_wide_csv_ingest(db, cli, tmp_path):
     path = tmp_path / "wide.csv"
     path.write_text("system,input,mymetric,rouge,expert\ns1,d1,0.5,0.1,4\ns1,d2,0.25,,3\ns2,d1,1,0.3,5\n")
@@ -191,3 +239,34 @@ def test_dataframe_values_as_python_reads_them(db, frame, error):
             assert stored["system"].tolist() == given["system"].tolist()
             assert stored["input"].tolist() == given["input"].astype(str).tolist()
             assert stored["value"].tolist() == given["m"].astype(float).tolist()
+
+
+@pytest.mark.parametrize("bitmap", [True, False])
+def test_duplicate_count_on_ids_is_a_brute_force_count(db, monkeypatch, bitmap):
+    """``load._check_duplicates`` counts rows minus distinct keys, exactly, with the bitmap over
+    the ids' box and with DISTINCT (a box too large for the bitmap)."""
+    from metaeval import load
+    from metaeval.errors import DuplicateCellsError
+
+    if not bitmap:
+        monkeypatch.setattr(load, "BITMAP_KEYS", 0)
+    rng = np.random.default_rng(7)
+    outcomes = set()
+    with Warehouse(db) as wh:
+        for trial in range(30):
+            n = int(rng.integers(1, 60))
+            keys = np.column_stack([rng.integers(lo, lo + span, n) for lo, span in
+                                    ((int(rng.integers(1, 1000)), int(rng.integers(1, 4))),
+                                     (int(rng.integers(1, 10**6)), int(rng.integers(1, 30))),
+                                     (int(rng.integers(1, 50)), int(rng.integers(1, 3))))])
+            frame = pd.DataFrame(keys, columns=["system_id", "input_id", "measure_id"]).assign(value=0.5)
+            wh.con.register("_rows", frame)
+            expected = n - len({tuple(k) for k in keys.tolist()})
+            outcomes.add(bool(expected))
+            if expected:
+                with pytest.raises(DuplicateCellsError, match=f"{expected} cell"):
+                    load._check_duplicates(wh.con, "scores", "_rows", "f.csv")
+            else:
+                load._check_duplicates(wh.con, "scores", "_rows", "f.csv")
+            wh.con.unregister("_rows")
+    assert outcomes == {True, False}

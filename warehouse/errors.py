@@ -36,6 +36,17 @@ class ConflictError(WarehouseError):
         super().__init__(f"{headline}:\n  " + "\n  ".join(conflicts) + more)
 
 
+class DuplicateCellsError(WarehouseError):
+    """Cells staged without a duplicate check (a table read by DuckDB) give a key twice. Found
+    on the resolved ids, so without a line: the table ingest reads the file again with its exact
+    reader, whose error names the line."""
+
+    def __init__(self, file: str, count: int):
+        self.file, self.count = file, count
+        super().__init__(f"{file}: {count} cell(s) given more than once (same system, input, measure and "
+                         "annotator); nothing was written")
+
+
 class NewIdsError(WarehouseError):
     """An ingest would add systems or inputs to a dataset that has some, without being told to
     (``--allow-new``): often a typo in an id. ``systems`` and ``inputs`` are the new ids, each
