@@ -242,9 +242,11 @@ def test_dataframe_values_as_python_reads_them(db, frame, error):
 
 
 @pytest.mark.parametrize("bitmap", [True, False])
-def test_duplicate_count_on_ids_is_a_brute_force_count(db, monkeypatch, bitmap):
-    """``load._check_duplicates`` counts rows minus distinct keys, exactly, with the bitmap over
-    the ids' box and with DISTINCT (a box too large for the bitmap)."""
+@pytest.mark.parametrize("table_name", ["scores", "judgments"])
+def test_duplicate_count_on_ids_is_a_brute_force_count(db, monkeypatch, bitmap, table_name):
+    """``load._check_duplicates`` counts rows minus distinct keys (a judgment's with its annotator),
+    exactly, with the bitmap over the ids' box and with DISTINCT (a box too large for the bitmap),
+    also under a WHERE clause with bound parameters."""
     from metaeval import load
     from metaeval.errors import DuplicateCellsError
 
@@ -253,20 +255,60 @@ def test_duplicate_count_on_ids_is_a_brute_force_count(db, monkeypatch, bitmap):
     rng = np.random.default_rng(7)
     outcomes = set()
     with Warehouse(db) as wh:
-        for trial in range(30):
+        for trial in range(40):
             n = int(rng.integers(1, 60))
             keys = np.column_stack([rng.integers(lo, lo + span, n) for lo, span in
                                     ((int(rng.integers(1, 1000)), int(rng.integers(1, 4))),
                                      (int(rng.integers(1, 10**6)), int(rng.integers(1, 30))),
                                      (int(rng.integers(1, 50)), int(rng.integers(1, 3))))])
             frame = pd.DataFrame(keys, columns=["system_id", "input_id", "measure_id"]).assign(value=0.5)
+            columns = ["system_id", "input_id", "measure_id"]
+            if table_name == "judgments":
+                frame["annotator"] = rng.choice(["a", "b", "expert 3"], n)[: n]
+                columns.append("annotator")
             wh.con.register("_rows", frame)
-            expected = n - len({tuple(k) for k in keys.tolist()})
+            where, params = "", []
+            if trial % 2:  # only the rows of some measures
+                kept = sorted(set(frame["measure_id"].tolist()))[:1]
+                where, params = "WHERE list_contains($1, measure_id)", [kept]
+                frame = frame[frame["measure_id"].isin(kept)]
+            expected = len(frame) - len(frame[columns].drop_duplicates())
             outcomes.add(bool(expected))
             if expected:
                 with pytest.raises(DuplicateCellsError, match=f"{expected} cell"):
-                    load._check_duplicates(wh.con, "scores", "_rows", "f.csv")
+                    load._check_duplicates(wh.con, table_name, "_rows", "f.csv", where, params)
             else:
-                load._check_duplicates(wh.con, "scores", "_rows", "f.csv")
+                load._check_duplicates(wh.con, table_name, "_rows", "f.csv", where, params)
             wh.con.unregister("_rows")
     assert outcomes == {True, False}
+
+
+def test_a_parquet_file_is_read_through_a_view_and_must_not_change_before_the_commit(db, tmp_path, monkeypatch):
+    """Typed sources are not copied while staged (their columns are cheaper to read again); a
+    file rewritten between staging and the commit is an error, and nothing is written."""
+    import os
+
+    from metaeval import load
+    from metaeval.errors import WarehouseError
+
+    path = tmp_path / "t.parquet"
+    pd.DataFrame({"system": ["s1", "s2"], "input": ["d1", "d1"], "measure": "m", "value": [0.5, 1.0]}).to_parquet(path)
+    with Warehouse(db) as wh:
+        staged = table.stage(wh.con, path)
+        copies = wh.con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name LIKE '\\_raw\\_%' ESCAPE '\\'")
+        assert copies.fetchall() == [(0,)] and staged.unchanged is not None
+        table.drop_staged(wh.con, [staged])
+
+    merge = load._merge
+
+    def rewrite_then_merge(*args, **kwargs):
+        pd.DataFrame({"system": ["s1"], "input": ["d1"], "measure": "m", "value": [9.0]}).to_parquet(path)
+        os.utime(path, ns=(1, 1))  # a rewrite within the clock's resolution still changes the mtime here
+        return merge(*args, **kwargs)
+
+    monkeypatch.setattr(load, "_merge", rewrite_then_merge)
+    with Warehouse(db) as wh:
+        with pytest.raises(WarehouseError, match="changed .* while it was being read; nothing was written"):
+            table.ingest(wh, "t", [path])
+        assert wh.con.execute("SELECT (SELECT count(*) FROM scores), (SELECT count(*) FROM ingests)").fetchall() \
+            == [(0, 0)]

@@ -24,6 +24,7 @@ measure's kind and direction never change once stored.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import duckdb
@@ -66,6 +67,9 @@ class Batch:
     #: once. When not, :func:`load` checks it on the resolved ids (integers: ~3× cheaper than
     #: on the names) and raises :class:`DuplicateCellsError`; cells in ``cells`` are checked always.
     unique_cells: bool = True
+    #: For cells read through a view of a file (not copied): raises if the file changed since it
+    #: was staged; :func:`load` calls it before committing, after the last read.
+    unchanged: Callable[[], None] | None = None
 
     @property
     def counts(self) -> tuple[int, int]:
@@ -211,6 +215,9 @@ def load(
         reports = [_load_batch(con, dataset_id, b, i, s, replace, command, loaded, counted)
                    for i, (b, s) in enumerate(zip(batches, staged))]
         _drop_staged(con, loaded)
+        for batch in batches:
+            if batch.unchanged is not None:
+                batch.unchanged()
     except BaseException as exc:
         _quietly(con.rollback)  # after a fatal error DuckDB has dropped the transaction and refuses this
         _drop_staged(con, loaded)
@@ -510,32 +517,42 @@ def _resolve(con, dataset_id: int, batch: Batch, origin: int, source: dict[str, 
     return out
 
 
-#: The most keys a duplicate check counts in a bitmap (128 MiB); beyond, DuckDB's DISTINCT.
+#: The most keys a duplicate check counts in a bitmap (128 MiB), and the most annotators it
+#: numbers; beyond, DuckDB's DISTINCT.
 BITMAP_KEYS = 1 << 30
+BITMAP_ANNOTATORS = 1000
 
 
 def _check_duplicates(con, table: str, relation: str, file: str, where: str = "", params: list | None = None) -> None:
     """Keys (of one value: a judgment's includes its annotator) that rows of ``relation`` give
     more than once: a :class:`DuplicateCellsError` naming ``file``.
 
-    Scores' keys are three integer ids: each row is numbered in the box of their ranges,
-    ``((s - s0) * I + (i - i0)) * M + (m - m0)``, and ``bitstring_agg`` sets one bit per number,
-    so the distinct keys are the bits set (exact, one bit per possible key: ~15× faster than a
-    DISTINCT over 50M keys, which spills). A box over :data:`BITMAP_KEYS` keys, and judgments,
-    use ``count(DISTINCT key)``."""
+    A key is three integer ids (and a judgment's annotator, numbered by its position ``a`` among
+    the K distinct ones): each row is numbered in the box of their ranges,
+    ``(((s - s0) * I + (i - i0)) * M + (m - m0)) * K + a``, and ``bitstring_agg`` sets one bit per
+    number, so the distinct keys are the bits set (exact, one bit per possible key: ~15x faster
+    than a DISTINCT over 50M keys, which spills). A box of over :data:`BITMAP_KEYS` keys (or over
+    :data:`BITMAP_ANNOTATORS` annotators) is counted with ``count(DISTINCT key)``."""
     params = params or []
-    count = f"count(DISTINCT ({', '.join(_row_keys(table))}))"
-    if table == "scores":
-        [(rows, s0, s1, i0, i1, m0, m1)] = con.execute(
-            f"SELECT count(*), min(system_id), max(system_id), min(input_id), max(input_id), min(measure_id), "
-            f"max(measure_id) FROM {relation} {where}", params).fetchall()
-        if not rows:
-            return
-        inputs, measures = i1 - i0 + 1, m1 - m0 + 1
-        keys = (s1 - s0 + 1) * inputs * measures
-        if keys <= BITMAP_KEYS:
-            count = (f"bit_count(bitstring_agg(((system_id - {int(s0)}) * {int(inputs)} + (input_id - {int(i0)})) "
-                     f"* {int(measures)} + (measure_id - {int(m0)}), 0, {int(keys) - 1}))")
+    [(rows, s0, s1, i0, i1, m0, m1)] = con.execute(
+        f"SELECT count(*), min(system_id), max(system_id), min(input_id), max(input_id), min(measure_id), "
+        f"max(measure_id) FROM {relation} {where}", params).fetchall()
+    if not rows:
+        return
+    annotators = [None]
+    if table == "judgments":
+        annotators = [r[0] for r in con.execute(f"SELECT DISTINCT annotator FROM {relation} {where} "
+                                                f"LIMIT {BITMAP_ANNOTATORS + 1}", params).fetchall()]
+    inputs, measures, k = i1 - i0 + 1, m1 - m0 + 1, len(annotators)
+    keys = (s1 - s0 + 1) * inputs * measures * k
+    if keys <= BITMAP_KEYS and k <= BITMAP_ANNOTATORS:
+        position = "0" if table == "scores" else f"list_position(${len(params) + 1}, annotator) - 1"
+        count = (f"bit_count(bitstring_agg((((system_id - {int(s0)}) * {int(inputs)} + (input_id - {int(i0)})) "
+                 f"* {int(measures)} + (measure_id - {int(m0)})) * {int(k)} + {position}, 0, {int(keys) - 1}))")
+        if table == "judgments":
+            params = [*params, annotators]
+    else:
+        count = f"count(DISTINCT ({', '.join(_row_keys(table))}))"
     [(duplicates,)] = con.execute(f"SELECT count(*) - {count} FROM {relation} {where}", params).fetchall()
     if duplicates:
         raise DuplicateCellsError(file, duplicates)
@@ -546,8 +563,8 @@ def _check_fresh_duplicates(con, table: str, dataset_id: int, batch: Batch) -> N
     check first): its duplicates, found there (every value of those measures is the batch's);
     the transaction is rolled back on the error."""
     _check_duplicates(con, table, table, batch.file,
-                      "WHERE measure_id IN (SELECT measure_id FROM measures WHERE dataset_id = ? "
-                      "AND list_contains(?, name))", [dataset_id, [str(m) for m in batch.measures["name"]]])
+                      "WHERE measure_id IN (SELECT measure_id FROM measures WHERE dataset_id = $1 "
+                      "AND list_contains($2, name))", [dataset_id, [str(m) for m in batch.measures["name"]]])
 
 
 def _stored_measures(con, table: str, dataset_id: int, batch: Batch) -> bool:
