@@ -6,6 +6,8 @@ Generates (seeded, deterministic: values are a hash of seed, system, input, meas
 the default 20 × 500 000 × 11 = 110M cells. Then, each step in its own child process (wall time
 and peak RSS from ``/usr/bin/time -v``):
 
+0. DuckDB alone, ``CREATE TABLE t AS SELECT * FROM read_parquet(FILE)`` into a new database file
+   (the reference the ingest's time is compared with, side by side in the same run);
 1. ``metaeval ingest table FILE --dataset big --human human`` into a new warehouse;
 2. ``metaeval correlate --dataset big --human human`` (10 metrics × 3 levels × 3 coefficients);
 3. ``metaeval ci --dataset big --human human --metric metric.00 --metric metric.01
@@ -61,11 +63,15 @@ def main() -> None:
                               f"from pathlib import Path; from bench_100m import generate; "
                               f"generate(Path({str(data)!r}), {args.systems}, {args.inputs}, {args.seed})"])
         print(f"generated {cells:,} cells in {t_gen:.1f} s ({m_gen:.2f} GB)", flush=True)
-    warehouse = args.workdir / "warehouse.duckdb"
-    warehouse.unlink(missing_ok=True)
-    shutil.rmtree(f"{warehouse}.tmp", ignore_errors=True)
+    warehouse, plain = args.workdir / "warehouse.duckdb", args.workdir / "plain.duckdb"
+    for f in (warehouse, plain):
+        f.unlink(missing_ok=True)
+        shutil.rmtree(f"{f}.tmp", ignore_errors=True)
     base = [metaeval, "--db", str(warehouse)]
+    reference = (f"import duckdb; con = duckdb.connect({str(plain)!r}); "
+                 f"con.execute(\"CREATE TABLE t AS SELECT * FROM read_parquet('{data}')\"); con.close()")
     steps = [
+        ("DuckDB alone: CREATE TABLE t AS SELECT * FROM read_parquet(file)", [sys.executable, "-c", reference]),
         ("ingest table", [*base, "ingest", "table", str(data), "--dataset", "big", "--human", "human"]),
         ("correlate", [*base, "correlate", "--dataset", "big", "--human", "human"]),
         (f"ci boot-both summary pearson, 2 metrics, k={args.k}",
@@ -75,9 +81,13 @@ def main() -> None:
     print(f"\n{cells:,} cells ({data.stat().st_size / 1e6:.0f} MB of Parquet), {args.systems} systems × "
           f"{args.inputs:,} inputs × {len(MEASURES)} measures\n\n| step | time | peak RSS |\n| --- | --- | --- |",
           flush=True)
+    times = {}
     for label, command in steps:
         t, m = timed(command)
-        print(f"| `{label}` | {t:.1f} s | {m:.2f} GB |", flush=True)
+        times[label] = t
+        ratio = f" ({t / times[steps[0][0]]:.1f}× DuckDB alone)" if label == "ingest table" else ""
+        print(f"| `{label}` | {t:.1f} s{ratio} | {m:.2f} GB |", flush=True)
+    plain.unlink(missing_ok=True)
 
 
 if __name__ == "__main__":
