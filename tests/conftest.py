@@ -25,8 +25,17 @@ SLOW = frozenset(line.strip() for line in (ROOT / "tests" / "slow.txt").read_tex
 SHARED_DATA_FIXTURES = {"shared_warehouse", "warehouse_copy"}
 
 
+@pytest.hookimpl(tryfirst=True)  # before -k/-m deselect: every collected test is in items
 def pytest_collection_modifyitems(config, items):
-    """Mark ``slow`` the tests listed in tests/slow.txt and those that ingest the shared data."""
+    """Mark ``slow`` the tests listed in tests/slow.txt and those that ingest the shared data.
+    A listed test that its collected file no longer has (renamed, removed) is an error: it
+    would otherwise silently join the quick subset."""
+    functions = {item.nodeid.split("[", 1)[0] for item in items}
+    files = {f.split("::", 1)[0] for f in functions}
+    stale = sorted(f for f in SLOW if f.split("::", 1)[0] in files and f not in functions)
+    if stale:
+        raise pytest.UsageError(f"tests/slow.txt lists {len(stale)} test(s) their file does not have (renamed?): "
+                                f"{', '.join(stale)}")
     for item in items:
         function = item.nodeid.split("[", 1)[0]
         if function in SLOW or SHARED_DATA_FIXTURES & set(getattr(item, "fixturenames", ())):
