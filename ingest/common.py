@@ -258,6 +258,59 @@ def cells_frame(rows: list[tuple], file: str, field: Callable[[str], str] = lamb
     return cells
 
 
+#: Rows of a file staged at a time by :func:`stage_rows` (memory bounded whatever the file's size).
+CHUNK = 200_000
+STAGED_COLUMNS = [*CELL_COLUMNS, "seq"]
+
+
+def stage_rows(con, name: str, rows: Iterator[tuple], chunk: int | None = None) -> int:
+    """Cell rows ``(system, input, measure, annotator, value, line)`` into a new temporary
+    table ``name`` of ``con`` (with ``seq``, their order), :data:`CHUNK` at a time; how many."""
+    con.execute(f"CREATE OR REPLACE TEMP TABLE {name} (system VARCHAR, input VARCHAR, measure VARCHAR, "
+                "annotator VARCHAR, value DOUBLE, line BIGINT, seq BIGINT)")
+    count, block, chunk = 0, [], chunk or CHUNK
+
+    def flush() -> None:
+        con.register("_chunk", pd.DataFrame([(*r, count - len(block) + i) for i, r in enumerate(block)],
+                                            columns=STAGED_COLUMNS))
+        con.execute(f"INSERT INTO {name} SELECT * FROM _chunk")
+        con.unregister("_chunk")
+        block.clear()
+
+    for row in rows:
+        block.append(row)
+        count += 1
+        if len(block) >= chunk:
+            flush()
+    if block:
+        flush()
+    return count
+
+
+def check_staged_cells(con, name: str, file: str, field: Callable[[str], str] = lambda measure: "value") -> None:
+    """:func:`cells_frame`'s checks, with its errors, on rows staged by :func:`stage_rows`:
+    no rows, a cell given twice."""
+    if not con.execute(f"SELECT EXISTS (SELECT 1 FROM {name})").fetchall()[0][0]:
+        raise InputError(file, None, None, "no values found")
+    key = "system, input, measure, annotator"
+    first = con.execute(f"SELECT system, input, measure, annotator FROM {name} GROUP BY {key} HAVING count(*) > 1 "
+                        "ORDER BY min((line, seq)) LIMIT 1").fetchall()
+    if not first:
+        return
+    system, input_, measure, annotator = first[0]
+    same = {"s": system, "i": input_, "m": measure}
+    rows = con.execute(
+        f"""WITH cell AS (SELECT annotator, line, seq FROM {name} WHERE system = $s AND input = $i AND measure = $m),
+                 twice AS (SELECT annotator FROM cell GROUP BY annotator HAVING count(*) > 1)
+            SELECT line FROM cell WHERE EXISTS (SELECT 1 FROM twice WHERE twice.annotator IS NOT DISTINCT FROM cell.annotator)
+            ORDER BY seq""", same).fetchall()
+    lines = [r[0] for r in rows]
+    who = f" annotator={annotator}" if annotator is not None else ""
+    raise InputError(file, int(min(lines)), field(measure),
+                     f"cell system={system} input={input_} measure={measure}{who} "
+                     f"is given more than once (lines {', '.join(str(n) for n in lines)})")
+
+
 def check_globs_used(globs: Sequence[str], measures: Sequence[str], option: str, files: Sequence[str]) -> None:
     """A ``--human``/``--lower`` pattern that matches no measure is almost surely a typo."""
     for g in globs:

@@ -20,22 +20,21 @@ import pandas as pd
 from metaeval.core import Warehouse
 from metaeval.errors import InputError
 from metaeval.ingest.common import (
+    CHUNK,
     cells_frame,
     check_globs_used,
+    check_staged_cells,
     identifier,
     jsonl_objects,
     matches,
     measures_frame,
     number,
     sha256,
+    stage_rows,
 )
-from metaeval.load import CELL_COLUMNS, MEASURE_COLUMNS, Batch, LoadReport
+from metaeval.load import MEASURE_COLUMNS, Batch, LoadReport
 
 FORMAT = "sacrerouge"
-
-
-#: Cells held in Python at a time by :func:`stage` before they go to DuckDB.
-CHUNK = 200_000
 
 
 def parse(path: Path, *, human: Sequence[str] = (), lower: Sequence[str] = ()) -> Batch:
@@ -62,18 +61,10 @@ def stage(con: duckdb.DuckDBPyConnection, path: Path, *, human: Sequence[str] = 
     file = str(path)
     systems: dict[str, str | None] = {}
     name = f"_cells_{origin}"
-    con.execute(f"CREATE OR REPLACE TEMP TABLE {name} (system VARCHAR, input VARCHAR, measure VARCHAR, "
-                "annotator VARCHAR, value DOUBLE, line BIGINT)")
     try:
-        for chunk in _rows(path, human, systems, chunk=CHUNK):
-            con.register("_chunk", pd.DataFrame(chunk, columns=CELL_COLUMNS))
-            con.execute(f"INSERT INTO {name} SELECT * FROM _chunk")
-            con.unregister("_chunk")
-        [(rows, judgments, duplicates)] = con.execute(
-            f"""SELECT count(*), count(annotator),
-                       count(*) - count(DISTINCT hash(system, input, measure, annotator)) FROM {name}""").fetchall()
-        if not rows or duplicates:
-            parse(path, human=human, lower=lower)  # raises the exact error
+        rows = stage_rows(con, name, (row for chunk in _rows(path, human, systems, chunk=CHUNK) for row in chunk))
+        check_staged_cells(con, name, file, field=lambda measure: f"metrics.{measure}")  # parse's errors
+        [(judgments,)] = con.execute(f"SELECT count(annotator) FROM {name}").fetchall()
         kinds = con.execute(f"SELECT measure, bool_or(annotator IS NOT NULL) FROM {name} GROUP BY measure "
                             "ORDER BY measure").fetchall()
     except BaseException:

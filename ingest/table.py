@@ -28,7 +28,8 @@ Python reader whose errors name the file, line and field. Both end in the same s
 from __future__ import annotations
 
 import csv
-from collections.abc import Sequence
+import itertools
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -38,8 +39,10 @@ import pandas as pd
 from metaeval.core import Warehouse
 from metaeval.errors import ConflictError, DuplicateCellsError, InputError, NewIdsError, WarehouseError
 from metaeval.ingest.common import (
+    CHUNK,
     cells_frame,
     check_globs_used,
+    check_staged_cells,
     identifier,
     jsonl_objects,
     matches,
@@ -47,6 +50,7 @@ from metaeval.ingest.common import (
     number,
     number_text,
     sha256,
+    stage_rows,
     text_lines,
 )
 from metaeval.load import Batch, LoadReport
@@ -96,10 +100,80 @@ def frame_digest(frame: pd.DataFrame) -> str:
     return digest.hexdigest()
 
 
+def stage_exact(con: duckdb.DuckDBPyConnection, path: Path, *, human: Sequence[str] = (),
+                lower: Sequence[str] = (), origin: int = 0) -> Batch:
+    """:func:`parse`, streamed: the same errors and the same cells, but the cells go to a
+    temporary table of ``con`` (``Batch.cells_table``, with their lines) :data:`CHUNK` rows at a
+    time, so memory does not grow with the file. What :func:`ingest` reads a file with when
+    DuckDB's reading steps aside.
+
+    :func:`parse` reads the whole file before it checks a record, so an unreadable part (a
+    malformed CSV line, bytes that are not UTF-8) is the error even after a bad record: so here,
+    after the first bad record, the rest of the file is read for such an error."""
+    file = str(path)
+    columns, records, typed = _stream(path)
+    first = next(records, None)
+    if first is None:
+        raise InputError(file, None, None, "the file has no rows")
+    wide = _check_columns(file, columns, human)
+    name = f"_cells_{origin}"
+    try:
+        try:
+            rows = stage_rows(con, name, _rows(file, columns, itertools.chain([first], records), typed, human))
+        except InputError as bad:
+            for _ in records:  # raises the unreadable part's error, if any
+                pass
+            raise bad from None
+        check_staged_cells(con, name, file, field=(lambda measure: measure) if wide else (lambda measure: "value"))
+        kinds = con.execute(f"SELECT measure, bool_or(annotator IS NOT NULL), bool_and(annotator IS NOT NULL) "
+                            f"FROM {name} GROUP BY measure ORDER BY measure").fetchall()
+        mixed = [m for m, some, every in kinds if some != every]
+        if mixed:
+            [(line,)] = con.execute(f"SELECT line FROM {name} WHERE measure = ? AND annotator IS NULL "
+                                    "ORDER BY seq LIMIT 1", [mixed[0]]).fetchall()
+            raise InputError(file, int(line), "kind", _MIXED.format(m=mixed[0]))
+        systems = [r[0] for r in con.execute(f"SELECT system FROM {name} GROUP BY system ORDER BY min(seq)").fetchall()]
+        [(judgments,)] = con.execute(f"SELECT count(annotator) FROM {name}").fetchall()
+    except BaseException:
+        con.execute(f"DROP TABLE IF EXISTS {name}")
+        raise
+    return Batch(
+        file=file, format=FORMAT, sha256=sha256(path), options=_options(human, lower, "input" in columns, wide),
+        systems=pd.DataFrame({"name": systems, "type": None}),
+        measures=pd.DataFrame({"name": [m for m, *_ in kinds],
+                               "kind": ["human" if some else "automatic" for _, some, _ in kinds],
+                               "direction": ["lower" if matches(m, lower) else "higher" for m, *_ in kinds]},
+                              columns=["name", "kind", "direction"]),
+        cells_table=name, cell_counts=(rows - judgments, judgments),
+    )
+
+
 def _parse_records(file: str, digest: str, columns: list[str], records: list[dict], lines: list[int], typed: bool,
                    human: Sequence[str], lower: Sequence[str]) -> Batch:
     if not records:
         raise InputError(file, None, None, "the file has no rows")
+    wide = _check_columns(file, columns, human)
+    rows = list(_rows(file, columns, zip(lines, records), typed, human))
+    cells = cells_frame(rows, file, field=(lambda measure: measure) if wide else (lambda measure: "value"))
+    measures = measures_frame(cells, lower)
+    mixed = set(cells.loc[cells["annotator"].isna(), "measure"]) & set(cells.loc[cells["annotator"].notna(), "measure"])
+    if mixed:
+        m = sorted(mixed)[0]
+        line = int(cells.loc[(cells["measure"] == m) & cells["annotator"].isna(), "line"].iloc[0])
+        raise InputError(file, line, "kind", _MIXED.format(m=m))
+    return Batch(
+        file=file, format=FORMAT, sha256=digest,
+        options=_options(human, lower, "input" in columns, wide),
+        systems=pd.DataFrame({"name": cells["system"].drop_duplicates(), "type": None}),
+        measures=measures, cells=cells,
+    )
+
+
+_MIXED = "measure {m!r} has rows both with and without annotators/kind human"
+
+
+def _check_columns(file: str, columns: list[str], human: Sequence[str]) -> bool:
+    """The column errors :func:`parse` gives; whether the table is wide."""
     wide = is_wide(columns)
     if wide:
         _check_wide_columns(file, columns, human)
@@ -111,41 +185,39 @@ def _parse_records(file: str, digest: str, columns: list[str], records: list[dic
         for c in REQUIRED:
             if c not in columns:
                 raise InputError(file, None, c, f"required column missing (columns: {list(columns)})")
+    return wide
+
+
+def _rows(file: str, columns: list[str], records, typed: bool, human: Sequence[str]):
+    """Cell rows ``(system, input, measure, annotator, value, line)`` of ``(line, record)``
+    pairs, in order; the first bad record is an :class:`InputError` naming its line and field."""
     to_number = number if typed else number_text
-    rows = []
     has = {c: c in columns for c in OPTIONAL}
-    if wide:
-        records = _unpivot(records, lines, wide_measures(columns))
-        lines = [line for line, _ in records]
-        records = [rec for _, rec in records]
-    for line, rec in zip(lines, records):
-        system = identifier(_present(rec.get("system")), file, line, "system")
-        input_ = identifier(_present(rec.get("input")), file, line, "input") if has["input"] else SYSTEM_LEVEL_INPUT
-        measure = identifier(_present(rec.get("measure")), file, line, "measure")
-        value = to_number(_present(rec.get("value")), file, line, measure if wide else "value")
-        annotator = _present(rec.get("annotator"))
-        kind = _present(rec.get("kind"))
-        if kind is not None and kind not in KINDS:
-            raise InputError(file, line, "kind", f"expected one of {KINDS}, got {kind!r}")
-        is_human = kind == "human" or annotator is not None or (kind is None and matches(measure, human))
-        if kind == "automatic" and annotator is not None:
-            raise InputError(file, line, "annotator", "an annotator on a row of kind 'automatic'")
-        if is_human:
-            annotator = "0" if annotator is None else identifier(annotator, file, line, "annotator")
-        rows.append((system, input_, measure, annotator, value, line))
-    cells = cells_frame(rows, file, field=(lambda measure: measure) if wide else (lambda measure: "value"))
-    measures = measures_frame(cells, lower)
-    mixed = set(cells.loc[cells["annotator"].isna(), "measure"]) & set(cells.loc[cells["annotator"].notna(), "measure"])
-    if mixed:
-        m = sorted(mixed)[0]
-        line = int(cells.loc[(cells["measure"] == m) & cells["annotator"].isna(), "line"].iloc[0])
-        raise InputError(file, line, "kind", f"measure {m!r} has rows both with and without annotators/kind human")
-    return Batch(
-        file=file, format=FORMAT, sha256=digest,
-        options=_options(human, lower, has["input"], wide),
-        systems=pd.DataFrame({"name": cells["system"].drop_duplicates(), "type": None}),
-        measures=measures, cells=cells,
-    )
+    wide = is_wide(columns)
+    measures = wide_measures(columns) if wide else []
+    for line, rec in records:
+        for rec in (_unpivot_one(rec, measures) if wide else (rec,)):
+            system = identifier(_present(rec.get("system")), file, line, "system")
+            input_ = (identifier(_present(rec.get("input")), file, line, "input") if has["input"]
+                      else SYSTEM_LEVEL_INPUT)
+            measure = identifier(_present(rec.get("measure")), file, line, "measure")
+            value = to_number(_present(rec.get("value")), file, line, measure if wide else "value")
+            annotator = _present(rec.get("annotator"))
+            kind = _present(rec.get("kind"))
+            if kind is not None and kind not in KINDS:
+                raise InputError(file, line, "kind", f"expected one of {KINDS}, got {kind!r}")
+            is_human = kind == "human" or annotator is not None or (kind is None and matches(measure, human))
+            if kind == "automatic" and annotator is not None:
+                raise InputError(file, line, "annotator", "an annotator on a row of kind 'automatic'")
+            if is_human:
+                annotator = "0" if annotator is None else identifier(annotator, file, line, "annotator")
+            yield system, input_, measure, annotator, value, line
+
+
+def _unpivot_one(rec: dict, measures: list[str]) -> list[dict]:
+    """A wide record as long ones: one per measure with a value."""
+    return [{"system": rec.get("system"), "input": rec.get("input"), "annotator": rec.get("annotator"),
+             "measure": m, "value": rec[m]} for m in measures if _present(rec.get(m)) is not None]
 
 
 def _options(human, lower, has_input: bool, wide: bool) -> dict:
@@ -172,17 +244,6 @@ def _check_wide_columns(file: str, columns: Sequence[str], human: Sequence[str])
                              f"measures (mark them with --human); {automatic} are not")
 
 
-def _unpivot(records: list[dict], lines: list[int], measures: list[str]) -> list[tuple[int, dict]]:
-    """A wide table's records as long ones, ``(line, record)``: one per measure with a value."""
-    out = []
-    for line, rec in zip(lines, records):
-        for m in measures:
-            if _present(rec.get(m)) is not None:
-                out.append((line, {"system": rec.get("system"), "input": rec.get("input"),
-                                   "annotator": rec.get("annotator"), "measure": m, "value": rec[m]}))
-    return out
-
-
 def _present(value):
     """None for a missing value (empty CSV field, null), the value otherwise."""
     if value is None or value is pd.NA or (isinstance(value, float) and value != value):
@@ -194,52 +255,87 @@ def _present(value):
 
 def _read(path: Path) -> tuple[list[str], list[dict], list[int], bool]:
     """The columns, the records, each record's line number (row number for Parquet), and
-    whether the values are typed (not CSV text)."""
+    whether the values are typed (not CSV text): :func:`_stream`, all in memory."""
+    columns, records, typed = _stream(path)
+    pairs = list(records)
+    return columns, [rec for _, rec in pairs], [line for line, _ in pairs], typed
+
+
+def _stream(path: Path) -> tuple[list[str], Iterator[tuple[int, dict]], bool]:
+    """The columns, an iterator of ``(line, record)`` (row number for Parquet) read as it goes
+    (a file that cannot be read is an :class:`InputError` where it stops being readable), and
+    whether the values are typed (not CSV text). A JSONL file is read twice: its columns are
+    every key of every line."""
     suffix = path.suffix.lower()
     if suffix == ".csv":
-        return _read_csv(path)
+        header, records = _csv_stream(path)
+        return header, records, False
     if suffix == ".parquet":
-        import pyarrow.parquet as pq
-
-        try:  # as Python values: an integer column with nulls stays integers (pandas would make floats of it)
-            data = pq.read_table(path)
-        except (OSError, ValueError) as exc:
-            raise InputError(str(path), None, None, f"cannot read as parquet: {exc}") from None
-        index = (data.schema.pandas_metadata or {}).get("index_columns", [])  # a DataFrame's index, written by pandas
-        data = data.drop_columns([c for c in index if isinstance(c, str)])
-        return [str(c) for c in data.column_names], data.to_pylist(), list(range(1, 1 + data.num_rows)), True
+        return (*_parquet_stream(path), True)
     if suffix in (".jsonl", ".json", ".ndjson"):
-        lines, objs = zip(*jsonl_objects(path))
-        columns = list(dict.fromkeys(k for o in objs for k in o))
-        return columns, list(objs), list(lines), True
+        columns = {}
+        for _, obj in jsonl_objects(path):
+            columns.update(dict.fromkeys(obj))
+        return list(columns), jsonl_objects(path), True
     raise InputError(str(path), None, None, f"unknown table format {suffix!r}: use .csv, .parquet or .jsonl")
 
 
-def _read_csv(path: Path) -> tuple[list[str], list[dict], list[int], bool]:
-    """CSV records (all fields text), each with the physical line it starts on."""
+def _parquet_stream(path: Path) -> tuple[list[str], Iterator[tuple[int, dict]]]:
+    import pyarrow.parquet as pq
+
+    try:
+        data = pq.ParquetFile(path)
+    except (OSError, ValueError) as exc:
+        raise InputError(str(path), None, None, f"cannot read as parquet: {exc}") from None
+    index = {c for c in (data.schema_arrow.pandas_metadata or {}).get("index_columns", [])  # a DataFrame's index
+             if isinstance(c, str)}
+    columns = [str(c) for c in data.schema_arrow.names if c not in index]
+
+    def records() -> Iterator[tuple[int, dict]]:
+        row = 0
+        try:  # as Python values: an integer column with nulls stays integers (pandas would make floats of it)
+            for batch in data.iter_batches(batch_size=CHUNK, columns=columns):
+                for rec in batch.to_pylist():
+                    row += 1
+                    yield row, rec
+        except (OSError, ValueError) as exc:
+            raise InputError(str(path), None, None, f"cannot read as parquet: {exc}") from None
+
+    return columns, records()
+
+
+def _csv_stream(path: Path) -> tuple[list[str], Iterator[tuple[int, dict]]]:
+    """The header and the records (all fields text) of a CSV file, each with the physical line
+    it starts on."""
     file = str(path)
     reader = csv.reader((text for _, text in text_lines(path)), strict=True)
-    header, records, lines = None, [], []
-    while True:
-        start = reader.line_num + 1
-        try:
-            row = next(reader, None)
-        except csv.Error as exc:
-            raise InputError(file, reader.line_num, None, f"malformed CSV: {exc}") from None
-        if row is None:
-            break
-        if len(row) <= 1 and not "".join(row).strip():
-            continue  # a blank line
-        if header is None:
-            header = _csv_header(row, file, start)
-        elif len(row) != len(header):
-            raise InputError(file, start, None, f"{len(row)} fields, the header has {len(header)}")
-        else:
-            records.append(dict(zip(header, row)))
-            lines.append(start)
-    if header is None:
+
+    def rows() -> Iterator[tuple[int, list[str]]]:
+        while True:
+            start = reader.line_num + 1
+            try:
+                row = next(reader, None)
+            except csv.Error as exc:
+                raise InputError(file, reader.line_num, None, f"malformed CSV: {exc}") from None
+            if row is None:
+                return
+            if len(row) <= 1 and not "".join(row).strip():
+                continue  # a blank line
+            yield start, row
+
+    found = rows()
+    first = next(found, None)
+    if first is None:
         raise InputError(file, None, None, "the file is empty")
-    return header, records, lines, False
+    header = _csv_header(first[1], file, first[0])
+
+    def records() -> Iterator[tuple[int, dict]]:
+        for start, row in found:
+            if len(row) != len(header):
+                raise InputError(file, start, None, f"{len(row)} fields, the header has {len(header)}")
+            yield start, dict(zip(header, row))
+
+    return header, records()
 
 
 def _csv_header(row: list[str], file: str, line: int) -> list[str]:
@@ -537,8 +633,9 @@ def ingest(wh: Warehouse, dataset: str, sources: Sequence[Source], *, human: Seq
     """Load table files (and/or DataFrames, named by ``names`` in messages) into ``dataset``
     of ``wh`` in one transaction, as ``metaeval ingest table`` does: staged and checked in
     DuckDB; when DuckDB's reading finds anything wrong (a bad value, a conflict, a new id),
-    everything is read again by :func:`parse` and loaded the same way, so that the error is
-    the exact one, naming file, line and field."""
+    everything is read again by :func:`stage_exact` (:func:`parse`, streamed: memory bounded
+    whatever the file's size) and loaded the same way, so that the error is the exact one,
+    naming file, line and field."""
     names = list(names) if names is not None else [
         f"<DataFrame {i + 1}>" if isinstance(s, pd.DataFrame) else str(s) for i, s in enumerate(sources)]
     batches: list[Batch] = []
@@ -556,10 +653,21 @@ def ingest(wh: Warehouse, dataset: str, sources: Sequence[Source], *, human: Seq
             drop_staged(wh.con, batches)
             for i in range(len(sources)):
                 _quietly_unregister(wh.con, f"_frame_{i}")
-    exact = [parse_frame(s, str(n), human=human, lower=lower) if isinstance(s, pd.DataFrame)
-             else parse(Path(s), human=human, lower=lower) for s, n in zip(sources, names)]
-    _check_globs(exact, human, lower)
-    return wh.load(dataset, exact, replace=replace, command=command, allow_new=allow_new)
+    exact: list[Batch] = []
+    with bounded_memory(wh.con):
+        try:
+            for i, (s, n) in enumerate(zip(sources, names)):
+                exact.append(parse_frame(s, str(n), human=human, lower=lower) if isinstance(s, pd.DataFrame)
+                             else stage_exact(wh.con, Path(s), human=human, lower=lower, origin=i))
+            _check_globs(exact, human, lower)
+            return wh.load(dataset, exact, replace=replace, command=command, allow_new=allow_new)
+        finally:
+            for b in exact:
+                if b.cells_table:
+                    try:
+                        wh.con.execute(f"DROP TABLE IF EXISTS {b.cells_table}")
+                    except duckdb.Error:
+                        pass
 
 
 def _ingest_staged(wh, dataset, sources, names, batches, human, lower, replace, allow_new, command):

@@ -3,6 +3,7 @@ exactly what the Python reader gives, or steps aside for it; wide tables and Dat
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -312,3 +313,108 @@ def test_a_parquet_file_is_read_through_a_view_and_must_not_change_before_the_co
             table.ingest(wh, "t", [path])
         assert wh.con.execute("SELECT (SELECT count(*) FROM scores), (SELECT count(*) FROM ingests)").fetchall() \
             == [(0, 0)]
+
+
+def _exact_both(wh: Warehouse, path: Path, **options):
+    """(what parse gives or its InputError, what stage_exact gives or its InputError)."""
+    out = []
+    for read in (lambda: table.parse(path, **options), lambda: table.stage_exact(wh.con, path, **options)):
+        try:
+            out.append(read())
+        except InputError as exc:
+            out.append(exc)
+    return out
+
+
+def _same_batches(wh: Warehouse, exact, streamed) -> None:
+    if isinstance(exact, InputError):
+        assert isinstance(streamed, InputError) and str(streamed) == str(exact)
+        return
+    assert not isinstance(streamed, InputError), streamed
+    rows = wh.con.execute(f"SELECT system, input, measure, annotator, value, line FROM {streamed.cells_table} "
+                          "ORDER BY seq").fetchall()
+    columns = ["system", "input", "measure", "annotator", "value", "line"]
+    assert rows == [tuple(None if pd.isna(v) else v for v in r)
+                    for r in exact.cells[columns].itertuples(index=False, name=None)]
+    assert streamed.measures.equals(exact.measures.reset_index(drop=True))
+    assert list(streamed.systems["name"]) == list(exact.systems["name"])
+    assert (streamed.options, streamed.rows, streamed.sha256, streamed.counts) == \
+        (exact.options, exact.rows, exact.sha256, exact.counts)
+    wh.con.execute(f"DROP TABLE {streamed.cells_table}")
+
+
+MORE_CSV = {
+    "bad value then short row": "system,input,measure,value\ns1,d1,m,abc\ns1,d2,m\n",
+    "bad value then not utf-8": None,
+    "duplicates of two annotators": ("system,input,measure,value,annotator\ns1,d1,h,1,a\ns1,d1,h,2,b\n"
+                                     "s1,d1,h,1,a\ns1,d1,h,3,b\ns1,d1,h,4,c\n"),
+    "wide duplicate of two measures": "system,input,m1,m2\ns1,d1,0.5,1\ns2,d1,1,2\ns1,d1,0.5,1\n",
+    "mixed kinds later": "system,input,measure,value,annotator\ns1,d1,m,1,\ns2,d1,m,1,a\ns1,d1,n,1,\n",
+    "header only": "system,input,measure,value\n\n",
+    "empty": "",
+}
+
+
+@pytest.mark.parametrize("name", sorted(TRICKY_CSV) + sorted(MORE_CSV))
+@pytest.mark.parametrize("chunk", [2, 100])
+def test_the_streamed_exact_reader_gives_what_parse_gives(db, tmp_path, monkeypatch, name, chunk):
+    """``stage_exact`` (what ingest reads a file with when DuckDB steps aside) gives parse's
+    cells, measures, systems and errors, in chunks of any size; the same file as JSONL and
+    Parquet too, where it can be written as one."""
+    from metaeval.ingest import common
+
+    monkeypatch.setattr(common, "CHUNK", chunk)
+    content = {**TRICKY_CSV, **MORE_CSV}[name]
+    if content is None:
+        raw = b"system,input,measure,value\ns1,d\xff,m,1\n" if name == "non-utf8" else \
+            b"system,input,measure,value\ns1,d1,m,x\ns1,d\xff,m,1\n"
+    else:
+        raw = content.encode()
+    human = ["expert", "h"] if "human" in name or "kind" in name or "annotator" in name else []
+    path = tmp_path / "t.csv"
+    path.write_bytes(raw)
+    with Warehouse(db) as wh:
+        _same_batches(wh, *_exact_both(wh, path, human=human))
+        try:
+            frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+        except (ValueError, UnicodeDecodeError, pd.errors.ParserError):
+            return
+        jsonl = tmp_path / "t.jsonl"
+        jsonl.write_text("".join(json.dumps({k: v for k, v in r.items() if v != ""}) + "\n"
+                                 for r in frame.to_dict("records")))
+        _same_batches(wh, *_exact_both(wh, jsonl, human=human))
+        parquet = tmp_path / "t.parquet"
+        frame.replace("", None).to_parquet(parquet, index=False)
+        _same_batches(wh, *_exact_both(wh, parquet, human=human))
+
+
+def test_a_bad_file_is_diagnosed_in_bounded_memory(db, tmp_path, monkeypatch):
+    """The exact reader ingest falls back on stages its rows in chunks: a large file with one bad
+    value at its end never has more than a chunk of Python rows at a time (counted here), and
+    the error names the line."""
+    from metaeval.ingest import common
+
+    monkeypatch.setattr(common, "CHUNK", 1000)
+    sizes = []
+    path = tmp_path / "big.csv"
+    with path.open("w") as f:
+        f.write("system,input,measure,value\n")
+        for i in range(20_000):
+            f.write(f"s{i % 7},d{i // 7},m,{i / 3}\n")
+        f.write("s0,d0,n,oops\n")
+    class CountingPandas:  # ingest.common's pandas, counting the rows of each frame made of a list
+        def __getattr__(self, name):
+            return getattr(pd, name)
+
+        @staticmethod
+        def DataFrame(data=None, *args, **kwargs):  # noqa: N802
+            if isinstance(data, list):
+                sizes.append(len(data))
+            return pd.DataFrame(data, *args, **kwargs)
+
+    monkeypatch.setattr(common, "pd", CountingPandas())
+    with Warehouse(db) as wh:
+        with pytest.raises(InputError, match=f"{path}:20002: field 'value': expected a number, got 'oops'"):
+            table.ingest(wh, "t", [path])
+        assert wh.con.execute("SELECT count(*) FROM scores").fetchall() == [(0,)]
+    assert sizes and max(sizes) <= 1000
