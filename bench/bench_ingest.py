@@ -7,7 +7,10 @@ N inputs × 11 measures (10 metrics ``metric.00``..``metric.09`` and one human j
 
 1. DuckDB alone: ``CREATE TABLE t AS SELECT * FROM read_csv(file)`` into a new database file;
 2. ``metaeval ingest table FILE --dataset bench --human human`` into a new warehouse;
-3. ``metaeval correlate --dataset bench --human human`` (all metrics, 3 levels × 3 coefficients).
+3. ``metaeval correlate --dataset bench --human human`` (all metrics, 3 levels × 3 coefficients);
+4. with ``--bad``: ``metaeval ingest table`` of a copy of the CSV with one bad value on an extra
+   last line, which DuckDB's reading steps aside for: the exact reader's diagnosis (it must fail
+   naming that line, in bounded memory).
 
     python bench/bench_ingest.py --workdir /tmp/metaeval-bench --scale 1 --scale 10
 
@@ -48,9 +51,14 @@ def timed(command: list[str]) -> tuple[float, float]:
     result = subprocess.run(["/usr/bin/time", "-v", *command], capture_output=True, text=True)
     if result.returncode != 0:
         sys.exit(f"failed: {' '.join(command)}\n{result.stdout[-2000:]}\n{result.stderr[-4000:]}")
-    wall = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (?:(\d+):)?(\d+):([\d.]+)", result.stderr)
+    return _usage(result.stderr)
+
+
+def _usage(stderr: str) -> tuple[float, float]:
+    """(wall seconds, peak RSS in GB) from GNU time's report."""
+    wall = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (?:(\d+):)?(\d+):([\d.]+)", stderr)
     h, m, s = (float(x) if x else 0.0 for x in wall.groups())
-    rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", result.stderr).group(1))
+    rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", stderr).group(1))
     return h * 3600 + m * 60 + s, rss / 1024 / 1024
 
 
@@ -61,6 +69,7 @@ def main() -> None:
     parser.add_argument("--systems", type=int, default=50)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--no-correlate", action="store_true")
+    parser.add_argument("--bad", action="store_true", help="Also time the diagnosis of a file with a bad last line.")
     args = parser.parse_args()
     scales = args.scale or [1]
     metaeval = str(Path(sys.executable).parent / "metaeval")
@@ -87,17 +96,33 @@ def main() -> None:
         if not args.no_correlate:
             line["correlate_s"], line["correlate_gb"] = timed(
                 [metaeval, "--db", str(warehouse), "correlate", "--dataset", "bench", "--human", "human"])
+        if args.bad:
+            bad = args.workdir / f"bad_{csv.name}"
+            shutil.copyfile(csv, bad)
+            with bad.open("a") as f:
+                f.write("sys0,in0,metric.00,not-a-number\n")
+            warehouse.unlink(missing_ok=True)
+            result = subprocess.run(["/usr/bin/time", "-v", metaeval, "--db", str(warehouse), "ingest", "table",
+                                     str(bad), "--dataset", "bench", "--human", "human"], capture_output=True, text=True)
+            expected = f"{bad}:{n + 2}: field 'value': expected a number"
+            if result.returncode == 0 or expected not in result.stdout + result.stderr:
+                sys.exit(f"the bad file's ingest did not fail as expected ({expected!r}):\n{result.stderr[-2000:]}")
+            line["bad_s"], line["bad_gb"] = _usage(result.stderr)
+            bad.unlink()
         rows.append(line)
         print(f"{n:,} rows ({size:.0f} MB): DuckDB read_csv {t_duck:.2f} s {m_duck:.2f} GB | "
               f"metaeval ingest table {t_ing:.2f} s {m_ing:.2f} GB ({t_ing / t_duck:.1f}× the time)"
               + (f" | correlate {line['correlate_s']:.1f} s {line['correlate_gb']:.2f} GB" if "correlate_s" in line
+                 else "")
+              + (f" | bad last line diagnosed in {line['bad_s']:.1f} s {line['bad_gb']:.2f} GB" if "bad_s" in line
                  else ""), flush=True)
-    print("\n| rows | CSV | DuckDB read_csv | metaeval ingest table | ratio | correlate |")
-    print("| --- | --- | --- | --- | --- | --- |")
+    print("\n| rows | CSV | DuckDB read_csv | metaeval ingest table | ratio | correlate | bad last line diagnosed |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
     for r in rows:
         corr = f"{r['correlate_s']:.1f} s, {r['correlate_gb']:.2f} GB" if "correlate_s" in r else "—"
+        bad = f"{r['bad_s']:.1f} s, {r['bad_gb']:.2f} GB" if "bad_s" in r else "—"
         print(f"| {r['rows']:,} | {r['MB']:.0f} MB | {r['duckdb_s']:.2f} s, {r['duckdb_gb']:.2f} GB | "
-              f"{r['ingest_s']:.2f} s, {r['ingest_gb']:.2f} GB | {r['ingest_s'] / r['duckdb_s']:.1f}× | {corr} |")
+              f"{r['ingest_s']:.2f} s, {r['ingest_gb']:.2f} GB | {r['ingest_s'] / r['duckdb_s']:.1f}× | {corr} | {bad} |")
 
 
 if __name__ == "__main__":
