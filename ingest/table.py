@@ -272,7 +272,7 @@ def _stream(path: Path) -> tuple[list[str], Iterator[tuple[int, dict]], bool]:
         return header, records, False
     if suffix == ".parquet":
         return (*_parquet_stream(path), True)
-    if suffix in (".jsonl", ".json", ".ndjson"):
+    if suffix in _JSONL_SUFFIXES:
         columns = {}
         for _, obj in jsonl_objects(path):
             columns.update(dict.fromkeys(obj))
@@ -360,10 +360,12 @@ _NUMBER_TYPES = _ID_TYPES[1:] + ("FLOAT", "DOUBLE")
 def stage(con: duckdb.DuckDBPyConnection, source: Path | pd.DataFrame, *, human: Sequence[str] = (),
           lower: Sequence[str] = (), name: str | None = None, origin: int = 0,
           check_duplicates: bool = True) -> Batch:
-    """A CSV or Parquet file (or a DataFrame, called ``name`` in messages) read by DuckDB into
-    a temporary table of ``con`` and validated there: a :class:`Batch` whose cells are that
-    table (``Batch.cells_table``). Raises :class:`Unsure` when the file needs :func:`parse`
-    (bad or unusual content, JSONL); never returns values :func:`parse` would read otherwise.
+    """A CSV, Parquet or long JSONL file (or a DataFrame, called ``name`` in messages) read by
+    DuckDB and validated there in SQL: a :class:`Batch` whose cells are a temporary view of
+    ``con`` (``Batch.cells_table``). Raises :class:`Unsure` when the file needs :func:`parse`
+    (bad or unusual content, a wide JSONL table); never returns values :func:`parse` would read
+    otherwise. Text files (CSV, JSONL) are parsed once, into a temporary table; Parquet files and
+    DataFrames are read again at each step (see :func:`_stage_relation`).
 
     ``check_duplicates=False`` leaves a cell given twice to :func:`metaeval.load.load`, which
     finds it on the resolved ids (``Batch.unique_cells`` is then False) for a fraction of the
@@ -379,16 +381,19 @@ def stage(con: duckdb.DuckDBPyConnection, source: Path | pd.DataFrame, *, human:
         hashing = None
     else:
         stat = _identity(Path(source))
-        relation, columns, typed = _file_relation(Path(source))
+        relation, columns, typed = _file_relation(con, Path(source))
         hashing = threading.Thread(target=lambda: digest.append(sha256(Path(source))))  # hashlib frees the GIL
         hashing.start()
+    suffix = "" if frame is not None else Path(source).suffix.lower()
+    copy, flagged = frame is None and suffix != ".parquet", suffix in _JSONL_SUFFIXES
     try:
-        batch = _stage_relation(con, relation, columns, typed, file, human, lower, origin, check_duplicates)
+        batch = _stage_relation(con, relation, columns, typed, file, human, lower, origin, check_duplicates, copy,
+                                flagged)
     finally:
         if hashing is not None:
             hashing.join()
     batch.sha256 = digest[0]
-    if frame is None and typed:  # read through a view until the merge: it must not change meanwhile
+    if frame is None and not copy:  # read through a view until the merge: it must not change meanwhile
         batch.unchanged = lambda: _check_unchanged(Path(source), stat)
     return batch
 
@@ -411,10 +416,12 @@ def _check_unchanged(path: Path, identity: tuple[int, int, int]) -> None:
                              "ingest it again once it is complete")
 
 
-def _file_relation(path: Path) -> tuple[str, list[str], bool]:
-    """SQL reading the file, its columns, and whether it is typed (Parquet) or text (CSV)."""
+def _file_relation(con, path: Path) -> tuple[str, list[str], bool]:
+    """SQL reading the file, its columns, and whether it is typed (Parquet, JSONL) or text (CSV)."""
     suffix = path.suffix.lower()
     literal = "'" + str(path).replace("'", "''") + "'"
+    if suffix in _JSONL_SUFFIXES:
+        return (*_jsonl_relation(con, literal), True)
     if suffix == ".csv":
         header = _first_csv_record(path)
         if header is None:
@@ -437,6 +444,49 @@ def _file_relation(path: Path) -> tuple[str, list[str], bool]:
         select = ", ".join(_quote(c) for c in columns)
         return f"(SELECT {select} FROM read_parquet({literal}))", columns, True
     raise Unsure(f"{suffix} files are read in Python")
+
+
+_JSONL_SUFFIXES = (".jsonl", ".json", ".ndjson")
+#: What a JSON field of each kind may be for the value to be read as :func:`parse` reads it.
+_JSON_ID_TYPES = ("VARCHAR", "BIGINT", "UBIGINT")
+_JSON_NUMBER_TYPES = ("BIGINT", "UBIGINT", "DOUBLE")
+
+
+def _jsonl_relation(con, literal: str) -> tuple[str, list[str]]:
+    """SQL reading a long JSONL table with DuckDB's JSON reader, one row per object, and its
+    columns (every key of every line). Each row also has ``_bad``: true where the line is not
+    what :func:`parse` would read alike — not an object, a key given twice, a field of another
+    JSON type than an id or a number (DuckDB would cast a string "0.5" or take the first of two
+    keys), a comma before a closing bracket (DuckDB allows it, JSON does not; a string holding
+    one is doubted too). NaN and Infinity, which DuckDB reads, are not finite: refused later.
+    Malformed JSON, lone surrogates, a byte order mark and bytes that are not UTF-8 make DuckDB
+    fail, and the Python reader explains them."""
+    objects = f"read_ndjson_objects({literal})"
+    try:
+        keys = sorted(r[0] for r in con.execute(f"SELECT DISTINCT unnest(json_keys(json)) FROM {objects} "
+                                                "WHERE json_type(json) = 'OBJECT'").fetchall())
+    except duckdb.Error as exc:
+        if isinstance(exc, duckdb.OutOfMemoryException):
+            raise
+        raise Unsure(str(exc)) from None
+    if is_wide(keys) or not set(keys) <= set(REQUIRED + OPTIONAL):
+        raise Unsure("a wide JSONL table, or columns the Python reader explains")
+    paths = "[" + ", ".join("'$.\"" + _escape(k) + "\"'" for k in keys) + "]"
+    field = {k: f"v[{i + 1}]" for i, k in enumerate(keys)}  # each line parsed once: its fields as JSON values
+    bad = ["len(k) <> len(list_distinct(k))", r"regexp_matches(json, ',[ \t\r\n]*[\]}]')"]
+    fields = []
+    for key in keys:
+        kinds = _JSON_NUMBER_TYPES if key == "value" else _JSON_ID_TYPES
+        bad.append(f"coalesce(json_type({field[key]}) NOT IN ('NULL', {', '.join(repr(t) for t in kinds)}), false)")
+        if key == "value":
+            fields.append(f"CASE WHEN json_type({field[key]}) IN {_JSON_NUMBER_TYPES!r} "
+                          f"THEN CAST({field[key]} AS DOUBLE) END AS value")
+        else:
+            fields.append(f"json_extract_string({field[key]}, '$') AS {_quote(key)}")
+    # a line that is not an object has no system: refused by the checks
+    relation = (f"(SELECT {', '.join(fields)}, ({' OR '.join(bad)}) AS _bad "
+                f"FROM (SELECT json, json_extract(json, {paths}) AS v, json_keys(json) AS k FROM {objects}))")
+    return relation, keys
 
 
 def _frame_relation(con, frame: pd.DataFrame, origin: int) -> tuple[str, list[str], bool]:
@@ -483,7 +533,10 @@ def _quote(column: str) -> str:
 
 
 def _stage_relation(con, relation: str, columns: list[str], typed: bool, file: str, human: Sequence[str],
-                    lower: Sequence[str], origin: int, check_duplicates: bool = True) -> Batch:
+                    lower: Sequence[str], origin: int, check_duplicates: bool = True, copy: bool = True,
+                    flagged: bool = False) -> Batch:
+    """``relation`` (a file's or a DataFrame's rows) staged and validated. ``copy``: parse it once
+    into a table; ``flagged``: it has a column ``_bad``, true on rows to be doubted."""
     wide = is_wide(columns)
     if wide:
         if "system" not in columns or not wide_measures(columns) or "annotator" in columns:
@@ -529,14 +582,17 @@ def _stage_relation(con, relation: str, columns: list[str], typed: bool, file: s
         annotator = f", {text('annotator')} AS annotator" if "annotator" in columns else ""
         kind = f", {text('kind')} AS kind" if "kind" in columns else ""
         select = (f"SELECT {text('system')} AS system, {input_} AS input, {text('measure')} AS measure"
-                  f"{annotator}{kind}, {value('value')} AS value FROM {relation}")
+                  f"{annotator}{kind}, {value('value')} AS value{', _bad' if flagged else ''} FROM {relation}")
     # columns the file lacks are constants of a view, not stored: the staged table is no wider than the file.
-    # CSV text is parsed once, into a table; a typed source (Parquet, a DataFrame) is columnar and cheaper
-    # to read again at each step than a copy spilled to disk (110M Parquet cells: 7.8 s to copy, then each
-    # check 5-10x slower on the copy), so it is read through a view (a file changed meanwhile: Batch.unchanged)
+    # Text (CSV, JSONL) is parsed once, into a table (``copy``); Parquet and a DataFrame are columnar and
+    # cheaper to read again at each step than a copy spilled to disk (110M Parquet cells: 7.8 s to copy, then
+    # each check 5-10x slower on the copy), so they are read through a view (a file changed meanwhile:
+    # Batch.unchanged)
     absent = "".join(f", CAST(NULL AS VARCHAR) AS {c}" for c in ("annotator", "kind") if wide or c not in columns)
+    if not flagged:
+        absent += ", false AS _bad"  # only a JSONL line can be doubted before the checks below
     try:
-        if typed:
+        if not copy:
             con.execute(f"CREATE OR REPLACE TEMP VIEW {raw} AS SELECT *{absent} FROM ({select})")
         else:
             con.execute(f"CREATE OR REPLACE TEMP TABLE {raw}_stored AS {select}")
@@ -565,7 +621,7 @@ def _validated(con, raw: str, file: str, human, lower, wide: bool, has_input: bo
                   else "0")
     [(rows, bad, duplicates)] = con.execute(
         f"""SELECT count(*),
-                   count(*) FILTER (WHERE system IS NULL OR input IS NULL OR measure IS NULL OR value IS NULL
+                   count(*) FILTER (WHERE _bad OR system IS NULL OR input IS NULL OR measure IS NULL OR value IS NULL
                                     OR NOT isfinite(value) OR (kind IS NOT NULL AND kind NOT IN ('automatic', 'human'))
                                     OR (kind = 'automatic' AND annotator IS NOT NULL)),
                    {duplicates}
