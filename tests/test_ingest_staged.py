@@ -38,6 +38,18 @@ def _both(wh: Warehouse, path: Path, **options):
     return staged, exact
 
 
+def _agree_or_step_aside(wh: Warehouse, staged, exact) -> None:
+    """DuckDB's reading refused a file Python refuses, or gave what Python gives."""
+    if isinstance(exact, InputError):
+        assert staged is None, f"DuckDB read a file that Python refuses: {exact}"
+    elif staged is not None:
+        assert _cells(wh, staged) == _cells(wh, exact)
+        assert staged.measures.sort_values("name").reset_index(drop=True).equals(
+            exact.measures.sort_values("name").reset_index(drop=True))
+        assert staged.options == exact.options and staged.rows == exact.rows and staged.sha256 == exact.sha256
+        table.drop_staged(wh.con, [staged])
+
+
 TRICKY_CSV = {
     "plain": "system,input,measure,value\ns1,d1,m,0.5\ns2,d1,m,-1e-3\n",
     "crlf and blank lines": "system,input,measure,value\r\n\r\ns1,d1,m,.5\r\n\r\ns2,d1,m,5.\r\n",
@@ -75,15 +87,7 @@ def test_duckdb_reading_agrees_with_python_or_steps_aside(db, tmp_path, name):
     content = TRICKY_CSV[name]
     path.write_bytes(b"system,input,measure,value\ns1,d\xff,m,1\n" if content is None else content.encode())
     with Warehouse(db) as wh:
-        staged, exact = _both(wh, path, human=["expert", "h"] if "human" in name or "kind" in name else [])
-        if isinstance(exact, InputError):
-            assert staged is None, f"DuckDB read a file that Python refuses: {exact}"
-        elif staged is not None:
-            assert _cells(wh, staged) == _cells(wh, exact)
-            assert staged.measures.sort_values("name").reset_index(drop=True).equals(
-                exact.measures.sort_values("name").reset_index(drop=True))
-            assert staged.options == exact.options and staged.rows == exact.rows and staged.sha256 == exact.sha256
-            table.drop_staged(wh.con, [staged])
+        _agree_or_step_aside(wh, *_both(wh, path, human=["expert", "h"] if "human" in name or "kind" in name else []))
 
 
 @pytest.mark.parametrize("name", ["plain", "kind and annotator", "no input column", "wide", "wide human"])
@@ -474,15 +478,7 @@ def test_duckdb_json_reading_agrees_with_python_or_steps_aside(db, tmp_path, nam
     path = tmp_path / "t.jsonl"
     path.write_text(TRICKY_JSONL[name], encoding="utf-8", errors="surrogatepass")
     with Warehouse(db) as wh:
-        staged, exact = _both(wh, path, human=["h"])
-        if isinstance(exact, InputError):
-            assert staged is None, f"DuckDB read a file that Python refuses: {exact}"
-        elif staged is not None:
-            assert _cells(wh, staged) == _cells(wh, exact)
-            assert staged.measures.sort_values("name").reset_index(drop=True).equals(
-                exact.measures.sort_values("name").reset_index(drop=True))
-            assert staged.options == exact.options and staged.rows == exact.rows and staged.sha256 == exact.sha256
-            table.drop_staged(wh.con, [staged])
+        _agree_or_step_aside(wh, *_both(wh, path, human=["h"]))
 
 
 @pytest.mark.parametrize("name", ["plain", "blank lines", "integer ids and values", "escapes", "annotator and kind",
