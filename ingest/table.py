@@ -17,12 +17,13 @@ column but ``system``, ``input`` and ``annotator`` is a measure; an empty cell i
 value (not stored); ``--human`` globs mark the measure columns that are judgments (annotator
 "0", or the row's ``annotator``, which a wide table may have only when every measure is human).
 
-Reading: :func:`stage` reads a CSV or Parquet file (or a DataFrame) with DuckDB's own readers
-into a temporary table of the warehouse connection and validates it there in SQL; the rows
-never pass through Python. Anything it cannot vouch for (a bad value, a duplicate, an id with
-spaces around it, ...) makes :func:`ingest` read the file again with :func:`parse`, the exact
-Python reader whose errors name the file, line and field. Both end in the same set-based merge
-(:func:`metaeval.load.load`). JSONL tables are read by :func:`parse`.
+Reading: :func:`stage` reads a CSV, Parquet or long JSONL file (or a DataFrame) with DuckDB's
+own readers and validates it there in SQL; the rows never pass through Python (a cell given
+twice is left to :func:`metaeval.load.load`, which finds it on the resolved ids). Anything it
+cannot vouch for (a bad value, a duplicate, an id with spaces around it, ...) makes :func:`ingest`
+read the file again with :func:`stage_exact`: :func:`parse`, the exact Python reader whose errors
+name the file, line and field, streamed into DuckDB in chunks so that its memory does not grow
+with the file. Both end in the same set-based merge (:func:`metaeval.load.load`).
 """
 
 from __future__ import annotations
