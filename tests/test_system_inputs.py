@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 from functools import partial
 
 import numpy as np
@@ -11,6 +12,8 @@ import pytest
 import scipy.stats
 
 from metaeval import Warehouse
+from metaeval.errors import WarehouseError
+from metaeval.runs import Warehouse as AnalysisWarehouse
 from metaeval.analyses import bootstrap_ci, correlate, paired_bootstrap_test
 from metaeval.analyses.stats import resampling
 from tests.conftest import run_cli
@@ -128,3 +131,91 @@ def test_accuracy_under_both_protocols(db, tmp_path):
         pairs = [(i, k) for i in range(N) for k in range(i + 1, N)]
         expected = np.mean([np.sign(xm[i] - xm[k]) == np.sign(zm[i] - zm[k]) for i, k in pairs])
         assert row.system_inputs == protocol and row.accuracy == pytest.approx(expected)
+
+
+def _stored(db, view, **where):
+    with Warehouse(db, read_only=True) as wh:
+        frame = wh.sql(f"SELECT * FROM {view}")
+    for column, value in where.items():
+        frame = frame[frame[column] == value]
+    return frame
+
+
+def test_evaluate_rows_are_those_of_correlate_ci_compare_under_each_protocol(db, tmp_path):
+    """evaluate --system-inputs P writes (and shows) the rows correlate / ci / compare
+    --system-inputs P write on the same scope: those commands then find them up to date; the
+    system-level correlation is scipy's on the means P says; a run under the other protocol
+    computes its own rows (the protocol is a parameter), and a rerun computes nothing."""
+    X, _, Z = _ingest(db, tmp_path)
+    scope = ["--dataset", "t", "--human", "h", "--level", "system", "--level", "summary", "--coefficient", "pearson",
+             "--coefficient", "kendall"]
+    resampling = ["--k", "100", "--seed", "2"]
+    human_means = Z[:, :JUDGED].mean(axis=1)
+    metric_means = {"all": X.mean(axis=1), "judged": X[:, :JUDGED].mean(axis=1)}
+    rows = {}
+    for protocol in ("judged", "all"):
+        out = run_cli(db, "evaluate", "--metric", "mx", *scope, *resampling, "--system-inputs", protocol,
+                      "--format", "json")
+        assert "nothing computed" not in out.stderr     # not the other protocol's results
+        rows[protocol] = {(r["level"], r["coefficient"]): r for r in json.loads(out.stdout) if r["metric"] == "mx"}
+        for (level, coefficient), r in rows[protocol].items():
+            assert r["conventions"]["system_inputs"] == protocol
+            if level == "system":
+                scipy_corr = (scipy.stats.pearsonr if coefficient == "pearson" else scipy.stats.kendalltau)
+                assert r["correlation"] == pytest.approx(scipy_corr(metric_means[protocol], human_means)[0],
+                                                         abs=1e-12)
+        tests_before = _stored(db, "latest_hypothesis_tests", metric_a="mx", system_inputs=protocol)
+        # the stand-alone commands find evaluate's rows (same keys, parameters and fingerprints)
+        same = ["--system-inputs", protocol, "--format", "json"]
+        corr = run_cli(db, "correlate", *scope, *same)
+        assert "nothing computed" in corr.stderr
+        cis = run_cli(db, "ci", *scope, *resampling, *same)
+        assert "nothing computed" in cis.stderr
+        run_cli(db, "compare", *scope, *resampling, *same, "--alternative", "two-sided", "--correction", "holm")
+        tests_after = _stored(db, "latest_hypothesis_tests", metric_a="mx", system_inputs=protocol)
+        assert sorted(tests_before["result_id"]) == sorted(tests_after["result_id"])   # not even rewritten
+        corr = {(r["level"], r["coefficient"]): r for r in json.loads(corr.stdout) if r["metric"] == "mx"}
+        cis = {(r["level"], r["coefficient"]): r for r in json.loads(cis.stdout) if r["metric"] == "mx"}
+        assert set(corr) == set(cis) == set(rows[protocol]) == {(lv, c) for lv in ("system", "summary")
+                                                               for c in ("pearson", "kendall")}
+        for key, r in rows[protocol].items():
+            assert corr[key]["system_inputs"] == cis[key]["system_inputs"] == protocol
+            assert r["correlation"] == corr[key]["value"]
+            assert (r["lower"], r["upper"]) == (cis[key]["lower"], cis[key]["upper"])
+            test = tests_after[(tests_after.level == key[0]) & (tests_after.coefficient == key[1])].iloc[0]
+            beats = bool(test.p_adjusted <= 0.05 and test.delta > 0)
+            beaten = bool(test.p_adjusted <= 0.05 and test.delta < 0)
+            assert (r["beats"], r["beaten_by"]) == (["my"] if beats else [], ["my"] if beaten else [])
+    for key in rows["all"]:   # only the system level depends on the protocol (here: the data differ there)
+        differ = rows["all"][key]["correlation"] != pytest.approx(rows["judged"][key]["correlation"])
+        assert differ == (key[0] == "system")
+    # each protocol's rows are kept: a rerun of either computes nothing (the rows of the protocol run
+    # before it are copied back as the latest) and shows the same rows
+    for protocol in ("judged", "all"):
+        again = run_cli(db, "evaluate", "--metric", "mx", *scope, *resampling, "--system-inputs", protocol,
+                        "--format", "json")
+        assert re.findall(r"computed (\d+)", again.stderr) in (["0"] * 3, [])
+        assert again.stderr.count("nothing computed") + again.stderr.count("computed 0 of") == 3
+        assert {(r["level"], r["coefficient"]): r for r in json.loads(again.stdout)
+                if r["metric"] == "mx"} == rows[protocol]
+
+
+def test_evaluate_says_its_protocol_and_records_it(db, tmp_path):
+    _ingest(db, tmp_path)
+    base = ["evaluate", "--metric", "mx", "--dataset", "t", "--human", "h", "--coefficient", "pearson", "--k", "20"]
+    text = run_cli(db, *base, "--system-inputs", "judged").stdout
+    assert "(--system-inputs judged)" in text and "over the inputs the human judged only" in text
+    assert "(--system-inputs all)" in run_cli(db, *base).stdout        # the default
+    assert "--system-inputs" not in run_cli(db, *base, "--level", "summary").stdout   # no system level shown
+    with Warehouse(db, read_only=True) as wh:
+        runs = wh.sql("SELECT command, parameters FROM analysis_runs ORDER BY run_id")
+    recorded = [json.loads(p)["system_inputs"] for p in runs["parameters"]]
+    assert recorded[:3] == ["judged"] * 3 and recorded[3:6] == ["all"] * 3
+    out = run_cli(db, *base, "--system-inputs", "some", ok=False)
+    assert out.exit_code == 2 and "some" in out.output
+    # the Python API: a setting run before, so nothing computed; a bad protocol is refused before any ingest
+    with AnalysisWarehouse(db) as wh:
+        ev = wh.evaluate("t", "h", metrics=["mx"], coefficients=["pearson"], k=20, system_inputs="judged")
+        assert ev.computed == 0 and ev.settings["system_inputs"] == "judged"
+        with pytest.raises(WarehouseError, match="--system-inputs 'some'"):
+            wh.evaluate("t", "h", [tmp_path / "t.csv"], metrics=["mx"], system_inputs="some")
