@@ -219,3 +219,29 @@ def test_evaluate_says_its_protocol_and_records_it(db, tmp_path):
         assert ev.computed == 0 and ev.settings["system_inputs"] == "judged"
         with pytest.raises(WarehouseError, match="--system-inputs 'some'"):
             wh.evaluate("t", "h", [tmp_path / "t.csv"], metrics=["mx"], system_inputs="some")
+
+
+def test_summary_and_global_levels_do_not_depend_on_the_protocol(db, tmp_path):
+    """An input the human did not judge holds no pair at the summary and global levels: under
+    either protocol their bootstraps resample the judged inputs only (before, "all" also drew the
+    empty inputs, which widened its intervals while its conventions said "no effect")."""
+    X, Y, Z = _ingest(db, tmp_path)
+    base = ["--dataset", "t", "--human", "h", "--level", "summary", "--level", "global", "--coefficient", "pearson",
+            "--k", "300"]
+    for protocol in ("all", "judged"):
+        run_cli(db, "ci", *base, "--metric", "mx", "--system-inputs", protocol)
+        run_cli(db, "compare", *base, "--method", "boot-both", "--system-inputs", protocol)
+    with Warehouse(db, read_only=True) as wh:
+        cis = wh.sql("SELECT * FROM confidence_intervals ORDER BY result_id")
+        tests = wh.sql("SELECT * FROM hypothesis_tests ORDER BY result_id")
+    for level in ("summary", "global"):
+        rows = cis[cis.level == level]
+        assert rows.system_inputs.tolist() == ["all", "judged"]
+        expected = bootstrap_ci(X[:, :JUDGED], Z[:, :JUDGED], level, "pearson", "both", k=300, seed=0)
+        for r in rows.itertuples():
+            assert (r.lower, r.upper) == pytest.approx((expected.lower, expected.upper), abs=1e-12)
+            assert json.loads(r.conventions)["system_inputs"].endswith("(no effect at this level)")
+        test = paired_bootstrap_test(X[:, :JUDGED], Y[:, :JUDGED], Z[:, :JUDGED], level, "pearson", "both", k=300,
+                                     seed=0)
+        got = tests[(tests.level == level) & (tests.metric_a == "mx")]
+        assert got.p_value.tolist() == pytest.approx([test.pvalue] * 2, abs=1e-12)
