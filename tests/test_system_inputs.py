@@ -8,6 +8,7 @@ import re
 from functools import partial
 
 import numpy as np
+import pandas as pd
 import pytest
 import scipy.stats
 
@@ -245,3 +246,75 @@ def test_summary_and_global_levels_do_not_depend_on_the_protocol(db, tmp_path):
                                      seed=0)
         got = tests[(tests.level == level) & (tests.metric_a == "mx")]
         assert got.p_value.tolist() == pytest.approx([test.pvalue] * 2, abs=1e-12)
+
+
+COVERAGE = ["simulate", "coverage", "--human", "h", "--metric", "mx", "--coefficient", "pearson", "--method", "fisher",
+            "--method", "boot-inputs", "--trials", "80", "--k", "40", "--seed", "1"]
+COVERAGE_VALUES = ["metric", "level", "coefficient", "method", "trials", "contains", "too_high", "too_low", "undefined",
+                   "coverage", "n_systems", "n_inputs", "fingerprint"]
+
+
+def _coverage_data(db, tmp_path, n_sys=12, judged=8, extra=12):
+    """Dataset "t": mx scores judged + extra inputs, h judges the first ``judged``; dataset
+    "only": the same cells of the judged inputs."""
+    rng = np.random.default_rng(11)
+    quality = rng.normal(size=(n_sys, 1))
+    X = np.round(quality + 1.5 * rng.normal(size=(n_sys, judged + extra)), 2)
+    Z = np.full(X.shape, np.nan)
+    Z[:, :judged] = np.round(quality + rng.normal(size=(n_sys, judged)), 1)
+    for dataset, inputs in (("t", judged + extra), ("only", judged)):
+        lines = ["system,input,measure,value,kind"] + [
+            f"S{i:02d},D{j:02d},{name},{A[i, j]},{kind}"
+            for name, A, kind in (("mx", X, "automatic"), ("h", Z, "human")) for i in range(n_sys) for j in range(inputs) if not np.isnan(A[i, j])]
+        (tmp_path / f"{dataset}.csv").write_text("\n".join(lines) + "\n")
+        run_cli(db, "ingest", "table", tmp_path / f"{dataset}.csv", "--dataset", dataset)
+    return X, Z, extra
+
+
+def _shown(out: str, level: str, method: str) -> list[int]:
+    """contains, too_high, too_low of the row of ``level`` and ``method`` in the printed table."""
+    line = next(line.split() for line in out.splitlines() if f" {level} " in line and f" {method} " in line)
+    return [int(v) for v in line[5:8]]
+
+
+def test_simulate_coverage_under_each_protocol(db, tmp_path):
+    """judged: the rows (and fingerprints) of a dataset holding only the judged inputs; all:
+    the pure trials on every input (each half-A interval as `ci --system-inputs all` computes
+    it), never served by the judged run, and the same as judged at the summary level; the
+    protocol recorded in the run and the rows; each setting shown with its own rows."""
+    from metaeval.analyses import simulation as sim
+
+    X, Z, extra = _coverage_data(db, tmp_path)
+    run_cli(db, *COVERAGE, "--dataset", "t", "--system-inputs", "judged")
+    run_cli(db, *COVERAGE, "--dataset", "only")
+    every_out = run_cli(db, *COVERAGE, "--dataset", "t").output
+    assert "computed" in every_out and "nothing computed" not in every_out   # not the judged run's rows
+    with Warehouse(db, read_only=True) as wh:
+        rows = wh.sql("SELECT * FROM ci_coverage ORDER BY result_id")
+        runs = wh.sql("SELECT parameters FROM analysis_runs WHERE command = 'simulate coverage' ORDER BY run_id")
+    assert [json.loads(p)["system_inputs"] for p in runs["parameters"]] == ["judged", "all", "all"]
+    judged, only, every = (rows[rows.run_id == r].sort_values(["level", "method"]).reset_index(drop=True)
+                           for r in sorted(set(rows.run_id)))
+    pd.testing.assert_frame_equal(judged[COVERAGE_VALUES], only[COVERAGE_VALUES])
+    assert (judged.n_inputs == 8).all() and (every.n_inputs == 8 + extra).all()
+    conventions = [json.loads(c) for c in (judged.conventions[0], only.conventions[0], every.conventions[0])]
+    assert [(c["system_inputs"], c["unjudged_inputs"]) for c in conventions] == [
+        ("judged", extra), ("all = judged (every input scored is judged)", 0), ("all", extra)]
+    configs = [(lv, "pearson") for lv in ("system", "summary")]
+    counts = lambda r: (r.contains, r.too_high, r.too_low, r.undefined)  # noqa: E731
+    for method in ("fisher", "boot-inputs"):
+        trials = {p: sim.coverage_trials(X, Z, method, configs, range(80), k=40, seed=1, system_inputs=p)
+                  for p in ("all", "judged")}
+        for level in ("system", "summary"):
+            for protocol, stored in (("all", every), ("judged", judged)):
+                row = stored[(stored.level == level) & (stored.method == method)].iloc[0]
+                assert counts(row) == counts(trials[protocol][(level, "pearson")].counts())
+    system = lambda frame: frame[(frame.level == "system") & (frame.method == "boot-inputs")].iloc[0]  # noqa: E731
+    assert counts(system(every)) != counts(system(judged))          # the protocols differ here
+    summary = every.level == "summary"
+    pd.testing.assert_frame_equal(every[summary][COVERAGE_VALUES[:10]], judged[summary][COVERAGE_VALUES[:10]])
+    # each setting shows its own rows, whichever ran last (the latest_ci_coverage rows are all's)
+    again = run_cli(db, *COVERAGE, "--dataset", "t", "--system-inputs", "judged").output
+    assert "nothing computed" in again
+    assert _shown(again, "system", "boot-inputs") == list(counts(system(judged))[:3])
+    assert _shown(every_out, "system", "boot-inputs") == list(counts(system(every))[:3])
