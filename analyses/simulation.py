@@ -9,6 +9,9 @@ warehouse). Matrices are N systems x M inputs, NaN = missing, oriented so higher
 - **Power** (§5.2), :func:`power_pvalues`: trial t tests H1: corr(X, Z) > corr(Y_t, Z), X =
   ROUGE-1 and Y_t = R_k, ROUGE-1 on a random share of each candidate's tokens
   (:func:`draw_ablated`); the power is the share of trials with p <= alpha.
+- Both take ``system_inputs`` (:mod:`.stats.protocols`): when the metrics scored inputs the
+  human did not judge, each trial's interval or test is the one ``metaeval ci|compare
+  --system-inputs`` computes on its data ("judged": on the judged inputs only).
 - **Normality** (appendix A), :func:`normality`: Shapiro-Wilk on the N system means, and the
   percent of per-input tests with p < alpha.
 
@@ -40,7 +43,7 @@ import scipy.stats
 
 from metaeval.analyses import simulation_kernels as kernels
 from metaeval.analyses import stats, text
-from metaeval.analyses.stats import batched, resampling
+from metaeval.analyses.stats import batched, intervals, protocols, resampling
 from metaeval.analyses.stats._validation import alpha_iv, coefficient_iv, k_iv, level_iv, matrices_iv
 from metaeval.analyses.stats.hypothesis import resampling_pvalue, standardize, zero_if_rounding
 
@@ -77,15 +80,32 @@ class Split:
         return A[np.ix_(self.systems_a, self.inputs_a)], A[np.ix_(self.systems_b, self.inputs_b)]
 
 
-def split_halves(n_systems: int, n_inputs: int, seed: int, trial: int) -> Split:
+def split_halves(n_systems: int, n_inputs: int, seed: int, trial: int, *, judged: np.ndarray | None = None) -> Split:
     """Trial ``trial``'s random split: systems and inputs each permuted, A = the first
-    floor(n / 2), B = the next floor(n / 2) (equal halves; the middle one left out if n is odd)."""
-    if n_systems < 4 or n_inputs < 2:
-        raise ValueError(f"splitting into halves needs at least 4 systems and 2 inputs; got {n_systems} x {n_inputs}")
+    floor(n / 2), B = the next floor(n / 2) (equal halves; the middle one left out if n is odd).
+
+    ``judged`` (a mask of the inputs the human judged; some not): the judged inputs and the
+    others are split separately, each half getting half of each: the systems and the judged
+    inputs exactly as ``split_halves(n_systems, n_judged, ...)`` splits data holding only the
+    judged inputs, then the other inputs by the next permutation of the same generator."""
+    strata = [np.arange(n_inputs)]
+    if judged is not None and not np.all(judged):
+        judged = np.asarray(judged, dtype=bool)
+        if judged.shape != (n_inputs,):
+            raise ValueError(f"judged must be a mask of the {n_inputs} inputs; got shape {judged.shape}")
+        strata = [np.flatnonzero(judged), np.flatnonzero(~judged)]
+    if n_systems < 4 or len(strata[0]) < 2:
+        raise ValueError(f"splitting into halves needs at least 4 systems and 2 {'judged ' if len(strata) > 1 else ''}"
+                         f"inputs; got {n_systems} x {len(strata[0])}")
     rng = np.random.default_rng(np.random.SeedSequence(_seed(seed), spawn_key=(SPLIT_STREAM, trial)))
-    systems, inputs = rng.permutation(n_systems), rng.permutation(n_inputs)
-    h, g = n_systems // 2, n_inputs // 2
-    return Split(np.sort(systems[:h]), np.sort(systems[h:2 * h]), np.sort(inputs[:g]), np.sort(inputs[g:2 * g]))
+    systems, h = rng.permutation(n_systems), n_systems // 2
+    a, b = [], []
+    for stratum in strata:
+        inputs, g = stratum[rng.permutation(len(stratum))], len(stratum) // 2
+        a.append(inputs[:g])
+        b.append(inputs[g:2 * g])
+    return Split(np.sort(systems[:h]), np.sort(systems[h:2 * h]), np.sort(np.concatenate(a)),
+                 np.sort(np.concatenate(b)))
 
 
 # --- coverage ------------------------------------------------------------------------------
@@ -131,13 +151,23 @@ class CoverageTrials:
 
 
 def coverage_trials(X: np.ndarray, Z: np.ndarray, method: str, configs: Sequence[Config], trials: Sequence[int],
-                    *, k: int = 1000, alpha: float = 0.05, seed: int = 0) -> dict[Config, CoverageTrials]:
+                    *, k: int = 1000, alpha: float = 0.05, seed: int = 0,
+                    system_inputs: str = "all") -> dict[Config, CoverageTrials]:
     """Coverage trials of the CI ``method`` for each (level, coefficient) in ``configs``.
 
-    Trial t: split = :func:`split_halves` (N, M, seed, t); the CI is ``fisher_ci(X_A, Z_A,
-    level, coefficient, alpha)`` or ``bootstrap_ci(X_A, Z_A, level, coefficient, how, k, alpha,
-    seed=trial_seed(seed, 1, t))``; the held-out value is ``correlate(X_B, Z_B, level,
-    coefficient)``. ``method``: fisher, boot-systems, boot-inputs, boot-both.
+    ``system_inputs`` (:mod:`.stats.protocols`): "judged" first restricts X and Z to the inputs
+    the human judged (the trials are those of data holding only them); "all" keeps every input
+    the metric scored. Trial t: split = :func:`split_halves` (N, M, seed, t) of the systems and
+    the inputs, the judged and the unjudged inputs split separately (``judged=``; so the judged
+    inputs' halves are those of the data holding only them); the CI is what ``metaeval ci
+    --system-inputs P`` computes on half A: ``fisher_ci(X_A, Z_A, level, coefficient, alpha)``
+    or ``bootstrap_ci(X_A, Z_A, level, coefficient, how, k, alpha, seed=trial_seed(seed, 1, t),
+    paired_inputs=...)`` on the arrays of ``protocols.apply([X_A, Z_A], level, P)`` (at the
+    system level under "all", the metric's and the human's inputs of half A are drawn
+    independently when they differ; at the other levels the unjudged inputs are left out); the
+    held-out value is ``correlate(X_B, Z_B, level, coefficient)`` on the arrays
+    ``protocols.apply`` gives half B (what ``correlate --system-inputs P`` computes).
+    ``method``: fisher, boot-systems, boot-inputs, boot-both.
     """
     X, Z = matrices_iv(X=X, Z=Z)
     configs = _configs(configs)
@@ -146,23 +176,50 @@ def coverage_trials(X: np.ndarray, Z: np.ndarray, method: str, configs: Sequence
         raise ValueError(f"unknown CI method {method!r}; choose from {', '.join(CI_METHODS)}")
     k_iv(k)
     alpha_iv(alpha)
+    judged = protocols.judged_inputs(Z)
+    if protocols.system_inputs_iv(system_inputs) == "judged":
+        X, Z = np.ascontiguousarray(X[:, judged]), np.ascontiguousarray(Z[:, judged])
+        judged = judged[judged]
     n_sys, n_in = X.shape
     out = {c: np.full((3, len(trials)), np.nan) for c in configs}
     for i, t in enumerate(trials):
-        split = split_halves(n_sys, n_in, seed, t)
+        split = split_halves(n_sys, n_in, seed, t, judged=judged)
         (XA, XB), (ZA, ZB) = split.halves(X), split.halves(Z)
-        if method == "fisher":
-            intervals = {c: stats.fisher_ci(XA, ZA, *c, alpha=alpha) for c in configs}
-            bounds = {c: (r.lower, r.upper) for c, r in intervals.items()}
-        else:
+        bounds = {}
+        for (xa, za), paired, group in _protocol_groups([XA, ZA], configs, system_inputs):
+            if method == "fisher":
+                bounds.update({c: _bounds(stats.fisher_ci(xa, za, *c, alpha=alpha)) for c in group})
+                continue
             how = method.removeprefix("boot-")
-            draw = partial(resampling.bootstrap_indices, n_systems=XA.shape[0], n_inputs=XA.shape[1], method=how)
-            samples = _resampled(k, trial_seed(seed, RESAMPLE_STREAM, t), draw, XA.size,
-                                 [partial(_bootstrap_statistics, XA, ZA, *c) for c in configs])
-            bounds = {c: _percentile_interval(s, alpha) for c, s in zip(configs, samples)}
-        for c in configs:
-            out[c][:, i] = (*bounds[c], stats.correlate(XB, ZB, *c))
+            if paired:
+                draw = partial(resampling.bootstrap_indices, n_systems=xa.shape[0], n_inputs=xa.shape[1], method=how)
+                evaluators = [partial(_bootstrap_statistics, xa, za, *c) for c in group]
+            else:  # system level, unpaired inputs: bootstrap_ci(..., paired_inputs=False)
+                unpaired = [intervals._unpaired(xa, za, "system", coefficient_iv(c[1]), how) for c in group]
+                draw, evaluators = unpaired[0][0], [evaluate for _, evaluate in unpaired]
+            samples = _resampled(k, trial_seed(seed, RESAMPLE_STREAM, t), draw, xa.size, evaluators)
+            bounds.update({c: _percentile_interval(s, alpha) for c, s in zip(group, samples)})
+        for (xb, zb), _, group in _protocol_groups([XB, ZB], configs, system_inputs):
+            for c in group:
+                out[c][:, i] = (*bounds[c], stats.correlate(xb, zb, *c))
     return {c: CoverageTrials(trials, *v) for c, v in out.items()}
+
+
+def _protocol_groups(arrays: Sequence[np.ndarray], configs: Sequence[Config], system_inputs: str):
+    """The configs grouped by the arrays ``protocols.apply`` gives their level (metrics..., then
+    the human last), and whether their inputs are paired: ``[(arrays, paired, configs)]``. The
+    levels whose arrays are the same share one group, so that they share one set of resamples as
+    before the protocol (on fully judged data every level has the same arrays)."""
+    groups: dict[tuple, tuple] = {}
+    for c in configs:
+        read, paired, _, kept = protocols.apply(arrays, c[0], system_inputs)
+        key = (None if kept is None or kept.all() else kept.tobytes(), paired)
+        groups.setdefault(key, (read, paired, []))[2].append(c)
+    return list(groups.values())
+
+
+def _bounds(r) -> tuple[float, float]:
+    return r.lower, r.upper
 
 
 def _bootstrap_statistics(X, Z, level, coefficient, rows, cols) -> np.ndarray:
@@ -198,12 +255,16 @@ def draw_ablated(corpus: text.TextCorpus, proportion: float, block: int, seed: i
 
 
 def power_pvalues(X: np.ndarray, Ys: np.ndarray, Z: np.ndarray, method: str, configs: Sequence[Config],
-                  trials: Sequence[int], *, k: int = 1000, seed: int = 0) -> dict[Config, np.ndarray]:
+                  trials: Sequence[int], *, k: int = 1000, seed: int = 0,
+                  system_inputs: str = "all") -> dict[Config, np.ndarray]:
     """One-tailed p-values of H1: corr(X, Z) > corr(Ys[i], Z), for trial ``trials[i]``.
 
-    ``method`` as ``metaeval compare``: williams -> ``williams_test(X, Y, Z, level,
-    coefficient)``; perm-* -> ``permutation_test(..., how, k, seed=trial_seed(seed, 1, t))``;
-    boot-* -> ``paired_bootstrap_test(..., how, k, seed=trial_seed(seed, 1, t))`` (the
+    ``method`` as ``metaeval compare --system-inputs P``, on the arrays of
+    ``protocols.apply([X, Y, Z], level, P)`` (at the system level under "all" every input the
+    metrics scored; otherwise the judged inputs only): williams -> ``williams_test(X, Y, Z,
+    level, coefficient)``; perm-* -> ``permutation_test(..., how, k, seed=trial_seed(seed, 1,
+    t))``; boot-* -> ``paired_bootstrap_test(..., how, k, seed=trial_seed(seed, 1, t),
+    paired_inputs=...)`` (unpaired at the system level under "all" with unjudged inputs; the
     statistics core's p-value conventions; alternative "greater").
     """
     configs = _configs(configs)
@@ -215,32 +276,46 @@ def power_pvalues(X: np.ndarray, Ys: np.ndarray, Z: np.ndarray, method: str, con
         raise ValueError(f"unknown test {method!r}; choose from {', '.join(TEST_METHODS)}")
     if method != "williams":
         k_iv(k)
+    protocols.system_inputs_iv(system_inputs)
     out = {c: np.empty(len(trials)) for c in configs}
     for i, (t, Y) in enumerate(zip(trials, Ys)):
         X, Y, Z = matrices_iv(X=X, Y=Y, Z=Z)
-        if method == "williams":
-            for c in configs:
-                out[c][i] = _williams_pvalue(X, Y, Z, *c)
-            continue
-        family, how = method.split("-")
-        n_sys, n_in = X.shape
-        if family == "perm":
-            A, B = standardize(X), standardize(Y)
-            draw = partial(resampling.permutation_masks, n_systems=n_sys, n_inputs=n_in, method=how)
-            evaluators = [partial(_permutation_statistics, A, B, Z, *c) for c in configs]
-        else:
-            A, B = X, Y
-            draw = partial(resampling.bootstrap_indices, n_systems=n_sys, n_inputs=n_in, method=how)
-            evaluators = [partial(_paired_statistics, A, B, Z, *c) for c in configs]
-        samples = _resampled(k, trial_seed(seed, RESAMPLE_STREAM, t), draw, X.size, evaluators)
-        for c, s in zip(configs, samples):
-            delta = zero_if_rounding(stats.correlate(A, Z, *c) - stats.correlate(B, Z, *c))
-            valid = zero_if_rounding(s[~np.isnan(s)])
-            if family == "perm":  # permutation_test, variant "paper"
-                out[c][i] = resampling_pvalue(delta, np.count_nonzero(valid >= delta), valid.size, add_one=True)
-            else:  # paired_bootstrap_test
-                out[c][i] = resampling_pvalue(delta, np.count_nonzero(valid >= 2 * delta), valid.size, add_one=False)
+        for (x, y, z), paired, group in _protocol_groups([X, Y, Z], configs, system_inputs):
+            if method == "williams":
+                for c in group:
+                    out[c][i] = _williams_pvalue(x, y, z, *c)
+                continue
+            family, how = method.split("-")
+            n_sys, n_in = x.shape
+            if family == "perm":
+                A, B = standardize(x), standardize(y)
+                draw = partial(resampling.permutation_masks, n_systems=n_sys, n_inputs=n_in, method=how)
+                evaluators = [partial(_permutation_statistics, A, B, z, *c) for c in group]
+            elif paired:
+                A, B = x, y
+                draw = partial(resampling.bootstrap_indices, n_systems=n_sys, n_inputs=n_in, method=how)
+                evaluators = [partial(_paired_statistics, A, B, z, *c) for c in group]
+            else:  # system level, unpaired inputs: paired_bootstrap_test(..., paired_inputs=False)
+                A, B = x, y
+                draw = intervals._unpaired(x, z, "system", coefficient_iv(group[0][1]), how, y)[0]
+                evaluators = [partial(_unpaired_paired_statistics, x, y, z, coefficient_iv(c[1])) for c in group]
+            samples = _resampled(k, trial_seed(seed, RESAMPLE_STREAM, t), draw, x.size, evaluators)
+            for c, s in zip(group, samples):
+                delta = zero_if_rounding(stats.correlate(A, z, *c) - stats.correlate(B, z, *c))
+                valid = zero_if_rounding(s[~np.isnan(s)])
+                if family == "perm":  # permutation_test, variant "paper"
+                    out[c][i] = resampling_pvalue(delta, np.count_nonzero(valid >= delta), valid.size, add_one=True)
+                else:  # paired_bootstrap_test
+                    out[c][i] = resampling_pvalue(delta, np.count_nonzero(valid >= 2 * delta), valid.size,
+                                                  add_one=False)
     return out
+
+
+def _unpaired_paired_statistics(X, Y, Z, coef, rows, cols_x, cols_z) -> np.ndarray:
+    """r(X, Z) - r(Y, Z) of each system-level resample with unpaired inputs (as
+    paired_bootstrap_test(..., paired_inputs=False))."""
+    return (batched.unpaired_system_evaluator(X, Z, coef)(rows, cols_x, cols_z)
+            - batched.unpaired_system_evaluator(Y, Z, coef)(rows, cols_x, cols_z))
 
 
 def _williams_pvalue(X, Y, Z, level, coefficient) -> float:

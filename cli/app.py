@@ -233,6 +233,14 @@ scheduler_option = click.option(
          "instead of local processes; results are identical. Default: $METAEVAL_SCHEDULER.")
 
 
+#: ``--system-inputs all|judged`` (runner.SYSTEM_INPUTS, default runner.DEFAULT_SYSTEM_INPUTS):
+#: shared by every command with a system-level analysis.
+system_inputs_option = click.option(
+    "--system-inputs", type=LazyChoice("metaeval.runs.runner:SYSTEM_INPUTS"), default="all", show_default=True,
+    help="System level: a metric's system score averages every input it scored (all) or only the inputs the "
+         "human judged (judged). Same when every scored input is judged.")
+
+
 def _analysis_options(f):
     for decorator in reversed([
         click.option("--dataset", required=True, help="Dataset to analyse."),
@@ -245,10 +253,7 @@ def _analysis_options(f):
                      type=CoefficientChoice(),
                      help="Coefficient(s); kendall is tau-b; kendall-a, kendall-23 and acc-23 are the variants "
                           "with ties of Deutsch et al. (2023). Default: pearson, spearman, kendall."),
-        click.option("--system-inputs", type=LazyChoice("metaeval.runs.runner:SYSTEM_INPUTS"), default="all",
-                     show_default=True,
-                     help="System level: a metric's system score averages every input it scored (all) or only "
-                          "the inputs the human judged (judged). Same when every scored input is judged."),
+        system_inputs_option,
         click.option("--jobs", default=1, show_default=True, type=click.IntRange(1), help="Worker processes."),
         scheduler_option,
         click.option("--force", is_flag=True, help="Recompute even what is up to date."),

@@ -16,6 +16,11 @@ Pairs of two metrics that are not evaluated are not tested (``all_pairs=True`` t
 too): the clusters then treat them as not significantly different, so a cluster may be wider
 than the one a test of every pair gives, never narrower; ``n_tested`` says how many tests
 each row rests on.
+
+``system_inputs`` ("all" by default, or "judged") is the system-score protocol of the three
+analyses, as ``metaeval correlate|ci|compare --system-inputs`` (:mod:`metaeval.analyses.stats.protocols`):
+the rows equal theirs under the same protocol, and results of one protocol are never reused for
+the other (it is a parameter of every row).
 """
 
 from __future__ import annotations
@@ -42,6 +47,9 @@ if TYPE_CHECKING:
 LEVELS = ("system", "summary")
 #: Test defaults of an evaluation (see the module docstring).
 METHOD, ALTERNATIVE, CORRECTION, CI_METHOD = "perm-both", "two-sided", "holm", "boot-both"
+#: The system-score protocol as a caption says it.
+SYSTEM_INPUTS_TEXT = {"all": "the metric's mean over every input it scored, the human's over the judged ones",
+                      "judged": "means over the inputs the human judged only"}
 
 
 # --- adding scores --------------------------------------------------------------------------------
@@ -131,6 +139,8 @@ class Evaluation:
                 f"correction {s['correction']} within each metric's family, alpha={s['alpha']:g}"
                 + ("" if s["all_pairs"] else "; pairs of two metrics not evaluated are untested and count as "
                                               "not significant")
+                + (f"; system scores: {SYSTEM_INPUTS_TEXT[s['system_inputs']]} (--system-inputs "
+                   f"{s['system_inputs']})" if "system" in s["levels"] else "")
                 + ". Best correlation in bold."
                 + (f" Human ceiling (leave-one-out, metaeval annotators): {c}." if (c := self.ceiling_text()) else "")
                 + (f" Duplicated measures (the same numbers): {self.duplicates_text()}." if self.duplicates else ""))
@@ -152,13 +162,16 @@ def evaluate(wh: Warehouse, dataset: str, human: str, scores: Sequence = (), *, 
              against: Sequence[str] = (), levels: Sequence[str] = LEVELS, coefficients: Sequence[str] = (),
              method: str = METHOD, correction: str = CORRECTION,
              ci_method: str = CI_METHOD, k: int = 1000, seed: int = runner.DEFAULT_SEED, alpha: float = 0.05,
-             all_pairs: bool = False, lower: Sequence[str] = (), replace: bool = False, allow_new: bool = False,
-             command: str | None = None, jobs: int = 1, force: bool = False, progress: bool = False) -> Evaluation:
+             all_pairs: bool = False, system_inputs: str = runner.DEFAULT_SYSTEM_INPUTS, lower: Sequence[str] = (),
+             replace: bool = False, allow_new: bool = False, command: str | None = None, jobs: int = 1,
+             force: bool = False, progress: bool = False) -> Evaluation:
     """Ingest ``scores`` (paths or DataFrames of score tables; may be empty) into ``dataset``,
     then evaluate the metrics they hold and those matched by ``metrics`` (globs) against the
     ``human`` judgment and against the other metrics (``against`` globs; default every other
-    automatic measure of the dataset). See the module docstring."""
+    automatic measure of the dataset); ``system_inputs``: the system-score protocol ("all" or
+    "judged"). See the module docstring."""
     alternative = ALTERNATIVE  # two-sided: one row per pair says who beats whom
+    runner._system_inputs(system_inputs)  # checked before anything is ingested
     loaded, named = [], []
     if len(scores):
         batches = [parse_scores(s, human=[human], lower=lower) for s in scores]
@@ -185,10 +198,10 @@ def evaluate(wh: Warehouse, dataset: str, human: str, scores: Sequence = (), *, 
     if len(scope.metrics) < 2:
         raise WarehouseError(f"nothing to compare {focus} with: the dataset has no other metric")
     analyses = {
-        "correlate": runner.correlate_analysis(scope),
-        "ci": runner.ci_analysis(scope, ci_method, k, alpha, seed),
+        "correlate": runner.correlate_analysis(scope, system_inputs),
+        "ci": runner.ci_analysis(scope, ci_method, k, alpha, seed, system_inputs),
         "compare": runner.compare_analysis(scope, method, k, alpha, seed, alternative, correction, "metric",
-                                           focus=None if all_pairs else focus),
+                                           system_inputs=system_inputs, focus=None if all_pairs else focus),
     }
     outcomes = {}
     for name, analysis in analyses.items():
@@ -196,7 +209,8 @@ def evaluate(wh: Warehouse, dataset: str, human: str, scores: Sequence = (), *, 
         outcomes[name] = api.Outcome(scope, analysis, summary, skipped)
     settings = {"levels": list(scope.levels), "coefficients": list(scope.coefficients), "method": method,
                 "alternative": alternative, "correction": correction, "correction_group": "metric",
-                "ci_method": ci_method, "k": k, "seed": seed, "alpha": alpha, "all_pairs": all_pairs}
+                "ci_method": ci_method, "k": k, "seed": seed, "alpha": alpha, "all_pairs": all_pairs,
+                "system_inputs": system_inputs}
     from metaeval.runs import annotators
 
     ceiling = annotators.ceilings(wh, dataset, human)
@@ -237,7 +251,7 @@ def evaluation_table(wh: Warehouse, outcomes: dict[str, api.Outcome], focus: Seq
                     "n_tested": int(tested[i].sum()),
                     "conventions": {**{key: settings[key] for key in ("method", "alternative", "correction",
                                                                        "correction_group", "ci_method", "k", "seed",
-                                                                       "alpha", "all_pairs")},
+                                                                       "alpha", "all_pairs", "system_inputs")},
                                     "level": lv, "coefficient": c, **clusters.conventions,
                                     "untested_pairs": "count as not significantly different"},
                 })

@@ -368,17 +368,10 @@ def _check_parametric(scope: Scope, method: str, parametric: str, message: str) 
 
 # --- evaluation (pure, runs in worker processes) ---------------------------------------------
 def _protocol(arrays, level: str, system_inputs: str) -> tuple[list[np.ndarray], bool, dict]:
-    """The arrays as ``system_inputs`` has them (metrics masked to the judged inputs under
-    "judged"), whether a system-level bootstrap pairs the inputs, and the conventions to record."""
-    *metrics, Z = arrays
-    unjudged = protocols.unjudged_inputs(Z, *metrics)
-    if system_inputs == "judged":   # the grid of the judged inputs: what analysing them alone gives
-        judged = protocols.judged_inputs(Z)
-        metrics, Z = [m[:, judged] for m in metrics], Z[:, judged]
-    paired = system_inputs == "judged" or unjudged == 0 or level != "system"
-    conv = {"system_inputs": system_inputs if level == "system" else f"{system_inputs} (no effect at this level)",
-            "system_inputs_rule": protocols.DESCRIPTIONS[system_inputs], "unjudged_inputs": unjudged}
-    return [*metrics, Z], paired, conv
+    """The arrays as ``system_inputs`` has them at ``level``, whether a system-level bootstrap
+    pairs the inputs, and the conventions to record (:func:`protocols.apply`)."""
+    arrays, paired, conv, _ = protocols.apply(arrays, level, system_inputs)
+    return arrays, paired, conv
 
 
 def evaluate_correlation(arrays, level, coefficient, system_inputs=DEFAULT_SYSTEM_INPUTS) -> dict:
@@ -427,9 +420,9 @@ def evaluate_ci(arrays, level, coefficient, method, alpha, k, seed, system_input
 def _evaluate_annotator_ci(arrays, level, coefficient, method, alpha, k, seed, system_inputs, how) -> dict:
     """A bootstrap CI whose resamples also re-draw the annotators (analyses.annotators)."""
     X, Z, A = arrays
-    (X, Z), paired, conv = _protocol([X, Z], level, system_inputs)
-    if system_inputs == "judged":
-        A = A[:, protocols.judged_inputs(arrays[1])]
+    (X, Z), paired, conv, kept = protocols.apply([X, Z], level, system_inputs)
+    if kept is not None:
+        A = A[:, kept]
     if not paired:
         raise ValueError("--resample-annotators draws the metric's and the human's inputs together; with inputs "
                          "the human did not judge, use --system-inputs judged")
@@ -444,9 +437,9 @@ def evaluate_test(arrays, level, coefficient, method, alternative, k, seed, k_bl
                   system_inputs=DEFAULT_SYSTEM_INPUTS, resample_annotators=None) -> dict:
     if resample_annotators is not None:
         X, Y, Z, A = arrays
-        (X, Y, Z), paired, conv = _protocol([X, Y, Z], level, system_inputs)
-        if system_inputs == "judged":
-            A = A[:, protocols.judged_inputs(arrays[2])]
+        (X, Y, Z), paired, conv, kept = protocols.apply([X, Y, Z], level, system_inputs)
+        if kept is not None:
+            A = A[:, kept]
         if not paired:
             raise ValueError("--resample-annotators draws the metrics' and the human's inputs together; with inputs "
                              "the human did not judge, use --system-inputs judged")

@@ -45,6 +45,12 @@ class JSSetting:
 
 def load_corpus(wh: Warehouse, dataset: str) -> tuple[text.TextCorpus, pd.DataFrame]:
     """The dataset's summaries with their references (and documents, concatenated)."""
+    return corpus_of(summary_rows(wh, dataset))
+
+
+def summary_rows(wh: Warehouse, dataset: str) -> list[tuple]:
+    """The dataset's summaries, ordered by system and input: (system, input, summary,
+    references, documents) each; an error if there are none or one has no reference."""
     wh.require_dataset(dataset)
     rows = wh.con.execute("""SELECT system, input, summary, "references", documents FROM summary_texts
                              WHERE dataset = ? ORDER BY system, input""", [dataset]).fetchall()
@@ -55,6 +61,12 @@ def load_corpus(wh: Warehouse, dataset: str) -> tuple[text.TextCorpus, pd.DataFr
     if unreferenced:
         raise WarehouseError(f"{len(unreferenced)} summaries of {dataset!r} have no reference "
                              f"(first: system={unreferenced[0][0]} input={unreferenced[0][1]})")
+    return rows
+
+
+def corpus_of(rows: Sequence[tuple]) -> tuple[text.TextCorpus, pd.DataFrame]:
+    """The corpus of :func:`summary_rows` (or some of them, in their order) and its (system,
+    input) keys."""
     records = [text.SummaryRecord(system=system, input_id=input_, summary=summary, references=refs,
                                   document=None if docs is None else "\n".join(docs))
                for system, input_, summary, refs, docs in rows]

@@ -24,7 +24,7 @@ import hashlib
 import json
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, wait
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -32,12 +32,12 @@ import pandas as pd
 
 from metaeval import schema
 from metaeval.analyses import simulation as sim
+from metaeval.analyses.stats import protocols
 from metaeval.analyses.stats.results import NAN_POLICY
 from metaeval.analyses.text import rouge
 from metaeval.core import Warehouse
 from metaeval.errors import WarehouseError
-from metaeval.runs import executors, runner
-from metaeval.runs.scoring import load_corpus
+from metaeval.runs import executors, runner, scoring
 from metaeval.signals import interruption
 
 SIM_LEVELS = ("system", "summary")
@@ -49,13 +49,16 @@ NORMALITY_ALPHA = 0.05
 
 @dataclass(frozen=True)
 class Summary:
-    """What a simulation command did: ``run_id`` None when everything was up to date."""
+    """What a simulation command did: ``run_id`` None when everything was up to date; ``rows``:
+    the final rows answering it (its parameters and data), whichever run wrote them -- not
+    necessarily the ``latest_*`` rows, which another setting may have written since."""
 
     run_id: int | None
     results: int
     computed_blocks: int
     reused_blocks: int
     written: int
+    rows: pd.DataFrame | None = field(default=None, repr=False, compare=False)
 
     @property
     def up_to_date(self) -> bool:
@@ -121,7 +124,7 @@ def _execute(s: _Simulation, wh: Warehouse, *, jobs: int, force: bool, progress:
                 else:
                     need.setdefault((*s.unit_of(g, task), b), []).append((g, task))
     if not finals_needed:
-        return Summary(None, sum(len(gr.tasks) for gr in s.groups), 0, 0, 0)
+        return Summary(None, sum(len(gr.tasks) for gr in s.groups), 0, 0, 0, _answer(wh, s))
     run_id = runner.start_run(wh, s.command, s.parameters, s.seed, s.fingerprint, len(finals_needed), jobs)
     block_writers = [runner._Writer(wh, gr.blocks.table, run_id, s.scope) for gr in s.groups]
     final_writers = [runner._Writer(wh, gr.final.table, run_id, s.scope) for gr in s.groups]
@@ -171,7 +174,17 @@ def _execute(s: _Simulation, wh: Warehouse, *, jobs: int, force: bool, progress:
         for w in (*block_writers, *final_writers):
             w.flush()
         runner._finish_run(wh, run_id, "finished", computed)
-    return Summary(run_id, len(finals_needed), computed, reused, sum(w.written for w in final_writers))
+    return Summary(run_id, len(finals_needed), computed, reused, sum(w.written for w in final_writers),
+                   _answer(wh, s))
+
+
+def _answer(wh: Warehouse, s: _Simulation) -> pd.DataFrame:
+    """The final row of each task of ``s`` (its key, parameters and fingerprint), latest first."""
+    rows = []
+    for group in s.groups:
+        done = _done(wh, s.scope, group.final)
+        rows += [done[k] for t in group.tasks if (k := (*_key(t), t.fingerprint)) in done]
+    return pd.DataFrame(rows)
 
 
 def _done(wh: Warehouse, scope: runner.Scope, analysis: runner.Analysis) -> dict[tuple, dict]:
@@ -228,19 +241,28 @@ def _map(work: Callable, context: Any, payload: list, jobs: int):
 def simulate_coverage(wh: Warehouse, dataset: str, human: str, metrics: Sequence[str], *,
                       levels: Sequence[str] = (), coefficients: Sequence[str] = (),
                       methods: Sequence[str] = (), trials: int = 1000, k: int = 1000, alpha: float = 0.05,
-                      seed: int = 0, jobs: int = 1, force: bool = False, progress: bool = False) -> Summary:
-    """The CI coverage simulation of each metric x level x coefficient x method; persisted."""
+                      seed: int = 0, system_inputs: str = runner.DEFAULT_SYSTEM_INPUTS, jobs: int = 1,
+                      force: bool = False, progress: bool = False) -> Summary:
+    """The CI coverage simulation of each metric x level x coefficient x method; persisted.
+
+    ``system_inputs`` ("all" or "judged", as ``metaeval ci``): "judged" simulates on the inputs
+    the human judged only -- the rows (and fingerprints) are those of a dataset holding only
+    them; "all" splits every input the metric scored, and each half-A interval is the one ``ci
+    --system-inputs all`` computes (:func:`analyses.simulation.coverage_trials`)."""
     scope = runner.resolve_scope(wh, dataset, human, metrics, levels or SIM_LEVELS, coefficients)
     methods = runner._choices(methods, sim.CI_METHODS, "CI method")
     _check_run_options(trials, k, alpha, seed)
+    runner._system_inputs(system_inputs)
     data = runner.load_data(wh, scope)
-    arrays, tasks_by_method = {}, {m: [] for m in methods}
+    arrays, unjudged, tasks_by_method = {}, {}, {m: [] for m in methods}
     for metric in scope.metrics:
-        fingerprint, n_sys, n_in = data.fingerprint([metric, human])
-        if n_sys < 4 or n_in < 2:
-            raise WarehouseError(f"{metric!r} and {human!r} cover {n_sys} systems x {n_in} inputs; splitting "
-                                 "into halves needs at least 4 systems and 2 inputs")
-        arrays[metric] = data.restrict([metric, human])[0]
+        read, unjudged[metric] = _simulated_data(data, metric, human, system_inputs)
+        fingerprint, n_sys, n_in = read.fingerprint([metric, human])
+        arrays[metric] = read.restrict([metric, human])[0]
+        n_judged = int(protocols.judged_inputs(arrays[metric][1]).sum())
+        if n_sys < 4 or n_judged < 2:
+            raise WarehouseError(f"{metric!r} and {human!r} cover {n_sys} systems x {n_in} inputs ({n_judged} "
+                                 "judged); splitting into halves needs at least 4 systems and 2 judged inputs")
         for method in methods:
             tasks_by_method[method] += [runner.Task({"metric": metric, "level": lv, "coefficient": c},
                                                     (metric, human), fingerprint, n_sys, n_in)
@@ -254,14 +276,16 @@ def simulate_coverage(wh: Warehouse, dataset: str, human: str, metrics: Sequence
             blocks=runner.Analysis("simulate coverage", "ci_coverage_blocks",
                                    ("metric", "level", "coefficient", "block", "trials"), params, [], None, {}),
             tasks=tasks_by_method[method],
-            conventions=lambda task, params=params: _coverage_conventions(task, params, trials)))
+            conventions=lambda task, params=params: _coverage_conventions(task, params, trials, system_inputs,
+                                                                          unjudged[task.key["metric"]])))
     s = _Simulation(
         "simulate coverage", scope, groups, trials, seed,
         runner.data_fingerprint(data, [*scope.metrics, human]),
         {"dataset": dataset, "human": human, "metrics": list(scope.metrics), "levels": list(scope.levels),
          "coefficients": list(scope.coefficients), "methods": list(methods), "trials": trials, "k": k,
-         "alpha": alpha, "trial_block": sim.TRIAL_BLOCK},
-        _coverage_unit, {"arrays": arrays, "methods": methods, "k": k, "alpha": alpha, "seed": seed},
+         "alpha": alpha, "trial_block": sim.TRIAL_BLOCK, "system_inputs": system_inputs},
+        _coverage_unit, {"arrays": arrays, "methods": methods, "k": k, "alpha": alpha, "seed": seed,
+                         "system_inputs": system_inputs},
         lambda g, task: (task.key["metric"], g), _sum_coverage)
     return _execute(s, wh, jobs=jobs, force=force, progress=progress)
 
@@ -271,7 +295,7 @@ def _coverage_unit(context: dict, item: tuple) -> list:
     X, Z = context["arrays"][metric]
     configs = [key[1:] for _, key in wanted]
     result = sim.coverage_trials(X, Z, context["methods"][g], configs, trials, k=context["k"],
-                                 alpha=context["alpha"], seed=context["seed"])
+                                 alpha=context["alpha"], seed=context["seed"], system_inputs=context["system_inputs"])
     out = []
     for (gg, key), config in zip(wanted, configs):
         c = result[config].counts()
@@ -289,16 +313,46 @@ def _sum_coverage(blocks: list[dict]) -> dict:
             "undefined": counts.undefined, "coverage": None if np.isnan(counts.coverage) else counts.coverage}
 
 
-def _coverage_conventions(task: runner.Task, params: dict, trials: int) -> dict:
+def _simulated_data(data: runner.Data, metric: str, human: str, system_inputs: str) -> tuple[runner.Data, int]:
+    """The data a simulation of ``metric`` reads (under "judged": the judged inputs' columns
+    only, so its fingerprint is that of a dataset holding only them), and how many inputs the
+    metric scored that the human did not judge."""
+    (X, Z), _, _ = data.restrict([metric, human])
+    unjudged = protocols.unjudged_inputs(Z, X)
+    if system_inputs != "judged" or not unjudged:
+        return data, unjudged
+    judged = protocols.judged_inputs(data.values[human])
+    return runner.Data(data.systems, tuple(np.asarray(data.inputs)[judged]),
+                       {m: v[:, judged] for m, v in data.values.items()}, data.directions), unjudged
+
+
+def _system_inputs_conventions(system_inputs: str, unjudged: int, how: dict[str, str]) -> dict:
+    """The protocol of a simulated row (``how``: what it means for this simulation, per
+    protocol). Without unjudged inputs both protocols are the same computation on the same cells
+    (same fingerprint, so one's rows serve the other): the row says so rather than naming one."""
+    if not unjudged:
+        return {"system_inputs": "all = judged (every input scored is judged)", "unjudged_inputs": 0}
+    return {"system_inputs": system_inputs,
+            "system_inputs_rule": f"{protocols.DESCRIPTIONS[system_inputs]}; {how[system_inputs]}",
+            "unjudged_inputs": unjudged}
+
+
+def _coverage_conventions(task: runner.Task, params: dict, trials: int, system_inputs: str = "all",
+                          unjudged: int = 0) -> dict:
     fisher = params["method"] == "fisher"
     return {
+        **_system_inputs_conventions(system_inputs, unjudged, {
+            "judged": "the unjudged inputs left out before the trials",
+            "all": "the halves split every input the metric scored, judged or not"}),
         "level": task.key["level"], "coefficient": task.key["coefficient"],
         "kendall_variant": "b" if task.key["coefficient"] == "kendall" else None,
         "method": params["method"], "alpha": params["alpha"], "k": params["k"], "trials": trials,
         "split": "systems and inputs each permuted at random; half A = the first floor(n/2), half B = the "
-                 "next floor(n/2) (the middle one left out when n is odd)",
+                 "next floor(n/2) (the middle one left out when n is odd); the judged and the unjudged inputs "
+                 "split separately (each half gets half of each)",
         "interval": ("fisher_ci on half A (Bonett-Wright constants)" if fisher else
-                     "bootstrap_ci on half A: percentile (numpy linear interpolation), two-sided"),
+                     "bootstrap_ci on half A: percentile (numpy linear interpolation), two-sided")
+                    + ", on the arrays and inputs pairing metaeval ci gives half A under the system-inputs protocol",
         "outcomes": "contains: lower <= r_B <= upper; too_high: r_B > upper; too_low: r_B < lower; "
                     "undefined: a bound or r_B is NaN; coverage = contains / (trials - undefined)",
         "rng": f"trial t: split from SeedSequence(seed, spawn_key=({sim.SPLIT_STREAM}, t)); resamples of "
@@ -312,20 +366,38 @@ def _coverage_conventions(task: runner.Task, params: dict, trials: int) -> dict:
 def simulate_power(wh: Warehouse, dataset: str, human: str, *, variant: str = "recall",
                    proportions: Sequence[float] = PROPORTIONS, levels: Sequence[str] = (),
                    coefficients: Sequence[str] = ("pearson",), methods: Sequence[str] = (),
-                   trials: int = 1000, k: int = 1000, alpha: float = 0.05, seed: int = 0, jobs: int = 1,
-                   force: bool = False, progress: bool = False) -> Summary:
-    """The power simulation: tests of ROUGE-1 > R_k at each proportion, level, coefficient; persisted."""
+                   trials: int = 1000, k: int = 1000, alpha: float = 0.05, seed: int = 0,
+                   system_inputs: str = runner.DEFAULT_SYSTEM_INPUTS, jobs: int = 1, force: bool = False,
+                   progress: bool = False) -> Summary:
+    """The power simulation: tests of ROUGE-1 > R_k at each proportion, level, coefficient; persisted.
+
+    ``system_inputs`` ("all" or "judged", as ``metaeval compare``): "judged" simulates on the
+    summaries of the inputs the human judged only (the rows are those of a dataset holding only
+    them: R_k is drawn on that corpus); "all" also scores the other inputs' summaries (of the
+    systems the human judged), which the metrics' system means average, each trial's test being
+    the one ``compare --system-inputs all`` runs."""
     if variant not in ROUGE_VARIANTS:
         raise WarehouseError(f"unknown ROUGE variant {variant!r}; choose from {', '.join(ROUGE_VARIANTS)}")
     proportions = _proportions(proportions)
     methods = runner._choices(methods or POWER_METHODS, sim.TEST_METHODS, "test")
     _check_run_options(trials, k, alpha, seed)
+    runner._system_inputs(system_inputs)
     human_scope = _human_scope(wh, dataset, human, levels or SIM_LEVELS, coefficients)
-    corpus, keys = load_corpus(wh, dataset)  # fails, naming the ingest command, without texts
+    summaries = scoring.summary_rows(wh, dataset)  # fails, naming the ingest command, without texts
     data = runner.load_data(wh, human_scope)
     Z = data.values[human]
+    judged_systems, judged_inputs = set(data.systems), pd.Index(data.inputs)
+    # inputs with summaries of judged systems that the human did not judge, in corpus order
+    unjudged = list(dict.fromkeys(i for system, i, *_ in summaries
+                                  if system in judged_systems and i not in judged_inputs))
+    if system_inputs == "judged" and unjudged:
+        summaries = [r for r in summaries if r[1] in judged_inputs]
+    corpus, keys = scoring.corpus_of(summaries)
+    if system_inputs == "all" and unjudged:
+        judged_inputs = judged_inputs.append(pd.Index(unjudged))
+        Z = np.hstack([Z, np.full((Z.shape[0], len(unjudged)), np.nan)])
     rows = pd.Index(data.systems).get_indexer(keys["system"])
-    cols = pd.Index(data.inputs).get_indexer(keys["input"])
+    cols = judged_inputs.get_indexer(keys["input"])
     placed = (rows >= 0) & (cols >= 0)
     n_sys = len(np.unique(rows[placed]))
     if n_sys < 3:
@@ -333,7 +405,9 @@ def simulate_power(wh: Warehouse, dataset: str, human: str, *, variant: str = "r
                              "correlate")
     positions = (rows, cols, placed)
     X = _grid(rouge(corpus, [f"rouge-1.{variant}"])[f"rouge-1.{variant}"][None], positions, Z.shape)[0]
-    human_fp, n_sys, n_in = data.fingerprint([human])
+    human_fp, n_sys, _ = data.fingerprint([human])
+    n_in = Z.shape[1]
+    # the corpus simulated on (under "judged", the judged inputs' summaries only) and the human cells
     fingerprint = hashlib.sha256((_corpus_digest(corpus) + human_fp + variant).encode()).hexdigest()
     scope = runner.Scope(dataset, human, (), human_scope.levels, human_scope.coefficients)
     groups = []
@@ -347,14 +421,15 @@ def simulate_power(wh: Warehouse, dataset: str, human: str, *, variant: str = "r
                                   {**params, "trials": trials}, [], None, {}),
             blocks=runner.Analysis("simulate power", "power_blocks",
                                    ("level", "coefficient", "proportion", "block", "trials"), params, [], None, {}),
-            tasks=tasks, conventions=lambda task, params=params: _power_conventions(task, params, trials)))
+            tasks=tasks, conventions=lambda task, params=params: _power_conventions(task, params, trials,
+                                                                                     system_inputs, len(unjudged))))
     s = _Simulation(
         "simulate power", scope, groups, trials, seed, fingerprint,
         {"dataset": dataset, "human": human, "variant": variant, "proportions": list(proportions),
          "levels": list(scope.levels), "coefficients": list(scope.coefficients), "methods": list(methods),
-         "trials": trials, "k": k, "alpha": alpha, "trial_block": sim.TRIAL_BLOCK},
+         "trials": trials, "k": k, "alpha": alpha, "trial_block": sim.TRIAL_BLOCK, "system_inputs": system_inputs},
         _power_unit, {"corpus": corpus, "positions": positions, "X": X, "Z": Z, "variant": variant,
-                      "methods": methods, "k": k, "alpha": alpha, "seed": seed},
+                      "methods": methods, "k": k, "alpha": alpha, "seed": seed, "system_inputs": system_inputs},
         lambda g, task: (task.key["proportion"],), _sum_power)
     return _execute(s, wh, jobs=jobs, force=force, progress=progress)
 
@@ -370,7 +445,7 @@ def _power_unit(context: dict, item: tuple) -> list:
             continue
         configs = list(dict.fromkeys(key[:2] for key in keys))
         pvalues = sim.power_pvalues(context["X"], Ys, context["Z"], method, configs, trials, k=context["k"],
-                                    seed=context["seed"])
+                                    seed=context["seed"], system_inputs=context["system_inputs"])
         out += [(g, key, {"rejections": int(np.count_nonzero(pvalues[key[:2]] <= context["alpha"]))})
                 for key in keys]
     return out
@@ -382,12 +457,16 @@ def _sum_power(blocks: list[dict]) -> dict:
     return {"rejections": rejections, "power": rejections / trials}
 
 
-def _power_conventions(task: runner.Task, params: dict, trials: int) -> dict:
+def _power_conventions(task: runner.Task, params: dict, trials: int, system_inputs: str = "all",
+                       unjudged: int = 0) -> dict:
     method = params["method"]
     pvalue = {"williams": "williams_test (Student t, n - 3 df)",
               "perm": "permutation_test, variant paper: (1 + #{delta_b >= delta}) / (1 + k)",
               "boot": "paired_bootstrap_test: #{delta_b >= 2 delta} / k"}[method.split("-")[0]]
     return {
+        **_system_inputs_conventions(system_inputs, unjudged, {
+            "judged": "the summaries of the inputs the human did not judge are not scored",
+            "all": "the summaries of every input are scored (of the systems the human judged)"}),
         "level": task.key["level"], "coefficient": task.key["coefficient"],
         "kendall_variant": "b" if task.key["coefficient"] == "kendall" else None,
         "method": method, "alternative": "greater", "alpha": params["alpha"], "rejection": "p <= alpha",

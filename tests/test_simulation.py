@@ -20,6 +20,25 @@ def _matrices(n_sys=10, n_in=16, seed=3):
     return np.round(X, 1), Y, Z
 
 
+def test_split_of_partly_judged_inputs_halves_each_kind():
+    """judged=: the systems and the judged inputs split as data holding only the judged inputs;
+    the others halved separately."""
+    judged = np.array([True, False, False, True, True, False, True, True, False, False, False])
+    s = sim.split_halves(9, 11, seed=2, trial=3, judged=judged)
+    alone = sim.split_halves(9, 5, seed=2, trial=3)
+    index = np.flatnonzero(judged)
+    for half, alone_half in ((s.inputs_a, alone.inputs_a), (s.inputs_b, alone.inputs_b)):
+        np.testing.assert_array_equal(half[judged[half]], index[alone_half])
+        assert (~judged[half]).sum() == 3
+    np.testing.assert_array_equal(s.systems_a, alone.systems_a)
+    assert not set(s.inputs_a) & set(s.inputs_b)
+    plain = sim.split_halves(9, 11, seed=2, trial=3)
+    same = sim.split_halves(9, 11, seed=2, trial=3, judged=np.ones(11, bool))
+    assert all(np.array_equal(a, b) for a, b in zip(vars(plain).values(), vars(same).values()))
+    with pytest.raises(ValueError, match="2 judged inputs"):
+        sim.split_halves(9, 11, 0, 0, judged=np.arange(11) == 0)
+
+
 def test_splits_are_disjoint_equal_halves_and_seeded():
     s = sim.split_halves(25, 9, seed=1, trial=4)
     assert len(s.systems_a) == len(s.systems_b) == 12 and len(s.inputs_a) == len(s.inputs_b) == 4
@@ -148,3 +167,78 @@ def test_argument_errors():
         sim.power_pvalues(X, Y, Z, "perm-both", [("system", "pearson")], [0])
     with pytest.raises(ValueError, match="seed"):
         sim.trial_seed(-1, 0, 0)
+
+
+def _partly_judged(seed=6, n_sys=10, judged=8, extra=12):
+    """The metrics score ``judged + extra`` inputs, the human only the first ``judged``."""
+    rng = np.random.default_rng(seed)
+    quality = rng.normal(size=(n_sys, 1))
+    X = np.round(quality + rng.normal(size=(n_sys, judged + extra)), 2)
+    Y = np.round(quality + 2 * rng.normal(size=X.shape), 2)
+    Z = np.full(X.shape, np.nan)
+    Z[:, :judged] = np.round(quality + rng.normal(size=(n_sys, judged)), 1)
+    return X, Y, Z, judged
+
+
+@pytest.mark.parametrize("method", sim.CI_METHODS)
+def test_coverage_under_each_system_inputs_protocol_is_what_ci_computes(method):
+    """all: the judged and the unjudged inputs split separately; each trial's interval is `ci
+    --system-inputs all` on half A (runner.evaluate_ci: at the system level the metric's and the
+    human's inputs drawn independently, elsewhere the judged inputs only) and the held-out value
+    `correlate --system-inputs all` on half B; judged: the trials of the data holding only the
+    judged inputs. The levels other than system do not depend on the protocol."""
+    from metaeval.runs import runner
+
+    X, _, Z, judged = _partly_judged()
+    trials, configs = [0, 5, 9], [(lv, c) for lv in ("system", "summary", "global") for c in ("pearson", "kendall")]
+    every = sim.coverage_trials(X, Z, method, configs, trials, k=60, alpha=0.1, seed=2, system_inputs="all")
+    for (level, coefficient), r in every.items():
+        for i, t in enumerate(trials):
+            split = sim.split_halves(*X.shape, seed=2, trial=t, judged=~np.isnan(Z).all(axis=0))
+            assert [np.isnan(Z[0, half]).sum() for half in (split.inputs_a, split.inputs_b)] == [6, 6]
+            (XA, XB), (ZA, ZB) = split.halves(X), split.halves(Z)
+            ci = runner.evaluate_ci([XA, ZA], level, coefficient, method, 0.1, 60,
+                                    sim.trial_seed(2, sim.RESAMPLE_STREAM, t), "all")
+            held = runner.evaluate_correlation([XB, ZB], level, coefficient, "all")["value"]
+            np.testing.assert_allclose([r.lower[i], r.upper[i], r.heldout[i]],
+                                       [ci["lower"], ci["upper"], held], rtol=0, atol=1e-12)
+    only = sim.coverage_trials(X[:, :judged].copy(), Z[:, :judged].copy(), method, configs, trials, k=60, alpha=0.1,
+                               seed=2)
+    paired = sim.coverage_trials(X, Z, method, configs, trials, k=60, alpha=0.1, seed=2, system_inputs="judged")
+    for c in configs:
+        for field in ("lower", "upper", "heldout"):
+            np.testing.assert_array_equal(getattr(paired[c], field), getattr(only[c], field))
+            if c[0] != "system":
+                np.testing.assert_array_equal(getattr(every[c], field), getattr(only[c], field))
+    if method in ("boot-inputs", "boot-both"):   # the protocols differ here (else the test says little)
+        assert not np.allclose(every[("system", "pearson")].lower, paired[("system", "pearson")].lower)
+
+
+@pytest.mark.parametrize("method", sim.TEST_METHODS)
+def test_power_under_each_system_inputs_protocol_is_what_compare_computes(method):
+    from metaeval.runs import runner
+
+    X, Y, Z, judged = _partly_judged(seed=8)
+    Ys = np.stack([Y, X + 0.5 * Y])
+    trials, configs = [1, 2], [(lv, c) for lv in ("system", "summary") for c in ("pearson", "kendall")]
+    for protocol in ("all", "judged"):
+        got = sim.power_pvalues(X, Ys, Z, method, configs, trials, k=60, seed=3, system_inputs=protocol)
+        for (level, coefficient), p in got.items():
+            for i, t in enumerate(trials):
+                expected = runner.evaluate_test([X, Ys[i], Z], level, coefficient, method, "greater", 60,
+                                                sim.trial_seed(3, sim.RESAMPLE_STREAM, t),
+                                                system_inputs=protocol)["p_value"]
+                np.testing.assert_allclose(p[i], np.nan if expected is None else expected, rtol=0, atol=1e-12)
+        if protocol == "judged":
+            only = sim.power_pvalues(X[:, :judged].copy(), Ys[:, :, :judged].copy(), Z[:, :judged].copy(), method,
+                                     configs, trials, k=60, seed=3)
+            for c in configs:
+                np.testing.assert_array_equal(got[c], only[c])
+
+
+def test_system_inputs_protocol_is_checked():
+    X, Y, Z, _ = _partly_judged()
+    with pytest.raises(ValueError, match="system_inputs"):
+        sim.coverage_trials(X, Z, "fisher", [("system", "pearson")], [0], system_inputs="some")
+    with pytest.raises(ValueError, match="system_inputs"):
+        sim.power_pvalues(X, Y[None], Z, "williams", [("system", "pearson")], [0], system_inputs="some")

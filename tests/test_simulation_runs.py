@@ -124,3 +124,44 @@ def test_clear_errors(copy_of):
     assert "proportions must be in (0, 1]" in out
     with Warehouse(db, read_only=True) as wh:
         assert wh.sql("SELECT count(*) AS n FROM analysis_runs")["n"][0] == 0
+
+
+def test_power_under_each_system_inputs_protocol(tmp_path):
+    """REALSumm with the human judgments of 40 of its 100 inputs, the summaries of all 100:
+    judged = the power of the dataset holding only those 40 inputs' judgments and summaries;
+    all = the summaries of every input scored, other rows (not reused); each recorded."""
+    import json
+
+    from tests.conftest import shared
+
+    realsumm = shared("realsumm")
+    judged_ids = {str(i) for i in range(40)}
+    keep = lambda path: [line for line in path.read_text().splitlines()  # noqa: E731
+                         if json.loads(line)["instance_id"] in judged_ids]
+    (tmp_path / "pyramid.jsonl").write_text("\n".join(keep(realsumm / "pyramid.jsonl")) + "\n")
+    (tmp_path / "summaries.jsonl").write_text("\n".join(keep(realsumm / "summaries.jsonl")) + "\n")
+    db = tmp_path / "w.duckdb"
+    for dataset, summaries in (("half", realsumm / "summaries.jsonl"), ("only", tmp_path / "summaries.jsonl")):
+        _cli(db, "ingest", "sacrerouge", tmp_path / "pyramid.jsonl", "--dataset", dataset,
+             "--human", "litepyramid.recall")
+        _cli(db, "ingest", "summaries", summaries, "--dataset", dataset, "--allow-new")
+    power = [*POWER[:2], "--human", "litepyramid.recall", *POWER[6:]]
+    _cli(db, *power, "--dataset", "half", "--system-inputs", "judged")
+    _cli(db, *power, "--dataset", "only")
+    out = _cli(db, *power, "--dataset", "half").output
+    assert "nothing computed" not in out
+    with Warehouse(db, read_only=True) as wh:
+        rows = wh.sql("SELECT * FROM power ORDER BY result_id")
+        runs = wh.sql("SELECT parameters FROM analysis_runs WHERE command = 'simulate power' ORDER BY run_id")
+    assert [json.loads(p)["system_inputs"] for p in runs["parameters"]] == ["judged", "all", "all"]
+    key = ["level", "coefficient", "method", "proportion"]
+    judged, only, every = (rows[rows.run_id == r].sort_values(key).reset_index(drop=True)
+                           for r in sorted(set(rows.run_id)))
+    values = [*key, "trials", "rejections", "power", "n_systems", "n_inputs"]
+    pd.testing.assert_frame_equal(judged[values], only[values])
+    assert (judged.n_inputs == 40).all() and (every.n_inputs == 100).all()
+    assert judged.fingerprint.iloc[0] == only.fingerprint.iloc[0] != every.fingerprint.iloc[0]
+    assert [(json.loads(c)["system_inputs"], json.loads(c)["unjudged_inputs"]) for c in
+            (judged.conventions[0], only.conventions[0], every.conventions[0])] == [
+        ("judged", 60), ("all = judged (every input scored is judged)", 0), ("all", 60)]
+    assert "up to date" in _cli(db, *power, "--dataset", "half", "--system-inputs", "judged").output

@@ -12,10 +12,14 @@ differ:
 
 When every input the metric scored is judged, the two are the same computation. Only the
 system level depends on the protocol: summary- and global-level correlations pair the two
-sides' values of the same cells.
+sides' values of the same cells, so an input the human did not judge holds no pair there and is
+left out under either protocol (:func:`apply`) -- else a bootstrap over inputs would draw such
+empty inputs and its interval would depend on how many the metric happened to score.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -44,3 +48,30 @@ def unjudged_inputs(Z: np.ndarray, *metrics: np.ndarray) -> int:
     for m in metrics:
         scored |= (~np.isnan(m)).any(axis=0)
     return int((scored & ~(~np.isnan(Z)).any(axis=0)).sum())
+
+
+def apply(arrays: Sequence[np.ndarray], level: str, system_inputs: str
+          ) -> tuple[list[np.ndarray], bool, dict, np.ndarray | None]:
+    """The matrices ``arrays`` (metrics..., then the human Z, on one grid) as a ``level``
+    analysis under ``system_inputs`` reads them.
+
+    Returns ``(arrays, paired, conventions, kept)``: the arrays restricted to the judged inputs
+    (``kept``, a column mask; None when nothing is restricted: the system level under "all");
+    ``paired``, whether a bootstrap draws the metric's and the human's inputs together (False
+    only at the system level under "all" with unjudged inputs: nlpstats' paired_inputs=False);
+    and the conventions to record (``system_inputs``, its rule, ``unjudged_inputs``: inputs a
+    metric scored that the human did not judge).
+    """
+    system_inputs = system_inputs_iv(system_inputs)
+    *metrics, Z = arrays
+    unjudged = unjudged_inputs(Z, *metrics)
+    kept = None
+    if system_inputs == "judged" or level != "system":   # the grid of the judged inputs
+        kept = judged_inputs(Z)
+        # C order, as the warehouse's arrays: sums then add up in the order they would on data
+        # holding only these inputs (a boolean column index may return another memory order)
+        metrics, Z = [np.ascontiguousarray(m[:, kept]) for m in metrics], np.ascontiguousarray(Z[:, kept])
+    paired = kept is not None or unjudged == 0
+    conventions = {"system_inputs": system_inputs if level == "system"
+                   else f"{system_inputs} (no effect at this level)", "system_inputs_rule": DESCRIPTIONS[system_inputs], "unjudged_inputs": unjudged}
+    return [*metrics, Z], paired, conventions, kept

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import click
 
-from metaeval.cli.app import SEED, Context, LazyChoice, _command_line, echo_reports, fmt_option, is_text
+from metaeval.cli.app import (SEED, Context, LazyChoice, _command_line, echo_reports, fmt_option, is_text,
+                              system_inputs_option)
 
 #: In text output, beats / beaten by lists longer than this many characters are cut.
 MAX_LIST = 70
@@ -37,6 +38,7 @@ MAX_LIST = 70
 @click.option("--all-pairs", is_flag=True,
               help="Also test the other metrics against each other, so that the clusters are WMT's exactly "
                    "(slower: every ordered pair).")
+@system_inputs_option
 @click.option("--k", default=1000, show_default=True, type=click.IntRange(1), help="Resamples (CI and tests).")
 @click.option("--seed", default=0, show_default=True, type=SEED, help="Seed of the resampling.")
 @click.option("--alpha", default=0.05, show_default=True, type=click.FloatRange(0, 1, min_open=True, max_open=True))
@@ -49,7 +51,7 @@ MAX_LIST = 70
 @fmt_option()
 @click.pass_obj
 def evaluate(obj: Context, scores, datasets, humans, metrics, against, levels, coefficients, method, ci_method,
-             correction, all_pairs, k, seed, alpha, lower, allow_new, replace, jobs, force, fmt):
+             correction, all_pairs, system_inputs, k, seed, alpha, lower, allow_new, replace, jobs, force, fmt):
     """How good is my metric? Ingest SCORES and evaluate their metrics in one run.
 
     SCORES are score tables as `ingest table` reads them; with several --dataset, give each as
@@ -79,7 +81,8 @@ def evaluate(obj: Context, scores, datasets, humans, metrics, against, levels, c
                 ev = evaluation.evaluate(
                     wh, dataset, human, files[dataset], metrics=metrics, against=against, levels=levels or
                     evaluation.LEVELS, coefficients=coefficients, method=method, correction=correction,
-                    ci_method=ci_method, k=k, seed=seed, alpha=alpha, all_pairs=all_pairs, lower=lower,
+                    ci_method=ci_method, k=k, seed=seed, alpha=alpha, all_pairs=all_pairs,
+                    system_inputs=system_inputs, lower=lower,
                     replace=replace, allow_new=allow_new, command=_command_line(), jobs=jobs, force=force,
                     progress=sys.stderr.isatty())
             except KeyboardInterrupt:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import click
 
 from metaeval.cli.app import (RESULT_TABLES, Context, LazyChoice, _resampling_options, fmt_option, interrupted,
-                              is_text, show, show_blocks)
+                              is_text, show, show_blocks, system_inputs_option)
 
 if TYPE_CHECKING:  # annotations only (a light start-up for `--help`)
     import pandas as pd
@@ -128,9 +128,7 @@ def _latest(wh, table: str, dataset: str, human: str, **filters) -> pd.DataFrame
               help="Human differences with |d| <= this are ties (0: exact ties only).")
 @click.option("--soft", is_flag=True,
               help="Soft pairwise accuracy instead (Thompson et al. 2024, WMT24): table soft_pairwise_accuracy.")
-@click.option("--system-inputs", type=LazyChoice("metaeval.runs.runner:SYSTEM_INPUTS"), default="all",
-              show_default=True, help="System level: system means over every input a metric scored (all) or "
-                                      "only the inputs the human judged (judged).")
+@system_inputs_option
 @click.option("--delta-bins", type=click.IntRange(1), default=None, metavar="Q",
               help="Also the accuracy and Kendall's tau within Q quantile bins of the system pairs' human "
                    "difference, closest pairs first (Deutsch, Dror & Roth 2022): table delta_bin_accuracy.")

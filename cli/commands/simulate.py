@@ -8,7 +8,7 @@ import sys
 import click
 
 from metaeval.cli.app import (RESULT_TABLES, Context, Group, LazyChoice, _resampling_options, interrupted,
-                              scheduler_option, show)
+                              scheduler_option, show, system_inputs_option)
 
 RESULT_TABLES.update({"ci_coverage": "latest_ci_coverage", "power": "latest_power",
                       "normality": "latest_normality"})
@@ -25,6 +25,7 @@ def _common(f):
         click.option("--trials", default=1000, show_default=True, type=click.IntRange(1)),
         click.option("--alpha", default=0.05, show_default=True, type=ALPHA,
                      help="CI level 1 - alpha (coverage); significance level (power)."),
+        system_inputs_option,
         click.option("--jobs", default=1, show_default=True, type=click.IntRange(1), help="Worker processes."),
         scheduler_option,
         click.option("--force", is_flag=True, help="Recompute even what is up to date."),
@@ -66,8 +67,8 @@ def simulate():
 @click.option("--method", "methods", multiple=True, type=LazyChoice("metaeval.analyses.simulation:CI_METHODS"),
               help="CI method(s), as `metaeval ci`. Default: all four. Repeatable.")
 @click.pass_obj
-def coverage(obj: Context, dataset, human, levels, trials, alpha, jobs, force, k, seed, metrics, coefficients,
-             methods):
+def coverage(obj: Context, dataset, human, levels, trials, alpha, system_inputs, jobs, force, k, seed, metrics,
+             coefficients, methods):
     """How often a CI computed on a random half of the systems and inputs contains the
     correlation of the other half (the paper's Table 1); table ci_coverage."""
     from metaeval.runs import simulation as simulation_runs
@@ -75,10 +76,10 @@ def coverage(obj: Context, dataset, human, levels, trials, alpha, jobs, force, k
     with obj.open() as wh:
         summary = _run(lambda: simulation_runs.simulate_coverage(
             wh, dataset, human, metrics, levels=levels, coefficients=coefficients, methods=methods, trials=trials,
-            k=k, alpha=alpha, seed=seed, jobs=jobs, force=force, progress=sys.stderr.isatty()))
+            k=k, alpha=alpha, seed=seed, system_inputs=system_inputs, jobs=jobs, force=force,
+            progress=sys.stderr.isatty()))
         _report("ci_coverage", summary)
-        frame = wh.sql("SELECT * FROM latest_ci_coverage WHERE dataset = ? AND human = ? AND seed = ? AND trials = ?"
-                       " ORDER BY metric, level, coefficient, method", [dataset, human, seed, trials])
+        frame = summary.rows.sort_values(["metric", "level", "coefficient", "method"])
     show(frame[["metric", "level", "coefficient", "method", "trials", "contains", "too_high", "too_low",
                 "coverage"]].round(3), "table")
 
@@ -97,8 +98,8 @@ def coverage(obj: Context, dataset, human, levels, trials, alpha, jobs, force, k
               help="Test(s), as `metaeval compare`. Default: williams, boot-both, perm-both (the paper's). "
                    "Repeatable.")
 @click.pass_obj
-def power(obj: Context, dataset, human, levels, trials, alpha, jobs, force, k, seed, variant, proportions,
-          coefficients, methods):
+def power(obj: Context, dataset, human, levels, trials, alpha, system_inputs, jobs, force, k, seed, variant,
+          proportions, coefficients, methods):
     """How often each test concludes ROUGE-1 > R_k, ROUGE-1 on a random share of the tokens
     (the paper's Figure 3); scored from the stored texts; table power."""
     from metaeval.runs import simulation as simulation_runs
@@ -113,12 +114,10 @@ def power(obj: Context, dataset, human, levels, trials, alpha, jobs, force, k, s
     with obj.open() as wh:
         summary = _run(lambda: simulation_runs.simulate_power(
             wh, dataset, human, variant=variant, proportions=shares, levels=levels, coefficients=coefficients,
-            methods=methods, trials=trials, k=k, alpha=alpha, seed=seed, jobs=jobs, force=force,
-            progress=sys.stderr.isatty()))
+            methods=methods, trials=trials, k=k, alpha=alpha, seed=seed, system_inputs=system_inputs, jobs=jobs,
+            force=force, progress=sys.stderr.isatty()))
         _report("power", summary)
-        frame = wh.sql("SELECT * FROM latest_power WHERE dataset = ? AND human = ? AND variant = ? AND seed = ?"
-                       " AND trials = ? ORDER BY level, coefficient, method, proportion",
-                       [dataset, human, variant, seed, trials])
+        frame = summary.rows
     wide = frame.pivot_table(index="proportion", columns=["level", "coefficient", "method"], values="power")
     click.echo(wide.round(3).to_string())
 
