@@ -104,7 +104,7 @@ def resolve_scope(wh: Warehouse, dataset: str, human: str | None, metric_globs: 
     """Check names against the warehouse; the default metrics are all automatic measures and
     the default levels all ``valid_levels`` (analyses with other levels than correlations').
     ``human`` None: a human-free scope (no judgment is checked or read)."""
-    measures = wh.measures(dataset)
+    measures = wh.measure_kinds(dataset)
     kinds = dict(zip(measures["measure"], measures["kind"]))
     humans = sorted(m for m, k in kinds.items() if k == "human")
     automatic = sorted(m for m, k in kinds.items() if k == "automatic")
@@ -238,7 +238,7 @@ def load_data(wh: Warehouse, scope: Scope, *, annotations: bool = False) -> Data
     values of the human judgment (for the analyses that resample annotators)."""
     names = list(scope.measures)
     m = wh.matrix(scope.dataset, names)
-    measures = wh.measures(scope.dataset)
+    measures = wh.measure_kinds(scope.dataset)
     directions = dict(zip(measures["measure"], measures["direction"]))
     values = {n: (-m[n] if directions[n] == "lower" else m[n]) for n in names}
     tensors = {}
