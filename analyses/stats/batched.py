@@ -101,6 +101,7 @@ def bootstrap_evaluator(
     if level == "summary" and coefficient.label in ("kendall-b", "kendall-c"):
         kendall_blocks = [_boot_pairs(X[:, b], Z[:, b]) for b in _input_blocks(X.shape)]
     unresampled: list[np.ndarray] = []  # the M correlations without drawn systems, once computed
+    complete = level == "summary" and not (np.isnan(X).any() or np.isnan(Z).any())
 
     def evaluate(rows: np.ndarray | None, cols: np.ndarray | None) -> np.ndarray:
         if level == "system":
@@ -120,7 +121,7 @@ def bootstrap_evaluator(
                     [_kendall_weighted_columns(pairs, W, coefficient.variant) for pairs in kendall_blocks], axis=-1
                 )
             else:
-                r = _resampled_columns(X, Z, rows, coefficient)
+                r = _resampled_columns(X, Z, rows, coefficient, complete)
             return summary_mean(r, None if cols is None else _counts(cols, n_inputs))
         xg, zg = (_gather(A, rows, cols) for A in (X, Z))
         return corr(xg, zg, coefficient)
@@ -143,6 +144,7 @@ def permutation_evaluator(
     if level == "summary" and coefficient.label == "kendall-b":
         kendall_blocks = [(b, _perm_pairs(X[:, b], Y[:, b], Z[:, b])) for b in _input_blocks(X.shape)]
     zm = system_means(Z)
+    complete = level == "summary" and not (np.isnan(X).any() or np.isnan(Y).any() or np.isnan(Z).any())
 
     def evaluate(mask: np.ndarray) -> np.ndarray:
         if level == "system":
@@ -155,7 +157,7 @@ def permutation_evaluator(
             )
             return summary_mean(rx) - summary_mean(ry)
         if level == "summary":
-            rx, ry = _permuted_columns(X, Y, Z, mask, coefficient)
+            rx, ry = _permuted_columns(X, Y, Z, mask, coefficient, complete)
             return summary_mean(rx) - summary_mean(ry)
         shape = np.broadcast_shapes(mask.shape, X.shape)
         xp = np.where(mask, Y, X)
@@ -261,22 +263,26 @@ def _summary_blocks(n_resamples: int, n_systems: int, n_inputs: int) -> list[sli
     return [slice(a, min(n_inputs, a + step)) for a in range(0, n_inputs, step)]
 
 
-def _resampled_columns(X: np.ndarray, Z: np.ndarray, rows: np.ndarray, coefficient: Coefficient) -> np.ndarray:
+def _resampled_columns(
+    X: np.ndarray, Z: np.ndarray, rows: np.ndarray, coefficient: Coefficient, complete: bool = False
+) -> np.ndarray:
     """(c, M): r(X[rows_b, j], Z[rows_b, j]) for each resample b and input j, gathered and
-    computed a block of inputs at a time, systems first (:func:`.correlation.corr_columns`)."""
+    computed a block of inputs at a time, systems first (:func:`.correlation.corr_columns`;
+    ``complete``: X and Z hold no NaN)."""
     c = rows.shape[0]
     out = np.empty((c, X.shape[1]))
     drawn = rows.T  # (N, c): X[:, block][drawn] is (N, c, m)
     for block in _summary_blocks(c, *X.shape):
-        out[:, block] = corr_columns(X[:, block][drawn], Z[:, block][drawn], coefficient)
+        out[:, block] = corr_columns(X[:, block][drawn], Z[:, block][drawn], coefficient, complete)
     return out
 
 
 def _permuted_columns(
-    X: np.ndarray, Y: np.ndarray, Z: np.ndarray, mask: np.ndarray, coefficient: Coefficient
+    X: np.ndarray, Y: np.ndarray, Z: np.ndarray, mask: np.ndarray, coefficient: Coefficient, complete: bool = False
 ) -> tuple[np.ndarray, np.ndarray]:
     """(c, M) each: per-input r(X'_b[:, j], Z[:, j]) and r(Y'_b[:, j], Z[:, j]) for masks of
-    shape (c, N|1, M|1), a block of inputs at a time, systems first."""
+    shape (c, N|1, M|1), a block of inputs at a time, systems first (``complete``: X, Y and Z
+    hold no NaN)."""
     c = mask.shape[0]
     rx, ry = np.empty((c, X.shape[1])), np.empty((c, X.shape[1]))
     for block in _summary_blocks(c, *X.shape):
@@ -284,7 +290,8 @@ def _permuted_columns(
         x, y, z = X[:, None, block], Y[:, None, block], Z[:, None, block]
         xp, yp = np.where(swap, y, x), np.where(swap, x, y)  # (N, c, m)
         zp = np.broadcast_to(z, xp.shape)
-        rx[:, block], ry[:, block] = corr_columns(xp, zp, coefficient), corr_columns(yp, zp, coefficient)
+        rx[:, block] = corr_columns(xp, zp, coefficient, complete)
+        ry[:, block] = corr_columns(yp, zp, coefficient, complete)
     return rx, ry
 
 

@@ -173,7 +173,7 @@ def _pearson(x: np.ndarray, z: np.ndarray, valid: np.ndarray) -> np.ndarray:
     return np.where(undefined, np.nan, r)
 
 
-def corr_columns(x: np.ndarray, z: np.ndarray, coefficient: Coefficient) -> np.ndarray:
+def corr_columns(x: np.ndarray, z: np.ndarray, coefficient: Coefficient, complete: bool = False) -> np.ndarray:
     """:func:`corr` along the first axis: ``corr(moveaxis(x, 0, -1), moveaxis(z, 0, -1))``, bit
     for bit, for (n, ...) arrays whose first axis holds the n pairs.
 
@@ -184,13 +184,15 @@ def corr_columns(x: np.ndarray, z: np.ndarray, coefficient: Coefficient) -> np.n
     :func:`pairwise_sum_first`; maxima, minima and counts are exact in any order), then the
     dot products of the unit deviations on contiguous rows, as :func:`corr` takes them (the
     rounding of BLAS' dot depends on the layout). Other coefficients: :func:`corr` on the
-    moved axes.
+    moved axes. ``complete``: the caller knows that x and z hold no NaN (not checked again).
     """
     if coefficient.name not in ("pearson", "spearman"):
         return corr(np.moveaxis(x, 0, -1), np.moveaxis(z, 0, -1), coefficient)
-    missing = np.isnan(x)
-    missing |= np.isnan(z)
-    valid = None if not missing.any() else ~missing  # None: every pair valid
+    valid = None  # None: every pair valid
+    if not complete:
+        missing = np.isnan(x)
+        missing |= np.isnan(z)
+        valid = None if not missing.any() else ~missing
     if coefficient.name == "spearman":
         if valid is not None:
             x, z = np.where(valid, x, np.nan), np.where(valid, z, np.nan)
@@ -233,24 +235,27 @@ def _pearson_columns(x: np.ndarray, z: np.ndarray, valid: np.ndarray | None) -> 
     complete = valid is None
     n = x.shape[0] if complete else valid.sum(axis=0)
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-        units = []
+        units, maybe_constant = [], []
         for v in (x, z):
-            unit, scale = _unit_deviations_columns(v, valid, n)
+            unit, scale, squares = _unit_deviations_columns(v, valid, n)
             if not ((scale == 0) | ((scale >= SAFE_DEVIATIONS[0]) & (scale <= SAFE_DEVIATIONS[1]))).all():
                 v = scaled(v, unit_scale(v if complete else np.where(valid, v, 0.0), axis=0))
-                unit, _ = _unit_deviations_columns(v, valid, n)
+                unit, scale, squares = _unit_deviations_columns(v, valid, n)
             units.append(np.ascontiguousarray(np.moveaxis(unit, 0, -1)))
+            # a column constant over its valid pairs has n equal deviations d: d = 0, or every
+            # d / max|d| = +-1 and their squares sum to n exactly; only such columns are checked
+            maybe_constant.append((scale == 0) | (squares == n))
         r = np.clip(np.vecdot(*units), -1.0, 1.0)
     r = np.where(n == 2, np.round(r), r)
-    undefined = (n < 2) | _constant_columns(x, valid) | _constant_columns(z, valid)
+    undefined = (n < 2) | _constant_columns(x, valid, maybe_constant[0]) | _constant_columns(z, valid, maybe_constant[1])
     return np.where(undefined, np.nan, r)
 
 
 def _unit_deviations_columns(
     v: np.ndarray, valid: np.ndarray | None, n: np.ndarray | int
-) -> tuple[np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """:func:`_unit_deviations` along the first axis: the same operations on the same values
-    (some of them in place)."""
+    (some of them in place); also the sums of squares of dev / max|dev|."""
     if valid is None:
         dev = v - pairwise_sum_first(v) / n
     else:
@@ -259,17 +264,25 @@ def _unit_deviations_columns(
     scale = work.max(axis=0)
     np.divide(dev, scale, out=work)
     np.multiply(work, work, out=work)
-    denominator = np.sqrt(pairwise_sum_first(work))
+    squares = pairwise_sum_first(work)
+    denominator = np.sqrt(squares)
     denominator *= scale  # = scale * |dev / scale|: a product is the same in either order
     np.divide(dev, denominator, out=dev)
-    return dev, scale
+    return dev, scale, squares
 
 
-def _constant_columns(x: np.ndarray, valid: np.ndarray | None) -> np.ndarray:
-    """:func:`_constant` along the first axis."""
-    if valid is None:
-        return x.min(axis=0) == x.max(axis=0)
-    return np.where(valid, x, np.inf).min(axis=0) == np.where(valid, x, -np.inf).max(axis=0)
+def _constant_columns(x: np.ndarray, valid: np.ndarray | None, candidates: np.ndarray) -> np.ndarray:
+    """:func:`_constant` along the first axis, tested on the ``candidates`` columns only
+    (the others are known not to be constant)."""
+    out = np.zeros(candidates.shape, dtype=bool)
+    if candidates.any():
+        xc = x[:, candidates]
+        if valid is None:
+            out[candidates] = xc.min(axis=0) == xc.max(axis=0)
+        else:
+            vc = valid[:, candidates]
+            out[candidates] = np.where(vc, xc, np.inf).min(axis=0) == np.where(vc, xc, -np.inf).max(axis=0)
+    return out
 
 
 def _unit_deviations(
