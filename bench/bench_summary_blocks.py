@@ -12,8 +12,8 @@ For S systems × M inputs of seeded uniform data (Z = X + noise), the same Boot-
   :func:`metaeval.analyses.stats.correlation.corr`, at the batch size its 96 bytes per cell
   gave (1 resample per batch from M ~ 140 000 on at S = 20).
 
-It checks that both give the same numbers (bit for bit) and prints ms per resample and the peak
-of numpy's allocations (tracemalloc) of each. From the repository root:
+It checks that both give the same numbers (bit for bit) and prints ms per resample (untraced) and
+the peak of numpy's allocations while evaluating one batch (tracemalloc) of each. From the repository root:
 
     .venv/bin/python bench/bench_summary_blocks.py --inputs 100000 --k 20
 """
@@ -49,14 +49,16 @@ def row_wise_perm(X, Y, Z, coef, mask):
 
 
 def measure(evaluate, draws, size):
-    """(ms per resample, peak MB of traced allocations, statistics) over the draws in batches."""
+    """(ms per resample, peak MiB of numpy's allocations in one batch, statistics): the draws
+    evaluated in batches of ``size``, timed untraced; the peak traced on the first batch alone."""
     k = draws[0].shape[0]
     out = np.empty(k)
-    tracemalloc.start()
     start = time.perf_counter()
     for a in range(0, k, size):
         out[a:a + size] = evaluate(*(d[a:a + size] for d in draws))
     seconds = time.perf_counter() - start
+    tracemalloc.start()
+    evaluate(*(d[:size] for d in draws))
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     return 1e3 * seconds / k, peak / 2**20, out
