@@ -83,7 +83,7 @@ def _coins(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
     """Fair boolean coins, one random bit each."""
     count = int(np.prod(shape))
     bits = np.unpackbits(rng.integers(0, 256, size=(count + 7) // 8, dtype=np.uint8))
-    return bits[:count].astype(bool).reshape(shape)
+    return bits[:count].view(bool).reshape(shape)  # 0/1 bytes read as booleans: no second copy
 
 
 class ResampleStream:
