@@ -171,7 +171,7 @@ def leave_one_out(A: npt.ArrayLike, level: str, coefficient: str = "pearson", *,
 
         samples = _engine.run_resamples(
             k, seq, partial(resampling.bootstrap_indices, n_systems=n_sys, n_inputs=n_in, method="both"), evaluate,
-            _engine.default_batch_size(n_sys, n_in, batched.bytes_per_cell(level, coef) * A.shape[2]))
+            _engine.default_batch_size(batched.resample_bytes(level, coef, n_sys, n_in) * A.shape[2]))
         valid = samples[~np.isnan(samples)]
         if valid.size:
             result.lower, result.upper = (float(v) for v in np.percentile(valid, [100 * alpha / 2,

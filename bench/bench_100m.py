@@ -11,9 +11,10 @@ and peak RSS from ``/usr/bin/time -v``):
 1. ``metaeval ingest table FILE --dataset big --human human`` into a new warehouse;
 2. ``metaeval correlate --dataset big --human human`` (10 metrics × 3 levels × 3 coefficients);
 3. ``metaeval ci --dataset big --human human --metric metric.00 --metric metric.01
-   --level summary --method boot-both --coefficient pearson --k K`` (two metrics).
+   --level summary --method boot-both --coefficient pearson --k K`` (two metrics; K = 1000,
+   the command's default, unless ``--k`` says otherwise).
 
-    python bench/bench_100m.py --workdir /tmp/metaeval-100m --k 100
+    python bench/bench_100m.py --workdir /tmp/metaeval-100m
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ def main() -> None:
     parser.add_argument("--systems", type=int, default=20)
     parser.add_argument("--inputs", type=int, default=500_000)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--k", type=int, default=100, help="Bootstrap resamples of the ci step.")
+    parser.add_argument("--k", type=int, default=1000, help="Bootstrap resamples of the ci step (ci's default).")
     args = parser.parse_args()
     metaeval = str(Path(sys.executable).parent / "metaeval")
     args.workdir.mkdir(parents=True, exist_ok=True)

@@ -6,10 +6,13 @@ import numpy as np
 import pytest
 
 from metaeval.analyses import bootstrap_ci, paired_bootstrap_test, permutation_test
+import tracemalloc
+
+from metaeval.analyses.stats import _engine, resampling
 from metaeval.analyses.stats import batched as batched_module
-from metaeval.analyses.stats import resampling
 from metaeval.analyses.stats._validation import coefficient_iv
 from metaeval.analyses.stats.batched import bootstrap_statistics, permutation_statistics
+from metaeval.analyses.stats.correlation import corr, corr_columns, pairwise_sum_first, summary_mean
 from tests._stats_reference import COEFFICIENTS, level_corr, standardize
 
 LEVELS = ("system", "summary", "global")
@@ -92,6 +95,102 @@ def test_kendall_input_blocks_give_the_same_result(xyz, monkeypatch, coefficient
         np.testing.assert_array_equal(a, b)
 
 
+SUMMARY_COEFFICIENTS = (*COEFFICIENTS, "kendall-23[eps=0.5]")
+
+
+@pytest.mark.parametrize("coefficient", SUMMARY_COEFFICIENTS)
+def test_summary_input_blocks_give_the_same_result(xyz, monkeypatch, coefficient: str) -> None:
+    """The summary level gathers the resampled columns a block of inputs at a time: one input
+    per block gives the numbers of all inputs at once, to the bit, for every method."""
+    X, Y, Z = xyz
+    coef = coefficient_iv(coefficient)
+    Xs, Ys = standardize(X), standardize(Y)
+
+    def run() -> list[np.ndarray]:
+        out = []
+        for method in METHODS:
+            rows, cols = resampling.bootstrap_indices(np.random.default_rng(2), 20, 7, 9, method)
+            (mask,) = resampling.permutation_masks(np.random.default_rng(2), 20, 7, 9, method)
+            out += [bootstrap_statistics(X, Z, "summary", coef, rows, cols),
+                    permutation_statistics(Xs, Ys, Z, "summary", coef, mask)]
+        return out
+
+    monkeypatch.setattr(batched_module, "SUMMARY_BLOCK_CELLS", 2**30)  # every input in one block
+    whole = run()
+    monkeypatch.setattr(batched_module, "SUMMARY_BLOCK_CELLS", 1)  # one input per block
+    blocked = run()
+    for a, b in zip(whole, blocked):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_pairwise_sum_first_is_numpy_row_sum() -> None:
+    """Summing the first axis element-wise reproduces numpy's sum of each contiguous row, bit
+    for bit (the lengths cover the running sum, the eight-way sums and the halving above 128)."""
+    rng = np.random.default_rng(4)
+    for n in [*range(1, 300), 1000, 1029]:
+        A = rng.standard_normal((40, n)) * 10.0 ** rng.integers(-12, 12, (40, n))
+        A[0] = -0.0
+        np.testing.assert_array_equal(pairwise_sum_first(np.ascontiguousarray(A.T)), A.sum(axis=-1), err_msg=f"n={n}")
+        assert not np.signbit(pairwise_sum_first(np.ascontiguousarray(A.T))[0])  # -0.0 + -0.0 sums to 0.0 too
+
+
+@pytest.mark.parametrize("coefficient", SUMMARY_COEFFICIENTS)
+@pytest.mark.parametrize("kind", ["continuous", "ties", "missing", "huge", "tiny"])
+@pytest.mark.parametrize("n", [1, 2, 3, 8, 20, 131])
+def test_corr_columns_equals_corr_on_rows(coefficient: str, kind: str, n: int) -> None:
+    """corr along the first axis gives corr's numbers on the moved axes to the bit, NaN where
+    corr has NaN (constant columns, fewer than 2 pairs, missing cells)."""
+    rng = np.random.default_rng(n)
+    x = rng.standard_normal((n, 5, 13))
+    z = x + rng.standard_normal((n, 5, 13))
+    if kind == "ties":
+        x, z = np.round(x), np.round(2 * z) / 2
+    x[:, 0, 0] = 1.5  # a constant column
+    x[:, 0, 1] = 0.1  # constant, its mean not exactly 0.1: deviations equal but not 0
+    x[:, 0, 2] = np.arange(n) % 2  # all |deviations| equal (n even), not constant
+    z[:, 0, 3] = 1.7e308  # constant, its sum overflows
+    if kind == "missing":
+        x[rng.random(x.shape) < 0.2] = np.nan
+        z[rng.random(z.shape) < 0.2] = np.nan
+        z[1:, 1, 1] = np.nan  # one pair left
+    if kind == "huge":
+        x[:, 1:3] *= 2.0**1020
+    if kind == "tiny":
+        z[:, 2:] *= 2.0**-1040
+    coef = coefficient_iv(coefficient)
+    expected = corr(np.moveaxis(x, 0, -1), np.moveaxis(z, 0, -1), coef)
+    np.testing.assert_array_equal(corr_columns(x, z, coef), expected)
+    if not coef.ties_variant:  # tau-23 and acc-23 are defined on a constant column
+        assert np.isnan(expected[0, :2]).all() and np.isnan(expected[0, 3])
+
+
+def test_summary_batches_are_bounded_whatever_the_inputs(monkeypatch) -> None:
+    """A summary-level Boot-Both batch over many inputs: its batch size is several resamples
+    (not 1 per batch, as when a batch held c x N x M temporaries), and its evaluation stays
+    within the memory budget (numpy's allocations, traced)."""
+    monkeypatch.setattr(_engine, "MEMORY_BUDGET", 24 * 2**20)
+    rng = np.random.default_rng(0)
+    X = rng.random((20, 40_000))
+    Z = X + rng.random((20, 40_000))
+    coef = coefficient_iv("pearson")
+    size = _engine.default_batch_size(batched_module.resample_bytes("summary", coef, *X.shape))
+    assert size >= 4
+    evaluate = batched_module.bootstrap_evaluator(X, Z, "summary", coef)
+    rows, cols = resampling.bootstrap_indices(np.random.default_rng(1), size, *X.shape, "both")
+    tracemalloc.start()
+    try:
+        samples = evaluate(rows, cols)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < _engine.MEMORY_BUDGET
+    # the resampled matrices gathered whole, each input's r along its rows (small tests above
+    # check these against scipy loops): the same numbers to the bit
+    for b in range(size):
+        per_input = corr(X[rows[b]].T, Z[rows[b]].T, coef)
+        np.testing.assert_array_equal(samples[b], summary_mean(per_input, np.bincount(cols[b], minlength=X.shape[1])))
+
+
 def test_masks_follow_the_method() -> None:
     rng = np.random.default_rng(0)
     (systems,) = resampling.permutation_masks(rng, 500, 4, 6, "systems")
@@ -112,6 +211,11 @@ def test_masks_follow_the_method() -> None:
         lambda X, Y, Z, **kw: bootstrap_ci(X, Z, "summary", "kendall", "both", k=300, seed=7, **kw).samples,
         lambda X, Y, Z, **kw: permutation_test(X, Y, Z, "system", "pearson", "both", k=300, seed=7, **kw).samples,
         lambda X, Y, Z, **kw: paired_bootstrap_test(X, Y, Z, "global", "spearman", "inputs", k=300, seed=7, **kw).samples,
+        lambda X, Y, Z, **kw: bootstrap_ci(X, Z, "summary", "pearson", "both", k=300, seed=7, **kw).samples,
+        lambda X, Y, Z, **kw: bootstrap_ci(X, Z, "summary", "spearman", "inputs", k=300, seed=7, **kw).samples,
+        lambda X, Y, Z, **kw: permutation_test(X, Y, Z, "summary", "pearson", "both", k=300, seed=7, **kw).samples,
+        lambda X, Y, Z, **kw: paired_bootstrap_test(X, Y, Z, "summary", "spearman", "systems", k=300, seed=7,
+                                                    **kw).samples,
     ],
 )
 def test_results_do_not_depend_on_batch_size(xyz, run) -> None:

@@ -12,9 +12,10 @@ from .resampling import Draw, ResampleStream
 MEMORY_BUDGET = 256 * 2**20
 
 
-def default_batch_size(n_systems: int, n_inputs: int, bytes_per_cell: int) -> int:
-    """Resamples per batch so that ``bytes_per_cell`` per resample and cell fit the budget."""
-    return max(1, MEMORY_BUDGET // (bytes_per_cell * n_systems * n_inputs))
+def default_batch_size(resample_bytes: int) -> int:
+    """Resamples per batch so that ``resample_bytes`` of temporaries per resample fit the budget
+    (see :func:`.batched.resample_bytes`)."""
+    return max(1, MEMORY_BUDGET // resample_bytes)
 
 
 def run_resamples(

@@ -16,7 +16,13 @@ How, per level:
   BLAS, whose rounding can depend on the batch shape: results are bit-identical for any batch
   size. (The BLAS products below only add small integers, exactly.)
 - summary: each input's correlation only depends on the drawn systems, so it is computed for
-  all M inputs per resample and then averaged with the inputs' draw counts as weights.
+  all M inputs per resample and then averaged with the inputs' draw counts as weights (without
+  drawn systems the M correlations are computed once). The drawn columns are gathered
+  systems first, (N, c, m), for a block of m inputs at a time (:data:`SUMMARY_BLOCK_CELLS`),
+  and :func:`.correlation.corr_columns` computes exactly :func:`.correlation.corr`'s numbers
+  on them with element-wise operations: a batch's temporaries do not grow with M (only its
+  (c, M) per-input correlations and draw counts do), and results do not depend on the
+  blocks.
   Kendall uses weights instead of gathering: with w_i the number of times system i is drawn,
   2(C - D) = w' P w for P_ik = sign(x_i - x_k) sign(z_i - z_k) and the tied (ordered) pairs
   in x are w' Tx w (diagonal included), Tx_ik = [x_i = x_k]; duplicated systems are thus
@@ -36,14 +42,47 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validation import Coefficient
-from .correlation import corr, kendall_tau, scaled, summary_mean, system_means, unit_scale, unscaled
+from .correlation import (
+    corr,
+    corr_columns,
+    kendall_tau,
+    scaled,
+    summary_mean,
+    system_means,
+    unit_scale,
+    unscaled,
+)
 
 
 def bytes_per_cell(level: str, coefficient: Coefficient) -> int:
     """Upper bound of the temporaries the evaluators below allocate per resample and matrix
-    cell: a few float64 (c, N, M) arrays when gathering or ranking, a few float32 ones on the
-    summary-level Kendall tau-b paths."""
+    cell they hold at once: a few float64 (c, N, M) arrays when gathering or ranking, a few
+    float32 ones on the summary-level Kendall tau-b paths."""
     return 24 if level == "summary" and coefficient.label == "kendall-b" else 96
+
+
+#: Cells (resamples x systems x inputs) of the summary level's resampled columns gathered at
+#: once: the inputs are taken in blocks that fit (the temporaries then stay in the CPU's cache).
+SUMMARY_BLOCK_CELLS = 2**17
+#: Bytes per resample and input of the summary level's (c, M) arrays: per-input correlations,
+#: draw counts and the weighted mean's temporaries.
+SUMMARY_BYTES_PER_INPUT = 64
+
+
+def resample_bytes(level: str, coefficient: Coefficient, n_systems: int, n_inputs: int) -> int:
+    """Upper bound of the bytes of temporaries per resample of a batch (the batch size is the
+    memory budget divided by it, :func:`._engine.default_batch_size`).
+
+    System and global levels (and tie-calibrated coefficients): ``bytes_per_cell`` x N x M.
+    Summary level: the (c, M) arrays, N x M bytes of drawn swap masks, and the temporaries of one
+    block of inputs -- bytes_per_cell x N x (the inputs of a Kendall pair-array block, or 1: the
+    gathered blocks hold SUMMARY_BLOCK_CELLS cells, or c x N when a batch is larger).
+    """
+    per_cell = bytes_per_cell(level, coefficient)
+    if level != "summary" or coefficient.calibrated:
+        return per_cell * n_systems * n_inputs
+    block = len(_input_blocks((n_systems, n_inputs))[0]) if coefficient.label in ("kendall-b", "kendall-c") else 1
+    return per_cell * n_systems * block + (SUMMARY_BYTES_PER_INPUT + n_systems) * n_inputs
 
 
 def bootstrap_evaluator(
@@ -61,6 +100,8 @@ def bootstrap_evaluator(
     kendall_blocks = None
     if level == "summary" and coefficient.label in ("kendall-b", "kendall-c"):
         kendall_blocks = [_boot_pairs(X[:, b], Z[:, b]) for b in _input_blocks(X.shape)]
+    unresampled: list[np.ndarray] = []  # the M correlations without drawn systems, once computed
+    complete = level == "summary" and not (np.isnan(X).any() or np.isnan(Z).any())
 
     def evaluate(rows: np.ndarray | None, cols: np.ndarray | None) -> np.ndarray:
         if level == "system":
@@ -71,14 +112,16 @@ def bootstrap_evaluator(
             return corr(xm, zm, coefficient)
         if level == "summary":
             if rows is None:
-                r = corr(X.T, Z.T, coefficient)
+                if not unresampled:
+                    unresampled.append(corr(X.T, Z.T, coefficient))
+                r = unresampled[0]
             elif kendall_blocks is not None:
                 W = _counts(rows, n_systems)
                 r = np.concatenate(
                     [_kendall_weighted_columns(pairs, W, coefficient.variant) for pairs in kendall_blocks], axis=-1
                 )
             else:
-                r = corr(X[rows].transpose(0, 2, 1), Z[rows].transpose(0, 2, 1), coefficient)
+                r = _resampled_columns(X, Z, rows, coefficient, complete)
             return summary_mean(r, None if cols is None else _counts(cols, n_inputs))
         xg, zg = (_gather(A, rows, cols) for A in (X, Z))
         return corr(xg, zg, coefficient)
@@ -101,6 +144,7 @@ def permutation_evaluator(
     if level == "summary" and coefficient.label == "kendall-b":
         kendall_blocks = [(b, _perm_pairs(X[:, b], Y[:, b], Z[:, b])) for b in _input_blocks(X.shape)]
     zm = system_means(Z)
+    complete = level == "summary" and not (np.isnan(X).any() or np.isnan(Y).any() or np.isnan(Z).any())
 
     def evaluate(mask: np.ndarray) -> np.ndarray:
         if level == "system":
@@ -112,15 +156,13 @@ def permutation_evaluator(
                 [_kendall_b_permuted_columns(pairs, full[:, :, b]) for b, pairs in kendall_blocks], axis=-1
             )
             return summary_mean(rx) - summary_mean(ry)
+        if level == "summary":
+            rx, ry = _permuted_columns(X, Y, Z, mask, coefficient, complete)
+            return summary_mean(rx) - summary_mean(ry)
         shape = np.broadcast_shapes(mask.shape, X.shape)
         xp = np.where(mask, Y, X)
         yp = np.where(mask, X, Y)
         zp = np.broadcast_to(Z, shape)
-        if level == "summary":
-            zt = zp.transpose(0, 2, 1)
-            return summary_mean(corr(xp.transpose(0, 2, 1), zt, coefficient)) - summary_mean(
-                corr(yp.transpose(0, 2, 1), zt, coefficient)
-            )
         flat = (shape[0], -1)
         zf = zp.reshape(flat)
         return corr(xp.reshape(flat), zf, coefficient) - corr(yp.reshape(flat), zf, coefficient)
@@ -212,6 +254,45 @@ def permutation_statistics(
 PAIR_ARRAYS_BUDGET = 128 * 2**20
 #: float64 (N, N) arrays per input that the Kendall paths hold at the same time (upper bound).
 PAIR_ARRAYS_PER_INPUT = 24
+
+
+def _summary_blocks(n_resamples: int, n_systems: int, n_inputs: int) -> list[slice]:
+    """Blocks of inputs whose gathered (N, c, m) columns hold at most SUMMARY_BLOCK_CELLS cells
+    (one input at least)."""
+    step = max(1, SUMMARY_BLOCK_CELLS // (n_resamples * n_systems))
+    return [slice(a, min(n_inputs, a + step)) for a in range(0, n_inputs, step)]
+
+
+def _resampled_columns(
+    X: np.ndarray, Z: np.ndarray, rows: np.ndarray, coefficient: Coefficient, complete: bool = False
+) -> np.ndarray:
+    """(c, M): r(X[rows_b, j], Z[rows_b, j]) for each resample b and input j, gathered and
+    computed a block of inputs at a time, systems first (:func:`.correlation.corr_columns`;
+    ``complete``: X and Z hold no NaN)."""
+    c = rows.shape[0]
+    out = np.empty((c, X.shape[1]))
+    drawn = rows.T  # (N, c): X[:, block][drawn] is (N, c, m)
+    for block in _summary_blocks(c, *X.shape):
+        out[:, block] = corr_columns(X[:, block][drawn], Z[:, block][drawn], coefficient, complete)
+    return out
+
+
+def _permuted_columns(
+    X: np.ndarray, Y: np.ndarray, Z: np.ndarray, mask: np.ndarray, coefficient: Coefficient, complete: bool = False
+) -> tuple[np.ndarray, np.ndarray]:
+    """(c, M) each: per-input r(X'_b[:, j], Z[:, j]) and r(Y'_b[:, j], Z[:, j]) for masks of
+    shape (c, N|1, M|1), a block of inputs at a time, systems first (``complete``: X, Y and Z
+    hold no NaN)."""
+    c = mask.shape[0]
+    rx, ry = np.empty((c, X.shape[1])), np.empty((c, X.shape[1]))
+    for block in _summary_blocks(c, *X.shape):
+        swap = np.moveaxis(mask[:, :, block] if mask.shape[2] > 1 else mask, 1, 0)  # (N|1, c, m|1)
+        x, y, z = X[:, None, block], Y[:, None, block], Z[:, None, block]
+        xp, yp = np.where(swap, y, x), np.where(swap, x, y)  # (N, c, m)
+        zp = np.broadcast_to(z, xp.shape)
+        rx[:, block] = corr_columns(xp, zp, coefficient, complete)
+        ry[:, block] = corr_columns(yp, zp, coefficient, complete)
+    return rx, ry
 
 
 def _input_blocks(shape: tuple[int, int]) -> list[np.ndarray]:

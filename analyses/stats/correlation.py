@@ -173,6 +173,118 @@ def _pearson(x: np.ndarray, z: np.ndarray, valid: np.ndarray) -> np.ndarray:
     return np.where(undefined, np.nan, r)
 
 
+def corr_columns(x: np.ndarray, z: np.ndarray, coefficient: Coefficient, complete: bool = False) -> np.ndarray:
+    """:func:`corr` along the first axis: ``corr(moveaxis(x, 0, -1), moveaxis(z, 0, -1))``, bit
+    for bit, for (n, ...) arrays whose first axis holds the n pairs.
+
+    Made for the resampled columns of the summary level, gathered as (N, c, m) (systems first):
+    reducing millions of rows of ~20 values along the last axis costs numpy a loop call per
+    row, while along the first axis every operation is element-wise over whole (c, m) slices.
+    Pearson and Spearman are computed so (the sums in numpy's own pairwise order,
+    :func:`pairwise_sum_first`; maxima, minima and counts are exact in any order), then the
+    dot products of the unit deviations on contiguous rows, as :func:`corr` takes them (the
+    rounding of BLAS' dot depends on the layout). Other coefficients: :func:`corr` on the
+    moved axes. ``complete``: the caller knows that x and z hold no NaN (not checked again).
+    """
+    if coefficient.name not in ("pearson", "spearman"):
+        return corr(np.moveaxis(x, 0, -1), np.moveaxis(z, 0, -1), coefficient)
+    valid = None  # None: every pair valid
+    if not complete:
+        missing = np.isnan(x)
+        missing |= np.isnan(z)
+        valid = None if not missing.any() else ~missing
+    if coefficient.name == "spearman":
+        if valid is not None:
+            x, z = np.where(valid, x, np.nan), np.where(valid, z, np.nan)
+        x = scipy.stats.rankdata(x, axis=0, nan_policy="omit")
+        z = scipy.stats.rankdata(z, axis=0, nan_policy="omit")
+    return _pearson_columns(x, z, valid)
+
+
+def pairwise_sum_first(T: np.ndarray) -> np.ndarray:
+    """Sum over the first axis of ``T`` (n, ...) in the order in which numpy sums each
+    contiguous row ``a`` of n values along its last axis (``pairwise_sum`` of numpy's
+    loops_utils, then added to the reduction's initial 0.0): for n < 8 a running sum; for
+    n <= 128 eight running sums s_r = a_r + a_{r+8} + ... over the first n - n % 8 values,
+    ((s_0 + s_1) + (s_2 + s_3)) + ((s_4 + s_5) + (s_6 + s_7)), then the n % 8 last values one
+    by one; above 128 the sums of the two halves (the first n // 2 rounded down to a multiple
+    of 8), recursively. ``tests/test_stats_batched.py`` checks the equality for n = 1 .. 300.
+    """
+    n = T.shape[0]
+    if n < 8:
+        res = np.zeros(T.shape[1:])
+        for i in range(n):
+            res += T[i]
+        return res
+    if n <= 128:
+        r = T[:8].copy()
+        for i in range(8, n - n % 8, 8):
+            r += T[i:i + 8]
+        res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+        for i in range(n - n % 8, n):
+            res += T[i]
+        return 0.0 + res
+    half = n // 2
+    half -= half % 8
+    return pairwise_sum_first(T[:half]) + pairwise_sum_first(T[half:])
+
+
+def _pearson_columns(x: np.ndarray, z: np.ndarray, valid: np.ndarray | None) -> np.ndarray:
+    """:func:`_pearson` along the first axis (see :func:`corr_columns`); ``valid`` None when
+    every pair is (the complete path of :func:`_pearson`)."""
+    complete = valid is None
+    n = x.shape[0] if complete else valid.sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        units, maybe_constant = [], []
+        for v in (x, z):
+            unit, scale, squares = _unit_deviations_columns(v, valid, n)
+            if not ((scale == 0) | ((scale >= SAFE_DEVIATIONS[0]) & (scale <= SAFE_DEVIATIONS[1]))).all():
+                v = scaled(v, unit_scale(v if complete else np.where(valid, v, 0.0), axis=0))
+                unit, scale, squares = _unit_deviations_columns(v, valid, n)
+            units.append(np.ascontiguousarray(np.moveaxis(unit, 0, -1)))
+            # a column constant over its valid pairs has n equal deviations d: d = 0, or every
+            # d / max|d| = +-1 and their squares sum to n exactly; only such columns are checked
+            maybe_constant.append((scale == 0) | (squares == n))
+        r = np.clip(np.vecdot(*units), -1.0, 1.0)
+    r = np.where(n == 2, np.round(r), r)
+    undefined = (n < 2) | _constant_columns(x, valid, maybe_constant[0]) | _constant_columns(z, valid, maybe_constant[1])
+    return np.where(undefined, np.nan, r)
+
+
+def _unit_deviations_columns(
+    v: np.ndarray, valid: np.ndarray | None, n: np.ndarray | int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_unit_deviations` along the first axis: the same operations on the same values
+    (some of them in place); also the sums of squares of dev / max|dev|."""
+    if valid is None:
+        dev = v - pairwise_sum_first(v) / n
+    else:
+        dev = np.where(valid, v - pairwise_sum_first(np.where(valid, v, 0.0)) / n, 0.0)
+    work = np.abs(dev)
+    scale = work.max(axis=0)
+    np.divide(dev, scale, out=work)
+    np.multiply(work, work, out=work)
+    squares = pairwise_sum_first(work)
+    denominator = np.sqrt(squares)
+    denominator *= scale  # = scale * |dev / scale|: a product is the same in either order
+    np.divide(dev, denominator, out=dev)
+    return dev, scale, squares
+
+
+def _constant_columns(x: np.ndarray, valid: np.ndarray | None, candidates: np.ndarray) -> np.ndarray:
+    """:func:`_constant` along the first axis, tested on the ``candidates`` columns only
+    (the others are known not to be constant)."""
+    out = np.zeros(candidates.shape, dtype=bool)
+    if candidates.any():
+        xc = x[:, candidates]
+        if valid is None:
+            out[candidates] = xc.min(axis=0) == xc.max(axis=0)
+        else:
+            vc = valid[:, candidates]
+            out[candidates] = np.where(vc, xc, np.inf).min(axis=0) == np.where(vc, xc, -np.inf).max(axis=0)
+    return out
+
+
 def _unit_deviations(
     v: np.ndarray, valid: np.ndarray, n: np.ndarray, complete: bool
 ) -> tuple[np.ndarray, np.ndarray]:

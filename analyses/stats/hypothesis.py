@@ -227,7 +227,7 @@ def permutation_test(
     stream = resampling.ResampleStream(
         seq, partial(resampling.permutation_masks, n_systems=n_sys, n_inputs=n_in, method=method, variant=variant))
     evaluate = batched.permutation_evaluator(Xs, Ys, Z, level, coef)
-    size = batch_size or _engine.default_batch_size(n_sys, n_in, batched.bytes_per_cell(level, coef))
+    size = batch_size or _engine.default_batch_size(batched.resample_bytes(level, coef, n_sys, n_in))
     parts, used = [], 0
     while used < k:
         stop = k if k_block is None else min(k, used + k_block)
@@ -346,7 +346,7 @@ def paired_bootstrap_test(
         seq,
         draw,
         evaluate,
-        batch_size or _engine.default_batch_size(n_sys, n_in, batched.bytes_per_cell(level, coef)),
+        batch_size or _engine.default_batch_size(batched.resample_bytes(level, coef, n_sys, n_in)),
     ))
     return paired_bootstrap_result(delta, samples, level, coef, method, k, alternative, seq, r_xz, r_yz,
                                    **({} if paired_inputs else {"paired_inputs": UNPAIRED}))

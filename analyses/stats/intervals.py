@@ -125,7 +125,7 @@ def bootstrap_ci(
         seq,
         draw,
         evaluate,
-        batch_size or _engine.default_batch_size(n_sys, n_in, batched.bytes_per_cell(level, coef)),
+        batch_size or _engine.default_batch_size(batched.resample_bytes(level, coef, n_sys, n_in)),
     )
     valid = samples[~np.isnan(samples)]
     lower = upper = np.nan

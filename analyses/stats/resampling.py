@@ -83,7 +83,7 @@ def _coins(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
     """Fair boolean coins, one random bit each."""
     count = int(np.prod(shape))
     bits = np.unpackbits(rng.integers(0, 256, size=(count + 7) // 8, dtype=np.uint8))
-    return bits[:count].astype(bool).reshape(shape)
+    return bits[:count].view(bool).reshape(shape)  # 0/1 bytes read as booleans: no second copy
 
 
 class ResampleStream:
@@ -106,14 +106,16 @@ class ResampleStream:
         return self._cached[1]
 
     def take(self, start: int, stop: int) -> tuple[np.ndarray | None, ...]:
-        """The draws of resamples ``start .. stop-1``."""
+        """The draws of resamples ``start .. stop-1`` (a view of the cached block when they lie
+        in one block: only the slice is ever copied, never a whole block per call)."""
         first, last = start // RNG_BLOCK, (stop - 1) // RNG_BLOCK
-        blocks = [self._block(b) for b in range(first, last + 1)]
-        offset = start - first * RNG_BLOCK
-        return tuple(
-            None if parts[0] is None else np.concatenate(parts)[offset : offset + stop - start]
-            for parts in zip(*blocks)
-        )
+        pieces = []
+        for b in range(first, last + 1):
+            lo, hi = max(start, b * RNG_BLOCK) - b * RNG_BLOCK, min(stop, (b + 1) * RNG_BLOCK) - b * RNG_BLOCK
+            pieces.append(tuple(None if a is None else a[lo:hi] for a in self._block(b)))
+        if len(pieces) == 1:
+            return pieces[0]
+        return tuple(None if parts[0] is None else np.concatenate(parts) for parts in zip(*pieces))
 
 
 def draw_range(
