@@ -68,9 +68,10 @@ def apply(arrays: Sequence[np.ndarray], level: str, system_inputs: str
     kept = None
     if system_inputs == "judged" or level != "system":   # the grid of the judged inputs
         kept = judged_inputs(Z)
-        # C order, as the warehouse's arrays: sums then add up in the order they would on data
-        # holding only these inputs (a boolean column index may return another memory order)
-        metrics, Z = [np.ascontiguousarray(m[:, kept]) for m in metrics], np.ascontiguousarray(Z[:, kept])
+        if not kept.all():  # (every input judged: the arrays as they are, not a copy of them)
+            # C order, as the warehouse's arrays: sums then add up in the order they would on data
+            # holding only these inputs (a boolean column index may return another memory order)
+            metrics, Z = [np.ascontiguousarray(m[:, kept]) for m in metrics], np.ascontiguousarray(Z[:, kept])
     paired = kept is not None or unjudged == 0
     conventions = {"system_inputs": system_inputs if level == "system"
                    else f"{system_inputs} (no effect at this level)", "system_inputs_rule": DESCRIPTIONS[system_inputs], "unjudged_inputs": unjudged}
