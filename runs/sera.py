@@ -8,7 +8,8 @@ are compared by :func:`~metaeval.analyses.text.sera.sera` and
 
 Each distinct text is queried once per reformulation. The ranked lists are cached in the
 ``retrievals`` table, keyed by the index build, the retrieval model with its parameters, the
-reformulation and the sha256 of the text: scoring again (other cut-offs up to the cached depth,
+reformulation (with :data:`QUERY_CODE`, the version of the query code) and the sha256 of the
+text: scoring again (other cut-offs up to the cached depth,
 SERA-DIS after SERA, another dataset with the same texts) reads them instead of searching.
 Rankings are deterministic (ties broken by indexing order), so the first n of a deeper cached
 list are the top n. Rebuilding an index (``--overwrite``) drops its cached lists.
@@ -51,6 +52,11 @@ class SERASetting:
         if self.mu is not None and not self.mu > 0:
             raise WarehouseError(f"mu must be positive, got {self.mu}")
 
+#: The version of the code that turns a text into a query and ranks documents (reformulations,
+#: models): part of each cached list's key (``retrievals.query``), so that lists cached by code
+#: that answered otherwise are searched again instead of reused. Change it with that code.
+QUERY_CODE = "q1"
+
 
 def _sha(value: str) -> str:
     return hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()
@@ -83,7 +89,7 @@ def retrieve_all(wh: Warehouse, search: indexing.SearchIndex, texts: Sequence[st
     """``{text: ranked document ids (up to depth)}`` for the distinct ``texts``, from the cache
     where it holds them deep enough, else searched and cached; and how many were searched."""
     label = indexing.model_label(model, mu)
-    query_key = query if query != "np" else f"np:{np_model}"
+    query_key = (query if query != "np" else f"np:{np_model}") + f"@{QUERY_CODE}"
     cached = {sha: (d, list(docs)) for sha, d, docs in wh.con.execute(
         "SELECT text_sha256, depth, documents FROM retrievals WHERE build_id = ? AND model = ? AND query = ?",
         [search.info.build_id, label, query_key]).fetchall()}

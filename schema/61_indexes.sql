@@ -25,7 +25,7 @@ CREATE TABLE IF NOT EXISTS indexes (
 CREATE TABLE IF NOT EXISTS retrievals (
     build_id     VARCHAR NOT NULL,
     model        VARCHAR NOT NULL,           -- with its parameters: lm-dirichlet(mu=2000), bm25(k1=1.2,b=0.75)
-    query        VARCHAR NOT NULL,           -- the reformulation: plain, kw, np:<spaCy pipeline>
+    query        VARCHAR NOT NULL,           -- the reformulation and the query code's version: plain@q1, kw@q1, np:<spaCy pipeline>@q1
     text_sha256  VARCHAR NOT NULL,           -- of the text the query was made from
     depth        INTEGER NOT NULL,           -- results asked for (fewer when fewer documents match)
     documents    VARCHAR[] NOT NULL,         -- document ids, best first

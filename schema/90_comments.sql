@@ -863,7 +863,7 @@ COMMENT ON COLUMN "indexes".command IS 'The analysis: correlate, ci, compare, ac
 COMMENT ON COLUMN "indexes".built_at IS 'When the index was built.';
 COMMENT ON COLUMN "retrievals".build_id IS 'The index build the list was retrieved from (indexes.build_id); rebuilding an index drops its lists.';
 COMMENT ON COLUMN "retrievals".model IS 'with its parameters: lm-dirichlet(mu=2000), bm25(k1=1.2,b=0.75)';
-COMMENT ON COLUMN "retrievals".query IS 'the reformulation: plain, kw, np:<spaCy pipeline>';
+COMMENT ON COLUMN "retrievals".query IS 'the reformulation and the query code''s version: plain@q1, kw@q1, np:<spaCy pipeline>@q1';
 COMMENT ON COLUMN "retrievals".text_sha256 IS 'of the text the query was made from';
 COMMENT ON COLUMN "retrievals".depth IS 'results asked for (fewer when fewer documents match)';
 COMMENT ON COLUMN "retrievals".documents IS 'document ids, best first';

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from metaeval import Warehouse
+from metaeval.runs import sera as sera_runs
 from tests.conftest import read_jsonl, shared, write_jsonl
 
 pytestmark = pytest.mark.shared_data
@@ -32,7 +33,8 @@ def test_sera_on_a_realsumm_slice_scores_every_summary_and_correlates(db, cli, t
         assert np.all((m.values >= 0) & (m.values <= 1))
         # each reference retrieves itself first (it is the one document holding all its terms)
         [(documents,)] = wh.con.execute("""SELECT count(*) FROM retrievals
-                                            WHERE query = 'plain' AND documents[1] LIKE 'ref:%'""").fetchall()
+                                            WHERE query = ? AND documents[1] LIKE 'ref:%'""",
+                                        [f"plain@{sera_runs.QUERY_CODE}"]).fetchall()
         assert documents > 0
     cli("correlate", "--dataset", "realsumm", "--human", "litepyramid.recall", "--metric", "sera*", "--level", "system")
     cli("ci", "--dataset", "realsumm", "--human", "litepyramid.recall", "--metric", "sera-5", "--level", "system",

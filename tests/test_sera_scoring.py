@@ -81,6 +81,11 @@ def test_rescoring_reads_the_cache(toy, cli):
         assert deeper == {"plain": cached}                            # deeper: searched again, then cached
         again, _, none = sera_runs.score(wh, corpus, sera_runs.SERASetting("refs", cutoffs=(2, 3)))
         assert none == {"plain": 0} and all(np.array_equal(first[k], again[k]) for k in first)
+        # lists cached by another version of the query code are not reused
+        wh.con.execute("UPDATE retrievals SET query = 'plain@q0'")
+        _, _, older = sera_runs.score(wh, corpus, sera_runs.SERASetting("refs", cutoffs=(2, 3)))
+        assert older == {"plain": cached}
+        wh.con.execute("DELETE FROM retrievals WHERE query = 'plain@q0'")
     assert "nothing changed" in cli("score", "toy", "--metric", "sera", "--index", "refs", "--cutoff", "2,4").output
     # rebuilding the index drops its cached lists
     cli("index", "build", "refs", "--dataset", "toy", "--overwrite")
