@@ -455,38 +455,44 @@ _JSON_NUMBER_TYPES = ("BIGINT", "UBIGINT", "DOUBLE")
 
 def _jsonl_relation(con, literal: str) -> tuple[str, list[str]]:
     """SQL reading a long JSONL table with DuckDB's JSON reader, one row per object, and its
-    columns (every key of every line). Each row also has ``_bad``: true where the line is not
-    what :func:`parse` would read alike — not an object, a key given twice, a field of another
-    JSON type than an id or a number (DuckDB would cast a string "0.5" or take the first of two
-    keys), a comma before a closing bracket (DuckDB allows it, JSON does not; a string holding
-    one is doubted too). NaN and Infinity, which DuckDB reads, are not finite: refused later.
-    Malformed JSON, lone surrogates, a byte order mark and bytes that are not UTF-8 make DuckDB
-    fail, and the Python reader explains them."""
+    columns (every key of every line). A first pass over the lines' text finds the keys and
+    doubts the whole file (:class:`Unsure`) if a line has a key twice (DuckDB would keep one) or
+    a comma before a closing bracket (DuckDB allows it, JSON does not; a string holding one is
+    doubted too); the rows then come from ``read_json`` with each field as a JSON value, and
+    ``_bad`` is true where a field has another JSON type than an id (string, integer) or a number
+    (DuckDB would cast a string "0.5"). NaN and Infinity, which DuckDB reads, are not finite:
+    refused later. Malformed JSON, a line that is not an object, lone surrogates, a byte order
+    mark and bytes that are not UTF-8 make DuckDB fail, and the Python reader explains them."""
     objects = f"read_ndjson_objects({literal})"
     try:
-        keys = sorted(r[0] for r in con.execute(f"SELECT DISTINCT unnest(json_keys(json)) FROM {objects} "
-                                                "WHERE json_type(json) = 'OBJECT'").fetchall())
+        [(keys, doubtful)] = con.execute(
+            rf"""SELECT list(DISTINCT key ORDER BY key), coalesce(bool_or(doubtful), false)
+                FROM (SELECT unnest(k) AS key, doubtful
+                      FROM (SELECT json_keys(json) AS k,
+                                   len(json_keys(json)) <> len(list_distinct(json_keys(json)))
+                                   OR regexp_matches(json, ',[ \t\r\n]*[\]}}]') AS doubtful
+                            FROM {objects}))""").fetchall()
     except duckdb.Error as exc:
         if isinstance(exc, duckdb.OutOfMemoryException):
             raise
         raise Unsure(str(exc)) from None
+    keys = keys or []
+    if doubtful:
+        raise Unsure("a JSON line DuckDB would read otherwise than JSON does")
     if is_wide(keys) or not set(keys) <= set(REQUIRED + OPTIONAL):
         raise Unsure("a wide JSONL table, or columns the Python reader explains")
-    paths = "[" + ", ".join("'$.\"" + _escape(k) + "\"'" for k in keys) + "]"
-    field = {k: f"v[{i + 1}]" for i, k in enumerate(keys)}  # each line parsed once: its fields as JSON values
-    bad = ["len(k) <> len(list_distinct(k))", r"regexp_matches(json, ',[ \t\r\n]*[\]}]')"]
-    fields = []
+    bad, fields = [], []
     for key in keys:
+        q = _quote(key)
         kinds = _JSON_NUMBER_TYPES if key == "value" else _JSON_ID_TYPES
-        bad.append(f"coalesce(json_type({field[key]}) NOT IN ('NULL', {', '.join(repr(t) for t in kinds)}), false)")
+        bad.append(f"coalesce(json_type({q}) NOT IN ('NULL', {', '.join(repr(t) for t in kinds)}), false)")
         if key == "value":
-            fields.append(f"CASE WHEN json_type({field[key]}) IN {_JSON_NUMBER_TYPES!r} "
-                          f"THEN CAST({field[key]} AS DOUBLE) END AS value")
+            fields.append(f"CASE WHEN json_type({q}) IN {_JSON_NUMBER_TYPES!r} THEN CAST({q} AS DOUBLE) END AS value")
         else:
-            fields.append(f"json_extract_string({field[key]}, '$') AS {_quote(key)}")
-    # a line that is not an object has no system: refused by the checks
-    relation = (f"(SELECT {', '.join(fields)}, ({' OR '.join(bad)}) AS _bad "
-                f"FROM (SELECT json, json_extract(json, {paths}) AS v, json_keys(json) AS k FROM {objects}))")
+            fields.append(f"json_extract_string({q}, '$') AS {q}")
+    columns = "{" + ", ".join(f"'{_escape(k)}': 'JSON'" for k in keys) + "}"
+    relation = (f"(SELECT {', '.join(fields)}, ({' OR '.join(bad)}) AS _bad FROM read_json({literal}, "
+                f"format = 'newline_delimited', records = true, columns = {columns}))")
     return relation, keys
 
 
