@@ -116,7 +116,12 @@ def stage_exact(con: duckdb.DuckDBPyConnection, path: Path, *, human: Sequence[s
     first = next(records, None)
     if first is None:
         raise InputError(file, None, None, "the file has no rows")
-    wide = _check_columns(file, columns, human)
+    try:
+        wide = _check_columns(file, columns, human)
+    except InputError as bad:
+        for _ in records:  # parse reads the whole file first: an unreadable part is its error
+            pass
+        raise bad from None
     name = f"_cells_{origin}"
     try:
         try:
@@ -348,6 +353,10 @@ def _csv_header(row: list[str], file: str, line: int) -> list[str]:
 
 # --- staging inside DuckDB -------------------------------------------------------------
 
+#: Python's csv module refuses a longer field (its default field_size_limit).
+CSV_FIELD_LIMIT = csv.field_size_limit()
+
+
 class Unsure(Exception):
     """The DuckDB reader cannot vouch for a file: read it with :func:`parse` instead."""
 
@@ -376,15 +385,28 @@ def stage(con: duckdb.DuckDBPyConnection, source: Path | pd.DataFrame, *, human:
     frame = source if isinstance(source, pd.DataFrame) else None
     file = name if frame is not None else str(source)
     digest: list[str] = []
-    if frame is not None:
-        relation, columns, typed = _frame_relation(con, frame, origin)
-        digest.append(frame_digest(frame))
-        hashing = None
-    else:
-        stat = _identity(Path(source))
-        relation, columns, typed = _file_relation(con, Path(source))
-        hashing = threading.Thread(target=lambda: digest.append(sha256(Path(source))))  # hashlib frees the GIL
-        hashing.start()
+    text: dict[str, int | bool] = {}
+    try:
+        if frame is not None:
+            relation, columns, typed = _frame_relation(con, frame, origin)
+            digest.append(frame_digest(frame))
+            hashing = None
+        else:
+            if any(c in str(source) for c in "*?[{") or str(source).startswith("~"):
+                raise Unsure("a path DuckDB would read as a pattern of file names")
+            stat = _identity(Path(source))
+            relation, columns, typed = _file_relation(con, Path(source))
+            hashing = None
+    except duckdb.Error as exc:  # a column DuckDB cannot take (an empty name, a complex number, ...)
+        if isinstance(exc, duckdb.OutOfMemoryException):
+            raise
+        raise Unsure(str(exc)) from None
+    if len({c.lower() for c in columns}) != len(columns) or not all(columns):
+        raise Unsure("column names DuckDB would rename (equal but for case, or empty)")
+    if frame is None:
+        csv_text = Path(source).suffix.lower() == ".csv"
+        hashing = threading.Thread(target=lambda: digest.append(_digest(Path(source), text if csv_text else None)))
+        hashing.start()  # hashlib frees the GIL
     suffix = "" if frame is not None else Path(source).suffix.lower()
     copy, flagged = frame is None and suffix != ".parquet", suffix in _JSONL_SUFFIXES
     try:
@@ -394,9 +416,53 @@ def stage(con: duckdb.DuckDBPyConnection, source: Path | pd.DataFrame, *, human:
         if hashing is not None:
             hashing.join()
     batch.sha256 = digest[0]
+    if text:
+        try:  # a long table's staged rows are its records; a wide one's are counted
+            _check_csv_text(con, relation, columns, text, None if is_wide(columns) else sum(batch.counts))
+        except Unsure:
+            drop_staged(con, [batch])
+            raise
     if frame is None and not copy:  # read through a view until the merge: it must not change meanwhile
         batch.unchanged = lambda: _check_unchanged(Path(source), stat)
     return batch
+
+
+def _digest(path: Path, text: dict | None) -> str:
+    """The file's sha256; with ``text``, also whether it has a quote character (``quoted``) or a
+    carriage return not followed by a newline (``bare_cr``), and how many commas it holds, read
+    from the same blocks."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    quoted, commas, crs, crlfs, previous = False, 0, 0, 0, b""
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+            if text is not None:
+                quoted = quoted or b'"' in block
+                commas += block.count(b",")
+                if b"\r" in block or previous == b"\r":  # (most files have no carriage return at all)
+                    crs += block.count(b"\r")
+                    crlfs += block.count(b"\r\n") + (previous == b"\r" and block[:1] == b"\n")
+                previous = block[-1:]
+    if text is not None:
+        text.update(quoted=quoted, commas=commas, bare_cr=crs != crlfs)
+    return digest.hexdigest()
+
+
+def _check_csv_text(con, relation: str, columns: list[str], text: dict, records: int | None) -> None:
+    """What DuckDB's CSV reader takes otherwise than Python's ``csv`` module: quoting (a space
+    before a quote, text after one), a carriage return alone ending a line, and rows with more
+    fields than the header when the extra ones are empty. A file with a quote character or a lone
+    carriage return is read by the Python reader; one without has a record per line, so its commas
+    are (fields - 1) per record, header included, exactly when no row has a field too many:
+    :class:`Unsure` otherwise. ``records``: the file's records when known (else counted)."""
+    if text["quoted"] or text["bare_cr"]:
+        raise Unsure("quoted CSV fields or lone carriage returns, which the Python reader reads")
+    if records is None:
+        [(records,)] = con.execute(f"SELECT count(*) FROM {relation}").fetchall()
+    if text["commas"] != (len(columns) - 1) * (records + 1):
+        raise Unsure("rows with other numbers of fields than the header")
 
 
 def _identity(path: Path) -> tuple[int, int, int]:
@@ -523,9 +589,12 @@ def _first_csv_record(path: Path) -> list[str] | None:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
         return None
-    if not text.strip() or '"' in text or not text.endswith("\n"):
+    if not text.strip() or '"' in text or "\r" in text[:-2] or not text.endswith("\n"):
         return None
-    row = next(csv.reader([text], strict=True), None)
+    try:
+        row = next(csv.reader([text], strict=True), None)
+    except csv.Error:
+        return None
     if not row or len(set(row)) != len(row):
         return None
     return row
@@ -570,7 +639,10 @@ def _stage_relation(con, relation: str, columns: list[str], typed: bool, file: s
             return f"CAST({q} AS DOUBLE)"
         # a number without spaces around it (nearly every value) is cast as it is: DuckDB's trim
         # costs more than the whole check, and matching the plain pattern first does not change the result
-        return (f"CASE WHEN regexp_full_match({q}, '{_PLAIN_NUMBER_SQL}') THEN TRY_CAST({q} AS DOUBLE) "
+        # (a field longer than Python's csv field limit is an error there: doubted here; bytes, not
+        # characters: strlen is a stored length, and a number is ASCII)
+        return (f"CASE WHEN strlen({q}) > {CSV_FIELD_LIMIT} THEN NULL "
+                f"WHEN regexp_full_match({q}, '{_PLAIN_NUMBER_SQL}') THEN TRY_CAST({q} AS DOUBLE) "
                 f"WHEN regexp_full_match({q}, '{_NUMBER_SQL}') "
                 f"THEN TRY_CAST(trim({q}, ' \t\r\n\f\v') AS DOUBLE) END")
 
@@ -578,12 +650,16 @@ def _stage_relation(con, relation: str, columns: list[str], typed: bool, file: s
     raw = f"_raw_{origin}"
     if wide:
         unpivot = ", ".join(_quote(m) for m in measure_columns)
+        # typed measure columns as DOUBLE first: UNPIVOT would give their common type (FLOAT for an
+        # integer and a float32 column, rounding the integers to float32)
+        columns_as_values = (f"SELECT * REPLACE ({', '.join(f'CAST({_quote(m)} AS DOUBLE) AS {_quote(m)}' for m in measure_columns)}) "
+                             f"FROM {relation}" if typed else f"SELECT * FROM {relation}")
         keep = ", ".join(_quote(c) for c in columns if c in WIDE_KEYS)
         present = "value IS NOT NULL AND " + ("NOT isnan(CAST(value AS DOUBLE))" if typed
                                               else "trim(value, ' \t\r\n\f\v') <> ''")
         select = (f"SELECT {text('system')} AS system, {input_} AS input, measure, CAST(NULL AS VARCHAR) AS annotator, "
                   f"CAST(NULL AS VARCHAR) AS kind, {value('value')} AS value "
-                  f"FROM (SELECT {keep}, measure, value FROM (UNPIVOT (SELECT * FROM {relation}) "
+                  f"FROM (SELECT {keep}, measure, value FROM (UNPIVOT ({columns_as_values}) "
                   f"ON {unpivot} INTO NAME measure VALUE value)) WHERE {present}")
     else:
         annotator = f", {text('annotator')} AS annotator" if "annotator" in columns else ""
@@ -613,6 +689,7 @@ def _stage_relation(con, relation: str, columns: list[str], typed: bool, file: s
     try:
         return _validated(con, raw, file, human, lower, wide, "input" in columns, origin, check_duplicates)
     except BaseException as exc:
+        con.execute(f"DROP VIEW IF EXISTS _cells_{origin}")
         con.execute(f"DROP VIEW IF EXISTS {raw}")
         con.execute(f"DROP TABLE IF EXISTS {raw}_stored")
         if isinstance(exc, duckdb.Error) and not isinstance(exc, duckdb.OutOfMemoryException):
@@ -640,8 +717,8 @@ def _validated(con, raw: str, file: str, human, lower, wide: bool, has_input: bo
         ids[column] = names = [r[0] for r in con.execute(
             f"SELECT DISTINCT {column} FROM {raw} WHERE {column} IS NOT NULL").fetchall()]
         try:
-            if any(identifier(n, file, None, column) != n for n in names):
-                raise Unsure(f"{column} ids with spaces around them")
+            if any(identifier(n, file, None, column) != n or len(n) > CSV_FIELD_LIMIT for n in names):
+                raise Unsure(f"{column} ids with spaces around them, or longer than a CSV field may be")
         except InputError:
             raise Unsure(f"a blank {column}") from None
     measures = ids["measure"]
