@@ -17,11 +17,24 @@ from metaeval.errors import InputError
 from metaeval.load import CELL_COLUMNS, MEASURE_COLUMNS
 
 
-def sha256(path: Path) -> str:
+def sha256(path: Path, text: dict | None = None) -> str:
+    """The file's sha256. With ``text`` (a CSV file), also what the table ingest checks of its
+    text, from the same blocks: whether it has a quote character (``quoted``) or a carriage
+    return not followed by a newline (``bare_cr``), and how many commas it holds (``commas``)."""
     digest = hashlib.sha256()
+    quoted, commas, crs, crlfs, previous = False, 0, 0, 0, b""
     with open(path, "rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):
             digest.update(block)
+            if text is not None:
+                quoted = quoted or b'"' in block
+                commas += block.count(b",")
+                if b"\r" in block or previous == b"\r":  # (most files have no carriage return at all)
+                    crs += block.count(b"\r")
+                    crlfs += block.count(b"\r\n") + (previous == b"\r" and block[:1] == b"\n")
+                previous = block[-1:]
+    if text is not None:
+        text.update(quoted=quoted, commas=commas, bare_cr=crs != crlfs)
     return digest.hexdigest()
 
 

@@ -119,17 +119,13 @@ def stage_exact(con: duckdb.DuckDBPyConnection, path: Path, *, human: Sequence[s
     try:
         wide = _check_columns(file, columns, human)
     except InputError as bad:
-        for _ in records:  # parse reads the whole file first: an unreadable part is its error
-            pass
-        raise bad from None
+        _read_to_the_end(records, bad)
     name = f"_cells_{origin}"
     try:
         try:
             rows = stage_rows(con, name, _rows(file, columns, itertools.chain([first], records), typed, human))
         except InputError as bad:
-            for _ in records:  # raises the unreadable part's error, if any
-                pass
-            raise bad from None
+            _read_to_the_end(records, bad)
         check_staged_cells(con, name, file, field=(lambda measure: measure) if wide else (lambda measure: "value"))
         kinds = con.execute(f"SELECT measure, bool_or(annotator IS NOT NULL), bool_and(annotator IS NOT NULL) "
                             f"FROM {name} GROUP BY measure ORDER BY measure").fetchall()
@@ -152,6 +148,14 @@ def stage_exact(con: duckdb.DuckDBPyConnection, path: Path, *, human: Sequence[s
                               columns=["name", "kind", "direction"]),
         cells_table=name, cell_counts=(rows - judgments, judgments),
     )
+
+
+def _read_to_the_end(records: Iterator, bad: InputError) -> None:
+    """Raise ``bad``, or the error of a part of the file after it that cannot be read: the one
+    :func:`parse` gives, as it reads the whole file before it checks a record."""
+    for _ in records:
+        pass
+    raise bad from None
 
 
 def _parse_records(file: str, digest: str, columns: list[str], records: list[dict], lines: list[int], typed: bool,
@@ -405,7 +409,7 @@ def stage(con: duckdb.DuckDBPyConnection, source: Path | pd.DataFrame, *, human:
         raise Unsure("column names DuckDB would rename (equal but for case, or empty)")
     if frame is None:
         csv_text = Path(source).suffix.lower() == ".csv"
-        hashing = threading.Thread(target=lambda: digest.append(_digest(Path(source), text if csv_text else None)))
+        hashing = threading.Thread(target=lambda: digest.append(sha256(Path(source), text if csv_text else None)))
         hashing.start()  # hashlib frees the GIL
     suffix = "" if frame is not None else Path(source).suffix.lower()
     copy, flagged = frame is None and suffix != ".parquet", suffix in _JSONL_SUFFIXES
@@ -425,29 +429,6 @@ def stage(con: duckdb.DuckDBPyConnection, source: Path | pd.DataFrame, *, human:
     if frame is None and not copy:  # read through a view until the merge: it must not change meanwhile
         batch.unchanged = lambda: _check_unchanged(Path(source), stat)
     return batch
-
-
-def _digest(path: Path, text: dict | None) -> str:
-    """The file's sha256; with ``text``, also whether it has a quote character (``quoted``) or a
-    carriage return not followed by a newline (``bare_cr``), and how many commas it holds, read
-    from the same blocks."""
-    import hashlib
-
-    digest = hashlib.sha256()
-    quoted, commas, crs, crlfs, previous = False, 0, 0, 0, b""
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-            if text is not None:
-                quoted = quoted or b'"' in block
-                commas += block.count(b",")
-                if b"\r" in block or previous == b"\r":  # (most files have no carriage return at all)
-                    crs += block.count(b"\r")
-                    crlfs += block.count(b"\r\n") + (previous == b"\r" and block[:1] == b"\n")
-                previous = block[-1:]
-    if text is not None:
-        text.update(quoted=quoted, commas=commas, bare_cr=crs != crlfs)
-    return digest.hexdigest()
 
 
 def _check_csv_text(con, relation: str, columns: list[str], text: dict, records: int | None) -> None:

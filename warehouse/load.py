@@ -64,8 +64,9 @@ class Batch:
     cells_table: str | None = None
     cell_counts: tuple[int, int] | None = None
     #: Whether ``cells_table`` is known to give each cell (system, input, measure, annotator)
-    #: once. When not, :func:`load` checks it on the resolved ids (integers: ~3× cheaper than
-    #: on the names) and raises :class:`DuplicateCellsError`; cells in ``cells`` are checked always.
+    #: once. When not, :func:`load` checks it on the resolved ids (:func:`_check_duplicates`, far
+    #: cheaper than on the names) and raises :class:`DuplicateCellsError`; cells in ``cells`` are
+    #: checked always.
     unique_cells: bool = True
     #: For cells read through a view of a file (not copied): raises if the file changed since it
     #: was staged; :func:`load` calls it before committing, after the last read.
