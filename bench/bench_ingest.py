@@ -8,7 +8,9 @@ N inputs × 11 measures (10 metrics ``metric.00``..``metric.09`` and one human j
 1. DuckDB alone: ``CREATE TABLE t AS SELECT * FROM read_csv(file)`` into a new database file;
 2. ``metaeval ingest table FILE --dataset bench --human human`` into a new warehouse;
 3. ``metaeval correlate --dataset bench --human human`` (all metrics, 3 levels × 3 coefficients);
-4. with ``--bad``: ``metaeval ingest table`` of a copy of the CSV with one bad value on an extra
+4. with ``--jsonl``: the same rows as a JSONL file (DuckDB ``COPY ... (FORMAT json)``), DuckDB alone
+   (``CREATE TABLE t AS SELECT * FROM read_json(file)``) and ``metaeval ingest table`` on it;
+5. with ``--bad``: ``metaeval ingest table`` of a copy of the CSV with one bad value on an extra
    last line, which DuckDB's reading steps aside for: the exact reader's diagnosis (it must fail
    naming that line, in bounded memory).
 
@@ -69,6 +71,7 @@ def main() -> None:
     parser.add_argument("--systems", type=int, default=50)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--no-correlate", action="store_true")
+    parser.add_argument("--jsonl", action="store_true", help="Also time the same rows as a JSONL table.")
     parser.add_argument("--bad", action="store_true", help="Also time the diagnosis of a file with a bad last line.")
     args = parser.parse_args()
     scales = args.scale or [1]
@@ -96,6 +99,19 @@ def main() -> None:
         if not args.no_correlate:
             line["correlate_s"], line["correlate_gb"] = timed(
                 [metaeval, "--db", str(warehouse), "correlate", "--dataset", "bench", "--human", "human"])
+        if args.jsonl:
+            jsonl = csv.with_suffix(".jsonl")
+            if not jsonl.exists():
+                con = duckdb.connect(config={"autoinstall_known_extensions": False, "autoload_known_extensions": False})
+                con.execute(f"COPY (SELECT * FROM read_csv('{csv}')) TO '{jsonl}' (FORMAT json)")
+                con.close()
+            for f in (plain, warehouse):
+                f.unlink(missing_ok=True)
+            code = (f"import duckdb; con = duckdb.connect({str(plain)!r}); "
+                    f"con.execute(\"CREATE TABLE t AS SELECT * FROM read_json('{jsonl}')\"); con.close()")
+            line["json_duckdb_s"], _ = timed([sys.executable, "-c", code])
+            line["json_s"], line["json_gb"] = timed([metaeval, "--db", str(warehouse), "ingest", "table", str(jsonl),
+                                                     "--dataset", "bench", "--human", "human"])
         if args.bad:
             bad = args.workdir / f"bad_{csv.name}"
             shutil.copyfile(csv, bad)
@@ -114,6 +130,8 @@ def main() -> None:
               f"metaeval ingest table {t_ing:.2f} s {m_ing:.2f} GB ({t_ing / t_duck:.1f}× the time)"
               + (f" | correlate {line['correlate_s']:.1f} s {line['correlate_gb']:.2f} GB" if "correlate_s" in line
                  else "")
+              + (f" | JSONL: DuckDB read_json {line['json_duckdb_s']:.2f} s, ingest {line['json_s']:.2f} s "
+                 f"{line['json_gb']:.2f} GB" if "json_s" in line else "")
               + (f" | bad last line diagnosed in {line['bad_s']:.1f} s {line['bad_gb']:.2f} GB" if "bad_s" in line
                  else ""), flush=True)
     print("\n| rows | CSV | DuckDB read_csv | metaeval ingest table | ratio | correlate | bad last line diagnosed |")
