@@ -11,14 +11,15 @@ negates "lower is better" measures before calling these functions).
   metric and under the human judgment; do they reach the same conclusions? (their Table 4
   counts, with significance tests instead of pairwise orders);
 - :func:`significance_clusters` -- the winners (metrics not significantly beaten by any other,
-  Graham 2015) and the WMT ranking into significance clusters;
+  Graham 2015) and the ranking into significance clusters (mt-metrics-eval's rule, or the
+  strict partition), from :func:`pairwise_beats` of the stored tests;
 - :func:`partial_conjunction` -- replicability across datasets (Dror et al. 2017).
 """
 
 from __future__ import annotations
 
 import warnings
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -354,60 +355,164 @@ def system_agreement(X: npt.ArrayLike, Z: npt.ArrayLike, test: str = "ttest", al
 
 
 # --- winners and significance clusters ----------------------------------------------------------
+CLUSTER_RULES = ("any", "strict")
+#: What each rule says, for conventions and captions.
+CLUSTER_RULE_TEXT = {
+    "any": "sorted by correlation, descending; a new cluster starts at the first metric significantly "
+           "outperformed by any metric of the current cluster (mt-metrics-eval AssignRanks)",
+    "strict": "sorted by correlation, descending; a new cluster starts after position i only when every metric "
+              "up to i significantly beats every metric after i (strict partition)",
+}
+UNDEFINED_TEXT = "undefined: the metric's correlation is undefined (e.g. the metric is constant on these inputs)"
+
+
 @dataclass(frozen=True)
 class ClusterResult:
     """Per metric (input order): ``rank`` (1 = highest score), ``cluster`` (1 = best),
-    ``is_winner`` (beaten by no other), ``n_beaten_by`` (how many beat it)."""
+    ``is_winner`` (beaten by no other), ``n_beaten_by`` (how many beat it).
+
+    A metric whose score is undefined (``undefined``) has no rank, cluster or winner status
+    (NaN, and ``is_winner`` False with ``winner_known`` False). ``determined`` is False when the
+    clusters depend on a test that was not run (``tested``): every cluster is then NaN and
+    ``why`` names the missing test. ``winner_known[i]`` is False where a winner status would
+    rest on a test that was not run.
+    """
 
     rank: np.ndarray
     cluster: np.ndarray
     is_winner: np.ndarray
     n_beaten_by: np.ndarray
+    undefined: np.ndarray
+    winner_known: np.ndarray
+    determined: bool
+    why: str | None
     conventions: Mapping[str, Any] = field(default_factory=dict)
 
 
-def significance_clusters(scores: npt.ArrayLike, beats: npt.ArrayLike) -> ClusterResult:
+def significance_clusters(scores: npt.ArrayLike, beats: npt.ArrayLike, *, rule: str = "any",
+                          tested: npt.ArrayLike | None = None, names: Sequence[str] | None = None) -> ClusterResult:
     """Winners and significance clusters of n metrics.
 
-    ``beats[a, b]`` is True when metric a is significantly better than metric b.
+    ``beats[a, b]`` is True when metric a is significantly better than metric b; ``tested[a, b]``
+    (symmetric; default: every pair) when the pair was tested at all. Clusters rest on complete
+    evidence: when a pair of ranked metrics was not tested, the clusters are not given
+    (``determined`` False, ``why`` says which pair), as a cluster boundary could otherwise
+    separate two metrics whose test was not run.
+
+    Metrics with an undefined (NaN) score are set apart: no rank, cluster or winner status, and
+    their entries of ``beats`` are ignored. The others are sorted by score, descending (ties by
+    input order), and:
 
     - winners (Graham 2015, Table 1): the metrics that no other metric significantly beats;
-    - clusters (WMT practice; Bojar et al. 2016, "Findings of the 2016 Conference on Machine
-      Translation", section 3): the metrics are sorted by ``scores``, descending (NaN last, ties
-      by input order), and a cluster boundary falls between positions i and i+1 exactly when
-      every metric at positions <= i significantly beats every metric at positions > i; so
-      each cluster significantly beats every lower cluster, member by member.
+    - ``rule="any"`` (default; mt-metrics-eval ``AssignRanks``, the ranks of the WMT metrics
+      tasks): walking down the sorted list, metric i starts a new cluster when some metric of
+      the current cluster (from its first member to i - 1) significantly beats it;
+    - ``rule="strict"``: a boundary falls between positions i and i + 1 exactly when every
+      metric at positions <= i significantly beats every metric at positions > i (each cluster
+      beats every lower one, member by member); with many metrics this rarely separates.
 
-    Every winner is in cluster 1 (a metric below a boundary is beaten by all above it).
+    Under ``strict`` every winner is in cluster 1; under ``any`` a winner can sit in a lower
+    cluster (sorted A, B, C: A beats B, so B opens cluster 2, and C, beaten by nobody, joins it).
     """
     s = np.asarray(scores, dtype=np.float64)
     B = np.asarray(beats)
     if s.ndim != 1 or s.size < 1:
         raise ValueError(f"`scores` must be 1-D with at least one metric; got shape {s.shape}.")
-    if B.dtype != bool or B.shape != (s.size, s.size):
-        raise ValueError(f"`beats` must be a boolean array of shape {(s.size, s.size)}; "
-                         f"got {B.dtype} {B.shape}.")
+    n = s.size
+    if B.dtype != bool or B.shape != (n, n):
+        raise ValueError(f"`beats` must be a boolean array of shape {(n, n)}; got {B.dtype} {B.shape}.")
     if np.diag(B).any() or (B & B.T).any():
         raise ValueError("`beats` must be irreflexive and antisymmetric (no metric beats itself, "
                          "no two metrics beat each other).")
-    order = np.lexsort((np.arange(s.size), np.where(np.isnan(s), np.inf, -s)))
-    S = B[np.ix_(order, order)]
-    # not_beaten[i, j] = 1 where sorted metric i does not beat sorted metric j; a boundary
-    # after position i needs the block rows <= i, columns > i free of such zeros.
-    not_beaten = (~S).astype(np.int64).cumsum(axis=0).cumsum(axis=1)
-    n = s.size
-    i = np.arange(n - 1)
-    misses = not_beaten[i, n - 1] - not_beaten[i, i]
-    boundary = np.concatenate([[0], (misses == 0).astype(int)])
-    sorted_cluster = 1 + np.cumsum(boundary)
-    rank, cluster = np.empty(n, int), np.empty(n, int)
-    rank[order], cluster[order] = np.arange(1, n + 1), sorted_cluster
+    if rule not in CLUSTER_RULES:
+        raise ValueError(f"`rule` must be one of {list(CLUSTER_RULES)}; got {rule!r}.")
+    T = np.ones((n, n), bool) if tested is None else np.asarray(tested)
+    if T.dtype != bool or T.shape != (n, n) or (T != T.T).any():
+        raise ValueError(f"`tested` must be a symmetric boolean array of shape {(n, n)}.")
+    names = [f"metric {i}" for i in range(n)] if names is None else list(names)
+    undefined = np.isnan(s)
+    defined = ~undefined
+    B = B & defined[:, None] & defined[None, :]
+    T = T | np.eye(n, dtype=bool)
+    order = [i for i in np.lexsort((np.arange(n), np.where(undefined, np.inf, -s))) if defined[i]]
+    sorted_cluster, why = _clusters(order, B, T, rule, names)
+    rank, cluster = np.full(n, np.nan), np.full(n, np.nan)
+    rank[order] = np.arange(1, len(order) + 1)
+    if why is None:
+        cluster[order] = sorted_cluster
     n_beaten_by = B.sum(axis=0)
-    return ClusterResult(rank, cluster, n_beaten_by == 0, n_beaten_by, {
-        "winners": "metrics not significantly beaten by any other (Graham 2015)",
-        "clusters": "sorted by score, descending; a new cluster starts after position i iff every metric "
-                    "up to i significantly beats every metric after i (Bojar et al. 2016, WMT16 findings)",
+    others = defined[:, None] & ~np.eye(n, dtype=bool)
+    # unbeaten is known only when every test against it was run; beaten is known from one test
+    winner_known = defined & ((n_beaten_by > 0) | ~(others & ~T).any(axis=0))
+    is_winner = winner_known & (n_beaten_by == 0)
+    return ClusterResult(rank, cluster, is_winner, n_beaten_by, undefined, winner_known, why is None, why, {
+        "winners": "metrics not significantly beaten by any other (Graham 2015); unknown where a test against "
+                   "the metric was not run",
+        "clusters": CLUSTER_RULE_TEXT[rule], "cluster_rule": rule,
+        "undefined": UNDEFINED_TEXT + "; it has no rank, cluster or winner status",
+        "untested_pairs": "not evidence: clusters are given only when every pair of ranked metrics was tested",
     })
+
+
+def _clusters(order: list[int], B: np.ndarray, T: np.ndarray, rule: str,
+              names: Sequence[str]) -> tuple[list[int], str | None]:
+    """The cluster of each metric of ``order`` (sorted), or why the tests run do not decide
+    them: clusters rest on complete evidence, every pair of the ranked metrics tested (else a
+    cluster could separate two metrics whose test was not run, through the others)."""
+    untested = [(i, j) for x, i in enumerate(order) for j in order[x + 1:] if not T[i, j]]
+    if untested:
+        i, j = untested[0]
+        return [], (f"{len(untested)} of the {len(order) * (len(order) - 1) // 2} pairs of ranked metrics were not "
+                    f"tested (e.g. {names[i]} vs {names[j]})")
+    clusters: list[int] = []
+    current, start = 1, 0
+    for pos, i in enumerate(order):
+        if pos:
+            if rule == "any":
+                opens = bool(B[order[start:pos], i].any())
+            else:
+                opens = bool(B[np.ix_(order[:pos], order[pos:])].all())
+            if opens:
+                current, start = current + 1, pos
+        clusters.append(current)
+    return clusters, None
+
+
+def pairwise_beats(n: int, a: npt.ArrayLike, b: npt.ArrayLike, delta: npt.ArrayLike, p_adjusted: npt.ArrayLike,
+                   alpha: float, alternative: str, scores: npt.ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+    """``beats`` and ``tested`` (n x n) from test rows (a[r], b[r]: metric indices; one row per
+    ordered pair at most) of one level and coefficient.
+
+    A row is significant when p_adjusted <= ``alpha`` (a NaN delta or p_adjusted is a test that
+    ran and decided nothing). Its direction: ``"greater"`` says a > b, ``"less"`` b > a,
+    ``"two-sided"`` the sign of delta. With one-sided alternatives each row is its own
+    hypothesis; two-sided rows (a, b) and (b, a) test the same one, and the row whose
+    metric_a has the higher score (ties: the lower index) decides the pair -- the family of that
+    metric's claims --, the other only when it is the one run.
+    """
+    alpha, alternative = alpha_iv(alpha), alternative_iv(alternative)
+    a, b = np.asarray(a, int), np.asarray(b, int)
+    delta, p = np.asarray(delta, float), np.asarray(p_adjusted, float)
+    s = np.asarray(scores, float)
+    beats, tested = np.zeros((n, n), bool), np.zeros((n, n), bool)
+    tested[a, b] = tested[b, a] = True
+    significant = ~np.isnan(delta) & ~np.isnan(p) & (p <= alpha)
+    if alternative != "two-sided":
+        win = (a, b) if alternative == "greater" else (b, a)
+        beats[win[0][significant], win[1][significant]] = True
+        return beats & ~beats.T, tested   # two one-sided wins in opposite directions contradict: neither
+    present = set(zip(a.tolist(), b.tolist()))
+    key = np.where(np.isnan(s), -np.inf, s)
+    for r in np.flatnonzero(significant):
+        i, j = int(a[r]), int(b[r])
+        claimant_first = key[i] > key[j] or (key[i] == key[j] and i < j)
+        if not claimant_first and (j, i) in present:
+            continue                        # the row (j, i) decides this pair
+        if delta[r] > 0:
+            beats[i, j] = True
+        elif delta[r] < 0:
+            beats[j, i] = True
+    return beats, tested
 
 
 # --- replicability across datasets --------------------------------------------------------------

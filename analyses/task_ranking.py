@@ -60,6 +60,8 @@ class TaskRankingResult:
     is_winner: np.ndarray
     n_beaten_by: np.ndarray
     conventions: Mapping[str, Any] = field(default_factory=dict)
+    #: False where the winner status is not known (an undefined average: no rank, cluster or win)
+    winner_known: np.ndarray | None = None
 
 
 def score_range(coefficient: str) -> tuple[float, float]:
@@ -117,7 +119,7 @@ def rank_tasks(tasks: Sequence[TaskData], k: int = 1000, seed: int | None = 0, a
     return TaskRankingResult(
         metrics=tuple(names), tasks=tuple(t.name for t in tasks), correlations=corrs, average=average,
         pvalues=pvalues, rank=clusters.rank, cluster=clusters.cluster, is_winner=clusters.is_winner,
-        n_beaten_by=clusters.n_beaten_by,
+        n_beaten_by=clusters.n_beaten_by, winner_known=clusters.winner_known,
         conventions={
             "average": "sum_t w_t (r_t - lo_t) / (hi_t - lo_t), weights normalised; [lo, hi] = [0, 1] for acc-23, "
                        "[-1, 1] otherwise (mt-metrics-eval TaskSet.AverageCorrs)",

@@ -95,8 +95,9 @@ def ci(wh: Warehouse, dataset: str, human: str, metrics: Sequence[str] = (), lev
 
 def compare(wh: Warehouse, dataset: str, human: str, metrics: Sequence[str] = (), levels: Sequence[str] = (),
             coefficients: Sequence[str] = (), *, method: str = "perm-both", k: int = 1000, alpha: float = 0.05,
-            seed: int = runner.DEFAULT_SEED, alternative: str = "greater", correction: str = "none",
-            correction_group: str = "metric", k_block: int | None = None,
+            seed: int = runner.DEFAULT_SEED, alternative: str = runner.DEFAULT_ALTERNATIVE,
+            correction: str = runner.DEFAULT_CORRECTION, correction_group: str = runner.DEFAULT_CORRECTION_GROUP,
+            k_block: int | None = None,
             system_inputs: str = runner.DEFAULT_SYSTEM_INPUTS, resample_annotators: str | None = None,
             **run) -> Outcome:
     """Tests of every ordered pair of metrics (table ``hypothesis_tests``); ``k_block``: early

@@ -22,6 +22,8 @@ if TYPE_CHECKING:
     from metaeval.core import Warehouse
 
 HUMAN = "expert.relevance"
+#: The level of the demo's intervals (95%) and tests.
+ALPHA = 0.05
 #: metric name -> (weight on latent quality, weight on input difficulty, noise sd, direction)
 METRICS = {
     "sim-high.f1": (1.0, 0.0, 0.5, "higher"),
@@ -108,8 +110,9 @@ def analyse(wh: Warehouse, dataset: str, *, k: int = 1000, seed: int = 0, progre
 
     scope = runner.resolve_scope(wh, dataset, HUMAN, levels=("system", "summary"), coefficients=("pearson", "kendall"))
     analyses = (runner.correlate_analysis(scope),
-                runner.ci_analysis(scope, "boot-both", k, 0.05, seed),
-                runner.compare_analysis(scope, "perm-both", k, 0.05, seed, "greater", "holm", "metric"))
+                runner.ci_analysis(scope, "boot-both", k, ALPHA, seed),
+                runner.compare_analysis(scope, "perm-both", k, ALPHA, seed, runner.DEFAULT_ALTERNATIVE,
+                                        runner.DEFAULT_CORRECTION, runner.DEFAULT_CORRECTION_GROUP))
     return [(analysis, runner.run(wh, scope, analysis, progress=progress)) for analysis in analyses]
 
 

@@ -6,16 +6,17 @@
 every other metric (``hypothesis_tests``, Perm-Both, two-sided, Holm within each metric's
 family by default) — each reused when up to date, so a second call computes nothing. Its
 :class:`Evaluation` holds one row per metric, level and coefficient: the correlation and its
-CI, the metric's rank and WMT-style significance cluster, and the metrics it significantly
-beats and is beaten by.
+CI, the metric's rank and significance cluster (mt-metrics-eval's rule by default, given only
+when every pair of metrics was tested and the tests can reach their corrected level), and the
+metrics it significantly beats and is beaten by.
 
 The tests are two-sided so that one row per pair (a, b), a the evaluated metric, says both
 "a beats b" (significant, delta > 0) and "b beats a" (significant, delta < 0); the family of a
 corrected p-value is a's pairs against all other metrics, as ``metaeval compare`` writes it.
 Pairs of two metrics that are not evaluated are not tested (``all_pairs=True`` tests them
-too): the clusters then treat them as not significantly different, so a cluster may be wider
-than the one a test of every pair gives, never narrower; ``n_tested`` says how many tests
-each row rests on.
+too): no cluster is given then (a cluster from a partial set of tests could separate two
+metrics whose test was not run), only the wins and losses the tests found; ``n_tested`` says
+how many tests each row rests on.
 
 ``system_inputs`` ("all" by default, or "judged") is the system-score protocol of the three
 analyses, as ``metaeval correlate|ci|compare --system-inputs`` (:mod:`metaeval.analyses.stats.protocols`):
@@ -135,10 +136,11 @@ class Evaluation:
         return (f"Correlation with {self.human} on {self.dataset}: level {', '.join(s['levels'])}; "
                 f"coefficient {', '.join(s['coefficients'])}{kendall}; "
                 f"{100 * (1 - s['alpha']):g}% CI {s['ci_method']} (k={s['k']}, seed={s['seed']}); "
-                f"clusters (cl.) from {s['method']} tests ({s['alternative']}, k={s['k']}, seed={s['seed']}), "
-                f"correction {s['correction']} within each metric's family, alpha={s['alpha']:g}"
-                + ("" if s["all_pairs"] else "; pairs of two metrics not evaluated are untested and count as "
-                                              "not significant")
+                f"tests {s['method']} ({s['alternative']}, k={s['k']}, seed={s['seed']}), "
+                f"correction {s['correction']} within each metric's family, alpha={s['alpha']:g}; "
+                f"clusters (cl.): {ranking.CLUSTER_RULE_TEXT[s['cluster_rule']]}, given only when every pair of "
+                f"metrics was tested"
+                + ("" if s["all_pairs"] else " (pairs of two metrics not evaluated are untested: --all-pairs)")
                 + (f"; system scores: {SYSTEM_INPUTS_TEXT[s['system_inputs']]} (--system-inputs "
                    f"{s['system_inputs']})" if "system" in s["levels"] else "")
                 + ". Best correlation in bold."
@@ -163,6 +165,7 @@ def evaluate(wh: Warehouse, dataset: str, human: str, scores: Sequence = (), *, 
              method: str = METHOD, correction: str = CORRECTION,
              ci_method: str = CI_METHOD, k: int = 1000, seed: int = runner.DEFAULT_SEED, alpha: float = 0.05,
              all_pairs: bool = False, system_inputs: str = runner.DEFAULT_SYSTEM_INPUTS, lower: Sequence[str] = (),
+             cluster_rule: str = runner.DEFAULT_CLUSTER_RULE,
              replace: bool = False, allow_new: bool = False, command: str | None = None, jobs: int = 1,
              force: bool = False, progress: bool = False) -> Evaluation:
     """Ingest ``scores`` (paths or DataFrames of score tables; may be empty) into ``dataset``,
@@ -172,6 +175,8 @@ def evaluate(wh: Warehouse, dataset: str, human: str, scores: Sequence = (), *, 
     "judged"). See the module docstring."""
     alternative = ALTERNATIVE  # two-sided: one row per pair says who beats whom
     runner._system_inputs(system_inputs)  # checked before anything is ingested
+    if cluster_rule not in runner.CLUSTER_RULES:
+        raise WarehouseError(f"unknown --cluster-rule {cluster_rule!r}; choose from {', '.join(runner.CLUSTER_RULES)}")
     loaded, named = [], []
     if len(scores):
         batches = [parse_scores(s, human=[human], lower=lower) for s in scores]
@@ -210,11 +215,11 @@ def evaluate(wh: Warehouse, dataset: str, human: str, scores: Sequence = (), *, 
     settings = {"levels": list(scope.levels), "coefficients": list(scope.coefficients), "method": method,
                 "alternative": alternative, "correction": correction, "correction_group": "metric",
                 "ci_method": ci_method, "k": k, "seed": seed, "alpha": alpha, "all_pairs": all_pairs,
-                "system_inputs": system_inputs}
+                "system_inputs": system_inputs, "cluster_rule": cluster_rule}
     from metaeval.runs import annotators
 
     ceiling = annotators.ceilings(wh, dataset, human)
-    table = annotators.with_ceilings(evaluation_table(wh, outcomes, focus, settings), ceiling)
+    table = annotators.with_ceilings(evaluation_table(wh, outcomes, focus, settings, data), ceiling)
     dups = wh.duplicates(dataset)
     dups = dups[dups["measure"].isin(scope.metrics) & dups["duplicate_of"].isin(scope.metrics)]
     return Evaluation(dataset, human, tuple(focus), tuple(m for m in scope.metrics if m not in focus), settings,
@@ -224,62 +229,74 @@ def evaluate(wh: Warehouse, dataset: str, human: str, scores: Sequence = (), *, 
 
 
 def evaluation_table(wh: Warehouse, outcomes: dict[str, api.Outcome], focus: Sequence[str],
-                     settings: dict) -> pd.DataFrame:
-    """One row per metric of the scope, level and coefficient (see :class:`Evaluation`)."""
+                     settings: dict, data: runner.Data | None = None) -> pd.DataFrame:
+    """One row per metric of the scope, level and coefficient (see :class:`Evaluation`).
+
+    ``cluster`` is given only where it is a finding: every pair of ranked metrics tested
+    (``--all-pairs``, or two metrics), the tests able to reach their corrected level, the
+    correlation defined; ``cluster_note`` says why not otherwise. A metric whose correlation is
+    undefined has no rank (``status`` "undefined"). Stored tests of pairs this call did not test
+    count only when they were computed on the cells ``data`` holds now, within the same
+    correction family."""
+    from metaeval.runs import ranking as ranking_runs
+
     scope = outcomes["correlate"].scope
     corr = outcomes["correlate"].rows(wh).set_index(["metric", "level", "coefficient"])
     cis = outcomes["ci"].rows(wh).set_index(["metric", "level", "coefficient"])
     tests = outcomes["compare"].rows(wh)
     tests = tests[(tests["correction"] == settings["correction"]) & (tests["correction_group"] == "metric")]
+    if data is not None:   # a stored row of another family or of other cells is not a test of these
+        family = runner.correction_family(scope.metrics, settings["correction"])
+        prints: dict[tuple, str] = {}
+
+        def current(r) -> bool:
+            key = (r.metric_a, r.metric_b, scope.human)
+            if key not in prints:
+                prints[key] = data.fingerprint(key)[0]
+            return r.fingerprint == prints[key] and (None if pd.isna(r.family) else r.family) == family
+
+        tests = tests[[current(r) for r in tests.itertuples()]]
     metrics = list(scope.metrics)
     index = {m: i for i, m in enumerate(metrics)}
     rows = []
     for lv in scope.levels:
         for c in scope.coefficients:
-            beats, tested = _beats(tests[(tests["level"] == lv) & (tests["coefficient"] == c)], index, focus,
-                                   settings["alpha"], settings["alternative"])
+            part = tests[(tests["level"] == lv) & (tests["coefficient"] == c)
+                         & tests["metric_a"].isin(index) & tests["metric_b"].isin(index)]
             scores = np.array([_value(corr, (m, lv, c), "value") for m in metrics], dtype=float)
-            clusters = ranking.significance_clusters(scores, beats)
+            beats, tested = ranking.pairwise_beats(len(metrics), part["metric_a"].map(index),
+                                                   part["metric_b"].map(index), part["delta"].astype(float),
+                                                   part["p_adjusted"].astype(float), settings["alpha"],
+                                                   settings["alternative"], scores)
+            clusters = ranking.significance_clusters(scores, beats, rule=settings["cluster_rule"], tested=tested,
+                                                     names=metrics)
+            unresolved = ranking_runs.tests_resolution(part, settings["method"], settings["correction"],
+                                                       settings["alpha"])
+            note = ("; ".join(unresolved) if unresolved
+                    else None if clusters.determined
+                    else f"no clusters: {clusters.why} (--all-pairs tests every pair)")
             for i, m in enumerate(metrics):
+                undefined = bool(clusters.undefined[i])
                 rows.append({
                     "dataset": scope.dataset, "human": scope.human, "metric": m, "evaluated": m in focus,
                     "level": lv, "coefficient": c, "correlation": _none(scores[i]),
                     "lower": _none(_value(cis, (m, lv, c), "lower")), "upper": _none(_value(cis, (m, lv, c), "upper")),
-                    "rank": int(clusters.rank[i]), "cluster": int(clusters.cluster[i]), "n_metrics": len(metrics),
+                    "rank": None if undefined else int(clusters.rank[i]),
+                    "cluster": None if undefined or note else int(clusters.cluster[i]),
+                    "n_metrics": int((~clusters.undefined).sum()),
+                    "status": "undefined" if undefined else "unresolvable" if unresolved else "ranked",
+                    "cluster_note": ranking.UNDEFINED_TEXT if undefined else note,
                     "beats": [metrics[j] for j in np.flatnonzero(beats[i])],
                     "beaten_by": [metrics[j] for j in np.flatnonzero(beats[:, i])],
                     "n_tested": int(tested[i].sum()),
                     "conventions": {**{key: settings[key] for key in ("method", "alternative", "correction",
                                                                        "correction_group", "ci_method", "k", "seed",
-                                                                       "alpha", "all_pairs", "system_inputs")},
+                                                                       "alpha", "all_pairs", "system_inputs",
+                                                                       "cluster_rule")},
                                     "level": lv, "coefficient": c, **clusters.conventions,
-                                    "untested_pairs": "count as not significantly different"},
+                                    "unresolvable": unresolved or None},
                 })
     return pd.DataFrame(rows)
-
-
-def _beats(tests: pd.DataFrame, index: dict[str, int], focus: Sequence[str], alpha: float,
-           alternative: str) -> tuple[np.ndarray, np.ndarray]:
-    """beats[a, b]: a significantly better than b; tested[a, b]: the pair was tested. One row
-    decides a pair: the one whose metric_a is evaluated (else the first in scope order)."""
-    n = len(index)
-    beats, tested = np.zeros((n, n), bool), np.zeros((n, n), bool)
-    for t in tests.itertuples(index=False):
-        a, b = index.get(t.metric_a), index.get(t.metric_b)
-        if a is None or b is None:
-            continue
-        if t.metric_b in focus and (t.metric_a not in focus or b < a):
-            continue  # the row (b, a) decides this pair
-        if t.metric_a not in focus and b < a:
-            continue
-        tested[a, b] = tested[b, a] = True
-        if pd.isna(t.p_adjusted) or pd.isna(t.delta) or t.p_adjusted > alpha:
-            continue  # an undefined test decides nothing
-        if alternative == "greater" or (alternative == "two-sided" and t.delta > 0):
-            beats[a, b] = True
-        elif alternative == "less" or (alternative == "two-sided" and t.delta < 0):
-            beats[b, a] = True
-    return beats, tested
 
 
 def _value(frame: pd.DataFrame, key: tuple, column: str) -> float:

@@ -130,6 +130,8 @@ def agreement_analysis(scope: Scope, test: str, alpha: float = 0.05, k: int = 10
     if k < 1 or seed < 0:
         raise WarehouseError(f"--k must be at least 1 and --seed non-negative; got k={k}, seed={seed}")
     resampled = test == "permutation"
+    if resampled:
+        runner.check_k(k, alpha, "test")
     params = {"test": test, "alpha": _alpha(alpha), "k": k if resampled else None, "seed": seed if resampled else None}
     tasks = [Task({"metric": m}, (m, scope.human)) for m in scope.metrics]
     return Analysis("systems-agreement", "system_agreement", ("metric",), params, tasks, evaluate_agreement,
@@ -249,71 +251,111 @@ def _write_new(wh: Warehouse, scope: Scope, command: str, table: str, view: str,
 
 
 # --- winners and significance clusters ------------------------------------------------------------
-def run_winners(wh: Warehouse, scope: Scope, method: str = "perm-both", alternative: str = "greater",
-                correction: str = "none", group: str = "metric", alpha: float = 0.05,
-                force: bool = False) -> RunSummary:
+def tests_resolution(rows: pd.DataFrame, method: str, correction: str, alpha: float) -> list[str]:
+    """One line per correction family of ``rows`` (hypothesis_tests rows of one method and
+    correction) whose tests cannot reach significance (:func:`runner.test_resolution`); empty
+    when every family can. A family is (level, coefficient, family hash, metric_a for the
+    group "metric")."""
+    if rows.empty:
+        return []
+    lines = []
+    k = rows["k_used"] if "k_used" in rows and rows["k_used"].notna().any() else rows["k"]
+    frame = rows.assign(_k=k)
+    group = ["level", "coefficient"] + (["metric_a"] if (rows.get("correction_group") == "metric").all() else [])
+    seen = set()
+    for key, part in frame.groupby(group, sort=False):
+        size = part["family_size"].dropna()
+        drawn = part["_k"].dropna()
+        res = runner.test_resolution(method, int(drawn.max()) if len(drawn) else None, correction,
+                                     int(size.max()) if len(size) else None, alpha)
+        if res is not None and not res.resolvable:
+            where = f"{key[0]} level, {key[1]}"
+            text = res.text()
+            if (where, text) not in seen:
+                seen.add((where, text))
+                lines.append(f"{where}: {text}")
+    return lines
+
+
+def run_winners(wh: Warehouse, scope: Scope, method: str = "perm-both", alternative: str = runner.DEFAULT_ALTERNATIVE,
+                correction: str = runner.DEFAULT_CORRECTION, group: str = runner.DEFAULT_CORRECTION_GROUP,
+                alpha: float = 0.05, force: bool = False,
+                cluster_rule: str = runner.DEFAULT_CLUSTER_RULE) -> RunSummary:
     """Winners and significance clusters of the scope's metrics at each level and coefficient,
     from the latest ``hypothesis_tests`` rows of ``method``/``alternative``/``correction``/``group``.
 
-    Metric a significantly beats b when the row (a, b) has p_adjusted <= ``alpha`` and its
-    alternative says a > b: "greater", or "two-sided" with delta > 0; with "less" the row
-    (a, b) says b > a. A row with an undefined delta or p-value (NULL) decides nothing. The
-    score that orders the ranking is corr(metric, human).
+    Metric a significantly beats b as :func:`analyses.ranking.pairwise_beats` reads the rows
+    (p_adjusted <= ``alpha`` in the direction of the alternative; a row with an undefined delta
+    or p-value decides nothing; of the two two-sided rows of a pair, the one of the metric with
+    the higher correlation). The score that orders the ranking is corr(metric, human);
+    ``cluster_rule`` as :func:`analyses.ranking.significance_clusters`. Metrics that cannot be
+    correlated with the human (fewer than 3 systems in common) are left out (``skipped``), as
+    compare leaves them out. A metric with an undefined correlation gets status "undefined" and
+    no rank, cluster or winner status; when a family of tests cannot reach its corrected level
+    (:func:`tests_resolution`), every row of that level and coefficient gets status
+    "unresolvable" and no cluster or winner status.
     """
     _choice(method, runner.TEST_METHODS, "test method")
     _choice(alternative, ALTERNATIVES, "alternative")
     _choice(correction, runner.CORRECTIONS, "correction")
     _choice(group, runner.CORRECTION_GROUPS, "correction group")
+    _choice(cluster_rule, runner.CLUSTER_RULES, "cluster rule")
     params = {"method": method, "alternative": alternative, "correction": correction,
-              "correction_group": group, "alpha": _alpha(alpha)}
-    if len(scope.metrics) < 2:
-        raise WarehouseError(f"ranking metrics needs at least two; the scope has {list(scope.metrics)}")
+              "correction_group": group, "alpha": _alpha(alpha), "cluster_rule": cluster_rule}
     data = runner.load_data(wh, scope)
+    scope, skipped = runner.without_sparse_metrics(data, scope)
+    if len(scope.metrics) < 2:
+        raise WarehouseError(f"ranking metrics needs at least two; the scope has {list(scope.metrics)}"
+                             + "".join(f"; {reason}" for reason in skipped.values()))
     tests = _checked_tests(wh, data, scope, method, alternative, correction, group)
     metrics, n = list(scope.metrics), len(scope.metrics)
+    index = {m: i for i, m in enumerate(metrics)}
+    frame = pd.DataFrame([{**t, "metric_a": a, "metric_b": b, "level": lv, "coefficient": c}
+                          for (a, b, lv, c), t in tests.items()])
     planned = []
     for lv in scope.levels:
         for c in scope.coefficients:
-            beats = np.zeros((n, n), dtype=bool)
-            for i, a in enumerate(metrics):
-                for j, b in enumerate(metrics):
-                    if i != j:
-                        t = tests[(a, b, lv, c)]
-                        # an undefined test (no delta or p) is neither a win nor a loss
-                        if not pd.isna(t["p_adjusted"]) and not pd.isna(t["delta"]) and t["p_adjusted"] <= alpha:
-                            a_better = alternative == "greater" or (alternative == "two-sided" and t["delta"] > 0)
-                            beats[(i, j) if a_better else (j, i)] = True
+            part = frame[(frame["level"] == lv) & (frame["coefficient"] == c)]
             scores = [stats.correlate(*data.restrict((m, scope.human))[0], lv, c) for m in metrics]
-            try:
-                clusters = ranking.significance_clusters(scores, beats)
-            except ValueError as exc:
-                raise WarehouseError(f"{lv} level, {c}: the tests contradict each other: {exc}") from None
-            fingerprint = _digest([lv, c, alpha, *[(a, b, t["fingerprint"], t["p_adjusted"], t["delta"])
-                                                   for (a, b, tl, tc), t in sorted(tests.items(), key=lambda kv: kv[0])
-                                                   if (tl, tc) == (lv, c)]])
-            tested = sorted({(int(t["k"]), int(t["seed"])) for (_, _, tl, tc), t in tests.items()
-                             if (tl, tc) == (lv, c) and not pd.isna(t["k"])})
+            beats, tested = ranking.pairwise_beats(n, part["metric_a"].map(index), part["metric_b"].map(index),
+                                                   part["delta"].astype(float), part["p_adjusted"].astype(float),
+                                                   alpha, alternative, scores)
+            clusters = ranking.significance_clusters(scores, beats, rule=cluster_rule, tested=tested, names=metrics)
+            unresolved = tests_resolution(part.assign(correction_group=group), method, correction, alpha)
+            fingerprint = _digest([lv, c, alpha, cluster_rule,
+                                   *[(a, b, t["fingerprint"], t["p_adjusted"], t["delta"])
+                                     for (a, b, tl, tc), t in sorted(tests.items(), key=lambda kv: kv[0])
+                                     if (tl, tc) == (lv, c)]])
+            tested_k = sorted({(int(t["k"]), int(t["seed"])) for (_, _, tl, tc), t in tests.items()
+                               if (tl, tc) == (lv, c) and not pd.isna(t["k"])})
             conventions = {**clusters.conventions, "level": lv, "coefficient": c, "nan_policy": NAN_POLICY,
-                           "score": "corr(metric, human) at this level and coefficient (analyses.correlate); "
-                                    "NaN ranks last",
+                           "score": "corr(metric, human) at this level and coefficient (analyses.correlate)",
                            "tests": f"latest_hypothesis_tests rows of method {method}, alternative {alternative}, "
                                     f"correction {correction} within each {group} family, as persisted by compare",
                            "beats": "a beats b when p_adjusted <= alpha in the direction of the alternative; "
-                                    "a test with a NULL delta or p-value is neither a win nor a loss",
+                                    "a test with a NULL delta or p-value is neither a win nor a loss; of the two "
+                                    "two-sided rows of a pair, the row of the metric with the higher correlation",
                            "family": runner.correction_family(metrics, correction) if correction else None,
                            "family_size": sorted({int(t["family_size"]) for (_, _, tl, tc), t in tests.items()
                                                   if (tl, tc) == (lv, c) and not pd.isna(t["family_size"])}),
-                           "resamples_k_seed": tested}
+                           "resamples_k_seed": tested_k,
+                           "unresolvable": unresolved or None,
+                           "skipped": skipped or None}
             for i, m in enumerate(metrics):
                 _, n_systems, n_inputs = data.fingerprint((m, scope.human))
                 task = Task({"level": lv, "coefficient": c, "metric": m}, (m, scope.human), fingerprint,
                             n_systems, n_inputs)
+                undefined = bool(clusters.undefined[i])
+                status = "undefined" if undefined else "unresolvable" if unresolved else "ranked"
+                finding = status == "ranked"
                 planned.append((task, {
-                    "correlation": runner._float(scores[i]), "rank": int(clusters.rank[i]),
-                    "cluster": int(clusters.cluster[i]), "is_winner": bool(clusters.is_winner[i]),
+                    "correlation": runner._float(scores[i]),
+                    "rank": None if undefined else int(clusters.rank[i]),
+                    "cluster": int(clusters.cluster[i]) if finding and clusters.determined else None,
+                    "is_winner": bool(clusters.is_winner[i]) if finding and clusters.winner_known[i] else None,
                     "n_beaten_by": int(clusters.n_beaten_by[i]),
                     "beaten_by": json.dumps([metrics[j] for j in np.flatnonzero(beats[:, i])]),
-                    "n_metrics": n, "conventions": conventions}))
+                    "n_metrics": n, "status": status, "conventions": conventions}))
     parameters = {"dataset": scope.dataset, "human": scope.human, "metrics": metrics, "levels": list(scope.levels),
                   "coefficients": list(scope.coefficients), **params}
     return _write_new(wh, scope, "winners", "winners", "latest_winners", ("level", "coefficient", "metric"),

@@ -36,7 +36,8 @@ import pandas as pd
 
 from metaeval import owners
 from metaeval.analyses import annotators, stats
-from metaeval.analyses.stats import _validation, protocols
+from metaeval.analyses import ranking as ranking_stats
+from metaeval.analyses.stats import _validation, protocols, resolution
 from metaeval.analyses.stats.results import NAN_POLICY
 from metaeval.core import Warehouse
 from metaeval.errors import WarehouseError
@@ -54,6 +55,11 @@ ALTERNATIVES = _validation.ALTERNATIVES
 TEST_METHODS = ("williams", "perm-systems", "perm-inputs", "perm-both", "boot-systems", "boot-inputs", "boot-both")
 CORRECTIONS = ("none", "bonferroni", "holm", "bh")
 CORRECTION_GROUPS = ("metric", "all")
+CLUSTER_RULES = ranking_stats.CLUSTER_RULES
+#: The defaults of every command that tests or reads tests (compare, evaluate, winners, plot
+#: heatmap, report): two-sided, Holm within each metric_a's family (see README "Defaults").
+DEFAULT_ALTERNATIVE, DEFAULT_CORRECTION, DEFAULT_CORRECTION_GROUP = "two-sided", "holm", "metric"
+DEFAULT_CLUSTER_RULE = "any"
 SYSTEM_INPUTS = protocols.SYSTEM_INPUTS
 ANNOTATOR_RESAMPLING = annotators.ANNOTATOR_RESAMPLING
 #: all: Deutsch, Dror & Roth (2022) recommend scoring the metric on every input it has; and it
@@ -299,6 +305,35 @@ def comparison_tasks(scope: Scope, focus: Sequence[str] | None = None) -> list[T
             for lv in scope.levels for c in scope.coefficients]
 
 
+def check_k(k: int, alpha: float, purpose: str) -> None:
+    """Refuse a number of resamples below the floor of ``purpose`` ("interval" or "test") at
+    ``alpha`` (:func:`analyses.stats.resolution.min_resamples`), naming the smallest accepted."""
+    floor = resolution.min_resamples(alpha, purpose)
+    if k < floor:
+        rule = "(k + 1) alpha / 2 >= 1" if purpose == "interval" else "(k + 1) alpha >= 1"
+        what = "a percentile interval" if purpose == "interval" else "a resampling test"
+        raise WarehouseError(f"--k {k} is too small for {what} at alpha {alpha:g}: it needs {rule}, "
+                             f"so --k {floor} or more")
+
+
+#: How each test method forms its p-value (analyses.stats.resolution.PVALUE_FORMULAS).
+def pvalue_formula(method: str) -> str:
+    return "parametric" if method == "williams" else "add-one" if method.startswith("perm-") else "count"
+
+
+def test_resolution(method: str, k: int | None, correction: str, family_size: int | None,
+                    alpha: float) -> resolution.Resolution | None:
+    """Whether a family of ``family_size`` tests of ``method`` with ``k`` resamples (the most any
+    of them drew) can reach significance under ``correction``; None without a defined test."""
+    if not family_size and correction != "none":
+        return None
+    formula = pvalue_formula(method)
+    if formula != "parametric" and not k:
+        return None
+    return resolution.family_resolution(formula, k if formula != "parametric" else None, correction,
+                                        int(family_size or 1), alpha)
+
+
 def _system_inputs(protocol: str) -> dict[str, str]:
     if protocol not in SYSTEM_INPUTS:
         raise WarehouseError(f"unknown --system-inputs {protocol!r}; choose from {', '.join(SYSTEM_INPUTS)}")
@@ -317,6 +352,8 @@ def ci_analysis(scope: Scope, method: str, k: int, alpha: float, seed: int,
         raise WarehouseError(f"unknown CI method {method!r}; choose from {', '.join(CI_METHODS)}")
     _check_parametric(scope, method, "fisher", "Fisher's interval has no constants for")
     resampled = method != "fisher"
+    if resampled:
+        check_k(k, alpha, "interval")
     if resample_annotators is not None:
         _check_annotator_resampling(scope, resample_annotators, resampled,
                                     "a bootstrap method (boot-systems, boot-inputs, boot-both)")
@@ -348,6 +385,8 @@ def compare_analysis(scope: Scope, method: str, k: int, alpha: float, seed: int,
         raise WarehouseError(f"comparing metrics needs at least two; the scope has {list(scope.metrics)}")
     _check_parametric(scope, method, "williams", "Williams' test is not defined for")
     resampled = method != "williams"
+    if resampled:
+        check_k(k, alpha, "test")
     if k_block is not None and (not method.startswith("perm-") or k_block < 1):
         raise WarehouseError(f"--k-block (early stopping) applies to the permutation tests with a block size >= 1; "
                              f"got method {method!r}, k_block {k_block}")
@@ -830,7 +869,7 @@ def _run_compare(wh, scope, analysis, data, tasks, done, todo, jobs, progress, c
     latest = _latest_tests(wh, scope, analysis)
     family = correction_family(scope.metrics, extra["correction"])
     if not todo:
-        adjusted_now = _adjust(tasks, raw, extra)
+        adjusted_now = _adjust(tasks, raw, extra, analysis.params["method"])
         if all(_same_as_latest(latest, tasks[i], raw[i], adjusted_now[i], analysis, family)
                for i in range(len(tasks))):
             return RunSummary(None, len(tasks), 0, 0)
@@ -847,16 +886,18 @@ def _run_compare(wh, scope, analysis, data, tasks, done, todo, jobs, progress, c
 
         computed = _compute(tasks, todo, data, analysis, jobs, progress, chunk_size, on_result, writer, wh, run_id)
         writer.flush()
-        adjusted = _adjust(tasks, raw, extra)
+        adjusted = _adjust(tasks, raw, extra, analysis.params["method"])
         # rows computed by this run get their corrected values; reused ones a new row if it changed
         update = pd.DataFrame([{"metric_a": tasks[i].key["metric_a"], "metric_b": tasks[i].key["metric_b"],
                                 "level": tasks[i].key["level"], "coefficient": tasks[i].key["coefficient"],
                                 "p_adjusted": adjusted[i][0], "significant": adjusted[i][1],
-                                "family_size": adjusted[i][2]} for i in todo])
+                                "family_size": adjusted[i][2],
+                                "resolution": json.dumps({"resolution": adjusted[i][3]})} for i in todo])
         if not update.empty:
             wh.con.register("adjusted_rows", update)
             wh.con.execute("""UPDATE hypothesis_tests AS t
-                               SET p_adjusted = u.p_adjusted, significant = u.significant, family_size = u.family_size
+                               SET p_adjusted = u.p_adjusted, significant = u.significant, family_size = u.family_size,
+                                   conventions = json_merge_patch(t.conventions, u.resolution::JSON)
                                FROM adjusted_rows u
                                WHERE t.run_id = ? AND t.metric_a = u.metric_a AND t.metric_b = u.metric_b
                                  AND t.level = u.level AND t.coefficient = u.coefficient""", [run_id]).fetchall()
@@ -864,7 +905,9 @@ def _run_compare(wh, scope, analysis, data, tasks, done, todo, jobs, progress, c
         for i, t in enumerate(tasks):
             if i not in computing and not _same_as_latest(latest, t, raw[i], adjusted[i], analysis, family):
                 writer.add(t, {**raw[i], **pending, "p_adjusted": adjusted[i][0], "significant": adjusted[i][1],
-                               "family_size": adjusted[i][2]}, analysis.param_columns)
+                               "family_size": adjusted[i][2],
+                               "conventions": {**raw[i]["conventions"], "resolution": adjusted[i][3]}},
+                           analysis.param_columns)
         writer.flush()
         _finish_run(wh, run_id, "finished", computed)
     return RunSummary(run_id, len(tasks), computed, writer.written)
@@ -883,10 +926,14 @@ def correction_family(metrics: Sequence[str], correction: str) -> str | None:
     return hashlib.sha256("\x1f".join(sorted(metrics)).encode()).hexdigest()[:16]
 
 
-def _adjust(tasks: list[Task], raw: dict[int, dict], extra: dict) -> dict[int, tuple]:
-    """(p_adjusted, significant, family_size) per task, the correction applied within each
-    family; family_size (the number of defined p-values corrected together) None for "none".
-    A NULL p-value (undefined test) is left out of its family: p_adjusted NULL, not significant."""
+def _adjust(tasks: list[Task], raw: dict[int, dict], extra: dict, method: str | None = None) -> dict[int, tuple]:
+    """(p_adjusted, significant, family_size, resolution) per task, the correction applied within
+    each family; family_size (the number of defined p-values corrected together) None for
+    "none". A NULL p-value (undefined test) is left out of its family: p_adjusted NULL, not
+    significant. ``resolution`` (a dict for the row's conventions, or None) says whether the
+    family can reach significance at all with the resamples its tests drew
+    (:func:`test_resolution`); in a family that cannot, no test is significant -- a
+    ``count / k`` p-value of 0 only says p < 1/k, not that p is below the corrected threshold."""
     families: dict[tuple, list[int]] = {}
     for i, t in enumerate(tasks):
         k = t.key
@@ -897,10 +944,15 @@ def _adjust(tasks: list[Task], raw: dict[int, dict], extra: dict) -> dict[int, t
         defined = [i for i in members if raw[i]["p_value"] is not None]
         adjusted = stats.correct_pvalues([raw[i]["p_value"] for i in defined], extra["correction"]) if defined else []
         size = None if extra["correction"] == "none" else len(defined)
+        drawn = [int(raw[i]["k_used"]) for i in defined if raw[i].get("k_used") is not None]
+        res = (test_resolution(method, max(drawn, default=None), extra["correction"], len(defined), extra["alpha"])
+               if method is not None and defined else None)
+        resolvable = res is None or res.resolvable
+        note = None if res is None else res.as_dict()
         for i, p in zip(defined, adjusted):
-            out[i] = (float(p), bool(p <= extra["alpha"]), size)
+            out[i] = (float(p), bool(p <= extra["alpha"]) and resolvable, size, note)
         for i in members:
-            out.setdefault(i, (None, False, size))
+            out.setdefault(i, (None, False, size, note))
     return out
 
 
@@ -923,4 +975,6 @@ def _same_as_latest(latest: dict, task: Task, raw: dict, adjusted: tuple, analys
     return (same_params and prev["fingerprint"] == task.fingerprint and _none_if_nan(prev["family"]) == family
             and prev["alpha"] == analysis.extra_parameters["alpha"]
             and _none_if_nan(prev["p_value"]) == raw["p_value"]
-            and _none_if_nan(prev["p_adjusted"]) == adjusted[0])
+            and _none_if_nan(prev["p_adjusted"]) == adjusted[0]
+            and bool(_none_if_nan(prev["significant"]) or False) == adjusted[1]
+            and json.loads(prev["conventions"]).get("resolution") == adjusted[3])

@@ -252,6 +252,8 @@ def simulate_coverage(wh: Warehouse, dataset: str, human: str, metrics: Sequence
     scope = runner.resolve_scope(wh, dataset, human, metrics, levels or SIM_LEVELS, coefficients)
     methods = runner._choices(methods, sim.CI_METHODS, "CI method")
     _check_run_options(trials, k, alpha, seed)
+    if any(m != "fisher" for m in methods):
+        runner.check_k(k, alpha, "interval")
     runner._system_inputs(system_inputs)
     data = runner.load_data(wh, scope)
     arrays, unjudged, tasks_by_method = {}, {}, {m: [] for m in methods}
@@ -381,6 +383,8 @@ def simulate_power(wh: Warehouse, dataset: str, human: str, *, variant: str = "r
     proportions = _proportions(proportions)
     methods = runner._choices(methods or POWER_METHODS, sim.TEST_METHODS, "test")
     _check_run_options(trials, k, alpha, seed)
+    if any(m != "williams" for m in methods):
+        runner.check_k(k, alpha, "test")
     runner._system_inputs(system_inputs)
     human_scope = _human_scope(wh, dataset, human, levels or SIM_LEVELS, coefficients)
     summaries = scoring.summary_rows(wh, dataset)  # fails, naming the ingest command, without texts

@@ -94,7 +94,10 @@ def rank_tasks(wh: Warehouse, specs: Sequence[TaskSpec], metric_globs: Sequence[
                 "run_id": run_id, "task_set": task_set, "tasks": spec_json, "metric": m,
                 "average": runner._float(r.average[i]),
                 "correlations": json.dumps([runner._float(c) for c in r.correlations[:, i]]),
-                "rank": int(r.rank[i]), "cluster": int(r.cluster[i]), "winner": bool(r.is_winner[i]),
+                # an undefined average never ranks, clusters or wins (NULL)
+                "rank": None if np.isnan(r.rank[i]) else int(r.rank[i]),
+                "cluster": None if np.isnan(r.cluster[i]) else int(r.cluster[i]),
+                "winner": bool(r.is_winner[i]) if r.winner_known[i] else None,
                 "n_beaten_by": int(r.n_beaten_by[i]),
                 "p_values": json.dumps({o: runner._float(r.pvalues[i, j]) for j, o in enumerate(r.metrics) if j != i}),
                 "k": k, "seed": seed, "alpha": alpha, "fingerprint": fingerprint,

@@ -90,16 +90,19 @@ CREATE TABLE IF NOT EXISTS winners (
     alpha             DOUBLE NOT NULL,      -- a beats b when p_adjusted <= alpha
     metric            VARCHAR NOT NULL,
     correlation       DOUBLE,               -- corr(metric, human): the ranking score
-    rank              INTEGER NOT NULL,     -- 1 = highest correlation
-    cluster           INTEGER NOT NULL,     -- 1 = best significance cluster
-    is_winner         BOOLEAN NOT NULL,     -- beaten by no other metric
+    rank              INTEGER,              -- 1 = highest correlation; NULL: correlation undefined
+    cluster           INTEGER,              -- 1 = best significance cluster; NULL: not a finding (status)
+    is_winner         BOOLEAN,              -- beaten by no other metric; NULL: not a finding (status)
     n_beaten_by       INTEGER NOT NULL,
     beaten_by         JSON NOT NULL,        -- the metrics that significantly beat it
     n_metrics         INTEGER NOT NULL,
     n_systems         INTEGER NOT NULL,
     n_inputs          INTEGER NOT NULL,
     fingerprint       VARCHAR NOT NULL,     -- of the test rows and cells of the whole ranking
-    conventions       JSON NOT NULL
+    conventions       JSON NOT NULL,
+    cluster_rule      VARCHAR,              -- any (mt-metrics-eval AssignRanks) | strict; NULL: strict (schema 3)
+    status            VARCHAR               -- ranked | undefined (correlation undefined) | unresolvable (no test
+                                            -- of the family can reach the corrected level); NULL: schema 3
 );
 
 -- `metaeval replicability`: on how many datasets does metric_a beat metric_b?

@@ -31,9 +31,9 @@ CREATE TABLE IF NOT EXISTS task_rankings (
     metric            VARCHAR NOT NULL,
     average           DOUBLE,               -- sum_t w_t (r_t - lo_t) / (hi_t - lo_t); NULL if a task is undefined
     correlations      JSON NOT NULL,        -- per task (in `tasks` order): r_t, null when undefined
-    rank              INTEGER NOT NULL,     -- 1 = highest average
-    cluster           INTEGER NOT NULL,     -- significance cluster, 1 = best
-    winner            BOOLEAN NOT NULL,     -- beaten by no other metric
+    rank              INTEGER,              -- 1 = highest average; NULL when the average is undefined
+    cluster           INTEGER,              -- significance cluster, 1 = best; NULL when the average is undefined
+    winner            BOOLEAN,              -- beaten by no other metric; NULL when the average is undefined
     n_beaten_by       INTEGER NOT NULL,
     p_values          JSON NOT NULL,        -- {other metric: p of average(metric) > average(other)}
     k                 INTEGER NOT NULL,

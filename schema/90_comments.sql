@@ -405,15 +405,17 @@ COMMENT ON COLUMN "winners".correction_group IS 'Family of that correction: metr
 COMMENT ON COLUMN "winners".alpha IS 'a beats b when p_adjusted <= alpha';
 COMMENT ON COLUMN "winners".metric IS 'Automatic measure analysed (measures.name); oriented so that higher is better (direction ''lower'' negated).';
 COMMENT ON COLUMN "winners".correlation IS 'corr(metric, human): the ranking score';
-COMMENT ON COLUMN "winners".rank IS '1 = highest correlation';
-COMMENT ON COLUMN "winners".cluster IS '1 = best significance cluster';
-COMMENT ON COLUMN "winners".is_winner IS 'beaten by no other metric';
+COMMENT ON COLUMN "winners".rank IS '1 = highest correlation; NULL when the correlation is undefined (status undefined)';
+COMMENT ON COLUMN "winners".cluster IS '1 = best significance cluster (cluster_rule); NULL when not a finding (status undefined or unresolvable)';
+COMMENT ON COLUMN "winners".is_winner IS 'beaten by no other metric; NULL when not a finding (status undefined or unresolvable)';
 COMMENT ON COLUMN "winners".n_beaten_by IS 'How many metrics significantly beat this one.';
 COMMENT ON COLUMN "winners".beaten_by IS 'JSON list of the metrics that significantly beat this one.';
 COMMENT ON COLUMN "winners".n_metrics IS 'Metrics ranked together.';
 COMMENT ON COLUMN "winners".n_systems IS 'Systems with a value in the analysed measures.';
 COMMENT ON COLUMN "winners".n_inputs IS 'Inputs with a value in the analysed measures.';
 COMMENT ON COLUMN "winners".fingerprint IS 'of the test rows and cells of the whole ranking';
+COMMENT ON COLUMN "winners".cluster_rule IS 'any: a new cluster starts at the first metric significantly outperformed by any metric of the current cluster (mt-metrics-eval AssignRanks); strict: only where every metric above beats every metric below. NULL: rows of schema 3 (strict).';
+COMMENT ON COLUMN "winners".status IS 'ranked; undefined (the correlation is undefined, e.g. a constant metric: no rank, cluster or winner); unresolvable (no test of the family can reach its corrected level with the resamples drawn: clusters and winners are not findings). NULL: rows of schema 3.';
 COMMENT ON COLUMN "winners".conventions IS 'JSON object: every convention needed to reproduce the number (level, coefficient and variant, method, k, seed, alpha, NaN policy, p-value formula, ...).';
 
 COMMENT ON VIEW cells IS 'One value per (dataset, measure, system, input), by name: automatic scores, and human judgments averaged over annotators (n_annotators of them).';

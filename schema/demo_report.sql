@@ -1,13 +1,15 @@
 -- The demo's first table: per metric, level and coefficient, the correlation with the human
 -- judgment, its 95% Boot-Both CI, and how many other metrics it beats significantly
--- (Perm-Both, Holm within each metric's family). $1 dataset, $2 human, $3 k, $4 seed.
+-- (two-sided Perm-Both, Holm within each metric's family; a beats b when the test of (a, b) is
+-- significant with delta > 0). $1 dataset, $2 human, $3 k, $4 seed.
 SELECT c.metric, c.level, c.coefficient,
        round(c.value, 3) AS r,
        '[' || round(ci.lower, 3) || ', ' || round(ci.upper, 3) || ']' AS ci_95,
        (SELECT count(*) FROM latest_hypothesis_tests t
         WHERE t.dataset = c.dataset AND t.human = c.human AND t.metric_a = c.metric
           AND t.level = c.level AND t.coefficient = c.coefficient AND t.method = 'perm-both'
-          AND t.correction = 'holm' AND t.k = $3 AND t.seed = $4 AND t.significant) AS beats
+          AND t.alternative = 'two-sided' AND t.correction = 'holm' AND t.correction_group = 'metric'
+          AND t.k = $3 AND t.seed = $4 AND t.significant AND t.delta > 0) AS beats
 FROM latest_correlations AS c
 JOIN latest_confidence_intervals AS ci
   ON ci.dataset = c.dataset AND ci.human = c.human AND ci.metric = c.metric AND ci.level = c.level

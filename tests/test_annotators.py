@@ -341,7 +341,7 @@ def test_ci_resample_annotators_is_persisted_and_reused(db, tmp_path):
 def test_accuracy_delta_bins_is_persisted(db, tmp_path):
     from metaeval.analyses.close_pairs import accuracy_by_delta
 
-    run_cli(db, "demo", "--systems", "8", "--inputs", "10", "--k", "20")
+    run_cli(db, "demo", "--systems", "8", "--inputs", "10", "--k", "40")
     out = run_cli(db, "accuracy", "--dataset", "demo", "--human", "expert.relevance", "--delta-bins", "3").output
     assert "bin 0 = the closest pairs" in out
     again = run_cli(db, "accuracy", "--dataset", "demo", "--human", "expert.relevance", "--delta-bins", "3").output
@@ -358,7 +358,7 @@ def test_accuracy_delta_bins_is_persisted(db, tmp_path):
 def test_the_ceiling_is_printed_beside_the_metrics_and_drawn(db, tmp_path):
     """Issue 20.2: correlate/ci print the stored human ceiling (and their JSON carries it); the
     report and `plot ci` draw it as a dashed line."""
-    run_cli(db, "demo", "--systems", "6", "--inputs", "8", "--k", "20")
+    run_cli(db, "demo", "--systems", "6", "--inputs", "8", "--k", "40")
     base = ["--dataset", "demo", "--human", "expert.relevance", "--level", "system", "--coefficient", "kendall"]
     out = run_cli(db, "correlate", *base).output
     assert "human ceiling" not in out
@@ -368,10 +368,10 @@ def test_the_ceiling_is_printed_beside_the_metrics_and_drawn(db, tmp_path):
         c = wh.sql("SELECT * FROM latest_human_ceiling WHERE estimator = 'leave-one-out'").iloc[0]
     out = run_cli(db, "correlate", *base).output
     assert f"human ceiling (leave-one-out, metaeval annotators): system/kendall {c.value:.3f}" in out
-    rows = json.loads(run_cli(db, "ci", *base, "--k", "20", "--format", "json").stdout)
+    rows = json.loads(run_cli(db, "ci", *base, "--k", "40", "--format", "json").stdout)
     assert [r["human_ceiling"] for r in rows] == pytest.approx([c.value] * len(rows)) and rows
     out = run_cli(db, "evaluate", "--dataset", "demo", "--human", "expert.relevance", "--metric", "sim-high.f1",
-                  "--level", "system", "--coefficient", "kendall", "--k", "20").output
+                  "--level", "system", "--coefficient", "kendall", "--k", "40").output
     assert f"Human ceiling (leave-one-out, metaeval annotators): system/kendall {c.value:.3f}" in out
     from metaeval.analyses import figures
 
@@ -396,7 +396,7 @@ def json_rows_to_frame(rows):
 
 
 def test_report_draws_the_accuracy_by_human_difference(db, tmp_path):
-    run_cli(db, "demo", "--systems", "6", "--inputs", "8", "--k", "20")
+    run_cli(db, "demo", "--systems", "6", "--inputs", "8", "--k", "40")
     run_cli(db, "report", "--dataset", "demo", "--out", tmp_path / "r0")
     page = (tmp_path / "r0" / "index.html").read_text()
     assert "run `metaeval --db" in page and "accuracy --delta-bins 4 --dataset demo --human expert.relevance" in page

@@ -50,7 +50,7 @@ def test_missing_warehouse_says_how_to_create_it_in_a_pasteable_command(tmp_path
 
 def test_schema_1_warehouse_is_refused_then_upgraded_by_init_keeping_rows(tmp_path):
     db = tmp_path / "old warehouse.duckdb"
-    run_cli(db, "demo", "--dataset", "d", "--systems", "4", "--inputs", "5", "--k", "20")
+    run_cli(db, "demo", "--dataset", "d", "--systems", "4", "--inputs", "5", "--k", "40")
     with duckdb_connect(db) as con:  # as a version-1 warehouse was: no family columns, 0.1.0 runs
         before = con.execute("SELECT count(*) FROM hypothesis_tests").fetchall()[0][0]
         cells = con.execute("SELECT * FROM cells ORDER BY ALL").fetchall()
@@ -71,7 +71,7 @@ def test_schema_1_warehouse_is_refused_then_upgraded_by_init_keeping_rows(tmp_pa
         assert len(wh.sql("SELECT * FROM latest_hypothesis_tests")) > 0
     assert "Checked warehouse" in run_cli(db, "init").output
     # results of the earlier version are recomputed, not served
-    again = run_cli(db, "demo", "--dataset", "d", "--systems", "4", "--inputs", "5", "--k", "20").output
+    again = run_cli(db, "demo", "--dataset", "d", "--systems", "4", "--inputs", "5", "--k", "40").output
     assert "correlate: 16 results, computed 16" in again and "compare: 48 results, computed 48" in again, again
 
 
@@ -120,7 +120,7 @@ def _as_schema_2(db: Path, out: Path) -> None:
 
 def test_schema_2_warehouse_is_refused_then_upgraded_by_init_keeping_rows(tmp_path):
     new = tmp_path / "new.duckdb"
-    run_cli(new, "demo", "--dataset", "d", "--systems", "4", "--inputs", "5", "--k", "20")
+    run_cli(new, "demo", "--dataset", "d", "--systems", "4", "--inputs", "5", "--k", "40")
     db = tmp_path / "old warehouse.duckdb"
     _as_schema_2(new, db)
     with duckdb_connect(db) as con:  # and a run of schema 2 left running: no owner recorded
@@ -142,7 +142,7 @@ def test_schema_2_warehouse_is_refused_then_upgraded_by_init_keeping_rows(tmp_pa
     assert upgraded_runs[["owner_pid", "owner_host", "owner_start"]].isna().all().all()
     assert "Checked warehouse" in run_cli(db, "init").output
     # the same release's results are reused; a new run records its owner
-    again = run_cli(db, "demo", "--dataset", "d", "--systems", "4", "--inputs", "5", "--k", "20").output
+    again = run_cli(db, "demo", "--dataset", "d", "--systems", "4", "--inputs", "5", "--k", "40").output
     assert "correlate: 16 results, up to date" in again and "compare: 48 results, up to date" in again, again
     run_cli(db, "correlate", "--dataset", "d", "--human", "expert.relevance", "--level", "system", "--force")
     with Warehouse(db, read_only=True) as wh:
@@ -337,7 +337,7 @@ def test_demo_hints_work(cli, db, tmp_path, monkeypatch):
 # --- bad arguments are clear errors, never tracebacks ------------------------------------------
 @pytest.mark.parametrize("seed", ["-1", str(2**63), "99999999999999999999"])
 def test_seed_out_of_range_is_refused_before_any_run(cli, db, seed):
-    cli("demo", "--systems", "4", "--inputs", "5", "--k", "20")
+    cli("demo", "--systems", "4", "--inputs", "5", "--k", "40")
     with Warehouse(db, read_only=True) as wh:
         runs = len(wh.sql("SELECT * FROM analysis_runs"))
     for args in (["ci", "--dataset", "demo", "--human", "expert.relevance", "--level", "system"],
@@ -354,7 +354,7 @@ def test_seed_out_of_range_is_refused_before_any_run(cli, db, seed):
 
 
 def test_largest_seed_runs(cli, db):
-    cli("demo", "--systems", "4", "--inputs", "5", "--k", "20", "--seed", str(2**63 - 1))
+    cli("demo", "--systems", "4", "--inputs", "5", "--k", "40", "--seed", str(2**63 - 1))
     with Warehouse(db, read_only=True) as wh:
         assert set(wh.sql("SELECT seed FROM analysis_runs WHERE seed IS NOT NULL")["seed"]) == {2**63 - 1}
 
@@ -362,7 +362,7 @@ def test_largest_seed_runs(cli, db):
 def test_a_failing_run_is_marked_failed(cli, db, monkeypatch):
     from metaeval.runs import runner
 
-    cli("demo", "--systems", "4", "--inputs", "5", "--k", "20")
+    cli("demo", "--systems", "4", "--inputs", "5", "--k", "40")
 
     def broken(*args, **kwargs):
         raise RuntimeError("broken evaluation")
@@ -382,7 +382,7 @@ def test_demo_too_small_is_a_usage_error(cli):
 
 
 def test_bad_out_paths_are_clear_errors(cli, tmp_path):
-    cli("demo", "--systems", "4", "--inputs", "5", "--k", "20")
+    cli("demo", "--systems", "4", "--inputs", "5", "--k", "40")
     human = ["--dataset", "demo", "--human", "expert.relevance"]
     (tmp_path / "afile").write_text("x")
     cases = [
@@ -404,7 +404,7 @@ def test_bad_out_paths_are_clear_errors(cli, tmp_path):
 
 
 def test_export_takes_the_format_from_the_suffix(cli, tmp_path):
-    cli("demo", "--systems", "4", "--inputs", "5", "--k", "20")
+    cli("demo", "--systems", "4", "--inputs", "5", "--k", "40")
     for name, read in (("c.csv", pd.read_csv), ("c.parquet", pd.read_parquet),
                        ("c.jsonl", lambda p: pd.read_json(p, lines=True))):
         cli("export", "correlations", "--out", tmp_path / name)
@@ -413,7 +413,7 @@ def test_export_takes_the_format_from_the_suffix(cli, tmp_path):
 
 def test_export_and_results_of_analysis_runs_honour_dataset(cli, tmp_path):
     for name in ("a", "b"):
-        cli("demo", "--dataset", name, "--systems", "4", "--inputs", "5", "--k", "20")
+        cli("demo", "--dataset", name, "--systems", "4", "--inputs", "5", "--k", "40")
     cli("export", "analysis_runs", "--dataset", "a", "--out", tmp_path / "runs.csv")
     runs = pd.read_csv(tmp_path / "runs.csv")
     assert len(runs) == 3 and all(json.loads(p)["dataset"] == "a" for p in runs["parameters"])
@@ -424,7 +424,7 @@ def test_export_and_results_of_analysis_runs_honour_dataset(cli, tmp_path):
 
 
 def test_sql_is_read_only_and_touches_no_other_file(cli, tmp_path):
-    cli("demo", "--systems", "4", "--inputs", "5", "--k", "20")
+    cli("demo", "--systems", "4", "--inputs", "5", "--k", "40")
     outside = tmp_path / "outside.csv"
     outside.write_text("a\n1\n")
     for query in (f"COPY (SELECT * FROM measures) TO '{tmp_path / 'leak.csv'}'",
@@ -504,7 +504,7 @@ def test_a_run_failing_after_its_evaluation_is_marked_failed_not_left_running(cl
     """Every path that starts a run, not only the evaluation loop, marks a failed run 'failed'."""
     from metaeval.runs import runner
 
-    cli("demo", "--systems", "4", "--inputs", "5", "--k", "20")
+    cli("demo", "--systems", "4", "--inputs", "5", "--k", "40")
     finish = runner._finish_run
 
     def failing_finish(wh, run_id, status, computed):
@@ -525,7 +525,7 @@ def test_export_never_writes_onto_the_warehouse(tmp_path):
     """`metaeval --db wh.csv export correlations --out wh.csv` destroyed the warehouse; now it is
     refused, also through a symlink, even with --overwrite, and the file is byte-identical."""
     wh = tmp_path / "wh.csv"
-    run_cli(wh, "demo", "--systems", "4", "--inputs", "5", "--k", "20")
+    run_cli(wh, "demo", "--systems", "4", "--inputs", "5", "--k", "40")
     before = wh.read_bytes()
     (tmp_path / "link.csv").symlink_to(wh)
     for out in (wh, tmp_path / "link.csv", tmp_path / "." / "wh.csv"):
@@ -538,7 +538,7 @@ def test_export_never_writes_onto_the_warehouse(tmp_path):
 
 
 def test_outputs_replace_an_existing_file_only_with_overwrite(cli, tmp_path):
-    cli("demo", "--systems", "4", "--inputs", "5", "--k", "20")
+    cli("demo", "--systems", "4", "--inputs", "5", "--k", "40")
     human = ["--dataset", "demo", "--human", "expert.relevance"]
     writers = [(["export", "correlations"], "c.csv"),
                (["plot", "ci", *human], "ci.png"),
@@ -557,7 +557,7 @@ def test_outputs_replace_an_existing_file_only_with_overwrite(cli, tmp_path):
 def test_a_failed_export_leaves_nothing_behind(cli, tmp_path, monkeypatch):
     import pandas as pd
 
-    cli("demo", "--systems", "4", "--inputs", "5", "--k", "20")
+    cli("demo", "--systems", "4", "--inputs", "5", "--k", "40")
 
     def broken(self, path, *a, **k):
         Path(path).write_text("half")
@@ -571,7 +571,7 @@ def test_a_failed_export_leaves_nothing_behind(cli, tmp_path, monkeypatch):
 
 
 def test_report_directory_rules(cli, db, tmp_path):
-    cli("demo", "--systems", "4", "--inputs", "5", "--k", "20")
+    cli("demo", "--systems", "4", "--inputs", "5", "--k", "40")
     out = tmp_path / "r"
     cli("report", "--dataset", "demo", "--out", out)
     first = (out / "index.html").read_text()

@@ -18,9 +18,9 @@ COMMON = ["--dataset", "realsumm", "--human", "litepyramid.recall", "--metric", 
           "--level", "system", "--level", "summary", "--coefficient", "pearson", "--coefficient", "kendall",
           "--k", "100", "--seed", "7"]
 COVERAGE = ["simulate", "coverage", "--dataset", "realsumm", "--human", "litepyramid.recall", "--metric", "qa-eval.f1",
-            "--coefficient", "pearson", "--method", "boot-both", "--trials", 60, "--k", 30, "--seed", 3]
+            "--coefficient", "pearson", "--method", "boot-both", "--trials", 60, "--k", 40, "--seed", 3]
 POWER = ["simulate", "power", "--dataset", "realsumm", "--human", "litepyramid.recall", "--proportions", "0.1,1",
-         "--method", "perm-both", "--trials", 8, "--k", 30, "--seed", 3]
+         "--method", "perm-both", "--trials", 8, "--k", 40, "--seed", 3]
 
 
 @pytest.fixture(scope="module")
@@ -85,8 +85,8 @@ def test_simulations_on_a_cluster_from_the_environment_equal_a_local_run(shared_
 def test_the_scheduler_option_holds_for_its_command_only(db, scheduler):
     from metaeval.runs import executors
 
-    _cli(db, "demo", "--systems", 3, "--inputs", 3, "--k", 10)
-    _cli(db, "ci", "--dataset", "demo", "--human", "expert.relevance", "--k", 10, "--force", "--scheduler", scheduler)
+    _cli(db, "demo", "--systems", 3, "--inputs", 3, "--k", 40)
+    _cli(db, "ci", "--dataset", "demo", "--human", "expert.relevance", "--k", 40, "--force", "--scheduler", scheduler)
     assert executors.scheduler() is None
     with executors.using(scheduler):
         assert executors.describe(2) == {"kind": "dask", "scheduler": scheduler}

@@ -71,7 +71,7 @@ def test_schema_2_warehouse_gains_the_early_stopping_columns(tmp_path):
     from metaeval.connection import duckdb_connect
 
     db = tmp_path / "v2.duckdb"
-    run_cli(db, "demo", "--dataset", "d", "--systems", "4", "--inputs", "5", "--k", "20")
+    run_cli(db, "demo", "--dataset", "d", "--systems", "4", "--inputs", "5", "--k", "40")
     with duckdb_connect(db) as con:  # as a version-2 warehouse was: no k_block, k_used
         before = con.execute("SELECT count(*) FROM hypothesis_tests").fetchall()[0][0]
         con.execute("ALTER TABLE hypothesis_tests DROP COLUMN k_block")

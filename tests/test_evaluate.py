@@ -46,7 +46,7 @@ def _scores_csv(db, dataset, human, path, name="mymetric", seed=0, noise=0.3, ba
 @pytest.fixture
 def demo(tmp_path):
     db = tmp_path / "w.duckdb"
-    _run(db, "demo", "--dataset", "d", "--systems", "6", "--inputs", "8", "--k", "20")
+    _run(db, "demo", "--dataset", "d", "--systems", "6", "--inputs", "8", "--k", "40")
     return db, _scores_csv(db, "d", HUMAN, tmp_path / "mine.csv")
 
 
@@ -110,13 +110,13 @@ def test_focused_tests_are_the_rows_a_full_compare_writes(demo):
     """Testing only the new metric's pairs gives the rows (and families) of a compare of every pair."""
     db, scores = demo
     _run(db, "evaluate", scores, "--dataset", "d", "--human", HUMAN, "--level", "system", "--coefficient",
-         "pearson", "--k", "30")
+         "pearson", "--k", "40")
     query = ("SELECT result_id, metric_b, p_value, p_adjusted, family, family_size FROM latest_hypothesis_tests "
              "WHERE metric_a = 'mymetric' ORDER BY metric_b")
     with Warehouse(db, read_only=True) as wh:
         focused = wh.sql(query)
     _run(db, "compare", "--dataset", "d", "--human", HUMAN, "--level", "system", "--coefficient", "pearson",
-         "--k", "30", "--alternative", "two-sided", "--correction", "holm")
+         "--k", "40", "--alternative", "two-sided", "--correction", "holm")
     with Warehouse(db, read_only=True) as wh:
         full = wh.sql(query)
     pd.testing.assert_frame_equal(focused, full)   # same rows, not even rewritten
@@ -151,11 +151,11 @@ def test_new_systems_are_refused_unless_allow_new(demo, tmp_path):
 def test_several_datasets_one_block_each(tmp_path):
     db = tmp_path / "w.duckdb"
     for name, seed in (("d", 0), ("e", 1)):
-        _run(db, "demo", "--dataset", name, "--systems", "5", "--inputs", "6", "--k", "20", "--seed", seed)
+        _run(db, "demo", "--dataset", name, "--systems", "5", "--inputs", "6", "--k", "40", "--seed", seed)
     d = _scores_csv(db, "d", HUMAN, tmp_path / "d.csv")
     e = _scores_csv(db, "e", HUMAN, tmp_path / "e.csv", seed=1)
     args = ["evaluate", f"d:{d}", f"e:{e}", "--dataset", "d", "--dataset", "e", "--human", HUMAN,
-            "--level", "system", "--coefficient", "kendall", "--k", "20"]
+            "--level", "system", "--coefficient", "kendall", "--k", "40"]
     rows = json.loads(_run(db, *args, "--format", "json").stdout)
     assert {r["dataset"] for r in rows if r["metric"] == "mymetric"} == {"d", "e"}
     text = _run(db, *args).stdout
@@ -166,10 +166,10 @@ def test_several_datasets_one_block_each(tmp_path):
 
 def test_latex_table(demo, tmp_path):
     db, scores = demo
-    out = _run(db, "evaluate", scores, "--dataset", "d", "--human", HUMAN, "--k", "30", "--coefficient", "kendall",
+    out = _run(db, "evaluate", scores, "--dataset", "d", "--human", HUMAN, "--k", "40", "--coefficient", "kendall",
                "--format", "latex").stdout
     assert out.count(r"\begin{tabular}") == 1 and r"\toprule" in out and r"\bottomrule" in out
-    assert r"\textbf{" in out and "perm-both" in out and "holm" in out and "k=30" in out and "seed=0" in out
+    assert r"\textbf{" in out and "perm-both" in out and "holm" in out and "k=40" in out and "seed=0" in out
     assert "level system, summary" in out and "coefficient kendall" in out
     if shutil.which("pdflatex"):
         compile_latex(tmp_path, out)
@@ -177,7 +177,7 @@ def test_latex_table(demo, tmp_path):
 
 def test_csv_and_markdown(demo):
     db, scores = demo
-    base = ["evaluate", scores, "--dataset", "d", "--human", HUMAN, "--k", "30", "--level", "system",
+    base = ["evaluate", scores, "--dataset", "d", "--human", HUMAN, "--k", "40", "--level", "system",
             "--coefficient", "pearson", "--format"]
     rows = json.loads(_run(db, *base, "json").stdout)
     frame = pd.read_csv(io.StringIO(_run(db, *base, "csv").stdout))
@@ -194,14 +194,14 @@ def test_python_api(demo):
     with AnalysisWarehouse(db) as wh:
         reports = wh.add_scores("d", frame)
         assert reports[0].inserted == len(frame) and reports[0].file == "<DataFrame>"
-        ev = wh.evaluate("d", HUMAN, metrics=["framemetric"], levels=["system"], coefficients=["spearman"], k=30)
+        ev = wh.evaluate("d", HUMAN, metrics=["framemetric"], levels=["system"], coefficients=["spearman"], k=40)
         text = repr(ev)
         assert "framemetric" in text and len(text) < 400 and "computed" in text
         assert ev.metrics == ("framemetric",) and not ev.up_to_date
-        again = wh.evaluate("d", HUMAN, metrics=["framemetric"], levels=["system"], coefficients=["spearman"], k=30)
+        again = wh.evaluate("d", HUMAN, metrics=["framemetric"], levels=["system"], coefficients=["spearman"], k=40)
         assert again.up_to_date and again.computed == 0
         pd.testing.assert_frame_equal(again.table, ev.table)
-        cis = wh.ci("d", HUMAN, metrics=["framemetric"], levels=["system"], coefficients=["spearman"], k=30)
+        cis = wh.ci("d", HUMAN, metrics=["framemetric"], levels=["system"], coefficients=["spearman"], k=40)
         row = ev.table[ev.table["metric"] == "framemetric"].iloc[0]
         assert cis["lower"].iloc[0] == row["lower"] and cis["upper"].iloc[0] == row["upper"]
         assert len(wh.correlate("d", HUMAN, levels=["system"])) == 5 * 3

@@ -112,7 +112,7 @@ def compile_latex(folder, body: str) -> None:
 def demo_db(tmp_path_factory):
     db = tmp_path_factory.mktemp("formats") / "w.duckdb"
     result = CliRunner().invoke(main, ["--db", str(db), "demo", "--dataset", "d", "--systems", "5", "--inputs", "6",
-                                       "--k", "20"], catch_exceptions=False)
+                                       "--k", "40"], catch_exceptions=False)
     assert result.exit_code == 0, result.output
     return db
 
@@ -138,7 +138,7 @@ def test_correlate_json_is_the_latest_rows_with_nested_conventions(demo_db):
 
 
 @pytest.mark.parametrize("command", [
-    ["ci", "--k", "20"], ["compare", "--k", "20"], ["correlate"], ["accuracy"],
+    ["ci", "--k", "40"], ["compare", "--k", "40"], ["correlate"], ["accuracy"],
     ["systems-agreement", "--test", "ttest"],
     ["winners", "--level", "system", "--coefficient", "pearson", "--correction", "holm"],
 ])
@@ -166,10 +166,10 @@ def test_agreement_json_has_both_tables(demo_db):
 
 
 def test_replicability_prints_formats(demo_db):
-    _run(demo_db, "demo", "--dataset", "e", "--systems", "5", "--inputs", "6", "--k", "20", "--seed", "1")
+    _run(demo_db, "demo", "--dataset", "e", "--systems", "5", "--inputs", "6", "--k", "40", "--seed", "1")
     for dataset in ("d", "e"):
         _run(demo_db, "compare", "--dataset", dataset, "--human", "expert.relevance", "--level", "system",
-             "--coefficient", "pearson", "--k", "20")
+             "--coefficient", "pearson", "--k", "40")
     out = _run(demo_db, "replicability", "--dataset", "d", "--human", "expert.relevance", "--dataset", "e",
                "--level", "system", "--coefficient", "pearson", "--format", "json")
     rows = json.loads(out.stdout)
@@ -177,7 +177,7 @@ def test_replicability_prints_formats(demo_db):
 
 
 def test_results_filters(demo_db):
-    _run(demo_db, "ci", "--dataset", "d", "--human", "expert.relevance", "--k", "20", "--method", "fisher")
+    _run(demo_db, "ci", "--dataset", "d", "--human", "expert.relevance", "--k", "40", "--method", "fisher")
     base = ["results", "confidence_intervals", "--dataset", "d", "--format", "json"]
     every = json.loads(_run(demo_db, *base).stdout)
     some = json.loads(_run(demo_db, *base, "--metric", "sim-*.f1", "--level", "system", "--coefficient", "kendall",

@@ -168,7 +168,7 @@ def test_every_connection_fetches_and_loads_no_extension(tmp_path, monkeypatch):
     table.write_text("system,input,measure,value\nA,d,m,1\nB,d,m,2\nC,d,m,3\n")
     for args in (["init"], ["ingest", "table", table, "--dataset", "t"], ["datasets"], ["measures", "t"],
                  ["matrix", "t", "m"], ["sql", "SELECT current_setting('autoload_known_extensions') AS autoload"],
-                 ["demo", "--systems", "3", "--inputs", "3", "--k", "10"]):
+                 ["demo", "--systems", "3", "--inputs", "3", "--k", "40"]):
         result = _metaeval(path, *args)
         assert result.exit_code == 0, (args, result.output)
     with Warehouse(path, read_only=True) as wh:
@@ -226,7 +226,7 @@ def test_an_interrupted_demo_ingest_leaves_no_new_warehouse(tmp_path, monkeypatc
         raise KeyboardInterrupt
 
     monkeypatch.setattr(load_module, "_load_batch", interrupted)
-    result = _metaeval(tmp_path / "wh.duckdb", "demo", "--systems", "3", "--inputs", "3", "--k", "10")
+    result = _metaeval(tmp_path / "wh.duckdb", "demo", "--systems", "3", "--inputs", "3", "--k", "40")
     assert result.exit_code != 0 and "Traceback" not in result.output
     assert list(tmp_path.iterdir()) == []
 

@@ -61,7 +61,7 @@ def test_correlate_variants_and_calibration_are_the_pure_functions(mt_db):
 
 
 def test_ci_and_compare_with_tie_calibration_record_epsilon(mt_db):
-    common = ["--dataset", "mt", "--human", "mqm", "--level", "system", "--level", "summary", "--k", "20",
+    common = ["--dataset", "mt", "--human", "mqm", "--level", "system", "--level", "summary", "--k", "40",
               "--tie-calibration"]
     run_cli(mt_db, "ci", *common)
     run_cli(mt_db, "compare", *common)
@@ -121,7 +121,7 @@ def test_readme_mt_section_runs_on_the_demo(tmp_path):
     lines = [w for w in lines if w[:1] == ["metaeval"]]
     assert len(lines) >= 8
     db = tmp_path / "wh.duckdb"
-    run_cli(db, "demo", "--systems", "5", "--inputs", "8", "--k", "20")
+    run_cli(db, "demo", "--systems", "5", "--inputs", "8", "--k", "40")
     d = tmp_path / "wmt23"
     _write(d / "sources" / "en-de.txt", ["a", "b", "c"])
     rng = np.random.default_rng(0)

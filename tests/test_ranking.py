@@ -240,11 +240,13 @@ def test_significance_clusters_by_hand():
     scores = [0.9, 0.85, 0.5, 0.1]
     beats = np.zeros((4, 4), bool)
     beats[0, 2] = beats[0, 3] = beats[1, 3] = beats[2, 3] = True
-    r = ranking.significance_clusters(scores, beats)
+    r = ranking.significance_clusters(scores, beats, rule="strict")
     assert list(r.rank) == [1, 2, 3, 4]
     assert list(r.is_winner) == [True, True, False, False]
     # b does not beat c: no boundary between them; everybody beats d
     assert list(r.cluster) == [1, 1, 1, 2]
+    # mt-metrics-eval's rule: a beats c, so c opens cluster 2; c beats d, so d opens cluster 3
+    assert list(ranking.significance_clusters(scores, beats).cluster) == [1, 1, 2, 3]
     assert list(r.n_beaten_by) == [0, 0, 1, 3]
 
 
@@ -257,7 +259,7 @@ def test_significance_clusters_equal_brute_force_rule():
             beats = np.zeros((n, n), bool)
             for x, y in itertools.combinations(range(n), 2):     # the better one may win
                 beats[order[x], order[y]] = rng.random() < 0.7
-            r = ranking.significance_clusters(scores, beats)
+            r = ranking.significance_clusters(scores, beats, rule="strict")
             assert list(r.cluster) == _brute_clusters(list(scores), beats)
             assert list(r.is_winner) == [not beats[:, i].any() for i in range(n)]
             assert set(np.flatnonzero(r.is_winner)) <= set(np.flatnonzero(r.cluster == 1))
@@ -309,3 +311,139 @@ def test_partial_conjunction_step_down():
 def test_partial_conjunction_errors(args, message):
     with pytest.raises(ValueError, match=message):
         ranking.partial_conjunction(*args)
+
+
+# --- mt-metrics-eval's AssignRanks, the default cluster rule -------------------------------------
+def _assign_ranks(sig_matrix: np.ndarray, pval: float) -> list[int]:
+    """mt-metrics-eval stats.AssignRanks, restated from its source: ``sig_matrix`` upper
+    triangular over metrics sorted by decreasing correlation, sig_matrix[i, j] the p-value that
+    metric j is >= metric i; metric i opens a new rank when a metric of the current rank (from
+    its first member to i - 1) has p <= pval against it."""
+    n = sig_matrix.shape[0]
+    ranks, current, start = [0] * n, 1, 0
+    for i in range(n):
+        if any(sig_matrix[:, i][start:i] <= pval):
+            current += 1
+            start = i
+        ranks[i] = current
+    return ranks
+
+
+def test_any_rule_by_hand():
+    # sorted a > b > c > d > e; a beats c, c beats d only; nothing else significant
+    scores = [0.9, 0.8, 0.7, 0.6, 0.5]
+    beats = np.zeros((5, 5), bool)
+    beats[0, 2] = beats[2, 3] = True
+    r = ranking.significance_clusters(scores, beats)
+    # c is beaten by a (cluster 1 member): new cluster at c; d beaten by c: new at d; e joins d
+    assert list(r.cluster) == [1, 1, 2, 3, 3]
+    assert list(r.is_winner) == [True, True, False, False, True]   # e: beaten by nobody, yet cluster 3
+    assert r.determined and r.why is None
+    # the strict partition separates nothing here (b does not beat c, d or e)
+    assert list(ranking.significance_clusters(scores, beats, rule="strict").cluster) == [1, 1, 1, 1, 1]
+    # the rule reads only the current cluster: a beating e does not matter once d opened cluster 3
+    beats[0, 4] = True
+    assert list(ranking.significance_clusters(scores, beats).cluster) == [1, 1, 2, 3, 3]
+
+
+def test_any_rule_equals_assign_ranks_on_random_significance_matrices():
+    rng = np.random.default_rng(24)
+    for n in (1, 2, 3, 6, 10):
+        for _ in range(40):
+            scores = rng.permutation(n) + rng.random()       # distinct scores
+            order = np.argsort(-scores, kind="stable")
+            sig = np.ones((n, n))
+            sig[np.triu_indices(n, 1)] = rng.choice([0.001, 0.03, 0.2, 0.7], size=n * (n - 1) // 2)
+            beats = np.zeros((n, n), bool)
+            for x, y in itertools.combinations(range(n), 2):
+                beats[order[x], order[y]] = sig[x, y] <= 0.05
+            r = ranking.significance_clusters(scores, beats)
+            assert [int(r.cluster[i]) for i in order] == _assign_ranks(sig, 0.05)
+
+
+def test_untested_pairs_leave_clusters_undetermined():
+    scores = [0.9, 0.8, 0.7]
+    beats = np.zeros((3, 3), bool)
+    tested = np.ones((3, 3), bool)
+    tested[1, 2] = tested[2, 1] = False                     # b vs c never run
+    r = ranking.significance_clusters(scores, beats, tested=tested, names=["a", "b", "c"])
+    assert not r.determined and np.isnan(r.cluster).all() and "b vs c" in r.why and "1 of the 3 pairs" in r.why
+    assert list(r.rank) == [1, 2, 3]
+    assert list(r.winner_known) == [True, False, False]      # b and c: a test against them is missing
+    # a beats b and b beats c would put a and c in different clusters without their own test
+    beats[0, 1] = True
+    tested[1, 2] = tested[2, 1] = True
+    tested[0, 2] = tested[2, 0] = False
+    beats[1, 2] = True
+    for rule in ranking.CLUSTER_RULES:
+        r = ranking.significance_clusters(scores, beats, rule=rule, tested=tested, names=["a", "b", "c"])
+        assert not r.determined and "a vs c" in r.why
+        # a: its test against c is missing, so unbeaten is not known; b and c are beaten
+        assert list(r.winner_known) == [False, True, True] and not r.is_winner.any()
+    # an untested pair with an undefined metric does not matter: it is not ranked
+    r = ranking.significance_clusters([0.9, 0.8, np.nan], beats & False, tested=tested)
+    assert r.determined and list(r.cluster[:2]) == [1, 1]
+
+
+def test_undefined_scores_never_rank_cluster_or_win():
+    scores = [0.5, np.nan, 0.2]
+    beats = np.zeros((3, 3), bool)
+    beats[1, 2] = True                                      # a stray win of the undefined metric is ignored
+    for rule in ranking.CLUSTER_RULES:
+        r = ranking.significance_clusters(scores, beats, rule=rule)
+        assert list(r.undefined) == [False, True, False]
+        assert np.isnan(r.rank[1]) and np.isnan(r.cluster[1])
+        assert not r.is_winner[1] and not r.winner_known[1]
+        assert list(r.rank[[0, 2]]) == [1, 2] and list(r.is_winner[[0, 2]]) == [True, True]
+        assert list(r.n_beaten_by) == [0, 0, 0]
+
+
+def test_pairwise_beats_one_row_decides_a_two_sided_pair():
+    # rows (0, 1) and (1, 0) of a two-sided test in different families: the row of the metric
+    # with the higher score (0) decides; the other row counts only when it is the one run
+    scores = [0.9, 0.5, 0.1]
+    a, b = [0, 1, 2], [1, 0, 0]
+    beats, tested = ranking.pairwise_beats(3, a, b, delta=[0.4, -0.4, -0.8], p_adjusted=[0.2, 0.01, 0.01],
+                                           alpha=0.05, alternative="two-sided", scores=scores)
+    assert not beats[0, 1] and not beats[1, 0]               # (0, 1) decides: not significant
+    assert beats[0, 2]                                      # only (2, 0) was run: it decides
+    assert tested[0, 1] and tested[1, 0] and tested[0, 2] and not tested[1, 2]
+    # undefined delta or p: tested, never significant
+    beats, tested = ranking.pairwise_beats(2, [0], [1], [np.nan], [0.0], 0.05, "two-sided", [0.5, 0.4])
+    assert not beats.any() and tested[0, 1]
+    beats, _ = ranking.pairwise_beats(2, [0], [1], [0.1], [np.nan], 0.05, "greater", [0.5, 0.4])
+    assert not beats.any()
+    # one-sided: each row its own direction
+    beats, _ = ranking.pairwise_beats(2, [0, 1], [1, 0], [0.1, -0.1], [0.01, 0.9], 0.05, "greater", [0.5, 0.4])
+    assert beats[0, 1] and not beats[1, 0]
+    beats, _ = ranking.pairwise_beats(2, [0], [1], [0.1], [0.01], 0.05, "less", [0.5, 0.4])
+    assert beats[1, 0] and not beats[0, 1]
+
+
+def test_property_random_datasets_never_claim_what_was_not_tested():
+    """On random small families: no pair is significant when its difference is undefined, a
+    cluster never separates two metrics whose test was not run, undefined metrics never rank."""
+    rng = np.random.default_rng(2024)
+    for _ in range(300):
+        n = int(rng.integers(2, 7))
+        scores = rng.normal(size=n)
+        scores[rng.random(n) < 0.2] = np.nan
+        rows = [(i, j) for i in range(n) for j in range(n) if i != j and rng.random() < 0.8]
+        a = [i for i, _ in rows]
+        b = [j for _, j in rows]
+        delta = np.array([scores[i] - scores[j] for i, j in rows])
+        p = rng.choice([0.001, 0.01, 0.2, np.nan], size=len(rows))
+        alternative = str(rng.choice(["two-sided", "greater"]))
+        beats, tested = ranking.pairwise_beats(n, a, b, delta, p, 0.05, alternative, scores)
+        undefined_pairs = {(i, j) for (i, j), d in zip(rows, delta) if np.isnan(d)}
+        assert not any(beats[i, j] or beats[j, i] for i, j in undefined_pairs)
+        assert not (beats & ~tested).any()
+        for rule in ranking.CLUSTER_RULES:
+            r = ranking.significance_clusters(scores, beats, rule=rule, tested=tested)
+            assert np.isnan(r.rank[np.isnan(scores)]).all() and not r.is_winner[np.isnan(scores)].any()
+            if r.determined:
+                for i, j in itertools.permutations(range(n), 2):
+                    if not np.isnan(scores[i]) and not np.isnan(scores[j]) and r.cluster[i] != r.cluster[j]:
+                        assert tested[i, j]
+            else:
+                assert np.isnan(r.cluster).all() and r.why

@@ -3,6 +3,7 @@ clear errors that leave the warehouse unchanged."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import shlex
 
@@ -88,11 +89,19 @@ def test_systems_agreement_persisted_equals_pure_function(warehouse_copy):
     assert "up to date" in _cli(warehouse_copy, *args).output
 
 
-def _beats_by_hand(tests, metrics, alpha):
+def _beats_by_hand(tests, metrics, alpha, scores):
+    """Two-sided rows: of the rows (a, b) and (b, a), the one whose metric_a has the higher
+    correlation decides; significant with delta > 0: a beats b, delta < 0: b beats a."""
     beats = np.zeros((len(metrics), len(metrics)), bool)
-    for t in tests.itertuples():
+    rows = {(t.metric_a, t.metric_b): t for t in tests.itertuples()}
+    for i, j in itertools.combinations(range(len(metrics)), 2):
+        first, second = (i, j) if scores[i] >= scores[j] else (j, i)
+        t = rows[(metrics[first], metrics[second])]
         if t.p_adjusted <= alpha:
-            beats[metrics.index(t.metric_a), metrics.index(t.metric_b)] = True
+            if t.delta > 0:
+                beats[first, second] = True
+            elif t.delta < 0:
+                beats[second, first] = True
     return beats
 
 
@@ -105,7 +114,7 @@ def test_winners_from_persisted_tests(warehouse_copy, tmp_path):
     assert result.exit_code != 0 and "12 of the 12 `williams` tests" in result.output
     hint = (f"metaeval --db {warehouse_copy} compare --dataset summeval --human expert.relevance --metric rouge-1.f1 "
             "--metric rouge-2.f1 --metric rouge-l.f1 --metric bertscore.f1 --level system --coefficient pearson "
-            "--method williams --alternative greater --correction holm --correction-group metric")
+            "--method williams --alternative two-sided --correction holm --correction-group metric")
     assert hint in result.output
     assert _counts(warehouse_copy) == before
     done = CliRunner().invoke(main, shlex.split(hint)[1:], catch_exceptions=False)  # the hint, as pasted
@@ -114,10 +123,10 @@ def test_winners_from_persisted_tests(warehouse_copy, tmp_path):
     assert "winners: run" in out and "computed 4 of 4" in out
     rows = _sql(warehouse_copy, "SELECT * FROM latest_winners ORDER BY rank")
     tests = _sql(warehouse_copy, "SELECT * FROM latest_hypothesis_tests WHERE correction = 'holm'")
-    beats = _beats_by_hand(tests, metrics, 0.05)
     with Warehouse(warehouse_copy, read_only=True) as wh:
         m = wh.matrix("summeval", [*metrics, "expert.relevance"])
         scores = [np.corrcoef(np.nanmean(m[x], 1), np.nanmean(m["expert.relevance"], 1))[0, 1] for x in metrics]
+    beats = _beats_by_hand(tests, metrics, 0.05, scores)
     expected = ranking.significance_clusters(scores, beats)
     by_metric = rows.set_index("metric").loc[metrics]
     np.testing.assert_allclose(by_metric["correlation"], scores, rtol=1e-12)
@@ -154,7 +163,8 @@ def test_winners_from_persisted_tests(warehouse_copy, tmp_path):
 
 
 def test_replicability_across_datasets(warehouse_copy):
-    base = [*_metrics(COMMON), "--level", "system", "--coefficient", "kendall", "--method", "williams"]
+    base = [*_metrics(COMMON), "--level", "system", "--coefficient", "kendall", "--method", "williams",
+            "--alternative", "greater"]
     rep = ["replicability", *SUMMEVAL, *REALSUMM, *base]
     _cli(warehouse_copy, "compare", *SUMMEVAL, *base)
     before = _counts(warehouse_copy)
@@ -257,8 +267,13 @@ def test_winners_with_a_constant_metric_count_its_tests_as_neither_win_nor_loss(
     assert won and all("flat" not in pair for pair in won)
     winners = _sql(db, "SELECT * FROM latest_winners").set_index("metric").loc[metrics]
     assert list(winners["n_beaten_by"]) == [sum(b == m for _, b in won) for m in metrics]
-    assert json.loads(winners.loc["flat", "beaten_by"]) == [] and winners.loc["flat", "rank"] == 3
-    assert pd.isna(winners.loc["flat", "correlation"])
+    assert json.loads(winners.loc["flat", "beaten_by"]) == []
+    # undefined never wins or ranks (issue 24): no rank, cluster or winner status, listed apart
+    flat = winners.loc["flat"]
+    assert pd.isna(flat["correlation"]) and flat["status"] == "undefined"
+    assert pd.isna(flat["rank"]) and pd.isna(flat["cluster"]) and pd.isna(flat["is_winner"])
+    assert sorted(winners["rank"].dropna()) == [1, 2]
+    assert "undefined (not ranked): flat" in out
     # rows as stored before the fix (a p-value without a delta) still decide nothing
     with Warehouse(db) as wh:
         wh.con.execute("UPDATE hypothesis_tests SET p_value = 0.001, p_adjusted = 0.001, significant = true "

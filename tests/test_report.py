@@ -83,9 +83,9 @@ def test_report_says_what_is_missing(db, cli, tmp_path):
     for command in re.findall(r"run `metaeval (?:--db \S+ )?((?:ci|compare|simulate coverage) [^`]*)`", page):
         args = shlex.split(command)
         if args[0] == "simulate":
-            args += ["--trials", "2", "--k", "20"]
+            args += ["--trials", "2", "--k", "40"]
         else:
-            args += ["--k", "20", "--level", "system", "--coefficient", "pearson"]
+            args += ["--k", "40", "--level", "system", "--coefficient", "pearson"]
         cli(*args)
 
 

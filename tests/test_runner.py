@@ -85,11 +85,13 @@ def test_second_run_computes_nothing_and_new_metric_only_its_rows(warehouse_copy
     _cli(warehouse_copy, "ingest", "table", path, "--dataset", "realsumm")
     assert f"computed 1 of {n_auto + 1}" in _cli(warehouse_copy, "correlate", *base).output
     out = _cli(warehouse_copy, "compare", *base, "--metric", "rouge-1.recall", "--metric", "rouge-2.recall",
-               "--method", "perm-both", "--k", "50").output
+               "--method", "perm-both", "--k", "50", "--correction", "none").output
     assert "computed 2 of 2" in out
-    out = _cli(warehouse_copy, "compare", *base, *metrics, "--method", "perm-both", "--k", "50").output
+    out = _cli(warehouse_copy, "compare", *base, *metrics, "--method", "perm-both", "--k", "50",
+               "--correction", "none").output
     assert "computed 4 of 6" in out, "only the pairs involving the new metric"
-    out = _cli(warehouse_copy, "compare", *base, *metrics, "--method", "perm-both", "--k", "50").output
+    out = _cli(warehouse_copy, "compare", *base, *metrics, "--method", "perm-both", "--k", "50",
+               "--correction", "none").output
     assert "up to date; nothing computed" in out
     # a correction over the family reuses the raw p-values and writes corrected rows
     out = _cli(warehouse_copy, "compare", *base, *metrics, "--method", "perm-both", "--k", "50",
@@ -308,7 +310,7 @@ WILLIAMS_HOLM = ("SELECT * FROM latest_hypothesis_tests WHERE method = 'williams
 def test_an_interrupted_compare_never_hides_the_finished_family(db, monkeypatch):
     """A compare cut off after writing raw rows (not yet corrected) must not show in the view
     instead of the finished family; run again, it completes with one row per pair."""
-    _cli(db, "demo", "--systems", "5", "--inputs", "6", "--k", "20")
+    _cli(db, "demo", "--systems", "5", "--inputs", "6", "--k", "40")
     base = ["compare", "--dataset", "demo", "--human", "expert.relevance", "--method", "williams",
             "--level", "system", "--coefficient", "pearson", "--correction", "holm"]
     _cli(db, *base, "--metric", "sim-*")

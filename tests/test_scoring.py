@@ -74,7 +74,7 @@ def test_errors(db, cli, with_texts):
                                        expect_ok=False).output
     assert "add --metric rouge" in cli("score", "toy", "--metric", "bleu", "--grid", "graham", expect_ok=False).output
     assert "stores none" in cli("score", "toy", "--metric", "js", "--js-target", "document", expect_ok=False).output
-    cli("demo", "--k", "10")
+    cli("demo", "--k", "40")
     assert "has no summary texts" in cli("score", "demo", "--metric", "bleu", expect_ok=False).output
 
 

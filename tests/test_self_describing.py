@@ -40,12 +40,12 @@ def test_every_table_view_and_column_has_a_comment(db):
 
 
 def test_conventions_method_is_the_method_column(db):
-    _run(db, "demo", "--systems", "5", "--inputs", "6", "--k", "20")
+    _run(db, "demo", "--systems", "5", "--inputs", "6", "--k", "40")
     for method in ("boot-systems", "fisher"):
-        _run(db, "ci", "--dataset", "demo", "--human", "expert.relevance", "--method", method, "--k", "20",
+        _run(db, "ci", "--dataset", "demo", "--human", "expert.relevance", "--method", method, "--k", "40",
              "--level", "system")
     for method in ("williams", "boot-inputs", "perm-systems"):
-        _run(db, "compare", "--dataset", "demo", "--human", "expert.relevance", "--method", method, "--k", "20",
+        _run(db, "compare", "--dataset", "demo", "--human", "expert.relevance", "--method", method, "--k", "40",
              "--level", "system", "--coefficient", "pearson")
     with Warehouse(db, read_only=True) as wh:
         for table in ("confidence_intervals", "hypothesis_tests"):

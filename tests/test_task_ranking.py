@@ -69,8 +69,8 @@ def test_rank_tasks_equals_a_loop_over_resamples():
 
 def test_rank_tasks_command_persists_and_prints(tmp_path):
     db = tmp_path / "wh.duckdb"
-    run_cli(db, "demo", "--dataset", "a", "--systems", "6", "--inputs", "8", "--k", "20")
-    run_cli(db, "demo", "--dataset", "b", "--systems", "5", "--inputs", "6", "--k", "20", "--seed", "2")
+    run_cli(db, "demo", "--dataset", "a", "--systems", "6", "--inputs", "8", "--k", "40")
+    run_cli(db, "demo", "--dataset", "b", "--systems", "5", "--inputs", "6", "--k", "40", "--seed", "2")
     args = ["rank-tasks", "--task", "a:expert.relevance:system:kendall", "--task", "b:expert.relevance:summary:acc-23:2",
             "--k", "50"]
     first = run_cli(db, *args).output

@@ -132,9 +132,10 @@ def ci(obj, dataset, human, metrics, levels, coefficients, system_inputs, jobs, 
 @click.option("--method", type=LazyChoice("metaeval.runs.runner:TEST_METHODS"), default="perm-both", show_default=True)
 @_resampling_options
 @click.option("--alpha", default=0.05, show_default=True, type=click.FloatRange(0, 1, min_open=True, max_open=True))
-@click.option("--alternative", type=LazyChoice("metaeval.runs.runner:ALTERNATIVES"), default="greater",
-              show_default=True, help="H1 of each ordered pair (a, b): corr(a, human) > corr(b, human).")
-@click.option("--correction", type=LazyChoice("metaeval.runs.runner:CORRECTIONS"), default="none",
+@click.option("--alternative", type=LazyChoice("metaeval.runs.runner:ALTERNATIVES"), default="two-sided",
+              show_default=True, help="H1 of each ordered pair (a, b): corr(a, human) != corr(b, human) (two-sided; "
+                                      "the sign of delta says which is better), or > (greater), or < (less).")
+@click.option("--correction", type=LazyChoice("metaeval.runs.runner:CORRECTIONS"), default="holm",
               show_default=True, help="Multiple-comparison correction.")
 @click.option("--correction-group", type=LazyChoice("metaeval.runs.runner:CORRECTION_GROUPS"), default="metric",
               show_default=True,
@@ -161,6 +162,10 @@ def compare(obj, dataset, human, metrics, levels, coefficients, system_inputs, j
                           correction_group=correction_group, k_block=k_block,
                           resample_annotators=resample_annotators)
     frame = frame[(frame["correction"] == correction) & (frame["correction_group"] == correction_group)]
+    from metaeval.runs import ranking as ranking_runs
+
+    for line in ranking_runs.tests_resolution(frame, method, correction, alpha):   # said on every format
+        click.echo(f"not a finding: {line}", err=not is_text(fmt))
     cols = ["metric_a", "metric_b", "level", "coefficient", "delta", "p_value", "p_adjusted", "significant"]
     if not is_text(fmt):  # every row; the hints below are for a terminal
         show(_columns(frame, fmt, cols + ["method", "alternative", "correction", "family_size", "alpha"]), fmt,

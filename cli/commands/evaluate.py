@@ -36,8 +36,12 @@ MAX_LIST = 70
 @click.option("--correction", type=LazyChoice("metaeval.runs.runner:CORRECTIONS"), default="holm",
               show_default=True, help="Correction over each evaluated metric's tests (per level and coefficient).")
 @click.option("--all-pairs", is_flag=True,
-              help="Also test the other metrics against each other, so that the clusters are WMT's exactly "
-                   "(slower: every ordered pair).")
+              help="Also test the other metrics against each other (slower: every ordered pair); clusters are "
+                   "given only then, as `metaeval winners` gives them.")
+@click.option("--cluster-rule", type=LazyChoice("metaeval.runs.runner:CLUSTER_RULES"), default="any",
+              show_default=True, help="any: a new cluster starts at the first metric significantly beaten by any "
+                                      "metric of the current cluster (mt-metrics-eval); strict: only where every "
+                                      "metric above beats every metric below.")
 @system_inputs_option
 @click.option("--k", default=1000, show_default=True, type=click.IntRange(1), help="Resamples (CI and tests).")
 @click.option("--seed", default=0, show_default=True, type=SEED, help="Seed of the resampling.")
@@ -51,16 +55,16 @@ MAX_LIST = 70
 @fmt_option()
 @click.pass_obj
 def evaluate(obj: Context, scores, datasets, humans, metrics, against, levels, coefficients, method, ci_method,
-             correction, all_pairs, system_inputs, k, seed, alpha, lower, allow_new, replace, jobs, force, fmt):
+             correction, all_pairs, cluster_rule, system_inputs, k, seed, alpha, lower, allow_new, replace, jobs,
+             force, fmt):
     """How good is my metric? Ingest SCORES and evaluate their metrics in one run.
 
     SCORES are score tables as `ingest table` reads them; with several --dataset, give each as
     DATASET:FILE. For each dataset: the correlation with the human judgment at each level and
     coefficient, its confidence interval, and two-sided tests of each evaluated metric against
     every other metric (Holm within each metric's tests by default), all persisted and reused
-    (a second run computes nothing). Printed: correlation [CI], rank and significance cluster
-    (WMT style: each cluster significantly beats every lower one), and the metrics it beats and
-    is beaten by. json/csv/markdown give every metric's rows; latex a paper's table.
+    (a second run computes nothing). Printed: correlation [CI], rank, significance cluster (with
+    --all-pairs: clusters need every pair tested), and the metrics it beats and is beaten by. json/csv/markdown give every metric's rows; latex a paper's table.
     """
     import pandas as pd
 
@@ -82,7 +86,7 @@ def evaluate(obj: Context, scores, datasets, humans, metrics, against, levels, c
                     wh, dataset, human, files[dataset], metrics=metrics, against=against, levels=levels or
                     evaluation.LEVELS, coefficients=coefficients, method=method, correction=correction,
                     ci_method=ci_method, k=k, seed=seed, alpha=alpha, all_pairs=all_pairs,
-                    system_inputs=system_inputs, lower=lower,
+                    system_inputs=system_inputs, lower=lower, cluster_rule=cluster_rule,
                     replace=replace, allow_new=allow_new, command=_command_line(), jobs=jobs, force=force,
                     progress=sys.stderr.isatty())
             except KeyboardInterrupt:
@@ -104,6 +108,8 @@ def evaluate(obj: Context, scores, datasets, humans, metrics, against, levels, c
         else:
             click.echo(f"{ev.dataset} / {ev.human}: {', '.join(ev.metrics)} against {len(ev.against)} other metrics")
             click.echo(tables.render(_readable(ev.table, everyone=False, cut=MAX_LIST), "text"), nl=False)
+            for note in _cluster_notes(ev.table):
+                click.echo(note)
             click.echo(f"({ev.caption()} Every metric's rows: --format json, csv, markdown or latex.)")
 
 
@@ -157,9 +163,22 @@ def _readable(table, *, everyone: bool, cut: int | None = None):
         return f"{r.correlation:.3f}{ci}"
 
     out = rows.assign(correlation=[corr(r) for r in rows.itertuples()],
-                      rank=[f"{r.rank}/{r.n_metrics}" for r in rows.itertuples()],
+                      rank=["-" if pd_isna(r.rank) else f"{int(r.rank)}/{r.n_metrics}" for r in rows.itertuples()],
+                      cluster=["-" if pd_isna(r.cluster) else int(r.cluster) for r in rows.itertuples()],
                       beats=rows["beats"].map(names), beaten_by=rows["beaten_by"].map(names))
     return out[["metric", "level", "coefficient", "correlation", "rank", "cluster", "beats", "beaten_by"]]
+
+
+def _cluster_notes(table) -> list[str]:
+    """Why a cluster column shows '-': one line per distinct reason (and where)."""
+    notes: dict[str, list[str]] = {}
+    for r in table.itertuples():
+        if r.cluster_note and (r.evaluated or r.status != "undefined"):
+            where = f"{r.level} level, {r.coefficient}" + (f", {r.metric}" if r.status == "undefined" else "")
+            notes.setdefault(r.cluster_note, [])
+            if where not in notes[r.cluster_note]:
+                notes[r.cluster_note].append(where)
+    return [f"{'; '.join(places)}: {note}" for note, places in notes.items()]
 
 
 def pd_isna(x) -> bool:

@@ -55,8 +55,6 @@ _tests_read = _options(
                  help="Coefficient(s) of the tests. Default: all three."),
     click.option("--method", type=LazyChoice("metaeval.runs.runner:TEST_METHODS"), default="perm-both", show_default=True,
                  help="The `metaeval compare` test whose rows are read."),
-    click.option("--alternative", type=LazyChoice("metaeval.runs.ranking:ALTERNATIVES"), default="greater",
-                 show_default=True, help="The alternative of the tests read."),
     click.option("--alpha", default=0.05, show_default=True, type=ALPHA,
                  help="winners: a beats b when p_adjusted <= alpha; replicability: level of the "
                       "partial-conjunction tests."),
@@ -249,41 +247,82 @@ def systems_agreement(obj, dataset, human, metrics, tests, alpha, k, seed, jobs,
 @click.command("winners")
 @_scope
 @_tests_read
-@click.option("--correction", type=LazyChoice("metaeval.runs.runner:CORRECTIONS"), default="none",
+@click.option("--alternative", type=LazyChoice("metaeval.runs.ranking:ALTERNATIVES"), default="two-sided",
+              show_default=True, help="The alternative of the tests read (the default of compare and evaluate).")
+@click.option("--correction", type=LazyChoice("metaeval.runs.runner:CORRECTIONS"), default="holm",
               show_default=True, help="The correction of the tests read.")
 @click.option("--correction-group", type=LazyChoice("metaeval.runs.runner:CORRECTION_GROUPS"), default="metric", show_default=True,
               help="The correction family of the tests read.")
+@click.option("--cluster-rule", type=LazyChoice("metaeval.runs.runner:CLUSTER_RULES"), default="any", show_default=True,
+              help="any: a new cluster starts at the first metric significantly outperformed by any metric of the "
+                   "current cluster (mt-metrics-eval); strict: only where every metric above beats every metric "
+                   "below.")
 @fmt_option()
 @click.pass_obj
 def winners(obj, dataset, human, metrics, levels, coefficients, method, alternative, alpha, force, correction,
-            correction_group, fmt):
+            correction_group, cluster_rule, fmt):
     """Metrics not significantly beaten by any other, and significance clusters.
 
     Reads the latest `metaeval compare` rows (never recomputes a test) of every ordered pair of
-    the metrics. A winner is beaten by no other metric (Graham 2015); clusters follow WMT
-    (Bojar et al. 2016): sorted by correlation, a new cluster starts where every metric above
-    significantly beats every metric below. Table winners.
+    the metrics. A winner is beaten by no other metric (Graham 2015); clusters by --cluster-rule
+    (default mt-metrics-eval's: sorted by correlation, a new cluster starts at the first metric
+    significantly beaten by any metric of the current cluster). A metric whose correlation is
+    undefined is listed apart; when the tests cannot reach their corrected level, no cluster or
+    winner is given. Table winners.
     """
+    import pandas as pd
+
     from metaeval.runs import ranking as ranking_runs
     from metaeval.runs import runner
 
     with obj.open() as wh:
         scope = runner.resolve_scope(wh, dataset, human, metrics, levels, coefficients)
         summary = ranking_runs.run_winners(wh, scope, method, alternative, correction, correction_group, alpha,
-                                           force)
+                                           force, cluster_rule)
         _report("winners", summary, fmt)
         frame = _latest(wh, "winners", dataset, human, level=scope.levels, coefficient=scope.coefficients,
                         method=method, alternative=alternative, correction=correction,
-                        correction_group=correction_group, alpha=alpha).sort_values(["level", "coefficient", "rank"])
+                        correction_group=correction_group, alpha=alpha, cluster_rule=cluster_rule)
+    frame = frame.sort_values(["level", "coefficient", "rank"], na_position="last")
+    notes = _winners_notes(frame)
+    for line in notes:
+        click.echo(line, err=not is_text(fmt))
     if not is_text(fmt):
         show(_shown(frame, fmt, ["level", "coefficient", "rank", "metric", "correlation", "cluster", "is_winner",
-                                 "n_beaten_by"]), fmt,
+                                 "n_beaten_by", "status"]), fmt,
              caption=f"Significance clusters of the correlation with {human} on {dataset} ({method}, {alternative}, "
-                     f"correction {correction}, alpha {alpha})")
+                     f"correction {correction}, alpha {alpha}; clusters: {cluster_rule} rule)")
         return
-    frame = frame.assign(winner=frame["is_winner"].map({True: "*", False: ""}))
-    show(frame[["level", "coefficient", "rank", "metric", "correlation", "cluster", "winner", "n_beaten_by"]]
+    ranked = frame[frame["status"] != "undefined"]
+    shown = ranked.assign(winner=[("*" if w else "") if pd.notna(w) else "-" for w in ranked["is_winner"]],
+                          cluster=["-" if pd.isna(v) else int(v) for v in ranked["cluster"]])
+    show(shown[["level", "coefficient", "rank", "metric", "correlation", "cluster", "winner", "n_beaten_by"]]
          .round(4), fmt)
+
+
+def _winners_notes(frame: pd.DataFrame) -> list[str]:
+    """What the table cannot show: metrics set apart as undefined, families that cannot resolve,
+    metrics left out of the ranking."""
+    import json
+
+    notes = []
+    undefined = frame[frame["status"] == "undefined"]
+    if len(undefined):
+        names = sorted(set(undefined["metric"]))
+        notes.append(f"undefined (not ranked): {', '.join(names)}: the correlation is undefined, e.g. the metric is "
+                     "constant on these inputs")
+    seen = set()
+    for conv in frame["conventions"]:
+        c = json.loads(conv)
+        for line in (c.get("unresolvable") or []):
+            if line not in seen:
+                seen.add(line)
+                notes.append(f"not a finding: {line}; no cluster or winner is given")
+        for reason in (c.get("skipped") or {}).values():
+            if reason not in seen:
+                seen.add(reason)
+                notes.append(f"skipped: {reason}")
+    return notes
 
 
 @click.command("replicability")
@@ -293,6 +332,9 @@ def winners(obj, dataset, human, metrics, levels, coefficients, method, alternat
               help="The human judgment of each --dataset, in the same order (one for all if given once).")
 @_metrics
 @_tests_read
+@click.option("--alternative", type=LazyChoice("metaeval.runs.ranking:ALTERNATIVES"), default="greater",
+              show_default=True, help="The alternative of the tests read: a replicated claim is directional "
+                                      "(run compare with --alternative greater for it).")
 @click.option("--pc-method", "pc_methods", multiple=True, type=LazyChoice("metaeval.analyses.ranking:PC_METHODS"),
               help="Partial-conjunction combination: bonferroni (any dependence) or fisher (independent "
                    "datasets). Default: both.")

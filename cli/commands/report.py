@@ -122,9 +122,9 @@ def plot_ci(obj, dataset, human, level, coefficient, out, overwrite, method, alp
 @plot.command("heatmap")
 @_common
 @click.option("--method", type=LazyChoice("metaeval.runs.runner:TEST_METHODS"), default="perm-both", show_default=True)
-@click.option("--alternative", type=LazyChoice("metaeval.runs.ranking:ALTERNATIVES"), default="greater",
-              show_default=True, help="The alternative of the tests drawn.")
-@click.option("--correction", type=LazyChoice("metaeval.runs.runner:CORRECTIONS"), default="none", show_default=True)
+@click.option("--alternative", type=LazyChoice("metaeval.runs.ranking:ALTERNATIVES"), default="two-sided",
+              show_default=True, help="The alternative of the tests drawn (the default of compare and evaluate).")
+@click.option("--correction", type=LazyChoice("metaeval.runs.runner:CORRECTIONS"), default="holm", show_default=True)
 @click.option("--correction-group", type=LazyChoice("metaeval.runs.runner:CORRECTION_GROUPS"), default="metric",
               show_default=True)
 @click.option("--alpha", default=0.05, show_default=True, type=ALPHA,
