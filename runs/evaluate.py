@@ -270,7 +270,7 @@ def evaluation_table(wh: Warehouse, outcomes: dict[str, api.Outcome], focus: Seq
                                                    settings["alternative"], scores)
             clusters = ranking.significance_clusters(scores, beats, rule=settings["cluster_rule"], tested=tested,
                                                      names=metrics)
-            unresolved = ranking_runs.tests_resolution(part, settings["method"], settings["correction"],
+            unresolved = ranking_runs.tests_resolution(part, settings["method"], settings["correction"], "metric",
                                                        settings["alpha"])
             note = ("; ".join(unresolved) if unresolved
                     else None if clusters.determined

@@ -251,19 +251,18 @@ def _write_new(wh: Warehouse, scope: Scope, command: str, table: str, view: str,
 
 
 # --- winners and significance clusters ------------------------------------------------------------
-def tests_resolution(rows: pd.DataFrame, method: str, correction: str, alpha: float) -> list[str]:
-    """One line per correction family of ``rows`` (hypothesis_tests rows of one method and
-    correction) whose tests cannot reach significance (:func:`runner.test_resolution`); empty
-    when every family can. A family is (level, coefficient, family hash, metric_a for the
-    group "metric")."""
+def tests_resolution(rows: pd.DataFrame, method: str, correction: str, group: str, alpha: float) -> list[str]:
+    """One line per correction family of ``rows`` (hypothesis_tests rows of one method,
+    correction and correction ``group``) whose tests cannot reach significance
+    (:func:`runner.test_resolution`); empty when every family can. A family is the rows of one
+    level and coefficient (and one metric_a for the group "metric")."""
     if rows.empty:
         return []
     lines = []
     k = rows["k_used"] if "k_used" in rows and rows["k_used"].notna().any() else rows["k"]
     frame = rows.assign(_k=k)
-    group = ["level", "coefficient"] + (["metric_a"] if (rows.get("correction_group") == "metric").all() else [])
     seen = set()
-    for key, part in frame.groupby(group, sort=False):
+    for key, part in frame.groupby(["level", "coefficient"] + (["metric_a"] if group == "metric" else []), sort=False):
         size = part["family_size"].dropna()
         drawn = part["_k"].dropna()
         res = runner.test_resolution(method, int(drawn.max()) if len(drawn) else None, correction,
@@ -321,7 +320,7 @@ def run_winners(wh: Warehouse, scope: Scope, method: str = "perm-both", alternat
                                                    part["delta"].astype(float), part["p_adjusted"].astype(float),
                                                    alpha, alternative, scores)
             clusters = ranking.significance_clusters(scores, beats, rule=cluster_rule, tested=tested, names=metrics)
-            unresolved = tests_resolution(part.assign(correction_group=group), method, correction, alpha)
+            unresolved = tests_resolution(part, method, correction, group, alpha)
             fingerprint = _digest([lv, c, alpha, cluster_rule,
                                    *[(a, b, t["fingerprint"], t["p_adjusted"], t["delta"])
                                      for (a, b, tl, tc), t in sorted(tests.items(), key=lambda kv: kv[0])

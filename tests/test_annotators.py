@@ -422,7 +422,7 @@ def test_compare_resample_annotators(db, tmp_path):
     (tmp_path / "m.csv").write_text("\n".join(lines) + "\n")
     run_cli(db, "ingest", "table", tmp_path / "m.csv", "--dataset", "p")
     run_cli(db, "compare", "--dataset", "p", "--human", "h", "--level", "summary", "--coefficient", "spearman",
-            "--method", "boot-both", "--k", "200", "--resample-annotators", "cells")
+            "--method", "boot-both", "--k", "200", "--resample-annotators", "cells", "--alternative", "greater")
     with Warehouse(db, read_only=True) as wh:
         row = wh.sql("SELECT * FROM hypothesis_tests WHERE metric_a = 'm1'").iloc[0]
         X, Y, Z = (wh.matrix("p", m).values for m in ("m1", "m2", "h"))

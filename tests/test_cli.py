@@ -313,7 +313,7 @@ def test_plot_error_names_the_command_that_produces_the_rows(cli, db, tmp_path):
     result = cli(*plot, expect_ok=False)
     assert result.exit_code != 0
     # what is stored is listed as options, and the hinted command produces what is missing
-    assert "--level system --coefficient pearson --method perm-both --alternative greater --correction holm" \
+    assert "--level system --coefficient pearson --method perm-both --alternative two-sided --correction holm" \
         in result.output
     [words] = [h for h in _hinted(result.output) if "compare" in h]
     assert {"--level", "global", "--coefficient", "spearman", "--method", "williams", "--alternative", "less"} \

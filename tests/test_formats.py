@@ -169,7 +169,7 @@ def test_replicability_prints_formats(demo_db):
     _run(demo_db, "demo", "--dataset", "e", "--systems", "5", "--inputs", "6", "--k", "40", "--seed", "1")
     for dataset in ("d", "e"):
         _run(demo_db, "compare", "--dataset", dataset, "--human", "expert.relevance", "--level", "system",
-             "--coefficient", "pearson", "--k", "40")
+             "--coefficient", "pearson", "--k", "40", "--alternative", "greater")   # replicability reads one-sided
     out = _run(demo_db, "replicability", "--dataset", "d", "--human", "expert.relevance", "--dataset", "e",
                "--level", "system", "--coefficient", "pearson", "--format", "json")
     rows = json.loads(out.stdout)

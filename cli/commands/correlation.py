@@ -164,7 +164,7 @@ def compare(obj, dataset, human, metrics, levels, coefficients, system_inputs, j
     frame = frame[(frame["correction"] == correction) & (frame["correction_group"] == correction_group)]
     from metaeval.runs import ranking as ranking_runs
 
-    for line in ranking_runs.tests_resolution(frame, method, correction, alpha):   # said on every format
+    for line in ranking_runs.tests_resolution(frame, method, correction, correction_group, alpha):   # said on every format
         click.echo(f"not a finding: {line}", err=not is_text(fmt))
     cols = ["metric_a", "metric_b", "level", "coefficient", "delta", "p_value", "p_adjusted", "significant"]
     if not is_text(fmt):  # every row; the hints below are for a terminal
