@@ -815,8 +815,7 @@ class _Writer:
                **params, **values, "fingerprint": task.fingerprint}
         if self.has_sizes:
             row.update(n_systems=task.n_systems, n_inputs=task.n_inputs)
-        row["conventions"] = json.dumps({**row["conventions"], "orientation": ORIENTATION},
-                                        sort_keys=True, default=_jsonable)
+        row["conventions"] = conventions_json(row["conventions"])
         self.add_row(row)
 
     def add_row(self, row: dict) -> None:
@@ -840,6 +839,11 @@ class _Writer:
         finally:
             con.unregister("result_rows")
         self.written += len(rows)
+
+
+def conventions_json(conventions: dict) -> str:
+    """The ``conventions`` column of a result row: the JSON object (keys sorted) with the orientation."""
+    return json.dumps({**conventions, "orientation": ORIENTATION}, sort_keys=True, default=_jsonable)
 
 
 def _columns(wh: Warehouse, table: str) -> set[str]:
@@ -892,12 +896,13 @@ def _run_compare(wh, scope, analysis, data, tasks, done, todo, jobs, progress, c
                                 "level": tasks[i].key["level"], "coefficient": tasks[i].key["coefficient"],
                                 "p_adjusted": adjusted[i][0], "significant": adjusted[i][1],
                                 "family_size": adjusted[i][2],
-                                "resolution": json.dumps({"resolution": adjusted[i][3]})} for i in todo])
+                                "conventions": conventions_json({**raw[i]["conventions"], "resolution": adjusted[i][3]})}
+                               for i in todo])
         if not update.empty:
             wh.con.register("adjusted_rows", update)
             wh.con.execute("""UPDATE hypothesis_tests AS t
                                SET p_adjusted = u.p_adjusted, significant = u.significant, family_size = u.family_size,
-                                   conventions = json_merge_patch(t.conventions, u.resolution::JSON)
+                                   conventions = u.conventions::JSON
                                FROM adjusted_rows u
                                WHERE t.run_id = ? AND t.metric_a = u.metric_a AND t.metric_b = u.metric_b
                                  AND t.level = u.level AND t.coefficient = u.coefficient""", [run_id]).fetchall()

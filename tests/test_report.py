@@ -369,12 +369,12 @@ def _drawn(monkeypatch, name):
 def test_plot_heatmap_draws_one_setting_only(analysed, cli, tmp_path, monkeypatch):
     """Rows of runs with another alternative, correction group or alpha are never mixed in."""
     base = ["--dataset", "demo", "--human", "expert.relevance", "--level", "system", "--coefficient", "pearson"]
-    cli("compare", *base, "--k", "50", "--alternative", "two-sided", "--correction", "holm")
+    cli("compare", *base, "--k", "50", "--alternative", "greater", "--correction", "holm")
     cli("compare", *base, "--k", "50", "--correction", "holm", "--correction-group", "all", "--alpha", "0.1")
     calls = _drawn(monkeypatch, "significance_heatmap")
-    settings = {(): ("greater", "metric", 0.05),
-                ("--alternative", "two-sided"): ("two-sided", "metric", 0.05),
-                ("--correction-group", "all", "--alpha", "0.1"): ("greater", "all", 0.1)}
+    settings = {(): ("two-sided", "metric", 0.05),          # the demo's tests, with the defaults
+                ("--alternative", "greater"): ("greater", "metric", 0.05),
+                ("--correction-group", "all", "--alpha", "0.1"): ("two-sided", "all", 0.1)}
     for options, expected in settings.items():
         cli("plot", "heatmap", *base, "--correction", "holm", *options, "--out", tmp_path / "t.png", "--overwrite")
         rows = calls[-1]
@@ -416,7 +416,7 @@ def test_figures_refuse_rows_of_several_settings(analysed):
 def test_heatmap_states_the_alternative(analysed, cli, tmp_path, alternative, question):
     from metaeval.analyses import figures
 
-    if alternative != "greater":
+    if alternative != "two-sided":    # the demo's tests are two-sided
         cli("compare", "--dataset", "demo", "--human", "expert.relevance", "--level", "system", "--coefficient",
             "kendall", "--k", "50", "--alternative", alternative, "--correction", "holm")
     with Warehouse(analysed, read_only=True) as wh:
