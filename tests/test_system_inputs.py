@@ -216,7 +216,7 @@ def test_evaluate_says_its_protocol_and_records_it(db, tmp_path):
     assert out.exit_code == 2 and "some" in out.output
     # the Python API: a setting run before, so nothing computed; a bad protocol is refused before any ingest
     with AnalysisWarehouse(db) as wh:
-        ev = wh.evaluate("t", "h", metrics=["mx"], coefficients=["pearson"], k=20, system_inputs="judged")
+        ev = wh.evaluate("t", "h", metrics=["mx"], coefficients=["pearson"], k=40, system_inputs="judged")
         assert ev.computed == 0 and ev.settings["system_inputs"] == "judged"
         with pytest.raises(WarehouseError, match="--system-inputs 'some'"):
             wh.evaluate("t", "h", [tmp_path / "t.csv"], metrics=["mx"], system_inputs="some")
@@ -231,7 +231,7 @@ def test_summary_and_global_levels_do_not_depend_on_the_protocol(db, tmp_path):
             "--k", "300"]
     for protocol in ("all", "judged"):
         run_cli(db, "ci", *base, "--metric", "mx", "--system-inputs", protocol)
-        run_cli(db, "compare", *base, "--method", "boot-both", "--system-inputs", protocol)
+        run_cli(db, "compare", *base, "--method", "boot-both", "--system-inputs", protocol, "--alternative", "greater")
     with Warehouse(db, read_only=True) as wh:
         cis = wh.sql("SELECT * FROM confidence_intervals ORDER BY result_id")
         tests = wh.sql("SELECT * FROM hypothesis_tests ORDER BY result_id")
