@@ -100,11 +100,13 @@ class Scope:
 
 def resolve_scope(wh: Warehouse, dataset: str, human: str | None, metric_globs: Sequence[str] = (),
                   levels: Sequence[str] = (), coefficients: Sequence[str] = (),
-                  valid_levels: Sequence[str] = LEVELS) -> Scope:
+                  valid_levels: Sequence[str] = LEVELS, measures: pd.DataFrame | None = None) -> Scope:
     """Check names against the warehouse; the default metrics are all automatic measures and
     the default levels all ``valid_levels`` (analyses with other levels than correlations').
-    ``human`` None: a human-free scope (no judgment is checked or read)."""
-    measures = wh.measure_kinds(dataset)
+    ``human`` None: a human-free scope (no judgment is checked or read). ``measures``: the
+    dataset's measures (columns measure, kind) to check against instead of the stored ones
+    (those it will have once files are ingested, say)."""
+    measures = wh.measure_kinds(dataset) if measures is None else measures
     kinds = dict(zip(measures["measure"], measures["kind"]))
     humans = sorted(m for m, k in kinds.items() if k == "human")
     automatic = sorted(m for m, k in kinds.items() if k == "automatic")

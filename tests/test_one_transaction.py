@@ -1,0 +1,124 @@
+"""One transaction per command (issue 24, item 4 and "what to build" 6): a command that fails
+leaves every table of the warehouse byte-identical (:func:`tests.conftest.digest`), checks made
+on merged scores included; a write that cannot reach the file is one line; a failed command
+cleans up what it created even where nothing can be unlinked."""
+
+from __future__ import annotations
+
+import errno
+import shutil
+from pathlib import Path
+
+import duckdb
+import numpy as np
+import pandas as pd
+import pytest
+
+from metaeval import Warehouse, connection
+from metaeval.errors import WarehouseError
+from metaeval.runs import runner
+from tests.conftest import digest, run_cli
+
+HUMAN = "expert.relevance"
+
+
+@pytest.fixture(scope="module")
+def demo_warehouse(tmp_path_factory) -> Path:
+    db = tmp_path_factory.mktemp("demo") / "w.duckdb"
+    run_cli(db, "demo", "--dataset", "d", "--systems", "6", "--inputs", "8", "--k", "20")
+    return db
+
+
+@pytest.fixture
+def demo(demo_warehouse, tmp_path) -> Path:
+    """A private copy of the demo warehouse (dataset d, 6 systems x 8 inputs, 4 metrics)."""
+    db = tmp_path / "w.duckdb"
+    shutil.copy(demo_warehouse, db)
+    return db
+
+
+def _new_metric(db: Path, path: Path, *, per_system: bool = False) -> Path:
+    """A score table of a new metric ``mine``: per cell, or per system (no input column)."""
+    with Warehouse(db, read_only=True) as wh:
+        frame = wh.matrix("d", HUMAN).frame()
+    if per_system:
+        table = pd.DataFrame({"system": frame.index, "measure": "mine", "value": frame.mean(axis=1).to_numpy()})
+    else:
+        table = pd.DataFrame([(s, i, "mine", float(frame.loc[s, i]) + 0.1) for s in frame.index
+                              for i in frame.columns if not np.isnan(frame.loc[s, i])],
+                             columns=["system", "input", "measure", "value"])
+    table.to_csv(path, index=False)
+    return path
+
+
+def _fails_writing_nothing(db: Path, *args, message: str) -> None:
+    before = digest(db)
+    result = run_cli(db, *args, ok=False)
+    assert result.exit_code == 1 and message in result.output, result.output
+    assert "Traceback" not in result.output and len(result.output.strip().splitlines()) == 1, result.output
+    assert digest(db) == before
+
+
+# --- evaluate: every name and option before the first write; the rest before the commit --------------
+def test_evaluate_with_an_unknown_human_writes_nothing(demo, tmp_path):
+    scores = _new_metric(demo, tmp_path / "mine.csv")
+    _fails_writing_nothing(demo, "evaluate", scores, "--dataset", "d", "--human", "nope",
+                           message="dataset 'd' has no human judgment 'nope'; its human judgments: expert.relevance")
+
+
+def test_evaluate_into_an_unknown_dataset_creates_nothing(demo, tmp_path):
+    scores = _new_metric(demo, tmp_path / "mine.csv")
+    _fails_writing_nothing(demo, "evaluate", scores, "--dataset", "nodata", "--human", HUMAN,
+                           message="unknown dataset 'nodata'; the warehouse has: d")
+
+
+def test_evaluate_checks_on_the_merged_scores_roll_the_ingest_back(demo, tmp_path):
+    """A per-system table with --allow-new stores a new input 'all' only inside the ingest's
+    transaction: the metric then shares no cell with the judgment, and nothing is committed."""
+    scores = _new_metric(demo, tmp_path / "per-system.csv", per_system=True)
+    _fails_writing_nothing(demo, "evaluate", scores, "--dataset", "d", "--human", HUMAN, "--allow-new",
+                           message="'mine' and 'expert.relevance' have no cell (system, input) in common")
+
+
+def test_evaluate_bad_metric_glob_writes_nothing(demo, tmp_path):
+    scores = _new_metric(demo, tmp_path / "mine.csv")
+    _fails_writing_nothing(demo, "evaluate", scores, "--dataset", "d", "--human", HUMAN, "--against", "nomatch*",
+                           message="--metric 'nomatch*' matches no automatic measure of 'd'")
+
+
+def test_evaluate_checks_every_dataset_before_writing_any(demo, tmp_path):
+    """With several datasets, the second's bad name fails before the first's scores are ingested."""
+    run_cli(demo, "demo", "--dataset", "e", "--systems", "6", "--inputs", "8", "--k", "20")
+    scores = _new_metric(demo, tmp_path / "mine.csv")
+    _fails_writing_nothing(demo, "evaluate", f"d:{scores}", f"e:{scores}", "--dataset", "d", "--human", HUMAN,
+                           "--dataset", "e", "--human", "nope", "--k", "20",
+                           message="dataset 'e' has no human judgment 'nope'")
+
+
+def test_evaluate_still_ingests_and_evaluates(demo, tmp_path):
+    scores = _new_metric(demo, tmp_path / "mine.csv")
+    out = run_cli(demo, "evaluate", scores, "--dataset", "d", "--human", HUMAN, "--k", "20", "--level", "system",
+                  "--coefficient", "kendall").output
+    assert "inserted 48" in out and "mine" in out
+    with Warehouse(demo, read_only=True) as wh:
+        assert "mine" in set(wh.measures("d")["measure"])
+
+
+def test_before_commit_runs_inside_the_transaction_and_rolls_it_back(demo, tmp_path):
+    """``Warehouse.load(before_commit=...)`` sees the merged rows; its exception, unchanged, undoes them."""
+    from metaeval.ingest import table
+
+    batch = table.parse(_new_metric(demo, tmp_path / "mine.csv"))
+    before = digest(demo)
+    seen = []
+
+    class Refused(Exception):
+        pass
+
+    def check():
+        seen.append(wh.sql("SELECT count(*) AS n FROM measures WHERE name = 'mine'")["n"][0])
+        raise Refused("no")
+
+    with Warehouse(demo) as wh, pytest.raises(Refused, match="^no$"):
+        wh.load("d", [batch], before_commit=check)
+    assert seen == [1] and digest(demo) == before
