@@ -122,3 +122,10 @@ def test_before_commit_runs_inside_the_transaction_and_rolls_it_back(demo, tmp_p
     with Warehouse(demo) as wh, pytest.raises(Refused, match="^no$"):
         wh.load("d", [batch], before_commit=check)
     assert seen == [1] and digest(demo) == before
+
+
+# --- other commands: no write before a check ------------------------------------------------------------
+def test_accuracy_checks_every_analysis_before_the_first_writes(demo):
+    """--delta-bins ran (and wrote) its analysis before the accuracy's --alpha was checked."""
+    _fails_writing_nothing(demo, "accuracy", "--dataset", "d", "--human", HUMAN, "--delta-bins", "2",
+                           "--alpha", "nan", message="--alpha must lie strictly between 0 and 1; got nan")
