@@ -129,3 +129,76 @@ def test_accuracy_checks_every_analysis_before_the_first_writes(demo):
     """--delta-bins ran (and wrote) its analysis before the accuracy's --alpha was checked."""
     _fails_writing_nothing(demo, "accuracy", "--dataset", "d", "--human", HUMAN, "--delta-bins", "2",
                            "--alpha", "nan", message="--alpha must lie strictly between 0 and 1; got nan")
+
+
+# --- a write that cannot reach the file during a run: one line, what was kept -----------------------------
+class _FullDisk:
+    """A connection on which the ``fail_at``-th statement starting with ``prefix`` fails as a full
+    disk does (``how``: DuckDB's failed autocommit, or a fatal error after which the connection
+    refuses everything, as DuckDB invalidates the database)."""
+
+    def __init__(self, con, prefix: str, fail_at: int, how: str):
+        self._con, self._prefix, self._left, self._how, self._dead = con, prefix, fail_at, how, False
+
+    def execute(self, sql, *args):
+        if self._dead:
+            raise duckdb.FatalException("FATAL Error: database has been invalidated because of a previous fatal error")
+        if sql.lstrip().startswith(self._prefix):
+            self._left -= 1
+            if self._left == 0:
+                if self._how == "fatal":
+                    self._dead = True
+                    raise duckdb.FatalException("FATAL Error: Could not write file: No space left on device")
+                raise duckdb.TransactionException("TransactionContext Error: Failed to commit: "
+                                                  "could not write file: No space left on device")
+        return self._con.execute(sql, *args)
+
+    def __getattr__(self, name):
+        return getattr(self._con, name)
+
+
+def _full_disk(monkeypatch, prefix: str, fail_at: int, how: str = "commit") -> None:
+    real = connection.connect
+    monkeypatch.setattr(connection, "connect",
+                        lambda *a, **k: _FullDisk(real(*a, **k), prefix, fail_at, how))
+
+
+CI = ("ci", "--dataset", "d", "--human", HUMAN, "--k", "10", "--level", "system", "--coefficient", "pearson")
+
+
+def test_a_full_disk_during_a_run_is_one_line_and_keeps_the_flushed_rows(demo, monkeypatch):
+    monkeypatch.setattr(runner, "FLUSH_SECONDS", -1.0)  # a flush (an INSERT) per row
+    _full_disk(monkeypatch, "INSERT INTO confidence_intervals", 3)
+    result = run_cli(demo, *CI, ok=False)
+    [line] = result.output.splitlines()
+    assert result.exit_code == 1 and line.startswith(
+        "Error: cannot write to the warehouse (TransactionContext Error: Failed to commit: could not write file: "
+        "No space left on device); run "), line
+    assert "is marked failed, the rows it wrote before are kept: run the same command again" in line
+    monkeypatch.undo()
+    with Warehouse(demo, read_only=True) as wh:
+        [(run_id, status)] = wh.sql("SELECT run_id, status FROM analysis_runs WHERE command = 'ci' "
+                                    "AND status <> 'finished'").values.tolist()
+        assert status == "failed" and f"run {run_id} " in line
+        assert wh.sql(f"SELECT count(*) AS n FROM confidence_intervals WHERE run_id = {run_id}")["n"][0] == 2
+    assert "computed 2 of 4" in run_cli(demo, *CI).output  # the rerun computes the rest
+
+
+def test_a_fatal_write_error_during_a_run_is_one_line(demo, monkeypatch):
+    _full_disk(monkeypatch, "INSERT INTO confidence_intervals", 1, how="fatal")
+    result = run_cli(demo, *CI, ok=False)
+    [line] = result.output.splitlines()
+    assert result.exit_code == 1 and line.startswith(
+        "Error: cannot write to the warehouse (FATAL Error: Could not write file: No space left on device); run "), line
+    assert "is marked interrupted when the warehouse is next opened for writing" in line
+
+
+def test_a_full_disk_when_a_run_starts_writes_nothing(demo, monkeypatch):
+    before = digest(demo)
+    _full_disk(monkeypatch, "INSERT INTO analysis_runs", 1)
+    result = run_cli(demo, *CI, ok=False)
+    assert result.exit_code == 1 and result.output == (
+        "Error: cannot write to the warehouse (TransactionContext Error: Failed to commit: could not write file: "
+        "No space left on device); nothing was written\n")
+    monkeypatch.undo()
+    assert digest(demo) == before
