@@ -202,3 +202,46 @@ def test_a_full_disk_when_a_run_starts_writes_nothing(demo, monkeypatch):
         "No space left on device); nothing was written\n")
     monkeypatch.undo()
     assert digest(demo) == before
+
+
+# --- a failed command in a directory where nothing can be unlinked ----------------------------------------
+def _read_only_file_system(monkeypatch) -> None:
+    """As on a read-only file system: DuckDB cannot create the file, and unlink fails with EROFS
+    even for a file that is not there (the mount is checked before the name is looked up)."""
+    def cannot_open(path, *, read_only):
+        raise WarehouseError(f'cannot open warehouse {path}: IO Error: Cannot open file "{path}": '
+                                        "Read-only file system")
+
+    def unlink(self, missing_ok=False):
+        raise OSError(errno.EROFS, "Read-only file system", str(self))
+
+    monkeypatch.setattr(connection, "_open", cannot_open)
+    monkeypatch.setattr(Path, "unlink", unlink)
+
+
+@pytest.mark.parametrize("command", [("init",), ("ingest", "table", "{scores}", "--dataset", "t")])
+def test_a_warehouse_in_a_read_only_directory_is_one_line(tmp_path, monkeypatch, command):
+    scores = tmp_path / "t.csv"
+    scores.write_text("system,input,measure,value\nA,d,m,1\n")
+    db = tmp_path / "w.duckdb"
+    before = sorted(tmp_path.rglob("*"))
+    _read_only_file_system(monkeypatch)
+    result = run_cli(db, *(a.format(scores=scores) for a in command), ok=False)
+    assert result.exit_code == 1 and result.output == (
+        f'Error: cannot open warehouse {db}: IO Error: Cannot open file "{db}": Read-only file system\n')
+    monkeypatch.undo()
+    assert sorted(tmp_path.rglob("*")) == before
+
+
+def test_removing_created_files_never_raises(tmp_path, monkeypatch):
+    new = connection.NewFiles.before(tmp_path / "sub" / "w.duckdb")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "w.duckdb").write_text("")
+
+    def unlink(self, missing_ok=False):
+        raise OSError(errno.EACCES, "Permission denied", str(self))
+
+    monkeypatch.setattr(Path, "unlink", unlink)
+    new.remove()  # the file stays (it cannot be unlinked), and so does its directory
+    monkeypatch.undo()
+    assert (tmp_path / "sub" / "w.duckdb").exists()
