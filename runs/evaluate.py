@@ -282,8 +282,8 @@ def evaluate(wh: Warehouse, dataset: str, human: str, scores: Sequence = (), *, 
 
 def run_request(wh: Warehouse, request: Request, *, jobs: int = 1, force: bool = False,
                 progress: bool = False) -> Evaluation:
-    """Ingest a :func:`prepare` d request's score tables (its plan checked on the merged scores
-    before the commit), then run its analyses: :func:`evaluate`."""
+    """Ingest the score tables of a request from :func:`prepare` (its plan made and checked on the
+    merged scores before the ingest commits), then run its analyses: :func:`evaluate`."""
     o, plan, loaded = request.options, request.plan, []
     if request.batches:
         planned = []
