@@ -160,70 +160,159 @@ class Evaluation:
                          for m, (d, r) in self.duplicates.items())
 
 
-def evaluate(wh: Warehouse, dataset: str, human: str, scores: Sequence = (), *, metrics: Sequence[str] = (),
-             against: Sequence[str] = (), levels: Sequence[str] = LEVELS, coefficients: Sequence[str] = (),
-             method: str = METHOD, correction: str = CORRECTION,
-             ci_method: str = CI_METHOD, k: int = 1000, seed: int = runner.DEFAULT_SEED, alpha: float = 0.05,
-             all_pairs: bool = False, system_inputs: str = runner.DEFAULT_SYSTEM_INPUTS, lower: Sequence[str] = (),
-             cluster_rule: str = runner.DEFAULT_CLUSTER_RULE,
-             replace: bool = False, allow_new: bool = False, command: str | None = None, jobs: int = 1,
-             force: bool = False, progress: bool = False) -> Evaluation:
-    """Ingest ``scores`` (paths or DataFrames of score tables; may be empty) into ``dataset``,
-    then evaluate the metrics they hold and those matched by ``metrics`` (globs) against the
-    ``human`` judgment and against the other metrics (``against`` globs; default every other
-    automatic measure of the dataset); ``system_inputs``: the system-score protocol ("all" or
-    "judged"). See the module docstring."""
-    alternative = ALTERNATIVE  # two-sided: one row per pair says who beats whom
-    runner._system_inputs(system_inputs)  # checked before anything is ingested
+@dataclass(frozen=True)
+class Request:
+    """An evaluation asked of one dataset, its names and options checked (:func:`prepare`) and
+    its score tables parsed, nothing written yet: what :func:`run_request` ingests and runs."""
+
+    dataset: str
+    human: str
+    batches: tuple                           # the parsed score tables (Batch)
+    named: tuple[str, ...]                   # their automatic measures
+    options: dict                            # evaluate's keyword options (see evaluate)
+    plan: _Plan | None = field(default=None, repr=False)   # without score tables: planned already
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """What the analyses of a request run on: the scope, its data, the metrics left out and why,
+    the evaluated metrics, and the three analyses (constructed and planned: their checks passed)."""
+
+    scope: runner.Scope
+    data: runner.Data | None
+    skipped: dict[str, str]
+    focus: list[str]
+    analyses: dict[str, runner.Analysis]
+
+
+def prepare(wh: Warehouse, dataset: str, human: str, scores: Sequence = (), *, metrics: Sequence[str] = (),
+            against: Sequence[str] = (), levels: Sequence[str] = LEVELS, coefficients: Sequence[str] = (),
+            method: str = METHOD, correction: str = CORRECTION, ci_method: str = CI_METHOD, k: int = 1000,
+            seed: int = runner.DEFAULT_SEED, alpha: float = 0.05, all_pairs: bool = False,
+            system_inputs: str = runner.DEFAULT_SYSTEM_INPUTS, lower: Sequence[str] = (), replace: bool = False,
+            allow_new: bool = False, command: str | None = None,
+            cluster_rule: str = runner.DEFAULT_CLUSTER_RULE) -> Request:
+    """Parse ``scores`` and check every name and option of an evaluation (see :func:`evaluate`)
+    against the warehouse and the measures the score tables add, writing nothing. Without score
+    tables the data's checks (metrics too sparse to correlate, too few inputs to resample) are
+    made too; with them, they need the merged scores and are made inside the ingest's
+    transaction, before its commit (:func:`run_request`)."""
+    runner._system_inputs(system_inputs)
     if cluster_rule not in runner.CLUSTER_RULES:
         raise WarehouseError(f"unknown --cluster-rule {cluster_rule!r}; choose from {', '.join(runner.CLUSTER_RULES)}")
-    loaded, named = [], []
-    if len(scores):
-        batches = [parse_scores(s, human=[human], lower=lower) for s in scores]
-        named = new_metrics([b.measures for b in batches])
-        if not named:
-            raise WarehouseError(f"the score tables {[b.file for b in batches]} hold no automatic measure")
-        loaded = wh.load(dataset, batches, replace=replace, command=command, allow_new=allow_new)
-    evaluated = list(named)
-    if metrics:
-        evaluated += [m for m in runner.resolve_scope(wh, dataset, human, metrics).metrics if m not in evaluated]
+    options = dict(metrics=tuple(metrics), against=tuple(against), levels=tuple(levels),
+                   coefficients=tuple(coefficients), method=method, correction=correction, ci_method=ci_method,
+                   k=k, seed=seed, alpha=alpha, all_pairs=all_pairs, system_inputs=system_inputs,
+                   replace=replace, allow_new=allow_new, command=command, cluster_rule=cluster_rule)
+    if not len(scores):
+        request = Request(dataset, human, (), (), options)
+        return Request(dataset, human, (), (), options, _plan(wh, request))
+    batches = [parse_scores(s, human=[human], lower=lower) for s in scores]
+    named = new_metrics([b.measures for b in batches])
+    if not named:
+        raise WarehouseError(f"the score tables {[b.file for b in batches]} hold no automatic measure")
+    request = Request(dataset, human, tuple(batches), tuple(named), options)
+    _plan(wh, request, measures=_measures_after(wh, dataset, human, batches))
+    return request
+
+
+def _measures_after(wh: Warehouse, dataset: str, human: str, batches: Sequence[Batch]) -> pd.DataFrame:
+    """The measures (measure, kind) ``dataset`` will have once ``batches`` are ingested. A dataset
+    the warehouse lacks is refused (unknown dataset) unless the batches give the human judgment."""
+    given = pd.concat([b.measures[["name", "kind"]].rename(columns={"name": "measure"}) for b in batches])
+    try:
+        stored = wh.measure_kinds(dataset)[["measure", "kind"]]
+    except WarehouseError:  # no such dataset
+        if not ((given["measure"] == human) & (given["kind"] == "human")).any():
+            raise
+        stored = given.iloc[:0]
+    return pd.concat([stored, given], ignore_index=True).drop_duplicates("measure")
+
+
+def _plan(wh: Warehouse, request: Request, *, measures: pd.DataFrame | None = None) -> _Plan:
+    """Resolve the request's scope and construct its analyses. ``measures``: the dataset's
+    measures to resolve names against (before an ingest; the data is then neither read nor
+    checked); otherwise the warehouse's, and the data is read and checked as the runs will."""
+    o, dataset, human = request.options, request.dataset, request.human
+
+    def resolve(globs, levels=(), coefficients=()):
+        return runner.resolve_scope(wh, dataset, human, globs, levels, coefficients, measures=measures)
+
+    evaluated = list(request.named)
+    if o["metrics"]:
+        evaluated += [m for m in resolve(o["metrics"]).metrics if m not in evaluated]
     if not evaluated:
         raise WarehouseError("nothing to evaluate: give score tables or --metric")
-    others = runner.resolve_scope(wh, dataset, human, against).metrics if against else None
+    others = resolve(o["against"]).metrics if o["against"] else None
     globs = [glob.escape(m) for m in evaluated] + ([glob.escape(m) for m in others] if others is not None else [])
-    scope = runner.resolve_scope(wh, dataset, human, globs if others is not None else (), levels, coefficients)
+    scope = resolve(globs if others is not None else (), o["levels"], o["coefficients"])
     if others is None:  # every automatic measure, the evaluated ones first
         scope = runner.Scope(dataset, human, (*evaluated, *[m for m in scope.metrics if m not in evaluated]),
                              scope.levels, scope.coefficients)
-    data = runner.load_data(wh, scope)
-    scope, skipped = runner.without_sparse_metrics(data, scope)
+    data, skipped = None, {}
+    if measures is None:
+        data = runner.load_data(wh, scope)
+        scope, skipped = runner.without_sparse_metrics(data, scope)
     focus = [m for m in evaluated if m in scope.metrics]
     if not focus:
         raise WarehouseError("; ".join(skipped[m] for m in evaluated))
     if len(scope.metrics) < 2:
         raise WarehouseError(f"nothing to compare {focus} with: the dataset has no other metric")
     analyses = {
-        "correlate": runner.correlate_analysis(scope, system_inputs),
-        "ci": runner.ci_analysis(scope, ci_method, k, alpha, seed, system_inputs),
-        "compare": runner.compare_analysis(scope, method, k, alpha, seed, alternative, correction, "metric",
-                                           system_inputs=system_inputs, focus=None if all_pairs else focus),
+        "correlate": runner.correlate_analysis(scope, o["system_inputs"]),
+        "ci": runner.ci_analysis(scope, o["ci_method"], o["k"], o["alpha"], o["seed"], o["system_inputs"]),
+        "compare": runner.compare_analysis(scope, o["method"], o["k"], o["alpha"], o["seed"], ALTERNATIVE,
+                                           o["correction"], "metric", system_inputs=o["system_inputs"],
+                                           focus=None if o["all_pairs"] else focus),
     }
+    if data is not None:
+        for analysis in analyses.values():
+            runner._planned(data, scope, analysis)  # its checks (inputs enough to resample, ...)
+    return _Plan(scope, data, skipped, focus, analyses)
+
+
+def evaluate(wh: Warehouse, dataset: str, human: str, scores: Sequence = (), *, jobs: int = 1,
+             force: bool = False, progress: bool = False, **options) -> Evaluation:
+    """Ingest ``scores`` (paths or DataFrames of score tables; may be empty) into ``dataset``,
+    then evaluate the metrics they hold and those matched by ``metrics`` (globs) against the
+    ``human`` judgment and against the other metrics (``against`` globs; default every other
+    automatic measure of the dataset); ``system_inputs``: the system-score protocol ("all" or
+    "judged"). See the module docstring. Options: those of :func:`prepare`.
+
+    One transaction: every name and option is checked before anything is written, and what
+    depends on the merged scores is checked before the ingest commits; a failure writes nothing."""
+    return run_request(wh, prepare(wh, dataset, human, scores, **options), jobs=jobs, force=force,
+                       progress=progress)
+
+
+def run_request(wh: Warehouse, request: Request, *, jobs: int = 1, force: bool = False,
+                progress: bool = False) -> Evaluation:
+    """Ingest the score tables of a request from :func:`prepare` (its plan made and checked on the
+    merged scores before the ingest commits), then run its analyses: :func:`evaluate`."""
+    o, plan, loaded = request.options, request.plan, []
+    if request.batches:
+        planned = []
+        loaded = wh.load(request.dataset, list(request.batches), replace=o["replace"], command=o["command"],
+                         allow_new=o["allow_new"], before_commit=lambda: planned.append(_plan(wh, request)))
+        plan = planned[0]
+    scope, focus = plan.scope, plan.focus
     outcomes = {}
-    for name, analysis in analyses.items():
-        summary = runner.run(wh, scope, analysis, jobs=jobs, force=force, progress=progress, data=data)
-        outcomes[name] = api.Outcome(scope, analysis, summary, skipped)
-    settings = {"levels": list(scope.levels), "coefficients": list(scope.coefficients), "method": method,
-                "alternative": alternative, "correction": correction, "correction_group": "metric",
-                "ci_method": ci_method, "k": k, "seed": seed, "alpha": alpha, "all_pairs": all_pairs,
-                "system_inputs": system_inputs, "cluster_rule": cluster_rule}
+    for name, analysis in plan.analyses.items():
+        summary = runner.run(wh, scope, analysis, jobs=jobs, force=force, progress=progress, data=plan.data)
+        outcomes[name] = api.Outcome(scope, analysis, summary, plan.skipped)
+    settings = {"levels": list(scope.levels), "coefficients": list(scope.coefficients), "method": o["method"],
+                "alternative": ALTERNATIVE, "correction": o["correction"], "correction_group": "metric",
+                "ci_method": o["ci_method"], "k": o["k"], "seed": o["seed"], "alpha": o["alpha"],
+                "all_pairs": o["all_pairs"], "system_inputs": o["system_inputs"], "cluster_rule": o["cluster_rule"]}
     from metaeval.runs import annotators
 
-    ceiling = annotators.ceilings(wh, dataset, human)
+    ceiling = annotators.ceilings(wh, request.dataset, request.human)
+    data = plan.data if plan.data is not None else runner.load_data(wh, scope)
     table = annotators.with_ceilings(evaluation_table(wh, outcomes, focus, settings, data), ceiling)
-    dups = wh.duplicates(dataset)
+    dups = wh.duplicates(request.dataset)
     dups = dups[dups["measure"].isin(scope.metrics) & dups["duplicate_of"].isin(scope.metrics)]
-    return Evaluation(dataset, human, tuple(focus), tuple(m for m in scope.metrics if m not in focus), settings,
-                      outcomes, table, loaded, skipped,
+    return Evaluation(request.dataset, request.human, tuple(focus), tuple(m for m in scope.metrics if m not in focus),
+                      settings, outcomes, table, loaded, plan.skipped,
                       {m: (d, r) for m, d, r in zip(dups["measure"], dups["duplicate_of"], dups["relation"])},
                       ceiling)
 

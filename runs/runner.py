@@ -31,6 +31,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+import duckdb
 import numpy as np
 import pandas as pd
 
@@ -40,7 +41,7 @@ from metaeval.analyses import ranking as ranking_stats
 from metaeval.analyses.stats import _validation, protocols, resolution
 from metaeval.analyses.stats.results import NAN_POLICY
 from metaeval.core import Warehouse
-from metaeval.errors import WarehouseError
+from metaeval.errors import WarehouseError, one_line
 from metaeval.runs import executors
 from metaeval.signals import interruption
 
@@ -106,11 +107,13 @@ class Scope:
 
 def resolve_scope(wh: Warehouse, dataset: str, human: str | None, metric_globs: Sequence[str] = (),
                   levels: Sequence[str] = (), coefficients: Sequence[str] = (),
-                  valid_levels: Sequence[str] = LEVELS) -> Scope:
+                  valid_levels: Sequence[str] = LEVELS, measures: pd.DataFrame | None = None) -> Scope:
     """Check names against the warehouse; the default metrics are all automatic measures and
     the default levels all ``valid_levels`` (analyses with other levels than correlations').
-    ``human`` None: a human-free scope (no judgment is checked or read)."""
-    measures = wh.measure_kinds(dataset)
+    ``human`` None: a human-free scope (no judgment is checked or read). ``measures``: the
+    dataset's measures (columns measure, kind) to check against instead of the stored ones
+    (those it will have once files are ingested, say)."""
+    measures = wh.measure_kinds(dataset) if measures is None else measures
     kinds = dict(zip(measures["measure"], measures["kind"]))
     humans = sorted(m for m, k in kinds.items() if k == "human")
     automatic = sorted(m for m, k in kinds.items() if k == "automatic")
@@ -676,12 +679,22 @@ def start_run(wh: Warehouse, command: str, parameters: dict, seed: int | None, f
     from metaeval import __version__
 
     parameters = {**parameters, "executor": executors.describe(jobs)}
-    return wh.con.execute(
-        """INSERT INTO analysis_runs (command, parameters, seed, version, data_fingerprint, tasks, command_line,
-                                      owner_pid, owner_host, owner_start)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING run_id""",
-        [command, json.dumps(parameters, sort_keys=True), seed, __version__, fingerprint, n_tasks,
-         shlex.join(["metaeval", *sys.argv[1:]]), *owners.current_owner()]).fetchall()[0][0]
+    try:
+        return wh.con.execute(
+            """INSERT INTO analysis_runs (command, parameters, seed, version, data_fingerprint, tasks, command_line,
+                                          owner_pid, owner_host, owner_start)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING run_id""",
+            [command, json.dumps(parameters, sort_keys=True), seed, __version__, fingerprint, n_tasks,
+             shlex.join(["metaeval", *sys.argv[1:]]), *owners.current_owner()]).fetchall()[0][0]
+    except WRITE_ERRORS as exc:
+        raise WarehouseError(f"cannot write to the warehouse ({one_line(exc)}); nothing was written") from None
+
+
+#: What DuckDB raises when a write cannot reach the file (a full disk): the write's IOException,
+#: its autocommit's failed commit (TransactionException), or, once DuckDB has invalidated the
+#: database after such an error, any statement (FatalException). A run says it in one line
+#: (:func:`finishing`), as an ingest does (:func:`metaeval.load.load`).
+WRITE_ERRORS = (duckdb.IOException, duckdb.TransactionException, duckdb.FatalException)
 
 
 @contextmanager
@@ -690,16 +703,26 @@ def finishing(wh: Warehouse, run_id: int):
     (Ctrl-C, or SIGTERM in the CLI, which raises a KeyboardInterrupt) or 'failed' (any other
     exception), so no run is left looking alive. Work that records its own partial count
     (:func:`_compute`) has set the status already. A process killed outright marks nothing: the
-    next process opening the warehouse for writing does (:mod:`warehouse.owners`)."""
+    next process opening the warehouse for writing does (:mod:`warehouse.owners`). A write that
+    cannot reach the file (:data:`WRITE_ERRORS`: a full disk) is a one-line WarehouseError
+    saying what was kept."""
     try:
         yield
     except BaseException as exc:
         stop = interruption(exc)
+        marked = False
         try:
             wh.con.execute("UPDATE analysis_runs SET status = ? WHERE run_id = ? AND status = 'running'",
                            ["failed" if stop is None else "interrupted", run_id]).fetchall()
+            marked = True
         except Exception:  # noqa: BLE001 - never hide the original error behind this one
             pass
+        if stop is None and isinstance(exc, WRITE_ERRORS):
+            state = ("is marked failed" if marked else
+                     "is marked interrupted when the warehouse is next opened for writing")
+            raise WarehouseError(f"cannot write to the warehouse ({one_line(exc)}); run {run_id} {state}, "
+                                 "the rows it wrote before are kept: run the same command again, once the "
+                                 "warehouse can be written, to compute the rest") from None
         _reraise(exc, stop)
 
 
@@ -757,10 +780,13 @@ def _compute(tasks, todo, data, analysis, jobs, progress, chunk_size, on_result,
                         bar.advance(len(results))
     except BaseException as exc:  # (a stopped pool drops its queued chunks: executors.executor)
         stop = interruption(exc)
-        writer.flush()
-        # counted in the table: the interruption may have come between a row's write and its count
-        computed = _rows_of_run(wh, writer.table, run_id) - before
-        _finish_run(wh, run_id, "failed" if stop is None else "interrupted", computed)
+        try:
+            writer.flush()
+            # counted in the table: the interruption may have come between a row's write and its count
+            computed = _rows_of_run(wh, writer.table, run_id) - before
+            _finish_run(wh, run_id, "failed" if stop is None else "interrupted", computed)
+        except WRITE_ERRORS:  # the warehouse cannot be written (a full disk): the first error says so
+            pass
         bar.close()
         _reraise(exc, stop)
     bar.close()

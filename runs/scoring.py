@@ -136,11 +136,11 @@ def score_dataset(wh: Warehouse, dataset: str, metrics: Sequence[str], rouge_var
     others = [m for m in metrics if m != "sera"]
     scores = {prefix + name: values for name, values in score(corpus, others, rouge_variants, js).items()} \
         if others else {}
-    sera_used = None
+    sera_used, searched = None, []   # SERA's searched lists: cached with the scores, in their transaction
     if "sera" in metrics:
         from metaeval.runs import sera as sera_runs
 
-        sera_scores, sera_used, _ = sera_runs.score(wh, corpus, sera, progress=progress)
+        sera_scores, sera_used, _ = sera_runs.score(wh, corpus, sera, progress=progress, pending=searched)
         scores.update({prefix + name: values for name, values in sera_scores.items()})
     options = {"metrics": list(metrics), "prefix": prefix, "js": js.__dict__ if "js" in metrics else None,
                "rouge_variants": sorted(n for n in scores if not n.removeprefix(prefix).startswith("sera"))
@@ -148,8 +148,16 @@ def score_dataset(wh: Warehouse, dataset: str, metrics: Sequence[str], rouge_var
     if sera_used is not None:
         options["sera"] = sera_used
     batch, dropped = to_batch(dataset, keys, scores, options, prefix)
+
+    def cache_searched() -> None:
+        if searched:
+            from metaeval.runs import sera as sera_runs
+
+            sera_runs.cache(wh, searched)
+
     try:
-        [report] = wh.load(dataset, [batch], replace=replace, command=command)
+        [report] = wh.load(dataset, [batch], replace=replace, command=command,
+                           before_commit=cache_searched)
     except ConflictError as exc:
         raise WarehouseError(f"{exc}\nIf these measures came from another source (a dataset's released "
                              "scores, say), store the computed ones under other names with --prefix, "

@@ -85,9 +85,10 @@ def _reformulator(search: indexing.SearchIndex, query: str, np_model: str):
 
 def retrieve_all(wh: Warehouse, search: indexing.SearchIndex, texts: Sequence[str], query: str, model: str,
                  mu: float, depth: int, *, np_model: str = retrieval.DEFAULT_NP_MODEL,
-                 progress: bool = False) -> tuple[dict[str, list[str]], int]:
+                 progress: bool = False, pending: list | None = None) -> tuple[dict[str, list[str]], int]:
     """``{text: ranked document ids (up to depth)}`` for the distinct ``texts``, from the cache
-    where it holds them deep enough, else searched and cached; and how many were searched."""
+    where it holds them deep enough, else searched and cached; and how many were searched.
+    ``pending``: the searched lists' rows are appended to it instead of being cached (see :func:`cache`)."""
     label = indexing.model_label(model, mu)
     query_key = (query if query != "np" else f"np:{np_model}") + f"@{QUERY_CODE}"
     cached = {sha: (d, list(docs)) for sha, d, docs in wh.con.execute(
@@ -114,33 +115,50 @@ def retrieve_all(wh: Warehouse, search: indexing.SearchIndex, texts: Sequence[st
                 bar.advance(1)
         finally:
             bar.close()
-        _store(wh, rows)
+        if pending is None:
+            _store(wh, rows)
+        else:
+            pending.extend(rows)
     return out, len(todo)
 
 
 def _store(wh: Warehouse, rows: list[tuple]) -> None:
-    import pyarrow as pa
-
-    table = pa.table({name: [r[i] for r in rows] for i, name in enumerate(
-        ["build_id", "model", "query", "text_sha256", "depth", "documents"])},
-        schema=pa.schema([("build_id", pa.string()), ("model", pa.string()), ("query", pa.string()),
-                          ("text_sha256", pa.string()), ("depth", pa.int32()), ("documents", pa.list_(pa.string()))]))
+    """Cache ``rows`` in a transaction of their own."""
     wh.con.begin()
     try:
-        wh.con.register("_new_retrievals", table)
-        wh.con.execute("INSERT OR REPLACE INTO retrievals SELECT * FROM _new_retrievals")
-        wh.con.unregister("_new_retrievals")
+        cache(wh, rows)
         wh.con.commit()
     except BaseException:
         wh.con.rollback()
         raise
 
 
-def score(wh: Warehouse, corpus: text.TextCorpus, setting: SERASetting, *,
-          progress: bool = False) -> tuple[dict[str, np.ndarray], dict, dict[str, int]]:
+def cache(wh: Warehouse, rows: list[tuple]) -> None:
+    """Insert the searched lists ``rows`` (as :func:`retrieve_all` gives them) into ``retrievals``,
+    inside the caller's transaction."""
+    import pyarrow as pa
+
+    table = pa.table({name: [r[i] for r in rows] for i, name in enumerate(
+        ["build_id", "model", "query", "text_sha256", "depth", "documents"])},
+        schema=pa.schema([("build_id", pa.string()), ("model", pa.string()), ("query", pa.string()),
+                          ("text_sha256", pa.string()), ("depth", pa.int32()), ("documents", pa.list_(pa.string()))]))
+    wh.con.register("_new_retrievals", table)
+    try:
+        wh.con.execute("INSERT OR REPLACE INTO retrievals SELECT * FROM _new_retrievals")
+    finally:
+        wh.con.unregister("_new_retrievals")
+
+
+def score(wh: Warehouse, corpus: text.TextCorpus, setting: SERASetting, *, progress: bool = False,
+          pending: list | None = None) -> tuple[dict[str, np.ndarray], dict, dict[str, int]]:
     """``{measure name: SERA value per summary}`` (every query x cut-off x plain/discounted),
     what was used (index, build, corpus sha256, model and mu, queries, cut-offs), and how many
-    texts each reformulation searched (the others came from the cache)."""
+    texts each reformulation searched (the others came from the cache).
+
+    The searched lists are cached once every query has run, so a query that fails (an np query
+    without spaCy) caches nothing; with ``pending``, they are appended to it instead, for the
+    caller to :func:`cache` in its own transaction."""
+    rows: list = [] if pending is None else pending
     search, model, mu = resolved(wh, setting)
     depth = max(setting.cutoffs)
     summaries, references = corpus.summary_strings(), corpus.reference_strings()
@@ -149,7 +167,7 @@ def score(wh: Warehouse, corpus: text.TextCorpus, setting: SERASetting, *,
     searched = {}
     for query in dict.fromkeys(setting.queries):
         results, searched[query] = retrieve_all(wh, search, texts, query, model, mu, depth,
-                                                np_model=setting.np_model, progress=progress)
+                                                np_model=setting.np_model, progress=progress, pending=rows)
         for n in sorted(set(setting.cutoffs)):
             pairs = [(results[c], [results[g] for g in refs]) for c, refs in zip(summaries, references)]
             plain = np.array([text.sera(rc, golds, n) for rc, golds in pairs])
@@ -161,4 +179,6 @@ def score(wh: Warehouse, corpus: text.TextCorpus, setting: SERASetting, *,
             "queries": list(dict.fromkeys(setting.queries)), "cutoffs": sorted(set(setting.cutoffs)),
             "np_model": setting.np_model if "np" in setting.queries else None, "analyzer": search.info.analyzer,
             "library": search.info.library}
+    if pending is None and rows:
+        _store(wh, rows)
     return out, used, searched

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -66,6 +67,30 @@ def snapshot(wh: Warehouse) -> dict:
         frame = wh.sql(f"SELECT * FROM {t}")
         out[t] = frame.sort_values(list(frame.columns)).reset_index(drop=True)
     return out
+
+
+def digest(db: Path) -> str:
+    """sha256 of everything the warehouse file ``db`` holds: each table's name and rows (ORDER BY
+    ALL), each view's and sequence's definition, and each sequence's last value. Equal digests:
+    every table byte-identical (a failing command wrote nothing). :func:`snapshot` shows which
+    rows differ, for the ingest tables."""
+    from metaeval import connection
+
+    h = hashlib.sha256()
+    con = connection.duckdb_connect(db, read_only=True)
+    try:
+        catalog = con.execute(
+            """SELECT 'table', table_name, sql FROM duckdb_tables() WHERE NOT internal
+               UNION ALL SELECT 'view', view_name, sql FROM duckdb_views() WHERE NOT internal
+               UNION ALL SELECT 'sequence', sequence_name, sql || ' last ' || coalesce(last_value, -1)
+                         FROM duckdb_sequences() ORDER BY ALL""").fetchall()
+        h.update(repr(catalog).encode())
+        for kind, name, _ in catalog:
+            if kind == "table":
+                h.update(repr(con.execute(f'SELECT * FROM "{name}" ORDER BY ALL').fetchall()).encode())
+    finally:
+        con.close()
+    return h.hexdigest()
 
 
 def assert_same(a: dict, b: dict) -> None:

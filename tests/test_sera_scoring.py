@@ -12,7 +12,7 @@ from metaeval.analyses import text
 from metaeval.analyses.text import retrieval
 from metaeval.runs import index, scoring
 from metaeval.runs import sera as sera_runs
-from tests.conftest import write_jsonl
+from tests.conftest import digest, write_jsonl
 
 REFS = {
     "i0": ["the heart attack patient was given aspirin", "aspirin dose after a heart attack"],
@@ -125,6 +125,34 @@ def test_np_without_spacy_is_one_clear_line(toy, cli):
     assert r.exit_code != 0 and "pip install spacy" in r.output and "Traceback" not in r.output
     with Warehouse(toy, read_only=True) as wh:
         assert wh.measures("toy").empty
+
+
+def test_np_without_spacy_after_plain_caches_nothing(toy, cli):
+    """The plain queries' lists are cached only once every query has run: a failing np query
+    leaves the retrievals (and every other table) as they were."""
+    try:
+        import spacy  # noqa: F401
+        pytest.skip("spaCy is installed here")
+    except ImportError:
+        pass
+    before = digest(toy)
+    r = cli("score", "toy", "--metric", "sera", "--index", "refs", "--query", "plain,np", expect_ok=False)
+    assert r.exit_code != 0 and "pip install spacy" in r.output and "Traceback" not in r.output
+    assert digest(toy) == before
+
+
+def test_a_scores_conflict_caches_no_retrieval(toy, cli, tmp_path):
+    """The searched lists are cached in the scores' transaction: a conflict writes neither."""
+    scores = tmp_path / "released.csv"
+    scores.write_text("system,input,measure,value\n" + "".join(f"{s},{i},sera-2,0.123\n" for s, i in SUMMARIES))
+    cli("ingest", "table", scores, "--dataset", "toy")
+    before = digest(toy)
+    r = cli("score", "toy", "--metric", "sera", "--index", "refs", "--cutoff", "2", expect_ok=False)
+    assert r.exit_code != 0 and "conflict with the warehouse" in r.output and "--prefix" in r.output
+    assert digest(toy) == before
+    cli("score", "toy", "--metric", "sera", "--index", "refs", "--cutoff", "2", "--prefix", "ours:")
+    with Warehouse(toy, read_only=True) as wh:
+        assert wh.sql("SELECT count(*) AS n FROM retrievals")["n"][0] > 0
 
 
 def test_a_non_default_mu_is_in_the_name(toy, cli):

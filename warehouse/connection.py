@@ -104,9 +104,15 @@ class NewFiles:
         return cls(path, not wal_path(path).exists(), missing)
 
     def remove(self) -> None:
-        """Remove the new files (their connections closed) and the directories they left empty."""
+        """Remove the new files (their connections closed) and the directories they left empty.
+        Never raises: it runs while another error is on its way to the user. A file that cannot be
+        unlinked (a read-only file system refuses even to unlink a file that is not there) is
+        left to that error."""
         for file in (self.path, *([wal_path(self.path)] if self.wal else [])):
-            file.unlink(missing_ok=True)
+            try:
+                file.unlink(missing_ok=True)
+            except OSError:
+                pass
         for directory in self.directories:  # deepest first
             try:
                 directory.rmdir()

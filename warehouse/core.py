@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import duckdb
@@ -266,16 +266,20 @@ class Warehouse:
 
     # --- writing -------------------------------------------------------------------
     def load(self, dataset: str, batches: list[Batch], *, replace: bool = False,
-             command: str | None = None, allow_new: bool = False) -> list[LoadReport]:
+             command: str | None = None, allow_new: bool = False,
+             before_commit: Callable[[], object] | None = None) -> list[LoadReport]:
         """Merge parsed files into ``dataset`` atomically (see :mod:`warehouse.load`).
 
         ``allow_new``: let the batches add systems or inputs to a dataset that has some
         (without it, a :class:`~warehouse.errors.NewIdsError` lists them and nothing is written).
         A commit that fails or is interrupted raises a :class:`~warehouse.errors.CommitError`
-        saying whether it completed, checked in the warehouse.
+        saying whether it completed, checked in the warehouse. ``before_commit``: checks run on
+        this connection after the merge, before the commit; if one raises, nothing is written and
+        its exception propagates unchanged.
         """
         try:
-            reports = load(self.con, dataset, batches, replace=replace, command=command, allow_new=allow_new)
+            reports = load(self.con, dataset, batches, replace=replace, command=command, allow_new=allow_new,
+                           before_commit=before_commit)
         except CommitError as exc:
             if exc.committed is None:
                 exc = exc.checked(*self._check_commit(exc.ingest_ids))

@@ -188,6 +188,7 @@ def load(
     replace: bool = False,
     command: str | None = None,
     allow_new: bool = False,
+    before_commit: Callable[[], object] | None = None,
 ) -> list[LoadReport]:
     """Merge ``batches`` into ``dataset`` in one transaction; all or nothing.
 
@@ -199,6 +200,10 @@ def load(
     ``allow_new``. A write that fails (a full disk) is a :class:`WarehouseError` saying that
     nothing was written; a commit that fails or is interrupted, a :class:`CommitError`
     saying whether it completed all the same, as far as ``con`` can still tell.
+
+    ``before_commit``: called once everything is merged, inside the transaction (``con`` then
+    sees the merged rows), to check what can only be checked on them; if it raises, the
+    transaction is rolled back and its exception propagates unchanged.
     """
     if not dataset or not dataset.strip():
         raise WarehouseError("the dataset name must not be empty")
@@ -219,6 +224,8 @@ def load(
         for batch in batches:
             if batch.unchanged is not None:
                 batch.unchanged()
+        if before_commit is not None:
+            before_commit()
     except BaseException as exc:
         _quietly(con.rollback)  # after a fatal error DuckDB has dropped the transaction and refuses this
         _drop_staged(con, loaded)

@@ -80,15 +80,16 @@ def evaluate(obj: Context, scores, datasets, humans, metrics, against, levels, c
     err = not is_text(fmt)
     results = []
     with obj.open() as wh:
-        for dataset, human in pairs:
+        # every dataset's names and options checked before anything is written
+        requests = [evaluation.prepare(
+            wh, dataset, human, files[dataset], metrics=metrics, against=against,
+            levels=levels or evaluation.LEVELS, coefficients=coefficients, method=method, correction=correction,
+            ci_method=ci_method, k=k, seed=seed, alpha=alpha, all_pairs=all_pairs, system_inputs=system_inputs,
+            lower=lower, replace=replace, allow_new=allow_new, command=_command_line(), cluster_rule=cluster_rule)
+            for dataset, human in pairs]
+        for request in requests:
             try:
-                ev = evaluation.evaluate(
-                    wh, dataset, human, files[dataset], metrics=metrics, against=against, levels=levels or
-                    evaluation.LEVELS, coefficients=coefficients, method=method, correction=correction,
-                    ci_method=ci_method, k=k, seed=seed, alpha=alpha, all_pairs=all_pairs,
-                    system_inputs=system_inputs, lower=lower, cluster_rule=cluster_rule,
-                    replace=replace, allow_new=allow_new, command=_command_line(), jobs=jobs, force=force,
-                    progress=sys.stderr.isatty())
+                ev = evaluation.run_request(wh, request, jobs=jobs, force=force, progress=sys.stderr.isatty())
             except KeyboardInterrupt:
                 raise click.ClickException("interrupted: the results finished so far are saved; "
                                            "run the same command again to resume") from None

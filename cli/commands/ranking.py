@@ -195,19 +195,18 @@ def accuracy(obj, dataset, human, metrics, levels, coefficients, alpha, alternat
             click.echo(wide.to_string())
 
     scope_args = dict(dataset=dataset, human=human, metric_globs=metrics, levels=levels, coefficients=coefficients)
+    builds = []  # one _run_analyses: every analysis built (its options checked) before the first run writes
     if delta_bins is not None:
-        _run_analyses(obj, scope_args, [(lambda scope: ranking_runs.delta_bins_analysis(
-            scope, delta_bins, metric_tolerance, human_tolerance, system_inputs), delta_rows)],
-            jobs, force, valid_levels=("system", "micro"), fmt=fmt)
+        builds.append((lambda scope: ranking_runs.delta_bins_analysis(
+            scope, delta_bins, metric_tolerance, human_tolerance, system_inputs), delta_rows))
     if soft:
-        _run_analyses(obj, scope_args, [(lambda scope: ranking_runs.soft_accuracy_analysis(scope, k, seed), soft_rows)],
-                      jobs, force, valid_levels=("system", "micro"), fmt=fmt)
-        return
-    _run_analyses(obj, scope_args, [
-        (lambda scope: ranking_runs.accuracy_analysis(scope, metric_tolerance, human_tolerance, system_inputs),
-         accuracy_rows),
-        (lambda scope: ranking_runs.significance_analysis(scope, alpha, alternative), significance_rows),
-    ], jobs, force, valid_levels=("system", "micro"), fmt=fmt)
+        builds.append((lambda scope: ranking_runs.soft_accuracy_analysis(scope, k, seed), soft_rows))
+    else:
+        builds += [
+            (lambda scope: ranking_runs.accuracy_analysis(scope, metric_tolerance, human_tolerance, system_inputs),
+             accuracy_rows),
+            (lambda scope: ranking_runs.significance_analysis(scope, alpha, alternative), significance_rows)]
+    _run_analyses(obj, scope_args, builds, jobs, force, valid_levels=("system", "micro"), fmt=fmt)
 
 
 @click.command("systems-agreement")
