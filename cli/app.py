@@ -147,6 +147,16 @@ def fmt_option(default: str = "text", help: str | None = None):
                                      "latex (booktabs). table = text.")
 
 
+def layout_option(f):
+    """``--layout`` of a paper table (``--format latex``): auto fits an ACL two-column page
+    (see :func:`metaeval.analyses.tables.choose_layout`)."""
+    return click.option("--layout", type=click.Choice(("auto", "wide", "compact", "long")), default="auto",
+                        show_default=True,
+                        help="LaTeX layout: wide (per setting its cluster, correlation and CI), compact (the "
+                             "correlations only), long (one row per metric and setting); auto: the first that "
+                             "fits an ACL column, else the page (table*).")(f)
+
+
 def is_text(fmt: str) -> bool:
     """Whether ``fmt`` is the aligned text (progress lines then go to stdout; else to stderr,
     so that stdout holds only the JSON/CSV/... document)."""

@@ -114,24 +114,3 @@ def rank_tasks(wh: Warehouse, specs: Sequence[TaskSpec], metric_globs: Sequence[
         runner._finish_run(wh, run_id, "finished", len(rows))
     out = wh.con.execute("SELECT * FROM task_rankings WHERE run_id = ? ORDER BY rank", [run_id]).df()
     return Outcome(run_id, out)
-
-
-def to_latex(frame: pd.DataFrame, task_names: Sequence[str]) -> str:
-    """A LaTeX tabular: rank, cluster, metric, average, per-task correlations; winners in bold."""
-    def esc(s: str) -> str:
-        return "".join("\\" + c if c in "&%$#_{}" else c for c in str(s))
-
-    head = ["Rank", "Cluster", "Metric", "Average", *(esc(t) for t in task_names)]
-    lines = ["\\begin{tabular}{rrl" + "r" * (1 + len(task_names)) + "}", "\\hline", " & ".join(head) + " \\\\",
-             "\\hline"]
-    for row in frame.itertuples():
-        corr = json.loads(row.correlations)
-        name = f"\\textbf{{{esc(row.metric)}}}" if row.winner else esc(row.metric)
-        cells = [str(row.rank), str(row.cluster), name, _num(row.average), *(_num(c) for c in corr)]
-        lines.append(" & ".join(cells) + " \\\\")
-    lines += ["\\hline", "\\end{tabular}"]
-    return "\n".join(lines)
-
-
-def _num(x) -> str:
-    return "--" if x is None or (isinstance(x, float) and np.isnan(x)) else f"{x:.3f}"

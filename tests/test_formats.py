@@ -82,11 +82,13 @@ def _ranked():
     return pd.DataFrame(rows)
 
 
-def test_ranked_latex_orders_by_correlation_and_bolds_the_best():
-    out = tables.ranked_latex(_ranked(), caption="conventions here")
+def test_ranked_latex_orders_by_correlation_and_bolds_the_top_cluster():
+    # issue 27 changed: cluster 1 is bold (it was the single best value), the CI has its own column
+    out = tables.ranked_latex(_ranked(), caption="conventions here", layout="wide")
     body = [line for line in out.splitlines() if line.startswith(("m1", "m2", r"m\_3"))]
     assert [line.split(" & ")[0] for line in body] == ["m2", "m1", r"m\_3"]
-    assert r"\textbf{0.900} [0.800, 0.950]" in body[0] and r"\textbf" not in body[1] + body[2]
+    assert r"\textbf{0.}\rlap{\textbf{900}}\phantom{900} & [0.800, 0.950]" in body[0]
+    assert r"\textbf{0.}\rlap{\textbf{800}}" in body[1] and r"\textbf" not in body[2]
     assert body[2].split(" & ")[1] == "2"
 
 
@@ -97,14 +99,24 @@ def test_latex_outputs_compile(tmp_path):
     compile_latex(tmp_path, body)
 
 
-def compile_latex(folder, body: str) -> None:
-    """Compile ``body`` in an article with booktabs; fail with the log's error if it does not."""
-    doc = "\\documentclass{article}\n\\usepackage{booktabs}\n\\begin{document}\n" + body + "\\end{document}\n"
-    (folder / "t.tex").write_text(doc)
-    done = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "t.tex"], cwd=folder,
+#: A two-column page of ACL's widths (\\textwidth 16 cm, \\columnwidth 7.7 cm).
+PREAMBLE = ("\\documentclass[twocolumn]{article}\n\\usepackage[textwidth=16cm,columnsep=0.6cm]{geometry}\n"
+            "\\usepackage{booktabs}\n")
+
+
+def compile_latex(folder, body: str, name: str = "t") -> str:
+    """Compile ``body`` in a two-column article of ACL's widths with booktabs; fail with the log's
+    error if it does not compile, or on any overfull box (a table wider than its column or page).
+    Returns the log."""
+    doc = PREAMBLE + "\\begin{document}\n" + body + "\\end{document}\n"
+    (folder / f"{name}.tex").write_text(doc)
+    done = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", f"{name}.tex"], cwd=folder,
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout[-2000:]
-    assert (folder / "t.pdf").stat().st_size > 0
+    assert (folder / f"{name}.pdf").stat().st_size > 0
+    log = (folder / f"{name}.log").read_text(errors="replace")
+    assert "Overfull \\hbox" not in log, log[log.index("Overfull"):][:800]
+    return log
 
 
 # --- the commands ---------------------------------------------------------------------------------------

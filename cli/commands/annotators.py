@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from metaeval.cli.app import RESULT_TABLES, SEED, Context, LazyChoice, show
+from metaeval.cli.app import RESULT_TABLES, SEED, Context, LazyChoice, fmt_option, is_text, layout_option, show
 
 RESULT_TABLES.update({"annotator_agreement": "latest_annotator_agreement",
                       "human_ceiling": "latest_human_ceiling"})
@@ -25,8 +25,10 @@ RESULT_TABLES.update({"annotator_agreement": "latest_annotator_agreement",
               help="Random splits of the split-half estimate.")
 @click.option("--seed", default=0, show_default=True, type=SEED)
 @click.option("--force", is_flag=True, help="Recompute even what is up to date.")
+@fmt_option()
+@layout_option
 @click.pass_obj
-def annotators(obj: Context, dataset, humans, levels, coefficients, k, alpha, splits, seed, force):
+def annotators(obj: Context, dataset, humans, levels, coefficients, k, alpha, splits, seed, force, fmt, layout):
     """How much the annotators agree, and the human ceiling.
 
     Per human measure: annotators per cell, Krippendorff's alpha (interval, ordinal), the mean
@@ -42,12 +44,19 @@ def annotators(obj: Context, dataset, humans, levels, coefficients, k, alpha, sp
                                     splits=splits, force=force)
         for s in summaries:
             state = "up to date; nothing computed" if s.run_id is None else f"run {s.run_id}: wrote {s.rows} rows"
-            click.echo(f"{s.human}: {state}")
+            click.echo(f"{s.human}: {state}", err=not is_text(fmt))
         chosen = [s.human for s in summaries]
         agreement = wh.sql("SELECT * FROM latest_annotator_agreement WHERE dataset = ? AND list_contains(?, human) "
                            "ORDER BY human, statistic, variant", [dataset, chosen])
         ceiling = wh.sql("SELECT * FROM latest_human_ceiling WHERE dataset = ? AND list_contains(?, human) "
                          "ORDER BY human, estimator, level, coefficient", [dataset, chosen])
+    if not is_text(fmt):
+        if levels:   # the paper's table: the levels and coefficients asked for (text shows every stored row)
+            ceiling = ceiling[ceiling["level"].isin(levels)]
+        if coefficients:
+            ceiling = ceiling[ceiling["coefficient"].isin(coefficients)]
+        _formats(agreement, ceiling, dataset, k, alpha, splits, seed, fmt, layout)
+        return
     click.echo()
     show(agreement[["human", "annotators", "min_per_cell", "median_per_cell", "max_per_cell", "statistic",
                     "variant", "value", "identity_free"]].round(4), "table")
@@ -59,6 +68,36 @@ def annotators(obj: Context, dataset, humans, levels, coefficients, k, alpha, sp
     if positional:
         click.echo(f"The annotator ids of {', '.join(positional)} are list positions (0, 1, ...): nothing says "
                    "position 0 is the same person in every cell, so read the identity-based rows with care.")
+
+
+def _formats(agreement, ceiling, dataset, k, alpha, splits, seed, fmt, layout) -> None:
+    """json / csv: both tables' rows; markdown / latex: the agreement statistics, then the ceiling
+    per human and estimator (value [CI]) for each level and coefficient, as a paper shows them."""
+    from metaeval.analyses import tables
+    from metaeval.runs import annotators as runs
+
+    if fmt in ("json", "csv"):
+        click.echo(tables.render_blocks([("annotator_agreement", agreement), ("human_ceiling", ceiling)], fmt), nl=False)
+        return
+    shown = agreement.assign(value=[tables.plain_number(v) for v in agreement["value"]])[
+        ["human", "annotators", "median_per_cell", "statistic", "variant", "value"]]
+    shown = shown.assign(median_per_cell=[f"{v:g}" for v in shown["median_per_cell"]]).rename(
+        columns={"median_per_cell": "per cell (median)"})
+    caption = (f"Agreement between the annotators of {dataset}: Krippendorff's alpha (interval, ordinal) and the "
+               f"mean pairwise correlation between annotators (level/coefficient).")
+    ceiling = ceiling.assign(metric=[f"{h} ({e})" for h, e in zip(ceiling["human"], ceiling["estimator"])],
+                             correlation=ceiling["value"])
+    ranking = tables.Ranking(ceiling, bold=False, ceiling=False, confidence=1 - alpha, keep_ci=True,
+                             row_header="Human (estimator)", rows_name="Rows")
+    ceiling_caption = (f"Human ceiling of {dataset}: leave-one-annotator-out (mean over annotators of the correlation "
+                       f"of one with the mean of the others; {100 * (1 - alpha):g}% Boot-Both CI, k={k}, seed={seed}) "
+                       f"and split-half (Spearman-Brown corrected, {splits} random splits). {runs.IDENTITY_NOTE}.")
+    if fmt == "latex":
+        click.echo(tables.render(shown, "latex", caption=caption), nl=False)
+        click.echo(ranking.latex(ceiling_caption, layout), nl=False)
+    else:
+        click.echo(tables.render(shown, "markdown", caption=caption))
+        click.echo(ranking.markdown(ceiling_caption), nl=False)
 
 
 COMMANDS = [annotators]

@@ -8,7 +8,7 @@ import sys
 import click
 
 from metaeval.cli.app import (Context, LazyChoice, _analysis_options, _resampling_options, fmt_option, interrupted,
-                              is_text, show)
+                              is_text, layout_option, show)
 
 
 def _analyse(obj: Context, call, fmt: str = "text", **kwargs):
@@ -71,9 +71,10 @@ def _tied(coefficients, epsilon, tie_calibration):
 @_analysis_options
 @_ties_options
 @fmt_option()
+@layout_option
 @click.pass_obj
 def correlate(obj, dataset, human, metrics, levels, coefficients, system_inputs, jobs, force, epsilon,
-              tie_calibration, fmt):
+              tie_calibration, fmt, layout):
     """Correlations of metrics with a human judgment (system, summary, global level).
 
     text: one row per metric, a column per level and coefficient; the other formats: the
@@ -85,15 +86,43 @@ def correlate(obj, dataset, human, metrics, levels, coefficients, system_inputs,
     coefficients = _tied(coefficients, epsilon, tie_calibration)
     _, frame = _analyse(obj, api.correlate, fmt, dataset=dataset, human=human, metrics=metrics, levels=levels,
                         coefficients=coefficients, system_inputs=system_inputs, jobs=jobs, force=force)
-    if not is_text(fmt):
-        show(_columns(frame, fmt, ["metric", "level", "coefficient", "value", "n_systems", "n_inputs",
-                                   "human_ceiling"]), fmt,
-             caption=f"Correlation with {human} on {dataset}")
+    if fmt in ("json", "csv"):
+        show(frame, fmt)
         return
-    wide = frame.pivot_table(index="metric", columns=["level", "coefficient"], values="value", dropna=False)
-    with pd.option_context("display.max_rows", None, "display.width", 200, "display.float_format", "{:.3f}".format):
-        click.echo(wide.to_string())
-    _echo_ceiling(frame)
+    caption = f"Correlation with {human} on {dataset}: {_conventions(frame)}."
+    _paper(frame.rename(columns={"value": "correlation"}), fmt, caption, layout)
+    if is_text(fmt):
+        _echo_ceiling(frame)
+
+
+def _conventions(frame) -> str:
+    """Level(s), coefficient(s), systems x inputs and the system-score protocol of the rows, for a caption."""
+    from metaeval.runs.evaluate import SYSTEM_INPUTS_TEXT
+
+    levels = list(dict.fromkeys(frame["level"]))
+    parts = [f"level {', '.join(levels)}", f"coefficient {', '.join(dict.fromkeys(frame['coefficient']))}"
+             + (" (Kendall's tau-b)" if "kendall" in set(frame["coefficient"]) else "")]
+    if {"n_systems", "n_inputs"} <= set(frame.columns) and len(frame):
+        parts.append(f"{int(frame['n_systems'].max())} systems x {int(frame['n_inputs'].max())} inputs")
+    protocols = sorted(set(frame["system_inputs"].dropna())) if "system_inputs" in frame else []
+    if "system" in levels and len(protocols) == 1:
+        parts.append(f"system scores: {SYSTEM_INPUTS_TEXT.get(protocols[0], protocols[0])} "
+                     f"(--system-inputs {protocols[0]})")
+    return "; ".join(parts)
+
+
+def _paper(frame, fmt: str, caption: str, layout: str = "auto", **ranking) -> None:
+    """A ranking of metrics (correlation, optional lower/upper/cluster, human ceiling) as the paper
+    table (latex), or the markdown or text that agree with it (same order, same bold)."""
+    from metaeval.analyses import tables
+
+    r = tables.Ranking(frame, **ranking)
+    if fmt == "latex":
+        click.echo(r.latex(caption, layout), nl=False)
+    elif fmt == "markdown":
+        click.echo(r.markdown(caption), nl=False)
+    else:
+        click.echo(tables.Ranking(frame, ceiling=False, **ranking).text(), nl=False)
 
 
 @click.command()
@@ -106,9 +135,10 @@ def correlate(obj, dataset, human, metrics, levels, coefficients, system_inputs,
                    "ids once per resample (panel, for ids that are the same people everywhere).")
 @_ties_options
 @fmt_option()
+@layout_option
 @click.pass_obj
 def ci(obj, dataset, human, metrics, levels, coefficients, system_inputs, jobs, force, method, k, seed, alpha,
-       resample_annotators, epsilon, tie_calibration, fmt):
+       resample_annotators, epsilon, tie_calibration, fmt, layout):
     """Confidence intervals of correlations (Fisher or bootstrap over systems/inputs/both)."""
     from metaeval.runs import api
 
@@ -116,15 +146,16 @@ def ci(obj, dataset, human, metrics, levels, coefficients, system_inputs, jobs, 
     _, frame = _analyse(obj, api.ci, fmt, dataset=dataset, human=human, metrics=metrics, levels=levels,
                         coefficients=coefficients, system_inputs=system_inputs, jobs=jobs, force=force, method=method,
                         k=k, alpha=alpha, seed=seed, resample_annotators=resample_annotators)
-    cols = ["metric", "level", "coefficient", "estimate", "lower", "upper"]
+    if fmt in ("json", "csv"):
+        show(frame, fmt)
+        return
+    caption = (f"Correlation with {human} on {dataset} and its {100 * (1 - alpha):g}% {method} confidence interval"
+               + ("" if method == "fisher" else f" (k={k}, seed={seed})")
+               + (f", annotators re-drawn ({resample_annotators})" if resample_annotators else "")
+               + f": {_conventions(frame)}.")
+    _paper(frame.rename(columns={"estimate": "correlation"}), fmt, caption, layout, confidence=1 - alpha, keep_ci=True)
     if is_text(fmt):
-        show(frame[cols].round(4), fmt)
         _echo_ceiling(frame)
-    else:
-        show(_columns(frame, fmt, cols + ["method", "alpha", "k", "seed", "human_ceiling"]), fmt,
-             caption=f"{100 * (1 - alpha):g}% {method} CIs of the correlation with {human} on {dataset}"
-                     + ("" if method == "fisher" else f" (k={k}, seed={seed})")
-                     + (f", annotators re-drawn ({resample_annotators})" if resample_annotators else ""))
 
 
 @click.command()
@@ -149,9 +180,11 @@ def ci(obj, dataset, human, metrics, levels, coefficients, system_inputs, jobs, 
               help="Early stopping of the permutation tests (mt-metrics-eval): after every K_BLOCK resamples, "
                    "stop when the share as extreme as delta is < 0.02 or > 0.5; resamples used per row in k_used.")
 @fmt_option()
+@layout_option
 @click.pass_obj
 def compare(obj, dataset, human, metrics, levels, coefficients, system_inputs, jobs, force, method, k, seed, alpha,
-            alternative, correction, correction_group, epsilon, tie_calibration, resample_annotators, k_block, fmt):
+            alternative, correction, correction_group, epsilon, tie_calibration, resample_annotators, k_block, fmt,
+            layout):
     """Test every ordered pair of metrics: is corr(a, human) > corr(b, human)?"""
     from metaeval.runs import api
 
@@ -167,13 +200,24 @@ def compare(obj, dataset, human, metrics, levels, coefficients, system_inputs, j
     for line in ranking_runs.tests_resolution(frame, method, correction, correction_group, alpha):   # said on every format
         click.echo(f"not a finding: {line}", err=not is_text(fmt))
     cols = ["metric_a", "metric_b", "level", "coefficient", "delta", "p_value", "p_adjusted", "significant"]
-    if not is_text(fmt):  # every row; the hints below are for a terminal
-        show(_columns(frame, fmt, cols + ["method", "alternative", "correction", "family_size", "alpha"]), fmt,
-             caption=f"{method} tests ({alternative}; correction {correction} per {correction_group}) of the "
-                     f"correlation with {human} on {dataset}")
+    if fmt in ("json", "csv"):  # every row and column; the hints below are for a terminal
+        show(frame, fmt)
+        return
+    if not is_text(fmt):
+        from metaeval.analyses import tables
+
+        caption = (f"{method} tests ({alternative}, k={k}, seed={seed}) of the difference in correlation with {human} "
+                   f"on {dataset}: {_conventions(frame)}; correction {correction} per {correction_group}, "
+                   f"alpha={alpha:g}.")
+        if fmt == "latex":
+            click.echo(tables.tests_latex(frame, caption, alpha=alpha, layout=layout), nl=False)
+        else:
+            click.echo(tables.tests_markdown(frame, caption, alpha=alpha), nl=False)
         return
     if len(frame) <= 60:
-        show(frame[cols].round(4), "table")
+        from metaeval.analyses import tables
+
+        show(tables.sort_tests(frame)[cols].round(4), "table")   # in the LaTeX table's order
     n = int(frame["significant"].fillna(False).astype(bool).sum())
     click.echo(f"{n} of {len(frame)} ordered pairs significant at alpha={alpha} ({correction}); draw them with:")
     for level in out.scope.levels:
@@ -181,12 +225,6 @@ def compare(obj, dataset, human, metrics, levels, coefficients, system_inputs, j
             click.echo("  " + obj.heatmap_command(out.scope.dataset, out.scope.human, level, coefficient, method,
                                                   alternative, correction, correction_group, alpha,
                                                   f"tests-{level}-{coefficient}.png"))
-
-
-def _columns(frame, fmt: str, shown: list[str]):
-    """json and csv: every column (with dataset, human, conventions...); markdown and latex:
-    ``shown``, the columns a reader needs."""
-    return frame if fmt in ("json", "csv") else frame[shown]
 
 
 COMMANDS = [correlate, ci, compare]

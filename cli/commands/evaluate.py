@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from metaeval.cli.app import (SEED, Context, LazyChoice, _command_line, echo_reports, fmt_option, is_text,
-                              system_inputs_option)
+                              layout_option, system_inputs_option)
 
 #: In text output, beats / beaten by lists longer than this many characters are cut.
 MAX_LIST = 70
@@ -53,10 +53,11 @@ MAX_LIST = 70
 @click.option("--jobs", default=1, show_default=True, type=click.IntRange(1), help="Worker processes.")
 @click.option("--force", is_flag=True, help="Recompute even what is up to date.")
 @fmt_option()
+@layout_option
 @click.pass_obj
 def evaluate(obj: Context, scores, datasets, humans, metrics, against, levels, coefficients, method, ci_method,
              correction, all_pairs, cluster_rule, system_inputs, k, seed, alpha, lower, allow_new, replace, jobs,
-             force, fmt):
+             force, fmt, layout):
     """How good is my metric? Ingest SCORES and evaluate their metrics in one run.
 
     SCORES are score tables as `ingest table` reads them; with several --dataset, give each as
@@ -102,16 +103,19 @@ def evaluate(obj: Context, scores, datasets, humans, metrics, against, levels, c
     for i, ev in enumerate(results):
         if i:
             click.echo()
+        caption = ev.caption().replace(tables.OLD_BOLD_SENTENCE, "")   # the renderers say what they bold
         if fmt == "latex":
-            click.echo(tables.ranked_latex(ev.table, caption=ev.caption(), confidence=1 - alpha), nl=False)
+            click.echo(tables.ranked_latex(ev.table, caption=caption, confidence=1 - alpha, layout=layout), nl=False)
         elif fmt == "markdown":
-            click.echo(tables.render(_readable(ev.table, everyone=True), "markdown", caption=ev.caption()), nl=False)
+            shown, notes = _readable(ev.table, everyone=True, marker="**")
+            click.echo(tables.render(shown, "markdown", caption=f"{caption} {notes}"), nl=False)
         else:
             click.echo(f"{ev.dataset} / {ev.human}: {', '.join(ev.metrics)} against {len(ev.against)} other metrics")
-            click.echo(tables.render(_readable(ev.table, everyone=False, cut=MAX_LIST), "text"), nl=False)
+            shown, notes = _readable(ev.table, everyone=False, cut=MAX_LIST, marker="*")
+            click.echo(tables.render(shown, "text"), nl=False)
             for note in _cluster_notes(ev.table):
                 click.echo(note)
-            click.echo(f"({ev.caption()} Every metric's rows: --format json, csv, markdown or latex.)")
+            click.echo(f"({caption} {notes} Every metric's rows: --format json, csv, markdown or latex.)")
 
 
 def _assign(scores, datasets) -> dict[str, list[Path]]:
@@ -147,9 +151,18 @@ def _report(ev, err: bool) -> None:
             click.echo(f"{table}: run {s.run_id}: computed {s.computed} of {s.tasks}, wrote {s.written} rows", err=err)
 
 
-def _readable(table, *, everyone: bool, cut: int | None = None):
-    """The rows as a reader wants them: correlation [CI], rank of n, cluster, beats / beaten by."""
-    rows = table if everyone else table[table["evaluated"]]
+def _readable(table, *, everyone: bool, cut: int | None = None, marker: str = "**"):
+    """The rows as a reader wants them, in the LaTeX table's order (per level and coefficient, by
+    correlation, undefined last): correlation [CI] (the LaTeX table's bold between ``marker`` in
+    markdown, followed by it in text), rank of n, cluster, beats / beaten by; and the caption's
+    sentences on order and bold."""
+    from metaeval.analyses import tables
+
+    ranking = tables.Ranking(table, ceiling=False)
+    table = tables.sort_ranked(table.reset_index(drop=True))
+    bold = tables.bold_ranked(table)
+    keep = table["evaluated"] if not everyone else pd_true(table)
+    rows, bold = table[keep], bold[keep]
 
     def names(v):
         text = ", ".join(v)
@@ -157,17 +170,28 @@ def _readable(table, *, everyone: bool, cut: int | None = None):
             text = text[:cut].rsplit(", ", 1)[0] + f", ... ({len(v)})"
         return text
 
-    def corr(r):
+    def corr(r, b):
         if r.correlation is None or pd_isna(r.correlation):
             return "undefined"
-        ci = "" if pd_isna(r.lower) or pd_isna(r.upper) else f" [{r.lower:.3f}, {r.upper:.3f}]"
-        return f"{r.correlation:.3f}{ci}"
+        value = tables.plain_number(r.correlation)
+        value = (f"**{value}**" if marker == "**" else f"{value}{marker}") if b else value
+        ci = "" if pd_isna(r.lower) or pd_isna(r.upper) else \
+            f" [{tables.plain_number(r.lower)}, {tables.plain_number(r.upper)}]"
+        return value + ci
 
-    out = rows.assign(correlation=[corr(r) for r in rows.itertuples()],
+    out = rows.assign(correlation=[corr(r, b) for r, b in zip(rows.itertuples(), bold)],
                       rank=["-" if pd_isna(r.rank) else f"{int(r.rank)}/{r.n_metrics}" for r in rows.itertuples()],
                       cluster=["-" if pd_isna(r.cluster) else int(r.cluster) for r in rows.itertuples()],
                       beats=rows["beats"].map(names), beaten_by=rows["beaten_by"].map(names))
-    return out[["metric", "level", "coefficient", "correlation", "rank", "cluster", "beats", "beaten_by"]]
+    notes = "Rows sorted by correlation within each level and coefficient, undefined last. " + \
+        tables.bold_sentence(ranking.clustered, "Bold" if marker == "**" else marker)
+    return out[["metric", "level", "coefficient", "correlation", "rank", "cluster", "beats", "beaten_by"]], notes
+
+
+def pd_true(frame):
+    import pandas as pd
+
+    return pd.Series(True, index=frame.index)
 
 
 def _cluster_notes(table) -> list[str]:

@@ -6,7 +6,7 @@ import json
 
 import click
 
-from metaeval.cli.app import RESULT_TABLES, Context
+from metaeval.cli.app import RESULT_TABLES, Context, layout_option
 
 RESULT_TABLES.update({"task_rankings": "latest_task_rankings"})
 
@@ -19,10 +19,12 @@ RESULT_TABLES.update({"task_rankings": "latest_task_rankings"})
 @click.option("--k", default=1000, show_default=True, type=click.IntRange(1), help="Permutations.")
 @click.option("--seed", default=0, show_default=True, type=click.IntRange(0), help="Seed of the permutations.")
 @click.option("--alpha", default=0.05, show_default=True, type=click.FloatRange(0, 1, min_open=True, max_open=True))
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "latex"]), default="text", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown", "latex"]), default="text",
+              show_default=True)
+@layout_option
 @click.option("--force", is_flag=True, help="Recompute even what is up to date.")
 @click.pass_obj
-def rank_tasks(obj: Context, tasks, metrics, k, seed, alpha, fmt, force):
+def rank_tasks(obj: Context, tasks, metrics, k, seed, alpha, fmt, layout, force):
     """Rank metrics over several tasks: each task's correlation, the weighted average of the
     scores mapped to [0, 1], and significance clusters from a permutation test on the average
     (table task_rankings)."""
@@ -39,8 +41,8 @@ def rank_tasks(obj: Context, tasks, metrics, k, seed, alpha, fmt, force):
                                 "correlations": dict(zip(names, json.loads(r.correlations))),
                                 "p_values": json.loads(r.p_values)} for r in rows.itertuples()], indent=2))
         return
-    if fmt == "latex":
-        click.echo(task_ranking.to_latex(rows, names))
+    if fmt in ("latex", "markdown"):
+        click.echo(_paper(rows, specs, k, seed, alpha, fmt, layout), nl=False)
         return
     click.echo("task_rankings: " + ("up to date; nothing computed (--force recomputes)" if out.run_id is None
                                     else f"run {out.run_id}: ranked {len(rows)} metrics over {len(specs)} tasks"))
@@ -50,6 +52,31 @@ def rank_tasks(obj: Context, tasks, metrics, k, seed, alpha, fmt, force):
         corr = " ".join(f"{c:7.3f}" if c is not None else "     --" for c in json.loads(r.correlations))
         avg = "--" if r.average is None or r.average != r.average else f"{r.average:.4f}"
         click.echo(f"{r.rank:3d}  cluster {r.cluster:2d}{' *' if r.winner else '  '}  {r.metric:30s} {avg}   {corr}")
+
+
+def _paper(rows, specs, k: int, seed: int, alpha: float, fmt: str, layout: str) -> str:
+    """The ranking as a paper's table (latex) or the markdown that agrees with it: per metric the
+    average (its cluster; bold: cluster 1) and each task's correlation (bold: the best)."""
+    import pandas as pd
+
+    from metaeval.analyses import tables
+
+    long, headers = [], {"average": ("", "Average", "Avg.", "average")}
+    for i, s in enumerate(specs):
+        group, name, short, _ = tables.setting_header(s.level, s.coefficient)
+        headers[f"task {i + 1}"] = (tables.latex_escape(s.dataset), f"{group} {name}", f"{group[:3]}. {short}",
+                                    f"{s.dataset} {s.level} {s.coefficient}")
+    for r in rows.itertuples():
+        long.append({"metric": r.metric, "task": "average", "correlation": r.average, "cluster": r.cluster})
+        for i, c in enumerate(json.loads(r.correlations)):
+            long.append({"metric": r.metric, "task": f"task {i + 1}", "correlation": c, "cluster": None})
+    frame = pd.DataFrame(long).astype({"correlation": float})
+    ranking = tables.Ranking(frame, keys=("task",), headers={(t,): h for t, h in headers.items()})
+    tasks = "; ".join(f"{i + 1}: {s.name} (weight {s.weight:g})" for i, s in enumerate(specs))
+    caption = (f"Metrics ranked over {len(specs)} tasks ({tasks}): each task's correlation, and their weighted "
+               f"average after mapping each score to [0, 1] (WMT23/24); clusters (cl.) from permutation tests on "
+               f"the average (k={k}, seed={seed}, alpha={alpha:g}).")
+    return ranking.latex(caption, layout) if fmt == "latex" else ranking.markdown(caption)
 
 
 COMMANDS = [rank_tasks]

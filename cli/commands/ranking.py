@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import click
 
 from metaeval.cli.app import (RESULT_TABLES, Context, LazyChoice, _resampling_options, fmt_option, interrupted,
-                              is_text, show, show_blocks, system_inputs_option)
+                              is_text, layout_option, show, show_blocks, system_inputs_option)
 
 if TYPE_CHECKING:  # annotations only (a light start-up for `--help`)
     import pandas as pd
@@ -257,9 +257,10 @@ def systems_agreement(obj, dataset, human, metrics, tests, alpha, k, seed, jobs,
                    "current cluster (mt-metrics-eval); strict: only where every metric above beats every metric "
                    "below.")
 @fmt_option()
+@layout_option
 @click.pass_obj
 def winners(obj, dataset, human, metrics, levels, coefficients, method, alternative, alpha, force, correction,
-            correction_group, cluster_rule, fmt):
+            correction_group, cluster_rule, fmt, layout):
     """Metrics not significantly beaten by any other, and significance clusters.
 
     Reads the latest `metaeval compare` rows (never recomputes a test) of every ordered pair of
@@ -286,11 +287,17 @@ def winners(obj, dataset, human, metrics, levels, coefficients, method, alternat
     notes = _winners_notes(frame)
     for line in notes:
         click.echo(line, err=not is_text(fmt))
+    if fmt in ("json", "csv"):
+        show(_shown(frame, fmt, []), fmt)
+        return
     if not is_text(fmt):
-        show(_shown(frame, fmt, ["level", "coefficient", "rank", "metric", "correlation", "cluster", "is_winner",
-                                 "n_beaten_by", "status"]), fmt,
-             caption=f"Significance clusters of the correlation with {human} on {dataset} ({method}, {alternative}, "
-                     f"correction {correction}, alpha {alpha}; clusters: {cluster_rule} rule)")
+        from metaeval.analyses import ranking, tables
+
+        caption = (f"Significance clusters of the correlation with {human} on {dataset}: {method} tests "
+                   f"({alternative}), correction {correction} per {correction_group}, alpha={alpha:g}; clusters (cl.): "
+                   f"{ranking.CLUSTER_RULE_TEXT[cluster_rule]}.")
+        r = tables.Ranking(frame.sort_values(["rank"], na_position="last", kind="stable"))
+        click.echo(r.latex(caption, layout) if fmt == "latex" else r.markdown(caption), nl=False)
         return
     ranked = frame[frame["status"] != "undefined"]
     shown = ranked.assign(winner=[("*" if w else "") if pd.notna(w) else "-" for w in ranked["is_winner"]],

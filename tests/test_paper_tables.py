@@ -1,0 +1,218 @@
+"""Tables for papers (issue 27, items 1-2): booktabs LaTeX that fits an ACL two-column page, with a
+true minus, decimal alignment, the top significance cluster in bold and the human ceiling as a row;
+markdown and text in the same order with the same bold. Each command's LaTeX is compiled with
+pdflatex in a two-column document of ACL's widths and must have no overfull box."""
+
+from __future__ import annotations
+
+import re
+import shutil
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from metaeval.analyses import tables
+from metaeval.cli import main
+from tests.test_formats import compile_latex
+
+needs_pdflatex = pytest.mark.skipif(shutil.which("pdflatex") is None,
+                                    reason="needs pdflatex (apt-get install texlive-latex-recommended)")
+HUMAN = "expert.relevance"
+
+
+def _frame(metrics=("m1", "m2", "m_3"), values=(0.8, 0.9, -0.1), clusters=(1, 1, 2), settings=(("system", "kendall"),),
+           ci=0.1):
+    rows = []
+    for level, coefficient in settings:
+        for m, r, c in zip(metrics, values, clusters):
+            rows.append({"metric": m, "level": level, "coefficient": coefficient, "correlation": r,
+                         "lower": r - ci if r == r else np.nan, "upper": min(r + ci, 1.0) if r == r else np.nan,
+                         "cluster": c})
+    return pd.DataFrame(rows)
+
+
+def _body(latex: str, names) -> list[str]:
+    return [line for line in latex.splitlines() if line.split(" & ")[0] in names]
+
+
+# --- the pure renderers --------------------------------------------------------------------------------
+def test_numbers_have_a_true_minus_and_fixed_digits():
+    assert tables.latex_number(-0.1234) == "$-$0.123" and tables.latex_number(0.5) == "0.500"
+    assert tables.latex_number(-0.0004) == "0.000"                     # no "-0.000"
+    assert tables.latex_number(0.5, pad=True) == r"\phantom{$-$}0.500"
+    assert tables.latex_number(float("nan")) == "--" and tables.plain_number(None) == "undefined"
+    assert tables.plain_number(-0.25) == "-0.250"
+    # bold keeps the decimal point where the regular number has it: the decimals overprint their width
+    assert tables.latex_bold("$-$0.123") == r"\textbf{$-$0.}\rlap{\textbf{123}}\phantom{123}"
+
+
+def test_ci_bounds_align_with_a_phantom_minus_where_signs_differ():
+    out = tables.ranked_latex(_frame(), caption="c", layout="wide")
+    cells = [line.split(" & ")[-1] for line in _body(out, {"m1", "m2", r"m\_3"})]
+    # m_3's lower bound is negative: the other lower bounds get a phantom minus; no upper bound is negative
+    assert cells[0] == r"[\phantom{$-$}0.800, 1.000] \\" and cells[2] == r"[$-$0.200, 0.000] \\"
+    assert r"\begin{tabular}{lrrr}" in out                        # right-aligned numbers, fixed digits
+
+
+def test_bold_is_the_top_cluster_only_never_undefined():
+    frame = _frame(("a", "b", "c", "d"), (0.9, 0.85, 0.5, np.nan), (1, 1, 2, np.nan))
+    bold = tables.bold_ranked(frame)
+    assert bold.tolist() == [True, True, False, False]
+    # no clusters (no tests run): the single best value; an undefined one never
+    frame = _frame(("a", "b", "d"), (0.9, 0.85, np.nan), (np.nan, np.nan, np.nan))
+    assert tables.bold_ranked(frame).tolist() == [True, False, False]
+    assert not tables.bold_ranked(_frame(("d",), (np.nan,), (np.nan,))).any()
+    out = tables.ranked_latex(frame, caption="c")
+    assert out.count(r"\textbf") == 2 and "(no significance clusters)" in out   # 0.9 (two \textbf: "0." and "900")
+    line = _body(out, {"d"})[0]
+    assert "--" in line and r"\textbf" not in line
+
+
+def test_rows_are_sorted_by_correlation_undefined_last():
+    frame = _frame(("low", "undef", "high", "mid"), (0.1, np.nan, 0.9, 0.5), (2, np.nan, 1, 1))
+    out = tables.ranked_latex(frame, caption="c")
+    assert [line.split(" & ")[0] for line in _body(out, {"low", "undef", "high", "mid"})] == \
+        ["high", "mid", "low", "undef"]
+    assert "undefined last" in out
+    ranking = tables.Ranking(frame)
+    md = ranking.markdown("caption").splitlines()
+    assert md[0].startswith("caption Metrics sorted by their system kendall correlation")
+    assert [row.split(" | ")[0].strip("| ") for row in md[4:]] == ["high", "mid", "low", "undef"]
+    assert "**0.900**" in md[4] and "**0.500**" in md[5] and "**" not in md[6] + md[7]
+    assert "undefined" in md[7]
+    text = ranking.text("caption").splitlines()
+    assert [t.split()[0] for t in text[1:5]] == ["high", "mid", "low", "undef"] and "0.900*" in text[1]
+
+
+def test_the_human_ceiling_is_a_row():
+    frame = _frame().assign(human_ceiling=0.7, human_ceiling_lower=-0.05, human_ceiling_upper=0.9)
+    out = tables.ranked_latex(frame, caption="c", layout="wide")
+    lines = out.splitlines()
+    i = next(i for i, line in enumerate(lines) if line.startswith(r"\emph{Human ceiling}"))
+    assert lines[i - 1] == r"\midrule" and lines[i + 1] == r"\bottomrule"
+    assert lines[i].endswith(r"0.700 & [$-$0.050, \phantom{$-$}0.900] \\") is False  # upper bounds never negative
+    assert r"0.700 & [$-$0.050, 0.900]" in lines[i] and r"\textbf" not in lines[i]
+    assert "(human ceiling)" in tables.Ranking(frame).markdown(None)
+
+
+def _realsumm_like():
+    """35 metrics x 6 settings (two levels, three coefficients) with clusters and CIs, names as long
+    as REALSumm's."""
+    rng = np.random.default_rng(0)
+    names = [f"{b}.{v}" for b in ("rouge-1", "rouge-2", "rouge-l", "bertscore", "BEwTE", "qa-eval", "s3")
+             for v in ("precision", "recall", "f1", "lerc", "resp")]
+    settings = [(lv, c) for lv in ("system", "summary") for c in ("pearson", "spearman", "kendall")]
+    return pd.concat([_frame(names, rng.uniform(-0.3, 0.95, len(names)), rng.integers(1, 4, len(names)), [s], 0.15)
+                      for s in settings], ignore_index=True)
+
+
+def test_layout_choice_on_a_wide_realsumm_like_frame():
+    frame = _realsumm_like()
+    ranking = tables.Ranking(frame)
+    tabs = ranking.tabulars()
+    assert tabs["wide"].width() > tables.TEXT_WIDTH_PT                       # 6 x (cl., r, CI): not even table*
+    assert tables.COLUMN_WIDTH_PT < tabs["compact"].width() <= tables.TEXT_WIDTH_PT
+    assert tables.choose_layout(tabs) == ("compact", "table*")
+    out = ranking.latex("c")
+    assert out.startswith(r"\begin{table*}") and "Confidence intervals: in the wide and long layouts" in out
+    # one setting without CIs fits a column as the wide layout
+    one = frame[(frame.level == "system") & (frame.coefficient == "kendall")].drop(columns=["lower", "upper"])
+    assert tables.Ranking(one).latex_layout() == ("wide", "table")
+    # a table of CIs never drops them by itself
+    assert tables.Ranking(frame, keep_ci=True).latex_layout()[0] != "compact"
+    assert tables.choose_layout(tabs, "long")[0] == "long"
+    with pytest.raises(ValueError, match="unknown layout"):
+        tables.choose_layout(tabs, "tall")
+
+
+def test_width_estimate_is_stated_and_bounds_long_names():
+    assert tables.latex_width("0.123") == 4 * tables.CHAR_PT + tables.NARROW_PT
+    assert tables.latex_width("$-$0.123") == tables.MINUS_PT + tables.latex_width("0.123")
+    assert tables.latex_width(tables.latex_bold("0.123")) == tables.latex_width("0.123")
+    assert tables.latex_width(r"rouge\_2") == 7 * tables.CHAR_PT
+
+
+@needs_pdflatex
+def test_every_layout_compiles_without_an_overfull_box(tmp_path):
+    frame = _realsumm_like().assign(human_ceiling=0.8, human_ceiling_lower=0.1, human_ceiling_upper=0.95)
+    frame.loc[frame["metric"] == "s3.resp", ["correlation", "lower", "upper", "cluster"]] = np.nan   # undefined
+    one = frame[frame.coefficient == "kendall"]
+    body = tables.ranked_latex(frame, caption="REALSumm-like 35 x 6 (auto)")
+    body += tables.ranked_latex(frame[frame.level == "system"].iloc[:60], caption="compact", layout="compact")
+    body += tables.ranked_latex(one[one.level == "system"], caption="one setting, long", layout="long")
+    body += tables.ranked_latex(one[one.level == "system"], caption="one setting (auto) x_y 95% & more")
+    assert "\u2013: undefined correlation" in body and "s3.resp & -- &" in body
+    compile_latex(tmp_path, body)
+
+
+# --- the commands ---------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def db(tmp_path_factory):
+    db = tmp_path_factory.mktemp("paper") / "w.duckdb"
+    for args in (["demo", "--dataset", "d", "--systems", "6", "--inputs", "8", "--k", "60"],
+                 ["annotators", "--dataset", "d", "--human", HUMAN, "--k", "40", "--splits", "3"]):
+        result = CliRunner().invoke(main, ["--db", str(db), *args], catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+    return db
+
+
+def _run(db, *args):
+    result = CliRunner().invoke(main, ["--db", str(db), *map(str, args)], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+SCOPE = ["--dataset", "d", "--human", HUMAN]
+COMMANDS = {
+    "evaluate": ["evaluate", "--metric", "sim-high.f1", *SCOPE, "--k", "60"],
+    "evaluate-all-pairs": ["evaluate", "--metric", "sim-high.f1", *SCOPE, "--k", "60", "--all-pairs"],
+    "correlate": ["correlate", *SCOPE],
+    "ci": ["ci", *SCOPE, "--k", "60"],
+    "compare": ["compare", *SCOPE, "--k", "60", "--level", "system"],
+    "winners": ["winners", *SCOPE, "--level", "system"],
+    "rank-tasks": ["rank-tasks", "--task", f"d:{HUMAN}:system:kendall", "--task", f"d:{HUMAN}:summary:pearson:2",
+                   "--k", "60"],
+    "annotators": ["annotators", "--dataset", "d", "--human", HUMAN, "--k", "40", "--splits", "3"],
+}
+
+
+@needs_pdflatex
+@pytest.mark.parametrize("name", list(COMMANDS))
+def test_each_commands_latex_compiles_in_two_columns(db, tmp_path, name):
+    out = _run(db, *COMMANDS[name], "--format", "latex")
+    assert r"\toprule" in out and r"\caption{" in out and r"\hline" not in out
+    assert "n\\_systems" not in out and "alpha 0.0500" not in out and ":system:kendall &" not in out
+    assert not re.search(r"(?<![$\w])-\d", out.split(r"\caption")[0].replace("--", "")), "a hyphen as minus"
+    compile_latex(tmp_path, out)
+    # a layout asked for (not chosen to fit) on one setting; only annotators' agreement table has no layout
+    one = [] if name == "rank-tasks" else ["--level", "system", "--coefficient", "kendall"]
+    for layout in ("wide", "compact", "long"):
+        compile_latex(tmp_path, _run(db, *COMMANDS[name], *one, "--format", "latex", "--layout", layout), layout)
+
+
+def test_evaluate_latex_markdown_and_text_agree(db):
+    args = [*COMMANDS["evaluate-all-pairs"], "--coefficient", "kendall"]
+    latex = _run(db, *args, "--format", "latex", "--layout", "wide")
+    md = _run(db, *args, "--format", "markdown").splitlines()
+    assert "Best correlation in bold" not in latex + "\n".join(md)
+    order = [line.split(" & ")[0] for line in latex.splitlines() if line.startswith("sim-")]
+    system = [row.split(" | ")[0].strip("| ") for row in md[4:] if "| system |" in row]
+    assert system == [m.replace(r"\_", "_") for m in order]
+    bold_latex = {line.split(" & ")[0] for line in latex.splitlines() if line.startswith("sim-")
+                  and r"\textbf" in line.split(" & ")[2]}
+    bold_md = {row.split(" | ")[0].strip("| ") for row in md[4:] if "| system |" in row and "**" in row}
+    assert bold_latex == bold_md and bold_latex
+    assert ("top significance cluster" in md[0]) == ("top significance cluster" in latex)
+    assert r"\emph{Human ceiling}" in latex
+
+
+def test_correlate_text_and_markdown_follow_the_latex_order(db):
+    latex = _run(db, "correlate", *SCOPE, "--level", "system", "--format", "latex")
+    order = [line.split(" & ")[0] for line in latex.splitlines() if line.startswith("sim-")]
+    md = _run(db, "correlate", *SCOPE, "--level", "system", "--format", "markdown").splitlines()
+    assert [row.split(" | ")[0].strip("| ") for row in md[4:] if row.startswith("| sim-")] == order
+    text = _run(db, "correlate", *SCOPE, "--level", "system").splitlines()
+    assert [line.split()[0] for line in text if line.strip().startswith("sim-")] == order
+    assert "Bold: the highest correlation" in md[0] and "*: the highest correlation" in "\n".join(text)
