@@ -223,8 +223,6 @@ TABCOLSEP_PT, COMPACT_TABCOLSEP_PT = 6.0, 4.0
 LAYOUTS = ("auto", "wide", "compact", "long")
 #: Decimals of the correlations in the paper tables.
 PAPER_DIGITS = 3
-#: The sentence of an evaluation's caption that the renderers replace by what they do bold.
-OLD_BOLD_SENTENCE = " Best correlation in bold."
 
 LEVEL_NAMES = {"system": "System", "summary": "Summary", "global": "Global", "micro": "Micro"}
 #: coefficient -> (name, LaTeX symbol, plain symbol)

@@ -140,10 +140,11 @@ class Evaluation:
                 f"correction {s['correction']} within each metric's family, alpha={s['alpha']:g}; "
                 f"clusters (cl.): {ranking.CLUSTER_RULE_TEXT[s['cluster_rule']]}, given only when every pair of "
                 f"metrics was tested"
-                + ("" if s["all_pairs"] else " (pairs of two metrics not evaluated are untested: --all-pairs)")
+                + ("" if s["all_pairs"] or len(self.against) < 2
+                   else " (pairs of two metrics not evaluated are untested: --all-pairs)")
                 + (f"; system scores: {SYSTEM_INPUTS_TEXT[s['system_inputs']]} (--system-inputs "
                    f"{s['system_inputs']})" if "system" in s["levels"] else "")
-                + ". Best correlation in bold."
+                + "."
                 + (f" Human ceiling (leave-one-out, metaeval annotators): {c}." if (c := self.ceiling_text()) else "")
                 + (f" Duplicated measures (the same numbers): {self.duplicates_text()}." if self.duplicates else ""))
 

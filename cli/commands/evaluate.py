@@ -103,7 +103,7 @@ def evaluate(obj: Context, scores, datasets, humans, metrics, against, levels, c
     for i, ev in enumerate(results):
         if i:
             click.echo()
-        caption = ev.caption().replace(tables.OLD_BOLD_SENTENCE, "")   # the renderers say what they bold
+        caption = ev.caption()   # the renderers add what they bold
         if fmt == "latex":
             click.echo(tables.ranked_latex(ev.table, caption=caption, confidence=1 - alpha, layout=layout), nl=False)
         elif fmt == "markdown":
@@ -195,15 +195,19 @@ def pd_true(frame):
 
 
 def _cluster_notes(table) -> list[str]:
-    """Why a cluster column shows '-': one line per distinct reason (and where)."""
+    """Why a cluster column shows '-': one line per distinct reason (and where; a note on tests
+    that cannot resolve names its level and coefficient itself)."""
     notes: dict[str, list[str]] = {}
     for r in table.itertuples():
         if r.cluster_note and (r.evaluated or r.status != "undefined"):
+            if r.status == "unresolvable":
+                notes.setdefault(f"not a finding: {r.cluster_note}", [])
+                continue
             where = f"{r.level} level, {r.coefficient}" + (f", {r.metric}" if r.status == "undefined" else "")
             notes.setdefault(r.cluster_note, [])
             if where not in notes[r.cluster_note]:
                 notes[r.cluster_note].append(where)
-    return [f"{'; '.join(places)}: {note}" for note, places in notes.items()]
+    return [f"{'; '.join(places)}: {note}" if places else note for note, places in notes.items()]
 
 
 def pd_isna(x) -> bool:
