@@ -12,10 +12,10 @@ from importlib import resources
 
 #: Bumped whenever a table changes shape; a warehouse of another version is refused, except
 #: that `metaeval init` upgrades one of a version listed in MIGRATIONS.
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 #: version -> the script (``schema/<name>.sql``) that brings it to the next version.
-MIGRATIONS = {1: "migrate_1", 2: "migrate_2"}
+MIGRATIONS = {1: "migrate_1", 2: "migrate_2", 3: "migrate_3"}
 
 _DDL = re.compile(r"^\d\d_.*\.sql$")
 

@@ -155,3 +155,104 @@ def test_range_exceedances_of_an_undefined_delta():
     X[:] = 1.0
     r = hypothesis.range_exceedances(X, Y, Z, "system", "pearson", stop=10)
     assert np.isnan(r.delta) and r.undefined.startswith("delta undefined")
+
+
+# --- compare --sequential ----------------------------------------------------------------------
+import json  # noqa: E402
+
+from metaeval import Warehouse  # noqa: E402
+from tests.conftest import run_cli  # noqa: E402
+
+COMPARE = ("compare", "--dataset", "demo", "--human", "expert.relevance", "--level", "system", "--coefficient",
+           "kendall", "--correction", "holm", "--correction-group", "all")
+KEY = ["metric_a", "metric_b", "level", "coefficient"]
+VALUES = ["delta", "p_value", "p_adjusted", "significant", "k_used", "k", "risk", "family_size"]
+
+
+@pytest.fixture()
+def demo_db(tmp_path):
+    db = tmp_path / "w.duckdb"
+    run_cli(db, "demo", "--systems", "8", "--inputs", "10", "--k", "20")
+    return db
+
+
+def _rows(db, where="risk IS NOT NULL"):
+    with Warehouse(db, read_only=True) as wh:
+        return wh.sql(f"SELECT * FROM latest_hypothesis_tests WHERE {where}").sort_values(KEY).reset_index(drop=True)
+
+
+def test_sequential_compare_records_decisions_and_k_used(demo_db):
+    out = run_cli(demo_db, *COMPARE, "--sequential", "--k-max", "5000")
+    assert "sequential (MMCTest)" in out.output
+    rows = _rows(demo_db)
+    assert len(rows) == 12 and (rows["risk"] == 1e-3).all() and (rows["k"] == 5000).all()
+    conv = rows["conventions"].map(json.loads)
+    decisions = conv.map(lambda c: c["sequential"]["decision"])
+    assert (rows["significant"] == (decisions == "significant")).all()
+    assert ((rows["k_used"] >= sequential.FIRST_LOOK) & (rows["k_used"] <= 5000)).all()
+    assert rows["k_used"].nunique() > 1   # pairs stop at different rounds
+    for c, k_used in zip(conv, rows["k_used"]):
+        assert c["k_used"] == k_used and c["sequential"]["risk"] == 1e-3 and c["sequential"]["k_max"] == 5000
+        lo, hi = c["sequential"]["p_interval"]
+        assert lo <= hi
+    assert "up to date" in run_cli(demo_db, *COMPARE, "--sequential", "--k-max", "5000").output
+
+
+def test_sequential_same_seed_same_rows_whatever_jobs(demo_db, tmp_path):
+    run_cli(demo_db, *COMPARE, "--sequential", "--k-max", "3000", "--seed", "4")
+    first = _rows(demo_db)
+    run_cli(demo_db, *COMPARE, "--sequential", "--k-max", "3000", "--seed", "4", "--force", "--jobs", "2")
+    again = _rows(demo_db)
+    pd_testing = pytest.importorskip("pandas.testing")
+    pd_testing.assert_frame_equal(first[KEY + VALUES], again[KEY + VALUES])
+    assert (first["conventions"] == again["conventions"]).all()
+
+
+def test_sequential_with_k_max_k_and_nothing_decided_equals_fixed_k(demo_db):
+    """k_max = 64 (one round) with a tiny Holm level: every pair is undecided at k_max; its
+    resamples are the fixed test's first 64, so p_value and p_adjusted equal the fixed k = 64 rows."""
+    options = ("--alpha", "0.0001", "--seed", "3")
+    run_cli(demo_db, *COMPARE, *options, "--k", "64")
+    fixed = _rows(demo_db, "risk IS NULL AND k = 64")
+    run_cli(demo_db, *COMPARE, *options, "--sequential", "--k-max", "64")
+    seq = _rows(demo_db)
+    decisions = seq["conventions"].map(lambda c: json.loads(c)["sequential"]["decision"])
+    assert set(decisions) <= {"undecided", "not significant"} and (decisions == "undecided").any()
+    assert (seq["k_used"] == 64).all() or set(decisions) == {"undecided"}
+    undecided = (decisions == "undecided").to_numpy()
+    for c in ("delta", "p_value", "p_adjusted"):
+        np.testing.assert_array_equal(seq[c].to_numpy()[undecided], fixed[c].to_numpy()[undecided])
+    assert not seq["significant"].any()
+
+
+def test_sequential_options_are_checked(demo_db):
+    assert "--k-max and --risk" in run_cli(demo_db, *COMPARE, "--k-max", "100", ok=False).output
+    out = run_cli(demo_db, *COMPARE, "--sequential", "--k-block", "10", ok=False)
+    assert out.exit_code != 0 and "--k-block" in out.output
+    out = run_cli(demo_db, *COMPARE, "--sequential", "--method", "williams", "--coefficient", "pearson", ok=False)
+    assert out.exit_code != 0 and "--sequential" in out.output
+
+
+def test_sequential_and_fixed_rows_are_apart(demo_db):
+    run_cli(demo_db, *COMPARE, "--k", "200")
+    run_cli(demo_db, *COMPARE, "--sequential", "--k-max", "200")
+    with Warehouse(demo_db, read_only=True) as wh:
+        rows = wh.sql("SELECT risk, count(*) AS n FROM hypothesis_tests WHERE correction_group = 'all' GROUP BY risk")
+    assert sorted(rows["n"]) == [12, 12]   # the sequential run reused no fixed row
+
+
+def test_schema_3_warehouse_gains_the_risk_column(tmp_path):
+    from metaeval import schema
+    from metaeval.connection import duckdb_connect
+
+    db = tmp_path / "v3.duckdb"
+    run_cli(db, "demo", "--dataset", "d", "--systems", "4", "--inputs", "5", "--k", "20")
+    with duckdb_connect(db) as con:  # as a version-3 warehouse was: no risk
+        before = con.execute("SELECT count(*) FROM hypothesis_tests").fetchall()[0][0]
+        con.execute("ALTER TABLE hypothesis_tests DROP COLUMN risk")
+        con.execute("UPDATE schema_info SET value = '3' WHERE key = 'version'")
+    assert run_cli(db, "correlate", "--dataset", "d", "--human", "expert.relevance", ok=False).exit_code != 0
+    assert f"from schema 3 to {schema.SCHEMA_VERSION}" in run_cli(db, "init").output
+    with Warehouse(db, read_only=True) as wh:
+        rows = wh.sql("SELECT risk FROM hypothesis_tests")
+        assert len(rows) == before > 0 and rows["risk"].isna().all()
