@@ -99,12 +99,16 @@ def compare(wh: Warehouse, dataset: str, human: str, metrics: Sequence[str] = ()
             correction: str = runner.DEFAULT_CORRECTION, correction_group: str = runner.DEFAULT_CORRECTION_GROUP,
             k_block: int | None = None,
             system_inputs: str = runner.DEFAULT_SYSTEM_INPUTS, resample_annotators: str | None = None,
+            sequential: bool = False, k_max: int = runner.DEFAULT_K_MAX, risk: float = runner.DEFAULT_RISK,
             **run) -> Outcome:
     """Tests of every ordered pair of metrics (table ``hypothesis_tests``); ``k_block``: early
-    stopping of the permutation tests (mt-metrics-eval's protocol)."""
-    build = lambda scope: runner.compare_analysis(scope, method, k, alpha, seed, alternative,  # noqa: E731
-                                                  correction, correction_group, k_block, system_inputs,
-                                                  resample_annotators=resample_annotators)
+    stopping of the permutation tests (mt-metrics-eval's protocol); ``sequential``: MMCTest, each
+    pair resampled while its corrected decision is uncertain, up to ``k_max``, with resampling
+    risk <= ``risk`` (``k`` is then not used)."""
+    build = lambda scope: runner.compare_analysis(scope, method, k_max if sequential else k,  # noqa: E731
+                                                  alpha, seed, alternative, correction, correction_group, k_block,
+                                                  system_inputs, resample_annotators=resample_annotators,
+                                                  risk=risk if sequential else None)
     return analyse(wh, build, dataset, human, metrics, levels, coefficients,
                    annotations=resample_annotators is not None, **run)
 

@@ -38,7 +38,7 @@ import pandas as pd
 from metaeval import owners
 from metaeval.analyses import annotators, stats
 from metaeval.analyses import ranking as ranking_stats
-from metaeval.analyses.stats import _validation, protocols, resolution
+from metaeval.analyses.stats import _validation, hypothesis, protocols, resolution, sequential
 from metaeval.analyses.stats.results import NAN_POLICY
 from metaeval.core import Warehouse
 from metaeval.errors import WarehouseError, one_line
@@ -67,6 +67,9 @@ ANNOTATOR_RESAMPLING = annotators.ANNOTATOR_RESAMPLING
 #: is what a system mean over the stored cells has always been here (see protocols).
 DEFAULT_SYSTEM_INPUTS = "all"
 DEFAULT_SEED = 0
+#: compare --sequential: the cap on each pair's resamples and the bound on the resampling risk
+DEFAULT_K_MAX = 100_000
+DEFAULT_RISK = 1e-3
 FLUSH_SECONDS = 2.0
 ORIENTATION = "measures whose direction is 'lower' (lower is better) are negated before analysis"
 #: The metaeval versions whose results this one reproduces exactly (same computations and
@@ -369,8 +372,11 @@ def ci_analysis(scope: Scope, method: str, k: int, alpha: float, seed: int,
 def compare_analysis(scope: Scope, method: str, k: int, alpha: float, seed: int, alternative: str,
                      correction: str, group: str, k_block: int | None = None,
                      system_inputs: str = DEFAULT_SYSTEM_INPUTS, focus: Sequence[str] | None = None,
-                     resample_annotators: str | None = None) -> Analysis:
-    """``focus``: test only the pairs (a, b) with a in ``focus`` (against every other metric of the
+                     resample_annotators: str | None = None, risk: float | None = None) -> Analysis:
+    """``risk``: sequential tests (MMCTest, :mod:`analyses.stats.sequential`), each pair resampled
+    only while its decision at the corrected level is uncertain, up to ``k`` (k_max) resamples, with
+    P(any decision differs from the exact p-values') <= ``risk``; None: every pair draws ``k``.
+    ``focus``: test only the pairs (a, b) with a in ``focus`` (against every other metric of the
     scope). Each such row is the row a compare of every pair writes: with the correction group
     "metric", a's family is its pairs against all the scope's metrics either way (group "all"
     would change the family, so it is refused with a focus)."""
@@ -398,13 +404,38 @@ def compare_analysis(scope: Scope, method: str, k: int, alpha: float, seed: int,
                                     "paired bootstrap tests (boot-systems, boot-inputs, boot-both)")
     params = {"method": method, "alternative": alternative,
               "k": k if resampled else None, "seed": seed if resampled else None, "k_block": k_block,
-              **_system_inputs(system_inputs), "resample_annotators": resample_annotators}
+              **_system_inputs(system_inputs), "resample_annotators": resample_annotators, "risk": risk}
     extra = {"alpha": alpha, "correction": correction, "correction_group": group}
     if focus is not None:
         extra["focus"] = list(focus)
+    if risk is not None:
+        return _sequential_analysis(params, extra, scope, focus, k_block)
     return Analysis("compare", "hypothesis_tests", ("metric_a", "metric_b", "level", "coefficient"), params,
-                    comparison_tasks(scope, focus), evaluate_test, params, seed=params["seed"],
+                    comparison_tasks(scope, focus), evaluate_test, {c: v for c, v in params.items() if c != "risk"},
+                    seed=params["seed"],
                     extra_parameters=extra)
+
+
+def _sequential_analysis(params: dict, extra: dict, scope: Scope, focus, k_block) -> Analysis:
+    """compare_analysis with sequential tests: the correction, its group and alpha decide how many
+    resamples a pair draws, so they are parameters of the rows (matched when reusing them)."""
+    if not params["method"].startswith(("perm-", "boot-")):
+        raise WarehouseError(f"--sequential applies to the resampling tests (perm-*, boot-*); got {params['method']!r}")
+    if k_block is not None:
+        raise WarehouseError("--sequential and --k-block are two ways of stopping early; give one (--k-block is "
+                             "mt-metrics-eval's rule, --sequential the one with a bound on the resampling risk)")
+    if params["resample_annotators"] is not None:
+        raise WarehouseError("--sequential does not re-draw annotators; leave out --resample-annotators")
+    try:
+        sequential.risk_iv(params["risk"])
+    except ValueError:
+        raise WarehouseError(f"--risk must lie strictly between 0 and 1; got {params['risk']!r}") from None
+    params = {**params, "correction": extra["correction"], "correction_group": extra["correction_group"],
+              "alpha": extra["alpha"]}
+    evaluate_params = {c: params[c] for c in ("method", "alternative", "seed", "system_inputs")}
+    return Analysis("compare", "hypothesis_tests", ("metric_a", "metric_b", "level", "coefficient"), params,
+                    comparison_tasks(scope, focus), evaluate_test_range, evaluate_params, seed=params["seed"],
+                    extra_parameters=extra, evaluate_keys=("level", "coefficient", "start", "stop"))
 
 
 def _check_annotator_resampling(scope: Scope, how: str, method_ok: bool, methods: str) -> None:
@@ -520,6 +551,20 @@ def evaluate_test(arrays, level, coefficient, method, alternative, k, seed, k_bl
             "k_used": int(r.samples.size)}
 
 
+def evaluate_test_range(arrays, level, coefficient, method, alternative, seed, start, stop,
+                        system_inputs=DEFAULT_SYSTEM_INPUTS) -> dict:
+    """Resamples ``start .. stop - 1`` of the test :func:`evaluate_test` computes (the same
+    resamples for the same seed): delta, the exceedances ``count`` among the ``n_valid`` defined
+    ones, and the test's conventions (for the sequential tests, which draw in rounds)."""
+    (X, Y, Z), paired, conv = _protocol(arrays, level, system_inputs)
+    family, how = method.split("-")
+    r = hypothesis.range_exceedances(X, Y, Z, level, coefficient, "permutation" if family == "perm" else "bootstrap",
+                                           how, alternative, seed, start, stop, paired_inputs=paired)
+    calibrated = _calibrated_epsilons([X, Y, Z], level, coefficient, ["epsilon_a", "epsilon_b"]) if stop == start else {}
+    return {"delta": r.delta, "count": r.count, "n_valid": r.n_valid, "undefined": r.undefined,
+            "conventions": {**r.conventions, **conv, **calibrated}}
+
+
 #: How the statistics core's X, Y, Z map onto a hypothesis_tests row.
 TEST_VARIABLES = "X = metric_a, Y = metric_b, Z = human"
 
@@ -571,6 +616,8 @@ def run(wh: Warehouse, scope: Scope, analysis: Analysis, *, jobs: int = 1, force
     tasks = _planned(data, scope, analysis)
     done, latest = ({}, set()) if force else _existing(wh, scope, analysis)
     todo = [i for i, t in enumerate(tasks) if _task_id(t) not in done]
+    if analysis.table == "hypothesis_tests" and analysis.param_columns.get("risk") is not None:
+        return _run_sequential_compare(wh, scope, analysis, data, tasks, done, latest, jobs, progress, chunk_size)
     if analysis.table == "hypothesis_tests":
         return _run_compare(wh, scope, analysis, data, tasks, done, todo, jobs, progress, chunk_size)
     # computed before but not the latest row of its key (the data changed and changed back,
@@ -944,6 +991,124 @@ def _run_compare(wh, scope, analysis, data, tasks, done, todo, jobs, progress, c
     return RunSummary(run_id, len(tasks), computed, writer.written)
 
 
+def _run_sequential_compare(wh, scope, analysis, data, tasks, done, latest, jobs, progress,
+                            chunk_size) -> RunSummary:
+    """Sequential tests (MMCTest): the families of the correction resampled together, in rounds.
+
+    A family is reused when every pair has a row of these parameters (the correction, its group
+    and alpha included) for the current data and the same family of metrics; otherwise the whole
+    family is recomputed (its decisions depend on all its pairs). The rounds of all the
+    families computed run in lockstep, each round's resample ranges spread over the workers
+    (``jobs`` or a Dask scheduler), whose results do not depend on them. Rows are written when
+    their family is decided (an interrupted run keeps the families it finished)."""
+    params = analysis.param_columns
+    family = correction_family(scope.metrics, params["correction"])
+    groups = _families(tasks, params["correction_group"])
+    fresh, stale = [], []
+    for members in groups:
+        rows = [done.get(_task_id(tasks[i])) for i in members]
+        if all(r is not None and r["family"] == family for r in rows):
+            stale += [r for r in rows if r["result_id"] not in latest]
+        else:
+            fresh.append(members)
+    if not fresh and not stale:
+        return RunSummary(None, len(tasks), 0, 0)
+    run_id = _start_run(wh, scope, analysis, data, len(tasks), jobs)
+    with finishing(wh, run_id):
+        writer = _Writer(wh, analysis.table, run_id, scope)
+        for r in stale:
+            writer.add_row({**{c: v for c, v in r.items() if c != "result_id"}, "run_id": run_id})
+        bar = _progress(progress, sum(len(m) for m in fresh), "compare")
+        try:
+            computed = _sequential_families(tasks, fresh, data, analysis, jobs, chunk_size, family, writer, bar)
+        finally:
+            writer.flush()
+            bar.close()
+        _finish_run(wh, run_id, "finished", computed)
+    return RunSummary(run_id, len(tasks), computed, writer.written)
+
+
+def _sequential_families(tasks, fresh, data, analysis, jobs, chunk_size, family, writer, bar) -> int:
+    """Run MMCTest over each family of ``fresh`` (lists of task indices), writing its rows when
+    it is decided; the number of rows computed."""
+    params = analysis.param_columns
+    k_max = params["k"]
+    computed = 0
+    with executors.executor(jobs) as pool:
+        def evaluate(units):  # [(task, start, stop)] -> {task: row}
+            payload, arrays = [], {}
+            for i, start, stop in units:
+                if tasks[i].measures not in arrays:
+                    arrays[tasks[i].measures] = data.task_arrays(tasks[i].measures)
+                payload.append((i, list(arrays[tasks[i].measures]),
+                                {"level": tasks[i].key["level"], "coefficient": tasks[i].key["coefficient"],
+                                 "start": start, "stop": stop}))
+            chunks = [payload[j:j + chunk_size] for j in range(0, len(payload), chunk_size)]
+            if pool is None:
+                return dict(r for c in chunks for r in _evaluate_chunk(analysis.evaluate, analysis.params, c))
+            futures = [pool.submit(_evaluate_chunk, analysis.evaluate, analysis.params, c) for c in chunks]
+            return dict(r for f in futures for r in f.result())
+
+        first = evaluate([(i, 0, 0) for members in fresh for i in members])   # delta, conventions
+        states = []
+        for members in fresh:
+            defined = [i for i in members if first[i]["delta"] is not None and not np.isnan(first[i]["delta"])
+                       and first[i]["undefined"] is None]
+            states.append((members, defined, sequential.MMCTest(len(defined), params["alpha"], params["correction"],
+                                                                params["risk"], k_max)))
+        while states:
+            todo = {}
+            for n, (members, defined, test) in enumerate(states):
+                if (pending := test.pending()) is not None:
+                    todo[n] = pending
+            drawn = evaluate([(defined[t], int(test_used), stop) for n, (tests, stop) in todo.items()
+                              for t, test_used in zip(tests, states[n][2].k_used[tests])])
+            for n, (tests, stop) in todo.items():
+                defined = states[n][1]
+                states[n][2].record(tests, [drawn[defined[t]]["count"] for t in tests],
+                                    [drawn[defined[t]]["n_valid"] for t in tests])
+            for members, defined, test in [s for s in states if s[2].pending() is None]:
+                _write_sequential(tasks, members, defined, test, first, analysis, family, writer)
+                computed += len(members)
+                bar.advance(len(members))
+            states = [s for s in states if s[2].pending() is not None]
+    return computed
+
+
+def _write_sequential(tasks, members, defined, test, first, analysis, family, writer) -> None:
+    """The rows of one decided family: p_value the estimate at stop (the fixed test's formula),
+    p_adjusted the correction of those estimates, significant the certified decision."""
+    params = analysis.param_columns
+    r = test.result()
+    add_one = params["method"].startswith("perm-")
+    pvalues = [hypothesis.resampling_pvalue(first[i]["delta"], int(r.count[t]), int(r.n_valid[t]), add_one)
+               for t, i in enumerate(defined)]
+    adjusted = stats.correct_pvalues(pvalues, params["correction"]) if defined else []
+    size = None if params["correction"] == "none" else len(defined)
+    procedure = test.conventions()
+    position = {i: t for t, i in enumerate(defined)}
+    for i in members:
+        conv = dict(first[i]["conventions"])
+        t = position.get(i)
+        if t is None:
+            row = {**_test_row(first[i]["delta"], None, np.nan, conv), "k_used": 0}
+            row.update(p_adjusted=None, significant=False)
+        else:
+            conv.update(k=params["k"], k_used=int(r.k_used[t]), n_valid_samples=int(r.n_valid[t]),
+                        sequential={**procedure, "decision": str(r.decision[t]),
+                                    "state": (f"decided at k_used = {int(r.k_used[t])}" if r.decision[t] !=
+                                              sequential.UNDECIDED else f"undecided at k_max = {params['k']}"),
+                                    "p_interval": [float(r.lower[t]), float(r.upper[t])],
+                                    "p_adjusted": "the correction applied to the p-values at stop; "
+                                                  "significant is the certified decision"})
+            conv["pvalue_formula"] = conv["pvalue_formula"].replace("k)", "k_used)").replace("/ k;", "/ k_used;")
+            row = {**_test_row(first[i]["delta"], None, pvalues[t], conv), "k_used": int(r.k_used[t])}
+            p_adj = _float(adjusted[t])
+            row.update(p_adjusted=p_adj, significant=bool(r.decision[t] == sequential.SIGNIFICANT and
+                                                          p_adj is not None))
+        writer.add(tasks[i], {**row, "family": family, "family_size": size}, params)
+
+
 def _none_if_nan(x):
     """None for SQL NULL as pandas returns it (None, NaN, pd.NA); the value otherwise."""
     return None if x is None or (np.ndim(x) == 0 and pd.isna(x)) else x
@@ -957,6 +1122,17 @@ def correction_family(metrics: Sequence[str], correction: str) -> str | None:
     return hashlib.sha256("\x1f".join(sorted(metrics)).encode()).hexdigest()[:16]
 
 
+def _families(tasks: list[Task], group: str) -> list[list[int]]:
+    """The tasks corrected together: per level and coefficient, and per metric_a with the group
+    "metric"."""
+    families: dict[tuple, list[int]] = {}
+    for i, t in enumerate(tasks):
+        k = t.key
+        family = (k["level"], k["coefficient"]) + ((k["metric_a"],) if group == "metric" else ())
+        families.setdefault(family, []).append(i)
+    return list(families.values())
+
+
 def _adjust(tasks: list[Task], raw: dict[int, dict], extra: dict, method: str | None = None) -> dict[int, tuple]:
     """(p_adjusted, significant, family_size, resolution) per task, the correction applied within
     each family; family_size (the number of defined p-values corrected together) None for
@@ -965,13 +1141,8 @@ def _adjust(tasks: list[Task], raw: dict[int, dict], extra: dict, method: str | 
     family can reach significance at all with the resamples its tests drew
     (:func:`test_resolution`); in a family that cannot, no test is significant -- a
     ``count / k`` p-value of 0 only says p < 1/k, not that p is below the corrected threshold."""
-    families: dict[tuple, list[int]] = {}
-    for i, t in enumerate(tasks):
-        k = t.key
-        family = (k["level"], k["coefficient"]) + ((k["metric_a"],) if extra["correction_group"] == "metric" else ())
-        families.setdefault(family, []).append(i)
     out = {}
-    for members in families.values():
+    for members in _families(tasks, extra["correction_group"]):
         defined = [i for i in members if raw[i]["p_value"] is not None]
         adjusted = stats.correct_pvalues([raw[i]["p_value"] for i in defined], extra["correction"]) if defined else []
         size = None if extra["correction"] == "none" else len(defined)

@@ -73,5 +73,8 @@ CREATE TABLE IF NOT EXISTS hypothesis_tests (
     conventions       JSON NOT NULL,
     k_block           INTEGER,              -- permutation tests with early stopping (mt-metrics-eval's
                                             -- block size); NULL: all k resamples drawn
-    k_used            INTEGER               -- resamples actually drawn (resampling tests)
+    k_used            INTEGER,              -- resamples actually drawn (resampling tests)
+    risk              DOUBLE                -- sequential tests (MMCTest): the bound on the probability that any
+                                            -- decision of the family differs from the exact p-values'; k is then
+                                            -- k_max. NULL: a fixed k (or k_block)
 );

@@ -848,6 +848,7 @@ COMMENT ON COLUMN "human_ceiling".conventions IS 'JSON object: every convention 
 COMMENT ON COLUMN "hypothesis_tests".system_inputs IS 'all | judged: the inputs a system score averages (system level)';
 COMMENT ON COLUMN "hypothesis_tests".k_block IS 'permutation tests with early stopping (mt-metrics-eval''s';
 COMMENT ON COLUMN "hypothesis_tests".k_used IS 'resamples actually drawn (resampling tests)';
+COMMENT ON COLUMN "hypothesis_tests".risk IS 'Sequential tests (compare --sequential, MMCTest): the bound on the probability that any decision of the family differs from that of the exact p-values; k is then k_max and significant the certified decision. NULL: a fixed k (or --k-block).';
 COMMENT ON COLUMN "indexes".name IS 'Dataset name, as given to --dataset.';
 COMMENT ON COLUMN "indexes".path IS 'the index directory (absolute)';
 COMMENT ON COLUMN "indexes".build_id IS 'random id of this build, also in the directory''s metaeval-index.json';

@@ -12,3 +12,6 @@ ALTER TABLE IF EXISTS winners ADD COLUMN IF NOT EXISTS status VARCHAR;
 ALTER TABLE IF EXISTS task_rankings ALTER COLUMN rank DROP NOT NULL;
 ALTER TABLE IF EXISTS task_rankings ALTER COLUMN cluster DROP NOT NULL;
 ALTER TABLE IF EXISTS task_rankings ALTER COLUMN winner DROP NOT NULL;
+-- hypothesis_tests gained sequential tests (issue 24, compare --sequential): the risk bound of
+-- MMCTest; rows of version 3 drew a fixed k (NULL).
+ALTER TABLE IF EXISTS hypothesis_tests ADD COLUMN IF NOT EXISTS risk DOUBLE;

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from functools import partial
 
 import numpy as np
@@ -218,20 +220,14 @@ def permutation_test(
     level, coef, method = level_iv(level), coefficient_iv(coefficient), method_iv(method)
     k, alternative, seq = k_iv(k), alternative_iv(alternative), seed_iv(seed)
     variant, batch_size = permutation_variant_iv(variant), batch_size_iv(batch_size)
-    Xs, Ys = standardize(X), standardize(Y)
-    r_xz, r_yz = level_correlation(Xs, Z, level, coef), level_correlation(Ys, Z, level, coef)
-    delta = zero_if_rounding(r_xz - r_yz)
-    n_sys, n_in = X.shape
     if k_block is not None:
         k_block = k_iv(k_block)
-    stream = resampling.ResampleStream(
-        seq, partial(resampling.permutation_masks, n_systems=n_sys, n_inputs=n_in, method=method, variant=variant))
-    evaluate = batched.permutation_evaluator(Xs, Ys, Z, level, coef)
-    size = batch_size or _engine.default_batch_size(batched.resample_bytes(level, coef, n_sys, n_in))
+    resampler = _permutation_resampler(X, Y, Z, level, coef, method, seq, variant, batch_size)
+    delta, r_xz, r_yz = resampler.delta, resampler.r_xz, resampler.r_yz
     parts, used = [], 0
     while used < k:
         stop = k if k_block is None else min(k, used + k_block)
-        parts.append(zero_if_rounding(_engine.run_range(stream, used, stop, evaluate, size)))
+        parts.append(resampler.samples(used, stop))
         used = stop
         if k_block is not None and used % k_block == 0 and used < k:
             drawn = np.concatenate(parts)
@@ -241,38 +237,157 @@ def permutation_test(
                 break
     samples = np.concatenate(parts)
     valid = samples[~np.isnan(samples)]
-    count = int(_extreme(valid, delta, alternative).sum())
+    count = count_extreme(valid, delta, alternative, "permutation")
     pvalue = resampling_pvalue(delta, count, valid.size, add_one=variant == "paper")
-    formula = "(1 + count) / (1 + k)" if variant == "paper" else "count / k"
     undefined = _resampling_undefined(level, r_xz, r_yz, valid.size)
     return PermutationResult(
         delta=delta,
         pvalue=pvalue,
         samples=samples,
-        conventions=conventions(
-            level,
-            coef,
-            method=f"perm-{method}",
-            procedure=f"permutation test: the two metrics' standardized values swapped per {method}",
-            variant=variant,
-            k=k,
-            alternative=alternative,
-            pvalue_formula=f"{formula}; count = #{_EXTREME_TEXT[alternative]}",
-            standardization="X and Y over all cells, ddof 0",
-            k_used=int(samples.size),
-            **({"early_stopping": {"k_block": k_block, **EARLY_STOPPING,
-                                   "rule": "after each k_block resamples, stop when #{extreme}/i < early_min "
-                                           "or > early_max (mt-metrics-eval PermutationSigDiff); k in the "
-                                           "p-value formula is then k_used"}}
-               if k_block is not None else {}),
-            **({"epsilon_scale": "the standardized X and Y (as mt-metrics-eval's PermutationSigDiff applies "
-                                 "KendallVariants' epsilon to z-scores)"} if coef.epsilon else {}),
-            seed=seq.entropy,
-            rng=rng_description(),
-            n_valid_samples=int(valid.size),
-            **({"pvalue_undefined": undefined} if undefined else {}),
-        ),
+        conventions=_permutation_conventions(level, coef, method, variant, k, alternative, seq, int(samples.size),
+                                             int(valid.size), undefined, k_block),
     )
+
+
+def _permutation_conventions(level, coef, method, variant, k, alternative, seq, k_used, n_valid, undefined,
+                             k_block=None) -> dict:
+    """The conventions of a permutation test's result (:func:`permutation_test`)."""
+    formula = "(1 + count) / (1 + k)" if variant == "paper" else "count / k"
+    return conventions(
+        level,
+        coef,
+        method=f"perm-{method}",
+        procedure=f"permutation test: the two metrics' standardized values swapped per {method}",
+        variant=variant,
+        k=k,
+        alternative=alternative,
+        pvalue_formula=f"{formula}; count = #{_EXTREME_TEXT[alternative]}",
+        standardization="X and Y over all cells, ddof 0",
+        k_used=k_used,
+        **({"early_stopping": {"k_block": k_block, **EARLY_STOPPING,
+                               "rule": "after each k_block resamples, stop when #{extreme}/i < early_min "
+                                       "or > early_max (mt-metrics-eval PermutationSigDiff); k in the "
+                                       "p-value formula is then k_used"}}
+           if k_block is not None else {}),
+        **({"epsilon_scale": "the standardized X and Y (as mt-metrics-eval's PermutationSigDiff applies "
+                             "KendallVariants' epsilon to z-scores)"} if coef.epsilon else {}),
+        seed=seq.entropy,
+        rng=rng_description(),
+        n_valid_samples=n_valid,
+        **({"pvalue_undefined": undefined} if undefined else {}),
+    )
+
+
+@dataclass(frozen=True)
+class _Resampler:
+    """One test's observed delta (and the correlations it is made of) and its resampled deltas,
+    resample b always the same for a seed (:class:`.resampling.ResampleStream`)."""
+
+    delta: float
+    r_xz: float
+    r_yz: float
+    stream: resampling.ResampleStream
+    evaluate: Callable[..., np.ndarray]
+    batch_size: int
+
+    def samples(self, start: int, stop: int) -> np.ndarray:
+        """delta_b of resamples ``start .. stop - 1`` (within :data:`ROUNDING` of 0: 0; NaN if undefined)."""
+        return zero_if_rounding(_engine.run_range(self.stream, start, stop, self.evaluate, self.batch_size))
+
+
+def _permutation_resampler(X, Y, Z, level, coef, method, seq, variant, batch_size) -> _Resampler:
+    """What :func:`permutation_test` resamples: X and Y standardised, swap masks of ``method``."""
+    Xs, Ys = standardize(X), standardize(Y)
+    r_xz, r_yz = level_correlation(Xs, Z, level, coef), level_correlation(Ys, Z, level, coef)
+    n_sys, n_in = X.shape
+    stream = resampling.ResampleStream(
+        seq, partial(resampling.permutation_masks, n_systems=n_sys, n_inputs=n_in, method=method, variant=variant))
+    size = batch_size or _engine.default_batch_size(batched.resample_bytes(level, coef, n_sys, n_in))
+    return _Resampler(zero_if_rounding(r_xz - r_yz), r_xz, r_yz, stream,
+                      batched.permutation_evaluator(Xs, Ys, Z, level, coef), size)
+
+
+def _bootstrap_resampler(X, Y, Z, level, coef, method, seq, paired_inputs, batch_size) -> _Resampler:
+    """What :func:`paired_bootstrap_test` resamples: X, Y and Z jointly (or the inputs unpaired)."""
+    r_xz, r_yz = level_correlation(X, Z, level, coef), level_correlation(Y, Z, level, coef)
+    n_sys, n_in = X.shape
+    if paired_inputs:
+        draw = partial(resampling.bootstrap_indices, n_systems=n_sys, n_inputs=n_in, method=method)
+        r_x, r_y = batched.bootstrap_evaluator(X, Z, level, coef), batched.bootstrap_evaluator(Y, Z, level, coef)
+    else:
+        draw, r_x = _unpaired(X, Z, level, coef, method, Y)
+        r_y = batched.unpaired_system_evaluator(Y, Z, coef)
+
+    def evaluate(*draws: np.ndarray | None) -> np.ndarray:
+        return r_x(*draws) - r_y(*draws)
+
+    size = batch_size or _engine.default_batch_size(batched.resample_bytes(level, coef, n_sys, n_in))
+    return _Resampler(zero_if_rounding(r_xz - r_yz), r_xz, r_yz, resampling.ResampleStream(seq, draw), evaluate, size)
+
+
+@dataclass(frozen=True)
+class Exceedances:
+    """Resamples ``start .. stop - 1`` of a resampling test: its ``delta``, the ``count`` of
+    those as extreme as delta among the ``n_valid`` defined ones (:func:`count_extreme`), and
+    why its p-value is undefined (None if it is not: r(X,Z) and r(Y,Z) defined)."""
+
+    delta: float
+    count: int
+    n_valid: int
+    start: int
+    stop: int
+    undefined: str | None
+    #: the test's conventions as for k = ``stop`` (a caller summing ranges sets k, k_used, n_valid_samples)
+    conventions: dict = field(default_factory=dict, repr=False)
+
+
+def range_exceedances(
+    X: npt.ArrayLike,
+    Y: npt.ArrayLike,
+    Z: npt.ArrayLike,
+    level: str,
+    coefficient: str = "pearson",
+    test: str = "permutation",
+    method: str = "both",
+    alternative: str = "greater",
+    seed: int | None = None,
+    start: int = 0,
+    stop: int = 1000,
+    *,
+    variant: str = "paper",
+    paired_inputs: bool = True,
+    batch_size: int | None = None,
+) -> Exceedances:
+    """The exceedances of resamples ``start .. stop - 1`` of :func:`permutation_test` (``test``
+    "permutation", with ``variant``) or :func:`paired_bootstrap_test` ("bootstrap", with
+    ``paired_inputs``) for ``seed``: resample b is resample b of those functions with the same
+    arguments, so the counts of 0 .. k - 1 are those of their p-value at k. For sequential
+    procedures (:mod:`.sequential`), which draw a test's resamples a range at a time.
+    ``stop == start`` computes delta only."""
+    X, Y, Z = matrices_iv(X=X, Y=Y, Z=Z)
+    level, coef, method = level_iv(level), coefficient_iv(coefficient), method_iv(method)
+    alternative, seq, batch_size = alternative_iv(alternative), seed_iv(seed), batch_size_iv(batch_size)
+    if isinstance(start, bool) or not isinstance(start, (int, np.integer)) or not 0 <= start <= stop:
+        raise ValueError(f"`start` and `stop` must be integers with 0 <= start <= stop; got {start!r}, {stop!r}.")
+    if test == "permutation":
+        variant = permutation_variant_iv(variant)
+        resampler = _permutation_resampler(X, Y, Z, level, coef, method, seq, variant, batch_size)
+    elif test == "bootstrap":
+        resampler = _bootstrap_resampler(X, Y, Z, level, coef, method, seq, paired_inputs, batch_size)
+    else:
+        raise ValueError(f"`test` must be 'permutation' or 'bootstrap'; got {test!r}.")
+    samples = resampler.samples(int(start), int(stop)) if stop > start else np.empty(0)
+    valid = samples[~np.isnan(samples)]
+    undefined = undefined_correlations(level, **{"r(X,Z)": resampler.r_xz, "r(Y,Z)": resampler.r_yz})
+    undefined = None if undefined is None else f"delta undefined: {undefined}"
+    if test == "permutation":
+        conv = _permutation_conventions(level, coef, method, variant, int(stop), alternative, seq, int(stop),
+                                        int(valid.size), undefined)
+    else:
+        conv = _bootstrap_conventions(level, coef, method, int(stop), alternative, seq, int(valid.size), undefined,
+                                      **({} if paired_inputs else {"paired_inputs": UNPAIRED}))
+    return Exceedances(float(resampler.delta), count_extreme(valid, resampler.delta, alternative, test),
+                       int(valid.size), int(start), int(stop), undefined, conv)
 
 
 _EXTREME_TEXT = {
@@ -287,6 +402,18 @@ _PAIRED_EXTREME_TEXT = {
     "less": "{delta_b <= 2 delta}",
     "two-sided": "{|delta_b - delta| >= |delta|}",
 }
+
+
+def count_extreme(valid: np.ndarray, delta: float, alternative: str, test: str) -> int:
+    """The resamples (defined ``valid`` deltas) as extreme as ``delta``: for a "permutation" test
+    #{delta_b >= delta} ("greater"), #{delta_b <= delta} ("less"), #{|delta_b| >= |delta|}
+    ("two-sided"); for a paired "bootstrap" test #{delta_b >= 2 delta}, #{delta_b <= 2 delta},
+    #{|delta_b - delta| >= |delta|}. The count of every resampling test's p-value."""
+    if test == "permutation":
+        return int(_extreme(valid, delta, alternative).sum())
+    if alternative == "two-sided":
+        return int((np.abs(valid - delta) >= abs(delta)).sum())
+    return int(_extreme(valid, 2 * delta, alternative).sum())
 
 
 def _extreme(samples: np.ndarray, threshold: float, alternative: str) -> np.ndarray:
@@ -327,27 +454,9 @@ def paired_bootstrap_test(
     X, Y, Z = matrices_iv(X=X, Y=Y, Z=Z)
     level, coef, method = level_iv(level), coefficient_iv(coefficient), method_iv(method)
     k, alternative, seq, batch_size = k_iv(k), alternative_iv(alternative), seed_iv(seed), batch_size_iv(batch_size)
-    r_xz, r_yz = level_correlation(X, Z, level, coef), level_correlation(Y, Z, level, coef)
-    delta = zero_if_rounding(r_xz - r_yz)
-    n_sys, n_in = X.shape
-
-    if paired_inputs:
-        draw = partial(resampling.bootstrap_indices, n_systems=n_sys, n_inputs=n_in, method=method)
-        r_x, r_y = batched.bootstrap_evaluator(X, Z, level, coef), batched.bootstrap_evaluator(Y, Z, level, coef)
-    else:
-        draw, r_x = _unpaired(X, Z, level, coef, method, Y)
-        r_y = batched.unpaired_system_evaluator(Y, Z, coef)
-
-    def evaluate(*draws: np.ndarray | None) -> np.ndarray:
-        return r_x(*draws) - r_y(*draws)
-
-    samples = zero_if_rounding(_engine.run_resamples(
-        k,
-        seq,
-        draw,
-        evaluate,
-        batch_size or _engine.default_batch_size(batched.resample_bytes(level, coef, n_sys, n_in)),
-    ))
+    resampler = _bootstrap_resampler(X, Y, Z, level, coef, method, seq, paired_inputs, batch_size)
+    delta, r_xz, r_yz = resampler.delta, resampler.r_xz, resampler.r_yz
+    samples = resampler.samples(0, k)
     return paired_bootstrap_result(delta, samples, level, coef, method, k, alternative, seq, r_xz, r_yz,
                                    **({} if paired_inputs else {"paired_inputs": UNPAIRED}))
 
@@ -358,27 +467,29 @@ def paired_bootstrap_result(delta: float, samples: np.ndarray, level: str, coef,
     """The result of a paired bootstrap test from its resampled deltas (the p-value formula of
     :func:`paired_bootstrap_test`, which other resampling schemes reuse); ``extra`` conventions."""
     valid = samples[~np.isnan(samples)]
-    if alternative == "two-sided":
-        count = int((np.abs(valid - delta) >= abs(delta)).sum())
-    else:
-        count = int(_extreme(valid, 2 * delta, alternative).sum())
+    count = count_extreme(valid, delta, alternative, "bootstrap")
     undefined = _resampling_undefined(level, r_xz, r_yz, valid.size)
     return PairedBootstrapResult(
         delta=delta,
         pvalue=resampling_pvalue(delta, count, valid.size, add_one=False),
         samples=samples,
-        conventions=conventions(
-            level,
-            coef,
-            method=f"boot-{method}",
-            procedure=f"paired bootstrap resampling {method}",
-            k=k,
-            alternative=alternative,
-            pvalue_formula=f"count / k; count = #{_PAIRED_EXTREME_TEXT[alternative]}",
-            seed=seq.entropy,
-            rng=rng_description(),
-            n_valid_samples=int(valid.size),
-            **extra,
-            **({"pvalue_undefined": undefined} if undefined else {}),
-        ),
+        conventions=_bootstrap_conventions(level, coef, method, k, alternative, seq, int(valid.size), undefined,
+                                           **extra),
+    )
+
+def _bootstrap_conventions(level, coef, method, k, alternative, seq, n_valid, undefined, **extra) -> dict:
+    """The conventions of a paired bootstrap test's result (:func:`paired_bootstrap_result`)."""
+    return conventions(
+        level,
+        coef,
+        method=f"boot-{method}",
+        procedure=f"paired bootstrap resampling {method}",
+        k=k,
+        alternative=alternative,
+        pvalue_formula=f"count / k; count = #{_PAIRED_EXTREME_TEXT[alternative]}",
+        seed=seq.entropy,
+        rng=rng_description(),
+        n_valid_samples=n_valid,
+        **extra,
+        **({"pvalue_undefined": undefined} if undefined else {}),
     )

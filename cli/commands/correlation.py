@@ -179,21 +179,35 @@ def ci(obj, dataset, human, metrics, levels, coefficients, system_inputs, jobs, 
 @click.option("--k-block", type=click.IntRange(1), default=None,
               help="Early stopping of the permutation tests (mt-metrics-eval): after every K_BLOCK resamples, "
                    "stop when the share as extreme as delta is < 0.02 or > 0.5; resamples used per row in k_used.")
+@click.option("--sequential", is_flag=True,
+              help="Sequential tests (MMCTest, Gandy & Hahn 2014): resample each pair only while its decision at "
+                   "the corrected level is uncertain, up to --k-max; significant = certified (--k is not used).")
+@click.option("--k-max", type=click.IntRange(1), default=None,
+              help="--sequential: most resamples per pair  [default: 100000]")
+@click.option("--risk", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=None,
+              help="--sequential: bound on the probability that any decision of a family differs from the one the "
+                   "exact (infinite-k) p-values give  [default: 0.001]")
 @fmt_option()
 @layout_option
 @click.pass_obj
 def compare(obj, dataset, human, metrics, levels, coefficients, system_inputs, jobs, force, method, k, seed, alpha,
-            alternative, correction, correction_group, epsilon, tie_calibration, resample_annotators, k_block, fmt,
-            layout):
+            alternative, correction, correction_group, epsilon, tie_calibration, resample_annotators, k_block,
+            sequential, k_max, risk, fmt, layout):
     """Test every ordered pair of metrics: is corr(a, human) > corr(b, human)?"""
     from metaeval.runs import api
 
+    from metaeval.runs import runner
+
+    if not sequential and (k_max is not None or risk is not None):
+        raise click.UsageError("--k-max and --risk are options of --sequential")
     coefficients = _tied(coefficients, epsilon, tie_calibration)
     out, frame = _analyse(obj, api.compare, fmt, dataset=dataset, human=human, metrics=metrics, levels=levels,
                           coefficients=coefficients, system_inputs=system_inputs, jobs=jobs, force=force,
                           method=method, k=k, alpha=alpha, seed=seed, alternative=alternative, correction=correction,
                           correction_group=correction_group, k_block=k_block,
-                          resample_annotators=resample_annotators)
+                          resample_annotators=resample_annotators, sequential=sequential,
+                          k_max=runner.DEFAULT_K_MAX if k_max is None else k_max,
+                          risk=runner.DEFAULT_RISK if risk is None else risk)
     frame = frame[(frame["correction"] == correction) & (frame["correction_group"] == correction_group)]
     from metaeval.runs import ranking as ranking_runs
 
@@ -219,12 +233,30 @@ def compare(obj, dataset, human, metrics, levels, coefficients, system_inputs, j
 
         show(tables.sort_tests(frame)[cols].round(4), "table")   # in the LaTeX table's order
     n = int(frame["significant"].fillna(False).astype(bool).sum())
+    if sequential:
+        _echo_sequential(frame)
     click.echo(f"{n} of {len(frame)} ordered pairs significant at alpha={alpha} ({correction}); draw them with:")
     for level in out.scope.levels:
         for coefficient in out.scope.coefficients:
             click.echo("  " + obj.heatmap_command(out.scope.dataset, out.scope.human, level, coefficient, method,
                                                   alternative, correction, correction_group, alpha,
                                                   f"tests-{level}-{coefficient}.png"))
+
+
+def _echo_sequential(frame) -> None:
+    """How the sequential tests ended: decided (significant / not) or undecided at k_max, and
+    the resamples they drew."""
+    import json
+
+    decisions = frame["conventions"].map(lambda c: json.loads(c).get("sequential", {}).get("decision", "undefined"))
+    counts = decisions.value_counts()
+    parts = [f"{int(counts.get(d, 0))} {d}" for d in ("significant", "not significant", "undecided", "undefined")
+             if counts.get(d, 0)]
+    click.echo(f"sequential (MMCTest): {', '.join(parts)}; {int(frame['k_used'].sum())} resamples in all "
+               f"(k_max {int(frame['k'].max())} per pair)")
+    if counts.get("undecided", 0):
+        click.echo("  undecided pairs are not significant: their p-value is too close to its corrected threshold "
+                   "for k_max; raise --k-max to decide them")
 
 
 COMMANDS = [correlate, ci, compare]
