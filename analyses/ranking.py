@@ -478,25 +478,26 @@ def _clusters(order: list[int], B: np.ndarray, T: np.ndarray, rule: str,
     return clusters, None
 
 
-def pairwise_beats(n: int, a: npt.ArrayLike, b: npt.ArrayLike, delta: npt.ArrayLike, p_adjusted: npt.ArrayLike,
-                   alpha: float, alternative: str, scores: npt.ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+def pairwise_beats(n: int, a: npt.ArrayLike, b: npt.ArrayLike, delta: npt.ArrayLike, significant: npt.ArrayLike,
+                   alternative: str, scores: npt.ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     """``beats`` and ``tested`` (n x n) from test rows (a[r], b[r]: metric indices; one row per
     ordered pair at most) of one level and coefficient.
 
-    A row is significant when p_adjusted <= ``alpha`` (a NaN delta or p_adjusted is a test that
-    ran and decided nothing). Its direction: ``"greater"`` says a > b, ``"less"`` b > a,
-    ``"two-sided"`` the sign of delta. With one-sided alternatives each row is its own
-    hypothesis; two-sided rows (a, b) and (b, a) test the same one, and the row whose
-    metric_a has the higher score (ties: the lower index) decides the pair -- the family of that
-    metric's claims --, the other only when it is the one run.
+    ``significant[r]``: the row's decision (its corrected p-value at the level, the family able
+    to resolve, a sequential decision certified); a NaN delta is a test that ran and decided
+    nothing, whatever ``significant`` says. A significant row's direction: ``"greater"`` says
+    a > b, ``"less"`` b > a, ``"two-sided"`` the sign of delta. With one-sided alternatives each
+    row is its own hypothesis; two-sided rows (a, b) and (b, a) test the same one, and the row
+    whose metric_a has the higher score (ties: the lower index) decides the pair -- the family
+    of that metric's claims --, the other only when it is the one run.
     """
-    alpha, alternative = alpha_iv(alpha), alternative_iv(alternative)
+    alternative = alternative_iv(alternative)
     a, b = np.asarray(a, int), np.asarray(b, int)
-    delta, p = np.asarray(delta, float), np.asarray(p_adjusted, float)
+    delta = np.asarray(delta, float)
     s = np.asarray(scores, float)
     beats, tested = np.zeros((n, n), bool), np.zeros((n, n), bool)
     tested[a, b] = tested[b, a] = True
-    significant = ~np.isnan(delta) & ~np.isnan(p) & (p <= alpha)
+    significant = ~np.isnan(delta) & np.asarray(significant, bool)
     if alternative != "two-sided":
         win = (a, b) if alternative == "greater" else (b, a)
         beats[win[0][significant], win[1][significant]] = True

@@ -356,7 +356,7 @@ def evaluation_table(wh: Warehouse, outcomes: dict[str, api.Outcome], focus: Seq
             scores = np.array([_value(corr, (m, lv, c), "value") for m in metrics], dtype=float)
             beats, tested = ranking.pairwise_beats(len(metrics), part["metric_a"].map(index),
                                                    part["metric_b"].map(index), part["delta"].astype(float),
-                                                   part["p_adjusted"].astype(float), settings["alpha"],
+                                                   ranking_runs.significant_at(part, settings["alpha"]),
                                                    settings["alternative"], scores)
             clusters = ranking.significance_clusters(scores, beats, rule=settings["cluster_rule"], tested=tested,
                                                      names=metrics)

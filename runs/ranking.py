@@ -276,6 +276,21 @@ def tests_resolution(rows: pd.DataFrame, method: str, correction: str, group: st
     return lines
 
 
+def significant_at(rows: pd.DataFrame, alpha: float) -> np.ndarray:
+    """Whether each stored hypothesis_tests row is significant at ``alpha``: p_adjusted <= alpha
+    for a fixed-k test (a family that cannot resolve is set apart by :func:`tests_resolution`);
+    a sequential test (``risk`` set) only when its certified decision was made at this alpha
+    (an undecided row can show p_adjusted <= alpha and is not significant)."""
+    p = rows["p_adjusted"].astype(float).to_numpy()
+    fixed = (p <= alpha)
+    if "risk" not in rows.columns:
+        return fixed
+    sequential = rows["risk"].notna().to_numpy()
+    certified = (rows["significant"].fillna(False).astype(bool).to_numpy()
+                 & np.isclose(rows["alpha"].astype(float).to_numpy(), alpha, rtol=0, atol=1e-12))
+    return np.where(sequential, certified, fixed)
+
+
 def run_winners(wh: Warehouse, scope: Scope, method: str = "perm-both", alternative: str = runner.DEFAULT_ALTERNATIVE,
                 correction: str = runner.DEFAULT_CORRECTION, group: str = runner.DEFAULT_CORRECTION_GROUP,
                 alpha: float = 0.05, force: bool = False,
@@ -317,8 +332,8 @@ def run_winners(wh: Warehouse, scope: Scope, method: str = "perm-both", alternat
             part = frame[(frame["level"] == lv) & (frame["coefficient"] == c)]
             scores = [stats.correlate(*data.restrict((m, scope.human))[0], lv, c) for m in metrics]
             beats, tested = ranking.pairwise_beats(n, part["metric_a"].map(index), part["metric_b"].map(index),
-                                                   part["delta"].astype(float), part["p_adjusted"].astype(float),
-                                                   alpha, alternative, scores)
+                                                   part["delta"].astype(float), significant_at(part, alpha),
+                                                   alternative, scores)
             clusters = ranking.significance_clusters(scores, beats, rule=cluster_rule, tested=tested, names=metrics)
             unresolved = tests_resolution(part, method, correction, group, alpha)
             fingerprint = _digest([lv, c, alpha, cluster_rule,
@@ -331,9 +346,10 @@ def run_winners(wh: Warehouse, scope: Scope, method: str = "perm-both", alternat
                            "score": "corr(metric, human) at this level and coefficient (analyses.correlate)",
                            "tests": f"latest_hypothesis_tests rows of method {method}, alternative {alternative}, "
                                     f"correction {correction} within each {group} family, as persisted by compare",
-                           "beats": "a beats b when p_adjusted <= alpha in the direction of the alternative; "
-                                    "a test with a NULL delta or p-value is neither a win nor a loss; of the two "
-                                    "two-sided rows of a pair, the row of the metric with the higher correlation",
+                           "beats": "a beats b when p_adjusted <= alpha in the direction of the alternative (a "
+                                    "sequential test: when its decision was certified at this alpha); a test with "
+                                    "a NULL delta or p-value is neither a win nor a loss; of the two two-sided rows "
+                                    "of a pair, the row of the metric with the higher correlation",
                            "family": runner.correction_family(metrics, correction) if correction else None,
                            "family_size": sorted({int(t["family_size"]) for (_, _, tl, tc), t in tests.items()
                                                   if (tl, tc) == (lv, c) and not pd.isna(t["family_size"])}),

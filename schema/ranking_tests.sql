@@ -5,7 +5,8 @@
 -- a metaeval version with the same results ($versions) count: older ones are recomputed by `compare`, not reused.
 -- $family (with a correction): only tests corrected within exactly this family of metrics.
 SELECT * EXCLUDE (rn) FROM (
-    SELECT metric_a, metric_b, level, coefficient, delta, p_value, p_adjusted, k, k_used, seed, fingerprint,
+    SELECT metric_a, metric_b, level, coefficient, delta, p_value, p_adjusted, significant, alpha, risk, k, k_used,
+           seed, fingerprint,
            family, family_size,
            row_number() OVER (PARTITION BY metric_a, metric_b, level, coefficient ORDER BY result_id DESC) AS rn
     FROM latest_hypothesis_tests

@@ -175,3 +175,15 @@ def test_winners_suggests_only_a_compare_that_works(tmp_path):
     assert done.exit_code == 0, done.output
     won = run_cli(db, "winners", *args).output
     assert "skipped: 'sparse'" in won and "winners: run" in won
+
+
+def test_significant_at_never_counts_an_uncertified_sequential_row():
+    from metaeval.runs import ranking as ranking_runs
+
+    rows = pd.DataFrame({"p_adjusted": [0.01, 0.01, 0.01, 0.2, np.nan],
+                         "significant": [True, False, True, False, None],
+                         "alpha": [0.05, 0.05, 0.1, 0.05, 0.05],
+                         "risk": [None, 1e-3, 1e-3, None, None]})
+    # fixed k: p_adjusted <= alpha; sequential: certified at this very alpha only
+    assert ranking_runs.significant_at(rows, 0.05).tolist() == [True, False, False, False, False]
+    assert ranking_runs.significant_at(rows.drop(columns="risk"), 0.05).tolist() == [True, True, True, False, False]

@@ -403,20 +403,20 @@ def test_pairwise_beats_one_row_decides_a_two_sided_pair():
     # with the higher score (0) decides; the other row counts only when it is the one run
     scores = [0.9, 0.5, 0.1]
     a, b = [0, 1, 2], [1, 0, 0]
-    beats, tested = ranking.pairwise_beats(3, a, b, delta=[0.4, -0.4, -0.8], p_adjusted=[0.2, 0.01, 0.01],
-                                           alpha=0.05, alternative="two-sided", scores=scores)
+    beats, tested = ranking.pairwise_beats(3, a, b, delta=[0.4, -0.4, -0.8], significant=[False, True, True],
+                                           alternative="two-sided", scores=scores)
     assert not beats[0, 1] and not beats[1, 0]               # (0, 1) decides: not significant
     assert beats[0, 2]                                      # only (2, 0) was run: it decides
     assert tested[0, 1] and tested[1, 0] and tested[0, 2] and not tested[1, 2]
-    # undefined delta or p: tested, never significant
-    beats, tested = ranking.pairwise_beats(2, [0], [1], [np.nan], [0.0], 0.05, "two-sided", [0.5, 0.4])
+    # undefined delta: tested, never significant, whatever the row says
+    beats, tested = ranking.pairwise_beats(2, [0], [1], [np.nan], [True], "two-sided", [0.5, 0.4])
     assert not beats.any() and tested[0, 1]
-    beats, _ = ranking.pairwise_beats(2, [0], [1], [0.1], [np.nan], 0.05, "greater", [0.5, 0.4])
+    beats, _ = ranking.pairwise_beats(2, [0], [1], [0.1], [False], "greater", [0.5, 0.4])
     assert not beats.any()
     # one-sided: each row its own direction
-    beats, _ = ranking.pairwise_beats(2, [0, 1], [1, 0], [0.1, -0.1], [0.01, 0.9], 0.05, "greater", [0.5, 0.4])
+    beats, _ = ranking.pairwise_beats(2, [0, 1], [1, 0], [0.1, -0.1], [True, False], "greater", [0.5, 0.4])
     assert beats[0, 1] and not beats[1, 0]
-    beats, _ = ranking.pairwise_beats(2, [0], [1], [0.1], [0.01], 0.05, "less", [0.5, 0.4])
+    beats, _ = ranking.pairwise_beats(2, [0], [1], [0.1], [True], "less", [0.5, 0.4])
     assert beats[1, 0] and not beats[0, 1]
 
 
@@ -434,7 +434,7 @@ def test_property_random_datasets_never_claim_what_was_not_tested():
         delta = np.array([scores[i] - scores[j] for i, j in rows])
         p = rng.choice([0.001, 0.01, 0.2, np.nan], size=len(rows))
         alternative = str(rng.choice(["two-sided", "greater"]))
-        beats, tested = ranking.pairwise_beats(n, a, b, delta, p, 0.05, alternative, scores)
+        beats, tested = ranking.pairwise_beats(n, a, b, delta, p <= 0.05, alternative, scores)
         undefined_pairs = {(i, j) for (i, j), d in zip(rows, delta) if np.isnan(d)}
         assert not any(beats[i, j] or beats[j, i] for i, j in undefined_pairs)
         assert not (beats & ~tested).any()
