@@ -259,9 +259,13 @@ RESULT_TABLES = {
 
 
 def _set_scheduler(ctx, param, value) -> None:
-    """Use ``value`` for this command only (the setting is reset when the command ends)."""
+    """Use ``value`` for this command only (the setting is reset when the command ends), once a
+    Dask scheduler has answered there: a bad address fails before the command reads or writes."""
     from metaeval.runs import executors
 
+    if value:
+        from_env = ctx.get_parameter_source(param.name) is click.core.ParameterSource.ENVIRONMENT
+        executors.check_scheduler(value, f"${executors.ENV_VAR}" if from_env else "--scheduler")
     executors.set_scheduler(value)
     ctx.call_on_close(lambda: executors.set_scheduler(None))
 
