@@ -170,9 +170,10 @@ def _duplicate_path(text: str) -> tuple[str, str] | None:
 
 
 def identifier(value, file: str, line: int | None, field: str) -> str:
-    """A system / input / annotator id: a non-empty string, stripped of surrounding whitespace
-    (integers are accepted as text). A float is refused, even ``1.0``: as text it would be
-    ``1.0``, not the ``1`` the same id is in a CSV file."""
+    """A system / input / annotator id: a non-empty string, stripped of surrounding whitespace,
+    with no control character inside (:func:`check_name`; integers are accepted as text). A
+    float is refused, even ``1.0``: as text it would be ``1.0``, not the ``1`` the same id is in
+    a CSV file."""
     if isinstance(value, float):
         raise InputError(file, line, field, f"expected an id (string or integer), got the float {value!r}: "
                          "store ids as strings or integers (a float 1.0 is not the id 1)")
@@ -182,7 +183,22 @@ def identifier(value, file: str, line: int | None, field: str) -> str:
     text = str(value).strip()
     if not text:
         raise InputError(file, line, field, "the id is empty")
-    return text
+    return check_name(text, file, line, field, "id")
+
+
+#: Control characters (Unicode category Cc: C0, DEL, C1), refused inside an id or measure name.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def check_name(name: str, file: str, line: int | None, field: str, what: str = "name") -> str:
+    """``name`` (an id, a measure name), refused when it holds a control character: they print
+    as nothing or break the line of every listing, table and error message that shows it."""
+    control = _CONTROL.search(name)
+    if control:
+        raise InputError(file, line, field, f"the {what} {name!r} holds the control character "
+                         f"U+{ord(control.group()):04X} (a NUL, tab, line break, escape or DEL: a broken file or "
+                         "a copy-paste accident); ids and names are printable text: remove it")
+    return name
 
 
 def number(value, file: str, line: int | None, field: str) -> float:

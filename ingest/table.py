@@ -701,7 +701,7 @@ def _validated(con, raw: str, file: str, human, lower, wide: bool, has_input: bo
             if any(identifier(n, file, None, column) != n or len(n) > CSV_FIELD_LIMIT for n in names):
                 raise Unsure(f"{column} ids with spaces around them, or longer than a CSV field may be")
         except InputError:
-            raise Unsure(f"a blank {column}") from None
+            raise Unsure(f"a blank {column}, or one with a control character") from None
     measures = ids["measure"]
     globbed = "[" + ", ".join(f"'{_escape(m)}'" for m in measures if matches(m, human)) + "]"
     view = f"_cells_{origin}"

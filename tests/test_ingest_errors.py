@@ -705,3 +705,69 @@ def test_csv_and_parquet_give_the_same_ids(db, cli, tmp_path):
         systems = wh.sql("SELECT DISTINCT name FROM systems ORDER BY name")["name"].tolist()
     assert ids["from-csv"] == ids["from-parquet"] == [["7", "1", "h", "10", 4.0], ["7", "1", "h", "11", 5.0]]
     assert systems == ["7", "8"]
+
+
+# --- issue 24.9: input hygiene ---------------------------------------------------------------------------
+#: (field, id) pairs: a control character (C0 incl. NUL and tab, DEL, C1) inside each kind of id
+CONTROL_IDS = [("system", "s\x001"), ("input", "d\t1"), ("measure", "h\x1b[31m"), ("annotator", "a\x7f"),
+               ("system", "s\x851")]
+
+
+def _long_rows(field: str, bad: str) -> list[dict]:
+    rows = [{"system": "s0", "input": "d0", "measure": "h", "value": 1.0, "annotator": "a0"},
+            {"system": "s1", "input": "d0", "measure": "h", "value": 2.0, "annotator": "a0"},
+            {"system": "s2", "input": "d0", "measure": "h", "value": 3.0, "annotator": "a0"}]
+    rows[1][field] = bad
+    return rows
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".jsonl", ".parquet", "DataFrame"])
+def test_a_control_character_in_an_id_is_refused_on_every_reader_path(db, tmp_path, suffix):
+    """A NUL inside a system id was stored. Now, CSV, JSONL, Parquet or DataFrame, whether
+    DuckDB's reading or the exact reader sees it first: file:line:field, nothing written."""
+    from metaeval.errors import InputError
+    from metaeval.ingest import table
+
+    with Warehouse(db) as wh:
+        before = snapshot(wh)
+        for field, bad in CONTROL_IDS:
+            frame = pd.DataFrame(_long_rows(field, bad))
+            path = tmp_path / f"t{suffix}"
+            if suffix == ".csv":
+                frame.to_csv(path, index=False)
+            elif suffix == ".jsonl":
+                frame.to_json(path, orient="records", lines=True)
+            elif suffix == ".parquet":
+                frame.to_parquet(path, index=False)
+            where = {".csv": f"{path}:3", ".jsonl": f"{path}:2", ".parquet": f"{path}:2"}.get(suffix, "<DataFrame>:2")
+            with pytest.raises(InputError) as caught:
+                if suffix == "DataFrame":
+                    table.add_scores(wh, "t", frame, human=["h"])
+                else:
+                    table.ingest(wh, "t", [path], human=["h"])
+            message = str(caught.value)
+            assert message.startswith(f"{where}: field '{field}': the id {bad.strip()!r} holds the control "
+                                      f"character U+{ord(next(c for c in bad if not c.isprintable())):04X}"), message
+            assert "\n" not in message and "remove it" in message
+        assert_same(before, snapshot(wh))
+
+
+def test_a_control_character_in_a_wide_measure_column_or_a_sacrerouge_key_is_refused(db, cli, tmp_path):
+    wide = tmp_path / "wide.csv"
+    wide.write_text("system,input,ok,m\x00x\ns0,d0,1,2\n")
+    sacre = tmp_path / "m.jsonl"
+    write_jsonl(sacre, [{"instance_id": "d0", "summarizer_id": "s0", "metrics": {"m": 1}},
+                        {"instance_id": "d0", "summarizer_id": "s\x001", "metrics": {"m": 1}},
+                        {"instance_id": "d1", "summarizer_id": "s0", "metrics": {"rouge": {"f\u00851": 1}}}])
+    before = _state(db)
+    result = cli("ingest", "table", wide, "--dataset", "t", expect_ok=False)
+    assert result.exit_code == 1 and f"{wide}:2: field 'measure': the id 'm\\x00x' holds the control character " \
+        "U+0000" in result.output, result.output
+    result = cli("ingest", "sacrerouge", sacre, "--dataset", "t", expect_ok=False)
+    assert result.exit_code == 1 and f"{sacre}:2: field 'summarizer_id': the id 's\\x001'" in result.output
+    lines = sacre.read_text().splitlines()
+    sacre.write_text("\n".join([lines[0], lines[2]]) + "\n")
+    result = cli("ingest", "sacrerouge", sacre, "--dataset", "t", expect_ok=False)
+    assert result.exit_code == 1 and f"{sacre}:2: field 'metrics.rouge.f\\x851': the metric name 'rouge.f\\x851' " \
+        "holds the control character U+0085" in result.output, result.output
+    assert_same(before, _state(db))

@@ -89,6 +89,12 @@ TRICKY_CSV = {
     "carriage return ending a line": "system,input,measure,value\ns1,d1,m,0.5\rs2,d1,m,0.6\n",
     "carriage return in the header": "system,input,measure,value\rs1,d1,m,0.5\n",
     "an id longer than a csv field": "system,input,measure,value\n" + "s" * 131073 + ",d1,m,0.5\n",
+    # issue 24.9: control characters inside an id or a measure column's name
+    "nul in an id": "system,input,measure,value\ns\x001,d1,m,0.5\n",
+    "tab inside an id": "system,input,measure,value\ns\t1,d1,m,0.5\n",
+    "bell in a measure": "system,input,measure,value\ns1,d1,m\x07,0.5\n",
+    "c1 control in an input": "system,input,measure,value\ns1,d\x851,m,0.5\n",
+    "del in a wide measure column": "system,input,m\x7f\ns1,d1,0.5\n",
 }
 
 
@@ -459,7 +465,12 @@ TRICKY_JSONL = {
     "lone surrogate": '{"system": "s\\ud800", "input": "d1", "measure": "m", "value": 1}\n',
     "lone low surrogate": '{"system": "s\\udc00", "input": "d1", "measure": "m", "value": 1}\n',
     "surrogate pair": '{"system": "s\\ud83d\\ude00", "input": "d1", "measure": "m", "value": 1}\n',
-    "escapes": '{"system": "s\\u00e9\\"x\\\\", "input": "d\\n1", "measure": "m", "value": 1}\n',
+    "escapes": '{"system": "s\\u00e9\\"x\\\\", "input": "d\\/1", "measure": "m", "value": 1}\n',
+    # issue 24.9: a control character in an id (JSON escapes them) is refused by both readers
+    "newline in an id": '{"system": "s1", "input": "d\\n1", "measure": "m", "value": 1}\n',
+    "nul in an id": '{"system": "s\\u00001", "input": "d1", "measure": "m", "value": 1}\n',
+    "escape in a measure": '{"system": "s1", "input": "d1", "measure": "m\\u001b[31m", "value": 1}\n',
+    "del in an annotator": '{"system": "s1", "input": "d1", "measure": "h", "value": 1, "annotator": "a\\u007f"}\n',
     "bom": f'\ufeff{{{_ROW}, "value": 1}}\n',
     "not an object": '[1, 2]\n',
     "array with a trailing comma": f'{{{_ROW}, "value": 1}}\n[1,]\n',
