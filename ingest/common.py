@@ -202,8 +202,8 @@ def check_name(name: str, file: str, line: int | None, field: str, what: str = "
 
 
 def number(value, file: str, line: int | None, field: str) -> float:
-    """A finite real number from a typed source (JSON, Parquet): strings and booleans are
-    not numbers, even when they spell one."""
+    """A finite real number of magnitude at most :data:`MAX_ABS_VALUE` from a typed source
+    (JSON, Parquet): strings and booleans are not numbers, even when they spell one."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         if isinstance(value, str):
             got = f"the string {value!r} (write numbers without quotes)"
@@ -226,8 +226,8 @@ _ASCII_SPACE = " \t\r\n\f\v"
 
 
 def number_text(text, file: str, line: int | None, field: str) -> float:
-    """A finite real number written as text (a CSV field): a plain decimal number, spaces
-    around it allowed; ``1_000``, non-ASCII digits and the like are errors."""
+    """A finite real number of magnitude at most :data:`MAX_ABS_VALUE` written as text (a CSV
+    field): a plain decimal number, spaces around it allowed; ``1_000``, non-ASCII digits and the like are errors."""
     if text is None:
         raise InputError(file, line, field, "expected a number, got nothing")
     plain = text.strip(_ASCII_SPACE)
@@ -244,9 +244,20 @@ def number_text(text, file: str, line: int | None, field: str) -> float:
     return _finite(float(plain), file, line, field)
 
 
+#: The largest magnitude of a value the warehouse stores. Far beyond any score or judgment, and
+#: small enough that every sum, mean and sum of squares over up to 1e8 values stays finite
+#: (1e8 * (1e150)**2 = 1e308): values near the largest double (1.2e308) were stored, and the
+#: ``system_means`` view's average of two of them was inf.
+MAX_ABS_VALUE = 1e150
+
+
 def _finite(value: float, file: str, line: int | None, field: str) -> float:
     if not math.isfinite(value):
         raise InputError(file, line, field, f"the value {value} is not finite")
+    if abs(value) > MAX_ABS_VALUE:
+        raise InputError(file, line, field, f"the value {value!r} is beyond the largest magnitude stored, "
+                         f"{MAX_ABS_VALUE:g} (sums and means of such values overflow); no score is this large: "
+                         "fix the value or its unit")
     return value
 
 

@@ -41,6 +41,7 @@ from metaeval.core import Warehouse
 from metaeval.errors import ConflictError, DuplicateCellsError, InputError, NewIdsError, WarehouseError
 from metaeval.ingest.common import (
     CHUNK,
+    MAX_ABS_VALUE,
     cells_frame,
     check_globs_used,
     check_staged_cells,
@@ -687,7 +688,8 @@ def _validated(con, raw: str, file: str, human, lower, wide: bool, has_input: bo
     [(rows, bad, duplicates)] = con.execute(
         f"""SELECT count(*),
                    count(*) FILTER (WHERE _bad OR system IS NULL OR input IS NULL OR measure IS NULL OR value IS NULL
-                                    OR NOT isfinite(value) OR (kind IS NOT NULL AND kind NOT IN ('automatic', 'human'))
+                                    OR NOT isfinite(value) OR abs(value) > {MAX_ABS_VALUE!r}
+                                    OR (kind IS NOT NULL AND kind NOT IN ('automatic', 'human'))
                                     OR (kind = 'automatic' AND annotator IS NOT NULL)),
                    {duplicates}
             FROM {raw}""").fetchall()

@@ -771,3 +771,50 @@ def test_a_control_character_in_a_wide_measure_column_or_a_sacrerouge_key_is_ref
     assert result.exit_code == 1 and f"{sacre}:2: field 'metrics.rouge.f\\x851': the metric name 'rouge.f\\x851' " \
         "holds the control character U+0085" in result.output, result.output
     assert_same(before, _state(db))
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".jsonl", ".parquet", "DataFrame", "sacrerouge"])
+def test_a_value_whose_sums_overflow_is_refused_on_every_reader_path(db, tmp_path, suffix):
+    """Values near 1.2e308 were stored and `system_means` showed inf. Now |value| is at most
+    MAX_ABS_VALUE (1e150: sums of squares of 1e8 such values stay finite), on every path, with
+    file:line:field; the bound itself is accepted and its means are finite."""
+    from metaeval.errors import InputError
+    from metaeval.ingest import sacrerouge as sacre
+    from metaeval.ingest import table
+    from metaeval.ingest.common import MAX_ABS_VALUE
+
+    def prepared(big: float):
+        """(a call ingesting s0 = 1, s1 = big, s2 = -big; where the error on big is)"""
+        rows = [{"system": f"s{i}", "input": "d0", "measure": "m", "value": v} for i, v in enumerate([1.0, big, -big])]
+        frame = pd.DataFrame(rows)
+        path = tmp_path / f"t{suffix}"
+        if suffix == "sacrerouge":
+            write_jsonl(path, [{"instance_id": r["input"], "summarizer_id": r["system"], "metrics": {"m": r["value"]}}
+                               for r in rows])
+            return lambda wh: sacre.ingest(wh, "t", [path]), f"{path}:2: field 'metrics.m'"
+        if suffix == "DataFrame":
+            return lambda wh: table.add_scores(wh, "t", frame), "<DataFrame>:2: field 'value'"
+        if suffix == ".csv":
+            path.write_text("system,input,measure,value\n" + "".join(f"{r['system']},d0,m,{r['value']!r}\n"
+                                                                     for r in rows))
+        elif suffix == ".jsonl":
+            write_jsonl(path, rows)
+        else:
+            frame.to_parquet(path, index=False)
+        return lambda wh: table.ingest(wh, "t", [path]), f"{path}:{3 if suffix == '.csv' else 2}: field 'value'"
+
+    with Warehouse(db) as wh:
+        before = snapshot(wh)
+        for big in (1.2e308, 1.7976931348623157e308, MAX_ABS_VALUE * 1.000001):
+            call, where = prepared(big)
+            with pytest.raises(InputError) as caught:
+                call(wh)
+            assert str(caught.value) == (f"{where}: the value {big!r} is beyond the largest magnitude stored, 1e+150 "
+                                         "(sums and means of such values overflow); no score is this large: fix the "
+                                         "value or its unit")
+        assert_same(before, snapshot(wh))
+        prepared(MAX_ABS_VALUE)[0](wh)
+        table.add_scores(wh, "t", pd.DataFrame({"system": ["s0", "s1", "s2"], "input": "d1", "measure": "m",
+                                                "value": [1.0, MAX_ABS_VALUE, -MAX_ABS_VALUE]}), allow_new=True)
+        means = wh.sql("SELECT mean, n_inputs FROM system_means WHERE dataset = 't' ORDER BY mean")
+        assert means["mean"].tolist() == [-MAX_ABS_VALUE, 1.0, MAX_ABS_VALUE] and set(means["n_inputs"]) == {2}

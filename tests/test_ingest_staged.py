@@ -60,6 +60,7 @@ TRICKY_CSV = {
     "double sign": "system,input,measure,value\ns1,d1,m,+-1\n",
     "nan": "system,input,measure,value\ns1,d1,m,nan\n",
     "huge": "system,input,measure,value\ns1,d1,m,1e999\n",
+    "beyond the largest magnitude": "system,input,measure,value\ns1,d1,m,1.2e308\ns2,d1,m,-1e151\n",
     "empty value": "system,input,measure,value\ns1,d1,m,\n",
     "blank id": "system,input,measure,value\n  ,d1,m,1\n",
     "quoted newline id": 'system,input,measure,value\n"s\n1",d1,m,1\n',
@@ -459,6 +460,7 @@ TRICKY_JSONL = {
     "nan": f'{{{_ROW}, "value": NaN}}\n',
     "infinity": f'{{{_ROW}, "value": -Infinity}}\n',
     "1e400": f'{{{_ROW}, "value": 1e400}}\n',
+    "largest double": f'{{{_ROW}, "value": 1.7976931348623157e308}}\n',  # beyond MAX_ABS_VALUE (issue 24.9)
     "duplicate key": f'{{{_ROW}, "value": 1, "value": 2}}\n',
     "trailing comma": f'{{{_ROW}, "value": 1,}}\n',
     "comma in a string": '{"system": "a,}", "input": "d1", "measure": "m", "value": 1}\n',
@@ -495,7 +497,7 @@ TRICKY_JSONL = {
     "wide": '{"system": "s1", "input": "d1", "m1": 0.5, "m2": 1}\n',
     "duplicate cell": f'{{{_ROW}, "value": 1}}\n{{{_ROW}, "value": 1}}\n',
     "many digits": "".join(f'{{"system": "s{i}", "input": "d1", "measure": "m", "value": {v}}}\n' for i, v in enumerate(
-        ["0.1000000000000000055511151231257827", "2.2250738585072011e-308", "9007199254740993", "1.7976931348623157e308",
+        ["0.1000000000000000055511151231257827", "2.2250738585072011e-308", "9007199254740993", "1e150",
          "4.9e-324", "-0", "0.30000000000000004", "1e-400", "123.456e-7", "1E+2"])),
 }
 
