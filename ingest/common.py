@@ -208,7 +208,8 @@ def number(value, file: str, line: int | None, field: str) -> float:
         if isinstance(value, str):
             got = f"the string {value!r} (write numbers without quotes)"
         else:
-            got = "null" if value is None else f"{type(value).__name__} {value!r}"
+            got = ("null (a missing value; pandas writes a NaN as null in Parquet and JSON): leave it out"
+                   if value is None else f"{type(value).__name__} {value!r}")
         raise InputError(file, line, field, f"expected a number, got {got}")
     try:
         return _finite(float(value), file, line, field)
@@ -252,6 +253,9 @@ MAX_ABS_VALUE = 1e150
 
 
 def _finite(value: float, file: str, line: int | None, field: str) -> float:
+    if math.isnan(value):
+        raise InputError(file, line, field, "the value NaN is not finite (not a number; a missing value is "
+                         "left out: no row for it in a long table, an empty cell in a wide one)")
     if not math.isfinite(value):
         raise InputError(file, line, field, f"the value {value} is not finite")
     if abs(value) > MAX_ABS_VALUE:

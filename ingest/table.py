@@ -212,7 +212,8 @@ def _rows(file: str, columns: list[str], records, typed: bool, human: Sequence[s
             input_ = (identifier(_present(rec.get("input")), file, line, "input") if has["input"]
                       else SYSTEM_LEVEL_INPUT)
             measure = identifier(_present(rec.get("measure")), file, line, "measure")
-            value = to_number(_present(rec.get("value")), file, line, measure if wide else "value")
+            value = rec.get("value")  # a typed NaN is not finite, not null: say so (wide tables dropped it)
+            value = to_number(value if _is_nan(value) else _present(value), file, line, measure if wide else "value")
             annotator = _present(rec.get("annotator"))
             kind = _present(rec.get("kind"))
             if kind is not None and kind not in KINDS:
@@ -255,9 +256,13 @@ def _check_wide_columns(file: str, columns: Sequence[str], human: Sequence[str])
                              f"measures (mark them with --human); {automatic} are not")
 
 
+def _is_nan(value) -> bool:
+    return isinstance(value, float) and value != value
+
+
 def _present(value):
     """None for a missing value (empty CSV field, null), the value otherwise."""
-    if value is None or value is pd.NA or (isinstance(value, float) and value != value):
+    if value is None or value is pd.NA or _is_nan(value):
         return None
     if isinstance(value, str) and not value.strip():
         return None

@@ -818,3 +818,34 @@ def test_a_value_whose_sums_overflow_is_refused_on_every_reader_path(db, tmp_pat
                                                 "value": [1.0, MAX_ABS_VALUE, -MAX_ABS_VALUE]}), allow_new=True)
         means = wh.sql("SELECT mean, n_inputs FROM system_means WHERE dataset = 't' ORDER BY mean")
         assert means["mean"].tolist() == [-MAX_ABS_VALUE, 1.0, MAX_ABS_VALUE] and set(means["n_inputs"]) == {2}
+
+
+def test_a_nan_value_in_a_parquet_file_or_a_dataframe_says_nan(db, tmp_path):
+    """A NaN in a Parquet file was reported as "got null". A NaN is named as such; a null
+    (what pandas writes for a NaN) says so."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from metaeval.errors import InputError
+    from metaeval.ingest import table
+
+    columns = {"system": ["a", "b"], "input": ["d", "d"], "measure": ["m", "m"]}
+    real_nan = tmp_path / "nan.parquet"
+    pq.write_table(pa.table({**columns, "value": pa.array([1.0, float("nan")], pa.float64())}), real_nan)
+    by_pandas = tmp_path / "pandas.parquet"
+    pd.DataFrame({**columns, "value": [1.0, np.nan]}).to_parquet(by_pandas)  # pyarrow stores the NaN as null
+    with Warehouse(db) as wh:
+        before = snapshot(wh)
+        for source, where in ((real_nan, f"{real_nan}:2"), (pd.DataFrame({**columns, "value": [1.0, np.nan]}),
+                                                           "<DataFrame>:2")):
+            with pytest.raises(InputError) as caught:
+                if isinstance(source, pd.DataFrame):
+                    table.add_scores(wh, "t", source)
+                else:
+                    table.ingest(wh, "t", [source])
+            assert str(caught.value).startswith(f"{where}: field 'value': the value NaN is not finite (not a number;")
+            assert "null" not in str(caught.value)
+        with pytest.raises(InputError, match=r"pandas.parquet:2: field 'value': expected a number, got null "
+                                             r"\(a missing value; pandas writes a NaN as null"):
+            table.ingest(wh, "t", [by_pandas])
+        assert_same(before, snapshot(wh))
