@@ -850,3 +850,47 @@ def test_a_nan_value_in_a_parquet_file_or_a_dataframe_says_nan(db, tmp_path):
                                              r"\(a missing value; pandas writes a NaN as null"):
             table.ingest(wh, "t", [by_pandas])
         assert_same(before, snapshot(wh))
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".jsonl", ".parquet", "DataFrame"])
+def test_a_long_table_under_other_column_names_is_an_unknown_layout(db, tmp_path, suffix):
+    """`system,input,metric,score` was read as a wide table and the error blamed field 'metric'
+    as a bad number. A wide table's measure column whose first value is text (not a number) is
+    a column of names: the layout is refused, naming the columns and both layouts expected (and
+    the renaming, for a long table's shape); a later non-number stays a bad value."""
+    from metaeval.errors import InputError
+    from metaeval.ingest import table
+
+    frame = pd.DataFrame({"system": ["s1", "s2"], "input": ["d1", "d1"], "metric": ["rouge-1", "rouge-1"],
+                          "score": [0.5, 0.25]})
+    path = tmp_path / f"t{suffix}"
+    if suffix == ".csv":
+        frame.to_csv(path, index=False)
+    elif suffix == ".jsonl":
+        write_jsonl(path, frame.to_dict("records"))
+    elif suffix == ".parquet":
+        frame.to_parquet(path, index=False)
+    with Warehouse(db) as wh:
+        before = snapshot(wh)
+        with pytest.raises(InputError) as caught:
+            table.add_scores(wh, "t", frame) if suffix == "DataFrame" else table.ingest(wh, "t", [path])
+        where = {".csv": f"{path}:2", ".jsonl": f"{path}:1", ".parquet": f"{path}:1"}.get(suffix, "<DataFrame>:1")
+        assert str(caught.value) == (
+            f"{where}: field 'metric': unknown column layout ['system', 'input', 'metric', 'score']: column 'metric' "
+            "holds text ('rouge-1'), not numbers; expected a long table (columns system, measure, value; optionally "
+            "input, annotator, kind) or a wide one (system, optionally input and annotator, and one column of "
+            "numbers per measure); if it is a long table, rename 'metric' to 'measure' and 'score' to 'value'")
+        assert_same(before, snapshot(wh))
+
+
+def test_a_text_column_in_a_wide_table_is_an_unknown_layout_a_later_bad_value_is_not(db, cli, tmp_path):
+    path = tmp_path / "w.csv"
+    path.write_text("system,input,m1,title,m2\ns1,d1,0.5,,1\ns2,d1,0.25,The One,2\n")
+    out = cli("ingest", "table", path, "--dataset", "w", expect_ok=False).output
+    assert f"{path}:3: field 'title': unknown column layout ['system', 'input', 'm1', 'title', 'm2']: column " \
+        "'title' holds text ('The One'), not numbers;" in out and "rename" not in out, out
+    path.write_text("system,input,m1\ns1,d1,0.5\ns2,d1,abc\n")
+    assert f"{path}:3: field 'm1': expected a number, got 'abc'" in cli("ingest", "table", path, "--dataset", "w",
+                                                                        expect_ok=False).output
+    path.write_text("system,input,m1\ns1,d1,1_000\n")  # Python reads it: a bad number, not a name
+    assert "digit separators" in cli("ingest", "table", path, "--dataset", "w", expect_ok=False).output
