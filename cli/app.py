@@ -259,14 +259,16 @@ RESULT_TABLES = {
 
 
 def _set_scheduler(ctx, param, value) -> None:
-    """Use ``value`` for this command only (the setting is reset when the command ends), once a
-    Dask scheduler has answered there: a bad address fails before the command reads or writes."""
+    """Use ``value`` for this command only (the setting is reset when the command ends). A
+    malformed address fails here, at once; whether a Dask scheduler answers there is checked
+    before a run is recorded (``executors.check_scheduler``), so that parsing needs no network."""
     from metaeval.runs import executors
 
+    from_env = ctx.get_parameter_source(param.name) is click.core.ParameterSource.ENVIRONMENT
+    option = f"${executors.ENV_VAR}" if from_env else "--scheduler"
     if value:
-        from_env = ctx.get_parameter_source(param.name) is click.core.ParameterSource.ENVIRONMENT
-        executors.check_scheduler(value, f"${executors.ENV_VAR}" if from_env else "--scheduler")
-    executors.set_scheduler(value)
+        executors.check_address(value, option)
+    executors.set_scheduler(value, option)
     ctx.call_on_close(lambda: executors.set_scheduler(None))
 
 

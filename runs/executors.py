@@ -21,13 +21,14 @@ from metaeval.errors import WarehouseError
 ENV_VAR = "METAEVAL_SCHEDULER"
 
 _scheduler: str | None = None
+_option_given: str = "--scheduler"  # what errors name as the address's source
 
 
-def set_scheduler(address: str | None) -> None:
+def set_scheduler(address: str | None, option: str = "--scheduler") -> None:
     """Use the Dask scheduler at ``address`` for the runs of this process (None: the default,
-    ``$METAEVAL_SCHEDULER`` when set, else local)."""
-    global _scheduler
-    _scheduler = address or None
+    ``$METAEVAL_SCHEDULER`` when set, else local); ``option``: where it was given, for errors."""
+    global _scheduler, _option_given
+    _scheduler, _option_given = address or None, option
 
 
 @contextmanager
@@ -98,30 +99,44 @@ _SCHEDULER_FIX = ("give the address a Dask scheduler prints when it starts (`das
                   "or leave --scheduler out to compute locally")
 
 
-def check_scheduler(address: str, option: str = "--scheduler") -> None:
+def check_address(address: str, option: str | None = None) -> None:
+    """Refuse at once, without the network, an address that is not one (``notanaddress``, an
+    ``http://`` URL, a port that is not a number): one line naming ``option`` (default: where
+    the address came from, ``--scheduler`` or ``$METAEVAL_SCHEDULER``), the value and the fix."""
+    try:
+        from distributed.comm.addressing import get_address_host
+    except ImportError:  # pragma: no cover - distributed is a dependency
+        raise WarehouseError(f"{option or _option()} needs the 'distributed' package") from None
+    try:
+        get_address_host(address)  # the scheme and host:port
+    except (ValueError, TypeError) as exc:
+        raise WarehouseError(f"{option or _option()} {address!r} is not a scheduler address "
+                             f"({' '.join(str(exc).split())}); {_SCHEDULER_FIX}") from None
+
+
+def _option() -> str:
+    return _option_given if _scheduler else f"${ENV_VAR}"
+
+
+def check_scheduler(address: str, option: str | None = None) -> None:
     """Refuse, in one line naming ``option``, the value and the fix, an address that is not a
-    Dask scheduler's: a malformed one at once; otherwise when nothing Dask answers within
-    :data:`SCHEDULER_TIMEOUT` seconds. ``distributed.Client(address, timeout=...)`` alone does
-    not bound this: its timeout covers the TCP connection, not the handshake read after it, so
-    a server that accepts and stays silent (a plain HTTP server) hung it for minutes, and a
-    service that answers garbage made it allocate exabytes. The probe is distributed's own
-    ``connect`` and ``identity`` call, under one deadline."""
+    Dask scheduler's: a malformed one at once (:func:`check_address`); otherwise when nothing
+    Dask answers within :data:`SCHEDULER_TIMEOUT` seconds. ``distributed.Client(address,
+    timeout=...)`` alone does not bound this: its timeout covers the TCP connection, not the
+    handshake read after it, so a server that accepts and stays silent (a plain HTTP server)
+    hung it for minutes, and a service that answers garbage made it allocate exabytes. The probe
+    is distributed's own ``connect`` and ``identity`` call, under one deadline. Called before a
+    run is recorded (:func:`metaeval.runs.runner.start_run`), so a bad scheduler writes nothing."""
     import asyncio
     import threading
 
-    try:
-        from distributed.comm import connect
-        from distributed.comm.addressing import get_address_host
-        from distributed.core import send_recv
-        from distributed.security import Security
-    except ImportError:  # pragma: no cover - distributed is a dependency
-        raise WarehouseError(f"{option} needs the 'distributed' package") from None
+    from distributed.comm import connect
+    from distributed.core import send_recv
+    from distributed.security import Security
+
+    option = option or _option()
+    check_address(address, option)
     what = f"{option} {address!r}"
-    try:
-        get_address_host(address)  # the scheme and host:port, without the network
-    except (ValueError, TypeError) as exc:
-        raise WarehouseError(f"{what} is not a scheduler address ({' '.join(str(exc).split())}); "
-                             f"{_SCHEDULER_FIX}") from None
     timeout = SCHEDULER_TIMEOUT
 
     async def identity():
