@@ -109,7 +109,7 @@ def silent_http_server():
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Quiet)
     server.daemon_threads = True  # closing does not wait for the handler the client left waiting
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     yield f"tcp://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
@@ -180,19 +180,19 @@ def _one_line(result, *expected: str) -> None:
 
 @pytest.mark.parametrize("server, answers", [
     # http.server waits for a line (usually: the handshake has no newline) or answers 400 to one
-    ("silent_http_server", ("no Dask scheduler answered within 0.3 s", "what answered is not a Dask scheduler")),
+    ("silent_http_server", ("no Dask scheduler answered within 0.2 s", "what answered is not a Dask scheduler")),
     ("junk_server", ("what answered is not a Dask scheduler",))])
 def test_a_scheduler_address_where_nothing_dask_answers_fails_in_one_line(request, monkeypatch, server, answers):
     """An HTTP server hung `--scheduler` 150 s and ended in a traceback; a service answering
     garbage ended in a 3 EiB allocation error. Now one line (option, value, fix) within the
-    probe's deadline (SCHEDULER_TIMEOUT, 0.3 s here; a whole command: the slow test below)."""
+    probe's deadline (SCHEDULER_TIMEOUT, 0.2 s here; a whole command: the slow test below)."""
     import threading
     import time
 
     from metaeval.errors import WarehouseError
     from metaeval.runs import executors
 
-    monkeypatch.setattr(executors, "SCHEDULER_TIMEOUT", 0.3)
+    monkeypatch.setattr(executors, "SCHEDULER_TIMEOUT", 0.2)
     address = request.getfixturevalue(server)
     outcome = {}
 
