@@ -228,7 +228,8 @@ _ASCII_SPACE = " \t\r\n\f\v"
 
 def number_text(text, file: str, line: int | None, field: str) -> float:
     """A finite real number of magnitude at most :data:`MAX_ABS_VALUE` written as text (a CSV
-    field): a plain decimal number, spaces around it allowed; ``1_000``, non-ASCII digits and the like are errors."""
+    field): a plain decimal number, spaces around it allowed; ``1_000``, non-ASCII digits and
+    the like are errors."""
     if text is None:
         raise InputError(file, line, field, "expected a number, got nothing")
     plain = text.strip(_ASCII_SPACE)
