@@ -9,6 +9,7 @@ read only when a command parses its options or shows its own help.
 from __future__ import annotations
 
 import importlib
+import math
 import shlex
 import signal
 import sys
@@ -56,6 +57,46 @@ class LazyChoice(click.Choice):
     @choices.setter
     def choices(self, value) -> None:
         self._choices = tuple(value)
+
+
+class FiniteFloatRange(click.FloatRange):
+    """A :class:`click.FloatRange` of finite numbers: click lets ``nan`` through every range (it
+    compares false with both bounds) and reads an overflowing literal (``1e400``) as ``inf``."""
+
+    def convert(self, value, param, ctx):
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number; give a number in the range {self._describe_range()}",
+                      param, ctx)
+        return number
+
+
+#: ``--alpha`` of every command that takes one: a finite number with 0 < alpha < 1.
+ALPHA = FiniteFloatRange(0, 1, min_open=True, max_open=True)
+
+
+class Resamples(click.IntRange):
+    """A number of resamples (``--k``): an integer from 1 to ``K_MAX`` of
+    ``metaeval.analyses.stats._validation`` (the analyses' own bound, read on first use as
+    :class:`LazyChoice` reads its choices), so that a huge k is refused before anything is
+    allocated."""
+
+    def __init__(self):
+        super().__init__(1)
+
+    @property
+    def max(self) -> int:
+        from metaeval.analyses.stats._validation import K_MAX
+
+        return K_MAX
+
+    @max.setter
+    def max(self, value) -> None:  # click.IntRange.__init__ sets it; the bound is K_MAX
+        pass
+
+
+#: ``--k`` (and ``--k-block``) of every command that resamples.
+RESAMPLES = Resamples()
 
 
 class CoefficientChoice(LazyChoice):
@@ -228,10 +269,16 @@ RESULT_TABLES = {
 
 
 def _set_scheduler(ctx, param, value) -> None:
-    """Use ``value`` for this command only (the setting is reset when the command ends)."""
+    """Use ``value`` for this command only (the setting is reset when the command ends). A
+    malformed address fails here, at once; whether a Dask scheduler answers there is checked
+    before a run is recorded (``executors.check_scheduler``), so that parsing needs no network."""
     from metaeval.runs import executors
 
-    executors.set_scheduler(value)
+    from_env = ctx.get_parameter_source(param.name) is click.core.ParameterSource.ENVIRONMENT
+    option = f"${executors.ENV_VAR}" if from_env else "--scheduler"
+    if value:
+        executors.check_address(value, option)
+    executors.set_scheduler(value, option)
     ctx.call_on_close(lambda: executors.set_scheduler(None))
 
 
@@ -275,7 +322,7 @@ def _analysis_options(f):
 def _resampling_options(f):
     f = click.option("--seed", default=0, show_default=True, type=SEED,
                      help="Seed of the resampling; recorded with every row.")(f)
-    f = click.option("--k", default=1000, show_default=True, type=click.IntRange(1), help="Resamples.")(f)
+    f = click.option("--k", default=1000, show_default=True, type=RESAMPLES, help="Resamples.")(f)
     return f
 
 

@@ -170,9 +170,10 @@ def _duplicate_path(text: str) -> tuple[str, str] | None:
 
 
 def identifier(value, file: str, line: int | None, field: str) -> str:
-    """A system / input / annotator id: a non-empty string, stripped of surrounding whitespace
-    (integers are accepted as text). A float is refused, even ``1.0``: as text it would be
-    ``1.0``, not the ``1`` the same id is in a CSV file."""
+    """A system / input / annotator id: a non-empty string, stripped of surrounding whitespace,
+    with no control character inside (:func:`check_name`; integers are accepted as text). A
+    float is refused, even ``1.0``: as text it would be ``1.0``, not the ``1`` the same id is in
+    a CSV file."""
     if isinstance(value, float):
         raise InputError(file, line, field, f"expected an id (string or integer), got the float {value!r}: "
                          "store ids as strings or integers (a float 1.0 is not the id 1)")
@@ -182,17 +183,33 @@ def identifier(value, file: str, line: int | None, field: str) -> str:
     text = str(value).strip()
     if not text:
         raise InputError(file, line, field, "the id is empty")
-    return text
+    return check_name(text, file, line, field, "id")
+
+
+#: Control characters (Unicode category Cc: C0, DEL, C1), refused inside an id or measure name.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def check_name(name: str, file: str, line: int | None, field: str, what: str = "name") -> str:
+    """``name`` (an id, a measure name), refused when it holds a control character: they print
+    as nothing or break the line of every listing, table and error message that shows it."""
+    control = _CONTROL.search(name)
+    if control:
+        raise InputError(file, line, field, f"the {what} {name!r} holds the control character "
+                         f"U+{ord(control.group()):04X} (a NUL, tab, line break, escape or DEL: a broken file or "
+                         "a copy-paste accident); ids and names are printable text: remove it")
+    return name
 
 
 def number(value, file: str, line: int | None, field: str) -> float:
-    """A finite real number from a typed source (JSON, Parquet): strings and booleans are
-    not numbers, even when they spell one."""
+    """A finite real number of magnitude at most :data:`MAX_ABS_VALUE` from a typed source
+    (JSON, Parquet): strings and booleans are not numbers, even when they spell one."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         if isinstance(value, str):
             got = f"the string {value!r} (write numbers without quotes)"
         else:
-            got = "null" if value is None else f"{type(value).__name__} {value!r}"
+            got = ("null (a missing value; pandas writes a NaN as null in Parquet and JSON): leave it out"
+                   if value is None else f"{type(value).__name__} {value!r}")
         raise InputError(file, line, field, f"expected a number, got {got}")
     try:
         return _finite(float(value), file, line, field)
@@ -210,8 +227,9 @@ _ASCII_SPACE = " \t\r\n\f\v"
 
 
 def number_text(text, file: str, line: int | None, field: str) -> float:
-    """A finite real number written as text (a CSV field): a plain decimal number, spaces
-    around it allowed; ``1_000``, non-ASCII digits and the like are errors."""
+    """A finite real number of magnitude at most :data:`MAX_ABS_VALUE` written as text (a CSV
+    field): a plain decimal number, spaces around it allowed; ``1_000``, non-ASCII digits and
+    the like are errors."""
     if text is None:
         raise InputError(file, line, field, "expected a number, got nothing")
     plain = text.strip(_ASCII_SPACE)
@@ -228,9 +246,23 @@ def number_text(text, file: str, line: int | None, field: str) -> float:
     return _finite(float(plain), file, line, field)
 
 
+#: The largest magnitude of a value the warehouse stores. Far beyond any score or judgment, and
+#: small enough that every sum, mean and sum of squares over up to 1e8 values stays finite
+#: (1e8 * (1e150)**2 = 1e308): values near the largest double (1.2e308) were stored, and the
+#: ``system_means`` view's average of two of them was inf.
+MAX_ABS_VALUE = 1e150
+
+
 def _finite(value: float, file: str, line: int | None, field: str) -> float:
+    if math.isnan(value):
+        raise InputError(file, line, field, "the value NaN is not finite (not a number; a missing value is "
+                         "left out: no row for it in a long table, an empty cell in a wide one)")
     if not math.isfinite(value):
         raise InputError(file, line, field, f"the value {value} is not finite")
+    if abs(value) > MAX_ABS_VALUE:
+        raise InputError(file, line, field, f"the value {value!r} is beyond the largest magnitude stored, "
+                         f"{MAX_ABS_VALUE:g} (sums and means of such values overflow); no score is this large: "
+                         "fix the value or its unit")
     return value
 
 

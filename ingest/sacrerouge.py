@@ -23,6 +23,7 @@ from metaeval.ingest.common import (
     CHUNK,
     cells_frame,
     check_globs_used,
+    check_name,
     check_staged_cells,
     identifier,
     jsonl_objects,
@@ -127,7 +128,7 @@ def _flatten(metrics: dict, prefix: str = "", file: str = "", line: int = 0):
         if isinstance(value, dict):
             yield from _flatten(value, name + ".", file, line)
         else:
-            yield name, value
+            yield check_name(name, file, line, f"metrics.{name}", "metric name"), value
 
 
 def ingest(wh: Warehouse, dataset: str, paths: Sequence[Path], *, human: Sequence[str] = (),

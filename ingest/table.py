@@ -16,6 +16,8 @@ A table without ``measure`` and ``value`` columns is *wide*: ``system, [input,] 
 column but ``system``, ``input`` and ``annotator`` is a measure; an empty cell is a missing
 value (not stored); ``--human`` globs mark the measure columns that are judgments (annotator
 "0", or the row's ``annotator``, which a wide table may have only when every measure is human).
+A measure column whose first value is text that is not a number holds names, not values: the
+table has an unknown column layout (e.g. a long table under other names, ``metric,score``).
 
 Reading: :func:`stage` reads a CSV, Parquet or long JSONL file (or a DataFrame) with DuckDB's
 own readers and validates it there in SQL; the rows never pass through Python (a cell given
@@ -41,6 +43,7 @@ from metaeval.core import Warehouse
 from metaeval.errors import ConflictError, DuplicateCellsError, InputError, NewIdsError, WarehouseError
 from metaeval.ingest.common import (
     CHUNK,
+    MAX_ABS_VALUE,
     cells_frame,
     check_globs_used,
     check_staged_cells,
@@ -205,13 +208,17 @@ def _rows(file: str, columns: list[str], records, typed: bool, human: Sequence[s
     has = {c: c in columns for c in OPTIONAL}
     wide = is_wide(columns)
     measures = wide_measures(columns) if wide else []
+    unseen = dict.fromkeys(measures)  # measure columns whose first value is still to come, in order
     for line, rec in records:
+        if unseen:
+            _check_first_values(file, line, columns, rec, unseen)
         for rec in (_unpivot_one(rec, measures) if wide else (rec,)):
             system = identifier(_present(rec.get("system")), file, line, "system")
             input_ = (identifier(_present(rec.get("input")), file, line, "input") if has["input"]
                       else SYSTEM_LEVEL_INPUT)
             measure = identifier(_present(rec.get("measure")), file, line, "measure")
-            value = to_number(_present(rec.get("value")), file, line, measure if wide else "value")
+            value = rec.get("value")  # a typed NaN is not finite, not null: say so (wide tables dropped it)
+            value = to_number(value if _is_nan(value) else _present(value), file, line, measure if wide else "value")
             annotator = _present(rec.get("annotator"))
             kind = _present(rec.get("kind"))
             if kind is not None and kind not in KINDS:
@@ -222,6 +229,34 @@ def _rows(file: str, columns: list[str], records, typed: bool, human: Sequence[s
             if is_human:
                 annotator = "0" if annotator is None else identifier(annotator, file, line, "annotator")
             yield system, input_, measure, annotator, value, line
+
+
+def _check_first_values(file: str, line: int, columns: list[str], rec: dict, unseen: dict[str, None]) -> None:
+    """In a wide table, a measure column whose first value is text that is not a number is a
+    column of names, not of values: the table has an unknown column layout (a long table under
+    other column names, ``system,input,metric,score``, read as wide would blame each name as a
+    bad number). An :class:`InputError` naming the columns and both layouts expected; a later
+    non-number in a column of numbers stays a bad value."""
+    for column in [c for c in unseen if _present(rec.get(c)) is not None]:
+        del unseen[column]
+        value = rec[column]
+        if not isinstance(value, str) or _reads_as_float(value):
+            continue
+        others = [c for c in wide_measures(columns) if c != column]
+        hint = (f"; if it is a long table, rename {column!r} to 'measure' and {others[0]!r} to 'value'"
+                if len(others) == 1 else "")
+        raise InputError(file, line, column, f"unknown column layout {columns}: column {column!r} holds text "
+                         f"({value!r}), not numbers; expected a long table (columns {', '.join(REQUIRED)}; optionally "
+                         f"{', '.join(OPTIONAL)}) or a wide one (system, optionally input and annotator, and one "
+                         f"column of numbers per measure){hint}")
+
+
+def _reads_as_float(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _unpivot_one(rec: dict, measures: list[str]) -> list[dict]:
@@ -254,9 +289,13 @@ def _check_wide_columns(file: str, columns: Sequence[str], human: Sequence[str])
                              f"measures (mark them with --human); {automatic} are not")
 
 
+def _is_nan(value) -> bool:
+    return isinstance(value, float) and value != value
+
+
 def _present(value):
     """None for a missing value (empty CSV field, null), the value otherwise."""
-    if value is None or value is pd.NA or (isinstance(value, float) and value != value):
+    if value is None or value is pd.NA or _is_nan(value):
         return None
     if isinstance(value, str) and not value.strip():
         return None
@@ -687,7 +726,8 @@ def _validated(con, raw: str, file: str, human, lower, wide: bool, has_input: bo
     [(rows, bad, duplicates)] = con.execute(
         f"""SELECT count(*),
                    count(*) FILTER (WHERE _bad OR system IS NULL OR input IS NULL OR measure IS NULL OR value IS NULL
-                                    OR NOT isfinite(value) OR (kind IS NOT NULL AND kind NOT IN ('automatic', 'human'))
+                                    OR NOT isfinite(value) OR abs(value) > {MAX_ABS_VALUE!r}
+                                    OR (kind IS NOT NULL AND kind NOT IN ('automatic', 'human'))
                                     OR (kind = 'automatic' AND annotator IS NOT NULL)),
                    {duplicates}
             FROM {raw}""").fetchall()
@@ -701,7 +741,7 @@ def _validated(con, raw: str, file: str, human, lower, wide: bool, has_input: bo
             if any(identifier(n, file, None, column) != n or len(n) > CSV_FIELD_LIMIT for n in names):
                 raise Unsure(f"{column} ids with spaces around them, or longer than a CSV field may be")
         except InputError:
-            raise Unsure(f"a blank {column}") from None
+            raise Unsure(f"a blank {column}, or one with a control character") from None
     measures = ids["measure"]
     globbed = "[" + ", ".join(f"'{_escape(m)}'" for m in measures if matches(m, human)) + "]"
     view = f"_cells_{origin}"

@@ -21,13 +21,14 @@ from metaeval.errors import WarehouseError
 ENV_VAR = "METAEVAL_SCHEDULER"
 
 _scheduler: str | None = None
+_option_given: str = "--scheduler"  # what errors name as the address's source
 
 
-def set_scheduler(address: str | None) -> None:
+def set_scheduler(address: str | None, option: str = "--scheduler") -> None:
     """Use the Dask scheduler at ``address`` for the runs of this process (None: the default,
-    ``$METAEVAL_SCHEDULER`` when set, else local)."""
-    global _scheduler
-    _scheduler = address or None
+    ``$METAEVAL_SCHEDULER`` when set, else local); ``option``: where it was given, for errors."""
+    global _scheduler, _option_given
+    _scheduler, _option_given = address or None, option
 
 
 @contextmanager
@@ -91,12 +92,92 @@ def is_distributed(pool: Executor | None) -> bool:
     return pool is not None and getattr(pool, "_client", None) is not None
 
 
-def _client(address: str):
+#: Seconds a scheduler has to answer (connect, handshake, identity) before ``--scheduler`` fails.
+SCHEDULER_TIMEOUT = 10.0
+#: The fix every ``--scheduler`` error suggests.
+_SCHEDULER_FIX = ("give the address a Dask scheduler prints when it starts (`dask scheduler`: tcp://HOST:8786), "
+                  "or leave --scheduler out to compute locally")
+
+
+def check_address(address: str, option: str | None = None) -> None:
+    """Refuse at once, without the network, an address that is not one (``notanaddress``, an
+    ``http://`` URL, a port that is not a number): one line naming ``option`` (default: where
+    the address came from, ``--scheduler`` or ``$METAEVAL_SCHEDULER``), the value and the fix."""
     try:
-        from distributed import Client
+        from distributed.comm.addressing import get_address_host
     except ImportError:  # pragma: no cover - distributed is a dependency
-        raise WarehouseError("--scheduler needs the 'distributed' package") from None
+        raise WarehouseError(f"{option or _option()} needs the 'distributed' package") from None
     try:
-        return Client(address, set_as_default=False, timeout="20s")
+        get_address_host(address)  # the scheme and host:port
+    except (ValueError, TypeError) as exc:
+        raise WarehouseError(f"{option or _option()} {address!r} is not a scheduler address "
+                             f"({' '.join(str(exc).split())}); {_SCHEDULER_FIX}") from None
+
+
+def _option() -> str:
+    return _option_given if _scheduler else f"${ENV_VAR}"
+
+
+def check_scheduler(address: str, option: str | None = None) -> None:
+    """Refuse, in one line naming ``option``, the value and the fix, an address that is not a
+    Dask scheduler's: a malformed one at once (:func:`check_address`); otherwise when nothing
+    Dask answers within :data:`SCHEDULER_TIMEOUT` seconds. ``distributed.Client(address,
+    timeout=...)`` alone does not bound this: its timeout covers the TCP connection, not the
+    handshake read after it, so a server that accepts and stays silent (a plain HTTP server)
+    hung it for minutes, and a service that answers garbage made it allocate exabytes. The probe
+    is distributed's own ``connect`` and ``identity`` call, under one deadline. Called before a
+    run is recorded (:func:`metaeval.runs.runner.start_run`), so a bad scheduler writes nothing."""
+    import asyncio
+    import threading
+
+    from distributed.comm import connect
+    from distributed.core import send_recv
+    from distributed.security import Security
+
+    option = option or _option()
+    check_address(address, option)
+    what = f"{option} {address!r}"
+    timeout = SCHEDULER_TIMEOUT
+
+    async def identity():
+        comm = await connect(address, timeout=timeout, **Security().get_connection_args("client"))
+        try:
+            return await send_recv(comm, op="identity")
+        finally:
+            comm.abort()
+
+    outcome: dict = {}
+
+    def probe():  # in its own thread and event loop: the caller may be running one (Jupyter)
+        try:
+            outcome["reply"] = asyncio.run(asyncio.wait_for(identity(), timeout))
+        except BaseException as exc:  # noqa: BLE001 - reported below, in one line
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=probe, name="metaeval-scheduler-probe", daemon=True)
+    thread.start()
+    thread.join(timeout + 5)
+    reply, error = outcome.get("reply"), outcome.get("error")
+    if isinstance(reply, dict) and reply.get("type") == "Scheduler":
+        return
+    if thread.is_alive() or isinstance(error, (TimeoutError, asyncio.TimeoutError, OSError)):
+        detail = " ".join(str(error).split()) if error is not None and str(error) else ""
+        raise WarehouseError(f"{what}: no Dask scheduler answered within {timeout:g} s"
+                             f"{f' ({detail})' if detail else ''}; {_SCHEDULER_FIX}")
+    if isinstance(reply, dict) and reply.get("type"):
+        got = f"a Dask {reply['type']} answered, not a scheduler"
+    else:
+        detail = f"{type(error).__name__}: {' '.join(str(error).split())}" if error is not None else repr(reply)
+        got = f"what answered is not a Dask scheduler ({detail[:200]})"
+    raise WarehouseError(f"{what}: {got}; {_SCHEDULER_FIX}")
+
+
+def _client(address: str):
+    from distributed import Client
+
+    check_scheduler(address)
+    try:
+        return Client(address, set_as_default=False, timeout=SCHEDULER_TIMEOUT)
     except (OSError, TimeoutError) as exc:
-        raise WarehouseError(f"cannot reach the Dask scheduler at {address}: {' '.join(str(exc).split())}") from None
+        raise WarehouseError(f"--scheduler {address!r}: cannot reach the Dask scheduler "
+                             f"({' '.join(str(exc).split())}); {_SCHEDULER_FIX}") from None

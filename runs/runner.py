@@ -722,9 +722,11 @@ def start_run(wh: Warehouse, command: str, parameters: dict, seed: int | None, f
               n_tasks: int, jobs: int = 1) -> int:
     """Insert a row of ``analysis_runs`` (status running, owned by this process); its run_id. The
     parameters record what computes the tasks (``executor``: local with ``jobs``, or a Dask
-    scheduler)."""
+    scheduler, which must answer first: :func:`executors.check_scheduler`)."""
     from metaeval import __version__
 
+    if executors.scheduler():  # a scheduler that does not answer fails here, before the run is recorded
+        executors.check_scheduler(executors.scheduler())
     parameters = {**parameters, "executor": executors.describe(jobs)}
     try:
         return wh.con.execute(

@@ -353,6 +353,68 @@ def test_seed_out_of_range_is_refused_before_any_run(cli, db, seed):
     assert str(2**63 - 1) in cli("ci", "--help").output
 
 
+def _one_line_usage_error(result, option: str) -> None:
+    """A refused option: exit 2, no traceback, the error on one line naming the option."""
+    error = [line for line in result.output.splitlines() if line.startswith("Error:")]
+    assert result.exit_code == 2 and "Traceback" not in result.output, result.output
+    assert len(error) == 1 and option in error[0], result.output
+
+
+def test_non_finite_epsilon_and_alpha_are_one_line_errors_before_anything_opens(tmp_path):
+    """Issue 24.6: `--epsilon nan|inf|1e400` (correlate, ci, compare) and `--alpha nan` were
+    tracebacks out of the analyses after a run had started (click lets nan through a range;
+    1e400 reads as inf). Now refused while parsing: the warehouse is not even opened."""
+    db = tmp_path / "never.duckdb"
+    scope = ["--dataset", "demo", "--human", "expert.relevance", "--level", "system", "--coefficient", "kendall"]
+    for value in ("nan", "inf", "-inf", "1e400", "NaN"):
+        for command in ("correlate", "ci", "compare"):
+            result = run_cli(db, command, *scope, "--epsilon", value, ok=False)
+            _one_line_usage_error(result, "'--epsilon'")
+            assert "x>=0" in result.output and ("not a finite number" in result.output) != (value == "-inf")
+    human = ["--dataset", "demo", "--human", "expert.relevance"]
+    for args in (["ci", *scope], ["compare", *scope], ["evaluate", "--metric", "sim-*", *human],
+                 ["annotators", *human], ["winners", *human], ["systems-agreement", *human],
+                 ["simulate", "coverage", *human, "--metric", "*"], ["plot", "heatmap", *human],
+                 ["rank-tasks", "--task", "demo:expert.relevance:system:kendall"]):
+        for value in ("nan", "inf", "1e400"):
+            result = run_cli(db, *args, "--alpha", value, ok=False)
+            _one_line_usage_error(result, "'--alpha'")
+            assert "0<x<1" in result.output, (args, result.output)
+    assert not db.exists()
+
+
+def test_a_huge_k_is_refused_before_anything_opens_with_the_bound(tmp_path):
+    """Issue 24.6: `ci --k 99999999999999999999` failed inside numpy ("Maximum allowed dimension
+    exceeded") after starting a run; every k is now at most K_MAX (README), also in the API."""
+    from metaeval.analyses.stats import bootstrap_ci
+    from metaeval.analyses.stats._validation import K_MAX
+
+    db = tmp_path / "never.duckdb"
+    human = ["--dataset", "demo", "--human", "expert.relevance"]
+    for args in (["ci", *human, "--level", "system", "--k"], ["compare", *human, "--level", "system", "--k"],
+                 ["compare", *human, "--level", "system", "--k-block"], ["demo", "--dataset", "other", "--k"],
+                 ["evaluate", "--metric", "sim-*", *human, "--k"], ["annotators", *human, "--k"],
+                 ["simulate", "power", *human, "--k"], ["rank-tasks", "--task", "demo:h:system:kendall", "--k"]):
+        for k in ("99999999999999999999", str(K_MAX + 1)):
+            result = run_cli(db, *args, k, ok=False)
+            _one_line_usage_error(result, f"'{args[-1]}'")
+            assert f"1<=x<={K_MAX}" in result.output, (args, result.output)
+    assert not db.exists()
+    assert f"1<=x<={K_MAX}" in run_cli(db, "ci", "--help").output
+    with pytest.raises(ValueError, match="at most"):
+        bootstrap_ci([[1.0, 2.0], [2.0, 3.0], [3.0, 1.0]], [[1.0, 2.0], [2.0, 3.0], [3.0, 2.0]], "system",
+                     k=K_MAX + 1)
+
+
+def test_sql_without_a_statement_is_one_line(cli):
+    """Issue 24.6: `metaeval sql ''` and `sql ';'` were an AttributeError traceback."""
+    for query in ("", ";", " ; ;\n", "-- only a comment", "/* c */"):
+        result = cli("sql", "--", query, expect_ok=False)
+        assert result.exit_code == 1 and "Traceback" not in result.output, result.output
+        assert result.output.count("\n") == 1 and "no SQL statement given" in result.output, result.output
+        assert "metaeval --db" in result.output and "sql 'SELECT" in result.output
+
+
 def test_largest_seed_runs(cli, db):
     cli("demo", "--systems", "4", "--inputs", "5", "--k", "40", "--seed", str(2**63 - 1))
     with Warehouse(db, read_only=True) as wh:

@@ -355,8 +355,9 @@ def test_non_utf8_file_is_an_input_error(db, cli, tmp_path, command, name, good,
 
 @pytest.mark.parametrize("content, line", ids=["blank-lines", "multi-line-fields", "crlf"], argvalues=[
     ("system,input,measure,value\n\nA,d0,m,1\n\n\nA,d1,m,oops\n", 6),
-    ('system,input,measure,value\nA,"d\n0",m,1\nA,"multi\nline\ninput",m,oops\n', 4),
-    ('system,input,measure,value\r\nA,"d\r\n0",m,1\r\n\r\nA,d1,m,oops\r\n', 5),
+    # line breaks inside quoted values (spaces around a number are allowed; in an id they are refused)
+    ('system,input,measure,value\nA,d0,m,"1\n"\nA,d1,m,"\n\n2"\nA,d2,m,oops\n', 7),
+    ('system,input,measure,value\r\nA,d0,m,"1\r\n"\r\n\r\nA,d1,m,oops\r\n', 5),
 ])
 def test_csv_errors_name_the_physical_line(db, cli, tmp_path, content, line):
     path = tmp_path / "lines.csv"
@@ -705,3 +706,191 @@ def test_csv_and_parquet_give_the_same_ids(db, cli, tmp_path):
         systems = wh.sql("SELECT DISTINCT name FROM systems ORDER BY name")["name"].tolist()
     assert ids["from-csv"] == ids["from-parquet"] == [["7", "1", "h", "10", 4.0], ["7", "1", "h", "11", 5.0]]
     assert systems == ["7", "8"]
+
+
+# --- issue 24.9: input hygiene ---------------------------------------------------------------------------
+#: (field, id) pairs: a control character (C0 incl. NUL and tab, DEL, C1) inside each kind of id
+CONTROL_IDS = [("system", "s\x001"), ("input", "d\t1"), ("measure", "h\x1b[31m"), ("annotator", "a\x7f"),
+               ("system", "s\x851")]
+
+
+def _long_rows(field: str, bad: str) -> list[dict]:
+    rows = [{"system": "s0", "input": "d0", "measure": "h", "value": 1.0, "annotator": "a0"},
+            {"system": "s1", "input": "d0", "measure": "h", "value": 2.0, "annotator": "a0"},
+            {"system": "s2", "input": "d0", "measure": "h", "value": 3.0, "annotator": "a0"}]
+    rows[1][field] = bad
+    return rows
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".jsonl", ".parquet", "DataFrame"])
+def test_a_control_character_in_an_id_is_refused_on_every_reader_path(db, tmp_path, suffix):
+    """A NUL inside a system id was stored. Now, CSV, JSONL, Parquet or DataFrame, whether
+    DuckDB's reading or the exact reader sees it first: file:line:field, nothing written."""
+    from metaeval.errors import InputError
+    from metaeval.ingest import table
+
+    with Warehouse(db) as wh:
+        before = snapshot(wh)
+        for field, bad in CONTROL_IDS:
+            frame = pd.DataFrame(_long_rows(field, bad))
+            path = tmp_path / f"t{suffix}"
+            if suffix == ".csv":
+                frame.to_csv(path, index=False)
+            elif suffix == ".jsonl":
+                frame.to_json(path, orient="records", lines=True)
+            elif suffix == ".parquet":
+                frame.to_parquet(path, index=False)
+            where = {".csv": f"{path}:3", ".jsonl": f"{path}:2", ".parquet": f"{path}:2"}.get(suffix, "<DataFrame>:2")
+            with pytest.raises(InputError) as caught:
+                if suffix == "DataFrame":
+                    table.add_scores(wh, "t", frame, human=["h"])
+                else:
+                    table.ingest(wh, "t", [path], human=["h"])
+            message = str(caught.value)
+            assert message.startswith(f"{where}: field '{field}': the id {bad.strip()!r} holds the control "
+                                      f"character U+{ord(next(c for c in bad if not c.isprintable())):04X}"), message
+            assert "\n" not in message and "remove it" in message
+        assert_same(before, snapshot(wh))
+
+
+def test_a_control_character_in_a_wide_measure_column_or_a_sacrerouge_key_is_refused(db, cli, tmp_path):
+    wide = tmp_path / "wide.csv"
+    wide.write_text("system,input,ok,m\x00x\ns0,d0,1,2\n")
+    sacre = tmp_path / "m.jsonl"
+    write_jsonl(sacre, [{"instance_id": "d0", "summarizer_id": "s0", "metrics": {"m": 1}},
+                        {"instance_id": "d0", "summarizer_id": "s\x001", "metrics": {"m": 1}},
+                        {"instance_id": "d1", "summarizer_id": "s0", "metrics": {"rouge": {"f\u00851": 1}}}])
+    before = _state(db)
+    result = cli("ingest", "table", wide, "--dataset", "t", expect_ok=False)
+    assert result.exit_code == 1 and f"{wide}:2: field 'measure': the id 'm\\x00x' holds the control character " \
+        "U+0000" in result.output, result.output
+    result = cli("ingest", "sacrerouge", sacre, "--dataset", "t", expect_ok=False)
+    assert result.exit_code == 1 and f"{sacre}:2: field 'summarizer_id': the id 's\\x001'" in result.output
+    lines = sacre.read_text().splitlines()
+    sacre.write_text("\n".join([lines[0], lines[2]]) + "\n")
+    result = cli("ingest", "sacrerouge", sacre, "--dataset", "t", expect_ok=False)
+    assert result.exit_code == 1 and f"{sacre}:2: field 'metrics.rouge.f\\x851': the metric name 'rouge.f\\x851' " \
+        "holds the control character U+0085" in result.output, result.output
+    assert_same(before, _state(db))
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".jsonl", ".parquet", "DataFrame", "sacrerouge"])
+def test_a_value_whose_sums_overflow_is_refused_on_every_reader_path(db, tmp_path, suffix):
+    """Values near 1.2e308 were stored and `system_means` showed inf. Now |value| is at most
+    MAX_ABS_VALUE (1e150: sums of squares of 1e8 such values stay finite), on every path, with
+    file:line:field; the bound itself is accepted and its means are finite."""
+    from metaeval.errors import InputError
+    from metaeval.ingest import sacrerouge as sacre
+    from metaeval.ingest import table
+    from metaeval.ingest.common import MAX_ABS_VALUE
+
+    def prepared(big: float):
+        """(a call ingesting s0 = 1, s1 = big, s2 = -big; where the error on big is)"""
+        rows = [{"system": f"s{i}", "input": "d0", "measure": "m", "value": v} for i, v in enumerate([1.0, big, -big])]
+        frame = pd.DataFrame(rows)
+        path = tmp_path / f"t{suffix}"
+        if suffix == "sacrerouge":
+            write_jsonl(path, [{"instance_id": r["input"], "summarizer_id": r["system"], "metrics": {"m": r["value"]}}
+                               for r in rows])
+            return lambda wh: sacre.ingest(wh, "t", [path]), f"{path}:2: field 'metrics.m'"
+        if suffix == "DataFrame":
+            return lambda wh: table.add_scores(wh, "t", frame), "<DataFrame>:2: field 'value'"
+        if suffix == ".csv":
+            path.write_text("system,input,measure,value\n" + "".join(f"{r['system']},d0,m,{r['value']!r}\n"
+                                                                     for r in rows))
+        elif suffix == ".jsonl":
+            write_jsonl(path, rows)
+        else:
+            frame.to_parquet(path, index=False)
+        return lambda wh: table.ingest(wh, "t", [path]), f"{path}:{3 if suffix == '.csv' else 2}: field 'value'"
+
+    with Warehouse(db) as wh:
+        before = snapshot(wh)
+        for big in (1.2e308, 1.7976931348623157e308, MAX_ABS_VALUE * 1.000001):
+            call, where = prepared(big)
+            with pytest.raises(InputError) as caught:
+                call(wh)
+            assert str(caught.value) == (f"{where}: the value {big!r} is beyond the largest magnitude stored, 1e+150 "
+                                         "(sums and means of such values overflow); no score is this large: fix the "
+                                         "value or its unit")
+        assert_same(before, snapshot(wh))
+        prepared(MAX_ABS_VALUE)[0](wh)
+        table.add_scores(wh, "t", pd.DataFrame({"system": ["s0", "s1", "s2"], "input": "d1", "measure": "m",
+                                                "value": [1.0, MAX_ABS_VALUE, -MAX_ABS_VALUE]}), allow_new=True)
+        means = wh.sql("SELECT mean, n_inputs FROM system_means WHERE dataset = 't' ORDER BY mean")
+        assert means["mean"].tolist() == [-MAX_ABS_VALUE, 1.0, MAX_ABS_VALUE] and set(means["n_inputs"]) == {2}
+
+
+def test_a_nan_value_in_a_parquet_file_or_a_dataframe_says_nan(db, tmp_path):
+    """A NaN in a Parquet file was reported as "got null". A NaN is named as such; a null
+    (what pandas writes for a NaN) says so."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from metaeval.errors import InputError
+    from metaeval.ingest import table
+
+    columns = {"system": ["a", "b"], "input": ["d", "d"], "measure": ["m", "m"]}
+    real_nan = tmp_path / "nan.parquet"
+    pq.write_table(pa.table({**columns, "value": pa.array([1.0, float("nan")], pa.float64())}), real_nan)
+    by_pandas = tmp_path / "pandas.parquet"
+    pd.DataFrame({**columns, "value": [1.0, np.nan]}).to_parquet(by_pandas)  # pyarrow stores the NaN as null
+    with Warehouse(db) as wh:
+        before = snapshot(wh)
+        for source, where in ((real_nan, f"{real_nan}:2"), (pd.DataFrame({**columns, "value": [1.0, np.nan]}),
+                                                           "<DataFrame>:2")):
+            with pytest.raises(InputError) as caught:
+                if isinstance(source, pd.DataFrame):
+                    table.add_scores(wh, "t", source)
+                else:
+                    table.ingest(wh, "t", [source])
+            assert str(caught.value).startswith(f"{where}: field 'value': the value NaN is not finite (not a number;")
+            assert "null" not in str(caught.value)
+        with pytest.raises(InputError, match=r"pandas.parquet:2: field 'value': expected a number, got null "
+                                             r"\(a missing value; pandas writes a NaN as null"):
+            table.ingest(wh, "t", [by_pandas])
+        assert_same(before, snapshot(wh))
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".jsonl", ".parquet", "DataFrame"])
+def test_a_long_table_under_other_column_names_is_an_unknown_layout(db, tmp_path, suffix):
+    """`system,input,metric,score` was read as a wide table and the error blamed field 'metric'
+    as a bad number. A wide table's measure column whose first value is text (not a number) is
+    a column of names: the layout is refused, naming the columns and both layouts expected (and
+    the renaming, for a long table's shape); a later non-number stays a bad value."""
+    from metaeval.errors import InputError
+    from metaeval.ingest import table
+
+    frame = pd.DataFrame({"system": ["s1", "s2"], "input": ["d1", "d1"], "metric": ["rouge-1", "rouge-1"],
+                          "score": [0.5, 0.25]})
+    path = tmp_path / f"t{suffix}"
+    if suffix == ".csv":
+        frame.to_csv(path, index=False)
+    elif suffix == ".jsonl":
+        write_jsonl(path, frame.to_dict("records"))
+    elif suffix == ".parquet":
+        frame.to_parquet(path, index=False)
+    with Warehouse(db) as wh:
+        before = snapshot(wh)
+        with pytest.raises(InputError) as caught:
+            table.add_scores(wh, "t", frame) if suffix == "DataFrame" else table.ingest(wh, "t", [path])
+        where = {".csv": f"{path}:2", ".jsonl": f"{path}:1", ".parquet": f"{path}:1"}.get(suffix, "<DataFrame>:1")
+        assert str(caught.value) == (
+            f"{where}: field 'metric': unknown column layout ['system', 'input', 'metric', 'score']: column 'metric' "
+            "holds text ('rouge-1'), not numbers; expected a long table (columns system, measure, value; optionally "
+            "input, annotator, kind) or a wide one (system, optionally input and annotator, and one column of "
+            "numbers per measure); if it is a long table, rename 'metric' to 'measure' and 'score' to 'value'")
+        assert_same(before, snapshot(wh))
+
+
+def test_a_text_column_in_a_wide_table_is_an_unknown_layout_a_later_bad_value_is_not(db, cli, tmp_path):
+    path = tmp_path / "w.csv"
+    path.write_text("system,input,m1,title,m2\ns1,d1,0.5,,1\ns2,d1,0.25,The One,2\n")
+    out = cli("ingest", "table", path, "--dataset", "w", expect_ok=False).output
+    assert f"{path}:3: field 'title': unknown column layout ['system', 'input', 'm1', 'title', 'm2']: column " \
+        "'title' holds text ('The One'), not numbers;" in out and "rename" not in out, out
+    path.write_text("system,input,m1\ns1,d1,0.5\ns2,d1,abc\n")
+    assert f"{path}:3: field 'm1': expected a number, got 'abc'" in cli("ingest", "table", path, "--dataset", "w",
+                                                                        expect_ok=False).output
+    path.write_text("system,input,m1\ns1,d1,1_000\n")  # Python reads it: a bad number, not a name
+    assert "digit separators" in cli("ingest", "table", path, "--dataset", "w", expect_ok=False).output

@@ -60,6 +60,7 @@ TRICKY_CSV = {
     "double sign": "system,input,measure,value\ns1,d1,m,+-1\n",
     "nan": "system,input,measure,value\ns1,d1,m,nan\n",
     "huge": "system,input,measure,value\ns1,d1,m,1e999\n",
+    "beyond the largest magnitude": "system,input,measure,value\ns1,d1,m,1.2e308\ns2,d1,m,-1e151\n",
     "empty value": "system,input,measure,value\ns1,d1,m,\n",
     "blank id": "system,input,measure,value\n  ,d1,m,1\n",
     "quoted newline id": 'system,input,measure,value\n"s\n1",d1,m,1\n',
@@ -89,6 +90,12 @@ TRICKY_CSV = {
     "carriage return ending a line": "system,input,measure,value\ns1,d1,m,0.5\rs2,d1,m,0.6\n",
     "carriage return in the header": "system,input,measure,value\rs1,d1,m,0.5\n",
     "an id longer than a csv field": "system,input,measure,value\n" + "s" * 131073 + ",d1,m,0.5\n",
+    # issue 24.9: control characters inside an id or a measure column's name
+    "nul in an id": "system,input,measure,value\ns\x001,d1,m,0.5\n",
+    "tab inside an id": "system,input,measure,value\ns\t1,d1,m,0.5\n",
+    "bell in a measure": "system,input,measure,value\ns1,d1,m\x07,0.5\n",
+    "c1 control in an input": "system,input,measure,value\ns1,d\x851,m,0.5\n",
+    "del in a wide measure column": "system,input,m\x7f\ns1,d1,0.5\n",
 }
 
 
@@ -453,13 +460,19 @@ TRICKY_JSONL = {
     "nan": f'{{{_ROW}, "value": NaN}}\n',
     "infinity": f'{{{_ROW}, "value": -Infinity}}\n',
     "1e400": f'{{{_ROW}, "value": 1e400}}\n',
+    "largest double": f'{{{_ROW}, "value": 1.7976931348623157e308}}\n',  # beyond MAX_ABS_VALUE (issue 24.9)
     "duplicate key": f'{{{_ROW}, "value": 1, "value": 2}}\n',
     "trailing comma": f'{{{_ROW}, "value": 1,}}\n',
     "comma in a string": '{"system": "a,}", "input": "d1", "measure": "m", "value": 1}\n',
     "lone surrogate": '{"system": "s\\ud800", "input": "d1", "measure": "m", "value": 1}\n',
     "lone low surrogate": '{"system": "s\\udc00", "input": "d1", "measure": "m", "value": 1}\n',
     "surrogate pair": '{"system": "s\\ud83d\\ude00", "input": "d1", "measure": "m", "value": 1}\n',
-    "escapes": '{"system": "s\\u00e9\\"x\\\\", "input": "d\\n1", "measure": "m", "value": 1}\n',
+    "escapes": '{"system": "s\\u00e9\\"x\\\\", "input": "d\\/1", "measure": "m", "value": 1}\n',
+    # issue 24.9: a control character in an id (JSON escapes them) is refused by both readers
+    "newline in an id": '{"system": "s1", "input": "d\\n1", "measure": "m", "value": 1}\n',
+    "nul in an id": '{"system": "s\\u00001", "input": "d1", "measure": "m", "value": 1}\n',
+    "escape in a measure": '{"system": "s1", "input": "d1", "measure": "m\\u001b[31m", "value": 1}\n',
+    "del in an annotator": '{"system": "s1", "input": "d1", "measure": "h", "value": 1, "annotator": "a\\u007f"}\n',
     "bom": f'\ufeff{{{_ROW}, "value": 1}}\n',
     "not an object": '[1, 2]\n',
     "array with a trailing comma": f'{{{_ROW}, "value": 1}}\n[1,]\n',
@@ -484,7 +497,7 @@ TRICKY_JSONL = {
     "wide": '{"system": "s1", "input": "d1", "m1": 0.5, "m2": 1}\n',
     "duplicate cell": f'{{{_ROW}, "value": 1}}\n{{{_ROW}, "value": 1}}\n',
     "many digits": "".join(f'{{"system": "s{i}", "input": "d1", "measure": "m", "value": {v}}}\n' for i, v in enumerate(
-        ["0.1000000000000000055511151231257827", "2.2250738585072011e-308", "9007199254740993", "1.7976931348623157e308",
+        ["0.1000000000000000055511151231257827", "2.2250738585072011e-308", "9007199254740993", "1e150",
          "4.9e-324", "-0", "0.30000000000000004", "1e-400", "123.456e-7", "1E+2"])),
 }
 

@@ -125,10 +125,19 @@ def test_before_commit_runs_inside_the_transaction_and_rolls_it_back(demo, tmp_p
 
 
 # --- other commands: no write before a check ------------------------------------------------------------
-def test_accuracy_checks_every_analysis_before_the_first_writes(demo):
-    """--delta-bins ran (and wrote) its analysis before the accuracy's --alpha was checked."""
+def test_accuracy_checks_every_analysis_before_the_first_writes(demo, monkeypatch):
+    """--delta-bins ran (and wrote) its analysis before a later analysis's options were checked
+    (once, a NaN --alpha; the command line now refuses that itself, so a check of the later
+    analysis is made to fail here)."""
+    from metaeval.errors import WarehouseError
+    from metaeval.runs import ranking as ranking_runs
+
+    def refuse(*args, **kwargs):
+        raise WarehouseError("the significance analysis refuses its options")
+
+    monkeypatch.setattr(ranking_runs, "significance_analysis", refuse)
     _fails_writing_nothing(demo, "accuracy", "--dataset", "d", "--human", HUMAN, "--delta-bins", "2",
-                           "--alpha", "nan", message="--alpha must lie strictly between 0 and 1; got nan")
+                           message="the significance analysis refuses its options")
 
 
 # --- a write that cannot reach the file during a run: one line, what was kept -----------------------------

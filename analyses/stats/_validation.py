@@ -162,9 +162,16 @@ def matrices_iv(**named: npt.ArrayLike) -> tuple[np.ndarray, ...]:
     return tuple(arrays)
 
 
+#: The most resamples any analysis takes (``k``, ``k_block``): its smallest Monte-Carlo p-value
+#: 1/(k+1) ~ 1e-7 already resolves a Bonferroni/Holm threshold of 0.05 over 500,000 tests, and
+#: the k statistics of one task hold 80 MB. A larger k is refused before anything is allocated
+#: (a k beyond numpy's array size failed deep inside the resampling).
+K_MAX = 10_000_000
+
+
 def k_iv(k: object) -> int:
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise ValueError(f"`k` must be an integer >= 1; got {k!r}.")
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= K_MAX:
+        raise ValueError(f"`k` must be an integer >= 1 and at most {K_MAX:,}; got {k!r}.")
     return int(k)
 
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from metaeval.cli.app import RESULT_TABLES, Context, LazyChoice, fmt_option, interrupted, is_text, show_blocks
+from metaeval.cli.app import ALPHA, RESULT_TABLES, Context, LazyChoice, fmt_option, interrupted, is_text, show_blocks
 
 if TYPE_CHECKING:  # annotations only (a light start-up for `--help`)
     import pandas as pd
@@ -28,7 +28,7 @@ MAX_PRINTED_METRICS = 8
 @click.option("--metric", "metrics", multiple=True, metavar="GLOB",
               help="Metrics (globs over automatic measures); their mean normalised score defines each input's "
                    "score range. Default: all. Repeatable.")
-@click.option("--alpha", default=0.05, show_default=True, type=click.FloatRange(0, 1, min_open=True, max_open=True),
+@click.option("--alpha", default=0.05, show_default=True, type=ALPHA,
               help="Significance level of the per-input Kendall taus.")
 @click.option("--significant-only", is_flag=True,
               help="Average only per-input taus with p <= alpha (the paper's setting).")

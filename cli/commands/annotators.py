@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import click
 
-from metaeval.cli.app import RESULT_TABLES, SEED, Context, LazyChoice, fmt_option, is_text, layout_option, show
+from metaeval.cli.app import (ALPHA, RESAMPLES, RESULT_TABLES, SEED, Context, LazyChoice, fmt_option, is_text,
+                              layout_option, show)
 
 RESULT_TABLES.update({"annotator_agreement": "latest_annotator_agreement",
                       "human_ceiling": "latest_human_ceiling"})
@@ -18,9 +19,9 @@ RESULT_TABLES.update({"annotator_agreement": "latest_annotator_agreement",
               help="Level(s) of the correlations. Default: all three.")
 @click.option("--coefficient", "coefficients", multiple=True, type=LazyChoice("metaeval.runs.runner:COEFFICIENTS"),
               help="Coefficient(s). Default: all three.")
-@click.option("--k", default=1000, show_default=True, type=click.IntRange(1),
+@click.option("--k", default=1000, show_default=True, type=RESAMPLES,
               help="Boot-Both resamples of the leave-one-out ceiling's interval.")
-@click.option("--alpha", default=0.05, show_default=True, type=click.FloatRange(0, 1, min_open=True, max_open=True))
+@click.option("--alpha", default=0.05, show_default=True, type=ALPHA)
 @click.option("--splits", default=100, show_default=True, type=click.IntRange(1),
               help="Random splits of the split-half estimate.")
 @click.option("--seed", default=0, show_default=True, type=SEED)

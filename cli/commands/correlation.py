@@ -7,8 +7,8 @@ import sys
 
 import click
 
-from metaeval.cli.app import (Context, LazyChoice, _analysis_options, _resampling_options, fmt_option, interrupted,
-                              is_text, layout_option, show)
+from metaeval.cli.app import (ALPHA, RESAMPLES, Context, FiniteFloatRange, LazyChoice, _analysis_options,
+                              _resampling_options, fmt_option, interrupted, is_text, layout_option, show)
 
 
 def _analyse(obj: Context, call, fmt: str = "text", **kwargs):
@@ -51,7 +51,7 @@ def _ties_options(f):
     f = click.option("--tie-calibration", is_flag=True,
                      help="Choose the tie threshold that maximises kendall-23 / acc-23 at each level "
                           "(Deutsch et al. 2023; default coefficient acc-23); resamples re-calibrate.")(f)
-    f = click.option("--epsilon", type=click.FloatRange(0), default=None,
+    f = click.option("--epsilon", type=FiniteFloatRange(0), default=None,
                      help="Tie threshold on the metric's differences (|d| <= E is a tie) for kendall-a, "
                           "kendall (b), kendall-23, acc-23.")(f)
     return f
@@ -129,7 +129,7 @@ def _paper(frame, fmt: str, caption: str, layout: str = "auto", **ranking) -> No
 @_analysis_options
 @click.option("--method", type=LazyChoice("metaeval.runs.runner:CI_METHODS"), default="boot-both", show_default=True)
 @_resampling_options
-@click.option("--alpha", default=0.05, show_default=True, type=click.FloatRange(0, 1, min_open=True, max_open=True))
+@click.option("--alpha", default=0.05, show_default=True, type=ALPHA)
 @click.option("--resample-annotators", type=LazyChoice("metaeval.runs.runner:ANNOTATOR_RESAMPLING"), default=None,
               help="Also re-draw the human annotators in every resample: each cell's (cells) or the panel's "
                    "ids once per resample (panel, for ids that are the same people everywhere).")
@@ -162,7 +162,7 @@ def ci(obj, dataset, human, metrics, levels, coefficients, system_inputs, jobs, 
 @_analysis_options
 @click.option("--method", type=LazyChoice("metaeval.runs.runner:TEST_METHODS"), default="perm-both", show_default=True)
 @_resampling_options
-@click.option("--alpha", default=0.05, show_default=True, type=click.FloatRange(0, 1, min_open=True, max_open=True))
+@click.option("--alpha", default=0.05, show_default=True, type=ALPHA)
 @click.option("--alternative", type=LazyChoice("metaeval.runs.runner:ALTERNATIVES"), default="two-sided",
               show_default=True, help="H1 of each ordered pair (a, b): corr(a, human) != corr(b, human) (two-sided; "
                                       "the sign of delta says which is better), or > (greater), or < (less).")
@@ -176,7 +176,7 @@ def ci(obj, dataset, human, metrics, levels, coefficients, system_inputs, jobs, 
 @click.option("--resample-annotators", type=LazyChoice("metaeval.runs.runner:ANNOTATOR_RESAMPLING"), default=None,
               help="Paired bootstrap tests: also re-draw the human annotators in every resample (cells or panel, "
                    "as for ci).")
-@click.option("--k-block", type=click.IntRange(1), default=None,
+@click.option("--k-block", type=RESAMPLES, default=None,
               help="Early stopping of the permutation tests (mt-metrics-eval): after every K_BLOCK resamples, "
                    "stop when the share as extreme as delta is < 0.02 or > 0.5; resamples used per row in k_used.")
 @click.option("--sequential", is_flag=True,

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import click
 
-from metaeval.cli.app import (SEED, Context, LazyChoice, _command_line, echo_reports, fmt_option, is_text,
-                              layout_option, system_inputs_option)
+from metaeval.cli.app import (ALPHA, RESAMPLES, SEED, Context, LazyChoice, _command_line, echo_reports, fmt_option,
+                              is_text, layout_option, system_inputs_option)
 
 #: In text output, beats / beaten by lists longer than this many characters are cut.
 MAX_LIST = 70
@@ -43,9 +43,9 @@ MAX_LIST = 70
                                       "metric of the current cluster (mt-metrics-eval); strict: only where every "
                                       "metric above beats every metric below.")
 @system_inputs_option
-@click.option("--k", default=1000, show_default=True, type=click.IntRange(1), help="Resamples (CI and tests).")
+@click.option("--k", default=1000, show_default=True, type=RESAMPLES, help="Resamples (CI and tests).")
 @click.option("--seed", default=0, show_default=True, type=SEED, help="Seed of the resampling.")
-@click.option("--alpha", default=0.05, show_default=True, type=click.FloatRange(0, 1, min_open=True, max_open=True))
+@click.option("--alpha", default=0.05, show_default=True, type=ALPHA)
 @click.option("--lower", "lower", multiple=True, metavar="GLOB",
               help="Measures of SCORES for which lower is better. Repeatable.")
 @click.option("--allow-new", is_flag=True, help="Let SCORES add systems or inputs to the dataset.")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from metaeval.cli.app import FORMATS, Context, LazyChoice, _command_line, show
+from metaeval.cli.app import FORMATS, Context, FiniteFloatRange, LazyChoice, _command_line, show
 
 
 @click.group()
@@ -25,7 +25,7 @@ def index():
               help="The index directory. Default: <warehouse file>.indexes/NAME, beside the warehouse.")
 @click.option("--model", type=LazyChoice("metaeval.runs.index:MODELS"), default="lm-dirichlet", show_default=True,
               help="The retrieval model `score --metric sera` uses with this index unless told otherwise.")
-@click.option("--mu", type=click.FloatRange(0, min_open=True), default=2000.0, show_default=True,
+@click.option("--mu", type=FiniteFloatRange(0, min_open=True), default=2000.0, show_default=True,
               help="The Dirichlet prior of lm-dirichlet used by default with this index.")
 @click.option("--overwrite", is_flag=True, help="Rebuild an existing index of this name (its cached results go).")
 @click.pass_obj

@@ -6,7 +6,7 @@ import json
 
 import click
 
-from metaeval.cli.app import RESULT_TABLES, Context, layout_option
+from metaeval.cli.app import ALPHA, RESAMPLES, RESULT_TABLES, Context, layout_option
 
 RESULT_TABLES.update({"task_rankings": "latest_task_rankings"})
 
@@ -16,9 +16,9 @@ RESULT_TABLES.update({"task_rankings": "latest_task_rankings"})
               help="One task (repeat): e.g. wmt23-en-de:mqm.seg:summary:acc-23[tie-calibrated]:1.")
 @click.option("--metric", "metrics", multiple=True, metavar="GLOB",
               help="Metrics (globs); only those present in every task are ranked. Default: all.")
-@click.option("--k", default=1000, show_default=True, type=click.IntRange(1), help="Permutations.")
+@click.option("--k", default=1000, show_default=True, type=RESAMPLES, help="Permutations.")
 @click.option("--seed", default=0, show_default=True, type=click.IntRange(0), help="Seed of the permutations.")
-@click.option("--alpha", default=0.05, show_default=True, type=click.FloatRange(0, 1, min_open=True, max_open=True))
+@click.option("--alpha", default=0.05, show_default=True, type=ALPHA)
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown", "latex"]), default="text",
               show_default=True)
 @layout_option

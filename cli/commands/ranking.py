@@ -9,8 +9,9 @@ from typing import TYPE_CHECKING
 
 import click
 
-from metaeval.cli.app import (RESULT_TABLES, Context, LazyChoice, _resampling_options, fmt_option, interrupted,
-                              is_text, layout_option, show, show_blocks, system_inputs_option)
+from metaeval.cli.app import (ALPHA, RESAMPLES, RESULT_TABLES, Context, FiniteFloatRange, LazyChoice,
+                              _resampling_options, fmt_option, interrupted, is_text, layout_option, show, show_blocks,
+                              system_inputs_option)
 
 if TYPE_CHECKING:  # annotations only (a light start-up for `--help`)
     import pandas as pd
@@ -25,7 +26,6 @@ RESULT_TABLES.update({
     "replicability": "latest_replicability",
 })
 
-ALPHA = click.FloatRange(0, 1, min_open=True, max_open=True)
 
 
 def _options(*decorators):
@@ -120,9 +120,9 @@ def _latest(wh, table: str, dataset: str, human: str, **filters) -> pd.DataFrame
               help="Significance level of the per-input correlations.")
 @click.option("--alternative", type=LazyChoice("metaeval.runs.ranking:ALTERNATIVES"), default="two-sided",
               show_default=True, help="Alternative of the per-input correlation tests (scipy).")
-@click.option("--metric-tolerance", default=0.0, show_default=True, type=click.FloatRange(0),
+@click.option("--metric-tolerance", default=0.0, show_default=True, type=FiniteFloatRange(0),
               help="Metric differences with |d| <= this are ties (metric units; 0: exact ties only).")
-@click.option("--human-tolerance", default=0.0, show_default=True, type=click.FloatRange(0),
+@click.option("--human-tolerance", default=0.0, show_default=True, type=FiniteFloatRange(0),
               help="Human differences with |d| <= this are ties (0: exact ties only).")
 @click.option("--soft", is_flag=True,
               help="Soft pairwise accuracy instead (Thompson et al. 2024, WMT24): table soft_pairwise_accuracy.")
@@ -130,7 +130,7 @@ def _latest(wh, table: str, dataset: str, human: str, **filters) -> pd.DataFrame
 @click.option("--delta-bins", type=click.IntRange(1), default=None, metavar="Q",
               help="Also the accuracy and Kendall's tau within Q quantile bins of the system pairs' human "
                    "difference, closest pairs first (Deutsch, Dror & Roth 2022): table delta_bin_accuracy.")
-@click.option("--k", default=1000, show_default=True, type=click.IntRange(1), help="--soft: permutations.")
+@click.option("--k", default=1000, show_default=True, type=RESAMPLES, help="--soft: permutations.")
 @click.option("--seed", default=4, show_default=True, type=click.IntRange(0),
               help="--soft: seed of the permutations (4: mt-metrics-eval's default draw).")
 @_compute

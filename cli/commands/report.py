@@ -7,12 +7,11 @@ from pathlib import Path
 import click
 
 from metaeval import files
-from metaeval.cli.app import OVERWRITE, CoefficientChoice, Context, LazyChoice, out_file
+from metaeval.cli.app import ALPHA, OVERWRITE, CoefficientChoice, Context, LazyChoice, out_file
 from metaeval.errors import WarehouseError
 
 #: The file types ``metaeval plot`` writes (matplotlib's, chosen by the suffix of --out).
 FIGURE_SUFFIXES = (".png", ".svg", ".pdf")
-ALPHA = click.FloatRange(0, 1, min_open=True, max_open=True)
 
 
 def _report_dir(ctx, param, value: Path) -> Path:

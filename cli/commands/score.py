@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from metaeval.cli.app import Context, LazyChoice, _command_line
+from metaeval.cli.app import Context, FiniteFloatRange, LazyChoice, _command_line
 
 
 def _comma_list(kind):
@@ -69,7 +69,7 @@ def _cutoffs(ctx, param, value):
               help="SERA: rank cut-offs n, comma-separated.  [default: 5,10]")
 @click.option("--model", default=None, type=LazyChoice("metaeval.runs.index:MODELS"),
               help="SERA: retrieval model. Default: the index's (see `metaeval index list`).")
-@click.option("--mu", default=None, type=click.FloatRange(0, min_open=True),
+@click.option("--mu", default=None, type=FiniteFloatRange(0, min_open=True),
               help="SERA: Dirichlet prior of lm-dirichlet. Default: the index's (2000 unless built otherwise).")
 @click.option("--np-model", default="en_core_web_sm", show_default=True,
               help="SERA np queries: the installed spaCy English pipeline that finds noun phrases.")

@@ -7,13 +7,12 @@ import sys
 
 import click
 
-from metaeval.cli.app import (RESULT_TABLES, Context, Group, LazyChoice, _resampling_options, interrupted,
+from metaeval.cli.app import (ALPHA, RESULT_TABLES, Context, Group, LazyChoice, _resampling_options, interrupted,
                               scheduler_option, show, system_inputs_option)
 
 RESULT_TABLES.update({"ci_coverage": "latest_ci_coverage", "power": "latest_power",
                       "normality": "latest_normality"})
 
-ALPHA = click.FloatRange(0, 1, min_open=True, max_open=True)
 
 
 def _common(f):

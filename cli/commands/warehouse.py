@@ -112,6 +112,9 @@ def sql(obj, query, fmt):
         try:
             # cannot be switched back on by the query: DuckDB refuses while the database is open
             wh.con.execute("SET enable_external_access = false")
+            if not wh.con.extract_statements(query):  # '', ';', only comments: DuckDB runs nothing
+                raise WarehouseError(f"no SQL statement given: QUERY {query!r} holds none; give one, e.g. "
+                                     f"{obj.command('sql', 'SELECT * FROM dataset_summary')}")
             frame = wh.sql(query)
         except duckdb.Error as exc:
             raise WarehouseError(f"SQL error: {exc}") from None
