@@ -76,7 +76,9 @@ ORIENTATION = "measures whose direction is 'lower' (lower is better) are negated
 #: conventions). A release that changes how any result is computed starts a new list; one that
 #: does not (docs, speed, CLI) adds itself, so its users keep their results. A test checks that
 #: the package version is listed, so every release decides.
-SAME_RESULTS_AS = ("0.4.0",)  # 0.4.0: summary/global levels and simulations leave unjudged inputs out
+#: 0.5.0: a test family that cannot resolve is never significant, clusters follow mt-metrics-eval's rule
+#: (winners, rank-tasks), undefined metrics are not ranked: results of 0.4.0 are recomputed
+SAME_RESULTS_AS = ("0.5.0",)
 #: SQL condition on a results table: the row was written by one of those versions. Results are
 #: reused only under it, so an upgrade that changes a computation never serves old numbers.
 THIS_VERSION = "run_id IN (SELECT run_id FROM analysis_runs WHERE list_contains($versions, version))"
