@@ -1063,7 +1063,7 @@ def _sequential_families(tasks, fresh, data, analysis, jobs, chunk_size, family,
             for n, (members, defined, test) in enumerate(states):
                 if (pending := test.pending()) is not None:
                     todo[n] = pending
-            drawn = evaluate([(defined[t], int(test_used), stop) for n, (tests, stop) in todo.items()
+            drawn = evaluate([(states[n][1][t], int(test_used), stop) for n, (tests, stop) in todo.items()
                               for t, test_used in zip(tests, states[n][2].k_used[tests])])
             for n, (tests, stop) in todo.items():
                 defined = states[n][1]
