@@ -8,7 +8,8 @@ Usage (the warehouse must hold SummEval, ingested as README "Real data" says)::
     diff -r /tmp/before-dump /tmp/after-dump          # nothing: identical rows
 
 Each table becomes ``OUT/<table>.csv``: the columns except ``run_id``, ``result_id``,
-timestamps and ``analysis_runs``' owner and time columns, values written with ``repr`` (every
+timestamps and ``analysis_runs``' owner and time columns (the warehouse's path in a
+command line written ``<DB>``), values written with ``repr`` (every
 bit of a float), rows sorted. The commands' printed output goes to ``OUT/_stdout/``: it is
 informative only (it names run ids) and not part of the comparison unless ``--with-stdout``.
 """
@@ -57,6 +58,11 @@ COMMANDS = [
     ["simulate", "coverage", "--dataset", "summeval", "--human", "expert.relevance",
      "--metric", "rouge-2.f1", "--metric", "bertscore.f1", "--coefficient", "kendall",
      "--trials", "60", "--k", "100", "--seed", "2"],
+    ["compare", "--dataset", "summeval", "--human", "expert.relevance",
+     "--metric", "rouge-2.f1", "--metric", "bertscore.f1", "--metric", "qa-eval.f1",
+     "--metric", "s3.pyr", "--level", "system", "--coefficient", "kendall",
+     "--method", "perm-both", "--alternative", "two-sided", "--correction", "holm",
+     "--k", "200", "--seed", "6", "--format", "csv"],
     ["winners", "--dataset", "summeval", "--human", "expert.relevance",
      "--metric", "rouge-2.f1", "--metric", "bertscore.f1", "--metric", "qa-eval.f1",
      "--metric", "s3.pyr", "--level", "system", "--coefficient", "kendall",
@@ -104,7 +110,7 @@ def dump(db: str, out: Path) -> list[str]:
                 and not (t == "analysis_runs" and c.startswith("owner"))]
         rows = con.execute(f'SELECT {", ".join(chr(34) + c + chr(34) for c in keep)} FROM "{t}"'
                            ).fetchall()
-        lines = sorted("\t".join(repr(v) for v in row) for row in rows)
+        lines = sorted("\t".join(repr(v).replace(db, "<DB>") for v in row) for row in rows)
         (out / f"{t}.csv").write_text("\t".join(keep) + "\n" + "\n".join(lines) + "\n")
         written.append(f"{t}: {len(lines)} rows")
     con.close()
