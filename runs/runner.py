@@ -223,15 +223,17 @@ def _sequential_analysis(params: dict, extra: dict, scope: Scope, focus, k_block
 def _check_annotator_resampling(scope: Scope, how: str, method_ok: bool, methods: str) -> None:
     if not method_ok or how not in vocabulary.ANNOTATOR_RESAMPLING:
         raise WarehouseError(f"--resample-annotators needs {methods} and one of {', '.join(vocabulary.ANNOTATOR_RESAMPLING)}")
-    if any(_validation.coefficient_iv(c).variant not in (None, "b", "c") or _validation.coefficient_iv(c).epsilon
+    if any(_validation.coefficient_iv(c).name not in vocabulary.COEFFICIENTS
+           or _validation.coefficient_iv(c).variant not in (None, "b", "c") or _validation.coefficient_iv(c).epsilon
            for c in scope.coefficients):
         raise WarehouseError("--resample-annotators works with pearson, spearman, kendall and kendall-c "
                              "(without --epsilon or --tie-calibration)")
 
 
 def _check_parametric(scope: Scope, method: str, parametric: str, message: str) -> None:
-    """The Fisher interval and Williams' test have no form for the Kendall variants with ties."""
-    bad = [c for c in scope.coefficients if _validation.coefficient_iv(c).ties_variant]
+    """The Fisher interval and Williams' test have no form for the Kendall variants with ties, nor
+    for the coefficients whose points are not independent pairs (:attr:`Coefficient.parametric`)."""
+    bad = [c for c in scope.coefficients if not _validation.coefficient_iv(c).parametric]
     if method == parametric and bad:
         raise WarehouseError(f"{message} {', '.join(bad)}; use a resampling method")
 
@@ -252,6 +254,10 @@ def evaluate_correlation(arrays, level, coefficient, system_inputs=DEFAULT_SYSTE
         from metaeval.analyses.stats import kendall_variants
 
         conventions.update(kendall_variant=coef.variant, **kendall_variants.conventions(coef))
+    elif coef.name in vocabulary.LEVEL_COEFFICIENTS:
+        from metaeval.analyses.stats.correlation import level_module
+
+        conventions.update(level_module(coef).conventions())
     if coef.calibrated:
         r = stats.tie_calibration(X, Z, level, coef.base_label)
         conventions["epsilon"] = bookkeeping.as_float(r.epsilon)

@@ -74,8 +74,14 @@ def resolve_scope(wh: Warehouse, dataset: str, human: str | None, metric_globs: 
         metrics = automatic
     if not metrics:
         raise WarehouseError(f"dataset {dataset!r} has no automatic measures to analyse")
-    return Scope(dataset, human, tuple(metrics), choices(levels, valid_levels, "level"),
-                 coefficient_choices(coefficients))
+    scope = Scope(dataset, human, tuple(metrics), choices(levels, valid_levels, "level"),
+                  coefficient_choices(coefficients))
+    for c in scope.coefficients:
+        defined = vocabulary.COEFFICIENT_LEVELS.get(c.partition("[")[0])
+        if defined is not None and (bad := [lv for lv in scope.levels if lv not in defined]):
+            raise WarehouseError(f"the coefficient {c} is defined at the {' and '.join(defined)} levels, not at the "
+                                 f"{' and '.join(bad)} level; choose the levels {', '.join(defined)}")
+    return scope
 
 
 def coefficient_choices(given: Sequence[str]) -> tuple[str, ...]:
