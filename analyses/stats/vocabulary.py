@@ -12,7 +12,8 @@ Levels (Deutsch, Dror & Roth 2021, §2):
 
 Coefficients: ``pearson``, ``spearman``, ``kendall`` (tau-b) by default; ``kendall-c``; the
 variants with ties of Deutsch, Foster & Freitag (2023) ``kendall-a``, ``kendall-23``,
-``acc-23``.
+``acc-23``; and ``pdp``, Pairwise Difference Pearson (DiIanni & Deutsch 2025: Pearson over the
+pairwise differences of the systems' scores, :mod:`.pairwise_difference`).
 """
 
 from __future__ import annotations
@@ -26,17 +27,18 @@ LEVEL_ALIASES: dict[str, str] = {"input": "summary"}
 COEFFICIENTS: tuple[str, ...] = ("pearson", "spearman", "kendall")
 #: Every coefficient correlate, ci and compare accept. Kendall a, b, 23 and acc-23 also take a
 #: tie threshold ``NAME[eps=E]``, 23 and acc-23 tie calibration ``NAME[tie-calibrated]``.
-CORRELATION_COEFFICIENTS: tuple[str, ...] = (*COEFFICIENTS, "kendall-c", "kendall-a", "kendall-23", "acc-23")
+CORRELATION_COEFFICIENTS: tuple[str, ...] = (*COEFFICIENTS, "kendall-c", "kendall-a", "kendall-23", "acc-23",
+                                             "pdp")
 #: Coefficients to which the parametric interval (Fisher) and test (Williams) do not apply (their
 #: points are not independent pairs); the Kendall variants with ties are refused by their own rule.
-NON_PARAMETRIC_COEFFICIENTS: tuple[str, ...] = ()
+NON_PARAMETRIC_COEFFICIENTS: tuple[str, ...] = ("pdp",)
 #: Coefficients computed from a level's whole matrices, each by a module of this package that
 #: defines ``level_value(X, Z, level)`` (a float), ``corr(x, z)`` (the value over vectors of
 #: system scores along the last axis, leading axes a batch) and ``conventions()`` (what a row
 #: records). Resampling recomputes them on each resample's matrices.
-LEVEL_COEFFICIENTS: dict[str, str] = {}
+LEVEL_COEFFICIENTS: dict[str, str] = {"pdp": "pairwise_difference"}
 #: The levels a coefficient is defined at, when not all of :data:`LEVELS`.
-COEFFICIENT_LEVELS: dict[str, tuple[str, ...]] = {}
+COEFFICIENT_LEVELS: dict[str, tuple[str, ...]] = {"pdp": ("system", "summary")}
 
 #: Confidence intervals: Fisher's z, or a percentile bootstrap over systems, inputs or both.
 CI_METHODS: tuple[str, ...] = ("fisher", "boot-systems", "boot-inputs", "boot-both")
