@@ -6,7 +6,7 @@ Three steps, each skipped when the warehouse already holds its results:
 1. ``score_range_agreement`` -- a runner :class:`~metaeval.runs.runner.Analysis` with one task per
    unordered pair of metrics (a < b by name) and bin. Every task reads a, b and the summaries'
    positions in their input's score range, which the consensus of *all* metrics in scope
-   defines: the positions are a derived N x M matrix in :class:`~metaeval.runs.runner.Data`, so a
+   defines: the positions are a derived N x M matrix in :class:`~metaeval.runs.selection.Data`, so a
    task's fingerprint changes whenever any metric of the consensus changes;
 2. ``input_properties`` -- ease of summarisation from the scores, abstractiveness and coverage
    from the stored reference and document texts (when the dataset stores documents; otherwise
