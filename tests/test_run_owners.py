@@ -28,7 +28,7 @@ POSIX = pytest.mark.skipif(os.name != "posix", reason="needs POSIX signals")
 #: rows (written at once: FLUSH_SECONDS 0), so that a test knows when to kill it
 CHILD = """
 import sys
-from metaeval.runs import runner
+from metaeval.runs import bookkeeping
 from metaeval.cli.app import main
 
 bookkeeping.FLUSH_SECONDS = 0.0
@@ -49,7 +49,7 @@ main(sys.argv[1:], prog_name="metaeval")
 #: handler surely runs inside the query)
 CHILD_SIGNALLED_IN_QUERY = """
 import os, sys, threading
-from metaeval.runs import runner
+from metaeval.runs import bookkeeping
 from metaeval.cli.app import main
 
 bookkeeping.FLUSH_SECONDS = 0.0
