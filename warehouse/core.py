@@ -71,6 +71,10 @@ class Warehouse:
     #: The files this object created (see :meth:`create`) while nothing is committed to them.
     created: connection.NewFiles | None = None
 
+    #: The command line that opened this warehouse, set by the ``metaeval`` command line and
+    #: recorded with every analysis run it starts (``analysis_runs.command_line``); None from Python.
+    command_line: str | None = None
+
     def __init__(self, path: str | os.PathLike | None = None, *, read_only: bool = False):
         self.path = connection.resolve_path(path)
         self.read_only = read_only

@@ -115,7 +115,7 @@ def williams_test(
     """
     X, Y, Z = matrices_iv(X=X, Y=Y, Z=Z)
     level, coef, alternative = level_iv(level), coefficient_iv(coefficient), alternative_iv(alternative)
-    if coef.ties_variant:
+    if not coef.parametric:
         raise ValueError(f"Williams' test is not defined for {coef.label}; use a permutation or bootstrap test.")
     signed = {name: level_correlation(A, B, level, coef) for name, A, B in (("r(X,Z)", X, Z), ("r(Y,Z)", Y, Z),
                                                                             ("r(X,Y)", X, Y))}

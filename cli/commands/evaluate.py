@@ -3,13 +3,13 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import click
 
 from metaeval.cli.app import (ALPHA, RESAMPLES, SEED, Context, LazyChoice, _command_line, echo_reports, fmt_option,
                               is_text, layout_option, system_inputs_option)
+from metaeval.cli.progress import terminal_progress
 
 #: In text output, beats / beaten by lists longer than this many characters are cut.
 MAX_LIST = 70
@@ -25,20 +25,20 @@ MAX_LIST = 70
               help="Evaluate these metrics already in the warehouse too (or instead of SCORES). Repeatable.")
 @click.option("--against", "against", multiple=True, metavar="GLOB",
               help="Compare with these metrics only. Default: every other automatic measure. Repeatable.")
-@click.option("--level", "levels", multiple=True, type=LazyChoice("metaeval.runs.runner:LEVELS"),
+@click.option("--level", "levels", multiple=True, type=LazyChoice("metaeval.analyses.stats.vocabulary:LEVELS"),
               help="Correlation level(s). Default: system and summary.")
-@click.option("--coefficient", "coefficients", multiple=True, type=LazyChoice("metaeval.runs.runner:COEFFICIENTS"),
+@click.option("--coefficient", "coefficients", multiple=True, type=LazyChoice("metaeval.analyses.stats.vocabulary:COEFFICIENTS"),
               help="Coefficient(s); kendall is tau-b. Default: all three.")
-@click.option("--method", type=LazyChoice("metaeval.runs.runner:TEST_METHODS"), default="perm-both",
+@click.option("--method", type=LazyChoice("metaeval.analyses.stats.vocabulary:TEST_METHODS"), default="perm-both",
               show_default=True, help="Test of each evaluated metric against each other metric (two-sided).")
-@click.option("--ci-method", type=LazyChoice("metaeval.runs.runner:CI_METHODS"), default="boot-both",
+@click.option("--ci-method", type=LazyChoice("metaeval.analyses.stats.vocabulary:CI_METHODS"), default="boot-both",
               show_default=True, help="Confidence interval of the correlations.")
-@click.option("--correction", type=LazyChoice("metaeval.runs.runner:CORRECTIONS"), default="holm",
+@click.option("--correction", type=LazyChoice("metaeval.analyses.stats.vocabulary:CORRECTIONS"), default="holm",
               show_default=True, help="Correction over each evaluated metric's tests (per level and coefficient).")
 @click.option("--all-pairs", is_flag=True,
               help="Also test the other metrics against each other (slower: every ordered pair); clusters are "
                    "given only then, as `metaeval winners` gives them.")
-@click.option("--cluster-rule", type=LazyChoice("metaeval.runs.runner:CLUSTER_RULES"), default="any",
+@click.option("--cluster-rule", type=LazyChoice("metaeval.analyses.stats.vocabulary:CLUSTER_RULES"), default="any",
               show_default=True, help="any: a new cluster starts at the first metric significantly beaten by any "
                                       "metric of the current cluster (mt-metrics-eval); strict: only where every "
                                       "metric above beats every metric below.")
@@ -90,7 +90,7 @@ def evaluate(obj: Context, scores, datasets, humans, metrics, against, levels, c
             for dataset, human in pairs]
         for request in requests:
             try:
-                ev = evaluation.run_request(wh, request, jobs=jobs, force=force, progress=sys.stderr.isatty())
+                ev = evaluation.run_request(wh, request, jobs=jobs, force=force, progress=terminal_progress())
             except KeyboardInterrupt:
                 raise click.ClickException("interrupted: the results finished so far are saved; "
                                            "run the same command again to resume") from None
