@@ -37,6 +37,7 @@ from metaeval.analyses.stats._validation import (
     seed_iv,
 )
 from metaeval.analyses.stats.correlation import system_means
+from metaeval.analyses.stats.vocabulary import CLUSTER_RULES
 
 ACCURACY_LEVELS = ("system", "micro")
 PAIR_TESTS = ("ttest", "wilcoxon", "permutation")
@@ -355,7 +356,6 @@ def system_agreement(X: npt.ArrayLike, Z: npt.ArrayLike, test: str = "ttest", al
 
 
 # --- winners and significance clusters ----------------------------------------------------------
-CLUSTER_RULES = ("any", "strict")
 #: What each rule says, for conventions and captions.
 CLUSTER_RULE_TEXT = {
     "any": "sorted by correlation, descending; a new cluster starts at the first metric significantly "
