@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from metaeval.analyses import ranking
+from metaeval.analyses import ranking, signature
 from metaeval.errors import WarehouseError
 from metaeval.analyses.stats import vocabulary
 from metaeval.runs import api, runner, selection
@@ -146,6 +146,7 @@ class Evaluation:
                    else " (pairs of two metrics not evaluated are untested: --all-pairs)")
                 + (f"; system scores: {SYSTEM_INPUTS_TEXT[s['system_inputs']]} (--system-inputs "
                    f"{s['system_inputs']})" if "system" in s["levels"] else "")
+                + (f"; signature {common}" if (common := signature.shared(self.table.get("signature", []))) else "")
                 + "."
                 + (f" Human ceiling (leave-one-out, metaeval annotators): {c}." if (c := self.ceiling_text()) else "")
                 + (f" Duplicated measures (the same numbers): {self.duplicates_text()}." if self.duplicates else ""))
@@ -381,6 +382,7 @@ def evaluation_table(wh: Warehouse, outcomes: dict[str, api.Outcome], focus: Seq
                     "beats": [metrics[j] for j in np.flatnonzero(beats[i])],
                     "beaten_by": [metrics[j] for j in np.flatnonzero(beats[:, i])],
                     "n_tested": int(tested[i].sum()),
+                    "signature": _signature(settings, lv, c, corr, m),
                     "conventions": {**{key: settings[key] for key in ("method", "alternative", "correction",
                                                                        "correction_group", "ci_method", "k", "seed",
                                                                        "alpha", "all_pairs", "system_inputs",
@@ -389,6 +391,23 @@ def evaluation_table(wh: Warehouse, outcomes: dict[str, api.Outcome], focus: Seq
                                     "unresolvable": unresolved or None},
                 })
     return pd.DataFrame(rows)
+
+
+def _signature(settings: dict, level: str, coefficient: str, corr: pd.DataFrame, metric: str) -> str:
+    """The row's signature (:mod:`metaeval.analyses.signature`): this version, the CI and test
+    settings, and the fingerprint of the metric's and the human's cells."""
+    from metaeval import __version__
+
+    try:
+        fingerprint = corr.loc[(metric, level, coefficient), "fingerprint"]
+    except KeyError:
+        fingerprint = None
+    return signature.signature(__version__, "evaluate", {
+        "level": level, "coefficient": coefficient, "method": f"{settings['ci_method']}+{settings['method']}",
+        "alternative": settings["alternative"], "k": settings["k"], "seed": settings["seed"],
+        "correction": settings["correction"], "correction_group": settings["correction_group"],
+        "alpha": settings["alpha"], "system_inputs": settings["system_inputs"],
+        "cluster_rule": settings["cluster_rule"], "fingerprint": fingerprint})
 
 
 def _value(frame: pd.DataFrame, key: tuple, column: str) -> float:

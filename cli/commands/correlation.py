@@ -32,8 +32,10 @@ def _analyse(obj: Context, call, fmt: str = "text", **kwargs):
                        err=err)
         from metaeval.runs import annotators
 
+        from metaeval.runs import signatures
+
         ceiling = annotators.ceilings(wh, out.scope.dataset, out.scope.human)
-        return out, annotators.with_ceilings(out.rows(wh), ceiling)
+        return out, annotators.with_ceilings(signatures.with_signatures(wh, out.rows(wh)), ceiling)
 
 
 def _echo_ceiling(frame) -> None:
@@ -96,7 +98,9 @@ def correlate(obj, dataset, human, metrics, levels, coefficients, system_inputs,
 
 
 def _conventions(frame) -> str:
-    """Level(s), coefficient(s), systems x inputs and the system-score protocol of the rows, for a caption."""
+    """Level(s), coefficient(s), systems x inputs, the system-score protocol of the rows and
+    the signature they share (:mod:`metaeval.analyses.signature`), for a caption."""
+    from metaeval.analyses import signature
     from metaeval.runs.evaluate import SYSTEM_INPUTS_TEXT
 
     levels = list(dict.fromkeys(frame["level"]))
@@ -108,6 +112,8 @@ def _conventions(frame) -> str:
     if "system" in levels and len(protocols) == 1:
         parts.append(f"system scores: {SYSTEM_INPUTS_TEXT.get(protocols[0], protocols[0])} "
                      f"(--system-inputs {protocols[0]})")
+    if "signature" in frame.columns and (common := signature.shared(frame["signature"])):
+        parts.append(f"signature {common}")
     return "; ".join(parts)
 
 
