@@ -207,7 +207,14 @@ def is_text(fmt: str) -> bool:
 class Group(click.Group):
     """Turns WarehouseError into a clean one-line error and a non-zero exit, and Ctrl-C or
     SIGTERM not handled by the command (or the error of a query it cut short) into the one-line
-    error of :func:`interrupted`."""
+    error of :func:`interrupted`. Its commands accept ``--db`` after their name too
+    (:mod:`metaeval.cli.db_option`)."""
+
+    def get_command(self, ctx, cmd_name):
+        from metaeval.cli.db_option import attach
+
+        command = super().get_command(ctx, cmd_name)
+        return None if command is None else attach(command)
 
     def invoke(self, ctx):
         try:
@@ -332,11 +339,12 @@ def _register_command_modules() -> None:
     import pkgutil
 
     from metaeval.cli import commands as package
+    from metaeval.cli.db_option import attach
 
     for info in pkgutil.iter_modules(package.__path__):
         module = importlib.import_module(f"{package.__name__}.{info.name}")
         for command in getattr(module, "COMMANDS", ()):
-            main.add_command(command)
+            main.add_command(attach(command))   # --db after the command's name too
     # modules add their result tables; `results` and `export` offer all of them
     for name in ("results", "export"):
         next(p for p in main.commands[name].params if p.name == "table").type = click.Choice(sorted(RESULT_TABLES))
