@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import numpy as np
 import numpy.typing as npt
-import scipy.stats
 
 from . import vocabulary
 from ._validation import Coefficient, coefficient_iv, level_iv, matrices_iv
@@ -147,6 +146,7 @@ def corr_columns(x: np.ndarray, z: np.ndarray, coefficient: Coefficient, complet
     rounding of BLAS' dot depends on the layout). Other coefficients: :func:`corr` on the
     moved axes. ``complete``: the caller knows that x and z hold no NaN (not checked again).
     """
+    import scipy.stats  # here, not at import time: the command line starts without scipy
     if coefficient.name not in ("pearson", "spearman"):
         return corr(np.moveaxis(x, 0, -1), np.moveaxis(z, 0, -1), coefficient)
     valid = None  # None: every pair valid
@@ -267,6 +267,7 @@ def _constant(x: np.ndarray, valid: np.ndarray, complete: bool = False) -> np.nd
 
 def _spearman(x: np.ndarray, z: np.ndarray, valid: np.ndarray) -> np.ndarray:
     """Pearson of the average ranks among the valid pairs (ties get their mean rank)."""
+    import scipy.stats  # here, not at import time: the command line starts without scipy
     rx = scipy.stats.rankdata(np.where(valid, x, np.nan), axis=-1, nan_policy="omit")
     rz = scipy.stats.rankdata(np.where(valid, z, np.nan), axis=-1, nan_policy="omit")
     return _pearson(rx, rz, valid)
@@ -342,6 +343,7 @@ def _distinct(ties: np.ndarray, valid: np.ndarray) -> np.ndarray:
 
 
 def _kendall_scipy(x: np.ndarray, z: np.ndarray, variant: str) -> float:
+    import scipy.stats  # here, not at import time: the command line starts without scipy
     if x.size < 2:
         return np.nan
     return float(scipy.stats.kendalltau(x, z, variant=variant).statistic)

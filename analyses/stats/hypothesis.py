@@ -8,7 +8,6 @@ from functools import partial
 
 import numpy as np
 import numpy.typing as npt
-import scipy.stats
 
 from . import _engine, batched, resampling
 from ._validation import (
@@ -113,6 +112,7 @@ def williams_test(
     p is NaN when t is (an undefined correlation, n <= 3, a non-positive denominator);
     ``conventions["pvalue_undefined"]`` then says why.
     """
+    import scipy.stats  # here, not at import time: the command line starts without scipy
     X, Y, Z = matrices_iv(X=X, Y=Y, Z=Z)
     level, coef, alternative = level_iv(level), coefficient_iv(coefficient), alternative_iv(alternative)
     if not coef.parametric:

@@ -7,7 +7,6 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-import scipy.stats
 
 from . import _engine, batched, resampling, vocabulary
 from ._validation import (
@@ -66,6 +65,7 @@ def fisher_ci(
     bounds) when n <= b or r is NaN. At the summary level the transformation is applied to the
     averaged correlation, as in the paper.
     """
+    import scipy.stats  # here, not at import time: the command line starts without scipy
     X, Z = matrices_iv(X=X, Z=Z)
     level, coef, alpha = level_iv(level), coefficient_iv(coefficient), alpha_iv(alpha)
     if not coef.parametric:
