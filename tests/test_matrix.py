@@ -30,8 +30,14 @@ def _reference(wh: Warehouse, dataset: str, names: list[str], join: str) -> tupl
     return systems, inputs, values
 
 
+@pytest.mark.parametrize("chunk", [1, 40, 2_000_000])
 @pytest.mark.parametrize("join", ["outer", "inner"])
-def test_matrix_equals_a_pivot_of_the_cells(db, join):
+def test_matrix_equals_a_pivot_of_the_cells(db, join, chunk, monkeypatch):
+    """Whatever number of measures one query fetches (MATRIX_CHUNK_CELLS: one measure per query,
+    two of these 4 x 12 grids, all)."""
+    from metaeval import core
+
+    monkeypatch.setattr(core, "MATRIX_CHUNK_CELLS", chunk)
     rng = np.random.default_rng(11)
     rows = [(str(s), f"{i}", m, None, float(rng.normal()))
             for s in (2, 10, 1, 30) for i in range(12) for m in ("a", "b", "c") if rng.random() < 0.7]
