@@ -25,7 +25,6 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-import scipy.stats
 
 from metaeval.analyses.stats import correct_pvalues
 from metaeval.analyses.stats._validation import (
@@ -37,8 +36,23 @@ from metaeval.analyses.stats._validation import (
     seed_iv,
 )
 from metaeval.analyses.stats.correlation import system_means
+from metaeval.analyses.stats.vocabulary import CLUSTER_RULES
 
 ACCURACY_LEVELS = ("system", "micro")
+
+
+def _scipy_stats():
+    """scipy.stats, imported on first use (the command line starts without scipy)."""
+    import scipy.stats
+
+    return scipy.stats
+
+
+def _scipy_version() -> str:
+    import scipy
+
+    return scipy.__version__
+
 PAIR_TESTS = ("ttest", "wilcoxon", "permutation")
 PC_METHODS = ("bonferroni", "fisher")
 #: Differences within this relative distance of zero are exact ties: two means of the same
@@ -156,9 +170,9 @@ class InputSignificanceResult:
 
 
 _SCIPY_TESTS = {
-    "pearson": lambda x, z, alt: scipy.stats.pearsonr(x, z, alternative=alt),
-    "spearman": lambda x, z, alt: scipy.stats.spearmanr(x, z, alternative=alt),
-    "kendall-b": lambda x, z, alt: scipy.stats.kendalltau(x, z, alternative=alt, variant="b"),
+    "pearson": lambda x, z, alt: _scipy_stats().pearsonr(x, z, alternative=alt),
+    "spearman": lambda x, z, alt: _scipy_stats().spearmanr(x, z, alternative=alt),
+    "kendall-b": lambda x, z, alt: _scipy_stats().kendalltau(x, z, alternative=alt, variant="b"),
 }
 
 
@@ -199,7 +213,7 @@ def input_significance(X: npt.ArrayLike, Z: npt.ArrayLike, coefficient: str = "s
             "level": "micro: one correlation per input over its systems",
             "coefficient": coef.label, "alpha": alpha, "alternative": alternative,
             "pvalue": f"scipy.stats {'kendalltau (tau-b)' if coef.name == 'kendall' else coef.name + 'r'} "
-                      f"defaults (scipy {scipy.__version__}); significant when p <= alpha",
+                      f"defaults (scipy {_scipy_version()}); significant when p <= alpha",
             "nan_policy": "pairs with a NaN dropped; inputs with < 3 pairs or a constant side are "
                           "undefined and not significant; percent over all inputs",
             "reference": "Louis & Nenkova 2013, Table 3",
@@ -259,14 +273,14 @@ def system_pair_tests(A: npt.ArrayLike, test: str = "ttest", *, k: int | None = 
         warnings.simplefilter("ignore", RuntimeWarning)
         difference = np.nanmean(D, axis=1)
         if test == "ttest":
-            r = scipy.stats.ttest_1samp(D, 0.0, axis=1, nan_policy="omit")
+            r = _scipy_stats().ttest_1samp(D, 0.0, axis=1, nan_policy="omit")
             pvalue, direction = np.asarray(r.pvalue, float), np.sign(difference)
             conventions["test"] = "scipy.stats.ttest_1samp(d, 0) = paired t-test, df = n - 1"
         elif test == "wilcoxon":
-            r = scipy.stats.wilcoxon(D, axis=1, nan_policy="omit")
+            r = _scipy_stats().wilcoxon(D, axis=1, nan_policy="omit")
             pvalue = np.asarray(r.pvalue, float)
             Dw = np.where(D == 0, np.nan, D)   # zero_method "wilcox": zero differences get no rank
-            ranks = scipy.stats.rankdata(np.abs(Dw), axis=1, nan_policy="omit")
+            ranks = _scipy_stats().rankdata(np.abs(Dw), axis=1, nan_policy="omit")
             direction = np.sign(np.nansum(np.sign(Dw) * ranks, axis=1))
             conventions["test"] = ("scipy.stats.wilcoxon(d, zero_method='wilcox', correction=False, "
                                    "method='auto'); direction = sign(W+ - W-)")
@@ -355,7 +369,6 @@ def system_agreement(X: npt.ArrayLike, Z: npt.ArrayLike, test: str = "ttest", al
 
 
 # --- winners and significance clusters ----------------------------------------------------------
-CLUSTER_RULES = ("any", "strict")
 #: What each rule says, for conventions and captions.
 CLUSTER_RULE_TEXT = {
     "any": "sorted by correlation, descending; a new cluster starts at the first metric significantly "
@@ -558,7 +571,7 @@ def partial_conjunction(pvalues: npt.ArrayLike, alpha: float = 0.05, method: str
     else:
         with np.errstate(divide="ignore"):
             tail = np.cumsum(-2 * np.log(p[order])[::-1])[::-1]      # -2 sum_{i>=u} ln p_(i)
-        pc = np.maximum.accumulate(scipy.stats.chi2.sf(tail, 2 * (n - np.arange(n))))
+        pc = np.maximum.accumulate(_scipy_stats().chi2.sf(tail, 2 * (n - np.arange(n))))
         formula = "p^{u/n} = max_{v<=u} P(chi2_{2(n-v+1)} >= -2 sum_{i>=v} ln p_(i))"
     k_hat = int((pc <= alpha).sum())
     return PartialConjunctionResult(k_hat, pc, order, order[:k_hat] if method == "bonferroni" else None, {

@@ -166,7 +166,8 @@ def to_markdown(frame: pd.DataFrame, digits: int = DIGITS, *, align: Sequence[st
 
 
 _LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+                  "|": r"\textbar\allowbreak{}", "<": r"\textless{}", ">": r"\textgreater{}"}   # OT1 prints | < > otherwise
 _LATEX_RE = re.compile("|".join(re.escape(c) for c in _LATEX_SPECIAL))
 
 

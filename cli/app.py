@@ -39,7 +39,7 @@ SEED = click.IntRange(0, 2**63 - 1)
 
 class LazyChoice(click.Choice):
     """A :class:`click.Choice` whose choices are a constant of another module, given as
-    ``"module:NAME"`` (e.g. ``"metaeval.runs.runner:LEVELS"``) and imported on first use, so that
+    ``"module:NAME"`` (e.g. ``"metaeval.analyses.stats.vocabulary:LEVELS"``) and imported on first use, so that
     defining the option does not import the module (and scipy with it)."""
 
     def __init__(self, source: str, case_sensitive: bool = True):
@@ -100,19 +100,19 @@ RESAMPLES = Resamples()
 
 
 class CoefficientChoice(LazyChoice):
-    """A coefficient: one of ``metaeval.runs.runner:CORRELATION_COEFFICIENTS``, or one of them
+    """A coefficient: one of ``metaeval.analyses.stats.vocabulary:CORRELATION_COEFFICIENTS``, or one of them
     with a tie threshold, ``acc-23[eps=0.01]`` / ``acc-23[tie-calibrated]`` (canonical label)."""
 
     def __init__(self):
-        super().__init__("metaeval.runs.runner:CORRELATION_COEFFICIENTS")
+        super().__init__("metaeval.analyses.stats.vocabulary:CORRELATION_COEFFICIENTS")
 
     def convert(self, value, param, ctx):
         if isinstance(value, str) and "[" in value:
             from metaeval.errors import WarehouseError
-            from metaeval.runs import runner
+            from metaeval.runs import selection
 
             try:
-                return runner.coefficient_choices([value])[0]
+                return selection.coefficient_choices([value])[0]
             except WarehouseError as exc:
                 self.fail(str(exc), param, ctx)
         return super().convert(value, param, ctx)
@@ -161,9 +161,9 @@ class Context:
     def open(self, *, read_only: bool = False, create: bool = False) -> Warehouse:
         from metaeval.core import Warehouse
 
-        if create:
-            return Warehouse.create(self.path)
-        return Warehouse(self.path, read_only=read_only)
+        wh = Warehouse.create(self.path) if create else Warehouse(self.path, read_only=read_only)
+        wh.command_line = _command_line()  # recorded with the runs it starts: runs/ never reads sys.argv
+        return wh
 
 
 def show(frame: pd.DataFrame, fmt: str, *, caption: str | None = None) -> None:
@@ -207,7 +207,14 @@ def is_text(fmt: str) -> bool:
 class Group(click.Group):
     """Turns WarehouseError into a clean one-line error and a non-zero exit, and Ctrl-C or
     SIGTERM not handled by the command (or the error of a query it cut short) into the one-line
-    error of :func:`interrupted`."""
+    error of :func:`interrupted`. Its commands accept ``--db`` after their name too
+    (:mod:`metaeval.cli.db_option`)."""
+
+    def get_command(self, ctx, cmd_name):
+        from metaeval.cli.db_option import attach
+
+        command = super().get_command(ctx, cmd_name)
+        return None if command is None else attach(command)
 
     def invoke(self, ctx):
         try:
@@ -290,10 +297,10 @@ scheduler_option = click.option(
          "instead of local processes; results are identical. Default: $METAEVAL_SCHEDULER.")
 
 
-#: ``--system-inputs all|judged`` (runner.SYSTEM_INPUTS, default runner.DEFAULT_SYSTEM_INPUTS):
+#: ``--system-inputs all|judged`` (vocabulary.SYSTEM_INPUTS, default runner.DEFAULT_SYSTEM_INPUTS):
 #: shared by every command with a system-level analysis.
 system_inputs_option = click.option(
-    "--system-inputs", type=LazyChoice("metaeval.runs.runner:SYSTEM_INPUTS"), default="all", show_default=True,
+    "--system-inputs", type=LazyChoice("metaeval.analyses.stats.vocabulary:SYSTEM_INPUTS"), default="all", show_default=True,
     help="System level: a metric's system score averages every input it scored (all) or only the inputs the "
          "human judged (judged). Same when every scored input is judged.")
 
@@ -304,7 +311,7 @@ def _analysis_options(f):
         click.option("--human", required=True, help="The human judgment, e.g. expert.relevance."),
         click.option("--metric", "metrics", multiple=True, metavar="GLOB",
                      help="Metrics (globs over automatic measures). Default: all. Repeatable."),
-        click.option("--level", "levels", multiple=True, type=LazyChoice("metaeval.runs.runner:LEVELS"),
+        click.option("--level", "levels", multiple=True, type=LazyChoice("metaeval.analyses.stats.vocabulary:LEVELS"),
                      help="Correlation level(s). Default: all three."),
         click.option("--coefficient", "coefficients", multiple=True,
                      type=CoefficientChoice(),
@@ -332,11 +339,12 @@ def _register_command_modules() -> None:
     import pkgutil
 
     from metaeval.cli import commands as package
+    from metaeval.cli.db_option import attach
 
     for info in pkgutil.iter_modules(package.__path__):
         module = importlib.import_module(f"{package.__name__}.{info.name}")
         for command in getattr(module, "COMMANDS", ()):
-            main.add_command(command)
+            main.add_command(attach(command))   # --db after the command's name too
     # modules add their result tables; `results` and `export` offer all of them
     for name in ("results", "export"):
         next(p for p in main.commands[name].params if p.name == "table").type = click.Choice(sorted(RESULT_TABLES))

@@ -17,10 +17,11 @@ from metaeval.errors import InputError
 from metaeval.load import CELL_COLUMNS, MEASURE_COLUMNS
 
 
-def sha256(path: Path, text: dict | None = None) -> str:
-    """The file's sha256. With ``text`` (a CSV file), also what the table ingest checks of its
-    text, from the same blocks: whether it has a quote character (``quoted``) or a carriage
-    return not followed by a newline (``bare_cr``), and how many commas it holds (``commas``)."""
+def sha256(path: Path, text: dict | None = None, delimiter: bytes = b",") -> str:
+    """The file's sha256. With ``text`` (a CSV or TSV file), also what the table ingest checks of
+    its text, from the same blocks: whether it has a quote character (``quoted``) or a carriage
+    return not followed by a newline (``bare_cr``), and how many ``delimiter`` s (a comma, a tab)
+    it holds (``commas``)."""
     digest = hashlib.sha256()
     quoted, commas, crs, crlfs, previous = False, 0, 0, 0, b""
     with open(path, "rb") as f:
@@ -28,7 +29,7 @@ def sha256(path: Path, text: dict | None = None) -> str:
             digest.update(block)
             if text is not None:
                 quoted = quoted or b'"' in block
-                commas += block.count(b",")
+                commas += block.count(delimiter)
                 if b"\r" in block or previous == b"\r":  # (most files have no carriage return at all)
                     crs += block.count(b"\r")
                     crlfs += block.count(b"\r\n") + (previous == b"\r" and block[:1] == b"\n")

@@ -1,5 +1,8 @@
-"""A long table of values — CSV, Parquet or JSONL — with columns
+"""A long table of values — CSV, TSV, Parquet or JSONL — with columns
 ``system, input, measure, value`` and optionally ``annotator`` and ``kind``.
+
+A ``.tsv`` file is read exactly as a ``.csv`` file with a tab for the comma (same quoting, same
+header, same errors), on every path below: DuckDB's reader and the exact Python reader alike.
 
 Rows with an annotator, a ``kind`` of ``human`` or a measure matched by a ``human`` glob
 are human judgments (annotator "0" when none is given); the others automatic scores.
@@ -105,7 +108,7 @@ def frame_digest(frame: pd.DataFrame) -> str:
 
 
 def stage_exact(con: duckdb.DuckDBPyConnection, path: Path, *, human: Sequence[str] = (),
-                lower: Sequence[str] = (), origin: int = 0) -> Batch:
+                lower: Sequence[str] = (), origin: int = 0, name: str | None = None) -> Batch:
     """:func:`parse`, streamed: the same errors and the same cells, but the cells go to a
     temporary table of ``con`` (``Batch.cells_table``, with their lines) :data:`CHUNK` rows at a
     time, so memory does not grow with the file. What :func:`ingest` reads a file with when
@@ -113,8 +116,9 @@ def stage_exact(con: duckdb.DuckDBPyConnection, path: Path, *, human: Sequence[s
 
     :func:`parse` reads the whole file before it checks a record, so an unreadable part (a
     malformed CSV line, bytes that are not UTF-8) is the error even after a bad record: so here,
-    after the first bad record, the rest of the file is read for such an error."""
-    file = str(path)
+    after the first bad record, the rest of the file is read for such an error. ``name``: the
+    file's name in the batch and in its errors (default: the path)."""
+    file = str(path) if name is None else name
     columns, records, typed = _stream(path)
     first = next(records, None)
     if first is None:
@@ -316,8 +320,8 @@ def _stream(path: Path) -> tuple[list[str], Iterator[tuple[int, dict]], bool]:
     whether the values are typed (not CSV text). A JSONL file is read twice: its columns are
     every key of every line."""
     suffix = path.suffix.lower()
-    if suffix == ".csv":
-        header, records = _csv_stream(path)
+    if suffix in DELIMITERS:
+        header, records = _csv_stream(path, DELIMITERS[suffix])
         return header, records, False
     if suffix == ".parquet":
         return (*_parquet_stream(path), True)
@@ -326,7 +330,7 @@ def _stream(path: Path) -> tuple[list[str], Iterator[tuple[int, dict]], bool]:
         for _, obj in jsonl_objects(path):
             columns.update(dict.fromkeys(obj))
         return list(columns), jsonl_objects(path), True
-    raise InputError(str(path), None, None, f"unknown table format {suffix!r}: use .csv, .parquet or .jsonl")
+    raise InputError(str(path), None, None, f"unknown table format {suffix!r}: use .csv, .tsv, .parquet or .jsonl")
 
 
 def _parquet_stream(path: Path) -> tuple[list[str], Iterator[tuple[int, dict]]]:
@@ -353,11 +357,11 @@ def _parquet_stream(path: Path) -> tuple[list[str], Iterator[tuple[int, dict]]]:
     return columns, records()
 
 
-def _csv_stream(path: Path) -> tuple[list[str], Iterator[tuple[int, dict]]]:
-    """The header and the records (all fields text) of a CSV file, each with the physical line
-    it starts on."""
+def _csv_stream(path: Path, delimiter: str = ",") -> tuple[list[str], Iterator[tuple[int, dict]]]:
+    """The header and the records (all fields text) of a CSV file (a TSV file: ``delimiter``
+    a tab), each with the physical line it starts on."""
     file = str(path)
-    reader = csv.reader((text for _, text in text_lines(path)), strict=True)
+    reader = csv.reader((text for _, text in text_lines(path)), strict=True, delimiter=delimiter)
 
     def rows() -> Iterator[tuple[int, list[str]]]:
         while True:
@@ -426,7 +430,7 @@ def stage(con: duckdb.DuckDBPyConnection, source: Path | pd.DataFrame, *, human:
     import threading
 
     frame = source if isinstance(source, pd.DataFrame) else None
-    file = name if frame is not None else str(source)
+    file = name if frame is not None or name is not None else str(source)
     digest: list[str] = []
     text: dict[str, int | bool] = {}
     try:
@@ -447,8 +451,9 @@ def stage(con: duckdb.DuckDBPyConnection, source: Path | pd.DataFrame, *, human:
     if len({c.lower() for c in columns}) != len(columns) or not all(columns):
         raise Unsure("column names DuckDB would rename (equal but for case, or empty)")
     if frame is None:
-        csv_text = Path(source).suffix.lower() == ".csv"
-        hashing = threading.Thread(target=lambda: digest.append(sha256(Path(source), text if csv_text else None)))
+        delimiter = DELIMITERS.get(Path(source).suffix.lower())
+        hashing = threading.Thread(target=lambda: digest.append(
+            sha256(Path(source), text if delimiter else None, (delimiter or ",").encode())))
         hashing.start()  # hashlib frees the GIL
     suffix = "" if frame is not None else Path(source).suffix.lower()
     copy, flagged = frame is None and suffix != ".parquet", suffix in _JSONL_SUFFIXES
@@ -475,7 +480,8 @@ def _check_csv_text(con, relation: str, columns: list[str], text: dict, records:
     before a quote, text after one), a carriage return alone ending a line, and rows with more
     fields than the header when the extra ones are empty. A file with a quote character or a lone
     carriage return is read by the Python reader; one without has a record per line, so its commas
-    are (fields - 1) per record, header included, exactly when no row has a field too many:
+    (a TSV file's tabs) are (fields - 1) per record, header included, exactly when no row has a
+    field too many:
     :class:`Unsure` otherwise. ``records``: the file's records when known (else counted)."""
     if text["quoted"] or text["bare_cr"]:
         raise Unsure("quoted CSV fields or lone carriage returns, which the Python reader reads")
@@ -509,12 +515,14 @@ def _file_relation(con, path: Path) -> tuple[str, list[str], bool]:
     literal = "'" + str(path).replace("'", "''") + "'"
     if suffix in _JSONL_SUFFIXES:
         return (*_jsonl_relation(con, literal), True)
-    if suffix == ".csv":
-        header = _first_csv_record(path)
+    if suffix in DELIMITERS:
+        delimiter = DELIMITERS[suffix]
+        header = _first_csv_record(path, delimiter)
         if header is None:
             raise Unsure("no header on the first line")
         columns = "{" + ", ".join(f"'{_escape(c)}': 'VARCHAR'" for c in header) + "}"
-        return (f"read_csv({literal}, header = true, delim = ',', quote = '\"', escape = '\"', "
+        delim = "'\\t'" if delimiter == "\t" else "','"
+        return (f"read_csv({literal}, header = true, delim = {delim}, quote = '\"', escape = '\"', "
                 f"strict_mode = true, null_padding = false, auto_detect = false, columns = {columns})",
                 header, False)
     if suffix == ".parquet":
@@ -534,6 +542,8 @@ def _file_relation(con, path: Path) -> tuple[str, list[str], bool]:
 
 
 _JSONL_SUFFIXES = (".jsonl", ".json", ".ndjson")
+#: Suffixes of delimited text tables and their delimiter: a TSV file is a CSV file with tabs.
+DELIMITERS = {".csv": ",", ".tsv": "\t"}
 #: What a JSON field of each kind may be for the value to be read as :func:`parse` reads it.
 _JSON_ID_TYPES = ("VARCHAR", "BIGINT", "UBIGINT")
 _JSON_NUMBER_TYPES = ("BIGINT", "UBIGINT", "DOUBLE")
@@ -601,8 +611,8 @@ def _frame_relation(con, frame: pd.DataFrame, origin: int) -> tuple[str, list[st
     return view, columns, True
 
 
-def _first_csv_record(path: Path) -> list[str] | None:
-    """The header of a CSV file if it is its first physical line, parsed as :func:`parse` does."""
+def _first_csv_record(path: Path, delimiter: str = ",") -> list[str] | None:
+    """The header of a CSV (TSV) file if it is its first physical line, parsed as :func:`parse` does."""
     with open(path, "rb") as f:
         raw = f.readline()
     try:
@@ -612,7 +622,7 @@ def _first_csv_record(path: Path) -> list[str] | None:
     if not text.strip() or '"' in text or "\r" in text[:-2] or not text.endswith("\n"):
         return None
     try:
-        row = next(csv.reader([text], strict=True), None)
+        row = next(csv.reader([text], strict=True, delimiter=delimiter), None)
     except csv.Error:
         return None
     if not row or len(set(row)) != len(row):
@@ -819,7 +829,7 @@ def ingest(wh: Warehouse, dataset: str, sources: Sequence[Source], *, human: Seq
         try:
             for i, (s, n) in enumerate(zip(sources, names)):
                 exact.append(parse_frame(s, str(n), human=human, lower=lower) if isinstance(s, pd.DataFrame)
-                             else stage_exact(wh.con, Path(s), human=human, lower=lower, origin=i))
+                             else stage_exact(wh.con, Path(s), human=human, lower=lower, origin=i, name=str(n)))
             _check_globs(exact, human, lower)
             return wh.load(dataset, exact, replace=replace, command=command, allow_new=allow_new)
         finally:

@@ -6,7 +6,7 @@ Three steps, each skipped when the warehouse already holds its results:
 1. ``score_range_agreement`` -- a runner :class:`~metaeval.runs.runner.Analysis` with one task per
    unordered pair of metrics (a < b by name) and bin. Every task reads a, b and the summaries'
    positions in their input's score range, which the consensus of *all* metrics in scope
-   defines: the positions are a derived N x M matrix in :class:`~metaeval.runs.runner.Data`, so a
+   defines: the positions are a derived N x M matrix in :class:`~metaeval.runs.selection.Data`, so a
    task's fingerprint changes whenever any metric of the consensus changes;
 2. ``input_properties`` -- ease of summarisation from the scores, abstractiveness and coverage
    from the stored reference and document texts (when the dataset stores documents; otherwise
@@ -33,8 +33,13 @@ from metaeval.analyses import agreement
 from metaeval.analyses.text.tokenize import normalize_words
 from metaeval.core import Warehouse
 from metaeval.errors import WarehouseError
-from metaeval.runs import runner
+from metaeval.runs import bookkeeping, runner, selection
 from metaeval.runs.runner import Analysis, Data, RunSummary, Scope, Task
+
+from typing import TYPE_CHECKING  # noqa: E402
+
+if TYPE_CHECKING:
+    from metaeval.runs.runner import ProgressFactory
 
 #: Names of derived matrices in Data (cannot clash with measure names: they start with \x1e).
 POSITIONS = "\x1erange-position"
@@ -45,7 +50,7 @@ TEXTS_NEEDED = {"abstractiveness": "documents and references", "coverage": "docu
 # --- scope and data ------------------------------------------------------------------------------
 def resolve(wh: Warehouse, dataset: str, metric_globs: Sequence[str] = ()) -> Scope:
     """The automatic measures of ``dataset`` matched by the globs (default all): a human-free scope."""
-    scope = runner.resolve_scope(wh, dataset, None, metric_globs)
+    scope = selection.resolve_scope(wh, dataset, None, metric_globs)
     if len(scope.metrics) < 2:
         raise WarehouseError(f"inter-metric agreement needs at least two metrics; the scope has {list(scope.metrics)}")
     return scope
@@ -58,7 +63,7 @@ def consensus_label(scope: Scope) -> str:
 
 def load(wh: Warehouse, scope: Scope, normalisation: str) -> Data:
     """The scope's metrics (higher is better) and the summaries' range positions."""
-    data = runner.load_data(wh, scope)
+    data = selection.load_data(wh, scope)
     stack = np.stack([data.values[m] for m in scope.metrics])
     positions = agreement.range_positions(agreement.consensus_scores(stack, normalisation))
     return replace(data, values={**data.values, POSITIONS: positions},
@@ -85,7 +90,7 @@ def score_range_analysis(scope: Scope, normalisation: str = "input", alpha: floa
 def evaluate_score_range(arrays, bin, alpha, significant_only) -> dict:
     A, B, P = arrays
     r = agreement.bin_agreement(A, B, P, bin, alpha=alpha, significant_only=significant_only)
-    out = {k: (runner._float(v) if isinstance(v, float) else v) for k, v in r.row().items() if k != "bin"}
+    out = {k: (bookkeeping.as_float(v) if isinstance(v, float) else v) for k, v in r.row().items() if k != "bin"}
     return {**out, "conventions": dict(r.conventions)}
 
 
@@ -145,7 +150,7 @@ def run_properties(wh: Warehouse, scope: Scope, data: Data, *, force: bool = Fal
     """Compute and persist the input properties that are missing or out of date."""
     consensus = consensus_label(scope)
     references, documents, missing = _texts(wh, scope.dataset)
-    ease_fp = runner.data_fingerprint(data, scope.metrics)
+    ease_fp = selection.data_fingerprint(data, scope.metrics)
     planned = [(i, "ease", consensus, ease_fp) for i in data.inputs]
     text_properties = () if missing else agreement.TEXT_PROPERTIES
     for i in ([] if missing else sorted(references)):
@@ -154,24 +159,24 @@ def run_properties(wh: Warehouse, scope: Scope, data: Data, *, force: bool = Fal
     latest = {} if force else {
         (r["input"], r["property"], r["consensus"]): r["fingerprint"]
         for r in wh.con.execute("SELECT input, property, consensus, fingerprint FROM latest_input_properties "
-                                f"WHERE dataset = $dataset AND {runner.THIS_VERSION}",
-                                {"dataset": scope.dataset, **runner.version_parameter()}).df().to_dict("records")}
+                                f"WHERE dataset = $dataset AND {bookkeeping.THIS_VERSION}",
+                                {"dataset": scope.dataset, **bookkeeping.version_parameter()}).df().to_dict("records")}
     todo = [t for t in planned if latest.get(t[:3]) != t[3]]
     available = ("ease", *text_properties)
     if not todo:
         return PropertiesSummary(None, available, 0, missing)
     parameters = {"dataset": scope.dataset, "metrics": list(scope.metrics), "properties": list(available)}
-    run_id = runner.start_run(wh, "agreement-properties", parameters, None,
+    run_id = bookkeeping.start_run(wh, "agreement-properties", parameters, None,
                               _digest(ease_fp, *(t[3] for t in planned)), len(planned))
-    with runner.finishing(wh, run_id):
-        writer = runner._Writer(wh, "input_properties", run_id, scope)
+    with bookkeeping.finishing(wh, run_id):
+        writer = bookkeeping.Writer(wh, "input_properties", run_id, scope)
         values = _property_values(data, scope, references, documents, {t[1] for t in todo})
         for input_, prop, label, fp in todo:
             writer.add(Task({"input": input_, "property": prop}, (), fp),
-                       {"value": runner._float(values[prop][input_]), "conventions": PROPERTY_CONVENTIONS[prop]},
+                       {"value": bookkeeping.as_float(values[prop][input_]), "conventions": PROPERTY_CONVENTIONS[prop]},
                        {"consensus": label})
         writer.flush()
-        runner._finish_run(wh, run_id, "finished", len(todo))
+        bookkeeping.finish_run(wh, run_id, "finished", len(todo))
     return PropertiesSummary(run_id, available, writer.written, missing)
 
 
@@ -234,9 +239,9 @@ def evaluate_property(arrays, alpha, significant_only) -> dict:
     A, B, P, V = arrays
     k = agreement.kendall_per_input(A, B, agreement.in_bin(P, "L+M+T"))
     r = agreement.property_agreement(k.tau, k.pvalue, V[0], alpha=alpha, significant_only=significant_only)
-    return {"n_used": r.n_inputs, "tau_mean": runner._float(r.tau_mean), "pearson": runner._float(r.pearson),
-            "pearson_p": runner._float(r.pearson_p), "spearman": runner._float(r.spearman),
-            "spearman_p": runner._float(r.spearman_p), "conventions": dict(r.conventions)}
+    return {"n_used": r.n_inputs, "tau_mean": bookkeeping.as_float(r.tau_mean), "pearson": bookkeeping.as_float(r.pearson),
+            "pearson_p": bookkeeping.as_float(r.pearson_p), "spearman": bookkeeping.as_float(r.spearman),
+            "spearman_p": bookkeeping.as_float(r.spearman_p), "conventions": dict(r.conventions)}
 
 
 # --- the whole command ----------------------------------------------------------------------------------
@@ -253,7 +258,7 @@ class AgreementSummary:
 
 def run_agreement(wh: Warehouse, scope: Scope, *, normalisation: str = "input", alpha: float = 0.05,
                   significant_only: bool = False, jobs: int = 1, force: bool = False,
-                  progress: bool = False) -> AgreementSummary:
+                  progress: ProgressFactory | None = None) -> AgreementSummary:
     """Steps 1-3 of the module docstring; each computes only what is missing."""
     analysis = score_range_analysis(scope, normalisation, alpha, significant_only)
     data = load(wh, scope, normalisation)

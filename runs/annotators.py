@@ -23,7 +23,8 @@ from metaeval import schema
 from metaeval.analyses import annotators as an
 from metaeval.core import Annotations, Warehouse
 from metaeval.errors import WarehouseError
-from metaeval.runs import runner
+from metaeval.analyses.stats import vocabulary
+from metaeval.runs import bookkeeping, runner, selection
 
 ESTIMATORS = ("leave-one-out", "split-half")
 DEFAULT_SPLITS = 100
@@ -66,8 +67,8 @@ def annotators(wh: Warehouse, dataset: str, humans: Sequence[str] = (), levels: 
                seed: int = runner.DEFAULT_SEED, splits: int = DEFAULT_SPLITS, force: bool = False) -> list[Summary]:
     """Compute and persist the annotator statistics of the human measures matching ``humans``
     (globs; default all) of ``dataset``; one :class:`Summary` per measure."""
-    levels = runner._choices(levels, runner.LEVELS, "level")
-    coefficients = runner._choices(coefficients, runner.COEFFICIENTS, "coefficient")
+    levels = selection.choices(levels, vocabulary.LEVELS, "level")
+    coefficients = selection.choices(coefficients, vocabulary.COEFFICIENTS, "coefficient")
     out = []
     for human in resolve_humans(wh, dataset, humans):
         a = wh.annotations(dataset, human)
@@ -75,15 +76,15 @@ def annotators(wh: Warehouse, dataset: str, humans: Sequence[str] = (), levels: 
         parameters = {"dataset": dataset, "human": human, "levels": list(levels), "coefficients": list(coefficients),
                       "k": k, "alpha": alpha, "seed": seed, "splits": splits}
         done = wh.con.execute(schema.read("annotators_done"),
-                              {"dataset": dataset, "human": human, **runner.version_parameter()}).fetchall()
+                              {"dataset": dataset, "human": human, **bookkeeping.version_parameter()}).fetchall()
         # (start_run adds what computed the tasks, `executor`, which does not change the results)
         if not force and any(f == fp and {k: v for k, v in json.loads(p).items() if k != "executor"} == parameters
                              for f, p in done):
             out.append(Summary(human, None, 0))
             continue
         agreement, ceiling = compute(a, levels, coefficients, k=k, alpha=alpha, seed=seed, splits=splits)
-        run_id = runner.start_run(wh, "annotators", parameters, seed, fp, len(agreement) + len(ceiling))
-        with runner.finishing(wh, run_id):
+        run_id = bookkeeping.start_run(wh, "annotators", parameters, seed, fp, len(agreement) + len(ceiling))
+        with bookkeeping.finishing(wh, run_id):
             for table, rows in (("annotator_agreement", agreement), ("human_ceiling", ceiling)):
                 frame = pd.DataFrame(rows).assign(run_id=run_id, fingerprint=fp)
                 wh.con.register("new_rows", frame)
@@ -92,7 +93,7 @@ def annotators(wh: Warehouse, dataset: str, humans: Sequence[str] = (), levels: 
                                    f"SELECT {', '.join(frame.columns)} FROM new_rows")
                 finally:
                     wh.con.unregister("new_rows")
-            runner._finish_run(wh, run_id, "finished", len(agreement) + len(ceiling))
+            bookkeeping.finish_run(wh, run_id, "finished", len(agreement) + len(ceiling))
         out.append(Summary(human, run_id, len(agreement) + len(ceiling)))
     return out
 

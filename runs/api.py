@@ -21,9 +21,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from metaeval import core
-from metaeval.runs import runner
+from metaeval.runs import runner, selection
 
 if TYPE_CHECKING:
+    from metaeval.runs.runner import ProgressFactory
     import pandas as pd
 
     from metaeval.core import Warehouse
@@ -43,7 +44,7 @@ class Outcome:
     the reason for each), the analysis and the run's summary (``summary.up_to_date``: nothing
     was computed)."""
 
-    scope: runner.Scope
+    scope: selection.Scope
     analysis: runner.Analysis
     summary: runner.RunSummary
     skipped: dict[str, str]
@@ -61,14 +62,14 @@ class Outcome:
                 f"{len(self.scope.coefficients)} coefficients, {s.tasks} results, {state}{skipped})")
 
 
-def analyse(wh: Warehouse, build: Callable[[runner.Scope], runner.Analysis], dataset: str, human: str,
+def analyse(wh: Warehouse, build: Callable[[selection.Scope], runner.Analysis], dataset: str, human: str,
             metrics: Sequence[str] = (), levels: Sequence[str] = (), coefficients: Sequence[str] = (), *,
-            jobs: int = 1, force: bool = False, progress: bool = False, annotations: bool = False) -> Outcome:
+            jobs: int = 1, force: bool = False, progress: ProgressFactory | None = None, annotations: bool = False) -> Outcome:
     """Run the analysis that ``build`` makes of the resolved scope (see the module docstring);
     ``annotations``: it reads every annotator's values of the human judgment."""
-    scope = runner.resolve_scope(wh, dataset, human, metrics, levels, coefficients)
-    data = runner.load_data(wh, scope, annotations=annotations)
-    scope, skipped = runner.without_sparse_metrics(data, scope)
+    scope = selection.resolve_scope(wh, dataset, human, metrics, levels, coefficients)
+    data = selection.load_data(wh, scope, annotations=annotations)
+    scope, skipped = selection.without_sparse_metrics(data, scope)
     analysis = build(scope)
     summary = runner.run(wh, scope, analysis, jobs=jobs, force=force, progress=progress, data=data)
     return Outcome(scope, analysis, summary, skipped)
@@ -113,7 +114,7 @@ def compare(wh: Warehouse, dataset: str, human: str, metrics: Sequence[str] = ()
                    annotations=resample_annotators is not None, **run)
 
 
-def latest_rows(wh: Warehouse, scope: runner.Scope, analysis: runner.Analysis) -> pd.DataFrame:
+def latest_rows(wh: Warehouse, scope: selection.Scope, analysis: runner.Analysis) -> pd.DataFrame:
     """The latest rows of ``analysis``'s table within ``scope`` and with its parameters, in the
     scope's order of metrics, levels and coefficients."""
     frame = wh.sql(f"SELECT * FROM {LATEST[analysis.table]} WHERE dataset = ? AND human = ?",

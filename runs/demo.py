@@ -19,6 +19,7 @@ from metaeval.errors import ConflictError, NewIdsError
 from metaeval.load import LoadReport
 
 if TYPE_CHECKING:
+    from metaeval.runs.runner import ProgressFactory
     from metaeval.core import Warehouse
 
 HUMAN = "expert.relevance"
@@ -101,14 +102,14 @@ def lower_is_better() -> list[str]:
     return [name for name, spec in METRICS.items() if spec[3] == "lower"]
 
 
-def analyse(wh: Warehouse, dataset: str, *, k: int = 1000, seed: int = 0, progress: bool = False) -> list:
+def analyse(wh: Warehouse, dataset: str, *, k: int = 1000, seed: int = 0, progress: ProgressFactory | None = None) -> list:
     """The demo's first analysis of ``dataset``: correlations of every metric with the human
     judgment, 95% Boot-Both CIs and Perm-Both tests (Holm-corrected within each metric's
     family), at the system and summary level, Pearson and Kendall; persisted like the commands.
     A ``(analysis, run summary)`` pair per analysis."""
-    from metaeval.runs import runner
+    from metaeval.runs import runner, selection
 
-    scope = runner.resolve_scope(wh, dataset, HUMAN, levels=("system", "summary"), coefficients=("pearson", "kendall"))
+    scope = selection.resolve_scope(wh, dataset, HUMAN, levels=("system", "summary"), coefficients=("pearson", "kendall"))
     analyses = (runner.correlate_analysis(scope),
                 runner.ci_analysis(scope, "boot-both", k, ALPHA, seed),
                 runner.compare_analysis(scope, "perm-both", k, ALPHA, seed, runner.DEFAULT_ALTERNATIVE,

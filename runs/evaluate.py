@@ -36,11 +36,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from metaeval.analyses import ranking
+from metaeval.analyses import ranking, signature
 from metaeval.errors import WarehouseError
-from metaeval.runs import api, runner
+from metaeval.analyses.stats import vocabulary
+from metaeval.runs import api, runner, selection
 
 if TYPE_CHECKING:
+    from metaeval.runs.runner import ProgressFactory
     from metaeval.core import Warehouse
     from metaeval.load import Batch, LoadReport
 
@@ -144,6 +146,7 @@ class Evaluation:
                    else " (pairs of two metrics not evaluated are untested: --all-pairs)")
                 + (f"; system scores: {SYSTEM_INPUTS_TEXT[s['system_inputs']]} (--system-inputs "
                    f"{s['system_inputs']})" if "system" in s["levels"] else "")
+                + (f"; signature {common}" if (common := signature.shared(self.table.get("signature", []))) else "")
                 + "."
                 + (f" Human ceiling (leave-one-out, metaeval annotators): {c}." if (c := self.ceiling_text()) else "")
                 + (f" Duplicated measures (the same numbers): {self.duplicates_text()}." if self.duplicates else ""))
@@ -179,8 +182,8 @@ class _Plan:
     """What the analyses of a request run on: the scope, its data, the metrics left out and why,
     the evaluated metrics, and the three analyses (constructed and planned: their checks passed)."""
 
-    scope: runner.Scope
-    data: runner.Data | None
+    scope: selection.Scope
+    data: selection.Data | None
     skipped: dict[str, str]
     focus: list[str]
     analyses: dict[str, runner.Analysis]
@@ -198,9 +201,9 @@ def prepare(wh: Warehouse, dataset: str, human: str, scores: Sequence = (), *, m
     tables the data's checks (metrics too sparse to correlate, too few inputs to resample) are
     made too; with them, they need the merged scores and are made inside the ingest's
     transaction, before its commit (:func:`run_request`)."""
-    runner._system_inputs(system_inputs)
-    if cluster_rule not in runner.CLUSTER_RULES:
-        raise WarehouseError(f"unknown --cluster-rule {cluster_rule!r}; choose from {', '.join(runner.CLUSTER_RULES)}")
+    runner.system_inputs_parameter(system_inputs)
+    if cluster_rule not in vocabulary.CLUSTER_RULES:
+        raise WarehouseError(f"unknown --cluster-rule {cluster_rule!r}; choose from {', '.join(vocabulary.CLUSTER_RULES)}")
     options = dict(metrics=tuple(metrics), against=tuple(against), levels=tuple(levels),
                    coefficients=tuple(coefficients), method=method, correction=correction, ci_method=ci_method,
                    k=k, seed=seed, alpha=alpha, all_pairs=all_pairs, system_inputs=system_inputs,
@@ -237,7 +240,7 @@ def _plan(wh: Warehouse, request: Request, *, measures: pd.DataFrame | None = No
     o, dataset, human = request.options, request.dataset, request.human
 
     def resolve(globs, levels=(), coefficients=()):
-        return runner.resolve_scope(wh, dataset, human, globs, levels, coefficients, measures=measures)
+        return selection.resolve_scope(wh, dataset, human, globs, levels, coefficients, measures=measures)
 
     evaluated = list(request.named)
     if o["metrics"]:
@@ -248,12 +251,12 @@ def _plan(wh: Warehouse, request: Request, *, measures: pd.DataFrame | None = No
     globs = [glob.escape(m) for m in evaluated] + ([glob.escape(m) for m in others] if others is not None else [])
     scope = resolve(globs if others is not None else (), o["levels"], o["coefficients"])
     if others is None:  # every automatic measure, the evaluated ones first
-        scope = runner.Scope(dataset, human, (*evaluated, *[m for m in scope.metrics if m not in evaluated]),
+        scope = selection.Scope(dataset, human, (*evaluated, *[m for m in scope.metrics if m not in evaluated]),
                              scope.levels, scope.coefficients)
     data, skipped = None, {}
     if measures is None:
-        data = runner.load_data(wh, scope)
-        scope, skipped = runner.without_sparse_metrics(data, scope)
+        data = selection.load_data(wh, scope)
+        scope, skipped = selection.without_sparse_metrics(data, scope)
     focus = [m for m in evaluated if m in scope.metrics]
     if not focus:
         raise WarehouseError("; ".join(skipped[m] for m in evaluated))
@@ -268,12 +271,12 @@ def _plan(wh: Warehouse, request: Request, *, measures: pd.DataFrame | None = No
     }
     if data is not None:
         for analysis in analyses.values():
-            runner._planned(data, scope, analysis)  # its checks (inputs enough to resample, ...)
+            runner.planned(data, scope, analysis)  # its checks (inputs enough to resample, ...)
     return _Plan(scope, data, skipped, focus, analyses)
 
 
 def evaluate(wh: Warehouse, dataset: str, human: str, scores: Sequence = (), *, jobs: int = 1,
-             force: bool = False, progress: bool = False, **options) -> Evaluation:
+             force: bool = False, progress: ProgressFactory | None = None, **options) -> Evaluation:
     """Ingest ``scores`` (paths or DataFrames of score tables; may be empty) into ``dataset``,
     then evaluate the metrics they hold and those matched by ``metrics`` (globs) against the
     ``human`` judgment and against the other metrics (``against`` globs; default every other
@@ -287,7 +290,7 @@ def evaluate(wh: Warehouse, dataset: str, human: str, scores: Sequence = (), *, 
 
 
 def run_request(wh: Warehouse, request: Request, *, jobs: int = 1, force: bool = False,
-                progress: bool = False) -> Evaluation:
+                progress: ProgressFactory | None = None) -> Evaluation:
     """Ingest the score tables of a request from :func:`prepare` (its plan made and checked on the
     merged scores before the ingest commits), then run its analyses: :func:`evaluate`."""
     o, plan, loaded = request.options, request.plan, []
@@ -308,7 +311,7 @@ def run_request(wh: Warehouse, request: Request, *, jobs: int = 1, force: bool =
     from metaeval.runs import annotators
 
     ceiling = annotators.ceilings(wh, request.dataset, request.human)
-    data = plan.data if plan.data is not None else runner.load_data(wh, scope)
+    data = plan.data if plan.data is not None else selection.load_data(wh, scope)
     table = annotators.with_ceilings(evaluation_table(wh, outcomes, focus, settings, data), ceiling)
     dups = wh.duplicates(request.dataset)
     dups = dups[dups["measure"].isin(scope.metrics) & dups["duplicate_of"].isin(scope.metrics)]
@@ -319,7 +322,7 @@ def run_request(wh: Warehouse, request: Request, *, jobs: int = 1, force: bool =
 
 
 def evaluation_table(wh: Warehouse, outcomes: dict[str, api.Outcome], focus: Sequence[str],
-                     settings: dict, data: runner.Data | None = None) -> pd.DataFrame:
+                     settings: dict, data: selection.Data | None = None) -> pd.DataFrame:
     """One row per metric of the scope, level and coefficient (see :class:`Evaluation`).
 
     ``cluster`` is given only where it is a finding: every pair of ranked metrics tested
@@ -379,6 +382,7 @@ def evaluation_table(wh: Warehouse, outcomes: dict[str, api.Outcome], focus: Seq
                     "beats": [metrics[j] for j in np.flatnonzero(beats[i])],
                     "beaten_by": [metrics[j] for j in np.flatnonzero(beats[:, i])],
                     "n_tested": int(tested[i].sum()),
+                    "signature": _signature(settings, lv, c, corr, m),
                     "conventions": {**{key: settings[key] for key in ("method", "alternative", "correction",
                                                                        "correction_group", "ci_method", "k", "seed",
                                                                        "alpha", "all_pairs", "system_inputs",
@@ -387,6 +391,23 @@ def evaluation_table(wh: Warehouse, outcomes: dict[str, api.Outcome], focus: Seq
                                     "unresolvable": unresolved or None},
                 })
     return pd.DataFrame(rows)
+
+
+def _signature(settings: dict, level: str, coefficient: str, corr: pd.DataFrame, metric: str) -> str:
+    """The row's signature (:mod:`metaeval.analyses.signature`): this version, the CI and test
+    settings, and the fingerprint of the metric's and the human's cells."""
+    from metaeval import __version__
+
+    try:
+        fingerprint = corr.loc[(metric, level, coefficient), "fingerprint"]
+    except KeyError:
+        fingerprint = None
+    return signature.signature(__version__, "evaluate", {
+        "level": level, "coefficient": coefficient, "method": f"{settings['ci_method']}+{settings['method']}",
+        "alternative": settings["alternative"], "k": settings["k"], "seed": settings["seed"],
+        "correction": settings["correction"], "correction_group": settings["correction_group"],
+        "alpha": settings["alpha"], "system_inputs": settings["system_inputs"],
+        "cluster_rule": settings["cluster_rule"], "fingerprint": fingerprint})
 
 
 def _value(frame: pd.DataFrame, key: tuple, column: str) -> float:

@@ -126,7 +126,7 @@ def check_scheduler(address: str, option: str | None = None) -> None:
     handshake read after it, so a server that accepts and stays silent (a plain HTTP server)
     hung it for minutes, and a service that answers garbage made it allocate exabytes. The probe
     is distributed's own ``connect`` and ``identity`` call, under one deadline. Called before a
-    run is recorded (:func:`metaeval.runs.runner.start_run`), so a bad scheduler writes nothing."""
+    run is recorded (:func:`metaeval.runs.bookkeeping.start_run`), so a bad scheduler writes nothing."""
     import asyncio
     import threading
 

@@ -49,6 +49,11 @@ from metaeval.core import Warehouse
 from metaeval.errors import InputError, WarehouseError
 from metaeval.ingest import common
 
+from typing import TYPE_CHECKING  # noqa: E402
+
+if TYPE_CHECKING:
+    from metaeval.runs.runner import ProgressFactory
+
 MODELS = ("lm-dirichlet", "bm25")
 #: tantivy's BM25 constants (not settable from its Python API).
 BM25_K1, BM25_B = 1.2, 0.75
@@ -205,7 +210,7 @@ def _schema(tantivy):
 
 def build(wh: Warehouse, name: str, corpus: Sequence[Path] = (), *, dataset: str | None = None,
           directory: Path | None = None, model: str = "lm-dirichlet", mu: float = retrieval.DEFAULT_MU,
-          overwrite: bool = False, progress: bool = False, command: str | None = None) -> IndexInfo:
+          overwrite: bool = False, progress: ProgressFactory | None = None, command: str | None = None) -> IndexInfo:
     """Index ``corpus`` (JSONL / Parquet files) or the texts of ``dataset`` as index ``name``;
     record it in ``indexes``. ``model`` and ``mu`` are the defaults SERA scoring uses with it."""
     tantivy = _tantivy()
@@ -316,9 +321,9 @@ def _write(tantivy, directory: Path, documents: Iterator[tuple[str, str, str, in
 
 
 def _bar(show: bool, total: int, label: str):
-    from metaeval.runs.runner import _progress
+    from metaeval.runs.runner import progress_bar
 
-    return _progress(show, total, label)
+    return progress_bar(show, total, label)
 
 
 def list_indexes(wh: Warehouse):

@@ -28,10 +28,11 @@ from metaeval.analyses import close_pairs, ranking, stats
 from metaeval.analyses.stats.results import NAN_POLICY
 from metaeval.core import Warehouse
 from metaeval.errors import WarehouseError
-from metaeval.runs import runner
+from metaeval.analyses.stats import vocabulary
+from metaeval.runs import bookkeeping, runner, selection
 from metaeval.runs.runner import Analysis, Data, RunSummary, Scope, Task
 
-ALTERNATIVES = runner.ALTERNATIVES
+ALTERNATIVES = vocabulary.ALTERNATIVES
 
 
 # --- argument checks (before anything is written) ---------------------------------------------
@@ -56,7 +57,7 @@ def accuracy_analysis(scope: Scope, metric_tolerance: float = 0.0, human_toleran
         if not (math.isfinite(value) and value >= 0):
             raise WarehouseError(f"{name} must be a finite number >= 0; got {value}")
     params = {"metric_tolerance": float(metric_tolerance), "human_tolerance": float(human_tolerance),
-              **runner._system_inputs(system_inputs)}
+              **runner.system_inputs_parameter(system_inputs)}
     tasks = [Task({"metric": m, "level": lv}, (m, scope.human)) for m in scope.metrics for lv in scope.levels]
     return Analysis("accuracy", "pairwise_accuracy", ("metric", "level"), params, tasks, evaluate_accuracy,
                     params, evaluate_keys=("level",))
@@ -77,10 +78,10 @@ def delta_bins_analysis(scope: Scope, bins: int, metric_tolerance: float = 0.0,
 
 def evaluate_delta_bin(arrays, bin, bins, metric_tolerance, human_tolerance,  # noqa: A002
                        system_inputs=runner.DEFAULT_SYSTEM_INPUTS) -> dict:
-    (X, Z), _, conv = runner._protocol(arrays, "system", system_inputs)
+    (X, Z), _, conv = runner.protocol(arrays, "system", system_inputs)
     r = close_pairs.accuracy_by_delta(X, Z, bins, metric_tolerance=metric_tolerance, human_tolerance=human_tolerance)
-    return {"low": runner._float(r.low[bin]), "high": runner._float(r.high[bin]), "pairs": int(r.pairs[bin]),
-            "accuracy": runner._float(r.accuracy[bin]), "kendall": runner._float(r.kendall[bin]),
+    return {"low": bookkeeping.as_float(r.low[bin]), "high": bookkeeping.as_float(r.high[bin]), "pairs": int(r.pairs[bin]),
+            "accuracy": bookkeeping.as_float(r.accuracy[bin]), "kendall": bookkeeping.as_float(r.kendall[bin]),
             "conventions": {**r.conventions, **conv}}
 
 
@@ -100,7 +101,7 @@ def evaluate_soft_accuracy(arrays, k, seed) -> dict:
     X, Z = arrays
     r = stats.soft_pairwise_accuracy(X, Z, k=k, seed=seed)
     n = r.systems.size
-    return {"spa": runner._float(r.spa), "pairs": n * (n - 1) // 2, "systems_used": int(n),
+    return {"spa": bookkeeping.as_float(r.spa), "pairs": n * (n - 1) // 2, "systems_used": int(n),
             "inputs_used": int(r.inputs.size),
             "conventions": {
                 "definition": "SPA = 1 - mean over system pairs i < k of |p_human - p_metric|; p = one-sided "
@@ -140,9 +141,9 @@ def agreement_analysis(scope: Scope, test: str, alpha: float = 0.05, k: int = 10
 
 def evaluate_accuracy(arrays, level, metric_tolerance, human_tolerance,
                       system_inputs=runner.DEFAULT_SYSTEM_INPUTS) -> dict:
-    (X, Z), _, conv = runner._protocol(arrays, "system" if level == "system" else level, system_inputs)
+    (X, Z), _, conv = runner.protocol(arrays, "system" if level == "system" else level, system_inputs)
     r = ranking.pairwise_accuracy(X, Z, level, metric_tolerance=metric_tolerance, human_tolerance=human_tolerance)
-    return {"accuracy": runner._float(r.accuracy), "pairs": r.pairs, "agree": r.agree, "disagree": r.disagree,
+    return {"accuracy": bookkeeping.as_float(r.accuracy), "pairs": r.pairs, "agree": r.agree, "disagree": r.disagree,
             "flipped": r.flipped, "metric_ties": r.metric_ties, "human_ties": r.human_ties,
             "both_ties": r.both_ties, "conventions": {**r.conventions, **conv}}
 
@@ -151,15 +152,15 @@ def evaluate_significance(arrays, coefficient, alpha, alternative) -> dict:
     X, Z = arrays
     r = ranking.input_significance(X, Z, coefficient, alpha, alternative)
     return {"n_defined": r.n_defined, "n_significant": r.n_significant,
-            "percent_significant": r.percent_significant, "min_significant": runner._float(r.min_significant),
-            "max_significant": runner._float(r.max_significant), "conventions": dict(r.conventions)}
+            "percent_significant": r.percent_significant, "min_significant": bookkeeping.as_float(r.min_significant),
+            "max_significant": bookkeeping.as_float(r.max_significant), "conventions": dict(r.conventions)}
 
 
 def evaluate_agreement(arrays, test, alpha, k, seed) -> dict:
     X, Z = arrays
     r = ranking.system_agreement(X, Z, test, alpha, k=k, seed=seed)
     return {"pairs": r.pairs, "same": r.same, "opposite": r.opposite, "metric_only": r.metric_only,
-            "human_only": r.human_only, "neither": r.neither, "agreement": runner._float(r.agreement),
+            "human_only": r.human_only, "neither": r.neither, "agreement": bookkeeping.as_float(r.agreement),
             "metric_significant": r.same + r.opposite + r.metric_only,
             "human_significant": r.same + r.opposite + r.human_only, "conventions": dict(r.conventions)}
 
@@ -169,7 +170,7 @@ def _tests(wh: Warehouse, dataset: str, human: str, method: str, alternative: st
            correction: str | None = None, group: str | None = None, family: str | None = None) -> dict[tuple, dict]:
     rows = wh.con.execute(schema.read("ranking_tests"), {
         "dataset": dataset, "human": human, "method": method, "alternative": alternative,
-        "correction": correction, "correction_group": group, "family": family, **runner.version_parameter()}).df()
+        "correction": correction, "correction_group": group, "family": family, **bookkeeping.version_parameter()}).df()
     return {(r["metric_a"], r["metric_b"], r["level"], r["coefficient"]): r for r in rows.to_dict("records")}
 
 
@@ -233,20 +234,20 @@ def _write_new(wh: Warehouse, scope: Scope, command: str, table: str, view: str,
     latest = {} if force else {
         tuple(r[c] for c in key_columns): r["fingerprint"]
         for r in wh.con.execute(
-            f"SELECT * FROM {view} WHERE dataset = $dataset AND human = $human AND {runner.THIS_VERSION} AND "
+            f"SELECT * FROM {view} WHERE dataset = $dataset AND human = $human AND {bookkeeping.THIS_VERSION} AND "
             + " AND ".join(f"{c} = ${c}" for c in params),
-            {"dataset": scope.dataset, "human": scope.human, **params, **runner.version_parameter()}
+            {"dataset": scope.dataset, "human": scope.human, **params, **bookkeeping.version_parameter()}
         ).df().to_dict("records")}
     todo = [(t, row) for t, row in planned if latest.get(tuple(t.key.values())) != t.fingerprint]
     if not todo:
         return RunSummary(None, len(planned), 0, 0)
-    run_id = runner.start_run(wh, command, parameters, None, data_fingerprint, len(planned))
-    with runner.finishing(wh, run_id):
-        writer = runner._Writer(wh, table, run_id, scope)
+    run_id = bookkeeping.start_run(wh, command, parameters, None, data_fingerprint, len(planned))
+    with bookkeeping.finishing(wh, run_id):
+        writer = bookkeeping.Writer(wh, table, run_id, scope)
         for task, row in todo:
             writer.add(task, row, params)
         writer.flush()
-        runner._finish_run(wh, run_id, "finished", len(todo))
+        bookkeeping.finish_run(wh, run_id, "finished", len(todo))
     return RunSummary(run_id, len(planned), len(todo), writer.written)
 
 
@@ -309,15 +310,15 @@ def run_winners(wh: Warehouse, scope: Scope, method: str = "perm-both", alternat
     (:func:`tests_resolution`), every row of that level and coefficient gets status
     "unresolvable" and no cluster or winner status.
     """
-    _choice(method, runner.TEST_METHODS, "test method")
+    _choice(method, vocabulary.TEST_METHODS, "test method")
     _choice(alternative, ALTERNATIVES, "alternative")
-    _choice(correction, runner.CORRECTIONS, "correction")
-    _choice(group, runner.CORRECTION_GROUPS, "correction group")
-    _choice(cluster_rule, runner.CLUSTER_RULES, "cluster rule")
+    _choice(correction, vocabulary.CORRECTIONS, "correction")
+    _choice(group, vocabulary.CORRECTION_GROUPS, "correction group")
+    _choice(cluster_rule, vocabulary.CLUSTER_RULES, "cluster rule")
     params = {"method": method, "alternative": alternative, "correction": correction,
               "correction_group": group, "alpha": _alpha(alpha), "cluster_rule": cluster_rule}
-    data = runner.load_data(wh, scope)
-    scope, skipped = runner.without_sparse_metrics(data, scope)
+    data = selection.load_data(wh, scope)
+    scope, skipped = selection.without_sparse_metrics(data, scope)
     if len(scope.metrics) < 2:
         raise WarehouseError(f"ranking metrics needs at least two; the scope has {list(scope.metrics)}"
                              + "".join(f"; {reason}" for reason in skipped.values()))
@@ -364,7 +365,7 @@ def run_winners(wh: Warehouse, scope: Scope, method: str = "perm-both", alternat
                 status = "undefined" if undefined else "unresolvable" if unresolved else "ranked"
                 finding = status == "ranked"
                 planned.append((task, {
-                    "correlation": runner._float(scores[i]),
+                    "correlation": bookkeeping.as_float(scores[i]),
                     "rank": None if undefined else int(clusters.rank[i]),
                     "cluster": int(clusters.cluster[i]) if finding and clusters.determined else None,
                     "is_winner": bool(clusters.is_winner[i]) if finding and clusters.winner_known[i] else None,
@@ -374,7 +375,7 @@ def run_winners(wh: Warehouse, scope: Scope, method: str = "perm-both", alternat
     parameters = {"dataset": scope.dataset, "human": scope.human, "metrics": metrics, "levels": list(scope.levels),
                   "coefficients": list(scope.coefficients), **params}
     return _write_new(wh, scope, "winners", "winners", "latest_winners", ("level", "coefficient", "metric"),
-                      params, parameters, runner.data_fingerprint(data, [*metrics, scope.human]), planned, force)
+                      params, parameters, selection.data_fingerprint(data, [*metrics, scope.human]), planned, force)
 
 
 # --- replicability across datasets -------------------------------------------------------------------
@@ -389,7 +390,7 @@ def run_replicability(wh: Warehouse, on: Sequence[tuple[str, str]], metric_globs
     The metrics are those matching ``metric_globs`` (default: all automatic) in every dataset,
     compared by name.
     """
-    _choice(method, runner.TEST_METHODS, "test method")
+    _choice(method, vocabulary.TEST_METHODS, "test method")
     _choice(alternative, ALTERNATIVES, "alternative")
     for pc in pc_methods:
         _choice(pc, ranking.PC_METHODS, "partial-conjunction method")
@@ -400,13 +401,13 @@ def run_replicability(wh: Warehouse, on: Sequence[tuple[str, str]], metric_globs
     on = sorted(on)
     if len(on) < 2:
         raise WarehouseError(f"replicability needs at least two datasets; got {[d for d, _ in on]}")
-    scopes = [runner.resolve_scope(wh, d, h, metric_globs, levels, coefficients) for d, h in on]
+    scopes = [selection.resolve_scope(wh, d, h, metric_globs, levels, coefficients) for d, h in on]
     metrics = [m for m in scopes[0].metrics if all(m in s.metrics for s in scopes[1:])]
     if len(metrics) < 2:
         raise WarehouseError("replicability compares metrics present (by name) in every dataset; common to "
                              f"{', '.join(d for d, _ in on)}: {metrics or 'none'}")
     scopes = [Scope(s.dataset, s.human, tuple(metrics), s.levels, s.coefficients) for s in scopes]
-    datas = [runner.load_data(wh, s) for s in scopes]
+    datas = [selection.load_data(wh, s) for s in scopes]
     tests = [_checked_tests(wh, data, s, method, alternative) for s, data in zip(scopes, datas)]
     group = Scope("+".join(d for d, _ in on), "+".join(h for _, h in on), tuple(metrics),
                   scopes[0].levels, scopes[0].coefficients)
@@ -432,7 +433,7 @@ def run_replicability(wh: Warehouse, on: Sequence[tuple[str, str]], metric_globs
     parameters = {"datasets": [d for d, _ in on], "humans": [h for _, h in on], "metrics": metrics,
                   "levels": list(group.levels), "coefficients": list(group.coefficients),
                   "pc_methods": list(pc_methods), **params}
-    fingerprint = _digest([runner.data_fingerprint(data, [*metrics, s.human]) for s, data in zip(scopes, datas)])
+    fingerprint = _digest([selection.data_fingerprint(data, [*metrics, s.human]) for s, data in zip(scopes, datas)])
     return _write_new(wh, group, "replicability", "replicability", "latest_replicability",
                       ("metric_a", "metric_b", "level", "coefficient", "pc_method"),
                       params, parameters, fingerprint, planned, force)

@@ -36,6 +36,7 @@ import pandas as pd
 
 from metaeval import __version__, files
 from metaeval.analyses import figures, tables
+from metaeval.analyses.stats import vocabulary
 from metaeval.core import Warehouse
 from metaeval.errors import WarehouseError
 from metaeval.runs import annotators
@@ -232,16 +233,17 @@ class _Builder:
     def data(self, human: str, metrics: Sequence[str]):
         """The cells of ``metrics`` and ``human`` (read once per human), to check that stored
         tests were computed on the cells the warehouse holds now."""
-        from metaeval.runs import runner
+        from metaeval.runs import selection
 
         if self._data is None or self._data[0] != human or not set(metrics) <= set(self._data[1]):
-            scope = runner.Scope(self.dataset, human, tuple(metrics), runner.LEVELS[:1], runner.COEFFICIENTS[:1])
-            self._data = (human, tuple(metrics), runner.load_data(self.wh, scope))
+            scope = selection.Scope(self.dataset, human, tuple(metrics), vocabulary.LEVELS[:1],
+                                    vocabulary.COEFFICIENTS[:1])
+            self._data = (human, tuple(metrics), selection.load_data(self.wh, scope))
         return self._data[2]
 
     def rankings(self, human: str) -> list[Ranked]:
         """One :class:`Ranked` per level and coefficient with stored correlations against ``human``."""
-        from metaeval.runs import evaluate, runner
+        from metaeval.runs import evaluate, runner, selection
 
         corr = self.wh.sql("SELECT * FROM latest_correlations WHERE dataset = ? AND human = ?", [self.dataset, human])
         if corr.empty:
@@ -252,8 +254,8 @@ class _Builder:
                             "AND correction = ? AND correction_group = ?",
                             [self.dataset, human, ALTERNATIVE, CORRECTION, CORRECTION_GROUP])
         ceiling = annotators.ceilings(self.wh, self.dataset, human)
-        levels = {lv: i for i, lv in enumerate(runner.LEVELS)}
-        coefficients = {c: i for i, c in enumerate(runner.CORRELATION_COEFFICIENTS)}
+        levels = {lv: i for i, lv in enumerate(vocabulary.LEVELS)}
+        coefficients = {c: i for i, c in enumerate(vocabulary.CORRELATION_COEFFICIENTS)}
         settings = sorted(set(zip(corr["level"], corr["coefficient"])),
                           key=lambda s: (levels.get(s[0], 99), coefficients.get(s[1], 99), s))
         out = []
@@ -263,15 +265,15 @@ class _Builder:
 
             c = at(corr)
             metrics = tuple(sorted(c["metric"]))
-            scope = runner.Scope(self.dataset, human, metrics, (level,), (coefficient,))
+            scope = selection.Scope(self.dataset, human, metrics, (level,), (coefficient,))
             ci, ci_setting = at(cis), None
             if not ci.empty:
-                ci, key = _pick(ci, ["method", "alpha"], CI_PREFERRED, {m: i for i, m in enumerate(runner.CI_METHODS)})
+                ci, key = _pick(ci, ["method", "alpha"], CI_PREFERRED, {m: i for i, m in enumerate(vocabulary.CI_METHODS)})
                 ci_setting = {"method": key[0], "alpha": float(key[1]), "k": _int(ci["k"].max()),
                               "seed": _int(ci["seed"].min())}
             t, t_setting, note = at(tests), None, ""
             if not t.empty:
-                t, key = _pick(t, ["method"], (TEST_PREFERRED,), {m: i for i, m in enumerate(runner.TEST_METHODS)})
+                t, key = _pick(t, ["method"], (TEST_PREFERRED,), {m: i for i, m in enumerate(vocabulary.TEST_METHODS)})
                 t_setting = {"method": key[0], "alpha": float(t["alpha"].max()), "k": _int(t["k"].max()),
                              "seed": _int(t["seed"].min()), "n": len(t),
                              "metrics": sorted(set(t["metric_a"]) | set(t["metric_b"]))}
@@ -797,9 +799,7 @@ class _Builder:
 def _in_order(groups, keys: Sequence[str]) -> list:
     """``groups`` (key, rows) with the levels and coefficients in the order of the ranking
     (system, summary, global; pearson, spearman, kendall), the other keys sorted."""
-    from metaeval.runs import runner
-
-    rank = {"level": runner.LEVELS, "coefficient": runner.CORRELATION_COEFFICIENTS}
+    rank = {"level": vocabulary.LEVELS, "coefficient": vocabulary.CORRELATION_COEFFICIENTS}
 
     def key(item):
         return tuple((list(rank[k]).index(v) if k in rank and v in rank[k] else 99, str(v))

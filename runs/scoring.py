@@ -23,6 +23,11 @@ from metaeval.errors import ConflictError, WarehouseError
 from metaeval.load import CELL_COLUMNS, Batch, LoadReport
 from metaeval.runs.sera import SERASetting
 
+from typing import TYPE_CHECKING  # noqa: E402
+
+if TYPE_CHECKING:
+    from metaeval.runs.runner import ProgressFactory
+
 METRICS = ("rouge", "js", "bleu", "chrf", "sera")
 #: ROUGE variants scored when none are named: ROUGE-1, -2, -L x precision, recall, F1.
 DEFAULT_ROUGE = tuple(v.name for v in text.variant_grid(kinds=("rouge-1", "rouge-2", "rouge-l"),
@@ -126,7 +131,7 @@ def to_batch(dataset: str, keys: pd.DataFrame, scores: dict[str, np.ndarray], op
 def score_dataset(wh: Warehouse, dataset: str, metrics: Sequence[str], rouge_variants: Sequence[str] = (),
                   js: JSSetting = JSSetting(), *, sera: SERASetting | None = None, prefix: str = "",
                   replace: bool = False, command: str | None = None,
-                  progress: bool = False) -> tuple[LoadReport, list[str], int]:
+                  progress: ProgressFactory | None = None) -> tuple[LoadReport, list[str], int]:
     """Score the stored texts of ``dataset`` and load the scores under ``prefix + name``:
     (report, measure names, NaN cells left out). SERA (``"sera"`` in ``metrics``) needs ``sera``,
     its setting; the index it searched is recorded in the ingest's options."""

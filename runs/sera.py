@@ -29,6 +29,11 @@ from metaeval.core import Warehouse
 from metaeval.errors import WarehouseError
 from metaeval.runs import index as indexing
 
+from typing import TYPE_CHECKING  # noqa: E402
+
+if TYPE_CHECKING:
+    from metaeval.runs.runner import ProgressFactory
+
 DEFAULT_CUTOFFS = (5, 10)
 
 
@@ -85,7 +90,7 @@ def _reformulator(search: indexing.SearchIndex, query: str, np_model: str):
 
 def retrieve_all(wh: Warehouse, search: indexing.SearchIndex, texts: Sequence[str], query: str, model: str,
                  mu: float, depth: int, *, np_model: str = retrieval.DEFAULT_NP_MODEL,
-                 progress: bool = False, pending: list | None = None) -> tuple[dict[str, list[str]], int]:
+                 progress: ProgressFactory | None = None, pending: list | None = None) -> tuple[dict[str, list[str]], int]:
     """``{text: ranked document ids (up to depth)}`` for the distinct ``texts``, from the cache
     where it holds them deep enough, else searched and cached; and how many were searched.
     ``pending``: the searched lists' rows are appended to it instead of being cached (see :func:`cache`)."""
@@ -104,9 +109,9 @@ def retrieve_all(wh: Warehouse, search: indexing.SearchIndex, texts: Sequence[st
             todo.append(t)
     if todo:
         reformulate = _reformulator(search, query, np_model)
-        from metaeval.runs.runner import _progress
+        from metaeval.runs.runner import progress_bar
 
-        bar = _progress(progress, len(todo), f"SERA {query} queries")
+        bar = progress_bar(progress, len(todo), f"SERA {query} queries")
         rows = []
         try:
             for t in todo:
@@ -149,7 +154,7 @@ def cache(wh: Warehouse, rows: list[tuple]) -> None:
         wh.con.unregister("_new_retrievals")
 
 
-def score(wh: Warehouse, corpus: text.TextCorpus, setting: SERASetting, *, progress: bool = False,
+def score(wh: Warehouse, corpus: text.TextCorpus, setting: SERASetting, *, progress: ProgressFactory | None = None,
           pending: list | None = None) -> tuple[dict[str, np.ndarray], dict, dict[str, int]]:
     """``{measure name: SERA value per summary}`` (every query x cut-off x plain/discounted),
     what was used (index, build, corpus sha256, model and mu, queries, cut-offs), and how many

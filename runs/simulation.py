@@ -37,8 +37,14 @@ from metaeval.analyses.stats.results import NAN_POLICY
 from metaeval.analyses.text import rouge
 from metaeval.core import Warehouse
 from metaeval.errors import WarehouseError
-from metaeval.runs import executors, runner, scoring
+from metaeval.analyses.stats import vocabulary
+from metaeval.runs import bookkeeping, executors, runner, scoring, selection
 from metaeval.signals import interruption
+
+from typing import TYPE_CHECKING  # noqa: E402
+
+if TYPE_CHECKING:
+    from metaeval.runs.runner import ProgressFactory
 
 SIM_LEVELS = ("system", "summary")
 POWER_METHODS = ("williams", "boot-both", "perm-both")
@@ -79,7 +85,7 @@ class _Group:
 @dataclass
 class _Simulation:
     command: str
-    scope: runner.Scope
+    scope: selection.Scope
     groups: list[_Group]
     trials: int
     seed: int
@@ -125,9 +131,9 @@ def _execute(s: _Simulation, wh: Warehouse, *, jobs: int, force: bool, progress:
                     need.setdefault((*s.unit_of(g, task), b), []).append((g, task))
     if not finals_needed:
         return Summary(None, sum(len(gr.tasks) for gr in s.groups), 0, 0, 0, _answer(wh, s))
-    run_id = runner.start_run(wh, s.command, s.parameters, s.seed, s.fingerprint, len(finals_needed), jobs)
-    block_writers = [runner._Writer(wh, gr.blocks.table, run_id, s.scope) for gr in s.groups]
-    final_writers = [runner._Writer(wh, gr.final.table, run_id, s.scope) for gr in s.groups]
+    run_id = bookkeeping.start_run(wh, s.command, s.parameters, s.seed, s.fingerprint, len(finals_needed), jobs)
+    block_writers = [bookkeeping.Writer(wh, gr.blocks.table, run_id, s.scope) for gr in s.groups]
+    final_writers = [bookkeeping.Writer(wh, gr.final.table, run_id, s.scope) for gr in s.groups]
     pending_finals = {(g, _key(t)): t for g, t in finals_needed}
 
     def finish_complete() -> None:
@@ -154,7 +160,7 @@ def _execute(s: _Simulation, wh: Warehouse, *, jobs: int, force: bool, progress:
     units = sorted(need, key=lambda u: (u[-1], u))  # block by block: early final rows, even load
     payload = [(u, blocks[u[-1]], [(g, _key(t)) for g, t in need[u]]) for u in units]
     total = sum(len(p[1]) * len(p[2]) for p in payload)
-    bar = runner._progress(progress, total, s.command)
+    bar = runner.progress_bar(progress, total, s.command)
     computed = 0
     try:
         finish_complete()  # configurations whose blocks were all computed before
@@ -166,14 +172,14 @@ def _execute(s: _Simulation, wh: Warehouse, *, jobs: int, force: bool, progress:
         stop = interruption(exc)
         for w in (*block_writers, *final_writers):
             w.flush()
-        runner._finish_run(wh, run_id, "failed" if stop is None else "interrupted", computed)
+        bookkeeping.finish_run(wh, run_id, "failed" if stop is None else "interrupted", computed)
         bar.close()
-        runner._reraise(exc, stop)
+        bookkeeping.reraise(exc, stop)
     bar.close()
-    with runner.finishing(wh, run_id):
+    with bookkeeping.finishing(wh, run_id):
         for w in (*block_writers, *final_writers):
             w.flush()
-        runner._finish_run(wh, run_id, "finished", computed)
+        bookkeeping.finish_run(wh, run_id, "finished", computed)
     return Summary(run_id, len(finals_needed), computed, reused, sum(w.written for w in final_writers),
                    _answer(wh, s))
 
@@ -187,12 +193,12 @@ def _answer(wh: Warehouse, s: _Simulation) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _done(wh: Warehouse, scope: runner.Scope, analysis: runner.Analysis) -> dict[tuple, dict]:
+def _done(wh: Warehouse, scope: selection.Scope, analysis: runner.Analysis) -> dict[tuple, dict]:
     """Rows of ``analysis.table`` written by this version with the same parameters, by (key...,
     fingerprint)."""
     rows = wh.con.execute(f"SELECT * FROM {analysis.table} WHERE dataset = $dataset AND human = $human "
-                          f"AND {runner.THIS_VERSION} ORDER BY result_id",
-                          {"dataset": scope.dataset, "human": scope.human, **runner.version_parameter()}).df()
+                          f"AND {bookkeeping.THIS_VERSION} ORDER BY result_id",
+                          {"dataset": scope.dataset, "human": scope.human, **bookkeeping.version_parameter()}).df()
     done = {}
     for r in rows.to_dict("records"):
         r = {c: None if isinstance(v, float) and np.isnan(v) else v for c, v in r.items()}
@@ -242,20 +248,20 @@ def simulate_coverage(wh: Warehouse, dataset: str, human: str, metrics: Sequence
                       levels: Sequence[str] = (), coefficients: Sequence[str] = (),
                       methods: Sequence[str] = (), trials: int = 1000, k: int = 1000, alpha: float = 0.05,
                       seed: int = 0, system_inputs: str = runner.DEFAULT_SYSTEM_INPUTS, jobs: int = 1,
-                      force: bool = False, progress: bool = False) -> Summary:
+                      force: bool = False, progress: ProgressFactory | None = None) -> Summary:
     """The CI coverage simulation of each metric x level x coefficient x method; persisted.
 
     ``system_inputs`` ("all" or "judged", as ``metaeval ci``): "judged" simulates on the inputs
     the human judged only -- the rows (and fingerprints) are those of a dataset holding only
     them; "all" splits every input the metric scored, and each half-A interval is the one ``ci
     --system-inputs all`` computes (:func:`analyses.simulation.coverage_trials`)."""
-    scope = runner.resolve_scope(wh, dataset, human, metrics, levels or SIM_LEVELS, coefficients)
-    methods = runner._choices(methods, sim.CI_METHODS, "CI method")
+    scope = selection.resolve_scope(wh, dataset, human, metrics, levels or SIM_LEVELS, coefficients)
+    methods = selection.choices(methods, sim.CI_METHODS, "CI method")
     _check_run_options(trials, k, alpha, seed)
     if any(m != "fisher" for m in methods):
         runner.check_k(k, alpha, "interval")
-    runner._system_inputs(system_inputs)
-    data = runner.load_data(wh, scope)
+    runner.system_inputs_parameter(system_inputs)
+    data = selection.load_data(wh, scope)
     arrays, unjudged, tasks_by_method = {}, {}, {m: [] for m in methods}
     for metric in scope.metrics:
         read, unjudged[metric] = _simulated_data(data, metric, human, system_inputs)
@@ -282,7 +288,7 @@ def simulate_coverage(wh: Warehouse, dataset: str, human: str, metrics: Sequence
                                                                           unjudged[task.key["metric"]])))
     s = _Simulation(
         "simulate coverage", scope, groups, trials, seed,
-        runner.data_fingerprint(data, [*scope.metrics, human]),
+        selection.data_fingerprint(data, [*scope.metrics, human]),
         {"dataset": dataset, "human": human, "metrics": list(scope.metrics), "levels": list(scope.levels),
          "coefficients": list(scope.coefficients), "methods": list(methods), "trials": trials, "k": k,
          "alpha": alpha, "trial_block": sim.TRIAL_BLOCK, "system_inputs": system_inputs},
@@ -315,7 +321,7 @@ def _sum_coverage(blocks: list[dict]) -> dict:
             "undefined": counts.undefined, "coverage": None if np.isnan(counts.coverage) else counts.coverage}
 
 
-def _simulated_data(data: runner.Data, metric: str, human: str, system_inputs: str) -> tuple[runner.Data, int]:
+def _simulated_data(data: selection.Data, metric: str, human: str, system_inputs: str) -> tuple[selection.Data, int]:
     """The data a simulation of ``metric`` reads (under "judged": the judged inputs' columns
     only, so its fingerprint is that of a dataset holding only them), and how many inputs the
     metric scored that the human did not judge."""
@@ -324,7 +330,7 @@ def _simulated_data(data: runner.Data, metric: str, human: str, system_inputs: s
     if system_inputs != "judged" or not unjudged:
         return data, unjudged
     judged = protocols.judged_inputs(data.values[human])
-    return runner.Data(data.systems, tuple(np.asarray(data.inputs)[judged]),
+    return selection.Data(data.systems, tuple(np.asarray(data.inputs)[judged]),
                        {m: v[:, judged] for m, v in data.values.items()}, data.directions), unjudged
 
 
@@ -370,7 +376,7 @@ def simulate_power(wh: Warehouse, dataset: str, human: str, *, variant: str = "r
                    coefficients: Sequence[str] = ("pearson",), methods: Sequence[str] = (),
                    trials: int = 1000, k: int = 1000, alpha: float = 0.05, seed: int = 0,
                    system_inputs: str = runner.DEFAULT_SYSTEM_INPUTS, jobs: int = 1, force: bool = False,
-                   progress: bool = False) -> Summary:
+                   progress: ProgressFactory | None = None) -> Summary:
     """The power simulation: tests of ROUGE-1 > R_k at each proportion, level, coefficient; persisted.
 
     ``system_inputs`` ("all" or "judged", as ``metaeval compare``): "judged" simulates on the
@@ -381,14 +387,14 @@ def simulate_power(wh: Warehouse, dataset: str, human: str, *, variant: str = "r
     if variant not in ROUGE_VARIANTS:
         raise WarehouseError(f"unknown ROUGE variant {variant!r}; choose from {', '.join(ROUGE_VARIANTS)}")
     proportions = _proportions(proportions)
-    methods = runner._choices(methods or POWER_METHODS, sim.TEST_METHODS, "test")
+    methods = selection.choices(methods or POWER_METHODS, sim.TEST_METHODS, "test")
     _check_run_options(trials, k, alpha, seed)
     if any(m != "williams" for m in methods):
         runner.check_k(k, alpha, "test")
-    runner._system_inputs(system_inputs)
+    runner.system_inputs_parameter(system_inputs)
     human_scope = _human_scope(wh, dataset, human, levels or SIM_LEVELS, coefficients)
     summaries = scoring.summary_rows(wh, dataset)  # fails, naming the ingest command, without texts
-    data = runner.load_data(wh, human_scope)
+    data = selection.load_data(wh, human_scope)
     Z = data.values[human]
     judged_systems, judged_inputs = set(data.systems), pd.Index(data.inputs)
     # inputs with summaries of judged systems that the human did not judge, in corpus order
@@ -413,7 +419,7 @@ def simulate_power(wh: Warehouse, dataset: str, human: str, *, variant: str = "r
     n_in = Z.shape[1]
     # the corpus simulated on (under "judged", the judged inputs' summaries only) and the human cells
     fingerprint = hashlib.sha256((_corpus_digest(corpus) + human_fp + variant).encode()).hexdigest()
-    scope = runner.Scope(dataset, human, (), human_scope.levels, human_scope.coefficients)
+    scope = selection.Scope(dataset, human, (), human_scope.levels, human_scope.coefficients)
     groups = []
     for method in methods:
         params = {"variant": variant, "method": method, "alpha": alpha,
@@ -504,14 +510,14 @@ def _corpus_digest(corpus) -> str:
     return digest.hexdigest()
 
 
-def _human_scope(wh: Warehouse, dataset: str, human: str, levels, coefficients) -> runner.Scope:
+def _human_scope(wh: Warehouse, dataset: str, human: str, levels, coefficients) -> selection.Scope:
     measures = wh.measures(dataset)
     humans = sorted(measures.loc[measures["kind"] == "human", "measure"])
     if human not in humans:
         raise WarehouseError(f"dataset {dataset!r} has no human judgment {human!r}; "
                              f"its human judgments: {', '.join(humans) or 'none'}")
-    return runner.Scope(dataset, human, (), runner._choices(levels, runner.LEVELS, "level"),
-                        runner._choices(coefficients, runner.COEFFICIENTS, "coefficient"))
+    return selection.Scope(dataset, human, (), selection.choices(levels, vocabulary.LEVELS, "level"),
+                        selection.choices(coefficients, vocabulary.COEFFICIENTS, "coefficient"))
 
 
 def _proportions(proportions: Sequence[float]) -> tuple[float, ...]:
@@ -543,9 +549,9 @@ def normality(wh: Warehouse, dataset: str, measure_globs: Sequence[str] = (), *,
     chosen = chosen or names
     m = wh.matrix(dataset, chosen)
     directions = dict(zip(catalog["measure"], catalog["direction"]))
-    data = runner.Data(m.systems, m.inputs, {n: m[n] for n in chosen}, {n: directions[n] for n in chosen})
+    data = selection.Data(m.systems, m.inputs, {n: m[n] for n in chosen}, {n: directions[n] for n in chosen})
     done = set() if force else set(wh.con.execute(schema.read("normality_done"),
-                                                         {"dataset": dataset, **runner.version_parameter()}).fetchall())
+                                                         {"dataset": dataset, **bookkeeping.version_parameter()}).fetchall())
     rows = []
     for name in chosen:
         fingerprint = data.fingerprint([name])[0]
@@ -559,17 +565,17 @@ def normality(wh: Warehouse, dataset: str, measure_globs: Sequence[str] = (), *,
                          "conventions": json.dumps(_normality_conventions(r.level), sort_keys=True)})
     if not rows:
         return Summary(None, 2 * len(chosen), 0, 0, 0)
-    run_id = runner.start_run(wh, "normality", {"dataset": dataset, "measures": chosen, "alpha": NORMALITY_ALPHA},
-                              None, runner.data_fingerprint(data, chosen), len(rows))
+    run_id = bookkeeping.start_run(wh, "normality", {"dataset": dataset, "measures": chosen, "alpha": NORMALITY_ALPHA},
+                              None, selection.data_fingerprint(data, chosen), len(rows))
     frame = pd.DataFrame(rows).assign(run_id=run_id)
-    with runner.finishing(wh, run_id):
+    with bookkeeping.finishing(wh, run_id):
         wh.con.register("normality_rows", frame)
         try:
             wh.con.execute(f"INSERT INTO normality ({', '.join(frame.columns)}) "
                            f"SELECT {', '.join(frame.columns)} FROM normality_rows").fetchall()
         finally:
             wh.con.unregister("normality_rows")
-        runner._finish_run(wh, run_id, "finished", len(rows))
+        bookkeeping.finish_run(wh, run_id, "finished", len(rows))
     return Summary(run_id, 2 * len(chosen), len(rows), 0, len(rows))
 
 

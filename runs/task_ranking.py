@@ -14,7 +14,8 @@ import pandas as pd
 from metaeval.analyses import task_ranking
 from metaeval.core import Warehouse
 from metaeval.errors import WarehouseError
-from metaeval.runs import runner
+from metaeval.analyses.stats import vocabulary
+from metaeval.runs import bookkeeping, runner, selection
 
 
 @dataclass(frozen=True)
@@ -43,9 +44,9 @@ def parse_task(text: str) -> TaskSpec:
             weight = float("nan")
         if not (np.isfinite(weight) and weight > 0):
             raise WarehouseError(f"--task {text!r}: the weight must be a number > 0")
-    if parts[2] not in runner.LEVELS:
-        raise WarehouseError(f"--task {text!r}: level must be one of {', '.join(runner.LEVELS)}")
-    coefficient = runner.coefficient_choices([parts[3]])[0]
+    if parts[2] not in vocabulary.LEVELS:
+        raise WarehouseError(f"--task {text!r}: level must be one of {', '.join(vocabulary.LEVELS)}")
+    coefficient = selection.coefficient_choices([parts[3]])[0]
     return TaskSpec(parts[0], parts[1], parts[2], coefficient, weight)
 
 
@@ -63,13 +64,13 @@ def rank_tasks(wh: Warehouse, specs: Sequence[TaskSpec], metric_globs: Sequence[
         raise WarehouseError("give at least one --task")
     tasks, measures_fp = [], hashlib.sha256()
     for spec in specs:
-        scope = runner.resolve_scope(wh, spec.dataset, spec.human, metric_globs, [spec.level], [spec.coefficient])
-        data = runner.load_data(wh, scope)
-        scope, _ = runner.without_sparse_metrics(data, scope)
+        scope = selection.resolve_scope(wh, spec.dataset, spec.human, metric_globs, [spec.level], [spec.coefficient])
+        data = selection.load_data(wh, scope)
+        scope, _ = selection.without_sparse_metrics(data, scope)
         metrics = {m: data.values[m] for m in scope.metrics}
         tasks.append(task_ranking.TaskData(spec.name, metrics, data.values[spec.human], spec.level, spec.coefficient,
                                            spec.weight))
-        measures_fp.update(runner.data_fingerprint(data, scope.measures).encode())
+        measures_fp.update(selection.data_fingerprint(data, scope.measures).encode())
     common = [m for m in tasks[0].metrics if all(m in t.metrics for t in tasks)]
     if len(common) < 2:
         raise WarehouseError(f"ranking needs at least two metrics present in every task; common: {common}")
@@ -80,29 +81,29 @@ def rank_tasks(wh: Warehouse, specs: Sequence[TaskSpec], metric_globs: Sequence[
     if not force:
         prev = wh.con.execute(
             f"SELECT * FROM latest_task_rankings WHERE task_set = $task_set AND k = $k AND seed = $seed "
-            f"AND alpha = $alpha AND fingerprint = $fp AND {runner.THIS_VERSION} ORDER BY rank",
-            {**params, "fp": fingerprint, **runner.version_parameter()}).df()
+            f"AND alpha = $alpha AND fingerprint = $fp AND {bookkeeping.THIS_VERSION} ORDER BY rank",
+            {**params, "fp": fingerprint, **bookkeeping.version_parameter()}).df()
         if set(prev["metric"]) == set(common):
             return Outcome(None, prev)
     r = task_ranking.rank_tasks(tasks, k=k, seed=seed, alpha=alpha)
     parameters = {"tasks": [vars(s) for s in specs], "metrics": list(r.metrics), **params}
-    run_id = runner.start_run(wh, "rank-tasks", parameters, seed, fingerprint, len(r.metrics))
-    with runner.finishing(wh, run_id):
+    run_id = bookkeeping.start_run(wh, "rank-tasks", parameters, seed, fingerprint, len(r.metrics))
+    with bookkeeping.finishing(wh, run_id):
         rows = []
         for i, m in enumerate(r.metrics):
             rows.append({
                 "run_id": run_id, "task_set": task_set, "tasks": spec_json, "metric": m,
-                "average": runner._float(r.average[i]),
-                "correlations": json.dumps([runner._float(c) for c in r.correlations[:, i]]),
+                "average": bookkeeping.as_float(r.average[i]),
+                "correlations": json.dumps([bookkeeping.as_float(c) for c in r.correlations[:, i]]),
                 # an undefined average never ranks, clusters or wins (NULL)
                 "rank": None if np.isnan(r.rank[i]) else int(r.rank[i]),
                 "cluster": None if np.isnan(r.cluster[i]) else int(r.cluster[i]),
                 "winner": bool(r.is_winner[i]) if r.winner_known[i] else None,
                 "n_beaten_by": int(r.n_beaten_by[i]),
-                "p_values": json.dumps({o: runner._float(r.pvalues[i, j]) for j, o in enumerate(r.metrics) if j != i}),
+                "p_values": json.dumps({o: bookkeeping.as_float(r.pvalues[i, j]) for j, o in enumerate(r.metrics) if j != i}),
                 "k": k, "seed": seed, "alpha": alpha, "fingerprint": fingerprint,
-                "conventions": json.dumps({**r.conventions, "orientation": runner.ORIENTATION}, sort_keys=True,
-                                          default=runner._jsonable),
+                "conventions": json.dumps({**r.conventions, "orientation": bookkeeping.ORIENTATION}, sort_keys=True,
+                                          default=bookkeeping.jsonable),
             })
         frame = pd.DataFrame(rows)
         wh.con.register("ranking_rows", frame)
@@ -111,6 +112,6 @@ def rank_tasks(wh: Warehouse, specs: Sequence[TaskSpec], metric_globs: Sequence[
             wh.con.execute(f"INSERT INTO task_rankings ({cols}) SELECT {cols} FROM ranking_rows").fetchall()
         finally:
             wh.con.unregister("ranking_rows")
-        runner._finish_run(wh, run_id, "finished", len(rows))
+        bookkeeping.finish_run(wh, run_id, "finished", len(rows))
     out = wh.con.execute("SELECT * FROM task_rankings WHERE run_id = ? ORDER BY rank", [run_id]).df()
     return Outcome(run_id, out)

@@ -529,7 +529,8 @@ def test_help_imports_no_heavy_module():
 def test_option_choices_come_from_the_analysis_modules():
     from metaeval.analyses import ranking, simulation
     from metaeval.runs import ranking as ranking_runs
-    from metaeval.runs import runner, scoring
+    from metaeval.analyses.stats import vocabulary
+    from metaeval.runs import scoring
     from metaeval.runs import simulation as simulation_runs
 
     def choices(*path):
@@ -538,12 +539,12 @@ def test_option_choices_come_from_the_analysis_modules():
             command = command.commands[p]
         return tuple(next(p for p in command.params if p.name == name).type.choices)
 
-    assert choices("ci", "levels") == runner.LEVELS and choices("ci", "method") == runner.CI_METHODS
-    assert choices("plot", "heatmap", "method") == runner.TEST_METHODS
+    assert choices("ci", "levels") == vocabulary.LEVELS and choices("ci", "method") == vocabulary.CI_METHODS
+    assert choices("plot", "heatmap", "method") == vocabulary.TEST_METHODS
     assert choices("plot", "heatmap", "alternative") == ranking_runs.ALTERNATIVES
-    assert choices("plot", "heatmap", "correction") == runner.CORRECTIONS
-    assert choices("plot", "heatmap", "correction_group") == runner.CORRECTION_GROUPS
-    assert choices("plot", "ci", "method") == runner.CI_METHODS
+    assert choices("plot", "heatmap", "correction") == vocabulary.CORRECTIONS
+    assert choices("plot", "heatmap", "correction_group") == vocabulary.CORRECTION_GROUPS
+    assert choices("plot", "ci", "method") == vocabulary.CI_METHODS
     assert choices("plot", "power", "variant") == simulation_runs.ROUGE_VARIANTS
     assert choices("simulate", "power", "methods") == simulation.TEST_METHODS
     assert choices("systems-agreement", "tests") == ranking.PAIR_TESTS
@@ -564,17 +565,17 @@ def test_option_choices_come_from_the_analysis_modules():
 ])
 def test_a_run_failing_after_its_evaluation_is_marked_failed_not_left_running(cli, db, monkeypatch, command):
     """Every path that starts a run, not only the evaluation loop, marks a failed run 'failed'."""
-    from metaeval.runs import runner
+    from metaeval.runs import bookkeeping
 
     cli("demo", "--systems", "4", "--inputs", "5", "--k", "40")
-    finish = runner._finish_run
+    finish = bookkeeping.finish_run
 
     def failing_finish(wh, run_id, status, computed):
         if status == "finished":
             raise RuntimeError("disk full")
         finish(wh, run_id, status, computed)
 
-    monkeypatch.setattr(runner, "_finish_run", failing_finish)
+    monkeypatch.setattr(bookkeeping, "finish_run", failing_finish)
     with pytest.raises(RuntimeError, match="disk full"):
         cli(*command)
     with Warehouse(db, read_only=True) as wh:

@@ -249,12 +249,12 @@ def test_the_default_deadline_fails_a_real_command_under_30_s(request, tmp_path,
 
     address = request.getfixturevalue(server)
     db = tmp_path / "db.duckdb"
-    _cli(db, "demo", "--systems", 3, "--inputs", 3, "--k", 10)
+    _cli(db, "demo", "--systems", 3, "--inputs", 3, "--k", 40)
     with Warehouse(db, read_only=True) as wh:
         runs = len(wh.sql("SELECT * FROM analysis_runs"))
     start = time.monotonic()
     proc = subprocess.run([sys.executable, "-c", "from metaeval.cli import main; main()", "--db", str(db), "ci",
-                           "--dataset", "demo", "--human", "expert.relevance", "--k", "10", "--force",
+                           "--dataset", "demo", "--human", "expert.relevance", "--k", "40", "--force",
                            "--scheduler", address], capture_output=True, text=True, timeout=60)
     took = time.monotonic() - start
     assert proc.returncode == 1 and f"--scheduler '{address}'" in proc.stderr, proc.stderr

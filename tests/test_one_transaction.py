@@ -16,7 +16,7 @@ import pytest
 
 from metaeval import Warehouse, connection
 from metaeval.errors import WarehouseError
-from metaeval.runs import runner
+from metaeval.runs import bookkeeping
 from tests.conftest import digest, run_cli
 
 HUMAN = "expert.relevance"
@@ -176,7 +176,7 @@ CI = ("ci", "--dataset", "d", "--human", HUMAN, "--k", "50", "--level", "system"
 
 
 def test_a_full_disk_during_a_run_is_one_line_and_keeps_the_flushed_rows(demo, monkeypatch):
-    monkeypatch.setattr(runner, "FLUSH_SECONDS", -1.0)  # a flush (an INSERT) per row
+    monkeypatch.setattr(bookkeeping, "FLUSH_SECONDS", -1.0)  # a flush (an INSERT) per row
     _full_disk(monkeypatch, "INSERT INTO confidence_intervals", 3)
     result = run_cli(demo, *CI, ok=False)
     [line] = result.output.splitlines()

@@ -18,7 +18,7 @@ import pandas as pd
 import pytest
 
 from metaeval import Warehouse, owners
-from metaeval.runs import demo, runner
+from metaeval.runs import bookkeeping, demo, runner, selection
 from tests.conftest import ROOT, run_cli
 
 LINUX_PROC = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
@@ -28,11 +28,11 @@ POSIX = pytest.mark.skipif(os.name != "posix", reason="needs POSIX signals")
 #: rows (written at once: FLUSH_SECONDS 0), so that a test knows when to kill it
 CHILD = """
 import sys
-from metaeval.runs import runner
+from metaeval.runs import bookkeeping
 from metaeval.cli.app import main
 
-runner.FLUSH_SECONDS = 0.0
-flush = runner._Writer.flush
+bookkeeping.FLUSH_SECONDS = 0.0
+flush = bookkeeping.Writer.flush
 
 def reporting_flush(self):
     n = len(self.rows)
@@ -40,7 +40,7 @@ def reporting_flush(self):
     if n:
         print(f"written {self.written}", flush=True)
 
-runner._Writer.flush = reporting_flush
+bookkeeping.Writer.flush = reporting_flush
 main(sys.argv[1:], prog_name="metaeval")
 """
 #: The same, but the first write of rows runs first a DuckDB query that lasts until the signal
@@ -49,11 +49,11 @@ main(sys.argv[1:], prog_name="metaeval")
 #: handler surely runs inside the query)
 CHILD_SIGNALLED_IN_QUERY = """
 import os, sys, threading
-from metaeval.runs import runner
+from metaeval.runs import bookkeeping
 from metaeval.cli.app import main
 
-runner.FLUSH_SECONDS = 0.0
-flush = runner._Writer.flush
+bookkeeping.FLUSH_SECONDS = 0.0
+flush = bookkeeping.Writer.flush
 signalled = []
 
 def flush_after_a_long_query(self):
@@ -64,7 +64,7 @@ def flush_after_a_long_query(self):
         self.wh.con.execute("SELECT count(*) FROM range(1000000000000)").fetchall()
     flush(self)
 
-runner._Writer.flush = flush_after_a_long_query
+bookkeeping.Writer.flush = flush_after_a_long_query
 main(sys.argv[2:], prog_name="metaeval")
 """
 #: 24 perm-both tests of about 0.05 s each (chunks of 8): killed after the first chunk, 2 are left
@@ -200,15 +200,15 @@ def test_a_parallel_run_stopped_does_not_compute_its_queued_chunks(demo_db, tmp_
     """SIGTERM reaches the main process only (Ctrl-C reaches the workers too): the chunks
     still queued are dropped, not computed before the command can exit."""
     log = tmp_path / "evaluated.log"
-    add = runner._Writer.add
+    add = bookkeeping.Writer.add
 
     def stop_at_first(self, *args):
         add(self, *args)
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(runner._Writer, "add", stop_at_first)
+    monkeypatch.setattr(bookkeeping.Writer, "add", stop_at_first)
     with Warehouse(demo_db) as wh:
-        scope = runner.resolve_scope(wh, "demo", demo.HUMAN)
+        scope = selection.resolve_scope(wh, "demo", demo.HUMAN)
         analysis = runner.correlate_analysis(scope)
         analysis.evaluate, analysis.params = _log_and_correlate, {"log": str(log)}
         with pytest.raises(KeyboardInterrupt):

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from metaeval import Warehouse, analyses
 from metaeval.cli import main
-from metaeval.runs import runner
+from metaeval.runs import bookkeeping, runner, selection
 from tests.conftest import run_cli as _cli
 
 VOLATILE = ["result_id", "run_id"]
@@ -173,7 +173,7 @@ def test_interrupted_run_keeps_its_rows_and_resumes(warehouse_copy, monkeypatch)
         return original(*args, **kwargs)
 
     with Warehouse(warehouse_copy) as wh:
-        scope = runner.resolve_scope(wh, "summeval", "expert.relevance", ["rouge-*"])
+        scope = selection.resolve_scope(wh, "summeval", "expert.relevance", ["rouge-*"])
         analysis = runner.correlate_analysis(scope)
         analysis.evaluate = flaky
         with pytest.raises(KeyboardInterrupt):
@@ -343,11 +343,11 @@ def test_an_interrupted_compare_never_hides_the_finished_family(db, monkeypatch)
 
 
 def test_this_release_says_whose_results_it_reproduces():
-    """Reuse depends on runner.SAME_RESULTS_AS: a release must list itself (results unchanged:
+    """Reuse depends on bookkeeping.SAME_RESULTS_AS: a release must list itself (results unchanged:
     append; changed: start a new list), or it would recompute everything every time."""
     from metaeval import __version__
 
-    assert __version__ in runner.SAME_RESULTS_AS
+    assert __version__ in bookkeeping.SAME_RESULTS_AS
 
 
 def _with_constant_metric(db, tmp_path):

@@ -257,3 +257,14 @@ def test_schema_3_warehouse_gains_the_risk_column(tmp_path):
     with Warehouse(db, read_only=True) as wh:
         rows = wh.sql("SELECT risk FROM hypothesis_tests")
         assert len(rows) == before > 0 and rows["risk"].isna().all()
+
+
+def test_sequential_with_several_correction_families(demo_db):
+    """--correction-group metric makes one MMCTest per metric: each family's pending pairs are
+    looked up in its own list of defined tests (the last family's list was used for all)."""
+    grouped = [a if a != "all" else "metric" for a in COMPARE]
+    run_cli(demo_db, *grouped, "--sequential", "--k-max", "2000", "--seed", "7")
+    with Warehouse(demo_db, read_only=True) as wh:
+        rows = wh.sql("SELECT * FROM latest_hypothesis_tests WHERE risk IS NOT NULL AND correction_group = 'metric'")
+    assert len(rows) == 12 and set(rows["family_size"]) == {3}
+    assert ((rows["k_used"] >= sequential.FIRST_LOOK) & (rows["k_used"] <= 2000)).all()

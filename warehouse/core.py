@@ -71,6 +71,10 @@ class Warehouse:
     #: The files this object created (see :meth:`create`) while nothing is committed to them.
     created: connection.NewFiles | None = None
 
+    #: The command line that opened this warehouse, set by the ``metaeval`` command line and
+    #: recorded with every analysis run it starts (``analysis_runs.command_line``); None from Python.
+    command_line: str | None = None
+
     def __init__(self, path: str | os.PathLike | None = None, *, read_only: bool = False):
         self.path = connection.resolve_path(path)
         self.read_only = read_only
@@ -178,6 +182,35 @@ class Warehouse:
         self.con.execute("""UPDATE measures SET scale = ? WHERE name IN (SELECT unnest(?))
                             AND dataset_id = (SELECT dataset_id FROM datasets WHERE name = ?)""",
                          [text, list(measures), dataset])
+
+    def drop_measure(self, dataset: str, measure: str, *, cascade: bool = False):
+        """Remove ``measure`` of ``dataset`` (scores or judgments, and the measure), atomically.
+        Refused while results depend on it unless ``cascade``, which removes them too; returns a
+        :class:`~warehouse.housekeeping.Removal` (rows removed per table). See
+        :mod:`warehouse.housekeeping`."""
+        from metaeval import housekeeping
+
+        return self._housekeeping(housekeeping.drop_measure, dataset, measure, cascade=cascade)
+
+    def rename_measure(self, dataset: str, old: str, new: str, *, cascade: bool = False):
+        """Rename measure ``old`` of ``dataset`` to ``new``, atomically; refused if ``new``
+        exists, and while results depend on ``old`` unless ``cascade``, which removes them (a
+        result keeps the name it was computed under)."""
+        from metaeval import housekeeping
+
+        return self._housekeeping(housekeeping.rename_measure, dataset, old, new, cascade=cascade)
+
+    def drop_dataset(self, dataset: str, *, cascade: bool = False):
+        """Remove ``dataset`` and everything stored for it, atomically; refused while results
+        are on it unless ``cascade``, which removes them too."""
+        from metaeval import housekeeping
+
+        return self._housekeeping(housekeeping.drop_dataset, dataset, cascade=cascade)
+
+    def _housekeeping(self, action, *args, cascade: bool):
+        if self.read_only:
+            raise WarehouseError(f"{self.path} is open read-only: open it with read_only=False to change it")
+        return action(self.con, *args, cascade=cascade)
 
     def require_dataset(self, dataset: str) -> None:
         names = [r[0] for r in self.con.execute("SELECT name FROM datasets ORDER BY name").fetchall()]

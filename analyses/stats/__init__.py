@@ -28,19 +28,21 @@ Pure numpy/scipy, no database. Matrices are N systems x M inputs, NaN = missing.
 Each function's docstring states its formula.
 """
 
-from .correlation import correlate
-from .kendall_variants import CalibrationResult, kendall_variant, tie_calibration
-from .soft_pairwise import SoftPairwiseResult, mtme_permutation_signs, pairwise_permutation_pvalues, soft_pairwise_accuracy
-from .hypothesis import paired_bootstrap_test, permutation_test, williams_t, williams_test
-from .intervals import bootstrap_ci, fisher_ci
-from .multiple import correct_pvalues
-from .results import (
-    BootstrapResult,
-    FisherResult,
-    PairedBootstrapResult,
-    PermutationResult,
-    WilliamsResult,
-)
+#: public name -> the module defining it, imported on first use (PEP 562): the vocabulary and
+#: the validators are read at start-up by the command line without loading scipy.
+_HOMES = {
+    "correlate": "correlation",
+    "CalibrationResult": "kendall_variants", "kendall_variant": "kendall_variants",
+    "tie_calibration": "kendall_variants",
+    "SoftPairwiseResult": "soft_pairwise", "mtme_permutation_signs": "soft_pairwise",
+    "pairwise_permutation_pvalues": "soft_pairwise", "soft_pairwise_accuracy": "soft_pairwise",
+    "paired_bootstrap_test": "hypothesis", "permutation_test": "hypothesis", "williams_t": "hypothesis",
+    "williams_test": "hypothesis",
+    "bootstrap_ci": "intervals", "fisher_ci": "intervals",
+    "correct_pvalues": "multiple",
+    "BootstrapResult": "results", "FisherResult": "results", "PairedBootstrapResult": "results",
+    "PermutationResult": "results", "WilliamsResult": "results",
+}
 
 __all__ = [
     "BootstrapResult",
@@ -64,3 +66,13 @@ __all__ = [
     "williams_t",
     "williams_test",
 ]
+
+
+def __getattr__(name: str):
+    if name in _HOMES:
+        import importlib
+
+        value = getattr(importlib.import_module(f".{_HOMES[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

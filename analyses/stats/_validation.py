@@ -12,16 +12,17 @@ from dataclasses import dataclass, replace
 import numpy as np
 import numpy.typing as npt
 
+from . import vocabulary
+
+#: level name (canonical or alias) -> canonical level, aliases right after their level
 LEVELS: Mapping[str, str] = {
-    "system": "system",
-    "summary": "summary",
-    "input": "summary",
-    "global": "global",
+    name: level for level in vocabulary.LEVELS
+    for name in (level, *(a for a, target in vocabulary.LEVEL_ALIASES.items() if target == level))
 }
-METHODS: tuple[str, ...] = ("systems", "inputs", "both")
-ALTERNATIVES: tuple[str, ...] = ("greater", "less", "two-sided")
-PERMUTATION_VARIANTS: tuple[str, ...] = ("paper", "nlpstats")
-CORRECTIONS: tuple[str, ...] = ("bonferroni", "holm", "bh", "none")
+METHODS: tuple[str, ...] = vocabulary.RESAMPLING
+ALTERNATIVES: tuple[str, ...] = vocabulary.ALTERNATIVES
+PERMUTATION_VARIANTS: tuple[str, ...] = vocabulary.PERMUTATION_VARIANTS
+CORRECTIONS: tuple[str, ...] = vocabulary.CORRECTIONS
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,19 @@ class Coefficient:
         return self.base_label
 
     @property
+    def parametric(self) -> bool:
+        """Whether Fisher's interval and Williams' test apply: not for the Kendall variants with
+        ties, nor for the coefficients of :data:`vocabulary.NON_PARAMETRIC_COEFFICIENTS`."""
+        return not self.ties_variant and self.name not in vocabulary.NON_PARAMETRIC_COEFFICIENTS
+
+    @property
+    def whole_level(self) -> bool:
+        """Whether the coefficient is computed from a whole level's matrices rather than from
+        one vector of pairs per correlation (tie calibration; the coefficients of
+        :data:`vocabulary.LEVEL_COEFFICIENTS`): resampling recomputes it on each resample."""
+        return self.calibrated or self.name in vocabulary.LEVEL_COEFFICIENTS
+
+    @property
     def ties_variant(self) -> bool:
         """True for the count-based variants of Deutsch et al. (2023): Kendall a, 23, acc23, or
         any Kendall with a tie threshold or calibration (not the scipy-matched b / c paths)."""
@@ -72,6 +86,9 @@ COEFFICIENTS: Mapping[str, Coefficient] = {
     "kendall-a": Coefficient("kendall", "a"),
     "kendall-23": Coefficient("kendall", "23"),
     "acc-23": Coefficient("kendall", "acc23"),
+    # every other coefficient of the vocabulary is its own name (pdp, ...)
+    **{name: Coefficient(name) for name in vocabulary.CORRELATION_COEFFICIENTS
+       if name not in ("pearson", "spearman") and not name.startswith(("kendall", "acc-"))},
 }
 #: Coefficients that take a tie threshold ``[eps=E]`` / ``[tie-calibrated]``.
 EPSILON_COEFFICIENTS: tuple[str, ...] = ("kendall", "kendall-b", "kendall-a", "kendall-23", "acc-23")

@@ -79,7 +79,7 @@ def resample_bytes(level: str, coefficient: Coefficient, n_systems: int, n_input
     gathered blocks hold SUMMARY_BLOCK_CELLS cells, or c x N when a batch is larger).
     """
     per_cell = bytes_per_cell(level, coefficient)
-    if level != "summary" or coefficient.calibrated:
+    if level != "summary" or coefficient.whole_level:
         return per_cell * n_systems * n_inputs
     block = len(_input_blocks((n_systems, n_inputs))[0]) if coefficient.label in ("kendall-b", "kendall-c") else 1
     return per_cell * n_systems * block + (SUMMARY_BYTES_PER_INPUT + n_systems) * n_inputs
@@ -95,7 +95,7 @@ def bootstrap_evaluator(
     does not depend on the draws (Kendall's pair arrays) is computed once, here.
     """
     n_systems, n_inputs = X.shape
-    if coefficient.calibrated:
+    if coefficient.whole_level:
         return _per_resample_bootstrap(X, Z, level, coefficient)
     kendall_blocks = None
     if level == "summary" and coefficient.label in ("kendall-b", "kendall-c"):
@@ -138,7 +138,7 @@ def permutation_evaluator(
     ``mask`` broadcasts to (c, N, M) (see :func:`.resampling.permutation_masks`); X and Y are
     used as given (the caller standardises them). Kendall's pair arrays are computed once, here.
     """
-    if coefficient.calibrated:
+    if coefficient.whole_level:
         return _per_resample_permutation(X, Y, Z, level, coefficient)
     kendall_blocks = None
     if level == "summary" and coefficient.label == "kendall-b":

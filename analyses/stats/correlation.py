@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 import numpy.typing as npt
-import scipy.stats
 
+from . import vocabulary
 from ._validation import Coefficient, coefficient_iv, level_iv, matrices_iv
+from .reductions import SAFE_MAGNITUDES, scaled, summary_mean, system_means, unit_scale, unscaled  # noqa: F401
 
 #: Bytes the pairwise Kendall computation may use for its (..., n, n) temporaries at once.
 PAIRWISE_BUDGET = 64 * 2**20
@@ -51,6 +52,8 @@ def level_correlation(X: np.ndarray, Z: np.ndarray, level: str, coefficient: Coe
         from .kendall_variants import calibrate
 
         return calibrate(X, Z, level, coefficient.variant).value
+    if coefficient.whole_level:
+        return float(level_module(coefficient).level_value(X, Z, level))
     if level == "system":
         return float(corr(system_means(X), system_means(Z), coefficient))
     if level == "summary":
@@ -58,57 +61,12 @@ def level_correlation(X: np.ndarray, Z: np.ndarray, level: str, coefficient: Coe
     return float(corr(X.ravel(), Z.ravel(), coefficient))
 
 
-#: Largest magnitudes between these are used as they are: sums of up to 2^31 such values and
-#: their deviations neither overflow nor become subnormal (see :func:`unit_scale`).
-SAFE_MAGNITUDES = (2.0**-400, 2.0**400)
+def level_module(coefficient: Coefficient):
+    """The module computing a coefficient of :data:`vocabulary.LEVEL_COEFFICIENTS` (imported on
+    first use; it imports nothing of this module)."""
+    import importlib
 
-
-def unit_scale(A: np.ndarray, axis: int | None = -1) -> np.ndarray | None:
-    """Exponents e (kept dims) with 2^(e-1) <= max |A| < 2^e over ``axis`` (NaN ignored; 0 where
-    no value is nonzero), or None when every such maximum lies within :data:`SAFE_MAGNITUDES`.
-
-    ``np.ldexp(A, -e)`` has its largest magnitudes in [0.5, 1): sums over it neither overflow
-    (values near 1e308) nor lose digits to subnormals (values near 1e-300). Scaling by a power
-    of two is exact, so a statistic computed on the scaled values is the one of A itself.
-    """
-    top = np.fmax.reduce(np.abs(A), axis=axis, keepdims=True, initial=0.0)  # fmax skips NaN
-    if ((top == 0) | ((top >= SAFE_MAGNITUDES[0]) & (top <= SAFE_MAGNITUDES[1]))).all():
-        return None
-    return np.frexp(top)[1]
-
-
-def scaled(A: np.ndarray, e: np.ndarray | None) -> np.ndarray:
-    """``A`` times 2^-e (exact); ``A`` itself when e is None (see :func:`unit_scale`)."""
-    return A if e is None else np.ldexp(A, -e)
-
-
-def unscaled(a: np.ndarray, e: np.ndarray | None) -> np.ndarray:
-    """Undoes :func:`scaled` on a result ``a`` whose axis the kept dims of e were reduced over."""
-    return a if e is None else np.ldexp(a, e[..., 0])
-
-
-def system_means(X: np.ndarray) -> np.ndarray:
-    """Mean over the inputs (last axis) ignoring NaN; NaN for a system without any score.
-
-    Summed in the scale of :func:`unit_scale` (exact), so any finite values have a mean.
-    """
-    valid = ~np.isnan(X)
-    e = unit_scale(X)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return unscaled(np.where(valid, scaled(X, e), 0.0).sum(axis=-1) / valid.sum(axis=-1), e)
-
-
-def summary_mean(r: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
-    """(Weighted) mean over the last axis of per-input correlations, skipping NaN ones.
-
-    ``weights`` are how often each input was drawn (bootstrap over inputs); NaN if no input
-    has a defined correlation.
-    """
-    r = np.ascontiguousarray(r)  # numpy's summation order depends on the memory layout
-    defined = ~np.isnan(r)
-    w = defined if weights is None else np.where(defined, weights, 0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return (np.where(defined, r, 0.0) * w).sum(axis=-1) / w.sum(axis=-1)
+    return importlib.import_module(f"{__package__}.{vocabulary.LEVEL_COEFFICIENTS[coefficient.name]}")
 
 
 def pairs_count(X: np.ndarray, Z: np.ndarray, level: str) -> int:
@@ -134,6 +92,8 @@ def corr(x: np.ndarray, z: np.ndarray, coefficient: Coefficient) -> np.ndarray:
         return _pearson(x, z, valid)
     if coefficient.name == "spearman":
         return _spearman(x, z, valid)
+    if coefficient.name in vocabulary.LEVEL_COEFFICIENTS:
+        return level_module(coefficient).corr(x, z)
     if coefficient.calibrated:
         raise ValueError("a tie-calibrated coefficient is computed per level (level_correlation), not per vector")
     if coefficient.ties_variant:
@@ -186,6 +146,7 @@ def corr_columns(x: np.ndarray, z: np.ndarray, coefficient: Coefficient, complet
     rounding of BLAS' dot depends on the layout). Other coefficients: :func:`corr` on the
     moved axes. ``complete``: the caller knows that x and z hold no NaN (not checked again).
     """
+    import scipy.stats  # here, not at import time: the command line starts without scipy
     if coefficient.name not in ("pearson", "spearman"):
         return corr(np.moveaxis(x, 0, -1), np.moveaxis(z, 0, -1), coefficient)
     valid = None  # None: every pair valid
@@ -306,6 +267,7 @@ def _constant(x: np.ndarray, valid: np.ndarray, complete: bool = False) -> np.nd
 
 def _spearman(x: np.ndarray, z: np.ndarray, valid: np.ndarray) -> np.ndarray:
     """Pearson of the average ranks among the valid pairs (ties get their mean rank)."""
+    import scipy.stats  # here, not at import time: the command line starts without scipy
     rx = scipy.stats.rankdata(np.where(valid, x, np.nan), axis=-1, nan_policy="omit")
     rz = scipy.stats.rankdata(np.where(valid, z, np.nan), axis=-1, nan_policy="omit")
     return _pearson(rx, rz, valid)
@@ -381,6 +343,7 @@ def _distinct(ties: np.ndarray, valid: np.ndarray) -> np.ndarray:
 
 
 def _kendall_scipy(x: np.ndarray, z: np.ndarray, variant: str) -> float:
+    import scipy.stats  # here, not at import time: the command line starts without scipy
     if x.size < 2:
         return np.nan
     return float(scipy.stats.kendalltau(x, z, variant=variant).statistic)

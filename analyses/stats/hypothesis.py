@@ -8,7 +8,6 @@ from functools import partial
 
 import numpy as np
 import numpy.typing as npt
-import scipy.stats
 
 from . import _engine, batched, resampling
 from ._validation import (
@@ -113,9 +112,10 @@ def williams_test(
     p is NaN when t is (an undefined correlation, n <= 3, a non-positive denominator);
     ``conventions["pvalue_undefined"]`` then says why.
     """
+    import scipy.stats  # here, not at import time: the command line starts without scipy
     X, Y, Z = matrices_iv(X=X, Y=Y, Z=Z)
     level, coef, alternative = level_iv(level), coefficient_iv(coefficient), alternative_iv(alternative)
-    if coef.ties_variant:
+    if not coef.parametric:
         raise ValueError(f"Williams' test is not defined for {coef.label}; use a permutation or bootstrap test.")
     signed = {name: level_correlation(A, B, level, coef) for name, A, B in (("r(X,Z)", X, Z), ("r(Y,Z)", Y, Z),
                                                                             ("r(X,Y)", X, Y))}

@@ -7,9 +7,8 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-import scipy.stats
 
-from . import _engine, batched, resampling
+from . import _engine, batched, resampling, vocabulary
 from ._validation import (
     Coefficient,
     alpha_iv,
@@ -32,6 +31,10 @@ def conventions(level: str, coefficient: Coefficient, **extra: Any) -> dict[str,
         from .kendall_variants import conventions as ties_conventions
 
         ties = ties_conventions(coefficient)
+    elif coefficient.name in vocabulary.LEVEL_COEFFICIENTS:
+        from .correlation import level_module
+
+        ties = level_module(coefficient).conventions()
     return {
         "level": level,
         "coefficient": coefficient.name,
@@ -62,9 +65,10 @@ def fisher_ci(
     bounds) when n <= b or r is NaN. At the summary level the transformation is applied to the
     averaged correlation, as in the paper.
     """
+    import scipy.stats  # here, not at import time: the command line starts without scipy
     X, Z = matrices_iv(X=X, Z=Z)
     level, coef, alpha = level_iv(level), coefficient_iv(coefficient), alpha_iv(alpha)
-    if coef.ties_variant:
+    if not coef.parametric:
         raise ValueError(f"Fisher's interval has no constants for {coef.label}; use a bootstrap interval.")
     r = level_correlation(X, Z, level, coef)
     n = pairs_count(X, Z, level)

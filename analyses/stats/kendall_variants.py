@@ -33,6 +33,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .reductions import summary_mean, system_means
+
 #: Bytes of (..., n, n) temporaries one block of the pairwise counts may use.
 PAIRWISE_BUDGET = 64 * 2**20
 #: Variants computed from the pair counts (tau-c is computed by :mod:`.correlation`).
@@ -144,7 +146,6 @@ class CalibrationResult:
 def level_rows(X: np.ndarray, Z: np.ndarray, level: str) -> list[tuple[np.ndarray, np.ndarray]]:
     """The vectors a level's value averages over: system -> [(system means)], summary -> one
     per input (over the systems), global -> [(all cells)]."""
-    from .correlation import system_means
 
     if level == "system":
         return [(system_means(X), system_means(Z))]
@@ -226,7 +227,6 @@ def calibrate(X: np.ndarray, Z: np.ndarray, level: str, variant: str = "acc23") 
 def level_value(X: np.ndarray, Z: np.ndarray, level: str, variant: str, epsilon: float = 0.0) -> float:
     """The level's ``variant`` at threshold ``epsilon``: over the system means, the mean over
     inputs of the per-input values (undefined ones left out), or over all cells."""
-    from .correlation import summary_mean
 
     if level == "summary":
         return float(summary_mean(kendall_variant(X.T, Z.T, variant, epsilon)))

@@ -51,7 +51,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
-import scipy.stats
 
 from ._validation import alpha_iv, correction_iv, k_iv
 from .multiple import correct_pvalues
@@ -77,6 +76,7 @@ def clopper_pearson(count: npt.ArrayLike, n: npt.ArrayLike, miscoverage: npt.Arr
     every p. n = 0 gives [0, 1]. Equals ``scipy.stats.binomtest(C, n).proportion_ci(1 - d,
     method="exact")``. Vectorised (arrays broadcast).
     """
+    import scipy.stats  # here, not at import time: the command line starts without scipy
     c = np.asarray(count, dtype=np.float64)
     n = np.asarray(n, dtype=np.float64)
     d = np.asarray(miscoverage, dtype=np.float64)

@@ -3,12 +3,12 @@
 
 from __future__ import annotations
 
-import sys
 from typing import TYPE_CHECKING
 
 import click
 
 from metaeval.cli.app import ALPHA, RESULT_TABLES, Context, LazyChoice, fmt_option, interrupted, is_text, show_blocks
+from metaeval.cli.progress import terminal_progress
 
 if TYPE_CHECKING:  # annotations only (a light start-up for `--help`)
     import pandas as pd
@@ -57,7 +57,7 @@ def agreement_command(obj: Context, dataset, metrics, alpha, significant_only, n
         try:
             s = agreement_runs.run_agreement(wh, scope, normalisation=normalisation, alpha=alpha,
                                              significant_only=significant_only, jobs=jobs, force=force,
-                                             progress=sys.stderr.isatty())
+                                             progress=terminal_progress())
         except KeyboardInterrupt as exc:
             raise interrupted(exc, "the results finished so far are saved; "
                               "run the same command again to resume") from None

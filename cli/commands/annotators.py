@@ -15,9 +15,9 @@ RESULT_TABLES.update({"annotator_agreement": "latest_annotator_agreement",
 @click.option("--dataset", required=True)
 @click.option("--human", "humans", multiple=True, metavar="GLOB",
               help="Human measures (globs), e.g. 'expert.*'. Default: every human measure. Repeatable.")
-@click.option("--level", "levels", multiple=True, type=LazyChoice("metaeval.runs.runner:LEVELS"),
+@click.option("--level", "levels", multiple=True, type=LazyChoice("metaeval.analyses.stats.vocabulary:LEVELS"),
               help="Level(s) of the correlations. Default: all three.")
-@click.option("--coefficient", "coefficients", multiple=True, type=LazyChoice("metaeval.runs.runner:COEFFICIENTS"),
+@click.option("--coefficient", "coefficients", multiple=True, type=LazyChoice("metaeval.analyses.stats.vocabulary:COEFFICIENTS"),
               help="Coefficient(s). Default: all three.")
 @click.option("--k", default=1000, show_default=True, type=RESAMPLES,
               help="Boot-Both resamples of the leave-one-out ceiling's interval.")

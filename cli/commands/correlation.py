@@ -3,12 +3,12 @@ intervals and the tests between metrics; each a call of :mod:`metaeval.runs.api`
 
 from __future__ import annotations
 
-import sys
 
 import click
 
 from metaeval.cli.app import (ALPHA, RESAMPLES, Context, FiniteFloatRange, LazyChoice, _analysis_options,
                               _resampling_options, fmt_option, interrupted, is_text, layout_option, show)
+from metaeval.cli.progress import terminal_progress
 
 
 def _analyse(obj: Context, call, fmt: str = "text", **kwargs):
@@ -17,7 +17,7 @@ def _analyse(obj: Context, call, fmt: str = "text", **kwargs):
     err = not is_text(fmt)
     with obj.open() as wh:
         try:
-            out = call(wh, **kwargs, progress=sys.stderr.isatty())
+            out = call(wh, **kwargs, progress=terminal_progress())
         except KeyboardInterrupt as exc:
             raise interrupted(exc, "the results finished so far are saved; "
                                    "run the same command again to resume") from None
@@ -32,8 +32,10 @@ def _analyse(obj: Context, call, fmt: str = "text", **kwargs):
                        err=err)
         from metaeval.runs import annotators
 
+        from metaeval.runs import signatures
+
         ceiling = annotators.ceilings(wh, out.scope.dataset, out.scope.human)
-        return out, annotators.with_ceilings(out.rows(wh), ceiling)
+        return out, annotators.with_ceilings(signatures.with_signatures(wh, out.rows(wh)), ceiling)
 
 
 def _echo_ceiling(frame) -> None:
@@ -47,7 +49,7 @@ def _echo_ceiling(frame) -> None:
 
 def _ties_options(f):
     """--epsilon and --tie-calibration, turned into coefficient labels (``acc-23[eps=E]``,
-    ``acc-23[tie-calibrated]``) by :func:`metaeval.runs.runner.with_tie_threshold`."""
+    ``acc-23[tie-calibrated]``) by :func:`metaeval.runs.selection.with_tie_threshold`."""
     f = click.option("--tie-calibration", is_flag=True,
                      help="Choose the tie threshold that maximises kendall-23 / acc-23 at each level "
                           "(Deutsch et al. 2023; default coefficient acc-23); resamples re-calibrate.")(f)
@@ -59,10 +61,10 @@ def _ties_options(f):
 
 def _tied(coefficients, epsilon, tie_calibration):
     from metaeval.errors import WarehouseError
-    from metaeval.runs import runner
+    from metaeval.runs import selection
 
     try:
-        return runner.with_tie_threshold(coefficients, epsilon, tie_calibration)
+        return selection.with_tie_threshold(coefficients, epsilon, tie_calibration)
     except WarehouseError as exc:
         raise click.UsageError(str(exc)) from None
 
@@ -96,7 +98,9 @@ def correlate(obj, dataset, human, metrics, levels, coefficients, system_inputs,
 
 
 def _conventions(frame) -> str:
-    """Level(s), coefficient(s), systems x inputs and the system-score protocol of the rows, for a caption."""
+    """Level(s), coefficient(s), systems x inputs, the system-score protocol of the rows and
+    the signature they share (:mod:`metaeval.analyses.signature`), for a caption."""
+    from metaeval.analyses import signature
     from metaeval.runs.evaluate import SYSTEM_INPUTS_TEXT
 
     levels = list(dict.fromkeys(frame["level"]))
@@ -108,6 +112,8 @@ def _conventions(frame) -> str:
     if "system" in levels and len(protocols) == 1:
         parts.append(f"system scores: {SYSTEM_INPUTS_TEXT.get(protocols[0], protocols[0])} "
                      f"(--system-inputs {protocols[0]})")
+    if "signature" in frame.columns and (common := signature.shared(frame["signature"])):
+        parts.append(f"signature {common}")
     return "; ".join(parts)
 
 
@@ -127,10 +133,10 @@ def _paper(frame, fmt: str, caption: str, layout: str = "auto", **ranking) -> No
 
 @click.command()
 @_analysis_options
-@click.option("--method", type=LazyChoice("metaeval.runs.runner:CI_METHODS"), default="boot-both", show_default=True)
+@click.option("--method", type=LazyChoice("metaeval.analyses.stats.vocabulary:CI_METHODS"), default="boot-both", show_default=True)
 @_resampling_options
 @click.option("--alpha", default=0.05, show_default=True, type=ALPHA)
-@click.option("--resample-annotators", type=LazyChoice("metaeval.runs.runner:ANNOTATOR_RESAMPLING"), default=None,
+@click.option("--resample-annotators", type=LazyChoice("metaeval.analyses.stats.vocabulary:ANNOTATOR_RESAMPLING"), default=None,
               help="Also re-draw the human annotators in every resample: each cell's (cells) or the panel's "
                    "ids once per resample (panel, for ids that are the same people everywhere).")
 @_ties_options
@@ -160,20 +166,20 @@ def ci(obj, dataset, human, metrics, levels, coefficients, system_inputs, jobs, 
 
 @click.command()
 @_analysis_options
-@click.option("--method", type=LazyChoice("metaeval.runs.runner:TEST_METHODS"), default="perm-both", show_default=True)
+@click.option("--method", type=LazyChoice("metaeval.analyses.stats.vocabulary:TEST_METHODS"), default="perm-both", show_default=True)
 @_resampling_options
 @click.option("--alpha", default=0.05, show_default=True, type=ALPHA)
-@click.option("--alternative", type=LazyChoice("metaeval.runs.runner:ALTERNATIVES"), default="two-sided",
+@click.option("--alternative", type=LazyChoice("metaeval.analyses.stats.vocabulary:ALTERNATIVES"), default="two-sided",
               show_default=True, help="H1 of each ordered pair (a, b): corr(a, human) != corr(b, human) (two-sided; "
                                       "the sign of delta says which is better), or > (greater), or < (less).")
-@click.option("--correction", type=LazyChoice("metaeval.runs.runner:CORRECTIONS"), default="holm",
+@click.option("--correction", type=LazyChoice("metaeval.analyses.stats.vocabulary:CORRECTIONS"), default="holm",
               show_default=True, help="Multiple-comparison correction.")
-@click.option("--correction-group", type=LazyChoice("metaeval.runs.runner:CORRECTION_GROUPS"), default="metric",
+@click.option("--correction-group", type=LazyChoice("metaeval.analyses.stats.vocabulary:CORRECTION_GROUPS"), default="metric",
               show_default=True,
               help="Family of the correction: the pairs of one metric_a (as in the paper), or all pairs; "
                    "always within one level and coefficient.")
 @_ties_options
-@click.option("--resample-annotators", type=LazyChoice("metaeval.runs.runner:ANNOTATOR_RESAMPLING"), default=None,
+@click.option("--resample-annotators", type=LazyChoice("metaeval.analyses.stats.vocabulary:ANNOTATOR_RESAMPLING"), default=None,
               help="Paired bootstrap tests: also re-draw the human annotators in every resample (cells or panel, "
                    "as for ci).")
 @click.option("--k-block", type=RESAMPLES, default=None,

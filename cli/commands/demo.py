@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import sys
 import tempfile
 from pathlib import Path
 
 import click
 
 from metaeval.cli.app import RESAMPLES, SEED, _command_line, echo_reports, show
+from metaeval.cli.progress import terminal_progress
 
 #: The demo's smallest dataset (``metaeval.runs.demo.generate`` refuses fewer systems or inputs).
 DEMO_MIN = 3
@@ -35,7 +35,7 @@ def demo(obj, dataset, n_systems, n_inputs, seed, k):
         echo_reports([demo_data.load(wh, dataset, Path(tmp), n_systems=n_systems, n_inputs=n_inputs, seed=seed,
                                      command=_command_line())])
     with obj.open() as wh:
-        for analysis, s in demo_data.analyse(wh, dataset, k=k, seed=seed, progress=sys.stderr.isatty()):
+        for analysis, s in demo_data.analyse(wh, dataset, k=k, seed=seed, progress=terminal_progress()):
             state = "up to date" if s.up_to_date else f"computed {s.computed}"
             click.echo(f"{analysis.command:>9}: {s.tasks} results, {state}")
         click.echo()

@@ -3,13 +3,15 @@
 
 from __future__ import annotations
 
-import sys
+from contextlib import ExitStack
 from pathlib import Path
 
 import click
 
+from metaeval.cli import stdin
 from metaeval.cli.app import (ALPHA, RESAMPLES, SEED, Context, LazyChoice, _command_line, echo_reports, fmt_option,
                               is_text, layout_option, system_inputs_option)
+from metaeval.cli.progress import terminal_progress
 
 #: In text output, beats / beaten by lists longer than this many characters are cut.
 MAX_LIST = 70
@@ -25,20 +27,20 @@ MAX_LIST = 70
               help="Evaluate these metrics already in the warehouse too (or instead of SCORES). Repeatable.")
 @click.option("--against", "against", multiple=True, metavar="GLOB",
               help="Compare with these metrics only. Default: every other automatic measure. Repeatable.")
-@click.option("--level", "levels", multiple=True, type=LazyChoice("metaeval.runs.runner:LEVELS"),
+@click.option("--level", "levels", multiple=True, type=LazyChoice("metaeval.analyses.stats.vocabulary:LEVELS"),
               help="Correlation level(s). Default: system and summary.")
-@click.option("--coefficient", "coefficients", multiple=True, type=LazyChoice("metaeval.runs.runner:COEFFICIENTS"),
+@click.option("--coefficient", "coefficients", multiple=True, type=LazyChoice("metaeval.analyses.stats.vocabulary:COEFFICIENTS"),
               help="Coefficient(s); kendall is tau-b. Default: all three.")
-@click.option("--method", type=LazyChoice("metaeval.runs.runner:TEST_METHODS"), default="perm-both",
+@click.option("--method", type=LazyChoice("metaeval.analyses.stats.vocabulary:TEST_METHODS"), default="perm-both",
               show_default=True, help="Test of each evaluated metric against each other metric (two-sided).")
-@click.option("--ci-method", type=LazyChoice("metaeval.runs.runner:CI_METHODS"), default="boot-both",
+@click.option("--ci-method", type=LazyChoice("metaeval.analyses.stats.vocabulary:CI_METHODS"), default="boot-both",
               show_default=True, help="Confidence interval of the correlations.")
-@click.option("--correction", type=LazyChoice("metaeval.runs.runner:CORRECTIONS"), default="holm",
+@click.option("--correction", type=LazyChoice("metaeval.analyses.stats.vocabulary:CORRECTIONS"), default="holm",
               show_default=True, help="Correction over each evaluated metric's tests (per level and coefficient).")
 @click.option("--all-pairs", is_flag=True,
               help="Also test the other metrics against each other (slower: every ordered pair); clusters are "
                    "given only then, as `metaeval winners` gives them.")
-@click.option("--cluster-rule", type=LazyChoice("metaeval.runs.runner:CLUSTER_RULES"), default="any",
+@click.option("--cluster-rule", type=LazyChoice("metaeval.analyses.stats.vocabulary:CLUSTER_RULES"), default="any",
               show_default=True, help="any: a new cluster starts at the first metric significantly beaten by any "
                                       "metric of the current cluster (mt-metrics-eval); strict: only where every "
                                       "metric above beats every metric below.")
@@ -54,30 +56,45 @@ MAX_LIST = 70
 @click.option("--force", is_flag=True, help="Recompute even what is up to date.")
 @fmt_option()
 @layout_option
+@stdin.format_option("--input-format")
 @click.pass_obj
 def evaluate(obj: Context, scores, datasets, humans, metrics, against, levels, coefficients, method, ci_method,
              correction, all_pairs, cluster_rule, system_inputs, k, seed, alpha, lower, allow_new, replace, jobs,
-             force, fmt, layout):
+             force, fmt, layout, input_format):
     """How good is my metric? Ingest SCORES and evaluate their metrics in one run.
 
     SCORES are score tables as `ingest table` reads them; with several --dataset, give each as
-    DATASET:FILE. For each dataset: the correlation with the human judgment at each level and
+    DATASET:FILE; - (or DATASET:-) is standard input, read once (--input-format, else told from
+    its first bytes). For each dataset: the correlation with the human judgment at each level and
     coefficient, its confidence interval, and two-sided tests of each evaluated metric against
     every other metric (Holm within each metric's tests by default), all persisted and reused
     (a second run computes nothing). Printed: correlation [CI], rank, significance cluster (with
     --all-pairs: clusters need every pair tested), and the metrics it beats and is beaten by. json/csv/markdown give every metric's rows; latex a paper's table.
     """
-    import pandas as pd
-
-    from metaeval.analyses import tables
-    from metaeval.runs import evaluate as evaluation
-
     if len(humans) not in (1, len(datasets)):
         raise click.UsageError(f"give one --human per --dataset ({len(datasets)}), or one for all; got {len(humans)}")
     if len(set(datasets)) != len(datasets):
         raise click.UsageError("each --dataset may be named once")
     pairs = list(zip(datasets, humans if len(humans) > 1 else humans * len(datasets)))
-    files = _assign(scores, datasets)
+    dashes = stdin.check_dashes([_stdin_part(a, datasets) for a in scores], "SCORES")
+    if input_format and not dashes:
+        raise click.UsageError("--input-format is the format of - (standard input); a file's comes from its suffix")
+    with ExitStack() as stack:
+        piped = stack.enter_context(stdin.stdin_table(input_format)) if dashes else None
+        files = _assign(scores, datasets, piped)
+        _evaluate(obj, pairs, files, metrics, against, levels, coefficients, method, ci_method, correction,
+                  all_pairs, cluster_rule, system_inputs, k, seed, alpha, lower, allow_new, replace, jobs, force,
+                  fmt, layout, piped)
+
+
+def _evaluate(obj, pairs, files, metrics, against, levels, coefficients, method, ci_method, correction, all_pairs,
+              cluster_rule, system_inputs, k, seed, alpha, lower, allow_new, replace, jobs, force, fmt, layout,
+              piped: Path | None):
+    import pandas as pd
+
+    from metaeval.analyses import tables
+    from metaeval.runs import evaluate as evaluation
+
     err = not is_text(fmt)
     results = []
     with obj.open() as wh:
@@ -88,9 +105,12 @@ def evaluate(obj: Context, scores, datasets, humans, metrics, against, levels, c
             ci_method=ci_method, k=k, seed=seed, alpha=alpha, all_pairs=all_pairs, system_inputs=system_inputs,
             lower=lower, replace=replace, allow_new=allow_new, command=_command_line(), cluster_rule=cluster_rule)
             for dataset, human in pairs]
+        for batch in (b for request in requests for b in request.batches):
+            if piped is not None and batch.file == str(piped):
+                batch.file = stdin.NAME   # as ingests.file and in the reports
         for request in requests:
             try:
-                ev = evaluation.run_request(wh, request, jobs=jobs, force=force, progress=sys.stderr.isatty())
+                ev = evaluation.run_request(wh, request, jobs=jobs, force=force, progress=terminal_progress())
             except KeyboardInterrupt:
                 raise click.ClickException("interrupted: the results finished so far are saved; "
                                            "run the same command again to resume") from None
@@ -118,13 +138,27 @@ def evaluate(obj: Context, scores, datasets, humans, metrics, against, levels, c
             click.echo(f"({caption} {notes} Every metric's rows: --format json, csv, markdown or latex.)")
 
 
-def _assign(scores, datasets) -> dict[str, list[Path]]:
-    """SCORES per dataset: FILE (one --dataset) or DATASET:FILE."""
+def _stdin_part(arg: str, datasets) -> str:
+    """``-`` when ``arg`` is standard input (``-``, or ``DATASET:-`` of a --dataset), else ``arg``."""
+    dataset, _, rest = arg.partition(":")
+    return stdin.DASH if arg == stdin.DASH or (rest == stdin.DASH and dataset in datasets
+                                               and not Path(arg).exists()) else arg
+
+
+def _assign(scores, datasets, piped: Path | None = None) -> dict[str, list[Path]]:
+    """SCORES per dataset: FILE (one --dataset) or DATASET:FILE; ``piped``: the file standard
+    input was copied to, for ``-``."""
     files: dict[str, list[Path]] = {d: [] for d in datasets}
     for arg in scores:
         path = Path(arg)
         dataset, _, rest = arg.partition(":")
+        if arg == stdin.DASH and piped is not None and len(datasets) == 1:
+            files[datasets[0]].append(piped)
+            continue
         if not path.exists() and rest and dataset in files:
+            if rest == stdin.DASH and piped is not None:
+                files[dataset].append(piped)
+                continue
             path, target = Path(rest), dataset
         elif len(datasets) == 1:
             target = datasets[0]

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from contextlib import ExitStack
 from pathlib import Path
 
 import click
 
+from metaeval.cli import stdin
 from metaeval.cli.app import Context, Group, _command_line, echo_reports
 
 
@@ -70,21 +72,31 @@ def ingest_summaries(obj, files, dataset, replace, allow_new):
 
 
 @ingest.command("table")
-@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("files", nargs=-1, required=True,
+                type=click.Path(exists=True, dir_okay=False, path_type=Path, allow_dash=True))
 @_ingest_options
 @_measure_options
+@stdin.format_option()
 @click.pass_obj
-def ingest_table(obj, files, dataset, replace, allow_new, human, lower):
-    """Tables (.csv, .parquet, .jsonl), long: system, [input,] measure, value[, annotator][, kind];
+def ingest_table(obj, files, dataset, replace, allow_new, human, lower, input_format):
+    """Tables (.csv, .tsv, .parquet, .jsonl), long: system, [input,] measure, value[, annotator][, kind];
     or wide: system, [input,] and one column per measure (--human marks judgment columns).
 
-    Without an input column the values are per system and stored under one input 'all'.
+    Without an input column the values are per system and stored under one input 'all'. A file
+    - is standard input (its format given by --format or told from its first bytes).
     """
     from metaeval.ingest import table
 
-    with obj.open(create=not obj.path.exists()) as wh:
-        reports = table.ingest(wh, dataset, list(files), human=human, lower=lower, replace=replace,
-                               allow_new=allow_new, command=_command_line())
+    dashes = stdin.check_dashes([str(f) for f in files], "FILES")
+    if input_format and not dashes:
+        raise click.UsageError("--format is the format of - (standard input); a file's comes from its suffix")
+    with ExitStack() as stack:
+        piped = stack.enter_context(stdin.stdin_table(input_format)) if dashes else None
+        paths = [piped if str(f) == stdin.DASH else f for f in files]
+        names = [stdin.NAME if str(f) == stdin.DASH else str(f) for f in files]
+        with obj.open(create=not obj.path.exists()) as wh:
+            reports = table.ingest(wh, dataset, paths, human=human, lower=lower, replace=replace,
+                                   allow_new=allow_new, command=_command_line(), names=names)
     echo_reports(reports)
 
 

@@ -4,7 +4,6 @@ agreement analyses (Louis & Nenkova 2013, Graham 2015, Dror et al. 2017), persis
 
 from __future__ import annotations
 
-import sys
 from typing import TYPE_CHECKING
 
 import click
@@ -12,6 +11,7 @@ import click
 from metaeval.cli.app import (ALPHA, RESAMPLES, RESULT_TABLES, Context, FiniteFloatRange, LazyChoice,
                               _resampling_options, fmt_option, interrupted, is_text, layout_option, show, show_blocks,
                               system_inputs_option)
+from metaeval.cli.progress import terminal_progress
 
 if TYPE_CHECKING:  # annotations only (a light start-up for `--help`)
     import pandas as pd
@@ -49,11 +49,11 @@ _compute = _options(
     _force,
 )
 _tests_read = _options(
-    click.option("--level", "levels", multiple=True, type=LazyChoice("metaeval.runs.runner:LEVELS"),
+    click.option("--level", "levels", multiple=True, type=LazyChoice("metaeval.analyses.stats.vocabulary:LEVELS"),
                  help="Correlation level(s) of the tests. Default: all three."),
-    click.option("--coefficient", "coefficients", multiple=True, type=LazyChoice("metaeval.runs.runner:COEFFICIENTS"),
+    click.option("--coefficient", "coefficients", multiple=True, type=LazyChoice("metaeval.analyses.stats.vocabulary:COEFFICIENTS"),
                  help="Coefficient(s) of the tests. Default: all three."),
-    click.option("--method", type=LazyChoice("metaeval.runs.runner:TEST_METHODS"), default="perm-both", show_default=True,
+    click.option("--method", type=LazyChoice("metaeval.analyses.stats.vocabulary:TEST_METHODS"), default="perm-both", show_default=True,
                  help="The `metaeval compare` test whose rows are read."),
     click.option("--alpha", default=0.05, show_default=True, type=ALPHA,
                  help="winners: a beats b when p_adjusted <= alpha; replicability: level of the "
@@ -76,15 +76,15 @@ def _run_analyses(obj: Context, scope_args: dict, builds, jobs: int, force: bool
                   fmt: str = "text") -> None:
     """Resolve the scope, then for each (build, show_rows): run ``build(scope)``, report, ``show_rows(wh, scope,
     analysis)``. Text: show_rows prints; other formats: show_rows returns (name, rows), printed together."""
-    from metaeval.runs import runner
+    from metaeval.runs import runner, selection
 
     with obj.open() as wh:
-        scope = runner.resolve_scope(wh, valid_levels=valid_levels, **scope_args)
+        scope = selection.resolve_scope(wh, valid_levels=valid_levels, **scope_args)
         analyses = [build(scope) for build, _ in builds]   # every argument checked before any run
         blocks = []
         for analysis, (_, show_rows) in zip(analyses, builds):
             try:
-                summary = runner.run(wh, scope, analysis, jobs=jobs, force=force, progress=sys.stderr.isatty())
+                summary = runner.run(wh, scope, analysis, jobs=jobs, force=force, progress=terminal_progress())
             except KeyboardInterrupt as exc:
                 raise interrupted(exc, "the results finished so far are saved; "
                                   "run the same command again to resume") from None
@@ -114,7 +114,7 @@ def _latest(wh, table: str, dataset: str, human: str, **filters) -> pd.DataFrame
 @click.option("--level", "levels", multiple=True, type=LazyChoice("metaeval.analyses.ranking:ACCURACY_LEVELS"),
               help="system: pairs of system means (macro); micro: pairs of systems within each input, "
                    "pooled. Default: both.")
-@click.option("--coefficient", "coefficients", multiple=True, type=LazyChoice("metaeval.runs.runner:COEFFICIENTS"),
+@click.option("--coefficient", "coefficients", multiple=True, type=LazyChoice("metaeval.analyses.stats.vocabulary:COEFFICIENTS"),
               help="Coefficient(s) of the per-input significance counts. Default: all three.")
 @click.option("--alpha", default=0.05, show_default=True, type=ALPHA,
               help="Significance level of the per-input correlations.")
@@ -248,11 +248,11 @@ def systems_agreement(obj, dataset, human, metrics, tests, alpha, k, seed, jobs,
 @_tests_read
 @click.option("--alternative", type=LazyChoice("metaeval.runs.ranking:ALTERNATIVES"), default="two-sided",
               show_default=True, help="The alternative of the tests read (the default of compare and evaluate).")
-@click.option("--correction", type=LazyChoice("metaeval.runs.runner:CORRECTIONS"), default="holm",
+@click.option("--correction", type=LazyChoice("metaeval.analyses.stats.vocabulary:CORRECTIONS"), default="holm",
               show_default=True, help="The correction of the tests read.")
-@click.option("--correction-group", type=LazyChoice("metaeval.runs.runner:CORRECTION_GROUPS"), default="metric", show_default=True,
+@click.option("--correction-group", type=LazyChoice("metaeval.analyses.stats.vocabulary:CORRECTION_GROUPS"), default="metric", show_default=True,
               help="The correction family of the tests read.")
-@click.option("--cluster-rule", type=LazyChoice("metaeval.runs.runner:CLUSTER_RULES"), default="any", show_default=True,
+@click.option("--cluster-rule", type=LazyChoice("metaeval.analyses.stats.vocabulary:CLUSTER_RULES"), default="any", show_default=True,
               help="any: a new cluster starts at the first metric significantly outperformed by any metric of the "
                    "current cluster (mt-metrics-eval); strict: only where every metric above beats every metric "
                    "below.")
@@ -273,10 +273,10 @@ def winners(obj, dataset, human, metrics, levels, coefficients, method, alternat
     import pandas as pd
 
     from metaeval.runs import ranking as ranking_runs
-    from metaeval.runs import runner
+    from metaeval.runs import selection
 
     with obj.open() as wh:
-        scope = runner.resolve_scope(wh, dataset, human, metrics, levels, coefficients)
+        scope = selection.resolve_scope(wh, dataset, human, metrics, levels, coefficients)
         summary = ranking_runs.run_winners(wh, scope, method, alternative, correction, correction_group, alpha,
                                            force, cluster_rule)
         _report("winners", summary, fmt)

@@ -70,7 +70,7 @@ def _common(f):
     for decorator in reversed([
         click.option("--dataset", required=True),
         click.option("--human", required=True),
-        click.option("--level", type=LazyChoice("metaeval.runs.runner:LEVELS"), default="system", show_default=True),
+        click.option("--level", type=LazyChoice("metaeval.analyses.stats.vocabulary:LEVELS"), default="system", show_default=True),
         click.option("--coefficient", type=CoefficientChoice(), default="pearson",
                      show_default=True),
         click.option("--out", required=True, type=click.Path(dir_okay=False, path_type=Path),
@@ -94,7 +94,7 @@ def _write(obj: Context, fig, out: Path, overwrite: bool) -> None:
 
 @plot.command("ci")
 @_common
-@click.option("--method", type=LazyChoice("metaeval.runs.runner:CI_METHODS"), default="boot-both", show_default=True)
+@click.option("--method", type=LazyChoice("metaeval.analyses.stats.vocabulary:CI_METHODS"), default="boot-both", show_default=True)
 @click.option("--alpha", default=0.05, show_default=True, type=ALPHA, help="The CIs' level is 1 - alpha.")
 @click.pass_obj
 def plot_ci(obj, dataset, human, level, coefficient, out, overwrite, method, alpha):
@@ -121,11 +121,11 @@ def plot_ci(obj, dataset, human, level, coefficient, out, overwrite, method, alp
 
 @plot.command("heatmap")
 @_common
-@click.option("--method", type=LazyChoice("metaeval.runs.runner:TEST_METHODS"), default="perm-both", show_default=True)
+@click.option("--method", type=LazyChoice("metaeval.analyses.stats.vocabulary:TEST_METHODS"), default="perm-both", show_default=True)
 @click.option("--alternative", type=LazyChoice("metaeval.runs.ranking:ALTERNATIVES"), default="two-sided",
               show_default=True, help="The alternative of the tests drawn (the default of compare and evaluate).")
-@click.option("--correction", type=LazyChoice("metaeval.runs.runner:CORRECTIONS"), default="holm", show_default=True)
-@click.option("--correction-group", type=LazyChoice("metaeval.runs.runner:CORRECTION_GROUPS"), default="metric",
+@click.option("--correction", type=LazyChoice("metaeval.analyses.stats.vocabulary:CORRECTIONS"), default="holm", show_default=True)
+@click.option("--correction-group", type=LazyChoice("metaeval.analyses.stats.vocabulary:CORRECTION_GROUPS"), default="metric",
               show_default=True)
 @click.option("--alpha", default=0.05, show_default=True, type=ALPHA,
               help="The tests' significance level (as given to `metaeval compare`).")

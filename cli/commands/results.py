@@ -19,9 +19,12 @@ from metaeval.cli.app import EXPORT_SUFFIXES, OVERWRITE, RESULT_TABLES, fmt_opti
 @click.option("--level", "levels", multiple=True, help="Only these levels. Repeatable.")
 @click.option("--coefficient", "coefficients", multiple=True, help="Only these coefficients. Repeatable.")
 @click.option("--method", "methods", multiple=True, help="Only these methods (CI or test). Repeatable.")
+@click.option("--signature", "signed", is_flag=True,
+              help="Add each row's signature: version, analysis, settings and data fingerprint in one short "
+                   "string a paper can print (sacrebleu-style).")
 @fmt_option()
 @click.pass_obj
-def results(obj, table, dataset, human, metrics, levels, coefficients, methods, fmt):
+def results(obj, table, dataset, human, metrics, levels, coefficients, methods, signed, fmt):
     """The latest result of each key in a results TABLE (all runs for analysis_runs).
 
     A filter on a column the table does not have is an error. json and csv give every column
@@ -29,6 +32,10 @@ def results(obj, table, dataset, human, metrics, levels, coefficients, methods, 
     conventions, parameters and fingerprints."""
     with obj.open(read_only=True) as wh:
         frame = _result_rows(wh, RESULT_TABLES[table], table, dataset)
+        if signed:
+            from metaeval.runs import signatures
+
+            frame = signatures.with_signatures(wh, frame)
     frame = _filtered(frame, table, human=human, metrics=metrics, levels=levels, coefficients=coefficients,
                       methods=methods)
     if fmt not in ("json", "csv"):

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import sys
 
 import click
 
 from metaeval.cli.app import Context, FiniteFloatRange, LazyChoice, _command_line
+from metaeval.cli.progress import terminal_progress
 
 
 def _comma_list(kind):
@@ -105,7 +105,7 @@ def score(obj: Context, dataset, metrics, variants, grid, js_n, js_target, js_st
     with obj.open() as wh:
         report, names, dropped = scoring.score_dataset(
             wh, dataset, metrics, rouge_variants, js, sera=sera, prefix=prefix, replace=replace,
-            command=_command_line(), progress=sys.stderr.isatty())
+            command=_command_line(), progress=terminal_progress())
     state = (f"inserted {report.inserted}" + (f", replaced {report.replaced}" if report.replaced else "")
              if report.changed else "all already in the warehouse; nothing changed")
     click.echo(f"scored {len(names)} measure(s) on {dataset}: {report.rows} values, {state}")

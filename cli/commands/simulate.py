@@ -3,12 +3,12 @@ trust on a dataset (Deutsch, Dror & Roth 2021, §5 and appendix A), persisted.""
 
 from __future__ import annotations
 
-import sys
 
 import click
 
 from metaeval.cli.app import (ALPHA, RESULT_TABLES, Context, Group, LazyChoice, _resampling_options, interrupted,
                               scheduler_option, show, system_inputs_option)
+from metaeval.cli.progress import terminal_progress
 
 RESULT_TABLES.update({"ci_coverage": "latest_ci_coverage", "power": "latest_power",
                       "normality": "latest_normality"})
@@ -19,7 +19,7 @@ def _common(f):
     for decorator in reversed([
         click.option("--dataset", required=True, help="Dataset to simulate on."),
         click.option("--human", required=True, help="The human judgment, e.g. litepyramid.recall."),
-        click.option("--level", "levels", multiple=True, type=LazyChoice("metaeval.runs.runner:LEVELS"),
+        click.option("--level", "levels", multiple=True, type=LazyChoice("metaeval.analyses.stats.vocabulary:LEVELS"),
                      help="Correlation level(s). Default: system, summary (the paper's). Repeatable."),
         click.option("--trials", default=1000, show_default=True, type=click.IntRange(1)),
         click.option("--alpha", default=0.05, show_default=True, type=ALPHA,
@@ -61,7 +61,7 @@ def simulate():
 @_common
 @click.option("--metric", "metrics", multiple=True, required=True, metavar="GLOB",
               help="Metric(s) whose CIs are simulated (globs over automatic measures). Repeatable.")
-@click.option("--coefficient", "coefficients", multiple=True, type=LazyChoice("metaeval.runs.runner:COEFFICIENTS"),
+@click.option("--coefficient", "coefficients", multiple=True, type=LazyChoice("metaeval.analyses.stats.vocabulary:COEFFICIENTS"),
               help="Coefficient(s). Default: all three. Repeatable.")
 @click.option("--method", "methods", multiple=True, type=LazyChoice("metaeval.analyses.simulation:CI_METHODS"),
               help="CI method(s), as `metaeval ci`. Default: all four. Repeatable.")
@@ -76,7 +76,7 @@ def coverage(obj: Context, dataset, human, levels, trials, alpha, system_inputs,
         summary = _run(lambda: simulation_runs.simulate_coverage(
             wh, dataset, human, metrics, levels=levels, coefficients=coefficients, methods=methods, trials=trials,
             k=k, alpha=alpha, seed=seed, system_inputs=system_inputs, jobs=jobs, force=force,
-            progress=sys.stderr.isatty()))
+            progress=terminal_progress()))
         _report("ci_coverage", summary)
         frame = summary.rows.sort_values(["metric", "level", "coefficient", "method"])
     show(frame[["metric", "level", "coefficient", "method", "trials", "contains", "too_high", "too_low",
@@ -91,7 +91,7 @@ def coverage(obj: Context, dataset, human, levels, trials, alpha, system_inputs,
 @click.option("--proportions", default=None, metavar="LIST",
               help="Comma-separated shares of each candidate's tokens R_k keeps. "
                    "Default: 0.05, 0.1, 0.2, ..., 0.9, 1.0 (the paper's).")
-@click.option("--coefficient", "coefficients", multiple=True, type=LazyChoice("metaeval.runs.runner:COEFFICIENTS"),
+@click.option("--coefficient", "coefficients", multiple=True, type=LazyChoice("metaeval.analyses.stats.vocabulary:COEFFICIENTS"),
               default=("pearson",), show_default=True, help="Coefficient(s). Repeatable.")
 @click.option("--method", "methods", multiple=True, type=LazyChoice("metaeval.analyses.simulation:TEST_METHODS"),
               help="Test(s), as `metaeval compare`. Default: williams, boot-both, perm-both (the paper's). "
@@ -114,7 +114,7 @@ def power(obj: Context, dataset, human, levels, trials, alpha, system_inputs, jo
         summary = _run(lambda: simulation_runs.simulate_power(
             wh, dataset, human, variant=variant, proportions=shares, levels=levels, coefficients=coefficients,
             methods=methods, trials=trials, k=k, alpha=alpha, seed=seed, system_inputs=system_inputs, jobs=jobs,
-            force=force, progress=sys.stderr.isatty()))
+            force=force, progress=terminal_progress()))
         _report("power", summary)
         frame = summary.rows
     wide = frame.pivot_table(index="proportion", columns=["level", "coefficient", "method"], values="power")

@@ -1,0 +1,90 @@
+"""How fast the command line answers (issue 27, item 6), side by side with `python -c 'import duckdb'`.
+
+    python bench/bench_startup.py                    # SummEval from ../shared/data, 7 runs per command
+    python bench/bench_startup.py --runs 15 --workdir /tmp/startup
+
+Builds a SummEval warehouse (the README's ingest commands) and runs an up-to-date `correlate`
+once to store its rows; then times each command as a new process (wall clock, the whole
+process: interpreter start, imports, the query, printing) `--runs` times and reports the
+median and the minimum. The reference is the interpreter importing DuckDB alone: no command can
+be faster than that. Targets: the light commands (`--help`, `datasets`, `measures`, `results`,
+`sql`) under 0.5 s, an up-to-date `correlate` under 1 s.
+
+Also lists, for `datasets`, whether scipy, matplotlib or sklearn-like heavy modules were imported
+(they must not be on the light path).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "summeval"
+HUMAN = "expert.relevance"
+
+
+def _metaeval(db: Path, *args: str) -> list[str]:
+    """The installed ``metaeval`` script (as a user runs it), beside this interpreter."""
+    script = Path(sys.executable).parent / "metaeval"
+    return [str(script), "--db", str(db), *args]
+
+
+def _time(cmd: list[str], runs: int) -> tuple[float, float]:
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        times.append(time.perf_counter() - start)
+        if done.returncode != 0:
+            raise SystemExit(f"{' '.join(cmd)} failed: {done.stderr.strip()}")
+    return statistics.median(times), min(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--workdir", type=Path, default=None)
+    args = parser.parse_args()
+    if not DATA.is_dir():
+        raise SystemExit(f"needs {DATA} (the shared SummEval data)")
+    work = args.workdir or Path(tempfile.mkdtemp(prefix="startup-"))
+    work.mkdir(parents=True, exist_ok=True)
+    db = work / "summeval.duckdb"
+    if not db.exists():
+        files = sorted(str(p) for p in DATA.glob("*.jsonl"))
+        subprocess.run(_metaeval(db, "init"), check=True, stdout=subprocess.DEVNULL)
+        subprocess.run(_metaeval(db, "ingest", "sacrerouge", *files, "--dataset", "summeval", "--human", "expert.*",
+                                 "--human", "turker.*"), check=True, stdout=subprocess.DEVNULL)
+    correlate = ("correlate", "--dataset", "summeval", "--human", HUMAN)
+    subprocess.run(_metaeval(db, *correlate), check=True, stdout=subprocess.DEVNULL)   # stored: up to date
+    commands = {
+        "python -c 'import duckdb' (reference)": [sys.executable, "-c", "import duckdb"],
+        "metaeval --help": _metaeval(db, "--help"),
+        "metaeval datasets": _metaeval(db, "datasets"),
+        "metaeval measures summeval": _metaeval(db, "measures", "summeval"),
+        "metaeval results correlations": _metaeval(db, "results", "correlations", "--dataset", "summeval"),
+        "metaeval sql 'SELECT 1'": _metaeval(db, "sql", "SELECT 1"),
+        "metaeval correlate (up to date)": _metaeval(db, *correlate),
+    }
+    env = dict(os.environ)
+    print(f"{'command':40} {'median s':>9} {'min s':>7}")
+    for name, cmd in commands.items():
+        median, best = _time(cmd, args.runs)
+        print(f"{name:40} {median:9.3f} {best:7.3f}")
+    probe = ("import sys; sys.argv = ['metaeval', '--db', sys.argv[1], 'datasets'];\n"
+             "from metaeval.cli import main\n"
+             "try:\n    main()\nexcept SystemExit:\n    pass\n"
+             "heavy = [m for m in ('scipy', 'matplotlib', 'sklearn', 'rich', 'distributed', 'nltk', 'sacrebleu') "
+             "if m in sys.modules]\nprint('heavy modules imported by datasets:', heavy or 'none', file=sys.stderr)")
+    out = subprocess.run([sys.executable, "-c", probe, str(db)], capture_output=True, text=True, env=env)
+    print(out.stderr.strip().splitlines()[-1])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,135 @@
+"""Bit-identity check of the analysis engine: run a fixed set of commands on a SummEval
+warehouse and dump every result table, sorted, without run ids and times.
+
+Usage (the warehouse must hold SummEval, ingested as README "Real data" says)::
+
+    python bench/engine_identity.py --db /tmp/before.duckdb --out /tmp/before-dump
+    python bench/engine_identity.py --db /tmp/after.duckdb --out /tmp/after-dump
+    diff -r /tmp/before-dump /tmp/after-dump          # nothing: identical rows
+
+Each table becomes ``OUT/<table>.csv``: the columns except ``run_id``, ``result_id``,
+timestamps and ``analysis_runs``' owner and time columns (the warehouse's path in a
+command line written ``<DB>``), values written with ``repr`` (every
+bit of a float), rows sorted. The commands' printed output goes to ``OUT/_stdout/``: it is
+informative only (it names run ids) and not part of the comparison unless ``--with-stdout``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+COMMANDS = [
+    ["correlate", "--dataset", "summeval", "--human", "expert.relevance",
+     "--metric", "rouge-*", "--metric", "bertscore.*", "--metric", "qa-eval.*",
+     "--level", "system", "--level", "summary", "--level", "global",
+     "--coefficient", "pearson", "--coefficient", "spearman", "--coefficient", "kendall",
+     "--format", "csv"],
+    ["ci", "--dataset", "summeval", "--human", "expert.relevance",
+     "--metric", "rouge-2.*", "--metric", "bertscore.f1", "--metric", "qa-eval.f1",
+     "--level", "system", "--level", "summary",
+     "--coefficient", "pearson", "--coefficient", "kendall",
+     "--method", "boot-both", "--method", "boot-systems", "--method", "fisher",
+     "--k", "200", "--seed", "3", "--format", "csv"],
+    ["compare", "--dataset", "summeval", "--human", "expert.relevance",
+     "--metric", "rouge-2.f1", "--metric", "bertscore.f1", "--metric", "qa-eval.f1",
+     "--metric", "s3.pyr",
+     "--level", "system", "--level", "summary", "--coefficient", "kendall",
+     "--coefficient", "pearson",
+     "--method", "perm-both", "--method", "boot-inputs", "--method", "williams",
+     "--correction", "holm", "--k", "200", "--seed", "5", "--format", "csv"],
+    ["compare", "--dataset", "summeval", "--human", "expert.relevance",
+     "--metric", "rouge-1.f1", "--metric", "bertscore.f1", "--metric", "s3.pyr",
+     "--level", "system", "--coefficient", "pearson", "--method", "perm-both",
+     "--sequential", "--k-max", "2000", "--seed", "7", "--format", "csv"],
+    ["accuracy", "--dataset", "summeval", "--human", "expert.relevance",
+     "--metric", "rouge-*", "--metric", "bertscore.*", "--soft", "--k", "200",
+     "--seed", "4", "--format", "csv"],
+    ["accuracy", "--dataset", "summeval", "--human", "expert.relevance",
+     "--metric", "rouge-2.*", "--metric", "bertscore.*", "--level", "system",
+     "--level", "micro", "--format", "csv"],
+    ["annotators", "--dataset", "summeval", "--human", "expert.*",
+     "--level", "system", "--level", "summary", "--coefficient", "pearson",
+     "--coefficient", "kendall", "--k", "200", "--splits", "20", "--seed", "1",
+     "--format", "csv"],
+    ["simulate", "coverage", "--dataset", "summeval", "--human", "expert.relevance",
+     "--metric", "rouge-2.f1", "--metric", "bertscore.f1", "--coefficient", "kendall",
+     "--trials", "60", "--k", "100", "--seed", "2"],
+    ["compare", "--dataset", "summeval", "--human", "expert.relevance",
+     "--metric", "rouge-2.f1", "--metric", "bertscore.f1", "--metric", "qa-eval.f1",
+     "--metric", "s3.pyr", "--level", "system", "--coefficient", "kendall",
+     "--method", "perm-both", "--alternative", "two-sided", "--correction", "holm",
+     "--k", "200", "--seed", "6", "--format", "csv"],
+    ["winners", "--dataset", "summeval", "--human", "expert.relevance",
+     "--metric", "rouge-2.f1", "--metric", "bertscore.f1", "--metric", "qa-eval.f1",
+     "--metric", "s3.pyr", "--level", "system", "--coefficient", "kendall",
+     "--method", "perm-both", "--correction", "holm", "--format", "csv"],
+    ["evaluate", "--dataset", "summeval", "--human", "expert.relevance",
+     "--metric", "rouge-2.*", "--against", "bertscore.f1", "--against", "s3.pyr",
+     "--k", "200", "--seed", "0", "--format", "csv"],
+]
+
+DROP = {"run_id", "result_id", "started_at", "finished_at", "created_at", "time",
+        "computed_at", "owner", "owner_pid", "owner_host", "heartbeat_at", "pid", "host",
+        "command", "duration_s", "elapsed_s", "block_seconds", "seconds"}
+
+
+def run(db: str, out: Path) -> None:
+    env = dict(os.environ, METAEVAL_DB=db)
+    (out / "_stdout").mkdir(parents=True, exist_ok=True)
+    exe = Path(sys.executable).with_name("metaeval")
+    for i, args in enumerate(COMMANDS):
+        proc = subprocess.run([str(exe), "--db", db, *args], env=env, capture_output=True,
+                              text=True)
+        (out / "_stdout" / f"{i:02d}_{args[0]}.txt").write_text(
+            proc.stdout + "\n--- stderr\n" + proc.stderr)
+        if proc.returncode != 0:
+            raise SystemExit(f"{' '.join(args)} failed ({proc.returncode}):\n{proc.stderr}")
+
+
+def dump(db: str, out: Path) -> list[str]:
+    import duckdb
+
+    con = duckdb.connect(db, read_only=True)
+    tables = [r[0] for r in con.execute(
+        "SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main' ORDER BY 1").fetchall()]
+    dataset_tables = {"datasets", "systems", "inputs", "documents", "references", "summaries",
+                      "measures", "scores", "judgments", "ingests", "schema_info", "indexes",
+                      "retrievals", "annotators"}
+    written = []
+    for t in tables:
+        if t in dataset_tables:
+            continue
+        cols = [r[0] for r in con.execute(
+            "SELECT column_name FROM duckdb_columns() WHERE table_name = ? AND schema_name = 'main'"
+            " ORDER BY column_index", [t]).fetchall()]
+        keep = [c for c in cols if c not in DROP and not c.endswith("_at")
+                and not (t == "analysis_runs" and c.startswith("owner"))]
+        rows = con.execute(f'SELECT {", ".join(chr(34) + c + chr(34) for c in keep)} FROM "{t}"'
+                           ).fetchall()
+        lines = sorted("\t".join(repr(v).replace(db, "<DB>") for v in row) for row in rows)
+        (out / f"{t}.csv").write_text("\t".join(keep) + "\n" + "\n".join(lines) + "\n")
+        written.append(f"{t}: {len(lines)} rows")
+    con.close()
+    return written
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--db", required=True, help="a warehouse holding SummEval")
+    p.add_argument("--out", required=True, help="directory of the dump")
+    p.add_argument("--dump-only", action="store_true", help="dump without running")
+    a = p.parse_args()
+    out = Path(a.out)
+    out.mkdir(parents=True, exist_ok=True)
+    if not a.dump_only:
+        run(a.db, out)
+    for line in dump(a.db, out):
+        print(line)
+
+
+if __name__ == "__main__":
+    main()

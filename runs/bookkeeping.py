@@ -1,0 +1,191 @@
+"""The bookkeeping of a run: its row of ``analysis_runs`` (started, finished, or marked failed or
+interrupted), the versions whose rows it may reuse, and the writer of its result rows.
+
+- :func:`start_run` records the run: command, parameters (with the executor), seed, data
+  fingerprint, version, the command line it was given (None from Python) and its owner process;
+- :func:`finishing` marks a run that raises 'failed' or 'interrupted' (Ctrl-C, SIGTERM);
+- :class:`Writer` buffers rows and inserts them in small transactions (every
+  :data:`FLUSH_SECONDS` at most), so an interrupted run keeps what it finished;
+- :data:`THIS_VERSION` / :func:`version_parameter`: a result is reused only if written by a
+  version of :data:`SAME_RESULTS_AS`.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+import duckdb
+import numpy as np
+import pandas as pd
+
+from metaeval import owners
+from metaeval.core import Warehouse
+from metaeval.errors import WarehouseError, one_line
+from metaeval.runs import executors
+from metaeval.signals import interruption
+
+if TYPE_CHECKING:
+    from metaeval.runs.selection import Scope
+    from metaeval.runs.runner import Task
+
+FLUSH_SECONDS = 2.0
+ORIENTATION = "measures whose direction is 'lower' (lower is better) are negated before analysis"
+#: The metaeval versions whose results this one reproduces exactly (same computations and
+#: conventions). A release that changes how any result is computed starts a new list; one that
+#: does not (docs, speed, CLI) adds itself, so its users keep their results. A test checks that
+#: the package version is listed, so every release decides.
+#: 0.5.0: a test family that cannot resolve is never significant, clusters follow mt-metrics-eval's rule
+#: (winners, rank-tasks), undefined metrics are not ranked: results of 0.4.0 are recomputed
+SAME_RESULTS_AS = ("0.5.0",)
+#: SQL condition on a results table: the row was written by one of those versions. Results are
+#: reused only under it, so an upgrade that changes a computation never serves old numbers.
+THIS_VERSION = "run_id IN (SELECT run_id FROM analysis_runs WHERE list_contains($versions, version))"
+
+
+def version_parameter() -> dict[str, list[str]]:
+    """The $versions binding of :data:`THIS_VERSION`."""
+    return {"versions": list(SAME_RESULTS_AS)}
+
+
+def start_run(wh: Warehouse, command: str, parameters: dict, seed: int | None, fingerprint: str,
+              n_tasks: int, jobs: int = 1, command_line: str | None = None) -> int:
+    """Insert a row of ``analysis_runs`` (status running, owned by this process); its run_id. The
+    parameters record what computes the tasks (``executor``: local with ``jobs``, or a Dask
+    scheduler, which must answer first: :func:`executors.check_scheduler`). ``command_line``: what
+    the user typed, as the command line passes it down (None: a Python call); with None, the
+    warehouse's own :attr:`~metaeval.core.Warehouse.command_line` if it has one."""
+    from metaeval import __version__
+
+    if executors.scheduler():  # a scheduler that does not answer fails here, before the run is recorded
+        executors.check_scheduler(executors.scheduler())
+    parameters = {**parameters, "executor": executors.describe(jobs)}
+    try:
+        return wh.con.execute(
+            """INSERT INTO analysis_runs (command, parameters, seed, version, data_fingerprint, tasks, command_line,
+                                          owner_pid, owner_host, owner_start)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING run_id""",
+            [command, json.dumps(parameters, sort_keys=True), seed, __version__, fingerprint, n_tasks,
+             command_line if command_line is not None else wh.command_line, *owners.current_owner()]).fetchall()[0][0]
+    except WRITE_ERRORS as exc:
+        raise WarehouseError(f"cannot write to the warehouse ({one_line(exc)}); nothing was written") from None
+
+
+#: What DuckDB raises when a write cannot reach the file (a full disk): the write's IOException,
+#: its autocommit's failed commit (TransactionException), or, once DuckDB has invalidated the
+#: database after such an error, any statement (FatalException). A run says it in one line
+#: (:func:`finishing`), as an ingest does (:func:`metaeval.load.load`).
+WRITE_ERRORS = (duckdb.IOException, duckdb.TransactionException, duckdb.FatalException)
+
+
+@contextmanager
+def finishing(wh: Warehouse, run_id: int):
+    """Around the work of a run: if it raises, a run still 'running' becomes 'interrupted'
+    (Ctrl-C, or SIGTERM in the CLI, which raises a KeyboardInterrupt) or 'failed' (any other
+    exception), so no run is left looking alive. Work that records its own partial count
+    (:func:`_compute`) has set the status already. A process killed outright marks nothing: the
+    next process opening the warehouse for writing does (:mod:`warehouse.owners`). A write that
+    cannot reach the file (:data:`WRITE_ERRORS`: a full disk) is a one-line WarehouseError
+    saying what was kept."""
+    try:
+        yield
+    except BaseException as exc:
+        stop = interruption(exc)
+        marked = False
+        try:
+            wh.con.execute("UPDATE analysis_runs SET status = ? WHERE run_id = ? AND status = 'running'",
+                           ["failed" if stop is None else "interrupted", run_id]).fetchall()
+            marked = True
+        except Exception:  # noqa: BLE001 - never hide the original error behind this one
+            pass
+        if stop is None and isinstance(exc, WRITE_ERRORS):
+            state = ("is marked failed" if marked else
+                     "is marked interrupted when the warehouse is next opened for writing")
+            raise WarehouseError(f"cannot write to the warehouse ({one_line(exc)}); run {run_id} {state}, "
+                                 "the rows it wrote before are kept: run the same command again, once the "
+                                 "warehouse can be written, to compute the rest") from None
+        reraise(exc, stop)
+
+
+def reraise(exc: BaseException, stop: KeyboardInterrupt | None):
+    """Raise ``exc`` again, or the KeyboardInterrupt it stands for (a query cut short by Ctrl-C
+    or SIGTERM raises DuckDB's error), so that callers see an interruption as one."""
+    if stop is None or stop is exc:
+        raise exc
+    raise stop from None
+
+
+def finish_run(wh: Warehouse, run_id: int, status: str, computed: int) -> None:
+    wh.con.execute("""UPDATE analysis_runs SET status = ?, computed = ?,
+                      finished_at = CASE WHEN ? = 'finished' THEN current_timestamp END
+                      WHERE run_id = ?""", [status, computed, status, run_id]).fetchall()
+
+
+class Writer:
+    """Buffers result rows and inserts them in small transactions (at most every few seconds)."""
+
+    def __init__(self, wh: Warehouse, table: str, run_id: int, scope: Scope):
+        self.wh, self.table, self.run_id, self.scope = wh, table, run_id, scope
+        self.rows: list[dict] = []
+        self.written = 0
+        self.has_sizes = "n_systems" in _columns(wh, table)
+        self.last = time.monotonic()
+
+    def add(self, task: Task, values: dict, params: dict) -> None:
+        row = {"run_id": self.run_id, "dataset": self.scope.dataset,
+               **({"human": self.scope.human} if self.scope.human is not None else {}), **task.key,
+               **params, **values, "fingerprint": task.fingerprint}
+        if self.has_sizes:
+            row.update(n_systems=task.n_systems, n_inputs=task.n_inputs)
+        row["conventions"] = conventions_json(row["conventions"])
+        self.add_row(row)
+
+    def add_row(self, row: dict) -> None:
+        """A complete row (all columns but result_id)."""
+        self.rows.append(row)
+        if time.monotonic() - self.last > FLUSH_SECONDS:
+            self.flush()
+
+    def flush(self) -> None:
+        if not self.rows:
+            return
+        # out of the buffer before the insert: a Ctrl-C or SIGTERM arriving just after it cannot
+        # make the flush of the interrupted run insert them again
+        rows, self.rows, self.last = self.rows, [], time.monotonic()
+        frame = pd.DataFrame(rows)
+        cols = ", ".join(frame.columns)
+        con = self.wh.con
+        con.register("result_rows", frame)
+        try:
+            con.execute(f"INSERT INTO {self.table} ({cols}) SELECT {cols} FROM result_rows").fetchall()
+        finally:
+            con.unregister("result_rows")
+        self.written += len(rows)
+
+
+def conventions_json(conventions: dict) -> str:
+    """The ``conventions`` column of a result row: the JSON object (keys sorted) with the orientation."""
+    return json.dumps({**conventions, "orientation": ORIENTATION}, sort_keys=True, default=jsonable)
+
+
+def _columns(wh: Warehouse, table: str) -> set[str]:
+    return set(wh.con.execute("SELECT column_name FROM information_schema.columns WHERE table_name = ?",
+                              [table]).df()["column_name"])
+
+
+def jsonable(x):
+    if isinstance(x, np.generic):
+        return x.item()
+    return str(x)
+
+
+def as_float(x) -> float | None:
+    x = float(x)
+    return None if np.isnan(x) else x
+
+
+def none_if_nan(x):
+    """None for SQL NULL as pandas returns it (None, NaN, pd.NA); the value otherwise."""
+    return None if x is None or (np.ndim(x) == 0 and pd.isna(x)) else x

@@ -1,0 +1,237 @@
+"""What a run reads: its scope (dataset, human judgment, metrics, levels, coefficients) and
+its data (every measure of the scope on one outer-aligned grid, oriented so that higher is
+better), with the fingerprints that decide whether a stored result still holds.
+
+- :func:`resolve_scope` checks names against the warehouse (metric globs, levels,
+  coefficients with their tie thresholds written canonically);
+- :func:`load_data` reads the matrices (and, for the analyses that resample annotators, every
+  annotator's values);
+- :meth:`Data.fingerprint` is the sha256 of the cells a task reads (labels, measure names,
+  directions, values); :func:`data_fingerprint` the run's, over all its measures;
+- :func:`without_sparse_metrics` leaves out the metrics that share too few cells with the human.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from metaeval.analyses.stats import _validation, vocabulary
+from metaeval.core import Warehouse
+from metaeval.errors import WarehouseError
+
+
+# --- scope ---------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Scope:
+    """What a command analyses: the human judgment and the metrics of one dataset.
+
+    ``human`` is None for human-free analyses (inter-metric agreement): their tables have no
+    ``human`` column and their tasks read metrics only.
+    """
+
+    dataset: str
+    human: str | None
+    metrics: tuple[str, ...]
+    levels: tuple[str, ...]
+    coefficients: tuple[str, ...]
+
+    @property
+    def measures(self) -> tuple[str, ...]:
+        """The metrics, then the human judgment if any."""
+        return (*self.metrics, self.human) if self.human is not None else self.metrics
+
+
+def resolve_scope(wh: Warehouse, dataset: str, human: str | None, metric_globs: Sequence[str] = (),
+                  levels: Sequence[str] = (), coefficients: Sequence[str] = (),
+                  valid_levels: Sequence[str] = vocabulary.LEVELS, measures: pd.DataFrame | None = None) -> Scope:
+    """Check names against the warehouse; the default metrics are all automatic measures and
+    the default levels all ``valid_levels`` (analyses with other levels than correlations').
+    ``human`` None: a human-free scope (no judgment is checked or read). ``measures``: the
+    dataset's measures (columns measure, kind) to check against instead of the stored ones
+    (those it will have once files are ingested, say)."""
+    measures = wh.measure_kinds(dataset) if measures is None else measures
+    kinds = dict(zip(measures["measure"], measures["kind"]))
+    humans = sorted(m for m, k in kinds.items() if k == "human")
+    automatic = sorted(m for m, k in kinds.items() if k == "automatic")
+    if human is not None and (human not in kinds or kinds[human] != "human"):
+        raise WarehouseError(f"dataset {dataset!r} has no human judgment {human!r}; "
+                             f"its human judgments: {', '.join(humans) or 'none'}")
+    if metric_globs:
+        metrics = []
+        for g in metric_globs:
+            hit = [m for m in automatic if fnmatch.fnmatchcase(m, g)]
+            if not hit:
+                raise WarehouseError(f"--metric {g!r} matches no automatic measure of {dataset!r}; "
+                                     f"it has: {', '.join(automatic)}")
+            metrics += [m for m in hit if m not in metrics]
+    else:
+        metrics = automatic
+    if not metrics:
+        raise WarehouseError(f"dataset {dataset!r} has no automatic measures to analyse")
+    scope = Scope(dataset, human, tuple(metrics), choices(levels, valid_levels, "level"),
+                  coefficient_choices(coefficients))
+    for c in scope.coefficients:
+        defined = vocabulary.COEFFICIENT_LEVELS.get(c.partition("[")[0])
+        if defined is not None and (bad := [lv for lv in scope.levels if lv not in defined]):
+            raise WarehouseError(f"the coefficient {c} is defined at the {' and '.join(defined)} levels, not at the "
+                                 f"{' and '.join(bad)} level; choose the levels {', '.join(defined)}")
+    return scope
+
+
+def coefficient_choices(given: Sequence[str]) -> tuple[str, ...]:
+    """The coefficients of a scope: :data:`vocabulary.COEFFICIENTS` by default; each of
+    :data:`vocabulary.CORRELATION_COEFFICIENTS`, or one with a tie threshold (``acc-23[eps=0.01]``,
+    ``kendall-23[tie-calibrated]``), with its threshold written canonically (``[eps=0.010]`` is
+    ``[eps=0.01]``), so that one setting is one result key."""
+    out = []
+    for g in dict.fromkeys(given):
+        if g in vocabulary.CORRELATION_COEFFICIENTS:
+            out.append(g)
+            continue
+        base = g.partition("[")[0] if isinstance(g, str) else g
+        if base not in vocabulary.CORRELATION_COEFFICIENTS:
+            raise WarehouseError(f"unknown coefficient {g!r}; choose from {', '.join(vocabulary.CORRELATION_COEFFICIENTS)}")
+        try:
+            c = _validation.coefficient_iv(g)
+            out.append(base + c.label[len(c.base_label):])
+        except ValueError as exc:
+            raise WarehouseError(str(exc)) from None
+    return tuple(dict.fromkeys(out)) or vocabulary.COEFFICIENTS
+
+
+def with_tie_threshold(coefficients: Sequence[str], epsilon: float | None = None,
+                       calibrate: bool = False) -> tuple[str, ...]:
+    """``coefficients`` with the tie threshold ``epsilon`` (``NAME[eps=E]``) or tie calibration
+    (``NAME[tie-calibrated]``) applied to those that take it (the others unchanged); with
+    calibration and no coefficient, acc-23. An error if none takes it."""
+    if epsilon is None and not calibrate:
+        return tuple(coefficients)
+    if epsilon is not None and calibrate:
+        raise WarehouseError("give a tie threshold (--epsilon) or --tie-calibration, not both")
+    takes = _validation.CALIBRATED_COEFFICIENTS if calibrate else _validation.EPSILON_COEFFICIENTS
+    coefficients = tuple(coefficients) or (("acc-23",) if calibrate else ())
+    if not any(c in takes for c in coefficients):
+        what = "--tie-calibration" if calibrate else "--epsilon"
+        raise WarehouseError(f"{what} applies to the coefficients {', '.join(takes)}; "
+                             f"got {', '.join(coefficients) or 'the defaults (pearson, spearman, kendall)'}")
+    suffix = f"[{_validation.TIE_CALIBRATED}]" if calibrate else f"[eps={_validation.epsilon_iv(epsilon)!r}]"
+    return tuple(f"{c}{suffix}" if c in takes else c for c in coefficients)
+
+
+def choices(given: Sequence[str], valid: Sequence[str], what: str) -> tuple[str, ...]:
+    given = tuple(dict.fromkeys(given)) or tuple(valid)
+    bad = [g for g in given if g not in valid]
+    if bad:
+        raise WarehouseError(f"unknown {what} {bad[0]!r}; choose from {', '.join(valid)}")
+    return given
+
+
+# --- data ----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Data:
+    """Every measure of a scope on one outer-aligned grid, oriented so higher is better."""
+
+    systems: tuple[str, ...]
+    inputs: tuple[str, ...]
+    values: dict[str, np.ndarray]
+    directions: dict[str, str]
+    #: human measure -> every annotator's values, (N, M, K) on the same grid and orientation
+    #: (loaded only for the analyses that resample annotators)
+    annotations: dict[str, np.ndarray] = field(default_factory=dict)
+
+    def restrict(self, measures: Sequence[str]) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
+        """The arrays of ``measures`` on the systems and inputs where any of them has a value
+        (what ``Warehouse.matrix`` returns for just these measures), and those row/column masks.
+
+        When they cover the whole grid (the common case), the arrays are read-only views of
+        the data, not copies: a task of a 20 x 500 000 grid reads 80 MB per measure, once."""
+        arrays = [self.values[m] for m in measures]
+        rows, cols = np.zeros(len(self.systems), dtype=bool), np.zeros(len(self.inputs), dtype=bool)
+        for a in arrays:
+            present = ~np.isnan(a)
+            rows |= present.any(axis=1)
+            cols |= present.any(axis=0)
+        if rows.all() and cols.all():
+            return [_read_only(np.ascontiguousarray(a)) for a in arrays], rows, cols
+        return [np.ascontiguousarray(a[np.ix_(rows, cols)]) for a in arrays], rows, cols
+
+    def task_arrays(self, measures: Sequence[str]) -> list[np.ndarray]:
+        """What a task of ``measures`` computes on: their restricted matrices, then the annotator
+        values of those that have them loaded, restricted alike."""
+        arrays, rows, cols = self.restrict(measures)
+        return [*arrays, *(np.ascontiguousarray(self.annotations[m][np.ix_(rows, cols)])
+                           for m in measures if m in self.annotations)]
+
+    def fingerprint(self, measures: Sequence[str]) -> tuple[str, int, int]:
+        """sha256 of the restricted cells (labels, measure names, directions, values), and
+        the numbers of systems and inputs they cover."""
+        arrays, rows, cols = self.restrict(measures)
+        digest = hashlib.sha256()
+        labels = (*np.asarray(self.systems)[rows], "\x1e", *np.asarray(self.inputs)[cols], "\x1e")
+        digest.update(b"".join(label.encode() + b"\x1f" for label in labels))  # = one update per label
+        for m, a in zip(measures, arrays):
+            digest.update(f"{m}\x1f{self.directions[m]}\x1f".encode())
+            digest.update(np.ascontiguousarray(a, dtype="<f8").data)  # the bytes of astype("<f8"), uncopied
+            if m in self.annotations:  # the results read every annotator's value, not only the means
+                digest.update(np.ascontiguousarray(self.annotations[m][np.ix_(rows, cols)], dtype="<f8").tobytes())
+        return digest.hexdigest(), int(rows.sum()), int(cols.sum())
+
+
+def _read_only(a: np.ndarray) -> np.ndarray:
+    """A view of ``a`` that cannot be written (tasks share the data's arrays, uncopied)."""
+    view = a.view()
+    view.flags.writeable = False
+    return view
+
+
+def load_data(wh: Warehouse, scope: Scope, *, annotations: bool = False) -> Data:
+    """The scope's matrices on one grid, oriented; with ``annotations``, also every annotator's
+    values of the human judgment (for the analyses that resample annotators)."""
+    names = list(scope.measures)
+    m = wh.matrix(scope.dataset, names)
+    measures = wh.measure_kinds(scope.dataset)
+    directions = dict(zip(measures["measure"], measures["direction"]))
+    values = {n: (-m[n] if directions[n] == "lower" else m[n]) for n in names}
+    tensors = {}
+    if annotations:
+        a = wh.annotations(scope.dataset, scope.human)
+        grid = np.full((len(m.systems), len(m.inputs), len(a.annotators)), np.nan)
+        rows = [m.systems.index(s) for s in a.systems]
+        cols = [m.inputs.index(i) for i in a.inputs]
+        grid[np.ix_(rows, cols)] = a.values
+        tensors[scope.human] = -grid if directions[scope.human] == "lower" else grid
+    return Data(m.systems, m.inputs, values, {n: directions[n] for n in names}, tensors)
+
+
+def data_fingerprint(data: Data, measures: Iterable[str]) -> str:
+    digest = hashlib.sha256()
+    for m in sorted(measures):
+        digest.update(data.fingerprint([m])[0].encode())
+    return digest.hexdigest()
+
+
+def too_sparse(a: np.ndarray, human: np.ndarray, name: str, human_name: str) -> str | None:
+    """Why metric ``a`` cannot be correlated with ``human`` (both on one grid); None if it can."""
+    both = ~np.isnan(a) & ~np.isnan(human)
+    if not both.any():
+        return f"{name!r} and {human_name!r} have no cell (system, input) in common"
+    if int(both.any(axis=1).sum()) < 3:
+        return f"{name!r} and {human_name!r} share fewer than 3 systems: too few for a correlation between systems"
+    return None
+
+
+def without_sparse_metrics(data: Data, scope: Scope) -> tuple[Scope, dict[str, str]]:
+    """The scope without the metrics that cannot be correlated with its human judgment, and
+    why each was left out. All left out: a WarehouseError giving the reasons."""
+    human = data.values[scope.human]
+    reasons = {m: r for m in scope.metrics if (r := too_sparse(data.values[m], human, m, scope.human))}
+    if len(reasons) == len(scope.metrics):
+        raise WarehouseError("; ".join(reasons.values()))
+    kept = tuple(m for m in scope.metrics if m not in reasons)
+    return Scope(scope.dataset, scope.human, kept, scope.levels, scope.coefficients), reasons
