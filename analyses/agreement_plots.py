@@ -12,9 +12,10 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
 
 from metaeval.analyses.agreement import BINS, CUMULATIVE, NON_CUMULATIVE
-from metaeval.analyses.figures import _one_setting, _require
+from metaeval.analyses.figures import _one_setting, _require, _wrapped
 
 #: Up to this many metric pairs the tau heatmap has one row per pair; beyond (more than 10
 #: metrics), one row per metric: the mean over the pairs it belongs to.
@@ -190,7 +191,7 @@ def tau_vs_property_pairs(series: Mapping[tuple[str, str], pd.DataFrame], prop: 
     ncols = min(3, n)
     nrows = -(-n // ncols)
     # fixed margins (in inches), not a layout engine: several times faster to save
-    panel, gap, top, bottom = 2.0, 0.95, (0.8 if title else 0.55), 0.5
+    panel, gap, top, bottom = 2.0, 0.95, (0.8 if title else 0.55), 0.8
     width, height = 0.9 + 3.2 * ncols, top + nrows * panel + (nrows - 1) * gap + bottom
     fig = Figure(figsize=(width, height))
     fig.subplots_adjust(left=0.75 / width, right=1 - 0.15 / width, bottom=bottom / height, top=1 - top / height,
@@ -210,8 +211,12 @@ def tau_vs_property_pairs(series: Mapping[tuple[str, str], pd.DataFrame], prop: 
         ax.set_ylabel("Kendall's tau (per input)")
     for ax in axes[n:]:
         ax.set_visible(False)
+    fig.legend(handles=[Line2D([], [], marker="o", linestyle="none", markersize=3, color="C0",
+                               label="an input: its Kendall tau between the two metrics"),
+                        Line2D([], [], color="red", linewidth=2, label="moving average")],
+               loc="lower center", ncols=2, fontsize=7, frameon=False, bbox_to_anchor=(0.5, 0.0))
     if title:
-        fig.suptitle(textwrap.fill(title, 110), fontsize=8, y=1 - 0.08 / height, va="top")
+        fig.suptitle(_wrapped(title, width, 8), fontsize=8, y=1 - 0.08 / height, va="top")
     return fig
 
 

@@ -55,22 +55,36 @@ def _one_setting(rows: pd.DataFrame, key: list[str], settings: list[str], what: 
         raise ValueError(f"{what}: several rows for the same {', '.join(key)}; select one run's rows first")
 
 
+def _wrapped(title: str, width_in: float, fontsize: float) -> str:
+    """``title`` broken into lines that fit a figure ``width_in`` inches wide at ``fontsize``
+    points (about 0.55 em per character of DejaVu Sans): a title wider than its figure is clipped."""
+    return textwrap.fill(title, max(20, int(width_in * 72 / (0.55 * fontsize)) - 4)) if title else ""
+
+
 def ci_forest(rows: pd.DataFrame, title: str = "", ceiling: tuple[float, float, float] | None = None) -> Figure:
-    """Point estimate and interval of each metric, sorted by estimate (best on top).
+    """Point estimate and interval of each metric, sorted by estimate (best on top); a metric
+    whose estimate is undefined is listed at the bottom, marked "undefined", with no interval.
 
     ``rows``: one level/coefficient/method of ``confidence_intervals`` (metric, estimate,
-    lower, upper). ``ceiling``: (value, lower, upper) of the human ceiling at the same level and
-    coefficient, drawn as a dashed line with its interval shaded.
+    lower, upper; alpha and method, when present, name the interval in the legend). ``ceiling``:
+    (value, lower, upper) of the human ceiling at the same level and coefficient, drawn as a
+    dashed line with its interval shaded. The title is wrapped to the figure's width and the
+    legend sits below the axes, so neither is clipped nor hides an interval.
     """
     _require(rows, ["metric", "estimate", "lower", "upper"], "a CI forest plot")
     _one_setting(rows, ["metric"], ["human", "level", "coefficient", "method", "alpha"], "a CI forest plot")
     rows = rows.sort_values("estimate", na_position="first")
     y = np.arange(len(rows))
-    fig, ax = plt.subplots(figsize=(6.4, 0.9 + 0.28 * len(rows)), layout="constrained")
+    width = 6.4
+    fig, ax = plt.subplots(figsize=(width, 1.6 + 0.28 * len(rows)), layout="constrained")
     est, lo, hi = (rows[c].to_numpy(dtype=float) for c in ("estimate", "lower", "upper"))
-    ax.hlines(y, lo, hi, color="tab:blue", linewidth=2)
-    ax.plot(est, y, "o", color="black", markersize=4)
-    ax.set_yticks(y, rows["metric"])
+    alpha = float(rows["alpha"].iloc[0]) if "alpha" in rows.columns and pd.notna(rows["alpha"].iloc[0]) else None
+    method = f" {rows['method'].iloc[0]}" if "method" in rows.columns else ""
+    interval = f"{1 - alpha:.0%}{method} CI" if alpha is not None else f"{method.strip() or 'confidence'} interval"
+    ax.hlines(y, lo, hi, color="tab:blue", linewidth=2, label=interval)
+    ax.plot(est, y, "o", color="black", markersize=4, label="correlation (point estimate)")
+    labels = [m if np.isfinite(e) else f"{m} (undefined)" for m, e in zip(rows["metric"], est)]
+    ax.set_yticks(y, labels)
     ax.axvline(0, color="grey", linewidth=0.8, linestyle=":")
     if ceiling is not None and np.isfinite(ceiling[0]):
         value, low, high = ceiling
@@ -78,9 +92,10 @@ def ci_forest(rows: pd.DataFrame, title: str = "", ceiling: tuple[float, float, 
                    label=f"human ceiling (leave-one-out) {value:.3f}")
         if np.isfinite(low) and np.isfinite(high):
             ax.axvspan(low, high, color="tab:red", alpha=0.08, label=f"its 95% CI [{low:.3f}, {high:.3f}]")
-        ax.legend(fontsize=7, loc="lower right")
+    fig.legend(loc="outside lower center", ncols=2, fontsize=7, frameon=False)
     ax.set_xlabel("correlation with human judgment")
-    ax.set_title(title, fontsize=10)
+    if title:   # over the whole figure (the axes are narrower: the metric names take the left)
+        fig.suptitle(_wrapped(title, width, 9), fontsize=9)
     ax.grid(axis="x", alpha=0.3)
     return fig
 
@@ -169,23 +184,59 @@ def significance_heatmap(rows: pd.DataFrame, alpha: float, title: str = "", alte
     return fig
 
 
+def coinciding(rows: pd.DataFrame, by: str, x: str, y: str) -> list[list[str]]:
+    """Groups (of two or more) of the ``by`` values whose curves ``y`` against ``x`` are identical
+    (the same points, NaN equal to NaN): drawn one over the other, only the last would show."""
+    curves: dict[tuple, list[str]] = {}
+    for name, part in rows.sort_values(x).groupby(by, sort=True):
+        key = tuple((float(a), None if pd.isna(b) else round(float(b), 12)) for a, b in zip(part[x], part[y]))
+        curves.setdefault(key, []).append(str(name))
+    return [names for names in curves.values() if len(names) > 1]
+
+
+def never_rejects(rows: pd.DataFrame) -> list[str]:
+    """The methods of power rows that rejected H0 in no trial at any proportion (power 0 throughout)."""
+    zero = rows.groupby("method")["power"].apply(lambda p: bool(len(p)) and bool((p.fillna(-1) == 0).all()))
+    return sorted(str(m) for m, z in zero.items() if z)
+
+
+#: Line styles and markers cycled over the methods of a power figure, so that a curve drawn over
+#: an identical one still shows (a dashed line with a smaller marker over a solid one).
+_STYLES = [("-", "o", 7), ("--", "s", 5), (":", "^", 4), ("-.", "D", 3)]
+
+
 def power_curves(rows: pd.DataFrame, title: str = "") -> Figure:
     """Power of each test against the proportion k of tokens kept in R_k.
 
     ``rows``: one variant/level/coefficient/alpha of ``power`` (method, proportion, power).
+    Each method has its own line style and marker; methods whose curves are identical
+    (:func:`coinciding`) say so in the legend ("= perm-both, identical values"), and a method
+    that never rejects is labelled "power 0 at every proportion" (the report's caption says why).
     """
     _require(rows, ["method", "proportion", "power"], "power curves")
     _one_setting(rows, ["method", "proportion"], ["human", "variant", "level", "coefficient", "alpha"], "power curves")
-    fig, ax = plt.subplots(figsize=(6.4, 4.0), layout="constrained")
-    for method, part in rows.sort_values("proportion").groupby("method", sort=True):
-        ax.plot(part["proportion"], part["power"], marker="o", label=method)
+    same = {m: [o for o in group if o != m] for group in coinciding(rows, "method", "proportion", "power")
+            for m in group}
+    zero = set(never_rejects(rows))
+    width = 6.4
+    fig, ax = plt.subplots(figsize=(width, 4.4), layout="constrained")
+    for n, (method, part) in enumerate(rows.sort_values("proportion").groupby("method", sort=True)):
+        style, marker, size = _STYLES[n % len(_STYLES)]
+        label = str(method)
+        if method in same:
+            label += f" (= {', '.join(same[method])}: identical values)"
+        if method in zero:
+            label += " (power 0 at every proportion)"
+        ax.plot(part["proportion"], part["power"], linestyle=style, marker=marker, markersize=size, label=label)
     if "alpha" in rows.columns:
-        ax.axhline(float(rows["alpha"].iloc[0]), color="grey", linestyle=":", linewidth=0.8, label="alpha")
+        ax.axhline(float(rows["alpha"].iloc[0]), color="grey", linestyle=":", linewidth=0.8,
+                   label=f"alpha = {float(rows['alpha'].iloc[0]):g}")
     ax.set_xlabel("proportion of tokens kept in R_k")
     ax.set_ylabel("power (share of trials rejecting H0)")
     ax.set_ylim(-0.02, 1.02)
-    ax.legend()
-    ax.set_title(title, fontsize=10)
+    fig.legend(loc="outside lower center", ncols=2, fontsize=7, frameon=False)
+    if title:
+        fig.suptitle(_wrapped(title, width, 9), fontsize=9)
     ax.grid(alpha=0.3)
     return fig
 
@@ -199,7 +250,7 @@ def delta_bin_accuracy(rows: pd.DataFrame, title: str = "") -> Figure:
     _require(rows, ["metric", "bin", "accuracy", "pairs"], "a delta-bin accuracy figure")
     _one_setting(rows, ["metric", "bin"], ["human", "bins", "metric_tolerance", "human_tolerance"],
                  "a delta-bin accuracy figure")
-    fig, ax = plt.subplots(figsize=(6.4, 4.0), layout="constrained")
+    fig, ax = plt.subplots(figsize=(6.4, 4.6), layout="constrained")
     for metric, part in rows.sort_values("bin").groupby("metric", sort=True):
         ax.plot(part["bin"], part["accuracy"], marker="o", label=metric)
     bins = sorted(rows["bin"].unique())
@@ -209,8 +260,9 @@ def delta_bin_accuracy(rows: pd.DataFrame, title: str = "") -> Figure:
     ax.set_xlabel("bin of |human difference| of the system pairs (0 = the closest pairs)")
     ax.set_ylabel("pairwise accuracy")
     ax.set_ylim(-0.02, 1.02)
-    ax.legend(fontsize=7)
-    ax.set_title(textwrap.fill(title, 70), fontsize=9)
+    fig.legend(loc="outside lower center", ncols=3, fontsize=7, frameon=False)
+    if title:
+        fig.suptitle(_wrapped(title, 6.4, 9), fontsize=9)
     ax.grid(alpha=0.3)
     return fig
 
@@ -222,3 +274,16 @@ def save(fig: Figure, stem: Path) -> list[Path]:
         fig.savefig(p, dpi=150 if p.suffix == ".png" else None)
     plt.close(fig)
     return paths
+
+
+def svg(fig: Figure) -> bytes:
+    """The figure as an SVG document (text as paths: it looks the same without the fonts), for
+    embedding in a self-contained page; closes the figure."""
+    import io
+
+    buffer = io.BytesIO()
+    try:
+        fig.savefig(buffer, format="svg", metadata={"Date": None})
+    finally:
+        plt.close(fig)
+    return buffer.getvalue()

@@ -455,14 +455,14 @@ def test_bad_out_paths_are_clear_errors(cli, tmp_path):
         (["export", "correlations", "--out", tmp_path / "no" / "c.csv"], "does not exist"),
         (["export", "correlations", "--out", tmp_path / "c.xlsx"], "cannot tell the format"),
         (["export", "correlations", "--format", "parquet", "--out", tmp_path / "c.csv"], "looks like csv"),
-        (["report", "--dataset", "demo", "--out", tmp_path / "report.html"], "is the directory"),
+        (["report", "--dataset", "demo", "--out", tmp_path / "report"], "unsupported file type '(no suffix)'"),
+        (["report", "--dataset", "demo", "--out", tmp_path / "afile" / "r.html"], "is not a directory"),
     ]
     for args, message in cases:
         result = cli(*args, expect_ok=False)
         assert result.exit_code == 2 and message in result.output, (args, result.output)
-    result = cli("report", "--dataset", "demo", "--out", tmp_path / "afile" / "r", expect_ok=False)
-    assert result.exit_code == 1 and "cannot create the directory" in result.output
     assert not list(tmp_path.rglob("*.png")) and not list(tmp_path.rglob("*.csv"))
+    assert not list(tmp_path.rglob("*.html"))
 
 
 def test_export_takes_the_format_from_the_suffix(cli, tmp_path):
@@ -633,25 +633,27 @@ def test_a_failed_export_leaves_nothing_behind(cli, tmp_path, monkeypatch):
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".c.csv")]
 
 
-def test_report_directory_rules(cli, db, tmp_path):
+def test_report_file_rules(cli, db, tmp_path):
+    """The report is one HTML file, written as every --out file is (warehouse/files.py): an
+    existing file is replaced only with --overwrite, never the warehouse (even through a
+    symlink), and a failed or refused write leaves nothing behind."""
     cli("demo", "--systems", "4", "--inputs", "5", "--k", "40")
-    out = tmp_path / "r"
+    out = tmp_path / "r.html"
     cli("report", "--dataset", "demo", "--out", out)
-    first = (out / "index.html").read_text()
-    (out / "mine.txt").write_text("a note of the user's")
+    first = out.read_text()
     result = cli("report", "--dataset", "demo", "--out", out, expect_ok=False)
-    assert result.exit_code == 1 and "already holds a report; pass --overwrite" in result.output
-    assert (out / "mine.txt").exists() and (out / "index.html").read_text() == first
+    assert result.exit_code == 1 and "already exists; pass --overwrite" in result.output
+    assert out.read_text() == first
+    out.write_text("an older report")
     cli("report", "--dataset", "demo", "--out", out, "--overwrite")
-    assert (out / "index.html").exists() and not (out / "mine.txt").exists()
-    # a non-empty directory that is not a report is never replaced, nor one holding the warehouse
-    other = tmp_path / "notes"
-    other.mkdir()
-    (other / "thesis.tex").write_text("x")
-    for target in (other, tmp_path):
-        result = cli("report", "--dataset", "demo", "--out", target, "--overwrite", expect_ok=False)
-        assert result.exit_code == 1, result.output
-    assert (other / "thesis.tex").read_text() == "x" and db.exists()
-    assert "holds the warehouse" in cli("report", "--dataset", "demo", "--out", tmp_path, "--overwrite",
-                                        expect_ok=False).output
+    assert out.read_text().startswith("<!doctype html>")
+    link = tmp_path / "w.html"
+    link.symlink_to(db)
+    before = db.read_bytes()
+    result = cli("report", "--dataset", "demo", "--out", link, "--overwrite", expect_ok=False)
+    assert result.exit_code == 1 and "is the warehouse itself" in result.output
+    assert db.read_bytes() == before
+    (tmp_path / "d.html").mkdir()
+    result = cli("report", "--dataset", "demo", "--out", tmp_path / "d.html", "--overwrite", expect_ok=False)
+    assert result.exit_code == 2 and "is a directory" in result.output
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]

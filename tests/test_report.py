@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import base64
+import fnmatch
 import html
+import io
 import re
 import shlex
 
@@ -23,6 +26,31 @@ def analysed(db, cli):
     return db
 
 
+class _Report:
+    """A written report: its page, and the figures (SVG) and tables (CSV) embedded in it, by name."""
+
+    def __init__(self, path):
+        self.path = path
+        self.page = path.read_text()
+        self.svg = {name: base64.b64decode(data) for name, data in
+                    re.findall(r'<figure id="fig-([^"]+)"><img src="data:image/svg\+xml;base64,([^"]+)"', self.page)}
+        self.csv = {name: pd.read_csv(io.BytesIO(base64.b64decode(data))) for name, data in
+                    re.findall(r'download="([^"]+)\.csv" href="data:text/csv;base64,([^"]+)"', self.page)}
+
+    def named(self, pattern: str) -> list[str]:
+        return sorted(n for n in self.svg if fnmatch.fnmatchcase(n, pattern))
+
+
+def _report(cli, tmp_path, *args, name="report.html") -> _Report:
+    out = tmp_path / name
+    cli("report", *args, "--out", out)
+    return _Report(out)
+
+
+def _valid_svg(data: bytes):
+    assert data.lstrip().startswith(b"<?xml") and b"<svg" in data[:2000] and len(data) > 1000
+
+
 def _valid_png(path):
     data = path.read_bytes()
     assert data.startswith(PNG_MAGIC) and len(data) > 1000, path
@@ -32,30 +60,29 @@ def _valid_png(path):
 
 
 def test_report_figures_tables_and_provenance(analysed, cli, tmp_path):
-    out = tmp_path / "report"
+    out = tmp_path / "report.html"
     result = cli("report", "--dataset", "demo", "--out", out).output
     assert "with 8 figure(s)" in result  # 4 CI plots (2 levels x 2 coefficients) + 4 heatmaps
-    page = (out / "index.html").read_text()
-    images = sorted(p.name for p in out.glob("*.png"))
-    assert len(images) == 8 and len(list(out.glob("*.svg"))) == 8
-    for name in images:
-        _valid_png(out / name)
-        assert f'src="{name}"' in page
-    referenced = set(re.findall(r'src="([^"]+)"', page))
-    assert referenced == set(images)
+    report = _Report(out)
+    page = report.page
+    assert len(report.svg) == 8 and set(report.csv) == set(report.svg)   # one file: everything inside it
+    for data in report.svg.values():
+        _valid_svg(data)
+    assert all(src.startswith("data:") for src in re.findall(r'src="([^"]+)"', page))
+    assert not list(tmp_path.glob("*.png")) and not list(tmp_path.glob("*.csv"))
     with Warehouse(analysed, read_only=True) as wh:
         ci = wh.sql("SELECT * FROM latest_confidence_intervals WHERE level = 'system' AND coefficient = 'kendall'")
         runs = wh.sql("SELECT run_id, data_fingerprint FROM analysis_runs")
-    [csv] = out.glob("ci-*-system-kendall.csv")
-    table = pd.read_csv(csv).sort_values("metric").reset_index(drop=True)
+    [csv] = report.named("ci-*-system-kendall")
+    table = report.csv[csv].sort_values("metric").reset_index(drop=True)
     expected = ci.sort_values("metric").reset_index(drop=True)
     for col in ("estimate", "lower", "upper"):
         np.testing.assert_allclose(table[col], expected[col], rtol=1e-12)
         for value in expected[col]:
-            assert f"{value:.4f}" in page
+            assert f"{value:.4f}".replace("-", "\u2212") in page     # with a true minus
     for fp in runs["data_fingerprint"]:
         assert fp in page, "each result's data fingerprint is shown"
-    assert "no power simulations yet" in page or "Statistical power" in page
+    assert "no power simulations" in page
 
 
 def test_report_says_what_is_missing(db, cli, tmp_path):
@@ -65,14 +92,12 @@ def test_report_says_what_is_missing(db, cli, tmp_path):
     rows = [f"S{i},D{j},m,{i + j},automatic" for i in range(4) for j in range(3)]
     (tmp_path / "u.csv").write_text("system,input,measure,value,kind\n" + "\n".join(rows) + "\n")
     cli("ingest", "table", tmp_path / "u.csv", "--dataset", "u")
-    cli("report", "--dataset", "u", "--out", tmp_path / "u")
-    page = html.unescape((tmp_path / "u" / "index.html").read_text())
+    page = html.unescape(_report(cli, tmp_path, "--dataset", "u", name="u.html").page)
     assert "--human H" not in page
     assert "no confidence intervals: dataset u has no human judgment" in page
     # a human judgment but no summary texts (SummEval's shape): power cannot run there
     cli("ingest", "table", _tiny(tmp_path), "--dataset", "t")
-    cli("report", "--dataset", "t", "--out", tmp_path / "r")
-    page = html.unescape((tmp_path / "r" / "index.html").read_text())
+    page = html.unescape(_report(cli, tmp_path, "--dataset", "t", name="t.html").page)
     db_option = shlex.join(["--db", str(db)])
     assert f"no confidence intervals yet: run `metaeval {db_option} ci --dataset t --human h`" in page
     assert "no hypothesis tests: they need two automatic metrics, and dataset t has 1" in page
@@ -106,7 +131,7 @@ def test_plot_commands(analysed, cli, tmp_path):
                  "--out", tmp_path / "x.png", expect_ok=False)
     assert result.exit_code != 0 and ("ci --dataset demo --human expert.relevance --level system --coefficient "
                                       "pearson --method fisher --alpha 0.05` first") in result.output
-    result = cli("report", "--dataset", "demo", "--human", "nope", "--out", tmp_path / "r", expect_ok=False)
+    result = cli("report", "--dataset", "demo", "--human", "nope", "--out", tmp_path / "r.html", expect_ok=False)
     assert "no human judgment 'nope'" in result.output
 
 
@@ -174,14 +199,14 @@ def test_report_agreement_section(analysed, cli, tmp_path, monkeypatch):
     cli("agreement", "--dataset", "demo")
     heatmaps = _spy_agreement(monkeypatch, "tau_heatmap")
     scatters = _spy_agreement(monkeypatch, "tau_vs_property_pairs")
-    out = tmp_path / "r"
+    out = tmp_path / "r.html"
     assert "with 11 figure(s)" in cli("report", "--dataset", "demo", "--out", out).output  # 8 + 3 agreement
-    page = (out / "index.html").read_text()
-    drawn = sorted(p.name for p in out.glob("agreement-*.png"))
+    report = _Report(out)
+    page = report.page
+    drawn = report.named("agreement-*")
     assert [n.split("-")[1] for n in drawn] == ["disagreement", "property", "tau"]
     for name in drawn:
-        _valid_png(out / name)
-        assert f'src="{name}"' in page
+        _valid_svg(report.svg[name])
     captions = _captions(page)
     assert sum(c.startswith("τ by bin heatmap") for c in captions) == 1
     assert sum(c.startswith("per-input Kendall τ against ease of summarisation") for c in captions) == 1
@@ -190,8 +215,8 @@ def test_report_agreement_section(analysed, cli, tmp_path, monkeypatch):
     with Warehouse(analysed, read_only=True) as wh:
         rows = wh.sql("SELECT * FROM latest_score_range_agreement")
         props = wh.sql("SELECT * FROM latest_property_agreement")
-    [csv] = out.glob("agreement-tau-*.csv")
-    table = pd.read_csv(csv)
+    [csv] = report.named("agreement-tau-*")
+    table = report.csv[csv]
     assert len(table) == len(rows) == 6 * 5  # 4 metrics: 6 pairs x 5 bins
     merged = table.merge(rows, on=["metric_a", "metric_b", "bin"], suffixes=("", "_sql"))
     np.testing.assert_allclose(merged["tau"], merged["tau_sql"], rtol=1e-12)
@@ -212,7 +237,7 @@ def test_report_agreement_section(analysed, cli, tmp_path, monkeypatch):
     [cells] = _html_tables(page, "table: the heatmap's cells")
     assert cells[0] == ["pair", *bins] and len(cells) == 1 + 6 + 1
     for row in cells[1:-1]:
-        assert row[1:] == [f"{wide.loc[row[0], b]:.4f}" for b in bins]
+        assert row[1:] == [f"{wide.loc[row[0], b]:.4f}".replace("-", "\u2212") for b in bins]
     # tau against ease: one panel per pair, one point per input the stored row counts
     [((series, prop, stored, _), fig)] = scatters
     ease = props[props["property"] == "ease"].set_index(["metric_a", "metric_b"])
@@ -222,7 +247,7 @@ def test_report_agreement_section(analysed, cli, tmp_path, monkeypatch):
         assert len(ax.collections[0].get_offsets()) == ease.loc[pair, "n_used"] > 0
         assert f"Pearson {ease.loc[pair, 'pearson']:.2f}" in ax.get_title()
         assert ax.get_xlabel() == "ease of summarisation" and len(ax.get_lines()) == 2  # moving average, zero
-    assert len(pd.read_csv(next(out.glob("agreement-property-*.csv")))) == 6
+    assert len(report.csv[report.named("agreement-property-*")[0]]) == 6
 
 
 def test_report_agreement_one_figure_per_setting(analysed, cli, tmp_path, monkeypatch):
@@ -235,8 +260,7 @@ def test_report_agreement_one_figure_per_setting(analysed, cli, tmp_path, monkey
     cli("agreement", "--dataset", "demo", "--metric", "sim-*.f1")                 # another consensus
     heatmaps = _spy_agreement(monkeypatch, "tau_heatmap")
     scatters = _spy_agreement(monkeypatch, "tau_vs_property_pairs")
-    out = tmp_path / "r"
-    cli("report", "--dataset", "demo", "--out", out)
+    report = _report(cli, tmp_path, "--dataset", "demo")
     with Warehouse(analysed, read_only=True) as wh:
         settings = wh.sql("SELECT DISTINCT consensus, normalisation, alpha, significant_only "
                           "FROM latest_score_range_agreement")
@@ -254,8 +278,8 @@ def test_report_agreement_one_figure_per_setting(analysed, cli, tmp_path, monkey
         key = stored[["consensus", "alpha", "significant_only", "property"]].drop_duplicates()
         assert len(key) == 1
         seen.add(tuple(key.iloc[0]))
-    assert len(seen) == 3 and len(list(out.glob("agreement-property-*.png"))) == 3
-    captions = _captions((out / "index.html").read_text())
+    assert len(seen) == 3 and len(report.named("agreement-property-*")) == 3
+    captions = _captions(report.page)
     assert sum(c.startswith("τ by bin heatmap") for c in captions) == 4
     assert sum("significant per-input taus (alpha 0.1)" in c for c in captions) == 3  # heatmap, disagreement, ease
 
@@ -283,11 +307,10 @@ def test_report_agreement_with_documents(db, cli, tmp_path, monkeypatch):
     cli("ingest", "summaries", summaries, "--dataset", "toy")
     cli("agreement", "--dataset", "toy")
     scatters = _spy_agreement(monkeypatch, "tau_vs_property_pairs")
-    out = tmp_path / "r"
-    cli("report", "--dataset", "toy", "--out", out)
-    page = (out / "index.html").read_text()
+    report = _report(cli, tmp_path, "--dataset", "toy")
+    page = report.page
     assert "need the source documents" not in page
-    drawn = sorted(p.name for p in out.glob("agreement-property-*.png"))
+    drawn = report.named("agreement-property-*")
     assert [n.split("-")[3] for n in drawn] == ["abstractiveness", "coverage", "ease"]
     assert [args[1] for args, _ in scatters] == ["ease", "abstractiveness", "coverage"]
     for (_, prop, stored, _), fig in scatters:
@@ -311,10 +334,11 @@ def test_report_agreement_on_realsumm(warehouse_copy, tmp_path, monkeypatch):
     run_cli(warehouse_copy, "agreement", "--dataset", "realsumm", *_metrics(["rouge-*", "bertscore.[fr]*"]))
     heatmaps = _spy_agreement(monkeypatch, "tau_heatmap")
     scatters = _spy_agreement(monkeypatch, "tau_vs_property_pairs")
-    out = tmp_path / "r"
+    out = tmp_path / "r.html"
     run_cli(warehouse_copy, "report", "--dataset", "realsumm", "--out", out)
-    page = (out / "index.html").read_text()
-    assert len(re.findall(r"<img ", page)) == len(list(out.glob("*.png"))) == 6    # 2 settings x 3 figures
+    report = _Report(out)
+    page = report.page
+    assert len(re.findall(r"<img ", page)) == len(report.svg) == 6    # 2 settings x 3 figures
     captions = _captions(page)
     assert sum(c.startswith("τ by bin heatmap") for c in captions) == 2
     assert sum(c.startswith("per-input Kendall τ against ease of summarisation") for c in captions) == 2
@@ -424,9 +448,7 @@ def test_heatmap_states_the_alternative(analysed, cli, tmp_path, alternative, qu
                       "AND alternative = ?", [alternative])
     fig = figures.significance_heatmap(rows, 0.05, "demo")
     assert fig.axes[0].get_title().replace("\n", " ").startswith(question)
-    out = tmp_path / "r"
-    cli("report", "--dataset", "demo", "--out", out)
-    captions = re.findall(r"<figcaption>(.*?) — ", (out / "index.html").read_text())
+    captions = re.findall(r"<figcaption>(.*?) — ", _report(cli, tmp_path, "--dataset", "demo").page)
     mine = [c for c in captions if f"({alternative}), system level, kendall" in c]
     assert len(mine) == 1 and mine[0].startswith(question)
     others = set(figures.HYPOTHESES.values()) - {figures.HYPOTHESES[alternative]}
@@ -453,15 +475,14 @@ def _fake_power(db, variants=("recall", "f1")):
 
 def test_report_draws_one_power_figure_per_variant(analysed, cli, tmp_path):
     _fake_power(analysed)
-    out = tmp_path / "r"
-    cli("report", "--dataset", "demo", "--out", out)
-    drawn = sorted(out.glob("power-*.csv"))
+    report = _report(cli, tmp_path, "--dataset", "demo")
+    drawn = report.named("power-*")
     assert len(drawn) == 2
-    for path, variant in zip(drawn, ("f1", "recall")):
-        table = pd.read_csv(path)
+    for name, variant in zip(drawn, ("f1", "recall")):
+        table = report.csv[name]
         assert set(table["variant"]) == {variant} and len(table) == 6
-        _valid_png(path.with_suffix(".png"))
-    page = (out / "index.html").read_text()
+        _valid_svg(report.svg[name])
+    page = report.page
     assert "power of ROUGE-1 recall" in page and "power of ROUGE-1 f1" in page
 
 

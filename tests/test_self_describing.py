@@ -129,8 +129,8 @@ def test_duplicates_give_equal_correlations(dup_db):
 
 def test_report_notes_duplicates_instead_of_tau_1_panels(dup_db, tmp_path):
     _run(dup_db, "agreement", "--dataset", "x", "--metric", "a", "--metric", "b_same", "--metric", "e_other")
-    _run(dup_db, "report", "--dataset", "x", "--out", tmp_path / "report")
-    page = (tmp_path / "report" / "index.html").read_text()
+    _run(dup_db, "report", "--dataset", "x", "--out", tmp_path / "report.html")
+    page = (tmp_path / "report.html").read_text()
     assert "Duplicated measures: b_same = a (identical values)" in page
     assert "Not drawn: a / b_same" in page
 

@@ -14,27 +14,28 @@ from metaeval.errors import WarehouseError
 FIGURE_SUFFIXES = (".png", ".svg", ".pdf")
 
 
-def _report_dir(ctx, param, value: Path) -> Path:
-    if value.suffix.lower() in (".html", ".htm") and not value.is_dir():
-        raise click.BadParameter(f"{str(value)!r}: --out is the directory the report is written into "
-                                 "(index.html, figures, tables), e.g. --out report/", ctx, param)
-    return value
+#: The file types ``metaeval report`` writes: one self-contained HTML page.
+REPORT_SUFFIXES = (".html", ".htm")
 
 
 @click.command()
 @click.option("--dataset", required=True)
 @click.option("--human", default=None, help="Only results against this human judgment. Default: all.")
-@click.option("--out", required=True, type=click.Path(file_okay=False, path_type=Path), callback=_report_dir,
-              help="Directory to write (created if needed; a new or empty one, or a report with --overwrite).")
+@click.option("--out", required=True, type=click.Path(dir_okay=False, path_type=Path),
+              callback=out_file(*REPORT_SUFFIXES),
+              help="The HTML file to write: one self-contained page (figures and tables inside, nothing fetched "
+                   "from the network), e.g. report.html.")
 @OVERWRITE
 @click.pass_obj
 def report(obj: Context, dataset, human, out, overwrite):
-    """Write an HTML report (figures, tables, provenance) of DATASET's results into OUT."""
+    """Write DATASET's report, one self-contained HTML file: first the metrics ranked by their
+    correlation with the human judgment (intervals, significance clusters, human ceiling), then
+    the figures, then the dataset, measures and the runs behind every number."""
     from metaeval.runs import report as reporting
 
     with obj.open(read_only=True) as wh:
-        index, images = reporting.build(wh, dataset, out, human, overwrite=overwrite, command=obj.command)
-    click.echo(f"wrote {index} with {len(images)} figure(s)")
+        path, n = reporting.build(wh, dataset, out, human, overwrite=overwrite, command=obj.command)
+    click.echo(f"wrote {path} with {n} figure(s)")
 
 
 @click.group()
