@@ -934,9 +934,6 @@ def build(wh: Warehouse, dataset: str, out: Path, human: str | None = None, *, o
     page, n = render(wh, dataset, human, command or _command)
     with files.atomic_file(out, warehouse=wh.path, overwrite=overwrite) as tmp:
         tmp.write_text(page, encoding="utf-8")
-        mask = os.umask(0)
-        os.umask(mask)
-        os.chmod(tmp, 0o666 & ~mask)   # a page to share: the permissions of a new file, not mkstemp's 0600
     return Path(out), n
 
 

@@ -657,3 +657,20 @@ def test_report_file_rules(cli, db, tmp_path):
     result = cli("report", "--dataset", "demo", "--out", tmp_path / "d.html", "--overwrite", expect_ok=False)
     assert result.exit_code == 2 and "is a directory" in result.output
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
+
+
+def test_written_files_get_the_permissions_of_a_new_file(tmp_path):
+    """export/plot/report write through a temporary file: the result is readable as any new file
+    under the umask, not private (mkstemp's 0600)."""
+    import os
+
+    from metaeval import files
+
+    target = tmp_path / "out.csv"
+    mask = os.umask(0o022)
+    try:
+        with files.atomic_file(target, warehouse=None, overwrite=False) as tmp:
+            tmp.write_text("a\n")
+    finally:
+        os.umask(mask)
+    assert (target.stat().st_mode & 0o777) == 0o644

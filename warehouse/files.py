@@ -48,8 +48,9 @@ def check_output_file(path: Path, *, warehouse: Path | None, overwrite: bool, op
 
 @contextmanager
 def atomic_file(path: Path, *, warehouse: Path | None, overwrite: bool, option: str = "--out") -> Iterator[Path]:
-    """A temporary path in ``path``'s directory to write to (with ``path``'s suffix); moved onto
-    ``path`` when the block ends without error, removed otherwise. Checks
+    """A temporary path in ``path``'s directory to write to (with ``path``'s suffix, and the
+    permissions a new file gets under the umask); moved onto ``path`` when the block ends without
+    error, removed otherwise. Checks
     :func:`check_output_file` first, and once more just before the move."""
     path = Path(path)
     check_output_file(path, warehouse=warehouse, overwrite=overwrite, option=option)
@@ -59,6 +60,9 @@ def atomic_file(path: Path, *, warehouse: Path | None, overwrite: bool, option: 
         raise WarehouseError(f"cannot write {path}: {exc.strerror or exc}") from None
     os.close(fd)
     tmp = Path(name)
+    mask = os.umask(0)
+    os.umask(mask)
+    os.chmod(tmp, 0o666 & ~mask)   # the permissions of a new file (umask), not mkstemp's private 0600
     try:
         yield tmp
         check_output_file(path, warehouse=warehouse, overwrite=overwrite, option=option)  # appeared meanwhile?
