@@ -24,7 +24,6 @@ import glob
 import html
 import json
 import math
-import os
 import re
 import shlex
 from collections.abc import Callable, Sequence
