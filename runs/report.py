@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 
 from metaeval import __version__, files
-from metaeval.analyses import figures, tables
+from metaeval.analyses import figures, signature, tables
 from metaeval.analyses.stats import vocabulary
 from metaeval.core import Warehouse
 from metaeval.errors import WarehouseError
@@ -474,6 +474,8 @@ class _Builder:
                          + (f"; clusters: {_cluster_rule_text()}" if r.clustered else "") + ".")
         if r.note:
             parts.append(f"No clusters: {r.note}.")
+        if "signature" in r.table.columns and (common := signature.shared(r.table["signature"])):
+            parts.append(f"Signature: {common}.")
         if self.duplicate_pairs():
             shown = set(r.table["metric"])
             same = [f"{m} = {d}" for m, d in zip(self._duplicates["measure"], self._duplicates["duplicate_of"])
