@@ -7,17 +7,12 @@ from typing import TYPE_CHECKING
 
 import click
 
-from metaeval.cli.app import ALPHA, RESULT_TABLES, Context, LazyChoice, fmt_option, interrupted, is_text, show_blocks
+from metaeval.cli.app import ALPHA, Context, LazyChoice, fmt_option, interrupted, is_text, show_blocks
 from metaeval.cli.progress import terminal_progress
 
 if TYPE_CHECKING:  # annotations only (a light start-up for `--help`)
     import pandas as pd
 
-RESULT_TABLES.update({
-    "score_range_agreement": "latest_score_range_agreement",
-    "input_properties": "latest_input_properties",
-    "property_agreement": "latest_property_agreement",
-})
 
 #: Up to this many metrics the tau tables are printed; beyond, a summary line.
 MAX_PRINTED_METRICS = 8

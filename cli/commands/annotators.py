@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import click
 
-from metaeval.cli.app import (ALPHA, RESAMPLES, RESULT_TABLES, SEED, Context, LazyChoice, fmt_option, is_text,
+from metaeval.cli.app import (ALPHA, RESAMPLES, SEED, Context, LazyChoice, fmt_option, is_text,
                               layout_option, show)
 
-RESULT_TABLES.update({"annotator_agreement": "latest_annotator_agreement",
-                      "human_ceiling": "latest_human_ceiling"})
 
 
 @click.command()

@@ -6,12 +6,10 @@ from __future__ import annotations
 
 import click
 
-from metaeval.cli.app import (ALPHA, RESULT_TABLES, Context, Group, LazyChoice, _resampling_options, interrupted,
+from metaeval.cli.app import (ALPHA, Context, Group, LazyChoice, _resampling_options, interrupted,
                               scheduler_option, show, system_inputs_option)
 from metaeval.cli.progress import terminal_progress
 
-RESULT_TABLES.update({"ci_coverage": "latest_ci_coverage", "power": "latest_power",
-                      "normality": "latest_normality"})
 
 
 
