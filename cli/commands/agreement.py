@@ -69,10 +69,7 @@ def agreement_command(obj: Context, dataset, metrics, alpha, significant_only, n
         if s.properties.missing:
             click.echo(f"note: {s.properties.missing}", err=err)
         rows = agreement_runs.latest_rows(wh, scope, normalisation, alpha, significant_only)
-        by_property = wh.sql("""SELECT metric_a, metric_b, property, n_used, pearson, spearman
-                                FROM latest_property_agreement WHERE dataset = ? AND consensus = ?
-                                AND alpha = ? AND significant_only = ? ORDER BY property, metric_a, metric_b""",
-                             [dataset, agreement_runs.consensus_label(scope), alpha, significant_only])
+        by_property = agreement_runs.latest_property_rows(wh, scope, alpha, significant_only)
     if not is_text(fmt):
         if fmt not in ("json", "csv"):
             rows = rows[[c for c in ("metric_a", "metric_b", "bin", "n_inputs", "tau", "disagreement",

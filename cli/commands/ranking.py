@@ -61,27 +61,23 @@ def _report(table: str, summary, fmt: str = "text") -> None:
                    f"wrote {summary.written} rows", err=not is_text(fmt))
 
 
-def _run_analyses(obj: Context, scope_args: dict, builds, jobs: int, force: bool, valid_levels,
-                  fmt: str = "text") -> None:
-    """:func:`metaeval.runs.engine.analyse` of the analyses ``builds`` make (pairs (build,
-    show_rows)), then for each: report, ``show_rows(rows, analysis)``. Text: show_rows prints;
-    other formats: show_rows returns (name, rows), printed together."""
-    from metaeval.runs import engine
-
+def _run_analyses(obj: Context, call, shows, fmt: str = "text") -> None:
+    """``call(wh, progress)`` (a :mod:`metaeval.runs.ranking` function: its Outcomes), then for
+    each Outcome: report, ``show_rows(rows, analysis)`` with ``show_rows`` the function of
+    ``shows`` for its table. Text: show_rows prints; other formats: show_rows returns
+    (name, rows), printed together."""
     with obj.open() as wh:
         try:
-            outcomes = engine.analyse(wh, lambda scope: [build(scope) for build, _ in builds], **scope_args,
-                                      valid_levels=valid_levels, jobs=jobs, force=force,
-                                      progress=terminal_progress())
+            outcomes = call(wh, terminal_progress())
         except KeyboardInterrupt as exc:
             raise interrupted(exc, "the results finished so far are saved; "
                               "run the same command again to resume") from None
         for reason in (outcomes[0].skipped.values() if outcomes else ()):
             click.echo(f"skipped: {reason}", err=True)
         blocks = []
-        for out, (_, show_rows) in zip(outcomes, builds):
+        for out in outcomes:
             _report(out.analysis.table, out.summary, fmt)
-            block = show_rows(out.rows(wh), out.analysis)
+            block = shows[out.analysis.table](out.rows(wh), out.analysis)
             if block is not None:
                 blocks.append(block)
     if blocks:  # the blocks of one table (systems-agreement's tests) as one
@@ -170,19 +166,12 @@ def accuracy(obj, dataset, human, metrics, levels, coefficients, alpha, alternat
         with pd.option_context("display.max_rows", None, "display.width", 200):
             click.echo(wide.to_string())
 
-    scope_args = dict(dataset=dataset, human=human, metrics=metrics, levels=levels, coefficients=coefficients)
-    builds = []  # one _run_analyses: every analysis built (its options checked) before the first run writes
-    if delta_bins is not None:
-        builds.append((lambda scope: ranking_runs.delta_bins_analysis(
-            scope, delta_bins, metric_tolerance, human_tolerance, system_inputs), delta_rows))
-    if soft:
-        builds.append((lambda scope: ranking_runs.soft_accuracy_analysis(scope, k, seed), soft_rows))
-    else:
-        builds += [
-            (lambda scope: ranking_runs.accuracy_analysis(scope, metric_tolerance, human_tolerance, system_inputs),
-             accuracy_rows),
-            (lambda scope: ranking_runs.significance_analysis(scope, alpha, alternative), significance_rows)]
-    _run_analyses(obj, scope_args, builds, jobs, force, valid_levels=("system", "micro"), fmt=fmt)
+    shows = {"pairwise_accuracy": accuracy_rows, "input_significance": significance_rows,
+             "soft_pairwise_accuracy": soft_rows, "delta_bin_accuracy": delta_rows}
+    _run_analyses(obj, lambda wh, progress: ranking_runs.accuracy(
+        wh, dataset, human, metrics, levels, coefficients, alpha=alpha, alternative=alternative,
+        metric_tolerance=metric_tolerance, human_tolerance=human_tolerance, system_inputs=system_inputs, soft=soft,
+        delta_bins=delta_bins, k=k, seed=seed, jobs=jobs, force=force, progress=progress), shows, fmt)
 
 
 @click.command("systems-agreement")
@@ -202,7 +191,6 @@ def systems_agreement(obj, dataset, human, metrics, tests, alpha, k, seed, jobs,
     metric; per metric, the pairs where both are significant in the same direction, in
     opposite directions, only the metric, only the human, or neither: table system_agreement.
     """
-    from metaeval.analyses import ranking
     from metaeval.runs import ranking as ranking_runs
 
     def rows(frame, analysis):
@@ -211,10 +199,9 @@ def systems_agreement(obj, dataset, human, metrics, tests, alpha, k, seed, jobs,
             return analysis.table, _shown(frame, fmt, cols)
         show(frame[cols].round(3), fmt)
 
-    builds = [(lambda scope, t=t: ranking_runs.agreement_analysis(scope, t, alpha, k, seed), rows)
-              for t in (tests or ranking.PAIR_TESTS)]
-    _run_analyses(obj, dict(dataset=dataset, human=human, metrics=metrics), builds, jobs, force,
-                  valid_levels=(), fmt=fmt)
+    _run_analyses(obj, lambda wh, progress: ranking_runs.systems_agreement(
+        wh, dataset, human, metrics, tests, alpha=alpha, k=k, seed=seed, jobs=jobs, force=force, progress=progress),
+        {"system_agreement": rows}, fmt)
 
 
 @click.command("winners")
@@ -246,18 +233,14 @@ def winners(obj, dataset, human, metrics, levels, coefficients, method, alternat
     """
     import pandas as pd
 
-    from metaeval.runs import engine, selection
     from metaeval.runs import ranking as ranking_runs
 
     with obj.open() as wh:
-        scope = selection.resolve_scope(wh, dataset, human, metrics, levels, coefficients)
-        summary = ranking_runs.run_winners(wh, scope, method, alternative, correction, correction_group, alpha,
-                                           force, cluster_rule)
+        summary, frame = ranking_runs.winners(wh, dataset, human, metrics, levels, coefficients, method=method,
+                                              alternative=alternative, correction=correction,
+                                              correction_group=correction_group, alpha=alpha,
+                                              cluster_rule=cluster_rule, force=force)
         _report("winners", summary, fmt)
-        frame = engine.latest_rows(wh, "winners", dataset, human, level=scope.levels, coefficient=scope.coefficients,
-                        method=method, alternative=alternative, correction=correction,
-                        correction_group=correction_group, alpha=alpha, cluster_rule=cluster_rule)
-    frame = frame.sort_values(["level", "coefficient", "rank"], na_position="last")
     notes = _winners_notes(frame)
     for line in notes:
         click.echo(line, err=not is_text(fmt))
@@ -329,24 +312,16 @@ def replicability(obj, datasets, humans, metrics, levels, coefficients, method, 
     partial-conjunction test; k_hat estimates the number of datasets where A beats B.
     Table replicability.
     """
-    from metaeval.analyses import ranking
-    from metaeval.runs import engine
     from metaeval.runs import ranking as ranking_runs
 
     if len(humans) not in (1, len(datasets)):
         raise click.UsageError(f"give one --human per --dataset ({len(datasets)}), or one for all; got {len(humans)}")
     on = list(zip(datasets, humans if len(humans) > 1 else humans * len(datasets)))
     with obj.open() as wh:
-        summary = ranking_runs.run_replicability(wh, on, metrics, levels, coefficients, method, alternative,
-                                                 pc_methods, alpha, force)
+        summary, frame = ranking_runs.replicability(wh, on, metrics, levels, coefficients, method=method,
+                                                    alternative=alternative, pc_methods=pc_methods, alpha=alpha,
+                                                    force=force)
         _report("replicability", summary, fmt)
-        on = sorted(on)
-        frame = engine.latest_rows(wh, "replicability", "+".join(d for d, _ in on), "+".join(h for _, h in on),
-                        method=method, alternative=alternative, alpha=alpha, pc_method=pc_methods or ranking.PC_METHODS)
-    if levels:
-        frame = frame[frame["level"].isin(levels)]
-    if coefficients:
-        frame = frame[frame["coefficient"].isin(coefficients)]
     cols = ["metric_a", "metric_b", "level", "coefficient", "pc_method", "k_hat", "n_datasets", "identified"]
     show(_shown(frame, fmt, cols) if not is_text(fmt) else frame[cols].fillna(""), fmt)
 

@@ -136,11 +136,7 @@ def normality(obj: Context, dataset, measures, force):
             click.echo(f"normality: all {summary.results} results up to date; nothing computed (--force recomputes)")
         else:
             click.echo(f"normality: run {summary.run_id}: wrote {summary.written} rows")
-        frame = wh.sql("SELECT * FROM latest_normality WHERE dataset = ? ORDER BY measure, level", [dataset])
-    if measures:
-        import fnmatch
-
-        frame = frame[[any(fnmatch.fnmatchcase(m, g) for g in measures) for m in frame["measure"]]]
+        frame = simulation_runs.latest_normality(wh, dataset, measures)
     show(frame[["measure", "level", "statistic", "p_value", "percent_significant", "n"]].round(4), "table")
 
 
