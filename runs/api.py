@@ -91,8 +91,11 @@ class AnalysisWarehouse(core.Warehouse):
             ev.table                      # metric, level, coefficient, correlation, lower, upper, rank, ...
             wh.ci("realsumm", "litepyramid.recall", metrics=["mymetric"], levels=["system"])   # a DataFrame
 
-    ``correlate``, ``ci`` and ``compare`` run (or reuse) and persist as the commands do, and
-    return the latest rows of their setting.
+    Every analysis command has its method, which runs (or reuses) and persists as the command
+    does and returns the latest rows of its setting: ``correlate``, ``ci``, ``compare``,
+    ``accuracy``, ``systems_agreement``, ``winners``, ``replicability``, ``annotators``,
+    ``agreement``, ``simulate_coverage``, ``simulate_power``, ``normality``, ``rank_tasks``
+    (and ``evaluate``). A command writing several tables returns ``{table: rows}``.
     """
 
     def add_scores(self, dataset: str, sources, **options):
@@ -125,3 +128,85 @@ class AnalysisWarehouse(core.Warehouse):
         extra = out.analysis.extra_parameters
         return rows[(rows["correction"] == extra["correction"])
                     & (rows["correction_group"] == extra["correction_group"])].reset_index(drop=True)
+
+    def accuracy(self, dataset: str, human: str, metrics: Sequence[str] = (), levels: Sequence[str] = (),
+                 coefficients: Sequence[str] = (), **options) -> dict[str, pd.DataFrame]:
+        """:func:`metaeval.runs.ranking.accuracy`: the rows of each table it wrote."""
+        from metaeval.runs import ranking
+
+        return _tables(self, ranking.accuracy(self, dataset, human, metrics, levels, coefficients, **options))
+
+    def systems_agreement(self, dataset: str, human: str, metrics: Sequence[str] = (), tests: Sequence[str] = (),
+                          **options) -> pd.DataFrame:
+        """:func:`metaeval.runs.ranking.systems_agreement`'s rows (table ``system_agreement``)."""
+        import pandas as pd
+
+        from metaeval.runs import ranking
+
+        outcomes = ranking.systems_agreement(self, dataset, human, metrics, tests, **options)
+        return pd.concat([o.rows(self) for o in outcomes], ignore_index=True)
+
+    def winners(self, dataset: str, human: str, metrics: Sequence[str] = (), levels: Sequence[str] = (),
+                coefficients: Sequence[str] = (), **options) -> pd.DataFrame:
+        """:func:`metaeval.runs.ranking.winners`' rows (table ``winners``; reads stored tests)."""
+        from metaeval.runs import ranking
+
+        return ranking.winners(self, dataset, human, metrics, levels, coefficients, **options)[1]
+
+    def replicability(self, on: Sequence[tuple[str, str]], metrics: Sequence[str] = (), **options) -> pd.DataFrame:
+        """:func:`metaeval.runs.ranking.replicability`'s rows over the (dataset, human) pairs ``on``."""
+        from metaeval.runs import ranking
+
+        return ranking.replicability(self, on, metrics, **options)[1]
+
+    def annotators(self, dataset: str, humans: Sequence[str] = (), levels: Sequence[str] = (),
+                   coefficients: Sequence[str] = (), **options) -> dict[str, pd.DataFrame]:
+        """:func:`metaeval.runs.annotators.annotators`: ``annotator_agreement`` and ``human_ceiling`` rows."""
+        from metaeval.runs import annotators
+
+        summaries = annotators.annotators(self, dataset, humans, levels, coefficients, **options)
+        agreement, ceiling = annotators.latest(self, dataset, [s.human for s in summaries])
+        return {"annotator_agreement": agreement, "human_ceiling": ceiling}
+
+    def agreement(self, dataset: str, metrics: Sequence[str] = (), **options) -> dict[str, pd.DataFrame]:
+        """:func:`metaeval.runs.agreement.run_agreement`: ``score_range_agreement`` and
+        ``property_agreement`` rows of its setting."""
+        from metaeval.runs import agreement
+
+        scope = agreement.resolve(self, dataset, metrics)
+        agreement.run_agreement(self, scope, **options)
+        alpha, significant_only = options.get("alpha", 0.05), options.get("significant_only", False)
+        return {"score_range_agreement": agreement.latest_rows(self, scope, options.get("normalisation", "input"),
+                                                               alpha, significant_only),
+                "property_agreement": agreement.latest_property_rows(self, scope, alpha, significant_only)}
+
+    def simulate_coverage(self, dataset: str, human: str, metrics: Sequence[str], **options) -> pd.DataFrame:
+        """:func:`metaeval.runs.simulation.simulate_coverage`'s rows (table ``ci_coverage``)."""
+        from metaeval.runs import simulation
+
+        return simulation.simulate_coverage(self, dataset, human, metrics, **options).rows
+
+    def simulate_power(self, dataset: str, human: str, **options) -> pd.DataFrame:
+        """:func:`metaeval.runs.simulation.simulate_power`'s rows (table ``power``)."""
+        from metaeval.runs import simulation
+
+        return simulation.simulate_power(self, dataset, human, **options).rows
+
+    def normality(self, dataset: str, measures: Sequence[str] = (), **options) -> pd.DataFrame:
+        """:func:`metaeval.runs.simulation.normality`'s rows (table ``normality``)."""
+        from metaeval.runs import simulation
+
+        simulation.normality(self, dataset, measures, **options)
+        return simulation.latest_normality(self, dataset, measures)
+
+    def rank_tasks(self, tasks: Sequence[str], metrics: Sequence[str] = (), **options) -> pd.DataFrame:
+        """:func:`metaeval.runs.task_ranking.rank_tasks` of the tasks written
+        ``DATASET:HUMAN:LEVEL:COEFFICIENT[:WEIGHT]``."""
+        from metaeval.runs import task_ranking
+
+        return task_ranking.rank_tasks(self, [task_ranking.parse_task(t) for t in tasks], metrics, **options).rows
+
+
+def _tables(wh: Warehouse, outcomes: Sequence[Outcome]) -> dict[str, pd.DataFrame]:
+    """Each outcome's latest rows by its table."""
+    return {o.analysis.table: o.rows(wh) for o in outcomes}
