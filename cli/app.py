@@ -267,12 +267,7 @@ def echo_reports(reports, err: bool = False) -> None:
 
 
 # --- shared by the commands --------------------------------------------------------------
-RESULT_TABLES = {
-    "correlations": "latest_correlations",
-    "confidence_intervals": "latest_confidence_intervals",
-    "hypothesis_tests": "latest_hypothesis_tests",
-    "analysis_runs": "analysis_runs",
-}
+from metaeval.schema import RESULT_TABLES  # noqa: E402  (the results tables `results` and `export` offer)
 
 
 def _set_scheduler(ctx, param, value) -> None:
@@ -345,9 +340,6 @@ def _register_command_modules() -> None:
         module = importlib.import_module(f"{package.__name__}.{info.name}")
         for command in getattr(module, "COMMANDS", ()):
             main.add_command(attach(command))   # --db after the command's name too
-    # modules add their result tables; `results` and `export` offer all of them
-    for name in ("results", "export"):
-        next(p for p in main.commands[name].params if p.name == "table").type = click.Choice(sorted(RESULT_TABLES))
 
 
 _register_command_modules()

@@ -2,8 +2,10 @@
 
 Each module reads its matrices or texts from a :class:`metaeval.Warehouse`, calls the pure
 functions of :mod:`metaeval.analyses`, and writes every result with the run that produced it
-(parameters, seed, version, data fingerprint): :mod:`~metaeval.runs.runner` (correlations,
-confidence intervals, tests), :mod:`~metaeval.runs.ranking`, :mod:`~metaeval.runs.agreement`,
+(parameters, seed, version, data fingerprint). The engine: :mod:`~metaeval.runs.selection`
+(scope and data), :mod:`~metaeval.runs.runner` (the run loop; correlations, confidence intervals,
+tests), :mod:`~metaeval.runs.bookkeeping` (runs, the writer), :mod:`~metaeval.runs.engine` (the one
+``analyse()`` and ``latest_rows()``); the families: :mod:`~metaeval.runs.ranking`, :mod:`~metaeval.runs.agreement`,
 :mod:`~metaeval.runs.simulation`, :mod:`~metaeval.runs.scoring` (metrics computed from the
 stored texts), :mod:`~metaeval.runs.report` and :mod:`~metaeval.runs.demo`.
 """

@@ -284,6 +284,16 @@ def latest_rows(wh: Warehouse, scope: Scope, normalisation: str = "input", alpha
                   [scope.dataset, consensus_label(scope), normalisation, alpha, significant_only])
 
 
+def latest_property_rows(wh: Warehouse, scope: Scope, alpha: float = 0.05,
+                         significant_only: bool = False) -> pd.DataFrame:
+    """The latest ``property_agreement`` rows of the scope and parameters: metric_a, metric_b,
+    property, n_used, pearson, spearman."""
+    return wh.sql("""SELECT metric_a, metric_b, property, n_used, pearson, spearman
+                     FROM latest_property_agreement WHERE dataset = ? AND consensus = ?
+                     AND alpha = ? AND significant_only = ? ORDER BY property, metric_a, metric_b""",
+                  [scope.dataset, consensus_label(scope), alpha, significant_only])
+
+
 def tau_vs_property(wh: Warehouse, scope: Scope, metric_a: str, metric_b: str, prop: str, *,
                     window: int = 10, alpha: float = 0.05, significant_only: bool = False,
                     data: Data | None = None) -> pd.DataFrame:

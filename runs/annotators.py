@@ -146,6 +146,17 @@ def compute(a: Annotations, levels: Sequence[str], coefficients: Sequence[str], 
     return agreement, ceiling
 
 
+def latest(wh: Warehouse, dataset: str, humans: Sequence[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The latest ``annotator_agreement`` rows (by human, statistic, variant) and
+    ``human_ceiling`` rows (by human, estimator, level, coefficient) of ``humans``."""
+    humans = list(humans)
+    agreement = wh.sql("SELECT * FROM latest_annotator_agreement WHERE dataset = ? AND list_contains(?, human) "
+                       "ORDER BY human, statistic, variant", [dataset, humans])
+    ceiling = wh.sql("SELECT * FROM latest_human_ceiling WHERE dataset = ? AND list_contains(?, human) "
+                     "ORDER BY human, estimator, level, coefficient", [dataset, humans])
+    return agreement, ceiling
+
+
 def ceilings(wh: Warehouse, dataset: str, human: str) -> pd.DataFrame:
     """The latest leave-one-annotator-out ceilings of ``human`` stored by ``metaeval annotators``:
     level, coefficient, human_ceiling, human_ceiling_lower, human_ceiling_upper (no rows when it

@@ -2,8 +2,9 @@
 
 ``correlate``, ``ci`` and ``compare`` each resolve the scope (dataset, human judgment, metric
 globs, levels, coefficients), leave out the metrics too sparse to correlate (saying why),
-compute what the warehouse does not already hold (:func:`metaeval.runs.runner.run`) and return
-an :class:`Outcome` whose :meth:`~Outcome.rows` are the latest rows of that setting. The
+compute what the warehouse does not already hold and return an
+:class:`~metaeval.runs.engine.Outcome` whose :meth:`~metaeval.runs.engine.Outcome.rows` are the
+latest rows of that setting (all through :func:`metaeval.runs.engine.analyse`). The
 ``metaeval correlate|ci|compare`` commands are these functions plus printing::
 
     from metaeval import Warehouse
@@ -17,69 +18,32 @@ an :class:`Outcome` whose :meth:`~Outcome.rows` are the latest rows of that sett
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from metaeval import core
-from metaeval.runs import runner, selection
+from metaeval.runs import engine, runner, selection
 
 if TYPE_CHECKING:
-    from metaeval.runs.runner import ProgressFactory
     import pandas as pd
 
     from metaeval.core import Warehouse
     from metaeval.runs.evaluate import Evaluation
 
-#: results table -> the view holding the latest row of each key
-LATEST = {
-    "correlations": "latest_correlations",
-    "confidence_intervals": "latest_confidence_intervals",
-    "hypothesis_tests": "latest_hypothesis_tests",
-}
+Outcome = engine.Outcome
 
 
-@dataclass(frozen=True)
-class Outcome:
-    """What one analysis command did: its scope (after leaving out ``skipped`` metrics, with
-    the reason for each), the analysis and the run's summary (``summary.up_to_date``: nothing
-    was computed)."""
-
-    scope: selection.Scope
-    analysis: runner.Analysis
-    summary: runner.RunSummary
-    skipped: dict[str, str]
-
-    def rows(self, wh: Warehouse) -> pd.DataFrame:
-        """The latest rows of this setting (scope and parameters), in the scope's order."""
-        return latest_rows(wh, self.scope, self.analysis)
-
-    def __repr__(self) -> str:
-        s = self.summary
-        state = "up to date, nothing computed" if s.up_to_date else f"run {s.run_id} computed {s.computed}"
-        skipped = f"; skipped {sorted(self.skipped)}" if self.skipped else ""
-        return (f"Outcome({self.analysis.command} -> {self.analysis.table} on {self.scope.dataset}/{self.scope.human}: "
-                f"{len(self.scope.metrics)} metrics x {len(self.scope.levels)} levels x "
-                f"{len(self.scope.coefficients)} coefficients, {s.tasks} results, {state}{skipped})")
-
-
-def analyse(wh: Warehouse, build: Callable[[selection.Scope], runner.Analysis], dataset: str, human: str,
-            metrics: Sequence[str] = (), levels: Sequence[str] = (), coefficients: Sequence[str] = (), *,
-            jobs: int = 1, force: bool = False, progress: ProgressFactory | None = None, annotations: bool = False) -> Outcome:
-    """Run the analysis that ``build`` makes of the resolved scope (see the module docstring);
-    ``annotations``: it reads every annotator's values of the human judgment."""
-    scope = selection.resolve_scope(wh, dataset, human, metrics, levels, coefficients)
-    data = selection.load_data(wh, scope, annotations=annotations)
-    scope, skipped = selection.without_sparse_metrics(data, scope)
-    analysis = build(scope)
-    summary = runner.run(wh, scope, analysis, jobs=jobs, force=force, progress=progress, data=data)
-    return Outcome(scope, analysis, summary, skipped)
+def _one(wh: Warehouse, build: Callable[[selection.Scope], runner.Analysis], dataset: str, human: str,
+         metrics: Sequence[str], levels: Sequence[str], coefficients: Sequence[str], **run) -> Outcome:
+    """:func:`metaeval.runs.engine.analyse` of the one analysis ``build`` makes."""
+    outcome, = engine.analyse(wh, lambda scope: [build(scope)], dataset, human, metrics, levels, coefficients, **run)
+    return outcome
 
 
 def correlate(wh: Warehouse, dataset: str, human: str, metrics: Sequence[str] = (), levels: Sequence[str] = (),
               coefficients: Sequence[str] = (), *, system_inputs: str = runner.DEFAULT_SYSTEM_INPUTS,
               **run) -> Outcome:
     """Correlations of the metrics with ``human`` (table ``correlations``)."""
-    return analyse(wh, lambda scope: runner.correlate_analysis(scope, system_inputs), dataset, human, metrics,
+    return _one(wh, lambda scope: runner.correlate_analysis(scope, system_inputs), dataset, human, metrics,
                    levels, coefficients, **run)
 
 
@@ -89,7 +53,7 @@ def ci(wh: Warehouse, dataset: str, human: str, metrics: Sequence[str] = (), lev
        resample_annotators: str | None = None, **run) -> Outcome:
     """Confidence intervals of the correlations (table ``confidence_intervals``);
     ``resample_annotators`` ("cells" or "panel") re-draws the annotators in every resample."""
-    return analyse(wh, lambda scope: runner.ci_analysis(scope, method, k, alpha, seed, system_inputs,
+    return _one(wh, lambda scope: runner.ci_analysis(scope, method, k, alpha, seed, system_inputs,
                                                         resample_annotators),
                    dataset, human, metrics, levels, coefficients, annotations=resample_annotators is not None, **run)
 
@@ -110,27 +74,8 @@ def compare(wh: Warehouse, dataset: str, human: str, metrics: Sequence[str] = ()
                                                   alpha, seed, alternative, correction, correction_group, k_block,
                                                   system_inputs, resample_annotators=resample_annotators,
                                                   risk=risk if sequential else None)
-    return analyse(wh, build, dataset, human, metrics, levels, coefficients,
+    return _one(wh, build, dataset, human, metrics, levels, coefficients,
                    annotations=resample_annotators is not None, **run)
-
-
-def latest_rows(wh: Warehouse, scope: selection.Scope, analysis: runner.Analysis) -> pd.DataFrame:
-    """The latest rows of ``analysis``'s table within ``scope`` and with its parameters, in the
-    scope's order of metrics, levels and coefficients."""
-    frame = wh.sql(f"SELECT * FROM {LATEST[analysis.table]} WHERE dataset = ? AND human = ?",
-                   [scope.dataset, scope.human])
-    in_scope = frame["level"].isin(scope.levels) & frame["coefficient"].isin(scope.coefficients)
-    for column in ("metric", "metric_a", "metric_b"):
-        if column in frame.columns:
-            in_scope &= frame[column].isin(scope.metrics)
-    frame = frame[in_scope]
-    for column, value in analysis.param_columns.items():
-        frame = frame[frame[column].isna()] if value is None else frame[frame[column] == value]
-    order = {"metric": list(scope.metrics), "metric_a": list(scope.metrics), "metric_b": list(scope.metrics),
-             "level": list(scope.levels), "coefficient": list(scope.coefficients)}
-    keys = [c for c in analysis.key_columns if c in order]
-    rank = lambda col: col.map({v: i for i, v in enumerate(order[col.name])})  # noqa: E731
-    return frame.sort_values(keys, key=rank).reset_index(drop=True)
 
 
 class AnalysisWarehouse(core.Warehouse):
@@ -146,8 +91,11 @@ class AnalysisWarehouse(core.Warehouse):
             ev.table                      # metric, level, coefficient, correlation, lower, upper, rank, ...
             wh.ci("realsumm", "litepyramid.recall", metrics=["mymetric"], levels=["system"])   # a DataFrame
 
-    ``correlate``, ``ci`` and ``compare`` run (or reuse) and persist as the commands do, and
-    return the latest rows of their setting.
+    Every analysis command has its method, which runs (or reuses) and persists as the command
+    does and returns the latest rows of its setting: ``correlate``, ``ci``, ``compare``,
+    ``accuracy``, ``systems_agreement``, ``winners``, ``replicability``, ``annotators``,
+    ``agreement``, ``simulate_coverage``, ``simulate_power``, ``normality``, ``rank_tasks``
+    (and ``evaluate``). A command writing several tables returns ``{table: rows}``.
     """
 
     def add_scores(self, dataset: str, sources, **options):
@@ -180,3 +128,85 @@ class AnalysisWarehouse(core.Warehouse):
         extra = out.analysis.extra_parameters
         return rows[(rows["correction"] == extra["correction"])
                     & (rows["correction_group"] == extra["correction_group"])].reset_index(drop=True)
+
+    def accuracy(self, dataset: str, human: str, metrics: Sequence[str] = (), levels: Sequence[str] = (),
+                 coefficients: Sequence[str] = (), **options) -> dict[str, pd.DataFrame]:
+        """:func:`metaeval.runs.ranking.accuracy`: the rows of each table it wrote."""
+        from metaeval.runs import ranking
+
+        return _tables(self, ranking.accuracy(self, dataset, human, metrics, levels, coefficients, **options))
+
+    def systems_agreement(self, dataset: str, human: str, metrics: Sequence[str] = (), tests: Sequence[str] = (),
+                          **options) -> pd.DataFrame:
+        """:func:`metaeval.runs.ranking.systems_agreement`'s rows (table ``system_agreement``)."""
+        import pandas as pd
+
+        from metaeval.runs import ranking
+
+        outcomes = ranking.systems_agreement(self, dataset, human, metrics, tests, **options)
+        return pd.concat([o.rows(self) for o in outcomes], ignore_index=True)
+
+    def winners(self, dataset: str, human: str, metrics: Sequence[str] = (), levels: Sequence[str] = (),
+                coefficients: Sequence[str] = (), **options) -> pd.DataFrame:
+        """:func:`metaeval.runs.ranking.winners`' rows (table ``winners``; reads stored tests)."""
+        from metaeval.runs import ranking
+
+        return ranking.winners(self, dataset, human, metrics, levels, coefficients, **options)[1]
+
+    def replicability(self, on: Sequence[tuple[str, str]], metrics: Sequence[str] = (), **options) -> pd.DataFrame:
+        """:func:`metaeval.runs.ranking.replicability`'s rows over the (dataset, human) pairs ``on``."""
+        from metaeval.runs import ranking
+
+        return ranking.replicability(self, on, metrics, **options)[1]
+
+    def annotators(self, dataset: str, humans: Sequence[str] = (), levels: Sequence[str] = (),
+                   coefficients: Sequence[str] = (), **options) -> dict[str, pd.DataFrame]:
+        """:func:`metaeval.runs.annotators.annotators`: ``annotator_agreement`` and ``human_ceiling`` rows."""
+        from metaeval.runs import annotators
+
+        summaries = annotators.annotators(self, dataset, humans, levels, coefficients, **options)
+        agreement, ceiling = annotators.latest(self, dataset, [s.human for s in summaries])
+        return {"annotator_agreement": agreement, "human_ceiling": ceiling}
+
+    def agreement(self, dataset: str, metrics: Sequence[str] = (), **options) -> dict[str, pd.DataFrame]:
+        """:func:`metaeval.runs.agreement.run_agreement`: ``score_range_agreement`` and
+        ``property_agreement`` rows of its setting."""
+        from metaeval.runs import agreement
+
+        scope = agreement.resolve(self, dataset, metrics)
+        agreement.run_agreement(self, scope, **options)
+        alpha, significant_only = options.get("alpha", 0.05), options.get("significant_only", False)
+        return {"score_range_agreement": agreement.latest_rows(self, scope, options.get("normalisation", "input"),
+                                                               alpha, significant_only),
+                "property_agreement": agreement.latest_property_rows(self, scope, alpha, significant_only)}
+
+    def simulate_coverage(self, dataset: str, human: str, metrics: Sequence[str], **options) -> pd.DataFrame:
+        """:func:`metaeval.runs.simulation.simulate_coverage`'s rows (table ``ci_coverage``)."""
+        from metaeval.runs import simulation
+
+        return simulation.simulate_coverage(self, dataset, human, metrics, **options).rows
+
+    def simulate_power(self, dataset: str, human: str, **options) -> pd.DataFrame:
+        """:func:`metaeval.runs.simulation.simulate_power`'s rows (table ``power``)."""
+        from metaeval.runs import simulation
+
+        return simulation.simulate_power(self, dataset, human, **options).rows
+
+    def normality(self, dataset: str, measures: Sequence[str] = (), **options) -> pd.DataFrame:
+        """:func:`metaeval.runs.simulation.normality`'s rows (table ``normality``)."""
+        from metaeval.runs import simulation
+
+        simulation.normality(self, dataset, measures, **options)
+        return simulation.latest_normality(self, dataset, measures)
+
+    def rank_tasks(self, tasks: Sequence[str], metrics: Sequence[str] = (), **options) -> pd.DataFrame:
+        """:func:`metaeval.runs.task_ranking.rank_tasks` of the tasks written
+        ``DATASET:HUMAN:LEVEL:COEFFICIENT[:WEIGHT]``."""
+        from metaeval.runs import task_ranking
+
+        return task_ranking.rank_tasks(self, [task_ranking.parse_task(t) for t in tasks], metrics, **options).rows
+
+
+def _tables(wh: Warehouse, outcomes: Sequence[Outcome]) -> dict[str, pd.DataFrame]:
+    """Each outcome's latest rows by its table."""
+    return {o.analysis.table: o.rows(wh) for o in outcomes}

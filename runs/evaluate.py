@@ -39,7 +39,7 @@ import pandas as pd
 from metaeval.analyses import ranking, signature
 from metaeval.errors import WarehouseError
 from metaeval.analyses.stats import vocabulary
-from metaeval.runs import api, runner, selection
+from metaeval.runs import engine, runner, selection
 
 if TYPE_CHECKING:
     from metaeval.runs.runner import ProgressFactory
@@ -100,7 +100,7 @@ def new_metrics(batches_or_reports_measures: Sequence[pd.DataFrame]) -> list[str
 @dataclass(frozen=True)
 class Evaluation:
     """The outcome of :func:`evaluate` on one dataset: ``table`` (one row per metric, level and
-    coefficient), the three analyses' :class:`~metaeval.runs.api.Outcome` s, the ingest
+    coefficient), the three analyses' :class:`~metaeval.runs.engine.Outcome` s, the ingest
     reports, and the metrics left out (``skipped``, with the reason)."""
 
     dataset: str
@@ -108,7 +108,7 @@ class Evaluation:
     metrics: tuple[str, ...]                 # the evaluated metrics
     against: tuple[str, ...]                 # the other metrics of the scope
     settings: dict
-    outcomes: dict[str, api.Outcome] = field(repr=False)
+    outcomes: dict[str, engine.Outcome] = field(repr=False)
     table: pd.DataFrame = field(repr=False)
     loaded: list = field(default_factory=list, repr=False)
     skipped: dict[str, str] = field(default_factory=dict)
@@ -300,10 +300,9 @@ def run_request(wh: Warehouse, request: Request, *, jobs: int = 1, force: bool =
                          allow_new=o["allow_new"], before_commit=lambda: planned.append(_plan(wh, request)))
         plan = planned[0]
     scope, focus = plan.scope, plan.focus
-    outcomes = {}
-    for name, analysis in plan.analyses.items():
-        summary = runner.run(wh, scope, analysis, jobs=jobs, force=force, progress=progress, data=plan.data)
-        outcomes[name] = api.Outcome(scope, analysis, summary, plan.skipped)
+    outcomes = dict(zip(plan.analyses, engine.run_all(wh, scope, list(plan.analyses.values()), data=plan.data,
+                                                      skipped=plan.skipped, jobs=jobs, force=force,
+                                                      progress=progress)))
     settings = {"levels": list(scope.levels), "coefficients": list(scope.coefficients), "method": o["method"],
                 "alternative": ALTERNATIVE, "correction": o["correction"], "correction_group": "metric",
                 "ci_method": o["ci_method"], "k": o["k"], "seed": o["seed"], "alpha": o["alpha"],
@@ -321,7 +320,7 @@ def run_request(wh: Warehouse, request: Request, *, jobs: int = 1, force: bool =
                       ceiling)
 
 
-def evaluation_table(wh: Warehouse, outcomes: dict[str, api.Outcome], focus: Sequence[str],
+def evaluation_table(wh: Warehouse, outcomes: dict[str, engine.Outcome], focus: Sequence[str],
                      settings: dict, data: selection.Data | None = None) -> pd.DataFrame:
     """One row per metric of the scope, level and coefficient (see :class:`Evaluation`).
 

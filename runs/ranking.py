@@ -437,3 +437,83 @@ def run_replicability(wh: Warehouse, on: Sequence[tuple[str, str]], metric_globs
     return _write_new(wh, group, "replicability", "replicability", "latest_replicability",
                       ("metric_a", "metric_b", "level", "coefficient", "pc_method"),
                       params, parameters, fingerprint, planned, force)
+
+
+# --- the commands' Python API (what `metaeval accuracy|systems-agreement|winners` call) ---------------
+#: the levels pairwise accuracy has (system means; pairs within each input, pooled)
+ACCURACY_SCOPE_LEVELS = ("system", "micro")
+
+
+def accuracy(wh: Warehouse, dataset: str, human: str, metrics: Sequence[str] = (), levels: Sequence[str] = (),
+             coefficients: Sequence[str] = (), *, alpha: float = 0.05, alternative: str = "two-sided",
+             metric_tolerance: float = 0.0, human_tolerance: float = 0.0,
+             system_inputs: str = runner.DEFAULT_SYSTEM_INPUTS, soft: bool = False, delta_bins: int | None = None,
+             k: int = 1000, seed: int = 4, **run) -> list:
+    """Pairwise accuracy (``pairwise_accuracy``) and the inputs with a significant correlation
+    (``input_significance``); ``soft``: soft pairwise accuracy instead (``soft_pairwise_accuracy``,
+    ``k`` permutations, ``seed``); ``delta_bins``: also the accuracy within that many bins of the
+    human difference (``delta_bin_accuracy``). One :class:`~metaeval.runs.engine.Outcome` per
+    table, in that order (``run``: jobs, force, progress)."""
+    from metaeval.runs import engine
+
+    def build(scope: Scope) -> list[Analysis]:
+        analyses = []
+        if delta_bins is not None:
+            analyses.append(delta_bins_analysis(scope, delta_bins, metric_tolerance, human_tolerance, system_inputs))
+        if soft:
+            return analyses + [soft_accuracy_analysis(scope, k, seed)]
+        return analyses + [accuracy_analysis(scope, metric_tolerance, human_tolerance, system_inputs),
+                           significance_analysis(scope, alpha, alternative)]
+
+    return engine.analyse(wh, build, dataset, human, metrics, levels, coefficients,
+                          valid_levels=ACCURACY_SCOPE_LEVELS, **run)
+
+
+def systems_agreement(wh: Warehouse, dataset: str, human: str, metrics: Sequence[str] = (),
+                      tests: Sequence[str] = (), *, alpha: float = 0.05, k: int = 1000,
+                      seed: int = runner.DEFAULT_SEED, **run) -> list:
+    """Per metric and paired test (default all of :data:`analyses.ranking.PAIR_TESTS`), the system
+    pairs significant under the metric and/or the human (``system_agreement``); one
+    :class:`~metaeval.runs.engine.Outcome` per test."""
+    from metaeval.runs import engine
+
+    return engine.analyse(wh, lambda scope: [agreement_analysis(scope, t, alpha, k, seed)
+                                             for t in (tests or ranking.PAIR_TESTS)],
+                          dataset, human, metrics, valid_levels=(), **run)
+
+
+def winners(wh: Warehouse, dataset: str, human: str, metrics: Sequence[str] = (), levels: Sequence[str] = (),
+            coefficients: Sequence[str] = (), *, method: str = "perm-both",
+            alternative: str = runner.DEFAULT_ALTERNATIVE, correction: str = runner.DEFAULT_CORRECTION,
+            correction_group: str = runner.DEFAULT_CORRECTION_GROUP, alpha: float = 0.05,
+            cluster_rule: str = runner.DEFAULT_CLUSTER_RULE, force: bool = False) -> tuple[RunSummary, pd.DataFrame]:
+    """:func:`run_winners` over the resolved scope, and the latest ``winners`` rows of that
+    setting by level, coefficient and rank."""
+    from metaeval.runs import engine
+
+    scope = selection.resolve_scope(wh, dataset, human, metrics, levels, coefficients)
+    summary = run_winners(wh, scope, method, alternative, correction, correction_group, alpha, force, cluster_rule)
+    frame = engine.latest_rows(wh, "winners", dataset, human, level=scope.levels, coefficient=scope.coefficients,
+                               method=method, alternative=alternative, correction=correction,
+                               correction_group=correction_group, alpha=alpha, cluster_rule=cluster_rule)
+    return summary, frame.sort_values(["level", "coefficient", "rank"], na_position="last")
+
+
+def replicability(wh: Warehouse, on: Sequence[tuple[str, str]], metrics: Sequence[str] = (),
+                  levels: Sequence[str] = (), coefficients: Sequence[str] = (), *, method: str = "perm-both",
+                  alternative: str = "greater", pc_methods: Sequence[str] = (), alpha: float = 0.05,
+                  force: bool = False) -> tuple[RunSummary, pd.DataFrame]:
+    """:func:`run_replicability` over the (dataset, human) pairs ``on``, and the latest
+    ``replicability`` rows of that setting (of ``levels`` and ``coefficients`` when given)."""
+    from metaeval.runs import engine
+
+    summary = run_replicability(wh, on, metrics, levels, coefficients, method, alternative, pc_methods, alpha, force)
+    on = sorted(on)
+    frame = engine.latest_rows(wh, "replicability", "+".join(d for d, _ in on), "+".join(h for _, h in on),
+                               method=method, alternative=alternative, alpha=alpha,
+                               pc_method=tuple(pc_methods) or ranking.PC_METHODS)
+    if levels:
+        frame = frame[frame["level"].isin(levels)]
+    if coefficients:
+        frame = frame[frame["coefficient"].isin(coefficients)]
+    return summary, frame

@@ -579,6 +579,17 @@ def normality(wh: Warehouse, dataset: str, measure_globs: Sequence[str] = (), *,
     return Summary(run_id, 2 * len(chosen), len(rows), 0, len(rows))
 
 
+def latest_normality(wh: Warehouse, dataset: str, measure_globs: Sequence[str] = ()) -> pd.DataFrame:
+    """The latest ``normality`` rows of ``dataset`` (of the measures matching ``measure_globs``;
+    default all), by measure and level."""
+    frame = wh.sql("SELECT * FROM latest_normality WHERE dataset = ? ORDER BY measure, level", [dataset])
+    if measure_globs:
+        import fnmatch
+
+        frame = frame[[any(fnmatch.fnmatchcase(m, g) for g in measure_globs) for m in frame["measure"]]]
+    return frame
+
+
 def _normality_conventions(level: str) -> dict:
     return {"test": "scipy.stats.shapiro", "level": level, "alpha": NORMALITY_ALPHA,
             "values": ("the N system means (mean over inputs, NaN ignored; systems without a value left out)"

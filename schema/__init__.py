@@ -17,6 +17,50 @@ SCHEMA_VERSION = 4
 #: version -> the script (``schema/<name>.sql``) that brings it to the next version.
 MIGRATIONS = {1: "migrate_1", 2: "migrate_2", 3: "migrate_3"}
 
+#: The result tables and the views of their latest rows: the one registry. Every table an
+#: analysis writes, with the ``latest_*`` view holding the latest row of each key
+#: (``analysis_runs``: itself). :func:`metaeval.runs.engine.latest_rows` reads through it, and
+#: the ``results`` and ``export`` commands offer exactly these tables; a new analysis family adds
+#: its table here (docs/architecture.md).
+RESULT_TABLES: dict[str, str] = {
+    # correlate, ci, compare (runs/runner.py), evaluate
+    "correlations": "latest_correlations",
+    "confidence_intervals": "latest_confidence_intervals",
+    "hypothesis_tests": "latest_hypothesis_tests",
+    # accuracy, systems-agreement, winners, replicability (runs/ranking.py)
+    "pairwise_accuracy": "latest_pairwise_accuracy",
+    "soft_pairwise_accuracy": "latest_soft_pairwise_accuracy",
+    "delta_bin_accuracy": "latest_delta_bin_accuracy",
+    "input_significance": "latest_input_significance",
+    "system_agreement": "latest_system_agreement",
+    "winners": "latest_winners",
+    "replicability": "latest_replicability",
+    # agreement (runs/agreement.py)
+    "score_range_agreement": "latest_score_range_agreement",
+    "input_properties": "latest_input_properties",
+    "property_agreement": "latest_property_agreement",
+    # annotators (runs/annotators.py)
+    "annotator_agreement": "latest_annotator_agreement",
+    "human_ceiling": "latest_human_ceiling",
+    # simulate, normality (runs/simulation.py)
+    "ci_coverage": "latest_ci_coverage",
+    "power": "latest_power",
+    "normality": "latest_normality",
+    # rank-tasks (runs/task_ranking.py)
+    "task_rankings": "latest_task_rankings",
+    # every run of every analysis
+    "analysis_runs": "analysis_runs",
+}
+
+
+def latest_view(table: str) -> str:
+    """The view of ``table``'s latest rows; a KeyError names the registered tables."""
+    try:
+        return RESULT_TABLES[table]
+    except KeyError:
+        raise KeyError(f"{table!r} is not a registered result table; one of {sorted(RESULT_TABLES)}") from None
+
+
 _DDL = re.compile(r"^\d\d_.*\.sql$")
 
 

@@ -7,17 +7,12 @@ from typing import TYPE_CHECKING
 
 import click
 
-from metaeval.cli.app import ALPHA, RESULT_TABLES, Context, LazyChoice, fmt_option, interrupted, is_text, show_blocks
+from metaeval.cli.app import ALPHA, Context, LazyChoice, fmt_option, interrupted, is_text, show_blocks
 from metaeval.cli.progress import terminal_progress
 
 if TYPE_CHECKING:  # annotations only (a light start-up for `--help`)
     import pandas as pd
 
-RESULT_TABLES.update({
-    "score_range_agreement": "latest_score_range_agreement",
-    "input_properties": "latest_input_properties",
-    "property_agreement": "latest_property_agreement",
-})
 
 #: Up to this many metrics the tau tables are printed; beyond, a summary line.
 MAX_PRINTED_METRICS = 8
@@ -74,10 +69,7 @@ def agreement_command(obj: Context, dataset, metrics, alpha, significant_only, n
         if s.properties.missing:
             click.echo(f"note: {s.properties.missing}", err=err)
         rows = agreement_runs.latest_rows(wh, scope, normalisation, alpha, significant_only)
-        by_property = wh.sql("""SELECT metric_a, metric_b, property, n_used, pearson, spearman
-                                FROM latest_property_agreement WHERE dataset = ? AND consensus = ?
-                                AND alpha = ? AND significant_only = ? ORDER BY property, metric_a, metric_b""",
-                             [dataset, agreement_runs.consensus_label(scope), alpha, significant_only])
+        by_property = agreement_runs.latest_property_rows(wh, scope, alpha, significant_only)
     if not is_text(fmt):
         if fmt not in ("json", "csv"):
             rows = rows[[c for c in ("metric_a", "metric_b", "bin", "n_inputs", "tau", "disagreement",

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import click
 
-from metaeval.cli.app import (ALPHA, RESAMPLES, RESULT_TABLES, SEED, Context, LazyChoice, fmt_option, is_text,
+from metaeval.cli.app import (ALPHA, RESAMPLES, SEED, Context, LazyChoice, fmt_option, is_text,
                               layout_option, show)
 
-RESULT_TABLES.update({"annotator_agreement": "latest_annotator_agreement",
-                      "human_ceiling": "latest_human_ceiling"})
 
 
 @click.command()
@@ -47,10 +45,7 @@ def annotators(obj: Context, dataset, humans, levels, coefficients, k, alpha, sp
             state = "up to date; nothing computed" if s.run_id is None else f"run {s.run_id}: wrote {s.rows} rows"
             click.echo(f"{s.human}: {state}", err=not is_text(fmt))
         chosen = [s.human for s in summaries]
-        agreement = wh.sql("SELECT * FROM latest_annotator_agreement WHERE dataset = ? AND list_contains(?, human) "
-                           "ORDER BY human, statistic, variant", [dataset, chosen])
-        ceiling = wh.sql("SELECT * FROM latest_human_ceiling WHERE dataset = ? AND list_contains(?, human) "
-                         "ORDER BY human, estimator, level, coefficient", [dataset, chosen])
+        agreement, ceiling = runs.latest(wh, dataset, chosen)
     if not is_text(fmt):
         if levels:   # the paper's table: the levels and coefficients asked for (text shows every stored row)
             ceiling = ceiling[ceiling["level"].isin(levels)]

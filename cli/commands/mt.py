@@ -6,9 +6,8 @@ import json
 
 import click
 
-from metaeval.cli.app import ALPHA, RESAMPLES, RESULT_TABLES, Context, layout_option
+from metaeval.cli.app import ALPHA, RESAMPLES, Context, layout_option
 
-RESULT_TABLES.update({"task_rankings": "latest_task_rankings"})
 
 
 @click.command("rank-tasks")

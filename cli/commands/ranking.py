@@ -8,24 +8,13 @@ from typing import TYPE_CHECKING
 
 import click
 
-from metaeval.cli.app import (ALPHA, RESAMPLES, RESULT_TABLES, Context, FiniteFloatRange, LazyChoice,
+from metaeval.cli.app import (ALPHA, RESAMPLES, Context, FiniteFloatRange, LazyChoice,
                               _resampling_options, fmt_option, interrupted, is_text, layout_option, show, show_blocks,
                               system_inputs_option)
 from metaeval.cli.progress import terminal_progress
 
 if TYPE_CHECKING:  # annotations only (a light start-up for `--help`)
     import pandas as pd
-
-RESULT_TABLES.update({
-    "pairwise_accuracy": "latest_pairwise_accuracy",
-    "soft_pairwise_accuracy": "latest_soft_pairwise_accuracy",
-    "delta_bin_accuracy": "latest_delta_bin_accuracy",
-    "input_significance": "latest_input_significance",
-    "system_agreement": "latest_system_agreement",
-    "winners": "latest_winners",
-    "replicability": "latest_replicability",
-})
-
 
 
 def _options(*decorators):
@@ -72,24 +61,23 @@ def _report(table: str, summary, fmt: str = "text") -> None:
                    f"wrote {summary.written} rows", err=not is_text(fmt))
 
 
-def _run_analyses(obj: Context, scope_args: dict, builds, jobs: int, force: bool, valid_levels,
-                  fmt: str = "text") -> None:
-    """Resolve the scope, then for each (build, show_rows): run ``build(scope)``, report, ``show_rows(wh, scope,
-    analysis)``. Text: show_rows prints; other formats: show_rows returns (name, rows), printed together."""
-    from metaeval.runs import runner, selection
-
+def _run_analyses(obj: Context, call, shows, fmt: str = "text") -> None:
+    """``call(wh, progress)`` (a :mod:`metaeval.runs.ranking` function: its Outcomes), then for
+    each Outcome: report, ``show_rows(rows, analysis)`` with ``show_rows`` the function of
+    ``shows`` for its table. Text: show_rows prints; other formats: show_rows returns
+    (name, rows), printed together."""
     with obj.open() as wh:
-        scope = selection.resolve_scope(wh, valid_levels=valid_levels, **scope_args)
-        analyses = [build(scope) for build, _ in builds]   # every argument checked before any run
+        try:
+            outcomes = call(wh, terminal_progress())
+        except KeyboardInterrupt as exc:
+            raise interrupted(exc, "the results finished so far are saved; "
+                              "run the same command again to resume") from None
+        for reason in (outcomes[0].skipped.values() if outcomes else ()):
+            click.echo(f"skipped: {reason}", err=True)
         blocks = []
-        for analysis, (_, show_rows) in zip(analyses, builds):
-            try:
-                summary = runner.run(wh, scope, analysis, jobs=jobs, force=force, progress=terminal_progress())
-            except KeyboardInterrupt as exc:
-                raise interrupted(exc, "the results finished so far are saved; "
-                                  "run the same command again to resume") from None
-            _report(analysis.table, summary, fmt)
-            block = show_rows(wh, scope, analysis)
+        for out in outcomes:
+            _report(out.analysis.table, out.summary, fmt)
+            block = shows[out.analysis.table](out.rows(wh), out.analysis)
             if block is not None:
                 blocks.append(block)
     if blocks:  # the blocks of one table (systems-agreement's tests) as one
@@ -97,16 +85,6 @@ def _run_analyses(obj: Context, scope_args: dict, builds, jobs: int, force: bool
 
         names = list(dict.fromkeys(name for name, _ in blocks))
         show_blocks([(n, pd.concat([f for m, f in blocks if m == n], ignore_index=True)) for n in names], fmt)
-
-
-def _latest(wh, table: str, dataset: str, human: str, **filters) -> pd.DataFrame:
-    """The latest rows of ``table`` for dataset and human whose columns have the values ``filters``
-    (a tuple: any of its values; None: NULL)."""
-    frame = wh.sql(f"SELECT * FROM {RESULT_TABLES[table]} WHERE dataset = ? AND human = ?", [dataset, human])
-    for column, value in filters.items():
-        frame = frame[frame[column].isna()] if value is None else frame[frame[column].isin(
-            value if isinstance(value, tuple) else (value,))]
-    return frame
 
 
 @click.command("accuracy")
@@ -153,9 +131,7 @@ def accuracy(obj, dataset, human, metrics, levels, coefficients, alpha, alternat
 
     from metaeval.runs import ranking as ranking_runs
 
-    def accuracy_rows(wh, scope, analysis):
-        frame = _latest(wh, analysis.table, scope.dataset, scope.human, metric=scope.metrics, level=scope.levels,
-                        **analysis.param_columns)
+    def accuracy_rows(frame, analysis):
         if not is_text(fmt):
             return analysis.table, _shown(frame, fmt, ["metric", "level", "accuracy"])
         wide = frame.pivot_table(index="metric", columns="level", values="accuracy", dropna=False)
@@ -163,9 +139,7 @@ def accuracy(obj, dataset, human, metrics, levels, coefficients, alpha, alternat
                                "display.float_format", "{:.3f}".format):
             click.echo(wide.to_string())
 
-    def significance_rows(wh, scope, analysis):
-        frame = _latest(wh, analysis.table, scope.dataset, scope.human, metric=scope.metrics,
-                        coefficient=scope.coefficients, **analysis.param_columns)
+    def significance_rows(frame, analysis):
         if not is_text(fmt):
             return analysis.table, _shown(frame, fmt, ["metric", "coefficient", "n_inputs", "n_significant",
                                                        "percent_significant"])
@@ -176,15 +150,13 @@ def accuracy(obj, dataset, human, metrics, levels, coefficients, alpha, alternat
         with pd.option_context("display.max_rows", None, "display.width", 200):
             click.echo(wide.to_string())
 
-    def soft_rows(wh, scope, analysis):
-        frame = _latest(wh, analysis.table, scope.dataset, scope.human, metric=scope.metrics, **analysis.param_columns)
+    def soft_rows(frame, analysis):
         cols = ["metric", "spa", "pairs", "systems_used", "inputs_used"]
         if not is_text(fmt):
             return analysis.table, _shown(frame, fmt, cols)
         show(frame[cols].round(4), fmt)
 
-    def delta_rows(wh, scope, analysis):
-        frame = _latest(wh, analysis.table, scope.dataset, scope.human, metric=scope.metrics, **analysis.param_columns)
+    def delta_rows(frame, analysis):
         if not is_text(fmt):
             return analysis.table, _shown(frame, fmt, ["metric", "bin", "low", "high", "pairs", "accuracy", "kendall"])
         frame = frame.assign(cell=[f"{a:.3f} / {t:+.3f} ({n})" if pd.notna(a) else f"- ({n})"
@@ -194,19 +166,12 @@ def accuracy(obj, dataset, human, metrics, levels, coefficients, alpha, alternat
         with pd.option_context("display.max_rows", None, "display.width", 200):
             click.echo(wide.to_string())
 
-    scope_args = dict(dataset=dataset, human=human, metric_globs=metrics, levels=levels, coefficients=coefficients)
-    builds = []  # one _run_analyses: every analysis built (its options checked) before the first run writes
-    if delta_bins is not None:
-        builds.append((lambda scope: ranking_runs.delta_bins_analysis(
-            scope, delta_bins, metric_tolerance, human_tolerance, system_inputs), delta_rows))
-    if soft:
-        builds.append((lambda scope: ranking_runs.soft_accuracy_analysis(scope, k, seed), soft_rows))
-    else:
-        builds += [
-            (lambda scope: ranking_runs.accuracy_analysis(scope, metric_tolerance, human_tolerance, system_inputs),
-             accuracy_rows),
-            (lambda scope: ranking_runs.significance_analysis(scope, alpha, alternative), significance_rows)]
-    _run_analyses(obj, scope_args, builds, jobs, force, valid_levels=("system", "micro"), fmt=fmt)
+    shows = {"pairwise_accuracy": accuracy_rows, "input_significance": significance_rows,
+             "soft_pairwise_accuracy": soft_rows, "delta_bin_accuracy": delta_rows}
+    _run_analyses(obj, lambda wh, progress: ranking_runs.accuracy(
+        wh, dataset, human, metrics, levels, coefficients, alpha=alpha, alternative=alternative,
+        metric_tolerance=metric_tolerance, human_tolerance=human_tolerance, system_inputs=system_inputs, soft=soft,
+        delta_bins=delta_bins, k=k, seed=seed, jobs=jobs, force=force, progress=progress), shows, fmt)
 
 
 @click.command("systems-agreement")
@@ -226,21 +191,17 @@ def systems_agreement(obj, dataset, human, metrics, tests, alpha, k, seed, jobs,
     metric; per metric, the pairs where both are significant in the same direction, in
     opposite directions, only the metric, only the human, or neither: table system_agreement.
     """
-    from metaeval.analyses import ranking
     from metaeval.runs import ranking as ranking_runs
 
-    def rows(wh, scope, analysis):
-        frame = _latest(wh, analysis.table, scope.dataset, scope.human, metric=scope.metrics,
-                        **analysis.param_columns)
+    def rows(frame, analysis):
         cols = ["metric", "test", "pairs", "same", "opposite", "metric_only", "human_only", "neither", "agreement"]
         if not is_text(fmt):
             return analysis.table, _shown(frame, fmt, cols)
         show(frame[cols].round(3), fmt)
 
-    builds = [(lambda scope, t=t: ranking_runs.agreement_analysis(scope, t, alpha, k, seed), rows)
-              for t in (tests or ranking.PAIR_TESTS)]
-    _run_analyses(obj, dict(dataset=dataset, human=human, metric_globs=metrics), builds, jobs, force,
-                  valid_levels=(), fmt=fmt)
+    _run_analyses(obj, lambda wh, progress: ranking_runs.systems_agreement(
+        wh, dataset, human, metrics, tests, alpha=alpha, k=k, seed=seed, jobs=jobs, force=force, progress=progress),
+        {"system_agreement": rows}, fmt)
 
 
 @click.command("winners")
@@ -273,17 +234,13 @@ def winners(obj, dataset, human, metrics, levels, coefficients, method, alternat
     import pandas as pd
 
     from metaeval.runs import ranking as ranking_runs
-    from metaeval.runs import selection
 
     with obj.open() as wh:
-        scope = selection.resolve_scope(wh, dataset, human, metrics, levels, coefficients)
-        summary = ranking_runs.run_winners(wh, scope, method, alternative, correction, correction_group, alpha,
-                                           force, cluster_rule)
+        summary, frame = ranking_runs.winners(wh, dataset, human, metrics, levels, coefficients, method=method,
+                                              alternative=alternative, correction=correction,
+                                              correction_group=correction_group, alpha=alpha,
+                                              cluster_rule=cluster_rule, force=force)
         _report("winners", summary, fmt)
-        frame = _latest(wh, "winners", dataset, human, level=scope.levels, coefficient=scope.coefficients,
-                        method=method, alternative=alternative, correction=correction,
-                        correction_group=correction_group, alpha=alpha, cluster_rule=cluster_rule)
-    frame = frame.sort_values(["level", "coefficient", "rank"], na_position="last")
     notes = _winners_notes(frame)
     for line in notes:
         click.echo(line, err=not is_text(fmt))
@@ -355,23 +312,16 @@ def replicability(obj, datasets, humans, metrics, levels, coefficients, method, 
     partial-conjunction test; k_hat estimates the number of datasets where A beats B.
     Table replicability.
     """
-    from metaeval.analyses import ranking
     from metaeval.runs import ranking as ranking_runs
 
     if len(humans) not in (1, len(datasets)):
         raise click.UsageError(f"give one --human per --dataset ({len(datasets)}), or one for all; got {len(humans)}")
     on = list(zip(datasets, humans if len(humans) > 1 else humans * len(datasets)))
     with obj.open() as wh:
-        summary = ranking_runs.run_replicability(wh, on, metrics, levels, coefficients, method, alternative,
-                                                 pc_methods, alpha, force)
+        summary, frame = ranking_runs.replicability(wh, on, metrics, levels, coefficients, method=method,
+                                                    alternative=alternative, pc_methods=pc_methods, alpha=alpha,
+                                                    force=force)
         _report("replicability", summary, fmt)
-        on = sorted(on)
-        frame = _latest(wh, "replicability", "+".join(d for d, _ in on), "+".join(h for _, h in on),
-                        method=method, alternative=alternative, alpha=alpha, pc_method=pc_methods or ranking.PC_METHODS)
-    if levels:
-        frame = frame[frame["level"].isin(levels)]
-    if coefficients:
-        frame = frame[frame["coefficient"].isin(coefficients)]
     cols = ["metric_a", "metric_b", "level", "coefficient", "pc_method", "k_hat", "n_datasets", "identified"]
     show(_shown(frame, fmt, cols) if not is_text(fmt) else frame[cols].fillna(""), fmt)
 

@@ -30,8 +30,10 @@ def results(obj, table, dataset, human, metrics, levels, coefficients, methods, 
     A filter on a column the table does not have is an error. json and csv give every column
     (conventions and parameters nested in json); text, markdown and latex leave out the
     conventions, parameters and fingerprints."""
+    from metaeval.runs import engine
+
     with obj.open(read_only=True) as wh:
-        frame = _result_rows(wh, RESULT_TABLES[table], table, dataset)
+        frame = engine.table_rows(wh, table, dataset, latest=True)
         if signed:
             from metaeval.runs import signatures
 
@@ -90,10 +92,13 @@ def export(obj, table, fmt, out, latest, dataset, overwrite):
         raise click.BadParameter(f"{str(out)!r} looks like {suffix_format} but --format is {fmt}; "
                                  "make them agree", param_hint="--out")
     fmt = fmt or suffix_format
-    source = RESULT_TABLES[table] if latest else table
+    from metaeval import schema
+    from metaeval.runs import engine
+
+    source = schema.RESULT_TABLES[table] if latest else table
     files.check_output_file(out, warehouse=obj.path, overwrite=overwrite)
     with obj.open(read_only=True) as wh:
-        frame = _result_rows(wh, source, table, dataset)
+        frame = engine.table_rows(wh, table, dataset, latest=latest)
     with files.atomic_file(out, warehouse=obj.path, overwrite=overwrite) as tmp:
         if fmt == "csv":
             frame.to_csv(tmp, index=False)
@@ -102,21 +107,6 @@ def export(obj, table, fmt, out, latest, dataset, overwrite):
         else:
             frame.to_json(tmp, orient="records", lines=True, date_format="iso")
     click.echo(f"wrote {len(frame)} rows of {source} to {out}")
-
-
-def _result_rows(wh, source: str, table: str, dataset: str | None):
-    """The rows of ``source`` (a results table or its latest_* view) of ``dataset`` (None: all);
-    for analysis_runs, the runs over ``dataset`` (parameter ``dataset``, or in ``datasets``); for
-    replicability, the groups that include it."""
-    if table == "analysis_runs":
-        return wh.sql(f"SELECT * FROM {source} WHERE $dataset IS NULL OR json_extract_string(parameters, '$.dataset') "
-                      "= $dataset OR list_contains(json_extract_string(parameters, '$.datasets[*]'), $dataset) "
-                      "ORDER BY run_id", {"dataset": dataset})
-    if table == "replicability":  # a row's dataset names its group: the datasets joined by '+'
-        return wh.sql(f"SELECT * FROM {source} WHERE $dataset IS NULL OR dataset = $dataset "
-                      "OR list_contains(string_split(dataset, '+'), $dataset) ORDER BY result_id", {"dataset": dataset})
-    return wh.sql(f"SELECT * FROM {source} WHERE $dataset IS NULL OR dataset = $dataset ORDER BY result_id",
-                  {"dataset": dataset})
 
 
 COMMANDS = [results, export]

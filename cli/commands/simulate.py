@@ -6,12 +6,10 @@ from __future__ import annotations
 
 import click
 
-from metaeval.cli.app import (ALPHA, RESULT_TABLES, Context, Group, LazyChoice, _resampling_options, interrupted,
+from metaeval.cli.app import (ALPHA, Context, Group, LazyChoice, _resampling_options, interrupted,
                               scheduler_option, show, system_inputs_option)
 from metaeval.cli.progress import terminal_progress
 
-RESULT_TABLES.update({"ci_coverage": "latest_ci_coverage", "power": "latest_power",
-                      "normality": "latest_normality"})
 
 
 
@@ -138,11 +136,7 @@ def normality(obj: Context, dataset, measures, force):
             click.echo(f"normality: all {summary.results} results up to date; nothing computed (--force recomputes)")
         else:
             click.echo(f"normality: run {summary.run_id}: wrote {summary.written} rows")
-        frame = wh.sql("SELECT * FROM latest_normality WHERE dataset = ? ORDER BY measure, level", [dataset])
-    if measures:
-        import fnmatch
-
-        frame = frame[[any(fnmatch.fnmatchcase(m, g) for g in measures) for m in frame["measure"]]]
+        frame = simulation_runs.latest_normality(wh, dataset, measures)
     show(frame[["measure", "level", "statistic", "p_value", "percent_significant", "n"]].round(4), "table")
 
 

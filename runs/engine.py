@@ -1,0 +1,130 @@
+"""The one way to run an analysis and read what it stored: resolve, load, run, read the latest rows.
+
+- :func:`analyse` resolves the scope (dataset, human judgment, metric globs, levels,
+  coefficients), loads its data, leaves out the metrics too sparse to correlate (saying why),
+  builds the analyses of that scope (every argument checked before anything is written), runs
+  each (:func:`metaeval.runs.runner.run`: only what the warehouse does not already hold) and
+  returns one :class:`Outcome` per analysis;
+- :func:`run_all` is its last step, for callers that resolved and loaded the scope themselves
+  (``evaluate`` plans before an ingest commits);
+- :func:`latest_rows` reads the latest rows of any registered result table
+  (:data:`metaeval.schema.RESULT_TABLES`), filtered by column values and ordered by a scope;
+- :func:`table_rows` reads every row (or the latest) of a result table for one dataset.
+
+Every analysis family is served by these four::
+
+    from metaeval.runs import engine, ranking
+
+    out, = engine.analyse(wh, lambda scope: [ranking.accuracy_analysis(scope)], "summeval", "expert.relevance",
+                          levels=["system"], valid_levels=("system", "micro"))
+    out.rows(wh)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from metaeval import schema
+from metaeval.runs import runner, selection
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from metaeval.core import Warehouse
+    from metaeval.runs.runner import ProgressFactory
+
+#: the key columns a scope orders and filters: column -> the scope's attribute
+SCOPE_COLUMNS = {"metric": "metrics", "metric_a": "metrics", "metric_b": "metrics", "level": "levels",
+                 "coefficient": "coefficients"}
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one analysis did: its scope (after leaving out ``skipped`` metrics, with the reason
+    for each), the analysis and the run's summary (``summary.up_to_date``: nothing was
+    computed)."""
+
+    scope: selection.Scope
+    analysis: runner.Analysis
+    summary: runner.RunSummary
+    skipped: dict[str, str]
+
+    def rows(self, wh: Warehouse) -> pd.DataFrame:
+        """The latest rows of this setting (scope and parameters), in the scope's order."""
+        scope, analysis = self.scope, self.analysis
+        in_scope = {c: tuple(getattr(scope, SCOPE_COLUMNS[c])) for c in analysis.key_columns if c in SCOPE_COLUMNS}
+        return latest_rows(wh, analysis.table, scope.dataset, scope.human, order=scope,
+                           **in_scope, **analysis.param_columns)
+
+    def __repr__(self) -> str:
+        s = self.summary
+        state = "up to date, nothing computed" if s.up_to_date else f"run {s.run_id} computed {s.computed}"
+        skipped = f"; skipped {sorted(self.skipped)}" if self.skipped else ""
+        return (f"Outcome({self.analysis.command} -> {self.analysis.table} on {self.scope.dataset}/{self.scope.human}: "
+                f"{len(self.scope.metrics)} metrics x {len(self.scope.levels)} levels x "
+                f"{len(self.scope.coefficients)} coefficients, {s.tasks} results, {state}{skipped})")
+
+
+def analyse(wh: Warehouse, build: Callable[[selection.Scope], Sequence[runner.Analysis]], dataset: str,
+            human: str, metrics: Sequence[str] = (), levels: Sequence[str] = (), coefficients: Sequence[str] = (),
+            *, valid_levels: Sequence[str] | None = None, annotations: bool = False,
+            jobs: int = 1, force: bool = False, progress: ProgressFactory | None = None) -> list[Outcome]:
+    """Run the analyses ``build`` makes of the resolved scope, in order (see the module
+    docstring); ``valid_levels``: the levels the analyses accept (default the correlation
+    levels); ``annotations``: they read every annotator's values of the human judgment."""
+    extra = {} if valid_levels is None else {"valid_levels": valid_levels}
+    scope = selection.resolve_scope(wh, dataset, human, metrics, levels, coefficients, **extra)
+    data = selection.load_data(wh, scope, annotations=annotations)
+    scope, skipped = selection.without_sparse_metrics(data, scope)
+    analyses = list(build(scope))   # every argument checked before the first run writes
+    return run_all(wh, scope, analyses, data=data, skipped=skipped, jobs=jobs, force=force, progress=progress)
+
+
+def run_all(wh: Warehouse, scope: selection.Scope, analyses: Sequence[runner.Analysis], *,
+            data: selection.Data | None = None, skipped: dict[str, str] | None = None, jobs: int = 1,
+            force: bool = False, progress: ProgressFactory | None = None) -> list[Outcome]:
+    """Run each of ``analyses`` over ``scope`` (``data``: its loaded data, read if None)."""
+    return [Outcome(scope, a, runner.run(wh, scope, a, jobs=jobs, force=force, progress=progress, data=data),
+                    dict(skipped or {}))
+            for a in analyses]
+
+
+def latest_rows(wh: Warehouse, table: str, dataset: str, human: str | None = None, *,
+                order: selection.Scope | None = None, **filters: Any) -> pd.DataFrame:
+    """The latest rows of ``table`` (:data:`metaeval.schema.RESULT_TABLES`) for ``dataset`` (and
+    ``human``) whose columns have the values ``filters`` give (a tuple: any of its values; None:
+    NULL); ``order``: sorted by that scope's order of metrics, levels and coefficients."""
+    where, args = ["dataset = ?"], [dataset]
+    if human is not None:
+        where.append("human = ?")
+        args.append(human)
+    frame = wh.sql(f"SELECT * FROM {schema.latest_view(table)} WHERE {' AND '.join(where)}", args)
+    for column, value in filters.items():
+        frame = frame[frame[column].isna()] if value is None else frame[frame[column].isin(
+            value if isinstance(value, tuple) else (value,))]
+    if order is not None:
+        ranks = {c: {v: i for i, v in enumerate(getattr(order, a))} for c, a in SCOPE_COLUMNS.items()
+                 if c in frame.columns}
+        keys = [c for c in ranks]
+        if keys:
+            frame = frame.sort_values(keys, key=lambda col: col.map(ranks[col.name]))
+    return frame.reset_index(drop=True)
+
+
+def table_rows(wh: Warehouse, table: str, dataset: str | None = None, *, latest: bool = False) -> pd.DataFrame:
+    """Every row of ``table`` (``latest``: its latest view) of ``dataset`` (None: all), by
+    result id; for ``analysis_runs``, the runs over ``dataset`` (parameter ``dataset``, or in
+    ``datasets``), by run id; for ``replicability``, the groups that include it."""
+    schema.latest_view(table)   # a registered table
+    source = schema.latest_view(table) if latest else table
+    if table == "analysis_runs":
+        return wh.sql(f"SELECT * FROM {source} WHERE $dataset IS NULL OR json_extract_string(parameters, '$.dataset') "
+                      "= $dataset OR list_contains(json_extract_string(parameters, '$.datasets[*]'), $dataset) "
+                      "ORDER BY run_id", {"dataset": dataset})
+    if table == "replicability":  # a row's dataset names its group: the datasets joined by '+'
+        return wh.sql(f"SELECT * FROM {source} WHERE $dataset IS NULL OR dataset = $dataset "
+                      "OR list_contains(string_split(dataset, '+'), $dataset) ORDER BY result_id", {"dataset": dataset})
+    return wh.sql(f"SELECT * FROM {source} WHERE $dataset IS NULL OR dataset = $dataset ORDER BY result_id",
+                  {"dataset": dataset})
