@@ -128,3 +128,16 @@ def table_rows(wh: Warehouse, table: str, dataset: str | None = None, *, latest:
                       "OR list_contains(string_split(dataset, '+'), $dataset) ORDER BY result_id", {"dataset": dataset})
     return wh.sql(f"SELECT * FROM {source} WHERE $dataset IS NULL OR dataset = $dataset ORDER BY result_id",
                   {"dataset": dataset})
+
+
+def setting_rows(wh: Warehouse, table: str, where: dict[str, Any],
+                 settings: Sequence[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The latest rows of ``table`` whose columns equal ``where`` (dataset, human and one
+    setting), and the distinct ``settings`` columns stored for that dataset and human (what a
+    figure of another setting could draw instead)."""
+    wh.require_dataset(where["dataset"])
+    view = schema.latest_view(table)
+    rows = wh.sql(f"SELECT * FROM {view} WHERE " + " AND ".join(f"{c} = ${c}" for c in where), where)
+    stored = wh.sql(f"SELECT DISTINCT {', '.join(settings)} FROM {view} WHERE dataset = $dataset "
+                    "AND human = $human ORDER BY ALL", {"dataset": where["dataset"], "human": where["human"]})
+    return rows, stored

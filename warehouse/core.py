@@ -132,6 +132,20 @@ class Warehouse:
         """Run a query with bound parameters; the result as a DataFrame."""
         return self.con.execute(query, params).df()
 
+    def user_query(self, query: str) -> pd.DataFrame | None:
+        """A user's SQL ``query`` with no access to anything outside the warehouse (DuckDB's
+        ``enable_external_access`` off, which the query cannot switch back on while the database
+        is open): no other files read or written, no extensions loaded. None when ``query`` holds
+        no statement ('', ';', comments only: DuckDB would run nothing); a DuckDB error is a
+        :class:`WarehouseError` in one line."""
+        try:
+            self.con.execute("SET enable_external_access = false")
+            if not self.con.extract_statements(query):
+                return None
+            return self.sql(query)
+        except duckdb.Error as exc:
+            raise WarehouseError(f"SQL error: {one_line(exc)}") from None
+
     def datasets(self) -> pd.DataFrame:
         return self.sql("SELECT * FROM dataset_summary")
 

@@ -47,15 +47,14 @@ def _options(settings: dict) -> str:
     return " ".join(f"--{c.replace('_', '-')} {v}" for c, v in settings.items())
 
 
-def _rows(obj: Context, view: str, where: dict, options: dict, what: str, hint: str):
-    """The rows of ``view`` whose columns equal ``where`` (dataset, human and the settings
+def _rows(obj: Context, table: str, where: dict, options: dict, what: str, hint: str):
+    """The latest rows of ``table`` whose columns equal ``where`` (dataset, human and the settings
     chosen by the command's ``options``: column -> option name), or an error saying how to
     produce them and which settings the warehouse holds."""
+    from metaeval.runs import engine
+
     with obj.open(read_only=True) as wh:
-        wh.require_dataset(where["dataset"])
-        rows = wh.sql(f"SELECT * FROM {view} WHERE " + " AND ".join(f"{c} = ${c}" for c in where), where)
-        stored = wh.sql(f"SELECT DISTINCT {', '.join(options)} FROM {view} WHERE dataset = $dataset "
-                        f"AND human = $human ORDER BY ALL", {"dataset": where["dataset"], "human": where["human"]})
+        rows, stored = engine.setting_rows(wh, table, where, list(options))
     if rows.empty:
         chosen = _options({options[c]: where[c] for c in options})
         message = f"no {what} of {where['dataset']} against {where['human']} with {chosen}: run `{hint}` first"
@@ -104,7 +103,7 @@ def plot_ci(obj, dataset, human, level, coefficient, out, overwrite, method, alp
     where = dict(dataset=dataset, human=human, level=level, coefficient=coefficient, method=method, alpha=alpha)
     hint = obj.command("ci", "--dataset", dataset, "--human", human, "--level", level, "--coefficient", coefficient,
                        "--method", method, "--alpha", alpha)
-    rows = _rows(obj, "latest_confidence_intervals", where,
+    rows = _rows(obj, "confidence_intervals", where,
                  {"level": "level", "coefficient": "coefficient", "method": "method", "alpha": "alpha"},
                  "confidence intervals", hint)
     from metaeval.runs import annotators
@@ -144,7 +143,7 @@ def plot_heatmap(obj, dataset, human, level, coefficient, out, overwrite, method
                        "--coefficient", coefficient, "--method", method, "--alternative", alternative,
                        "--correction", correction, "--correction-group", correction_group, "--alpha", alpha)
     settings = ("level", "coefficient", "method", "alternative", "correction", "correction_group", "alpha")
-    rows = _rows(obj, "latest_hypothesis_tests", where, {c: c for c in settings}, "hypothesis tests", hint)
+    rows = _rows(obj, "hypothesis_tests", where, {c: c for c in settings}, "hypothesis tests", hint)
     with obj.open(read_only=True) as wh:
         correlations = reporting.correlations(wh, dataset, human, level, coefficient)
     _write(obj, figures.significance_heatmap(rows, alpha, f"{method}, {level} level, {coefficient}, against {human}",
@@ -165,7 +164,7 @@ def plot_power(obj, dataset, human, level, coefficient, out, overwrite, variant,
     where = dict(dataset=dataset, human=human, variant=variant, level=level, coefficient=coefficient, alpha=alpha)
     hint = obj.command("simulate", "power", "--dataset", dataset, "--human", human, "--level", level,
                        "--coefficient", coefficient, "--rouge-variant", variant, "--alpha", alpha)
-    rows = _rows(obj, "latest_power", where, {"level": "level", "coefficient": "coefficient",
+    rows = _rows(obj, "power", where, {"level": "level", "coefficient": "coefficient",
                                               "variant": "rouge_variant", "alpha": "alpha"}, "power results", hint)
     _write(obj, figures.power_curves(rows, f"power of ROUGE-1 {variant} > R_k, {level} level, {coefficient}, "
                                       f"against {human}"), out, overwrite)

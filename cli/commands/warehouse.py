@@ -106,18 +106,11 @@ def sql(obj, query, fmt):
     that write (INSERT, COPY ... TO), read other files (read_csv, ATTACH) or load extensions
     are refused. To save a result, use --format csv and redirect it.
     """
-    import duckdb
-
     with obj.open(read_only=True) as wh:
-        try:
-            # cannot be switched back on by the query: DuckDB refuses while the database is open
-            wh.con.execute("SET enable_external_access = false")
-            if not wh.con.extract_statements(query):  # '', ';', only comments: DuckDB runs nothing
-                raise WarehouseError(f"no SQL statement given: QUERY {query!r} holds none; give one, e.g. "
-                                     f"{obj.command('sql', 'SELECT * FROM dataset_summary')}")
-            frame = wh.sql(query)
-        except duckdb.Error as exc:
-            raise WarehouseError(f"SQL error: {exc}") from None
+        frame = wh.user_query(query)
+    if frame is None:
+        raise WarehouseError(f"no SQL statement given: QUERY {query!r} holds none; give one, e.g. "
+                             f"{obj.command('sql', 'SELECT * FROM dataset_summary')}")
     show(frame, fmt)
 
 
