@@ -125,9 +125,9 @@ class AnalysisWarehouse(core.Warehouse):
         """:func:`compare`'s rows of its correction (table ``hypothesis_tests``)."""
         out = compare(self, dataset, human, metrics, levels, coefficients, **options)
         rows = out.rows(self)
-        extra = out.analysis.extra_parameters
-        return rows[(rows["correction"] == extra["correction"])
-                    & (rows["correction_group"] == extra["correction_group"])].reset_index(drop=True)
+        params = out.analysis.params
+        return rows[(rows["correction"] == params.correction)
+                    & (rows["correction_group"] == params.correction_group)].reset_index(drop=True)
 
     def accuracy(self, dataset: str, human: str, metrics: Sequence[str] = (), levels: Sequence[str] = (),
                  coefficients: Sequence[str] = (), **options) -> dict[str, pd.DataFrame]:

@@ -19,6 +19,8 @@ import json
 import math
 import shlex
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -30,6 +32,7 @@ from metaeval.core import Warehouse
 from metaeval.errors import WarehouseError
 from metaeval.analyses.stats import vocabulary
 from metaeval.runs import bookkeeping, runner, selection
+from metaeval.runs.parameters import Params, setting
 from metaeval.runs.runner import Analysis, Data, RunSummary, Scope, Task
 
 ALTERNATIVES = vocabulary.ALTERNATIVES
@@ -49,6 +52,57 @@ def _choice(value: str, valid: Sequence[str], what: str) -> str:
 
 
 # --- accuracy, input significance, system agreement: runner analyses ---------------------------
+@dataclass(frozen=True)
+class AccuracyParams(Params):
+    """Pairwise accuracy (table ``pairwise_accuracy``)."""
+
+    table: ClassVar[str] = "pairwise_accuracy"
+    metric_tolerance: float = 0.0
+    human_tolerance: float = 0.0
+    system_inputs: str = runner.DEFAULT_SYSTEM_INPUTS
+
+
+@dataclass(frozen=True)
+class DeltaBinParams(Params):
+    """Pairwise accuracy and tau within quantile bins of the human difference (table ``delta_bin_accuracy``)."""
+
+    table: ClassVar[str] = "delta_bin_accuracy"
+    bins: int
+    metric_tolerance: float = 0.0
+    human_tolerance: float = 0.0
+    system_inputs: str = runner.DEFAULT_SYSTEM_INPUTS
+
+
+@dataclass(frozen=True)
+class SoftAccuracyParams(Params):
+    """Soft pairwise accuracy (table ``soft_pairwise_accuracy``)."""
+
+    table: ClassVar[str] = "soft_pairwise_accuracy"
+    k: int
+    seed: int
+
+
+@dataclass(frozen=True)
+class SignificanceParams(Params):
+    """The inputs whose correlation with the human is significant (table ``input_significance``)."""
+
+    table: ClassVar[str] = "input_significance"
+    alpha: float
+    alternative: str
+
+
+@dataclass(frozen=True)
+class SystemAgreementParams(Params):
+    """The system pairs significant under the metric and/or the human (table ``system_agreement``);
+    ``k`` and ``seed`` None for a parametric test."""
+
+    table: ClassVar[str] = "system_agreement"
+    test: str
+    alpha: float
+    k: int | None
+    seed: int | None = setting(None)
+
+
 def accuracy_analysis(scope: Scope, metric_tolerance: float = 0.0, human_tolerance: float = 0.0,
                       system_inputs: str = runner.DEFAULT_SYSTEM_INPUTS) -> Analysis:
     """Pairwise accuracy of every metric at the scope's levels (system, micro); at the system
@@ -56,11 +110,9 @@ def accuracy_analysis(scope: Scope, metric_tolerance: float = 0.0, human_toleran
     for name, value in (("--metric-tolerance", metric_tolerance), ("--human-tolerance", human_tolerance)):
         if not (math.isfinite(value) and value >= 0):
             raise WarehouseError(f"{name} must be a finite number >= 0; got {value}")
-    params = {"metric_tolerance": float(metric_tolerance), "human_tolerance": float(human_tolerance),
-              **runner.system_inputs_parameter(system_inputs)}
+    params = AccuracyParams(float(metric_tolerance), float(human_tolerance), runner.check_system_inputs(system_inputs))
     tasks = [Task({"metric": m, "level": lv}, (m, scope.human)) for m in scope.metrics for lv in scope.levels]
-    return Analysis("accuracy", "pairwise_accuracy", ("metric", "level"), params, tasks, evaluate_accuracy,
-                    params, evaluate_keys=("level",))
+    return Analysis("accuracy", params, ("metric", "level"), tasks, evaluate_accuracy, evaluate_keys=("level",))
 
 
 def delta_bins_analysis(scope: Scope, bins: int, metric_tolerance: float = 0.0,
@@ -70,10 +122,9 @@ def delta_bins_analysis(scope: Scope, bins: int, metric_tolerance: float = 0.0,
     if isinstance(bins, bool) or not isinstance(bins, int) or bins < 1:
         raise WarehouseError(f"--delta-bins must be a positive integer; got {bins!r}")
     base = accuracy_analysis(scope, metric_tolerance, human_tolerance, system_inputs).params
-    params = {"bins": bins, **base}
+    params = DeltaBinParams(bins, base.metric_tolerance, base.human_tolerance, base.system_inputs)
     tasks = [Task({"metric": m, "bin": b}, (m, scope.human)) for m in scope.metrics for b in range(bins)]
-    return Analysis("accuracy", "delta_bin_accuracy", ("metric", "bin"), params, tasks, evaluate_delta_bin,
-                    params, evaluate_keys=("bin",))
+    return Analysis("accuracy", params, ("metric", "bin"), tasks, evaluate_delta_bin, evaluate_keys=("bin",))
 
 
 def evaluate_delta_bin(arrays, bin, bins, metric_tolerance, human_tolerance,  # noqa: A002
@@ -89,10 +140,9 @@ def soft_accuracy_analysis(scope: Scope, k: int = 1000, seed: int = 4) -> Analys
     """Soft pairwise accuracy of every metric (Thompson et al. 2024; table soft_pairwise_accuracy)."""
     if k < 1 or seed < 0:
         raise WarehouseError(f"--k must be at least 1 and --seed non-negative; got k={k}, seed={seed}")
-    params = {"k": int(k), "seed": int(seed)}
+    params = SoftAccuracyParams(int(k), int(seed))
     tasks = [Task({"metric": m}, (m, scope.human)) for m in scope.metrics]
-    return Analysis("accuracy", "soft_pairwise_accuracy", ("metric",), params, tasks, evaluate_soft_accuracy,
-                    params, seed=params["seed"], evaluate_keys=())
+    return Analysis("accuracy", params, ("metric",), tasks, evaluate_soft_accuracy, evaluate_keys=())
 
 
 def evaluate_soft_accuracy(arrays, k, seed) -> dict:
@@ -119,10 +169,10 @@ def evaluate_soft_accuracy(arrays, k, seed) -> dict:
 
 def significance_analysis(scope: Scope, alpha: float = 0.05, alternative: str = "two-sided") -> Analysis:
     """Per metric and coefficient, the inputs whose correlation with the human is significant."""
-    params = {"alpha": _alpha(alpha), "alternative": _choice(alternative, ALTERNATIVES, "alternative")}
+    params = SignificanceParams(_alpha(alpha), _choice(alternative, ALTERNATIVES, "alternative"))
     tasks = [Task({"metric": m, "coefficient": c}, (m, scope.human)) for m in scope.metrics for c in scope.coefficients]
-    return Analysis("accuracy", "input_significance", ("metric", "coefficient"), params, tasks,
-                    evaluate_significance, params, evaluate_keys=("coefficient",))
+    return Analysis("accuracy", params, ("metric", "coefficient"), tasks, evaluate_significance,
+                    evaluate_keys=("coefficient",))
 
 
 def agreement_analysis(scope: Scope, test: str, alpha: float = 0.05, k: int = 1000, seed: int = runner.DEFAULT_SEED) -> Analysis:
@@ -133,10 +183,9 @@ def agreement_analysis(scope: Scope, test: str, alpha: float = 0.05, k: int = 10
     resampled = test == "permutation"
     if resampled:
         runner.check_k(k, alpha, "test")
-    params = {"test": test, "alpha": _alpha(alpha), "k": k if resampled else None, "seed": seed if resampled else None}
+    params = SystemAgreementParams(test, _alpha(alpha), k if resampled else None, seed if resampled else None)
     tasks = [Task({"metric": m}, (m, scope.human)) for m in scope.metrics]
-    return Analysis("systems-agreement", "system_agreement", ("metric",), params, tasks, evaluate_agreement,
-                    params, seed=params["seed"], evaluate_keys=())
+    return Analysis("systems-agreement", params, ("metric",), tasks, evaluate_agreement, evaluate_keys=())
 
 
 def evaluate_accuracy(arrays, level, metric_tolerance, human_tolerance,

@@ -210,7 +210,7 @@ def test_a_parallel_run_stopped_does_not_compute_its_queued_chunks(demo_db, tmp_
     with Warehouse(demo_db) as wh:
         scope = selection.resolve_scope(wh, "demo", demo.HUMAN)
         analysis = runner.correlate_analysis(scope)
-        analysis.evaluate, analysis.params = _log_and_correlate, {"log": str(log)}
+        analysis.evaluate, analysis.arguments = _log_and_correlate, {"log": str(log)}
         with pytest.raises(KeyboardInterrupt):
             runner.run(wh, scope, analysis, jobs=2, chunk_size=1)
         status = wh.sql("SELECT status, computed FROM analysis_runs")
