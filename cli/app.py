@@ -292,7 +292,7 @@ scheduler_option = click.option(
          "instead of local processes; results are identical. Default: $METAEVAL_SCHEDULER.")
 
 
-#: ``--system-inputs all|judged`` (vocabulary.SYSTEM_INPUTS, default runner.DEFAULT_SYSTEM_INPUTS):
+#: ``--system-inputs all|judged`` (vocabulary.SYSTEM_INPUTS, default parameters.DEFAULT_SYSTEM_INPUTS):
 #: shared by every command with a system-level analysis.
 system_inputs_option = click.option(
     "--system-inputs", type=LazyChoice("metaeval.analyses.stats.vocabulary:SYSTEM_INPUTS"), default="all", show_default=True,

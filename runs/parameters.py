@@ -58,7 +58,8 @@ class Params:
 
     @property
     def view(self) -> str:
-        """The result table's latest view (:func:`metaeval.schema.latest_view`)."""
+        """The result table's latest view (:func:`metaeval.schema.latest_view`; a KeyError for the
+        simulations' block tables, partial results without one)."""
         return schema.latest_view(self.table)
 
     def _fields(self, role: str) -> dict[str, Any]:

@@ -31,7 +31,7 @@ from metaeval.analyses.stats.results import NAN_POLICY
 from metaeval.core import Warehouse
 from metaeval.errors import WarehouseError
 from metaeval.analyses.stats import vocabulary
-from metaeval.runs import bookkeeping, runner, selection
+from metaeval.runs import bookkeeping, comparisons, correlations, parameters, runner, selection
 from metaeval.runs.parameters import Params, setting
 from metaeval.runs.runner import Analysis, Data, RunSummary, Scope, Task
 
@@ -59,7 +59,7 @@ class AccuracyParams(Params):
     table: ClassVar[str] = "pairwise_accuracy"
     metric_tolerance: float = 0.0
     human_tolerance: float = 0.0
-    system_inputs: str = runner.DEFAULT_SYSTEM_INPUTS
+    system_inputs: str = parameters.DEFAULT_SYSTEM_INPUTS
 
 
 @dataclass(frozen=True)
@@ -70,7 +70,7 @@ class DeltaBinParams(Params):
     bins: int
     metric_tolerance: float = 0.0
     human_tolerance: float = 0.0
-    system_inputs: str = runner.DEFAULT_SYSTEM_INPUTS
+    system_inputs: str = parameters.DEFAULT_SYSTEM_INPUTS
 
 
 @dataclass(frozen=True)
@@ -104,19 +104,19 @@ class SystemAgreementParams(Params):
 
 
 def accuracy_analysis(scope: Scope, metric_tolerance: float = 0.0, human_tolerance: float = 0.0,
-                      system_inputs: str = runner.DEFAULT_SYSTEM_INPUTS) -> Analysis:
+                      system_inputs: str = parameters.DEFAULT_SYSTEM_INPUTS) -> Analysis:
     """Pairwise accuracy of every metric at the scope's levels (system, micro); at the system
     level the system means average the inputs ``system_inputs`` says (runner's protocol)."""
     for name, value in (("--metric-tolerance", metric_tolerance), ("--human-tolerance", human_tolerance)):
         if not (math.isfinite(value) and value >= 0):
             raise WarehouseError(f"{name} must be a finite number >= 0; got {value}")
-    params = AccuracyParams(float(metric_tolerance), float(human_tolerance), runner.check_system_inputs(system_inputs))
+    params = AccuracyParams(float(metric_tolerance), float(human_tolerance), parameters.check_system_inputs(system_inputs))
     tasks = [Task({"metric": m, "level": lv}, (m, scope.human)) for m in scope.metrics for lv in scope.levels]
     return Analysis("accuracy", params, ("metric", "level"), tasks, evaluate_accuracy, evaluate_keys=("level",))
 
 
 def delta_bins_analysis(scope: Scope, bins: int, metric_tolerance: float = 0.0,
-                        human_tolerance: float = 0.0, system_inputs: str = runner.DEFAULT_SYSTEM_INPUTS) -> Analysis:
+                        human_tolerance: float = 0.0, system_inputs: str = parameters.DEFAULT_SYSTEM_INPUTS) -> Analysis:
     """Pairwise accuracy and tau of every metric within ``bins`` quantile bins of the human
     difference of the system pairs (table ``delta_bin_accuracy``, one row per metric and bin)."""
     if isinstance(bins, bool) or not isinstance(bins, int) or bins < 1:
@@ -128,8 +128,8 @@ def delta_bins_analysis(scope: Scope, bins: int, metric_tolerance: float = 0.0,
 
 
 def evaluate_delta_bin(arrays, bin, bins, metric_tolerance, human_tolerance,  # noqa: A002
-                       system_inputs=runner.DEFAULT_SYSTEM_INPUTS) -> dict:
-    (X, Z), _, conv = runner.protocol(arrays, "system", system_inputs)
+                       system_inputs=parameters.DEFAULT_SYSTEM_INPUTS) -> dict:
+    (X, Z), _, conv = correlations.protocol(arrays, "system", system_inputs)
     r = close_pairs.accuracy_by_delta(X, Z, bins, metric_tolerance=metric_tolerance, human_tolerance=human_tolerance)
     return {"low": bookkeeping.as_float(r.low[bin]), "high": bookkeeping.as_float(r.high[bin]), "pairs": int(r.pairs[bin]),
             "accuracy": bookkeeping.as_float(r.accuracy[bin]), "kendall": bookkeeping.as_float(r.kendall[bin]),
@@ -175,22 +175,22 @@ def significance_analysis(scope: Scope, alpha: float = 0.05, alternative: str = 
                     evaluate_keys=("coefficient",))
 
 
-def agreement_analysis(scope: Scope, test: str, alpha: float = 0.05, k: int = 1000, seed: int = runner.DEFAULT_SEED) -> Analysis:
+def agreement_analysis(scope: Scope, test: str, alpha: float = 0.05, k: int = 1000, seed: int = parameters.DEFAULT_SEED) -> Analysis:
     """Per metric, the system pairs whose difference is significant under the metric and/or the human."""
     _choice(test, ranking.PAIR_TESTS, "test")
     if k < 1 or seed < 0:
         raise WarehouseError(f"--k must be at least 1 and --seed non-negative; got k={k}, seed={seed}")
     resampled = test == "permutation"
     if resampled:
-        runner.check_k(k, alpha, "test")
+        parameters.check_k(k, alpha, "test")
     params = SystemAgreementParams(test, _alpha(alpha), k if resampled else None, seed if resampled else None)
     tasks = [Task({"metric": m}, (m, scope.human)) for m in scope.metrics]
     return Analysis("systems-agreement", params, ("metric",), tasks, evaluate_agreement, evaluate_keys=())
 
 
 def evaluate_accuracy(arrays, level, metric_tolerance, human_tolerance,
-                      system_inputs=runner.DEFAULT_SYSTEM_INPUTS) -> dict:
-    (X, Z), _, conv = runner.protocol(arrays, "system" if level == "system" else level, system_inputs)
+                      system_inputs=parameters.DEFAULT_SYSTEM_INPUTS) -> dict:
+    (X, Z), _, conv = correlations.protocol(arrays, "system" if level == "system" else level, system_inputs)
     r = ranking.pairwise_accuracy(X, Z, level, metric_tolerance=metric_tolerance, human_tolerance=human_tolerance)
     return {"accuracy": bookkeeping.as_float(r.accuracy), "pairs": r.pairs, "agree": r.agree, "disagree": r.disagree,
             "flipped": r.flipped, "metric_ties": r.metric_ties, "human_ties": r.human_ties,
@@ -244,7 +244,7 @@ def _checked_tests(wh: Warehouse, data: Data, scope: Scope, method: str, alterna
     """The test row of every ordered pair of the scope's metrics at each level and coefficient,
     computed on the cells the warehouse holds now -- with a correction, corrected within the
     family of exactly these metrics; else an error naming the command to run."""
-    family = runner.correction_family(scope.metrics, correction) if correction is not None else None
+    family = comparisons.correction_family(scope.metrics, correction) if correction is not None else None
     tests = _tests(wh, scope.dataset, scope.human, method, alternative, correction, group, family)
     wanted = [(a, b, lv, c) for lv in scope.levels for c in scope.coefficients
               for a in scope.metrics for b in scope.metrics if a != b]
@@ -304,7 +304,7 @@ def _write_new(wh: Warehouse, scope: Scope, command: str, table: str, view: str,
 def tests_resolution(rows: pd.DataFrame, method: str, correction: str, group: str, alpha: float) -> list[str]:
     """One line per correction family of ``rows`` (hypothesis_tests rows of one method,
     correction and correction ``group``) whose tests cannot reach significance
-    (:func:`runner.test_resolution`); empty when every family can. A family is the rows of one
+    (:func:`comparisons.test_resolution`); empty when every family can. A family is the rows of one
     level and coefficient (and one metric_a for the group "metric")."""
     if rows.empty:
         return []
@@ -315,7 +315,7 @@ def tests_resolution(rows: pd.DataFrame, method: str, correction: str, group: st
     for key, part in frame.groupby(["level", "coefficient"] + (["metric_a"] if group == "metric" else []), sort=False):
         size = part["family_size"].dropna()
         drawn = part["_k"].dropna()
-        res = runner.test_resolution(method, int(drawn.max()) if len(drawn) else None, correction,
+        res = comparisons.test_resolution(method, int(drawn.max()) if len(drawn) else None, correction,
                                      int(size.max()) if len(size) else None, alpha)
         if res is not None and not res.resolvable:
             where = f"{key[0]} level, {key[1]}"
@@ -341,10 +341,10 @@ def significant_at(rows: pd.DataFrame, alpha: float) -> np.ndarray:
     return np.where(sequential, certified, fixed)
 
 
-def run_winners(wh: Warehouse, scope: Scope, method: str = "perm-both", alternative: str = runner.DEFAULT_ALTERNATIVE,
-                correction: str = runner.DEFAULT_CORRECTION, group: str = runner.DEFAULT_CORRECTION_GROUP,
+def run_winners(wh: Warehouse, scope: Scope, method: str = "perm-both", alternative: str = parameters.DEFAULT_ALTERNATIVE,
+                correction: str = parameters.DEFAULT_CORRECTION, group: str = parameters.DEFAULT_CORRECTION_GROUP,
                 alpha: float = 0.05, force: bool = False,
-                cluster_rule: str = runner.DEFAULT_CLUSTER_RULE) -> RunSummary:
+                cluster_rule: str = parameters.DEFAULT_CLUSTER_RULE) -> RunSummary:
     """Winners and significance clusters of the scope's metrics at each level and coefficient,
     from the latest ``hypothesis_tests`` rows of ``method``/``alternative``/``correction``/``group``.
 
@@ -400,7 +400,7 @@ def run_winners(wh: Warehouse, scope: Scope, method: str = "perm-both", alternat
                                     "sequential test: when its decision was certified at this alpha); a test with "
                                     "a NULL delta or p-value is neither a win nor a loss; of the two two-sided rows "
                                     "of a pair, the row of the metric with the higher correlation",
-                           "family": runner.correction_family(metrics, correction) if correction else None,
+                           "family": comparisons.correction_family(metrics, correction) if correction else None,
                            "family_size": sorted({int(t["family_size"]) for (_, _, tl, tc), t in tests.items()
                                                   if (tl, tc) == (lv, c) and not pd.isna(t["family_size"])}),
                            "resamples_k_seed": tested_k,
@@ -496,7 +496,7 @@ ACCURACY_SCOPE_LEVELS = ("system", "micro")
 def accuracy(wh: Warehouse, dataset: str, human: str, metrics: Sequence[str] = (), levels: Sequence[str] = (),
              coefficients: Sequence[str] = (), *, alpha: float = 0.05, alternative: str = "two-sided",
              metric_tolerance: float = 0.0, human_tolerance: float = 0.0,
-             system_inputs: str = runner.DEFAULT_SYSTEM_INPUTS, soft: bool = False, delta_bins: int | None = None,
+             system_inputs: str = parameters.DEFAULT_SYSTEM_INPUTS, soft: bool = False, delta_bins: int | None = None,
              k: int = 1000, seed: int = 4, **run) -> list:
     """Pairwise accuracy (``pairwise_accuracy``) and the inputs with a significant correlation
     (``input_significance``); ``soft``: soft pairwise accuracy instead (``soft_pairwise_accuracy``,
@@ -520,7 +520,7 @@ def accuracy(wh: Warehouse, dataset: str, human: str, metrics: Sequence[str] = (
 
 def systems_agreement(wh: Warehouse, dataset: str, human: str, metrics: Sequence[str] = (),
                       tests: Sequence[str] = (), *, alpha: float = 0.05, k: int = 1000,
-                      seed: int = runner.DEFAULT_SEED, **run) -> list:
+                      seed: int = parameters.DEFAULT_SEED, **run) -> list:
     """Per metric and paired test (default all of :data:`analyses.ranking.PAIR_TESTS`), the system
     pairs significant under the metric and/or the human (``system_agreement``); one
     :class:`~metaeval.runs.engine.Outcome` per test."""
@@ -533,9 +533,9 @@ def systems_agreement(wh: Warehouse, dataset: str, human: str, metrics: Sequence
 
 def winners(wh: Warehouse, dataset: str, human: str, metrics: Sequence[str] = (), levels: Sequence[str] = (),
             coefficients: Sequence[str] = (), *, method: str = "perm-both",
-            alternative: str = runner.DEFAULT_ALTERNATIVE, correction: str = runner.DEFAULT_CORRECTION,
-            correction_group: str = runner.DEFAULT_CORRECTION_GROUP, alpha: float = 0.05,
-            cluster_rule: str = runner.DEFAULT_CLUSTER_RULE, force: bool = False) -> tuple[RunSummary, pd.DataFrame]:
+            alternative: str = parameters.DEFAULT_ALTERNATIVE, correction: str = parameters.DEFAULT_CORRECTION,
+            correction_group: str = parameters.DEFAULT_CORRECTION_GROUP, alpha: float = 0.05,
+            cluster_rule: str = parameters.DEFAULT_CLUSTER_RULE, force: bool = False) -> tuple[RunSummary, pd.DataFrame]:
     """:func:`run_winners` over the resolved scope, and the latest ``winners`` rows of that
     setting by level, coefficient and rank."""
     from metaeval.runs import engine

@@ -38,7 +38,7 @@ from metaeval.analyses.text import rouge
 from metaeval.core import Warehouse
 from metaeval.errors import WarehouseError
 from metaeval.analyses.stats import vocabulary
-from metaeval.runs import bookkeeping, executors, runner, scoring, selection
+from metaeval.runs import bookkeeping, executors, parameters, runner, scoring, selection
 from metaeval.runs.parameters import Params
 from metaeval.signals import interruption
 
@@ -287,7 +287,7 @@ def _map(work: Callable, context: Any, payload: list, jobs: int):
 def simulate_coverage(wh: Warehouse, dataset: str, human: str, metrics: Sequence[str], *,
                       levels: Sequence[str] = (), coefficients: Sequence[str] = (),
                       methods: Sequence[str] = (), trials: int = 1000, k: int = 1000, alpha: float = 0.05,
-                      seed: int = 0, system_inputs: str = runner.DEFAULT_SYSTEM_INPUTS, jobs: int = 1,
+                      seed: int = 0, system_inputs: str = parameters.DEFAULT_SYSTEM_INPUTS, jobs: int = 1,
                       force: bool = False, progress: ProgressFactory | None = None) -> Summary:
     """The CI coverage simulation of each metric x level x coefficient x method; persisted.
 
@@ -299,8 +299,8 @@ def simulate_coverage(wh: Warehouse, dataset: str, human: str, metrics: Sequence
     methods = selection.choices(methods, sim.CI_METHODS, "CI method")
     _check_run_options(trials, k, alpha, seed)
     if any(m != "fisher" for m in methods):
-        runner.check_k(k, alpha, "interval")
-    runner.system_inputs_parameter(system_inputs)
+        parameters.check_k(k, alpha, "interval")
+    parameters.system_inputs_parameter(system_inputs)
     data = selection.load_data(wh, scope)
     arrays, unjudged, tasks_by_method = {}, {}, {m: [] for m in methods}
     for metric in scope.metrics:
@@ -416,7 +416,7 @@ def simulate_power(wh: Warehouse, dataset: str, human: str, *, variant: str = "r
                    proportions: Sequence[float] = PROPORTIONS, levels: Sequence[str] = (),
                    coefficients: Sequence[str] = ("pearson",), methods: Sequence[str] = (),
                    trials: int = 1000, k: int = 1000, alpha: float = 0.05, seed: int = 0,
-                   system_inputs: str = runner.DEFAULT_SYSTEM_INPUTS, jobs: int = 1, force: bool = False,
+                   system_inputs: str = parameters.DEFAULT_SYSTEM_INPUTS, jobs: int = 1, force: bool = False,
                    progress: ProgressFactory | None = None) -> Summary:
     """The power simulation: tests of ROUGE-1 > R_k at each proportion, level, coefficient; persisted.
 
@@ -431,8 +431,8 @@ def simulate_power(wh: Warehouse, dataset: str, human: str, *, variant: str = "r
     methods = selection.choices(methods or POWER_METHODS, sim.TEST_METHODS, "test")
     _check_run_options(trials, k, alpha, seed)
     if any(m != "williams" for m in methods):
-        runner.check_k(k, alpha, "test")
-    runner.system_inputs_parameter(system_inputs)
+        parameters.check_k(k, alpha, "test")
+    parameters.system_inputs_parameter(system_inputs)
     human_scope = _human_scope(wh, dataset, human, levels or SIM_LEVELS, coefficients)
     summaries = scoring.summary_rows(wh, dataset)  # fails, naming the ingest command, without texts
     data = selection.load_data(wh, human_scope)
