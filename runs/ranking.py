@@ -17,7 +17,6 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
@@ -29,7 +28,7 @@ from metaeval import schema
 from metaeval.analyses import close_pairs, ranking, stats
 from metaeval.analyses.stats.results import NAN_POLICY
 from metaeval.core import Warehouse
-from metaeval.errors import WarehouseError
+from metaeval.errors import Hint, WarehouseError
 from metaeval.analyses.stats import vocabulary
 from metaeval.runs import bookkeeping, comparisons, correlations, parameters, runner, selection
 from metaeval.runs.parameters import Params, setting
@@ -223,20 +222,15 @@ def _tests(wh: Warehouse, dataset: str, human: str, method: str, alternative: st
     return {(r["metric_a"], r["metric_b"], r["level"], r["coefficient"]): r for r in rows.to_dict("records")}
 
 
-def _compare_command(db, dataset: str, human: str, metrics: Sequence[str], levels: Sequence[str],
-                     coefficients: Sequence[str], method: str, alternative: str,
-                     correction: str | None = None, group: str | None = None) -> str:
-    args = ["metaeval", "--db", str(db), "compare", "--dataset", dataset, "--human", human]
-    for m in metrics:
-        args += ["--metric", m]
-    for lv in levels:
-        args += ["--level", lv]
-    for c in coefficients:
-        args += ["--coefficient", c]
-    args += ["--method", method, "--alternative", alternative]
+def _compare_hint(db, dataset: str, human: str, metrics: Sequence[str], levels: Sequence[str],
+                  coefficients: Sequence[str], method: str, alternative: str,
+                  correction: str | None = None, group: str | None = None) -> Hint:
+    """The ``compare`` (``Warehouse.compare``) producing the tests a ranking reads."""
+    arguments = [("dataset", dataset), ("human", human), ("metrics", list(metrics)), ("levels", list(levels)),
+                 ("coefficients", list(coefficients)), ("method", method), ("alternative", alternative)]
     if correction is not None:
-        args += ["--correction", correction, "--correction-group", group]
-    return shlex.join(args)
+        arguments += [("correction", correction), ("correction_group", group)]
+    return Hint("compare", tuple(arguments), str(db))
 
 
 def _checked_tests(wh: Warehouse, data: Data, scope: Scope, method: str, alternative: str,
@@ -265,8 +259,8 @@ def _checked_tests(wh: Warehouse, data: Data, scope: Scope, method: str, alterna
             f", correction {correction} within each {group})" if correction is not None else ")")
         raise WarehouseError(
             f"{scope.dataset}: {len(missing or stale)} of the {len(wanted)} {family} between the metrics are "
-            f"{which} (e.g. {example[0]} vs {example[1]}, {example[2]} level, {example[3]}); produce them with:\n  "
-            + _compare_command(wh.path, scope.dataset, scope.human, scope.metrics, scope.levels, scope.coefficients,
+            f"{which} (e.g. {example[0]} vs {example[1]}, {example[2]} level, {example[3]}); produce them with:",
+            hint=_compare_hint(wh.path, scope.dataset, scope.human, scope.metrics, scope.levels, scope.coefficients,
                                method, alternative, correction, group))
     return {key: tests[key] for key in wanted}
 
