@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 import click
 
 from metaeval import connection, signals
-from metaeval.errors import Terminated, WarehouseError
+from metaeval.errors import Hint, Terminated, WarehouseError
 
 if TYPE_CHECKING:  # annotations only: importing them at start-up would slow `--help`
     import pandas as pd
@@ -225,8 +225,30 @@ class Group(click.Group):
             if (stop := signals.interruption(exc)) is not None:
                 raise interrupted(stop) from None
             if isinstance(exc, WarehouseError):
-                raise click.ClickException(str(exc)) from None
+                raise click.ClickException(error_text(exc)) from None
             raise
+
+
+#: The flag of a parameter whose name is not its flag's (a list parameter: its repeated flag).
+FLAGS = {"metrics": "--metric", "levels": "--level", "coefficients": "--coefficient", "humans": "--human",
+         "datasets": "--dataset", "methods": "--method"}
+
+
+def command_line(hint: Hint) -> str:
+    """A :class:`metaeval.errors.Hint` as a ``metaeval`` command line, quoted for a POSIX shell:
+    each parameter its flag (``correction_group`` -> ``--correction-group``; :data:`FLAGS`), a
+    list's values each after the flag."""
+    args = ["metaeval", *(["--db", hint.db] if hint.db else []), *hint.command.split()]
+    for name, value in hint.arguments:
+        flag = FLAGS.get(name, "--" + name.replace("_", "-"))
+        for v in (value if isinstance(value, (list, tuple)) else [value]):
+            args += [flag, str(v)]
+    return shlex.join(args)
+
+
+def error_text(exc: WarehouseError) -> str:
+    """The message the command line prints for ``exc``: its hint as a command line."""
+    return exc.message if exc.hint is None else f"{exc.message}\n  {command_line(exc.hint)}"
 
 
 def interrupted(exc: KeyboardInterrupt, saved: str | None = None) -> click.ClickException:
@@ -292,7 +314,7 @@ scheduler_option = click.option(
          "instead of local processes; results are identical. Default: $METAEVAL_SCHEDULER.")
 
 
-#: ``--system-inputs all|judged`` (vocabulary.SYSTEM_INPUTS, default runner.DEFAULT_SYSTEM_INPUTS):
+#: ``--system-inputs all|judged`` (vocabulary.SYSTEM_INPUTS, default parameters.DEFAULT_SYSTEM_INPUTS):
 #: shared by every command with a system-level analysis.
 system_inputs_option = click.option(
     "--system-inputs", type=LazyChoice("metaeval.analyses.stats.vocabulary:SYSTEM_INPUTS"), default="all", show_default=True,

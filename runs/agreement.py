@@ -24,6 +24,7 @@ import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import ClassVar
 from itertools import combinations
 
 import numpy as np
@@ -34,6 +35,7 @@ from metaeval.analyses.text.tokenize import normalize_words
 from metaeval.core import Warehouse
 from metaeval.errors import WarehouseError
 from metaeval.runs import bookkeeping, runner, selection
+from metaeval.runs.parameters import Params, setting
 from metaeval.runs.runner import Analysis, Data, RunSummary, Scope, Task
 
 from typing import TYPE_CHECKING  # noqa: E402
@@ -75,15 +77,35 @@ def _pairs(scope: Scope) -> list[tuple[str, str]]:
 
 
 # --- 1. score ranges ------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ScoreRangeParams(Params):
+    """Agreement of metric pairs per score range (table ``score_range_agreement``); ``consensus``
+    names the ranking the ranges are read on (a column, not an argument)."""
+
+    table: ClassVar[str] = "score_range_agreement"
+    normalisation: str = setting(argument=False)
+    alpha: float = setting()
+    significant_only: bool = setting()
+    consensus: str = setting(argument=False)
+
+
+@dataclass(frozen=True)
+class PropertyAgreementParams(Params):
+    """Agreement of metric pairs per input property (table ``property_agreement``)."""
+
+    table: ClassVar[str] = "property_agreement"
+    alpha: float
+    significant_only: bool
+    consensus: str = setting(argument=False)
+
+
 def score_range_analysis(scope: Scope, normalisation: str = "input", alpha: float = 0.05,
                          significant_only: bool = False) -> Analysis:
     _check(normalisation, alpha)
-    params = {"normalisation": normalisation, "alpha": float(alpha), "significant_only": bool(significant_only),
-              "consensus": consensus_label(scope)}
+    params = ScoreRangeParams(normalisation, float(alpha), bool(significant_only), consensus_label(scope))
     tasks = [Task({"metric_a": a, "metric_b": b, "bin": bin}, (a, b, POSITIONS))
              for a, b in _pairs(scope) for bin in agreement.BINS]
-    return Analysis("agreement", "score_range_agreement", ("metric_a", "metric_b", "bin"), params, tasks,
-                    evaluate_score_range, {"alpha": float(alpha), "significant_only": bool(significant_only)},
+    return Analysis("agreement", params, ("metric_a", "metric_b", "bin"), tasks, evaluate_score_range,
                     evaluate_keys=("bin",))
 
 
@@ -227,11 +249,10 @@ def with_properties(data: Data, values: dict[str, dict[str, float]]) -> Data:
 def property_analysis(scope: Scope, properties: Sequence[str], alpha: float = 0.05,
                       significant_only: bool = False) -> Analysis:
     _check("input", alpha)
-    params = {"alpha": float(alpha), "significant_only": bool(significant_only), "consensus": consensus_label(scope)}
+    params = PropertyAgreementParams(float(alpha), bool(significant_only), consensus_label(scope))
     tasks = [Task({"metric_a": a, "metric_b": b, "property": p}, (a, b, POSITIONS, PROPERTY + p))
              for a, b in _pairs(scope) for p in properties]
-    return Analysis("agreement-by-property", "property_agreement", ("metric_a", "metric_b", "property"), params,
-                    tasks, evaluate_property, {"alpha": float(alpha), "significant_only": bool(significant_only)},
+    return Analysis("agreement-by-property", params, ("metric_a", "metric_b", "property"), tasks, evaluate_property,
                     evaluate_keys=())
 
 

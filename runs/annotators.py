@@ -24,7 +24,7 @@ from metaeval.analyses import annotators as an
 from metaeval.core import Annotations, Warehouse
 from metaeval.errors import WarehouseError
 from metaeval.analyses.stats import vocabulary
-from metaeval.runs import bookkeeping, runner, selection
+from metaeval.runs import bookkeeping, parameters, selection
 
 ESTIMATORS = ("leave-one-out", "split-half")
 DEFAULT_SPLITS = 100
@@ -64,7 +64,7 @@ def resolve_humans(wh: Warehouse, dataset: str, globs: Sequence[str]) -> list[st
 
 def annotators(wh: Warehouse, dataset: str, humans: Sequence[str] = (), levels: Sequence[str] = (),
                coefficients: Sequence[str] = (), *, k: int = 1000, alpha: float = 0.05,
-               seed: int = runner.DEFAULT_SEED, splits: int = DEFAULT_SPLITS, force: bool = False) -> list[Summary]:
+               seed: int = parameters.DEFAULT_SEED, splits: int = DEFAULT_SPLITS, force: bool = False) -> list[Summary]:
     """Compute and persist the annotator statistics of the human measures matching ``humans``
     (globs; default all) of ``dataset``; one :class:`Summary` per measure."""
     levels = selection.choices(levels, vocabulary.LEVELS, "level")

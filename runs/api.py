@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from metaeval import core
-from metaeval.runs import engine, runner, selection
+from metaeval.runs import comparisons, correlations, engine, intervals, parameters, runner, selection
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -40,37 +40,37 @@ def _one(wh: Warehouse, build: Callable[[selection.Scope], runner.Analysis], dat
 
 
 def correlate(wh: Warehouse, dataset: str, human: str, metrics: Sequence[str] = (), levels: Sequence[str] = (),
-              coefficients: Sequence[str] = (), *, system_inputs: str = runner.DEFAULT_SYSTEM_INPUTS,
+              coefficients: Sequence[str] = (), *, system_inputs: str = parameters.DEFAULT_SYSTEM_INPUTS,
               **run) -> Outcome:
     """Correlations of the metrics with ``human`` (table ``correlations``)."""
-    return _one(wh, lambda scope: runner.correlate_analysis(scope, system_inputs), dataset, human, metrics,
+    return _one(wh, lambda scope: correlations.correlate_analysis(scope, system_inputs), dataset, human, metrics,
                    levels, coefficients, **run)
 
 
 def ci(wh: Warehouse, dataset: str, human: str, metrics: Sequence[str] = (), levels: Sequence[str] = (),
        coefficients: Sequence[str] = (), *, method: str = "boot-both", k: int = 1000, alpha: float = 0.05,
-       seed: int = runner.DEFAULT_SEED, system_inputs: str = runner.DEFAULT_SYSTEM_INPUTS,
+       seed: int = parameters.DEFAULT_SEED, system_inputs: str = parameters.DEFAULT_SYSTEM_INPUTS,
        resample_annotators: str | None = None, **run) -> Outcome:
     """Confidence intervals of the correlations (table ``confidence_intervals``);
     ``resample_annotators`` ("cells" or "panel") re-draws the annotators in every resample."""
-    return _one(wh, lambda scope: runner.ci_analysis(scope, method, k, alpha, seed, system_inputs,
+    return _one(wh, lambda scope: intervals.ci_analysis(scope, method, k, alpha, seed, system_inputs,
                                                         resample_annotators),
                    dataset, human, metrics, levels, coefficients, annotations=resample_annotators is not None, **run)
 
 
 def compare(wh: Warehouse, dataset: str, human: str, metrics: Sequence[str] = (), levels: Sequence[str] = (),
             coefficients: Sequence[str] = (), *, method: str = "perm-both", k: int = 1000, alpha: float = 0.05,
-            seed: int = runner.DEFAULT_SEED, alternative: str = runner.DEFAULT_ALTERNATIVE,
-            correction: str = runner.DEFAULT_CORRECTION, correction_group: str = runner.DEFAULT_CORRECTION_GROUP,
+            seed: int = parameters.DEFAULT_SEED, alternative: str = parameters.DEFAULT_ALTERNATIVE,
+            correction: str = parameters.DEFAULT_CORRECTION, correction_group: str = parameters.DEFAULT_CORRECTION_GROUP,
             k_block: int | None = None,
-            system_inputs: str = runner.DEFAULT_SYSTEM_INPUTS, resample_annotators: str | None = None,
-            sequential: bool = False, k_max: int = runner.DEFAULT_K_MAX, risk: float = runner.DEFAULT_RISK,
+            system_inputs: str = parameters.DEFAULT_SYSTEM_INPUTS, resample_annotators: str | None = None,
+            sequential: bool = False, k_max: int = parameters.DEFAULT_K_MAX, risk: float = parameters.DEFAULT_RISK,
             **run) -> Outcome:
     """Tests of every ordered pair of metrics (table ``hypothesis_tests``); ``k_block``: early
     stopping of the permutation tests (mt-metrics-eval's protocol); ``sequential``: MMCTest, each
     pair resampled while its corrected decision is uncertain, up to ``k_max``, with resampling
     risk <= ``risk`` (``k`` is then not used)."""
-    build = lambda scope: runner.compare_analysis(scope, method, k_max if sequential else k,  # noqa: E731
+    build = lambda scope: comparisons.compare_analysis(scope, method, k_max if sequential else k,  # noqa: E731
                                                   alpha, seed, alternative, correction, correction_group, k_block,
                                                   system_inputs, resample_annotators=resample_annotators,
                                                   risk=risk if sequential else None)
@@ -125,9 +125,9 @@ class AnalysisWarehouse(core.Warehouse):
         """:func:`compare`'s rows of its correction (table ``hypothesis_tests``)."""
         out = compare(self, dataset, human, metrics, levels, coefficients, **options)
         rows = out.rows(self)
-        extra = out.analysis.extra_parameters
-        return rows[(rows["correction"] == extra["correction"])
-                    & (rows["correction_group"] == extra["correction_group"])].reset_index(drop=True)
+        params = out.analysis.params
+        return rows[(rows["correction"] == params.correction)
+                    & (rows["correction_group"] == params.correction_group)].reset_index(drop=True)
 
     def accuracy(self, dataset: str, human: str, metrics: Sequence[str] = (), levels: Sequence[str] = (),
                  coefficients: Sequence[str] = (), **options) -> dict[str, pd.DataFrame]:

@@ -107,13 +107,13 @@ def analyse(wh: Warehouse, dataset: str, *, k: int = 1000, seed: int = 0, progre
     judgment, 95% Boot-Both CIs and Perm-Both tests (Holm-corrected within each metric's
     family), at the system and summary level, Pearson and Kendall; persisted like the commands.
     A ``(analysis, run summary)`` pair per analysis."""
-    from metaeval.runs import runner, selection
+    from metaeval.runs import comparisons, correlations, intervals, parameters, runner, selection
 
     scope = selection.resolve_scope(wh, dataset, HUMAN, levels=("system", "summary"), coefficients=("pearson", "kendall"))
-    analyses = (runner.correlate_analysis(scope),
-                runner.ci_analysis(scope, "boot-both", k, ALPHA, seed),
-                runner.compare_analysis(scope, "perm-both", k, ALPHA, seed, runner.DEFAULT_ALTERNATIVE,
-                                        runner.DEFAULT_CORRECTION, runner.DEFAULT_CORRECTION_GROUP))
+    analyses = (correlations.correlate_analysis(scope),
+                intervals.ci_analysis(scope, "boot-both", k, ALPHA, seed),
+                comparisons.compare_analysis(scope, "perm-both", k, ALPHA, seed, parameters.DEFAULT_ALTERNATIVE,
+                                        parameters.DEFAULT_CORRECTION, parameters.DEFAULT_CORRECTION_GROUP))
     return [(analysis, runner.run(wh, scope, analysis, progress=progress)) for analysis in analyses]
 
 

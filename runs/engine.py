@@ -56,7 +56,7 @@ class Outcome:
         scope, analysis = self.scope, self.analysis
         in_scope = {c: tuple(getattr(scope, SCOPE_COLUMNS[c])) for c in analysis.key_columns if c in SCOPE_COLUMNS}
         return latest_rows(wh, analysis.table, scope.dataset, scope.human, order=scope,
-                           **in_scope, **analysis.param_columns)
+                           **in_scope, **analysis.params.columns())
 
     def __repr__(self) -> str:
         s = self.summary

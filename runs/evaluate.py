@@ -39,7 +39,7 @@ import pandas as pd
 from metaeval.analyses import ranking, signature
 from metaeval.errors import WarehouseError
 from metaeval.analyses.stats import vocabulary
-from metaeval.runs import engine, runner, selection
+from metaeval.runs import comparisons, correlations, engine, intervals, parameters, runner, selection
 
 if TYPE_CHECKING:
     from metaeval.runs.runner import ProgressFactory
@@ -192,16 +192,16 @@ class _Plan:
 def prepare(wh: Warehouse, dataset: str, human: str, scores: Sequence = (), *, metrics: Sequence[str] = (),
             against: Sequence[str] = (), levels: Sequence[str] = LEVELS, coefficients: Sequence[str] = (),
             method: str = METHOD, correction: str = CORRECTION, ci_method: str = CI_METHOD, k: int = 1000,
-            seed: int = runner.DEFAULT_SEED, alpha: float = 0.05, all_pairs: bool = False,
-            system_inputs: str = runner.DEFAULT_SYSTEM_INPUTS, lower: Sequence[str] = (), replace: bool = False,
+            seed: int = parameters.DEFAULT_SEED, alpha: float = 0.05, all_pairs: bool = False,
+            system_inputs: str = parameters.DEFAULT_SYSTEM_INPUTS, lower: Sequence[str] = (), replace: bool = False,
             allow_new: bool = False, command: str | None = None,
-            cluster_rule: str = runner.DEFAULT_CLUSTER_RULE) -> Request:
+            cluster_rule: str = parameters.DEFAULT_CLUSTER_RULE) -> Request:
     """Parse ``scores`` and check every name and option of an evaluation (see :func:`evaluate`)
     against the warehouse and the measures the score tables add, writing nothing. Without score
     tables the data's checks (metrics too sparse to correlate, too few inputs to resample) are
     made too; with them, they need the merged scores and are made inside the ingest's
     transaction, before its commit (:func:`run_request`)."""
-    runner.system_inputs_parameter(system_inputs)
+    parameters.system_inputs_parameter(system_inputs)
     if cluster_rule not in vocabulary.CLUSTER_RULES:
         raise WarehouseError(f"unknown --cluster-rule {cluster_rule!r}; choose from {', '.join(vocabulary.CLUSTER_RULES)}")
     options = dict(metrics=tuple(metrics), against=tuple(against), levels=tuple(levels),
@@ -263,9 +263,9 @@ def _plan(wh: Warehouse, request: Request, *, measures: pd.DataFrame | None = No
     if len(scope.metrics) < 2:
         raise WarehouseError(f"nothing to compare {focus} with: the dataset has no other metric")
     analyses = {
-        "correlate": runner.correlate_analysis(scope, o["system_inputs"]),
-        "ci": runner.ci_analysis(scope, o["ci_method"], o["k"], o["alpha"], o["seed"], o["system_inputs"]),
-        "compare": runner.compare_analysis(scope, o["method"], o["k"], o["alpha"], o["seed"], ALTERNATIVE,
+        "correlate": correlations.correlate_analysis(scope, o["system_inputs"]),
+        "ci": intervals.ci_analysis(scope, o["ci_method"], o["k"], o["alpha"], o["seed"], o["system_inputs"]),
+        "compare": comparisons.compare_analysis(scope, o["method"], o["k"], o["alpha"], o["seed"], ALTERNATIVE,
                                            o["correction"], "metric", system_inputs=o["system_inputs"],
                                            focus=None if o["all_pairs"] else focus),
     }
@@ -338,7 +338,7 @@ def evaluation_table(wh: Warehouse, outcomes: dict[str, engine.Outcome], focus: 
     tests = outcomes["compare"].rows(wh)
     tests = tests[(tests["correction"] == settings["correction"]) & (tests["correction_group"] == "metric")]
     if data is not None:   # a stored row of another family or of other cells is not a test of these
-        family = runner.correction_family(scope.metrics, settings["correction"])
+        family = comparisons.correction_family(scope.metrics, settings["correction"])
         prints: dict[tuple, str] = {}
 
         def current(r) -> bool:

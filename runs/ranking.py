@@ -17,8 +17,9 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import shlex
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -27,9 +28,10 @@ from metaeval import schema
 from metaeval.analyses import close_pairs, ranking, stats
 from metaeval.analyses.stats.results import NAN_POLICY
 from metaeval.core import Warehouse
-from metaeval.errors import WarehouseError
+from metaeval.errors import Hint, WarehouseError
 from metaeval.analyses.stats import vocabulary
-from metaeval.runs import bookkeeping, runner, selection
+from metaeval.runs import bookkeeping, comparisons, correlations, parameters, runner, selection
+from metaeval.runs.parameters import Params, setting
 from metaeval.runs.runner import Analysis, Data, RunSummary, Scope, Task
 
 ALTERNATIVES = vocabulary.ALTERNATIVES
@@ -49,36 +51,84 @@ def _choice(value: str, valid: Sequence[str], what: str) -> str:
 
 
 # --- accuracy, input significance, system agreement: runner analyses ---------------------------
+@dataclass(frozen=True)
+class AccuracyParams(Params):
+    """Pairwise accuracy (table ``pairwise_accuracy``)."""
+
+    table: ClassVar[str] = "pairwise_accuracy"
+    metric_tolerance: float = 0.0
+    human_tolerance: float = 0.0
+    system_inputs: str = parameters.DEFAULT_SYSTEM_INPUTS
+
+
+@dataclass(frozen=True)
+class DeltaBinParams(Params):
+    """Pairwise accuracy and tau within quantile bins of the human difference (table ``delta_bin_accuracy``)."""
+
+    table: ClassVar[str] = "delta_bin_accuracy"
+    bins: int
+    metric_tolerance: float = 0.0
+    human_tolerance: float = 0.0
+    system_inputs: str = parameters.DEFAULT_SYSTEM_INPUTS
+
+
+@dataclass(frozen=True)
+class SoftAccuracyParams(Params):
+    """Soft pairwise accuracy (table ``soft_pairwise_accuracy``)."""
+
+    table: ClassVar[str] = "soft_pairwise_accuracy"
+    k: int
+    seed: int
+
+
+@dataclass(frozen=True)
+class SignificanceParams(Params):
+    """The inputs whose correlation with the human is significant (table ``input_significance``)."""
+
+    table: ClassVar[str] = "input_significance"
+    alpha: float
+    alternative: str
+
+
+@dataclass(frozen=True)
+class SystemAgreementParams(Params):
+    """The system pairs significant under the metric and/or the human (table ``system_agreement``);
+    ``k`` and ``seed`` None for a parametric test."""
+
+    table: ClassVar[str] = "system_agreement"
+    test: str
+    alpha: float
+    k: int | None
+    seed: int | None = setting(None)
+
+
 def accuracy_analysis(scope: Scope, metric_tolerance: float = 0.0, human_tolerance: float = 0.0,
-                      system_inputs: str = runner.DEFAULT_SYSTEM_INPUTS) -> Analysis:
+                      system_inputs: str = parameters.DEFAULT_SYSTEM_INPUTS) -> Analysis:
     """Pairwise accuracy of every metric at the scope's levels (system, micro); at the system
     level the system means average the inputs ``system_inputs`` says (runner's protocol)."""
     for name, value in (("--metric-tolerance", metric_tolerance), ("--human-tolerance", human_tolerance)):
         if not (math.isfinite(value) and value >= 0):
             raise WarehouseError(f"{name} must be a finite number >= 0; got {value}")
-    params = {"metric_tolerance": float(metric_tolerance), "human_tolerance": float(human_tolerance),
-              **runner.system_inputs_parameter(system_inputs)}
+    params = AccuracyParams(float(metric_tolerance), float(human_tolerance), parameters.check_system_inputs(system_inputs))
     tasks = [Task({"metric": m, "level": lv}, (m, scope.human)) for m in scope.metrics for lv in scope.levels]
-    return Analysis("accuracy", "pairwise_accuracy", ("metric", "level"), params, tasks, evaluate_accuracy,
-                    params, evaluate_keys=("level",))
+    return Analysis("accuracy", params, ("metric", "level"), tasks, evaluate_accuracy, evaluate_keys=("level",))
 
 
 def delta_bins_analysis(scope: Scope, bins: int, metric_tolerance: float = 0.0,
-                        human_tolerance: float = 0.0, system_inputs: str = runner.DEFAULT_SYSTEM_INPUTS) -> Analysis:
+                        human_tolerance: float = 0.0, system_inputs: str = parameters.DEFAULT_SYSTEM_INPUTS) -> Analysis:
     """Pairwise accuracy and tau of every metric within ``bins`` quantile bins of the human
     difference of the system pairs (table ``delta_bin_accuracy``, one row per metric and bin)."""
     if isinstance(bins, bool) or not isinstance(bins, int) or bins < 1:
         raise WarehouseError(f"--delta-bins must be a positive integer; got {bins!r}")
     base = accuracy_analysis(scope, metric_tolerance, human_tolerance, system_inputs).params
-    params = {"bins": bins, **base}
+    params = DeltaBinParams(bins, base.metric_tolerance, base.human_tolerance, base.system_inputs)
     tasks = [Task({"metric": m, "bin": b}, (m, scope.human)) for m in scope.metrics for b in range(bins)]
-    return Analysis("accuracy", "delta_bin_accuracy", ("metric", "bin"), params, tasks, evaluate_delta_bin,
-                    params, evaluate_keys=("bin",))
+    return Analysis("accuracy", params, ("metric", "bin"), tasks, evaluate_delta_bin, evaluate_keys=("bin",))
 
 
 def evaluate_delta_bin(arrays, bin, bins, metric_tolerance, human_tolerance,  # noqa: A002
-                       system_inputs=runner.DEFAULT_SYSTEM_INPUTS) -> dict:
-    (X, Z), _, conv = runner.protocol(arrays, "system", system_inputs)
+                       system_inputs=parameters.DEFAULT_SYSTEM_INPUTS) -> dict:
+    (X, Z), _, conv = correlations.protocol(arrays, "system", system_inputs)
     r = close_pairs.accuracy_by_delta(X, Z, bins, metric_tolerance=metric_tolerance, human_tolerance=human_tolerance)
     return {"low": bookkeeping.as_float(r.low[bin]), "high": bookkeeping.as_float(r.high[bin]), "pairs": int(r.pairs[bin]),
             "accuracy": bookkeeping.as_float(r.accuracy[bin]), "kendall": bookkeeping.as_float(r.kendall[bin]),
@@ -89,10 +139,9 @@ def soft_accuracy_analysis(scope: Scope, k: int = 1000, seed: int = 4) -> Analys
     """Soft pairwise accuracy of every metric (Thompson et al. 2024; table soft_pairwise_accuracy)."""
     if k < 1 or seed < 0:
         raise WarehouseError(f"--k must be at least 1 and --seed non-negative; got k={k}, seed={seed}")
-    params = {"k": int(k), "seed": int(seed)}
+    params = SoftAccuracyParams(int(k), int(seed))
     tasks = [Task({"metric": m}, (m, scope.human)) for m in scope.metrics]
-    return Analysis("accuracy", "soft_pairwise_accuracy", ("metric",), params, tasks, evaluate_soft_accuracy,
-                    params, seed=params["seed"], evaluate_keys=())
+    return Analysis("accuracy", params, ("metric",), tasks, evaluate_soft_accuracy, evaluate_keys=())
 
 
 def evaluate_soft_accuracy(arrays, k, seed) -> dict:
@@ -119,29 +168,28 @@ def evaluate_soft_accuracy(arrays, k, seed) -> dict:
 
 def significance_analysis(scope: Scope, alpha: float = 0.05, alternative: str = "two-sided") -> Analysis:
     """Per metric and coefficient, the inputs whose correlation with the human is significant."""
-    params = {"alpha": _alpha(alpha), "alternative": _choice(alternative, ALTERNATIVES, "alternative")}
+    params = SignificanceParams(_alpha(alpha), _choice(alternative, ALTERNATIVES, "alternative"))
     tasks = [Task({"metric": m, "coefficient": c}, (m, scope.human)) for m in scope.metrics for c in scope.coefficients]
-    return Analysis("accuracy", "input_significance", ("metric", "coefficient"), params, tasks,
-                    evaluate_significance, params, evaluate_keys=("coefficient",))
+    return Analysis("accuracy", params, ("metric", "coefficient"), tasks, evaluate_significance,
+                    evaluate_keys=("coefficient",))
 
 
-def agreement_analysis(scope: Scope, test: str, alpha: float = 0.05, k: int = 1000, seed: int = runner.DEFAULT_SEED) -> Analysis:
+def agreement_analysis(scope: Scope, test: str, alpha: float = 0.05, k: int = 1000, seed: int = parameters.DEFAULT_SEED) -> Analysis:
     """Per metric, the system pairs whose difference is significant under the metric and/or the human."""
     _choice(test, ranking.PAIR_TESTS, "test")
     if k < 1 or seed < 0:
         raise WarehouseError(f"--k must be at least 1 and --seed non-negative; got k={k}, seed={seed}")
     resampled = test == "permutation"
     if resampled:
-        runner.check_k(k, alpha, "test")
-    params = {"test": test, "alpha": _alpha(alpha), "k": k if resampled else None, "seed": seed if resampled else None}
+        parameters.check_k(k, alpha, "test")
+    params = SystemAgreementParams(test, _alpha(alpha), k if resampled else None, seed if resampled else None)
     tasks = [Task({"metric": m}, (m, scope.human)) for m in scope.metrics]
-    return Analysis("systems-agreement", "system_agreement", ("metric",), params, tasks, evaluate_agreement,
-                    params, seed=params["seed"], evaluate_keys=())
+    return Analysis("systems-agreement", params, ("metric",), tasks, evaluate_agreement, evaluate_keys=())
 
 
 def evaluate_accuracy(arrays, level, metric_tolerance, human_tolerance,
-                      system_inputs=runner.DEFAULT_SYSTEM_INPUTS) -> dict:
-    (X, Z), _, conv = runner.protocol(arrays, "system" if level == "system" else level, system_inputs)
+                      system_inputs=parameters.DEFAULT_SYSTEM_INPUTS) -> dict:
+    (X, Z), _, conv = correlations.protocol(arrays, "system" if level == "system" else level, system_inputs)
     r = ranking.pairwise_accuracy(X, Z, level, metric_tolerance=metric_tolerance, human_tolerance=human_tolerance)
     return {"accuracy": bookkeeping.as_float(r.accuracy), "pairs": r.pairs, "agree": r.agree, "disagree": r.disagree,
             "flipped": r.flipped, "metric_ties": r.metric_ties, "human_ties": r.human_ties,
@@ -174,20 +222,15 @@ def _tests(wh: Warehouse, dataset: str, human: str, method: str, alternative: st
     return {(r["metric_a"], r["metric_b"], r["level"], r["coefficient"]): r for r in rows.to_dict("records")}
 
 
-def _compare_command(db, dataset: str, human: str, metrics: Sequence[str], levels: Sequence[str],
-                     coefficients: Sequence[str], method: str, alternative: str,
-                     correction: str | None = None, group: str | None = None) -> str:
-    args = ["metaeval", "--db", str(db), "compare", "--dataset", dataset, "--human", human]
-    for m in metrics:
-        args += ["--metric", m]
-    for lv in levels:
-        args += ["--level", lv]
-    for c in coefficients:
-        args += ["--coefficient", c]
-    args += ["--method", method, "--alternative", alternative]
+def _compare_hint(db, dataset: str, human: str, metrics: Sequence[str], levels: Sequence[str],
+                  coefficients: Sequence[str], method: str, alternative: str,
+                  correction: str | None = None, group: str | None = None) -> Hint:
+    """The ``compare`` (``Warehouse.compare``) producing the tests a ranking reads."""
+    arguments = [("dataset", dataset), ("human", human), ("metrics", list(metrics)), ("levels", list(levels)),
+                 ("coefficients", list(coefficients)), ("method", method), ("alternative", alternative)]
     if correction is not None:
-        args += ["--correction", correction, "--correction-group", group]
-    return shlex.join(args)
+        arguments += [("correction", correction), ("correction_group", group)]
+    return Hint("compare", tuple(arguments), str(db))
 
 
 def _checked_tests(wh: Warehouse, data: Data, scope: Scope, method: str, alternative: str,
@@ -195,7 +238,7 @@ def _checked_tests(wh: Warehouse, data: Data, scope: Scope, method: str, alterna
     """The test row of every ordered pair of the scope's metrics at each level and coefficient,
     computed on the cells the warehouse holds now -- with a correction, corrected within the
     family of exactly these metrics; else an error naming the command to run."""
-    family = runner.correction_family(scope.metrics, correction) if correction is not None else None
+    family = comparisons.correction_family(scope.metrics, correction) if correction is not None else None
     tests = _tests(wh, scope.dataset, scope.human, method, alternative, correction, group, family)
     wanted = [(a, b, lv, c) for lv in scope.levels for c in scope.coefficients
               for a in scope.metrics for b in scope.metrics if a != b]
@@ -216,8 +259,8 @@ def _checked_tests(wh: Warehouse, data: Data, scope: Scope, method: str, alterna
             f", correction {correction} within each {group})" if correction is not None else ")")
         raise WarehouseError(
             f"{scope.dataset}: {len(missing or stale)} of the {len(wanted)} {family} between the metrics are "
-            f"{which} (e.g. {example[0]} vs {example[1]}, {example[2]} level, {example[3]}); produce them with:\n  "
-            + _compare_command(wh.path, scope.dataset, scope.human, scope.metrics, scope.levels, scope.coefficients,
+            f"{which} (e.g. {example[0]} vs {example[1]}, {example[2]} level, {example[3]}); produce them with:",
+            hint=_compare_hint(wh.path, scope.dataset, scope.human, scope.metrics, scope.levels, scope.coefficients,
                                method, alternative, correction, group))
     return {key: tests[key] for key in wanted}
 
@@ -255,7 +298,7 @@ def _write_new(wh: Warehouse, scope: Scope, command: str, table: str, view: str,
 def tests_resolution(rows: pd.DataFrame, method: str, correction: str, group: str, alpha: float) -> list[str]:
     """One line per correction family of ``rows`` (hypothesis_tests rows of one method,
     correction and correction ``group``) whose tests cannot reach significance
-    (:func:`runner.test_resolution`); empty when every family can. A family is the rows of one
+    (:func:`comparisons.test_resolution`); empty when every family can. A family is the rows of one
     level and coefficient (and one metric_a for the group "metric")."""
     if rows.empty:
         return []
@@ -266,7 +309,7 @@ def tests_resolution(rows: pd.DataFrame, method: str, correction: str, group: st
     for key, part in frame.groupby(["level", "coefficient"] + (["metric_a"] if group == "metric" else []), sort=False):
         size = part["family_size"].dropna()
         drawn = part["_k"].dropna()
-        res = runner.test_resolution(method, int(drawn.max()) if len(drawn) else None, correction,
+        res = comparisons.test_resolution(method, int(drawn.max()) if len(drawn) else None, correction,
                                      int(size.max()) if len(size) else None, alpha)
         if res is not None and not res.resolvable:
             where = f"{key[0]} level, {key[1]}"
@@ -292,10 +335,10 @@ def significant_at(rows: pd.DataFrame, alpha: float) -> np.ndarray:
     return np.where(sequential, certified, fixed)
 
 
-def run_winners(wh: Warehouse, scope: Scope, method: str = "perm-both", alternative: str = runner.DEFAULT_ALTERNATIVE,
-                correction: str = runner.DEFAULT_CORRECTION, group: str = runner.DEFAULT_CORRECTION_GROUP,
+def run_winners(wh: Warehouse, scope: Scope, method: str = "perm-both", alternative: str = parameters.DEFAULT_ALTERNATIVE,
+                correction: str = parameters.DEFAULT_CORRECTION, group: str = parameters.DEFAULT_CORRECTION_GROUP,
                 alpha: float = 0.05, force: bool = False,
-                cluster_rule: str = runner.DEFAULT_CLUSTER_RULE) -> RunSummary:
+                cluster_rule: str = parameters.DEFAULT_CLUSTER_RULE) -> RunSummary:
     """Winners and significance clusters of the scope's metrics at each level and coefficient,
     from the latest ``hypothesis_tests`` rows of ``method``/``alternative``/``correction``/``group``.
 
@@ -351,7 +394,7 @@ def run_winners(wh: Warehouse, scope: Scope, method: str = "perm-both", alternat
                                     "sequential test: when its decision was certified at this alpha); a test with "
                                     "a NULL delta or p-value is neither a win nor a loss; of the two two-sided rows "
                                     "of a pair, the row of the metric with the higher correlation",
-                           "family": runner.correction_family(metrics, correction) if correction else None,
+                           "family": comparisons.correction_family(metrics, correction) if correction else None,
                            "family_size": sorted({int(t["family_size"]) for (_, _, tl, tc), t in tests.items()
                                                   if (tl, tc) == (lv, c) and not pd.isna(t["family_size"])}),
                            "resamples_k_seed": tested_k,
@@ -447,7 +490,7 @@ ACCURACY_SCOPE_LEVELS = ("system", "micro")
 def accuracy(wh: Warehouse, dataset: str, human: str, metrics: Sequence[str] = (), levels: Sequence[str] = (),
              coefficients: Sequence[str] = (), *, alpha: float = 0.05, alternative: str = "two-sided",
              metric_tolerance: float = 0.0, human_tolerance: float = 0.0,
-             system_inputs: str = runner.DEFAULT_SYSTEM_INPUTS, soft: bool = False, delta_bins: int | None = None,
+             system_inputs: str = parameters.DEFAULT_SYSTEM_INPUTS, soft: bool = False, delta_bins: int | None = None,
              k: int = 1000, seed: int = 4, **run) -> list:
     """Pairwise accuracy (``pairwise_accuracy``) and the inputs with a significant correlation
     (``input_significance``); ``soft``: soft pairwise accuracy instead (``soft_pairwise_accuracy``,
@@ -471,7 +514,7 @@ def accuracy(wh: Warehouse, dataset: str, human: str, metrics: Sequence[str] = (
 
 def systems_agreement(wh: Warehouse, dataset: str, human: str, metrics: Sequence[str] = (),
                       tests: Sequence[str] = (), *, alpha: float = 0.05, k: int = 1000,
-                      seed: int = runner.DEFAULT_SEED, **run) -> list:
+                      seed: int = parameters.DEFAULT_SEED, **run) -> list:
     """Per metric and paired test (default all of :data:`analyses.ranking.PAIR_TESTS`), the system
     pairs significant under the metric and/or the human (``system_agreement``); one
     :class:`~metaeval.runs.engine.Outcome` per test."""
@@ -484,9 +527,9 @@ def systems_agreement(wh: Warehouse, dataset: str, human: str, metrics: Sequence
 
 def winners(wh: Warehouse, dataset: str, human: str, metrics: Sequence[str] = (), levels: Sequence[str] = (),
             coefficients: Sequence[str] = (), *, method: str = "perm-both",
-            alternative: str = runner.DEFAULT_ALTERNATIVE, correction: str = runner.DEFAULT_CORRECTION,
-            correction_group: str = runner.DEFAULT_CORRECTION_GROUP, alpha: float = 0.05,
-            cluster_rule: str = runner.DEFAULT_CLUSTER_RULE, force: bool = False) -> tuple[RunSummary, pd.DataFrame]:
+            alternative: str = parameters.DEFAULT_ALTERNATIVE, correction: str = parameters.DEFAULT_CORRECTION,
+            correction_group: str = parameters.DEFAULT_CORRECTION_GROUP, alpha: float = 0.05,
+            cluster_rule: str = parameters.DEFAULT_CLUSTER_RULE, force: bool = False) -> tuple[RunSummary, pd.DataFrame]:
     """:func:`run_winners` over the resolved scope, and the latest ``winners`` rows of that
     setting by level, coefficient and rank."""
     from metaeval.runs import engine

@@ -242,7 +242,7 @@ class _Builder:
 
     def rankings(self, human: str) -> list[Ranked]:
         """One :class:`Ranked` per level and coefficient with stored correlations against ``human``."""
-        from metaeval.runs import evaluate, runner, selection
+        from metaeval.runs import evaluate, parameters, selection
 
         corr = self.wh.sql("SELECT * FROM latest_correlations WHERE dataset = ? AND human = ?", [self.dataset, human])
         if corr.empty:
@@ -283,7 +283,7 @@ class _Builder:
                        "ci_method": ci_setting["method"] if ci_setting else None, "k": known.get("k"),
                        "seed": known.get("seed"), "alpha": alpha, "all_pairs": True,
                        "system_inputs": c["system_inputs"].iloc[0] if "system_inputs" in c else None,
-                       "cluster_rule": runner.DEFAULT_CLUSTER_RULE}
+                       "cluster_rule": parameters.DEFAULT_CLUSTER_RULE}
             outcomes = {"correlate": _Stored(scope, c), "ci": _Stored(scope, ci), "compare": _Stored(scope, t)}
             data = self.data(human, sorted(corr["metric"].unique())) if not t.empty else None
             table = annotators.with_ceilings(evaluate.evaluation_table(self.wh, outcomes, [], setting, data), ceiling)

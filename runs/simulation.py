@@ -25,7 +25,7 @@ import json
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, wait
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -38,7 +38,8 @@ from metaeval.analyses.text import rouge
 from metaeval.core import Warehouse
 from metaeval.errors import WarehouseError
 from metaeval.analyses.stats import vocabulary
-from metaeval.runs import bookkeeping, executors, runner, scoring, selection
+from metaeval.runs import bookkeeping, executors, parameters, runner, scoring, selection
+from metaeval.runs.parameters import Params
 from metaeval.signals import interruption
 
 from typing import TYPE_CHECKING  # noqa: E402
@@ -72,6 +73,45 @@ class Summary:
 
 
 # --- the shared machinery -------------------------------------------------------------------
+@dataclass(frozen=True)
+class CoverageBlockParams(Params):
+    """simulate coverage, one block of trials (table ``ci_coverage_blocks``); ``k`` None for Fisher."""
+
+    table: ClassVar[str] = "ci_coverage_blocks"
+    method: str
+    alpha: float
+    k: int | None
+    seed: int
+
+
+@dataclass(frozen=True)
+class CoverageParams(CoverageBlockParams):
+    """simulate coverage, the blocks pooled (table ``ci_coverage``)."""
+
+    table: ClassVar[str] = "ci_coverage"
+    trials: int
+
+
+@dataclass(frozen=True)
+class PowerBlockParams(Params):
+    """simulate power, one block of trials (table ``power_blocks``); ``k`` None for Williams."""
+
+    table: ClassVar[str] = "power_blocks"
+    variant: str
+    method: str
+    alpha: float
+    k: int | None
+    seed: int
+
+
+@dataclass(frozen=True)
+class PowerParams(PowerBlockParams):
+    """simulate power, the blocks pooled (table ``power``)."""
+
+    table: ClassVar[str] = "power"
+    trials: int
+
+
 @dataclass
 class _Group:
     """Configurations sharing parameters (one method): final rows and block rows."""
@@ -143,7 +183,7 @@ def _execute(s: _Simulation, wh: Warehouse, *, jobs: int, force: bool, progress:
                 group = s.groups[g]
                 values = s.block_values([got[b] for b in range(len(blocks))])
                 final_writers[g].add(task, {**values, "conventions": group.conventions(task)},
-                                     group.final.param_columns)
+                                     group.final.params.columns())
                 del pending_finals[(g, key)]
 
     def on_result(unit: tuple, results: list) -> None:
@@ -153,7 +193,7 @@ def _execute(s: _Simulation, wh: Warehouse, *, jobs: int, force: bool, progress:
             group = s.groups[g]
             block_writers[g].add(runner.Task({**task.key, "block": b, "trials": len(blocks[b])}, task.measures,
                                              task.fingerprint, task.n_systems, task.n_inputs),
-                                 {**values, "conventions": group.conventions(task)}, group.blocks.param_columns)
+                                 {**values, "conventions": group.conventions(task)}, group.blocks.params.columns())
             have[(g, key)][b] = {**values, "trials": len(blocks[b])}
         finish_complete()
 
@@ -202,7 +242,7 @@ def _done(wh: Warehouse, scope: selection.Scope, analysis: runner.Analysis) -> d
     done = {}
     for r in rows.to_dict("records"):
         r = {c: None if isinstance(v, float) and np.isnan(v) else v for c, v in r.items()}
-        if all(r[c] == v for c, v in analysis.param_columns.items()):
+        if all(r[c] == v for c, v in analysis.params.columns().items()):
             done[tuple(r[c] for c in (*analysis.key_columns, "fingerprint"))] = r
     return done
 
@@ -247,7 +287,7 @@ def _map(work: Callable, context: Any, payload: list, jobs: int):
 def simulate_coverage(wh: Warehouse, dataset: str, human: str, metrics: Sequence[str], *,
                       levels: Sequence[str] = (), coefficients: Sequence[str] = (),
                       methods: Sequence[str] = (), trials: int = 1000, k: int = 1000, alpha: float = 0.05,
-                      seed: int = 0, system_inputs: str = runner.DEFAULT_SYSTEM_INPUTS, jobs: int = 1,
+                      seed: int = 0, system_inputs: str = parameters.DEFAULT_SYSTEM_INPUTS, jobs: int = 1,
                       force: bool = False, progress: ProgressFactory | None = None) -> Summary:
     """The CI coverage simulation of each metric x level x coefficient x method; persisted.
 
@@ -259,8 +299,8 @@ def simulate_coverage(wh: Warehouse, dataset: str, human: str, metrics: Sequence
     methods = selection.choices(methods, sim.CI_METHODS, "CI method")
     _check_run_options(trials, k, alpha, seed)
     if any(m != "fisher" for m in methods):
-        runner.check_k(k, alpha, "interval")
-    runner.system_inputs_parameter(system_inputs)
+        parameters.check_k(k, alpha, "interval")
+    parameters.system_inputs_parameter(system_inputs)
     data = selection.load_data(wh, scope)
     arrays, unjudged, tasks_by_method = {}, {}, {m: [] for m in methods}
     for metric in scope.metrics:
@@ -277,12 +317,13 @@ def simulate_coverage(wh: Warehouse, dataset: str, human: str, metrics: Sequence
                                         for lv in scope.levels for c in scope.coefficients]
     groups = []
     for method in methods:
-        params = {"method": method, "alpha": alpha, "k": None if method == "fisher" else k, "seed": seed}
+        block = CoverageBlockParams(method, alpha, None if method == "fisher" else k, seed)
+        params = block.columns()
         groups.append(_Group(
-            final=runner.Analysis("simulate coverage", "ci_coverage", ("metric", "level", "coefficient"),
-                                  {**params, "trials": trials}, [], None, {}),
-            blocks=runner.Analysis("simulate coverage", "ci_coverage_blocks",
-                                   ("metric", "level", "coefficient", "block", "trials"), params, [], None, {}),
+            final=runner.Analysis("simulate coverage", CoverageParams(*params.values(), trials),
+                                  ("metric", "level", "coefficient"), [], None),
+            blocks=runner.Analysis("simulate coverage", block,
+                                   ("metric", "level", "coefficient", "block", "trials"), [], None),
             tasks=tasks_by_method[method],
             conventions=lambda task, params=params: _coverage_conventions(task, params, trials, system_inputs,
                                                                           unjudged[task.key["metric"]])))
@@ -375,7 +416,7 @@ def simulate_power(wh: Warehouse, dataset: str, human: str, *, variant: str = "r
                    proportions: Sequence[float] = PROPORTIONS, levels: Sequence[str] = (),
                    coefficients: Sequence[str] = ("pearson",), methods: Sequence[str] = (),
                    trials: int = 1000, k: int = 1000, alpha: float = 0.05, seed: int = 0,
-                   system_inputs: str = runner.DEFAULT_SYSTEM_INPUTS, jobs: int = 1, force: bool = False,
+                   system_inputs: str = parameters.DEFAULT_SYSTEM_INPUTS, jobs: int = 1, force: bool = False,
                    progress: ProgressFactory | None = None) -> Summary:
     """The power simulation: tests of ROUGE-1 > R_k at each proportion, level, coefficient; persisted.
 
@@ -390,8 +431,8 @@ def simulate_power(wh: Warehouse, dataset: str, human: str, *, variant: str = "r
     methods = selection.choices(methods or POWER_METHODS, sim.TEST_METHODS, "test")
     _check_run_options(trials, k, alpha, seed)
     if any(m != "williams" for m in methods):
-        runner.check_k(k, alpha, "test")
-    runner.system_inputs_parameter(system_inputs)
+        parameters.check_k(k, alpha, "test")
+    parameters.system_inputs_parameter(system_inputs)
     human_scope = _human_scope(wh, dataset, human, levels or SIM_LEVELS, coefficients)
     summaries = scoring.summary_rows(wh, dataset)  # fails, naming the ingest command, without texts
     data = selection.load_data(wh, human_scope)
@@ -422,15 +463,15 @@ def simulate_power(wh: Warehouse, dataset: str, human: str, *, variant: str = "r
     scope = selection.Scope(dataset, human, (), human_scope.levels, human_scope.coefficients)
     groups = []
     for method in methods:
-        params = {"variant": variant, "method": method, "alpha": alpha,
-                  "k": None if method == "williams" else k, "seed": seed}
+        block = PowerBlockParams(variant, method, alpha, None if method == "williams" else k, seed)
+        params = block.columns()
         tasks = [runner.Task({"level": lv, "coefficient": c, "proportion": p}, (human,), fingerprint, n_sys, n_in)
                  for p in proportions for lv in scope.levels for c in scope.coefficients]
         groups.append(_Group(
-            final=runner.Analysis("simulate power", "power", ("level", "coefficient", "proportion"),
-                                  {**params, "trials": trials}, [], None, {}),
-            blocks=runner.Analysis("simulate power", "power_blocks",
-                                   ("level", "coefficient", "proportion", "block", "trials"), params, [], None, {}),
+            final=runner.Analysis("simulate power", PowerParams(*params.values(), trials),
+                                  ("level", "coefficient", "proportion"), [], None),
+            blocks=runner.Analysis("simulate power", block,
+                                   ("level", "coefficient", "proportion", "block", "trials"), [], None),
             tasks=tasks, conventions=lambda task, params=params: _power_conventions(task, params, trials,
                                                                                      system_inputs, len(unjudged))))
     s = _Simulation(

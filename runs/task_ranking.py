@@ -15,7 +15,7 @@ from metaeval.analyses import task_ranking
 from metaeval.core import Warehouse
 from metaeval.errors import WarehouseError
 from metaeval.analyses.stats import vocabulary
-from metaeval.runs import bookkeeping, runner, selection
+from metaeval.runs import bookkeeping, parameters, selection
 
 
 @dataclass(frozen=True)
@@ -57,7 +57,7 @@ class Outcome:
 
 
 def rank_tasks(wh: Warehouse, specs: Sequence[TaskSpec], metric_globs: Sequence[str] = (), *, k: int = 1000,
-               seed: int = runner.DEFAULT_SEED, alpha: float = 0.05, force: bool = False) -> Outcome:
+               seed: int = parameters.DEFAULT_SEED, alpha: float = 0.05, force: bool = False) -> Outcome:
     """Rank the metrics present in every task; reuse the latest ranking of the same tasks,
     parameters and data (``force`` recomputes)."""
     if len(specs) < 1:

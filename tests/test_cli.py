@@ -422,14 +422,14 @@ def test_largest_seed_runs(cli, db):
 
 
 def test_a_failing_run_is_marked_failed(cli, db, monkeypatch):
-    from metaeval.runs import runner
+    from metaeval.runs import intervals
 
     cli("demo", "--systems", "4", "--inputs", "5", "--k", "40")
 
     def broken(*args, **kwargs):
         raise RuntimeError("broken evaluation")
 
-    monkeypatch.setattr(runner, "evaluate_ci", broken)
+    monkeypatch.setattr(intervals, "evaluate_ci", broken)
     with pytest.raises(RuntimeError, match="broken evaluation"):
         cli("ci", "--dataset", "demo", "--human", "expert.relevance", "--method", "fisher")
     with Warehouse(db, read_only=True) as wh:

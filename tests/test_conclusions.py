@@ -107,19 +107,19 @@ def test_one_set_of_defaults_compare_then_winners_and_heatmap(small, tmp_path):
             "--coefficient", "kendall", "--out", tmp_path / "h.png")
     assert (tmp_path / "h.png").exists()
     from metaeval.cli.commands import correlation, ranking, report
-    from metaeval.runs import runner
+    from metaeval.runs import parameters
 
     def default(command, name):
         return next(p.default for p in command.params if p.name == name)
 
     for command in (correlation.compare, ranking.winners, report.plot_heatmap):
-        assert default(command, "alternative") == runner.DEFAULT_ALTERNATIVE
-        assert default(command, "correction") == runner.DEFAULT_CORRECTION
-        assert default(command, "correction_group") == runner.DEFAULT_CORRECTION_GROUP
+        assert default(command, "alternative") == parameters.DEFAULT_ALTERNATIVE
+        assert default(command, "correction") == parameters.DEFAULT_CORRECTION
+        assert default(command, "correction_group") == parameters.DEFAULT_CORRECTION_GROUP
     from metaeval.cli.commands import evaluate
 
-    assert default(evaluate.evaluate, "correction") == runner.DEFAULT_CORRECTION
-    assert default(evaluate.evaluate, "cluster_rule") == default(ranking.winners, "cluster_rule") == runner.DEFAULT_CLUSTER_RULE
+    assert default(evaluate.evaluate, "correction") == parameters.DEFAULT_CORRECTION
+    assert default(evaluate.evaluate, "cluster_rule") == default(ranking.winners, "cluster_rule") == parameters.DEFAULT_CLUSTER_RULE
 
 
 def test_evaluate_gives_clusters_only_from_every_pair(small, tmp_path):

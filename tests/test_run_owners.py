@@ -18,7 +18,7 @@ import pandas as pd
 import pytest
 
 from metaeval import Warehouse, owners
-from metaeval.runs import bookkeeping, demo, runner, selection
+from metaeval.runs import bookkeeping, comparisons, correlations, demo, runner, selection
 from tests.conftest import ROOT, run_cli
 
 LINUX_PROC = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
@@ -176,7 +176,7 @@ def test_ctrl_c_exits_130_with_one_line(demo_db, tmp_path, monkeypatch):
     def interrupt(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(runner, "evaluate_test", interrupt)
+    monkeypatch.setattr(comparisons, "evaluate_test", interrupt)
     result = run_cli(demo_db, *COMPARE, ok=False)
     assert result.exit_code == 130 and result.output.splitlines() == [
         "Error: interrupted: the results finished so far are saved; run the same command again to resume"]
@@ -189,11 +189,11 @@ def test_ctrl_c_exits_130_with_one_line(demo_db, tmp_path, monkeypatch):
 
 
 def _log_and_correlate(arrays, level, coefficient, log):
-    """runner.evaluate_correlation, slowly, appending a line to ``log`` (in the worker process)."""
+    """correlations.evaluate_correlation, slowly, appending a line to ``log`` (in the worker process)."""
     with open(log, "a") as f:
         f.write(f"{level} {coefficient}\n")
     time.sleep(0.1)
-    return runner.evaluate_correlation(arrays, level, coefficient)
+    return correlations.evaluate_correlation(arrays, level, coefficient)
 
 
 def test_a_parallel_run_stopped_does_not_compute_its_queued_chunks(demo_db, tmp_path, monkeypatch):
@@ -209,8 +209,8 @@ def test_a_parallel_run_stopped_does_not_compute_its_queued_chunks(demo_db, tmp_
     monkeypatch.setattr(bookkeeping.Writer, "add", stop_at_first)
     with Warehouse(demo_db) as wh:
         scope = selection.resolve_scope(wh, "demo", demo.HUMAN)
-        analysis = runner.correlate_analysis(scope)
-        analysis.evaluate, analysis.params = _log_and_correlate, {"log": str(log)}
+        analysis = correlations.correlate_analysis(scope)
+        analysis.evaluate, analysis.arguments = _log_and_correlate, {"log": str(log)}
         with pytest.raises(KeyboardInterrupt):
             runner.run(wh, scope, analysis, jobs=2, chunk_size=1)
         status = wh.sql("SELECT status, computed FROM analysis_runs")

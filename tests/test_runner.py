@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from metaeval import Warehouse, analyses
 from metaeval.cli import main
-from metaeval.runs import bookkeeping, runner, selection
+from metaeval.runs import bookkeeping, comparisons, correlations, runner, selection
 from tests.conftest import run_cli as _cli
 
 VOLATILE = ["result_id", "run_id"]
@@ -164,7 +164,7 @@ def test_latest_views_one_row_per_key(warehouse_copy):
 
 def test_interrupted_run_keeps_its_rows_and_resumes(warehouse_copy, monkeypatch):
     calls = {"n": 0}
-    original = runner.evaluate_correlation
+    original = correlations.evaluate_correlation
 
     def flaky(*args, **kwargs):
         calls["n"] += 1
@@ -174,7 +174,7 @@ def test_interrupted_run_keeps_its_rows_and_resumes(warehouse_copy, monkeypatch)
 
     with Warehouse(warehouse_copy) as wh:
         scope = selection.resolve_scope(wh, "summeval", "expert.relevance", ["rouge-*"])
-        analysis = runner.correlate_analysis(scope)
+        analysis = correlations.correlate_analysis(scope)
         analysis.evaluate = flaky
         with pytest.raises(KeyboardInterrupt):
             runner.run(wh, scope, analysis, chunk_size=4)
@@ -182,7 +182,7 @@ def test_interrupted_run_keeps_its_rows_and_resumes(warehouse_copy, monkeypatch)
         # the 10th evaluation was interrupted inside the third chunk of 4: two chunks finished
         assert status["status"] == "interrupted" and status["computed"] == 8
         assert len(wh.sql("SELECT * FROM correlations")) == 8
-        summary = runner.run(wh, scope, runner.correlate_analysis(scope))
+        summary = runner.run(wh, scope, correlations.correlate_analysis(scope))
         assert summary.computed == len(scope.metrics) * 9 - 8
         assert len(wh.sql("SELECT * FROM latest_correlations")) == len(scope.metrics) * 9
 
@@ -318,7 +318,7 @@ def test_an_interrupted_compare_never_hides_the_finished_family(db, monkeypatch)
         family = wh.sql(WILLIAMS_HOLM)
     assert len(family) == 12
     calls = {"n": 0}
-    original = runner.evaluate_test
+    original = comparisons.evaluate_test
 
     def cut(*args, **kwargs):  # the first chunk of 8 tests is written (undefined), the 10th is cut off
         calls["n"] += 1
@@ -326,14 +326,14 @@ def test_an_interrupted_compare_never_hides_the_finished_family(db, monkeypatch)
             raise KeyboardInterrupt
         return {**original(*args, **kwargs), "p_value": None}
 
-    monkeypatch.setattr(runner, "evaluate_test", cut)
+    monkeypatch.setattr(comparisons, "evaluate_test", cut)
     assert _cli(db, *base, "--metric", "sim-*", "--force", ok=False).exit_code != 0
     with Warehouse(db, read_only=True) as wh:
         assert wh.sql("SELECT status FROM analysis_runs ORDER BY run_id DESC LIMIT 1")["status"][0] == "interrupted"
         assert len(wh.sql("SELECT * FROM hypothesis_tests WHERE p_value IS NULL")) == 8
         shown = wh.sql(WILLIAMS_HOLM)
     assert sorted(shown["result_id"]) == sorted(family["result_id"])
-    monkeypatch.setattr(runner, "evaluate_test", original)
+    monkeypatch.setattr(comparisons, "evaluate_test", original)
     _cli(db, *base, "--metric", "sim-*")   # resumes: one row per pair, all of finished runs
     with Warehouse(db, read_only=True) as wh:
         shown = wh.sql(WILLIAMS_HOLM)

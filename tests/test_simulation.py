@@ -183,11 +183,11 @@ def _partly_judged(seed=6, n_sys=10, judged=8, extra=12):
 @pytest.mark.parametrize("method", sim.CI_METHODS)
 def test_coverage_under_each_system_inputs_protocol_is_what_ci_computes(method):
     """all: the judged and the unjudged inputs split separately; each trial's interval is `ci
-    --system-inputs all` on half A (runner.evaluate_ci: at the system level the metric's and the
+    --system-inputs all` on half A (intervals.evaluate_ci: at the system level the metric's and the
     human's inputs drawn independently, elsewhere the judged inputs only) and the held-out value
     `correlate --system-inputs all` on half B; judged: the trials of the data holding only the
     judged inputs. The levels other than system do not depend on the protocol."""
-    from metaeval.runs import runner
+    from metaeval.runs import comparisons, correlations, intervals
 
     X, _, Z, judged = _partly_judged()
     trials, configs = [0, 5, 9], [(lv, c) for lv in ("system", "summary", "global") for c in ("pearson", "kendall")]
@@ -197,9 +197,9 @@ def test_coverage_under_each_system_inputs_protocol_is_what_ci_computes(method):
             split = sim.split_halves(*X.shape, seed=2, trial=t, judged=~np.isnan(Z).all(axis=0))
             assert [np.isnan(Z[0, half]).sum() for half in (split.inputs_a, split.inputs_b)] == [6, 6]
             (XA, XB), (ZA, ZB) = split.halves(X), split.halves(Z)
-            ci = runner.evaluate_ci([XA, ZA], level, coefficient, method, 0.1, 60,
+            ci = intervals.evaluate_ci([XA, ZA], level, coefficient, method, 0.1, 60,
                                     sim.trial_seed(2, sim.RESAMPLE_STREAM, t), "all")
-            held = runner.evaluate_correlation([XB, ZB], level, coefficient, "all")["value"]
+            held = correlations.evaluate_correlation([XB, ZB], level, coefficient, "all")["value"]
             np.testing.assert_allclose([r.lower[i], r.upper[i], r.heldout[i]],
                                        [ci["lower"], ci["upper"], held], rtol=0, atol=1e-12)
     only = sim.coverage_trials(X[:, :judged].copy(), Z[:, :judged].copy(), method, configs, trials, k=60, alpha=0.1,
@@ -216,7 +216,7 @@ def test_coverage_under_each_system_inputs_protocol_is_what_ci_computes(method):
 
 @pytest.mark.parametrize("method", sim.TEST_METHODS)
 def test_power_under_each_system_inputs_protocol_is_what_compare_computes(method):
-    from metaeval.runs import runner
+    from metaeval.runs import comparisons, correlations, intervals
 
     X, Y, Z, judged = _partly_judged(seed=8)
     Ys = np.stack([Y, X + 0.5 * Y])
@@ -225,7 +225,7 @@ def test_power_under_each_system_inputs_protocol_is_what_compare_computes(method
         got = sim.power_pvalues(X, Ys, Z, method, configs, trials, k=60, seed=3, system_inputs=protocol)
         for (level, coefficient), p in got.items():
             for i, t in enumerate(trials):
-                expected = runner.evaluate_test([X, Ys[i], Z], level, coefficient, method, "greater", 60,
+                expected = comparisons.evaluate_test([X, Ys[i], Z], level, coefficient, method, "greater", 60,
                                                 sim.trial_seed(3, sim.RESAMPLE_STREAM, t),
                                                 system_inputs=protocol)["p_value"]
                 np.testing.assert_allclose(p[i], np.nan if expected is None else expected, rtol=0, atol=1e-12)

@@ -2,14 +2,46 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 
 def one_line(exc: BaseException) -> str:
     """An exception's message on one line (DuckDB's can span several), for an error message."""
     return " ".join(str(exc).split())
 
 
+@dataclass(frozen=True)
+class Hint:
+    """What to run to produce what an error says is missing, in the Python API's words: the
+    ``Warehouse`` method ``command`` and its arguments, in order (a list or tuple: the values of
+    a repeated option), on the warehouse at ``db``. The command line renders it as a
+    ``metaeval`` command line (``metaeval.cli.app.command_line``); ``str()`` is the Python call."""
+
+    command: str
+    arguments: tuple[tuple[str, Any], ...]
+    db: str | None = None
+
+    def __str__(self) -> str:
+        args = ", ".join(f"{name}={list(v) if isinstance(v, tuple) else v!r}" for name, v in self.arguments)
+        return f"wh.{self.command}({args})"
+
+
 class WarehouseError(Exception):
-    """Something about the warehouse or a request to it is wrong; the message says what."""
+    """Something about the warehouse or a request to it is wrong; the message says what, and
+    ``hint`` (a :class:`Hint`, or None) what to run about it."""
+
+    def __init__(self, *args, hint: Hint | None = None):
+        super().__init__(*args)
+        self.hint = hint
+
+    @property
+    def message(self) -> str:
+        """The message without the hint."""
+        return super().__str__()
+
+    def __str__(self) -> str:
+        return self.message if self.hint is None else f"{self.message}\n  {self.hint}"
 
 
 class InputError(WarehouseError):

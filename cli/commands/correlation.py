@@ -202,7 +202,7 @@ def compare(obj, dataset, human, metrics, levels, coefficients, system_inputs, j
     """Test every ordered pair of metrics: is corr(a, human) > corr(b, human)?"""
     from metaeval.runs import api
 
-    from metaeval.runs import runner
+    from metaeval.runs import parameters
 
     if not sequential and (k_max is not None or risk is not None):
         raise click.UsageError("--k-max and --risk are options of --sequential")
@@ -212,8 +212,8 @@ def compare(obj, dataset, human, metrics, levels, coefficients, system_inputs, j
                           method=method, k=k, alpha=alpha, seed=seed, alternative=alternative, correction=correction,
                           correction_group=correction_group, k_block=k_block,
                           resample_annotators=resample_annotators, sequential=sequential,
-                          k_max=runner.DEFAULT_K_MAX if k_max is None else k_max,
-                          risk=runner.DEFAULT_RISK if risk is None else risk)
+                          k_max=parameters.DEFAULT_K_MAX if k_max is None else k_max,
+                          risk=parameters.DEFAULT_RISK if risk is None else risk)
     frame = frame[(frame["correction"] == correction) & (frame["correction_group"] == correction_group)]
     from metaeval.runs import ranking as ranking_runs
 

@@ -28,9 +28,9 @@ def demo(obj, dataset, n_systems, n_inputs, seed, k):
     two-sided Perm-Both tests (Holm-corrected), at the system and summary level, all persisted.
     """
     from metaeval.runs import demo as demo_data
-    from metaeval.runs import runner
+    from metaeval.runs import parameters
 
-    runner.check_k(k, demo_data.ALPHA, "interval")   # before anything is written
+    parameters.check_k(k, demo_data.ALPHA, "interval")   # before anything is written
     with tempfile.TemporaryDirectory() as tmp, obj.open(create=not obj.path.exists()) as wh:
         echo_reports([demo_data.load(wh, dataset, Path(tmp), n_systems=n_systems, n_inputs=n_inputs, seed=seed,
                                      command=_command_line())])
@@ -42,7 +42,7 @@ def demo(obj, dataset, n_systems, n_inputs, seed, k):
         show(demo_data.report(wh, dataset, k=k, seed=seed), "table")
     click.echo("\nEverything above is in the warehouse: try "
                f"`{obj.command('results', 'confidence_intervals', '--dataset', dataset)}`, or draw the tests with "
-               f"`{obj.heatmap_command(dataset, demo_data.HUMAN, 'system', 'pearson', 'perm-both', runner.DEFAULT_ALTERNATIVE, runner.DEFAULT_CORRECTION, runner.DEFAULT_CORRECTION_GROUP, demo_data.ALPHA)}`.")
+               f"`{obj.heatmap_command(dataset, demo_data.HUMAN, 'system', 'pearson', 'perm-both', parameters.DEFAULT_ALTERNATIVE, parameters.DEFAULT_CORRECTION, parameters.DEFAULT_CORRECTION_GROUP, demo_data.ALPHA)}`.")
 
 
 COMMANDS = [demo]

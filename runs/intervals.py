@@ -1,0 +1,87 @@
+"""ci: a confidence interval of each correlation (table ``confidence_intervals``).
+
+The analysis (:func:`ci_analysis`), its parameters (:class:`IntervalParams`) and the function
+the workers run (:func:`evaluate_ci`: Fisher's interval, a bootstrap, or a bootstrap that also
+re-draws the annotators).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from metaeval.analyses import annotators, stats
+from metaeval.analyses.stats import protocols, vocabulary
+from metaeval.errors import WarehouseError
+from metaeval.runs import bookkeeping
+from metaeval.runs.correlations import calibrated_epsilons, correlation_tasks, protocol
+from metaeval.runs.parameters import (DEFAULT_SYSTEM_INPUTS, Params, check_annotator_resampling, check_k,
+                                      check_parametric, check_system_inputs)
+from metaeval.runs.runner import Analysis
+from metaeval.runs.selection import Scope
+
+
+@dataclass(frozen=True)
+class IntervalParams(Params):
+    """ci: a confidence interval of each correlation (table ``confidence_intervals``); ``k`` and
+    ``seed`` None for Fisher's interval."""
+
+    table: ClassVar[str] = "confidence_intervals"
+    method: str
+    alpha: float
+    k: int | None
+    seed: int | None
+    system_inputs: str = DEFAULT_SYSTEM_INPUTS
+    resample_annotators: str | None = None
+
+
+def ci_analysis(scope: Scope, method: str, k: int, alpha: float, seed: int,
+                system_inputs: str = DEFAULT_SYSTEM_INPUTS, resample_annotators: str | None = None) -> Analysis:
+    if method not in vocabulary.CI_METHODS:
+        raise WarehouseError(f"unknown CI method {method!r}; choose from {', '.join(vocabulary.CI_METHODS)}")
+    check_parametric(scope.coefficients, method, "fisher", "Fisher's interval has no constants for")
+    resampled = method != "fisher"
+    if resampled:
+        check_k(k, alpha, "interval")
+    if resample_annotators is not None:
+        check_annotator_resampling(scope.coefficients, resample_annotators, resampled,
+                                   "a bootstrap method (boot-systems, boot-inputs, boot-both)")
+    params = IntervalParams(method, alpha, k if resampled else None, seed if resampled else None,
+                            check_system_inputs(system_inputs), resample_annotators)
+    return Analysis("ci", params, ("metric", "level", "coefficient"), correlation_tasks(scope), evaluate_ci)
+
+
+# --- evaluation (pure, runs in worker processes) ---------------------------------------------
+def evaluate_ci(arrays, level, coefficient, method, alpha, k, seed, system_inputs=DEFAULT_SYSTEM_INPUTS,
+                resample_annotators=None) -> dict:
+    if resample_annotators is not None:
+        return _evaluate_annotator_ci(arrays, level, coefficient, method, alpha, k, seed, system_inputs,
+                                      resample_annotators)
+    (X, Z), paired, conv = protocol(arrays, level, system_inputs)
+    if method == "fisher":
+        r = stats.fisher_ci(X, Z, level, coefficient, alpha=alpha)
+        n_valid = None
+    else:
+        r = stats.bootstrap_ci(X, Z, level, coefficient, method.removeprefix("boot-"), k=k, alpha=alpha, seed=seed,
+                               paired_inputs=paired)
+        n_valid = int(np.count_nonzero(~np.isnan(r.samples)))
+    return {"estimate": bookkeeping.as_float(r.estimate), "lower": bookkeeping.as_float(r.lower), "upper": bookkeeping.as_float(r.upper),
+            "n_valid": n_valid,
+            "conventions": {**r.conventions, **conv, **calibrated_epsilons([X, Z], level, coefficient, ["epsilon"])}}
+
+
+def _evaluate_annotator_ci(arrays, level, coefficient, method, alpha, k, seed, system_inputs, how) -> dict:
+    """A bootstrap CI whose resamples also re-draw the annotators (analyses.annotators)."""
+    X, Z, A = arrays
+    (X, Z), paired, conv, kept = protocols.apply([X, Z], level, system_inputs)
+    if kept is not None:
+        A = A[:, kept]
+    if not paired:
+        raise ValueError("--resample-annotators draws the metric's and the human's inputs together; with inputs "
+                         "the human did not judge, use --system-inputs judged")
+    r = annotators.annotator_bootstrap_ci(X, A, level, coefficient, method.removeprefix("boot-"), k=k, alpha=alpha,
+                                          seed=seed, annotators=how, Z=Z)
+    return {"estimate": bookkeeping.as_float(r.estimate), "lower": bookkeeping.as_float(r.lower), "upper": bookkeeping.as_float(r.upper),
+            "n_valid": int(np.count_nonzero(~np.isnan(r.samples))), "conventions": {**r.conventions, **conv}}

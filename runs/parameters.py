@@ -1,0 +1,129 @@
+"""The typed parameters of an analysis: one frozen dataclass per family, naming its result table.
+
+Each analysis family declares a subclass of :class:`Params` whose fields are its parameters, in
+the order of the table's columns, and whose class attribute ``table`` names the result table
+(:attr:`Params.view` its ``latest_*`` view, from :data:`metaeval.schema.RESULT_TABLES`). A field
+plays up to three roles, given by :func:`setting` (default: all but the last):
+
+- a **column** of every result row, matched when a later run reuses rows (:meth:`Params.columns`);
+- an **argument** of the family's ``evaluate`` function, run in the workers (:meth:`Params.arguments`);
+- **run-only**: recorded with the run in ``analysis_runs.parameters`` but not a column (e.g.
+  compare's correction, applied after the raw tests are stored; :meth:`Params.recorded`).
+
+For example (runs/correlations.py)::
+
+    @dataclass(frozen=True)
+    class CorrelateParams(Params):
+        table: ClassVar[str] = "correlations"
+        system_inputs: str = DEFAULT_SYSTEM_INPUTS
+
+The defaults every command shares and the checks of arguments several families take (the
+number of resamples, the system-inputs protocol, the parametric methods, annotator
+resampling) live here too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import MISSING, dataclass, field, fields
+from typing import Any, ClassVar
+
+from metaeval import schema
+from metaeval.analyses.stats import _validation, resolution, vocabulary
+from metaeval.errors import WarehouseError
+
+#: The defaults of every command that tests or reads tests (compare, evaluate, winners, plot
+#: heatmap, report): two-sided, Holm within each metric_a's family (see README "Defaults").
+DEFAULT_ALTERNATIVE, DEFAULT_CORRECTION, DEFAULT_CORRECTION_GROUP = "two-sided", "holm", "metric"
+DEFAULT_CLUSTER_RULE = "any"
+#: all: Deutsch, Dror & Roth (2022) recommend scoring the metric on every input it has; and it
+#: is what a system mean over the stored cells has always been here (see protocols).
+DEFAULT_SYSTEM_INPUTS = "all"
+DEFAULT_SEED = 0
+#: compare --sequential: the cap on each pair's resamples and the bound on the resampling risk
+DEFAULT_K_MAX = 100_000
+DEFAULT_RISK = 1e-3
+
+
+def setting(default: Any = MISSING, *, column: bool = True, argument: bool = True) -> Any:
+    """A parameter field: a ``column`` of the result rows and/or an ``argument`` of ``evaluate``;
+    neither: run-only (recorded in ``analysis_runs`` when not None)."""
+    return field(default=default, metadata={"column": column, "argument": argument})
+
+
+@dataclass(frozen=True)
+class Params:
+    """The parameters of one analysis (see the module docstring); subclasses set ``table``."""
+
+    table: ClassVar[str] = ""
+
+    @property
+    def view(self) -> str:
+        """The result table's latest view (:func:`metaeval.schema.latest_view`; a KeyError for the
+        simulations' block tables, partial results without one)."""
+        return schema.latest_view(self.table)
+
+    def _fields(self, role: str) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.metadata.get(role, True)}
+
+    def columns(self) -> dict[str, Any]:
+        """The parameter columns of a result row (None: NULL), matched when reusing rows."""
+        return self._fields("column")
+
+    def arguments(self) -> dict[str, Any]:
+        """The keyword arguments of the family's ``evaluate`` (besides the arrays and the key)."""
+        return self._fields("argument")
+
+    def recorded(self) -> dict[str, Any]:
+        """What a run records in ``analysis_runs.parameters`` besides its scope: the columns and
+        the run-only parameters that are set."""
+        extra = {f.name: getattr(self, f.name) for f in fields(self)
+                 if not f.metadata.get("column", True) and not f.metadata.get("argument", True)
+                 and getattr(self, f.name) is not None}
+        return {**self.columns(), **extra}
+
+    def run_seed(self) -> int | None:
+        """The seed a run records: the ``seed`` parameter, if the family has one (None: not drawn)."""
+        return getattr(self, "seed", None)
+
+
+# --- checks several families share -------------------------------------------------------------
+def check_k(k: int, alpha: float, purpose: str) -> None:
+    """Refuse a number of resamples below the floor of ``purpose`` ("interval" or "test") at
+    ``alpha`` (:func:`analyses.stats.resolution.min_resamples`), naming the smallest accepted."""
+    floor = resolution.min_resamples(alpha, purpose)
+    if k < floor:
+        rule = "(k + 1) alpha / 2 >= 1" if purpose == "interval" else "(k + 1) alpha >= 1"
+        what = "a percentile interval" if purpose == "interval" else "a resampling test"
+        raise WarehouseError(f"--k {k} is too small for {what} at alpha {alpha:g}: it needs {rule}, "
+                             f"so --k {floor} or more")
+
+
+def check_system_inputs(protocol: str) -> str:
+    """``protocol`` if it is a system-inputs protocol (:data:`vocabulary.SYSTEM_INPUTS`)."""
+    if protocol not in vocabulary.SYSTEM_INPUTS:
+        raise WarehouseError(f"unknown --system-inputs {protocol!r}; choose from {', '.join(vocabulary.SYSTEM_INPUTS)}")
+    return protocol
+
+
+def system_inputs_parameter(protocol: str) -> dict[str, str]:
+    return {"system_inputs": check_system_inputs(protocol)}
+
+
+def check_annotator_resampling(coefficients, how: str, method_ok: bool, methods: str) -> None:
+    """Annotator resampling (:mod:`analyses.annotators`) needs one of ``methods`` and the plain
+    coefficients."""
+    if not method_ok or how not in vocabulary.ANNOTATOR_RESAMPLING:
+        raise WarehouseError(f"--resample-annotators needs {methods} and one of {', '.join(vocabulary.ANNOTATOR_RESAMPLING)}")
+    if any(_validation.coefficient_iv(c).name not in vocabulary.COEFFICIENTS
+           or _validation.coefficient_iv(c).variant not in (None, "b", "c") or _validation.coefficient_iv(c).epsilon
+           for c in coefficients):
+        raise WarehouseError("--resample-annotators works with pearson, spearman, kendall and kendall-c "
+                             "(without --epsilon or --tie-calibration)")
+
+
+def check_parametric(coefficients, method: str, parametric: str, message: str) -> None:
+    """The Fisher interval and Williams' test have no form for the Kendall variants with ties, nor
+    for the coefficients whose points are not independent pairs (:attr:`Coefficient.parametric`)."""
+    bad = [c for c in coefficients if not _validation.coefficient_iv(c).parametric]
+    if method == parametric and bad:
+        raise WarehouseError(f"{message} {', '.join(bad)}; use a resampling method")
