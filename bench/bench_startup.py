@@ -11,7 +11,8 @@ be faster than that. Targets: the light commands (`--help`, `datasets`, `measure
 `sql`) under 0.5 s, an up-to-date `correlate` under 1 s.
 
 Also lists, for `datasets`, whether scipy, matplotlib or sklearn-like heavy modules were imported
-(they must not be on the light path).
+(they must not be on the light path), and times `Warehouse.matrix` of every SummEval measure with
+the measures fetched together (the default) and one query per measure (as before), same values.
 """
 
 from __future__ import annotations
@@ -84,6 +85,32 @@ def main() -> None:
              "if m in sys.modules]\nprint('heavy modules imported by datasets:', heavy or 'none', file=sys.stderr)")
     out = subprocess.run([sys.executable, "-c", probe, str(db)], capture_output=True, text=True, env=env)
     print(out.stderr.strip().splitlines()[-1])
+    _matrix(db, args.runs)
+
+
+def _matrix(db: Path, runs: int) -> None:
+    """Warehouse.matrix of every measure: one query for the grids that fit MATRIX_CHUNK_CELLS vs
+    one query per measure; the minimum of ``runs`` each, and that both give the same values."""
+    import numpy as np
+
+    from metaeval import Warehouse, core
+
+    default = core.MATRIX_CHUNK_CELLS
+    with Warehouse(db, read_only=True) as wh:
+        names = list(wh.measure_kinds("summeval")["measure"])
+        times, values = {}, {}
+        for label, cells in (("measures together", default), ("one query per measure", 1)):
+            core.MATRIX_CHUNK_CELLS = cells
+            best = float("inf")
+            for _ in range(runs):
+                start = time.perf_counter()
+                values[label] = wh.matrix("summeval", names).values
+                best = min(best, time.perf_counter() - start)
+            times[label] = best
+        core.MATRIX_CHUNK_CELLS = default
+    same = np.array_equal(*values.values(), equal_nan=True)
+    print(f"Warehouse.matrix of {len(names)} measures: "
+          + ", ".join(f"{k} {v:.3f} s" for k, v in times.items()) + f" (min of {runs}); same values: {same}")
 
 
 if __name__ == "__main__":
