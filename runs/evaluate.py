@@ -356,9 +356,10 @@ def evaluation_table(wh: Warehouse, outcomes: dict[str, engine.Outcome], focus: 
             part = tests[(tests["level"] == lv) & (tests["coefficient"] == c)
                          & tests["metric_a"].isin(index) & tests["metric_b"].isin(index)]
             scores = np.array([_value(corr, (m, lv, c), "value") for m in metrics], dtype=float)
+            family = (settings["method"], settings["correction"], "metric")
             beats, tested = ranking.pairwise_beats(len(metrics), part["metric_a"].map(index),
                                                    part["metric_b"].map(index), part["delta"].astype(float),
-                                                   ranking_runs.significant_at(part, settings["alpha"]),
+                                                   ranking_runs.significant_at(part, settings["alpha"], family),
                                                    settings["alternative"], scores)
             clusters = ranking.significance_clusters(scores, beats, rule=settings["cluster_rule"], tested=tested,
                                                      names=metrics)

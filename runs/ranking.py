@@ -295,44 +295,57 @@ def _write_new(wh: Warehouse, scope: Scope, command: str, table: str, view: str,
 
 
 # --- winners and significance clusters ------------------------------------------------------------
-def tests_resolution(rows: pd.DataFrame, method: str, correction: str, group: str, alpha: float) -> list[str]:
-    """One line per correction family of ``rows`` (hypothesis_tests rows of one method,
-    correction and correction ``group``) whose tests cannot reach significance
-    (:func:`comparisons.test_resolution`); empty when every family can. A family is the rows of one
+def _unresolvable(rows: pd.DataFrame, method: str, correction: str, group: str,
+                  alpha: float) -> list[tuple[tuple, pd.Index, object]]:
+    """(family key, row index, Resolution) of each correction family of ``rows`` whose tests
+    cannot reach significance (:func:`comparisons.test_resolution`). A family is the rows of one
     level and coefficient (and one metric_a for the group "metric")."""
     if rows.empty:
         return []
-    lines = []
     k = rows["k_used"] if "k_used" in rows and rows["k_used"].notna().any() else rows["k"]
     frame = rows.assign(_k=k)
-    seen = set()
+    out = []
     for key, part in frame.groupby(["level", "coefficient"] + (["metric_a"] if group == "metric" else []), sort=False):
         size = part["family_size"].dropna()
         drawn = part["_k"].dropna()
         res = comparisons.test_resolution(method, int(drawn.max()) if len(drawn) else None, correction,
-                                     int(size.max()) if len(size) else None, alpha)
+                                          int(size.max()) if len(size) else None, alpha)
         if res is not None and not res.resolvable:
-            where = f"{key[0]} level, {key[1]}"
-            text = res.text()
-            if (where, text) not in seen:
-                seen.add((where, text))
-                lines.append(f"{where}: {text}")
+            out.append((key, part.index, res))
+    return out
+
+
+def tests_resolution(rows: pd.DataFrame, method: str, correction: str, group: str, alpha: float) -> list[str]:
+    """One line per correction family of ``rows`` (hypothesis_tests rows of one method,
+    correction and correction ``group``) whose tests cannot reach significance; empty when every
+    family can."""
+    lines: list[str] = []
+    for key, _, res in _unresolvable(rows, method, correction, group, alpha):
+        line = f"{key[0]} level, {key[1]}: {res.text()}"
+        if line not in lines:
+            lines.append(line)
     return lines
 
 
-def significant_at(rows: pd.DataFrame, alpha: float) -> np.ndarray:
+def significant_at(rows: pd.DataFrame, alpha: float, family: tuple[str, str, str] | None = None) -> np.ndarray:
     """Whether each stored hypothesis_tests row is significant at ``alpha``: p_adjusted <= alpha
-    for a fixed-k test (a family that cannot resolve is set apart by :func:`tests_resolution`);
-    a sequential test (``risk`` set) only when its certified decision was made at this alpha
-    (an undecided row can show p_adjusted <= alpha and is not significant)."""
+    for a fixed-k test, a sequential test (``risk`` set) only when its certified decision was made
+    at this alpha (an undecided row can show p_adjusted <= alpha and is not significant).
+    ``family`` (method, correction, group): a row of a family that cannot resolve at ``alpha``
+    (:func:`tests_resolution`) is never significant -- a paired bootstrap p of 0 only says
+    p < 1/k, and its corrected 0 is not a finding."""
     p = rows["p_adjusted"].astype(float).to_numpy()
     fixed = (p <= alpha)
-    if "risk" not in rows.columns:
-        return fixed
-    sequential = rows["risk"].notna().to_numpy()
-    certified = (rows["significant"].fillna(False).astype(bool).to_numpy()
-                 & np.isclose(rows["alpha"].astype(float).to_numpy(), alpha, rtol=0, atol=1e-12))
-    return np.where(sequential, certified, fixed)
+    decided = fixed
+    if "risk" in rows.columns:
+        sequential = rows["risk"].notna().to_numpy()
+        certified = (rows["significant"].fillna(False).astype(bool).to_numpy()
+                     & np.isclose(rows["alpha"].astype(float).to_numpy(), alpha, rtol=0, atol=1e-12))
+        decided = np.where(sequential, certified, fixed)
+    if family is not None:
+        for _, index, _ in _unresolvable(rows, *family, alpha):
+            decided[rows.index.get_indexer(index)] = False
+    return decided
 
 
 def run_winners(wh: Warehouse, scope: Scope, method: str = "perm-both", alternative: str = parameters.DEFAULT_ALTERNATIVE,
@@ -376,7 +389,8 @@ def run_winners(wh: Warehouse, scope: Scope, method: str = "perm-both", alternat
             part = frame[(frame["level"] == lv) & (frame["coefficient"] == c)]
             scores = [stats.correlate(*data.restrict((m, scope.human))[0], lv, c) for m in metrics]
             beats, tested = ranking.pairwise_beats(n, part["metric_a"].map(index), part["metric_b"].map(index),
-                                                   part["delta"].astype(float), significant_at(part, alpha),
+                                                   part["delta"].astype(float),
+                                                   significant_at(part, alpha, (method, correction, group)),
                                                    alternative, scores)
             clusters = ranking.significance_clusters(scores, beats, rule=cluster_rule, tested=tested, names=metrics)
             unresolved = tests_resolution(part, method, correction, group, alpha)

@@ -187,3 +187,25 @@ def test_significant_at_never_counts_an_uncertified_sequential_row():
     # fixed k: p_adjusted <= alpha; sequential: certified at this very alpha only
     assert ranking_runs.significant_at(rows, 0.05).tolist() == [True, False, False, False, False]
     assert ranking_runs.significant_at(rows.drop(columns="risk"), 0.05).tolist() == [True, True, True, False, False]
+
+
+def test_a_bootstrap_family_that_cannot_resolve_wins_nothing(tmp_path):
+    """A paired bootstrap p of 0 (count / k) only says p < 1/k: Holm over 12 tests at k = 40
+    cannot resolve, so its corrected 0 is neither significant nor a win in winners."""
+    small = tmp_path / "w.duckdb"
+    run_cli(small, "demo", "--k", "40")          # 12 systems x 50 inputs: some pairs far apart
+    base = ["--dataset", "demo", "--human", "expert.relevance", "--level", "summary", "--coefficient", "pearson",
+            "--method", "boot-both", "--correction-group", "all"]
+    run_cli(small, "compare", *base, "--k", "40")
+    from metaeval.core import Warehouse
+
+    with Warehouse(small, read_only=True) as wh:
+        rows = wh.sql("SELECT * FROM latest_hypothesis_tests WHERE method = 'boot-both'")
+    assert (rows["p_adjusted"] <= 0.05).any(), "the case needs a corrected p of 0"   # (would win before)
+    assert not rows["significant"].any()
+    out = run_cli(small, "winners", *base).output
+    assert "not a finding" in out
+    with Warehouse(small, read_only=True) as wh:
+        w = wh.sql("SELECT * FROM latest_winners WHERE method = 'boot-both'")
+    assert (w["n_beaten_by"] == 0).all() and all(json.loads(b) == [] for b in w["beaten_by"])
+    assert set(w["status"]) == {"unresolvable"} and w["cluster"].isna().all()
