@@ -126,8 +126,10 @@ def finish_run(wh: Warehouse, run_id: int, status: str, computed: int) -> None:
 class Writer:
     """Buffers result rows and inserts them in small transactions (at most every few seconds)."""
 
-    def __init__(self, wh: Warehouse, table: str, run_id: int, scope: Scope):
+    def __init__(self, wh: Warehouse, table: str, run_id: int, scope: Scope, subset: str | None = None):
+        """``subset``: the rows' subset when it is not the scope's (a ``--by`` macro average)."""
         self.wh, self.table, self.run_id, self.scope = wh, table, run_id, scope
+        self.subset = scope.subset if subset is None else subset
         self.rows: list[dict] = []
         self.written = 0
         self.has_sizes = "n_systems" in _columns(wh, table)
@@ -139,7 +141,11 @@ class Writer:
                **params, **values, "fingerprint": task.fingerprint}
         if self.has_sizes:
             row.update(n_systems=task.n_systems, n_inputs=task.n_inputs)
-        row["conventions"] = conventions_json(row["conventions"])
+        conventions = row["conventions"]
+        if self.subset:
+            row["subset"] = self.subset
+            conventions = {**conventions, **subset_conventions(self.subset)}
+        row["conventions"] = conventions_json(conventions)
         self.add_row(row)
 
     def add_row(self, row: dict) -> None:
@@ -163,6 +169,19 @@ class Writer:
         finally:
             con.unregister("result_rows")
         self.written += len(rows)
+
+
+#: How a subset of cells is analysed, recorded in the conventions of its rows.
+SUBSET_CONVENTION = ("only the cells whose attributes hold every condition of the subset are analysed; the other "
+                     "cells are missing (NaN) and each statistic's convention for missing cells applies: a system's "
+                     "score is its mean over the subset's inputs, and inputs or systems with no cell in the subset "
+                     "are left out")
+
+
+def subset_conventions(subset: str) -> dict:
+    """The conventions of a result on the subset of cells ``subset`` (none for every cell: the
+    rows of an unrestricted run are as they were before subsets)."""
+    return {"subset": subset, "subset_cells": SUBSET_CONVENTION} if subset else {}
 
 
 def conventions_json(conventions: dict) -> str:

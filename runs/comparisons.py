@@ -269,7 +269,8 @@ def run_compare(plan: Plan) -> RunSummary:
                                 "level": tasks[i].key["level"], "coefficient": tasks[i].key["coefficient"],
                                 "p_adjusted": adjusted[i][0], "significant": adjusted[i][1],
                                 "family_size": adjusted[i][2],
-                                "conventions": bookkeeping.conventions_json({**raw[i]["conventions"], "resolution": adjusted[i][3]})}
+                                "conventions": bookkeeping.conventions_json({**raw[i]["conventions"], "resolution": adjusted[i][3],
+                                                                        **bookkeeping.subset_conventions(scope.subset)})}
                                for i in todo])
         if not update.empty:
             wh.con.register("adjusted_rows", update)
@@ -458,9 +459,9 @@ def _adjust(tasks: list[Task], raw: dict[int, dict], params: TestParams) -> dict
 def _latest_tests(wh: Warehouse, scope: Scope, params: TestParams) -> dict[tuple, dict]:
     rows = wh.con.execute(
         """SELECT * FROM latest_hypothesis_tests WHERE dataset = ? AND human = ? AND method = ?
-           AND alternative = ? AND correction = ? AND correction_group = ?""",
+           AND alternative = ? AND correction = ? AND correction_group = ? AND subset = ?""",
         [scope.dataset, scope.human, params.method, params.alternative,
-         params.correction, params.correction_group]).df()
+         params.correction, params.correction_group, scope.subset]).df()
     return {(r["metric_a"], r["metric_b"], r["level"], r["coefficient"]): r for r in rows.to_dict("records")}
 
 

@@ -55,7 +55,7 @@ class Outcome:
         """The latest rows of this setting (scope and parameters), in the scope's order."""
         scope, analysis = self.scope, self.analysis
         in_scope = {c: tuple(getattr(scope, SCOPE_COLUMNS[c])) for c in analysis.key_columns if c in SCOPE_COLUMNS}
-        return latest_rows(wh, analysis.table, scope.dataset, scope.human, order=scope,
+        return latest_rows(wh, analysis.table, scope.dataset, scope.human, order=scope, subset=scope.subset,
                            **in_scope, **analysis.params.columns())
 
     def __repr__(self) -> str:
@@ -69,13 +69,14 @@ class Outcome:
 
 def analyse(wh: Warehouse, build: Callable[[selection.Scope], Sequence[runner.Analysis]], dataset: str,
             human: str, metrics: Sequence[str] = (), levels: Sequence[str] = (), coefficients: Sequence[str] = (),
-            *, valid_levels: Sequence[str] | None = None, annotations: bool = False,
+            *, valid_levels: Sequence[str] | None = None, annotations: bool = False, where: Sequence = (),
             jobs: int = 1, force: bool = False, progress: ProgressFactory | None = None) -> list[Outcome]:
     """Run the analyses ``build`` makes of the resolved scope, in order (see the module
     docstring); ``valid_levels``: the levels the analyses accept (default the correlation
-    levels); ``annotations``: they read every annotator's values of the human judgment."""
+    levels); ``annotations``: they read every annotator's values of the human judgment;
+    ``where``: only the cells of that subset (:func:`metaeval.runs.selection.parse_where`)."""
     extra = {} if valid_levels is None else {"valid_levels": valid_levels}
-    scope = selection.resolve_scope(wh, dataset, human, metrics, levels, coefficients, **extra)
+    scope = selection.resolve_scope(wh, dataset, human, metrics, levels, coefficients, where=where, **extra)
     data = selection.load_data(wh, scope, annotations=annotations)
     scope, skipped = selection.without_sparse_metrics(data, scope)
     analyses = list(build(scope))   # every argument checked before the first run writes
@@ -92,15 +93,20 @@ def run_all(wh: Warehouse, scope: selection.Scope, analyses: Sequence[runner.Ana
 
 
 def latest_rows(wh: Warehouse, table: str, dataset: str, human: str | None = None, *,
-                order: selection.Scope | None = None, **filters: Any) -> pd.DataFrame:
+                order: selection.Scope | None = None, subset: str | None = selection.EVERY_CELL,
+                **filters: Any) -> pd.DataFrame:
     """The latest rows of ``table`` (:data:`metaeval.schema.RESULT_TABLES`) for ``dataset`` (and
     ``human``) whose columns have the values ``filters`` give (a tuple: any of its values; None:
-    NULL); ``order``: sorted by that scope's order of metrics, levels and coefficients."""
+    NULL); ``order``: sorted by that scope's order of metrics, levels and coefficients. ``subset``:
+    the rows of that subset of cells (default every cell; None: every subset), in a table that has
+    the ``subset`` column."""
     where, args = ["dataset = ?"], [dataset]
     if human is not None:
         where.append("human = ?")
         args.append(human)
     frame = wh.sql(f"SELECT * FROM {schema.latest_view(table)} WHERE {' AND '.join(where)}", args)
+    if subset is not None and "subset" in frame.columns:
+        frame = frame[frame["subset"] == subset]
     for column, value in filters.items():
         frame = frame[frame[column].isna()] if value is None else frame[frame[column].isin(
             value if isinstance(value, tuple) else (value,))]

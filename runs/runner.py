@@ -192,6 +192,12 @@ def existing(wh: Warehouse, scope: Scope, analysis: Analysis) -> tuple[dict[tupl
     fingerprint); and the result_ids the table's ``latest_*`` view shows now."""
     where = " WHERE dataset = $dataset" + (" AND human = $human" if scope.human is not None else "")
     params = {"dataset": scope.dataset, **({"human": scope.human} if scope.human is not None else {})}
+    if has_subset(wh, analysis.table):
+        where += " AND subset = $subset"
+        params["subset"] = scope.subset
+    elif scope.where:
+        raise WarehouseError(f"{analysis.command} ({analysis.table}) is not computed on subsets of cells: "
+                             "run it without --where")
     rows = wh.con.execute(f"SELECT * FROM {analysis.table}{where} AND {bookkeeping.THIS_VERSION} ORDER BY result_id",
                           {**params, **bookkeeping.version_parameter()}).df()
     latest = {int(r) for r in wh.con.execute(f"SELECT result_id FROM latest_{analysis.table}{where}",
@@ -205,6 +211,12 @@ def existing(wh: Warehouse, scope: Scope, analysis: Analysis) -> tuple[dict[tupl
     return done, latest
 
 
+def has_subset(wh: Warehouse, table: str) -> bool:
+    """Whether the result table ``table`` has the ``subset`` key column (the analyses over cells)."""
+    return bool(wh.con.execute("SELECT count(*) FROM information_schema.columns WHERE table_name = ? "
+                               "AND column_name = 'subset'", [table]).fetchall()[0][0])
+
+
 def start_analysis_run(wh: Warehouse, scope: Scope, analysis: Analysis, data: Data, n_tasks: int,
                        jobs: int = 1) -> int:
     """Start the run of ``analysis`` (:func:`bookkeeping.start_run`), recording its scope and
@@ -213,6 +225,9 @@ def start_analysis_run(wh: Warehouse, scope: Scope, analysis: Analysis, data: Da
                   "levels": list(scope.levels), "coefficients": list(scope.coefficients)}
     if scope.human is None:  # human-free: no judgment, levels or coefficients to record
         parameters = {"dataset": scope.dataset, "metrics": list(scope.metrics)}
+    if scope.where:  # (not recorded for every cell: such runs' parameters are as before subsets)
+        parameters["where"] = [f"{a}={v}" for a, v in scope.where]
+        parameters["subset"] = scope.subset
     parameters.update(analysis.params.recorded())
     return bookkeeping.start_run(wh, analysis.command, parameters, analysis.seed,
                      data_fingerprint(data, scope.measures), n_tasks, jobs)

@@ -40,6 +40,22 @@ class Scope:
     metrics: tuple[str, ...]
     levels: tuple[str, ...]
     coefficients: tuple[str, ...]
+    #: the cells analysed: those whose attributes hold every (attribute, value) pair
+    #: (:func:`parse_where`, canonical); () = every cell
+    where: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def subset(self) -> str:
+        """The ``subset`` column of the rows this scope writes (:func:`subset_label`)."""
+        return subset_label(self.where)
+
+    def with_metrics(self, metrics: Sequence[str]) -> Scope:
+        """This scope with other metrics (same dataset, human, levels, coefficients and subset)."""
+        return Scope(self.dataset, self.human, tuple(metrics), self.levels, self.coefficients, self.where)
+
+    def restricted(self, where: Iterable[str | tuple[str, str]]) -> Scope:
+        """This scope on the cells ``where`` selects (canonical)."""
+        return Scope(self.dataset, self.human, self.metrics, self.levels, self.coefficients, parse_where(where))
 
     @property
     def measures(self) -> tuple[str, ...]:
@@ -49,12 +65,20 @@ class Scope:
 
 def resolve_scope(wh: Warehouse, dataset: str, human: str | None, metric_globs: Sequence[str] = (),
                   levels: Sequence[str] = (), coefficients: Sequence[str] = (),
-                  valid_levels: Sequence[str] = vocabulary.LEVELS, measures: pd.DataFrame | None = None) -> Scope:
+                  valid_levels: Sequence[str] = vocabulary.LEVELS, measures: pd.DataFrame | None = None,
+                  where: Iterable[str | tuple[str, str]] = ()) -> Scope:
     """Check names against the warehouse; the default metrics are all automatic measures and
     the default levels all ``valid_levels`` (analyses with other levels than correlations').
     ``human`` None: a human-free scope (no judgment is checked or read). ``measures``: the
     dataset's measures (columns measure, kind) to check against instead of the stored ones
-    (those it will have once files are ingested, say)."""
+    (those it will have once files are ingested, say). ``where``: the subset of cells
+    (:func:`parse_where`; each attribute and value checked against the stored attributes)."""
+    where = parse_where(where)
+    for attribute, value in where:
+        values = wh.attribute_values(dataset, attribute)
+        if value not in values:
+            raise WarehouseError(f"attribute {attribute!r} of dataset {dataset!r} never has the value {value!r}; "
+                                 f"its values: {', '.join(values)}")
     measures = wh.measure_kinds(dataset) if measures is None else measures
     kinds = dict(zip(measures["measure"], measures["kind"]))
     humans = sorted(m for m, k in kinds.items() if k == "human")
@@ -75,7 +99,7 @@ def resolve_scope(wh: Warehouse, dataset: str, human: str | None, metric_globs: 
     if not metrics:
         raise WarehouseError(f"dataset {dataset!r} has no automatic measures to analyse")
     scope = Scope(dataset, human, tuple(metrics), choices(levels, valid_levels, "level"),
-                  coefficient_choices(coefficients))
+                  coefficient_choices(coefficients), where)
     for c in scope.coefficients:
         defined = vocabulary.COEFFICIENT_LEVELS.get(c.partition("[")[0])
         if defined is not None and (bad := [lv for lv in scope.levels if lv not in defined]):
@@ -189,6 +213,8 @@ class Data:
     #: human measure -> every annotator's values, (N, M, K) on the same grid and orientation
     #: (loaded only for the analyses that resample annotators)
     annotations: dict[str, np.ndarray] = field(default_factory=dict)
+    #: the subset of cells kept (:func:`subset_label`; the others are NaN); '' = every cell
+    subset: str = EVERY_CELL
 
     def restrict(self, measures: Sequence[str]) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
         """The arrays of ``measures`` on the systems and inputs where any of them has a value
@@ -218,6 +244,8 @@ class Data:
         the numbers of systems and inputs they cover."""
         arrays, rows, cols = self.restrict(measures)
         digest = hashlib.sha256()
+        if self.subset:  # a subset of the same cells is another result (every cell: as before subsets)
+            digest.update(f"subset\x1f{self.subset}\x1e".encode())
         labels = (*np.asarray(self.systems)[rows], "\x1e", *np.asarray(self.inputs)[cols], "\x1e")
         digest.update(b"".join(label.encode() + b"\x1f" for label in labels))  # = one update per label
         for m, a in zip(measures, arrays):
@@ -237,7 +265,9 @@ def _read_only(a: np.ndarray) -> np.ndarray:
 
 def load_data(wh: Warehouse, scope: Scope, *, annotations: bool = False) -> Data:
     """The scope's matrices on one grid, oriented; with ``annotations``, also every annotator's
-    values of the human judgment (for the analyses that resample annotators)."""
+    values of the human judgment (for the analyses that resample annotators). A scope with a
+    subset (``where``): the cells outside it are NaN (missing), so every statistic's conventions for
+    missing cells apply (a system's score is its mean over the subset's inputs)."""
     names = list(scope.measures)
     m = wh.matrix(scope.dataset, names)
     measures = wh.measure_kinds(scope.dataset)
@@ -251,7 +281,13 @@ def load_data(wh: Warehouse, scope: Scope, *, annotations: bool = False) -> Data
         cols = [m.inputs.index(i) for i in a.inputs]
         grid[np.ix_(rows, cols)] = a.values
         tensors[scope.human] = -grid if directions[scope.human] == "lower" else grid
-    return Data(m.systems, m.inputs, values, {n: directions[n] for n in names}, tensors)
+    if scope.where:
+        keep = wh.attribute_mask(scope.dataset, scope.where, m.systems, m.inputs)
+        if not keep.any():
+            raise WarehouseError(f"no cell of dataset {scope.dataset!r} is in the subset {scope.subset}")
+        values = {n: np.where(keep, v, np.nan) for n, v in values.items()}
+        tensors = {n: np.where(keep[:, :, None], t, np.nan) for n, t in tensors.items()}
+    return Data(m.systems, m.inputs, values, {n: directions[n] for n in names}, tensors, scope.subset)
 
 
 def data_fingerprint(data: Data, measures: Iterable[str]) -> str:
@@ -279,4 +315,4 @@ def without_sparse_metrics(data: Data, scope: Scope) -> tuple[Scope, dict[str, s
     if len(reasons) == len(scope.metrics):
         raise WarehouseError("; ".join(reasons.values()))
     kept = tuple(m for m in scope.metrics if m not in reasons)
-    return Scope(scope.dataset, scope.human, kept, scope.levels, scope.coefficients), reasons
+    return scope.with_metrics(kept), reasons

@@ -17,7 +17,8 @@ CREATE TABLE IF NOT EXISTS correlations (
     n_systems    INTEGER NOT NULL,
     n_inputs     INTEGER NOT NULL,
     fingerprint  VARCHAR NOT NULL,
-    conventions  JSON NOT NULL
+    conventions  JSON NOT NULL,
+    subset       VARCHAR NOT NULL DEFAULT ''  -- the cells analysed: '' every cell, else attr=value [& ...] (--where)
 );
 
 CREATE TABLE IF NOT EXISTS confidence_intervals (
@@ -39,7 +40,8 @@ CREATE TABLE IF NOT EXISTS confidence_intervals (
     upper        DOUBLE,
     n_valid      INTEGER,              -- resamples with a defined correlation
     fingerprint  VARCHAR NOT NULL,
-    conventions  JSON NOT NULL
+    conventions  JSON NOT NULL,
+    subset       VARCHAR NOT NULL DEFAULT ''  -- the cells analysed: '' every cell, else attr=value [& ...] (--where)
 );
 
 CREATE TABLE IF NOT EXISTS hypothesis_tests (
@@ -74,7 +76,8 @@ CREATE TABLE IF NOT EXISTS hypothesis_tests (
     k_block           INTEGER,              -- permutation tests with early stopping (mt-metrics-eval's
                                             -- block size); NULL: all k resamples drawn
     k_used            INTEGER,              -- resamples actually drawn (resampling tests)
-    risk              DOUBLE                -- sequential tests (MMCTest): the bound on the probability that any
+    risk              DOUBLE,               -- sequential tests (MMCTest): the bound on the probability that any
                                             -- decision of the family differs from the exact p-values'; k is then
                                             -- k_max. NULL: a fixed k (or k_block)
+    subset       VARCHAR NOT NULL DEFAULT ''  -- the cells analysed: '' every cell, else attr=value [& ...] (--where)
 );

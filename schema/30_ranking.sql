@@ -24,7 +24,8 @@ CREATE TABLE IF NOT EXISTS pairwise_accuracy (
     n_systems         INTEGER NOT NULL,
     n_inputs          INTEGER NOT NULL,
     fingerprint       VARCHAR NOT NULL,
-    conventions       JSON NOT NULL
+    conventions       JSON NOT NULL,
+    subset       VARCHAR NOT NULL DEFAULT ''  -- the cells analysed: '' every cell, else attr=value [& ...] (--where)
 );
 
 -- `metaeval accuracy`: inputs whose per-input correlation is significant (micro level).
@@ -45,7 +46,8 @@ CREATE TABLE IF NOT EXISTS input_significance (
     n_systems            INTEGER NOT NULL,
     n_inputs             INTEGER NOT NULL,
     fingerprint          VARCHAR NOT NULL,
-    conventions          JSON NOT NULL
+    conventions          JSON NOT NULL,
+    subset       VARCHAR NOT NULL DEFAULT ''  -- the cells analysed: '' every cell, else attr=value [& ...] (--where)
 );
 
 -- `metaeval systems-agreement`: every pair of systems tested under the metric and the human.

@@ -19,7 +19,8 @@ CREATE TABLE IF NOT EXISTS annotator_agreement (
     cells             INTEGER NOT NULL,    -- judged cells
     positional_ids    BOOLEAN NOT NULL,    -- ids are list positions "0".."K-1" (anonymous)
     fingerprint       VARCHAR NOT NULL,
-    conventions       JSON NOT NULL
+    conventions       JSON NOT NULL,
+    subset       VARCHAR NOT NULL DEFAULT ''  -- the cells analysed: '' every cell, else attr=value [& ...] (--where)
 );
 
 CREATE TABLE IF NOT EXISTS human_ceiling (
@@ -39,18 +40,19 @@ CREATE TABLE IF NOT EXISTS human_ceiling (
     identity_free     BOOLEAN NOT NULL,
     positional_ids    BOOLEAN NOT NULL,
     fingerprint       VARCHAR NOT NULL,
-    conventions       JSON NOT NULL
+    conventions       JSON NOT NULL,
+    subset       VARCHAR NOT NULL DEFAULT ''  -- the cells analysed: '' every cell, else attr=value [& ...] (--where)
 );
 
 CREATE OR REPLACE VIEW latest_annotator_agreement AS
 SELECT * EXCLUDE (rn) FROM (
-    SELECT *, row_number() OVER (PARTITION BY dataset, human, statistic, variant ORDER BY result_id DESC) AS rn
+    SELECT *, row_number() OVER (PARTITION BY dataset, subset, human, statistic, variant ORDER BY result_id DESC) AS rn
     FROM annotator_agreement)
 WHERE rn = 1;
 
 CREATE OR REPLACE VIEW latest_human_ceiling AS
 SELECT * EXCLUDE (rn) FROM (
-    SELECT *, row_number() OVER (PARTITION BY dataset, human, level, coefficient, estimator
+    SELECT *, row_number() OVER (PARTITION BY dataset, subset, human, level, coefficient, estimator
                                  ORDER BY result_id DESC) AS rn
     FROM human_ceiling)
 WHERE rn = 1;

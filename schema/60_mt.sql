@@ -18,7 +18,8 @@ CREATE TABLE IF NOT EXISTS soft_pairwise_accuracy (
     n_systems         INTEGER NOT NULL,
     n_inputs          INTEGER NOT NULL,
     fingerprint       VARCHAR NOT NULL,
-    conventions       JSON NOT NULL
+    conventions       JSON NOT NULL,
+    subset       VARCHAR NOT NULL DEFAULT ''  -- the cells analysed: '' every cell, else attr=value [& ...] (--where)
 );
 
 -- `metaeval rank-tasks`: metrics ranked over several tasks (dataset, human, level, coefficient,

@@ -20,12 +20,13 @@ CREATE TABLE IF NOT EXISTS delta_bin_accuracy (
     n_systems         INTEGER NOT NULL,
     n_inputs          INTEGER NOT NULL,
     fingerprint       VARCHAR NOT NULL,
-    conventions       JSON NOT NULL
+    conventions       JSON NOT NULL,
+    subset       VARCHAR NOT NULL DEFAULT ''  -- the cells analysed: '' every cell, else attr=value [& ...] (--where)
 );
 
 CREATE OR REPLACE VIEW latest_delta_bin_accuracy AS
 SELECT * EXCLUDE (rn) FROM (
-    SELECT *, row_number() OVER (PARTITION BY dataset, metric, human, bins, bin, metric_tolerance, human_tolerance
+    SELECT *, row_number() OVER (PARTITION BY dataset, subset, metric, human, bins, bin, metric_tolerance, human_tolerance
                                  ORDER BY result_id DESC) AS rn
     FROM delta_bin_accuracy)
 WHERE rn = 1;

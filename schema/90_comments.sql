@@ -911,3 +911,12 @@ COMMENT ON COLUMN "attributes".system IS 'System name (systems.name); the empty 
 COMMENT ON COLUMN "attributes".input IS 'Input name (inputs.name).';
 COMMENT ON COLUMN "attributes".attribute IS 'Name of the attribute, e.g. source or split.';
 COMMENT ON COLUMN "attributes".value IS 'Its value for this input (or cell), as text, e.g. cnndm or test.';
+COMMENT ON COLUMN "correlations".subset IS 'The cells analysed (--where): '''' = every cell; else attr=value conditions joined with '' & '' (all hold), or ATTR=* for the macro average over the values of --by ATTR.';
+COMMENT ON COLUMN "confidence_intervals".subset IS 'The cells analysed (--where): '''' = every cell; else attr=value conditions joined with '' & '' (all hold), or ATTR=* for the macro average over the values of --by ATTR.';
+COMMENT ON COLUMN "hypothesis_tests".subset IS 'The cells analysed (--where): '''' = every cell; else attr=value conditions joined with '' & '' (all hold), or ATTR=* for the macro average over the values of --by ATTR.';
+COMMENT ON COLUMN "pairwise_accuracy".subset IS 'The cells analysed (--where): '''' = every cell; else attr=value conditions joined with '' & '' (all hold), or ATTR=* for the macro average over the values of --by ATTR.';
+COMMENT ON COLUMN "input_significance".subset IS 'The cells analysed (--where): '''' = every cell; else attr=value conditions joined with '' & '' (all hold), or ATTR=* for the macro average over the values of --by ATTR.';
+COMMENT ON COLUMN "soft_pairwise_accuracy".subset IS 'The cells analysed (--where): '''' = every cell; else attr=value conditions joined with '' & '' (all hold), or ATTR=* for the macro average over the values of --by ATTR.';
+COMMENT ON COLUMN "delta_bin_accuracy".subset IS 'The cells analysed (--where): '''' = every cell; else attr=value conditions joined with '' & '' (all hold), or ATTR=* for the macro average over the values of --by ATTR.';
+COMMENT ON COLUMN "annotator_agreement".subset IS 'The cells analysed (--where): '''' = every cell; else attr=value conditions joined with '' & '' (all hold), or ATTR=* for the macro average over the values of --by ATTR.';
+COMMENT ON COLUMN "human_ceiling".subset IS 'The cells analysed (--where): '''' = every cell; else attr=value conditions joined with '' & '' (all hold), or ATTR=* for the macro average over the values of --by ATTR.';

@@ -7,7 +7,8 @@ from __future__ import annotations
 import click
 
 from metaeval.cli.app import (ALPHA, RESAMPLES, Context, FiniteFloatRange, LazyChoice, _analysis_options,
-                              _resampling_options, fmt_option, interrupted, is_text, layout_option, show)
+                              _resampling_options, fmt_option, interrupted, is_text, layout_option, show,
+                              subset_options)
 from metaeval.cli.progress import terminal_progress
 
 
@@ -72,11 +73,12 @@ def _tied(coefficients, epsilon, tie_calibration):
 @click.command()
 @_analysis_options
 @_ties_options
+@subset_options(by=True)
 @fmt_option()
 @layout_option
 @click.pass_obj
 def correlate(obj, dataset, human, metrics, levels, coefficients, system_inputs, jobs, force, epsilon,
-              tie_calibration, fmt, layout):
+              tie_calibration, where, by, fmt, layout):
     """Correlations of metrics with a human judgment (system, summary, global level).
 
     text: one row per metric, a column per level and coefficient; the other formats: the
@@ -86,15 +88,55 @@ def correlate(obj, dataset, human, metrics, levels, coefficients, system_inputs,
     from metaeval.runs import api
 
     coefficients = _tied(coefficients, epsilon, tie_calibration)
-    _, frame = _analyse(obj, api.correlate, fmt, dataset=dataset, human=human, metrics=metrics, levels=levels,
-                        coefficients=coefficients, system_inputs=system_inputs, jobs=jobs, force=force)
+    kwargs = dict(dataset=dataset, human=human, metrics=metrics, levels=levels, coefficients=coefficients,
+                  system_inputs=system_inputs, jobs=jobs, force=force)
+    if by is not None:
+        _by(obj, "correlate", fmt, layout, by, where, kwargs)
+        return
+    _, frame = _analyse(obj, api.correlate, fmt, where=where, **kwargs)
     if fmt in ("json", "csv"):
         show(frame, fmt)
         return
-    caption = f"Correlation with {human} on {dataset}: {_conventions(frame)}."
+    caption = f"Correlation with {human} on {dataset}{_subset_text(where)}: {_conventions(frame)}."
     _paper(frame.rename(columns={"value": "correlation"}), fmt, caption, layout)
     if is_text(fmt):
         _echo_ceiling(frame)
+
+
+def _subset_text(where) -> str:
+    """`` (subset split=test)`` for a caption; '' for every cell."""
+    from metaeval.runs import selection
+
+    label = selection.subset_label(where)
+    return f" (subset {label})" if label else ""
+
+
+def _by(obj: Context, command: str, fmt: str, layout: str, by: str, where, kwargs: dict) -> None:
+    """``--by ATTR``: one result per value of ATTR (each with ``where``) and their macro average
+    (:func:`metaeval.runs.subsets.by_attribute`); a table per subset (text), or every row."""
+    from metaeval.runs import subsets
+
+    err = not is_text(fmt)
+    with obj.open() as wh:
+        try:
+            result = subsets.by_attribute(wh, command, by, where, progress=terminal_progress(), **kwargs)
+        except KeyboardInterrupt as exc:
+            raise interrupted(exc, "the results finished so far are saved; "
+                                   "run the same command again to resume") from None
+        for line in result.messages():
+            click.echo(line, err=err)
+        frame = result.rows(wh)
+    if fmt in ("json", "csv"):
+        show(frame, fmt)
+        return
+    value = "estimate" if command == "ci" else "value"
+    for subset, rows in frame.groupby("subset", sort=False):
+        caption = (f"{'Correlation' if command == 'correlate' else 'Correlation and CI'} with {kwargs['human']} on "
+                   f"{kwargs['dataset']}, subset {subset}: {_conventions(rows)}.")
+        if is_text(fmt):
+            click.echo(f"subset {subset}:")
+        _paper(rows.rename(columns={value: "correlation"}), fmt, caption, layout,
+               **({"confidence": 1 - kwargs["alpha"], "keep_ci": True} if command == "ci" else {}))
 
 
 def _conventions(frame) -> str:
@@ -140,22 +182,27 @@ def _paper(frame, fmt: str, caption: str, layout: str = "auto", **ranking) -> No
               help="Also re-draw the human annotators in every resample: each cell's (cells) or the panel's "
                    "ids once per resample (panel, for ids that are the same people everywhere).")
 @_ties_options
+@subset_options(by=True)
 @fmt_option()
 @layout_option
 @click.pass_obj
 def ci(obj, dataset, human, metrics, levels, coefficients, system_inputs, jobs, force, method, k, seed, alpha,
-       resample_annotators, epsilon, tie_calibration, fmt, layout):
+       resample_annotators, epsilon, tie_calibration, where, by, fmt, layout):
     """Confidence intervals of correlations (Fisher or bootstrap over systems/inputs/both)."""
     from metaeval.runs import api
 
     coefficients = _tied(coefficients, epsilon, tie_calibration)
-    _, frame = _analyse(obj, api.ci, fmt, dataset=dataset, human=human, metrics=metrics, levels=levels,
-                        coefficients=coefficients, system_inputs=system_inputs, jobs=jobs, force=force, method=method,
-                        k=k, alpha=alpha, seed=seed, resample_annotators=resample_annotators)
+    kwargs = dict(dataset=dataset, human=human, metrics=metrics, levels=levels, coefficients=coefficients,
+                  system_inputs=system_inputs, jobs=jobs, force=force, method=method, k=k, alpha=alpha, seed=seed,
+                  resample_annotators=resample_annotators)
+    if by is not None:
+        _by(obj, "ci", fmt, layout, by, where, kwargs)
+        return
+    _, frame = _analyse(obj, api.ci, fmt, where=where, **kwargs)
     if fmt in ("json", "csv"):
         show(frame, fmt)
         return
-    caption = (f"Correlation with {human} on {dataset} and its {100 * (1 - alpha):g}% {method} confidence interval"
+    caption = (f"Correlation with {human} on {dataset}{_subset_text(where)} and its {100 * (1 - alpha):g}% {method} confidence interval"
                + ("" if method == "fisher" else f" (k={k}, seed={seed})")
                + (f", annotators re-drawn ({resample_annotators})" if resample_annotators else "")
                + f": {_conventions(frame)}.")
@@ -193,12 +240,13 @@ def ci(obj, dataset, human, metrics, levels, coefficients, system_inputs, jobs, 
 @click.option("--risk", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=None,
               help="--sequential: bound on the probability that any decision of a family differs from the one the "
                    "exact (infinite-k) p-values give  [default: 0.001]")
+@subset_options()
 @fmt_option()
 @layout_option
 @click.pass_obj
 def compare(obj, dataset, human, metrics, levels, coefficients, system_inputs, jobs, force, method, k, seed, alpha,
             alternative, correction, correction_group, epsilon, tie_calibration, resample_annotators, k_block,
-            sequential, k_max, risk, fmt, layout):
+            sequential, k_max, risk, where, fmt, layout):
     """Test every ordered pair of metrics: is corr(a, human) > corr(b, human)?"""
     from metaeval.runs import api
 
@@ -213,7 +261,7 @@ def compare(obj, dataset, human, metrics, levels, coefficients, system_inputs, j
                           correction_group=correction_group, k_block=k_block,
                           resample_annotators=resample_annotators, sequential=sequential,
                           k_max=parameters.DEFAULT_K_MAX if k_max is None else k_max,
-                          risk=parameters.DEFAULT_RISK if risk is None else risk)
+                          risk=parameters.DEFAULT_RISK if risk is None else risk, where=where)
     frame = frame[(frame["correction"] == correction) & (frame["correction_group"] == correction_group)]
     from metaeval.runs import ranking as ranking_runs
 
@@ -227,7 +275,7 @@ def compare(obj, dataset, human, metrics, levels, coefficients, system_inputs, j
         from metaeval.analyses import tables
 
         caption = (f"{method} tests ({alternative}, k={k}, seed={seed}) of the difference in correlation with {human} "
-                   f"on {dataset}: {_conventions(frame)}; correction {correction} per {correction_group}, "
+                   f"on {dataset}{_subset_text(where)}: {_conventions(frame)}; correction {correction} per {correction_group}, "
                    f"alpha={alpha:g}.")
         if fmt == "latex":
             click.echo(tables.tests_latex(frame, caption, alpha=alpha, layout=layout), nl=False)

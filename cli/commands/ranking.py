@@ -10,7 +10,7 @@ import click
 
 from metaeval.cli.app import (ALPHA, RESAMPLES, Context, FiniteFloatRange, LazyChoice,
                               _resampling_options, fmt_option, interrupted, is_text, layout_option, show, show_blocks,
-                              system_inputs_option)
+                              subset_options, system_inputs_option)
 from metaeval.cli.progress import terminal_progress
 
 if TYPE_CHECKING:  # annotations only (a light start-up for `--help`)
@@ -112,10 +112,11 @@ def _run_analyses(obj: Context, call, shows, fmt: str = "text") -> None:
 @click.option("--seed", default=4, show_default=True, type=click.IntRange(0),
               help="--soft: seed of the permutations (4: mt-metrics-eval's default draw).")
 @_compute
+@subset_options()
 @fmt_option()
 @click.pass_obj
 def accuracy(obj, dataset, human, metrics, levels, coefficients, alpha, alternative, metric_tolerance,
-             human_tolerance, system_inputs, soft, delta_bins, k, seed, jobs, force, fmt):
+             human_tolerance, system_inputs, soft, delta_bins, k, seed, jobs, force, where, fmt):
     """Pairwise accuracy of metrics against a human judgment (Louis & Nenkova 2013).
 
     Over every pair of systems, the share where the metric orders the pair as the human does
@@ -171,7 +172,7 @@ def accuracy(obj, dataset, human, metrics, levels, coefficients, alpha, alternat
     _run_analyses(obj, lambda wh, progress: ranking_runs.accuracy(
         wh, dataset, human, metrics, levels, coefficients, alpha=alpha, alternative=alternative,
         metric_tolerance=metric_tolerance, human_tolerance=human_tolerance, system_inputs=system_inputs, soft=soft,
-        delta_bins=delta_bins, k=k, seed=seed, jobs=jobs, force=force, progress=progress), shows, fmt)
+        delta_bins=delta_bins, k=k, seed=seed, jobs=jobs, force=force, progress=progress, where=where), shows, fmt)
 
 
 @click.command("systems-agreement")
