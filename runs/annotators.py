@@ -40,9 +40,12 @@ class Summary:
     rows: int
 
 
-def fingerprint(a: Annotations) -> str:
-    """sha256 of every annotator's values on the grid, with the ids of systems, inputs, annotators."""
+def fingerprint(a: Annotations, subset: str = "") -> str:
+    """sha256 of every annotator's values on the grid, with the ids of systems, inputs, annotators
+    (and the subset of cells, when not every cell)."""
     digest = hashlib.sha256()
+    if subset:
+        digest.update(f"subset\x1f{subset}\x1e".encode())
     for ids in (a.systems, a.inputs, a.annotators):
         digest.update(json.dumps(list(ids)).encode())
     digest.update(np.ascontiguousarray(a.values, dtype="<f8").tobytes())
@@ -64,17 +67,29 @@ def resolve_humans(wh: Warehouse, dataset: str, globs: Sequence[str]) -> list[st
 
 def annotators(wh: Warehouse, dataset: str, humans: Sequence[str] = (), levels: Sequence[str] = (),
                coefficients: Sequence[str] = (), *, k: int = 1000, alpha: float = 0.05,
-               seed: int = parameters.DEFAULT_SEED, splits: int = DEFAULT_SPLITS, force: bool = False) -> list[Summary]:
+               seed: int = parameters.DEFAULT_SEED, splits: int = DEFAULT_SPLITS, force: bool = False,
+               where: Sequence = ()) -> list[Summary]:
     """Compute and persist the annotator statistics of the human measures matching ``humans``
-    (globs; default all) of ``dataset``; one :class:`Summary` per measure."""
+    (globs; default all) of ``dataset``; one :class:`Summary` per measure. ``where``: only the
+    cells of that subset (the others missing; :func:`metaeval.runs.selection.parse_where`)."""
     levels = selection.choices(levels, vocabulary.LEVELS, "level")
     coefficients = selection.choices(coefficients, vocabulary.COEFFICIENTS, "coefficient")
+    where = selection.parse_where(where)
+    subset = selection.subset_label(where)
     out = []
     for human in resolve_humans(wh, dataset, humans):
         a = wh.annotations(dataset, human)
-        fp = fingerprint(a)
+        if where:
+            keep = wh.attribute_mask(dataset, where, a.systems, a.inputs)
+            if not (keep[:, :, None] & ~np.isnan(a.values)).any():
+                raise WarehouseError(f"{human!r} has no judgment in the subset {subset}")
+            a = Annotations(a.dataset, a.measure, a.systems, a.inputs, a.annotators,
+                            np.where(keep[:, :, None], a.values, np.nan))
+        fp = fingerprint(a, subset)
         parameters = {"dataset": dataset, "human": human, "levels": list(levels), "coefficients": list(coefficients),
                       "k": k, "alpha": alpha, "seed": seed, "splits": splits}
+        if where:  # (not recorded for every cell: such runs' parameters are as before subsets)
+            parameters.update(where=[f"{x}={v}" for x, v in where], subset=subset)
         done = wh.con.execute(schema.read("annotators_done"),
                               {"dataset": dataset, "human": human, **bookkeeping.version_parameter()}).fetchall()
         # (start_run adds what computed the tasks, `executor`, which does not change the results)
@@ -87,6 +102,10 @@ def annotators(wh: Warehouse, dataset: str, humans: Sequence[str] = (), levels: 
         with bookkeeping.finishing(wh, run_id):
             for table, rows in (("annotator_agreement", agreement), ("human_ceiling", ceiling)):
                 frame = pd.DataFrame(rows).assign(run_id=run_id, fingerprint=fp)
+                if subset:
+                    frame = frame.assign(subset=subset, conventions=[
+                        json.dumps({**json.loads(c), **bookkeeping.subset_conventions(subset)}, sort_keys=True)
+                        for c in frame["conventions"]])
                 wh.con.register("new_rows", frame)
                 try:
                     wh.con.execute(f"INSERT INTO {table} ({', '.join(frame.columns)}) "
@@ -146,24 +165,26 @@ def compute(a: Annotations, levels: Sequence[str], coefficients: Sequence[str], 
     return agreement, ceiling
 
 
-def latest(wh: Warehouse, dataset: str, humans: Sequence[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
+def latest(wh: Warehouse, dataset: str, humans: Sequence[str], subset: str = "") -> tuple[pd.DataFrame, pd.DataFrame]:
     """The latest ``annotator_agreement`` rows (by human, statistic, variant) and
-    ``human_ceiling`` rows (by human, estimator, level, coefficient) of ``humans``."""
+    ``human_ceiling`` rows (by human, estimator, level, coefficient) of ``humans`` on the cells
+    ``subset`` (default every cell)."""
     humans = list(humans)
     agreement = wh.sql("SELECT * FROM latest_annotator_agreement WHERE dataset = ? AND list_contains(?, human) "
-                       "ORDER BY human, statistic, variant", [dataset, humans])
+                       "AND subset = ? ORDER BY human, statistic, variant", [dataset, humans, subset])
     ceiling = wh.sql("SELECT * FROM latest_human_ceiling WHERE dataset = ? AND list_contains(?, human) "
-                     "ORDER BY human, estimator, level, coefficient", [dataset, humans])
+                     "AND subset = ? ORDER BY human, estimator, level, coefficient", [dataset, humans, subset])
     return agreement, ceiling
 
 
-def ceilings(wh: Warehouse, dataset: str, human: str) -> pd.DataFrame:
-    """The latest leave-one-annotator-out ceilings of ``human`` stored by ``metaeval annotators``:
-    level, coefficient, human_ceiling, human_ceiling_lower, human_ceiling_upper (no rows when it
-    has not run)."""
+def ceilings(wh: Warehouse, dataset: str, human: str, subset: str = "") -> pd.DataFrame:
+    """The latest leave-one-annotator-out ceilings of ``human`` on the cells ``subset`` (default every
+    cell) stored by ``metaeval annotators``: level, coefficient, human_ceiling, human_ceiling_lower,
+    human_ceiling_upper (no rows when it has not run)."""
     return wh.sql("SELECT level, coefficient, value AS human_ceiling, lower AS human_ceiling_lower, "
                   "upper AS human_ceiling_upper FROM latest_human_ceiling WHERE dataset = ? AND human = ? "
-                  "AND estimator = 'leave-one-out' ORDER BY level, coefficient", [dataset, human])
+                  "AND estimator = 'leave-one-out' AND subset = ? ORDER BY level, coefficient",
+                  [dataset, human, subset])
 
 
 def with_ceilings(frame: pd.DataFrame, ceiling: pd.DataFrame) -> pd.DataFrame:

@@ -143,6 +143,8 @@ def setting_rows(wh: Warehouse, table: str, where: dict[str, Any],
     figure of another setting could draw instead)."""
     wh.require_dataset(where["dataset"])
     view = schema.latest_view(table)
+    if "subset" not in where and runner.has_subset(wh, table):  # every cell, unless a subset is asked
+        where = {**where, "subset": selection.EVERY_CELL}
     rows = wh.sql(f"SELECT * FROM {view} WHERE " + " AND ".join(f"{c} = ${c}" for c in where), where)
     stored = wh.sql(f"SELECT DISTINCT {', '.join(settings)} FROM {view} WHERE dataset = $dataset "
                     "AND human = $human ORDER BY ALL", {"dataset": where["dataset"], "human": where["human"]})

@@ -114,7 +114,7 @@ def correlations(wh: Warehouse, dataset: str, human: str, level: str, coefficien
     """metric -> its latest correlation with ``human`` at ``level`` and ``coefficient`` (the
     order of a significance heatmap's metrics); empty when ``correlate`` has not run."""
     rows = wh.sql("SELECT metric, value FROM latest_correlations WHERE dataset = ? AND human = ? AND level = ? "
-                  "AND coefficient = ?", [dataset, human, level, coefficient])
+                  "AND coefficient = ? AND subset = ''", [dataset, human, level, coefficient])
     return dict(zip(rows["metric"], rows["value"], strict=True))
 
 
@@ -244,13 +244,14 @@ class _Builder:
         """One :class:`Ranked` per level and coefficient with stored correlations against ``human``."""
         from metaeval.runs import evaluate, parameters, selection
 
-        corr = self.wh.sql("SELECT * FROM latest_correlations WHERE dataset = ? AND human = ?", [self.dataset, human])
+        corr = self.wh.sql("SELECT * FROM latest_correlations WHERE dataset = ? AND human = ? AND subset = ''",
+                           [self.dataset, human])
         if corr.empty:
             return []
-        cis = self.wh.sql("SELECT * FROM latest_confidence_intervals WHERE dataset = ? AND human = ?",
+        cis = self.wh.sql("SELECT * FROM latest_confidence_intervals WHERE dataset = ? AND human = ? AND subset = ''",
                           [self.dataset, human])
         tests = self.wh.sql("SELECT * FROM latest_hypothesis_tests WHERE dataset = ? AND human = ? AND alternative = ? "
-                            "AND correction = ? AND correction_group = ?",
+                            "AND correction = ? AND correction_group = ? AND subset = ''",
                             [self.dataset, human, ALTERNATIVE, CORRECTION, CORRECTION_GROUP])
         ceiling = annotators.ceilings(self.wh, self.dataset, human)
         levels = {lv: i for i, lv in enumerate(vocabulary.LEVELS)}

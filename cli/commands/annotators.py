@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from metaeval.cli.app import (ALPHA, RESAMPLES, SEED, Context, LazyChoice, fmt_option, is_text,
-                              layout_option, show)
+                              layout_option, show, subset_options)
 
 
 
@@ -24,10 +24,11 @@ from metaeval.cli.app import (ALPHA, RESAMPLES, SEED, Context, LazyChoice, fmt_o
               help="Random splits of the split-half estimate.")
 @click.option("--seed", default=0, show_default=True, type=SEED)
 @click.option("--force", is_flag=True, help="Recompute even what is up to date.")
+@subset_options()
 @fmt_option()
 @layout_option
 @click.pass_obj
-def annotators(obj: Context, dataset, humans, levels, coefficients, k, alpha, splits, seed, force, fmt, layout):
+def annotators(obj: Context, dataset, humans, levels, coefficients, k, alpha, splits, seed, force, where, fmt, layout):
     """How much the annotators agree, and the human ceiling.
 
     Per human measure: annotators per cell, Krippendorff's alpha (interval, ordinal), the mean
@@ -40,12 +41,14 @@ def annotators(obj: Context, dataset, humans, levels, coefficients, k, alpha, sp
 
     with obj.open() as wh:
         summaries = runs.annotators(wh, dataset, humans, levels, coefficients, k=k, alpha=alpha, seed=seed,
-                                    splits=splits, force=force)
+                                    splits=splits, force=force, where=where)
         for s in summaries:
             state = "up to date; nothing computed" if s.run_id is None else f"run {s.run_id}: wrote {s.rows} rows"
             click.echo(f"{s.human}: {state}", err=not is_text(fmt))
         chosen = [s.human for s in summaries]
-        agreement, ceiling = runs.latest(wh, dataset, chosen)
+        from metaeval.runs import selection
+
+        agreement, ceiling = runs.latest(wh, dataset, chosen, selection.subset_label(where))
     if not is_text(fmt):
         if levels:   # the paper's table: the levels and coefficients asked for (text shows every stored row)
             ceiling = ceiling[ceiling["level"].isin(levels)]

@@ -35,7 +35,7 @@ def _analyse(obj: Context, call, fmt: str = "text", **kwargs):
 
         from metaeval.runs import signatures
 
-        ceiling = annotators.ceilings(wh, out.scope.dataset, out.scope.human)
+        ceiling = annotators.ceilings(wh, out.scope.dataset, out.scope.human, out.scope.subset)
         return out, annotators.with_ceilings(signatures.with_signatures(wh, out.rows(wh)), ceiling)
 
 
