@@ -59,6 +59,16 @@ def _ties_options(f):
     return f
 
 
+def _control_option(f):
+    """--control: partial correlations controlling for the system (or an attribute of the cells)."""
+    return click.option(
+        "--control", default=None, metavar="system|ATTR",
+        help="Partial correlations at the global level: on the cells where metric and human are both present, "
+             "each group's mean (each system's, or each value's of the attribute ATTR) subtracted from both "
+             "before correlating; p-values with n - 2 - (g - 1) df. Coefficients pearson, spearman, kendall; "
+             "stored as NAME[control=system]. Default level: global.")(f)
+
+
 def _tied(coefficients, epsilon, tie_calibration):
     from metaeval.errors import WarehouseError
     from metaeval.runs import selection
@@ -72,11 +82,12 @@ def _tied(coefficients, epsilon, tie_calibration):
 @click.command()
 @_analysis_options
 @_ties_options
+@_control_option
 @fmt_option()
 @layout_option
 @click.pass_obj
 def correlate(obj, dataset, human, metrics, levels, coefficients, system_inputs, jobs, force, epsilon,
-              tie_calibration, fmt, layout):
+              tie_calibration, control, fmt, layout):
     """Correlations of metrics with a human judgment (system, summary, global level).
 
     text: one row per metric, a column per level and coefficient; the other formats: the
@@ -87,7 +98,8 @@ def correlate(obj, dataset, human, metrics, levels, coefficients, system_inputs,
 
     coefficients = _tied(coefficients, epsilon, tie_calibration)
     _, frame = _analyse(obj, api.correlate, fmt, dataset=dataset, human=human, metrics=metrics, levels=levels,
-                        coefficients=coefficients, system_inputs=system_inputs, jobs=jobs, force=force)
+                        coefficients=coefficients, system_inputs=system_inputs, jobs=jobs, force=force,
+                        control=control)
     if fmt in ("json", "csv"):
         show(frame, fmt)
         return
@@ -140,18 +152,19 @@ def _paper(frame, fmt: str, caption: str, layout: str = "auto", **ranking) -> No
               help="Also re-draw the human annotators in every resample: each cell's (cells) or the panel's "
                    "ids once per resample (panel, for ids that are the same people everywhere).")
 @_ties_options
+@_control_option
 @fmt_option()
 @layout_option
 @click.pass_obj
 def ci(obj, dataset, human, metrics, levels, coefficients, system_inputs, jobs, force, method, k, seed, alpha,
-       resample_annotators, epsilon, tie_calibration, fmt, layout):
+       resample_annotators, epsilon, tie_calibration, control, fmt, layout):
     """Confidence intervals of correlations (Fisher or bootstrap over systems/inputs/both)."""
     from metaeval.runs import api
 
     coefficients = _tied(coefficients, epsilon, tie_calibration)
     _, frame = _analyse(obj, api.ci, fmt, dataset=dataset, human=human, metrics=metrics, levels=levels,
                         coefficients=coefficients, system_inputs=system_inputs, jobs=jobs, force=force, method=method,
-                        k=k, alpha=alpha, seed=seed, resample_annotators=resample_annotators)
+                        k=k, alpha=alpha, seed=seed, resample_annotators=resample_annotators, control=control)
     if fmt in ("json", "csv"):
         show(frame, fmt)
         return
@@ -193,12 +206,13 @@ def ci(obj, dataset, human, metrics, levels, coefficients, system_inputs, jobs, 
 @click.option("--risk", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=None,
               help="--sequential: bound on the probability that any decision of a family differs from the one the "
                    "exact (infinite-k) p-values give  [default: 0.001]")
+@_control_option
 @fmt_option()
 @layout_option
 @click.pass_obj
 def compare(obj, dataset, human, metrics, levels, coefficients, system_inputs, jobs, force, method, k, seed, alpha,
             alternative, correction, correction_group, epsilon, tie_calibration, resample_annotators, k_block,
-            sequential, k_max, risk, fmt, layout):
+            sequential, k_max, risk, control, fmt, layout):
     """Test every ordered pair of metrics: is corr(a, human) > corr(b, human)?"""
     from metaeval.runs import api
 
@@ -213,7 +227,7 @@ def compare(obj, dataset, human, metrics, levels, coefficients, system_inputs, j
                           correction_group=correction_group, k_block=k_block,
                           resample_annotators=resample_annotators, sequential=sequential,
                           k_max=parameters.DEFAULT_K_MAX if k_max is None else k_max,
-                          risk=parameters.DEFAULT_RISK if risk is None else risk)
+                          risk=parameters.DEFAULT_RISK if risk is None else risk, control=control)
     frame = frame[(frame["correction"] == correction) & (frame["correction_group"] == correction_group)]
     from metaeval.runs import ranking as ranking_runs
 
