@@ -33,29 +33,40 @@ Outcome = engine.Outcome
 
 
 def _one(wh: Warehouse, build: Callable[[selection.Scope], runner.Analysis], dataset: str, human: str,
-         metrics: Sequence[str], levels: Sequence[str], coefficients: Sequence[str], **run) -> Outcome:
-    """:func:`metaeval.runs.engine.analyse` of the one analysis ``build`` makes."""
-    outcome, = engine.analyse(wh, lambda scope: [build(scope)], dataset, human, metrics, levels, coefficients, **run)
+         metrics: Sequence[str], levels: Sequence[str], coefficients: Sequence[str], control: str | None = None,
+         **run) -> Outcome:
+    """:func:`metaeval.runs.engine.analyse` of the one analysis ``build`` makes; ``control``: the
+    coefficients as partial ones controlling for it (``NAME[control=...]``; the levels default
+    to the global one, where they are defined)."""
+    coefficients = selection.with_control(coefficients, control)
+    if control is not None and not levels:
+        levels = ("global",)
+    outcome, = engine.analyse(wh, lambda scope: [build(scope)], dataset, human, metrics, levels, coefficients,
+                              partial=True, **run)
     return outcome
 
 
 def correlate(wh: Warehouse, dataset: str, human: str, metrics: Sequence[str] = (), levels: Sequence[str] = (),
               coefficients: Sequence[str] = (), *, system_inputs: str = parameters.DEFAULT_SYSTEM_INPUTS,
-              **run) -> Outcome:
-    """Correlations of the metrics with ``human`` (table ``correlations``)."""
+              control: str | None = None, **run) -> Outcome:
+    """Correlations of the metrics with ``human`` (table ``correlations``); ``control="system"``
+    (or an attribute's name): partial correlations at the global level, the coefficient labels
+    ``NAME[control=system]`` (:mod:`metaeval.analyses.stats.partial`)."""
     return _one(wh, lambda scope: correlations.correlate_analysis(scope, system_inputs), dataset, human, metrics,
-                   levels, coefficients, **run)
+                levels, coefficients, control, **run)
 
 
 def ci(wh: Warehouse, dataset: str, human: str, metrics: Sequence[str] = (), levels: Sequence[str] = (),
        coefficients: Sequence[str] = (), *, method: str = "boot-both", k: int = 1000, alpha: float = 0.05,
        seed: int = parameters.DEFAULT_SEED, system_inputs: str = parameters.DEFAULT_SYSTEM_INPUTS,
-       resample_annotators: str | None = None, **run) -> Outcome:
+       resample_annotators: str | None = None, control: str | None = None, **run) -> Outcome:
     """Confidence intervals of the correlations (table ``confidence_intervals``);
-    ``resample_annotators`` ("cells" or "panel") re-draws the annotators in every resample."""
+    ``resample_annotators`` ("cells" or "panel") re-draws the annotators in every resample;
+    ``control``: of the partial correlations (as :func:`correlate`)."""
     return _one(wh, lambda scope: intervals.ci_analysis(scope, method, k, alpha, seed, system_inputs,
                                                         resample_annotators),
-                   dataset, human, metrics, levels, coefficients, annotations=resample_annotators is not None, **run)
+                dataset, human, metrics, levels, coefficients, control, annotations=resample_annotators is not None,
+                **run)
 
 
 def compare(wh: Warehouse, dataset: str, human: str, metrics: Sequence[str] = (), levels: Sequence[str] = (),
@@ -65,17 +76,19 @@ def compare(wh: Warehouse, dataset: str, human: str, metrics: Sequence[str] = ()
             k_block: int | None = None,
             system_inputs: str = parameters.DEFAULT_SYSTEM_INPUTS, resample_annotators: str | None = None,
             sequential: bool = False, k_max: int = parameters.DEFAULT_K_MAX, risk: float = parameters.DEFAULT_RISK,
-            **run) -> Outcome:
+            control: str | None = None, **run) -> Outcome:
     """Tests of every ordered pair of metrics (table ``hypothesis_tests``); ``k_block``: early
     stopping of the permutation tests (mt-metrics-eval's protocol); ``sequential``: MMCTest, each
     pair resampled while its corrected decision is uncertain, up to ``k_max``, with resampling
-    risk <= ``risk`` (``k`` is then not used)."""
+    risk <= ``risk`` (``k`` is then not used); ``control``: tests of the partial correlations (as
+    :func:`correlate`: Williams' t with n reduced by g - 1, permutation on residuals, paired
+    bootstrap)."""
     build = lambda scope: comparisons.compare_analysis(scope, method, k_max if sequential else k,  # noqa: E731
                                                   alpha, seed, alternative, correction, correction_group, k_block,
                                                   system_inputs, resample_annotators=resample_annotators,
                                                   risk=risk if sequential else None)
-    return _one(wh, build, dataset, human, metrics, levels, coefficients,
-                   annotations=resample_annotators is not None, **run)
+    return _one(wh, build, dataset, human, metrics, levels, coefficients, control,
+                annotations=resample_annotators is not None, **run)
 
 
 class AnalysisWarehouse(core.Warehouse):

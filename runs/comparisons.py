@@ -27,13 +27,13 @@ from metaeval.analyses.stats import hypothesis, protocols, resolution, sequentia
 from metaeval.core import Warehouse
 from metaeval.errors import WarehouseError
 from metaeval.runs import bookkeeping, executors
-from metaeval.runs.correlations import calibrated_epsilons, protocol
+from metaeval.runs.correlations import calibrated_epsilons, partial_protocol, protocol
 from metaeval.runs.parameters import (DEFAULT_CORRECTION, DEFAULT_CORRECTION_GROUP, DEFAULT_SYSTEM_INPUTS, Params,
-                                      check_annotator_resampling, check_k, check_parametric, check_system_inputs,
-                                      setting)
+                                      check_annotator_resampling, check_k, check_parametric, check_partial,
+                                      check_system_inputs, setting)
 from metaeval.runs.runner import (Analysis, Plan, RunSummary, Task, compute, evaluate_chunk, progress_bar,
                                   start_analysis_run, task_id)
-from metaeval.runs.selection import Scope
+from metaeval.runs.selection import Scope, attribute_control, control_of
 
 
 @dataclass(frozen=True)
@@ -83,7 +83,8 @@ class TestParams(Params):
 
 def comparison_tasks(scope: Scope, focus: Sequence[str] | None = None) -> list[Task]:
     """Every ordered pair (a, b) of the scope's metrics; with ``focus``, only those with a in it."""
-    return [Task({"metric_a": a, "metric_b": b, "level": lv, "coefficient": c}, (a, b, scope.human))
+    return [Task({"metric_a": a, "metric_b": b, "level": lv, "coefficient": c}, (a, b, scope.human),
+                 control=attribute_control(c))
             for a in scope.metrics if focus is None or a in focus for b in scope.metrics if a != b
             for lv in scope.levels for c in scope.coefficients]
 
@@ -139,6 +140,8 @@ def compare_analysis(scope: Scope, method: str, k: int, alpha: float, seed: int,
     if resample_annotators is not None:
         check_annotator_resampling(scope.coefficients, resample_annotators, method.startswith("boot-"),
                                    "paired bootstrap tests (boot-systems, boot-inputs, boot-both)")
+    check_partial(scope.coefficients, resample_annotators=resample_annotators, k_block=k_block,
+                  sequential=risk is not None)
     params = TestParams(method, alternative, k if resampled else None, seed if resampled else None, k_block,
                         check_system_inputs(system_inputs), resample_annotators, risk, alpha, correction, group, focus)
     if risk is not None:
@@ -181,6 +184,8 @@ def evaluate_test(arrays, level, coefficient, method, alternative, k, seed, k_bl
                                                        k=k, alternative=alternative, seed=seed,
                                                        annotators=resample_annotators, Z=Z)
         return {**_test_row(r.delta, None, r.pvalue, {**r.conventions, **conv}), "k_used": int(r.samples.size)}
+    if control_of(coefficient) is not None:
+        return _evaluate_partial_test(arrays, level, coefficient, method, alternative, k, seed, system_inputs)
     (X, Y, Z), paired, conv = protocol(arrays, level, system_inputs)
     if method == "williams":
         r = stats.williams_test(X, Y, Z, level, coefficient, alternative=alternative)
@@ -194,6 +199,26 @@ def evaluate_test(arrays, level, coefficient, method, alternative, k, seed, k_bl
                                         paired_inputs=paired)
     calibrated = calibrated_epsilons([X, Y, Z], level, coefficient, ["epsilon_a", "epsilon_b"])
     return {**_test_row(r.delta, None, r.pvalue, {**r.conventions, **conv, **calibrated}),
+            "k_used": int(r.samples.size)}
+
+
+def _evaluate_partial_test(arrays, level, coefficient, method, alternative, k, seed, system_inputs) -> dict:
+    """The test of a partial coefficient (analyses.stats.partial): Williams' t on the three partial
+    correlations with n reduced by g - 1, the permutation test on residuals, or the paired
+    bootstrap re-centring every resample."""
+    from metaeval.analyses.stats import partial
+
+    (X, Y, Z), groups, conv = partial_protocol(arrays, level, system_inputs, coefficient)
+    if method == "williams":
+        r = partial.partial_williams_test(X, Y, Z, groups, coefficient, alternative=alternative)
+        return _test_row(r.r12 - r.r13, r.statistic, r.pvalue, {**r.conventions, "coefficient": coefficient, **conv})
+    family, how = method.split("-")
+    if family == "perm":
+        r = partial.partial_permutation_test(X, Y, Z, groups, coefficient, how, k=k, alternative=alternative, seed=seed)
+    else:
+        r = partial.partial_paired_bootstrap_test(X, Y, Z, groups, coefficient, how, k=k, alternative=alternative,
+                                                  seed=seed)
+    return {**_test_row(r.delta, None, r.pvalue, {**r.conventions, "coefficient": coefficient, **conv}),
             "k_used": int(r.samples.size)}
 
 

@@ -18,7 +18,7 @@ from metaeval.analyses.stats.results import NAN_POLICY
 from metaeval.runs import bookkeeping
 from metaeval.runs.parameters import DEFAULT_SYSTEM_INPUTS, Params, check_system_inputs
 from metaeval.runs.runner import Analysis, Task
-from metaeval.runs.selection import Scope
+from metaeval.runs.selection import Scope, attribute_control, control_of
 
 
 @dataclass(frozen=True)
@@ -30,7 +30,9 @@ class CorrelateParams(Params):
 
 
 def correlation_tasks(scope: Scope) -> list[Task]:
-    return [Task({"metric": m, "level": lv, "coefficient": c}, (m, scope.human))
+    """One task per metric, level and coefficient; a partial coefficient controlling for an
+    attribute reads its labels too (``Task.control``)."""
+    return [Task({"metric": m, "level": lv, "coefficient": c}, (m, scope.human), control=attribute_control(c))
             for m in scope.metrics for lv in scope.levels for c in scope.coefficients]
 
 
@@ -48,7 +50,36 @@ def protocol(arrays, level: str, system_inputs: str) -> tuple[list[np.ndarray], 
     return arrays, paired, conv
 
 
+def partial_protocol(arrays, level: str, system_inputs: str, coefficient: str) -> tuple[list[np.ndarray], object, dict]:
+    """A partial coefficient's task arrays (metrics..., the human, then the control attribute's
+    labels unless it controls for the system) as :func:`protocol` has them, the ``groups``
+    argument of :mod:`analyses.stats.partial` (``"system"``, or the labels restricted alike) and
+    the conventions to record."""
+    from metaeval.analyses.stats import partial
+
+    labels = arrays[-1] if attribute_control(coefficient) is not None else None
+    matrices = list(arrays[:-1]) if labels is not None else list(arrays)
+    matrices, _, conv, kept = protocols.apply(matrices, level, system_inputs)
+    if labels is not None and kept is not None:
+        labels = labels[:, kept]
+    return matrices, partial.SYSTEM if labels is None else labels, conv
+
+
+def evaluate_partial_correlation(arrays, level, coefficient, system_inputs) -> dict:
+    """correlate's row of a partial coefficient: its value; n, g, df, t and the two-sided p-value
+    in the conventions."""
+    from metaeval.analyses.stats import partial
+
+    (X, Z), groups, conv = partial_protocol(arrays, level, system_inputs, coefficient)
+    r = partial.partial_correlation(X, Z, groups, coefficient)
+    return {"value": bookkeeping.as_float(r.value),
+            "conventions": {**r.conventions, "coefficient": coefficient, **conv,
+                            "t": bookkeeping.as_float(r.statistic), "p_value": bookkeeping.as_float(r.pvalue)}}
+
+
 def evaluate_correlation(arrays, level, coefficient, system_inputs=DEFAULT_SYSTEM_INPUTS) -> dict:
+    if control_of(coefficient) is not None:
+        return evaluate_partial_correlation(arrays, level, coefficient, system_inputs)
     (X, Z), _, conv = protocol(arrays, level, system_inputs)
     conventions = {"level": level, "coefficient": coefficient, "nan_policy": NAN_POLICY, **conv}
     coef = _validation.coefficient_iv(coefficient)

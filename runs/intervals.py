@@ -16,9 +16,10 @@ from metaeval.analyses import annotators, stats
 from metaeval.analyses.stats import protocols, vocabulary
 from metaeval.errors import WarehouseError
 from metaeval.runs import bookkeeping
-from metaeval.runs.correlations import calibrated_epsilons, correlation_tasks, protocol
+from metaeval.runs.correlations import calibrated_epsilons, correlation_tasks, partial_protocol, protocol
 from metaeval.runs.parameters import (DEFAULT_SYSTEM_INPUTS, Params, check_annotator_resampling, check_k,
-                                      check_parametric, check_system_inputs)
+                                      check_parametric, check_partial, check_system_inputs)
+from metaeval.runs.selection import control_of
 from metaeval.runs.runner import Analysis
 from metaeval.runs.selection import Scope
 
@@ -48,6 +49,7 @@ def ci_analysis(scope: Scope, method: str, k: int, alpha: float, seed: int,
     if resample_annotators is not None:
         check_annotator_resampling(scope.coefficients, resample_annotators, resampled,
                                    "a bootstrap method (boot-systems, boot-inputs, boot-both)")
+    check_partial(scope.coefficients, resample_annotators=resample_annotators)
     params = IntervalParams(method, alpha, k if resampled else None, seed if resampled else None,
                             check_system_inputs(system_inputs), resample_annotators)
     return Analysis("ci", params, ("metric", "level", "coefficient"), correlation_tasks(scope), evaluate_ci)
@@ -59,6 +61,8 @@ def evaluate_ci(arrays, level, coefficient, method, alpha, k, seed, system_input
     if resample_annotators is not None:
         return _evaluate_annotator_ci(arrays, level, coefficient, method, alpha, k, seed, system_inputs,
                                       resample_annotators)
+    if control_of(coefficient) is not None:
+        return _evaluate_partial_ci(arrays, level, coefficient, method, alpha, k, seed, system_inputs)
     (X, Z), paired, conv = protocol(arrays, level, system_inputs)
     if method == "fisher":
         r = stats.fisher_ci(X, Z, level, coefficient, alpha=alpha)
@@ -70,6 +74,24 @@ def evaluate_ci(arrays, level, coefficient, method, alpha, k, seed, system_input
     return {"estimate": bookkeeping.as_float(r.estimate), "lower": bookkeeping.as_float(r.lower), "upper": bookkeeping.as_float(r.upper),
             "n_valid": n_valid,
             "conventions": {**r.conventions, **conv, **calibrated_epsilons([X, Z], level, coefficient, ["epsilon"])}}
+
+
+def _evaluate_partial_ci(arrays, level, coefficient, method, alpha, k, seed, system_inputs) -> dict:
+    """The interval of a partial coefficient (analyses.stats.partial): Fisher's with n reduced by
+    g - 1, or a bootstrap re-centring every resample within its groups."""
+    from metaeval.analyses.stats import partial
+
+    (X, Z), groups, conv = partial_protocol(arrays, level, system_inputs, coefficient)
+    if method == "fisher":
+        r = partial.partial_fisher_ci(X, Z, groups, coefficient, alpha=alpha)
+        n_valid = None
+    else:
+        r = partial.partial_bootstrap_ci(X, Z, groups, coefficient, method.removeprefix("boot-"), k=k, alpha=alpha,
+                                         seed=seed)
+        n_valid = int(np.count_nonzero(~np.isnan(r.samples)))
+    return {"estimate": bookkeeping.as_float(r.estimate), "lower": bookkeeping.as_float(r.lower),
+            "upper": bookkeeping.as_float(r.upper), "n_valid": n_valid,
+            "conventions": {**r.conventions, "coefficient": coefficient, **conv}}
 
 
 def _evaluate_annotator_ci(arrays, level, coefficient, method, alpha, k, seed, system_inputs, how) -> dict:

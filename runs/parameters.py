@@ -127,3 +127,17 @@ def check_parametric(coefficients, method: str, parametric: str, message: str) -
     bad = [c for c in coefficients if not _validation.coefficient_iv(c).parametric]
     if method == parametric and bad:
         raise WarehouseError(f"{message} {', '.join(bad)}; use a resampling method")
+
+
+def check_partial(coefficients, *, resample_annotators: str | None = None, k_block: int | None = None,
+                  sequential: bool = False) -> None:
+    """What the partial coefficients (``NAME[control=GROUPS]``, :mod:`analyses.stats.partial`) do
+    not offer: annotator resampling, early stopping (--k-block) and the sequential tests."""
+    controlled = [c for c in coefficients if _validation.CONTROL in c]
+    if not controlled:
+        return
+    for given, what in ((resample_annotators, "--resample-annotators"), (k_block, "--k-block"),
+                        (sequential or None, "--sequential")):
+        if given is not None:
+            raise WarehouseError(f"{what} is not available with a partial correlation (--control); "
+                                 f"got {', '.join(controlled)}")

@@ -41,13 +41,15 @@ from metaeval.signals import interruption
 # --- tasks and analyses ----------------------------------------------------------------------
 @dataclass(frozen=True)
 class Task:
-    """One result row to be: its key columns and the measures whose cells it reads."""
+    """One result row to be: its key columns and the measures whose cells it reads (and the
+    attribute whose per-cell labels it reads too: ``control``, a partial coefficient's)."""
 
     key: dict[str, Any]
     measures: tuple[str, ...]
     fingerprint: str = ""
     n_systems: int = 0
     n_inputs: int = 0
+    control: str | None = None
 
 
 @dataclass
@@ -162,12 +164,12 @@ def planned(data: Data, scope: Scope, analysis: Analysis) -> list[Task]:
     planned = []
     cache: dict[tuple[str, ...], tuple] = {}
     for t in analysis.tasks:
-        if t.measures not in cache:
-            cache[t.measures] = data.fingerprint(t.measures)
+        if (t.measures, t.control) not in cache:
+            cache[t.measures, t.control] = data.fingerprint(t.measures, t.control)
             if scope.human is not None:
-                _check_enough(data.restrict(t.measures)[0], t.measures, *cache[t.measures][1:], analysis)
-        fp, n, m = cache[t.measures]
-        planned.append(Task(t.key, t.measures, fp, n, m))
+                _check_enough(data.restrict(t.measures)[0], t.measures, *cache[t.measures, t.control][1:], analysis)
+        fp, n, m = cache[t.measures, t.control]
+        planned.append(Task(t.key, t.measures, fp, n, m, t.control))
     return planned
 
 
@@ -248,10 +250,10 @@ def compute(plan: Plan, todo: list[int], on_result: Callable[[int, dict], None],
     def payload(chunk):  # the tasks of one measure set share its arrays (sent once to a worker)
         arrays = {}
         for i in chunk:
-            if tasks[i].measures not in arrays:
-                arrays[tasks[i].measures] = data.task_arrays(tasks[i].measures)
-        return [(i, list(arrays[tasks[i].measures]), {c: tasks[i].key[c] for c in analysis.evaluate_keys})
-                for i in chunk]
+            if (tasks[i].measures, tasks[i].control) not in arrays:
+                arrays[tasks[i].measures, tasks[i].control] = data.task_arrays(tasks[i].measures, tasks[i].control)
+        return [(i, list(arrays[tasks[i].measures, tasks[i].control]),
+                 {c: tasks[i].key[c] for c in analysis.evaluate_keys}) for i in chunk]
 
     computed = 0
     bar = progress_bar(plan.progress, len(todo), analysis.command)

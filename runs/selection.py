@@ -66,13 +66,15 @@ class Scope:
 def resolve_scope(wh: Warehouse, dataset: str, human: str | None, metric_globs: Sequence[str] = (),
                   levels: Sequence[str] = (), coefficients: Sequence[str] = (),
                   valid_levels: Sequence[str] = vocabulary.LEVELS, measures: pd.DataFrame | None = None,
-                  where: Iterable[str | tuple[str, str]] = ()) -> Scope:
+                  where: Iterable[str | tuple[str, str]] = (), partial: bool = False) -> Scope:
     """Check names against the warehouse; the default metrics are all automatic measures and
     the default levels all ``valid_levels`` (analyses with other levels than correlations').
     ``human`` None: a human-free scope (no judgment is checked or read). ``measures``: the
     dataset's measures (columns measure, kind) to check against instead of the stored ones
     (those it will have once files are ingested, say). ``where``: the subset of cells
-    (:func:`parse_where`; each attribute and value checked against the stored attributes)."""
+    (:func:`parse_where`; each attribute and value checked against the stored attributes).
+    ``partial``: the analyses accept partial coefficients (``NAME[control=GROUPS]``, global level
+    only; correlate, ci and compare)."""
     where = parse_where(where)
     for attribute, value in where:
         values = wh.attribute_values(dataset, attribute)
@@ -100,6 +102,7 @@ def resolve_scope(wh: Warehouse, dataset: str, human: str | None, metric_globs: 
         raise WarehouseError(f"dataset {dataset!r} has no automatic measures to analyse")
     scope = Scope(dataset, human, tuple(metrics), choices(levels, valid_levels, "level"),
                   coefficient_choices(coefficients), where)
+    check_controls(wh, scope, partial)
     for c in scope.coefficients:
         defined = vocabulary.COEFFICIENT_LEVELS.get(c.partition("[")[0])
         if defined is not None and (bad := [lv for lv in scope.levels if lv not in defined]):
@@ -127,6 +130,55 @@ def coefficient_choices(given: Sequence[str]) -> tuple[str, ...]:
         except ValueError as exc:
             raise WarehouseError(str(exc)) from None
     return tuple(dict.fromkeys(out)) or vocabulary.COEFFICIENTS
+
+
+def control_of(coefficient: str) -> str | None:
+    """What a coefficient label controls for (``"system"``, an attribute's name), None if it is
+    not a partial coefficient."""
+    return _validation.coefficient_iv(coefficient).control if _validation.CONTROL in coefficient else None
+
+
+def attribute_control(coefficient: str) -> str | None:
+    """The attribute whose per-cell labels a coefficient reads (its control, unless "system")."""
+    control = control_of(coefficient)
+    return None if control in (None, PARTIAL_SYSTEM) else control
+
+
+#: The control of a partial coefficient that groups the cells by their system.
+PARTIAL_SYSTEM = "system"
+
+
+def check_controls(wh: Warehouse, scope: Scope, partial: bool) -> None:
+    """Partial coefficients only where ``partial`` (correlate, ci, compare), at the global level,
+    and controlling for the system or an attribute of the dataset."""
+    controlled = [c for c in scope.coefficients if control_of(c) is not None]
+    if not controlled:
+        return
+    if not partial:
+        raise WarehouseError(f"the partial coefficient {controlled[0]} is computed by correlate, ci and compare "
+                             f"only")
+    if bad := [lv for lv in scope.levels if lv != "global"]:
+        raise WarehouseError(f"a partial correlation (--control) is defined at the global level only, not at the "
+                             f"{' and '.join(bad)} level; choose --level global")
+    for attribute in dict.fromkeys(attribute_control(c) for c in controlled):
+        if attribute is not None:   # an unknown attribute: attribute_values' error names the known ones
+            wh.attribute_values(scope.dataset, attribute)
+
+
+def with_control(coefficients: Sequence[str], control: str | None) -> tuple[str, ...]:
+    """``coefficients`` (default pearson, spearman, kendall) as partial coefficients controlling for
+    ``control`` (``NAME[control=system]``); an error for one without a partial form."""
+    if control is None:
+        return tuple(coefficients)
+    try:
+        control = _validation.control_iv(control)
+    except ValueError as exc:
+        raise WarehouseError(str(exc)) from None
+    coefficients = tuple(coefficients) or vocabulary.COEFFICIENTS
+    if bad := [c for c in coefficients if c not in _validation.CONTROL_COEFFICIENTS]:
+        raise WarehouseError(f"--control applies to the coefficients {', '.join(_validation.CONTROL_COEFFICIENTS)} "
+                             f"(without a tie threshold); got {', '.join(bad)}")
+    return tuple(f"{c}[{_validation.CONTROL}{control}]" for c in coefficients)
 
 
 def with_tie_threshold(coefficients: Sequence[str], epsilon: float | None = None,
@@ -215,6 +267,9 @@ class Data:
     annotations: dict[str, np.ndarray] = field(default_factory=dict)
     #: the subset of cells kept (:func:`subset_label`; the others are NaN); '' = every cell
     subset: str = EVERY_CELL
+    #: attribute -> its value per cell, (N, M) object array on the same grid (None: no value), for
+    #: the partial coefficients controlling for it
+    controls: dict[str, np.ndarray] = field(default_factory=dict)
 
     def restrict(self, measures: Sequence[str]) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
         """The arrays of ``measures`` on the systems and inputs where any of them has a value
@@ -232,16 +287,25 @@ class Data:
             return [_read_only(np.ascontiguousarray(a)) for a in arrays], rows, cols
         return [np.ascontiguousarray(a[np.ix_(rows, cols)]) for a in arrays], rows, cols
 
-    def task_arrays(self, measures: Sequence[str]) -> list[np.ndarray]:
+    def task_arrays(self, measures: Sequence[str], control: str | None = None) -> list[np.ndarray]:
         """What a task of ``measures`` computes on: their restricted matrices, then the annotator
-        values of those that have them loaded, restricted alike."""
+        values of those that have them loaded, restricted alike; with ``control`` (an attribute),
+        then its labels per cell, restricted alike."""
         arrays, rows, cols = self.restrict(measures)
         return [*arrays, *(np.ascontiguousarray(self.annotations[m][np.ix_(rows, cols)])
-                           for m in measures if m in self.annotations)]
+                           for m in measures if m in self.annotations),
+                *([self.controls[control][np.ix_(rows, cols)]] if control is not None else [])]
 
-    def fingerprint(self, measures: Sequence[str]) -> tuple[str, int, int]:
+    def fingerprint(self, measures: Sequence[str], control: str | None = None) -> tuple[str, int, int]:
         """sha256 of the restricted cells (labels, measure names, directions, values), and
-        the numbers of systems and inputs they cover."""
+        the numbers of systems and inputs they cover; with ``control`` (an attribute), of its
+        per-cell labels too."""
+        if control is not None:
+            digest, n, m = self.fingerprint(measures)
+            _, rows, cols = self.restrict(measures)
+            labels = self.controls[control][np.ix_(rows, cols)].ravel()
+            text = f"{digest}\x1e{control}\x1e" + "\x1f".join("\x00" if v is None else str(v) for v in labels)
+            return hashlib.sha256(text.encode()).hexdigest(), n, m
         arrays, rows, cols = self.restrict(measures)
         digest = hashlib.sha256()
         if self.subset:  # a subset of the same cells is another result (every cell: as before subsets)
@@ -287,7 +351,10 @@ def load_data(wh: Warehouse, scope: Scope, *, annotations: bool = False) -> Data
             raise WarehouseError(f"no cell of dataset {scope.dataset!r} is in the subset {scope.subset}")
         values = {n: np.where(keep, v, np.nan) for n, v in values.items()}
         tensors = {n: np.where(keep[:, :, None], t, np.nan) for n, t in tensors.items()}
-    return Data(m.systems, m.inputs, values, {n: directions[n] for n in names}, tensors, scope.subset)
+    attributes = dict.fromkeys(attribute_control(c) for c in scope.coefficients)
+    controls = {a: np.asarray(wh.attribute_labels(scope.dataset, a, list(m.systems), list(m.inputs)), dtype=object)
+                for a in attributes if a is not None}
+    return Data(m.systems, m.inputs, values, {n: directions[n] for n in names}, tensors, scope.subset, controls)
 
 
 def data_fingerprint(data: Data, measures: Iterable[str]) -> str:

@@ -29,12 +29,16 @@ CORRECTIONS: tuple[str, ...] = vocabulary.CORRECTIONS
 class Coefficient:
     """A correlation coefficient: ``name`` in pearson/spearman/kendall, ``variant`` for Kendall
     (b, c, a, 23, acc23), ``epsilon`` the tie threshold on the metric's differences (Kendall
-    a, b, 23, acc23), ``calibrated``: epsilon chosen per level by tie calibration (23, acc23)."""
+    a, b, 23, acc23), ``calibrated``: epsilon chosen per level by tie calibration (23, acc23);
+    ``control``: a partial correlation controlling for a grouping of the cells, ``"system"`` or
+    an attribute's name (pearson, spearman, kendall tau-b; computed by :mod:`.partial`, which
+    needs the groups: the other functions of the core refuse it)."""
 
     name: str
     variant: str | None = None
     epsilon: float = 0.0
     calibrated: bool = False
+    control: str | None = None
 
     @property
     def base_label(self) -> str:
@@ -46,7 +50,9 @@ class Coefficient:
     @property
     def label(self) -> str:
         """The canonical string, e.g. ``"pearson"``, ``"kendall-c"``, ``"acc-23[eps=0.5]"``,
-        ``"kendall-23[tie-calibrated]"``."""
+        ``"kendall-23[tie-calibrated]"``, ``"pearson[control=system]"``."""
+        if self.control is not None:
+            return f"{self.base_label}[{CONTROL}{self.control}]"
         if self.calibrated:
             return f"{self.base_label}[{TIE_CALIBRATED}]"
         if self.epsilon:
@@ -76,6 +82,8 @@ class Coefficient:
 
 #: Suffix of a coefficient whose tie threshold is calibrated.
 TIE_CALIBRATED = "tie-calibrated"
+#: Start of the suffix of a partial coefficient, ``NAME[control=GROUPS]``.
+CONTROL = "control="
 
 COEFFICIENTS: Mapping[str, Coefficient] = {
     "pearson": Coefficient("pearson"),
@@ -93,6 +101,8 @@ COEFFICIENTS: Mapping[str, Coefficient] = {
 #: Coefficients that take a tie threshold ``[eps=E]`` / ``[tie-calibrated]``.
 EPSILON_COEFFICIENTS: tuple[str, ...] = ("kendall", "kendall-b", "kendall-a", "kendall-23", "acc-23")
 CALIBRATED_COEFFICIENTS: tuple[str, ...] = ("kendall-23", "acc-23")
+#: Coefficients that have a partial form ``[control=GROUPS]`` (:mod:`.partial`).
+CONTROL_COEFFICIENTS: tuple[str, ...] = ("pearson", "spearman", "kendall", "kendall-b")
 
 
 def _choice_iv(value: object, name: str, choices: Sequence[str]) -> str:
@@ -108,19 +118,33 @@ def level_iv(level: object) -> str:
 def coefficient_iv(coefficient: object) -> Coefficient:
     """A :class:`Coefficient` from its name, optionally with a tie threshold: ``NAME[eps=E]``
     (E a finite number >= 0; Kendall a, b, 23, acc-23) or ``NAME[tie-calibrated]`` (kendall-23,
-    acc-23)."""
+    acc-23); or a partial coefficient ``NAME[control=GROUPS]`` (pearson, spearman, kendall)."""
     if isinstance(coefficient, Coefficient):
         return coefficient
     if isinstance(coefficient, str) and coefficient.endswith("]") and "[" in coefficient:
         base, _, suffix = coefficient[:-1].partition("[")
+        if suffix.startswith(CONTROL):
+            _choice_iv(base, "coefficient with [control=...]", CONTROL_COEFFICIENTS)
+            return replace(COEFFICIENTS[base], control=control_iv(suffix[len(CONTROL):]))
         if suffix == TIE_CALIBRATED:
             _choice_iv(base, "coefficient with [tie-calibrated]", CALIBRATED_COEFFICIENTS)
             return replace(COEFFICIENTS[base], calibrated=True)
         if suffix.startswith("eps="):
             _choice_iv(base, "coefficient with [eps=...]", EPSILON_COEFFICIENTS)
             return replace(COEFFICIENTS[base], epsilon=epsilon_iv(suffix[4:]))
-        raise ValueError(f"`coefficient` suffix must be [eps=E] or [{TIE_CALIBRATED}]; got {coefficient!r}.")
+        raise ValueError(f"`coefficient` suffix must be [eps=E], [{TIE_CALIBRATED}] or [{CONTROL}GROUPS]; "
+                         f"got {coefficient!r}.")
     return COEFFICIENTS[_choice_iv(coefficient, "coefficient", list(COEFFICIENTS))]
+
+
+def control_iv(control: object) -> str:
+    """What a partial coefficient controls for: ``"system"`` or an attribute's name (a non-empty
+    string without brackets, so that the label reads back)."""
+    if not isinstance(control, str) or not control or any(ch in control for ch in "[]") \
+            or control != control.strip():
+        raise ValueError(f"the control of a partial coefficient must be 'system' or an attribute name without "
+                         f"brackets or surrounding spaces; got {control!r}.")
+    return control
 
 
 def epsilon_iv(epsilon: object) -> float:

@@ -86,6 +86,9 @@ def pairs_count(X: np.ndarray, Z: np.ndarray, level: str) -> int:
 def corr(x: np.ndarray, z: np.ndarray, coefficient: Coefficient) -> np.ndarray:
     """Correlation along the last axis, pairs with a NaN dropped; leading axes are a batch."""
     # contiguous rows: numpy's summation order (hence rounding) depends on the memory layout
+    if coefficient.control is not None:
+        raise ValueError(f"{coefficient.label} is a partial correlation: it needs the groups of the cells "
+                         f"(analyses.stats.partial), not only the two vectors")
     x, z = np.ascontiguousarray(x), np.ascontiguousarray(z)
     valid = ~np.isnan(x) & ~np.isnan(z)
     if coefficient.name == "pearson":

@@ -60,6 +60,16 @@ def _ties_options(f):
     return f
 
 
+def _control_option(f):
+    """--control: partial correlations controlling for the system (or an attribute of the cells)."""
+    return click.option(
+        "--control", default=None, metavar="system|ATTR",
+        help="Partial correlations at the global level: on the cells where metric and human are both present, "
+             "each group's mean (each system's, or each value's of the attribute ATTR) subtracted from both "
+             "before correlating; p-values with n - 2 - (g - 1) df. Coefficients pearson, spearman, kendall; "
+             "stored as NAME[control=system]. Default level: global.")(f)
+
+
 def _tied(coefficients, epsilon, tie_calibration):
     from metaeval.errors import WarehouseError
     from metaeval.runs import selection
@@ -74,11 +84,12 @@ def _tied(coefficients, epsilon, tie_calibration):
 @_analysis_options
 @_ties_options
 @subset_options(by=True)
+@_control_option
 @fmt_option()
 @layout_option
 @click.pass_obj
 def correlate(obj, dataset, human, metrics, levels, coefficients, system_inputs, jobs, force, epsilon,
-              tie_calibration, where, by, fmt, layout):
+              tie_calibration, where, by, control, fmt, layout):
     """Correlations of metrics with a human judgment (system, summary, global level).
 
     text: one row per metric, a column per level and coefficient; the other formats: the
@@ -89,7 +100,7 @@ def correlate(obj, dataset, human, metrics, levels, coefficients, system_inputs,
 
     coefficients = _tied(coefficients, epsilon, tie_calibration)
     kwargs = dict(dataset=dataset, human=human, metrics=metrics, levels=levels, coefficients=coefficients,
-                  system_inputs=system_inputs, jobs=jobs, force=force)
+                  system_inputs=system_inputs, jobs=jobs, force=force, control=control)
     if by is not None:
         _by(obj, "correlate", fmt, layout, by, where, kwargs)
         return
@@ -183,18 +194,19 @@ def _paper(frame, fmt: str, caption: str, layout: str = "auto", **ranking) -> No
                    "ids once per resample (panel, for ids that are the same people everywhere).")
 @_ties_options
 @subset_options(by=True)
+@_control_option
 @fmt_option()
 @layout_option
 @click.pass_obj
 def ci(obj, dataset, human, metrics, levels, coefficients, system_inputs, jobs, force, method, k, seed, alpha,
-       resample_annotators, epsilon, tie_calibration, where, by, fmt, layout):
+       resample_annotators, epsilon, tie_calibration, where, by, control, fmt, layout):
     """Confidence intervals of correlations (Fisher or bootstrap over systems/inputs/both)."""
     from metaeval.runs import api
 
     coefficients = _tied(coefficients, epsilon, tie_calibration)
     kwargs = dict(dataset=dataset, human=human, metrics=metrics, levels=levels, coefficients=coefficients,
                   system_inputs=system_inputs, jobs=jobs, force=force, method=method, k=k, alpha=alpha, seed=seed,
-                  resample_annotators=resample_annotators)
+                  resample_annotators=resample_annotators, control=control)
     if by is not None:
         _by(obj, "ci", fmt, layout, by, where, kwargs)
         return
@@ -241,12 +253,13 @@ def ci(obj, dataset, human, metrics, levels, coefficients, system_inputs, jobs, 
               help="--sequential: bound on the probability that any decision of a family differs from the one the "
                    "exact (infinite-k) p-values give  [default: 0.001]")
 @subset_options()
+@_control_option
 @fmt_option()
 @layout_option
 @click.pass_obj
 def compare(obj, dataset, human, metrics, levels, coefficients, system_inputs, jobs, force, method, k, seed, alpha,
             alternative, correction, correction_group, epsilon, tie_calibration, resample_annotators, k_block,
-            sequential, k_max, risk, where, fmt, layout):
+            sequential, k_max, risk, where, control, fmt, layout):
     """Test every ordered pair of metrics: is corr(a, human) > corr(b, human)?"""
     from metaeval.runs import api
 
@@ -261,7 +274,7 @@ def compare(obj, dataset, human, metrics, levels, coefficients, system_inputs, j
                           correction_group=correction_group, k_block=k_block,
                           resample_annotators=resample_annotators, sequential=sequential,
                           k_max=parameters.DEFAULT_K_MAX if k_max is None else k_max,
-                          risk=parameters.DEFAULT_RISK if risk is None else risk, where=where)
+                          risk=parameters.DEFAULT_RISK if risk is None else risk, where=where, control=control)
     frame = frame[(frame["correction"] == correction) & (frame["correction_group"] == correction_group)]
     from metaeval.runs import ranking as ranking_runs
 
