@@ -94,6 +94,9 @@ def by_attribute(wh: Warehouse, command: str, by: str, where: Sequence = (), *, 
                                  "average's interval comes from resamples drawn within each group")
         if options.get("resample_annotators"):
             raise WarehouseError("--by does not resample annotators (--resample-annotators)")
+        if options.get("control") is not None:
+            raise WarehouseError("--by does not take a partial coefficient (--control): the macro interval's "
+                                 "resamples would need re-centring within each group's resampled cells")
     groups = [(*where, (by, v)) for v in values]
     # the checks of every group (names, subsets, coefficients) before anything is written
     scopes = [selection.resolve_scope(wh, dataset, human, options.get("metrics", ()), options.get("levels", ()),

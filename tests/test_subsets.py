@@ -182,3 +182,24 @@ def test_a_schema_4_warehouse_gains_the_subset_column_and_keeps_its_rows(tmp_pat
         rows = wh.sql("SELECT subset FROM latest_correlations")
         assert len(rows) == before > 0 and (rows["subset"] == "").all()
         assert wh.attributes("d") == []
+
+
+def test_by_with_a_partial_coefficient_averages_the_groups_partial_values_and_ci_refuses(factuality):
+    d = _scores()
+    with Warehouse(factuality) as wh:
+        result = subsets.by_attribute(wh, "correlate", "source", dataset="factuality", human=HUMAN,
+                                      coefficients=["pearson"], control="system")
+        rows = result.rows(wh)
+        with pytest.raises(WarehouseError, match="partial coefficient"):
+            subsets.by_attribute(wh, "ci", "source", dataset="factuality", human=HUMAN, coefficients=["pearson"],
+                                 control="system")
+    assert set(rows["coefficient"]) == {"pearson[control=system]"}
+    for m in METRICS:
+        per = []
+        for _, g in d.groupby("source"):   # residuals of each group's cells after the system means
+            x = g[m] - g.groupby("system")[m].transform("mean")
+            z = g[HUMAN] - g.groupby("system")[HUMAN].transform("mean")
+            per.append(sps.pearsonr(x, z)[0])
+        got = rows[rows["metric"] == m].set_index("subset")["value"]
+        assert got["source=*"] == pytest.approx(np.mean(per))
+        assert got["source=cnndm"] == pytest.approx(per[0])
