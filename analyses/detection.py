@@ -68,8 +68,8 @@ from metaeval.analyses.stats.intervals import rng_description
 
 #: The statistics a detection row holds and a paired test compares.
 STATISTICS = ("balanced_accuracy", "roc_auc")
-#: The label of the macro-average row of a grouped analysis.
-MACRO = "macro"
+#: The group label of the macro-average row of a grouped analysis (the runs' subset ``attr=*``).
+MACRO = "*"
 PREDICTION = "an item is predicted positive when its score > threshold"
 AUC_DEFINITION = ("Mann-Whitney: (#{positive > negative} + 1/2 #{positive = negative}) / (P N) over the "
                   "positive-negative pairs (= the trapezoidal ROC area, sklearn roc_auc_score); constant scores "
