@@ -107,7 +107,7 @@ class AnalysisWarehouse(core.Warehouse):
     Every analysis command has its method, which runs (or reuses) and persists as the command
     does and returns the latest rows of its setting: ``correlate``, ``ci``, ``compare``,
     ``accuracy``, ``systems_agreement``, ``winners``, ``replicability``, ``annotators``,
-    ``agreement``, ``simulate_coverage``, ``simulate_power``, ``normality``, ``rank_tasks``
+    ``agreement``, ``simulate_coverage``, ``simulate_power``, ``normality``, ``rank_tasks``, ``detection``
     (and ``evaluate``). A command writing several tables returns ``{table: rows}``.
     """
 
@@ -211,6 +211,16 @@ class AnalysisWarehouse(core.Warehouse):
 
         simulation.normality(self, dataset, measures, **options)
         return simulation.latest_normality(self, dataset, measures)
+
+    def detection(self, dataset: str, human: str, metrics: Sequence[str] = (), *, positive: float,
+                  **options) -> dict[str, pd.DataFrame]:
+        """:func:`metaeval.runs.detection.detection`: the ``detection`` rows of its setting (per
+        metric and group, the macro average last) and the ``detection_tests`` rows (empty with one
+        metric or ``tests=False``)."""
+        from metaeval.runs import detection
+
+        out = detection.detection(self, dataset, human, metrics, positive=positive, **options)
+        return {"detection": out.rows, "detection_tests": out.tests}
 
     def rank_tasks(self, tasks: Sequence[str], metrics: Sequence[str] = (), **options) -> pd.DataFrame:
         """:func:`metaeval.runs.task_ranking.rank_tasks` of the tasks written

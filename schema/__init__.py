@@ -48,6 +48,9 @@ RESULT_TABLES: dict[str, str] = {
     "normality": "latest_normality",
     # rank-tasks (runs/task_ranking.py)
     "task_rankings": "latest_task_rankings",
+    # detection (runs/detection.py)
+    "detection": "latest_detection",
+    "detection_tests": "latest_detection_tests",
     # every run of every analysis
     "analysis_runs": "analysis_runs",
 }
