@@ -279,13 +279,13 @@ def _done(wh: Warehouse, dataset: str, human: str, run_parameters: dict, fingerp
 
 def _outcome(wh: Warehouse, run_id, dataset, human, metrics, where, params, test_params) -> DetectionOutcome:
     columns = {c: v for c, v in params.columns().items() if c not in ("k", "seed")}
-    rows = engine.latest_rows(wh, params.table, dataset, human, metric=tuple(metrics), **columns)
+    rows = engine.latest_rows(wh, params.table, dataset, human, metric=tuple(metrics), subset=None, **columns)
     rows = rows[rows["subset"].isin(_subsets(rows, where, params.by))]
     tests = pd.DataFrame()
     if test_params is not None:
         tcols = {c: v for c, v in test_params.columns().items() if c not in ("k", "seed", "alpha")}
         tests = engine.latest_rows(wh, test_params.table, dataset, human, metric_a=tuple(metrics),
-                                   metric_b=tuple(metrics), **tcols)
+                                   metric_b=tuple(metrics), subset=None, **tcols)
         tests = tests[tests["subset"].isin(_subsets(tests, where, params.by))]
     order = {m: i for i, m in enumerate(metrics)}
     rows = rows.assign(_m=rows["metric"].map(order), _g=rows["group"] == det.MACRO).sort_values(
