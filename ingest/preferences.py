@@ -24,16 +24,19 @@ from pathlib import Path
 import pandas as pd
 
 from metaeval import schema
-from metaeval.analyses.stats.vocabulary import JUDGE_KINDS, PREFERENCE_LABELS, PRESENTATION_ORDERS
 from metaeval.core import Warehouse
 from metaeval.errors import ConflictError, InputError, NewIdsError, WarehouseError
 from metaeval.ingest.common import identifier, sha256
+from metaeval.ingest.table import KINDS as JUDGE_KINDS
 from metaeval.ingest.table import _stream
 from metaeval.load import LoadReport
 
 FORMAT = "preferences"
 REQUIRED = ("input", "system_a", "system_b", "judge", "order", "winner")
 OPTIONAL = ("kind",)
+#: The words of the ``order`` and ``winner`` columns (analyses.stats.vocabulary has the same).
+PRESENTATION_ORDERS = ("ab", "ba")
+PREFERENCE_LABELS = ("a", "b", "tie")
 COLUMNS = ["line", "input", "system_a", "system_b", "judge", "kind", "presentation", "winner"]
 _SWAP_ORDER = {"ab": "ba", "ba": "ab"}
 _SWAP_WINNER = {"a": "b", "b": "a", "tie": "tie"}
