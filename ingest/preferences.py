@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from metaeval import schema
+from metaeval.schema import read as read_sql
 from metaeval.core import Warehouse
 from metaeval.errors import ConflictError, InputError, NewIdsError, WarehouseError
 from metaeval.ingest.common import identifier, sha256
@@ -109,7 +109,7 @@ def ingest(wh: Warehouse, dataset: str, path: Path, *, replace: bool = False, al
     try:
         con.execute("INSERT INTO datasets (name) VALUES (?) ON CONFLICT DO NOTHING", [dataset])
         [(dataset_id,)] = con.execute("SELECT dataset_id FROM datasets WHERE name = ?", [dataset]).fetchall()
-        new = con.execute(schema.read("preferences_new_ids"), {"dataset_id": dataset_id}).fetchall()
+        new = con.execute(read_sql("preferences_new_ids"), {"dataset_id": dataset_id}).fetchall()
         [(stored,)] = con.execute("SELECT (SELECT count(*) FROM systems WHERE dataset_id = $d) "
                                   "+ (SELECT count(*) FROM inputs WHERE dataset_id = $d)", {"d": dataset_id}).fetchall()
         if new and stored and not allow_new:
@@ -118,13 +118,13 @@ def ingest(wh: Warehouse, dataset: str, path: Path, *, replace: bool = False, al
         for part, name, _line in new:
             table = "systems" if part == "system" else "inputs"
             con.execute(f"INSERT INTO {table} (dataset_id, name) VALUES (?, ?)", [dataset_id, name])
-        con.execute(schema.read("preferences_resolved"), {"dataset_id": dataset_id})
+        con.execute(read_sql("preferences_resolved"), {"dataset_id": dataset_id})
         _check_stored(con, file, replace)
         [(inserted, replaced)] = con.execute(
             "SELECT count(*) FILTER (WHERE stored_winner IS NULL), count(*) FILTER (WHERE stored_winner <> winner) "
             "FROM _resolved_preferences").fetchall()
-        con.execute(schema.read("preferences_replace"), {"dataset_id": dataset_id})
-        con.execute(schema.read("preferences_insert"), {"dataset_id": dataset_id})
+        con.execute(read_sql("preferences_replace"), {"dataset_id": dataset_id})
+        con.execute(read_sql("preferences_insert"), {"dataset_id": dataset_id})
         report = LoadReport(file, len(rows), inserted, replaced, f"{len(rows)} preferences")
         if report.changed:
             con.execute("INSERT INTO ingests (dataset_id, format, file, sha256, options, rows, inserted, replaced, "
