@@ -168,6 +168,15 @@ class AnalysisWarehouse(core.Warehouse):
         agreement, ceiling = annotators.latest(self, dataset, [s.human for s in summaries])
         return {"annotator_agreement": agreement, "human_ceiling": ceiling}
 
+    def judges(self, dataset: str, humans: Sequence[str] = (), judges: Sequence[str] = (),
+               **options) -> dict[str, pd.DataFrame]:
+        """:func:`metaeval.runs.judges.judges`: ``judge_statistics``, ``judge_tests`` and
+        ``preference_rankings`` rows of the human judges ``humans`` (globs; default all)."""
+        from metaeval.runs import judges as runs
+
+        summary = runs.judges(self, dataset, humans, judges, **options)
+        return runs.latest(self, dataset, summary.human)
+
     def agreement(self, dataset: str, metrics: Sequence[str] = (), **options) -> dict[str, pd.DataFrame]:
         """:func:`metaeval.runs.agreement.run_agreement`: ``score_range_agreement`` and
         ``property_agreement`` rows of its setting."""

@@ -48,6 +48,10 @@ RESULT_TABLES: dict[str, str] = {
     "normality": "latest_normality",
     # rank-tasks (runs/task_ranking.py)
     "task_rankings": "latest_task_rankings",
+    # judges (runs/judges.py)
+    "judge_statistics": "latest_judge_statistics",
+    "judge_tests": "latest_judge_tests",
+    "preference_rankings": "latest_preference_rankings",
     # every run of every analysis
     "analysis_runs": "analysis_runs",
 }
