@@ -94,7 +94,7 @@ class AnalysisWarehouse(core.Warehouse):
     Every analysis command has its method, which runs (or reuses) and persists as the command
     does and returns the latest rows of its setting: ``correlate``, ``ci``, ``compare``,
     ``accuracy``, ``systems_agreement``, ``winners``, ``replicability``, ``annotators``,
-    ``agreement``, ``simulate_coverage``, ``simulate_power``, ``normality``, ``rank_tasks``
+    ``agreement``, ``judges``, ``simulate_coverage``, ``simulate_power``, ``normality``, ``rank_tasks``
     (and ``evaluate``). A command writing several tables returns ``{table: rows}``.
     """
 
