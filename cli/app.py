@@ -343,6 +343,42 @@ def _analysis_options(f):
     return f
 
 
+def _parse_where(ctx, param, value):
+    """``--where`` as the canonical ``((attribute, value), ...)`` of
+    :func:`metaeval.runs.selection.parse_where` (sorted, deduplicated)."""
+    if not value:
+        return ()
+    from metaeval.runs import selection
+
+    try:
+        return selection.parse_where(value)
+    except WarehouseError as exc:
+        raise click.BadParameter(str(exc), ctx, param) from None
+
+
+#: ``--where ATTR=VALUE`` (repeatable, AND): the cells whose attributes (``metaeval ingest
+#: attributes``) hold; every analysis over cells declares it through :func:`subset_options`.
+where_option = click.option(
+    "--where", "where", multiple=True, metavar="ATTR=VALUE", callback=_parse_where,
+    help="Only the cells whose attribute ATTR (metaeval ingest attributes) is VALUE, e.g. split=test. "
+         "Repeatable: every condition must hold (AND). Recorded as the rows' subset.")
+
+#: ``--by ATTR``: one result per value of ATTR (each combined with any --where), and their macro average.
+by_option = click.option(
+    "--by", "by", default=None, metavar="ATTR",
+    help="One result per value of the attribute ATTR (each the subset ATTR=value, with any --where), plus "
+         "their unweighted macro average (subset ATTR=*).")
+
+
+def subset_options(by: bool = False):
+    """``--where`` (and, with ``by``, ``--by``): the shared options of the analyses over cells."""
+    def decorate(f):
+        if by:
+            f = by_option(f)
+        return where_option(f)
+    return decorate
+
+
 def _resampling_options(f):
     f = click.option("--seed", default=0, show_default=True, type=SEED,
                      help="Seed of the resampling; recorded with every row.")(f)

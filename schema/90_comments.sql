@@ -134,11 +134,11 @@ COMMENT ON COLUMN "hypothesis_tests".conventions IS 'JSON object: every conventi
 COMMENT ON TABLE "ingests" IS 'Every ingest that changed the warehouse: which file, what it added, and how it was called.';
 COMMENT ON COLUMN "ingests".ingest_id IS 'Unique id of the ingest.';
 COMMENT ON COLUMN "ingests".dataset_id IS 'Internal surrogate key of the dataset (datasets.dataset_id).';
-COMMENT ON COLUMN "ingests".format IS 'sacrerouge | summaries | table (also the demo''s) | score';
+COMMENT ON COLUMN "ingests".format IS 'sacrerouge | summaries | table (also the demo''s) | score | attributes';
 COMMENT ON COLUMN "ingests".file IS 'The file read (or <DataFrame> for a pandas DataFrame).';
 COMMENT ON COLUMN "ingests".sha256 IS 'sha256 of the file''s bytes.';
 COMMENT ON COLUMN "ingests".options IS 'JSON: the options that shape what is read';
-COMMENT ON COLUMN "ingests".rows IS 'values (per annotator) and texts read from the file';
+COMMENT ON COLUMN "ingests".rows IS 'values (per annotator) and texts read from the file (attributes: attribute values)';
 COMMENT ON COLUMN "ingests".inserted IS 'of which new to the warehouse';
 COMMENT ON COLUMN "ingests".replaced IS 'of which replaced stored values (--replace; a judgment cell counts all its values)';
 COMMENT ON COLUMN "ingests".command IS 'The command line of the ingest.';
@@ -904,3 +904,10 @@ COMMENT ON COLUMN "task_rankings".fingerprint IS 'of every task''s cells';
 COMMENT ON COLUMN "task_rankings".conventions IS 'JSON object: every convention needed to reproduce the number (level, coefficient and variant, method, k, seed, alpha, NaN policy, p-value formula, ...).';
 COMMENT ON COLUMN "pairwise_accuracy".system_inputs IS 'all | judged: the inputs a system mean averages (system level; --system-inputs).';
 COMMENT ON COLUMN "delta_bin_accuracy".system_inputs IS 'all | judged: the inputs a system mean averages (--system-inputs).';
+
+COMMENT ON TABLE "attributes" IS 'Attributes of inputs and of cells (`metaeval ingest attributes`): one value per (dataset, system, input, attribute); system '''' is an input-level value, applying to every system''s cell of the input, and a cell-level value overrides it. `--where ATTR=VALUE` and `--by ATTR` select cells by them.';
+COMMENT ON COLUMN "attributes".dataset IS 'Dataset name (datasets.name).';
+COMMENT ON COLUMN "attributes".system IS 'System name (systems.name); the empty string for an input-level attribute.';
+COMMENT ON COLUMN "attributes".input IS 'Input name (inputs.name).';
+COMMENT ON COLUMN "attributes".attribute IS 'Name of the attribute, e.g. source or split.';
+COMMENT ON COLUMN "attributes".value IS 'Its value for this input (or cell), as text, e.g. cnndm or test.';

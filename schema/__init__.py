@@ -12,10 +12,10 @@ from importlib import resources
 
 #: Bumped whenever a table changes shape; a warehouse of another version is refused, except
 #: that `metaeval init` upgrades one of a version listed in MIGRATIONS.
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 #: version -> the script (``schema/<name>.sql``) that brings it to the next version.
-MIGRATIONS = {1: "migrate_1", 2: "migrate_2", 3: "migrate_3"}
+MIGRATIONS = {1: "migrate_1", 2: "migrate_2", 3: "migrate_3", 4: "migrate_4"}
 
 #: The result tables and the views of their latest rows: the one registry. Every table an
 #: analysis writes, with the ``latest_*`` view holding the latest row of each key
@@ -71,6 +71,18 @@ _DDL = re.compile(r"^\d\d_.*\.sql$")
 def read(name: str) -> str:
     """The text of ``schema/<name>.sql``."""
     return resources.files(__package__).joinpath(f"{name}.sql").read_text(encoding="utf-8")
+
+
+_SECTIONS: dict[str, dict[str, str]] = {}
+
+
+def statements(name: str) -> dict[str, str]:
+    """The ``-- name: X`` sections of ``schema/<name>.sql``: section name -> statement (without
+    its closing semicolon)."""
+    if name not in _SECTIONS:
+        parts = re.split(r"^-- name: (\w+)\s*$", read(name), flags=re.M)
+        _SECTIONS[name] = {parts[i]: parts[i + 1].strip().rstrip(";") for i in range(1, len(parts), 2)}
+    return _SECTIONS[name]
 
 
 def ddl_scripts() -> list[tuple[str, str]]:

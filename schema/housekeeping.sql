@@ -52,6 +52,8 @@ SELECT * FROM (VALUES
     ('measures', (SELECT count(*) FROM measures WHERE dataset_id = $dataset_id)),
     ('systems', (SELECT count(*) FROM systems WHERE dataset_id = $dataset_id)),
     ('inputs', (SELECT count(*) FROM inputs WHERE dataset_id = $dataset_id)),
+    ('attributes', (SELECT count(*) FROM attributes WHERE dataset =
+                       (SELECT name FROM datasets WHERE dataset_id = $dataset_id))),
     ('ingests', (SELECT count(*) FROM ingests WHERE dataset_id = $dataset_id))
 ) AS t (table_name, n);
 
@@ -78,6 +80,9 @@ DELETE FROM systems WHERE dataset_id = $dataset_id;
 
 -- name: drop_dataset_inputs
 DELETE FROM inputs WHERE dataset_id = $dataset_id;
+
+-- name: drop_dataset_attributes
+DELETE FROM attributes WHERE dataset = (SELECT name FROM datasets WHERE dataset_id = $dataset_id);
 
 -- name: drop_dataset_ingests
 DELETE FROM ingests WHERE dataset_id = $dataset_id;

@@ -314,6 +314,54 @@ class Warehouse:
         inputs = rows.drop_duplicates("ip").set_index("ip").loc[inp_pos, "input"]
         return Annotations(dataset, measure, tuple(systems), tuple(inputs), tuple(ids), values)
 
+    # --- attributes of inputs and cells (warehouse/attributes.py) -------------------------
+    def attributes(self, dataset: str) -> list[str]:
+        """The attributes of ``dataset`` (``metaeval ingest attributes``), sorted."""
+        from metaeval import attributes
+
+        self.require_dataset(dataset)
+        return attributes.names(self.con, dataset)
+
+    def attribute_values(self, dataset: str, attribute: str) -> list[str]:
+        """The distinct values of ``attribute`` in ``dataset``, sorted; an unknown attribute is a
+        :class:`WarehouseError` naming the dataset's attributes."""
+        from metaeval import attributes
+
+        self.require_dataset(dataset)
+        return attributes.values(self.con, dataset, attribute)
+
+    def attribute_labels(self, dataset: str, attribute: str, systems: Sequence[str],
+                         inputs: Sequence[str]) -> np.ndarray:
+        """(N, M) object array: ``attribute``'s value of each cell of the ``systems`` x ``inputs``
+        grid, None where the cell has none (an input-level value applies to every system's cell of
+        the input; a cell-level value overrides it)."""
+        from metaeval import attributes
+
+        self.require_dataset(dataset)
+        return attributes.labels(self.con, dataset, attribute, systems, inputs)
+
+    def attribute_mask(self, dataset: str, where: Sequence[tuple[str, str]], systems: Sequence[str],
+                       inputs: Sequence[str]) -> np.ndarray:
+        """(N, M) bool: True on the cells where every ``(attribute, value)`` pair of ``where`` holds
+        (AND; every cell for no pair). A value the attribute never takes is refused, naming its values."""
+        from metaeval import attributes
+
+        self.require_dataset(dataset)
+        return attributes.mask(self.con, dataset, where, systems, inputs)
+
+    def load_attributes(self, dataset: str, rows: pd.DataFrame, *, file: str, sha256: str,
+                        options: dict | None = None, replace: bool = False, command: str | None = None) -> LoadReport:
+        """Merge attribute rows (columns system ('' = input-level), input, attribute, value, line)
+        into ``dataset`` atomically (see :func:`warehouse.attributes.load_attributes`)."""
+        from metaeval import attributes
+
+        if self.read_only:
+            raise WarehouseError(f"{self.path} is open read-only: open it with read_only=False to change it")
+        report = attributes.load_attributes(self.con, dataset, rows, file=file, sha256=sha256, options=options,
+                                            replace=replace, command=command)
+        self.created = None
+        return report
+
     def engine(self):
         """A SQLAlchemy engine on the same file (``duckdb-engine``). Close this warehouse
         first if the engine must write: DuckDB allows one writing process."""

@@ -305,8 +305,8 @@ def rename_measure(con: duckdb.DuckDBPyConnection, dataset: str, old: str, new: 
 
 
 def drop_dataset(con: duckdb.DuckDBPyConnection, dataset: str, *, cascade: bool = False) -> Removal:
-    """Remove ``dataset``: its systems, inputs, texts, measures, scores, judgments and ingest
-    history (and, with ``cascade``, the results on it).
+    """Remove ``dataset``: its systems, inputs, texts, measures, scores, judgments, attributes and
+    ingest history (and, with ``cascade``, the results on it).
 
     Three transactions, because DuckDB refuses to delete a row in the transaction that deleted
     the rows referencing it (its foreign-key limitation): the first checks everything and removes
@@ -347,4 +347,4 @@ def drop_dataset(con: duckdb.DuckDBPyConnection, dataset: str, *, cascade: bool 
 
 
 #: What the first transaction of drop_dataset deletes, children first.
-_FIRST = ("scores", "judgments", "summaries", "documents", "references", "measures", "ingests")
+_FIRST = ("scores", "judgments", "summaries", "documents", "references", "measures", "attributes", "ingests")

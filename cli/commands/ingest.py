@@ -1,4 +1,4 @@
-"""``metaeval ingest sacrerouge|summaries|table|mtme|preferences``: files into the warehouse, atomically."""
+"""``metaeval ingest sacrerouge|summaries|table|mtme|attributes|preferences``: files into the warehouse, atomically."""
 
 from __future__ import annotations
 
@@ -98,6 +98,23 @@ def ingest_table(obj, files, dataset, replace, allow_new, human, lower, input_fo
             reports = table.ingest(wh, dataset, paths, human=human, lower=lower, replace=replace,
                                    allow_new=allow_new, command=_command_line(), names=names)
     echo_reports(reports)
+
+
+@ingest.command("attributes")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--dataset", required=True, help="Dataset whose inputs (and cells) the attributes describe.")
+@click.option("--replace", is_flag=True, help="Overwrite stored attribute values that differ, instead of failing.")
+@click.pass_obj
+def ingest_attributes(obj, file, dataset, replace):
+    """Attributes of inputs or cells (.csv, .tsv, .parquet, .jsonl), long: input, attribute, value
+    (every system's cell of the input), or system, input, attribute, value (one cell; a cell's value
+    overrides its input's). E.g. source=cnndm|xsum, split=validation|test; select cells with --where.
+    """
+    from metaeval.ingest import attributes
+
+    with obj.open() as wh:
+        report = attributes.ingest(wh, dataset, file, replace=replace, command=_command_line())
+    echo_reports([report])
 
 
 @ingest.command("mtme")

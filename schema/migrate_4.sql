@@ -1,0 +1,3 @@
+-- Schema 4 -> 5, run by `metaeval init` before the table scripts. Keeps every row.
+-- issue 26: attributes of inputs and cells (the `attributes` table, schema/17_attributes.sql, is
+-- created by the table scripts that follow).
