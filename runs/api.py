@@ -175,7 +175,7 @@ class AnalysisWarehouse(core.Warehouse):
         from metaeval.runs import judges as runs
 
         summary = runs.judges(self, dataset, humans, judges, **options)
-        return runs.latest(self, dataset, summary.human)
+        return runs.latest(self, dataset, summary.human, list(summary.tied_majority))
 
     def agreement(self, dataset: str, metrics: Sequence[str] = (), **options) -> dict[str, pd.DataFrame]:
         """:func:`metaeval.runs.agreement.run_agreement`: ``score_range_agreement`` and

@@ -32,7 +32,7 @@ from metaeval.analyses.stats import correct_pvalues, vocabulary
 from metaeval.analyses.stats.resolution import family_resolution
 from metaeval.core import Warehouse
 from metaeval.errors import WarehouseError
-from metaeval.runs import bookkeeping, parameters
+from metaeval.runs import bookkeeping, parameters, selection
 
 TABLES = ("judge_statistics", "judge_tests", "preference_rankings")
 HUMAN_JUDGE = "human"    # the ``judge`` of the humans' ranking in preference_rankings
@@ -46,7 +46,7 @@ class Summary:
     rows: int
     human: str
     judges: list[str]
-    tied_majority: int
+    tied_majority: dict[str, int]   # subset -> items with a tied human majority, left out
 
 
 @dataclass(frozen=True)
@@ -61,6 +61,11 @@ class Data:
     V: dict[str, np.ndarray]
     H: np.ndarray
     fingerprint: str
+
+    def subset(self, keep: np.ndarray) -> Data:
+        """The same data on the items where ``keep`` is True."""
+        return Data([it for it, k in zip(self.items, keep) if k], self.systems, self.judges, self.humans,
+                    {j: v[keep] for j, v in self.V.items()}, self.H[:, keep], self.fingerprint)
 
 
 def _choose(names: Sequence[str], globs: Sequence[str], what: str, option: str, dataset: str) -> list[str]:
@@ -112,8 +117,13 @@ def load(wh: Warehouse, dataset: str, humans: Sequence[str] = (), judges: Sequen
 def judges(wh: Warehouse, dataset: str, humans: Sequence[str] = (), judge_globs: Sequence[str] = (), *,
            k: int = 1000, alpha: float = 0.05, seed: int = parameters.DEFAULT_SEED, test: str = "permutation",
            correction: str = "holm", cluster_rule: str = "any", ridge: float = pf.DEFAULT_RIDGE,
-           force: bool = False) -> Summary:
-    """Compute and persist the judge statistics, tests and rankings of ``dataset`` (see the module)."""
+           where: Sequence = (), by: str | None = None, force: bool = False) -> Summary:
+    """Compute and persist the judge statistics, tests and rankings of ``dataset`` (see the module).
+
+    ``where`` (``["split=test"]`` or pairs): only the items whose input satisfies every condition
+    (attributes of ``metaeval ingest attributes``: an item counts when the cells of both its
+    systems for its input do); ``by``: one result per value of that attribute (with ``where``),
+    each its own ``subset``. No macro average over the values is computed for judges."""
     if test not in vocabulary.JUDGE_TESTS:
         raise WarehouseError(f"test must be one of {', '.join(vocabulary.JUDGE_TESTS)}; got {test!r}")
     if correction not in vocabulary.CORRECTIONS:
@@ -128,16 +138,24 @@ def judges(wh: Warehouse, dataset: str, humans: Sequence[str] = (), judge_globs:
     parameters.check_k(k, alpha, "interval")
     data = load(wh, dataset, humans, judge_globs)
     human = ",".join(data.humans)
+    subsets = _subsets(wh, dataset, data, where, by)
     params = {"dataset": dataset, "human": data.humans, "judges": data.judges, "k": k, "alpha": alpha, "seed": seed,
-              "test": test, "correction": correction, "cluster_rule": cluster_rule, "ridge": ridge}
-    majority = pf.human_majority(data.H)
-    tied = int(majority.tied.sum())
+              "test": test, "correction": correction, "cluster_rule": cluster_rule, "ridge": ridge,
+              "subsets": list(subsets)}
+    majorities = {label: pf.human_majority(data.H[:, keep]) for label, keep in subsets.items()}
+    tied = {label: int(m.tied.sum()) for label, m in majorities.items()}
     done = wh.con.execute(schema.read("judges_done"), {"dataset": dataset, **bookkeeping.version_parameter()}).fetchall()
     if not force and any(f == data.fingerprint and {a: b for a, b in json.loads(p).items() if a != "executor"} == params
                          for f, p in done):
         return Summary(None, 0, human, data.judges, tied)
-    rows = compute(data, majority, dataset=dataset, k=k, alpha=alpha, seed=seed, test=test, correction=correction,
-                   cluster_rule=cluster_rule, ridge=ridge)
+    rows = {t: [] for t in TABLES}
+    for label, keep in subsets.items():
+        if not keep.any():
+            raise WarehouseError(f"the subset {label!r} of {dataset!r} holds no preference item")
+        part = compute(data.subset(keep), majorities[label], dataset=dataset, k=k, alpha=alpha, seed=seed, test=test,
+                       correction=correction, cluster_rule=cluster_rule, ridge=ridge)
+        for t in TABLES:
+            rows[t] += [{**r, "subset": label} for r in part[t]]
     total = sum(len(r) for r in rows.values())
     run_id = bookkeeping.start_run(wh, "judges", params, seed, data.fingerprint, total)
     with bookkeeping.finishing(wh, run_id):
@@ -259,14 +277,36 @@ _TEST_TEXT = {
 }
 
 
-def latest(wh: Warehouse, dataset: str, human: str) -> dict[str, pd.DataFrame]:
-    """The latest rows of the three tables for ``dataset`` and the human judges ``human``
-    (comma-joined, as stored)."""
+def latest(wh: Warehouse, dataset: str, human: str, subsets: Sequence[str] = ("",)) -> dict[str, pd.DataFrame]:
+    """The latest rows of the three tables for ``dataset``, the human judges ``human``
+    (comma-joined, as stored) and the ``subsets`` (labels; '' = all items)."""
     views = {t: schema.RESULT_TABLES[t] for t in TABLES}
-    order = {"judge_statistics": "judge", "judge_tests": "test, judge_a, judge_b",
-             "preference_rankings": "judge = 'human' DESC, judge, rank, system"}
+    order = {"judge_statistics": "subset, judge", "judge_tests": "subset, test, judge_a, judge_b",
+             "preference_rankings": "subset, judge = 'human' DESC, judge, rank, system"}
     return {t: wh.sql(f"SELECT * EXCLUDE (result_id) FROM {views[t]} WHERE dataset = ? AND human = ? "
-                      f"ORDER BY {order[t]}", [dataset, human]) for t in TABLES}
+                      f"AND list_contains(?, subset) ORDER BY {order[t]}", [dataset, human, list(subsets)])
+            for t in TABLES}
+
+
+def _subsets(wh: Warehouse, dataset: str, data: Data, where: Sequence, by: str | None) -> dict[str, np.ndarray]:
+    """subset label -> the items in it: all items ('') without ``where`` or ``by``; an item is in
+    a subset when the cells of both its systems for its input satisfy every condition."""
+    if not where and by is None:
+        return {"": np.ones(len(data.items), bool)}
+    conditions = selection.parse_where(where)
+    if by is not None and by in {a for a, _ in conditions}:
+        raise WarehouseError(f"--by {by!r} is also a --where attribute: give it in one of them")
+    wanted = [conditions] if by is None else [selection.parse_where([*conditions, (by, v)])
+                                              for v in wh.attribute_values(dataset, by)]
+    inputs = sorted({i for i, _, _ in data.items})
+    col = {name: c for c, name in enumerate(inputs)}
+    row = {name: r for r, name in enumerate(data.systems)}
+    out = {}
+    for cond in wanted:
+        mask = wh.attribute_mask(dataset, cond, data.systems, inputs)
+        out[selection.subset_label(cond)] = np.array([mask[row[a], col[i]] and mask[row[b], col[i]]
+                                                      for i, a, b in data.items], dtype=bool)
+    return out
 
 
 def _none(x) -> float | None:

@@ -1,13 +1,15 @@
 -- LLM judges against the human preference (`metaeval judges`): one row per automatic judge
 -- with its statistics and their percentile bootstrap intervals over items, the judge-vs-judge
 -- tests, and the Bradley-Terry strengths of the systems per judge and for the humans. Every
--- row is tied to its run, with the fingerprint of the preferences it read.
+-- row is tied to its run, with the fingerprint of the preferences it read. An item (input, pair
+-- of systems) is in a --where subset when the cells of both its systems for its input satisfy it.
 
 CREATE TABLE IF NOT EXISTS judge_statistics (
     result_id                   BIGINT PRIMARY KEY DEFAULT nextval('result_id_seq'),
     run_id                      INTEGER NOT NULL REFERENCES analysis_runs (run_id),
     dataset                     VARCHAR NOT NULL,
     human                       VARCHAR NOT NULL,  -- the human judges whose majority is the reference, comma-joined
+    subset                      VARCHAR NOT NULL DEFAULT '',  -- the items' --where/--by conditions ('' = all items)
     judge                       VARCHAR NOT NULL,  -- an automatic judge
     n                           INTEGER NOT NULL,  -- items with a human majority the judge judged (either order)
     tied_majority               INTEGER NOT NULL,  -- items left out: their human majority is tied
@@ -40,6 +42,7 @@ CREATE TABLE IF NOT EXISTS judge_tests (
     run_id            INTEGER NOT NULL REFERENCES analysis_runs (run_id),
     dataset           VARCHAR NOT NULL,
     human             VARCHAR NOT NULL,
+    subset            VARCHAR NOT NULL DEFAULT '',   -- '' = all items
     judge_a           VARCHAR NOT NULL,
     judge_b           VARCHAR NOT NULL,
     test              VARCHAR NOT NULL,    -- permutation | mcnemar
@@ -65,6 +68,7 @@ CREATE TABLE IF NOT EXISTS preference_rankings (
     run_id            INTEGER NOT NULL REFERENCES analysis_runs (run_id),
     dataset           VARCHAR NOT NULL,
     human             VARCHAR NOT NULL,
+    subset            VARCHAR NOT NULL DEFAULT '',   -- '' = all items
     judge             VARCHAR NOT NULL,    -- an automatic judge, or the human judges (judge = human)
     kind              VARCHAR NOT NULL,    -- automatic | human
     system            VARCHAR NOT NULL,
@@ -83,18 +87,18 @@ CREATE TABLE IF NOT EXISTS preference_rankings (
 
 CREATE OR REPLACE VIEW latest_judge_statistics AS
 SELECT * EXCLUDE (rn) FROM (
-    SELECT *, row_number() OVER (PARTITION BY dataset, human, judge ORDER BY result_id DESC) AS rn
+    SELECT *, row_number() OVER (PARTITION BY dataset, human, subset, judge ORDER BY result_id DESC) AS rn
     FROM judge_statistics)
 WHERE rn = 1;
 
 CREATE OR REPLACE VIEW latest_judge_tests AS
 SELECT * EXCLUDE (rn) FROM (
-    SELECT *, row_number() OVER (PARTITION BY dataset, human, judge_a, judge_b, test ORDER BY result_id DESC) AS rn
+    SELECT *, row_number() OVER (PARTITION BY dataset, human, subset, judge_a, judge_b, test ORDER BY result_id DESC) AS rn
     FROM judge_tests)
 WHERE rn = 1;
 
 CREATE OR REPLACE VIEW latest_preference_rankings AS
 SELECT * EXCLUDE (rn) FROM (
-    SELECT *, row_number() OVER (PARTITION BY dataset, human, judge, system ORDER BY result_id DESC) AS rn
+    SELECT *, row_number() OVER (PARTITION BY dataset, human, subset, judge, system ORDER BY result_id DESC) AS rn
     FROM preference_rankings)
 WHERE rn = 1;

@@ -115,3 +115,26 @@ def test_cli_judges_json_rows_carry_the_names(judged):
     assert "judge-position" in text and "Bradley-Terry" in text
     bad = run_cli(db, "judges", "--dataset", "demo", "--human", "zzz", ok=False)
     assert bad.exit_code != 0 and "matches no human judge" in bad.output and "Traceback" not in bad.output
+
+
+def test_where_and_by_select_items_by_input_attributes(judged, tmp_path):
+    db, frame = judged
+    inputs = sorted(set(frame["input"]))
+    attributes = tmp_path / "a.csv"
+    attributes.write_text("input,attribute,value\n" + "".join(f"{i},half,{'first' if n < 20 else 'second'}\n"
+                                                              for n, i in enumerate(inputs)))
+    run_cli(db, "ingest", "attributes", attributes, "--dataset", "demo")
+    first = frame[frame["input"].isin(inputs[:20])]
+    path = tmp_path / "first.csv"
+    first.to_csv(path, index=False)
+    with Warehouse(db) as wh:
+        preferences.ingest(wh, "first-half", path)
+        by = wh.judges("demo", k=99, by="half")["judge_statistics"]
+        assert sorted(set(by["subset"])) == ["half=first", "half=second"]
+        where = wh.judges("demo", k=99, where=["half=first"])["judge_statistics"].set_index("judge")
+        alone = wh.judges("first-half", k=99)["judge_statistics"].set_index("judge")
+        columns = ["n", "tied_majority", "accuracy", "accuracy_lower", "kappa", "first_position_rate", "kendall"]
+        pd.testing.assert_frame_equal(where[columns], alone[columns])
+        pd.testing.assert_frame_equal(by[by["subset"] == "half=first"].set_index("judge")[columns], alone[columns])
+        with pytest.raises(WarehouseError, match="never has the value 'third'"):
+            wh.judges("demo", k=99, where=["half=third"])

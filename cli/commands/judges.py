@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from metaeval.cli.app import ALPHA, RESAMPLES, SEED, Context, LazyChoice, fmt_option, is_text, show
+from metaeval.cli.app import ALPHA, RESAMPLES, SEED, Context, LazyChoice, fmt_option, is_text, show, subset_options
 
 
 @click.command()
@@ -27,11 +27,12 @@ from metaeval.cli.app import ALPHA, RESAMPLES, SEED, Context, LazyChoice, fmt_op
                                       "(any) or by all (strict) of the current cluster.")
 @click.option("--ridge", default=0.01, show_default=True, type=click.FloatRange(0, min_open=True),
               help="Bradley-Terry prior: the penalty (ridge/2) * sum of squared log-strengths.")
+@subset_options(by=True)
 @click.option("--force", is_flag=True, help="Recompute even what is up to date.")
 @fmt_option()
 @click.pass_obj
-def judges(obj: Context, dataset, humans, judge_globs, k, alpha, seed, test, correction, cluster_rule, ridge, force,
-           fmt):
+def judges(obj: Context, dataset, humans, judge_globs, k, alpha, seed, test, correction, cluster_rule, ridge, where, by,
+           force, fmt):
     """LLM judges (automatic pairwise judges) against the human preference.
 
     Per automatic judge, against the majority of the human judges (an item whose majority is
@@ -41,23 +42,28 @@ def judges(obj: Context, dataset, humans, judge_globs, k, alpha, seed, test, cor
     interval over items; judge-vs-judge tests (permutation over items, exact McNemar), corrected
     over the judge pairs, and significance clusters by accuracy; Bradley-Terry strengths of the
     systems per judge and for the humans. Tables judge_statistics, judge_tests, preference_rankings.
+
+    --where/--by select items by input attributes (metaeval ingest attributes); --by gives one
+    result per value (no macro average for judges).
     """
     from metaeval.runs import judges as runs
 
     with obj.open() as wh:
         s = runs.judges(wh, dataset, humans, judge_globs, k=k, alpha=alpha, seed=seed, test=test,
-                        correction=correction, cluster_rule=cluster_rule, ridge=ridge, force=force)
+                        correction=correction, cluster_rule=cluster_rule, ridge=ridge, where=where, by=by,
+                        force=force)
         state = "up to date; nothing computed" if s.run_id is None else f"run {s.run_id}: wrote {s.rows} rows"
-        click.echo(f"judges of {dataset} vs the majority of {s.human}: {state}; {s.tied_majority} item(s) with a "
-                   "tied human majority left out", err=not is_text(fmt))
-        rows = runs.latest(wh, dataset, s.human)
+        tied = "; ".join(f"{n} in {label}" if label else str(n) for label, n in s.tied_majority.items())
+        click.echo(f"judges of {dataset} vs the majority of {s.human}: {state}; items with a tied human majority "
+                   f"left out: {tied}", err=not is_text(fmt))
+        rows = runs.latest(wh, dataset, s.human, list(s.tied_majority))
     if fmt in ("json", "csv"):
         from metaeval.cli.app import show_blocks
 
         show_blocks([(t, rows[t]) for t in runs.TABLES], fmt)
         return
     stats = rows["judge_statistics"]
-    shown = stats[["judge", "n", "cluster"]].copy()
+    shown = stats[(["subset"] if (stats["subset"] != "").any() else []) + ["judge", "n", "cluster"]].copy()
     for name in ("accuracy", "accuracy_ab", "accuracy_ba", "both_correct", "position_consistency",
                  "first_position_rate", "tie_rate", "kappa", "kendall"):
         shown[name] = [_ci(v, lo, hi) for v, lo, hi in zip(stats[name], stats[f"{name}_lower"], stats[f"{name}_upper"])]
@@ -77,14 +83,15 @@ def judges(obj: Context, dataset, humans, judge_globs, k, alpha, seed, test, cor
     tests = rows["judge_tests"]
     if len(tests):
         click.echo()
-        show(tests[["test", "judge_a", "judge_b", "n", "delta", "discordant_a", "discordant_b", "pvalue",
+        show(tests[(["subset"] if (tests["subset"] != "").any() else []) + ["test", "judge_a", "judge_b", "n", "delta", "discordant_a", "discordant_b", "pvalue",
                     "pvalue_corrected", "significant"]].round(4), "table")
     ranking = rows["preference_rankings"]
     click.echo("\nBradley-Terry strengths (log scale, mean 0; ties half a win each side; "
                f"ridge {ridge:g}):")
     show(ranking.assign(strength=[_ci(v, lo, hi) for v, lo, hi in zip(ranking["strength"], ranking["lower"],
                                                                           ranking["upper"])])
-         [["judge", "rank", "system", "strength", "comparisons"]], "table")
+         [(["subset"] if (ranking["subset"] != "").any() else []) + ["judge", "rank", "system", "strength",
+                                                                      "comparisons"]], "table")
 
 
 def _ci(v, lo, hi) -> str:
