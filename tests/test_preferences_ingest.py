@@ -114,3 +114,19 @@ def test_cli_ingest_preferences_one_line_errors(cli, tmp_path):
     bad = _write(tmp_path / "q.csv", HEADER + "d1,S1,S2,gpt,ab,maybe,\n")
     result = cli("ingest", "preferences", bad, "--dataset", "x", expect_ok=False)
     assert result.exit_code != 0 and "q.csv:2: field 'winner'" in result.output and "Traceback" not in result.output
+
+
+def test_drop_dataset_removes_its_preferences_and_judge_results(db, tmp_path):
+    from metaeval.runs import Warehouse as AnalysisWarehouse
+
+    path = _write(tmp_path / "p.csv", HEADER + "d1,S1,S2,h,ab,a,human\nd1,S1,S2,gpt,ab,a,\n")
+    with AnalysisWarehouse(db) as wh:
+        preferences.ingest(wh, "x", path)
+        preferences.ingest(wh, "y", path)
+        wh.judges("x", k=39)
+        with pytest.raises(Exception, match="judge_statistics"):
+            wh.drop_dataset("x")                                   # results on it: refused without cascade
+        wh.drop_dataset("x", cascade=True)
+        assert wh.sql("SELECT count(*) AS n FROM judge_statistics")["n"].iloc[0] == 0
+        assert wh.sql("SELECT DISTINCT dataset FROM preference_matrix")["dataset"].tolist() == ["y"]
+        assert _count(wh) == 2
