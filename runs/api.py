@@ -107,7 +107,8 @@ class AnalysisWarehouse(core.Warehouse):
     Every analysis command has its method, which runs (or reuses) and persists as the command
     does and returns the latest rows of its setting: ``correlate``, ``ci``, ``compare``,
     ``accuracy``, ``systems_agreement``, ``winners``, ``replicability``, ``annotators``,
-    ``agreement``, ``simulate_coverage``, ``simulate_power``, ``normality``, ``rank_tasks``, ``detection``
+    ``agreement``, ``judges``, ``simulate_coverage``, ``simulate_power``, ``normality``, ``rank_tasks``,
+    ``detection``
     (and ``evaluate``). A command writing several tables returns ``{table: rows}``.
     """
 
@@ -180,6 +181,15 @@ class AnalysisWarehouse(core.Warehouse):
         summaries = annotators.annotators(self, dataset, humans, levels, coefficients, **options)
         agreement, ceiling = annotators.latest(self, dataset, [s.human for s in summaries])
         return {"annotator_agreement": agreement, "human_ceiling": ceiling}
+
+    def judges(self, dataset: str, humans: Sequence[str] = (), judges: Sequence[str] = (),
+               **options) -> dict[str, pd.DataFrame]:
+        """:func:`metaeval.runs.judges.judges`: ``judge_statistics``, ``judge_tests`` and
+        ``preference_rankings`` rows of the human judges ``humans`` (globs; default all)."""
+        from metaeval.runs import judges as runs
+
+        summary = runs.judges(self, dataset, humans, judges, **options)
+        return runs.latest(self, dataset, summary.human, list(summary.tied_majority))
 
     def agreement(self, dataset: str, metrics: Sequence[str] = (), **options) -> dict[str, pd.DataFrame]:
         """:func:`metaeval.runs.agreement.run_agreement`: ``score_range_agreement`` and

@@ -3,7 +3,7 @@ CREATE SEQUENCE IF NOT EXISTS ingest_id_seq;
 CREATE TABLE IF NOT EXISTS ingests (
     ingest_id   INTEGER PRIMARY KEY DEFAULT nextval('ingest_id_seq'),
     dataset_id  INTEGER NOT NULL REFERENCES datasets (dataset_id),
-    format      VARCHAR NOT NULL,        -- sacrerouge | summaries | table (also the demo's) | score | attributes
+    format      VARCHAR NOT NULL,        -- sacrerouge | summaries | table (also the demo's) | score | attributes | preferences
     file        VARCHAR NOT NULL,
     sha256      VARCHAR NOT NULL,
     options     VARCHAR NOT NULL,        -- JSON: the options that shape what is read

@@ -134,7 +134,7 @@ COMMENT ON COLUMN "hypothesis_tests".conventions IS 'JSON object: every conventi
 COMMENT ON TABLE "ingests" IS 'Every ingest that changed the warehouse: which file, what it added, and how it was called.';
 COMMENT ON COLUMN "ingests".ingest_id IS 'Unique id of the ingest.';
 COMMENT ON COLUMN "ingests".dataset_id IS 'Internal surrogate key of the dataset (datasets.dataset_id).';
-COMMENT ON COLUMN "ingests".format IS 'sacrerouge | summaries | table (also the demo''s) | score | attributes';
+COMMENT ON COLUMN "ingests".format IS 'sacrerouge | summaries | table (also the demo''s) | score | attributes | preferences';
 COMMENT ON COLUMN "ingests".file IS 'The file read (or <DataFrame> for a pandas DataFrame).';
 COMMENT ON COLUMN "ingests".sha256 IS 'sha256 of the file''s bytes.';
 COMMENT ON COLUMN "ingests".options IS 'JSON: the options that shape what is read';

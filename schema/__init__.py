@@ -51,6 +51,10 @@ RESULT_TABLES: dict[str, str] = {
     # detection (runs/detection.py)
     "detection": "latest_detection",
     "detection_tests": "latest_detection_tests",
+    # judges (runs/judges.py)
+    "judge_statistics": "latest_judge_statistics",
+    "judge_tests": "latest_judge_tests",
+    "preference_rankings": "latest_preference_rankings",
     # every run of every analysis
     "analysis_runs": "analysis_runs",
 }

@@ -50,6 +50,7 @@ SELECT * FROM (VALUES
     ('references', (SELECT count(*) FROM "references" WHERE input_id IN
                        (SELECT input_id FROM inputs WHERE dataset_id = $dataset_id))),
     ('measures', (SELECT count(*) FROM measures WHERE dataset_id = $dataset_id)),
+    ('preferences', (SELECT count(*) FROM preferences WHERE dataset_id = $dataset_id)),
     ('systems', (SELECT count(*) FROM systems WHERE dataset_id = $dataset_id)),
     ('inputs', (SELECT count(*) FROM inputs WHERE dataset_id = $dataset_id)),
     ('attributes', (SELECT count(*) FROM attributes WHERE dataset =
@@ -74,6 +75,9 @@ DELETE FROM "references" WHERE input_id IN (SELECT input_id FROM inputs WHERE da
 
 -- name: drop_dataset_measures
 DELETE FROM measures WHERE dataset_id = $dataset_id;
+
+-- name: drop_dataset_preferences
+DELETE FROM preferences WHERE dataset_id = $dataset_id;
 
 -- name: drop_dataset_systems
 DELETE FROM systems WHERE dataset_id = $dataset_id;

@@ -96,7 +96,7 @@ def test_demo_conflict_says_what_to_do_without_replace(db, tmp_path):
 
 
 def test_ingests_format_comment_lists_the_formats_written(db, tmp_path):
-    from metaeval.ingest import attributes, sacrerouge, summaries, table
+    from metaeval.ingest import attributes, preferences, sacrerouge, summaries, table
     from metaeval.runs.scoring import score_dataset
     from tests.conftest import write_jsonl
 
@@ -112,10 +112,12 @@ def test_ingests_format_comment_lists_the_formats_written(db, tmp_path):
         demo.load(wh, "demo", tmp_path / "demo", n_systems=3, n_inputs=3)
         (tmp_path / "a.csv").write_text("input,attribute,value\nd0,split,test\n")
         attributes.ingest(wh, "t", tmp_path / "a.csv")
+        (tmp_path / "p.csv").write_text("input,system_a,system_b,judge,order,winner\nd0,s0,s1,llm,ab,a\n")
+        preferences.ingest(wh, "t", tmp_path / "p.csv")
         written = set(wh.sql("SELECT DISTINCT format FROM ingests")["format"])
     ddl = next(line for line in schema.read("04_ingests").splitlines() if line.strip().startswith("format"))
     documented = {re.sub(r"\(.*\)", "", f).strip() for f in ddl.split("--", 1)[1].split("|")}
-    assert documented == written == {"sacrerouge", "summaries", "table", "score", "attributes"}
+    assert documented == written == {"sacrerouge", "summaries", "table", "score", "attributes", "preferences"}
 
 
 # --- files that are not DuckDB files; no extension is fetched or loaded -------------------------

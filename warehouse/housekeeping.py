@@ -305,7 +305,7 @@ def rename_measure(con: duckdb.DuckDBPyConnection, dataset: str, old: str, new: 
 
 
 def drop_dataset(con: duckdb.DuckDBPyConnection, dataset: str, *, cascade: bool = False) -> Removal:
-    """Remove ``dataset``: its systems, inputs, texts, measures, scores, judgments, attributes and
+    """Remove ``dataset``: its systems, inputs, texts, measures, scores, judgments, preferences, attributes and
     ingest history (and, with ``cascade``, the results on it).
 
     Three transactions, because DuckDB refuses to delete a row in the transaction that deleted
@@ -347,4 +347,5 @@ def drop_dataset(con: duckdb.DuckDBPyConnection, dataset: str, *, cascade: bool 
 
 
 #: What the first transaction of drop_dataset deletes, children first.
-_FIRST = ("scores", "judgments", "summaries", "documents", "references", "measures", "attributes", "ingests")
+_FIRST = ("scores", "judgments", "summaries", "documents", "references", "measures", "preferences", "attributes",
+          "ingests")

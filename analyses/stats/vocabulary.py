@@ -62,3 +62,12 @@ CLUSTER_RULES: tuple[str, ...] = ("any", "strict")
 SYSTEM_INPUTS: tuple[str, ...] = ("all", "judged")
 #: How a bootstrap re-draws annotators: within each cell, or one panel for all cells.
 ANNOTATOR_RESAMPLING: tuple[str, ...] = ("cells", "panel")
+#: Pairwise preferences: the winner of a comparison names a system (a = system_a, b = system_b)
+#: or a tie; the presentation order says which output was shown first (ab: system_a's).
+PREFERENCE_LABELS: tuple[str, ...] = ("a", "b", "tie")
+PRESENTATION_ORDERS: tuple[str, ...] = ("ab", "ba")
+#: Who gave a preference: a person (several annotators are several human judges) or a model.
+JUDGE_KINDS: tuple[str, ...] = ("automatic", "human")
+#: Paired tests of two judges' accuracy on the same items: an item-level sign-flip permutation
+#: test, or the exact McNemar test on the verdicts both judges gave.
+JUDGE_TESTS: tuple[str, ...] = ("permutation", "mcnemar")

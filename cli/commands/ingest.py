@@ -1,4 +1,4 @@
-"""``metaeval ingest sacrerouge|summaries|table|mtme|attributes``: files into the warehouse, atomically."""
+"""``metaeval ingest sacrerouge|summaries|table|mtme|attributes|preferences``: files into the warehouse, atomically."""
 
 from __future__ import annotations
 
@@ -139,6 +139,25 @@ def ingest_mtme(obj, directory, dataset, replace, allow_new, lp, lower):
     for path in evalset.not_read:
         click.echo(f"not read (only seg and sys .score files and .txt/.jsonl texts are): {path}", err=True)
     _run_ingest(obj, dataset, evalset.batches, replace, allow_new, (), lower)
+
+
+@ingest.command("preferences")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@_ingest_options
+@click.pass_obj
+def ingest_preferences(obj, file, dataset, replace, allow_new):
+    """Pairwise preferences: a long table (CSV, TSV, Parquet, JSONL) input,system_a,system_b,
+    judge,order,winner[,kind].
+
+    order: ab (system_a's output shown first) or ba; winner: a, b or tie (names the system, not
+    the position); kind: automatic (default) or human (each annotator is a human judge).
+    Table preferences; view preference_matrix (judge x item, the verdict in each order).
+    """
+    from metaeval.ingest import preferences
+
+    with obj.open(create=not obj.path.exists()) as wh:
+        report = preferences.ingest(wh, dataset, file, replace=replace, allow_new=allow_new, command=_command_line())
+    echo_reports([report])
 
 
 COMMANDS = [ingest]

@@ -1,0 +1,117 @@
+"""``metaeval judges``: automatic judges of pairwise preferences against the human preference."""
+
+from __future__ import annotations
+
+import click
+
+from metaeval.cli.app import ALPHA, RESAMPLES, SEED, Context, LazyChoice, fmt_option, is_text, show, subset_options
+
+
+@click.command()
+@click.option("--dataset", required=True)
+@click.option("--human", "humans", multiple=True, metavar="GLOB",
+              help="Human judges (annotators; globs) whose majority is the reference. Default: every human judge. "
+                   "Repeatable.")
+@click.option("--judge", "judge_globs", multiple=True, metavar="GLOB",
+              help="Automatic judges (globs). Default: every automatic judge. Repeatable.")
+@click.option("--k", default=1000, show_default=True, type=RESAMPLES,
+              help="Bootstrap resamples of items (intervals) and permutations (the permutation test).")
+@click.option("--alpha", default=0.05, show_default=True, type=ALPHA)
+@click.option("--seed", default=0, show_default=True, type=SEED)
+@click.option("--test", type=LazyChoice("metaeval.analyses.stats.vocabulary:JUDGE_TESTS"), default="permutation",
+              show_default=True, help="The judge-vs-judge test the significance clusters rest on (both are stored).")
+@click.option("--correction", type=LazyChoice("metaeval.analyses.stats.vocabulary:CORRECTIONS"), default="holm",
+              show_default=True, help="Multiple-comparison correction over the pairs of judges.")
+@click.option("--cluster-rule", type=LazyChoice("metaeval.analyses.stats.vocabulary:CLUSTER_RULES"), default="any",
+              show_default=True, help="Significance clusters: a new cluster at the first judge beaten by any "
+                                      "(any) or by all (strict) of the current cluster.")
+@click.option("--ridge", default=0.01, show_default=True, type=click.FloatRange(0, min_open=True),
+              help="Bradley-Terry prior: the penalty (ridge/2) * sum of squared log-strengths.")
+@subset_options(by=True)
+@click.option("--force", is_flag=True, help="Recompute even what is up to date.")
+@fmt_option()
+@click.pass_obj
+def judges(obj: Context, dataset, humans, judge_globs, k, alpha, seed, test, correction, cluster_rule, ridge, where, by,
+           force, fmt):
+    """LLM judges (automatic pairwise judges) against the human preference.
+
+    Per automatic judge, against the majority of the human judges (an item whose majority is
+    tied is left out and counted): n, accuracy_ab, accuracy_ba, accuracy, both_correct,
+    position_consistency, first_position_rate, tie_rate, kappa (Cohen's, over a/b/tie), and
+    kendall (its Bradley-Terry system ranking vs the humans'), each with a percentile bootstrap
+    interval over items; judge-vs-judge tests (permutation over items, exact McNemar), corrected
+    over the judge pairs, and significance clusters by accuracy; Bradley-Terry strengths of the
+    systems per judge and for the humans. Tables judge_statistics, judge_tests, preference_rankings.
+
+    --where/--by select items by input attributes (metaeval ingest attributes); --by gives one
+    result per value (no macro average for judges).
+    """
+    from metaeval.runs import judges as runs
+
+    with obj.open() as wh:
+        s = runs.judges(wh, dataset, humans, judge_globs, k=k, alpha=alpha, seed=seed, test=test,
+                        correction=correction, cluster_rule=cluster_rule, ridge=ridge, where=where, by=by,
+                        force=force)
+        state = "up to date; nothing computed" if s.run_id is None else f"run {s.run_id}: wrote {s.rows} rows"
+        tied = "; ".join(f"{n} in {label}" if label else str(n) for label, n in s.tied_majority.items())
+        click.echo(f"judges of {dataset} vs the majority of {s.human}: {state}; items with a tied human majority "
+                   f"left out: {tied}", err=not is_text(fmt))
+        rows = runs.latest(wh, dataset, s.human, list(s.tied_majority))
+    if fmt in ("json", "csv"):
+        from metaeval.cli.app import show_blocks
+
+        show_blocks([(t, rows[t]) for t in runs.TABLES], fmt)
+        return
+    stats = rows["judge_statistics"]
+    shown = stats[(["subset"] if (stats["subset"] != "").any() else []) + ["judge", "n", "cluster"]].copy()
+    for name in ("accuracy", "accuracy_ab", "accuracy_ba", "both_correct", "position_consistency",
+                 "first_position_rate", "tie_rate", "kappa", "kendall"):
+        shown[name] = [_ci(v, lo, hi) for v, lo, hi in zip(stats[name], stats[f"{name}_lower"], stats[f"{name}_upper"])]
+    confidence = f"{100 * (1 - alpha):g}%"
+    if fmt in ("markdown", "latex"):
+        show(shown, fmt, caption=f"Automatic judges of {dataset} against the majority of {s.human} ({confidence} "
+                                 f"percentile bootstrap intervals over items, k={k}, seed={seed}; clusters: {test} "
+                                 f"test, {correction} correction).")
+        return
+    click.echo()
+    show(shown, "table")
+    click.echo(f"\nintervals: {confidence} percentile bootstrap over items (k={k}, seed={seed}); clusters by accuracy "
+               f"from the {test} test, {correction}-corrected over the pairs of judges")
+    why = _undetermined(stats)
+    if why:
+        click.echo(f"clusters not determined: {why}")
+    tests = rows["judge_tests"]
+    if len(tests):
+        click.echo()
+        show(tests[(["subset"] if (tests["subset"] != "").any() else []) + ["test", "judge_a", "judge_b", "n", "delta", "discordant_a", "discordant_b", "pvalue",
+                    "pvalue_corrected", "significant"]].round(4), "table")
+    ranking = rows["preference_rankings"]
+    click.echo("\nBradley-Terry strengths (log scale, mean 0; ties half a win each side; "
+               f"ridge {ridge:g}):")
+    show(ranking.assign(strength=[_ci(v, lo, hi) for v, lo, hi in zip(ranking["strength"], ranking["lower"],
+                                                                          ranking["upper"])])
+         [(["subset"] if (ranking["subset"] != "").any() else []) + ["judge", "rank", "system", "strength",
+                                                                      "comparisons"]], "table")
+
+
+def _ci(v, lo, hi) -> str:
+    import math
+
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "undefined"
+    if lo is None or hi is None or (isinstance(lo, float) and (math.isnan(lo) or math.isnan(hi))):
+        return f"{v:.3f}"
+    return f"{v:.3f} [{lo:.3f}, {hi:.3f}]"
+
+
+def _undetermined(stats) -> str | None:
+    import json
+
+    for c in stats["conventions"]:
+        why = (json.loads(c) if isinstance(c, str) else c).get("clusters", {}).get("why_undetermined")
+        if why:
+            return why
+    return None
+
+
+COMMANDS = [judges]

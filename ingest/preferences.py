@@ -1,0 +1,162 @@
+"""Pairwise preferences — CSV, TSV, Parquet or JSONL — one judgment a row::
+
+    input,system_a,system_b,judge,order,winner[,kind]
+
+``order`` is the presentation order (``ab``: system_a's output shown first; ``ba``: swapped);
+``winner`` is ``a``, ``b`` or ``tie`` and names the *system*, not the position; ``kind`` is
+``human`` or ``automatic`` (default automatic; several human annotators are several human
+judges). A row is stored with its systems in name order (a row ``B,A,ab,a`` is stored as
+``A,B,ba,b``, the same judgment), so the same comparison given either way round is one item.
+
+The ingest is one transaction: every row is checked first (errors name the file, line and
+field), then systems and inputs new to a dataset that has some are refused unless
+``allow_new`` (often typos), a judge given another kind than the one stored is refused, a
+winner that differs from the stored one is a conflict unless ``replace``; re-ingesting the same
+file changes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+import pandas as pd
+
+from metaeval.schema import read as read_sql
+from metaeval.core import Warehouse
+from metaeval.errors import ConflictError, InputError, NewIdsError, WarehouseError
+from metaeval.ingest.common import identifier, sha256
+from metaeval.ingest.table import KINDS as JUDGE_KINDS
+from metaeval.ingest.table import _stream
+from metaeval.load import LoadReport
+
+FORMAT = "preferences"
+REQUIRED = ("input", "system_a", "system_b", "judge", "order", "winner")
+OPTIONAL = ("kind",)
+#: The words of the ``order`` and ``winner`` columns (analyses.stats.vocabulary has the same).
+PRESENTATION_ORDERS = ("ab", "ba")
+PREFERENCE_LABELS = ("a", "b", "tie")
+COLUMNS = ["line", "input", "system_a", "system_b", "judge", "kind", "presentation", "winner"]
+_SWAP_ORDER = {"ab": "ba", "ba": "ab"}
+_SWAP_WINNER = {"a": "b", "b": "a", "tie": "tie"}
+
+
+def parse(path: Path) -> pd.DataFrame:
+    """The rows of a preference file (:data:`COLUMNS`, systems in name order), or an
+    :class:`InputError` naming the file, line and field of the first problem."""
+    file = str(path)
+    columns, records, _typed = _stream(path)
+    missing = [c for c in REQUIRED if c not in columns]
+    if missing:
+        raise InputError(file, None, missing[0], f"missing column(s) {missing}; a preference file has the columns "
+                         f"{', '.join(REQUIRED)}[, kind]")
+    unknown = [c for c in columns if c not in REQUIRED + OPTIONAL]
+    if unknown:
+        raise InputError(file, None, unknown[0], f"unknown column(s) {unknown}; a preference file has the columns "
+                         f"{', '.join(REQUIRED)}[, kind]")
+    rows, seen, kinds = [], {}, {}
+    for line, rec in records:
+        ids = {c: identifier(rec.get(c), file, line, c) for c in ("input", "system_a", "system_b", "judge")}
+        order = _word(rec.get("order"), PRESENTATION_ORDERS, file, line, "order")
+        winner = _word(rec.get("winner"), PREFERENCE_LABELS, file, line, "winner")
+        kind = rec.get("kind")
+        kind = "automatic" if kind is None or (isinstance(kind, str) and not kind.strip()) else \
+            _word(kind, JUDGE_KINDS, file, line, "kind")
+        a, b = ids["system_a"], ids["system_b"]
+        if a == b:
+            raise InputError(file, line, "system_b", f"system_a and system_b are both {a!r}: a preference compares "
+                             "two different systems")
+        if a > b:
+            a, b, order, winner = b, a, _SWAP_ORDER[order], _SWAP_WINNER[winner]
+        judge = ids["judge"]
+        if kinds.setdefault(judge, (kind, line))[0] != kind:
+            raise InputError(file, line, "kind", f"judge {judge!r} is {kind} here but {kinds[judge][0]} on line "
+                             f"{kinds[judge][1]}: a judge is a model or a person, not both")
+        key = (ids["input"], a, b, judge, order)
+        if key in seen:
+            raise InputError(file, line, "winner", f"judge {judge!r} already judged input {ids['input']!r}, "
+                             f"{a} vs {b}, with {_shown_first(a, b, order)} shown first, on line {seen[key]}")
+        seen[key] = line
+        rows.append((line, ids["input"], a, b, judge, kind, order, winner))
+    if not rows:
+        raise InputError(file, None, None, "the file has no rows")
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def _shown_first(a: str, b: str, order: str) -> str:
+    return a if order == "ab" else b
+
+
+def _word(value, choices: Sequence[str], file: str, line: int, field: str) -> str:
+    if isinstance(value, str) and value.strip().lower() in choices:
+        return value.strip().lower()
+    got = "nothing" if value is None or (isinstance(value, str) and not value.strip()) else repr(value)
+    raise InputError(file, line, field, f"expected one of {', '.join(choices)}, got {got}")
+
+
+def ingest(wh: Warehouse, dataset: str, path: Path, *, replace: bool = False, allow_new: bool = False,
+           command: str | None = None) -> LoadReport:
+    """Merge the preferences of ``path`` into ``dataset`` (created if new) in one transaction."""
+    if not dataset or not dataset.strip():
+        raise WarehouseError("the dataset name must not be empty")
+    path = Path(path)
+    rows = parse(path)
+    file = str(path)
+    con = wh.con
+    con.register("_staged_preferences", rows)
+    con.begin()
+    try:
+        con.execute("INSERT INTO datasets (name) VALUES (?) ON CONFLICT DO NOTHING", [dataset])
+        [(dataset_id,)] = con.execute("SELECT dataset_id FROM datasets WHERE name = ?", [dataset]).fetchall()
+        new = con.execute(read_sql("preferences_new_ids"), {"dataset_id": dataset_id}).fetchall()
+        [(stored,)] = con.execute("SELECT (SELECT count(*) FROM systems WHERE dataset_id = $d) "
+                                  "+ (SELECT count(*) FROM inputs WHERE dataset_id = $d)", {"d": dataset_id}).fetchall()
+        if new and stored and not allow_new:
+            raise NewIdsError(dataset, [(n, f"{file}:{line}") for part, n, line in new if part == "system"],
+                              [(n, f"{file}:{line}") for part, n, line in new if part == "input"])
+        for part, name, _line in new:
+            table = "systems" if part == "system" else "inputs"
+            con.execute(f"INSERT INTO {table} (dataset_id, name) VALUES (?, ?)", [dataset_id, name])
+        con.execute(read_sql("preferences_resolved"), {"dataset_id": dataset_id})
+        _check_stored(con, file, replace)
+        [(inserted, replaced)] = con.execute(
+            "SELECT count(*) FILTER (WHERE stored_winner IS NULL), count(*) FILTER (WHERE stored_winner <> winner) "
+            "FROM _resolved_preferences").fetchall()
+        con.execute(read_sql("preferences_replace"), {"dataset_id": dataset_id})
+        con.execute(read_sql("preferences_insert"), {"dataset_id": dataset_id})
+        report = LoadReport(file, len(rows), inserted, replaced, f"{len(rows)} preferences")
+        if report.changed:
+            con.execute("INSERT INTO ingests (dataset_id, format, file, sha256, options, rows, inserted, replaced, "
+                        "command) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        [dataset_id, FORMAT, file, sha256(path), json.dumps({}), len(rows), inserted, replaced,
+                         command if command is not None else wh.command_line])
+        con.execute("DROP TABLE _resolved_preferences")
+        con.commit()
+    except BaseException:
+        try:
+            con.rollback()
+        except Exception:  # noqa: BLE001 - never hide the original error behind this one
+            pass
+        raise
+    finally:
+        con.unregister("_staged_preferences")
+    return report
+
+
+def _check_stored(con, file: str, replace: bool) -> None:
+    """A judge stored with another kind (never replaced), and, without ``replace``, winners that
+    differ from the stored ones: errors naming the line."""
+    kind = con.execute("SELECT line, judge, kind, stored_kind FROM _resolved_preferences "
+                       "WHERE stored_kind IS NOT NULL AND stored_kind <> kind ORDER BY line LIMIT 1").fetchall()
+    if kind:
+        line, judge, given, stored = kind[0]
+        raise InputError(file, int(line), "kind", f"judge {judge!r} is stored as {stored}, given here as {given}; "
+                         "nothing was written (a judge is a model or a person: rename one of them)")
+    if replace:
+        return
+    rows = con.execute("SELECT line, judge, input, system_a, system_b, presentation, winner, stored_winner "
+                       "FROM _resolved_preferences WHERE stored_winner <> winner ORDER BY line").fetchall()
+    if rows:
+        raise ConflictError([f"{file}:{line}: judge {j} input {i} {a} vs {b} ({o}): winner {w}, stored {s}"
+                             for line, j, i, a, b, o, w, s in rows[:10]], len(rows))

@@ -1,0 +1,317 @@
+"""``metaeval judges``: automatic judges of pairwise preferences against the human preference,
+persisted.
+
+For each automatic judge of a dataset's preferences (``metaeval ingest preferences``), against
+the majority of the chosen human judges (an item whose human majority is tied is left out and
+counted): n, accuracy per presentation order and overall, both-correct, position consistency,
+first-position rate, tie rate and Cohen's kappa, each with a percentile bootstrap interval over
+items (:mod:`metaeval.analyses.preferences`); the judge-vs-judge tests (exact McNemar and an
+item-level permutation test, corrected over the family of judge pairs) and the significance
+clusters of the judges by accuracy, built only from complete evidence; the Bradley-Terry
+strengths of the systems per judge and for the humans, with intervals, and the Kendall tau-b
+of each judge's ranking with the humans'. Rows go to ``judge_statistics``, ``judge_tests`` and
+``preference_rankings`` under one run; the same command on the same preferences computes nothing.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import combinations
+
+import numpy as np
+import pandas as pd
+
+from metaeval import schema
+from metaeval.analyses import preferences as pf
+from metaeval.analyses import ranking as rk
+from metaeval.analyses.stats import correct_pvalues, vocabulary
+from metaeval.analyses.stats.resolution import family_resolution
+from metaeval.core import Warehouse
+from metaeval.errors import WarehouseError
+from metaeval.runs import bookkeeping, parameters, selection
+
+TABLES = ("judge_statistics", "judge_tests", "preference_rankings")
+HUMAN_JUDGE = "human"    # the ``judge`` of the humans' ranking in preference_rankings
+_LABEL = {"a": pf.A, "b": pf.B, "tie": pf.TIE}
+_ORDER = {"ab": 0, "ba": 1}
+
+
+@dataclass(frozen=True)
+class Summary:
+    run_id: int | None      # None: up to date, nothing computed
+    rows: int
+    human: str
+    judges: list[str]
+    tied_majority: dict[str, int]   # subset -> items with a tied human majority, left out
+
+
+@dataclass(frozen=True)
+class Data:
+    """The preferences as arrays: ``items`` (input, system_a, system_b), ``systems``, the
+    verdicts ``V[judge]`` (items, 2) and the humans' ``H`` (humans, items, 2)."""
+
+    items: list[tuple[str, str, str]]
+    systems: list[str]
+    judges: list[str]
+    humans: list[str]
+    V: dict[str, np.ndarray]
+    H: np.ndarray
+    fingerprint: str
+
+    def subset(self, keep: np.ndarray) -> Data:
+        """The same data on the items where ``keep`` is True."""
+        return Data([it for it, k in zip(self.items, keep) if k], self.systems, self.judges, self.humans,
+                    {j: v[keep] for j, v in self.V.items()}, self.H[:, keep], self.fingerprint)
+
+
+def _choose(names: Sequence[str], globs: Sequence[str], what: str, option: str, dataset: str) -> list[str]:
+    if not names:
+        raise WarehouseError(f"dataset {dataset!r} has no {what} preference judge"
+                             + (" (ingest pairwise preferences with `metaeval ingest preferences`)"
+                                if what == "automatic" else " (rows of kind human)"))
+    chosen: list[str] = []
+    for g in globs or ("*",):
+        hit = [n for n in names if fnmatch.fnmatchcase(n, g)]
+        if not hit:
+            raise WarehouseError(f"{option} {g!r} matches no {what} judge of {dataset!r}; it has: {', '.join(names)}")
+        chosen += [n for n in hit if n not in chosen]
+    return chosen
+
+
+def load(wh: Warehouse, dataset: str, humans: Sequence[str] = (), judges: Sequence[str] = ()) -> Data:
+    """The preferences of ``dataset`` of the human judges matching ``humans`` and the automatic
+    judges matching ``judges`` (globs; default all)."""
+    if wh.con.execute("SELECT count(*) FROM datasets WHERE name = ?", [dataset]).fetchall()[0][0] == 0:
+        raise WarehouseError(f"no dataset {dataset!r} in the warehouse")
+    rows = wh.con.execute(schema.read("preferences_of"), {"dataset": dataset}).df()
+    kinds = rows.drop_duplicates("judge").set_index("judge")["kind"]
+    humans = _choose(sorted(kinds.index[kinds == "human"]), humans, "human", "--human", dataset)
+    judges = _choose(sorted(kinds.index[kinds == "automatic"]), judges, "automatic", "--judge", dataset)
+    rows = rows[rows["judge"].isin(humans + judges)]
+    keys = list(zip(rows["input"], rows["system_a"], rows["system_b"]))
+    items = sorted(set(keys))
+    index = {item: i for i, item in enumerate(items)}
+    systems = sorted(set(rows["system_a"]) | set(rows["system_b"]))
+    item = np.array([index[k] for k in keys], dtype=np.int64)
+    order = rows["presentation"].map(_ORDER).to_numpy()
+    label = rows["winner"].map(_LABEL).to_numpy()
+    judge = rows["judge"].to_numpy()
+
+    def verdicts(name: str) -> np.ndarray:
+        V = np.full((len(items), 2), pf.MISSING, dtype=np.int64)
+        mine = judge == name
+        V[item[mine], order[mine]] = label[mine]
+        return V
+
+    digest = hashlib.sha256()
+    digest.update(rows.sort_values(["judge", "input", "system_a", "system_b", "presentation"])
+                  .to_csv(index=False).encode())
+    return Data(items, systems, judges, humans, {j: verdicts(j) for j in judges},
+                np.stack([verdicts(h) for h in humans]), digest.hexdigest())
+
+
+def judges(wh: Warehouse, dataset: str, humans: Sequence[str] = (), judge_globs: Sequence[str] = (), *,
+           k: int = 1000, alpha: float = 0.05, seed: int = parameters.DEFAULT_SEED, test: str = "permutation",
+           correction: str = "holm", cluster_rule: str = "any", ridge: float = pf.DEFAULT_RIDGE,
+           where: Sequence = (), by: str | None = None, force: bool = False) -> Summary:
+    """Compute and persist the judge statistics, tests and rankings of ``dataset`` (see the module).
+
+    ``where`` (``["split=test"]`` or pairs): only the items whose input satisfies every condition
+    (attributes of ``metaeval ingest attributes``: an item counts when the cells of both its
+    systems for its input do); ``by``: one result per value of that attribute (with ``where``),
+    each its own ``subset``. No macro average over the values is computed for judges."""
+    if test not in vocabulary.JUDGE_TESTS:
+        raise WarehouseError(f"test must be one of {', '.join(vocabulary.JUDGE_TESTS)}; got {test!r}")
+    if correction not in vocabulary.CORRECTIONS:
+        raise WarehouseError(f"correction must be one of {', '.join(vocabulary.CORRECTIONS)}; got {correction!r}")
+    if cluster_rule not in vocabulary.CLUSTER_RULES:
+        raise WarehouseError(f"cluster rule must be one of {', '.join(vocabulary.CLUSTER_RULES)}; got {cluster_rule!r}")
+    if not 0 < alpha < 1:
+        raise WarehouseError(f"alpha must be strictly between 0 and 1; got {alpha}")
+    if not ridge > 0:
+        raise WarehouseError(f"ridge must be > 0 (without a prior a system that wins every comparison has an "
+                             f"infinite strength); got {ridge}")
+    parameters.check_k(k, alpha, "interval")
+    data = load(wh, dataset, humans, judge_globs)
+    human = ",".join(data.humans)
+    subsets = _subsets(wh, dataset, data, where, by)
+    params = {"dataset": dataset, "human": data.humans, "judges": data.judges, "k": k, "alpha": alpha, "seed": seed,
+              "test": test, "correction": correction, "cluster_rule": cluster_rule, "ridge": ridge,
+              "subsets": list(subsets)}
+    majorities = {label: pf.human_majority(data.H[:, keep]) for label, keep in subsets.items()}
+    tied = {label: int(m.tied.sum()) for label, m in majorities.items()}
+    done = wh.con.execute(schema.read("judges_done"), {"dataset": dataset, **bookkeeping.version_parameter()}).fetchall()
+    if not force and any(f == data.fingerprint and {a: b for a, b in json.loads(p).items() if a != "executor"} == params
+                         for f, p in done):
+        return Summary(None, 0, human, data.judges, tied)
+    rows = {t: [] for t in TABLES}
+    for label, keep in subsets.items():
+        if not keep.any():
+            raise WarehouseError(f"the subset {label!r} of {dataset!r} holds no preference item")
+        part = compute(data.subset(keep), majorities[label], dataset=dataset, k=k, alpha=alpha, seed=seed, test=test,
+                       correction=correction, cluster_rule=cluster_rule, ridge=ridge)
+        for t in TABLES:
+            rows[t] += [{**r, "subset": label} for r in part[t]]
+    total = sum(len(r) for r in rows.values())
+    run_id = bookkeeping.start_run(wh, "judges", params, seed, data.fingerprint, total)
+    with bookkeeping.finishing(wh, run_id):
+        for table in TABLES:
+            frame = pd.DataFrame(rows[table]).assign(run_id=run_id, fingerprint=data.fingerprint)
+            wh.con.register("new_rows", frame)
+            try:
+                wh.con.execute(f"INSERT INTO {table} ({', '.join(frame.columns)}) "
+                               f"SELECT {', '.join(frame.columns)} FROM new_rows")
+            finally:
+                wh.con.unregister("new_rows")
+        bookkeeping.finish_run(wh, run_id, "finished", total)
+    return Summary(run_id, total, human, data.judges, tied)
+
+
+def compute(data: Data, majority: pf.Majority, *, dataset: str, k: int, alpha: float, seed: int, test: str,
+            correction: str, cluster_rule: str, ridge: float) -> dict[str, list[dict]]:
+    """The rows of the three tables (no run id or fingerprint)."""
+    h = majority.label
+    human = ",".join(data.humans)
+    n_items = len(data.items)
+    W = pf.bootstrap_weights(n_items, k, seed)
+    common = {"dataset": dataset, "human": human}
+    majority_text = ("the label (a, b, tie) with the most human votes, every verdict of every chosen human judge "
+                     "in every order one vote; an item whose top count is shared is left out (tied_majority)")
+
+    # Bradley-Terry: the humans (all their verdicts) and each judge, on the same item resamples
+    sa = np.array([data.systems.index(a) for _, a, _ in data.items], dtype=np.int64)
+    sb = np.array([data.systems.index(b) for _, _, b in data.items], dtype=np.int64)
+    S = len(data.systems)
+    human_C = sum(pf.win_matrices(sa, sb, H_r, S) for H_r in data.H)
+    rankings = {HUMAN_JUDGE: pf.preference_ranking(human_C, W, ridge=ridge, alpha=alpha)}
+    for j in data.judges:
+        rankings[j] = pf.preference_ranking(pf.win_matrices(sa, sb, data.V[j], S), W, ridge=ridge, alpha=alpha)
+    bt = pf.bt_conventions(ridge)
+    ranking_rows = []
+    for j, r in rankings.items():
+        for s, name in enumerate(data.systems):
+            ranking_rows.append({**common, "judge": j, "kind": "human" if j == HUMAN_JUDGE else "automatic",
+                                 "system": name, "strength": float(r.strength[s]), "lower": _none(r.lower[s]),
+                                 "upper": _none(r.upper[s]), "rank": int(r.rank[s]),
+                                 "comparisons": float(r.comparisons[s]), "ridge": ridge, "alpha": alpha, "k": k,
+                                 "seed": seed, "conventions": bookkeeping.conventions_json(
+                                     {**bt, "humans": "every verdict of every chosen human judge"
+                                      if j == HUMAN_JUDGE else None})})
+
+    # judge vs judge
+    test_rows = []
+    pairs = list(combinations(range(len(data.judges)), 2))
+    results = {(a, b): pf.judge_pair_test(data.V[data.judges[a]], data.V[data.judges[b]], h, k=k, seed=seed)
+               for a, b in pairs}
+    formulas = {"permutation": "add-one", "mcnemar": "parametric"}
+    decided = {}
+    for name in vocabulary.JUDGE_TESTS:
+        raw = np.array([results[p].pvalue[name] for p in pairs], dtype=np.float64)
+        adjusted = correct_pvalues(raw, correction) if len(raw) else raw
+        m = max(1, int((~np.isnan(raw)).sum()))
+        resolution = family_resolution(formulas[name], k if name == "permutation" else None, correction, m, alpha)
+        significant = (adjusted <= alpha) & resolution.resolvable
+        decided[name] = significant
+        for (a, b), p, q, sig in zip(pairs, raw, adjusted, significant):
+            r = results[a, b]
+            conventions = {"test": _TEST_TEXT[name], "correction": correction,
+                           "family": "every pair of the automatic judges, per test", "resolution": resolution.as_dict(),
+                           "delta": "accuracy(judge_a) - accuracy(judge_b) over the common verdicts (item-level mean)",
+                           "human": majority_text}
+            test_rows.append({**common, "judge_a": data.judges[a], "judge_b": data.judges[b], "test": name,
+                              "n": r.n, "verdicts": r.verdicts, "delta": _none(r.delta),
+                              "discordant_a": r.discordant[0], "discordant_b": r.discordant[1],
+                              "pvalue": _none(p), "pvalue_corrected": _none(q), "correction": correction,
+                              "alpha": alpha, "significant": None if np.isnan(p) else bool(sig),
+                              "resolvable": resolution.resolvable, "k": k if name == "permutation" else None,
+                              "seed": seed, "conventions": bookkeeping.conventions_json(conventions)})
+
+    # per judge, against the human majority, and the clusters by accuracy
+    stats = {j: pf.judge_statistics(data.V[j], h, alpha=alpha, W=W) for j in data.judges}
+    scores = np.array([stats[j].value["accuracy"] for j in data.judges], dtype=np.float64)
+    n = len(data.judges)
+    if pairs:
+        a_idx, b_idx = np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs])
+        delta = np.array([results[p].delta for p in pairs], dtype=np.float64)
+        beats, tested = rk.pairwise_beats(n, a_idx, b_idx, delta, decided[test], "two-sided", scores)
+    else:
+        beats, tested = np.zeros((n, n), bool), np.zeros((n, n), bool)
+    clusters = rk.significance_clusters(scores, beats, rule=cluster_rule, tested=tested, names=data.judges)
+    judge_rows = []
+    for i, j in enumerate(data.judges):
+        s = stats[j]
+        tau, tau_lo, tau_hi, tau_undefined = pf.ranking_agreement(rankings[j].strength, rankings[HUMAN_JUDGE].strength,
+                                                                  rankings[j].samples, rankings[HUMAN_JUDGE].samples,
+                                                                  alpha)
+        row = {**common, "judge": j, "n": s.n, "tied_majority": int(majority.tied.sum()), "n_ab": s.counts["ab"],
+               "n_ba": s.counts["ba"], "n_both": s.counts["both"]}
+        for name in pf.STATISTICS:
+            row[name], row[f"{name}_lower"], row[f"{name}_upper"] = (_none(s.value[name]), _none(s.lower[name]),
+                                                                      _none(s.upper[name]))
+        row.update(kendall=_none(tau), kendall_lower=_none(tau_lo), kendall_upper=_none(tau_hi),
+                   rank=_int(clusters.rank[i]), cluster=_int(clusters.cluster[i]),
+                   is_winner=bool(clusters.is_winner[i]) if clusters.winner_known[i] else None,
+                   alpha=alpha, k=k, seed=seed, test=test, correction=correction)
+        row["conventions"] = bookkeeping.conventions_json({
+            **s.conventions, "human": majority_text, "humans": data.humans,
+            "undefined_resamples": {**s.undefined_resamples, "kendall": tau_undefined},
+            "kendall": "Kendall tau-b between the judge's Bradley-Terry strengths and the humans', interval from "
+                       "the same item resamples for both", "bradley_terry": bt,
+            "clusters": {**clusters.conventions, "score": "accuracy", "test": test, "correction": correction,
+                         "why_undetermined": clusters.why},
+            "rng": "numpy default_rng(SeedSequence(seed)).integers(0, items, size=(k, items)): the item resamples, "
+                   "shared by every judge and the humans"})
+        judge_rows.append(row)
+    return {"judge_statistics": judge_rows, "judge_tests": test_rows, "preference_rankings": ranking_rows}
+
+
+_TEST_TEXT = {
+    "permutation": "paired permutation over items: the sign of each item's accuracy difference (mean over the "
+                   "orders both judged) flipped with probability 1/2, T = sum, p = (1 + #{|T_b| >= |T|}) / (1 + k)",
+    "mcnemar": "exact McNemar on the (item, order) verdicts both judges gave: p = min(1, 2 P[Binom(b + c, 1/2) <= "
+               "min(b, c)]); the two orders of an item are counted as two trials",
+}
+
+
+def latest(wh: Warehouse, dataset: str, human: str, subsets: Sequence[str] = ("",)) -> dict[str, pd.DataFrame]:
+    """The latest rows of the three tables for ``dataset``, the human judges ``human``
+    (comma-joined, as stored) and the ``subsets`` (labels; '' = all items)."""
+    views = {t: schema.RESULT_TABLES[t] for t in TABLES}
+    order = {"judge_statistics": "subset, judge", "judge_tests": "subset, test, judge_a, judge_b",
+             "preference_rankings": "subset, judge = 'human' DESC, judge, rank, system"}
+    return {t: wh.sql(f"SELECT * EXCLUDE (result_id) FROM {views[t]} WHERE dataset = ? AND human = ? "
+                      f"AND list_contains(?, subset) ORDER BY {order[t]}", [dataset, human, list(subsets)])
+            for t in TABLES}
+
+
+def _subsets(wh: Warehouse, dataset: str, data: Data, where: Sequence, by: str | None) -> dict[str, np.ndarray]:
+    """subset label -> the items in it: all items ('') without ``where`` or ``by``; an item is in
+    a subset when the cells of both its systems for its input satisfy every condition."""
+    if not where and by is None:
+        return {"": np.ones(len(data.items), bool)}
+    conditions = selection.parse_where(where)
+    if by is not None and by in {a for a, _ in conditions}:
+        raise WarehouseError(f"--by {by!r} is also a --where attribute: give it in one of them")
+    wanted = [conditions] if by is None else [selection.parse_where([*conditions, (by, v)])
+                                              for v in wh.attribute_values(dataset, by)]
+    inputs = sorted({i for i, _, _ in data.items})
+    col = {name: c for c, name in enumerate(inputs)}
+    row = {name: r for r, name in enumerate(data.systems)}
+    out = {}
+    for cond in wanted:
+        mask = wh.attribute_mask(dataset, cond, data.systems, inputs)
+        out[selection.subset_label(cond)] = np.array([mask[row[a], col[i]] and mask[row[b], col[i]]
+                                                      for i, a, b in data.items], dtype=bool)
+    return out
+
+
+def _none(x) -> float | None:
+    return None if x is None or np.isnan(x) else float(x)
+
+
+def _int(x) -> int | None:
+    return None if np.isnan(x) else int(x)
