@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 import click
 
 from metaeval import connection, signals
-from metaeval.errors import Hint, Terminated, WarehouseError
+from metaeval.errors import NO_VALUE, Argument, Hint, Terminated, WarehouseError
 
 if TYPE_CHECKING:  # annotations only: importing them at start-up would slow `--help`
     import pandas as pd
@@ -114,7 +114,7 @@ class CoefficientChoice(LazyChoice):
             try:
                 return selection.coefficient_choices([value])[0]
             except WarehouseError as exc:
-                self.fail(str(exc), param, ctx)
+                self.fail(error_text(exc), param, ctx)
         return super().convert(value, param, ctx)
 
 
@@ -230,25 +230,56 @@ class Group(click.Group):
 
 
 #: The flag of a parameter whose name is not its flag's (a list parameter: its repeated flag).
+#: Every other parameter ``name`` is the flag ``--name`` with ``_`` as ``-`` (:func:`flag`).
 FLAGS = {"metrics": "--metric", "levels": "--level", "coefficients": "--coefficient", "humans": "--human",
-         "datasets": "--dataset", "methods": "--method"}
+         "datasets": "--dataset", "methods": "--method", "tasks": "--task", "measures": "--measure",
+         "directory": "--dir", "calibrate": "--tie-calibration", "n_systems": "--systems", "n_inputs": "--inputs",
+         "sera": "--index"}
+#: The command of a ``Warehouse`` method (a :class:`~metaeval.errors.Hint`'s ``command``) whose
+#: name is not the command's; every other method is the command of its name.
+COMMANDS = {"simulate_coverage": "simulate coverage", "simulate_power": "simulate power",
+            "rank_tasks": "rank-tasks", "load_summaries": "ingest summaries", "build_index": "index build",
+            "create": "init", "heatmap": "plot heatmap"}
+
+
+def flag(name: str) -> str:
+    """The command-line flag of the Python parameter ``name`` (``k`` -> ``--k``,
+    ``system_inputs`` -> ``--system-inputs``, ``metrics`` -> ``--metric``)."""
+    return FLAGS.get(name, "--" + name.replace("_", "-"))
+
+
+def argument_text(argument: Argument) -> str:
+    """A parameter named in an error (:class:`metaeval.errors.Argument`) as its flag: ``--k 5``,
+    ``--metric 'rouge-*'``, ``--system-inputs``, ``--overwrite`` (True: a switch)."""
+    name = flag(argument.name)
+    if argument.placeholder is not None:
+        return f"{name} {argument.placeholder}"
+    if argument.value is NO_VALUE or argument.value is True:
+        return name
+    values = argument.value if isinstance(argument.value, (list, tuple)) else [argument.value]
+    return " ".join(f"{name} {v!r}" for v in values)
 
 
 def command_line(hint: Hint) -> str:
     """A :class:`metaeval.errors.Hint` as a ``metaeval`` command line, quoted for a POSIX shell:
-    each parameter its flag (``correction_group`` -> ``--correction-group``; :data:`FLAGS`), a
-    list's values each after the flag."""
-    args = ["metaeval", *(["--db", hint.db] if hint.db else []), *hint.command.split()]
+    the command of its method (:data:`COMMANDS`), each parameter its flag (:func:`flag`), a
+    list's values each after the flag, a True flag alone (``--overwrite``)."""
+    args = ["metaeval", *(["--db", hint.db] if hint.db else []), *COMMANDS.get(hint.command, hint.command).split(),
+            *map(str, hint.positional)]
     for name, value in hint.arguments:
-        flag = FLAGS.get(name, "--" + name.replace("_", "-"))
+        if value is True:
+            args.append(flag(name))
+            continue
         for v in (value if isinstance(value, (list, tuple)) else [value]):
-            args += [flag, str(v)]
+            args += [flag(name), str(v)]
     return shlex.join(args)
 
 
 def error_text(exc: WarehouseError) -> str:
-    """The message the command line prints for ``exc``: its hint as a command line."""
-    return exc.message if exc.hint is None else f"{exc.message}\n  {command_line(exc.hint)}"
+    """The message the command line prints for ``exc``: its parameters as flags, its hint as a
+    command line."""
+    message = exc.render(argument_text, command_line)
+    return message if exc.hint is None else f"{message}\n  {command_line(exc.hint)}"
 
 
 def interrupted(exc: KeyboardInterrupt, saved: str | None = None) -> click.ClickException:

@@ -22,7 +22,7 @@ import pandas as pd
 from metaeval import schema
 from metaeval.analyses import annotators as an
 from metaeval.core import Annotations, Warehouse
-from metaeval.errors import WarehouseError
+from metaeval.errors import Argument, Message, WarehouseError
 from metaeval.analyses.stats import vocabulary
 from metaeval.runs import bookkeeping, parameters, selection
 
@@ -57,7 +57,8 @@ def resolve_humans(wh: Warehouse, dataset: str, globs: Sequence[str]) -> list[st
     for g in globs or ("*",):
         hit = [h for h in humans if fnmatch.fnmatchcase(h, g)]
         if not hit:
-            raise WarehouseError(f"--human {g!r} matches no human judgment of {dataset!r}; it has: {', '.join(humans)}")
+            raise WarehouseError(Message(Argument("humans", [g]), f" matches no human judgment of {dataset!r}; "
+                                         f"it has: {', '.join(humans)}"))
         chosen += [h for h in hit if h not in chosen]
     return chosen
 

@@ -28,7 +28,7 @@ from metaeval import schema
 from metaeval.analyses import close_pairs, ranking, stats
 from metaeval.analyses.stats.results import NAN_POLICY
 from metaeval.core import Warehouse
-from metaeval.errors import Hint, WarehouseError
+from metaeval.errors import Argument, Hint, Message, WarehouseError
 from metaeval.analyses.stats import vocabulary
 from metaeval.runs import bookkeeping, comparisons, correlations, parameters, runner, selection
 from metaeval.runs.parameters import Params, setting
@@ -40,7 +40,7 @@ ALTERNATIVES = vocabulary.ALTERNATIVES
 # --- argument checks (before anything is written) ---------------------------------------------
 def _alpha(alpha: float) -> float:
     if not 0 < alpha < 1:
-        raise WarehouseError(f"--alpha must lie strictly between 0 and 1; got {alpha}")
+        raise WarehouseError(Message(Argument("alpha"), f" must lie strictly between 0 and 1; got {alpha}"))
     return float(alpha)
 
 
@@ -106,9 +106,9 @@ def accuracy_analysis(scope: Scope, metric_tolerance: float = 0.0, human_toleran
                       system_inputs: str = parameters.DEFAULT_SYSTEM_INPUTS) -> Analysis:
     """Pairwise accuracy of every metric at the scope's levels (system, micro); at the system
     level the system means average the inputs ``system_inputs`` says (runner's protocol)."""
-    for name, value in (("--metric-tolerance", metric_tolerance), ("--human-tolerance", human_tolerance)):
+    for name, value in (("metric_tolerance", metric_tolerance), ("human_tolerance", human_tolerance)):
         if not (math.isfinite(value) and value >= 0):
-            raise WarehouseError(f"{name} must be a finite number >= 0; got {value}")
+            raise WarehouseError(Message(Argument(name), f" must be a finite number >= 0; got {value}"))
     params = AccuracyParams(float(metric_tolerance), float(human_tolerance), parameters.check_system_inputs(system_inputs))
     tasks = [Task({"metric": m, "level": lv}, (m, scope.human)) for m in scope.metrics for lv in scope.levels]
     return Analysis("accuracy", params, ("metric", "level"), tasks, evaluate_accuracy, evaluate_keys=("level",))
@@ -119,7 +119,7 @@ def delta_bins_analysis(scope: Scope, bins: int, metric_tolerance: float = 0.0,
     """Pairwise accuracy and tau of every metric within ``bins`` quantile bins of the human
     difference of the system pairs (table ``delta_bin_accuracy``, one row per metric and bin)."""
     if isinstance(bins, bool) or not isinstance(bins, int) or bins < 1:
-        raise WarehouseError(f"--delta-bins must be a positive integer; got {bins!r}")
+        raise WarehouseError(Message(Argument("delta_bins"), f" must be a positive integer; got {bins!r}"))
     base = accuracy_analysis(scope, metric_tolerance, human_tolerance, system_inputs).params
     params = DeltaBinParams(bins, base.metric_tolerance, base.human_tolerance, base.system_inputs)
     tasks = [Task({"metric": m, "bin": b}, (m, scope.human)) for m in scope.metrics for b in range(bins)]
@@ -138,7 +138,8 @@ def evaluate_delta_bin(arrays, bin, bins, metric_tolerance, human_tolerance,  # 
 def soft_accuracy_analysis(scope: Scope, k: int = 1000, seed: int = 4) -> Analysis:
     """Soft pairwise accuracy of every metric (Thompson et al. 2024; table soft_pairwise_accuracy)."""
     if k < 1 or seed < 0:
-        raise WarehouseError(f"--k must be at least 1 and --seed non-negative; got k={k}, seed={seed}")
+        raise WarehouseError(Message(Argument("k"), " must be at least 1 and ", Argument("seed"),
+                                     f" non-negative; got k={k}, seed={seed}"))
     params = SoftAccuracyParams(int(k), int(seed))
     tasks = [Task({"metric": m}, (m, scope.human)) for m in scope.metrics]
     return Analysis("accuracy", params, ("metric",), tasks, evaluate_soft_accuracy, evaluate_keys=())
@@ -178,7 +179,8 @@ def agreement_analysis(scope: Scope, test: str, alpha: float = 0.05, k: int = 10
     """Per metric, the system pairs whose difference is significant under the metric and/or the human."""
     _choice(test, ranking.PAIR_TESTS, "test")
     if k < 1 or seed < 0:
-        raise WarehouseError(f"--k must be at least 1 and --seed non-negative; got k={k}, seed={seed}")
+        raise WarehouseError(Message(Argument("k"), " must be at least 1 and ", Argument("seed"),
+                                     f" non-negative; got k={k}, seed={seed}"))
     resampled = test == "permutation"
     if resampled:
         parameters.check_k(k, alpha, "test")

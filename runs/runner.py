@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from metaeval.core import Warehouse
-from metaeval.errors import WarehouseError
+from metaeval.errors import Argument, Message, WarehouseError
 from metaeval.runs import bookkeeping, executors
 from metaeval.runs.parameters import Params
 from metaeval.runs.selection import Data, Scope, data_fingerprint, load_data, too_sparse
@@ -125,7 +125,7 @@ def run(wh: Warehouse, scope: Scope, analysis: Analysis, *, jobs: int = 1, force
     ``data``: the scope's data when the tasks also read derived matrices (default
     :func:`load_data`)."""
     if jobs < 1:
-        raise WarehouseError("--jobs must be at least 1")
+        raise WarehouseError(Message(Argument("jobs"), " must be at least 1"))
     data = load_data(wh, scope) if data is None else data
     tasks = planned(data, scope, analysis)
     done, latest = ({}, set()) if force else existing(wh, scope, analysis)

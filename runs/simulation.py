@@ -36,7 +36,7 @@ from metaeval.analyses.stats import protocols
 from metaeval.analyses.stats.results import NAN_POLICY
 from metaeval.analyses.text import rouge
 from metaeval.core import Warehouse
-from metaeval.errors import WarehouseError
+from metaeval.errors import Argument, Message, WarehouseError
 from metaeval.analyses.stats import vocabulary
 from metaeval.runs import bookkeeping, executors, parameters, runner, scoring, selection
 from metaeval.runs.parameters import Params
@@ -148,7 +148,7 @@ def _key(task: runner.Task) -> tuple:
 
 def _execute(s: _Simulation, wh: Warehouse, *, jobs: int, force: bool, progress: bool) -> Summary:
     if jobs < 1:
-        raise WarehouseError("--jobs must be at least 1")
+        raise WarehouseError(Message(Argument("jobs"), " must be at least 1"))
     blocks = _blocks(s.trials)
     need: dict[tuple, list[tuple[int, runner.Task]]] = {}    # unit -> (group, task) missing
     have: dict[tuple[int, tuple], dict[int, dict]] = {}       # (group, task key) -> block -> values
@@ -585,7 +585,8 @@ def normality(wh: Warehouse, dataset: str, measure_globs: Sequence[str] = (), *,
     for g in measure_globs:
         hit = [m for m in names if fnmatch.fnmatchcase(m, g)]
         if not hit:
-            raise WarehouseError(f"--measure {g!r} matches no measure of {dataset!r}; it has: {', '.join(names)}")
+            raise WarehouseError(Message(Argument("measures", [g]), f" matches no measure of {dataset!r}; "
+                                         f"it has: {', '.join(names)}"))
         chosen += [m for m in hit if m not in chosen]
     chosen = chosen or names
     m = wh.matrix(dataset, chosen)

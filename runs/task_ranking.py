@@ -13,7 +13,7 @@ import pandas as pd
 
 from metaeval.analyses import task_ranking
 from metaeval.core import Warehouse
-from metaeval.errors import WarehouseError
+from metaeval.errors import Argument, Message, WarehouseError
 from metaeval.analyses.stats import vocabulary
 from metaeval.runs import bookkeeping, parameters, selection
 
@@ -35,7 +35,7 @@ def parse_task(text: str) -> TaskSpec:
     """``DATASET:HUMAN:LEVEL:COEFFICIENT[:WEIGHT]``."""
     parts = text.split(":")
     if len(parts) not in (4, 5) or not all(parts):
-        raise WarehouseError(f"--task {text!r}: expected DATASET:HUMAN:LEVEL:COEFFICIENT[:WEIGHT]")
+        raise WarehouseError(Message(Argument("tasks", [text]), ": expected DATASET:HUMAN:LEVEL:COEFFICIENT[:WEIGHT]"))
     weight = 1.0
     if len(parts) == 5:
         try:
@@ -43,9 +43,9 @@ def parse_task(text: str) -> TaskSpec:
         except ValueError:
             weight = float("nan")
         if not (np.isfinite(weight) and weight > 0):
-            raise WarehouseError(f"--task {text!r}: the weight must be a number > 0")
+            raise WarehouseError(Message(Argument("tasks", [text]), ": the weight must be a number > 0"))
     if parts[2] not in vocabulary.LEVELS:
-        raise WarehouseError(f"--task {text!r}: level must be one of {', '.join(vocabulary.LEVELS)}")
+        raise WarehouseError(Message(Argument("tasks", [text]), f": level must be one of {', '.join(vocabulary.LEVELS)}"))
     coefficient = selection.coefficient_choices([parts[3]])[0]
     return TaskSpec(parts[0], parts[1], parts[2], coefficient, weight)
 
@@ -61,7 +61,7 @@ def rank_tasks(wh: Warehouse, specs: Sequence[TaskSpec], metric_globs: Sequence[
     """Rank the metrics present in every task; reuse the latest ranking of the same tasks,
     parameters and data (``force`` recomputes)."""
     if len(specs) < 1:
-        raise WarehouseError("give at least one --task")
+        raise WarehouseError(Message("give at least one ", Argument("tasks")))
     tasks, measures_fp = [], hashlib.sha256()
     for spec in specs:
         scope = selection.resolve_scope(wh, spec.dataset, spec.human, metric_globs, [spec.level], [spec.coefficient])
