@@ -8,6 +8,7 @@ read only when a command parses its options or shows its own help.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import math
 import shlex
@@ -148,6 +149,11 @@ class Context:
         """A ``metaeval`` command line for a hint: with this --db when one was given, quoted for
         a POSIX shell, so that it works when copy-pasted."""
         return shlex.join(["metaeval", *(["--db", str(self.db)] if self.db else []), *map(str, args)])
+
+    def hint(self, hint: Hint) -> str:
+        """What to run (a :class:`~metaeval.errors.Hint` of ``runs/``) as a command line on this
+        warehouse: with this --db when one was given and the hint names none."""
+        return command_line(dataclasses.replace(hint, db=str(self.db)) if self.db and hint.db is None else hint)
 
     def heatmap_command(self, dataset: str, human: str, level: str, coefficient: str, method: str,
                         alternative: str, correction: str, correction_group: str, alpha: float,
