@@ -144,6 +144,9 @@ class Context:
     def __init__(self, db: str | None):
         self.db = db                                  # --db as given (None: $METAEVAL_DB or the default)
         self.path = connection.resolve_path(db)
+        #: what computes the tasks (a metaeval.runs.executors.Executor), from --scheduler or
+        #: $METAEVAL_SCHEDULER (:data:`scheduler_option`); None: $METAEVAL_SCHEDULER, else local
+        self.executor = None
 
     def command(self, *args) -> str:
         """A ``metaeval`` command line for a hint: with this --db when one was given, quoted for
@@ -169,6 +172,7 @@ class Context:
 
         wh = Warehouse.create(self.path) if create else Warehouse(self.path, read_only=read_only)
         wh.command_line = _command_line()  # recorded with the runs it starts: runs/ never reads sys.argv
+        wh.executor = self.executor if self.executor is not None else _environment_executor()
         return wh
 
 
@@ -329,22 +333,34 @@ def echo_reports(reports, err: bool = False) -> None:
 from metaeval.schema import RESULT_TABLES  # noqa: E402  (the results tables `results` and `export` offer)
 
 
+def _environment_executor():
+    """The executor of ``$METAEVAL_SCHEDULER`` (local when it is not set): what a command without
+    ``--scheduler`` gives the runs it starts."""
+    from metaeval.runs import executors
+
+    return executors.Executor.from_environment()
+
+
 def _set_scheduler(ctx, param, value) -> None:
-    """Use ``value`` for this command only (the setting is reset when the command ends). A
-    malformed address fails here, at once; whether a Dask scheduler answers there is checked
-    before a run is recorded (``executors.check_scheduler``), so that parsing needs no network."""
+    """The executor of this command (:class:`metaeval.runs.executors.Executor`, given to the
+    warehouse it opens: ``Context.open``). A malformed address fails here, at once; whether a
+    Dask scheduler answers there is checked before a run is recorded (``Executor.check``), so
+    that parsing needs no network. Errors name the option (``--scheduler``, the parameter
+    ``scheduler`` rendered) or the environment variable it came from."""
     from metaeval.runs import executors
 
     from_env = ctx.get_parameter_source(param.name) is click.core.ParameterSource.ENVIRONMENT
-    option = f"${executors.ENV_VAR}" if from_env else "--scheduler"
-    if value:
-        executors.check_address(value, option)
-    executors.set_scheduler(value, option)
-    ctx.call_on_close(lambda: executors.set_scheduler(None))
+    executor = executors.Executor(value or None, f"${executors.ENV_VAR}" if from_env else None)
+    if executor.scheduler:
+        executors.check_address(executor.scheduler, executor.source)
+    obj = ctx.find_object(Context)
+    if obj is None:                      # the command run on its own (no `metaeval` group above it)
+        obj = ctx.obj = Context(None)
+    obj.executor = executor
 
 
-#: ``--scheduler ADDRESS``: compute the tasks on a Dask distributed cluster (read by
-#: ``metaeval.runs.executors``, so the commands' signatures do not change).
+#: ``--scheduler ADDRESS``: compute the tasks on a Dask distributed cluster (an ``Executor`` the
+#: warehouse the command opens carries, so the commands' signatures do not change).
 scheduler_option = click.option(
     "--scheduler", metavar="ADDRESS", envvar="METAEVAL_SCHEDULER", expose_value=False, callback=_set_scheduler,
     help="Run the tasks on the Dask distributed cluster whose scheduler is at ADDRESS (e.g. tcp://host:8786) "

@@ -339,7 +339,7 @@ def _sequential_families(plan: Plan, fresh, family, writer, bar) -> int:
     params: TestParams = analysis.params
     k_max = params.k
     computed = 0
-    with executors.executor(plan.jobs) as pool:
+    with executors.of(plan.wh).pool(plan.jobs) as pool:
         def evaluate(units):  # [(task, start, stop)] -> {task: row}
             payload, arrays = [], {}
             for i, start, stop in units:

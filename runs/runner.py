@@ -242,7 +242,7 @@ def compute(plan: Plan, todo: list[int], on_result: Callable[[int, dict], None],
     bar = progress_bar(plan.progress, len(todo), analysis.command)
     before = _rows_of_run(wh, writer.table, run_id)
     try:
-        with executors.executor(plan.jobs) as pool:
+        with executors.of(wh).pool(plan.jobs) as pool:
             if pool is None:
                 for chunk in chunks:
                     for i, row in evaluate_chunk(analysis.evaluate, analysis.arguments, payload(chunk)):
@@ -259,7 +259,7 @@ def compute(plan: Plan, todo: list[int], on_result: Callable[[int, dict], None],
                             on_result(i, row)
                             computed += 1
                         bar.advance(len(results))
-    except BaseException as exc:  # (a stopped pool drops its queued chunks: executors.executor)
+    except BaseException as exc:  # (a stopped pool drops its queued chunks: Executor.pool)
         stop = interruption(exc)
         try:
             writer.flush()

@@ -204,7 +204,7 @@ def _execute(s: _Simulation, wh: Warehouse, *, jobs: int, force: bool, progress:
     computed = 0
     try:
         finish_complete()  # configurations whose blocks were all computed before
-        for unit, results in _map(s.work, s.context, payload, jobs):
+        for unit, results in _map(executors.of(wh), s.work, s.context, payload, jobs):
             on_result(unit, results)
             computed += 1
             bar.advance(len(blocks[unit[-1]]) * len(need[unit]))
@@ -263,11 +263,11 @@ def _run_unit_with(work: Callable, context: Any, item: tuple) -> tuple:
     return item[0], work(context, item)
 
 
-def _map(work: Callable, context: Any, payload: list, jobs: int):
+def _map(executor: executors.Executor, work: Callable, context: Any, payload: list, jobs: int):
     """(unit, work(context, item)) for every item, in this process, ``jobs`` local workers
-    (each given ``context`` once) or on the Dask cluster of ``--scheduler`` (``context`` sent
+    (each given ``context`` once) or on the Dask cluster of ``executor`` (``context`` sent
     to its workers once), as they complete."""
-    with executors.executor(jobs, initializer=_set_context, initargs=(context,)) as pool:
+    with executor.pool(jobs, initializer=_set_context, initargs=(context,)) as pool:
         if pool is None:
             for item in payload:
                 yield item[0], work(context, item)
