@@ -99,6 +99,15 @@ class PropertyAgreementParams(Params):
     consensus: str = setting(argument=False)
 
 
+@dataclass(frozen=True)
+class InputPropertiesParams(Params):
+    """A property of an input (table ``input_properties``, written by :func:`run_properties`, not
+    the run loop); ``consensus`` names the ranking ease is read on ('[]' for the text properties)."""
+
+    table: ClassVar[str] = "input_properties"
+    consensus: str
+
+
 def score_range_analysis(scope: Scope, normalisation: str = "input", alpha: float = 0.05,
                          significant_only: bool = False) -> Analysis:
     _check(normalisation, alpha)
@@ -196,7 +205,7 @@ def run_properties(wh: Warehouse, scope: Scope, data: Data, *, force: bool = Fal
         for input_, prop, label, fp in todo:
             writer.add(Task({"input": input_, "property": prop}, (), fp),
                        {"value": bookkeeping.as_float(values[prop][input_]), "conventions": PROPERTY_CONVENTIONS[prop]},
-                       {"consensus": label})
+                       InputPropertiesParams(label))
         writer.flush()
         bookkeeping.finish_run(wh, run_id, "finished", len(todo))
     return PropertiesSummary(run_id, available, writer.written, missing)

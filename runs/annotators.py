@@ -15,6 +15,7 @@ import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -25,6 +26,7 @@ from metaeval.core import Annotations, Warehouse
 from metaeval.errors import Argument, Message, WarehouseError
 from metaeval.analyses.stats import vocabulary
 from metaeval.runs import bookkeeping, parameters, selection
+from metaeval.runs.parameters import Params, setting
 
 ESTIMATORS = ("leave-one-out", "split-half")
 DEFAULT_SPLITS = 100
@@ -63,6 +65,20 @@ def resolve_humans(wh: Warehouse, dataset: str, globs: Sequence[str]) -> list[st
     return chosen
 
 
+@dataclass(frozen=True)
+class AnnotatorsParams(Params):
+    """The annotator statistics of a human measure (tables ``annotator_agreement`` and
+    ``human_ceiling``, written by :func:`annotators`, not the run loop). Recorded with the run and
+    matched when reusing it; not columns as such: a ``human_ceiling`` row holds ``alpha``, ``seed``
+    and in ``k`` the resamples (leave-one-out) or the ``splits`` (split-half)."""
+
+    table: ClassVar[str] = "human_ceiling"
+    k: int = setting(column=False, argument=False)
+    alpha: float = setting(column=False, argument=False)
+    seed: int = setting(column=False, argument=False)
+    splits: int = setting(column=False, argument=False)
+
+
 def annotators(wh: Warehouse, dataset: str, humans: Sequence[str] = (), levels: Sequence[str] = (),
                coefficients: Sequence[str] = (), *, k: int = 1000, alpha: float = 0.05,
                seed: int = parameters.DEFAULT_SEED, splits: int = DEFAULT_SPLITS, force: bool = False) -> list[Summary]:
@@ -70,12 +86,13 @@ def annotators(wh: Warehouse, dataset: str, humans: Sequence[str] = (), levels: 
     (globs; default all) of ``dataset``; one :class:`Summary` per measure."""
     levels = selection.choices(levels, vocabulary.LEVELS, "level")
     coefficients = selection.choices(coefficients, vocabulary.COEFFICIENTS, "coefficient")
+    params = AnnotatorsParams(k, alpha, seed, splits)
     out = []
     for human in resolve_humans(wh, dataset, humans):
         a = wh.annotations(dataset, human)
         fp = fingerprint(a)
         parameters = {"dataset": dataset, "human": human, "levels": list(levels), "coefficients": list(coefficients),
-                      "k": k, "alpha": alpha, "seed": seed, "splits": splits}
+                      **params.recorded()}
         done = wh.con.execute(schema.read("annotators_done"),
                               {"dataset": dataset, "human": human, **bookkeeping.version_parameter()}).fetchall()
         # (start_run adds what computed the tasks, `executor`, which does not change the results)
@@ -83,8 +100,9 @@ def annotators(wh: Warehouse, dataset: str, humans: Sequence[str] = (), levels: 
                              for f, p in done):
             out.append(Summary(human, None, 0))
             continue
-        agreement, ceiling = compute(a, levels, coefficients, k=k, alpha=alpha, seed=seed, splits=splits)
-        run_id = bookkeeping.start_run(wh, "annotators", parameters, seed, fp, len(agreement) + len(ceiling))
+        agreement, ceiling = compute(a, levels, coefficients, k=params.k, alpha=params.alpha, seed=params.seed,
+                                     splits=params.splits)
+        run_id = bookkeeping.start_run(wh, "annotators", parameters, params.run_seed(), fp, len(agreement) + len(ceiling))
         with bookkeeping.finishing(wh, run_id):
             for table, rows in (("annotator_agreement", agreement), ("human_ceiling", ceiling)):
                 frame = pd.DataFrame(rows).assign(run_id=run_id, fingerprint=fp)

@@ -28,6 +28,7 @@ from metaeval.runs import executors
 from metaeval.signals import interruption
 
 if TYPE_CHECKING:
+    from metaeval.runs.parameters import Params
     from metaeval.runs.selection import Scope
     from metaeval.runs.runner import Task
 
@@ -134,10 +135,12 @@ class Writer:
         self.has_sizes = "n_systems" in _columns(wh, table)
         self.last = time.monotonic()
 
-    def add(self, task: Task, values: dict, params: dict) -> None:
+    def add(self, task: Task, values: dict, params: Params) -> None:
+        """The row of ``task``: its scope and key, the parameter columns of ``params``
+        (:meth:`Params.columns`), the computed ``values``, fingerprint and sizes."""
         row = {"run_id": self.run_id, "dataset": self.scope.dataset,
                **({"human": self.scope.human} if self.scope.human is not None else {}), **task.key,
-               **params, **values, "fingerprint": task.fingerprint}
+               **params.columns(), **values, "fingerprint": task.fingerprint}
         if self.has_sizes:
             row.update(n_systems=task.n_systems, n_inputs=task.n_inputs)
         row["conventions"] = conventions_json(row["conventions"])

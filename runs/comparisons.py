@@ -239,7 +239,6 @@ def run_compare(plan: Plan) -> RunSummary:
     differs (a new metric changes its whole family's Bonferroni factor, for example)."""
     wh, scope, analysis, tasks, done, todo = plan.wh, plan.scope, plan.analysis, plan.tasks, plan.done, plan.todo
     params: TestParams = analysis.params
-    columns = params.columns()
     raw: dict[int, dict] = {}
     computing = set(todo)
     for i, t in enumerate(tasks):
@@ -263,7 +262,7 @@ def run_compare(plan: Plan) -> RunSummary:
 
         def on_result(i, row):
             raw[i] = row
-            writer.add(tasks[i], {**row, **pending}, columns)
+            writer.add(tasks[i], {**row, **pending}, params)
 
         computed = compute(plan, todo, on_result, writer, run_id)
         writer.flush()
@@ -289,7 +288,7 @@ def run_compare(plan: Plan) -> RunSummary:
                 writer.add(t, {**raw[i], **pending, "p_adjusted": adjusted[i][0], "significant": adjusted[i][1],
                                "family_size": adjusted[i][2],
                                "conventions": {**raw[i]["conventions"], "resolution": adjusted[i][3]}},
-                           columns)
+                           params)
         writer.flush()
         bookkeeping.finish_run(wh, run_id, "finished", computed)
     return RunSummary(run_id, len(tasks), computed, writer.written)
@@ -411,7 +410,7 @@ def _write_sequential(tasks, members, defined, test, first, analysis, family, wr
             p_adj = bookkeeping.as_float(adjusted[t])
             row.update(p_adjusted=p_adj, significant=bool(r.decision[t] == sequential.SIGNIFICANT and
                                                           p_adj is not None))
-        writer.add(tasks[i], {**row, "family": family, "family_size": size}, params.columns())
+        writer.add(tasks[i], {**row, "family": family, "family_size": size}, params)
 
 
 def correction_family(metrics: Sequence[str], correction: str) -> str | None:

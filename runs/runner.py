@@ -145,14 +145,13 @@ def store_missing(plan: Plan) -> RunSummary:
     if not todo and not stale:
         return RunSummary(None, len(tasks), 0, 0)
     run_id = start_analysis_run(wh, scope, analysis, plan.data, len(tasks), plan.jobs)
-    columns = analysis.params.columns()
     with bookkeeping.finishing(wh, run_id):
         writer = bookkeeping.Writer(wh, analysis.table, run_id, scope)
         for i in stale:
             copy = {c: v for c, v in done[task_id(tasks[i])].items() if c != "result_id"}
             writer.add_row({**copy, "run_id": run_id})
         writer.flush()
-        computed = compute(plan, todo, lambda i, row: writer.add(tasks[i], row, columns), writer, run_id)
+        computed = compute(plan, todo, lambda i, row: writer.add(tasks[i], row, analysis.params), writer, run_id)
         writer.flush()
         bookkeeping.finish_run(wh, run_id, "finished", computed)
     return RunSummary(run_id, len(tasks), computed, writer.written)

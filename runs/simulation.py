@@ -182,8 +182,7 @@ def _execute(s: _Simulation, wh: Warehouse, *, jobs: int, force: bool, progress:
             if len(got) == len(blocks):
                 group = s.groups[g]
                 values = s.block_values([got[b] for b in range(len(blocks))])
-                final_writers[g].add(task, {**values, "conventions": group.conventions(task)},
-                                     group.final.params.columns())
+                final_writers[g].add(task, {**values, "conventions": group.conventions(task)}, group.final.params)
                 del pending_finals[(g, key)]
 
     def on_result(unit: tuple, results: list) -> None:
@@ -193,7 +192,7 @@ def _execute(s: _Simulation, wh: Warehouse, *, jobs: int, force: bool, progress:
             group = s.groups[g]
             block_writers[g].add(runner.Task({**task.key, "block": b, "trials": len(blocks[b])}, task.measures,
                                              task.fingerprint, task.n_systems, task.n_inputs),
-                                 {**values, "conventions": group.conventions(task)}, group.blocks.params.columns())
+                                 {**values, "conventions": group.conventions(task)}, group.blocks.params)
             have[(g, key)][b] = {**values, "trials": len(blocks[b])}
         finish_complete()
 

@@ -7,6 +7,7 @@ import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -16,6 +17,7 @@ from metaeval.core import Warehouse
 from metaeval.errors import Argument, Message, WarehouseError
 from metaeval.analyses.stats import vocabulary
 from metaeval.runs import bookkeeping, parameters, selection
+from metaeval.runs.parameters import Params
 
 
 @dataclass(frozen=True)
@@ -51,6 +53,18 @@ def parse_task(text: str) -> TaskSpec:
 
 
 @dataclass(frozen=True)
+class TaskRankingParams(Params):
+    """A ranking of the metrics over several tasks (table ``task_rankings``, written by
+    :func:`rank_tasks`, not the run loop): ``task_set`` names the tasks (a digest of their specs)."""
+
+    table: ClassVar[str] = "task_rankings"
+    task_set: str
+    k: int
+    seed: int
+    alpha: float
+
+
+@dataclass(frozen=True)
 class Outcome:
     run_id: int | None
     rows: pd.DataFrame
@@ -77,22 +91,22 @@ def rank_tasks(wh: Warehouse, specs: Sequence[TaskSpec], metric_globs: Sequence[
     spec_json = json.dumps([vars(s) for s in specs], sort_keys=True)
     task_set = hashlib.sha256(spec_json.encode()).hexdigest()[:16]
     fingerprint = measures_fp.hexdigest()
-    params = {"task_set": task_set, "k": k, "seed": seed, "alpha": alpha}
+    params = TaskRankingParams(task_set, k, seed, alpha)
     if not force:
         prev = wh.con.execute(
-            f"SELECT * FROM latest_task_rankings WHERE task_set = $task_set AND k = $k AND seed = $seed "
+            f"SELECT * FROM {params.view} WHERE task_set = $task_set AND k = $k AND seed = $seed "
             f"AND alpha = $alpha AND fingerprint = $fp AND {bookkeeping.THIS_VERSION} ORDER BY rank",
-            {**params, "fp": fingerprint, **bookkeeping.version_parameter()}).df()
+            {**params.columns(), "fp": fingerprint, **bookkeeping.version_parameter()}).df()
         if set(prev["metric"]) == set(common):
             return Outcome(None, prev)
     r = task_ranking.rank_tasks(tasks, k=k, seed=seed, alpha=alpha)
-    parameters = {"tasks": [vars(s) for s in specs], "metrics": list(r.metrics), **params}
+    parameters = {"tasks": [vars(s) for s in specs], "metrics": list(r.metrics), **params.recorded()}
     run_id = bookkeeping.start_run(wh, "rank-tasks", parameters, seed, fingerprint, len(r.metrics))
     with bookkeeping.finishing(wh, run_id):
         rows = []
         for i, m in enumerate(r.metrics):
             rows.append({
-                "run_id": run_id, "task_set": task_set, "tasks": spec_json, "metric": m,
+                "run_id": run_id, "tasks": spec_json, "metric": m,
                 "average": bookkeeping.as_float(r.average[i]),
                 "correlations": json.dumps([bookkeeping.as_float(c) for c in r.correlations[:, i]]),
                 # an undefined average never ranks, clusters or wins (NULL)
@@ -101,7 +115,7 @@ def rank_tasks(wh: Warehouse, specs: Sequence[TaskSpec], metric_globs: Sequence[
                 "winner": bool(r.is_winner[i]) if r.winner_known[i] else None,
                 "n_beaten_by": int(r.n_beaten_by[i]),
                 "p_values": json.dumps({o: bookkeeping.as_float(r.pvalues[i, j]) for j, o in enumerate(r.metrics) if j != i}),
-                "k": k, "seed": seed, "alpha": alpha, "fingerprint": fingerprint,
+                **params.columns(), "fingerprint": fingerprint,
                 "conventions": json.dumps({**r.conventions, "orientation": bookkeeping.ORIENTATION}, sort_keys=True,
                                           default=bookkeeping.jsonable),
             })
