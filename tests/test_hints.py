@@ -67,3 +67,15 @@ def test_the_errors_of_runs_name_python_parameters_and_the_cli_flags():
         check_output_file(__file__, warehouse=None, overwrite=False)
     assert str(caught.value) == f"out {__file__} already exists; pass overwrite=True to replace it"
     assert error_text(caught.value) == f"--out {__file__} already exists; pass --overwrite to replace it"
+
+
+def test_an_error_naming_parameters_crosses_process_boundaries():
+    """Workers (local processes, Dask) send their errors back pickled: the parts stay structured."""
+    import pickle
+
+    error = WarehouseError(Message(Argument("resample_annotators"), " needs ", Argument("system_inputs", "judged"),
+                                   "; run `", Hint("ci", (("dataset", "d"),)), "`"))
+    back = pickle.loads(pickle.dumps(error))
+    assert str(back) == str(error) == "resample_annotators needs system_inputs='judged'; run `wh.ci(dataset='d')`"
+    assert error_text(back) == "--resample-annotators needs --system-inputs 'judged'; run `metaeval ci --dataset d`"
+    assert pickle.loads(pickle.dumps(Argument("k"))).value is Argument("k").value

@@ -35,8 +35,16 @@ class Hint:
         return f"wh.{self.command}({args})"
 
 
+class _NoValue:
+    def __repr__(self) -> str:
+        return "NO_VALUE"
+
+    def __reduce__(self) -> str:  # pickled as a reference: one NO_VALUE in every process (workers)
+        return "NO_VALUE"
+
+
 #: :attr:`Argument.value` when the text names the parameter only.
-NO_VALUE: Any = type("NoValue", (), {"__repr__": lambda self: "NO_VALUE"})()
+NO_VALUE: Any = _NoValue()
 
 
 @dataclass(frozen=True)
