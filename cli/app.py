@@ -8,6 +8,7 @@ read only when a command parses its options or shows its own help.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import math
 import shlex
@@ -19,7 +20,7 @@ from typing import TYPE_CHECKING
 import click
 
 from metaeval import connection, signals
-from metaeval.errors import Hint, Terminated, WarehouseError
+from metaeval.errors import NO_VALUE, Argument, Hint, Terminated, WarehouseError
 
 if TYPE_CHECKING:  # annotations only: importing them at start-up would slow `--help`
     import pandas as pd
@@ -114,7 +115,7 @@ class CoefficientChoice(LazyChoice):
             try:
                 return selection.coefficient_choices([value])[0]
             except WarehouseError as exc:
-                self.fail(str(exc), param, ctx)
+                self.fail(error_text(exc), param, ctx)
         return super().convert(value, param, ctx)
 
 
@@ -143,11 +144,19 @@ class Context:
     def __init__(self, db: str | None):
         self.db = db                                  # --db as given (None: $METAEVAL_DB or the default)
         self.path = connection.resolve_path(db)
+        #: what computes the tasks (a metaeval.runs.executors.Executor), from --scheduler or
+        #: $METAEVAL_SCHEDULER (:data:`scheduler_option`); None: $METAEVAL_SCHEDULER, else local
+        self.executor = None
 
     def command(self, *args) -> str:
         """A ``metaeval`` command line for a hint: with this --db when one was given, quoted for
         a POSIX shell, so that it works when copy-pasted."""
         return shlex.join(["metaeval", *(["--db", str(self.db)] if self.db else []), *map(str, args)])
+
+    def hint(self, hint: Hint) -> str:
+        """What to run (a :class:`~metaeval.errors.Hint` of ``runs/``) as a command line on this
+        warehouse: with this --db when one was given and the hint names none."""
+        return command_line(dataclasses.replace(hint, db=str(self.db)) if self.db and hint.db is None else hint)
 
     def heatmap_command(self, dataset: str, human: str, level: str, coefficient: str, method: str,
                         alternative: str, correction: str, correction_group: str, alpha: float,
@@ -163,6 +172,7 @@ class Context:
 
         wh = Warehouse.create(self.path) if create else Warehouse(self.path, read_only=read_only)
         wh.command_line = _command_line()  # recorded with the runs it starts: runs/ never reads sys.argv
+        wh.executor = self.executor if self.executor is not None else _environment_executor()
         return wh
 
 
@@ -230,25 +240,56 @@ class Group(click.Group):
 
 
 #: The flag of a parameter whose name is not its flag's (a list parameter: its repeated flag).
+#: Every other parameter ``name`` is the flag ``--name`` with ``_`` as ``-`` (:func:`flag`).
 FLAGS = {"metrics": "--metric", "levels": "--level", "coefficients": "--coefficient", "humans": "--human",
-         "datasets": "--dataset", "methods": "--method"}
+         "datasets": "--dataset", "methods": "--method", "tasks": "--task", "measures": "--measure",
+         "directory": "--dir", "calibrate": "--tie-calibration", "n_systems": "--systems", "n_inputs": "--inputs",
+         "sera": "--index"}
+#: The command of a ``Warehouse`` method (a :class:`~metaeval.errors.Hint`'s ``command``) whose
+#: name is not the command's; every other method is the command of its name.
+COMMANDS = {"simulate_coverage": "simulate coverage", "simulate_power": "simulate power",
+            "rank_tasks": "rank-tasks", "load_summaries": "ingest summaries", "build_index": "index build",
+            "create": "init", "heatmap": "plot heatmap"}
+
+
+def flag(name: str) -> str:
+    """The command-line flag of the Python parameter ``name`` (``k`` -> ``--k``,
+    ``system_inputs`` -> ``--system-inputs``, ``metrics`` -> ``--metric``)."""
+    return FLAGS.get(name, "--" + name.replace("_", "-"))
+
+
+def argument_text(argument: Argument) -> str:
+    """A parameter named in an error (:class:`metaeval.errors.Argument`) as its flag: ``--k 5``,
+    ``--metric 'rouge-*'``, ``--system-inputs``, ``--overwrite`` (True: a switch)."""
+    name = flag(argument.name)
+    if argument.placeholder is not None:
+        return f"{name} {argument.placeholder}"
+    if argument.value is NO_VALUE or argument.value is True:
+        return name
+    values = argument.value if isinstance(argument.value, (list, tuple)) else [argument.value]
+    return " ".join(f"{name} {v!r}" for v in values)
 
 
 def command_line(hint: Hint) -> str:
     """A :class:`metaeval.errors.Hint` as a ``metaeval`` command line, quoted for a POSIX shell:
-    each parameter its flag (``correction_group`` -> ``--correction-group``; :data:`FLAGS`), a
-    list's values each after the flag."""
-    args = ["metaeval", *(["--db", hint.db] if hint.db else []), *hint.command.split()]
+    the command of its method (:data:`COMMANDS`), each parameter its flag (:func:`flag`), a
+    list's values each after the flag, a True flag alone (``--overwrite``)."""
+    args = ["metaeval", *(["--db", hint.db] if hint.db else []), *COMMANDS.get(hint.command, hint.command).split(),
+            *map(str, hint.positional)]
     for name, value in hint.arguments:
-        flag = FLAGS.get(name, "--" + name.replace("_", "-"))
+        if value is True:
+            args.append(flag(name))
+            continue
         for v in (value if isinstance(value, (list, tuple)) else [value]):
-            args += [flag, str(v)]
+            args += [flag(name), str(v)]
     return shlex.join(args)
 
 
 def error_text(exc: WarehouseError) -> str:
-    """The message the command line prints for ``exc``: its hint as a command line."""
-    return exc.message if exc.hint is None else f"{exc.message}\n  {command_line(exc.hint)}"
+    """The message the command line prints for ``exc``: its parameters as flags, its hint as a
+    command line."""
+    message = exc.render(argument_text, command_line)
+    return message if exc.hint is None else f"{message}\n  {command_line(exc.hint)}"
 
 
 def interrupted(exc: KeyboardInterrupt, saved: str | None = None) -> click.ClickException:
@@ -292,22 +333,34 @@ def echo_reports(reports, err: bool = False) -> None:
 from metaeval.schema import RESULT_TABLES  # noqa: E402  (the results tables `results` and `export` offer)
 
 
+def _environment_executor():
+    """The executor of ``$METAEVAL_SCHEDULER`` (local when it is not set): what a command without
+    ``--scheduler`` gives the runs it starts."""
+    from metaeval.runs import executors
+
+    return executors.Executor.from_environment()
+
+
 def _set_scheduler(ctx, param, value) -> None:
-    """Use ``value`` for this command only (the setting is reset when the command ends). A
-    malformed address fails here, at once; whether a Dask scheduler answers there is checked
-    before a run is recorded (``executors.check_scheduler``), so that parsing needs no network."""
+    """The executor of this command (:class:`metaeval.runs.executors.Executor`, given to the
+    warehouse it opens: ``Context.open``). A malformed address fails here, at once; whether a
+    Dask scheduler answers there is checked before a run is recorded (``Executor.check``), so
+    that parsing needs no network. Errors name the option (``--scheduler``, the parameter
+    ``scheduler`` rendered) or the environment variable it came from."""
     from metaeval.runs import executors
 
     from_env = ctx.get_parameter_source(param.name) is click.core.ParameterSource.ENVIRONMENT
-    option = f"${executors.ENV_VAR}" if from_env else "--scheduler"
-    if value:
-        executors.check_address(value, option)
-    executors.set_scheduler(value, option)
-    ctx.call_on_close(lambda: executors.set_scheduler(None))
+    executor = executors.Executor(value or None, f"${executors.ENV_VAR}" if from_env else None)
+    if executor.scheduler:
+        executors.check_address(executor.scheduler, executor.source)
+    obj = ctx.find_object(Context)
+    if obj is None:                      # the command run on its own (no `metaeval` group above it)
+        obj = ctx.obj = Context(None)
+    obj.executor = executor
 
 
-#: ``--scheduler ADDRESS``: compute the tasks on a Dask distributed cluster (read by
-#: ``metaeval.runs.executors``, so the commands' signatures do not change).
+#: ``--scheduler ADDRESS``: compute the tasks on a Dask distributed cluster (an ``Executor`` the
+#: warehouse the command opens carries, so the commands' signatures do not change).
 scheduler_option = click.option(
     "--scheduler", metavar="ADDRESS", envvar="METAEVAL_SCHEDULER", expose_value=False, callback=_set_scheduler,
     help="Run the tasks on the Dask distributed cluster whose scheduler is at ADDRESS (e.g. tcp://host:8786) "

@@ -33,7 +33,7 @@ import pandas as pd
 from metaeval.analyses import agreement
 from metaeval.analyses.text.tokenize import normalize_words
 from metaeval.core import Warehouse
-from metaeval.errors import WarehouseError
+from metaeval.errors import Argument, Hint, Message, WarehouseError
 from metaeval.runs import bookkeeping, runner, selection
 from metaeval.runs.parameters import Params, setting
 from metaeval.runs.runner import Analysis, Data, RunSummary, Scope, Task
@@ -99,6 +99,15 @@ class PropertyAgreementParams(Params):
     consensus: str = setting(argument=False)
 
 
+@dataclass(frozen=True)
+class InputPropertiesParams(Params):
+    """A property of an input (table ``input_properties``, written by :func:`run_properties`, not
+    the run loop); ``consensus`` names the ranking ease is read on ('[]' for the text properties)."""
+
+    table: ClassVar[str] = "input_properties"
+    consensus: str
+
+
 def score_range_analysis(scope: Scope, normalisation: str = "input", alpha: float = 0.05,
                          significant_only: bool = False) -> Analysis:
     _check(normalisation, alpha)
@@ -120,7 +129,7 @@ def _check(normalisation: str, alpha: float) -> None:
     if normalisation not in agreement.NORMALISATIONS:
         raise WarehouseError(f"unknown normalisation {normalisation!r}; choose from {', '.join(agreement.NORMALISATIONS)}")
     if not 0 < alpha < 1:
-        raise WarehouseError(f"--alpha must lie strictly between 0 and 1; got {alpha}")
+        raise WarehouseError(Message(Argument("alpha"), f" must lie strictly between 0 and 1; got {alpha}"))
 
 
 # --- 2. input properties ----------------------------------------------------------------------------
@@ -196,7 +205,7 @@ def run_properties(wh: Warehouse, scope: Scope, data: Data, *, force: bool = Fal
         for input_, prop, label, fp in todo:
             writer.add(Task({"input": input_, "property": prop}, (), fp),
                        {"value": bookkeeping.as_float(values[prop][input_]), "conventions": PROPERTY_CONVENTIONS[prop]},
-                       {"consensus": label})
+                       InputPropertiesParams(label))
         writer.flush()
         bookkeeping.finish_run(wh, run_id, "finished", len(todo))
     return PropertiesSummary(run_id, available, writer.written, missing)
@@ -327,8 +336,9 @@ def tau_vs_property(wh: Warehouse, scope: Scope, metric_a: str, metric_b: str, p
             raise WarehouseError(f"{m!r} is not a metric of the scope {list(scope.metrics)}")
     values = property_values(wh, scope).get(prop)
     if not values:
-        raise WarehouseError(f"no stored {prop!r} for dataset {scope.dataset!r} and these metrics: "
-                             "run `metaeval agreement` first")
+        raise WarehouseError(Message(f"no stored {prop!r} for dataset {scope.dataset!r} and these metrics: run `",
+                                     Hint("agreement", (("dataset", scope.dataset), ("metrics", list(scope.metrics)))),
+                                     "` first"))
     data = load(wh, scope, "input") if data is None else data
     k = agreement.kendall_per_input(data.values[metric_a], data.values[metric_b],
                                     agreement.in_bin(data.values[POSITIONS], "L+M+T"))

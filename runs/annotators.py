@@ -15,6 +15,7 @@ import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -22,9 +23,10 @@ import pandas as pd
 from metaeval import schema
 from metaeval.analyses import annotators as an
 from metaeval.core import Annotations, Warehouse
-from metaeval.errors import WarehouseError
+from metaeval.errors import Argument, Message, WarehouseError
 from metaeval.analyses.stats import vocabulary
 from metaeval.runs import bookkeeping, parameters, selection
+from metaeval.runs.parameters import Params, setting
 
 ESTIMATORS = ("leave-one-out", "split-half")
 DEFAULT_SPLITS = 100
@@ -60,9 +62,24 @@ def resolve_humans(wh: Warehouse, dataset: str, globs: Sequence[str]) -> list[st
     for g in globs or ("*",):
         hit = [h for h in humans if fnmatch.fnmatchcase(h, g)]
         if not hit:
-            raise WarehouseError(f"--human {g!r} matches no human judgment of {dataset!r}; it has: {', '.join(humans)}")
+            raise WarehouseError(Message(Argument("humans", [g]), f" matches no human judgment of {dataset!r}; "
+                                         f"it has: {', '.join(humans)}"))
         chosen += [h for h in hit if h not in chosen]
     return chosen
+
+
+@dataclass(frozen=True)
+class AnnotatorsParams(Params):
+    """The annotator statistics of a human measure (tables ``annotator_agreement`` and
+    ``human_ceiling``, written by :func:`annotators`, not the run loop). Recorded with the run and
+    matched when reusing it; not columns as such: a ``human_ceiling`` row holds ``alpha``, ``seed``
+    and in ``k`` the resamples (leave-one-out) or the ``splits`` (split-half)."""
+
+    table: ClassVar[str] = "human_ceiling"
+    k: int = setting(column=False, argument=False)
+    alpha: float = setting(column=False, argument=False)
+    seed: int = setting(column=False, argument=False)
+    splits: int = setting(column=False, argument=False)
 
 
 def annotators(wh: Warehouse, dataset: str, humans: Sequence[str] = (), levels: Sequence[str] = (),
@@ -76,6 +93,7 @@ def annotators(wh: Warehouse, dataset: str, humans: Sequence[str] = (), levels: 
     coefficients = selection.choices(coefficients, vocabulary.COEFFICIENTS, "coefficient")
     where = selection.parse_where(where)
     subset = selection.subset_label(where)
+    params = AnnotatorsParams(k, alpha, seed, splits)
     out = []
     for human in resolve_humans(wh, dataset, humans):
         a = wh.annotations(dataset, human)
@@ -87,7 +105,7 @@ def annotators(wh: Warehouse, dataset: str, humans: Sequence[str] = (), levels: 
                             np.where(keep[:, :, None], a.values, np.nan))
         fp = fingerprint(a, subset)
         parameters = {"dataset": dataset, "human": human, "levels": list(levels), "coefficients": list(coefficients),
-                      "k": k, "alpha": alpha, "seed": seed, "splits": splits}
+                      **params.recorded()}
         if where:  # (not recorded for every cell: such runs' parameters are as before subsets)
             parameters.update(where=[f"{x}={v}" for x, v in where], subset=subset)
         done = wh.con.execute(schema.read("annotators_done"),
@@ -97,8 +115,9 @@ def annotators(wh: Warehouse, dataset: str, humans: Sequence[str] = (), levels: 
                              for f, p in done):
             out.append(Summary(human, None, 0))
             continue
-        agreement, ceiling = compute(a, levels, coefficients, k=k, alpha=alpha, seed=seed, splits=splits)
-        run_id = bookkeeping.start_run(wh, "annotators", parameters, seed, fp, len(agreement) + len(ceiling))
+        agreement, ceiling = compute(a, levels, coefficients, k=params.k, alpha=params.alpha, seed=params.seed,
+                                     splits=params.splits)
+        run_id = bookkeeping.start_run(wh, "annotators", parameters, params.run_seed(), fp, len(agreement) + len(ceiling))
         with bookkeeping.finishing(wh, run_id):
             for table, rows in (("annotator_agreement", agreement), ("human_ceiling", ceiling)):
                 frame = pd.DataFrame(rows).assign(run_id=run_id, fingerprint=fp)

@@ -28,6 +28,7 @@ from metaeval.runs import executors
 from metaeval.signals import interruption
 
 if TYPE_CHECKING:
+    from metaeval.runs.parameters import Params
     from metaeval.runs.selection import Scope
     from metaeval.runs.runner import Task
 
@@ -53,15 +54,16 @@ def version_parameter() -> dict[str, list[str]]:
 def start_run(wh: Warehouse, command: str, parameters: dict, seed: int | None, fingerprint: str,
               n_tasks: int, jobs: int = 1, command_line: str | None = None) -> int:
     """Insert a row of ``analysis_runs`` (status running, owned by this process); its run_id. The
-    parameters record what computes the tasks (``executor``: local with ``jobs``, or a Dask
-    scheduler, which must answer first: :func:`executors.check_scheduler`). ``command_line``: what
+    parameters record what computes the tasks (``executor``: the warehouse's
+    :class:`~metaeval.runs.executors.Executor`, local with ``jobs`` or a Dask scheduler, which
+    must answer first: :func:`executors.check_scheduler`). ``command_line``: what
     the user typed, as the command line passes it down (None: a Python call); with None, the
     warehouse's own :attr:`~metaeval.core.Warehouse.command_line` if it has one."""
     from metaeval import __version__
 
-    if executors.scheduler():  # a scheduler that does not answer fails here, before the run is recorded
-        executors.check_scheduler(executors.scheduler())
-    parameters = {**parameters, "executor": executors.describe(jobs)}
+    executor = executors.of(wh)
+    executor.check()  # a scheduler that does not answer fails here, before the run is recorded
+    parameters = {**parameters, "executor": executor.describe(jobs)}
     try:
         return wh.con.execute(
             """INSERT INTO analysis_runs (command, parameters, seed, version, data_fingerprint, tasks, command_line,
@@ -135,10 +137,12 @@ class Writer:
         self.has_sizes = "n_systems" in _columns(wh, table)
         self.last = time.monotonic()
 
-    def add(self, task: Task, values: dict, params: dict) -> None:
+    def add(self, task: Task, values: dict, params: Params) -> None:
+        """The row of ``task``: its scope and key, the parameter columns of ``params``
+        (:meth:`Params.columns`), the computed ``values``, fingerprint and sizes."""
         row = {"run_id": self.run_id, "dataset": self.scope.dataset,
                **({"human": self.scope.human} if self.scope.human is not None else {}), **task.key,
-               **params, **values, "fingerprint": task.fingerprint}
+               **params.columns(), **values, "fingerprint": task.fingerprint}
         if self.has_sizes:
             row.update(n_systems=task.n_systems, n_inputs=task.n_inputs)
         conventions = row["conventions"]

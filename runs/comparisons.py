@@ -25,7 +25,7 @@ import pandas as pd
 from metaeval.analyses import annotators, stats
 from metaeval.analyses.stats import hypothesis, protocols, resolution, sequential, vocabulary
 from metaeval.core import Warehouse
-from metaeval.errors import WarehouseError
+from metaeval.errors import Argument, Message, WarehouseError
 from metaeval.runs import bookkeeping, executors
 from metaeval.runs.correlations import calibrated_epsilons, partial_protocol, protocol
 from metaeval.runs.parameters import (DEFAULT_CORRECTION, DEFAULT_CORRECTION_GROUP, DEFAULT_SYSTEM_INPUTS, Params,
@@ -135,8 +135,8 @@ def compare_analysis(scope: Scope, method: str, k: int, alpha: float, seed: int,
     if resampled:
         check_k(k, alpha, "test")
     if k_block is not None and (not method.startswith("perm-") or k_block < 1):
-        raise WarehouseError(f"--k-block (early stopping) applies to the permutation tests with a block size >= 1; "
-                             f"got method {method!r}, k_block {k_block}")
+        raise WarehouseError(Message(Argument("k_block"), " (early stopping) applies to the permutation tests with a "
+                                     f"block size >= 1; got method {method!r}, k_block {k_block}"))
     if resample_annotators is not None:
         check_annotator_resampling(scope.coefficients, resample_annotators, method.startswith("boot-"),
                                    "paired bootstrap tests (boot-systems, boot-inputs, boot-both)")
@@ -154,16 +154,19 @@ def _sequential_analysis(params: TestParams, scope: Scope, focus, k_block) -> An
     """compare_analysis with sequential tests: the correction, its group and alpha decide how many
     resamples a pair draws, so they are parameters of the rows (matched when reusing them)."""
     if not params.method.startswith(("perm-", "boot-")):
-        raise WarehouseError(f"--sequential applies to the resampling tests (perm-*, boot-*); got {params.method!r}")
+        raise WarehouseError(Message(Argument("sequential"),
+                                     f" applies to the resampling tests (perm-*, boot-*); got {params.method!r}"))
     if k_block is not None:
-        raise WarehouseError("--sequential and --k-block are two ways of stopping early; give one (--k-block is "
-                             "mt-metrics-eval's rule, --sequential the one with a bound on the resampling risk)")
+        raise WarehouseError(Message(Argument("sequential"), " and ", Argument("k_block"), " are two ways of stopping "
+                                     "early; give one (", Argument("k_block"), " is mt-metrics-eval's rule, ",
+                                     Argument("sequential"), " the one with a bound on the resampling risk)"))
     if params.resample_annotators is not None:
-        raise WarehouseError("--sequential does not re-draw annotators; leave out --resample-annotators")
+        raise WarehouseError(Message(Argument("sequential"), " does not re-draw annotators; leave out ",
+                                     Argument("resample_annotators")))
     try:
         sequential.risk_iv(params.risk)
     except ValueError:
-        raise WarehouseError(f"--risk must lie strictly between 0 and 1; got {params.risk!r}") from None
+        raise WarehouseError(Message(Argument("risk"), f" must lie strictly between 0 and 1; got {params.risk!r}")) from None
     return Analysis("compare", params, ("metric_a", "metric_b", "level", "coefficient"),
                     comparison_tasks(scope, focus), evaluate_test_range,
                     evaluate_keys=("level", "coefficient", "start", "stop"), flow=run_sequential_compare)
@@ -178,8 +181,9 @@ def evaluate_test(arrays, level, coefficient, method, alternative, k, seed, k_bl
         if kept is not None:
             A = A[:, kept]
         if not paired:
-            raise ValueError("--resample-annotators draws the metrics' and the human's inputs together; with inputs "
-                             "the human did not judge, use --system-inputs judged")
+            raise ValueError(Message(Argument("resample_annotators"), " draws the metrics' and the human's inputs "
+                                     "together; with inputs the human did not judge, use ",
+                                     Argument("system_inputs", "judged")))
         r = annotators.annotator_paired_bootstrap_test(X, Y, A, level, coefficient, method.removeprefix("boot-"),
                                                        k=k, alternative=alternative, seed=seed,
                                                        annotators=resample_annotators, Z=Z)
@@ -260,7 +264,6 @@ def run_compare(plan: Plan) -> RunSummary:
     differs (a new metric changes its whole family's Bonferroni factor, for example)."""
     wh, scope, analysis, tasks, done, todo = plan.wh, plan.scope, plan.analysis, plan.tasks, plan.done, plan.todo
     params: TestParams = analysis.params
-    columns = params.columns()
     raw: dict[int, dict] = {}
     computing = set(todo)
     for i, t in enumerate(tasks):
@@ -284,7 +287,7 @@ def run_compare(plan: Plan) -> RunSummary:
 
         def on_result(i, row):
             raw[i] = row
-            writer.add(tasks[i], {**row, **pending}, columns)
+            writer.add(tasks[i], {**row, **pending}, params)
 
         computed = compute(plan, todo, on_result, writer, run_id)
         writer.flush()
@@ -311,7 +314,7 @@ def run_compare(plan: Plan) -> RunSummary:
                 writer.add(t, {**raw[i], **pending, "p_adjusted": adjusted[i][0], "significant": adjusted[i][1],
                                "family_size": adjusted[i][2],
                                "conventions": {**raw[i]["conventions"], "resolution": adjusted[i][3]}},
-                           columns)
+                           params)
         writer.flush()
         bookkeeping.finish_run(wh, run_id, "finished", computed)
     return RunSummary(run_id, len(tasks), computed, writer.written)
@@ -361,7 +364,7 @@ def _sequential_families(plan: Plan, fresh, family, writer, bar) -> int:
     params: TestParams = analysis.params
     k_max = params.k
     computed = 0
-    with executors.executor(plan.jobs) as pool:
+    with executors.of(plan.wh).pool(plan.jobs) as pool:
         def evaluate(units):  # [(task, start, stop)] -> {task: row}
             payload, arrays = [], {}
             for i, start, stop in units:
@@ -433,7 +436,7 @@ def _write_sequential(tasks, members, defined, test, first, analysis, family, wr
             p_adj = bookkeeping.as_float(adjusted[t])
             row.update(p_adjusted=p_adj, significant=bool(r.decision[t] == sequential.SIGNIFICANT and
                                                           p_adj is not None))
-        writer.add(tasks[i], {**row, "family": family, "family_size": size}, params.columns())
+        writer.add(tasks[i], {**row, "family": family, "family_size": size}, params)
 
 
 def correction_family(metrics: Sequence[str], correction: str) -> str | None:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from metaeval.errors import ConflictError, NewIdsError
+from metaeval.errors import Argument, ConflictError, Message, NewIdsError
 from metaeval.load import LoadReport
 
 if TYPE_CHECKING:
@@ -71,6 +71,12 @@ def write(directory: Path, **kwargs) -> Path:
     return path
 
 
+#: Where else a demo can go: another dataset, or another warehouse (a file the command line's ``--db``
+#: names; ``Warehouse(path)`` in Python).
+_ELSEWHERE = ("another dataset (", Argument("dataset", placeholder="NAME"), ") or warehouse (",
+              Argument("db", placeholder="PATH"), ")")
+
+
 def load(wh: Warehouse, dataset: str, directory: Path, *, n_systems: int = 12, n_inputs: int = 50,
          seed: int = 0, command: str | None = None) -> LoadReport:
     """Write the demo table into ``directory`` and load it into ``dataset`` of ``wh``.
@@ -87,14 +93,14 @@ def load(wh: Warehouse, dataset: str, directory: Path, *, n_systems: int = 12, n
     try:
         [report] = wh.load(dataset, [batch], command=command)
     except ConflictError as exc:
-        raise ConflictError(exc.conflicts, exc.total, headline=(
+        raise ConflictError(exc.conflicts, exc.total, headline=Message(
             f"dataset {dataset!r} already holds other values for {exc.total} of the demo's values or measures "
-            "(a demo of another --seed, --systems or --inputs?); nothing was written. Run this demo into "
-            "another dataset (--dataset NAME) or warehouse (--db PATH)")) from None
+            "(a demo of another ", Argument("seed"), ", ", Argument("n_systems"), " or ", Argument("n_inputs"),
+            "?); nothing was written. Run this demo into ", *_ELSEWHERE)) from None
     except NewIdsError as exc:
-        raise NewIdsError(exc.dataset, exc.systems, exc.inputs, advice=(
-            "the dataset holds other systems or inputs (a demo of other --systems or --inputs?); run this demo "
-            "into another dataset (--dataset NAME) or warehouse (--db PATH)")) from None
+        raise NewIdsError(exc.dataset, exc.systems, exc.inputs, advice=Message(
+            "the dataset holds other systems or inputs (a demo of other ", Argument("n_systems"), " or ",
+            Argument("n_inputs"), "?); run this demo into ", *_ELSEWHERE)) from None
     return report
 
 

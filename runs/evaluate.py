@@ -37,7 +37,7 @@ import numpy as np
 import pandas as pd
 
 from metaeval.analyses import ranking, signature
-from metaeval.errors import WarehouseError
+from metaeval.errors import Argument, Message, WarehouseError
 from metaeval.analyses.stats import vocabulary
 from metaeval.runs import comparisons, correlations, engine, intervals, parameters, runner, selection
 
@@ -203,7 +203,8 @@ def prepare(wh: Warehouse, dataset: str, human: str, scores: Sequence = (), *, m
     transaction, before its commit (:func:`run_request`)."""
     parameters.system_inputs_parameter(system_inputs)
     if cluster_rule not in vocabulary.CLUSTER_RULES:
-        raise WarehouseError(f"unknown --cluster-rule {cluster_rule!r}; choose from {', '.join(vocabulary.CLUSTER_RULES)}")
+        raise WarehouseError(Message("unknown ", Argument("cluster_rule", cluster_rule),
+                                     f"; choose from {', '.join(vocabulary.CLUSTER_RULES)}"))
     options = dict(metrics=tuple(metrics), against=tuple(against), levels=tuple(levels),
                    coefficients=tuple(coefficients), method=method, correction=correction, ci_method=ci_method,
                    k=k, seed=seed, alpha=alpha, all_pairs=all_pairs, system_inputs=system_inputs,
@@ -246,7 +247,7 @@ def _plan(wh: Warehouse, request: Request, *, measures: pd.DataFrame | None = No
     if o["metrics"]:
         evaluated += [m for m in resolve(o["metrics"]).metrics if m not in evaluated]
     if not evaluated:
-        raise WarehouseError("nothing to evaluate: give score tables or --metric")
+        raise WarehouseError(Message("nothing to evaluate: give score tables or ", Argument("metrics")))
     others = resolve(o["against"]).metrics if o["against"] else None
     globs = [glob.escape(m) for m in evaluated] + ([glob.escape(m) for m in others] if others is not None else [])
     scope = resolve(globs if others is not None else (), o["levels"], o["coefficients"])

@@ -46,7 +46,7 @@ from pathlib import Path
 from metaeval import files
 from metaeval.analyses.text import retrieval
 from metaeval.core import Warehouse
-from metaeval.errors import InputError, WarehouseError
+from metaeval.errors import Argument, Hint, InputError, Message, WarehouseError
 from metaeval.ingest import common
 
 from typing import TYPE_CHECKING  # noqa: E402
@@ -79,7 +79,8 @@ def library() -> str:
 def default_directory(wh: Warehouse, name: str) -> Path:
     """Where index ``name`` of warehouse ``wh`` lives by default: ``<warehouse file>.indexes/<name>``."""
     if str(wh.path) == ":memory:":
-        raise WarehouseError("an in-memory warehouse has no directory beside it: give the index a --dir")
+        raise WarehouseError(Message("an in-memory warehouse has no directory beside it: give the index a ",
+                                     Argument("directory")))
     return Path(wh.path).resolve().with_name(Path(wh.path).name + ".indexes") / name
 
 
@@ -92,8 +93,9 @@ def _check_name(name: str) -> str:
 def _require_table(wh: Warehouse) -> None:
     found = wh.con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = 'indexes'").fetchone()[0]
     if not found:
-        raise WarehouseError(f"the warehouse {wh.path} has no `indexes` table yet: add it with "
-                             f"`metaeval --db {wh.path} init` (keeps every row)")
+        raise WarehouseError(Message(f"the warehouse {wh.path} has no `indexes` table yet: add it with `",
+                                     Hint("create", db=str(wh.path), python=f"Warehouse.create({str(wh.path)!r})"),
+                                     "` (keeps every row)"))
 
 
 # --- corpora ------------------------------------------------------------------------------
@@ -221,16 +223,18 @@ def build(wh: Warehouse, name: str, corpus: Sequence[Path] = (), *, dataset: str
     if not (isinstance(mu, (int, float)) and math.isfinite(mu) and mu > 0):
         raise WarehouseError(f"mu must be a positive number, got {mu!r}")
     if bool(corpus) == bool(dataset):
-        raise WarehouseError("index either corpus files or a dataset's texts (--dataset), not both")
+        raise WarehouseError(Message("index either corpus files or a dataset's texts (", Argument("dataset"),
+                                     "), not both"))
     existing = wh.con.execute("SELECT path FROM indexes WHERE name = ?", [name]).fetchall()
     if existing and not overwrite:
-        raise WarehouseError(f"the warehouse already has an index {name!r} (at {existing[0][0]}); "
-                             "pass --overwrite to rebuild it")
+        raise WarehouseError(Message(f"the warehouse already has an index {name!r} (at {existing[0][0]}); pass ",
+                                     Argument("overwrite", True), " to rebuild it"))
     target = Path(directory) if directory is not None else default_directory(wh, name)
     target = target.resolve()
     taken = wh.con.execute("SELECT name FROM indexes WHERE path = ? AND name <> ?", [str(target), name]).fetchall()
     if taken:
-        raise WarehouseError(f"--dir {target} holds the index {taken[0][0]!r}; choose another directory")
+        raise WarehouseError(Message(Argument("directory", placeholder=str(target)),
+                                     f" holds the index {taken[0][0]!r}; choose another directory"))
     if corpus:
         paths = [Path(p) for p in corpus]
         for p in paths:   # before anything is written: an unreadable corpus leaves no directory
@@ -251,7 +255,7 @@ def build(wh: Warehouse, name: str, corpus: Sequence[Path] = (), *, dataset: str
     began = False
     new_parents = [d for d in target.parents if not d.exists()]   # removed again if the build fails
     try:
-        with files.atomic_directory(target, warehouse=wh.path, overwrite=overwrite, option="--dir",
+        with files.atomic_directory(target, warehouse=wh.path, overwrite=overwrite, option=Argument("directory"),
                                     marker=MARKER, what="metaeval index") as tmp:
             stats = _write(tantivy, tmp, documents, bar)
             info = IndexInfo(name=name, path=str(target), build_id=build_id, source=json.dumps(source, sort_keys=True),
@@ -332,6 +336,12 @@ def list_indexes(wh: Warehouse):
 
 
 # --- searching ----------------------------------------------------------------------------
+def _rebuild(name: str) -> Hint:
+    """How to build index ``name`` again, over what it holds."""
+    return Hint("build_index", (("overwrite", True),), positional=(name, "..."),
+                python=f"metaeval.runs.index.build(wh, {name!r}, ..., overwrite=True)")
+
+
 class SearchIndex:
     """An index opened for retrieval, with its term statistics read from tantivy."""
 
@@ -341,11 +351,11 @@ class SearchIndex:
         path = Path(info.path)
         marker = path / MARKER
         if not marker.is_file():
-            raise WarehouseError(f"index {info.name!r}: its directory {path} is missing or holds no index; "
-                                 f"rebuild it with `metaeval index build {info.name} ... --overwrite`")
+            raise WarehouseError(Message(f"index {info.name!r}: its directory {path} is missing or holds no index; "
+                                         "rebuild it with `", _rebuild(info.name), "`"))
         if json.loads(marker.read_text(encoding="utf-8")).get("build_id") != info.build_id:
-            raise WarehouseError(f"index {info.name!r}: the directory {path} holds another build than the warehouse "
-                                 f"records; rebuild it with `metaeval index build {info.name} ... --overwrite`")
+            raise WarehouseError(Message(f"index {info.name!r}: the directory {path} holds another build than the "
+                                         "warehouse records; rebuild it with `", _rebuild(info.name), "`"))
         self._tantivy = tantivy
         self.index = tantivy.Index.open(str(path))
         self.schema = self.index.schema

@@ -14,7 +14,7 @@ import numpy as np
 
 from metaeval.analyses import annotators, stats
 from metaeval.analyses.stats import protocols, vocabulary
-from metaeval.errors import WarehouseError
+from metaeval.errors import Argument, Message, WarehouseError
 from metaeval.runs import bookkeeping
 from metaeval.runs.correlations import calibrated_epsilons, correlation_tasks, partial_protocol, protocol
 from metaeval.runs.parameters import (DEFAULT_SYSTEM_INPUTS, Params, check_annotator_resampling, check_k,
@@ -101,8 +101,9 @@ def _evaluate_annotator_ci(arrays, level, coefficient, method, alpha, k, seed, s
     if kept is not None:
         A = A[:, kept]
     if not paired:
-        raise ValueError("--resample-annotators draws the metric's and the human's inputs together; with inputs "
-                         "the human did not judge, use --system-inputs judged")
+        raise ValueError(Message(Argument("resample_annotators"), " draws the metric's and the human's inputs "
+                                 "together; with inputs the human did not judge, use ",
+                                 Argument("system_inputs", "judged")))
     r = annotators.annotator_bootstrap_ci(X, A, level, coefficient, method.removeprefix("boot-"), k=k, alpha=alpha,
                                           seed=seed, annotators=how, Z=Z)
     return {"estimate": bookkeeping.as_float(r.estimate), "lower": bookkeeping.as_float(r.lower), "upper": bookkeeping.as_float(r.upper),

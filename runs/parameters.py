@@ -29,7 +29,7 @@ from typing import Any, ClassVar
 
 from metaeval import schema
 from metaeval.analyses.stats import _validation, resolution, vocabulary
-from metaeval.errors import WarehouseError
+from metaeval.errors import Argument, Message, WarehouseError
 
 #: The defaults of every command that tests or reads tests (compare, evaluate, winners, plot
 #: heatmap, report): two-sided, Holm within each metric_a's family (see README "Defaults").
@@ -94,14 +94,15 @@ def check_k(k: int, alpha: float, purpose: str) -> None:
     if k < floor:
         rule = "(k + 1) alpha / 2 >= 1" if purpose == "interval" else "(k + 1) alpha >= 1"
         what = "a percentile interval" if purpose == "interval" else "a resampling test"
-        raise WarehouseError(f"--k {k} is too small for {what} at alpha {alpha:g}: it needs {rule}, "
-                             f"so --k {floor} or more")
+        raise WarehouseError(Message(Argument("k", k), f" is too small for {what} at alpha {alpha:g}: it needs {rule}, "
+                                     "so ", Argument("k", floor), " or more"))
 
 
 def check_system_inputs(protocol: str) -> str:
     """``protocol`` if it is a system-inputs protocol (:data:`vocabulary.SYSTEM_INPUTS`)."""
     if protocol not in vocabulary.SYSTEM_INPUTS:
-        raise WarehouseError(f"unknown --system-inputs {protocol!r}; choose from {', '.join(vocabulary.SYSTEM_INPUTS)}")
+        raise WarehouseError(Message("unknown ", Argument("system_inputs", protocol),
+                                     f"; choose from {', '.join(vocabulary.SYSTEM_INPUTS)}"))
     return protocol
 
 
@@ -113,12 +114,13 @@ def check_annotator_resampling(coefficients, how: str, method_ok: bool, methods:
     """Annotator resampling (:mod:`analyses.annotators`) needs one of ``methods`` and the plain
     coefficients."""
     if not method_ok or how not in vocabulary.ANNOTATOR_RESAMPLING:
-        raise WarehouseError(f"--resample-annotators needs {methods} and one of {', '.join(vocabulary.ANNOTATOR_RESAMPLING)}")
+        raise WarehouseError(Message(Argument("resample_annotators"),
+                                     f" needs {methods} and one of {', '.join(vocabulary.ANNOTATOR_RESAMPLING)}"))
     if any(_validation.coefficient_iv(c).name not in vocabulary.COEFFICIENTS
            or _validation.coefficient_iv(c).variant not in (None, "b", "c") or _validation.coefficient_iv(c).epsilon
            for c in coefficients):
-        raise WarehouseError("--resample-annotators works with pearson, spearman, kendall and kendall-c "
-                             "(without --epsilon or --tie-calibration)")
+        raise WarehouseError(Message(Argument("resample_annotators"), " works with pearson, spearman, kendall and "
+                                     "kendall-c (without ", Argument("epsilon"), " or ", Argument("calibrate"), ")"))
 
 
 def check_parametric(coefficients, method: str, parametric: str, message: str) -> None:

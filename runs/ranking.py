@@ -28,7 +28,7 @@ from metaeval import schema
 from metaeval.analyses import close_pairs, ranking, stats
 from metaeval.analyses.stats.results import NAN_POLICY
 from metaeval.core import Warehouse
-from metaeval.errors import Hint, WarehouseError
+from metaeval.errors import Argument, Hint, Message, WarehouseError
 from metaeval.analyses.stats import vocabulary
 from metaeval.runs import bookkeeping, comparisons, correlations, parameters, runner, selection
 from metaeval.runs.parameters import Params, setting
@@ -40,7 +40,7 @@ ALTERNATIVES = vocabulary.ALTERNATIVES
 # --- argument checks (before anything is written) ---------------------------------------------
 def _alpha(alpha: float) -> float:
     if not 0 < alpha < 1:
-        raise WarehouseError(f"--alpha must lie strictly between 0 and 1; got {alpha}")
+        raise WarehouseError(Message(Argument("alpha"), f" must lie strictly between 0 and 1; got {alpha}"))
     return float(alpha)
 
 
@@ -90,6 +90,33 @@ class SignificanceParams(Params):
     alternative: str
 
 
+# --- winners and replicability: derived from stored tests, written by their own loop (_write_new) -----------
+@dataclass(frozen=True)
+class WinnersParams(Params):
+    """Winners and significance clusters (table ``winners``), read from the latest
+    ``hypothesis_tests`` of ``method``, ``alternative``, ``correction`` and ``correction_group``."""
+
+    table: ClassVar[str] = "winners"
+    method: str
+    alternative: str
+    correction: str
+    correction_group: str
+    alpha: float
+    cluster_rule: str
+
+
+@dataclass(frozen=True)
+class ReplicabilityParams(Params):
+    """Partial-conjunction replicability across datasets (table ``replicability``) of the tests of
+    ``method`` and ``alternative``; ``pc_methods`` (each a key of the rows) recorded with the run."""
+
+    table: ClassVar[str] = "replicability"
+    method: str
+    alternative: str
+    alpha: float
+    pc_methods: tuple[str, ...] = setting((), column=False, argument=False)
+
+
 @dataclass(frozen=True)
 class SystemAgreementParams(Params):
     """The system pairs significant under the metric and/or the human (table ``system_agreement``);
@@ -106,9 +133,9 @@ def accuracy_analysis(scope: Scope, metric_tolerance: float = 0.0, human_toleran
                       system_inputs: str = parameters.DEFAULT_SYSTEM_INPUTS) -> Analysis:
     """Pairwise accuracy of every metric at the scope's levels (system, micro); at the system
     level the system means average the inputs ``system_inputs`` says (runner's protocol)."""
-    for name, value in (("--metric-tolerance", metric_tolerance), ("--human-tolerance", human_tolerance)):
+    for name, value in (("metric_tolerance", metric_tolerance), ("human_tolerance", human_tolerance)):
         if not (math.isfinite(value) and value >= 0):
-            raise WarehouseError(f"{name} must be a finite number >= 0; got {value}")
+            raise WarehouseError(Message(Argument(name), f" must be a finite number >= 0; got {value}"))
     params = AccuracyParams(float(metric_tolerance), float(human_tolerance), parameters.check_system_inputs(system_inputs))
     tasks = [Task({"metric": m, "level": lv}, (m, scope.human)) for m in scope.metrics for lv in scope.levels]
     return Analysis("accuracy", params, ("metric", "level"), tasks, evaluate_accuracy, evaluate_keys=("level",))
@@ -119,7 +146,7 @@ def delta_bins_analysis(scope: Scope, bins: int, metric_tolerance: float = 0.0,
     """Pairwise accuracy and tau of every metric within ``bins`` quantile bins of the human
     difference of the system pairs (table ``delta_bin_accuracy``, one row per metric and bin)."""
     if isinstance(bins, bool) or not isinstance(bins, int) or bins < 1:
-        raise WarehouseError(f"--delta-bins must be a positive integer; got {bins!r}")
+        raise WarehouseError(Message(Argument("delta_bins"), f" must be a positive integer; got {bins!r}"))
     base = accuracy_analysis(scope, metric_tolerance, human_tolerance, system_inputs).params
     params = DeltaBinParams(bins, base.metric_tolerance, base.human_tolerance, base.system_inputs)
     tasks = [Task({"metric": m, "bin": b}, (m, scope.human)) for m in scope.metrics for b in range(bins)]
@@ -138,7 +165,8 @@ def evaluate_delta_bin(arrays, bin, bins, metric_tolerance, human_tolerance,  # 
 def soft_accuracy_analysis(scope: Scope, k: int = 1000, seed: int = 4) -> Analysis:
     """Soft pairwise accuracy of every metric (Thompson et al. 2024; table soft_pairwise_accuracy)."""
     if k < 1 or seed < 0:
-        raise WarehouseError(f"--k must be at least 1 and --seed non-negative; got k={k}, seed={seed}")
+        raise WarehouseError(Message(Argument("k"), " must be at least 1 and ", Argument("seed"),
+                                     f" non-negative; got k={k}, seed={seed}"))
     params = SoftAccuracyParams(int(k), int(seed))
     tasks = [Task({"metric": m}, (m, scope.human)) for m in scope.metrics]
     return Analysis("accuracy", params, ("metric",), tasks, evaluate_soft_accuracy, evaluate_keys=())
@@ -178,7 +206,8 @@ def agreement_analysis(scope: Scope, test: str, alpha: float = 0.05, k: int = 10
     """Per metric, the system pairs whose difference is significant under the metric and/or the human."""
     _choice(test, ranking.PAIR_TESTS, "test")
     if k < 1 or seed < 0:
-        raise WarehouseError(f"--k must be at least 1 and --seed non-negative; got k={k}, seed={seed}")
+        raise WarehouseError(Message(Argument("k"), " must be at least 1 and ", Argument("seed"),
+                                     f" non-negative; got k={k}, seed={seed}"))
     resampled = test == "permutation"
     if resampled:
         parameters.check_k(k, alpha, "test")
@@ -270,23 +299,25 @@ def _digest(parts: Sequence) -> str:
 
 
 # --- writing derived rows ---------------------------------------------------------------------
-def _write_new(wh: Warehouse, scope: Scope, command: str, table: str, view: str, key_columns: Sequence[str],
-               params: dict, parameters: dict, data_fingerprint: str, planned: list[tuple[Task, dict]],
-               force: bool) -> RunSummary:
-    """Write the planned rows whose fingerprint differs from the latest row of their key."""
+def _write_new(wh: Warehouse, scope: Scope, command: str, key_columns: Sequence[str], params: Params,
+               parameters: dict, data_fingerprint: str, planned: list[tuple[Task, dict]], force: bool) -> RunSummary:
+    """Write the planned rows whose fingerprint differs from the latest row of their key (and
+    ``params``' columns) into ``params``' table; ``parameters``: the scope the run records."""
+    columns = params.columns()
     latest = {} if force else {
         tuple(r[c] for c in key_columns): r["fingerprint"]
         for r in wh.con.execute(
-            f"SELECT * FROM {view} WHERE dataset = $dataset AND human = $human AND {bookkeeping.THIS_VERSION} AND "
-            + " AND ".join(f"{c} = ${c}" for c in params),
-            {"dataset": scope.dataset, "human": scope.human, **params, **bookkeeping.version_parameter()}
+            f"SELECT * FROM {params.view} WHERE dataset = $dataset AND human = $human AND {bookkeeping.THIS_VERSION} AND "
+            + " AND ".join(f"{c} = ${c}" for c in columns),
+            {"dataset": scope.dataset, "human": scope.human, **columns, **bookkeeping.version_parameter()}
         ).df().to_dict("records")}
     todo = [(t, row) for t, row in planned if latest.get(tuple(t.key.values())) != t.fingerprint]
     if not todo:
         return RunSummary(None, len(planned), 0, 0)
-    run_id = bookkeeping.start_run(wh, command, parameters, None, data_fingerprint, len(planned))
+    run_id = bookkeeping.start_run(wh, command, {**parameters, **params.recorded()}, None, data_fingerprint,
+                                   len(planned))
     with bookkeeping.finishing(wh, run_id):
-        writer = bookkeeping.Writer(wh, table, run_id, scope)
+        writer = bookkeeping.Writer(wh, params.table, run_id, scope)
         for task, row in todo:
             writer.add(task, row, params)
         writer.flush()
@@ -371,8 +402,7 @@ def run_winners(wh: Warehouse, scope: Scope, method: str = "perm-both", alternat
     _choice(correction, vocabulary.CORRECTIONS, "correction")
     _choice(group, vocabulary.CORRECTION_GROUPS, "correction group")
     _choice(cluster_rule, vocabulary.CLUSTER_RULES, "cluster rule")
-    params = {"method": method, "alternative": alternative, "correction": correction,
-              "correction_group": group, "alpha": _alpha(alpha), "cluster_rule": cluster_rule}
+    params = WinnersParams(method, alternative, correction, group, _alpha(alpha), cluster_rule)
     data = selection.load_data(wh, scope)
     scope, skipped = selection.without_sparse_metrics(data, scope)
     if len(scope.metrics) < 2:
@@ -430,9 +460,9 @@ def run_winners(wh: Warehouse, scope: Scope, method: str = "perm-both", alternat
                     "beaten_by": json.dumps([metrics[j] for j in np.flatnonzero(beats[:, i])]),
                     "n_metrics": n, "status": status, "conventions": conventions}))
     parameters = {"dataset": scope.dataset, "human": scope.human, "metrics": metrics, "levels": list(scope.levels),
-                  "coefficients": list(scope.coefficients), **params}
-    return _write_new(wh, scope, "winners", "winners", "latest_winners", ("level", "coefficient", "metric"),
-                      params, parameters, selection.data_fingerprint(data, [*metrics, scope.human]), planned, force)
+                  "coefficients": list(scope.coefficients)}
+    return _write_new(wh, scope, "winners", ("level", "coefficient", "metric"), params, parameters,
+                      selection.data_fingerprint(data, [*metrics, scope.human]), planned, force)
 
 
 # --- replicability across datasets -------------------------------------------------------------------
@@ -486,13 +516,11 @@ def run_replicability(wh: Warehouse, on: Sequence[tuple[str, str]], metric_globs
                                 "pvalues": f"uncorrected p_value of the latest {method} ({alternative}) test of "
                                            "each dataset; an undefined p-value counts as 1",
                                 "datasets": dict(on)}}))
-    params = {"method": method, "alternative": alternative, "alpha": alpha}
+    params = ReplicabilityParams(method, alternative, alpha, tuple(pc_methods))
     parameters = {"datasets": [d for d, _ in on], "humans": [h for _, h in on], "metrics": metrics,
-                  "levels": list(group.levels), "coefficients": list(group.coefficients),
-                  "pc_methods": list(pc_methods), **params}
+                  "levels": list(group.levels), "coefficients": list(group.coefficients)}
     fingerprint = _digest([selection.data_fingerprint(data, [*metrics, s.human]) for s, data in zip(scopes, datas)])
-    return _write_new(wh, group, "replicability", "replicability", "latest_replicability",
-                      ("metric_a", "metric_b", "level", "coefficient", "pc_method"),
+    return _write_new(wh, group, "replicability", ("metric_a", "metric_b", "level", "coefficient", "pc_method"),
                       params, parameters, fingerprint, planned, force)
 
 

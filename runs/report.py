@@ -25,7 +25,6 @@ import html
 import json
 import math
 import re
-import shlex
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,7 +36,7 @@ from metaeval import __version__, files
 from metaeval.analyses import figures, signature, tables
 from metaeval.analyses.stats import vocabulary
 from metaeval.core import Warehouse
-from metaeval.errors import WarehouseError
+from metaeval.errors import Argument, Hint, WarehouseError
 from metaeval.runs import annotators
 
 DECIMALS = 4
@@ -207,8 +206,8 @@ def _number(v) -> str:
 
 
 class _Builder:
-    def __init__(self, wh: Warehouse, dataset: str, human: str | None, command: Callable[..., str]):
-        self.wh, self.dataset, self.human, self.command = wh, dataset, human, command
+    def __init__(self, wh: Warehouse, dataset: str, human: str | None, words: Words):
+        self.wh, self.dataset, self.human, self.words = wh, dataset, human, words
         self.figures = 0
         self._data = None
 
@@ -288,8 +287,8 @@ class _Builder:
             outcomes = {"correlate": _Stored(scope, c), "ci": _Stored(scope, ci), "compare": _Stored(scope, t)}
             data = self.data(human, sorted(corr["metric"].unique())) if not t.empty else None
             table = annotators.with_ceilings(evaluate.evaluation_table(self.wh, outcomes, [], setting, data), ceiling)
-            hint = self.command("compare", "--dataset", self.dataset, "--human", human, "--level", level,
-                                "--coefficient", coefficient)
+            hint = self.run(Hint("compare", (("dataset", self.dataset), ("human", human), ("levels", [level]),
+                                             ("coefficients", [coefficient]))))
             ranked = table[table["status"] != "undefined"]
             if t.empty:
                 note = f"no significance tests are stored for this setting: run `{hint}`"
@@ -457,7 +456,7 @@ class _Builder:
     def _ranked_caption(self, r: Ranked, rk: tables.Ranking, confidence: str) -> str:
         conventions = r.table["conventions"].iloc[0]
         parts = [f"{r.heading} correlation of each metric with {r.human}"
-                 + (f" (system scores: --system-inputs {conventions['system_inputs']})"
+                 + (f" (system scores: {self.words.argument(Argument('system_inputs', placeholder=conventions['system_inputs']))})"
                     if r.level == "system" and conventions.get("system_inputs") else "") + "."]
         parts.append(rk.notes("wide").replace("Metrics sorted by their", "Sorted by")
                      .replace(" of each column", "") + " Click a column header to sort.")
@@ -465,8 +464,8 @@ class _Builder:
             parts.append(f"CI: {confidence} {r.ci['method']} interval"
                          + (f" (k = {r.ci['k']}, seed {r.ci['seed']})" if r.ci["k"] else "") + ".")
         else:
-            hint = self.command("ci", "--dataset", self.dataset, "--human", r.human, "--level", r.level,
-                                "--coefficient", r.coefficient)
+            hint = self.run(Hint("ci", (("dataset", self.dataset), ("human", r.human), ("levels", [r.level]),
+                                        ("coefficients", [r.coefficient]))))
             parts.append(f"No confidence intervals are stored: run `{hint}`.")
         if r.tests:
             parts.append(f"Tests: {r.tests['n']} {r.tests['method']} tests ({ALTERNATIVE}"
@@ -495,8 +494,8 @@ class _Builder:
         most = measures.loc[measures["measure"] == r.human, "max_annotators"]
         if len(most) and not _missing_value(most.iloc[0]) and int(most.iloc[0]) < 2:
             return "none: one annotator per cell (a ceiling needs at least two)"
-        hint = self.command("annotators", "--dataset", self.dataset, "--human", r.human, "--level", r.level,
-                            "--coefficient", r.coefficient)
+        hint = self.run(Hint("annotators", (("dataset", self.dataset), ("humans", [r.human]), ("levels", [r.level]),
+                                            ("coefficients", [r.coefficient]))))
         return f"not computed at this level and coefficient: run `{hint}`"
 
     # --- the other sections -------------------------------------------------------------
@@ -583,7 +582,7 @@ class _Builder:
         s = Section("Close systems: accuracy by human difference (Deutsch, Dror & Roth 2022)", "close-pairs")
         rows = self.rows("latest_delta_bin_accuracy")
         if rows.empty:
-            s.note = self._missing("accuracy by bin of human difference", "accuracy", "--delta-bins", "4")
+            s.note = self._missing("accuracy by bin of human difference", "accuracy", first=(("delta_bins", 4),))
             return s
         s.run_ids |= set(rows["run_id"])
         for key, part in rows.groupby(["human", "bins", "metric_tolerance", "human_tolerance"], sort=True):
@@ -598,7 +597,7 @@ class _Builder:
     def power(self) -> Section:
         s = Section("Statistical power (the paper's Figure 3)", "power")
         if (rows := self.rows("latest_power")).empty:
-            s.note = self._missing("power simulations", "simulate", "power", needs_texts=True)
+            s.note = self._missing("power simulations", "simulate_power", needs_texts=True)
             return s
         s.run_ids |= set(rows["run_id"])
         # one figure per latest_power partition (all but method and proportion): never mix variants
@@ -616,7 +615,7 @@ class _Builder:
     def coverage(self) -> Section:
         s = Section("CI coverage of held-out correlations (the paper's Table 1)", "coverage")
         if (rows := self.rows("latest_ci_coverage")).empty:
-            s.note = self._missing("coverage simulations", "simulate", "coverage", needs_metric=True)
+            s.note = self._missing("coverage simulations", "simulate_coverage", needs_metric=True)
             return s
         s.run_ids |= set(rows["run_id"])
         s.blocks.append(_table_html(rows[["metric", "human", "level", "coefficient", "method", "alpha", "k", "trials",
@@ -627,7 +626,7 @@ class _Builder:
         s = Section("Normality of the scores (the paper's appendix A)", "normality")
         rows = self.wh.sql("SELECT * FROM latest_normality WHERE dataset = ? ORDER BY measure, level", [self.dataset])
         if rows.empty:
-            s.note = f"no normality results: run `{self.command('normality', '--dataset', self.dataset)}`"
+            s.note = f"no normality results: run `{self.run(Hint('normality', (('dataset', self.dataset),)))}`"
             return s
         s.run_ids |= set(rows["run_id"])
         s.blocks.append(_table_html(rows.drop(columns=[c for c in ("result_id", "dataset", "fingerprint", "conventions")
@@ -641,7 +640,7 @@ class _Builder:
         rows = self.wh.sql("SELECT * FROM latest_score_range_agreement WHERE dataset = ? ORDER BY result_id",
                            [self.dataset])
         if rows.empty:
-            s.note = f"no agreement results yet: run `{self.command('agreement', '--dataset', self.dataset)}`"
+            s.note = f"no agreement results yet: run `{self.agreement_hint()}`"
             return s
         s.run_ids |= set(rows["run_id"])
         # one heatmap (and one disagreement figure) per setting of latest_score_range_agreement:
@@ -729,7 +728,7 @@ class _Builder:
                          if len(series[(r.metric_a, r.metric_b)]) != r.n_used]
                 if stale:
                     caption += (f" Warning: the stored rows of {', '.join(stale)} count other inputs than drawn (the "
-                                f"scores changed since): rerun `{self.command('agreement', '--dataset', self.dataset)}`.")
+                                f"scores changed since): rerun `{self.agreement_hint()}`.")
                 self.figure(s, agreement_plots.tau_vs_property_pairs(series, prop, drawn, setting),
                             _slug("agreement-property", n, prop, alpha, significant_only), caption,
                             drawn[PROPERTY_COLUMNS])
@@ -747,34 +746,42 @@ class _Builder:
         what = " and ".join(lacking)
         if counts[0] and counts[1]:
             return (f"{what}: not stored for these metrics although the dataset now has documents and references: "
-                    f"run `{self.command('agreement', '--dataset', self.dataset)}` again")
+                    f"run `{self.agreement_hint()}` again")
         return (f"{what} need the source documents and the reference texts; dataset {self.dataset!r} stores "
-                f"{counts[0]} documents and {counts[1]} reference texts (`metaeval ingest summaries` stores those "
+                f"{counts[0]} documents and {counts[1]} reference texts (`{self.run(_SUMMARIES)}` stores those "
                 "its file has), "
                 "so only ease of summarisation is drawn")
 
-    def _missing(self, what: str, *command: str, needs_texts: bool = False, needs_metric: bool = False,
-                 needs_pair: bool = False) -> str:
-        """"no WHAT yet", with a command that can run on this warehouse: real measure names (the
-        report's human judgment, else the dataset's first), the warehouse's --db, and, when the
-        command cannot run here (no human judgment, no summary texts), what is missing instead."""
+    def run(self, hint: Hint) -> str:
+        """What to run, in the words of the report's reader (:class:`Words`)."""
+        return self.words.hint(hint)
+
+    def agreement_hint(self) -> str:
+        return self.run(Hint("agreement", (("dataset", self.dataset),)))
+
+    def _missing(self, what: str, command: str, *, first: tuple = (), needs_texts: bool = False,
+                 needs_metric: bool = False, needs_pair: bool = False) -> str:
+        """"no WHAT yet", with the call of the ``Warehouse`` method ``command`` (its arguments
+        ``first``, then the dataset's) that can run on this warehouse: real measure names (the
+        report's human judgment, else the dataset's first), and, when it cannot run here (no human
+        judgment, no summary texts), what is missing instead."""
         humans = sorted(self.wh.measures(self.dataset, "human")["measure"])
         human = self.human or (humans[0] if humans else None)
         if human is None:
             return (f"no {what}: dataset {self.dataset} has no human judgment to correlate with "
-                    f"(mark one with --human when ingesting)")
+                    f"(mark one with {self.words.argument(Argument('human'))} when ingesting)")
         if needs_texts and not self.wh.sql("SELECT 1 FROM summary_texts WHERE dataset = ? LIMIT 1",
                                            [self.dataset]).shape[0]:
             return (f"no {what}: they score the summary texts, and dataset {self.dataset} has none "
-                    f"(add them with `{self.command('ingest', 'summaries', 'SUMMARIES.jsonl', '--dataset', self.dataset)}`)")
-        args = [*command, "--dataset", self.dataset, "--human", human]
+                    f"(add them with `{self.run(_load_summaries(self.dataset))}`)")
+        args = [*first, ("dataset", self.dataset), ("human", human)]
         metrics = sorted(self.wh.measures(self.dataset, "automatic")["measure"])
         if len(metrics) < (2 if needs_pair else 1):
             return (f"no {what}: they need {'two automatic metrics' if needs_pair else 'an automatic metric'}, "
                     f"and dataset {self.dataset} has {len(metrics) or 'none'}")
         if needs_metric:
-            args += ["--metric", metrics[0]]
-        return f"no {what} yet: run `{self.command(*args)}`"
+            args += [("metrics", [metrics[0]])]
+        return f"no {what} yet: run `{self.run(Hint(command, tuple(args)))}`"
 
     def runs_line(self, run_ids: set[int]) -> str:
         """The runs behind a section, each a link to its row in the provenance section."""
@@ -913,19 +920,35 @@ document.querySelectorAll('table.sortable').forEach(function (table) {
 """
 
 
-def _command(*args) -> str:
-    return shlex.join(["metaeval", *map(str, args)])
+@dataclass(frozen=True)
+class Words:
+    """How the report names what to run (``hint``: a :class:`~metaeval.errors.Hint` as text) and a
+    parameter (``argument``: an :class:`~metaeval.errors.Argument`). Default: the Python API's
+    words (``wh.compare(dataset='d', ...)``, ``system_inputs=all``); the command line gives its
+    own (``metaeval compare --dataset d ...``, ``--system-inputs all``)."""
+
+    hint: Callable[[Hint], str] = str
+    argument: Callable[[Argument], str] = str
+
+
+#: ``metaeval.ingest.summaries``: what stores a dataset's summary texts, references and documents.
+_SUMMARIES = Hint("load_summaries", python="metaeval.ingest.summaries")
+
+
+def _load_summaries(dataset: str) -> Hint:
+    return Hint("load_summaries", (("dataset", dataset),), positional=("SUMMARIES.jsonl",),
+                python=f"wh.load({dataset!r}, [metaeval.ingest.summaries.parse('SUMMARIES.jsonl')])")
 
 
 def build(wh: Warehouse, dataset: str, out: Path, human: str | None = None, *, overwrite: bool = False,
-          command: Callable[..., str] | None = None) -> tuple[Path, int]:
+          words: Words = Words()) -> tuple[Path, int]:
     """Write the report of ``dataset`` to the HTML file ``out``; (``out``, the number of figures).
 
     One self-contained file: nothing it shows is fetched from elsewhere. It is written beside
     ``out`` and moved into place when complete (a failure leaves nothing behind); an existing
     file is replaced only with ``overwrite``, and never the warehouse (:mod:`metaeval.files`).
-    ``command`` formats the hints of missing results as runnable command lines (default:
-    ``metaeval ARGS``)."""
+    ``words`` name what to run for missing results (default: Python calls; the command line
+    gives its command lines)."""
     wh.require_dataset(dataset)
     if human is not None:
         humans = set(wh.measures(dataset, "human")["measure"])
@@ -933,16 +956,15 @@ def build(wh: Warehouse, dataset: str, out: Path, human: str | None = None, *, o
             raise WarehouseError(f"dataset {dataset!r} has no human judgment {human!r}; it has: "
                                  f"{', '.join(sorted(humans)) or 'none'}")
     files.check_output_file(out, warehouse=wh.path, overwrite=overwrite)
-    page, n = render(wh, dataset, human, command or _command)
+    page, n = render(wh, dataset, human, words)
     with files.atomic_file(out, warehouse=wh.path, overwrite=overwrite) as tmp:
         tmp.write_text(page, encoding="utf-8")
     return Path(out), n
 
 
-def render(wh: Warehouse, dataset: str, human: str | None = None,
-           command: Callable[..., str] = _command) -> tuple[str, int]:
-    """The report's page (HTML) and its number of figures."""
-    b = _Builder(wh, dataset, human, command)
+def render(wh: Warehouse, dataset: str, human: str | None = None, words: Words = Words()) -> tuple[str, int]:
+    """The report's page (HTML) and its number of figures; ``words``: see :func:`build`."""
+    b = _Builder(wh, dataset, human, words)
     sections = [b.ranking(), b.intervals(), b.tests(), b.close_pairs(), b.power(), b.coverage(), b.normality(),
                 b.agreement(), b.overview()]
     runs = set().union(*(s.run_ids for s in sections))

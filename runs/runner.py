@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from metaeval.core import Warehouse
-from metaeval.errors import WarehouseError
+from metaeval.errors import Argument, Message, WarehouseError
 from metaeval.runs import bookkeeping, executors
 from metaeval.runs.parameters import Params
 from metaeval.runs.selection import Data, Scope, data_fingerprint, load_data, too_sparse
@@ -127,7 +127,7 @@ def run(wh: Warehouse, scope: Scope, analysis: Analysis, *, jobs: int = 1, force
     ``data``: the scope's data when the tasks also read derived matrices (default
     :func:`load_data`)."""
     if jobs < 1:
-        raise WarehouseError("--jobs must be at least 1")
+        raise WarehouseError(Message(Argument("jobs"), " must be at least 1"))
     data = load_data(wh, scope) if data is None else data
     tasks = planned(data, scope, analysis)
     done, latest = ({}, set()) if force else existing(wh, scope, analysis)
@@ -147,14 +147,13 @@ def store_missing(plan: Plan) -> RunSummary:
     if not todo and not stale:
         return RunSummary(None, len(tasks), 0, 0)
     run_id = start_analysis_run(wh, scope, analysis, plan.data, len(tasks), plan.jobs)
-    columns = analysis.params.columns()
     with bookkeeping.finishing(wh, run_id):
         writer = bookkeeping.Writer(wh, analysis.table, run_id, scope)
         for i in stale:
             copy = {c: v for c, v in done[task_id(tasks[i])].items() if c != "result_id"}
             writer.add_row({**copy, "run_id": run_id})
         writer.flush()
-        computed = compute(plan, todo, lambda i, row: writer.add(tasks[i], row, columns), writer, run_id)
+        computed = compute(plan, todo, lambda i, row: writer.add(tasks[i], row, analysis.params), writer, run_id)
         writer.flush()
         bookkeeping.finish_run(wh, run_id, "finished", computed)
     return RunSummary(run_id, len(tasks), computed, writer.written)
@@ -259,7 +258,7 @@ def compute(plan: Plan, todo: list[int], on_result: Callable[[int, dict], None],
     bar = progress_bar(plan.progress, len(todo), analysis.command)
     before = _rows_of_run(wh, writer.table, run_id)
     try:
-        with executors.executor(plan.jobs) as pool:
+        with executors.of(wh).pool(plan.jobs) as pool:
             if pool is None:
                 for chunk in chunks:
                     for i, row in evaluate_chunk(analysis.evaluate, analysis.arguments, payload(chunk)):
@@ -276,7 +275,7 @@ def compute(plan: Plan, todo: list[int], on_result: Callable[[int, dict], None],
                             on_result(i, row)
                             computed += 1
                         bar.advance(len(results))
-    except BaseException as exc:  # (a stopped pool drops its queued chunks: executors.executor)
+    except BaseException as exc:  # (a stopped pool drops its queued chunks: Executor.pool)
         stop = interruption(exc)
         try:
             writer.flush()

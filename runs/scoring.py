@@ -19,7 +19,7 @@ import pandas as pd
 
 from metaeval.analyses import text
 from metaeval.core import Warehouse
-from metaeval.errors import ConflictError, WarehouseError
+from metaeval.errors import Argument, ConflictError, Hint, Message, WarehouseError
 from metaeval.load import CELL_COLUMNS, Batch, LoadReport
 from metaeval.runs.sera import SERASetting
 
@@ -60,8 +60,9 @@ def summary_rows(wh: Warehouse, dataset: str) -> list[tuple]:
     rows = wh.con.execute("""SELECT system, input, summary, "references", documents FROM summary_texts
                              WHERE dataset = ? ORDER BY system, input""", [dataset]).fetchall()
     if not rows:
-        raise WarehouseError(f"dataset {dataset!r} has no summary texts; ingest them with "
-                             "`metaeval ingest summaries FILE --dataset ...`")
+        raise WarehouseError(Message(f"dataset {dataset!r} has no summary texts; ingest them with `", Hint(
+            "load_summaries", (("dataset", "..."),), positional=("FILE",),
+            python="wh.load(..., [metaeval.ingest.summaries.parse(FILE)])"), "`"))
     unreferenced = [(system, input_) for system, input_, _, refs, _ in rows if not refs]
     if unreferenced:
         raise WarehouseError(f"{len(unreferenced)} summaries of {dataset!r} have no reference "
@@ -136,7 +137,8 @@ def score_dataset(wh: Warehouse, dataset: str, metrics: Sequence[str], rouge_var
     (report, measure names, NaN cells left out). SERA (``"sera"`` in ``metrics``) needs ``sera``,
     its setting; the index it searched is recorded in the ingest's options."""
     if "sera" in metrics and sera is None:
-        raise WarehouseError("SERA needs a search index: give --index NAME (see `metaeval index build`)")
+        raise WarehouseError(Message("SERA needs a search index: give ", Argument("sera", placeholder="NAME"), " (see `",
+                                     Hint("build_index", python="metaeval.runs.index.build"), "`)"))
     corpus, keys = load_corpus(wh, dataset)
     others = [m for m in metrics if m != "sera"]
     scores = {prefix + name: values for name, values in score(corpus, others, rouge_variants, js).items()} \
@@ -164,7 +166,7 @@ def score_dataset(wh: Warehouse, dataset: str, metrics: Sequence[str], rouge_var
         [report] = wh.load(dataset, [batch], replace=replace, command=command,
                            before_commit=cache_searched)
     except ConflictError as exc:
-        raise WarehouseError(f"{exc}\nIf these measures came from another source (a dataset's released "
-                             "scores, say), store the computed ones under other names with --prefix, "
-                             "e.g. --prefix 'ours:'") from None
+        raise WarehouseError(Message(exc.args[0], "\nIf these measures came from another source (a dataset's "
+                                     "released scores, say), store the computed ones under other names with ",
+                                     Argument("prefix"), ", e.g. ", Argument("prefix", "ours:"))) from None
     return report, list(scores), dropped

@@ -23,7 +23,7 @@ import pandas as pd
 
 from metaeval.analyses.stats import _validation, vocabulary
 from metaeval.core import Warehouse
-from metaeval.errors import WarehouseError
+from metaeval.errors import Argument, Message, WarehouseError
 
 
 # --- scope ---------------------------------------------------------------------------------
@@ -93,8 +93,8 @@ def resolve_scope(wh: Warehouse, dataset: str, human: str | None, metric_globs: 
         for g in metric_globs:
             hit = [m for m in automatic if fnmatch.fnmatchcase(m, g)]
             if not hit:
-                raise WarehouseError(f"--metric {g!r} matches no automatic measure of {dataset!r}; "
-                                     f"it has: {', '.join(automatic)}")
+                raise WarehouseError(Message(Argument("metrics", [g]), f" matches no automatic measure of {dataset!r}; "
+                                             f"it has: {', '.join(automatic)}"))
             metrics += [m for m in hit if m not in metrics]
     else:
         metrics = automatic
@@ -189,13 +189,14 @@ def with_tie_threshold(coefficients: Sequence[str], epsilon: float | None = None
     if epsilon is None and not calibrate:
         return tuple(coefficients)
     if epsilon is not None and calibrate:
-        raise WarehouseError("give a tie threshold (--epsilon) or --tie-calibration, not both")
+        raise WarehouseError(Message("give a tie threshold (", Argument("epsilon"), ") or ", Argument("calibrate"),
+                                     ", not both"))
     takes = _validation.CALIBRATED_COEFFICIENTS if calibrate else _validation.EPSILON_COEFFICIENTS
     coefficients = tuple(coefficients) or (("acc-23",) if calibrate else ())
     if not any(c in takes for c in coefficients):
-        what = "--tie-calibration" if calibrate else "--epsilon"
-        raise WarehouseError(f"{what} applies to the coefficients {', '.join(takes)}; "
-                             f"got {', '.join(coefficients) or 'the defaults (pearson, spearman, kendall)'}")
+        what = Argument("calibrate") if calibrate else Argument("epsilon")
+        raise WarehouseError(Message(what, f" applies to the coefficients {', '.join(takes)}; "
+                                     f"got {', '.join(coefficients) or 'the defaults (pearson, spearman, kendall)'}"))
     suffix = f"[{_validation.TIE_CALIBRATED}]" if calibrate else f"[eps={_validation.epsilon_iv(epsilon)!r}]"
     return tuple(f"{c}{suffix}" if c in takes else c for c in coefficients)
 

@@ -36,7 +36,7 @@ from metaeval.analyses.stats import protocols
 from metaeval.analyses.stats.results import NAN_POLICY
 from metaeval.analyses.text import rouge
 from metaeval.core import Warehouse
-from metaeval.errors import WarehouseError
+from metaeval.errors import Argument, Message, WarehouseError
 from metaeval.analyses.stats import vocabulary
 from metaeval.runs import bookkeeping, executors, parameters, runner, scoring, selection
 from metaeval.runs.parameters import Params
@@ -148,7 +148,7 @@ def _key(task: runner.Task) -> tuple:
 
 def _execute(s: _Simulation, wh: Warehouse, *, jobs: int, force: bool, progress: bool) -> Summary:
     if jobs < 1:
-        raise WarehouseError("--jobs must be at least 1")
+        raise WarehouseError(Message(Argument("jobs"), " must be at least 1"))
     blocks = _blocks(s.trials)
     need: dict[tuple, list[tuple[int, runner.Task]]] = {}    # unit -> (group, task) missing
     have: dict[tuple[int, tuple], dict[int, dict]] = {}       # (group, task key) -> block -> values
@@ -182,8 +182,7 @@ def _execute(s: _Simulation, wh: Warehouse, *, jobs: int, force: bool, progress:
             if len(got) == len(blocks):
                 group = s.groups[g]
                 values = s.block_values([got[b] for b in range(len(blocks))])
-                final_writers[g].add(task, {**values, "conventions": group.conventions(task)},
-                                     group.final.params.columns())
+                final_writers[g].add(task, {**values, "conventions": group.conventions(task)}, group.final.params)
                 del pending_finals[(g, key)]
 
     def on_result(unit: tuple, results: list) -> None:
@@ -193,7 +192,7 @@ def _execute(s: _Simulation, wh: Warehouse, *, jobs: int, force: bool, progress:
             group = s.groups[g]
             block_writers[g].add(runner.Task({**task.key, "block": b, "trials": len(blocks[b])}, task.measures,
                                              task.fingerprint, task.n_systems, task.n_inputs),
-                                 {**values, "conventions": group.conventions(task)}, group.blocks.params.columns())
+                                 {**values, "conventions": group.conventions(task)}, group.blocks.params)
             have[(g, key)][b] = {**values, "trials": len(blocks[b])}
         finish_complete()
 
@@ -204,7 +203,7 @@ def _execute(s: _Simulation, wh: Warehouse, *, jobs: int, force: bool, progress:
     computed = 0
     try:
         finish_complete()  # configurations whose blocks were all computed before
-        for unit, results in _map(s.work, s.context, payload, jobs):
+        for unit, results in _map(executors.of(wh), s.work, s.context, payload, jobs):
             on_result(unit, results)
             computed += 1
             bar.advance(len(blocks[unit[-1]]) * len(need[unit]))
@@ -263,11 +262,11 @@ def _run_unit_with(work: Callable, context: Any, item: tuple) -> tuple:
     return item[0], work(context, item)
 
 
-def _map(work: Callable, context: Any, payload: list, jobs: int):
+def _map(executor: executors.Executor, work: Callable, context: Any, payload: list, jobs: int):
     """(unit, work(context, item)) for every item, in this process, ``jobs`` local workers
-    (each given ``context`` once) or on the Dask cluster of ``--scheduler`` (``context`` sent
+    (each given ``context`` once) or on the Dask cluster of ``executor`` (``context`` sent
     to its workers once), as they complete."""
-    with executors.executor(jobs, initializer=_set_context, initargs=(context,)) as pool:
+    with executor.pool(jobs, initializer=_set_context, initargs=(context,)) as pool:
         if pool is None:
             for item in payload:
                 yield item[0], work(context, item)
@@ -585,7 +584,8 @@ def normality(wh: Warehouse, dataset: str, measure_globs: Sequence[str] = (), *,
     for g in measure_globs:
         hit = [m for m in names if fnmatch.fnmatchcase(m, g)]
         if not hit:
-            raise WarehouseError(f"--measure {g!r} matches no measure of {dataset!r}; it has: {', '.join(names)}")
+            raise WarehouseError(Message(Argument("measures", [g]), f" matches no measure of {dataset!r}; "
+                                         f"it has: {', '.join(names)}"))
         chosen += [m for m in hit if m not in chosen]
     chosen = chosen or names
     m = wh.matrix(dataset, chosen)

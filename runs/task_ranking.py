@@ -7,15 +7,17 @@ import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
 
 from metaeval.analyses import task_ranking
 from metaeval.core import Warehouse
-from metaeval.errors import WarehouseError
+from metaeval.errors import Argument, Message, WarehouseError
 from metaeval.analyses.stats import vocabulary
 from metaeval.runs import bookkeeping, parameters, selection
+from metaeval.runs.parameters import Params
 
 
 @dataclass(frozen=True)
@@ -35,7 +37,7 @@ def parse_task(text: str) -> TaskSpec:
     """``DATASET:HUMAN:LEVEL:COEFFICIENT[:WEIGHT]``."""
     parts = text.split(":")
     if len(parts) not in (4, 5) or not all(parts):
-        raise WarehouseError(f"--task {text!r}: expected DATASET:HUMAN:LEVEL:COEFFICIENT[:WEIGHT]")
+        raise WarehouseError(Message(Argument("tasks", [text]), ": expected DATASET:HUMAN:LEVEL:COEFFICIENT[:WEIGHT]"))
     weight = 1.0
     if len(parts) == 5:
         try:
@@ -43,11 +45,23 @@ def parse_task(text: str) -> TaskSpec:
         except ValueError:
             weight = float("nan")
         if not (np.isfinite(weight) and weight > 0):
-            raise WarehouseError(f"--task {text!r}: the weight must be a number > 0")
+            raise WarehouseError(Message(Argument("tasks", [text]), ": the weight must be a number > 0"))
     if parts[2] not in vocabulary.LEVELS:
-        raise WarehouseError(f"--task {text!r}: level must be one of {', '.join(vocabulary.LEVELS)}")
+        raise WarehouseError(Message(Argument("tasks", [text]), f": level must be one of {', '.join(vocabulary.LEVELS)}"))
     coefficient = selection.coefficient_choices([parts[3]])[0]
     return TaskSpec(parts[0], parts[1], parts[2], coefficient, weight)
+
+
+@dataclass(frozen=True)
+class TaskRankingParams(Params):
+    """A ranking of the metrics over several tasks (table ``task_rankings``, written by
+    :func:`rank_tasks`, not the run loop): ``task_set`` names the tasks (a digest of their specs)."""
+
+    table: ClassVar[str] = "task_rankings"
+    task_set: str
+    k: int
+    seed: int
+    alpha: float
 
 
 @dataclass(frozen=True)
@@ -61,7 +75,7 @@ def rank_tasks(wh: Warehouse, specs: Sequence[TaskSpec], metric_globs: Sequence[
     """Rank the metrics present in every task; reuse the latest ranking of the same tasks,
     parameters and data (``force`` recomputes)."""
     if len(specs) < 1:
-        raise WarehouseError("give at least one --task")
+        raise WarehouseError(Message("give at least one ", Argument("tasks")))
     tasks, measures_fp = [], hashlib.sha256()
     for spec in specs:
         scope = selection.resolve_scope(wh, spec.dataset, spec.human, metric_globs, [spec.level], [spec.coefficient])
@@ -77,22 +91,22 @@ def rank_tasks(wh: Warehouse, specs: Sequence[TaskSpec], metric_globs: Sequence[
     spec_json = json.dumps([vars(s) for s in specs], sort_keys=True)
     task_set = hashlib.sha256(spec_json.encode()).hexdigest()[:16]
     fingerprint = measures_fp.hexdigest()
-    params = {"task_set": task_set, "k": k, "seed": seed, "alpha": alpha}
+    params = TaskRankingParams(task_set, k, seed, alpha)
     if not force:
         prev = wh.con.execute(
-            f"SELECT * FROM latest_task_rankings WHERE task_set = $task_set AND k = $k AND seed = $seed "
+            f"SELECT * FROM {params.view} WHERE task_set = $task_set AND k = $k AND seed = $seed "
             f"AND alpha = $alpha AND fingerprint = $fp AND {bookkeeping.THIS_VERSION} ORDER BY rank",
-            {**params, "fp": fingerprint, **bookkeeping.version_parameter()}).df()
+            {**params.columns(), "fp": fingerprint, **bookkeeping.version_parameter()}).df()
         if set(prev["metric"]) == set(common):
             return Outcome(None, prev)
     r = task_ranking.rank_tasks(tasks, k=k, seed=seed, alpha=alpha)
-    parameters = {"tasks": [vars(s) for s in specs], "metrics": list(r.metrics), **params}
+    parameters = {"tasks": [vars(s) for s in specs], "metrics": list(r.metrics), **params.recorded()}
     run_id = bookkeeping.start_run(wh, "rank-tasks", parameters, seed, fingerprint, len(r.metrics))
     with bookkeeping.finishing(wh, run_id):
         rows = []
         for i, m in enumerate(r.metrics):
             rows.append({
-                "run_id": run_id, "task_set": task_set, "tasks": spec_json, "metric": m,
+                "run_id": run_id, "tasks": spec_json, "metric": m,
                 "average": bookkeeping.as_float(r.average[i]),
                 "correlations": json.dumps([bookkeeping.as_float(c) for c in r.correlations[:, i]]),
                 # an undefined average never ranks, clusters or wins (NULL)
@@ -101,7 +115,7 @@ def rank_tasks(wh: Warehouse, specs: Sequence[TaskSpec], metric_globs: Sequence[
                 "winner": bool(r.is_winner[i]) if r.winner_known[i] else None,
                 "n_beaten_by": int(r.n_beaten_by[i]),
                 "p_values": json.dumps({o: bookkeeping.as_float(r.pvalues[i, j]) for j, o in enumerate(r.metrics) if j != i}),
-                "k": k, "seed": seed, "alpha": alpha, "fingerprint": fingerprint,
+                **params.columns(), "fingerprint": fingerprint,
                 "conventions": json.dumps({**r.conventions, "orientation": bookkeeping.ORIENTATION}, sort_keys=True,
                                           default=bookkeeping.jsonable),
             })

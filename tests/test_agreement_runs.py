@@ -155,7 +155,7 @@ def test_plotting_data(warehouse_copy):
         rows = agreement_runs.latest_rows(wh, scope)
         table = agreement.tau_matrix(rows)
         series = agreement_runs.tau_vs_property(wh, scope, "js-2", "rouge-2.recall", "ease", window=10)
-        with pytest.raises(WarehouseError, match="run `metaeval agreement` first"):
+        with pytest.raises(WarehouseError, match=r"run `wh\.agreement\(dataset='realsumm', metrics=\[.*\]\)` first"):
             agreement_runs.tau_vs_property(wh, scope, "js-2", "rouge-2.recall", "coverage")
     assert table.shape == (3 * 3, 3)
     assert series["value"].is_monotonic_increasing and len(series) <= 100

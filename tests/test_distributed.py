@@ -85,14 +85,25 @@ def test_simulations_on_a_cluster_from_the_environment_equal_a_local_run(shared_
 
 
 def test_the_scheduler_option_holds_for_its_command_only(db, scheduler):
+    """The executor is a value (runs/executors.py Executor) the warehouse of one command carries:
+    the next command, without --scheduler, computes locally; from Python, ``wh.executor``."""
     from metaeval.runs import executors
+    from metaeval.runs.api import AnalysisWarehouse
 
+    ci = ["ci", "--dataset", "demo", "--human", "expert.relevance", "--k", 40, "--force"]
     _cli(db, "demo", "--systems", 3, "--inputs", 3, "--k", 40)
-    _cli(db, "ci", "--dataset", "demo", "--human", "expert.relevance", "--k", 40, "--force", "--scheduler", scheduler)
-    assert executors.scheduler() is None
-    with executors.using(scheduler):
-        assert executors.describe(2) == {"kind": "dask", "scheduler": scheduler}
-    assert executors.describe(2) == {"kind": "local", "jobs": 2}
+    _cli(db, *ci, "--scheduler", scheduler)
+    _cli(db, *ci, "--jobs", 2)
+    assert _executors(db)[-2:] == [{"kind": "dask", "scheduler": scheduler}, {"kind": "local", "jobs": 2}]
+    executor = executors.Executor(scheduler)
+    assert executor.describe(2) == {"kind": "dask", "scheduler": scheduler}
+    assert executors.LOCAL.describe(2) == {"kind": "local", "jobs": 2}
+    with AnalysisWarehouse(db) as wh:
+        assert wh.executor is None and executors.of(wh) == executors.LOCAL
+        wh.executor = executor
+        assert executors.of(wh) is executor
+        wh.ci("demo", "expert.relevance", k=40, force=True)
+    assert _executors(db)[-1] == {"kind": "dask", "scheduler": scheduler}
 
 
 # --- issue 24.8: --scheduler where nothing Dask answers fails fast, in one line ------------------
@@ -189,6 +200,7 @@ def test_a_scheduler_address_where_nothing_dask_answers_fails_in_one_line(reques
     import threading
     import time
 
+    from metaeval.cli.app import error_text
     from metaeval.errors import WarehouseError
     from metaeval.runs import executors
 
@@ -200,7 +212,7 @@ def test_a_scheduler_address_where_nothing_dask_answers_fails_in_one_line(reques
         try:
             executors.check_scheduler(address, "--scheduler")
         except WarehouseError as exc:
-            outcome["error"] = str(exc)
+            outcome["error"] = error_text(exc)   # as the command line prints it (Python: scheduler=...)
 
     start = time.monotonic()
     thread = threading.Thread(target=probe, daemon=True)
@@ -261,3 +273,18 @@ def test_the_default_deadline_fails_a_real_command_under_30_s(request, tmp_path,
     assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr and took < 30, (took, proc.stderr)
     with Warehouse(db, read_only=True) as wh:
         assert len(wh.sql("SELECT * FROM analysis_runs")) == runs
+
+
+def test_a_malformed_address_from_python_names_the_parameter():
+    """runs/ names the Python parameter (scheduler=...); the command line renders --scheduler."""
+    from metaeval.cli.app import error_text
+    from metaeval.errors import WarehouseError
+    from metaeval.runs import executors
+
+    with pytest.raises(WarehouseError) as caught:
+        executors.Executor("notanaddress").check()
+    assert str(caught.value).startswith("scheduler='notanaddress' is not a scheduler address")
+    assert str(caught.value).endswith("or leave scheduler out to compute locally")
+    assert error_text(caught.value).startswith("--scheduler 'notanaddress' is not a scheduler address")
+    with pytest.raises(WarehouseError, match=r"^\$METAEVAL_SCHEDULER 'x' is not a scheduler address"):
+        executors.Executor("x", "$METAEVAL_SCHEDULER").check()

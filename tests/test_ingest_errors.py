@@ -595,7 +595,11 @@ def test_the_demo_into_a_dataset_of_other_systems_says_what_to_do(db, tmp_path):
             demo.load(wh, "demo", tmp_path / "b", n_systems=4, n_inputs=3)
     message = str(caught.value)
     assert message.startswith("1 new system ('S03' at <demo seed=0 systems=4 inputs=3>:11) for dataset demo")
-    assert "--allow-new" not in message and "--dataset NAME" in message and "--db PATH" in message
+    assert "allow_new" not in message and "dataset=NAME" in message and "db=PATH" in message
+    from metaeval.cli.app import error_text   # the command line names the flags
+
+    assert "--allow-new" not in error_text(caught.value)
+    assert "--dataset NAME" in error_text(caught.value) and "--db PATH" in error_text(caught.value)
 
 
 def _write(path, text):

@@ -91,7 +91,10 @@ def test_demo_conflict_says_what_to_do_without_replace(db, tmp_path):
         assert_same(before, snapshot(wh))
         assert demo.load(wh, "demo-1", tmp_path / "d", n_systems=4, n_inputs=5, seed=1).changed
     message = str(caught.value)
-    assert "--replace" not in message and "--dataset NAME" in message and "--db PATH" in message
+    assert "--replace" not in message and "dataset=NAME" in message and "db=PATH" in message
+    from metaeval.cli.app import error_text   # the command line names the flags
+
+    assert "--dataset NAME" in error_text(caught.value) and "--db PATH" in error_text(caught.value)
     assert "<demo seed=1 systems=4 inputs=5>:62: scores system=S00 input=D000 measure=sim-high.f1" in message
 
 

@@ -57,3 +57,28 @@ def test_a_column_that_is_not_an_argument():
     assert p.run_seed() is None
     assert simulation.CoverageParams("fisher", 0.05, None, 2, 60).columns() == {
         "method": "fisher", "alpha": 0.05, "k": None, "seed": 2, "trials": 60}
+
+
+def test_the_families_written_by_their_own_loop_declare_their_parameters_too():
+    """winners, replicability, rank-tasks, annotators and the input properties write their rows
+    outside the run loop; their parameters are typed all the same (issue 25)."""
+    from metaeval.runs import annotators, task_ranking
+
+    families = {p.__name__ for p in _subclasses(parameters.Params)}
+    assert families >= {"WinnersParams", "ReplicabilityParams", "TaskRankingParams", "AnnotatorsParams",
+                        "InputPropertiesParams"}
+    w = ranking.WinnersParams("perm-both", "two-sided", "holm", "metric", 0.05, "any")
+    assert w.view == "latest_winners" and w.recorded() == w.columns() == {
+        "method": "perm-both", "alternative": "two-sided", "correction": "holm", "correction_group": "metric",
+        "alpha": 0.05, "cluster_rule": "any"}
+    r = ranking.ReplicabilityParams("perm-both", "greater", 0.05, ("bonferroni", "fisher"))
+    assert r.view == "latest_replicability" and r.columns() == {"method": "perm-both", "alternative": "greater",
+                                                                 "alpha": 0.05}
+    assert r.recorded() == {**r.columns(), "pc_methods": ("bonferroni", "fisher")}   # run-only: not a column
+    t = task_ranking.TaskRankingParams("abc", 100, 3, 0.05)
+    assert t.view == "latest_task_rankings" and t.run_seed() == 3 and t.columns() == {
+        "task_set": "abc", "k": 100, "seed": 3, "alpha": 0.05}
+    a = annotators.AnnotatorsParams(200, 0.05, 1, 20)
+    assert a.columns() == {} and a.recorded() == {"k": 200, "alpha": 0.05, "seed": 1, "splits": 20}
+    assert a.run_seed() == 1
+    assert agreement.InputPropertiesParams("[]").columns() == {"consensus": "[]"}

@@ -104,6 +104,13 @@ def test_report_says_what_is_missing(db, cli, tmp_path):
     assert "simulate power" not in page
     assert "no power simulations: they score the summary texts, and dataset t has none" in page
     assert f"`metaeval {db_option} simulate coverage --dataset t --human h --metric m`" in page
+    # from Python, the same hints are Warehouse calls (runs/report.py Words: the CLI gives its command lines)
+    from metaeval.runs import report as reporting
+
+    with Warehouse(db, read_only=True) as wh:
+        python_page = html.unescape(reporting.render(wh, "t")[0])
+    assert "no confidence intervals yet: run `wh.ci(dataset='t', human='h')`" in python_page
+    assert "`wh.simulate_coverage(dataset='t', human='h', metrics=['m'])`" in python_page
     # every suggested analysis command parses and runs on this warehouse
     for command in re.findall(r"run `metaeval (?:--db \S+ )?((?:ci|compare|simulate coverage) [^`]*)`", page):
         args = shlex.split(command)

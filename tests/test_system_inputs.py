@@ -218,7 +218,7 @@ def test_evaluate_says_its_protocol_and_records_it(db, tmp_path):
     with AnalysisWarehouse(db) as wh:
         ev = wh.evaluate("t", "h", metrics=["mx"], coefficients=["pearson"], k=40, system_inputs="judged")
         assert ev.computed == 0 and ev.settings["system_inputs"] == "judged"
-        with pytest.raises(WarehouseError, match="--system-inputs 'some'"):
+        with pytest.raises(WarehouseError, match="system_inputs='some'"):
             wh.evaluate("t", "h", [tmp_path / "t.csv"], metrics=["mx"], system_inputs="some")
 
 

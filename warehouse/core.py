@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import duckdb
 import numpy as np
@@ -79,6 +80,13 @@ class Warehouse:
     #: The command line that opened this warehouse, set by the ``metaeval`` command line and
     #: recorded with every analysis run it starts (``analysis_runs.command_line``); None from Python.
     command_line: str | None = None
+
+    #: What computes the tasks of the analysis runs it starts: a
+    #: :class:`metaeval.runs.executors.Executor` (a Dask scheduler's address), set by the command
+    #: line from ``--scheduler`` / ``$METAEVAL_SCHEDULER`` or by a Python caller
+    #: (``wh.executor = Executor("tcp://host:8786")``); None: this process and local workers
+    #: (the runs' ``jobs``). Recorded with every run (``analysis_runs.parameters["executor"]``).
+    executor: Any = None
 
     def __init__(self, path: str | os.PathLike | None = None, *, read_only: bool = False):
         self.path = connection.resolve_path(path)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,23 +14,97 @@ def one_line(exc: BaseException) -> str:
 
 @dataclass(frozen=True)
 class Hint:
-    """What to run to produce what an error says is missing, in the Python API's words: the
-    ``Warehouse`` method ``command`` and its arguments, in order (a list or tuple: the values of
-    a repeated option), on the warehouse at ``db``. The command line renders it as a
-    ``metaeval`` command line (``metaeval.cli.app.command_line``); ``str()`` is the Python call."""
+    """What to run, in the Python API's words: the ``Warehouse`` method ``command`` and its
+    arguments, in order (a list or tuple: the values of a repeated option; True: a switch), after
+    the ``positional`` values, on the warehouse at ``db``. ``python``: the Python call, written
+    out, when it is not that method (a function of ``metaeval.runs``, ``Warehouse.create``). The
+    command line renders it as a ``metaeval`` command line (``metaeval.cli.app.command_line``);
+    ``str()`` is the Python call."""
 
     command: str
-    arguments: tuple[tuple[str, Any], ...]
+    arguments: tuple[tuple[str, Any], ...] = ()
     db: str | None = None
+    positional: tuple[Any, ...] = ()
+    python: str | None = None
 
     def __str__(self) -> str:
-        args = ", ".join(f"{name}={list(v) if isinstance(v, tuple) else v!r}" for name, v in self.arguments)
+        if self.python is not None:
+            return self.python
+        args = ", ".join([*map(repr, self.positional),
+                          *(f"{name}={list(v) if isinstance(v, tuple) else v!r}" for name, v in self.arguments)])
         return f"wh.{self.command}({args})"
 
 
+class _NoValue:
+    def __repr__(self) -> str:
+        return "NO_VALUE"
+
+    def __reduce__(self) -> str:  # pickled as a reference: one NO_VALUE in every process (workers)
+        return "NO_VALUE"
+
+
+#: :attr:`Argument.value` when the text names the parameter only.
+NO_VALUE: Any = _NoValue()
+
+
+@dataclass(frozen=True)
+class Argument:
+    """A parameter an error's text names, by its Python name (``k``, ``system_inputs``), with the
+    value it was given (:data:`NO_VALUE`: the parameter only; a list: the values of a repeated
+    option; ``placeholder``: a value written as is, ``NAME``). ``str()`` is the Python wording
+    (``k=5``, ``system_inputs``); the command line renders it as its flag (``--k 5``,
+    ``--system-inputs``: ``metaeval.cli.app.argument_text``)."""
+
+    name: str
+    value: Any = NO_VALUE
+    placeholder: str | None = None
+
+    def __str__(self) -> str:
+        if self.placeholder is not None:
+            return f"{self.name}={self.placeholder}"
+        return self.name if self.value is NO_VALUE else f"{self.name}={self.value!r}"
+
+
+class Message:
+    """An error's text whose parameters (:class:`Argument`) and calls (:class:`Hint`) stay
+    structured, so that each reader gets them in its own words: ``str()`` names them as the
+    Python API does (``k=5``, ``wh.compare(...)``), :meth:`render` as a caller says (the command
+    line: ``--k 5``, ``metaeval compare ...``)."""
+
+    def __init__(self, *parts):
+        flat: list = []
+        for p in parts:
+            flat += p.parts if isinstance(p, Message) else [p]
+        self.parts = tuple(flat)
+
+    def render(self, argument: Callable[[Argument], str], hint: Callable[[Hint], str]) -> str:
+        return "".join(argument(p) if isinstance(p, Argument) else hint(p) if isinstance(p, Hint) else str(p)
+                       for p in self.parts)
+
+    def __str__(self) -> str:
+        return self.render(str, str)
+
+    def __repr__(self) -> str:
+        return f"Message{self.parts!r}"
+
+    def __add__(self, other) -> Message:
+        return Message(self, other)
+
+    def __radd__(self, other) -> Message:
+        return Message(other, self)
+
+
+def text(*parts) -> str | Message:
+    """``parts`` joined: a plain string when all are strings, else a :class:`Message`."""
+    if all(isinstance(p, str) for p in parts):
+        return "".join(parts)
+    return Message(*parts)
+
+
 class WarehouseError(Exception):
-    """Something about the warehouse or a request to it is wrong; the message says what, and
-    ``hint`` (a :class:`Hint`, or None) what to run about it."""
+    """Something about the warehouse or a request to it is wrong; the message says what (a string,
+    or a :class:`Message` naming parameters), and ``hint`` (a :class:`Hint`, or None) what to run
+    about it."""
 
     def __init__(self, *args, hint: Hint | None = None):
         super().__init__(*args)
@@ -37,8 +112,14 @@ class WarehouseError(Exception):
 
     @property
     def message(self) -> str:
-        """The message without the hint."""
+        """The message without the hint, in the Python API's words."""
         return super().__str__()
+
+    def render(self, argument: Callable[[Argument], str], hint: Callable[[Hint], str]) -> str:
+        """The message without the hint, its parameters and calls rendered by ``argument`` and
+        ``hint`` (the command line's flags and command lines)."""
+        first = self.args[0] if len(self.args) == 1 else None
+        return first.render(argument, hint) if isinstance(first, Message) else self.message
 
     def __str__(self) -> str:
         return self.message if self.hint is None else f"{self.message}\n  {self.hint}"
@@ -65,7 +146,7 @@ class ConflictError(WarehouseError):
         headline = headline or (f"{total} value(s) conflict with the warehouse; nothing was written "
                                 "(use --replace to overwrite them)")
         more = f"\n  ... and {total - len(conflicts)} more" if total > len(conflicts) else ""
-        super().__init__(f"{headline}:\n  " + "\n  ".join(conflicts) + more)
+        super().__init__(text(headline, ":\n  " + "\n  ".join(conflicts) + more))
 
 
 class DuplicateCellsError(WarehouseError):
@@ -90,7 +171,8 @@ class NewIdsError(WarehouseError):
                  advice: str = "pass --allow-new to add them (allow_new=True in Python), or fix the ids"):
         self.dataset, self.systems, self.inputs = dataset, systems, inputs
         parts = [_ids(systems, "system", "systems", self.SHOWN), _ids(inputs, "input", "inputs", self.SHOWN)]
-        super().__init__(f"{' and '.join(p for p in parts if p)} for dataset {dataset}; nothing was written: {advice}")
+        super().__init__(text(f"{' and '.join(p for p in parts if p)} for dataset {dataset}; nothing was written: ",
+                              advice))
 
 
 def _ids(ids: list[tuple[str, str]], singular: str, plural: str, shown: int) -> str:

@@ -20,7 +20,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from metaeval.errors import WarehouseError
+from metaeval.errors import Argument, Message, WarehouseError
+
+#: The parameter naming the output (``out``: ``--out`` on the command line) and the switch that
+#: replaces it.
+OUT = Argument("out")
+OVERWRITE = Argument("overwrite", True)
 
 #: The file that marks a directory as a metaeval report (replaced only with overwrite).
 REPORT_MARKER = "index.html"
@@ -33,21 +38,21 @@ def _warehouse_files(warehouse: Path | None) -> set[Path]:
     return {db, db.with_name(db.name + ".wal")}
 
 
-def check_output_file(path: Path, *, warehouse: Path | None, overwrite: bool, option: str = "--out") -> None:
+def check_output_file(path: Path, *, warehouse: Path | None, overwrite: bool, option: str | Argument = OUT) -> None:
     """Refuse ``path`` when it is the warehouse (after following symlinks), a directory, or an
     existing file without ``overwrite``; a WarehouseError says which and what to do."""
     path = Path(path)
     if path.resolve() in _warehouse_files(warehouse):
-        raise WarehouseError(f"{option} {path} is the warehouse itself ({Path(warehouse).resolve()}); "
-                             "refusing to write onto it: choose another file")
+        raise WarehouseError(Message(option, f" {path} is the warehouse itself ({Path(warehouse).resolve()}); "
+                                     "refusing to write onto it: choose another file"))
     if path.is_dir():
-        raise WarehouseError(f"{option} {path} is a directory; give a file name")
+        raise WarehouseError(Message(option, f" {path} is a directory; give a file name"))
     if (path.exists() or path.is_symlink()) and not overwrite:
-        raise WarehouseError(f"{option} {path} already exists; pass --overwrite to replace it")
+        raise WarehouseError(Message(option, f" {path} already exists; pass ", OVERWRITE, " to replace it"))
 
 
 @contextmanager
-def atomic_file(path: Path, *, warehouse: Path | None, overwrite: bool, option: str = "--out") -> Iterator[Path]:
+def atomic_file(path: Path, *, warehouse: Path | None, overwrite: bool, option: str | Argument = OUT) -> Iterator[Path]:
     """A temporary path in ``path``'s directory to write to (with ``path``'s suffix, and the
     permissions a new file gets under the umask); moved onto ``path`` when the block ends without
     error, removed otherwise. Checks
@@ -73,7 +78,7 @@ def atomic_file(path: Path, *, warehouse: Path | None, overwrite: bool, option: 
         tmp.unlink(missing_ok=True)
 
 
-def check_output_directory(path: Path, *, warehouse: Path | None, overwrite: bool, option: str = "--out",
+def check_output_directory(path: Path, *, warehouse: Path | None, overwrite: bool, option: str | Argument = OUT,
                            marker: str = REPORT_MARKER, what: str = "report") -> None:
     """Refuse a directory ``path`` that holds the warehouse, is a file, is a report without
     ``overwrite``, or is non-empty without being a report (never replaced: it is someone's).
@@ -82,20 +87,20 @@ def check_output_directory(path: Path, *, warehouse: Path | None, overwrite: boo
     resolved = path.resolve()
     for f in _warehouse_files(warehouse):
         if f == resolved or resolved in f.parents:
-            raise WarehouseError(f"{option} {path} holds the warehouse {f}; choose another directory")
+            raise WarehouseError(Message(option, f" {path} holds the warehouse {f}; choose another directory"))
     if path.exists() and not path.is_dir():
-        raise WarehouseError(f"{option} {path} exists and is not a directory")
+        raise WarehouseError(Message(option, f" {path} exists and is not a directory"))
     if path.is_dir() and any(path.iterdir()):
         if not (path / marker).is_file():
-            raise WarehouseError(f"{option} {path} is a non-empty directory that holds no {what}; "
-                                 "choose a new or empty directory")
+            raise WarehouseError(Message(option, f" {path} is a non-empty directory that holds no {what}; "
+                                         "choose a new or empty directory"))
         if not overwrite:
-            raise WarehouseError(f"{option} {path} already holds a {what}; pass --overwrite to replace it")
+            raise WarehouseError(Message(option, f" {path} already holds a {what}; pass ", OVERWRITE, " to replace it"))
 
 
 @contextmanager
 def atomic_directory(path: Path, *, warehouse: Path | None, overwrite: bool,
-                     option: str = "--out", marker: str = REPORT_MARKER, what: str = "report") -> Iterator[Path]:
+                     option: str | Argument = OUT, marker: str = REPORT_MARKER, what: str = "report") -> Iterator[Path]:
     """A temporary directory beside ``path`` to write into; it replaces ``path`` (a report, with
     ``overwrite``; a ``what`` marked by ``marker``) when the block ends without error and is
     removed otherwise."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 import click
 
 from metaeval.cli.app import (ALPHA, RESAMPLES, Context, FiniteFloatRange, LazyChoice, _analysis_options,
-                              _resampling_options, fmt_option, interrupted, is_text, layout_option, show,
+                              _resampling_options, error_text, fmt_option, interrupted, is_text, layout_option, show,
                               subset_options)
 from metaeval.cli.progress import terminal_progress
 
@@ -77,7 +77,7 @@ def _tied(coefficients, epsilon, tie_calibration):
     try:
         return selection.with_tie_threshold(coefficients, epsilon, tie_calibration)
     except WarehouseError as exc:
-        raise click.UsageError(str(exc)) from None
+        raise click.UsageError(error_text(exc)) from None
 
 
 @click.command()

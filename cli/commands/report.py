@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from metaeval import files
-from metaeval.cli.app import ALPHA, OVERWRITE, CoefficientChoice, Context, LazyChoice, out_file
+from metaeval.cli.app import ALPHA, OVERWRITE, CoefficientChoice, Context, LazyChoice, argument_text, out_file
 from metaeval.errors import WarehouseError
 
 #: The file types ``metaeval plot`` writes (matplotlib's, chosen by the suffix of --out).
@@ -34,7 +34,8 @@ def report(obj: Context, dataset, human, out, overwrite):
     from metaeval.runs import report as reporting
 
     with obj.open(read_only=True) as wh:
-        path, n = reporting.build(wh, dataset, out, human, overwrite=overwrite, command=obj.command)
+        path, n = reporting.build(wh, dataset, out, human, overwrite=overwrite,
+                                  words=reporting.Words(obj.hint, argument_text))
     click.echo(f"wrote {path} with {n} figure(s)")
 
 
