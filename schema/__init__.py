@@ -48,6 +48,8 @@ RESULT_TABLES: dict[str, str] = {
     "normality": "latest_normality",
     # rank-tasks (runs/task_ranking.py)
     "task_rankings": "latest_task_rankings",
+    # categories (runs/categories.py)
+    "error_categories": "latest_error_categories",
     # every run of every analysis
     "analysis_runs": "analysis_runs",
 }
