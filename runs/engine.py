@@ -27,13 +27,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from metaeval import schema
+from metaeval.runs import runner, selection
+from metaeval.runs.stored import table_rows  # noqa: F401  (results / export; light: runs/stored.py)
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from metaeval.core import Warehouse
-    from metaeval.rows import Rows
-    from metaeval.runs import runner, selection
     from metaeval.runs.runner import ProgressFactory
 
 #: the key columns a scope orders and filters: column -> the scope's attribute
@@ -75,8 +75,6 @@ def analyse(wh: Warehouse, build: Callable[[selection.Scope], Sequence[runner.An
     """Run the analyses ``build`` makes of the resolved scope, in order (see the module
     docstring); ``valid_levels``: the levels the analyses accept (default the correlation
     levels); ``annotations``: they read every annotator's values of the human judgment."""
-    from metaeval.runs import selection   # here: `results` reads table_rows without numpy or pandas
-
     extra = {} if valid_levels is None else {"valid_levels": valid_levels}
     scope = selection.resolve_scope(wh, dataset, human, metrics, levels, coefficients, **extra)
     data = selection.load_data(wh, scope, annotations=annotations)
@@ -89,8 +87,6 @@ def run_all(wh: Warehouse, scope: selection.Scope, analyses: Sequence[runner.Ana
             data: selection.Data | None = None, skipped: dict[str, str] | None = None, jobs: int = 1,
             force: bool = False, progress: ProgressFactory | None = None) -> list[Outcome]:
     """Run each of ``analyses`` over ``scope`` (``data``: its loaded data, read if None)."""
-    from metaeval.runs import runner
-
     return [Outcome(scope, a, runner.run(wh, scope, a, jobs=jobs, force=force, progress=progress, data=data),
                     dict(skipped or {}))
             for a in analyses]
@@ -116,26 +112,6 @@ def latest_rows(wh: Warehouse, table: str, dataset: str, human: str | None = Non
         if keys:
             frame = frame.sort_values(keys, key=lambda col: col.map(ranks[col.name]))
     return frame.reset_index(drop=True)
-
-
-def table_rows(wh: Warehouse, table: str, dataset: str | None = None, *, latest: bool = False,
-               plain: bool = False) -> pd.DataFrame | Rows:
-    """Every row of ``table`` (``latest``: its latest view) of ``dataset`` (None: all), by
-    result id; for ``analysis_runs``, the runs over ``dataset`` (parameter ``dataset``, or in
-    ``datasets``), by run id; for ``replicability``, the groups that include it. ``plain``: as
-    :class:`~metaeval.rows.Rows` (printed without pandas)."""
-    schema.latest_view(table)   # a registered table
-    source = schema.latest_view(table) if latest else table
-    read = wh.rows if plain else wh.sql
-    if table == "analysis_runs":
-        return read(f"SELECT * FROM {source} WHERE $dataset IS NULL OR json_extract_string(parameters, '$.dataset') "
-                    "= $dataset OR list_contains(json_extract_string(parameters, '$.datasets[*]'), $dataset) "
-                    "ORDER BY run_id", {"dataset": dataset})
-    if table == "replicability":  # a row's dataset names its group: the datasets joined by '+'
-        return read(f"SELECT * FROM {source} WHERE $dataset IS NULL OR dataset = $dataset "
-                    "OR list_contains(string_split(dataset, '+'), $dataset) ORDER BY result_id", {"dataset": dataset})
-    return read(f"SELECT * FROM {source} WHERE $dataset IS NULL OR dataset = $dataset ORDER BY result_id",
-                {"dataset": dataset})
 
 
 def setting_rows(wh: Warehouse, table: str, where: dict[str, Any],

@@ -30,11 +30,11 @@ def results(obj, table, dataset, human, metrics, levels, coefficients, methods, 
     A filter on a column the table does not have is an error. json and csv give every column
     (conventions and parameters nested in json); text, markdown and latex leave out the
     conventions, parameters and fingerprints."""
-    from metaeval.runs import engine
+    from metaeval.runs import stored
 
     light = plain(fmt) and not signed    # printed without pandas (metaeval.analyses.plain)
     with obj.open(read_only=True) as wh:
-        frame = engine.table_rows(wh, table, dataset, latest=True, plain=light)
+        frame = stored.table_rows(wh, table, dataset, latest=True, plain=light)
         if signed:
             from metaeval.runs import signatures
 
