@@ -267,6 +267,42 @@ def delta_bin_accuracy(rows: pd.DataFrame, title: str = "") -> Figure:
     return fig
 
 
+def category_drops(rows: pd.DataFrame, title: str = "") -> Figure:
+    """Error categories (FRANK's ablation, Pagnoni et al. 2021): for each metric, one bar per
+    category, the drop of its correlation with the overall judgment when that category is ignored
+    (``correlation_drop`` = r(metric, overall) - r(metric, overall without the category)); > 0:
+    the metric's agreement rests on the category. An undefined drop is marked "n/a", not drawn as 0.
+
+    ``rows``: one level and coefficient of ``error_categories`` (metric, category, correlation_drop).
+    """
+    _require(rows, ["metric", "category", "correlation_drop"], "an error-category figure")
+    _one_setting(rows, ["metric", "category"], ["human", "level", "coefficient"], "an error-category figure")
+    metrics = list(dict.fromkeys(rows["metric"]))
+    cats = list(dict.fromkeys(rows["category"]))
+    height = 0.8 / max(1, len(cats))
+    fig, ax = plt.subplots(figsize=(6.4, max(2.6, 0.9 + 0.28 * len(metrics) * max(1, len(cats)) ** 0.5)),
+                           layout="constrained")
+    drops = rows.set_index(["metric", "category"])["correlation_drop"]
+    colors = plt.get_cmap("tab10")
+    for j, cat in enumerate(cats):
+        ys = np.arange(len(metrics)) - 0.4 + height * (j + 0.5)
+        values = np.array([drops.get((m, cat), np.nan) for m in metrics], dtype=float)
+        ax.barh(ys, np.nan_to_num(values), height=height * 0.9, color=colors(j % 10), label=cat)
+        for y, v in zip(ys, values):
+            if np.isnan(v):
+                ax.text(0, y, " n/a", va="center", fontsize=6, color="grey")
+    ax.axvline(0, color="black", linewidth=0.8)
+    ax.set_yticks(np.arange(len(metrics)), metrics, fontsize=7)
+    ax.invert_yaxis()
+    ax.set_xlabel("drop of the correlation when the category is ignored\n"
+                  "r(metric, overall) - r(metric, overall without the category)", fontsize=8)
+    ax.legend(title="category ignored", fontsize=7, title_fontsize=7, loc="best")
+    ax.grid(axis="x", alpha=0.3)
+    if title:
+        fig.suptitle(_wrapped(title, 6.4, 9), fontsize=9)
+    return fig
+
+
 def save(fig: Figure, stem: Path) -> list[Path]:
     """Write ``stem.png`` and ``stem.svg``; close the figure."""
     paths = [stem.parent / f"{stem.name}.png", stem.parent / f"{stem.name}.svg"]

@@ -27,11 +27,11 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from metaeval.analyses.plain import JSON_COLUMNS  # columns of JSON text: nested objects in JSON output
+
 FORMATS: tuple[str, ...] = ("text", "json", "csv", "markdown", "latex")
 #: Older names of a format, still accepted.
 ALIASES: Mapping[str, str] = {"table": "text"}
-#: Columns whose values are JSON documents (stored as JSON text): nested objects in JSON output.
-JSON_COLUMNS: tuple[str, ...] = ("conventions", "parameters", "beaten_by", "consensus", "pc_pvalues", "p_values")
 #: Significant digits of floats in the text-like formats (markdown, latex).
 DIGITS = 4
 

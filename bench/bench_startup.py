@@ -2,6 +2,7 @@
 
     python bench/bench_startup.py                    # SummEval from ../shared/data, 7 runs per command
     python bench/bench_startup.py --runs 15 --workdir /tmp/startup
+    python bench/bench_startup.py --baseline /work/main/.venv/bin/python   # side by side with another install
 
 Builds a SummEval warehouse (the README's ingest commands) and runs an up-to-date `correlate`
 once to store its rows; then times each command as a new process (wall clock, the whole
@@ -9,6 +10,10 @@ process: interpreter start, imports, the query, printing) `--runs` times and rep
 median and the minimum. The reference is the interpreter importing DuckDB alone: no command can
 be faster than that. Targets: the light commands (`--help`, `datasets`, `measures`, `results`,
 `sql`) under 0.5 s, an up-to-date `correlate` under 1 s.
+
+``--baseline PYTHON``: also time each command with the ``metaeval`` installed beside that
+interpreter (another checkout, e.g. the code before a change), each run of one alternating with
+a run of the other, so that both see the same load.
 
 Also lists, for `datasets`, whether scipy, matplotlib or sklearn-like heavy modules were imported
 (they must not be on the light path), and times `Warehouse.matrix` of every SummEval measure with
@@ -30,27 +35,38 @@ DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "summeval"
 HUMAN = "expert.relevance"
 
 
-def _metaeval(db: Path, *args: str) -> list[str]:
-    """The installed ``metaeval`` script (as a user runs it), beside this interpreter."""
-    script = Path(sys.executable).parent / "metaeval"
+def _metaeval(db: Path, *args: str, python: str | None = None) -> list[str]:
+    """The installed ``metaeval`` script (as a user runs it), beside this interpreter (or ``python``)."""
+    script = Path(python or sys.executable).parent / "metaeval"
     return [str(script), "--db", str(db), *args]
 
 
-def _time(cmd: list[str], runs: int) -> tuple[float, float]:
-    times = []
+def _once(cmd: list[str]) -> float:
+    start = time.perf_counter()
+    done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    took = time.perf_counter() - start
+    if done.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd)} failed: {done.stderr.strip()}")
+    return took
+
+
+def _time(cmd: list[str], runs: int, baseline: list[str] | None = None) -> tuple[float, ...]:
+    """(median, min) of ``cmd``; with ``baseline``, also its (median, min), runs interleaved."""
+    times, base = [], []
     for _ in range(runs):
-        start = time.perf_counter()
-        done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        times.append(time.perf_counter() - start)
-        if done.returncode != 0:
-            raise SystemExit(f"{' '.join(cmd)} failed: {done.stderr.strip()}")
-    return statistics.median(times), min(times)
+        times.append(_once(cmd))
+        if baseline is not None:
+            base.append(_once(baseline))
+    out = (statistics.median(times), min(times))
+    return out + ((statistics.median(base), min(base)) if baseline is not None else ())
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--workdir", type=Path, default=None)
+    parser.add_argument("--baseline", default=None, metavar="PYTHON",
+                        help="Also time the metaeval installed beside this interpreter, interleaved.")
     args = parser.parse_args()
     if not DATA.is_dir():
         raise SystemExit(f"needs {DATA} (the shared SummEval data)")
@@ -64,20 +80,28 @@ def main() -> None:
                                  "--human", "turker.*"), check=True, stdout=subprocess.DEVNULL)
     correlate = ("correlate", "--dataset", "summeval", "--human", HUMAN)
     subprocess.run(_metaeval(db, *correlate), check=True, stdout=subprocess.DEVNULL)   # stored: up to date
-    commands = {
-        "python -c 'import duckdb' (reference)": [sys.executable, "-c", "import duckdb"],
-        "metaeval --help": _metaeval(db, "--help"),
-        "metaeval datasets": _metaeval(db, "datasets"),
-        "metaeval measures summeval": _metaeval(db, "measures", "summeval"),
-        "metaeval results correlations": _metaeval(db, "results", "correlations", "--dataset", "summeval"),
-        "metaeval sql 'SELECT 1'": _metaeval(db, "sql", "SELECT 1"),
-        "metaeval correlate (up to date)": _metaeval(db, *correlate),
+    names = {
+        "python -c 'import duckdb' (reference)": None,
+        "metaeval --help": ("--help",),
+        "metaeval datasets": ("datasets",),
+        "metaeval measures summeval": ("measures", "summeval"),
+        "metaeval results correlations": ("results", "correlations", "--dataset", "summeval"),
+        "metaeval sql 'SELECT 1'": ("sql", "SELECT 1"),
+        "metaeval correlate (up to date)": correlate,
     }
     env = dict(os.environ)
-    print(f"{'command':40} {'median s':>9} {'min s':>7}")
-    for name, cmd in commands.items():
-        median, best = _time(cmd, args.runs)
-        print(f"{name:40} {median:9.3f} {best:7.3f}")
+    head = f"{'command':40} {'median s':>9} {'min s':>7}"
+    print(head + (f" {'baseline median':>16} {'baseline min':>13}" if args.baseline else ""))
+    for name, argv in names.items():
+        if argv is None:
+            cmd, base = [sys.executable, "-c", "import duckdb"], None
+        else:
+            cmd = _metaeval(db, *argv)
+            base = _metaeval(db, *argv, python=args.baseline) if args.baseline else None
+        if args.baseline and argv is None:
+            base = [args.baseline, "-c", "import duckdb"]
+        t = _time(cmd, args.runs, base)
+        print(f"{name:40} {t[0]:9.3f} {t[1]:7.3f}" + (f" {t[2]:16.3f} {t[3]:13.3f}" if base else ""))
     probe = ("import sys; sys.argv = ['metaeval', '--db', sys.argv[1], 'datasets'];\n"
              "from metaeval.cli import main\n"
              "try:\n    main()\nexcept SystemExit:\n    pass\n"

@@ -26,6 +26,7 @@ if TYPE_CHECKING:  # annotations only: importing them at start-up would slow `--
     import pandas as pd
 
     from metaeval.core import Warehouse
+    from metaeval.rows import Rows
 
 #: ``--format`` of the commands that print rows (analyses.tables); ``table`` is the old name of ``text``.
 FORMATS = ("text", "json", "csv", "markdown", "latex", "table")
@@ -176,12 +177,30 @@ class Context:
         return wh
 
 
-def show(frame: pd.DataFrame, fmt: str, *, caption: str | None = None) -> None:
+def show(frame: pd.DataFrame | Rows, fmt: str, *, caption: str | None = None) -> None:
     """Print a DataFrame in ``fmt`` (:data:`FORMATS`): an aligned table, JSON (one object per
-    row, typed, ``conventions`` nested), CSV, markdown or a LaTeX booktabs tabular."""
+    row, typed, ``conventions`` nested), CSV, markdown or a LaTeX booktabs tabular. Or
+    :class:`~metaeval.rows.Rows` (a light command's, fetched as such when :func:`plain` says
+    so): printed the same without pandas (:mod:`metaeval.analyses.plain`)."""
+    from metaeval.rows import Rows
+
+    if isinstance(frame, Rows) and frame.plain and caption is None:
+        from metaeval.analyses import plain as plain_tables
+
+        click.echo(plain_tables.render(frame, fmt), nl=False)
+        return
     from metaeval.analyses import tables
 
+    frame = frame.frame if isinstance(frame, Rows) else frame
     click.echo(tables.render(frame, fmt, caption=caption), nl=False)
+
+
+def plain(fmt: str) -> bool:
+    """Whether a light command fetches :class:`~metaeval.rows.Rows` for ``fmt`` (text, json, csv:
+    printed without importing pandas) rather than a DataFrame (markdown, latex)."""
+    from metaeval.analyses.plain import FORMATS as PLAIN_FORMATS
+
+    return ("text" if fmt == "table" else fmt) in PLAIN_FORMATS
 
 
 def show_blocks(blocks, fmt: str) -> None:

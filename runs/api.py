@@ -231,6 +231,16 @@ class AnalysisWarehouse(core.Warehouse):
 
         out = detection.detection(self, dataset, human, metrics, positive=positive, **options)
         return {"detection": out.rows, "detection_tests": out.tests}
+    def categories(self, dataset: str, human: str, categories=(), ablations=(), metrics: Sequence[str] = (),
+                   levels: Sequence[str] = (), coefficients: Sequence[str] = (), **options) -> pd.DataFrame:
+        """:func:`metaeval.runs.categories.categories`' rows (table ``error_categories``): each
+        metric's correlation with each error category (``categories``: category -> human measure)
+        and the drop of its correlation with ``human`` when the category is ignored (``ablations``:
+        category -> the judgment without it)."""
+        from metaeval.runs import categories as family
+
+        out = family.categories(self, dataset, human, categories, ablations, metrics, levels, coefficients, **options)
+        return family.rows(self, out)
 
     def rank_tasks(self, tasks: Sequence[str], metrics: Sequence[str] = (), **options) -> pd.DataFrame:
         """:func:`metaeval.runs.task_ranking.rank_tasks` of the tasks written

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from metaeval import schema
 from metaeval.runs import runner, selection
+from metaeval.runs.stored import table_rows  # noqa: F401  (results / export; light: runs/stored.py)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -121,23 +122,6 @@ def latest_rows(wh: Warehouse, table: str, dataset: str, human: str | None = Non
         if keys:
             frame = frame.sort_values(keys, key=lambda col: col.map(ranks[col.name]))
     return frame.reset_index(drop=True)
-
-
-def table_rows(wh: Warehouse, table: str, dataset: str | None = None, *, latest: bool = False) -> pd.DataFrame:
-    """Every row of ``table`` (``latest``: its latest view) of ``dataset`` (None: all), by
-    result id; for ``analysis_runs``, the runs over ``dataset`` (parameter ``dataset``, or in
-    ``datasets``), by run id; for ``replicability``, the groups that include it."""
-    schema.latest_view(table)   # a registered table
-    source = schema.latest_view(table) if latest else table
-    if table == "analysis_runs":
-        return wh.sql(f"SELECT * FROM {source} WHERE $dataset IS NULL OR json_extract_string(parameters, '$.dataset') "
-                      "= $dataset OR list_contains(json_extract_string(parameters, '$.datasets[*]'), $dataset) "
-                      "ORDER BY run_id", {"dataset": dataset})
-    if table == "replicability":  # a row's dataset names its group: the datasets joined by '+'
-        return wh.sql(f"SELECT * FROM {source} WHERE $dataset IS NULL OR dataset = $dataset "
-                      "OR list_contains(string_split(dataset, '+'), $dataset) ORDER BY result_id", {"dataset": dataset})
-    return wh.sql(f"SELECT * FROM {source} WHERE $dataset IS NULL OR dataset = $dataset ORDER BY result_id",
-                  {"dataset": dataset})
 
 
 def setting_rows(wh: Warehouse, table: str, where: dict[str, Any],

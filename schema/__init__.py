@@ -55,6 +55,8 @@ RESULT_TABLES: dict[str, str] = {
     "judge_statistics": "latest_judge_statistics",
     "judge_tests": "latest_judge_tests",
     "preference_rankings": "latest_preference_rankings",
+    # categories (runs/categories.py)
+    "error_categories": "latest_error_categories",
     # every run of every analysis
     "analysis_runs": "analysis_runs",
 }

@@ -1,19 +1,27 @@
-"""The Python API: :class:`Warehouse` opens a warehouse file and answers in numpy/pandas."""
+"""The Python API: :class:`Warehouse` opens a warehouse file and answers in numpy/pandas.
+
+numpy and pandas are imported where they are used, not with this module: the light commands
+(``datasets``, ``measures``, ``results``, ``sql``) ask for :class:`~warehouse.rows.Rows`
+(``plain=True``) and print them without either (0.3 s of a command's start-up)."""
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
-import numpy as np
-import pandas as pd
 
 from metaeval import connection, owners, schema
 from metaeval.errors import CommitError, WarehouseError, one_line
 from metaeval.load import Batch, LoadReport, committed, load
+from metaeval.rows import Rows, fetch_rows, left_join
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
 
 
 @dataclass(frozen=True)
@@ -37,6 +45,8 @@ class Matrix:
 
     def frame(self, measure: str | None = None) -> pd.DataFrame:
         """One measure as a DataFrame: systems as the index, inputs as the columns."""
+        import pandas as pd
+
         measure = measure or self.measures[0]
         return pd.DataFrame(self[measure], index=pd.Index(self.systems, name="system"),
                             columns=pd.Index(self.inputs, name="input"))
@@ -61,6 +71,10 @@ class Annotations:
     def positional(self) -> bool:
         return self.annotators == tuple(str(i) for i in range(len(self.annotators)))
 
+
+_DATASETS = "SELECT * FROM dataset_summary"
+_MEASURES = "SELECT * FROM measure_summary WHERE dataset = ? AND (? IS NULL OR kind = ?)"
+_DUPLICATES = "SELECT * FROM measure_duplicates WHERE dataset = ? ORDER BY measure"
 
 #: Cells of the grids of the measures :meth:`Warehouse.matrix` reads in one query (memory: the
 #: fetched cells, at most this many, beside the matrix).
@@ -140,32 +154,43 @@ class Warehouse:
         """Run a query with bound parameters; the result as a DataFrame."""
         return self.con.execute(query, params).df()
 
-    def user_query(self, query: str) -> pd.DataFrame | None:
+    def rows(self, query: str, params: Sequence | dict | None = None) -> Rows:
+        """Run a query with bound parameters; the result as :class:`~warehouse.rows.Rows`
+        (tuples and column names, no pandas), printed as :meth:`sql`'s DataFrame would be."""
+        return fetch_rows(self.con.execute(query, params))
+
+    def user_query(self, query: str, *, plain: bool = False) -> pd.DataFrame | Rows | None:
         """A user's SQL ``query`` with no access to anything outside the warehouse (DuckDB's
         ``enable_external_access`` off, which the query cannot switch back on while the database
         is open): no other files read or written, no extensions loaded. None when ``query`` holds
         no statement ('', ';', comments only: DuckDB would run nothing); a DuckDB error is a
-        :class:`WarehouseError` in one line."""
+        :class:`WarehouseError` in one line. ``plain``: :class:`~warehouse.rows.Rows` (with
+        the DataFrame inside when a column's type has no plain rendering)."""
         try:
             self.con.execute("SET enable_external_access = false")
             if not self.con.extract_statements(query):
                 return None
-            return self.sql(query)
+            return self.rows(query) if plain else self.sql(query)
         except duckdb.Error as exc:
             raise WarehouseError(f"SQL error: {one_line(exc)}") from None
 
-    def datasets(self) -> pd.DataFrame:
-        return self.sql("SELECT * FROM dataset_summary")
+    def datasets(self, *, plain: bool = False) -> pd.DataFrame | Rows:
+        """The datasets with their sizes (``plain``: as :class:`~warehouse.rows.Rows`)."""
+        return (self.rows if plain else self.sql)(_DATASETS)
 
-    def measures(self, dataset: str, kind: str | None = None, *, duplicates: bool = False) -> pd.DataFrame:
+    def measures(self, dataset: str, kind: str | None = None, *, duplicates: bool = False,
+                 plain: bool = False) -> pd.DataFrame | Rows:
         """The measures of ``dataset`` (``kind``: automatic or human only): kind, direction,
-        scale, coverage. ``duplicates``: with ``duplicate_of`` and ``relation`` (see :meth:`duplicates`)."""
+        scale, coverage. ``duplicates``: with ``duplicate_of`` and ``relation`` (see :meth:`duplicates`).
+        ``plain``: as :class:`~warehouse.rows.Rows`, the same table."""
         self.require_dataset(dataset)
-        frame = self.sql("SELECT * FROM measure_summary WHERE dataset = ? AND (? IS NULL OR kind = ?)",
-                         [dataset, kind, kind])
+        read = self.rows if plain else self.sql
+        frame = read(_MEASURES, [dataset, kind, kind])
         if duplicates:
-            dups = self.duplicates(dataset)[["measure", "duplicate_of", "relation"]]
-            frame = frame.merge(dups, on="measure", how="left")
+            dups = read(_DUPLICATES, [dataset])
+            if plain:
+                return left_join(frame, dups, "measure", ["duplicate_of", "relation"])
+            frame = frame.merge(dups[["measure", "duplicate_of", "relation"]], on="measure", how="left")
         return frame
 
     def measure_kinds(self, dataset: str) -> pd.DataFrame:
@@ -180,7 +205,7 @@ class Warehouse:
         transform of it once oriented, up to rounding (``affine``: Pearson r >= 1 - 1e-9), so that
         every correlation, CI and test gives both the same numbers; ``duplicate_of`` is the first such measure by name."""
         self.require_dataset(dataset)
-        return self.sql("SELECT * FROM measure_duplicates WHERE dataset = ? ORDER BY measure", [dataset])
+        return self.sql(_DUPLICATES, [dataset])
 
     def set_scale(self, dataset: str, measures: Sequence[str], scale: tuple[float, float] | None) -> None:
         """Record the range ``(low, high)`` of ``measures`` (``measures.scale`` = 'low..high'),
@@ -190,7 +215,7 @@ class Warehouse:
         text = None
         if scale is not None:
             low, high = (float(x) for x in scale)
-            if not (np.isfinite(low) and np.isfinite(high) and low < high):
+            if not (math.isfinite(low) and math.isfinite(high) and low < high):
                 raise WarehouseError(f"a scale needs finite low < high; got {low}..{high}")
             text = f"{low:g}..{high:g}"
             outside = self.con.execute(  # every stored value: each annotator's, not only their mean
@@ -258,6 +283,8 @@ class Warehouse:
         or in every one of them (``"inner"``), in the order of the ``system_order`` and
         ``input_order`` views. Missing cells are NaN.
         """
+        import numpy as np
+
         if join not in ("outer", "inner"):
             raise ValueError(f"join must be 'outer' or 'inner', not {join!r}")
         single = isinstance(measures, str)
@@ -303,6 +330,8 @@ class Warehouse:
 
     def annotations(self, dataset: str, measure: str) -> Annotations:
         """Every annotator's judgment of the human ``measure`` of ``dataset`` (:class:`Annotations`)."""
+        import numpy as np
+
         from metaeval import schema
 
         self.require_dataset(dataset)

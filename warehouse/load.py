@@ -26,11 +26,14 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import duckdb
-import pandas as pd
 
 from metaeval.errors import CommitError, ConflictError, DuplicateCellsError, NewIdsError, WarehouseError, one_line
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 CELL_COLUMNS = ["system", "input", "measure", "annotator", "value", "line"]
 MEASURE_COLUMNS = ["name", "kind", "direction"]
@@ -41,6 +44,8 @@ MAX_CONFLICTS_SHOWN = 20
 
 
 def _frame(columns: list[str]) -> pd.DataFrame:
+    import pandas as pd  # here: importing the core must not import pandas (the light commands)
+
     return pd.DataFrame({c: pd.Series(dtype=object) for c in columns})
 
 

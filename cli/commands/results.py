@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from metaeval import files
-from metaeval.cli.app import EXPORT_SUFFIXES, OVERWRITE, RESULT_TABLES, fmt_option, out_file, show
+from metaeval.cli.app import EXPORT_SUFFIXES, OVERWRITE, RESULT_TABLES, fmt_option, out_file, plain, show
 
 
 @click.command()
@@ -30,47 +30,57 @@ def results(obj, table, dataset, human, metrics, levels, coefficients, methods, 
     A filter on a column the table does not have is an error. json and csv give every column
     (conventions and parameters nested in json); text, markdown and latex leave out the
     conventions, parameters and fingerprints."""
-    from metaeval.runs import engine
+    from metaeval.runs import stored
 
+    light = plain(fmt) and not signed    # printed without pandas (metaeval.analyses.plain)
     with obj.open(read_only=True) as wh:
-        frame = engine.table_rows(wh, table, dataset, latest=True)
+        frame = stored.table_rows(wh, table, dataset, latest=True, plain=light)
         if signed:
             from metaeval.runs import signatures
 
             frame = signatures.with_signatures(wh, frame)
-    frame = _filtered(frame, table, human=human, metrics=metrics, levels=levels, coefficients=coefficients,
-                      methods=methods)
-    if fmt not in ("json", "csv"):
-        frame = frame.drop(columns=[c for c in ("conventions", "fingerprint", "parameters") if c in frame.columns])
-    show(frame, fmt)
+    hidden = () if fmt in ("json", "csv") else ("conventions", "fingerprint", "parameters")
+    if light and frame.plain:
+        keep = _kept(frame.columns, frame.column, table, human=human, metrics=metrics, levels=levels,
+                     coefficients=coefficients, methods=methods)
+        show(frame.where(keep).without(hidden), fmt)
+        return
+    frame = frame.frame if light else frame
+    keep = _kept(frame.columns, lambda c: frame[c].tolist(), table, human=human, metrics=metrics, levels=levels,
+                 coefficients=coefficients, methods=methods)
+    frame = frame.loc[keep].reset_index(drop=True)
+    show(frame.drop(columns=[c for c in hidden if c in frame.columns]), fmt)
 
 
-def _filtered(frame, table: str, *, human, metrics, levels, coefficients, methods):
-    """The rows of ``frame`` that pass the filters (None / empty: no filter)."""
+def _kept(columns, column, table: str, *, human, metrics, levels, coefficients, methods) -> list[bool]:
+    """Whether each row passes the filters (None / empty: no filter), from the table's
+    ``columns`` and ``column(name)``, a column's values as a list."""
     import fnmatch
 
-    def require(column: str, option: str) -> None:
-        if column not in frame.columns:
-            raise click.UsageError(f"{option}: table {table} has no column {column!r}")
+    def require(name: str, option: str) -> None:
+        if name not in columns:
+            raise click.UsageError(f"{option}: table {table} has no column {name!r}")
 
-    import pandas as pd
+    def hit(name) -> bool:
+        return isinstance(name, str) and any(fnmatch.fnmatchcase(name, g) for g in metrics)
 
-    keep = pd.Series(True, index=frame.index)
+    n = len(column(columns[0])) if len(columns) else 0
+    keep = [True] * n
     if human is not None:
         require("human", "--human")
-        keep &= frame["human"] == human
+        keep = [k and v == human for k, v in zip(keep, column("human"))]
     if metrics:
-        cols = [c for c in ("metric", "metric_a", "metric_b") if c in frame.columns]
+        cols = [c for c in ("metric", "metric_a", "metric_b") if c in columns]
         if not cols:
             require("metric", "--metric")
-        hit = lambda name: isinstance(name, str) and any(fnmatch.fnmatchcase(name, g) for g in metrics)  # noqa: E731
-        keep &= frame[cols].apply(lambda col: col.map(hit)).any(axis=1)
-    for column, values, option in (("level", levels, "--level"), ("coefficient", coefficients, "--coefficient"),
-                                   ("method", methods, "--method")):
+        hits = [any(row) for row in zip(*([hit(v) for v in column(c)] for c in cols))]
+        keep = [k and h for k, h in zip(keep, hits)]
+    for name, values, option in (("level", levels, "--level"), ("coefficient", coefficients, "--coefficient"),
+                                 ("method", methods, "--method")):
         if values:
-            require(column, option)
-            keep &= frame[column].isin(values)
-    return frame[keep].reset_index(drop=True)
+            require(name, option)
+            keep = [k and v in values for k, v in zip(keep, column(name))]
+    return keep
 
 
 @click.command()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import click
 
 from metaeval import connection, schema
-from metaeval.cli.app import Context, fmt_option, show
+from metaeval.cli.app import Context, fmt_option, plain, show
 from metaeval.errors import WarehouseError
 
 
@@ -30,7 +30,7 @@ def init(obj: Context):
 def datasets(obj, fmt):
     """The datasets in the warehouse, with their sizes."""
     with obj.open(read_only=True) as wh:
-        show(wh.datasets(), fmt)
+        show(wh.datasets(plain=plain(fmt)), fmt)
 
 
 @click.command()
@@ -45,7 +45,7 @@ def measures(obj, dataset, kind, fmt):
     (relation identical) or is a positive affine transform of it (affine): every correlation,
     CI and test gives both the same numbers."""
     with obj.open(read_only=True) as wh:
-        show(wh.measures(dataset, kind, duplicates=True), fmt)
+        show(wh.measures(dataset, kind, duplicates=True, plain=plain(fmt)), fmt)
 
 
 @click.command()
@@ -107,7 +107,7 @@ def sql(obj, query, fmt):
     are refused. To save a result, use --format csv and redirect it.
     """
     with obj.open(read_only=True) as wh:
-        frame = wh.user_query(query)
+        frame = wh.user_query(query, plain=plain(fmt))
     if frame is None:
         raise WarehouseError(f"no SQL statement given: QUERY {query!r} holds none; give one, e.g. "
                              f"{obj.command('sql', 'SELECT * FROM dataset_summary')}")

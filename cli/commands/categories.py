@@ -1,0 +1,100 @@
+"""``metaeval categories``: error categories of a human judgment (each metric's correlation with
+each category, and the drop of its correlation when the category is ignored); a call of
+:meth:`metaeval.runs.api.AnalysisWarehouse.categories` plus printing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from metaeval.cli.app import OVERWRITE, Context, _analysis_options, fmt_option, interrupted, is_text, out_file, show
+from metaeval.cli.progress import terminal_progress
+
+#: The columns of the text, markdown and LaTeX tables (json and csv give every column).
+SHOWN = {"metric": "metric", "level": "level", "coefficient": "coefficient", "category": "category",
+         "category_correlation": "r_category", "overall_correlation": "r_overall",
+         "ablated_correlation": "r_without", "correlation_drop": "drop"}
+
+
+@click.command()
+@_analysis_options
+@click.option("--category", "category_measures", multiple=True, metavar="CATEGORY=MEASURE",
+              help="An error category and its human measure (one judgment per error type). Repeatable.")
+@click.option("--ablation", "ablations", multiple=True, metavar="CATEGORY=MEASURE",
+              help="The overall judgment (--human) with CATEGORY ignored, as a human measure. Repeatable.")
+@click.option("--figure", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              callback=out_file(".png", ".svg", ".pdf"),
+              help="Also draw the drop per category and metric (one --level and one --coefficient) to this file.")
+@OVERWRITE
+@fmt_option()
+@click.pass_obj
+def categories(obj: Context, dataset, human, metrics, levels, coefficients, system_inputs, jobs, force,
+               category_measures, ablations, figure, overwrite, fmt):
+    """Error categories of the human judgment --human (FRANK's ablation, Pagnoni et al. 2021).
+
+    For each metric, level, coefficient and category: r_category, the correlation with the
+    category's measure (--category); r_overall, with --human; r_without, with --human when the
+    category is ignored (--ablation); drop = r_overall - r_without (> 0: the metric's agreement
+    rests on that category). An undefined correlation (a constant category) is NaN (null), never 0."""
+    from metaeval import files
+    from metaeval.runs import categories as family
+
+    if not category_measures and not ablations:
+        raise click.UsageError("give at least one --category CATEGORY=MEASURE or --ablation CATEGORY=MEASURE")
+    if figure is not None:
+        if len(levels) != 1 or len(coefficients) != 1:
+            raise click.UsageError("--figure draws one setting: give one --level and one --coefficient")
+        files.check_output_file(figure, warehouse=obj.path, overwrite=overwrite)
+    err = not is_text(fmt)
+    with obj.open() as wh:
+        try:
+            out = family.categories(wh, dataset, human, category_measures, ablations, metrics, levels, coefficients,
+                                    system_inputs=system_inputs, jobs=jobs, force=force, progress=terminal_progress())
+        except KeyboardInterrupt as exc:
+            raise interrupted(exc, "the results finished so far are saved; "
+                                   "run the same command again to resume") from None
+        for reason in out.skipped.values():
+            click.echo(f"skipped: {reason}", err=True)
+        s = out.summary
+        if s.up_to_date:
+            click.echo(f"{out.analysis.table}: all {s.tasks} results up to date; nothing computed (--force recomputes)",
+                       err=err)
+        else:
+            click.echo(f"{out.analysis.table}: run {s.run_id}: computed {s.computed} of {s.tasks}, wrote {s.written} rows",
+                       err=err)
+        frame = family.rows(wh, out)
+    if fmt in ("json", "csv"):
+        show(frame, fmt)
+    else:
+        caption = (f"Error categories of {human} on {dataset}: r_category = correlation with the category's "
+                   f"judgment; r_overall with {human}; r_without with {human} when the category is ignored; "
+                   f"drop = r_overall - r_without (> 0: the metric's agreement rests on the category).")
+        show(frame[list(SHOWN)].rename(columns=SHOWN), fmt, caption=None if is_text(fmt) else caption)
+        if is_text(fmt):
+            click.echo("drop = r_overall - r_without: the fall of the correlation with the overall judgment when the "
+                       "category is ignored (> 0: the metric's agreement rests on it); NaN: undefined (a constant "
+                       "judgment) or no such measure given")
+    if figure is not None:
+        _draw(obj, frame, human, dataset, figure, overwrite, err)
+
+
+def _draw(obj: Context, frame, human: str, dataset: str, figure: Path, overwrite: bool, err: bool) -> None:
+    import matplotlib.pyplot as plt
+
+    from metaeval import files
+    from metaeval.analyses import figures
+
+    level, coefficient = frame["level"].iloc[0], frame["coefficient"].iloc[0]
+    fig = figures.category_drops(frame, f"Drop of each metric's {level}-level {coefficient} correlation with "
+                                        f"{human} ({dataset}) when an error category is ignored: "
+                                        f"r(metric, overall) - r(metric, overall without the category)")
+    try:
+        with files.atomic_file(figure, warehouse=obj.path, overwrite=overwrite) as tmp:
+            fig.savefig(tmp, dpi=150, format=figure.suffix[1:].lower())
+    finally:
+        plt.close(fig)
+    click.echo(f"wrote {figure}", err=err)
+
+
+COMMANDS = [categories]
