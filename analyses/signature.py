@@ -7,8 +7,10 @@ changes the number and only those a row has::
     metaeval:0.5.0|ci|level:system|coef:kendall|method:boot-both|k:1000|seed:0|alpha:0.05|sysin:all|data:3f2a9c1d
 
 - ``metaeval:VERSION`` first, then the analysis (``correlate``, ``ci``, ``compare``, ``winners``, ...);
-- ``level``, ``coef`` (the coefficient as stored, variants and tie thresholds included),
-  ``method``, ``alt`` (alternative), ``k``, ``kmax`` and ``risk`` (sequential tests),
+- ``level``, ``coef`` (the coefficient as stored, variants, tie thresholds and partial
+  correlations' controls included: ``pearson[control=system]``), ``subset`` (the cells' subset,
+  ``split=test&source=xsum``; left out for every cell), ``pos``, ``tune``, ``thr`` (detection: the
+  positive label's threshold, the tune subset, a fixed threshold), ``method``, ``alt`` (alternative), ``k``, ``kmax`` and ``risk`` (sequential tests),
   ``seed``, ``corr`` (correction and its family group, ``holm/metric``), ``alpha``,
   ``sysin`` (the system-score protocol), ``annot`` (annotators re-drawn), ``rule`` (cluster rule);
 - ``data:`` the first 8 hex digits of the fingerprint of the cells the number was computed
@@ -26,7 +28,8 @@ from collections.abc import Iterable, Mapping
 
 #: (signature key, row column) in signature order, after ``metaeval:VERSION`` and the analysis.
 FIELDS: tuple[tuple[str, str], ...] = (
-    ("level", "level"), ("coef", "coefficient"), ("method", "method"), ("alt", "alternative"),
+    ("level", "level"), ("coef", "coefficient"), ("subset", "subset"), ("pos", "positive"), ("tune", "tune"),
+    ("thr", "fixed_threshold"), ("method", "method"), ("alt", "alternative"),
     ("k", "k"), ("risk", "risk"), ("seed", "seed"), ("corr", "correction"), ("alpha", "alpha"),
     ("sysin", "system_inputs"), ("annot", "resample_annotators"), ("rule", "cluster_rule"),
     ("data", "fingerprint"),
@@ -44,6 +47,8 @@ def _text(key: str, value: object) -> str:
         value = int(value)
     if key == "data":
         return str(value)[:FINGERPRINT_DIGITS]
+    if key in ("subset", "tune"):
+        return str(value).replace(" & ", "&") or "self"   # tune '': tuned on the evaluated cells
     if isinstance(value, float):
         return f"{value:g}"
     return str(value)
@@ -54,7 +59,7 @@ def fields(row: Mapping[str, object]) -> dict[str, str]:
     out: dict[str, str] = {}
     for key, column in FIELDS:
         value = row.get(column)
-        if _missing(value) or (key == "corr" and value == "none"):
+        if _missing(value) or (key == "corr" and value == "none") or (key == "subset" and value == ""):
             continue
         if key == "corr" and not _missing(row.get("correction_group")):
             value = f"{value}/{row['correction_group']}"

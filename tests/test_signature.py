@@ -23,6 +23,21 @@ def test_fields_in_order_and_only_those_a_row_has():
         "metaeval:1|correlate|level:summary|coef:pearson"
 
 
+
+def test_subsets_controls_and_detection_settings_are_in_the_signature():
+    row = {"level": "global", "coefficient": "pearson[control=system]", "subset": "source=xsum & split=test",
+           "fingerprint": "ffffeeeeddddcccc"}
+    assert sig.signature("1", "correlate", row) == (
+        "metaeval:1|correlate|level:global|coef:pearson[control=system]|subset:source=xsum&split=test|data:ffffeeee")
+    assert "subset" not in sig.signature("1", "correlate", {**row, "subset": ""})   # every cell: no field
+    detection = {"subset": "split=test", "positive": 1.0, "tune": "split=validation", "fixed_threshold": None,
+                 "k": 1000, "seed": 0}
+    assert sig.signature("1", "detection", detection) == (
+        "metaeval:1|detection|subset:split=test|pos:1|tune:split=validation|k:1000|seed:0")
+    assert "tune:self" in sig.signature("1", "detection", {**detection, "tune": ""})
+    assert "thr:0.5" in sig.signature("1", "detection", {**detection, "tune": None, "fixed_threshold": 0.5})
+
+
 def test_shared_keeps_the_fields_every_row_has():
     a = "metaeval:0.5.0|ci|level:system|coef:kendall|k:200|data:aaaa"
     b = "metaeval:0.5.0|ci|level:summary|coef:kendall|k:200|data:bbbb"
