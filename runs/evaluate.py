@@ -135,7 +135,9 @@ class Evaluation:
         """The conventions, for a table caption."""
         s = self.settings
         kendall = " (Kendall's tau-b)" if "kendall" in s["coefficients"] else ""
-        return (f"Correlation with {self.human} on {self.dataset}: level {', '.join(s['levels'])}; "
+        return (f"Correlation with {self.human} on {self.dataset}"
+                + (f" (the cells of the subset {s['subset']})" if s.get("subset") else "")
+                + f": level {', '.join(s['levels'])}; "
                 f"coefficient {', '.join(s['coefficients'])}{kendall}; "
                 f"{100 * (1 - s['alpha']):g}% CI {s['ci_method']} (k={s['k']}, seed={s['seed']}); "
                 f"tests {s['method']} ({s['alternative']}, k={s['k']}, seed={s['seed']}), "
@@ -190,25 +192,30 @@ class _Plan:
 
 
 def prepare(wh: Warehouse, dataset: str, human: str, scores: Sequence = (), *, metrics: Sequence[str] = (),
-            against: Sequence[str] = (), levels: Sequence[str] = LEVELS, coefficients: Sequence[str] = (),
+            against: Sequence[str] = (), levels: Sequence[str] = (), coefficients: Sequence[str] = (),
             method: str = METHOD, correction: str = CORRECTION, ci_method: str = CI_METHOD, k: int = 1000,
             seed: int = parameters.DEFAULT_SEED, alpha: float = 0.05, all_pairs: bool = False,
             system_inputs: str = parameters.DEFAULT_SYSTEM_INPUTS, lower: Sequence[str] = (), replace: bool = False,
             allow_new: bool = False, command: str | None = None,
-            cluster_rule: str = parameters.DEFAULT_CLUSTER_RULE) -> Request:
+            cluster_rule: str = parameters.DEFAULT_CLUSTER_RULE, where: Sequence = (),
+            control: str | None = None) -> Request:
     """Parse ``scores`` and check every name and option of an evaluation (see :func:`evaluate`)
     against the warehouse and the measures the score tables add, writing nothing. Without score
     tables the data's checks (metrics too sparse to correlate, too few inputs to resample) are
     made too; with them, they need the merged scores and are made inside the ingest's
     transaction, before its commit (:func:`run_request`)."""
     parameters.system_inputs_parameter(system_inputs)
+    if control is not None:   # partial correlations: at the global level, NAME[control=...] (as correlate)
+        coefficients = selection.with_control(coefficients, control)
+    levels = tuple(levels) or (("global",) if control is not None else LEVELS)
     if cluster_rule not in vocabulary.CLUSTER_RULES:
         raise WarehouseError(Message("unknown ", Argument("cluster_rule", cluster_rule),
                                      f"; choose from {', '.join(vocabulary.CLUSTER_RULES)}"))
     options = dict(metrics=tuple(metrics), against=tuple(against), levels=tuple(levels),
                    coefficients=tuple(coefficients), method=method, correction=correction, ci_method=ci_method,
                    k=k, seed=seed, alpha=alpha, all_pairs=all_pairs, system_inputs=system_inputs,
-                   replace=replace, allow_new=allow_new, command=command, cluster_rule=cluster_rule)
+                   replace=replace, allow_new=allow_new, command=command, cluster_rule=cluster_rule,
+                   where=selection.parse_where(where), control=control)
     if not len(scores):
         request = Request(dataset, human, (), (), options)
         return Request(dataset, human, (), (), options, _plan(wh, request))
@@ -241,7 +248,8 @@ def _plan(wh: Warehouse, request: Request, *, measures: pd.DataFrame | None = No
     o, dataset, human = request.options, request.dataset, request.human
 
     def resolve(globs, levels=(), coefficients=()):
-        return selection.resolve_scope(wh, dataset, human, globs, levels, coefficients, measures=measures)
+        return selection.resolve_scope(wh, dataset, human, globs, levels, coefficients, measures=measures,
+                                       where=o["where"], partial=True)
 
     evaluated = list(request.named)
     if o["metrics"]:
@@ -253,7 +261,7 @@ def _plan(wh: Warehouse, request: Request, *, measures: pd.DataFrame | None = No
     scope = resolve(globs if others is not None else (), o["levels"], o["coefficients"])
     if others is None:  # every automatic measure, the evaluated ones first
         scope = selection.Scope(dataset, human, (*evaluated, *[m for m in scope.metrics if m not in evaluated]),
-                             scope.levels, scope.coefficients)
+                                scope.levels, scope.coefficients, scope.where)
     data, skipped = None, {}
     if measures is None:
         data = selection.load_data(wh, scope)
@@ -308,6 +316,8 @@ def run_request(wh: Warehouse, request: Request, *, jobs: int = 1, force: bool =
                 "alternative": ALTERNATIVE, "correction": o["correction"], "correction_group": "metric",
                 "ci_method": o["ci_method"], "k": o["k"], "seed": o["seed"], "alpha": o["alpha"],
                 "all_pairs": o["all_pairs"], "system_inputs": o["system_inputs"], "cluster_rule": o["cluster_rule"]}
+    if scope.where:    # (not said for every cell: the settings of an evaluation are as before subsets)
+        settings["subset"] = scope.subset
     from metaeval.runs import annotators
 
     ceiling = annotators.ceilings(wh, request.dataset, request.human)

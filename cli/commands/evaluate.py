@@ -10,7 +10,8 @@ import click
 
 from metaeval.cli import stdin
 from metaeval.cli.app import (ALPHA, RESAMPLES, SEED, Context, LazyChoice, _command_line, echo_reports, fmt_option,
-                              is_text, layout_option, system_inputs_option)
+                              is_text, layout_option, subset_options, system_inputs_option)
+from metaeval.cli.commands.correlation import _control_option
 from metaeval.cli.progress import terminal_progress
 
 #: In text output, beats / beaten by lists longer than this many characters are cut.
@@ -28,7 +29,7 @@ MAX_LIST = 70
 @click.option("--against", "against", multiple=True, metavar="GLOB",
               help="Compare with these metrics only. Default: every other automatic measure. Repeatable.")
 @click.option("--level", "levels", multiple=True, type=LazyChoice("metaeval.analyses.stats.vocabulary:LEVELS"),
-              help="Correlation level(s). Default: system and summary.")
+              help="Correlation level(s). Default: system and summary (global with --control).")
 @click.option("--coefficient", "coefficients", multiple=True, type=LazyChoice("metaeval.analyses.stats.vocabulary:COEFFICIENTS"),
               help="Coefficient(s); kendall is tau-b. Default: all three.")
 @click.option("--method", type=LazyChoice("metaeval.analyses.stats.vocabulary:TEST_METHODS"), default="perm-both",
@@ -54,13 +55,15 @@ MAX_LIST = 70
 @click.option("--replace", is_flag=True, help="Overwrite stored values of SCORES that differ, instead of failing.")
 @click.option("--jobs", default=1, show_default=True, type=click.IntRange(1), help="Worker processes.")
 @click.option("--force", is_flag=True, help="Recompute even what is up to date.")
+@subset_options()
+@_control_option
 @fmt_option()
 @layout_option
 @stdin.format_option("--input-format")
 @click.pass_obj
 def evaluate(obj: Context, scores, datasets, humans, metrics, against, levels, coefficients, method, ci_method,
              correction, all_pairs, cluster_rule, system_inputs, k, seed, alpha, lower, allow_new, replace, jobs,
-             force, fmt, layout, input_format):
+             force, where, control, fmt, layout, input_format):
     """How good is my metric? Ingest SCORES and evaluate their metrics in one run.
 
     SCORES are score tables as `ingest table` reads them; with several --dataset, give each as
@@ -84,12 +87,12 @@ def evaluate(obj: Context, scores, datasets, humans, metrics, against, levels, c
         files = _assign(scores, datasets, piped)
         _evaluate(obj, pairs, files, metrics, against, levels, coefficients, method, ci_method, correction,
                   all_pairs, cluster_rule, system_inputs, k, seed, alpha, lower, allow_new, replace, jobs, force,
-                  fmt, layout, piped)
+                  fmt, layout, piped, where, control)
 
 
 def _evaluate(obj, pairs, files, metrics, against, levels, coefficients, method, ci_method, correction, all_pairs,
               cluster_rule, system_inputs, k, seed, alpha, lower, allow_new, replace, jobs, force, fmt, layout,
-              piped: Path | None):
+              piped: Path | None, where=(), control=None):
     import pandas as pd
 
     from metaeval.analyses import tables
@@ -101,9 +104,10 @@ def _evaluate(obj, pairs, files, metrics, against, levels, coefficients, method,
         # every dataset's names and options checked before anything is written
         requests = [evaluation.prepare(
             wh, dataset, human, files[dataset], metrics=metrics, against=against,
-            levels=levels or evaluation.LEVELS, coefficients=coefficients, method=method, correction=correction,
+            levels=levels, coefficients=coefficients, method=method, correction=correction,
             ci_method=ci_method, k=k, seed=seed, alpha=alpha, all_pairs=all_pairs, system_inputs=system_inputs,
-            lower=lower, replace=replace, allow_new=allow_new, command=_command_line(), cluster_rule=cluster_rule)
+            lower=lower, replace=replace, allow_new=allow_new, command=_command_line(), cluster_rule=cluster_rule,
+            where=where, control=control)
             for dataset, human in pairs]
         for batch in (b for request in requests for b in request.batches):
             if piped is not None and batch.file == str(piped):
