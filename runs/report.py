@@ -109,11 +109,13 @@ def _data_uri(data: bytes, mime: str) -> str:
     return f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
 
 
-def correlations(wh: Warehouse, dataset: str, human: str, level: str, coefficient: str) -> dict[str, float]:
-    """metric -> its latest correlation with ``human`` at ``level`` and ``coefficient`` (the
-    order of a significance heatmap's metrics); empty when ``correlate`` has not run."""
+def correlations(wh: Warehouse, dataset: str, human: str, level: str, coefficient: str,
+                 subset: str = "") -> dict[str, float]:
+    """metric -> its latest correlation with ``human`` at ``level`` and ``coefficient`` on the
+    cells of ``subset`` (the order of a significance heatmap's metrics); empty when ``correlate``
+    has not run."""
     rows = wh.sql("SELECT metric, value FROM latest_correlations WHERE dataset = ? AND human = ? AND level = ? "
-                  "AND coefficient = ? AND subset = ''", [dataset, human, level, coefficient])
+                  "AND coefficient = ? AND subset = ?", [dataset, human, level, coefficient, subset])
     return dict(zip(rows["metric"], rows["value"], strict=True))
 
 
@@ -535,10 +537,11 @@ class _Builder:
             s.note = self._missing("confidence intervals", "ci")
             return s
         s.run_ids |= set(rows["run_id"])
-        keys = ["human", "method", "alpha", "level", "coefficient"]
+        keys = ["human", "method", "alpha", "level", "coefficient", "subset"]
         for key, part in _in_order(rows.groupby(keys, sort=True), keys):
-            human, method, alpha, level, coefficient = key
-            caption = f"{1 - alpha:.0%} {method} CIs, {level} level, {coefficient}, against {human}"
+            human, method, alpha, level, coefficient, subset = key
+            caption = (f"{1 - alpha:.0%} {method} CIs, {level} level, {coefficient}, against {human}"
+                       + (f", subset {subset}" if subset else ""))
             table = part[["metric", "estimate", "lower", "upper", "k", "seed", "run_id"]]
             ceiling = annotators.ceilings(self.wh, self.dataset, human)
             ceiling = ceiling[(ceiling["level"] == level) & (ceiling["coefficient"] == coefficient)]
@@ -560,10 +563,12 @@ class _Builder:
             s.note = self._missing("hypothesis tests", "compare", needs_pair=True)
             return s
         s.run_ids |= set(rows["run_id"])
-        keys = ["human", "method", "alternative", "correction", "correction_group", "alpha", "level", "coefficient"]
+        keys = ["human", "method", "alternative", "correction", "correction_group", "alpha", "level", "coefficient",
+                "subset"]
         for key, part in _in_order(rows.groupby(keys, sort=True), keys):
-            human, method, alternative, correction, group, alpha, level, coefficient = key
-            setting = f"{method} ({alternative}), {level} level, {coefficient}, against {human}"
+            human, method, alternative, correction, group, alpha, level, coefficient, subset = key
+            setting = (f"{method} ({alternative}), {level} level, {coefficient}, against {human}"
+                       + (f", subset {subset}" if subset else ""))
             phrase = figures.correction_phrase(correction, group)
             shading = (f"filled = p <= {alpha} before correction, outlined = significant after {phrase}"
                        if correction != "none" else f"filled = significant at alpha {alpha} ({phrase})")
@@ -571,7 +576,7 @@ class _Builder:
                        "correlation with the human judgment (in brackets) when it is stored")
             table = part[["metric_a", "metric_b", "delta", "statistic", "p_value", "p_adjusted", "significant",
                           "k", "seed", "run_id"]]
-            order = correlations(self.wh, self.dataset, human, level, coefficient)
+            order = correlations(self.wh, self.dataset, human, level, coefficient, subset)
             self.figure(s, figures.significance_heatmap(part, alpha, setting, alternative, order or None),
                         _slug("tests", *key),
                         caption, table)
@@ -752,6 +757,357 @@ class _Builder:
                 "its file has), "
                 "so only ease of summarisation is drawn")
 
+    # --- factual consistency: partial correlations, subsets, detection, error categories ---------
+    def _ci_rows(self, frame: pd.DataFrame) -> pd.DataFrame:
+        """The intervals of one setting per coefficient and subset: the preferred method and alpha
+        (boot-both, 0.05) when stored, else the setting with the most rows."""
+        if frame.empty:
+            return frame
+        order = {m: i for i, m in enumerate(vocabulary.CI_METHODS)}
+        parts = [_pick(part, ["method", "alpha"], CI_PREFERRED, order)[0]
+                 for _, part in frame.groupby(["coefficient", "subset"], sort=True)]
+        return pd.concat(parts, ignore_index=True)
+
+    def factuality(self) -> Section | None:
+        """Pooled against partial correlations, the correlations of each subset of cells, the
+        metrics judged as detectors on binary labels, and the error categories; None when the
+        dataset has none of these results and no attributes (nothing to suggest)."""
+        s = Section("Factual consistency: confounding, subsets, detection, error categories", "factuality")
+        corr = self.rows("latest_correlations")
+        partial = corr[corr["coefficient"].str.contains("[control=", regex=False)] if not corr.empty else corr
+        subsets = corr[(corr["subset"] != "") & ~corr["coefficient"].str.contains("[control=", regex=False)] \
+            if not corr.empty else corr
+        detection = self.rows("latest_detection")
+        categories = self.rows("latest_error_categories")
+        attributes = self.wh.attributes(self.dataset)
+        if partial.empty and subsets.empty and detection.empty and categories.empty and not attributes:
+            return None
+        cis = self._ci_rows(self.rows("latest_confidence_intervals"))
+        missing = []
+        if not partial.empty:
+            self._partial(s, corr, partial, cis)
+        else:
+            missing.append(self._missing("partial correlations", "correlate",
+                                         first=(("control", "system"), ("levels", ["global"]))))
+        if not subsets.empty:
+            self._subsets(s, subsets, cis)
+        if not detection.empty:
+            self._detection(s, detection)
+        else:
+            missing.append(self._missing("detection results (metrics judged on binary labels)", "detection",
+                                         first=(("positive", 1),))
+                           + " (positive: the lowest human value that counts as consistent; 1 for a 0/1 label)")
+        if not categories.empty:
+            self._categories(s, categories)
+        if missing:
+            text = "; ".join(missing)
+            if s.blocks:
+                s.blocks.append(f'<p class="note">{html.escape(text[0].upper() + text[1:])}.</p>')
+            else:
+                s.note = text
+        return s
+
+    def _partial(self, s: Section, corr: pd.DataFrame, partial: pd.DataFrame, cis: pd.DataFrame) -> None:
+        s.blocks.append("<h3>Pooled and partial correlations: is the agreement confounded?</h3>")
+        s.run_ids |= set(partial["run_id"])
+        part = partial.assign(base=partial["coefficient"].str.split("[", n=1).str[0],
+                              control=partial["coefficient"].str.extract(r"\[control=([^\]]*)\]")[0])
+        for key, rows in part.groupby(["human", "subset", "level", "base", "control"], sort=True):
+            human, subset, level, base, control = key
+            pooled = corr[(corr["human"] == human) & (corr["subset"] == subset) & (corr["level"] == level)
+                          & (corr["coefficient"] == base)].set_index("metric")
+            s.run_ids |= set(pooled["run_id"])
+            ci = cis[(cis["human"] == human) & (cis["subset"] == subset) & (cis["level"] == level)] \
+                if not cis.empty else cis
+            s.run_ids |= set(ci["run_id"]) if not ci.empty else set()
+
+            def interval(metric: str, coefficient: str):
+                if ci.empty:
+                    return None
+                hit = ci[(ci["metric"] == metric) & (ci["coefficient"] == coefficient)]
+                return None if hit.empty else (hit["lower"].iloc[0], hit["upper"].iloc[0])
+
+            table = []
+            for r in rows.sort_values("value", ascending=False, na_position="last").itertuples():
+                p = pooled["value"].get(r.metric, float("nan"))
+                table.append([(r.metric, ""), _value_cell(p, interval(r.metric, base)),
+                              _value_cell(r.value, interval(r.metric, r.coefficient)),
+                              _value_cell(p - r.value if not (_missing_value(p) or _missing_value(r.value))
+                                          else None)])
+            name = tables.COEFFICIENT_NAMES.get(base, (base,))[0]
+            within = "system" if control == "system" else f"value of {control}"
+            ranked = rows.dropna(subset=["value"]).sort_values("value", ascending=False)
+            answer = ""
+            if not ranked.empty:
+                drops = {m: pooled["value"].get(m, float("nan")) - v for m, v in zip(ranked["metric"], ranked["value"])}
+                defined = {m: d for m, d in drops.items() if not _missing_value(d)}
+                answer = f"Within each {within}, the highest partial {name} is {ranked['metric'].iloc[0]}'s"
+                if defined:
+                    worst = max(defined, key=defined.get)
+                    answer += (f"; the largest fall from pooled to partial is {worst}'s, "
+                               f"{_number(pooled['value'][worst])} → {_number(ranked.set_index('metric')['value'][worst])}"
+                               " (its pooled correlation rests on recognising the "
+                               f"{'system' if control == 'system' else control})")
+                pooled_top = pooled["value"].dropna().sort_values(ascending=False)
+                if not pooled_top.empty and pooled_top.index[0] != ranked["metric"].iloc[0]:
+                    answer += f"; pooled, {pooled_top.index[0]} would come first"
+                answer += "."
+            where = f", subset {subset}" if subset else ""
+            s.blocks.append(
+                f"<h4>{html.escape(f'{name}, {level} level, against {human}, controlling for {control}{where}')}</h4>"
+                + (f'<p class="answer">{html.escape(answer)}</p>' if answer else "")
+                + _sortable(["Metric", f"Pooled {name} [CI]", f"Partial {name} [CI]", "Pooled − partial"], table)
+                + '<p class="caption">' + html.escape(
+                    f"Partial: each {within}'s mean subtracted from the metric and from the human on the cells "
+                    "where both are present, then correlated (p-values with n − 2 − (g − 1) degrees of freedom, "
+                    "in the rows' conventions). A metric whose pooled correlation is high and partial near 0 "
+                    f"tells the {within}s apart, not the good outputs from the bad within one. "
+                    + ("CI: " + ", ".join(sorted({f'{1 - a:.0%} {m}' for m, a in zip(ci['method'], ci['alpha'])}))
+                       + "; an empty bracket: no interval stored. " if not ci.empty else
+                       f"No intervals stored: run `{self.run(Hint('ci', (('dataset', self.dataset), ('human', human), ('control', control))))}`. ")
+                    + "Significance of the partial correlations' differences: the Pairwise significance section "
+                      f"(coefficient {base}[control={control}]).") + "</p>")
+
+    def _subsets(self, s: Section, rows: pd.DataFrame, cis: pd.DataFrame) -> None:
+        s.blocks.append("<h3>Correlations per subset of cells</h3>")
+        s.run_ids |= set(rows["run_id"])
+        for (human, level, coefficient), part in _in_order(rows.groupby(["human", "level", "coefficient"], sort=True),
+                                                            ["human", "level", "coefficient"]):
+            ci = cis[(cis["human"] == human) & (cis["level"] == level) & (cis["coefficient"] == coefficient)] \
+                if not cis.empty else cis
+            s.run_ids |= set(ci["run_id"]) if not ci.empty else set()
+            table = []
+            for r in part.sort_values(["subset", "value"], ascending=[True, False], na_position="last").itertuples():
+                hit = ci[(ci["metric"] == r.metric) & (ci["subset"] == r.subset)] if not ci.empty else ci
+                bounds = None if hit.empty else (hit["lower"].iloc[0], hit["upper"].iloc[0])
+                table.append([(_subset_text(r.subset), ""), (r.metric, ""), _value_cell(r.value, bounds)])
+            s.blocks.append(f"<h4>{html.escape(f'{level} level, {coefficient}, against {human}')}</h4>"
+                            + _sortable(["Subset", "Metric", "Correlation [CI]"], table)
+                            + '<p class="caption">' + html.escape(
+                                "Each subset is its own result (the cells whose attributes hold its conditions; "
+                                "ATTR=*: the unweighted macro average over the values of ATTR). The ranking above "
+                                "reads every cell (subset '').") + "</p>")
+
+    def _detection(self, s: Section, rows: pd.DataFrame) -> None:
+        s.blocks.append("<h3>Detection on binary labels: ROC-AUC and balanced accuracy</h3>")
+        s.run_ids |= set(rows["run_id"])
+        tests = self.rows("latest_detection_tests")
+        keys = ["human", "positive", "by", "tune", "fixed_threshold", "alpha"]
+        for key, part in rows.fillna({"tune": "\0", "fixed_threshold": float("nan")}).groupby(
+                keys, sort=True, dropna=False):
+            human, positive, by, tune, fixed, alpha = key
+            tune = None if tune == "\0" else tune
+            table = []
+            macro = part[part["group"] == "*"]
+            order = part.assign(_macro=part["group"] == "*").sort_values(
+                ["subset", "_macro", "group", "roc_auc"], ascending=[True, True, True, False])
+            for r in order.itertuples():
+                group = "macro average" if r.group == "*" else r.group or "—"
+                table.append([(r.metric, ""), (_subset_text(r.subset), ""), (group, ""), _int_cell(r.n),
+                              _int_cell(r.n_positive),
+                              _value_cell(r.roc_auc, (r.roc_auc_lower, r.roc_auc_upper)),
+                              _threshold_cell(r.threshold, r.group == "*"),
+                              _value_cell(r.balanced_accuracy, (r.balanced_accuracy_lower,
+                                                                r.balanced_accuracy_upper)),
+                              _value_cell(r.tune_balanced_accuracy)])
+            if tune is None:
+                how = f"at the fixed threshold {_number(fixed)}"
+            elif tune == "":
+                how = ("at a threshold tuned on the evaluated cells themselves (optimistic: no held-out tune "
+                       "subset)")
+            else:
+                how = f"at a threshold tuned on the cells of {tune}" + (" (per group of " + by + ")" if by else "")
+            best = part[part["group"].isin(["*"] if not macro.empty else [""])].dropna(subset=["roc_auc"])
+            answer = ""
+            if not best.empty:
+                top = best.sort_values("roc_auc", ascending=False).iloc[0]
+                answer = (f"Highest {'macro-average ' if not macro.empty else ''}ROC-AUC: {top['metric']}, "
+                          f"{_interval_text(top['roc_auc'], top['roc_auc_lower'], top['roc_auc_upper'])}; its balanced "
+                          f"accuracy {_interval_text(top['balanced_accuracy'], top['balanced_accuracy_lower'], top['balanced_accuracy_upper'])}.")
+            caption = (f"A cell is positive (consistent) when {human} ≥ {float(positive):g}; each metric (lower-is-"
+                       f"better ones negated) as a detector: ROC-AUC, and the balanced accuracy {how}, a cell "
+                       "predicted positive when its score > the threshold (−∞: every cell). "
+                       f"{1 - alpha:.0%} percentile bootstrap intervals over the cells (k = {int(part['k'].max())}, "
+                       f"seed {int(part['seed'].min())}; every resample re-tunes the threshold). "
+                       + ("Macro average: the unweighted mean over the groups of " + by + " (undefined when any group "
+                          "is). " if by else "")
+                       + "undefined: one class only among the cells.")
+            s.blocks.append(f"<h4>{html.escape(f'against {human}, positive ≥ {float(positive):g}' + (f', by {by}' if by else ''))}</h4>"
+                            + (f'<p class="answer">{html.escape(answer)}</p>' if answer else "")
+                            + _sortable(["Metric", "Subset", "Group", "n", "Positive", "ROC-AUC [CI]", "Threshold",
+                                         "Balanced accuracy [CI]", "Tune balanced accuracy"], table)
+                            + f'<p class="caption">{html.escape(caption)}</p>')
+            t = tests[(tests["human"] == human) & (tests["positive"] == positive) & (tests["by"] == by)
+                      & (tests["tune"].isna() if tune is None else tests["tune"] == tune)] if not tests.empty else tests
+            if t.empty:
+                s.blocks.append('<p class="note">' + html.escape(
+                    "No paired tests between the detectors are stored for this setting (they need two metrics): "
+                    f"run `{self.run(Hint('detection', (('dataset', self.dataset), ('human', human), ('positive', positive))))}`"
+                    " with the same options.") + "</p>")
+                continue
+            s.run_ids |= set(t["run_id"])
+            rows_t = [[(r.metric_a, ""), (r.metric_b, ""), (_subset_text(r.subset), ""),
+                       ("macro average" if r.group == "*" else r.group or "—", ""), (r.statistic, ""),
+                       _value_cell(r.delta), _value_cell(r.p_value), _value_cell(r.p_adjusted),
+                       _flag_cell(r.significant)] for r in t.itertuples()]
+            first = t.iloc[0]
+            s.blocks.append("<details><summary>" + html.escape(
+                f"paired bootstrap tests between the detectors ({len(t)}; "
+                f"{figures.correction_phrase(first['correction'], first['correction_group'])}, alpha "
+                f"{float(first['alpha']):g}, {first['alternative']})") + "</summary>"
+                + _sortable(["Metric A", "Metric B", "Subset", "Group", "Statistic", "Δ (A − B)", "p", "p corrected",
+                             "Significant"], rows_t)
+                + '<p class="caption">' + html.escape(
+                    "Paired bootstrap over the cells both metrics scored (drawn once for both); p = count / k; a "
+                    "family that cannot reach its corrected level at k is never significant (no).") + "</p></details>")
+
+    def _categories(self, s: Section, rows: pd.DataFrame) -> None:
+        s.blocks.append("<h3>Error categories: which errors each metric captures</h3>")
+        s.run_ids |= set(rows["run_id"])
+        for key, part in _in_order(rows.groupby(["human", "level", "coefficient", "system_inputs"], sort=True),
+                                   ["human", "level", "coefficient", "system_inputs"]):
+            human, level, coefficient, _ = key
+            table = [[(r.metric, ""), (r.category, ""), _value_cell(r.category_correlation),
+                      _value_cell(r.overall_correlation), _value_cell(r.ablated_correlation),
+                      _value_cell(r.correlation_drop)] for r in part.itertuples()]
+            setting = f"{level} level, {coefficient}, against {human}"
+            s.blocks.append(f"<h4>{html.escape(setting)}</h4>"
+                            + _sortable(["Metric", "Category", "r(metric, category)", "r(metric, overall)",
+                                         "r(metric, overall without it)", "Drop"], table))
+            if part["correlation_drop"].notna().any():
+                caption = (f"drop of each metric's correlation with {human} when the category is ignored (FRANK's "
+                           f"ablation), {level} level, {coefficient}; > 0: the metric's agreement rests on that "
+                           "category; n/a: undefined")
+                cols = ["metric", "category", "category_measure", "ablated_measure", "category_correlation",
+                        "overall_correlation", "ablated_correlation", "correlation_drop", "run_id"]
+                self.figure(s, figures.category_drops(part, caption), _slug("categories", *key), caption, part[cols])
+
+    # --- LLM judges and pairwise preferences ---------------------------------------------------
+    def judges(self) -> Section | None:
+        """Per automatic judge against the human majority (with intervals), position bias, the
+        significance clusters where the tests decide them, the judge-vs-judge tests, and the
+        Bradley-Terry rankings of the systems; None when the dataset has no preferences."""
+        s = Section("LLM judges and pairwise preferences", "judges")
+        stats = self.wh.sql("SELECT * FROM latest_judge_statistics WHERE dataset = ? ORDER BY result_id",
+                            [self.dataset])
+        stored = self.wh.sql("SELECT kind, count(DISTINCT judge) AS judges FROM preference_matrix WHERE dataset = ? "
+                             "GROUP BY kind", [self.dataset])
+        if stats.empty and stored.empty:
+            return None
+        hint = self.run(Hint("judges", (("dataset", self.dataset),)))
+        if stats.empty:
+            kinds = dict(zip(stored["kind"], stored["judges"]))
+            if not kinds.get("human") or not kinds.get("automatic"):
+                s.note = (f"no judge statistics: they need human and automatic judges, and dataset {self.dataset} has "
+                          f"{kinds.get('human', 0)} human and {kinds.get('automatic', 0)} automatic ones")
+            else:
+                s.note = f"no judge statistics yet: run `{hint}`"
+            return s
+        s.run_ids |= set(stats["run_id"])
+        tests = self.wh.sql("SELECT * FROM latest_judge_tests WHERE dataset = ? ORDER BY result_id", [self.dataset])
+        ranks = self.wh.sql("SELECT * FROM latest_preference_rankings WHERE dataset = ? ORDER BY result_id",
+                            [self.dataset])
+        for (human, subset), part in stats.groupby(["human", "subset"], sort=True):
+            self._judges_of(s, human, subset, part,
+                            tests[(tests["human"] == human) & (tests["subset"] == subset)],
+                            ranks[(ranks["human"] == human) & (ranks["subset"] == subset)])
+        return s
+
+    def _judges_of(self, s: Section, human: str, subset: str, stats: pd.DataFrame, tests: pd.DataFrame,
+                   ranks: pd.DataFrame) -> None:
+        first = stats.iloc[0]
+        clustered = stats["cluster"].notna().any()
+        where = f", subset {subset}" if subset else ""
+        s.blocks.append(f"<h3>{html.escape(f'Against the majority of {human}{where}')}</h3>")
+        order = stats.assign(_r=stats["rank"].fillna(10 ** 6)).sort_values(["_r", "judge"])
+        ranked = order[order["rank"].notna()]
+        if ranked.empty:
+            answer = "No judge has a defined accuracy."
+        else:
+            best = ranked.iloc[0]
+            answer = (f"The most accurate judge is {best['judge']}, "
+                      f"{_interval_text(best['accuracy'], best['accuracy_lower'], best['accuracy_upper'])}")
+            if clustered:
+                top = list(ranked.loc[ranked["cluster"] == 1, "judge"])
+                answer += (f"; the top significance cluster is {', '.join(top)}" if len(top) > 1
+                           else "; the tests separate it from every other judge")
+            answer += "."
+        biased = []
+        for r in stats.itertuples():
+            lo, hi = r.first_position_rate_lower, r.first_position_rate_upper
+            if not (_missing_value(lo) or _missing_value(hi)) and (lo > 0.5 or hi < 0.5):
+                biased.append(f"{r.judge} chose the output shown {'first' if lo > 0.5 else 'second'} in "
+                              f"{_interval_text(r.first_position_rate, lo, hi)} of its non-tie verdicts")
+        answer += (" Position bias (the interval excludes 0.5): " + "; ".join(biased) + "." if biased
+                   else " No judge's first-position rate interval excludes 0.5 (no position bias shown).")
+        table = []
+        for r in order.itertuples():
+            row = [_int_cell(r.rank) if not _missing_value(r.rank) else ("—", ""), (r.judge, "")]
+            if clustered:
+                row.append(_int_cell(r.cluster) if not _missing_value(r.cluster) else ("", ""))
+            row += [_value_cell(getattr(r, c), (getattr(r, c + "_lower"), getattr(r, c + "_upper")))
+                    for c in ("accuracy", "accuracy_ab", "accuracy_ba", "both_correct", "position_consistency",
+                              "first_position_rate", "tie_rate", "kappa", "kendall")]
+            row += [_int_cell(r.n), _int_cell(r.n_both)]
+            table.append(row)
+        head = ["Rank", "Judge", *(["Cluster"] if clustered else []), "Accuracy [CI]", "Accuracy ab", "Accuracy ba",
+                "Both orders correct", "Position consistency", "First-position rate", "Tie rate", "Cohen's κ",
+                "Kendall τ-b vs humans' ranking", "n items", "in both orders"]
+        test = first["test"]
+        if clustered:
+            why = f"clusters from the {test} tests ({first['correction']}), 1 = the best"
+        elif tests.empty:
+            why = f"no clusters: no judge-vs-judge tests are stored (run `{self.run(Hint('judges', (('dataset', self.dataset),)))}`)"
+        else:
+            why = ("no clusters: the tests do not decide them (every pair of ranked judges must be tested and the "
+                   "family able to reach its corrected level)")
+        caption = (f"Each automatic judge against the majority of the human judges ({human}; items whose majority is "
+                   f"tied left out: {int(first['tied_majority'])}). Fractions in [0, 1] with "
+                   f"{1 - float(first['alpha']):.0%} percentile bootstrap intervals over items (k = {int(first['k'])}, "
+                   f"seed {int(first['seed'])}); a judge's tie is wrong unless the humans' is a tie; first-position "
+                   f"rate: share of non-tie verdicts choosing the output shown first (0.5: no position bias); "
+                   f"undefined: an empty denominator (e.g. a judge that only ties). Ranked by accuracy; {why}.")
+        s.blocks.append(f'<p class="answer">{html.escape(answer)}</p>' + _sortable(head, table)
+                        + f'<p class="caption">{html.escape(caption)}</p>')
+        if not tests.empty:
+            s.run_ids |= set(tests["run_id"])
+            rows_t = [[(r.judge_a, ""), (r.judge_b, ""), (r.test, ""), _int_cell(r.n), _value_cell(r.delta),
+                       _int_cell(r.discordant_a), _int_cell(r.discordant_b), _value_cell(r.pvalue),
+                       _value_cell(r.pvalue_corrected), _flag_cell(r.significant)] for r in tests.itertuples()]
+            s.blocks.append("<details><summary>" + html.escape(
+                f"judge-vs-judge tests ({len(tests)}: exact McNemar on the verdicts both gave and a paired "
+                f"permutation test over items; {tests['correction'].iloc[0]} correction, alpha "
+                f"{float(tests['alpha'].iloc[0]):g})") + "</summary>"
+                + _sortable(["Judge A", "Judge B", "Test", "n", "Δ accuracy (A − B)", "A right, B wrong",
+                             "B right, A wrong", "p", "p corrected", "Significant"], rows_t) + "</details>")
+        if not ranks.empty:
+            s.run_ids |= set(ranks["run_id"])
+            humans = ranks[ranks["kind"] == "human"].set_index("system")
+            judges = sorted(set(ranks.loc[ranks["kind"] == "automatic", "judge"]))
+            systems = list(humans.sort_values("rank").index) if not humans.empty else sorted(set(ranks["system"]))
+            by_judge = {j: ranks[ranks["judge"] == j].set_index("system") for j in judges}
+            rows_r = []
+            for system in systems:
+                row = [(system, "")]
+                if not humans.empty:
+                    h = humans.loc[system]
+                    row += [_int_cell(h["rank"]), _value_cell(h["strength"], (h["lower"], h["upper"]))]
+                row += [_int_cell(by_judge[j]["rank"].get(system)) if system in by_judge[j].index else ("", "")
+                        for j in judges]
+                rows_r.append(row)
+            head_r = ["System", *(["Humans' rank", "Humans' strength [CI]"] if not humans.empty else []),
+                      *[f"rank by {j}" for j in judges]]
+            r0 = ranks.iloc[0]
+            s.blocks.append("<h4>System rankings from the preferences (Bradley–Terry)</h4>"
+                            + _sortable(head_r, rows_r) + '<p class="caption">' + html.escape(
+                                "Bradley–Terry log-strengths (mean 0 over the systems; ties half a win to each "
+                                f"side; ridge prior (ridge/2)·Σθ², ridge = {float(r0['ridge']):g}) of the humans' "
+                                f"verdicts, with {1 - float(r0['alpha']):.0%} percentile bootstrap intervals over "
+                                f"items (k = {int(r0['k'])}, seed {int(r0['seed'])}), and each judge's rank of the "
+                                "systems; the Kendall τ-b of a judge's ranking against the humans' is in the table "
+                                "above.") + "</p>")
+
+
     def run(self, hint: Hint) -> str:
         """What to run, in the words of the report's reader (:class:`Words`)."""
         return self.words.hint(hint)
@@ -803,6 +1159,55 @@ class _Builder:
                         "</summary>" + _table_html(runs, row_ids=[f"run-{int(r)}" for r in runs["run_id"]])
                         + "</details>")
         return s
+
+
+def _sortable(head: Sequence[str], rows: Sequence[Sequence[tuple[str, str]]]) -> str:
+    """A sortable table of cells given as (text shown, sort key): a numeric key sorts the column
+    by number (an empty key last), none by the text."""
+    th = "".join(f"<th>{html.escape(h)}</th>" for h in head)
+    body = "".join("<tr>" + "".join(f'<td data-v="{html.escape(k)}">{html.escape(t)}</td>' if k else
+                                    f"<td>{html.escape(t)}</td>" for t, k in row) + "</tr>" for row in rows)
+    return f'<table class="data sortable"><thead><tr>{th}</tr></thead><tbody>{body}</tbody></table>'
+
+
+def _interval_text(value, lower=None, upper=None) -> str:
+    """``0.931 [0.890, 0.965]``; "undefined" for a missing value, no bracket without bounds."""
+    if _missing_value(value):
+        return "undefined"
+    if _missing_value(lower) or _missing_value(upper):
+        return _number(value)
+    return f"{_number(value)} [{_number(lower)}, {_number(upper)}]"
+
+
+def _value_cell(value, bounds: tuple | None = None) -> tuple[str, str]:
+    """A statistic (with its interval) as a sortable cell; "undefined", sorted last, when missing."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if _missing_value(value):
+        return "undefined", ""
+    lower, upper = bounds if bounds is not None else (None, None)
+    return _interval_text(value, lower, upper), repr(float(value))
+
+
+def _int_cell(value) -> tuple[str, str]:
+    return ("", "") if _missing_value(value) else (str(int(value)), str(int(value)))
+
+
+def _flag_cell(value) -> tuple[str, str]:
+    return ("—", "") if _missing_value(value) else (("yes", "1") if bool(value) else ("no", "0"))
+
+
+def _threshold_cell(threshold, macro: bool) -> tuple[str, str]:
+    """A detection threshold: −∞ (every cell positive), "— (per group)" for a macro row, undefined."""
+    if _missing_value(threshold):
+        return ("— (per group)", "") if macro else ("undefined", "")
+    if math.isinf(float(threshold)):
+        return ("−∞ (every cell positive)", repr(float(threshold)))
+    return _number(threshold), repr(float(threshold))
+
+
+def _subset_text(subset: str) -> str:
+    return subset or "every cell"
 
 
 def _in_order(groups, keys: Sequence[str]) -> list:
@@ -965,8 +1370,13 @@ def build(wh: Warehouse, dataset: str, out: Path, human: str | None = None, *, o
 def render(wh: Warehouse, dataset: str, human: str | None = None, words: Words = Words()) -> tuple[str, int]:
     """The report's page (HTML) and its number of figures; ``words``: see :func:`build`."""
     b = _Builder(wh, dataset, human, words)
-    sections = [b.ranking(), b.intervals(), b.tests(), b.close_pairs(), b.power(), b.coverage(), b.normality(),
-                b.agreement(), b.overview()]
+    sections = [b.ranking(), b.factuality(), b.judges(), b.intervals(), b.tests(), b.close_pairs(), b.power(),
+                b.coverage(), b.normality(), b.agreement(), b.overview()]
+    sections = [s for s in sections if s is not None]   # factuality, judges: only where the data has them
+    if not sections[0].blocks and any(s.anchor == "judges" and s.blocks for s in sections):
+        # preferences but no correlations: the judges answer first
+        judges = next(s for s in sections if s.anchor == "judges")
+        sections = [judges, *(s for s in sections if s is not judges)]
     runs = set().union(*(s.run_ids for s in sections))
     # what is not computed yet: one list of the commands that compute it, after the results
     missing = [s for s in sections if s.note and not s.blocks]

@@ -1,0 +1,191 @@
+"""The report's factuality and judges sections (issues 26 and 28, item 5): pooled against partial
+correlations side by side, the correlations of each subset labelled by it, detection with its
+intervals, tune subset and tests, the error categories with their figure; per judge statistics
+with intervals, position bias, clusters and the Bradley-Terry rankings -- every number the stored
+row's, nothing shown as None/nan, hints where results are missing, and no new section for a
+dataset that has none of these data (rendered in headless Chromium where it is installed)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from metaeval.ingest.table import add_scores
+from metaeval.runs import Warehouse
+from metaeval.runs.report import _interval_text, _number, render
+from tests.conftest import run_cli
+from tests.test_report_page import _check_self_contained, _Page, _rendered, needs_chromium
+
+ROOT = Path(__file__).resolve().parents[1]
+FACTUALITY = ROOT / "examples" / "factuality"
+PREFERENCES = ROOT / "docs" / "examples" / "preferences.csv"
+K = 50
+
+
+def _section(page: str, anchor: str) -> str:
+    m = re.search(rf'<section id="{anchor}">(.*?)</section>', page, re.S)
+    return m.group(1) if m else ""
+
+
+def _text(fragment: str) -> str:
+    return _Page(fragment).text
+
+
+@pytest.fixture
+def factual(db):
+    """The repository's factuality example with partial, pooled and per-subset correlations and
+    intervals, detection by source (tuned on validation, evaluated on test) and its tests."""
+    run_cli(db, "ingest", "table", FACTUALITY / "scores.csv", "--dataset", "factuality", "--human", "human.*")
+    run_cli(db, "ingest", "attributes", FACTUALITY / "attributes.csv", "--dataset", "factuality")
+    with Warehouse(db) as wh:
+        common = dict(levels=["global"], coefficients=["pearson"])
+        wh.correlate("factuality", "human.consistency", **common)
+        wh.correlate("factuality", "human.consistency", control="system", **common)
+        wh.ci("factuality", "human.consistency", k=K, **common)
+        wh.ci("factuality", "human.consistency", k=K, control="system", **common)
+        wh.correlate("factuality", "human.consistency", where=["split=test"], **common)
+        wh.detection("factuality", "human.label", positive=1, tune=["split=validation"], where=["split=test"],
+                     by="source", k=K)
+    return db
+
+
+def test_factuality_section_shows_the_stored_rows(factual):
+    with Warehouse(factual, read_only=True) as wh:
+        page, _ = render(wh, "factuality")
+        corr = wh.sql("SELECT * FROM latest_correlations WHERE level = 'global'")
+        detection = wh.sql("SELECT * FROM latest_detection")
+        tests = wh.sql("SELECT * FROM latest_detection_tests")
+    anchors = re.findall(r'<section id="([a-z-]+)"', page)
+    assert anchors[:2] == ["ranking", "factuality"] and "judges" not in anchors
+    section = _section(page, "factuality")
+    text = _text(section)
+    assert not re.search(r"\b(None|nan|NaN)\b", _Page(page).text)
+    # pooled and partial side by side, each the stored value
+    for metric in ("system-recognizer", "consistency-detector"):
+        pooled = corr[(corr["metric"] == metric) & (corr["coefficient"] == "pearson") & (corr["subset"] == "")]
+        partial = corr[(corr["metric"] == metric) & (corr["coefficient"] == "pearson[control=system]")]
+        row = re.search(rf"<tr><td>{metric}</td>(.*?)</tr>", section).group(1)
+        assert _number(pooled["value"].iloc[0]) in row and _number(partial["value"].iloc[0]) in row
+        assert _number(pooled["value"].iloc[0] - partial["value"].iloc[0]) in row
+    assert "the largest fall from pooled to partial is system-recognizer's" in text
+    # the subset's rows labelled by it
+    assert "split=test" in text and "Correlations per subset of cells" in text
+    # detection: per group and macro, intervals, the tune subset and the tests
+    for r in detection.itertuples():
+        assert _interval_text(r.roc_auc, r.roc_auc_lower, r.roc_auc_upper) in text
+        assert _interval_text(r.balanced_accuracy, r.balanced_accuracy_lower, r.balanced_accuracy_upper) in text
+    assert "macro average" in text and "tuned on the cells of split=validation (per group of source)" in text
+    assert len(tests) and f"paired bootstrap tests between the detectors ({len(tests)};" in text
+
+
+def test_subset_rows_are_never_mixed_in_a_figure(factual):
+    """The intervals and tests sections draw one figure per subset (the ranking reads subset '')."""
+    with Warehouse(factual) as wh:
+        wh.ci("factuality", "human.consistency", levels=["global"], coefficients=["pearson"], k=K,
+              where=["split=test"])
+        page, _ = render(wh, "factuality")
+    captions = re.findall(r"<figcaption>(.*?) — ", _section(page, "intervals"))
+    assert any("subset split=test" in c for c in captions) and any("subset" not in c for c in captions)
+
+
+def test_factuality_hints_and_unchanged_report_without_its_data(db, tmp_path):
+    rng = np.random.default_rng(0)
+    rows = [{"system": f"S{i}", "input": f"d{j}", "h": rng.normal(), "m1": rng.normal(), "m2": rng.normal()}
+            for i in range(4) for j in range(6)]
+    with Warehouse(db) as wh:
+        add_scores(wh, "plain", pd.DataFrame(rows), human=["h"])
+        wh.correlate("plain", "h")
+        before, _ = render(wh, "plain")
+    assert "factuality" not in re.findall(r'<section id="([a-z-]+)"', before) and "judges" not in before
+    (tmp_path / "a.csv").write_text("input,attribute,value\n" + "".join(f"d{j},split,{'a' if j < 3 else 'b'}\n"
+                                                                         for j in range(6)))
+    run_cli(db, "ingest", "attributes", tmp_path / "a.csv", "--dataset", "plain")
+    out = tmp_path / "r.html"
+    run_cli(db, "report", "--dataset", "plain", "--out", out)
+    text = _text(_section(out.read_text(), "missing"))
+    assert "Factual consistency : no partial correlations yet: run `metaeval --db" in text
+    assert "correlate --control system --level global --dataset plain --human h`" in text
+    assert "detection --positive 1 --dataset plain --human h`" in text
+
+
+def test_error_categories_table_and_figure(db):
+    rng = np.random.default_rng(3)
+    rows = []
+    for i in range(5):
+        for j in range(8):
+            entity, predicate = rng.normal(), rng.normal()
+            rows.append({"system": f"S{i}", "input": f"d{j}", "h.overall": entity + predicate, "h.entity": entity,
+                         "h.predicate": predicate, "h.no_entity": predicate, "h.no_predicate": entity,
+                         "m": entity + 0.3 * rng.normal()})
+    with Warehouse(db) as wh:
+        add_scores(wh, "frank", pd.DataFrame(rows), human=["h.*"])
+        stored = wh.categories("frank", "h.overall", {"entity": "h.entity", "predicate": "h.predicate"},
+                               {"entity": "h.no_entity", "predicate": "h.no_predicate"}, levels=["global"],
+                               coefficients=["pearson"])
+        page, figures = render(wh, "frank", "h.overall")
+    section = _section(page, "factuality")
+    assert "Error categories: which errors each metric captures" in section and figures >= 1
+    assert 'id="fig-categories' in section
+    text = _text(section)
+    for r in stored.itertuples():
+        assert _number(r.correlation_drop) in text and _number(r.category_correlation) in text
+    drop = stored.set_index("category")["correlation_drop"]
+    assert drop["entity"] > 0.5 > drop["predicate"]   # m reads the entity errors
+
+
+@pytest.fixture
+def judged(db):
+    run_cli(db, "ingest", "preferences", PREFERENCES, "--dataset", "judges-demo")
+    with Warehouse(db) as wh:
+        wh.judges("judges-demo", k=K)
+    return db
+
+
+def test_judges_section_first_when_only_preferences(judged):
+    with Warehouse(judged, read_only=True) as wh:
+        page, _ = render(wh, "judges-demo")
+        stats = wh.sql("SELECT * FROM latest_judge_statistics")
+        ranks = wh.sql("SELECT * FROM latest_preference_rankings WHERE kind = 'human' ORDER BY rank")
+    assert re.findall(r'<section id="([a-z-]+)"', page)[:2] == ["judges", "ranking"]
+    section = _section(page, "judges")
+    text = _text(section)
+    assert not re.search(r"\b(None|nan|NaN)\b", _Page(page).text)
+    for r in stats.itertuples():
+        row = _text(re.search(rf"<tr><td[^>]*>\d+</td><td>{r.judge}</td>(.*?)</tr>", section).group(0))
+        assert _interval_text(r.accuracy, r.accuracy_lower, r.accuracy_upper) in row
+        assert _interval_text(r.first_position_rate, r.first_position_rate_lower, r.first_position_rate_upper) in row
+    best = stats.sort_values("rank").iloc[0]
+    assert text.count(f"The most accurate judge is {best['judge']}") == 1
+    # only the position-biased judge's first-position interval excludes 0.5
+    assert "Position bias (the interval excludes 0.5): judge-position chose the output shown first" in text
+    assert "judge-consistent chose" not in text and "judge-ties chose" not in text
+    assert "Cluster" in section and "judge-vs-judge tests" in text
+    order = re.findall(r"<tr><td>(sys-\d)</td>", section)
+    assert order == list(ranks["system"])
+
+
+def test_judges_hint_before_the_run(db):
+    run_cli(db, "ingest", "preferences", PREFERENCES, "--dataset", "judges-demo")
+    with Warehouse(db, read_only=True) as wh:
+        page, _ = render(wh, "judges-demo")
+    assert "LLM judges and pairwise preferences : no judge statistics yet: run `wh.judges(dataset='judges-demo')`" \
+        in _Page(page).text
+
+
+@needs_chromium
+def test_factuality_and_judges_in_headless_chromium(factual, tmp_path):
+    run_cli(factual, "ingest", "preferences", PREFERENCES, "--dataset", "judges-demo")
+    with Warehouse(factual) as wh:
+        wh.judges("judges-demo", k=K)
+    for dataset, anchor in (("factuality", "factuality"), ("judges-demo", "judges")):
+        out = tmp_path / f"{dataset}.html"
+        run_cli(factual, "report", "--dataset", dataset, "--out", out)
+        parsed, dom = _rendered(tmp_path, out)
+        assert ("section", anchor) in parsed.order
+        _check_self_contained(parsed)
+        assert not re.search(r"\b(None|nan|NaN)\b", parsed.text)
+        assert 'table class="data sortable"' in _section(dom, anchor)
