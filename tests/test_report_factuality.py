@@ -189,3 +189,31 @@ def test_factuality_and_judges_in_headless_chromium(factual, tmp_path):
         _check_self_contained(parsed)
         assert not re.search(r"\b(None|nan|NaN)\b", parsed.text)
         assert 'table class="data sortable"' in _section(dom, anchor)
+
+
+NEW_TABLES = ("detection", "detection_tests", "judge_statistics", "judge_tests", "preference_rankings",
+              "error_categories")
+
+
+def test_export_writes_the_new_tables(factual, tmp_path):
+    """`export` offers and writes the tables of detection, judges and categories: every row (or
+    --latest) of the table, with its columns, in each format."""
+    run_cli(factual, "ingest", "preferences", PREFERENCES, "--dataset", "judges-demo")
+    with Warehouse(factual) as wh:
+        wh.judges("judges-demo", k=K)
+        wh.categories("factuality", "human.consistency", {"label": "human.label"}, levels=["global"],
+                      coefficients=["pearson"])
+    for table in NEW_TABLES:
+        with Warehouse(factual, read_only=True) as wh:
+            every = wh.sql(f"SELECT * FROM {table} ORDER BY result_id")
+            latest = wh.sql(f"SELECT * FROM latest_{table} ORDER BY result_id")
+        assert len(every), table
+        out = tmp_path / f"{table}.csv"
+        result = run_cli(factual, "export", table, "--out", out)
+        assert f"wrote {len(every)} rows of {table} to" in result.output
+        written = pd.read_csv(out)
+        assert list(written.columns) == list(every.columns) and list(written["result_id"]) == list(every["result_id"])
+        out = tmp_path / f"{table}.parquet"
+        run_cli(factual, "export", table, "--latest", "--dataset", str(latest["dataset"].iloc[0]), "--out", out)
+        assert sorted(pd.read_parquet(out)["result_id"]) == sorted(
+            latest.loc[latest["dataset"] == latest["dataset"].iloc[0], "result_id"])
