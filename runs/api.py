@@ -124,6 +124,13 @@ class AnalysisWarehouse(core.Warehouse):
 
         return evaluate.evaluate(self, dataset, human, scores, **options)
 
+    def evaluate_judge(self, dataset: str, preferences, **options):
+        """:func:`metaeval.runs.evaluate.evaluate_judge`: ingest a new judge's preference file and
+        judge it with the stored judges against the human preference."""
+        from metaeval.runs import evaluate
+
+        return evaluate.evaluate_judge(self, dataset, preferences, **options)
+
     def correlate(self, dataset: str, human: str, metrics: Sequence[str] = (), levels: Sequence[str] = (),
                   coefficients: Sequence[str] = (), **options) -> pd.DataFrame:
         """:func:`correlate`'s rows (table ``correlations``)."""

@@ -431,3 +431,66 @@ def _value(frame: pd.DataFrame, key: tuple, column: str) -> float:
 
 def _none(x: float) -> float | None:
     return None if x is None or np.isnan(x) else float(x)
+
+
+# --- a new judge of pairwise preferences (issue 28 item 5) ----------------------------------------
+@dataclass(frozen=True)
+class JudgeEvaluation:
+    """The outcome of :func:`evaluate_judge`: the judges the preference file holds (``judges``),
+    the ingest's report, the :func:`metaeval.runs.judges.judges` summary (``run_id`` None: up to
+    date) and the latest rows of its three tables (``rows``: judge_statistics, judge_tests,
+    preference_rankings) over every automatic judge of the dataset."""
+
+    dataset: str
+    human: str                              # the human judges, comma-joined (as stored)
+    judges: tuple[str, ...]
+    loaded: object = field(repr=False)
+    summary: object = field(repr=False)
+    rows: dict = field(repr=False)
+
+    @property
+    def computed(self) -> int:
+        return self.summary.rows
+
+
+def evaluate_judge(wh: Warehouse, dataset: str, preferences: str | os.PathLike, *, humans: Sequence[str] = (),
+                   k: int = 1000, alpha: float = 0.05, seed: int = parameters.DEFAULT_SEED,
+                   test: str = "permutation", correction: str = "holm", cluster_rule: str = "any",
+                   where: Sequence = (), replace: bool = False, allow_new: bool = False,
+                   command: str | None = None, force: bool = False) -> JudgeEvaluation:
+    """How good is my judge? Ingest a preference file of automatic judges into ``dataset``
+    (:func:`metaeval.ingest.preferences.ingest`: atomic, idempotent, conflicts need ``replace``)
+    and judge it, with every stored automatic judge, against the majority of the stored human
+    judges (``humans`` globs; default all): :func:`metaeval.runs.judges.judges`'s statistics,
+    intervals, judge-vs-judge tests and clusters, and Bradley-Terry rankings.
+
+    Everything that can be checked is checked before the ingest writes: the options, the file
+    (every row parsed; its judges automatic: human verdicts are the reference, ingested with
+    ``ingest preferences``), the dataset's human judges and the ``where`` subset's attributes."""
+    from metaeval import schema
+    from metaeval.ingest import preferences as ingest_preferences
+    from metaeval.runs import judges as judges_runs
+
+    judges_runs.check_options(k=k, alpha=alpha, test=test, correction=correction, cluster_rule=cluster_rule,
+                              ridge=judges_runs.pf.DEFAULT_RIDGE)
+    wh.require_dataset(dataset)
+    path = Path(preferences)
+    rows = ingest_preferences.parse(path)
+    human_rows = rows[rows["kind"] == "human"]
+    if len(human_rows):
+        r = human_rows.iloc[0]
+        raise WarehouseError(f"{path}:{int(r['line'])}: judge {r['judge']!r} is of kind human; the preference file "
+                             "evaluated is an automatic judge's (the human verdicts are the reference: ingest them "
+                             "on their own)")
+    stored = wh.con.execute(schema.read("preferences_of"), {"dataset": dataset}).df()
+    kinds = stored.drop_duplicates("judge").set_index("judge")["kind"]
+    human_judges = judges_runs._choose(sorted(kinds.index[kinds == "human"]), humans, "human", "--human", dataset)
+    for attribute, value in selection.parse_where(where):
+        if value not in (values := wh.attribute_values(dataset, attribute)):
+            raise WarehouseError(f"attribute {attribute!r} of dataset {dataset!r} never has the value {value!r}; "
+                                 f"its values: {', '.join(values)}")
+    loaded = ingest_preferences.ingest(wh, dataset, path, replace=replace, allow_new=allow_new, command=command)
+    summary = judges_runs.judges(wh, dataset, human_judges, (), k=k, alpha=alpha, seed=seed, test=test,
+                                 correction=correction, cluster_rule=cluster_rule, where=where, force=force)
+    latest = judges_runs.latest(wh, dataset, summary.human, list(summary.tied_majority))
+    return JudgeEvaluation(dataset, summary.human, tuple(dict.fromkeys(rows["judge"])), loaded, summary, latest)

@@ -114,16 +114,8 @@ def load(wh: Warehouse, dataset: str, humans: Sequence[str] = (), judges: Sequen
                 np.stack([verdicts(h) for h in humans]), digest.hexdigest())
 
 
-def judges(wh: Warehouse, dataset: str, humans: Sequence[str] = (), judge_globs: Sequence[str] = (), *,
-           k: int = 1000, alpha: float = 0.05, seed: int = parameters.DEFAULT_SEED, test: str = "permutation",
-           correction: str = "holm", cluster_rule: str = "any", ridge: float = pf.DEFAULT_RIDGE,
-           where: Sequence = (), by: str | None = None, force: bool = False) -> Summary:
-    """Compute and persist the judge statistics, tests and rankings of ``dataset`` (see the module).
-
-    ``where`` (``["split=test"]`` or pairs): only the items whose input satisfies every condition
-    (attributes of ``metaeval ingest attributes``: an item counts when the cells of both its
-    systems for its input do); ``by``: one result per value of that attribute (with ``where``),
-    each its own ``subset``. No macro average over the values is computed for judges."""
+def check_options(*, k: int, alpha: float, test: str, correction: str, cluster_rule: str, ridge: float) -> None:
+    """The checks of :func:`judges`' options (before anything is read or written)."""
     if test not in vocabulary.JUDGE_TESTS:
         raise WarehouseError(f"test must be one of {', '.join(vocabulary.JUDGE_TESTS)}; got {test!r}")
     if correction not in vocabulary.CORRECTIONS:
@@ -136,6 +128,19 @@ def judges(wh: Warehouse, dataset: str, humans: Sequence[str] = (), judge_globs:
         raise WarehouseError(f"ridge must be > 0 (without a prior a system that wins every comparison has an "
                              f"infinite strength); got {ridge}")
     parameters.check_k(k, alpha, "interval")
+
+
+def judges(wh: Warehouse, dataset: str, humans: Sequence[str] = (), judge_globs: Sequence[str] = (), *,
+           k: int = 1000, alpha: float = 0.05, seed: int = parameters.DEFAULT_SEED, test: str = "permutation",
+           correction: str = "holm", cluster_rule: str = "any", ridge: float = pf.DEFAULT_RIDGE,
+           where: Sequence = (), by: str | None = None, force: bool = False) -> Summary:
+    """Compute and persist the judge statistics, tests and rankings of ``dataset`` (see the module).
+
+    ``where`` (``["split=test"]`` or pairs): only the items whose input satisfies every condition
+    (attributes of ``metaeval ingest attributes``: an item counts when the cells of both its
+    systems for its input do); ``by``: one result per value of that attribute (with ``where``),
+    each its own ``subset``. No macro average over the values is computed for judges."""
+    check_options(k=k, alpha=alpha, test=test, correction=correction, cluster_rule=cluster_rule, ridge=ridge)
     data = load(wh, dataset, humans, judge_globs)
     human = ",".join(data.humans)
     subsets = _subsets(wh, dataset, data, where, by)

@@ -22,8 +22,15 @@ MAX_LIST = 70
 @click.argument("scores", nargs=-1, metavar="[SCORES]...")
 @click.option("--dataset", "datasets", multiple=True, required=True,
               help="Dataset to evaluate on; repeat it, each with its --human, to evaluate on several.")
-@click.option("--human", "humans", multiple=True, required=True,
-              help="The human judgment of each --dataset, in the same order (one for all if given once).")
+@click.option("--human", "humans", multiple=True,
+              help="The human judgment of each --dataset, in the same order (one for all if given once). With "
+                   "--preferences: globs of the human judges whose majority is the reference (default all).")
+@click.option("--preferences", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
+              metavar="FILE",
+              help="A preference file (input,system_a,system_b,judge,order,winner[,kind]) of a new automatic "
+                   "judge: ingested into the one --dataset and judged with its stored judges against the human "
+                   "preference, as `metaeval judges` does (--k, --seed, --alpha, --correction, --cluster-rule, "
+                   "--where).")
 @click.option("--metric", "metrics", multiple=True, metavar="GLOB",
               help="Evaluate these metrics already in the warehouse too (or instead of SCORES). Repeatable.")
 @click.option("--against", "against", multiple=True, metavar="GLOB",
@@ -63,7 +70,7 @@ MAX_LIST = 70
 @click.pass_obj
 def evaluate(obj: Context, scores, datasets, humans, metrics, against, levels, coefficients, method, ci_method,
              correction, all_pairs, cluster_rule, system_inputs, k, seed, alpha, lower, allow_new, replace, jobs,
-             force, where, control, fmt, layout, input_format):
+             force, where, control, fmt, layout, input_format, preferences=None):
     """How good is my metric? Ingest SCORES and evaluate their metrics in one run.
 
     SCORES are score tables as `ingest table` reads them; with several --dataset, give each as
@@ -73,7 +80,18 @@ def evaluate(obj: Context, scores, datasets, humans, metrics, against, levels, c
     every other metric (Holm within each metric's tests by default), all persisted and reused
     (a second run computes nothing). Printed: correlation [CI], rank, significance cluster (with
     --all-pairs: clusters need every pair tested), and the metrics it beats and is beaten by. json/csv/markdown give every metric's rows; latex a paper's table.
+
+    --preferences FILE evaluates a new LLM judge instead: its pairwise preferences are ingested
+    and it is judged, with the dataset's stored judges, against the human preference (accuracy
+    in each order, position consistency and bias, ties, kappa, with intervals; tests and clusters
+    against the other judges; Bradley-Terry ranking vs the humans').
     """
+    if preferences is not None:
+        _evaluate_judge(obj, preferences, datasets, humans, scores, metrics, against, control, method, k, seed,
+                        alpha, correction, cluster_rule, where, allow_new, replace, force, fmt)
+        return
+    if not humans:
+        raise click.UsageError("Missing option '--human' (the human judgment of each --dataset).")
     if len(humans) not in (1, len(datasets)):
         raise click.UsageError(f"give one --human per --dataset ({len(datasets)}), or one for all; got {len(humans)}")
     if len(set(datasets)) != len(datasets):
@@ -140,6 +158,63 @@ def _evaluate(obj, pairs, files, metrics, against, levels, coefficients, method,
             for note in _cluster_notes(ev.table):
                 click.echo(note)
             click.echo(f"({caption} {notes} Every metric's rows: --format json, csv, markdown or latex.)")
+
+
+def _evaluate_judge(obj, preferences, datasets, humans, scores, metrics, against, control, method, k, seed, alpha,
+                    correction, cluster_rule, where, allow_new, replace, force, fmt):
+    """``evaluate --preferences FILE``: a new judge (:func:`metaeval.runs.evaluate.evaluate_judge`)."""
+    from metaeval.cli.app import show, show_blocks
+    from metaeval.runs import evaluate as evaluation
+    from metaeval.runs import judges as judges_runs
+
+    if len(datasets) != 1:
+        raise click.UsageError("--preferences evaluates a judge on one --dataset")
+    if scores or metrics or against or control:
+        raise click.UsageError("--preferences evaluates a judge; give SCORES, --metric, --against or --control "
+                               "in a separate evaluate (of metrics)")
+    test = "permutation"   # both tests are stored; the clusters rest on the permutation test (as judges)
+    with obj.open() as wh:
+        ev = evaluation.evaluate_judge(wh, datasets[0], preferences, humans=humans, k=k, seed=seed, alpha=alpha,
+                                       test=test, correction=correction, cluster_rule=cluster_rule, where=where,
+                                       replace=replace, allow_new=allow_new, command=_command_line(), force=force)
+    err = not is_text(fmt)
+    echo_reports([ev.loaded], err=err)
+    state = ("up to date; nothing computed" if ev.summary.run_id is None
+             else f"run {ev.summary.run_id}: wrote {ev.summary.rows} rows")
+    click.echo(f"judges of {ev.dataset} vs the majority of {ev.human}: {state}", err=err)
+    if fmt in ("json", "csv"):
+        show_blocks([(t, ev.rows[t]) for t in judges_runs.TABLES], fmt)
+        return
+    stats = ev.rows["judge_statistics"]
+    shown = stats[(["subset"] if (stats["subset"] != "").any() else []) + ["judge", "n", "rank", "cluster"]].copy()
+    shown.insert(0, "new", ["*" if j in ev.judges else "" for j in stats["judge"]])
+    for name in ("accuracy", "accuracy_ab", "accuracy_ba", "position_consistency", "first_position_rate", "tie_rate",
+                 "kappa", "kendall"):
+        shown[name] = [_interval(v, lo, hi) for v, lo, hi in zip(stats[name], stats[f"{name}_lower"],
+                                                                  stats[f"{name}_upper"])]
+    caption = (f"Judges of {ev.dataset} against the majority of {ev.human} ({100 * (1 - alpha):g}% percentile "
+               f"bootstrap intervals over items, k={k}, seed={seed}; clusters: {test} test, {correction} correction; "
+               f"*: the judges of {preferences}).")
+    if fmt in ("markdown", "latex"):
+        show(shown, fmt, caption=caption)
+        return
+    show(shown, "table")
+    tests = ev.rows["judge_tests"]
+    mine = tests[tests["judge_a"].isin(ev.judges) | tests["judge_b"].isin(ev.judges)]
+    if len(mine):
+        click.echo()
+        show(mine[["test", "judge_a", "judge_b", "n", "delta", "pvalue", "pvalue_corrected", "significant"]].round(4),
+             "table")
+    click.echo(f"({caption} Every table: --format json.)")
+
+
+def _interval(v, lo, hi) -> str:
+    if pd_isna(v):
+        return "undefined"
+    from metaeval.analyses import tables
+
+    return tables.plain_number(v) + ("" if pd_isna(lo) or pd_isna(hi) else
+                                     f" [{tables.plain_number(lo)}, {tables.plain_number(hi)}]")
 
 
 def _stdin_part(arg: str, datasets) -> str:
