@@ -475,6 +475,8 @@ def evaluate_judge(wh: Warehouse, dataset: str, preferences: str | os.PathLike, 
                               ridge=judges_runs.pf.DEFAULT_RIDGE)
     wh.require_dataset(dataset)
     path = Path(preferences)
+    if not path.is_file():
+        raise WarehouseError(f"{str(path)!r}: no such file")
     rows = ingest_preferences.parse(path)
     human_rows = rows[rows["kind"] == "human"]
     if len(human_rows):

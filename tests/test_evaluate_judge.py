@@ -68,6 +68,7 @@ def test_bad_file_or_option_writes_nothing(db, tmp_path, split):
     cases = [((tmp_path / "humans.csv", {}), "is of kind human"),
              ((tmp_path / "broken.csv", {}), "broken.csv:2"),
              ((new, {"humans": ["nobody*"]}), "matches no human judge"),
+             ((tmp_path / "missing.csv", {}), "no such file"),
              ((new, {"where": ["split=test"]}), "no attribute 'split'"),
              ((new, {"k": 3}), "k"),
              ((new, {"alpha": 1.5}), "alpha"),

@@ -25,7 +25,7 @@ MAX_LIST = 70
 @click.option("--human", "humans", multiple=True,
               help="The human judgment of each --dataset, in the same order (one for all if given once). With "
                    "--preferences: globs of the human judges whose majority is the reference (default all).")
-@click.option("--preferences", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
+@click.option("--preferences", type=click.Path(dir_okay=False, path_type=Path), default=None,
               metavar="FILE",
               help="A preference file (input,system_a,system_b,judge,order,winner[,kind]) of a new automatic "
                    "judge: ingested into the one --dataset and judged with its stored judges against the human "
