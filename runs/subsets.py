@@ -160,7 +160,7 @@ def _write_macro(wh: Warehouse, command: str, outcomes: list[engine.Outcome], by
                 values.update(_macro_interval(data, labels, by, outcomes, key, params, conventions))
             task = Task(dict(zip(("metric", "level", "coefficient"), key)), (key[0], scope.human), fingerprints[key],
                         max(int(r.get("n_systems", 0)) for r in rows), sum(int(r.get("n_inputs", 0)) for r in rows))
-            writer.add(task, {**values, "conventions": conventions}, params)
+            writer.add(task, {**values, "conventions": conventions}, analysis.params)
         writer.flush()
         bookkeeping.finish_run(wh, run_id, "finished", len(todo))
     return RunSummary(run_id, len(keys), len(todo), writer.written)
