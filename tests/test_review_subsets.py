@@ -7,6 +7,7 @@ import base64
 import re
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -50,3 +51,44 @@ def test_report_draws_the_rows_of_every_cell_not_those_of_a_subset(factuality, t
         # each metric once, with the estimate of every cell (not the split=test subset's)
         assert t["metric"].is_unique
         assert dict(zip(t["metric"], t["estimate"])) == pytest.approx(dict(zip(every["metric"], every["estimate"])))
+
+
+@pytest.mark.parametrize("row, field", [
+    ("d00,k=v,z", "attribute"),          # 'k=v' = 'z' reads back as k = 'v=z': the subset label k=v=z of both
+    ("d00,a & b,c", "attribute"),        # ' & ' joins the conditions of a subset label
+    ("d00,a&b,c", "attribute"),
+    ("d00,system,x", "attribute"),       # --control system groups by the system, never by this attribute
+    ("d00,weird,*", "value"),            # weird=* is the label of --by weird's macro average
+    ("d00,weird,x & y=z", "value"),      # weird=x & y=z is also the label of --where weird=x --where y=z
+])
+def test_attribute_names_and_values_that_would_make_subset_labels_collide_are_refused(db, tmp_path, row, field):
+    frame = pd.DataFrame({"system": ["s1", "s2"], "input": ["d00", "d00"], "h": [1.0, 2.0], "m": [0.5, 0.1]})
+    scores = tmp_path / "scores.csv"
+    frame.to_csv(scores, index=False)
+    run_cli(db, "ingest", "table", scores, "--dataset", "d", "--human", "h")
+    path = tmp_path / "attributes.csv"
+    path.write_text(f"input,attribute,value\nd00,ok,fine = yes\n{row}\n", encoding="utf-8")
+    out = run_cli(db, "ingest", "attributes", path, "--dataset", "d", ok=False)
+    assert out.exit_code != 0 and "Traceback" not in out.output
+    assert f"{path}:3" in out.output and field in out.output and len(out.output.strip().splitlines()) == 1
+    with Warehouse(db, read_only=True) as wh:
+        assert wh.sql("SELECT count(*) AS n FROM attributes")["n"].iloc[0] == 0
+
+
+def test_values_with_equals_signs_spaces_and_unicode_select_their_cells(db, tmp_path):
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame({"system": ["s1", "s2", "s3"] * 4, "input": [f"d{j}" for j in range(4) for _ in range(3)],
+                          "h": rng.normal(size=12), "m": rng.normal(size=12)})
+    scores = tmp_path / "scores.csv"
+    frame.to_csv(scores, index=False)
+    run_cli(db, "ingest", "table", scores, "--dataset", "d", "--human", "h")
+    path = tmp_path / "attributes.csv"
+    path.write_text("input,attribute,value\nd0,src,a=b c\nd1,src,a=b c\nd2,src,ünï\nd3,src,ünï\n", encoding="utf-8")
+    run_cli(db, "ingest", "attributes", path, "--dataset", "d")
+    run_cli(db, "correlate", "--dataset", "d", "--human", "h", "--level", "global", "--coefficient", "pearson",
+            "--where", "src=a=b c", "--metric", "m")
+    with Warehouse(db, read_only=True) as wh:
+        row = wh.sql("SELECT subset, value FROM latest_correlations").iloc[0]
+    assert row["subset"] == "src=a=b c"
+    inside = frame[frame["input"].isin(["d0", "d1"])]
+    assert row["value"] == pytest.approx(np.corrcoef(inside["m"], inside["h"])[0, 1])
