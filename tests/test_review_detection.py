@@ -17,8 +17,8 @@ SYSTEMS = tuple(f"s{i}" for i in range(3))
 INPUTS = tuple(f"d{j:02d}" for j in range(20))
 
 
-@pytest.fixture
-def lower(tmp_path):
+@pytest.fixture(scope="module")
+def lower(tmp_path_factory):
     """3 systems x 20 inputs: a 0/1 label 'consistent', its lower-is-better twin 'inconsistent'
     (= -consistent), a detector 'good' and its lower-is-better twin 'errors' (= 1 - good)."""
     rng = np.random.default_rng(7)
@@ -30,7 +30,7 @@ def lower(tmp_path):
             rows.append({"system": s, "input": i, "consistent": y, "inconsistent": -y, "good": good,
                          "errors": 1 - good})
     frame = pd.DataFrame(rows)
-    db = tmp_path / "lower.duckdb"
+    db = tmp_path_factory.mktemp("lower") / "lower.duckdb"
     with Warehouse.create(db) as wh:
         add_scores(wh, "fx", frame, human=["consistent", "inconsistent"], lower=["errors", "inconsistent"])
     return db, frame.sort_values(["system", "input"]).reset_index(drop=True)
@@ -75,3 +75,14 @@ def test_positive_of_a_lower_is_better_human_is_in_its_own_scale(lower):
     assert low["n_positive"] == int((f["inconsistent"] <= -1).sum()) == higher["n_positive"]
     assert low["roc_auc"] == pytest.approx(higher["roc_auc"])
     assert "<=" in low["conventions"]
+
+
+def test_an_unbounded_finite_option_says_so_in_help_and_errors():
+    from click.testing import CliRunner
+
+    from metaeval.cli import main
+
+    help_text = CliRunner().invoke(main, ["detection", "--help"]).output
+    assert "None" not in help_text and "any finite number" in help_text
+    out = CliRunner().invoke(main, ["detection", "--dataset", "d", "--human", "h", "--positive", "nan"])
+    assert out.exit_code != 0 and "give a finite number" in out.output and "None" not in out.output
