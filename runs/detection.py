@@ -170,7 +170,10 @@ def detection(wh: Warehouse, dataset: str, human: str, metrics: Sequence[str] = 
                                                          "correction_group": correction_group})}
     run_fp = hashlib.sha256((selection.data_fingerprint(data, scope.measures) + subsets).encode()).hexdigest()
     if not force and _done(wh, dataset, human, run_parameters, run_fp):
-        return _outcome(wh, None, dataset, human, scope.metrics, where, params, test_params)
+        stored = _outcome(wh, None, dataset, human, scope.metrics, where, params, test_params)
+        # the latest rows of this setting are of this k and seed (another run's since replace them)
+        if set(stored.rows["metric"]) == set(scope.metrics) and (test_params is None or not stored.tests.empty):
+            return stored
 
     # every computation before the first write: a refusal (an empty subset) writes nothing
     rows = []
@@ -310,12 +313,12 @@ def _done(wh: Warehouse, dataset: str, human: str, run_parameters: dict, fingerp
 
 
 def _outcome(wh: Warehouse, run_id, dataset, human, metrics, where, params, test_params) -> DetectionOutcome:
-    columns = {c: v for c, v in params.columns().items() if c not in ("k", "seed")}
+    columns = params.columns()
     rows = engine.latest_rows(wh, params.table, dataset, human, metric=tuple(metrics), subset=None, **columns)
     rows = rows[rows["subset"].isin(_subsets(rows, where, params.by))]
     tests = pd.DataFrame()
     if test_params is not None:
-        tcols = {c: v for c, v in test_params.columns().items() if c not in ("k", "seed", "alpha")}
+        tcols = test_params.columns()
         tests = engine.latest_rows(wh, test_params.table, dataset, human, metric_a=tuple(metrics),
                                    metric_b=tuple(metrics), subset=None, **tcols)
         tests = tests[tests["subset"].isin(_subsets(tests, where, params.by))]

@@ -86,3 +86,19 @@ def test_an_unbounded_finite_option_says_so_in_help_and_errors():
     assert "None" not in help_text and "any finite number" in help_text
     out = CliRunner().invoke(main, ["detection", "--dataset", "d", "--human", "h", "--positive", "nan"])
     assert out.exit_code != 0 and "give a finite number" in out.output and "None" not in out.output
+
+
+def test_a_setting_run_again_after_another_k_or_seed_returns_its_own_rows(lower):
+    db, _ = lower
+    with RunsWarehouse(db) as wh:
+        def run(k, seed):
+            return wh.detection("fx", "consistent", ["good", "errors"], positive=1, k=k, seed=seed, where=(),
+                                threshold=0.1)
+        first = run(40, 2)
+        run(60, 2)
+        run(40, 3)
+        again = run(40, 2)
+    for name in ("detection", "detection_tests"):
+        assert set(again[name]["k"]) == {40} and set(again[name]["seed"]) == {2}, name
+    cols = ["metric", "roc_auc_lower", "roc_auc_upper", "balanced_accuracy_lower", "balanced_accuracy_upper"]
+    pd.testing.assert_frame_equal(again["detection"][cols], first["detection"][cols])
