@@ -322,9 +322,10 @@ class _Values:
     tune_ba_samples: np.ndarray
 
 
-def _evaluate(detectors: Sequence[np.ndarray], labels: np.ndarray, group: _Group, threshold: float | None,
-              k: int, seq: np.random.SeedSequence) -> list[_Values]:
-    """Point values and k resamples of every detector in ``group`` (the same draws for all)."""
+def _evaluate(detectors: Sequence[np.ndarray], labels: np.ndarray, group: _Group,
+              thresholds: Sequence[float | None], k: int, seq: np.random.SeedSequence) -> list[_Values]:
+    """Point values and k resamples of every detector in ``group`` (the same draws for all);
+    ``thresholds``: each detector's fixed threshold (None: tuned)."""
     key = group_key(group.label)
     ev_stream = resampling.ResampleStream(np.random.SeedSequence(seq.entropy, spawn_key=(key, 0)),
                                           _draw(group.evaluated.size))
@@ -338,7 +339,7 @@ def _evaluate(detectors: Sequence[np.ndarray], labels: np.ndarray, group: _Group
 
     def statistics(ev_w: np.ndarray, tune_w: np.ndarray | None):
         out = []
-        for ev, tu in zip(ev_strata, tune_strata):
+        for ev, tu, threshold in zip(ev_strata, tune_strata, thresholds):
             pos, neg = ev.counts(ev_w)
             if tu is None:
                 t, tune_ba = np.full(ev_w.shape[0], threshold), np.full(ev_w.shape[0], np.nan)
@@ -462,7 +463,7 @@ def detection(scores: npt.ArrayLike, labels: npt.ArrayLike, *, evaluated: npt.Ar
     (s,), y, strata, threshold, dropped = _prepare([scores], labels, evaluated, tuned, groups, threshold)
     rows = []
     for g in strata:
-        v, = _evaluate([s], y, g, threshold, k, seq)
+        v, = _evaluate([s], y, g, [threshold], k, seq)
         rows.append(_row(g, y, v, alpha))
     if groups is not None:
         rows.append(_macro(rows, alpha))
@@ -514,8 +515,8 @@ class DetectionTest:
 
 def paired_detection_test(scores_a: npt.ArrayLike, scores_b: npt.ArrayLike, labels: npt.ArrayLike, *,
                           evaluated: npt.ArrayLike | None = None, tuned: npt.ArrayLike | None = None,
-                          groups: Sequence[str | None] | None = None, threshold: float | None = None,
-                          k: int = 1000, seed: int | None = 0,
+                          groups: Sequence[str | None] | None = None,
+                          threshold: float | tuple[float, float] | None = None, k: int = 1000, seed: int | None = 0,
                           alternative: str = "two-sided") -> tuple[tuple[DetectionTest, ...], dict[str, Any]]:
     """Paired bootstrap tests of the difference between detectors a and b in balanced accuracy
     and in ROC-AUC, per group and (with groups) of the macro averages, on the items both scored:
@@ -523,13 +524,21 @@ def paired_detection_test(scores_a: npt.ArrayLike, scores_b: npt.ArrayLike, labe
     resampled tune items); delta_b = stat_b(a) - stat_b(b), p as every paired bootstrap test of
     the project (count / k; two-sided count #{|delta_b - delta| >= |delta|}). p is NaN when
     delta is (a group with one class only) or no resample is defined. Returns the tests and
-    their conventions."""
+    their conventions. A fixed ``threshold`` is one for both detectors or a pair (a's, b's: two
+    scales, e.g. a lower-is-better measure negated)."""
     k, seq, alternative = k_iv(k), seed_iv(seed), alternative_iv(alternative)
+    pair = None
+    if isinstance(threshold, tuple):
+        if len(threshold) != 2 or (threshold[0] is None) != (threshold[1] is None):
+            raise ValueError(f"`threshold` must be a number, a pair of numbers or None; got {threshold!r}.")
+        pair = (_threshold_iv(threshold[0]), _threshold_iv(threshold[1]))
+        threshold = pair[0]
     (a, b), y, strata, threshold, dropped = _prepare([scores_a, scores_b], labels, evaluated, tuned, groups,
                                                      threshold)
+    thresholds = (threshold, threshold) if pair is None else pair
     per_group = []
     for g in strata:
-        va, vb = _evaluate([a, b], y, g, threshold, k, seq)
+        va, vb = _evaluate([a, b], y, g, thresholds, k, seq)
         per_group.append((g.label, int(g.evaluated.size), va, vb))
     values = {lbl: {"balanced_accuracy": (va.ba, vb.ba, va.ba_samples - vb.ba_samples),
                     "roc_auc": (va.auc, vb.auc, va.auc_samples - vb.auc_samples), "n": n}
@@ -556,7 +565,8 @@ def paired_detection_test(scores_a: npt.ArrayLike, scores_b: npt.ArrayLike, labe
                          if np.isnan(delta) else None if valid.size else "no resample has a defined delta_b")
             tests.append(DetectionTest(label, statistic, x, z, delta, float(p), stats["n"], int(valid.size),
                                        undefined, samples))
-    conv = _conventions(threshold, tuned, strata, k, None, seq, dropped, alternative=alternative,
+    conv = _conventions(threshold if thresholds[0] == thresholds[1] else thresholds, tuned, strata, k, None, seq,
+                        dropped, alternative=alternative,
                         procedure="paired bootstrap: the items both detectors scored, drawn once for both per "
                                   "resample",
                         pvalue_formula={"two-sided": "count / k; count = #{|delta_b - delta| >= |delta|}",

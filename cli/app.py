@@ -68,9 +68,16 @@ class FiniteFloatRange(click.FloatRange):
     def convert(self, value, param, ctx):
         number = super().convert(value, param, ctx)
         if not math.isfinite(number):
-            self.fail(f"{value!r} is not a finite number; give a number in the range {self._describe_range()}",
-                      param, ctx)
+            bounded = self.min is not None or self.max is not None
+            self.fail(f"{value!r} is not a finite number; give a "
+                      + (f"number in the range {self._describe_range()}" if bounded else "finite number"), param, ctx)
         return number
+
+    def _describe_range(self) -> str:
+        """Without bounds, what click would print as ``x<=None``: any finite number."""
+        if self.min is None and self.max is None:
+            return "any finite number"
+        return super()._describe_range()
 
 
 #: ``--alpha`` of every command that takes one: a finite number with 0 < alpha < 1.

@@ -134,7 +134,10 @@ def detection(wh: Warehouse, dataset: str, human: str, metrics: Sequence[str] = 
     if not judged.any():
         raise WarehouseError(f"{human!r} judges no cell of {dataset!r}")
     cells = np.flatnonzero(judged.ravel())
-    labels = human_values.ravel()[cells] >= positive
+    # positive in the human's own scale: >= positive, or <= positive for a lower-is-better judgment
+    # (load_data negated it: -value >= -positive)
+    human_lower = data.directions[human] == "lower"
+    labels = human_values.ravel()[cells] >= (-positive if human_lower else positive)
     evaluated = (wh.attribute_mask(dataset, where, data.systems, data.inputs).ravel()[cells] if where else None)
     tuned = wh.attribute_mask(dataset, tune, data.systems, data.inputs).ravel()[cells] if tune else None
     groups = None
@@ -154,25 +157,35 @@ def detection(wh: Warehouse, dataset: str, human: str, metrics: Sequence[str] = 
     def scores(metric: str) -> np.ndarray:
         return data.values[metric].ravel()[cells]
 
-    common = {"evaluated": evaluated, "tuned": tuned, "groups": groups, "threshold": threshold, "k": k, "seed": seed}
+    def oriented(metric: str) -> float | None:
+        """The fixed threshold on the metric's oriented (negated if lower-is-better) scores."""
+        return None if threshold is None else -threshold if data.directions[metric] == "lower" else threshold
+
+    common = {"evaluated": evaluated, "tuned": tuned, "groups": groups, "k": k, "seed": seed}
+    positive_rule = f"human {'<=' if human_lower else '>='} {float(positive)!r}" + (
+        " (a lower-is-better judgment, in its own scale)" if human_lower else "")
     run_parameters = {"dataset": dataset, "human": human, "metrics": list(scope.metrics), "where": params.where,
                       **params.recorded(), "tests": test_params is not None,
                       **({} if test_params is None else {"alternative": alternative, "correction": correction,
                                                          "correction_group": correction_group})}
     run_fp = hashlib.sha256((selection.data_fingerprint(data, scope.measures) + subsets).encode()).hexdigest()
     if not force and _done(wh, dataset, human, run_parameters, run_fp):
-        return _outcome(wh, None, dataset, human, scope.metrics, where, params, test_params)
+        stored = _outcome(wh, None, dataset, human, scope.metrics, where, params, test_params)
+        # the latest rows of this setting are of this k and seed (another run's since replace them)
+        if set(stored.rows["metric"]) == set(scope.metrics) and (test_params is None or not stored.tests.empty):
+            return stored
 
     # every computation before the first write: a refusal (an empty subset) writes nothing
     rows = []
     for m in scope.metrics:
         try:
-            result = det.detection(scores(m), labels, alpha=alpha, **common)
+            result = det.detection(scores(m), labels, alpha=alpha, threshold=oriented(m), **common)
         except ValueError as exc:
             raise WarehouseError(f"{m}: {exc}") from None
         fp = fingerprint(m)
         for r in result.rows:
-            rows.append(_row(params, where, m, r, fp, result.conventions))
+            rows.append(_row(params, where, m, r, fp, result.conventions, data.directions[m] == "lower",
+                             positive_rule))
     test_rows = []
     if test_params is not None:
         for a in scope.metrics:
@@ -181,11 +194,11 @@ def detection(wh: Warehouse, dataset: str, human: str, metrics: Sequence[str] = 
                     continue
                 try:
                     found, conv = det.paired_detection_test(scores(a), scores(b), labels, alternative=alternative,
-                                                            **common)
+                                                            threshold=(oriented(a), oriented(b)), **common)
                 except ValueError as exc:
                     raise WarehouseError(f"{a} vs {b}: {exc}") from None
                 fp = fingerprint(a, b)
-                test_rows += [_test_row(test_params, where, a, b, t, fp, conv) for t in found]
+                test_rows += [_test_row(test_params, where, a, b, t, fp, conv, positive_rule) for t in found]
         _correct(test_rows, test_params)
 
     n = len(rows) + len(test_rows)
@@ -205,34 +218,56 @@ def _subset(where: tuple[tuple[str, str], ...], by: str, group: str) -> str:
     return selection.SUBSET_JOINER.join(f"{a}={v}" for a, v in sorted(pairs))
 
 
+#: How a lower-is-better measure's cells are predicted (its threshold in its own scale).
+LOWER_PREDICTION = ("a lower-is-better measure: an item is predicted positive when its score < threshold (the "
+                    "threshold in the measure's own scale; the statistics ran on the negated scores, -score > "
+                    "-threshold)")
+
+
+def _fixed_source(threshold: float) -> str:
+    return (f"fixed: {threshold!r} in each measure's own scale (predicted positive when score > {threshold!r}; "
+            f"score < {threshold!r} for a lower-is-better measure)")
+
+
 def _float(x) -> float | None:
     """None for NaN (and None); the float otherwise (-inf kept: a threshold predicting every cell positive)."""
     return None if x is None or np.isnan(x) else float(x)
 
 
-def _row(params: DetectionParams, where, metric: str, r: det.GroupDetection, fp: str, conventions: dict) -> dict:
+def _row(params: DetectionParams, where, metric: str, r: det.GroupDetection, fp: str, conventions: dict,
+         lower: bool, positive_rule: str) -> dict:
+    """A detection row; a lower-is-better metric's threshold in its own scale (the statistics ran on
+    its negated scores: -score > t, i.e. score < -t)."""
+    threshold = r.threshold
+    if lower:
+        threshold = None if threshold is None else -threshold
+        conventions = {**conventions, "prediction": LOWER_PREDICTION}
+    if params.fixed_threshold is not None:
+        conventions = {**conventions, "threshold_source": _fixed_source(params.fixed_threshold)}
     return {"metric": metric, "subset": _subset(where, params.by, r.group), "group": r.group, **params.columns(),
             "n": r.n, "n_positive": r.n_positive, "n_tune": r.n_tune, "n_tune_positive": r.n_tune_positive,
             "roc_auc": _float(r.roc_auc), "roc_auc_lower": _float(r.roc_auc_lower),
-            "roc_auc_upper": _float(r.roc_auc_upper), "threshold": _float(r.threshold),
+            "roc_auc_upper": _float(r.roc_auc_upper), "threshold": _float(threshold),
             "balanced_accuracy": _float(r.balanced_accuracy),
             "balanced_accuracy_lower": _float(r.balanced_accuracy_lower),
             "balanced_accuracy_upper": _float(r.balanced_accuracy_upper),
             "tune_balanced_accuracy": _float(r.tune_balanced_accuracy), "n_valid": r.n_valid,
             "n_valid_auc": r.n_valid_auc, "fingerprint": fp,
-            "conventions": bookkeeping.conventions_json({**conventions, "positive": f"human >= {params.positive!r}",
+            "conventions": bookkeeping.conventions_json({**conventions, "positive": positive_rule,
                                                          "items": "cells (system, input) where metric and human "
                                                                   "are both present"})}
 
 
 def _test_row(params: DetectionTestParams, where, a: str, b: str, t: det.DetectionTest, fp: str,
-              conventions: dict) -> dict:
+              conventions: dict, positive_rule: str) -> dict:
+    if params.fixed_threshold is not None:
+        conventions = {**conventions, "threshold_source": _fixed_source(params.fixed_threshold)}
     extra = {"pvalue_undefined": t.undefined} if t.undefined else {}
     return {"metric_a": a, "metric_b": b, "subset": _subset(where, params.by, t.group), "group": t.group, "statistic": t.statistic,
             **params.columns(), "value_a": _float(t.value_a), "value_b": _float(t.value_b), "delta": _float(t.delta),
             "p_value": _float(t.p_value), "n": t.n, "n_valid": t.n_valid, "family_size": None, "p_adjusted": None,
             "significant": None, "fingerprint": fp,
-            "conventions": {**conventions, **extra, "positive": f"human >= {params.positive!r}"}}
+            "conventions": {**conventions, **extra, "positive": positive_rule}}
 
 
 def _correct(rows: list[dict], params: DetectionTestParams) -> None:
@@ -278,12 +313,12 @@ def _done(wh: Warehouse, dataset: str, human: str, run_parameters: dict, fingerp
 
 
 def _outcome(wh: Warehouse, run_id, dataset, human, metrics, where, params, test_params) -> DetectionOutcome:
-    columns = {c: v for c, v in params.columns().items() if c not in ("k", "seed")}
+    columns = params.columns()
     rows = engine.latest_rows(wh, params.table, dataset, human, metric=tuple(metrics), subset=None, **columns)
     rows = rows[rows["subset"].isin(_subsets(rows, where, params.by))]
     tests = pd.DataFrame()
     if test_params is not None:
-        tcols = {c: v for c, v in test_params.columns().items() if c not in ("k", "seed", "alpha")}
+        tcols = test_params.columns()
         tests = engine.latest_rows(wh, test_params.table, dataset, human, metric_a=tuple(metrics),
                                    metric_b=tuple(metrics), subset=None, **tcols)
         tests = tests[tests["subset"].isin(_subsets(tests, where, params.by))]

@@ -150,8 +150,9 @@ def judges(wh: Warehouse, dataset: str, humans: Sequence[str] = (), judge_globs:
     majorities = {label: pf.human_majority(data.H[:, keep]) for label, keep in subsets.items()}
     tied = {label: int(m.tied.sum()) for label, m in majorities.items()}
     done = wh.con.execute(schema.read("judges_done"), {"dataset": dataset, **bookkeeping.version_parameter()}).fetchall()
-    if not force and any(f == data.fingerprint and {a: b for a, b in json.loads(p).items() if a != "executor"} == params
-                         for f, p in done):
+    same = {run for f, p, run in done
+            if f == data.fingerprint and {a: b for a, b in json.loads(p).items() if a != "executor"} == params}
+    if not force and same and _latest_of(wh, dataset, human, data.judges, subsets) <= same:
         return Summary(None, 0, human, data.judges, tied)
     rows = {t: [] for t in TABLES}
     for label, keep in subsets.items():
@@ -291,6 +292,18 @@ def latest(wh: Warehouse, dataset: str, human: str, subsets: Sequence[str] = (""
     return {t: wh.sql(f"SELECT * EXCLUDE (result_id) FROM {views[t]} WHERE dataset = ? AND human = ? "
                       f"AND list_contains(?, subset) ORDER BY {order[t]}", [dataset, human, list(subsets)])
             for t in TABLES}
+
+
+def _latest_of(wh: Warehouse, dataset: str, human: str, judges: Sequence[str], subsets) -> set[int]:
+    """The runs that wrote the latest rows of these judges (their statistics, the tests between
+    them, their and the humans' rankings) in these subsets: a setting is up to date only when
+    they are its own runs, not a later run's with another k, seed, ridge or set of judges."""
+    rows = latest(wh, dataset, human, list(subsets))
+    judges = set(judges)
+    stats, tests, ranks = rows["judge_statistics"], rows["judge_tests"], rows["preference_rankings"]
+    return (set(stats.loc[stats["judge"].isin(judges), "run_id"])
+            | set(tests.loc[tests["judge_a"].isin(judges) & tests["judge_b"].isin(judges), "run_id"])
+            | set(ranks.loc[ranks["judge"].isin(judges | {HUMAN_JUDGE}), "run_id"])) or {-1}
 
 
 def _subsets(wh: Warehouse, dataset: str, data: Data, where: Sequence, by: str | None) -> dict[str, np.ndarray]:

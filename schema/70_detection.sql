@@ -113,7 +113,7 @@ COMMENT ON COLUMN detection.n_tune_positive IS 'Positive tune cells.';
 COMMENT ON COLUMN detection.roc_auc IS 'ROC-AUC: (#{positive > negative} + 1/2 #{ties}) / (P N); 0.5 for constant scores; NULL with one class only.';
 COMMENT ON COLUMN detection.roc_auc_lower IS 'Percentile bootstrap lower bound of roc_auc.';
 COMMENT ON COLUMN detection.roc_auc_upper IS 'Percentile bootstrap upper bound of roc_auc.';
-COMMENT ON COLUMN detection.threshold IS 'A cell is predicted positive when score > threshold (-inf: every cell); NULL when undefined and on the macro row.';
+COMMENT ON COLUMN detection.threshold IS 'A cell is predicted positive when score > threshold (-inf: every cell); for a lower-is-better measure, in its own scale, when score < threshold (+inf: every cell); NULL when undefined and on the macro row.';
 COMMENT ON COLUMN detection.balanced_accuracy IS '(TP / P + TN / N) / 2 of the evaluated cells at the threshold; NULL with one class only.';
 COMMENT ON COLUMN detection.balanced_accuracy_lower IS 'Percentile bootstrap lower bound of balanced_accuracy.';
 COMMENT ON COLUMN detection.balanced_accuracy_upper IS 'Percentile bootstrap upper bound of balanced_accuracy.';

@@ -28,6 +28,27 @@ ROW_COLUMNS = ["system", "input", "attribute", "value", "line"]
 FORMAT = "attributes"
 
 
+#: The attribute reserved by ``--control system`` (the cells' system, never an attribute).
+RESERVED_ATTRIBUTE = "system"
+
+
+def label_problem(attribute: str, value: str) -> tuple[str, str] | None:
+    """(field, why) when ``attribute = value`` could not be told apart in a subset label
+    (``attr=value`` joined by `` & ``, ``attr=*`` the macro average of ``--by``): an attribute with
+    ``=`` or ``&`` (``k=v`` = ``z`` and ``k`` = ``v=z`` are both ``k=v=z``), the attribute
+    ``system`` (``--control system`` is the system), a value ``*`` or one holding `` & ``; else None."""
+    if "=" in attribute or "&" in attribute:
+        return "attribute", (f"attribute name {attribute!r} holds '=' or '&', which mark the conditions of a subset "
+                             "label (attr=value joined by ' & '): rename it")
+    if attribute == RESERVED_ATTRIBUTE:
+        return "attribute", (f"attribute name {attribute!r} is reserved: --control system groups the cells by their "
+                             "system, so an attribute of that name could never be the control; rename it")
+    if value == "*" or " & " in value:
+        return "value", (f"attribute {attribute!r} has the value {value!r}: '*' marks a --by macro average and "
+                         "' & ' joins the conditions of a subset label; change the value")
+    return None
+
+
 def _sql(name: str) -> str:
     return schema.statements("attributes")[name]
 
@@ -50,6 +71,10 @@ def load_attributes(con: duckdb.DuckDBPyConnection, dataset: str, rows: pd.DataF
             shown = ", ".join(sorted(have)[:8]) + (", ..." if len(have) > 8 else "")
             raise InputError(file, int(first["line"]), column,
                              f"dataset {dataset!r} has no {column} {first[column]!r} (its {column}s: {shown or 'none'})")
+    for line, attribute, value in zip(rows["line"], rows["attribute"], rows["value"]):
+        problem = label_problem(str(attribute), str(value))
+        if problem:
+            raise InputError(file, int(line), problem[0], problem[1])
     staged = rows[ROW_COLUMNS].astype({"system": str, "input": str, "attribute": str, "value": str, "line": "int64"})
     params = {"dataset": dataset}
     con.register("_attributes_frame", staged)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import click
 
 from metaeval.cli.app import (ALPHA, RESAMPLES, SEED, Context, FiniteFloatRange, LazyChoice, _parse_where,
@@ -17,7 +19,8 @@ TESTS = ["statistic", "group", "metric_a", "metric_b", "value_a", "value_b", "de
 @click.option("--dataset", required=True, help="Dataset to analyse.")
 @click.option("--human", required=True, help="The human judgment giving the labels, e.g. consistent.")
 @click.option("--positive", required=True, type=FiniteFloatRange(), metavar="V",
-              help="A cell is positive (consistent) when its human value is >= V; a 0/1 label: --positive 1.")
+              help="A cell is positive (consistent) when its human value is >= V (<= V for a lower-is-better "
+                   "judgment); a 0/1 label: --positive 1.")
 @click.option("--metric", "metrics", multiple=True, metavar="GLOB",
               help="Metrics (globs over automatic measures). Default: all. Repeatable.")
 @subset_options(by=True)
@@ -26,7 +29,8 @@ TESTS = ["statistic", "group", "metric_a", "metric_b", "value_a", "value_b", "de
                    "split=validation (with --by, per group), and apply it to the --where cells. Repeatable (AND). "
                    "Default: tuned on the evaluated cells themselves (optimistic).")
 @click.option("--threshold", type=FiniteFloatRange(), default=None, metavar="T",
-              help="A fixed threshold instead of a tuned one: predicted positive when score > T.")
+              help="A fixed threshold instead of a tuned one: predicted positive when score > T (score < T for a "
+                   "lower-is-better measure: T in each measure's own scale).")
 @click.option("--k", default=1000, show_default=True, type=RESAMPLES,
               help="Bootstrap resamples of the intervals and the paired tests (each re-tunes the threshold).")
 @click.option("--alpha", default=0.05, show_default=True, type=ALPHA, help="Intervals 1 - alpha; tests' level.")
@@ -69,9 +73,15 @@ def detection(obj: Context, dataset, human, positive, metrics, by, where, tune, 
     source = (f"fixed threshold {threshold:g}" if threshold is not None else
               f"threshold tuned on {out.params.tune}" if out.params.tune else
               "threshold tuned on the evaluated cells themselves (optimistic)")
-    click.echo(f"\n{human} >= {positive:g} is positive; evaluated: {subset}; {source}; "
+    lower = "<=" in (json.loads(out.rows["conventions"].iloc[0]).get("positive", "") if not out.rows.empty else "")
+    click.echo(f"\n{human} {'<=' if lower else '>='} {positive:g} is positive; evaluated: {subset}; {source}; "
                f"{100 * (1 - alpha):g}% percentile bootstrap intervals, k={k}, seed={seed}.")
     show(out.rows[ROWS].round(4), "text")
+    lower = sorted({m for m, c in zip(out.rows["metric"], out.rows["conventions"])
+                    if "lower-is-better" in json.loads(c).get("prediction", "")})
+    if lower:
+        click.echo(f"Lower-is-better ({', '.join(lower)}): predicted positive when score < threshold "
+                   "(the threshold in the measure's own scale).")
     if not out.tests.empty:
         click.echo(f"\nPaired bootstrap tests ({alternative}, {correction} within each "
                    f"{'metric_a' if correction_group == 'metric' else 'group'}'s family, alpha {alpha:g}):")
