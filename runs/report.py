@@ -38,7 +38,6 @@ from metaeval.analyses.stats import vocabulary
 from metaeval.core import Warehouse
 from metaeval.errors import Argument, Hint, WarehouseError
 from metaeval.runs import annotators
-from metaeval.runs.selection import EVERY_CELL
 
 DECIMALS = 4
 #: Up to this many metric pairs are drawn against each input property (the paper's figure 1).
@@ -215,12 +214,11 @@ class _Builder:
         self._data = None
 
     def rows(self, view: str) -> pd.DataFrame:
-        """The latest rows of ``view`` for the report's dataset (and human); of a table with a
-        ``subset`` column, those of every cell only (the rows of a ``--where`` / ``--by`` subset
-        would mix with them in one figure)."""
-        rows = self.wh.sql(f"SELECT * FROM {view} WHERE dataset = ? AND (? IS NULL OR human = ?) ORDER BY result_id",
+        """The latest rows of ``view`` for the report's dataset (and human), of every subset of
+        cells: the sections group them by ``subset`` (one figure each; a ``--where`` / ``--by``
+        subset's rows never mix with those of every cell)."""
+        return self.wh.sql(f"SELECT * FROM {view} WHERE dataset = ? AND (? IS NULL OR human = ?) ORDER BY result_id",
                            [self.dataset, self.human, self.human])
-        return rows[rows["subset"] == EVERY_CELL].reset_index(drop=True) if "subset" in rows.columns else rows
 
     def figure(self, section: Section, fig, name: str, caption: str, table: pd.DataFrame, note: str = "") -> None:
         """The figure inlined as SVG, its caption (and a note a reader needs: a hidden curve, a

@@ -33,7 +33,7 @@ def _csv_tables(html: str) -> list[pd.DataFrame]:
             for m in re.findall(r'href="data:text/csv;base64,([^"]+)"', html)]
 
 
-def test_report_draws_the_rows_of_every_cell_not_those_of_a_subset(factuality, tmp_path):
+def test_report_draws_each_subset_in_its_own_figure_never_mixed(factuality, tmp_path):
     common = ["--dataset", "factuality", "--human", HUMAN, "--level", "global", "--coefficient", "pearson",
               "--k", "100"]
     run_cli(factuality, "ci", *common)
@@ -43,14 +43,21 @@ def test_report_draws_the_rows_of_every_cell_not_those_of_a_subset(factuality, t
     out = tmp_path / "report.html"
     run_cli(factuality, "report", "--dataset", "factuality", "--out", out)
     with Warehouse(factuality, read_only=True) as wh:
-        every = wh.sql("SELECT metric, estimate FROM latest_confidence_intervals WHERE subset = ''")
+        stored = wh.sql("SELECT subset, metric, estimate FROM latest_confidence_intervals")
+    by_subset = {s: dict(zip(p["metric"], p["estimate"])) for s, p in stored.groupby("subset")}
     tables = _csv_tables(out.read_text())
     forests = [t for t in tables if "estimate" in t.columns]
     assert forests, "the report draws the intervals"
+    drawn = []
     for t in forests:
-        # each metric once, with the estimate of every cell (not the split=test subset's)
+        # each metric once, with the estimates of exactly one subset (every cell, or split=test)
         assert t["metric"].is_unique
-        assert dict(zip(t["metric"], t["estimate"])) == pytest.approx(dict(zip(every["metric"], every["estimate"])))
+        got = dict(zip(t["metric"], t["estimate"]))
+        hit = [s for s, want in by_subset.items() if got.keys() == want.keys()
+               and all(got[m] == pytest.approx(want[m]) for m in got)]
+        assert len(hit) == 1, got
+        drawn += hit
+    assert set(drawn) == {"", "split=test"}
 
 
 @pytest.mark.parametrize("row, field", [
