@@ -18,7 +18,7 @@ file changes nothing.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pandas as pd
@@ -96,8 +96,10 @@ def _word(value, choices: Sequence[str], file: str, line: int, field: str) -> st
 
 
 def ingest(wh: Warehouse, dataset: str, path: Path, *, replace: bool = False, allow_new: bool = False,
-           command: str | None = None) -> LoadReport:
-    """Merge the preferences of ``path`` into ``dataset`` (created if new) in one transaction."""
+           command: str | None = None, before_commit: Callable[[], object] | None = None) -> LoadReport:
+    """Merge the preferences of ``path`` into ``dataset`` (created if new) in one transaction;
+    ``before_commit`` runs inside it, on the merged preferences, just before the commit (an error
+    it raises rolls everything back: ``evaluate`` computes its judges there)."""
     if not dataset or not dataset.strip():
         raise WarehouseError("the dataset name must not be empty")
     path = Path(path)
@@ -132,6 +134,8 @@ def ingest(wh: Warehouse, dataset: str, path: Path, *, replace: bool = False, al
                         [dataset_id, FORMAT, file, sha256(path), json.dumps({}), len(rows), inserted, replaced,
                          command if command is not None else wh.command_line])
         con.execute("DROP TABLE _resolved_preferences")
+        if before_commit is not None:
+            before_commit()
         con.commit()
     except BaseException:
         try:

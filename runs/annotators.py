@@ -125,12 +125,7 @@ def annotators(wh: Warehouse, dataset: str, humans: Sequence[str] = (), levels: 
                     frame = frame.assign(subset=subset, conventions=[
                         json.dumps({**json.loads(c), **bookkeeping.subset_conventions(subset)}, sort_keys=True)
                         for c in frame["conventions"]])
-                wh.con.register("new_rows", frame)
-                try:
-                    wh.con.execute(f"INSERT INTO {table} ({', '.join(frame.columns)}) "
-                                   f"SELECT {', '.join(frame.columns)} FROM new_rows")
-                finally:
-                    wh.con.unregister("new_rows")
+                bookkeeping.insert_rows(wh, table, frame)
             bookkeeping.finish_run(wh, run_id, "finished", len(agreement) + len(ceiling))
         out.append(Summary(human, run_id, len(agreement) + len(ceiling)))
     return out

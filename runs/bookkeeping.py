@@ -164,15 +164,19 @@ class Writer:
         # out of the buffer before the insert: a Ctrl-C or SIGTERM arriving just after it cannot
         # make the flush of the interrupted run insert them again
         rows, self.rows, self.last = self.rows, [], time.monotonic()
-        frame = pd.DataFrame(rows)
-        cols = ", ".join(frame.columns)
-        con = self.wh.con
-        con.register("result_rows", frame)
-        try:
-            con.execute(f"INSERT INTO {self.table} ({cols}) SELECT {cols} FROM result_rows").fetchall()
-        finally:
-            con.unregister("result_rows")
+        insert_rows(self.wh, self.table, pd.DataFrame(rows))
         self.written += len(rows)
+
+
+def insert_rows(wh: Warehouse, table: str, frame: pd.DataFrame) -> None:
+    """Insert the rows of ``frame`` into ``table``, by column name (the table's other columns take
+    their defaults), in the caller's transaction."""
+    columns = ", ".join(f'"{c}"' for c in frame.columns)
+    wh.con.register("result_rows", frame)
+    try:
+        wh.con.execute(f"INSERT INTO {table} ({columns}) SELECT {columns} FROM result_rows").fetchall()
+    finally:
+        wh.con.unregister("result_rows")
 
 
 #: How a subset of cells is analysed, recorded in the conventions of its rows.

@@ -206,7 +206,7 @@ def detection(wh: Warehouse, dataset: str, human: str, metrics: Sequence[str] = 
     with bookkeeping.finishing(wh, run_id):
         for table, frame in ((params.table, rows), (DetectionTestParams.table, test_rows)):
             if frame:
-                _insert(wh, table, pd.DataFrame(frame).assign(run_id=run_id, dataset=dataset, human=human))
+                bookkeeping.insert_rows(wh, table, pd.DataFrame(frame).assign(run_id=run_id, dataset=dataset, human=human))
         bookkeeping.finish_run(wh, run_id, "finished", n)
     return _outcome(wh, run_id, dataset, human, scope.metrics, where, params, test_params)
 
@@ -293,15 +293,6 @@ def _correct(rows: list[dict], params: DetectionTestParams) -> None:
             r["significant"] = bool(p <= params.alpha) and res.resolvable
     for r in rows:
         r["conventions"] = bookkeeping.conventions_json(r["conventions"])
-
-
-def _insert(wh: Warehouse, table: str, frame: pd.DataFrame) -> None:
-    columns = ", ".join(f'"{c}"' for c in frame.columns)
-    wh.con.register("detection_rows", frame)
-    try:
-        wh.con.execute(f"INSERT INTO {table} ({columns}) SELECT {columns} FROM detection_rows")
-    finally:
-        wh.con.unregister("detection_rows")
 
 
 def _done(wh: Warehouse, dataset: str, human: str, run_parameters: dict, fingerprint: str) -> bool:

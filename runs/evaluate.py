@@ -466,7 +466,9 @@ def evaluate_judge(wh: Warehouse, dataset: str, preferences: str | os.PathLike, 
 
     Everything that can be checked is checked before the ingest writes: the options, the file
     (every row parsed; its judges automatic: human verdicts are the reference, ingested with
-    ``ingest preferences``), the dataset's human judges and the ``where`` subset's attributes."""
+    ``ingest preferences``), the dataset's human judges and the ``where`` subset's attributes; the
+    judges' statistics are computed inside the ingest's transaction, so that a refusal they raise
+    (a subset without an item, say) leaves the preferences unstored."""
     from metaeval import schema
     from metaeval.ingest import preferences as ingest_preferences
     from metaeval.runs import judges as judges_runs
@@ -491,8 +493,12 @@ def evaluate_judge(wh: Warehouse, dataset: str, preferences: str | os.PathLike, 
         if value not in (values := wh.attribute_values(dataset, attribute)):
             raise WarehouseError(f"attribute {attribute!r} of dataset {dataset!r} never has the value {value!r}; "
                                  f"its values: {', '.join(values)}")
-    loaded = ingest_preferences.ingest(wh, dataset, path, replace=replace, allow_new=allow_new, command=command)
-    summary = judges_runs.judges(wh, dataset, human_judges, (), k=k, alpha=alpha, seed=seed, test=test,
-                                 correction=correction, cluster_rule=cluster_rule, where=where, force=force)
+    prepared = []   # the judges computed on the merged preferences, inside the ingest's transaction
+    loaded = ingest_preferences.ingest(
+        wh, dataset, path, replace=replace, allow_new=allow_new, command=command,
+        before_commit=lambda: prepared.append(judges_runs.prepare(
+            wh, dataset, human_judges, (), k=k, alpha=alpha, seed=seed, test=test, correction=correction,
+            cluster_rule=cluster_rule, where=where, force=force)))
+    summary = judges_runs.write(wh, prepared[0])
     latest = judges_runs.latest(wh, dataset, summary.human, list(summary.tied_majority))
     return JudgeEvaluation(dataset, summary.human, tuple(dict.fromkeys(rows["judge"])), loaded, summary, latest)

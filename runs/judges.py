@@ -19,7 +19,7 @@ import fnmatch
 import hashlib
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import combinations
 
 import numpy as np
@@ -140,6 +140,29 @@ def judges(wh: Warehouse, dataset: str, humans: Sequence[str] = (), judge_globs:
     (attributes of ``metaeval ingest attributes``: an item counts when the cells of both its
     systems for its input do); ``by``: one result per value of that attribute (with ``where``),
     each its own ``subset``. No macro average over the values is computed for judges."""
+    return write(wh, prepare(wh, dataset, humans, judge_globs, k=k, alpha=alpha, seed=seed, test=test,
+                             correction=correction, cluster_rule=cluster_rule, ridge=ridge, where=where, by=by,
+                             force=force))
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """What :func:`write` stores: the run's parameters and fingerprint and the rows of each table
+    (None: an up-to-date run, nothing to write)."""
+
+    params: dict
+    seed: int
+    fingerprint: str
+    rows: dict[str, list[dict]] | None
+    summary: Summary
+
+
+def prepare(wh: Warehouse, dataset: str, humans: Sequence[str] = (), judge_globs: Sequence[str] = (), *,
+            k: int = 1000, alpha: float = 0.05, seed: int = parameters.DEFAULT_SEED, test: str = "permutation",
+            correction: str = "holm", cluster_rule: str = "any", ridge: float = pf.DEFAULT_RIDGE,
+            where: Sequence = (), by: str | None = None, force: bool = False) -> Prepared:
+    """Every check and computation of :func:`judges`, writing nothing (``evaluate`` runs it inside
+    the transaction of a preference file's ingest, so that a refusal leaves nothing stored)."""
     check_options(k=k, alpha=alpha, test=test, correction=correction, cluster_rule=cluster_rule, ridge=ridge)
     data = load(wh, dataset, humans, judge_globs)
     human = ",".join(data.humans)
@@ -153,7 +176,7 @@ def judges(wh: Warehouse, dataset: str, humans: Sequence[str] = (), judge_globs:
     same = {run for f, p, run in done
             if f == data.fingerprint and {a: b for a, b in json.loads(p).items() if a != "executor"} == params}
     if not force and same and _latest_of(wh, dataset, human, data.judges, subsets) <= same:
-        return Summary(None, 0, human, data.judges, tied)
+        return Prepared(params, seed, data.fingerprint, None, Summary(None, 0, human, data.judges, tied))
     rows = {t: [] for t in TABLES}
     for label, keep in subsets.items():
         if not keep.any():
@@ -163,18 +186,21 @@ def judges(wh: Warehouse, dataset: str, humans: Sequence[str] = (), judge_globs:
         for t in TABLES:
             rows[t] += [{**r, "subset": label} for r in part[t]]
     total = sum(len(r) for r in rows.values())
-    run_id = bookkeeping.start_run(wh, "judges", params, seed, data.fingerprint, total)
+    return Prepared(params, seed, data.fingerprint, rows, Summary(None, total, human, data.judges, tied))
+
+
+def write(wh: Warehouse, prepared: Prepared) -> Summary:
+    """Store what :func:`prepare` computed: one run, the rows of the three tables."""
+    if prepared.rows is None:
+        return prepared.summary
+    total = prepared.summary.rows
+    run_id = bookkeeping.start_run(wh, "judges", prepared.params, prepared.seed, prepared.fingerprint, total)
     with bookkeeping.finishing(wh, run_id):
         for table in TABLES:
-            frame = pd.DataFrame(rows[table]).assign(run_id=run_id, fingerprint=data.fingerprint)
-            wh.con.register("new_rows", frame)
-            try:
-                wh.con.execute(f"INSERT INTO {table} ({', '.join(frame.columns)}) "
-                               f"SELECT {', '.join(frame.columns)} FROM new_rows")
-            finally:
-                wh.con.unregister("new_rows")
+            bookkeeping.insert_rows(wh, table, pd.DataFrame(prepared.rows[table]).assign(
+                run_id=run_id, fingerprint=prepared.fingerprint))
         bookkeeping.finish_run(wh, run_id, "finished", total)
-    return Summary(run_id, total, human, data.judges, tied)
+    return replace(prepared.summary, run_id=run_id)
 
 
 def compute(data: Data, majority: pf.Majority, *, dataset: str, k: int, alpha: float, seed: int, test: str,

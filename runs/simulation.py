@@ -610,12 +610,7 @@ def normality(wh: Warehouse, dataset: str, measure_globs: Sequence[str] = (), *,
                               None, selection.data_fingerprint(data, chosen), len(rows))
     frame = pd.DataFrame(rows).assign(run_id=run_id)
     with bookkeeping.finishing(wh, run_id):
-        wh.con.register("normality_rows", frame)
-        try:
-            wh.con.execute(f"INSERT INTO normality ({', '.join(frame.columns)}) "
-                           f"SELECT {', '.join(frame.columns)} FROM normality_rows").fetchall()
-        finally:
-            wh.con.unregister("normality_rows")
+        bookkeeping.insert_rows(wh, "normality", frame)
         bookkeeping.finish_run(wh, run_id, "finished", len(rows))
     return Summary(run_id, 2 * len(chosen), len(rows), 0, len(rows))
 

@@ -120,12 +120,7 @@ def rank_tasks(wh: Warehouse, specs: Sequence[TaskSpec], metric_globs: Sequence[
                                           default=bookkeeping.jsonable),
             })
         frame = pd.DataFrame(rows)
-        wh.con.register("ranking_rows", frame)
-        try:
-            cols = ", ".join(frame.columns)
-            wh.con.execute(f"INSERT INTO task_rankings ({cols}) SELECT {cols} FROM ranking_rows").fetchall()
-        finally:
-            wh.con.unregister("ranking_rows")
+        bookkeeping.insert_rows(wh, "task_rankings", frame)
         bookkeeping.finish_run(wh, run_id, "finished", len(rows))
     out = wh.con.execute("SELECT * FROM task_rankings WHERE run_id = ? ORDER BY rank", [run_id]).df()
     return Outcome(run_id, out)

@@ -95,3 +95,23 @@ def test_evaluate_preferences_cli(db, split):
     assert bad.exit_code == 2 and "Missing option '--human'" in bad.output
     both = run_cli(db, "evaluate", "--dataset", "j", "--preferences", new, "--metric", "m", ok=False)
     assert both.exit_code == 2 and "separate evaluate" in both.output
+
+
+def test_a_refusal_of_the_judges_leaves_the_preference_file_unstored(db, split, monkeypatch):
+    """The judges are computed inside the ingest's transaction: a refusal they raise (here
+    simulated in their computation) rolls the ingest back, so the command writes nothing."""
+    from metaeval.runs import judges as judges_runs
+
+    stored, new = split
+    run_cli(db, "ingest", "preferences", stored, "--dataset", "j")
+    before = digest(db)
+
+    def refuse(*args, **kwargs):
+        raise WarehouseError("refused by the judges")
+
+    monkeypatch.setattr(judges_runs, "compute", refuse)
+    with Warehouse(db) as wh, pytest.raises(WarehouseError, match="refused by the judges"):
+        wh.evaluate_judge("j", new, k=K, seed=3)
+    assert digest(db) == before
+    with Warehouse(db, read_only=True) as wh:
+        assert NEW not in set(wh.sql("SELECT DISTINCT judge FROM preferences")["judge"])
