@@ -123,7 +123,7 @@ def bootstrap_evaluator(
             else:
                 r = _resampled_columns(X, Z, rows, coefficient, complete)
             return summary_mean(r, None if cols is None else _counts(cols, n_inputs))
-        xg, zg = (_gather(A, rows, cols) for A in (X, Z))
+        xg, zg = (gather(A, rows, cols) for A in (X, Z))
         return corr(xg, zg, coefficient)
 
     return evaluate
@@ -309,7 +309,7 @@ def _counts(indices: np.ndarray, n: int) -> np.ndarray:
     return np.bincount(offsets.ravel(), minlength=c * n).reshape(c, n).astype(np.float64)
 
 
-def _gather(A: np.ndarray, rows: np.ndarray | None, cols: np.ndarray | None) -> np.ndarray:
+def gather(A: np.ndarray, rows: np.ndarray | None, cols: np.ndarray | None) -> np.ndarray:
     """The resampled matrices flattened to (c, N*M)."""
     if rows is None:
         g = A[:, cols].transpose(1, 0, 2)

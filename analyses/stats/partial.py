@@ -61,6 +61,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import _engine, resampling
+from .batched import gather
 from ._validation import (
     Coefficient,
     alpha_iv,
@@ -275,15 +276,6 @@ def partial_fisher_ci(X: npt.ArrayLike, Z: npt.ArrayLike, groups: object, coeffi
 
 
 # --- resampling ----------------------------------------------------------------------------------
-def _gather(A: np.ndarray, rows: np.ndarray | None, cols: np.ndarray | None) -> np.ndarray:
-    """The resampled matrices A[rows_b][:, cols_b] flattened to (c, N*M)."""
-    if rows is None:
-        g = A[:, cols].transpose(1, 0, 2)
-    elif cols is None:
-        g = A[rows]
-    else:
-        g = A[rows[:, :, None], cols[:, None, :]]
-    return g.reshape(g.shape[0], -1)
 
 
 def _bootstrap_evaluator(arrays: list[np.ndarray], codes: np.ndarray, n_codes: int, base: Coefficient):
@@ -293,8 +285,8 @@ def _bootstrap_evaluator(arrays: list[np.ndarray], codes: np.ndarray, n_codes: i
     arrays = [_scaled(A) for A in arrays]
 
     def evaluate(rows: np.ndarray | None, cols: np.ndarray | None) -> np.ndarray:
-        gathered = [_gather(A, rows, cols) for A in arrays]
-        gcodes = _gather(codes, rows, cols)
+        gathered = [gather(A, rows, cols) for A in arrays]
+        gcodes = gather(codes, rows, cols)
         valid = _valid(gcodes, *gathered)
         resid, n, g = centre(gathered, gcodes, valid, n_codes)
         out = np.stack([_defined(corr(r, resid[-1], base), n, g) for r in resid[:-1]])
