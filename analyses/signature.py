@@ -4,7 +4,7 @@
 One string of ``key:value`` fields joined by ``|``, in a fixed order, holding every setting that
 changes the number and only those a row has::
 
-    metaeval:0.5.0|ci|level:system|coef:kendall|method:boot-both|k:1000|seed:0|alpha:0.05|sysin:all|data:3f2a9c1d
+    metaeval:0.6.0|ci|level:system|coef:kendall|method:boot-both|k:1000|seed:0|alpha:0.05|sysin:all|data:3f2a9c1d
 
 - ``metaeval:VERSION`` first, then the analysis (``correlate``, ``ci``, ``compare``, ``winners``, ...);
 - ``level``, ``coef`` (the coefficient as stored, variants, tie thresholds and partial

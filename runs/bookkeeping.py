@@ -40,7 +40,10 @@ ORIENTATION = "measures whose direction is 'lower' (lower is better) are negated
 #: the package version is listed, so every release decides.
 #: 0.5.0: a test family that cannot resolve is never significant, clusters follow mt-metrics-eval's rule
 #: (winners, rank-tasks), undefined metrics are not ranked: results of 0.4.0 are recomputed
-SAME_RESULTS_AS = ("0.5.0",)
+#: 0.6.0: new analyses (subsets, partial correlations, detection, error categories, judges) and
+#: schema 5 (a `subset` key column, '' for every cell); the results of 0.5.0 are unchanged
+#: (bench/engine_identity.py: identical rows, fingerprints and conventions)
+SAME_RESULTS_AS = ("0.5.0", "0.6.0")
 #: SQL condition on a results table: the row was written by one of those versions. Results are
 #: reused only under it, so an upgrade that changes a computation never serves old numbers.
 THIS_VERSION = "run_id IN (SELECT run_id FROM analysis_runs WHERE list_contains($versions, version))"

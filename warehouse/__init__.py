@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from metaeval.core import Matrix, Warehouse
 
 __all__ = ["ConflictError", "InputError", "Matrix", "Warehouse", "WarehouseError"]
-__version__ = "0.5.0"
+__version__ = "0.6.0"
 
 _SUBPACKAGES = ("analyses", "cli", "ingest", "runs", "schema")
 
