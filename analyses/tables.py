@@ -439,27 +439,37 @@ class Ranking:
     ``frame``: one row per metric and setting with ``metric``, the ``keys`` columns (default
     level, coefficient), ``correlation``; optional ``lower``, ``upper`` (a CI), ``cluster`` (1 =
     top), ``human_ceiling`` (and ``_lower``, ``_upper``). ``headers``: setting -> (group, long
-    label, short label, plain name) (default :func:`setting_header`). ``bold``: False for none.
-    ``keep_ci``: the automatic layout never drops the CIs (a table of CIs).
+    label, short label, plain name) (default :func:`setting_header`). ``bold``: False for none,
+    or the settings whose column has a bold cell (the others have no better direction;
+    ``unbolded``: the sentence the caption says of them). ``keep_ci``: the automatic layout never
+    drops the CIs (a table of CIs). ``value_name``: what the numbers are (``correlation``; '' when
+    the plain setting names say it, e.g. ``macro ROC-AUC``), ``value_header`` the long layout's
+    column header. ``sort_by``: the setting whose values order the rows (default the first).
     """
 
     def __init__(self, frame: pd.DataFrame, *, keys: Sequence[str] = ("level", "coefficient"),
                  headers: Mapping | None = None, bold: bool = True, digits: int = PAPER_DIGITS,
                  confidence: float = 0.95, ceiling: bool = True, keep_ci: bool = False, row_header: str = "Metric",
-                 rows_name: str = "Metrics"):
+                 rows_name: str = "Metrics", value_name: str = "correlation", value_header: str = "Corr.",
+                 sort_by: tuple | None = None, unbolded: str | None = None):
         need = {"metric", "correlation", *keys}
         if missing := need - set(frame.columns):
             raise ValueError(f"a ranking needs columns {sorted(need)}; missing {sorted(missing)}")
         frame = frame.reset_index(drop=True)
         self.keys, self.digits, self.confidence, self.keep_ci = tuple(keys), digits, confidence, keep_ci
         self.row_header, self.rows_name = row_header, rows_name
+        self.value_name, self.value_header, self.unbolded = value_name, value_header, unbolded
         self.settings = list(dict.fromkeys(zip(*(frame[k] for k in keys))))
         self.headers = {s: (headers[s] if headers else setting_header(*s)) for s in self.settings}
         self.has_ci = {"lower", "upper"} <= set(frame.columns) and bool(frame["lower"].map(_defined).any())
         self.clustered = {s: bool(v) for s, v in _clustered(frame, keys).items()}
         self.clustered = {s: self.clustered.get(s, False) for s in self.settings}
-        bold_mask = bold_ranked(frame, keys) if bold else pd.Series(False, index=frame.index)
-        self.bold_on = bold
+        self.bolded = ([s for s in self.settings if s in set(map(tuple, bold))] if not isinstance(bold, bool)
+                       else list(self.settings) if bold else [])
+        bold_mask = bold_ranked(frame, keys) if self.bolded else pd.Series(False, index=frame.index)
+        if not isinstance(bold, bool):
+            bold_mask &= pd.Series([tuple(x) in self.bolded for x in zip(*(frame[k] for k in keys))], index=frame.index)
+        self.bold_on = bool(self.bolded)
         self.cells, self.bold = {}, set()
         for i, r in enumerate(frame.itertuples(index=False)):
             s = tuple(getattr(r, k) for k in keys)
@@ -470,7 +480,10 @@ class Ranking:
         self.order = {s: list(dict.fromkeys(ranked.loc[[tuple(x) == s for x in zip(*(ranked[k] for k in keys))],
                                                        "metric"])) for s in self.settings}
         every = list(dict.fromkeys(frame["metric"]))
-        first = self.order[self.settings[0]] if self.settings else []
+        self.sort_by = tuple(sort_by) if sort_by is not None else (self.settings[0] if self.settings else None)
+        if self.sort_by is not None and self.sort_by not in self.order:
+            raise ValueError(f"sort_by {self.sort_by!r} is not a setting of the ranking")
+        first = self.order[self.sort_by] if self.settings else []
         self.metrics = first + [m for m in every if m not in first]
         self.ceiling = {}
         if ceiling and "human_ceiling" in frame:
@@ -556,7 +569,7 @@ class Ranking:
         clustered = any(self.clustered.values())
         n = 2 + clustered + self.has_ci
         tab = Tabular("l" + "r" * (n - 1))
-        tab.add([self.row_header, *(["cl."] if clustered else []), "Corr.", *([self.ci_header()] if self.has_ci else [])])
+        tab.add([self.row_header, *(["cl."] if clustered else []), self.value_header, *([self.ci_header()] if self.has_ci else [])])
         pads = self._pads(self.settings)
         for i, s in enumerate(self.settings):
             tab.rule()
@@ -599,15 +612,22 @@ class Ranking:
     def notes(self, layout: str, marker: str = "Bold", latex: bool = False) -> str:
         """The sentences a caption adds: order, bold, undefined, omitted CIs, ceiling row."""
         out = []
+        value = self.value_name or "value"
         if self.settings:
-            first = self.headers[self.settings[0]][3]
-            out.append(f"{self.rows_name} sorted by their {first} correlation (descending)"
+            first = " ".join(filter(None, (self.headers[self.sort_by][3], self.value_name)))
+            out.append(f"{self.rows_name} sorted by their {first} (descending)"
                        + (", undefined last" if self.undefined else "") + "." if layout != "long" else
-                       f"{self.rows_name} sorted by correlation in each block (descending).")
+                       f"{self.rows_name} sorted by {value} in each block (descending).")
         if self.bold_on:
-            out.append(bold_sentence({s: self.clustered[s] for s in self.settings}, marker))
+            partial = len(self.bolded) < len(self.settings)
+            if partial and self.unbolded:
+                out.append(self.unbolded)
+            out.append(bold_sentence({s: self.clustered[s] for s in self.bolded},
+                                     f"{marker} (the other columns)" if partial else marker, value))
         if self.undefined:
-            out.append("\u2013: undefined correlation (e.g. a constant metric), never ranked." if latex else
+            what = "correlation (e.g. a constant metric)" if self.value_name == "correlation" else "value"
+            out.append(f"\u2013: undefined {what}, never ranked." if latex else
+                       f"undefined: the {what} is undefined, never ranked." if self.value_name != "correlation" else
                        "undefined: the correlation is undefined (e.g. a constant metric), never ranked.")
         if layout == "compact" and self.has_ci:
             out.append("Confidence intervals: in the wide and long layouts.")
@@ -697,7 +717,7 @@ def sort_tests(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def tests_latex(frame: pd.DataFrame, caption: str | None, *, alpha: float = 0.05, layout: str = "auto",
-                digits: int = PAPER_DIGITS) -> str:
+                digits: int = PAPER_DIGITS, value: str = "corr") -> str:
     """``metaeval compare`` rows (metric_a, metric_b, level, coefficient, delta, p_value,
     p_adjusted, significant) as a paper's table: long, a block per level and coefficient with
     each ordered pair's delta, p and corrected p (bold: significant), by delta descending; wide,
@@ -739,13 +759,14 @@ def tests_latex(frame: pd.DataFrame, caption: str | None, *, alpha: float = 0.05
             tab.add(row)
         tabs[name] = tab
     chosen, env = choose_layout(tabs, layout)
-    notes = (f"Pairs sorted by delta = corr(A) - corr(B) (descending{' in each block' if chosen == 'long' else ''}). "
+    notes = (f"Pairs sorted by delta = {value}(A) - {value}(B) (descending{' in each block' if chosen == 'long' else ''}). "
              f"Bold: significant (corrected p <= {alpha:g}).")
     text = None if caption is None else latex_escape(f"{caption} {notes}")
     return float_env(tabs[chosen], text, env=env)
 
 
-def tests_markdown(frame: pd.DataFrame, caption: str | None, *, alpha: float = 0.05, digits: int = PAPER_DIGITS) -> str:
+def tests_markdown(frame: pd.DataFrame, caption: str | None, *, alpha: float = 0.05, digits: int = PAPER_DIGITS,
+                   value: str = "corr") -> str:
     """The rows of :func:`tests_latex`'s long layout as a markdown table, in its order and bold."""
     frame = sort_tests(frame.reset_index(drop=True))
     shown = pd.DataFrame({
@@ -755,7 +776,7 @@ def tests_markdown(frame: pd.DataFrame, caption: str | None, *, alpha: float = 0
         "p_adjusted": [f"**{p_text(p, digits, latex=False)}**" if bool(s) and _defined(p) else p_text(p, digits, latex=False)
                        for p, s in zip(frame["p_adjusted"], frame["significant"])],
         "significant": frame["significant"]})
-    notes = (f"Rows sorted by delta = corr(a) - corr(b) within each level and coefficient (descending). "
+    notes = (f"Rows sorted by delta = {value}(a) - {value}(b) within each level and coefficient (descending). "
              f"Bold: significant (corrected p <= {alpha:g}).")
     head = f"{caption} {notes}" if caption else notes
     return f"{head}\n\n{to_markdown(shown, align=['---', '---', '---', '---', '---:', '---:', '---:', '---'])}"

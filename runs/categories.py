@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
-from metaeval.errors import WarehouseError
+from metaeval.errors import Argument, Message, WarehouseError
 from metaeval.runs import engine, selection
 from metaeval.runs.correlations import evaluate_correlation
 from metaeval.runs.parameters import DEFAULT_SYSTEM_INPUTS, Params, check_system_inputs, setting
@@ -63,9 +63,10 @@ def pairs(given: Mapping[str, str] | Sequence[str], what: str) -> dict[str, str]
         category, eq, measure = str(text).partition("=")
         category, measure = category.strip(), measure.strip()
         if not eq or not category or not measure:
-            raise WarehouseError(f"{what} {text!r}: expected CATEGORY=MEASURE, e.g. entity=human.entity")
+            raise WarehouseError(Message(Argument(what, [text]), ": expected CATEGORY=MEASURE, e.g. entity=human.entity"))
         if category in out:
-            raise WarehouseError(f"{what}: category {category!r} given twice ({out[category]!r} and {measure!r})")
+            raise WarehouseError(Message(Argument(what), f": category {category!r} given twice ({out[category]!r} and "
+                                                       f"{measure!r})"))
         out[category] = measure
     return out
 
@@ -121,10 +122,12 @@ def categories(wh: Warehouse, dataset: str, human: str, categories: Mapping[str,
     for what, given in (("categories", cats), ("ablations", abls)):
         for cat, measure in given.items():
             if measure not in humans:
-                raise WarehouseError(f"{what}: {cat}={measure}: dataset {dataset!r} has no human judgment "
-                                     f"{measure!r}; its human judgments: {', '.join(sorted(humans))}")
+                raise WarehouseError(Message(Argument(what, [f"{cat}={measure}"]), f": dataset {dataset!r} has no "
+                                             f"human judgment {measure!r}; its human judgments: "
+                                             f"{', '.join(sorted(humans))}"))
             if measure == human:
-                raise WarehouseError(f"{what}: {cat}={measure} is the overall judgment itself (--human)")
+                raise WarehouseError(Message(Argument(what, [f"{cat}={measure}"]), " is the overall judgment itself (",
+                                             Argument("human"), ")"))
     extra = tuple(dict.fromkeys([*cats.values(), *abls.values()]))
     data = selection.load_data(wh, selection.Scope(dataset, human, (*scope.metrics, *extra), scope.levels,
                                                    scope.coefficients))

@@ -32,7 +32,7 @@ from metaeval import schema
 from metaeval.analyses import detection as det
 from metaeval.analyses.stats import multiple, resolution, vocabulary
 from metaeval.core import Warehouse
-from metaeval.errors import WarehouseError
+from metaeval.errors import Argument, Message, WarehouseError
 from metaeval.runs import bookkeeping, engine, parameters, selection
 from metaeval.runs.parameters import Params, setting
 
@@ -86,13 +86,14 @@ class DetectionOutcome:
 
 def _check(positive, threshold, k, alpha, alternative, correction, correction_group, tune, where):
     if not (isinstance(positive, (int, float)) and math.isfinite(positive)):
-        raise WarehouseError(f"--positive must be a finite number; got {positive!r}")
+        raise WarehouseError(Message(Argument("positive"), f" must be a finite number; got {positive!r}"))
     if threshold is not None and not math.isfinite(threshold):
-        raise WarehouseError(f"--threshold must be a finite number; got {threshold!r}")
+        raise WarehouseError(Message(Argument("threshold"), f" must be a finite number; got {threshold!r}"))
     if threshold is not None and tune:
-        raise WarehouseError("give --threshold (a fixed threshold) or --tune (a subset to tune it on), not both")
+        raise WarehouseError(Message("give ", Argument("threshold"), " (a fixed threshold) or ", Argument("tune"),
+                                     " (a subset to tune it on), not both"))
     if not 0 < alpha < 1:
-        raise WarehouseError(f"--alpha must lie strictly between 0 and 1; got {alpha}")
+        raise WarehouseError(Message(Argument("alpha"), f" must lie strictly between 0 and 1; got {alpha}"))
     for value, valid, what in ((alternative, vocabulary.ALTERNATIVES, "alternative"),
                                (correction, vocabulary.CORRECTIONS, "correction"),
                                (correction_group, vocabulary.CORRECTION_GROUPS, "correction group")):
@@ -100,9 +101,14 @@ def _check(positive, threshold, k, alpha, alternative, correction, correction_gr
             raise WarehouseError(f"unknown {what} {value!r}; choose from {', '.join(valid)}")
     parameters.check_k(k, alpha, "interval")
     if tune and where and dict(tune).items() <= dict(where).items():
-        raise WarehouseError(f"--tune {selection.subset_label(tune)} holds every evaluated cell "
-                             f"(--where {selection.subset_label(where)}): tune on a held-out subset, or leave --tune "
-                             "out to tune on the evaluated cells themselves")
+        raise WarehouseError(Message(Argument("tune", _conditions(tune)), " holds every evaluated cell (",
+                                     Argument("where", _conditions(where)), "): tune on a held-out subset, or leave ",
+                                     Argument("tune"), " out to tune on the evaluated cells themselves"))
+
+
+def _conditions(pairs) -> list[str]:
+    """Canonical subset conditions as the ``ATTR=VALUE`` strings a caller gives (an error's value)."""
+    return [f"{a}={v}" for a, v in pairs]
 
 
 def detection(wh: Warehouse, dataset: str, human: str, metrics: Sequence[str] = (), *, positive: float,
@@ -143,7 +149,8 @@ def detection(wh: Warehouse, dataset: str, human: str, metrics: Sequence[str] = 
     groups = None
     if by:
         if by in dict(where) or by in dict(tune):
-            raise WarehouseError(f"--by {by} is also a --where or --tune condition: its groups would be one value")
+            raise WarehouseError(Message(Argument("by", by), " is also a ", Argument("where"), " or ", Argument("tune"),
+                                         " condition: its groups would be one value"))
         groups = wh.attribute_labels(dataset, by, data.systems, data.inputs).ravel()[cells]
     subsets = hashlib.sha256()
     for name, part in (("cells", cells), ("evaluated", evaluated), ("tuned", tuned)):

@@ -31,7 +31,7 @@ from metaeval.analyses import ranking as rk
 from metaeval.analyses.stats import correct_pvalues, vocabulary
 from metaeval.analyses.stats.resolution import family_resolution
 from metaeval.core import Warehouse
-from metaeval.errors import WarehouseError
+from metaeval.errors import Argument, Message, WarehouseError
 from metaeval.runs import bookkeeping, parameters, selection
 
 TABLES = ("judge_statistics", "judge_tests", "preference_rankings")
@@ -71,13 +71,14 @@ class Data:
 def _choose(names: Sequence[str], globs: Sequence[str], what: str, option: str, dataset: str) -> list[str]:
     if not names:
         raise WarehouseError(f"dataset {dataset!r} has no {what} preference judge"
-                             + (" (ingest pairwise preferences with `metaeval ingest preferences`)"
+                             + (" (ingest pairwise preferences: metaeval.ingest.preferences.ingest)"
                                 if what == "automatic" else " (rows of kind human)"))
     chosen: list[str] = []
     for g in globs or ("*",):
         hit = [n for n in names if fnmatch.fnmatchcase(n, g)]
         if not hit:
-            raise WarehouseError(f"{option} {g!r} matches no {what} judge of {dataset!r}; it has: {', '.join(names)}")
+            raise WarehouseError(Message(Argument(option, [g]), f" matches no {what} judge of {dataset!r}; it has: "
+                                         f"{', '.join(names)}"))
         chosen += [n for n in hit if n not in chosen]
     return chosen
 
@@ -89,8 +90,8 @@ def load(wh: Warehouse, dataset: str, humans: Sequence[str] = (), judges: Sequen
         raise WarehouseError(f"no dataset {dataset!r} in the warehouse")
     rows = wh.con.execute(schema.read("preferences_of"), {"dataset": dataset}).df()
     kinds = rows.drop_duplicates("judge").set_index("judge")["kind"]
-    humans = _choose(sorted(kinds.index[kinds == "human"]), humans, "human", "--human", dataset)
-    judges = _choose(sorted(kinds.index[kinds == "automatic"]), judges, "automatic", "--judge", dataset)
+    humans = _choose(sorted(kinds.index[kinds == "human"]), humans, "human", "humans", dataset)
+    judges = _choose(sorted(kinds.index[kinds == "automatic"]), judges, "automatic", "judges", dataset)
     rows = rows[rows["judge"].isin(humans + judges)]
     keys = list(zip(rows["input"], rows["system_a"], rows["system_b"]))
     items = sorted(set(keys))
@@ -339,7 +340,8 @@ def _subsets(wh: Warehouse, dataset: str, data: Data, where: Sequence, by: str |
         return {"": np.ones(len(data.items), bool)}
     conditions = selection.parse_where(where)
     if by is not None and by in {a for a, _ in conditions}:
-        raise WarehouseError(f"--by {by!r} is also a --where attribute: give it in one of them")
+        raise WarehouseError(Message(Argument("by", by), " is also a ", Argument("where"),
+                                     " attribute: give it in one of them"))
     wanted = [conditions] if by is None else [selection.parse_where([*conditions, (by, v)])
                                               for v in wh.attribute_values(dataset, by)]
     inputs = sorted({i for i, _, _ in data.items})

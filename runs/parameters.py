@@ -138,8 +138,8 @@ def check_partial(coefficients, *, resample_annotators: str | None = None, k_blo
     controlled = [c for c in coefficients if _validation.CONTROL in c]
     if not controlled:
         return
-    for given, what in ((resample_annotators, "--resample-annotators"), (k_block, "--k-block"),
-                        (sequential or None, "--sequential")):
+    for given, what in ((resample_annotators, "resample_annotators"), (k_block, "k_block"),
+                        (sequential or None, "sequential")):
         if given is not None:
-            raise WarehouseError(f"{what} is not available with a partial correlation (--control); "
-                                 f"got {', '.join(controlled)}")
+            raise WarehouseError(Message(Argument(what), " is not available with a partial correlation (",
+                                         Argument("control"), f"); got {', '.join(controlled)}"))

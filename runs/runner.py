@@ -197,8 +197,8 @@ def existing(wh: Warehouse, scope: Scope, analysis: Analysis) -> tuple[dict[tupl
         where += " AND subset = $subset"
         params["subset"] = scope.subset
     elif scope.where:
-        raise WarehouseError(f"{analysis.command} ({analysis.table}) is not computed on subsets of cells: "
-                             "run it without --where")
+        raise WarehouseError(Message(f"{analysis.command} ({analysis.table}) is not computed on subsets of cells: "
+                                     "run it without ", Argument("where")))
     rows = wh.con.execute(f"SELECT * FROM {analysis.table}{where} AND {bookkeeping.THIS_VERSION} ORDER BY result_id",
                           {**params, **bookkeeping.version_parameter()}).df()
     latest = {int(r) for r in wh.con.execute(f"SELECT result_id FROM latest_{analysis.table}{where}",

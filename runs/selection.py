@@ -158,8 +158,9 @@ def check_controls(wh: Warehouse, scope: Scope, partial: bool) -> None:
         raise WarehouseError(f"the partial coefficient {controlled[0]} is computed by correlate, ci and compare "
                              f"only")
     if bad := [lv for lv in scope.levels if lv != "global"]:
-        raise WarehouseError(f"a partial correlation (--control) is defined at the global level only, not at the "
-                             f"{' and '.join(bad)} level; choose --level global")
+        raise WarehouseError(Message("a partial correlation (", Argument("control"), ") is defined at the global "
+                                     f"level only, not at the {' and '.join(bad)} level; choose ",
+                                     Argument("levels", ["global"])))
     for attribute in dict.fromkeys(attribute_control(c) for c in controlled):
         if attribute is not None:   # an unknown attribute: attribute_values' error names the known ones
             wh.attribute_values(scope.dataset, attribute)
@@ -176,8 +177,9 @@ def with_control(coefficients: Sequence[str], control: str | None) -> tuple[str,
         raise WarehouseError(str(exc)) from None
     coefficients = tuple(coefficients) or vocabulary.COEFFICIENTS
     if bad := [c for c in coefficients if c not in _validation.CONTROL_COEFFICIENTS]:
-        raise WarehouseError(f"--control applies to the coefficients {', '.join(_validation.CONTROL_COEFFICIENTS)} "
-                             f"(without a tie threshold); got {', '.join(bad)}")
+        raise WarehouseError(Message(Argument("control"), " applies to the coefficients "
+                                     f"{', '.join(_validation.CONTROL_COEFFICIENTS)} (without a tie threshold); "
+                                     f"got {', '.join(bad)}"))
     return tuple(f"{c}[{_validation.CONTROL}{control}]" for c in coefficients)
 
 

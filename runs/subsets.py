@@ -23,13 +23,13 @@ import pandas as pd
 from metaeval.analyses.stats import _validation, macro, protocols
 from metaeval.analyses.stats.results import NAN_POLICY
 from metaeval.core import Warehouse
-from metaeval.errors import WarehouseError
+from metaeval.errors import Argument, Message, WarehouseError
 from metaeval.runs import api, bookkeeping, engine, selection
 from metaeval.runs.runner import RunSummary, Task, has_subset
 
 #: The commands ``--by`` serves, and the analysis each runs per group.
 COMMANDS = {"correlate": api.correlate, "ci": api.ci}
-MACRO = "unweighted mean over the groups (the values of the --by attribute) of each group's result; NULL if any is"
+MACRO = "unweighted mean over the groups (the values of the attribute `by`) of each group's result; NULL if any is"
 
 
 def macro_label(where: Sequence, by: str) -> str:
@@ -79,31 +79,35 @@ def by_attribute(wh: Warehouse, command: str, by: str, where: Sequence = (), *, 
     """``command`` (correlate or ci) per value of the attribute ``by`` and their macro average
     (module docstring). Every check runs before the first group's run writes."""
     if command not in COMMANDS:
-        raise WarehouseError(f"--by is offered by {', '.join(COMMANDS)}, not {command}")
+        raise WarehouseError(Message(Argument("by"), f" is offered by {', '.join(COMMANDS)}, not {command}"))
     where = selection.parse_where(where)
     wh.require_dataset(dataset)
     if by in {a for a, _ in where}:
-        raise WarehouseError(f"--by {by} and --where {by}=... select the same attribute: give one of them")
+        raise WarehouseError(Message(Argument("by", by), " and ", Argument("where", placeholder=f"{by}=..."),
+                                     " select the same attribute: give one of them"))
     values = wh.attribute_values(dataset, by)
     if len(values) < 2:
-        raise WarehouseError(f"attribute {by!r} of dataset {dataset!r} has one value ({', '.join(values)}): "
-                             "there is nothing to average over; use --where instead")
+        raise WarehouseError(Message(f"attribute {by!r} of dataset {dataset!r} has one value ({', '.join(values)}): "
+                                     "there is nothing to average over; use ", Argument("where"), " instead"))
     if command == "ci":
         if options.get("method", "boot-both") == "fisher":
-            raise WarehouseError("--by needs a bootstrap method (boot-systems, boot-inputs, boot-both): the macro "
-                                 "average's interval comes from resamples drawn within each group")
+            raise WarehouseError(Message(Argument("by"), " needs a bootstrap ", Argument("method"), " (boot-systems, "
+                                         "boot-inputs, boot-both): the macro average's interval comes from resamples "
+                                         "drawn within each group"))
         if options.get("resample_annotators"):
-            raise WarehouseError("--by does not resample annotators (--resample-annotators)")
+            raise WarehouseError(Message(Argument("by"), " does not resample annotators (",
+                                         Argument("resample_annotators"), ")"))
         if options.get("control") is not None:
-            raise WarehouseError("--by does not take a partial coefficient (--control): the macro interval's "
-                                 "resamples would need re-centring within each group's resampled cells")
+            raise WarehouseError(Message(Argument("by"), " does not take a partial coefficient (", Argument("control"),
+                                         "): the macro interval's resamples would need re-centring within each "
+                                         "group's resampled cells"))
     groups = [(*where, (by, v)) for v in values]
     # the checks of every group (names, subsets, coefficients) before anything is written
     scopes = [selection.resolve_scope(wh, dataset, human, options.get("metrics", ()), options.get("levels", ()),
                                       options.get("coefficients", ()), where=g) for g in groups]
     if command == "ci" and any(_validation.coefficient_iv(c).calibrated for c in scopes[0].coefficients):
-        raise WarehouseError("--by does not take a tie-calibrated coefficient (the macro interval would need the "
-                             "calibration of every resample of every group)")
+        raise WarehouseError(Message(Argument("by"), " does not take a tie-calibrated coefficient (the macro interval "
+                                     "would need the calibration of every resample of every group)"))
     call = COMMANDS[command]
     outcomes = [call(wh, dataset, human, where=g, force=force, **options) for g in groups]
     summary = _write_macro(wh, command, outcomes, by, where, force)
@@ -188,7 +192,7 @@ def _macro_interval(data: selection.Data, labels: np.ndarray, by: str, outcomes,
         (X, Z), paired, _, _ = protocols.apply(arrays, level, params["system_inputs"])
         if not paired:
             conventions["macro_interval"] = ("not computed: in a group the metric scored inputs the human did not "
-                                             "judge (use --system-inputs judged)")
+                                             "judge (the judged system-inputs protocol computes it)")
             return {"lower": None, "upper": None, "n_valid": None}
         groups.append((X, Z))
     r = macro.macro_bootstrap_ci(groups, level, coefficient, params["method"].removeprefix("boot-"), params["k"],

@@ -152,7 +152,7 @@ def test_repeated_command_computes_nothing_and_refusals_write_nothing(fx):
             (["--by", "colour"], "no attribute 'colour'"),
             (["--threshold", "0.5"], "not both"),
             (["--k", "10"], "--k 39 or more"),
-            (["--by", "split"], "--by split is also"),
+            (["--by", "split"], "--by 'split' is also"),
     ):
         result = run_cli(db, *args, *bad, ok=False)
         assert result.exit_code != 0 and message in result.output, result.output

@@ -97,7 +97,7 @@ def test_degenerate_preferences_give_nulls_not_numbers(db, tmp_path):
         stats = wh.judges("x", k=39)["judge_statistics"]
         assert stats["n"].tolist() == [0] and stats["tied_majority"].tolist() == [2]
         assert stats[["accuracy", "kappa", "first_position_rate", "rank", "cluster"]].isna().all().all()
-        with pytest.raises(WarehouseError, match="--judge 'gpt\\*' matches no automatic judge"):
+        with pytest.raises(WarehouseError, match=r"judges=\['gpt\*'\] matches no automatic judge"):
             runs.judges(wh, "x", judge_globs=["gpt*"])
         with pytest.raises(WarehouseError, match="no dataset 'nope'"):
             runs.judges(wh, "nope")

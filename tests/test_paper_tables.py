@@ -13,7 +13,8 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from metaeval.analyses import tables
+from metaeval.analyses import paper_tables, tables
+from metaeval.analyses.preferences_synthetic import synthetic_preferences
 from metaeval.cli import main
 from tests.test_formats import compile_latex
 
@@ -148,12 +149,37 @@ def test_every_layout_compiles_without_an_overfull_box(tmp_path):
 
 
 # --- the commands ---------------------------------------------------------------------------------------
+def _frank_table(path):
+    """A FRANK-like table: an overall judgment, two error categories, the overall judgment with each
+    ignored, three metrics (one with a constant category judgment: an undefined r)."""
+    rng = np.random.default_rng(3)
+    shape = (6, 5)
+    entity, predicate = rng.integers(0, 4, size=shape).astype(float), rng.integers(0, 3, size=shape).astype(float)
+    noise = rng.normal(size=shape)
+    values = {"human.entity": entity, "human.predicate": predicate, "human.overall": entity + predicate + 0.5 * noise,
+              "human.no_entity": predicate + 0.5 * noise, "human.no_predicate": entity + 0.5 * noise,
+              "human.constant": np.full(shape, 2.0),
+              "bertscore_f1": entity + 0.3 * rng.normal(size=shape), "qags": predicate + rng.normal(size=shape),
+              "rouge_l": -entity + rng.normal(size=shape)}
+    lines = ["system,input,measure,value"] + [f"s{i},d{j},{name},{float(v[i, j])!r}" for name, v in values.items()
+                                              for i in range(shape[0]) for j in range(shape[1])]
+    path.write_text("\n".join(lines) + "\n")
+
+
 @pytest.fixture(scope="module")
 def db(tmp_path_factory):
-    db = tmp_path_factory.mktemp("paper") / "w.duckdb"
+    folder = tmp_path_factory.mktemp("paper")
+    db = folder / "w.duckdb"
+    synthetic_preferences(seed=1, inputs=40).to_csv(folder / "p.csv", index=False)
+    (folder / "a.csv").write_text("input,attribute,value\n" + "".join(f"D{j:03d},half,{'first' if j < 4 else 'second'}\n"
+                                                                      for j in range(8)))
+    _frank_table(folder / "t.csv")
     for args in (["demo", "--dataset", "d", "--systems", "6", "--inputs", "8", "--k", "60"],
-                 ["annotators", "--dataset", "d", "--human", HUMAN, "--k", "40", "--splits", "3"]):
-        result = CliRunner().invoke(main, ["--db", str(db), *args], catch_exceptions=False)
+                 ["annotators", "--dataset", "d", "--human", HUMAN, "--k", "40", "--splits", "3"],
+                 ["ingest", "attributes", folder / "a.csv", "--dataset", "d"],
+                 ["ingest", "preferences", folder / "p.csv", "--dataset", "prefs"],
+                 ["ingest", "table", folder / "t.csv", "--dataset", "frank", "--human", "human.*"]):
+        result = CliRunner().invoke(main, ["--db", str(db), *map(str, args)], catch_exceptions=False)
         assert result.exit_code == 0, result.output
     return db
 
@@ -175,7 +201,19 @@ COMMANDS = {
     "rank-tasks": ["rank-tasks", "--task", f"d:{HUMAN}:system:kendall", "--task", f"d:{HUMAN}:summary:pearson:2",
                    "--k", "60"],
     "annotators": ["annotators", "--dataset", "d", "--human", HUMAN, "--k", "40", "--splits", "3"],
+    "detection": ["detection", *SCOPE, "--positive", "3", "--k", "60"],
+    "detection-by": ["detection", *SCOPE, "--positive", "3", "--k", "60", "--by", "half"],
+    "judges": ["judges", "--dataset", "prefs", "--k", "60"],
+    "categories": ["categories", "--dataset", "frank", "--human", "human.overall", "--level", "system",
+                   "--coefficient", "kendall", "--category", "entity=human.entity", "--ablation",
+                   "entity=human.no_entity", "--ablation", "predicate=human.no_predicate", "--category",
+                   "constant=human.constant"],
 }
+#: The commands whose tables have no --level / --coefficient to narrow them for the layouts asked for.
+NO_SETTING = {"rank-tasks", "detection", "detection-by", "judges", "categories"}
+#: The layouts asked for of the tables whose wide layout cannot fit a page (detection with three groups x two
+#: statistics x cluster, value and CI; judges' nine statistics with theirs): auto chooses long for them.
+ASKED = {"detection-by": ("compact", "long"), "judges": ("compact", "long")}
 
 
 @needs_pdflatex
@@ -187,8 +225,8 @@ def test_each_commands_latex_compiles_in_two_columns(db, tmp_path, name):
     assert not re.search(r"(?<![$\w])-\d", out.split(r"\caption")[0].replace("--", "")), "a hyphen as minus"
     compile_latex(tmp_path, out)
     # a layout asked for (not chosen to fit) on one setting; only annotators' agreement table has no layout
-    one = [] if name == "rank-tasks" else ["--level", "system", "--coefficient", "kendall"]
-    for layout in ("wide", "compact", "long"):
+    one = [] if name in NO_SETTING else ["--level", "system", "--coefficient", "kendall"]
+    for layout in ASKED.get(name, ("wide", "compact", "long")):
         compile_latex(tmp_path, _run(db, *COMMANDS[name], *one, "--format", "latex", "--layout", layout), layout)
 
 
@@ -216,3 +254,82 @@ def test_correlate_text_and_markdown_follow_the_latex_order(db):
     text = _run(db, "correlate", *SCOPE, "--level", "system").splitlines()
     assert [line.split()[0] for line in text if line.strip().startswith("sim-")] == order
     assert "Bold: the highest correlation" in md[0] and "*: the highest correlation" in "\n".join(text)
+
+
+# --- detection, judges and categories (issue 27 items 1-2 for the issue 26 / 28 families) ------------------
+def _rows_and_bold(latex: str, md: str, names) -> tuple[list, list, set, set]:
+    """The row order and the bold rows of the wide LaTeX and of the markdown of one table."""
+    lines = [line for line in latex.splitlines() if line.split(" & ")[0].replace(r"\_", "_") in names]
+    rows = [row for row in md.splitlines() if row.startswith("| ") and row.split(" | ")[0].strip("| ") in names]
+    cells = lambda line, sep: [(i, c) for i, c in enumerate(line.split(sep)[1:])]  # noqa: E731
+    bold_latex = {(line.split(" & ")[0].replace(r"\_", "_"), sum(r"\textbf" in c for _, c in cells(line, " & ")))
+                  for line in lines}
+    bold_md = {(row.split(" | ")[0].strip("| "), sum("**" in c for _, c in cells(row, " | "))) for row in rows}
+    return ([line.split(" & ")[0].replace(r"\_", "_") for line in lines], [row.split(" | ")[0].strip("| ") for row in rows],
+            bold_latex, bold_md)
+
+
+@pytest.mark.parametrize("name", ["detection", "judges", "categories"])
+def test_family_latex_and_markdown_agree(db, name):
+    latex = _run(db, *COMMANDS[name], "--format", "latex", "--layout", "wide")
+    md = _run(db, *COMMANDS[name], "--format", "markdown")
+    names = {"detection": {"sim-high.f1", "sim-medium.f1", "sim-low.f1", "sim-divergence"},
+             "judges": {"judge-consistent", "judge-position", "judge-ties"},
+             "categories": {"bertscore_f1", "qags", "rouge_l"}}[name]
+    latex, md = latex.split(r"\end{table")[0], md.split("\n\n")[1]      # the first table (detection's tests follow)
+    order_latex, order_md, bold_latex, bold_md = _rows_and_bold(latex, md, names)
+    assert order_latex == order_md and set(order_latex) == names
+    assert bold_latex == bold_md and any(n for _, n in bold_latex)
+    assert "signature metaeval:" in latex and r"\begin{tabular}" in latex and "$-$" in latex + "$-$"
+    assert "nan" not in latex.lower().replace("financ", "") and "None" not in latex
+
+
+def test_detection_clusters_follow_the_paired_tests():
+    """Three metrics, A > B > C on ROC-AUC: A beats C significantly, nothing else: mt-metrics-eval's
+    rule gives A, B in cluster 1 (B is beaten by no one of A's cluster) and C in cluster 2; an
+    unresolvable family gives no clusters (bold: the single best value)."""
+    rows = pd.DataFrame({"metric": ["A", "B", "C"], "group": "", "roc_auc": [0.9, 0.8, 0.6],
+                         "roc_auc_lower": [0.8, 0.7, 0.5], "roc_auc_upper": [1.0, 0.9, 0.7],
+                         "balanced_accuracy": [0.7, np.nan, 0.65], "balanced_accuracy_lower": [0.6, np.nan, 0.5],
+                         "balanced_accuracy_upper": [0.8, np.nan, 0.8]})
+    pairs = [("A", "B"), ("A", "C"), ("B", "C"), ("B", "A"), ("C", "A"), ("C", "B")]
+    value = dict(zip(rows["metric"], rows["roc_auc"]))
+    conv = '{"resolution": {"resolvable": true}}'
+    tests = pd.DataFrame([{"metric_a": a, "metric_b": b, "group": "", "statistic": "roc_auc",
+                           "delta": value[a] - value[b], "significant": {a, b} == {"A", "C"}, "conventions": conv}
+                          for a, b in pairs])
+    clusters = paper_tables.detection_clusters(rows, tests)
+    assert dict(zip(clusters["metric"], clusters["cluster"])) == {"A": 1, "B": 1, "C": 2}
+    ranking = paper_tables.detection_ranking(rows, tests)
+    assert ranking.metrics == ["A", "B", "C"]
+    auc, ba = ("", "roc_auc"), ("", "balanced_accuracy")
+    assert {m for m, s in ranking.bold if s == auc} == {"A", "B"}
+    assert {m for m, s in ranking.bold if s == ba} == {"A"}           # no tests: the best value, never the NaN
+    md = ranking.markdown("c")
+    assert "undefined" in md and "**0.700**" in md and "**undefined" not in md
+    unresolvable = tests.assign(conventions='{"resolution": {"resolvable": false}}')
+    assert paper_tables.detection_clusters(rows, unresolvable)["cluster"].isna().all()
+    assert {m for m, s in paper_tables.detection_ranking(rows, unresolvable).bold if s == auc} == {"A"}
+
+
+def test_judges_bold_only_where_higher_is_better():
+    stats = pd.DataFrame([{"judge": j, "cluster": c, **{f"{s}{x}": v + d for s in paper_tables.JUDGE_STATISTICS
+                                                        for x, d in (("", 0), ("_lower", -0.1), ("_upper", 0.1))}}
+                          for j, c, v in (("good", 1, 0.9), ("bad", 2, 0.4))])
+    ranking = paper_tables.judges_ranking(stats)
+    bold_columns = {s[0] for _, s in ranking.bold}
+    assert "first_position_rate" not in bold_columns and "tie_rate" not in bold_columns
+    assert ("good", ("accuracy",)) in ranking.bold and ("bad", ("accuracy",)) not in ranking.bold
+    assert "No bold in first-position rate and tie rate" in ranking.notes("wide")
+
+
+def test_categories_never_bold_a_drop():
+    frame = pd.DataFrame([{"metric": m, "level": "system", "coefficient": "kendall", "category": c,
+                           "category_measure": None, "ablated_measure": "h.no", "overall_correlation": r,
+                           "correlation_drop": d, "category_correlation": None}
+                          for m, r in (("m1", 0.5), ("m2", -0.2)) for c, d in (("entity", 0.9), ("predicate", -0.1))])
+    ranking = paper_tables.categories_ranking(frame)
+    assert ranking.metrics == ["m1", "m2"]
+    assert ranking.bold == {("m1", ("system", "kendall", ""))}
+    out = ranking.latex("c", "wide")
+    assert r"$\Delta$ entity" in out and "$-$0.200" in out and "no bold among the drops" in out

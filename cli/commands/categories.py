@@ -8,7 +8,8 @@ from pathlib import Path
 
 import click
 
-from metaeval.cli.app import OVERWRITE, Context, _analysis_options, fmt_option, interrupted, is_text, out_file, show
+from metaeval.cli.app import (OVERWRITE, Context, _analysis_options, fmt_option, interrupted, is_text, layout_option,
+                              out_file, show)
 from metaeval.cli.progress import terminal_progress
 
 #: The columns of the text, markdown and LaTeX tables (json and csv give every column).
@@ -28,9 +29,10 @@ SHOWN = {"metric": "metric", "level": "level", "coefficient": "coefficient", "ca
               help="Also draw the drop per category and metric (one --level and one --coefficient) to this file.")
 @OVERWRITE
 @fmt_option()
+@layout_option
 @click.pass_obj
 def categories(obj: Context, dataset, human, metrics, levels, coefficients, system_inputs, jobs, force,
-               category_measures, ablations, figure, overwrite, fmt):
+               category_measures, ablations, figure, overwrite, fmt, layout):
     """Error categories of the human judgment --human (FRANK's ablation, Pagnoni et al. 2021).
 
     For each metric, level, coefficient and category: r_category, the correlation with the
@@ -64,19 +66,47 @@ def categories(obj: Context, dataset, human, metrics, levels, coefficients, syst
             click.echo(f"{out.analysis.table}: run {s.run_id}: computed {s.computed} of {s.tasks}, wrote {s.written} rows",
                        err=err)
         frame = family.rows(wh, out)
+        if fmt in ("markdown", "latex"):
+            from metaeval.runs import signatures
+
+            signature = signatures.table_signature(wh, frame)
     if fmt in ("json", "csv"):
         show(frame, fmt)
+    elif fmt in ("markdown", "latex"):
+        _paper(frame, fmt, layout, human, dataset, signature)
     else:
-        caption = (f"Error categories of {human} on {dataset}: r_category = correlation with the category's "
-                   f"judgment; r_overall with {human}; r_without with {human} when the category is ignored; "
-                   f"drop = r_overall - r_without (> 0: the metric's agreement rests on the category).")
-        show(frame[list(SHOWN)].rename(columns=SHOWN), fmt, caption=None if is_text(fmt) else caption)
-        if is_text(fmt):
-            click.echo("drop = r_overall - r_without: the fall of the correlation with the overall judgment when the "
-                       "category is ignored (> 0: the metric's agreement rests on it); NaN: undefined (a constant "
-                       "judgment) or no such measure given")
+        show(frame[list(SHOWN)].rename(columns=SHOWN), fmt)
+        click.echo("drop = r_overall - r_without: the fall of the correlation with the overall judgment when the "
+                   "category is ignored (> 0: the metric's agreement rests on it); NaN: undefined (a constant "
+                   "judgment) or no such measure given")
     if figure is not None:
         _draw(obj, frame, human, dataset, figure, overwrite, err)
+
+
+def _paper(frame, fmt: str, layout: str, human: str, dataset: str, signature: str | None) -> None:
+    """The paper table: metrics x (r with the overall judgment, then each category's drop, or its
+    r where no ablation was given), LaTeX or the markdown that agrees with it."""
+    from metaeval.analyses import paper_tables
+    from metaeval.runs.evaluate import SYSTEM_INPUTS_TEXT
+
+    protocols = sorted(set(frame["system_inputs"].dropna()))
+    measures = "; ".join(f"{c}: " + ", ".join(filter(None, (
+        f"judgment {cm}" if isinstance(cm, str) else "", f"ablation {am}" if isinstance(am, str) else "")))
+        for c, cm, am in frame.drop_duplicates("category")[["category", "category_measure", "ablated_measure"]]
+        .itertuples(index=False))
+    caption = (f"Error categories of {human} on {dataset} (FRANK's ablation, Pagnoni et al. 2021): each metric's "
+               f"correlation with {human} (overall), then per category the drop of that correlation when the category "
+               f"is ignored (drop) or, without an ablation, the correlation with the category's judgment ({measures})"
+               + (f"; system scores: {SYSTEM_INPUTS_TEXT.get(protocols[0], protocols[0])}"
+                  if len(protocols) == 1 and "system" in set(frame["level"]) else "")
+               + (f"; signature {signature}" if signature else "") + ".")
+    settings = list(dict.fromkeys(zip(frame["level"], frame["coefficient"])))
+    for i, (level, coefficient) in enumerate(settings):   # a table per level and coefficient: each fits the page
+        part = frame[(frame["level"] == level) & (frame["coefficient"] == coefficient)]
+        ranking = paper_tables.categories_ranking(part)
+        text = caption if len(settings) == 1 else f"{caption[:-1]}; {level} level, {coefficient}."
+        click.echo(("\n" if i else "") + (ranking.latex(text, layout) if fmt == "latex" else ranking.markdown(text)),
+                   nl=False)
 
 
 def _draw(obj: Context, frame, human: str, dataset: str, figure: Path, overwrite: bool, err: bool) -> None:

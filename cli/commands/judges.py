@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import click
 
-from metaeval.cli.app import ALPHA, RESAMPLES, SEED, Context, LazyChoice, fmt_option, is_text, show, subset_options
+from metaeval.cli.app import (ALPHA, RESAMPLES, SEED, Context, LazyChoice, fmt_option, is_text, layout_option, show,
+                              subset_options)
 
 
 @click.command()
@@ -30,9 +31,10 @@ from metaeval.cli.app import ALPHA, RESAMPLES, SEED, Context, LazyChoice, fmt_op
 @subset_options(by=True)
 @click.option("--force", is_flag=True, help="Recompute even what is up to date.")
 @fmt_option()
+@layout_option
 @click.pass_obj
 def judges(obj: Context, dataset, humans, judge_globs, k, alpha, seed, test, correction, cluster_rule, ridge, where, by,
-           force, fmt):
+           force, fmt, layout):
     """LLM judges (automatic pairwise judges) against the human preference.
 
     Per automatic judge, against the majority of the human judges (an item whose majority is
@@ -57,6 +59,11 @@ def judges(obj: Context, dataset, humans, judge_globs, k, alpha, seed, test, cor
         click.echo(f"judges of {dataset} vs the majority of {s.human}: {state}; items with a tied human majority "
                    f"left out: {tied}", err=not is_text(fmt))
         rows = runs.latest(wh, dataset, s.human, list(s.tied_majority))
+        if fmt in ("markdown", "latex"):
+            from metaeval.runs import signatures
+
+            signed = {subset: signatures.table_signature(wh, part)
+                      for subset, part in rows["judge_statistics"].groupby("subset", sort=False)}
     if fmt in ("json", "csv"):
         from metaeval.cli.app import show_blocks
 
@@ -69,9 +76,8 @@ def judges(obj: Context, dataset, humans, judge_globs, k, alpha, seed, test, cor
         shown[name] = [_ci(v, lo, hi) for v, lo, hi in zip(stats[name], stats[f"{name}_lower"], stats[f"{name}_upper"])]
     confidence = f"{100 * (1 - alpha):g}%"
     if fmt in ("markdown", "latex"):
-        show(shown, fmt, caption=f"Automatic judges of {dataset} against the majority of {s.human} ({confidence} "
-                                 f"percentile bootstrap intervals over items, k={k}, seed={seed}; clusters: {test} "
-                                 f"test, {correction} correction).")
+        _paper(stats, fmt, layout, signed, dataset=dataset, human=s.human, confidence=confidence, k=k, seed=seed,
+               test=test, correction=correction, cluster_rule=cluster_rule, alpha=alpha)
         return
     click.echo()
     show(shown, "table")
@@ -92,6 +98,28 @@ def judges(obj: Context, dataset, humans, judge_globs, k, alpha, seed, test, cor
                                                                           ranking["upper"])])
          [(["subset"] if (ranking["subset"] != "").any() else []) + ["judge", "rank", "system", "strength",
                                                                       "comparisons"]], "table")
+
+
+def _paper(stats, fmt: str, layout: str, signed: dict, *, dataset, human, confidence, k, seed, test, correction,
+           cluster_rule, alpha) -> None:
+    """One paper table per subset: judges x statistics with their intervals, accuracy's top
+    significance cluster in bold (LaTeX, or markdown that agrees with it)."""
+    from metaeval.analyses import paper_tables
+
+    why = _undetermined(stats)
+    for i, (subset, part) in enumerate(stats.groupby("subset", sort=False)):
+        caption = (f"Automatic judges of {dataset}{f' (items {subset})' if subset else ''} against the majority of "
+                   f"{human}: accuracy (each order ab / ba and overall), both orders correct, position consistency, "
+                   f"Cohen's kappa over a/b/tie, Kendall tau of its Bradley-Terry system ranking vs the humans', "
+                   f"first-position and tie rates; {confidence} percentile bootstrap intervals over items (k={k}, "
+                   f"seed={seed}); accuracy's clusters (cl.) from the {test} test, {correction}-corrected over the "
+                   f"pairs of judges, alpha={alpha:g}, cluster rule {cluster_rule}"
+                   + (f" (clusters not determined: {why})" if why else "")
+                   + (f"; signature {signed[subset]}" if signed.get(subset) else "") + ".")
+        ranking = paper_tables.judges_ranking(part, confidence=1 - alpha)
+        if i:
+            click.echo()
+        click.echo(ranking.latex(caption, layout) if fmt == "latex" else ranking.markdown(caption), nl=False)
 
 
 def _ci(v, lo, hi) -> str:

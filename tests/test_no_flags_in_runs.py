@@ -1,0 +1,76 @@
+"""runs/ speaks the Python API's words (docs/architecture.md, "Errors and hints"): its errors
+name parameters as ``metaeval.errors.Argument`` (rendered as flags by cli/app.py), never as
+``--flag`` text. This scans every string literal of runs/ (docstrings left out: they may say
+which option of the command line a function serves) for flag text, so it cannot come back.
+
+ALLOWED: the printed notes that still name a flag and are not errors, each with why (the next
+step of the same pattern, listed in docs/architecture.md)."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+from metaeval.cli.app import error_text
+from metaeval.errors import WarehouseError
+from metaeval.runs import categories, parameters, selection
+
+RUNS = Path(__file__).resolve().parents[1] / "runs"
+FLAG = re.compile(r"(?<![\w-])--[a-z][a-z-]*")
+#: (file, flag): a printed note, not an error.
+ALLOWED = {
+    ("evaluate.py", "--all-pairs"): "Evaluation.caption / cluster_note: the table's note (the report rewrites it)",
+    ("evaluate.py", "--system-inputs"): "Evaluation.caption: the system-score protocol of the table's note",
+    ("report.py", "--all-pairs"): "the report removes evaluate's --all-pairs note from its own text",
+}
+
+
+def _flag_strings(path: Path):
+    tree = ast.parse(path.read_text())
+    docstrings = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                docstrings.add(id(first.value))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
+            for flag in FLAG.findall(node.value):
+                yield node.lineno, flag
+
+
+def test_runs_strings_name_no_flags():
+    found = [f"runs/{p.name}:{line}: {flag}" for p in sorted(RUNS.glob("*.py")) for line, flag in _flag_strings(p)
+             if (p.name, flag) not in ALLOWED]
+    assert not found, "flag text in runs/ (name the parameter with metaeval.errors.Argument):\n" + "\n".join(found)
+
+
+def test_the_allow_list_is_not_stale():
+    used = {(p.name, flag) for p in RUNS.glob("*.py") for _, flag in _flag_strings(p)}
+    assert set(ALLOWED) <= used, f"stale ALLOWED entries: {sorted(set(ALLOWED) - used)}"
+
+
+def test_the_scan_finds_flag_text(tmp_path):
+    probe = tmp_path / "probe.py"
+    probe.write_text('"""Serves --where."""\n\ndef f():\n    """--by too."""\n    raise ValueError(f"--by {1} and x")\n')
+    assert list(_flag_strings(probe)) == [(5, "--by")]
+
+
+@pytest.mark.parametrize(("call", "python", "cli"), [
+    (lambda: parameters.check_partial(["pearson[control=system]"], k_block=100), "k_block is not available with a partial correlation (control)",
+     "--k-block is not available with a partial correlation (--control)"),
+    (lambda: selection.with_control(["kendall-23"], "system"),
+     "control applies to the coefficients", "--control applies to the coefficients"),
+    (lambda: categories.pairs(["entity"], "categories"),
+     "categories=['entity']: expected CATEGORY=MEASURE", "--category 'entity': expected CATEGORY=MEASURE"),
+    (lambda: categories.pairs(["a=x", "a=y"], "ablations"),
+     "ablations: category 'a' given twice", "--ablation: category 'a' given twice"),
+])
+def test_errors_read_as_python_and_as_flags(call, python, cli):
+    with pytest.raises(WarehouseError) as caught:
+        call()
+    assert str(caught.value).startswith(python) and "--" not in str(caught.value)
+    assert error_text(caught.value).startswith(cli)
