@@ -488,7 +488,7 @@ def evaluate_judge(wh: Warehouse, dataset: str, preferences: str | os.PathLike, 
                              "on their own)")
     stored = wh.con.execute(schema.read("preferences_of"), {"dataset": dataset}).df()
     kinds = stored.drop_duplicates("judge").set_index("judge")["kind"]
-    human_judges = judges_runs._choose(sorted(kinds.index[kinds == "human"]), humans, "human", "--human", dataset)
+    human_judges = judges_runs.choose(sorted(kinds.index[kinds == "human"]), humans, "human", "humans", dataset)
     for attribute, value in selection.parse_where(where):
         if value not in (values := wh.attribute_values(dataset, attribute)):
             raise WarehouseError(f"attribute {attribute!r} of dataset {dataset!r} never has the value {value!r}; "

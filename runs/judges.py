@@ -68,7 +68,7 @@ class Data:
                     {j: v[keep] for j, v in self.V.items()}, self.H[:, keep], self.fingerprint)
 
 
-def _choose(names: Sequence[str], globs: Sequence[str], what: str, option: str, dataset: str) -> list[str]:
+def choose(names: Sequence[str], globs: Sequence[str], what: str, option: str, dataset: str) -> list[str]:
     if not names:
         raise WarehouseError(f"dataset {dataset!r} has no {what} preference judge"
                              + (" (ingest pairwise preferences: metaeval.ingest.preferences.ingest)"
@@ -90,8 +90,8 @@ def load(wh: Warehouse, dataset: str, humans: Sequence[str] = (), judges: Sequen
         raise WarehouseError(f"no dataset {dataset!r} in the warehouse")
     rows = wh.con.execute(schema.read("preferences_of"), {"dataset": dataset}).df()
     kinds = rows.drop_duplicates("judge").set_index("judge")["kind"]
-    humans = _choose(sorted(kinds.index[kinds == "human"]), humans, "human", "humans", dataset)
-    judges = _choose(sorted(kinds.index[kinds == "automatic"]), judges, "automatic", "judges", dataset)
+    humans = choose(sorted(kinds.index[kinds == "human"]), humans, "human", "humans", dataset)
+    judges = choose(sorted(kinds.index[kinds == "automatic"]), judges, "automatic", "judges", dataset)
     rows = rows[rows["judge"].isin(humans + judges)]
     keys = list(zip(rows["input"], rows["system_a"], rows["system_b"]))
     items = sorted(set(keys))
