@@ -414,7 +414,8 @@ def _signature(settings: dict, level: str, coefficient: str, corr: pd.DataFrame,
     except KeyError:
         fingerprint = None
     return signature.signature(__version__, "evaluate", {
-        "level": level, "coefficient": coefficient, "method": f"{settings['ci_method']}+{settings['method']}",
+        "level": level, "coefficient": coefficient, "subset": settings.get("subset"),
+        "method": "+".join(m for m in (settings.get("ci_method"), settings.get("method")) if m) or None,
         "alternative": settings["alternative"], "k": settings["k"], "seed": settings["seed"],
         "correction": settings["correction"], "correction_group": settings["correction_group"],
         "alpha": settings["alpha"], "system_inputs": settings["system_inputs"],

@@ -1380,6 +1380,11 @@ def render(wh: Warehouse, dataset: str, human: str | None = None, words: Words =
         # preferences but no correlations: the judges answer first
         judges = next(s for s in sections if s.anchor == "judges")
         sections = [judges, *(s for s in sections if s is not judges)]
+    preferences_only = (any(s.anchor == "judges" and s.blocks for s in sections)
+                        and wh.measures(dataset).empty)
+    if preferences_only:
+        # pairwise preferences and no scores: the sections of scores have nothing to say or suggest
+        sections = [s for s in sections if s.blocks]
     runs = set().union(*(s.run_ids for s in sections))
     # what is not computed yet: one list of the commands that compute it, after the results
     missing = [s for s in sections if s.note and not s.blocks]
@@ -1401,12 +1406,15 @@ def render(wh: Warehouse, dataset: str, human: str | None = None, words: Words =
             body.append(b.runs_line(s.run_ids))
         body.append("</section>")
     against = f"with {human}" if human else "with the human judgments"
-    title = f"Which metrics agree best {against}? {dataset}"
+    who = "metrics"
+    if preferences_only:
+        who, against = "judges", "with the human preferences"
+    title = f"Which {who} agree best {against}? {dataset}"
     toc = " ".join(f'<a href="#{s.anchor}">{html.escape(_short(s.title))}</a>' for s in sections)
     page = ("<!doctype html><html lang='en'><head><meta charset='utf-8'>"
             "<meta name='viewport' content='width=device-width, initial-scale=1'>"
             f"<title>{html.escape(title)}</title><style>{STYLE}</style></head><body>"
-            f"<h1>Which metrics agree best {html.escape(against)}? "
+            f"<h1>Which {who} agree best {html.escape(against)}? "
             f"<span style='font-weight:normal'>Dataset {html.escape(dataset)}</span></h1>"
             f"<p class='meta'>metaeval {html.escape(__version__)} report of <code>{html.escape(str(wh.path))}</code>: "
             "every number is read from the warehouse's tables (nothing is recomputed but the per-input τ of the "

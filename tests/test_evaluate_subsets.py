@@ -97,7 +97,7 @@ REFUSED = [
     ({"where": ["sourc=cnndm"]}, "has no attribute 'sourc'"),
     ({"control": "system", "levels": ["system"]}, "defined at the global level only"),
     ({"control": "sourc"}, "has no attribute 'sourc'"),
-    ({"control": "system", "coefficients": ["kendall-a"]}, "--control applies to the coefficients"),
+    ({"control": "system", "coefficients": ["kendall-a"]}, "control applies to the coefficients"),
 ]
 
 
