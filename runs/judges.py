@@ -19,6 +19,7 @@ import fnmatch
 import hashlib
 import json
 from collections.abc import Sequence
+from typing import ClassVar
 from dataclasses import dataclass, replace
 from itertools import combinations
 
@@ -33,11 +34,28 @@ from metaeval.analyses.stats.resolution import family_resolution
 from metaeval.core import Warehouse
 from metaeval.errors import Argument, Message, WarehouseError
 from metaeval.runs import bookkeeping, parameters, selection
+from metaeval.runs.parameters import Params, setting
 
 TABLES = ("judge_statistics", "judge_tests", "preference_rankings")
 HUMAN_JUDGE = "human"    # the ``judge`` of the humans' ranking in preference_rankings
 _LABEL = {"a": pf.A, "b": pf.B, "tie": pf.TIE}
 _ORDER = {"ab": 0, "ba": 1}
+
+
+@dataclass(frozen=True)
+class JudgesParams(Params):
+    """The settings of a ``judges`` run (tables ``judge_statistics``, ``judge_tests`` and
+    ``preference_rankings``, written by :func:`write`, not the run loop): recorded with the run
+    and matched when reusing it, beside its dataset, human and automatic judges and subsets."""
+
+    table: ClassVar[str] = "judge_statistics"
+    k: int = setting(column=False, argument=False)
+    alpha: float = setting(column=False, argument=False)
+    seed: int = setting(column=False, argument=False)
+    test: str = setting(column=False, argument=False)
+    correction: str = setting(column=False, argument=False)
+    cluster_rule: str = setting(column=False, argument=False)
+    ridge: float = setting(column=False, argument=False)
 
 
 @dataclass(frozen=True)
@@ -168,8 +186,8 @@ def prepare(wh: Warehouse, dataset: str, humans: Sequence[str] = (), judge_globs
     data = load(wh, dataset, humans, judge_globs)
     human = ",".join(data.humans)
     subsets = _subsets(wh, dataset, data, where, by)
-    params = {"dataset": dataset, "human": data.humans, "judges": data.judges, "k": k, "alpha": alpha, "seed": seed,
-              "test": test, "correction": correction, "cluster_rule": cluster_rule, "ridge": ridge,
+    settings = JudgesParams(k, alpha, seed, test, correction, cluster_rule, ridge)
+    params = {"dataset": dataset, "human": data.humans, "judges": data.judges, **settings.recorded(),
               "subsets": list(subsets)}
     majorities = {label: pf.human_majority(data.H[:, keep]) for label, keep in subsets.items()}
     tied = {label: int(m.tied.sum()) for label, m in majorities.items()}
