@@ -272,11 +272,11 @@ def judge_pair_test(V1: npt.ArrayLike, V2: npt.ArrayLike, h: npt.ArrayLike, *, k
       ignores);
     - ``"permutation"``: the sign of each item's d_i flipped with probability 1/2 (whole items:
       the orders of an item stay together), T = sum_i d_i, p = (1 + #{|T_b| >= |T|}) / (1 + k)
-      (``_sign_flip_test`` of :mod:`metaeval.analyses.ranking`).
+      (``sign_flip_test`` of :mod:`metaeval.analyses.ranking`).
 
     No common verdict: delta and both p-values NaN (nothing was compared).
     """
-    from metaeval.analyses.ranking import _sign_flip_test
+    from metaeval.analyses.ranking import sign_flip_test
 
     V1, V2 = _labels_iv(V1, "V1", 2), _labels_iv(V2, "V2", 2)
     h = np.asarray(h, np.int64)
@@ -289,7 +289,7 @@ def judge_pair_test(V1: npt.ArrayLike, V2: npt.ArrayLike, h: npt.ArrayLike, *, k
         return PairTest(0, 0, float("nan"), (0, 0), {"mcnemar": float("nan"), "permutation": float("nan")})
     d = (c1.sum(axis=1) - c2.sum(axis=1))[items] / orders[items]
     b, c = int((c1 & ~c2).sum()), int((~c1 & c2 & common).sum())
-    perm, _, _ = _sign_flip_test(d[None, :].astype(np.float64), k, seed)
+    perm, _, _ = sign_flip_test(d[None, :].astype(np.float64), k, seed)
     return PairTest(n, verdicts, float(d.mean()), (b, c), {"mcnemar": mcnemar_exact(b, c), "permutation": float(perm[0])})
 
 

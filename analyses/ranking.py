@@ -285,14 +285,14 @@ def system_pair_tests(A: npt.ArrayLike, test: str = "ttest", *, k: int | None = 
             conventions["test"] = ("scipy.stats.wilcoxon(d, zero_method='wilcox', correction=False, "
                                    "method='auto'); direction = sign(W+ - W-)")
         else:
-            pvalue, direction, extra = _sign_flip_test(D, k_iv(k), seed)
+            pvalue, direction, extra = sign_flip_test(D, k_iv(k), seed)
             conventions.update(extra)
     pvalue = np.where(n >= 2, pvalue, np.nan)
     conventions["undefined"] = "p = NaN for pairs with < 2 inputs or an undefined statistic"
     return PairTestsResult(first, second, n, difference, direction, pvalue, conventions)
 
 
-def _sign_flip_test(D: np.ndarray, k: int, seed: int | None) -> tuple[np.ndarray, np.ndarray, dict]:
+def sign_flip_test(D: np.ndarray, k: int, seed: int | None) -> tuple[np.ndarray, np.ndarray, dict]:
     seq = seed_iv(seed)
     signs = np.where(np.random.default_rng(seq).integers(0, 2, size=(k, D.shape[1])) == 1, -1.0, 1.0)
     d = np.nan_to_num(D)                                    # a missing input contributes 0 to any T_b

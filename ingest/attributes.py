@@ -19,7 +19,7 @@ import pandas as pd
 from metaeval.core import Warehouse
 from metaeval.errors import InputError
 from metaeval.ingest.common import identifier, sha256
-from metaeval.ingest.table import _present, _stream
+from metaeval.ingest.table import present, stream_rows
 from metaeval.load import LoadReport
 
 REQUIRED = ("input", "attribute", "value")
@@ -30,7 +30,7 @@ def parse(path: Path, name: str | None = None) -> pd.DataFrame:
     """The rows of an attributes file (columns system ('' = input-level), input, attribute,
     value, line), or an :class:`InputError` naming the file, line and field of the first problem."""
     file = str(path) if name is None else name
-    columns, records, _typed = _stream(Path(path))
+    columns, records, _typed = stream_rows(Path(path))
     missing = [c for c in REQUIRED if c not in columns]
     unknown = [c for c in columns if c not in REQUIRED + OPTIONAL]
     if unknown:
@@ -41,11 +41,11 @@ def parse(path: Path, name: str | None = None) -> pd.DataFrame:
                          "columns input, attribute, value and optionally system")
     rows, first_line = [], {}
     for line, rec in records:
-        system = _present(rec.get("system"))
+        system = present(rec.get("system"))
         system = "" if system is None else identifier(system, file, line, "system")
-        input_ = identifier(_present(rec.get("input")), file, line, "input")
-        attribute = identifier(_present(rec.get("attribute")), file, line, "attribute")
-        value = identifier(_present(rec.get("value")), file, line, "value")
+        input_ = identifier(present(rec.get("input")), file, line, "input")
+        attribute = identifier(present(rec.get("attribute")), file, line, "attribute")
+        value = identifier(present(rec.get("value")), file, line, "value")
         key = (system, input_, attribute)
         if key in first_line:
             where = f"input={input_}" + (f" system={system}" if system else "")

@@ -28,7 +28,7 @@ from metaeval.core import Warehouse
 from metaeval.errors import ConflictError, InputError, NewIdsError, WarehouseError
 from metaeval.ingest.common import identifier, sha256
 from metaeval.ingest.table import KINDS as JUDGE_KINDS
-from metaeval.ingest.table import _stream
+from metaeval.ingest.table import stream_rows
 from metaeval.load import LoadReport
 
 FORMAT = "preferences"
@@ -46,7 +46,7 @@ def parse(path: Path) -> pd.DataFrame:
     """The rows of a preference file (:data:`COLUMNS`, systems in name order), or an
     :class:`InputError` naming the file, line and field of the first problem."""
     file = str(path)
-    columns, records, _typed = _stream(path)
+    columns, records, _typed = stream_rows(path)
     missing = [c for c in REQUIRED if c not in columns]
     if missing:
         raise InputError(file, None, missing[0], f"missing column(s) {missing}; a preference file has the columns "

@@ -119,7 +119,7 @@ def stage_exact(con: duckdb.DuckDBPyConnection, path: Path, *, human: Sequence[s
     after the first bad record, the rest of the file is read for such an error. ``name``: the
     file's name in the batch and in its errors (default: the path)."""
     file = str(path) if name is None else name
-    columns, records, typed = _stream(path)
+    columns, records, typed = stream_rows(path)
     first = next(records, None)
     if first is None:
         raise InputError(file, None, None, "the file has no rows")
@@ -217,14 +217,14 @@ def _rows(file: str, columns: list[str], records, typed: bool, human: Sequence[s
         if unseen:
             _check_first_values(file, line, columns, rec, unseen)
         for rec in (_unpivot_one(rec, measures) if wide else (rec,)):
-            system = identifier(_present(rec.get("system")), file, line, "system")
-            input_ = (identifier(_present(rec.get("input")), file, line, "input") if has["input"]
+            system = identifier(present(rec.get("system")), file, line, "system")
+            input_ = (identifier(present(rec.get("input")), file, line, "input") if has["input"]
                       else SYSTEM_LEVEL_INPUT)
-            measure = identifier(_present(rec.get("measure")), file, line, "measure")
+            measure = identifier(present(rec.get("measure")), file, line, "measure")
             value = rec.get("value")  # a typed NaN is not finite, not null: say so (wide tables dropped it)
-            value = to_number(value if _is_nan(value) else _present(value), file, line, measure if wide else "value")
-            annotator = _present(rec.get("annotator"))
-            kind = _present(rec.get("kind"))
+            value = to_number(value if _is_nan(value) else present(value), file, line, measure if wide else "value")
+            annotator = present(rec.get("annotator"))
+            kind = present(rec.get("kind"))
             if kind is not None and kind not in KINDS:
                 raise InputError(file, line, "kind", f"expected one of {KINDS}, got {kind!r}")
             is_human = kind == "human" or annotator is not None or (kind is None and matches(measure, human))
@@ -241,7 +241,7 @@ def _check_first_values(file: str, line: int, columns: list[str], rec: dict, uns
     other column names, ``system,input,metric,score``, read as wide would blame each name as a
     bad number). An :class:`InputError` naming the columns and both layouts expected; a later
     non-number in a column of numbers stays a bad value."""
-    for column in [c for c in unseen if _present(rec.get(c)) is not None]:
+    for column in [c for c in unseen if present(rec.get(c)) is not None]:
         del unseen[column]
         value = rec[column]
         if not isinstance(value, str) or _reads_as_float(value):
@@ -266,7 +266,7 @@ def _reads_as_float(text: str) -> bool:
 def _unpivot_one(rec: dict, measures: list[str]) -> list[dict]:
     """A wide record as long ones: one per measure with a value."""
     return [{"system": rec.get("system"), "input": rec.get("input"), "annotator": rec.get("annotator"),
-             "measure": m, "value": rec[m]} for m in measures if _present(rec.get(m)) is not None]
+             "measure": m, "value": rec[m]} for m in measures if present(rec.get(m)) is not None]
 
 
 def _options(human, lower, has_input: bool, wide: bool) -> dict:
@@ -297,7 +297,7 @@ def _is_nan(value) -> bool:
     return isinstance(value, float) and value != value
 
 
-def _present(value):
+def present(value):
     """None for a missing value (empty CSV field, null), the value otherwise."""
     if value is None or value is pd.NA or _is_nan(value):
         return None
@@ -308,13 +308,13 @@ def _present(value):
 
 def _read(path: Path) -> tuple[list[str], list[dict], list[int], bool]:
     """The columns, the records, each record's line number (row number for Parquet), and
-    whether the values are typed (not CSV text): :func:`_stream`, all in memory."""
-    columns, records, typed = _stream(path)
+    whether the values are typed (not CSV text): :func:`stream_rows`, all in memory."""
+    columns, records, typed = stream_rows(path)
     pairs = list(records)
     return columns, [rec for _, rec in pairs], [line for line, _ in pairs], typed
 
 
-def _stream(path: Path) -> tuple[list[str], Iterator[tuple[int, dict]], bool]:
+def stream_rows(path: Path) -> tuple[list[str], Iterator[tuple[int, dict]], bool]:
     """The columns, an iterator of ``(line, record)`` (row number for Parquet) read as it goes
     (a file that cannot be read is an :class:`InputError` where it stops being readable), and
     whether the values are typed (not CSV text). A JSONL file is read twice: its columns are
