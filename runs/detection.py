@@ -280,7 +280,8 @@ def _test_row(params: DetectionTestParams, where, a: str, b: str, t: det.Detecti
 def _correct(rows: list[dict], params: DetectionTestParams) -> None:
     """p_adjusted, significant and family_size within each family (group and statistic, and
     metric_a for correction group 'metric'); in a family whose k cannot reach the corrected
-    threshold nothing is significant (:func:`analyses.stats.resolution.family_resolution`)."""
+    threshold nothing is significant (:func:`analyses.stats.resolution.family_resolution`), nor a
+    test whose valid resamples are too few to reach it."""
     families: dict[tuple, list[dict]] = {}
     for r in rows:
         key = (r["group"], r["statistic"]) + ((r["metric_a"],) if params.correction_group == "metric" else ())
@@ -297,7 +298,11 @@ def _correct(rows: list[dict], params: DetectionTestParams) -> None:
                 r["conventions"]["resolution"] = res.as_dict()
         for r, p in zip(defined, adjusted):
             r["p_adjusted"] = float(p)
-            r["significant"] = bool(p <= params.alpha) and res.resolvable
+            # a p counted over fewer valid resamples than k (a resample where a group has one class
+            # is dropped) is coarser: it says no more than p < 1/n_valid, so it must reach the
+            # threshold on its own too
+            own = resolution.pvalue_resolution("count", r["n_valid"]) if r.get("n_valid") else math.inf
+            r["significant"] = bool(p <= params.alpha) and res.resolvable and own <= res.needed_p
     for r in rows:
         r["conventions"] = bookkeeping.conventions_json(r["conventions"])
 

@@ -102,3 +102,21 @@ def test_a_setting_run_again_after_another_k_or_seed_returns_its_own_rows(lower)
         assert set(again[name]["k"]) == {40} and set(again[name]["seed"]) == {2}, name
     cols = ["metric", "roc_auc_lower", "roc_auc_upper", "balanced_accuracy_lower", "balanced_accuracy_upper"]
     pd.testing.assert_frame_equal(again["detection"][cols], first["detection"][cols])
+
+
+def test_a_test_with_few_valid_resamples_is_never_significant_by_its_coarse_p():
+    """A paired test's p is a count over its valid resamples (those where every group has both
+    classes): with 10 valid of k = 1000, p = 0 only says p < 1/10, so it can never pass a threshold
+    of 0.05 however small the count — while a test with every resample valid can."""
+    from metaeval.runs.detection import DetectionTestParams, _correct
+
+    params = DetectionTestParams(1.0, "", "", None, "two-sided", 1000, 0, "none", "all", 0.05)
+
+    def row(n_valid):
+        return {"group": "", "statistic": "roc_auc", "metric_a": "a", "metric_b": "b", "p_value": 0.0,
+                "n_valid": n_valid, "conventions": {}}
+
+    few, full = [row(10)], [row(1000)]
+    _correct(few, params)
+    _correct(full, params)
+    assert few[0]["significant"] is False and full[0]["significant"] is True
