@@ -356,6 +356,24 @@ def echo_reports(reports, err: bool = False) -> None:
 
 
 # --- shared by the commands --------------------------------------------------------------
+def report_run(table: str, summary, fmt: str = "text") -> None:
+    """What a run of ``table`` did (a ``runner.RunSummary``); on stderr unless ``fmt`` is text
+    (stdout then holds only the rows)."""
+    if summary.up_to_date:
+        click.echo(f"{table}: all {summary.tasks} results up to date; nothing computed (--force recomputes)",
+                   err=not is_text(fmt))
+    else:
+        click.echo(f"{table}: run {summary.run_id}: computed {summary.computed} of {summary.tasks}, "
+                   f"wrote {summary.written} rows", err=not is_text(fmt))
+
+
+def report_outcome(out, fmt: str = "text") -> None:
+    """The metrics an analysis left out (stderr), then :func:`report_run` of its Outcome."""
+    for reason in out.skipped.values():
+        click.echo(f"skipped: {reason}", err=True)
+    report_run(out.analysis.table, out.summary, fmt)
+
+
 from metaeval.schema import RESULT_TABLES  # noqa: E402  (the results tables `results` and `export` offer)
 
 
@@ -480,3 +498,4 @@ def _register_command_modules() -> None:
 
 
 _register_command_modules()
+

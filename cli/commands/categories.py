@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from metaeval.cli.app import (OVERWRITE, Context, _analysis_options, fmt_option, interrupted, is_text, layout_option,
-                              out_file, show)
+                              out_file, report_outcome, show)
 from metaeval.cli.progress import terminal_progress
 
 #: The columns of the text, markdown and LaTeX tables (json and csv give every column).
@@ -56,15 +56,7 @@ def categories(obj: Context, dataset, human, metrics, levels, coefficients, syst
         except KeyboardInterrupt as exc:
             raise interrupted(exc, "the results finished so far are saved; "
                                    "run the same command again to resume") from None
-        for reason in out.skipped.values():
-            click.echo(f"skipped: {reason}", err=True)
-        s = out.summary
-        if s.up_to_date:
-            click.echo(f"{out.analysis.table}: all {s.tasks} results up to date; nothing computed (--force recomputes)",
-                       err=err)
-        else:
-            click.echo(f"{out.analysis.table}: run {s.run_id}: computed {s.computed} of {s.tasks}, wrote {s.written} rows",
-                       err=err)
+        report_outcome(out, fmt)
         frame = family.rows(wh, out)
         if fmt in ("markdown", "latex"):
             from metaeval.runs import signatures

@@ -8,32 +8,21 @@ import click
 
 from metaeval.cli.app import (ALPHA, RESAMPLES, Context, FiniteFloatRange, LazyChoice, _analysis_options,
                               _resampling_options, error_text, fmt_option, interrupted, is_text, layout_option, show,
-                              subset_options)
+                              report_outcome, subset_options)
 from metaeval.cli.progress import terminal_progress
 
 
 def _analyse(obj: Context, call, fmt: str = "text", **kwargs):
     """Run one :mod:`metaeval.runs.api` function, print what it computed (to stderr unless
     ``fmt`` is text, so that stdout holds only the rows); its Outcome and latest rows."""
-    err = not is_text(fmt)
     with obj.open() as wh:
         try:
             out = call(wh, **kwargs, progress=terminal_progress())
         except KeyboardInterrupt as exc:
             raise interrupted(exc, "the results finished so far are saved; "
                                    "run the same command again to resume") from None
-        for reason in out.skipped.values():
-            click.echo(f"skipped: {reason}", err=True)
-        s = out.summary
-        if s.up_to_date:
-            click.echo(f"{out.analysis.table}: all {s.tasks} results up to date; nothing computed (--force recomputes)",
-                       err=err)
-        else:
-            click.echo(f"{out.analysis.table}: run {s.run_id}: computed {s.computed} of {s.tasks}, wrote {s.written} rows",
-                       err=err)
-        from metaeval.runs import annotators
-
-        from metaeval.runs import signatures
+        report_outcome(out, fmt)
+        from metaeval.runs import annotators, signatures
 
         ceiling = annotators.ceilings(wh, out.scope.dataset, out.scope.human, out.scope.subset)
         return out, annotators.with_ceilings(signatures.with_signatures(wh, out.rows(wh)), ceiling)

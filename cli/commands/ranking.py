@@ -10,7 +10,7 @@ import click
 
 from metaeval.cli.app import (ALPHA, RESAMPLES, Context, FiniteFloatRange, LazyChoice,
                               _resampling_options, fmt_option, interrupted, is_text, layout_option, show, show_blocks,
-                              subset_options, system_inputs_option)
+                              report_run, subset_options, system_inputs_option)
 from metaeval.cli.progress import terminal_progress
 
 if TYPE_CHECKING:  # annotations only (a light start-up for `--help`)
@@ -51,16 +51,6 @@ _tests_read = _options(
 )
 
 
-def _report(table: str, summary, fmt: str = "text") -> None:
-    """What a run did; on stderr unless ``fmt`` is text (stdout then holds only the rows)."""
-    if summary.up_to_date:
-        click.echo(f"{table}: all {summary.tasks} results up to date; nothing computed (--force recomputes)",
-                   err=not is_text(fmt))
-    else:
-        click.echo(f"{table}: run {summary.run_id}: computed {summary.computed} of {summary.tasks}, "
-                   f"wrote {summary.written} rows", err=not is_text(fmt))
-
-
 def _run_analyses(obj: Context, call, shows, fmt: str = "text") -> None:
     """``call(wh, progress)`` (a :mod:`metaeval.runs.ranking` function: its Outcomes), then for
     each Outcome: report, ``show_rows(rows, analysis)`` with ``show_rows`` the function of
@@ -76,7 +66,7 @@ def _run_analyses(obj: Context, call, shows, fmt: str = "text") -> None:
             click.echo(f"skipped: {reason}", err=True)
         blocks = []
         for out in outcomes:
-            _report(out.analysis.table, out.summary, fmt)
+            report_run(out.analysis.table, out.summary, fmt)
             block = shows[out.analysis.table](out.rows(wh), out.analysis)
             if block is not None:
                 blocks.append(block)
@@ -241,7 +231,7 @@ def winners(obj, dataset, human, metrics, levels, coefficients, method, alternat
                                               alternative=alternative, correction=correction,
                                               correction_group=correction_group, alpha=alpha,
                                               cluster_rule=cluster_rule, force=force)
-        _report("winners", summary, fmt)
+        report_run("winners", summary, fmt)
     notes = _winners_notes(frame)
     for line in notes:
         click.echo(line, err=not is_text(fmt))
@@ -322,7 +312,7 @@ def replicability(obj, datasets, humans, metrics, levels, coefficients, method, 
         summary, frame = ranking_runs.replicability(wh, on, metrics, levels, coefficients, method=method,
                                                     alternative=alternative, pc_methods=pc_methods, alpha=alpha,
                                                     force=force)
-        _report("replicability", summary, fmt)
+        report_run("replicability", summary, fmt)
     cols = ["metric_a", "metric_b", "level", "coefficient", "pc_method", "k_hat", "n_datasets", "identified"]
     show(_shown(frame, fmt, cols) if not is_text(fmt) else frame[cols].fillna(""), fmt)
 
