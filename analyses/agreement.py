@@ -73,7 +73,7 @@ import pandas as pd
 import scipy.special
 import scipy.stats
 
-from metaeval.analyses.stats._validation import alpha_iv
+from metaeval.analyses.stats.validation import alpha_iv
 from metaeval.analyses.stats.correlation import kendall_tau
 
 BINS = ("L", "M", "T", "L+M+T", "M+T")

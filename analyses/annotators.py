@@ -29,7 +29,7 @@ import numpy as np
 import numpy.typing as npt
 
 from metaeval.analyses.stats import _engine, batched, resampling
-from metaeval.analyses.stats._validation import (
+from metaeval.analyses.stats.validation import (
     alpha_iv,
     coefficient_iv,
     k_iv,
@@ -321,7 +321,7 @@ def annotator_bootstrap_ci(X: npt.ArrayLike, A: npt.ArrayLike, level: str, coeff
     annotators it equals Boot-Both's; with noisy ones it is, on average, no narrower.
     """
 
-    from metaeval.analyses.stats._validation import matrices_iv, method_iv
+    from metaeval.analyses.stats.validation import matrices_iv, method_iv
 
     A = tensor_iv(A)
     X, Z = matrices_iv(X=X, Z=cell_means(A) if Z is None else Z)
@@ -352,7 +352,7 @@ def annotator_paired_bootstrap_test(X: npt.ArrayLike, Y: npt.ArrayLike, A: npt.A
     draws for a seed) with the annotators re-drawn in every resample as in
     :func:`annotator_bootstrap_ci` (both metrics against the same re-drawn Z_b)."""
 
-    from metaeval.analyses.stats._validation import alternative_iv, matrices_iv, method_iv
+    from metaeval.analyses.stats.validation import alternative_iv, matrices_iv, method_iv
     from metaeval.analyses.stats.hypothesis import paired_bootstrap_result, zero_if_rounding
 
     A = tensor_iv(A)

@@ -18,7 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from metaeval.analyses.ranking import TIE_RULE, _pair_orders, _tolerance_iv
-from metaeval.analyses.stats._validation import matrices_iv
+from metaeval.analyses.stats.validation import matrices_iv
 from metaeval.analyses.stats.correlation import system_means
 
 

@@ -62,7 +62,7 @@ import numpy as np
 import numpy.typing as npt
 
 from metaeval.analyses.stats import _engine, resampling
-from metaeval.analyses.stats._validation import alpha_iv, alternative_iv, k_iv, seed_iv
+from metaeval.analyses.stats.validation import alpha_iv, alternative_iv, k_iv, seed_iv
 from metaeval.analyses.stats.hypothesis import count_extreme, resampling_pvalue, zero_if_rounding
 from metaeval.analyses.stats.intervals import rng_description
 

@@ -31,7 +31,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy import stats
 
-from metaeval.analyses.stats._validation import alpha_iv, seed_iv
+from metaeval.analyses.stats.validation import alpha_iv, seed_iv
 
 A, B, TIE, MISSING = 0, 1, 2, -1
 LABELS = 3

@@ -27,7 +27,7 @@ import numpy as np
 import numpy.typing as npt
 
 from metaeval.analyses.stats import correct_pvalues
-from metaeval.analyses.stats._validation import (
+from metaeval.analyses.stats.validation import (
     alpha_iv,
     alternative_iv,
     coefficient_iv,

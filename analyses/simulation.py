@@ -44,7 +44,7 @@ import scipy.stats
 from metaeval.analyses import simulation_kernels as kernels
 from metaeval.analyses import stats, text
 from metaeval.analyses.stats import batched, intervals, protocols, resampling
-from metaeval.analyses.stats._validation import alpha_iv, coefficient_iv, k_iv, level_iv, matrices_iv
+from metaeval.analyses.stats.validation import alpha_iv, coefficient_iv, k_iv, level_iv, matrices_iv
 from metaeval.analyses.stats.hypothesis import resampling_pvalue, standardize, zero_if_rounding
 
 CI_METHODS = ("fisher", "boot-systems", "boot-inputs", "boot-both")

@@ -26,7 +26,7 @@ import numpy as np
 
 from .ranking import significance_clusters
 from .stats import batched, resampling
-from .stats._validation import alpha_iv, coefficient_iv, k_iv, level_iv, seed_iv
+from .stats.validation import alpha_iv, coefficient_iv, k_iv, level_iv, seed_iv
 from .stats.correlation import level_correlation
 from .stats.hypothesis import standardize, zero_if_rounding
 

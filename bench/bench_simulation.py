@@ -24,7 +24,7 @@ import pandas as pd
 import scipy.stats
 from click.testing import CliRunner
 
-from metaeval import Warehouse
+from metaeval import Store
 from metaeval.analyses import simulation as sim
 from metaeval.cli import main
 from metaeval.runs import simulation as simulation_runs
@@ -84,7 +84,7 @@ def paper_power_trial(X, Y, Z, rng, k):
 
 
 def bench_paper(db: Path, trials: int, k: int) -> None:
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         m = wh.matrix("realsumm", [METRIC, HUMAN])
         X, Z = m[METRIC], m[HUMAN]
         corpus, keys = load_corpus(wh, "realsumm")
@@ -117,7 +117,7 @@ def bench_paper(db: Path, trials: int, k: int) -> None:
 
 
 def bench_grid(db: Path, what: str, trials: int, k: int, jobs: int) -> None:
-    with Warehouse(db) as wh:
+    with Store(db) as wh:
         t0 = time.perf_counter()
         if what == "coverage":
             s = simulation_runs.simulate_coverage(wh, "realsumm", HUMAN, [METRIC], trials=trials, k=k, jobs=jobs,

@@ -16,7 +16,7 @@ interpreter (another checkout, e.g. the code before a change), each run of one a
 a run of the other, so that both see the same load.
 
 Also lists, for `datasets`, whether scipy, matplotlib or sklearn-like heavy modules were imported
-(they must not be on the light path), and times `Warehouse.matrix` of every SummEval measure with
+(they must not be on the light path), and times `Store.matrix` of every SummEval measure with
 the measures fetched together (the default) and one query per measure (as before), same values.
 """
 
@@ -113,14 +113,14 @@ def main() -> None:
 
 
 def _matrix(db: Path, runs: int) -> None:
-    """Warehouse.matrix of every measure: one query for the grids that fit MATRIX_CHUNK_CELLS vs
+    """Store.matrix of every measure: one query for the grids that fit MATRIX_CHUNK_CELLS vs
     one query per measure; the minimum of ``runs`` each, and that both give the same values."""
     import numpy as np
 
-    from metaeval import Warehouse, core
+    from metaeval import Store, core
 
     default = core.MATRIX_CHUNK_CELLS
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         names = list(wh.measure_kinds("summeval")["measure"])
         times, values = {}, {}
         for label, cells in (("measures together", default), ("one query per measure", 1)):
@@ -133,7 +133,7 @@ def _matrix(db: Path, runs: int) -> None:
             times[label] = best
         core.MATRIX_CHUNK_CELLS = default
     same = np.array_equal(*values.values(), equal_nan=True)
-    print(f"Warehouse.matrix of {len(names)} measures: "
+    print(f"Store.matrix of {len(names)} measures: "
           + ", ".join(f"{k} {v:.3f} s" for k, v in times.items()) + f" (min of {runs}); same values: {same}")
 
 

@@ -31,7 +31,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from metaeval.analyses.stats import _engine, batched, resampling  # noqa: E402
-from metaeval.analyses.stats._validation import coefficient_iv  # noqa: E402
+from metaeval.analyses.stats.validation import coefficient_iv  # noqa: E402
 from metaeval.analyses.stats.correlation import corr, summary_mean  # noqa: E402
 
 

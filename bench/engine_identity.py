@@ -72,16 +72,39 @@ COMMANDS = [
      "--k", "200", "--seed", "0", "--format", "csv"],
 ]
 
+#: The families beyond the engine's (issue 32 item 6): detection and judges on the repository's
+#: examples, categories on SummEval's criteria; ``--with-examples`` ingests the examples first.
+EXAMPLES = [
+    ["ingest", "table", "examples/factuality/scores.csv", "--dataset", "factuality", "--human", "human.*"],
+    ["ingest", "attributes", "examples/factuality/attributes.csv", "--dataset", "factuality"],
+    ["ingest", "preferences", "docs/examples/preferences.csv", "--dataset", "judges-demo"],
+]
+FAMILIES = [
+    ["detection", "--dataset", "factuality", "--human", "human.label", "--positive", "1",
+     "--tune", "split=validation", "--where", "split=test", "--by", "source", "--k", "200", "--format", "csv"],
+    ["detection", "--dataset", "factuality", "--human", "human.label", "--positive", "1", "--k", "50",
+     "--format", "csv"],
+    ["correlate", "--dataset", "factuality", "--human", "human.consistency", "--level", "global",
+     "--control", "system", "--coefficient", "pearson", "--format", "csv"],
+    ["judges", "--dataset", "judges-demo", "--k", "200", "--format", "json"],
+    ["judges", "--dataset", "judges-demo", "--k", "50", "--format", "json"],
+    ["categories", "--dataset", "summeval", "--human", "expert.relevance",
+     "--category", "coherence=expert.coherence", "--category", "fluency=expert.fluency",
+     "--ablation", "coherence=expert.consistency", "--ablation", "fluency=turker.relevance",
+     "--metric", "rouge-2.f1", "--metric", "bertscore.f1", "--level", "system", "--level", "summary",
+     "--coefficient", "pearson", "--format", "csv"],
+]
+
 DROP = {"run_id", "result_id", "started_at", "finished_at", "created_at", "time",
         "computed_at", "owner", "owner_pid", "owner_host", "heartbeat_at", "pid", "host",
         "command", "duration_s", "elapsed_s", "block_seconds", "seconds"}
 
 
-def run(db: str, out: Path) -> None:
+def run(db: str, out: Path, commands=COMMANDS) -> None:
     env = dict(os.environ, METAEVAL_DB=db)
     (out / "_stdout").mkdir(parents=True, exist_ok=True)
     exe = Path(sys.executable).with_name("metaeval")
-    for i, args in enumerate(COMMANDS):
+    for i, args in enumerate(commands):
         proc = subprocess.run([str(exe), "--db", db, *args], env=env, capture_output=True,
                               text=True)
         (out / "_stdout" / f"{i:02d}_{args[0]}.txt").write_text(
@@ -122,11 +145,14 @@ def main() -> None:
     p.add_argument("--db", required=True, help="a warehouse holding SummEval")
     p.add_argument("--out", required=True, help="directory of the dump")
     p.add_argument("--dump-only", action="store_true", help="dump without running")
+    p.add_argument("--with-examples", action="store_true",
+                   help="also ingest the examples (run from the repository root) and run detection, judges and "
+                        "categories (EXAMPLES, FAMILIES)")
     a = p.parse_args()
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     if not a.dump_only:
-        run(a.db, out)
+        run(a.db, out, COMMANDS + (EXAMPLES + FAMILIES if a.with_examples else []))
     for line in dump(a.db, out):
         print(line)
 

@@ -13,7 +13,7 @@ import shutil
 import time
 from pathlib import Path
 
-from metaeval.core import Warehouse
+from metaeval.core import Store
 from metaeval.ingest import table
 
 
@@ -46,7 +46,7 @@ def main() -> None:
     db = args.workdir / "warehouse.duckdb"
     db.unlink(missing_ok=True)
     shutil.rmtree(f"{db}.tmp", ignore_errors=True)
-    wh = Warehouse.create(db)
+    wh = Store.create(db)
     wh.con = TimedConnection(wh.con, args.min)
     start = time.perf_counter()
     reports = table.ingest(wh, "profile", [args.file], human=args.human)

@@ -25,7 +25,7 @@ from metaeval.errors import NO_VALUE, Argument, Hint, Terminated, WarehouseError
 if TYPE_CHECKING:  # annotations only: importing them at start-up would slow `--help`
     import pandas as pd
 
-    from metaeval.core import Warehouse
+    from metaeval.core import Store
     from metaeval.rows import Rows
 
 #: ``--format`` of the commands that print rows (analyses.tables); ``table`` is the old name of ``text``.
@@ -86,7 +86,7 @@ ALPHA = FiniteFloatRange(0, 1, min_open=True, max_open=True)
 
 class Resamples(click.IntRange):
     """A number of resamples (``--k``): an integer from 1 to ``K_MAX`` of
-    ``metaeval.analyses.stats._validation`` (the analyses' own bound, read on first use as
+    ``metaeval.analyses.stats.validation`` (the analyses' own bound, read on first use as
     :class:`LazyChoice` reads its choices), so that a huge k is refused before anything is
     allocated."""
 
@@ -95,7 +95,7 @@ class Resamples(click.IntRange):
 
     @property
     def max(self) -> int:
-        from metaeval.analyses.stats._validation import K_MAX
+        from metaeval.analyses.stats.validation import K_MAX
 
         return K_MAX
 
@@ -175,10 +175,10 @@ class Context:
                             "--correction", correction, "--correction-group", correction_group,
                             "--alpha", alpha, "--out", out)
 
-    def open(self, *, read_only: bool = False, create: bool = False) -> Warehouse:
-        from metaeval.core import Warehouse
+    def open(self, *, read_only: bool = False, create: bool = False) -> Store:
+        from metaeval.core import Store
 
-        wh = Warehouse.create(self.path) if create else Warehouse(self.path, read_only=read_only)
+        wh = Store.create(self.path) if create else Store(self.path, read_only=read_only)
         wh.command_line = _command_line()  # recorded with the runs it starts: runs/ never reads sys.argv
         wh.executor = self.executor if self.executor is not None else _environment_executor()
         return wh
@@ -271,7 +271,7 @@ FLAGS = {"metrics": "--metric", "levels": "--level", "coefficients": "--coeffici
          "datasets": "--dataset", "methods": "--method", "tasks": "--task", "measures": "--measure",
          "directory": "--dir", "calibrate": "--tie-calibration", "n_systems": "--systems", "n_inputs": "--inputs",
          "sera": "--index", "judges": "--judge", "categories": "--category", "ablations": "--ablation"}
-#: The command of a ``Warehouse`` method (a :class:`~metaeval.errors.Hint`'s ``command``) whose
+#: The command of a ``Store`` method (a :class:`~metaeval.errors.Hint`'s ``command``) whose
 #: name is not the command's; every other method is the command of its name.
 COMMANDS = {"simulate_coverage": "simulate coverage", "simulate_power": "simulate power",
             "rank_tasks": "rank-tasks", "load_summaries": "ingest summaries", "build_index": "index build",
@@ -331,7 +331,7 @@ def interrupted(exc: KeyboardInterrupt, saved: str | None = None) -> click.Click
 
 @click.group(cls=Group)
 @click.option("--db", type=click.Path(dir_okay=False), default=None,
-              help=f"Warehouse file. Default: ${connection.ENV_VAR}, else ./{connection.DEFAULT_PATH}.")
+              help=f"Store file. Default: ${connection.ENV_VAR}, else ./{connection.DEFAULT_PATH}.")
 @click.version_option(package_name="metaeval-warehouse")
 @click.pass_context
 def main(ctx, db):

@@ -7,7 +7,7 @@ input-level; one with a system is the value of that cell, overriding the input's
 are text (integers accepted as text; a float is refused, as for ids: ``1.0`` is not ``1``).
 A key (system, input, attribute) given twice is an error naming both lines; inputs and systems
 the dataset lacks are refused naming the file, line and field; values that differ from stored ones
-are conflicts unless ``replace``. One transaction (:meth:`Warehouse.load_attributes`).
+are conflicts unless ``replace``. One transaction (:meth:`Store.load_attributes`).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from metaeval.core import Warehouse
+from metaeval.core import Store
 from metaeval.errors import InputError
 from metaeval.ingest.common import identifier, sha256
 from metaeval.ingest.table import present, stream_rows
@@ -58,7 +58,7 @@ def parse(path: Path, name: str | None = None) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["system", "input", "attribute", "value", "line"])
 
 
-def ingest(wh: Warehouse, dataset: str, path: Path, *, replace: bool = False, command: str | None = None,
+def ingest(wh: Store, dataset: str, path: Path, *, replace: bool = False, command: str | None = None,
            name: str | None = None) -> LoadReport:
     """Read ``path`` and merge its attributes into ``dataset`` (which must hold its inputs and
     systems), atomically; re-ingesting the same file changes nothing."""

@@ -24,7 +24,7 @@ from pathlib import Path
 import pandas as pd
 
 from metaeval.schema import read as read_sql
-from metaeval.core import Warehouse
+from metaeval.core import Store
 from metaeval.errors import ConflictError, InputError, NewIdsError, WarehouseError
 from metaeval.ingest.common import identifier, sha256
 from metaeval.ingest.table import KINDS as JUDGE_KINDS
@@ -95,7 +95,7 @@ def _word(value, choices: Sequence[str], file: str, line: int, field: str) -> st
     raise InputError(file, line, field, f"expected one of {', '.join(choices)}, got {got}")
 
 
-def ingest(wh: Warehouse, dataset: str, path: Path, *, replace: bool = False, allow_new: bool = False,
+def ingest(wh: Store, dataset: str, path: Path, *, replace: bool = False, allow_new: bool = False,
            command: str | None = None, before_commit: Callable[[], object] | None = None) -> LoadReport:
     """Merge the preferences of ``path`` into ``dataset`` (created if new) in one transaction;
     ``before_commit`` runs inside it, on the merged preferences, just before the commit (an error

@@ -17,7 +17,7 @@ from pathlib import Path
 import duckdb
 import pandas as pd
 
-from metaeval.core import Warehouse
+from metaeval.core import Store
 from metaeval.errors import InputError
 from metaeval.ingest.common import (
     CHUNK,
@@ -131,7 +131,7 @@ def _flatten(metrics: dict, prefix: str = "", file: str = "", line: int = 0):
             yield check_name(name, file, line, f"metrics.{name}", "metric name"), value
 
 
-def ingest(wh: Warehouse, dataset: str, paths: Sequence[Path], *, human: Sequence[str] = (),
+def ingest(wh: Store, dataset: str, paths: Sequence[Path], *, human: Sequence[str] = (),
            lower: Sequence[str] = (), replace: bool = False, allow_new: bool = False,
            command: str | None = None) -> list[LoadReport]:
     """SacreROUGE metrics files into ``dataset`` of ``wh`` in one transaction, as

@@ -42,7 +42,7 @@ from pathlib import Path
 import duckdb
 import pandas as pd
 
-from metaeval.core import Warehouse
+from metaeval.core import Store
 from metaeval.errors import ConflictError, DuplicateCellsError, InputError, NewIdsError, WarehouseError
 from metaeval.ingest.common import (
     CHUNK,
@@ -798,7 +798,7 @@ def drop_staged(con: duckdb.DuckDBPyConnection, batches: Sequence[Batch]) -> Non
 Source = Path | pd.DataFrame
 
 
-def ingest(wh: Warehouse, dataset: str, sources: Sequence[Source], *, human: Sequence[str] = (),
+def ingest(wh: Store, dataset: str, sources: Sequence[Source], *, human: Sequence[str] = (),
            lower: Sequence[str] = (), replace: bool = False, allow_new: bool = False, command: str | None = None,
            names: Sequence[str] | None = None) -> list[LoadReport]:
     """Load table files (and/or DataFrames, named by ``names`` in messages) into ``dataset``
@@ -871,7 +871,7 @@ def bounded_memory(con: duckdb.DuckDBPyConnection, limit: str = MEMORY_LIMIT):
                 pass
 
 
-def add_scores(wh: Warehouse, dataset: str, frame: pd.DataFrame, *, human: Sequence[str] = (),
+def add_scores(wh: Store, dataset: str, frame: pd.DataFrame, *, human: Sequence[str] = (),
                lower: Sequence[str] = (), replace: bool = False, allow_new: bool = False,
                name: str = "<DataFrame>") -> LoadReport:
     """A pandas DataFrame of scores, wide (``system, [input,] <measure>...``) or long

@@ -32,7 +32,7 @@ import pandas as pd
 
 from metaeval.analyses import agreement
 from metaeval.analyses.text.tokenize import normalize_words
-from metaeval.core import Warehouse
+from metaeval.core import Store
 from metaeval.errors import Argument, Hint, Message, WarehouseError
 from metaeval.runs import bookkeeping, runner, selection
 from metaeval.runs.parameters import Params, setting
@@ -50,7 +50,7 @@ TEXTS_NEEDED = {"abstractiveness": "documents and references", "coverage": "docu
 
 
 # --- scope and data ------------------------------------------------------------------------------
-def resolve(wh: Warehouse, dataset: str, metric_globs: Sequence[str] = ()) -> Scope:
+def resolve(wh: Store, dataset: str, metric_globs: Sequence[str] = ()) -> Scope:
     """The automatic measures of ``dataset`` matched by the globs (default all): a human-free scope."""
     scope = selection.resolve_scope(wh, dataset, None, metric_globs)
     if len(scope.metrics) < 2:
@@ -63,7 +63,7 @@ def consensus_label(scope: Scope) -> str:
     return json.dumps(sorted(scope.metrics))
 
 
-def load(wh: Warehouse, scope: Scope, normalisation: str) -> Data:
+def load(wh: Store, scope: Scope, normalisation: str) -> Data:
     """The scope's metrics (higher is better) and the summaries' range positions."""
     data = selection.load_data(wh, scope)
     stack = np.stack([data.values[m] for m in scope.metrics])
@@ -145,7 +145,7 @@ class PropertiesSummary:
         return self.run_id is None
 
 
-def _texts(wh: Warehouse, dataset: str) -> tuple[dict[str, list[str]], dict[str, str], str | None]:
+def _texts(wh: Store, dataset: str) -> tuple[dict[str, list[str]], dict[str, str], str | None]:
     """References and (concatenated) documents by input, and what is missing, if anything."""
     rows = wh.con.execute(
         """SELECT i.name AS input, list(r.text ORDER BY r.reference_id) AS refs
@@ -177,7 +177,7 @@ def _digest(*parts: str) -> str:
     return digest.hexdigest()
 
 
-def run_properties(wh: Warehouse, scope: Scope, data: Data, *, force: bool = False) -> PropertiesSummary:
+def run_properties(wh: Store, scope: Scope, data: Data, *, force: bool = False) -> PropertiesSummary:
     """Compute and persist the input properties that are missing or out of date."""
     consensus = consensus_label(scope)
     references, documents, missing = _texts(wh, scope.dataset)
@@ -238,7 +238,7 @@ def _property_values(data: Data, scope: Scope, references: dict, documents: dict
     return out
 
 
-def property_values(wh: Warehouse, scope: Scope) -> dict[str, dict[str, float]]:
+def property_values(wh: Store, scope: Scope) -> dict[str, dict[str, float]]:
     """The latest stored value of each property by input, for the scope's consensus."""
     frame = wh.sql("""SELECT input, property, value FROM latest_input_properties
                       WHERE dataset = ? AND consensus IN (?, '[]')""", [scope.dataset, consensus_label(scope)])
@@ -286,7 +286,7 @@ class AgreementSummary:
         return self.score_ranges.up_to_date and self.properties.up_to_date and self.by_property.up_to_date
 
 
-def run_agreement(wh: Warehouse, scope: Scope, *, normalisation: str = "input", alpha: float = 0.05,
+def run_agreement(wh: Store, scope: Scope, *, normalisation: str = "input", alpha: float = 0.05,
                   significant_only: bool = False, jobs: int = 1, force: bool = False,
                   progress: ProgressFactory | None = None) -> AgreementSummary:
     """Steps 1-3 of the module docstring; each computes only what is missing."""
@@ -305,7 +305,7 @@ def run_agreement(wh: Warehouse, scope: Scope, *, normalisation: str = "input", 
 
 
 # --- plotting-ready data ---------------------------------------------------------------------------------
-def latest_rows(wh: Warehouse, scope: Scope, normalisation: str = "input", alpha: float = 0.05,
+def latest_rows(wh: Store, scope: Scope, normalisation: str = "input", alpha: float = 0.05,
                 significant_only: bool = False) -> pd.DataFrame:
     """The latest ``score_range_agreement`` rows of the scope and parameters."""
     return wh.sql("""SELECT * FROM latest_score_range_agreement WHERE dataset = ? AND consensus = ?
@@ -314,7 +314,7 @@ def latest_rows(wh: Warehouse, scope: Scope, normalisation: str = "input", alpha
                   [scope.dataset, consensus_label(scope), normalisation, alpha, significant_only])
 
 
-def latest_property_rows(wh: Warehouse, scope: Scope, alpha: float = 0.05,
+def latest_property_rows(wh: Store, scope: Scope, alpha: float = 0.05,
                          significant_only: bool = False) -> pd.DataFrame:
     """The latest ``property_agreement`` rows of the scope and parameters: metric_a, metric_b,
     property, n_used, pearson, spearman."""
@@ -324,7 +324,7 @@ def latest_property_rows(wh: Warehouse, scope: Scope, alpha: float = 0.05,
                   [scope.dataset, consensus_label(scope), alpha, significant_only])
 
 
-def tau_vs_property(wh: Warehouse, scope: Scope, metric_a: str, metric_b: str, prop: str, *,
+def tau_vs_property(wh: Store, scope: Scope, metric_a: str, metric_b: str, prop: str, *,
                     window: int = 10, alpha: float = 0.05, significant_only: bool = False,
                     data: Data | None = None) -> pd.DataFrame:
     """The points of the paper's figure 1 for one pair of metrics and a stored property: per

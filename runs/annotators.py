@@ -22,7 +22,7 @@ import pandas as pd
 
 from metaeval import schema
 from metaeval.analyses import annotators as an
-from metaeval.core import Annotations, Warehouse
+from metaeval.core import Annotations, Store
 from metaeval.errors import Argument, Message, WarehouseError
 from metaeval.analyses.stats import vocabulary
 from metaeval.runs import bookkeeping, parameters, selection
@@ -54,7 +54,7 @@ def fingerprint(a: Annotations, subset: str = "") -> str:
     return digest.hexdigest()
 
 
-def resolve_humans(wh: Warehouse, dataset: str, globs: Sequence[str]) -> list[str]:
+def resolve_humans(wh: Store, dataset: str, globs: Sequence[str]) -> list[str]:
     humans = sorted(wh.measures(dataset, "human")["measure"])
     if not humans:
         raise WarehouseError(f"dataset {dataset!r} has no human judgment")
@@ -82,7 +82,7 @@ class AnnotatorsParams(Params):
     splits: int = setting(column=False, argument=False)
 
 
-def annotators(wh: Warehouse, dataset: str, humans: Sequence[str] = (), levels: Sequence[str] = (),
+def annotators(wh: Store, dataset: str, humans: Sequence[str] = (), levels: Sequence[str] = (),
                coefficients: Sequence[str] = (), *, k: int = 1000, alpha: float = 0.05,
                seed: int = parameters.DEFAULT_SEED, splits: int = DEFAULT_SPLITS, force: bool = False,
                where: Sequence = ()) -> list[Summary]:
@@ -179,7 +179,7 @@ def compute(a: Annotations, levels: Sequence[str], coefficients: Sequence[str], 
     return agreement, ceiling
 
 
-def latest(wh: Warehouse, dataset: str, humans: Sequence[str], subset: str = "") -> tuple[pd.DataFrame, pd.DataFrame]:
+def latest(wh: Store, dataset: str, humans: Sequence[str], subset: str = "") -> tuple[pd.DataFrame, pd.DataFrame]:
     """The latest ``annotator_agreement`` rows (by human, statistic, variant) and
     ``human_ceiling`` rows (by human, estimator, level, coefficient) of ``humans`` on the cells
     ``subset`` (default every cell)."""
@@ -191,7 +191,7 @@ def latest(wh: Warehouse, dataset: str, humans: Sequence[str], subset: str = "")
     return agreement, ceiling
 
 
-def ceilings(wh: Warehouse, dataset: str, human: str, subset: str = "") -> pd.DataFrame:
+def ceilings(wh: Store, dataset: str, human: str, subset: str = "") -> pd.DataFrame:
     """The latest leave-one-annotator-out ceilings of ``human`` on the cells ``subset`` (default every
     cell) stored by ``metaeval annotators``: level, coefficient, human_ceiling, human_ceiling_lower,
     human_ceiling_upper (no rows when it has not run)."""

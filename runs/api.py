@@ -7,7 +7,7 @@ compute what the warehouse does not already hold and return an
 latest rows of that setting (all through :func:`metaeval.runs.engine.analyse`). The
 ``metaeval correlate|ci|compare`` commands are these functions plus printing::
 
-    from metaeval import Warehouse
+    from metaeval.runs import Warehouse
     from metaeval.runs import api
 
     with Warehouse("warehouse.duckdb") as wh:
@@ -26,7 +26,6 @@ from metaeval.runs import comparisons, correlations, engine, intervals, paramete
 if TYPE_CHECKING:
     import pandas as pd
 
-    from metaeval.core import Warehouse
     from metaeval.runs.evaluate import Evaluation
 
 Outcome = engine.Outcome
@@ -91,8 +90,8 @@ def compare(wh: Warehouse, dataset: str, human: str, metrics: Sequence[str] = ()
                 annotations=resample_annotators is not None, **run)
 
 
-class AnalysisWarehouse(core.Warehouse):
-    """A :class:`metaeval.Warehouse` with the analyses as methods (``metaeval.runs.Warehouse``).
+class Warehouse(core.Store):
+    """A :class:`metaeval.Store` with the analyses as methods (``metaeval.runs.Warehouse``).
 
     The storage core does not know the analyses (it sits below them), so they are added here::
 

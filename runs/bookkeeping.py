@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from metaeval import owners
-from metaeval.core import Warehouse
+from metaeval.core import Store
 from metaeval.errors import WarehouseError, one_line
 from metaeval.runs import executors
 from metaeval.signals import interruption
@@ -54,14 +54,14 @@ def version_parameter() -> dict[str, list[str]]:
     return {"versions": list(SAME_RESULTS_AS)}
 
 
-def start_run(wh: Warehouse, command: str, parameters: dict, seed: int | None, fingerprint: str,
+def start_run(wh: Store, command: str, parameters: dict, seed: int | None, fingerprint: str,
               n_tasks: int, jobs: int = 1, command_line: str | None = None) -> int:
     """Insert a row of ``analysis_runs`` (status running, owned by this process); its run_id. The
     parameters record what computes the tasks (``executor``: the warehouse's
     :class:`~metaeval.runs.executors.Executor`, local with ``jobs`` or a Dask scheduler, which
     must answer first: :func:`executors.check_scheduler`). ``command_line``: what
     the user typed, as the command line passes it down (None: a Python call); with None, the
-    warehouse's own :attr:`~metaeval.core.Warehouse.command_line` if it has one."""
+    warehouse's own :attr:`~metaeval.core.Store.command_line` if it has one."""
     from metaeval import __version__
 
     executor = executors.of(wh)
@@ -86,7 +86,7 @@ WRITE_ERRORS = (duckdb.IOException, duckdb.TransactionException, duckdb.FatalExc
 
 
 @contextmanager
-def finishing(wh: Warehouse, run_id: int):
+def finishing(wh: Store, run_id: int):
     """Around the work of a run: if it raises, a run still 'running' becomes 'interrupted'
     (Ctrl-C, or SIGTERM in the CLI, which raises a KeyboardInterrupt) or 'failed' (any other
     exception), so no run is left looking alive. Work that records its own partial count
@@ -122,7 +122,7 @@ def reraise(exc: BaseException, stop: KeyboardInterrupt | None):
     raise stop from None
 
 
-def finish_run(wh: Warehouse, run_id: int, status: str, computed: int) -> None:
+def finish_run(wh: Store, run_id: int, status: str, computed: int) -> None:
     wh.con.execute("""UPDATE analysis_runs SET status = ?, computed = ?,
                       finished_at = CASE WHEN ? = 'finished' THEN current_timestamp END
                       WHERE run_id = ?""", [status, computed, status, run_id]).fetchall()
@@ -131,7 +131,7 @@ def finish_run(wh: Warehouse, run_id: int, status: str, computed: int) -> None:
 class Writer:
     """Buffers result rows and inserts them in small transactions (at most every few seconds)."""
 
-    def __init__(self, wh: Warehouse, table: str, run_id: int, scope: Scope, subset: str | None = None):
+    def __init__(self, wh: Store, table: str, run_id: int, scope: Scope, subset: str | None = None):
         """``subset``: the rows' subset when it is not the scope's (a ``--by`` macro average)."""
         self.wh, self.table, self.run_id, self.scope = wh, table, run_id, scope
         self.subset = scope.subset if subset is None else subset
@@ -171,7 +171,7 @@ class Writer:
         self.written += len(rows)
 
 
-def insert_rows(wh: Warehouse, table: str, frame: pd.DataFrame) -> None:
+def insert_rows(wh: Store, table: str, frame: pd.DataFrame) -> None:
     """Insert the rows of ``frame`` into ``table``, by column name (the table's other columns take
     their defaults), in the caller's transaction."""
     columns = ", ".join(f'"{c}"' for c in frame.columns)
@@ -200,7 +200,7 @@ def conventions_json(conventions: dict) -> str:
     return json.dumps({**conventions, "orientation": ORIENTATION}, sort_keys=True, default=jsonable)
 
 
-def _columns(wh: Warehouse, table: str) -> set[str]:
+def _columns(wh: Store, table: str) -> set[str]:
     return set(wh.con.execute("SELECT column_name FROM information_schema.columns WHERE table_name = ?",
                               [table]).df()["column_name"])
 

@@ -34,7 +34,7 @@ from metaeval.runs.runner import Analysis, Task
 if TYPE_CHECKING:
     import pandas as pd
 
-    from metaeval.core import Warehouse
+    from metaeval.core import Store
     from metaeval.runs.runner import ProgressFactory
 
 #: What the drop is, recorded in every row's conventions and said by the table and the figure.
@@ -105,7 +105,7 @@ def evaluate_category(arrays, level, coefficient, category_measure, ablated_meas
             "correlation_drop": drop, "conventions": {**overall["conventions"], "drop": DROP}}
 
 
-def categories(wh: Warehouse, dataset: str, human: str, categories: Mapping[str, str] | Sequence[str] = (),
+def categories(wh: Store, dataset: str, human: str, categories: Mapping[str, str] | Sequence[str] = (),
                ablations: Mapping[str, str] | Sequence[str] = (), metrics: Sequence[str] = (),
                levels: Sequence[str] = (), coefficients: Sequence[str] = (), *,
                system_inputs: str = DEFAULT_SYSTEM_INPUTS, jobs: int = 1, force: bool = False,
@@ -138,7 +138,7 @@ def categories(wh: Warehouse, dataset: str, human: str, categories: Mapping[str,
     return out
 
 
-def rows(wh: Warehouse, out: engine.Outcome) -> pd.DataFrame:
+def rows(wh: Store, out: engine.Outcome) -> pd.DataFrame:
     """The latest rows of the outcome's setting: its categories with their measures, in the
     scope's order (metrics, levels, coefficients) and the categories' order as given."""
     frame = out.rows(wh)

@@ -24,7 +24,7 @@ import pandas as pd
 
 from metaeval.analyses import annotators, stats
 from metaeval.analyses.stats import hypothesis, protocols, resolution, sequential, vocabulary
-from metaeval.core import Warehouse
+from metaeval.core import Store
 from metaeval.errors import Argument, Message, WarehouseError
 from metaeval.runs import bookkeeping, executors
 from metaeval.runs.correlations import calibrated_epsilons, partial_protocol, protocol
@@ -484,7 +484,7 @@ def _adjust(tasks: list[Task], raw: dict[int, dict], params: TestParams) -> dict
     return out
 
 
-def _latest_tests(wh: Warehouse, scope: Scope, params: TestParams) -> dict[tuple, dict]:
+def _latest_tests(wh: Store, scope: Scope, params: TestParams) -> dict[tuple, dict]:
     rows = wh.con.execute(
         """SELECT * FROM latest_hypothesis_tests WHERE dataset = ? AND human = ? AND method = ?
            AND alternative = ? AND correction = ? AND correction_group = ? AND subset = ?""",

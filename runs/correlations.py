@@ -13,7 +13,7 @@ from typing import ClassVar
 import numpy as np
 
 from metaeval.analyses import stats
-from metaeval.analyses.stats import _validation, protocols, vocabulary
+from metaeval.analyses.stats import validation, protocols, vocabulary
 from metaeval.analyses.stats.results import NAN_POLICY
 from metaeval.runs import bookkeeping
 from metaeval.runs.parameters import DEFAULT_SYSTEM_INPUTS, Params, check_system_inputs
@@ -82,7 +82,7 @@ def evaluate_correlation(arrays, level, coefficient, system_inputs=DEFAULT_SYSTE
         return evaluate_partial_correlation(arrays, level, coefficient, system_inputs)
     (X, Z), _, conv = protocol(arrays, level, system_inputs)
     conventions = {"level": level, "coefficient": coefficient, "nan_policy": NAN_POLICY, **conv}
-    coef = _validation.coefficient_iv(coefficient)
+    coef = validation.coefficient_iv(coefficient)
     if coef.ties_variant:
         from metaeval.analyses.stats import kendall_variants
 
@@ -101,7 +101,7 @@ def evaluate_correlation(arrays, level, coefficient, system_inputs=DEFAULT_SYSTE
 def calibrated_epsilons(arrays, level, coefficient, names) -> dict:
     """The epsilon calibrated on the data itself (of each metric array against the last, the
     human), recorded with a resampled result of a tie-calibrated coefficient."""
-    coef = _validation.coefficient_iv(coefficient)
+    coef = validation.coefficient_iv(coefficient)
     if not coef.calibrated:
         return {}
     return {name: bookkeeping.as_float(stats.tie_calibration(A, arrays[-1], level, coef.base_label).epsilon)

@@ -20,7 +20,7 @@ from metaeval.load import LoadReport
 
 if TYPE_CHECKING:
     from metaeval.runs.runner import ProgressFactory
-    from metaeval.core import Warehouse
+    from metaeval.core import Store
 
 HUMAN = "expert.relevance"
 #: The level of the demo's intervals (95%) and tests.
@@ -72,12 +72,12 @@ def write(directory: Path, **kwargs) -> Path:
 
 
 #: Where else a demo can go: another dataset, or another warehouse (a file the command line's ``--db``
-#: names; ``Warehouse(path)`` in Python).
+#: names; ``Store(path)`` in Python).
 _ELSEWHERE = ("another dataset (", Argument("dataset", placeholder="NAME"), ") or warehouse (",
               Argument("db", placeholder="PATH"), ")")
 
 
-def load(wh: Warehouse, dataset: str, directory: Path, *, n_systems: int = 12, n_inputs: int = 50,
+def load(wh: Store, dataset: str, directory: Path, *, n_systems: int = 12, n_inputs: int = 50,
          seed: int = 0, command: str | None = None) -> LoadReport:
     """Write the demo table into ``directory`` and load it into ``dataset`` of ``wh``.
 
@@ -108,7 +108,7 @@ def lower_is_better() -> list[str]:
     return [name for name, spec in METRICS.items() if spec[3] == "lower"]
 
 
-def analyse(wh: Warehouse, dataset: str, *, k: int = 1000, seed: int = 0, progress: ProgressFactory | None = None) -> list:
+def analyse(wh: Store, dataset: str, *, k: int = 1000, seed: int = 0, progress: ProgressFactory | None = None) -> list:
     """The demo's first analysis of ``dataset``: correlations of every metric with the human
     judgment, 95% Boot-Both CIs and Perm-Both tests (Holm-corrected within each metric's
     family), at the system and summary level, Pearson and Kendall; persisted like the commands.
@@ -123,7 +123,7 @@ def analyse(wh: Warehouse, dataset: str, *, k: int = 1000, seed: int = 0, progre
     return [(analysis, runner.run(wh, scope, analysis, progress=progress)) for analysis in analyses]
 
 
-def report(wh: Warehouse, dataset: str, *, k: int = 1000, seed: int = 0) -> pd.DataFrame:
+def report(wh: Store, dataset: str, *, k: int = 1000, seed: int = 0) -> pd.DataFrame:
     """One row per metric, level and coefficient of the demo's analysis: correlation, CI and
     the number of metrics it beats significantly."""
     from metaeval import schema

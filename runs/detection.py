@@ -31,7 +31,7 @@ import pandas as pd
 from metaeval import schema
 from metaeval.analyses import detection as det
 from metaeval.analyses.stats import multiple, resolution, vocabulary
-from metaeval.core import Warehouse
+from metaeval.core import Store
 from metaeval.errors import Argument, Message, WarehouseError
 from metaeval.runs import bookkeeping, engine, parameters, selection
 from metaeval.runs.parameters import Params, setting
@@ -111,7 +111,7 @@ def _conditions(pairs) -> list[str]:
     return [f"{a}={v}" for a, v in pairs]
 
 
-def detection(wh: Warehouse, dataset: str, human: str, metrics: Sequence[str] = (), *, positive: float,
+def detection(wh: Store, dataset: str, human: str, metrics: Sequence[str] = (), *, positive: float,
               where: Sequence[str | tuple[str, str]] = (), tune: Sequence[str | tuple[str, str]] = (),
               by: str | None = None, threshold: float | None = None, k: int = 1000, alpha: float = 0.05,
               seed: int = parameters.DEFAULT_SEED, alternative: str = parameters.DEFAULT_ALTERNATIVE,
@@ -307,7 +307,7 @@ def _correct(rows: list[dict], params: DetectionTestParams) -> None:
         r["conventions"] = bookkeeping.conventions_json(r["conventions"])
 
 
-def _done(wh: Warehouse, dataset: str, human: str, run_parameters: dict, fingerprint: str) -> bool:
+def _done(wh: Store, dataset: str, human: str, run_parameters: dict, fingerprint: str) -> bool:
     """Whether a finished run of this version computed the same setting on the same cells."""
     done = wh.con.execute(schema.read("detection_done"),
                           {"dataset": dataset, "human": human, **bookkeeping.version_parameter()}).fetchall()
@@ -315,7 +315,7 @@ def _done(wh: Warehouse, dataset: str, human: str, run_parameters: dict, fingerp
                for f, p in done)
 
 
-def _outcome(wh: Warehouse, run_id, dataset, human, metrics, where, params, test_params) -> DetectionOutcome:
+def _outcome(wh: Store, run_id, dataset, human, metrics, where, params, test_params) -> DetectionOutcome:
     columns = params.columns()
     rows = engine.latest_rows(wh, params.table, dataset, human, metric=tuple(metrics), subset=None, **columns)
     rows = rows[rows["subset"].isin(_subsets(rows, where, params.by))]

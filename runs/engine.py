@@ -33,7 +33,7 @@ from metaeval.runs.stored import table_rows  # noqa: F401  (results / export; li
 if TYPE_CHECKING:
     import pandas as pd
 
-    from metaeval.core import Warehouse
+    from metaeval.core import Store
     from metaeval.runs.runner import ProgressFactory
 
 #: the key columns a scope orders and filters: column -> the scope's attribute
@@ -52,7 +52,7 @@ class Outcome:
     summary: runner.RunSummary
     skipped: dict[str, str]
 
-    def rows(self, wh: Warehouse) -> pd.DataFrame:
+    def rows(self, wh: Store) -> pd.DataFrame:
         """The latest rows of this setting (scope and parameters), in the scope's order."""
         scope, analysis = self.scope, self.analysis
         in_scope = {c: tuple(getattr(scope, SCOPE_COLUMNS[c])) for c in analysis.key_columns if c in SCOPE_COLUMNS}
@@ -68,7 +68,7 @@ class Outcome:
                 f"{len(self.scope.coefficients)} coefficients, {s.tasks} results, {state}{skipped})")
 
 
-def analyse(wh: Warehouse, build: Callable[[selection.Scope], Sequence[runner.Analysis]], dataset: str,
+def analyse(wh: Store, build: Callable[[selection.Scope], Sequence[runner.Analysis]], dataset: str,
             human: str, metrics: Sequence[str] = (), levels: Sequence[str] = (), coefficients: Sequence[str] = (),
             *, valid_levels: Sequence[str] | None = None, annotations: bool = False, where: Sequence = (),
             partial: bool = False,
@@ -88,7 +88,7 @@ def analyse(wh: Warehouse, build: Callable[[selection.Scope], Sequence[runner.An
     return run_all(wh, scope, analyses, data=data, skipped=skipped, jobs=jobs, force=force, progress=progress)
 
 
-def run_all(wh: Warehouse, scope: selection.Scope, analyses: Sequence[runner.Analysis], *,
+def run_all(wh: Store, scope: selection.Scope, analyses: Sequence[runner.Analysis], *,
             data: selection.Data | None = None, skipped: dict[str, str] | None = None, jobs: int = 1,
             force: bool = False, progress: ProgressFactory | None = None) -> list[Outcome]:
     """Run each of ``analyses`` over ``scope`` (``data``: its loaded data, read if None)."""
@@ -97,7 +97,7 @@ def run_all(wh: Warehouse, scope: selection.Scope, analyses: Sequence[runner.Ana
             for a in analyses]
 
 
-def latest_rows(wh: Warehouse, table: str, dataset: str, human: str | None = None, *,
+def latest_rows(wh: Store, table: str, dataset: str, human: str | None = None, *,
                 order: selection.Scope | None = None, subset: str | None = selection.EVERY_CELL,
                 **filters: Any) -> pd.DataFrame:
     """The latest rows of ``table`` (:data:`metaeval.schema.RESULT_TABLES`) for ``dataset`` (and
@@ -124,7 +124,7 @@ def latest_rows(wh: Warehouse, table: str, dataset: str, human: str | None = Non
     return frame.reset_index(drop=True)
 
 
-def setting_rows(wh: Warehouse, table: str, where: dict[str, Any],
+def setting_rows(wh: Store, table: str, where: dict[str, Any],
                  settings: Sequence[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The latest rows of ``table`` whose columns equal ``where`` (dataset, human and one
     setting), and the distinct ``settings`` columns stored for that dataset and human (what a

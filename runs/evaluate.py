@@ -43,7 +43,7 @@ from metaeval.runs import comparisons, correlations, engine, intervals, paramete
 
 if TYPE_CHECKING:
     from metaeval.runs.runner import ProgressFactory
-    from metaeval.core import Warehouse
+    from metaeval.core import Store
     from metaeval.load import Batch, LoadReport
 
 #: Levels evaluated by default: between systems and between the summaries of each input.
@@ -68,12 +68,12 @@ def parse_scores(source: str | os.PathLike | pd.DataFrame, *, human: Sequence[st
     return table.parse(Path(source), human=human, lower=lower)
 
 
-def add_scores(wh: Warehouse, dataset: str, sources: str | os.PathLike | pd.DataFrame | Sequence, *,
+def add_scores(wh: Store, dataset: str, sources: str | os.PathLike | pd.DataFrame | Sequence, *,
                human: Sequence[str] = (), lower: Sequence[str] = (), replace: bool = False,
                allow_new: bool = False, command: str | None = None) -> list[LoadReport]:
     """Ingest score tables (paths or DataFrames) into ``dataset`` in one transaction: exactly
     ``metaeval ingest table`` (:func:`metaeval.ingest.table.ingest`; ``allow_new``: see
-    :meth:`Warehouse.load`). ``human``: globs of the measures that are human judgments."""
+    :meth:`Store.load`). ``human``: globs of the measures that are human judgments."""
     from metaeval.ingest import table
 
     if isinstance(sources, (str, os.PathLike, pd.DataFrame)):
@@ -191,7 +191,7 @@ class _Plan:
     analyses: dict[str, runner.Analysis]
 
 
-def prepare(wh: Warehouse, dataset: str, human: str, scores: Sequence = (), *, metrics: Sequence[str] = (),
+def prepare(wh: Store, dataset: str, human: str, scores: Sequence = (), *, metrics: Sequence[str] = (),
             against: Sequence[str] = (), levels: Sequence[str] = (), coefficients: Sequence[str] = (),
             method: str = METHOD, correction: str = CORRECTION, ci_method: str = CI_METHOD, k: int = 1000,
             seed: int = parameters.DEFAULT_SEED, alpha: float = 0.05, all_pairs: bool = False,
@@ -228,7 +228,7 @@ def prepare(wh: Warehouse, dataset: str, human: str, scores: Sequence = (), *, m
     return request
 
 
-def _measures_after(wh: Warehouse, dataset: str, human: str, batches: Sequence[Batch]) -> pd.DataFrame:
+def _measures_after(wh: Store, dataset: str, human: str, batches: Sequence[Batch]) -> pd.DataFrame:
     """The measures (measure, kind) ``dataset`` will have once ``batches`` are ingested. A dataset
     the warehouse lacks is refused (unknown dataset) unless the batches give the human judgment."""
     given = pd.concat([b.measures[["name", "kind"]].rename(columns={"name": "measure"}) for b in batches])
@@ -241,7 +241,7 @@ def _measures_after(wh: Warehouse, dataset: str, human: str, batches: Sequence[B
     return pd.concat([stored, given], ignore_index=True).drop_duplicates("measure")
 
 
-def _plan(wh: Warehouse, request: Request, *, measures: pd.DataFrame | None = None) -> _Plan:
+def _plan(wh: Store, request: Request, *, measures: pd.DataFrame | None = None) -> _Plan:
     """Resolve the request's scope and construct its analyses. ``measures``: the dataset's
     measures to resolve names against (before an ingest; the data is then neither read nor
     checked); otherwise the warehouse's, and the data is read and checked as the runs will."""
@@ -284,7 +284,7 @@ def _plan(wh: Warehouse, request: Request, *, measures: pd.DataFrame | None = No
     return _Plan(scope, data, skipped, focus, analyses)
 
 
-def evaluate(wh: Warehouse, dataset: str, human: str, scores: Sequence = (), *, jobs: int = 1,
+def evaluate(wh: Store, dataset: str, human: str, scores: Sequence = (), *, jobs: int = 1,
              force: bool = False, progress: ProgressFactory | None = None, **options) -> Evaluation:
     """Ingest ``scores`` (paths or DataFrames of score tables; may be empty) into ``dataset``,
     then evaluate the metrics they hold and those matched by ``metrics`` (globs) against the
@@ -298,7 +298,7 @@ def evaluate(wh: Warehouse, dataset: str, human: str, scores: Sequence = (), *, 
                        progress=progress)
 
 
-def run_request(wh: Warehouse, request: Request, *, jobs: int = 1, force: bool = False,
+def run_request(wh: Store, request: Request, *, jobs: int = 1, force: bool = False,
                 progress: ProgressFactory | None = None) -> Evaluation:
     """Ingest the score tables of a request from :func:`prepare` (its plan made and checked on the
     merged scores before the ingest commits), then run its analyses: :func:`evaluate`."""
@@ -331,7 +331,7 @@ def run_request(wh: Warehouse, request: Request, *, jobs: int = 1, force: bool =
                       ceiling)
 
 
-def evaluation_table(wh: Warehouse, outcomes: dict[str, engine.Outcome], focus: Sequence[str],
+def evaluation_table(wh: Store, outcomes: dict[str, engine.Outcome], focus: Sequence[str],
                      settings: dict, data: selection.Data | None = None) -> pd.DataFrame:
     """One row per metric of the scope, level and coefficient (see :class:`Evaluation`).
 
@@ -454,7 +454,7 @@ class JudgeEvaluation:
         return self.summary.rows
 
 
-def evaluate_judge(wh: Warehouse, dataset: str, preferences: str | os.PathLike, *, humans: Sequence[str] = (),
+def evaluate_judge(wh: Store, dataset: str, preferences: str | os.PathLike, *, humans: Sequence[str] = (),
                    k: int = 1000, alpha: float = 0.05, seed: int = parameters.DEFAULT_SEED,
                    test: str = "permutation", correction: str = "holm", cluster_rule: str = "any",
                    where: Sequence = (), replace: bool = False, allow_new: bool = False,

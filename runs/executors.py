@@ -1,7 +1,7 @@
 """Where the tasks of a run are computed: in this process, in local worker processes
 (``jobs``), or on a Dask distributed cluster (an :class:`Executor` with a scheduler address).
 
-The executor is a value: :attr:`metaeval.core.Warehouse.executor` (None: local), which the
+The executor is a value: :attr:`metaeval.core.Store.executor` (None: local), which the
 runs of that warehouse read (:func:`of`); the command line sets it from ``--scheduler ADDRESS`` /
 ``$METAEVAL_SCHEDULER``, a Python caller with ``wh.executor = Executor("tcp://host:8786")``.
 
@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from metaeval.errors import Argument, Message, WarehouseError
 
 if TYPE_CHECKING:
-    from metaeval.core import Warehouse
+    from metaeval.core import Store
 
 #: The environment variable the command line reads a scheduler address from (:meth:`Executor.from_environment`).
 ENV_VAR = "METAEVAL_SCHEDULER"
@@ -89,8 +89,8 @@ class Executor:
 LOCAL = Executor()
 
 
-def of(wh: Warehouse) -> Executor:
-    """The executor of the runs of ``wh``: its :attr:`~metaeval.core.Warehouse.executor`, else local."""
+def of(wh: Store) -> Executor:
+    """The executor of the runs of ``wh``: its :attr:`~metaeval.core.Store.executor`, else local."""
     executor = getattr(wh, "executor", None)
     return LOCAL if executor is None else executor
 

@@ -45,7 +45,7 @@ from pathlib import Path
 
 from metaeval import files
 from metaeval.analyses.text import retrieval
-from metaeval.core import Warehouse
+from metaeval.core import Store
 from metaeval.errors import Argument, Hint, InputError, Message, WarehouseError
 from metaeval.ingest import common
 
@@ -76,7 +76,7 @@ def library() -> str:
     return f"tantivy {metadata.version('tantivy')}"
 
 
-def default_directory(wh: Warehouse, name: str) -> Path:
+def default_directory(wh: Store, name: str) -> Path:
     """Where index ``name`` of warehouse ``wh`` lives by default: ``<warehouse file>.indexes/<name>``."""
     if str(wh.path) == ":memory:":
         raise WarehouseError(Message("an in-memory warehouse has no directory beside it: give the index a ",
@@ -90,11 +90,11 @@ def _check_name(name: str) -> str:
     return name
 
 
-def _require_table(wh: Warehouse) -> None:
+def _require_table(wh: Store) -> None:
     found = wh.con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = 'indexes'").fetchone()[0]
     if not found:
         raise WarehouseError(Message(f"the warehouse {wh.path} has no `indexes` table yet: add it with `",
-                                     Hint("create", db=str(wh.path), python=f"Warehouse.create({str(wh.path)!r})"),
+                                     Hint("create", db=str(wh.path), python=f"Store.create({str(wh.path)!r})"),
                                      "` (keeps every row)"))
 
 
@@ -164,7 +164,7 @@ def _parquet_rows(path: Path) -> Iterator[tuple[int, dict]]:
             yield row, obj
 
 
-def dataset_documents(wh: Warehouse, dataset: str) -> Iterator[tuple[str, str, str, int]]:
+def dataset_documents(wh: Store, dataset: str) -> Iterator[tuple[str, str, str, int]]:
     """The dataset's stored source documents (``doc:INPUT:POSITION``) and references
     (``ref:INPUT:REFERENCE``) as ``(id, text, source, 0)``."""
     wh.require_dataset(dataset)
@@ -210,7 +210,7 @@ def _schema(tantivy):
     return builder.build()
 
 
-def build(wh: Warehouse, name: str, corpus: Sequence[Path] = (), *, dataset: str | None = None,
+def build(wh: Store, name: str, corpus: Sequence[Path] = (), *, dataset: str | None = None,
           directory: Path | None = None, model: str = "lm-dirichlet", mu: float = retrieval.DEFAULT_MU,
           overwrite: bool = False, progress: ProgressFactory | None = None, command: str | None = None) -> IndexInfo:
     """Index ``corpus`` (JSONL / Parquet files) or the texts of ``dataset`` as index ``name``;
@@ -330,7 +330,7 @@ def _bar(show: bool, total: int, label: str):
     return progress_bar(show, total, label)
 
 
-def list_indexes(wh: Warehouse):
+def list_indexes(wh: Store):
     _require_table(wh)
     return wh.sql("SELECT * EXCLUDE (build_id) FROM indexes ORDER BY name")
 
@@ -367,7 +367,7 @@ class SearchIndex:
         self._df: dict[tuple[str, ...], int] = {}
 
     @classmethod
-    def open(cls, wh: Warehouse, name: str) -> SearchIndex:
+    def open(cls, wh: Store, name: str) -> SearchIndex:
         _require_table(wh)
         rows = wh.con.execute("""SELECT name, path, build_id, source, corpus_sha256, documents, terms, vocabulary,
                                         mean_idf, analyzer, retrieval_model, mu, library

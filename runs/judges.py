@@ -31,7 +31,7 @@ from metaeval.analyses import preferences as pf
 from metaeval.analyses import ranking as rk
 from metaeval.analyses.stats import correct_pvalues, vocabulary
 from metaeval.analyses.stats.resolution import family_resolution
-from metaeval.core import Warehouse
+from metaeval.core import Store
 from metaeval.errors import Argument, Message, WarehouseError
 from metaeval.runs import bookkeeping, parameters, selection
 from metaeval.runs.parameters import Params, setting
@@ -101,7 +101,7 @@ def choose(names: Sequence[str], globs: Sequence[str], what: str, option: str, d
     return chosen
 
 
-def load(wh: Warehouse, dataset: str, humans: Sequence[str] = (), judges: Sequence[str] = ()) -> Data:
+def load(wh: Store, dataset: str, humans: Sequence[str] = (), judges: Sequence[str] = ()) -> Data:
     """The preferences of ``dataset`` of the human judges matching ``humans`` and the automatic
     judges matching ``judges`` (globs; default all)."""
     if wh.con.execute("SELECT count(*) FROM datasets WHERE name = ?", [dataset]).fetchall()[0][0] == 0:
@@ -149,7 +149,7 @@ def check_options(*, k: int, alpha: float, test: str, correction: str, cluster_r
     parameters.check_k(k, alpha, "interval")
 
 
-def judges(wh: Warehouse, dataset: str, humans: Sequence[str] = (), judge_globs: Sequence[str] = (), *,
+def judges(wh: Store, dataset: str, humans: Sequence[str] = (), judge_globs: Sequence[str] = (), *,
            k: int = 1000, alpha: float = 0.05, seed: int = parameters.DEFAULT_SEED, test: str = "permutation",
            correction: str = "holm", cluster_rule: str = "any", ridge: float = pf.DEFAULT_RIDGE,
            where: Sequence = (), by: str | None = None, force: bool = False) -> Summary:
@@ -176,7 +176,7 @@ class Prepared:
     summary: Summary
 
 
-def prepare(wh: Warehouse, dataset: str, humans: Sequence[str] = (), judge_globs: Sequence[str] = (), *,
+def prepare(wh: Store, dataset: str, humans: Sequence[str] = (), judge_globs: Sequence[str] = (), *,
             k: int = 1000, alpha: float = 0.05, seed: int = parameters.DEFAULT_SEED, test: str = "permutation",
             correction: str = "holm", cluster_rule: str = "any", ridge: float = pf.DEFAULT_RIDGE,
             where: Sequence = (), by: str | None = None, force: bool = False) -> Prepared:
@@ -208,7 +208,7 @@ def prepare(wh: Warehouse, dataset: str, humans: Sequence[str] = (), judge_globs
     return Prepared(params, seed, data.fingerprint, rows, Summary(None, total, human, data.judges, tied))
 
 
-def write(wh: Warehouse, prepared: Prepared) -> Summary:
+def write(wh: Store, prepared: Prepared) -> Summary:
     """Store what :func:`prepare` computed: one run, the rows of the three tables."""
     if prepared.rows is None:
         return prepared.summary
@@ -328,7 +328,7 @@ _TEST_TEXT = {
 }
 
 
-def latest(wh: Warehouse, dataset: str, human: str, subsets: Sequence[str] = ("",)) -> dict[str, pd.DataFrame]:
+def latest(wh: Store, dataset: str, human: str, subsets: Sequence[str] = ("",)) -> dict[str, pd.DataFrame]:
     """The latest rows of the three tables for ``dataset``, the human judges ``human``
     (comma-joined, as stored) and the ``subsets`` (labels; '' = all items)."""
     views = {t: schema.RESULT_TABLES[t] for t in TABLES}
@@ -339,7 +339,7 @@ def latest(wh: Warehouse, dataset: str, human: str, subsets: Sequence[str] = (""
             for t in TABLES}
 
 
-def _latest_of(wh: Warehouse, dataset: str, human: str, judges: Sequence[str], subsets) -> set[int]:
+def _latest_of(wh: Store, dataset: str, human: str, judges: Sequence[str], subsets) -> set[int]:
     """The runs that wrote the latest rows of these judges (their statistics, the tests between
     them, their and the humans' rankings) in these subsets: a setting is up to date only when
     they are its own runs, not a later run's with another k, seed, ridge or set of judges."""
@@ -351,7 +351,7 @@ def _latest_of(wh: Warehouse, dataset: str, human: str, judges: Sequence[str], s
             | set(ranks.loc[ranks["judge"].isin(judges | {HUMAN_JUDGE}), "run_id"])) or {-1}
 
 
-def _subsets(wh: Warehouse, dataset: str, data: Data, where: Sequence, by: str | None) -> dict[str, np.ndarray]:
+def _subsets(wh: Store, dataset: str, data: Data, where: Sequence, by: str | None) -> dict[str, np.ndarray]:
     """subset label -> the items in it: all items ('') without ``where`` or ``by``; an item is in
     a subset when the cells of both its systems for its input satisfy every condition."""
     if not where and by is None:

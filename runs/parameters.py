@@ -28,7 +28,7 @@ from dataclasses import MISSING, dataclass, field, fields
 from typing import Any, ClassVar
 
 from metaeval import schema
-from metaeval.analyses.stats import _validation, resolution, vocabulary
+from metaeval.analyses.stats import validation, resolution, vocabulary
 from metaeval.errors import Argument, Message, WarehouseError
 
 #: The defaults of every command that tests or reads tests (compare, evaluate, winners, plot
@@ -116,8 +116,8 @@ def check_annotator_resampling(coefficients, how: str, method_ok: bool, methods:
     if not method_ok or how not in vocabulary.ANNOTATOR_RESAMPLING:
         raise WarehouseError(Message(Argument("resample_annotators"),
                                      f" needs {methods} and one of {', '.join(vocabulary.ANNOTATOR_RESAMPLING)}"))
-    if any(_validation.coefficient_iv(c).name not in vocabulary.COEFFICIENTS
-           or _validation.coefficient_iv(c).variant not in (None, "b", "c") or _validation.coefficient_iv(c).epsilon
+    if any(validation.coefficient_iv(c).name not in vocabulary.COEFFICIENTS
+           or validation.coefficient_iv(c).variant not in (None, "b", "c") or validation.coefficient_iv(c).epsilon
            for c in coefficients):
         raise WarehouseError(Message(Argument("resample_annotators"), " works with pearson, spearman, kendall and "
                                      "kendall-c (without ", Argument("epsilon"), " or ", Argument("calibrate"), ")"))
@@ -126,7 +126,7 @@ def check_annotator_resampling(coefficients, how: str, method_ok: bool, methods:
 def check_parametric(coefficients, method: str, parametric: str, message: str) -> None:
     """The Fisher interval and Williams' test have no form for the Kendall variants with ties, nor
     for the coefficients whose points are not independent pairs (:attr:`Coefficient.parametric`)."""
-    bad = [c for c in coefficients if not _validation.coefficient_iv(c).parametric]
+    bad = [c for c in coefficients if not validation.coefficient_iv(c).parametric]
     if method == parametric and bad:
         raise WarehouseError(f"{message} {', '.join(bad)}; use a resampling method")
 
@@ -135,7 +135,7 @@ def check_partial(coefficients, *, resample_annotators: str | None = None, k_blo
                   sequential: bool = False) -> None:
     """What the partial coefficients (``NAME[control=GROUPS]``, :mod:`analyses.stats.partial`) do
     not offer: annotator resampling, early stopping (--k-block) and the sequential tests."""
-    controlled = [c for c in coefficients if _validation.CONTROL in c]
+    controlled = [c for c in coefficients if validation.CONTROL in c]
     if not controlled:
         return
     for given, what in ((resample_annotators, "resample_annotators"), (k_block, "k_block"),

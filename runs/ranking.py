@@ -27,7 +27,7 @@ import pandas as pd
 from metaeval import schema
 from metaeval.analyses import close_pairs, ranking, stats
 from metaeval.analyses.stats.results import NAN_POLICY
-from metaeval.core import Warehouse
+from metaeval.core import Store
 from metaeval.errors import Argument, Hint, Message, WarehouseError
 from metaeval.analyses.stats import vocabulary
 from metaeval.runs import bookkeeping, comparisons, correlations, parameters, runner, selection
@@ -243,7 +243,7 @@ def evaluate_agreement(arrays, test, alpha, k, seed) -> dict:
 
 
 # --- reading hypothesis tests ----------------------------------------------------------------
-def _tests(wh: Warehouse, dataset: str, human: str, method: str, alternative: str,
+def _tests(wh: Store, dataset: str, human: str, method: str, alternative: str,
            correction: str | None = None, group: str | None = None, family: str | None = None) -> dict[tuple, dict]:
     rows = wh.con.execute(schema.read("ranking_tests"), {
         "dataset": dataset, "human": human, "method": method, "alternative": alternative,
@@ -254,7 +254,7 @@ def _tests(wh: Warehouse, dataset: str, human: str, method: str, alternative: st
 def _compare_hint(db, dataset: str, human: str, metrics: Sequence[str], levels: Sequence[str],
                   coefficients: Sequence[str], method: str, alternative: str,
                   correction: str | None = None, group: str | None = None) -> Hint:
-    """The ``compare`` (``Warehouse.compare``) producing the tests a ranking reads."""
+    """The ``compare`` (``Store.compare``) producing the tests a ranking reads."""
     arguments = [("dataset", dataset), ("human", human), ("metrics", list(metrics)), ("levels", list(levels)),
                  ("coefficients", list(coefficients)), ("method", method), ("alternative", alternative)]
     if correction is not None:
@@ -262,7 +262,7 @@ def _compare_hint(db, dataset: str, human: str, metrics: Sequence[str], levels: 
     return Hint("compare", tuple(arguments), str(db))
 
 
-def _checked_tests(wh: Warehouse, data: Data, scope: Scope, method: str, alternative: str,
+def _checked_tests(wh: Store, data: Data, scope: Scope, method: str, alternative: str,
                    correction: str | None = None, group: str | None = None) -> dict[tuple, dict]:
     """The test row of every ordered pair of the scope's metrics at each level and coefficient,
     computed on the cells the warehouse holds now -- with a correction, corrected within the
@@ -299,7 +299,7 @@ def _digest(parts: Sequence) -> str:
 
 
 # --- writing derived rows ---------------------------------------------------------------------
-def _write_new(wh: Warehouse, scope: Scope, command: str, key_columns: Sequence[str], params: Params,
+def _write_new(wh: Store, scope: Scope, command: str, key_columns: Sequence[str], params: Params,
                parameters: dict, data_fingerprint: str, planned: list[tuple[Task, dict]], force: bool) -> RunSummary:
     """Write the planned rows whose fingerprint differs from the latest row of their key (and
     ``params``' columns) into ``params``' table; ``parameters``: the scope the run records."""
@@ -379,7 +379,7 @@ def significant_at(rows: pd.DataFrame, alpha: float, family: tuple[str, str, str
     return decided
 
 
-def run_winners(wh: Warehouse, scope: Scope, method: str = "perm-both", alternative: str = parameters.DEFAULT_ALTERNATIVE,
+def run_winners(wh: Store, scope: Scope, method: str = "perm-both", alternative: str = parameters.DEFAULT_ALTERNATIVE,
                 correction: str = parameters.DEFAULT_CORRECTION, group: str = parameters.DEFAULT_CORRECTION_GROUP,
                 alpha: float = 0.05, force: bool = False,
                 cluster_rule: str = parameters.DEFAULT_CLUSTER_RULE) -> RunSummary:
@@ -466,7 +466,7 @@ def run_winners(wh: Warehouse, scope: Scope, method: str = "perm-both", alternat
 
 
 # --- replicability across datasets -------------------------------------------------------------------
-def run_replicability(wh: Warehouse, on: Sequence[tuple[str, str]], metric_globs: Sequence[str] = (),
+def run_replicability(wh: Store, on: Sequence[tuple[str, str]], metric_globs: Sequence[str] = (),
                       levels: Sequence[str] = (), coefficients: Sequence[str] = (), method: str = "perm-both",
                       alternative: str = "greater", pc_methods: Sequence[str] = ranking.PC_METHODS,
                       alpha: float = 0.05, force: bool = False) -> RunSummary:
@@ -529,7 +529,7 @@ def run_replicability(wh: Warehouse, on: Sequence[tuple[str, str]], metric_globs
 ACCURACY_SCOPE_LEVELS = ("system", "micro")
 
 
-def accuracy(wh: Warehouse, dataset: str, human: str, metrics: Sequence[str] = (), levels: Sequence[str] = (),
+def accuracy(wh: Store, dataset: str, human: str, metrics: Sequence[str] = (), levels: Sequence[str] = (),
              coefficients: Sequence[str] = (), *, alpha: float = 0.05, alternative: str = "two-sided",
              metric_tolerance: float = 0.0, human_tolerance: float = 0.0,
              system_inputs: str = parameters.DEFAULT_SYSTEM_INPUTS, soft: bool = False, delta_bins: int | None = None,
@@ -554,7 +554,7 @@ def accuracy(wh: Warehouse, dataset: str, human: str, metrics: Sequence[str] = (
                           valid_levels=ACCURACY_SCOPE_LEVELS, **run)
 
 
-def systems_agreement(wh: Warehouse, dataset: str, human: str, metrics: Sequence[str] = (),
+def systems_agreement(wh: Store, dataset: str, human: str, metrics: Sequence[str] = (),
                       tests: Sequence[str] = (), *, alpha: float = 0.05, k: int = 1000,
                       seed: int = parameters.DEFAULT_SEED, **run) -> list:
     """Per metric and paired test (default all of :data:`analyses.ranking.PAIR_TESTS`), the system
@@ -567,7 +567,7 @@ def systems_agreement(wh: Warehouse, dataset: str, human: str, metrics: Sequence
                           dataset, human, metrics, valid_levels=(), **run)
 
 
-def winners(wh: Warehouse, dataset: str, human: str, metrics: Sequence[str] = (), levels: Sequence[str] = (),
+def winners(wh: Store, dataset: str, human: str, metrics: Sequence[str] = (), levels: Sequence[str] = (),
             coefficients: Sequence[str] = (), *, method: str = "perm-both",
             alternative: str = parameters.DEFAULT_ALTERNATIVE, correction: str = parameters.DEFAULT_CORRECTION,
             correction_group: str = parameters.DEFAULT_CORRECTION_GROUP, alpha: float = 0.05,
@@ -584,7 +584,7 @@ def winners(wh: Warehouse, dataset: str, human: str, metrics: Sequence[str] = ()
     return summary, frame.sort_values(["level", "coefficient", "rank"], na_position="last")
 
 
-def replicability(wh: Warehouse, on: Sequence[tuple[str, str]], metrics: Sequence[str] = (),
+def replicability(wh: Store, on: Sequence[tuple[str, str]], metrics: Sequence[str] = (),
                   levels: Sequence[str] = (), coefficients: Sequence[str] = (), *, method: str = "perm-both",
                   alternative: str = "greater", pc_methods: Sequence[str] = (), alpha: float = 0.05,
                   force: bool = False) -> tuple[RunSummary, pd.DataFrame]:

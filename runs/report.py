@@ -35,7 +35,7 @@ import pandas as pd
 from metaeval import __version__, files
 from metaeval.analyses import figures, signature, tables
 from metaeval.analyses.stats import vocabulary
-from metaeval.core import Warehouse
+from metaeval.core import Store
 from metaeval.errors import Argument, Hint, WarehouseError
 from metaeval.runs import annotators
 
@@ -109,7 +109,7 @@ def _data_uri(data: bytes, mime: str) -> str:
     return f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
 
 
-def correlations(wh: Warehouse, dataset: str, human: str, level: str, coefficient: str,
+def correlations(wh: Store, dataset: str, human: str, level: str, coefficient: str,
                  subset: str = "") -> dict[str, float]:
     """metric -> its latest correlation with ``human`` at ``level`` and ``coefficient`` on the
     cells of ``subset`` (the order of a significance heatmap's metrics); empty when ``correlate``
@@ -159,7 +159,7 @@ class _Stored:
     scope: object
     frame: pd.DataFrame
 
-    def rows(self, wh: Warehouse) -> pd.DataFrame:
+    def rows(self, wh: Store) -> pd.DataFrame:
         return self.frame
 
 
@@ -208,7 +208,7 @@ def _number(v) -> str:
 
 
 class _Builder:
-    def __init__(self, wh: Warehouse, dataset: str, human: str | None, words: Words):
+    def __init__(self, wh: Store, dataset: str, human: str | None, words: Words):
         self.wh, self.dataset, self.human, self.words = wh, dataset, human, words
         self.figures = 0
         self._data = None
@@ -1120,7 +1120,7 @@ class _Builder:
 
     def _missing(self, what: str, command: str, *, first: tuple = (), needs_texts: bool = False,
                  needs_metric: bool = False, needs_pair: bool = False) -> str:
-        """"no WHAT yet", with the call of the ``Warehouse`` method ``command`` (its arguments
+        """"no WHAT yet", with the call of the ``Store`` method ``command`` (its arguments
         ``first``, then the dataset's) that can run on this warehouse: real measure names (the
         report's human judgment, else the dataset's first), and, when it cannot run here (no human
         judgment, no summary texts), what is missing instead."""
@@ -1348,7 +1348,7 @@ def _load_summaries(dataset: str) -> Hint:
                 python=f"wh.load({dataset!r}, [metaeval.ingest.summaries.parse('SUMMARIES.jsonl')])")
 
 
-def build(wh: Warehouse, dataset: str, out: Path, human: str | None = None, *, overwrite: bool = False,
+def build(wh: Store, dataset: str, out: Path, human: str | None = None, *, overwrite: bool = False,
           words: Words = Words()) -> tuple[Path, int]:
     """Write the report of ``dataset`` to the HTML file ``out``; (``out``, the number of figures).
 
@@ -1370,7 +1370,7 @@ def build(wh: Warehouse, dataset: str, out: Path, human: str | None = None, *, o
     return Path(out), n
 
 
-def render(wh: Warehouse, dataset: str, human: str | None = None, words: Words = Words()) -> tuple[str, int]:
+def render(wh: Store, dataset: str, human: str | None = None, words: Words = Words()) -> tuple[str, int]:
     """The report's page (HTML) and its number of figures; ``words``: see :func:`build`."""
     b = _Builder(wh, dataset, human, words)
     sections = [b.ranking(), b.factuality(), b.judges(), b.intervals(), b.tests(), b.close_pairs(), b.power(),

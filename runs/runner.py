@@ -30,7 +30,7 @@ from concurrent.futures import FIRST_COMPLETED, wait
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from metaeval.core import Warehouse
+from metaeval.core import Store
 from metaeval.errors import Argument, Message, WarehouseError
 from metaeval.runs import bookkeeping, executors
 from metaeval.runs.parameters import Params
@@ -106,7 +106,7 @@ class Plan:
     result ids the latest view shows (``latest``), the indices of the tasks to compute
     (``todo``) and the run options."""
 
-    wh: Warehouse
+    wh: Store
     scope: Scope
     analysis: Analysis
     data: Data
@@ -119,7 +119,7 @@ class Plan:
     chunk_size: int
 
 
-def run(wh: Warehouse, scope: Scope, analysis: Analysis, *, jobs: int = 1, force: bool = False,
+def run(wh: Store, scope: Scope, analysis: Analysis, *, jobs: int = 1, force: bool = False,
         progress: ProgressFactory | None = None, chunk_size: int = 8, data: Data | None = None) -> RunSummary:
     """Compute what is missing for ``analysis`` over ``scope`` and persist it: by the analysis'
     ``flow`` if it has one, else :func:`store_missing`.
@@ -188,7 +188,7 @@ def task_id(t: Task) -> tuple:
     return (*t.key.values(), t.fingerprint)
 
 
-def existing(wh: Warehouse, scope: Scope, analysis: Analysis) -> tuple[dict[tuple, dict], set[int]]:
+def existing(wh: Store, scope: Scope, analysis: Analysis) -> tuple[dict[tuple, dict], set[int]]:
     """Rows already computed by this version with the same parameters, by (key...,
     fingerprint); and the result_ids the table's ``latest_*`` view shows now."""
     where = " WHERE dataset = $dataset" + (" AND human = $human" if scope.human is not None else "")
@@ -212,13 +212,13 @@ def existing(wh: Warehouse, scope: Scope, analysis: Analysis) -> tuple[dict[tupl
     return done, latest
 
 
-def has_subset(wh: Warehouse, table: str) -> bool:
+def has_subset(wh: Store, table: str) -> bool:
     """Whether the result table ``table`` has the ``subset`` key column (the analyses over cells)."""
     return bool(wh.con.execute("SELECT count(*) FROM information_schema.columns WHERE table_name = ? "
                                "AND column_name = 'subset'", [table]).fetchall()[0][0])
 
 
-def start_analysis_run(wh: Warehouse, scope: Scope, analysis: Analysis, data: Data, n_tasks: int,
+def start_analysis_run(wh: Store, scope: Scope, analysis: Analysis, data: Data, n_tasks: int,
                        jobs: int = 1) -> int:
     """Start the run of ``analysis`` (:func:`bookkeeping.start_run`), recording its scope and
     parameters (:meth:`Params.recorded`)."""
@@ -318,5 +318,5 @@ def progress_bar(progress: ProgressFactory | None, total: int, label: str) -> Pr
     return progress(total, label) if callable(progress) and total else _NoProgress()
 
 
-def _rows_of_run(wh: Warehouse, table: str, run_id: int) -> int:
+def _rows_of_run(wh: Store, table: str, run_id: int) -> int:
     return wh.con.execute(f"SELECT count(*) FROM {table} WHERE run_id = ?", [run_id]).fetchall()[0][0]

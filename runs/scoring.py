@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from metaeval.analyses import text
-from metaeval.core import Warehouse
+from metaeval.core import Store
 from metaeval.errors import Argument, ConflictError, Hint, Message, WarehouseError
 from metaeval.load import CELL_COLUMNS, Batch, LoadReport
 from metaeval.runs.sera import SERASetting
@@ -48,12 +48,12 @@ class JSSetting:
     smoothing: bool = False
 
 
-def load_corpus(wh: Warehouse, dataset: str) -> tuple[text.TextCorpus, pd.DataFrame]:
+def load_corpus(wh: Store, dataset: str) -> tuple[text.TextCorpus, pd.DataFrame]:
     """The dataset's summaries with their references (and documents, concatenated)."""
     return corpus_of(summary_rows(wh, dataset))
 
 
-def summary_rows(wh: Warehouse, dataset: str) -> list[tuple]:
+def summary_rows(wh: Store, dataset: str) -> list[tuple]:
     """The dataset's summaries, ordered by system and input: (system, input, summary,
     references, documents) each; an error if there are none or one has no reference."""
     wh.require_dataset(dataset)
@@ -129,7 +129,7 @@ def to_batch(dataset: str, keys: pd.DataFrame, scores: dict[str, np.ndarray], op
     return batch, dropped
 
 
-def score_dataset(wh: Warehouse, dataset: str, metrics: Sequence[str], rouge_variants: Sequence[str] = (),
+def score_dataset(wh: Store, dataset: str, metrics: Sequence[str], rouge_variants: Sequence[str] = (),
                   js: JSSetting = JSSetting(), *, sera: SERASetting | None = None, prefix: str = "",
                   replace: bool = False, command: str | None = None,
                   progress: ProgressFactory | None = None) -> tuple[LoadReport, list[str], int]:

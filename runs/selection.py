@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from metaeval.analyses.stats import _validation, vocabulary
-from metaeval.core import Warehouse
+from metaeval.analyses.stats import validation, vocabulary
+from metaeval.core import Store
 from metaeval.errors import Argument, Message, WarehouseError
 
 
@@ -63,7 +63,7 @@ class Scope:
         return (*self.metrics, self.human) if self.human is not None else self.metrics
 
 
-def resolve_scope(wh: Warehouse, dataset: str, human: str | None, metric_globs: Sequence[str] = (),
+def resolve_scope(wh: Store, dataset: str, human: str | None, metric_globs: Sequence[str] = (),
                   levels: Sequence[str] = (), coefficients: Sequence[str] = (),
                   valid_levels: Sequence[str] = vocabulary.LEVELS, measures: pd.DataFrame | None = None,
                   where: Iterable[str | tuple[str, str]] = (), partial: bool = False) -> Scope:
@@ -125,7 +125,7 @@ def coefficient_choices(given: Sequence[str]) -> tuple[str, ...]:
         if base not in vocabulary.CORRELATION_COEFFICIENTS:
             raise WarehouseError(f"unknown coefficient {g!r}; choose from {', '.join(vocabulary.CORRELATION_COEFFICIENTS)}")
         try:
-            c = _validation.coefficient_iv(g)
+            c = validation.coefficient_iv(g)
             out.append(base + c.label[len(c.base_label):])
         except ValueError as exc:
             raise WarehouseError(str(exc)) from None
@@ -135,7 +135,7 @@ def coefficient_choices(given: Sequence[str]) -> tuple[str, ...]:
 def control_of(coefficient: str) -> str | None:
     """What a coefficient label controls for (``"system"``, an attribute's name), None if it is
     not a partial coefficient."""
-    return _validation.coefficient_iv(coefficient).control if _validation.CONTROL in coefficient else None
+    return validation.coefficient_iv(coefficient).control if validation.CONTROL in coefficient else None
 
 
 def attribute_control(coefficient: str) -> str | None:
@@ -148,7 +148,7 @@ def attribute_control(coefficient: str) -> str | None:
 PARTIAL_SYSTEM = "system"
 
 
-def check_controls(wh: Warehouse, scope: Scope, partial: bool) -> None:
+def check_controls(wh: Store, scope: Scope, partial: bool) -> None:
     """Partial coefficients only where ``partial`` (correlate, ci, compare), at the global level,
     and controlling for the system or an attribute of the dataset."""
     controlled = [c for c in scope.coefficients if control_of(c) is not None]
@@ -172,15 +172,15 @@ def with_control(coefficients: Sequence[str], control: str | None) -> tuple[str,
     if control is None:
         return tuple(coefficients)
     try:
-        control = _validation.control_iv(control)
+        control = validation.control_iv(control)
     except ValueError as exc:
         raise WarehouseError(str(exc)) from None
     coefficients = tuple(coefficients) or vocabulary.COEFFICIENTS
-    if bad := [c for c in coefficients if c not in _validation.CONTROL_COEFFICIENTS]:
+    if bad := [c for c in coefficients if c not in validation.CONTROL_COEFFICIENTS]:
         raise WarehouseError(Message(Argument("control"), " applies to the coefficients "
-                                     f"{', '.join(_validation.CONTROL_COEFFICIENTS)} (without a tie threshold); "
+                                     f"{', '.join(validation.CONTROL_COEFFICIENTS)} (without a tie threshold); "
                                      f"got {', '.join(bad)}"))
-    return tuple(f"{c}[{_validation.CONTROL}{control}]" for c in coefficients)
+    return tuple(f"{c}[{validation.CONTROL}{control}]" for c in coefficients)
 
 
 def with_tie_threshold(coefficients: Sequence[str], epsilon: float | None = None,
@@ -193,13 +193,13 @@ def with_tie_threshold(coefficients: Sequence[str], epsilon: float | None = None
     if epsilon is not None and calibrate:
         raise WarehouseError(Message("give a tie threshold (", Argument("epsilon"), ") or ", Argument("calibrate"),
                                      ", not both"))
-    takes = _validation.CALIBRATED_COEFFICIENTS if calibrate else _validation.EPSILON_COEFFICIENTS
+    takes = validation.CALIBRATED_COEFFICIENTS if calibrate else validation.EPSILON_COEFFICIENTS
     coefficients = tuple(coefficients) or (("acc-23",) if calibrate else ())
     if not any(c in takes for c in coefficients):
         what = Argument("calibrate") if calibrate else Argument("epsilon")
         raise WarehouseError(Message(what, f" applies to the coefficients {', '.join(takes)}; "
                                      f"got {', '.join(coefficients) or 'the defaults (pearson, spearman, kendall)'}"))
-    suffix = f"[{_validation.TIE_CALIBRATED}]" if calibrate else f"[eps={_validation.epsilon_iv(epsilon)!r}]"
+    suffix = f"[{validation.TIE_CALIBRATED}]" if calibrate else f"[eps={validation.epsilon_iv(epsilon)!r}]"
     return tuple(f"{c}{suffix}" if c in takes else c for c in coefficients)
 
 
@@ -276,7 +276,7 @@ class Data:
 
     def restrict(self, measures: Sequence[str]) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
         """The arrays of ``measures`` on the systems and inputs where any of them has a value
-        (what ``Warehouse.matrix`` returns for just these measures), and those row/column masks.
+        (what ``Store.matrix`` returns for just these measures), and those row/column masks.
 
         When they cover the whole grid (the common case), the arrays are read-only views of
         the data, not copies: a task of a 20 x 500 000 grid reads 80 MB per measure, once."""
@@ -330,7 +330,7 @@ def _read_only(a: np.ndarray) -> np.ndarray:
     return view
 
 
-def load_data(wh: Warehouse, scope: Scope, *, annotations: bool = False) -> Data:
+def load_data(wh: Store, scope: Scope, *, annotations: bool = False) -> Data:
     """The scope's matrices on one grid, oriented; with ``annotations``, also every annotator's
     values of the human judgment (for the analyses that resample annotators). A scope with a
     subset (``where``): the cells outside it are NaN (missing), so every statistic's conventions for

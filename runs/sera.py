@@ -25,7 +25,7 @@ import numpy as np
 
 from metaeval.analyses import text
 from metaeval.analyses.text import retrieval
-from metaeval.core import Warehouse
+from metaeval.core import Store
 from metaeval.errors import WarehouseError
 from metaeval.runs import index as indexing
 
@@ -67,7 +67,7 @@ def _sha(value: str) -> str:
     return hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def resolved(wh: Warehouse, setting: SERASetting) -> tuple[indexing.SearchIndex, str, float]:
+def resolved(wh: Store, setting: SERASetting) -> tuple[indexing.SearchIndex, str, float]:
     """The opened index and the retrieval model and mu in force (the setting's, else the index's)."""
     setting.check()
     search = indexing.SearchIndex.open(wh, setting.index)
@@ -88,7 +88,7 @@ def _reformulator(search: indexing.SearchIndex, query: str, np_model: str):
     return lambda t: retrieval.np_query(t, nlp)
 
 
-def retrieve_all(wh: Warehouse, search: indexing.SearchIndex, texts: Sequence[str], query: str, model: str,
+def retrieve_all(wh: Store, search: indexing.SearchIndex, texts: Sequence[str], query: str, model: str,
                  mu: float, depth: int, *, np_model: str = retrieval.DEFAULT_NP_MODEL,
                  progress: ProgressFactory | None = None, pending: list | None = None) -> tuple[dict[str, list[str]], int]:
     """``{text: ranked document ids (up to depth)}`` for the distinct ``texts``, from the cache
@@ -127,7 +127,7 @@ def retrieve_all(wh: Warehouse, search: indexing.SearchIndex, texts: Sequence[st
     return out, len(todo)
 
 
-def _store(wh: Warehouse, rows: list[tuple]) -> None:
+def _store(wh: Store, rows: list[tuple]) -> None:
     """Cache ``rows`` in a transaction of their own."""
     wh.con.begin()
     try:
@@ -138,7 +138,7 @@ def _store(wh: Warehouse, rows: list[tuple]) -> None:
         raise
 
 
-def cache(wh: Warehouse, rows: list[tuple]) -> None:
+def cache(wh: Store, rows: list[tuple]) -> None:
     """Insert the searched lists ``rows`` (as :func:`retrieve_all` gives them) into ``retrievals``,
     inside the caller's transaction."""
     import pyarrow as pa
@@ -154,7 +154,7 @@ def cache(wh: Warehouse, rows: list[tuple]) -> None:
         wh.con.unregister("_new_retrievals")
 
 
-def score(wh: Warehouse, corpus: text.TextCorpus, setting: SERASetting, *, progress: ProgressFactory | None = None,
+def score(wh: Store, corpus: text.TextCorpus, setting: SERASetting, *, progress: ProgressFactory | None = None,
           pending: list | None = None) -> tuple[dict[str, np.ndarray], dict, dict[str, int]]:
     """``{measure name: SERA value per summary}`` (every query x cut-off x plain/discounted),
     what was used (index, build, corpus sha256, model and mu, queries, cut-offs), and how many

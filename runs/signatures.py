@@ -12,16 +12,16 @@ from metaeval.analyses import signature as sig
 if TYPE_CHECKING:
     import pandas as pd
 
-    from metaeval.core import Warehouse
+    from metaeval.core import Store
 
 
-def _runs(wh: Warehouse, frame: pd.DataFrame) -> dict[int, tuple[str, str]]:
+def _runs(wh: Store, frame: pd.DataFrame) -> dict[int, tuple[str, str]]:
     ids = sorted({int(r) for r in frame["run_id"].dropna()}) if "run_id" in frame.columns else []
     rows = wh.con.execute(schema.read("run_versions"), {"runs": ids}).fetchall() if ids else []
     return {int(run_id): (command, version) for run_id, command, version, _ in rows}
 
 
-def with_signatures(wh: Warehouse, frame: pd.DataFrame) -> pd.DataFrame:
+def with_signatures(wh: Store, frame: pd.DataFrame) -> pd.DataFrame:
     """``frame`` (rows of a results table, with ``run_id``) with a ``signature`` column."""
     runs = _runs(wh, frame)
     out = frame.copy()
@@ -30,7 +30,7 @@ def with_signatures(wh: Warehouse, frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def table_signature(wh: Warehouse, frame: pd.DataFrame) -> str | None:
+def table_signature(wh: Store, frame: pd.DataFrame) -> str | None:
     """The signature every row of ``frame`` shares (a caption's), or None without rows."""
     if frame.empty or "run_id" not in frame.columns:
         return None

@@ -35,7 +35,7 @@ from metaeval.analyses import simulation as sim
 from metaeval.analyses.stats import protocols
 from metaeval.analyses.stats.results import NAN_POLICY
 from metaeval.analyses.text import rouge
-from metaeval.core import Warehouse
+from metaeval.core import Store
 from metaeval.errors import Argument, Message, WarehouseError
 from metaeval.analyses.stats import vocabulary
 from metaeval.runs import bookkeeping, executors, parameters, runner, scoring, selection
@@ -146,7 +146,7 @@ def _key(task: runner.Task) -> tuple:
     return tuple(task.key.values())
 
 
-def _execute(s: _Simulation, wh: Warehouse, *, jobs: int, force: bool, progress: bool) -> Summary:
+def _execute(s: _Simulation, wh: Store, *, jobs: int, force: bool, progress: bool) -> Summary:
     if jobs < 1:
         raise WarehouseError(Message(Argument("jobs"), " must be at least 1"))
     blocks = _blocks(s.trials)
@@ -223,7 +223,7 @@ def _execute(s: _Simulation, wh: Warehouse, *, jobs: int, force: bool, progress:
                    _answer(wh, s))
 
 
-def _answer(wh: Warehouse, s: _Simulation) -> pd.DataFrame:
+def _answer(wh: Store, s: _Simulation) -> pd.DataFrame:
     """The final row of each task of ``s`` (its key, parameters and fingerprint), latest first."""
     rows = []
     for group in s.groups:
@@ -232,7 +232,7 @@ def _answer(wh: Warehouse, s: _Simulation) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _done(wh: Warehouse, scope: selection.Scope, analysis: runner.Analysis) -> dict[tuple, dict]:
+def _done(wh: Store, scope: selection.Scope, analysis: runner.Analysis) -> dict[tuple, dict]:
     """Rows of ``analysis.table`` written by this version with the same parameters, by (key...,
     fingerprint)."""
     rows = wh.con.execute(f"SELECT * FROM {analysis.table} WHERE dataset = $dataset AND human = $human "
@@ -283,7 +283,7 @@ def _map(executor: executors.Executor, work: Callable, context: Any, payload: li
 
 
 # --- coverage -----------------------------------------------------------------------------------
-def simulate_coverage(wh: Warehouse, dataset: str, human: str, metrics: Sequence[str], *,
+def simulate_coverage(wh: Store, dataset: str, human: str, metrics: Sequence[str], *,
                       levels: Sequence[str] = (), coefficients: Sequence[str] = (),
                       methods: Sequence[str] = (), trials: int = 1000, k: int = 1000, alpha: float = 0.05,
                       seed: int = 0, system_inputs: str = parameters.DEFAULT_SYSTEM_INPUTS, jobs: int = 1,
@@ -411,7 +411,7 @@ def _coverage_conventions(task: runner.Task, params: dict, trials: int, system_i
 
 
 # --- power ----------------------------------------------------------------------------------------
-def simulate_power(wh: Warehouse, dataset: str, human: str, *, variant: str = "recall",
+def simulate_power(wh: Store, dataset: str, human: str, *, variant: str = "recall",
                    proportions: Sequence[float] = PROPORTIONS, levels: Sequence[str] = (),
                    coefficients: Sequence[str] = ("pearson",), methods: Sequence[str] = (),
                    trials: int = 1000, k: int = 1000, alpha: float = 0.05, seed: int = 0,
@@ -550,7 +550,7 @@ def _corpus_digest(corpus) -> str:
     return digest.hexdigest()
 
 
-def _human_scope(wh: Warehouse, dataset: str, human: str, levels, coefficients) -> selection.Scope:
+def _human_scope(wh: Store, dataset: str, human: str, levels, coefficients) -> selection.Scope:
     measures = wh.measures(dataset)
     humans = sorted(measures.loc[measures["kind"] == "human", "measure"])
     if human not in humans:
@@ -575,7 +575,7 @@ def _check_run_options(trials: int, k: int, alpha: float, seed: int) -> None:
 
 
 # --- normality --------------------------------------------------------------------------------
-def normality(wh: Warehouse, dataset: str, measure_globs: Sequence[str] = (), *, force: bool = False) -> Summary:
+def normality(wh: Store, dataset: str, measure_globs: Sequence[str] = (), *, force: bool = False) -> Summary:
     """Shapiro-Wilk diagnostics (:func:`analyses.simulation.normality`) of every measure
     matching ``measure_globs`` (default: all), persisted in ``normality``."""
     catalog = wh.measures(dataset)
@@ -615,7 +615,7 @@ def normality(wh: Warehouse, dataset: str, measure_globs: Sequence[str] = (), *,
     return Summary(run_id, 2 * len(chosen), len(rows), 0, len(rows))
 
 
-def latest_normality(wh: Warehouse, dataset: str, measure_globs: Sequence[str] = ()) -> pd.DataFrame:
+def latest_normality(wh: Store, dataset: str, measure_globs: Sequence[str] = ()) -> pd.DataFrame:
     """The latest ``normality`` rows of ``dataset`` (of the measures matching ``measure_globs``;
     default all), by measure and level."""
     frame = wh.sql("SELECT * FROM latest_normality WHERE dataset = ? ORDER BY measure, level", [dataset])

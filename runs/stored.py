@@ -12,11 +12,11 @@ from metaeval import schema
 if TYPE_CHECKING:
     import pandas as pd
 
-    from metaeval.core import Warehouse
+    from metaeval.core import Store
     from metaeval.rows import Rows
 
 
-def table_rows(wh: Warehouse, table: str, dataset: str | None = None, *, latest: bool = False,
+def table_rows(wh: Store, table: str, dataset: str | None = None, *, latest: bool = False,
                plain: bool = False) -> pd.DataFrame | Rows:
     """Every row of ``table`` (``latest``: its latest view) of ``dataset`` (None: all), by
     result id; for ``analysis_runs``, the runs over ``dataset`` (parameter ``dataset``, or in

@@ -20,9 +20,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from metaeval.analyses.stats import _validation, macro, protocols
+from metaeval.analyses.stats import validation, macro, protocols
 from metaeval.analyses.stats.results import NAN_POLICY
-from metaeval.core import Warehouse
+from metaeval.core import Store
 from metaeval.errors import Argument, Message, WarehouseError
 from metaeval.runs import api, bookkeeping, engine, selection
 from metaeval.runs.runner import RunSummary, Task, has_subset
@@ -50,7 +50,7 @@ class ByResult:
     macro: RunSummary
     macro_subset: str
 
-    def rows(self, wh: Warehouse) -> pd.DataFrame:
+    def rows(self, wh: Store) -> pd.DataFrame:
         """The latest rows of every group, then the macro average's."""
         frames = [o.rows(wh) for o in self.outcomes]
         first = self.outcomes[0]
@@ -74,7 +74,7 @@ class ByResult:
         return out
 
 
-def by_attribute(wh: Warehouse, command: str, by: str, where: Sequence = (), *, dataset: str, human: str,
+def by_attribute(wh: Store, command: str, by: str, where: Sequence = (), *, dataset: str, human: str,
                  force: bool = False, **options) -> ByResult:
     """``command`` (correlate or ci) per value of the attribute ``by`` and their macro average
     (module docstring). Every check runs before the first group's run writes."""
@@ -105,7 +105,7 @@ def by_attribute(wh: Warehouse, command: str, by: str, where: Sequence = (), *, 
     # the checks of every group (names, subsets, coefficients) before anything is written
     scopes = [selection.resolve_scope(wh, dataset, human, options.get("metrics", ()), options.get("levels", ()),
                                       options.get("coefficients", ()), where=g) for g in groups]
-    if command == "ci" and any(_validation.coefficient_iv(c).calibrated for c in scopes[0].coefficients):
+    if command == "ci" and any(validation.coefficient_iv(c).calibrated for c in scopes[0].coefficients):
         raise WarehouseError(Message(Argument("by"), " does not take a tie-calibrated coefficient (the macro interval "
                                      "would need the calibration of every resample of every group)"))
     call = COMMANDS[command]
@@ -114,7 +114,7 @@ def by_attribute(wh: Warehouse, command: str, by: str, where: Sequence = (), *, 
     return ByResult(command, by, values, outcomes, summary, macro_label(where, by))
 
 
-def _write_macro(wh: Warehouse, command: str, outcomes: list[engine.Outcome], by: str, where, force: bool
+def _write_macro(wh: Store, command: str, outcomes: list[engine.Outcome], by: str, where, force: bool
                  ) -> RunSummary:
     first = outcomes[0]
     analysis = first.analysis

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from metaeval.analyses import task_ranking
-from metaeval.core import Warehouse
+from metaeval.core import Store
 from metaeval.errors import Argument, Message, WarehouseError
 from metaeval.analyses.stats import vocabulary
 from metaeval.runs import bookkeeping, parameters, selection
@@ -70,7 +70,7 @@ class Outcome:
     rows: pd.DataFrame
 
 
-def rank_tasks(wh: Warehouse, specs: Sequence[TaskSpec], metric_globs: Sequence[str] = (), *, k: int = 1000,
+def rank_tasks(wh: Store, specs: Sequence[TaskSpec], metric_globs: Sequence[str] = (), *, k: int = 1000,
                seed: int = parameters.DEFAULT_SEED, alpha: float = 0.05, force: bool = False) -> Outcome:
     """Rank the metrics present in every task; reuse the latest ranking of the same tasks,
     parameters and data (``force`` recomputes)."""

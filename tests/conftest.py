@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from metaeval import Warehouse
+from metaeval import Store
 from metaeval.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -60,7 +60,7 @@ def write_jsonl(path: Path, objects: list[dict]) -> Path:
     return path
 
 
-def snapshot(wh: Warehouse) -> dict:
+def snapshot(wh: Store) -> dict:
     """Every row of every table, in a canonical order: equal snapshots = unchanged warehouse."""
     out = {}
     for t in TABLES:
@@ -102,7 +102,7 @@ def assert_same(a: dict, b: dict) -> None:
 @pytest.fixture
 def db(tmp_path) -> Path:
     path = tmp_path / "wh.duckdb"
-    Warehouse.create(path).close()
+    Store.create(path).close()
     return path
 
 

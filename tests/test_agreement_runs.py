@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from metaeval import Warehouse, WarehouseError
+from metaeval import Store, WarehouseError
 from metaeval.analyses import agreement, agreement_plots
 from metaeval.runs import agreement as agreement_runs
 from tests.conftest import run_cli as _cli
@@ -33,7 +33,7 @@ def _oriented(wh, dataset, metrics):
 def test_realsumm_rows_equal_pure_functions(warehouse_copy):
     out = _agreement(warehouse_copy, "realsumm", METRICS, "--significant-only").output
     assert "no source documents" in out and "only ease of summarisation" in out
-    with Warehouse(warehouse_copy, read_only=True) as wh:
+    with Store(warehouse_copy, read_only=True) as wh:
         rows = wh.sql("SELECT * FROM latest_score_range_agreement WHERE dataset = 'realsumm'")
         scores, inputs = _oriented(wh, "realsumm", METRICS)
         props = wh.sql("SELECT * FROM latest_input_properties WHERE dataset = 'realsumm'")
@@ -80,13 +80,13 @@ def test_repeat_computes_nothing_and_a_new_metric_changes_the_consensus(warehous
     _agreement(warehouse_copy, "realsumm", METRICS[:3])
     again = _agreement(warehouse_copy, "realsumm", METRICS[:3]).output
     assert "nothing computed" in again
-    with Warehouse(warehouse_copy, read_only=True) as wh:
+    with Store(warehouse_copy, read_only=True) as wh:
         assert len(wh.sql("SELECT * FROM analysis_runs")) == 3
         first = wh.sql("SELECT * FROM score_range_agreement").drop(columns=VOLATILE)
     # a fourth metric changes every pair's consensus: new rows under the new consensus, old ones kept
     out = _agreement(warehouse_copy, "realsumm", METRICS).output
     assert "score_range_agreement: 30 results, run" in out and "computed 30" in out
-    with Warehouse(warehouse_copy, read_only=True) as wh:
+    with Store(warehouse_copy, read_only=True) as wh:
         latest = wh.sql("SELECT consensus, count(*) AS n FROM latest_score_range_agreement GROUP BY consensus")
         assert sorted(latest["n"]) == [15, 30]
     # going back to the three metrics (or to another alpha and back) finds everything stored
@@ -95,7 +95,7 @@ def test_repeat_computes_nothing_and_a_new_metric_changes_the_consensus(warehous
     assert "nothing computed" in _agreement(warehouse_copy, "realsumm", METRICS[:3]).output
     # --force recomputes identical numbers
     _agreement(warehouse_copy, "realsumm", METRICS[:3], "--force")
-    with Warehouse(warehouse_copy, read_only=True) as wh:
+    with Store(warehouse_copy, read_only=True) as wh:
         forced = wh.sql("SELECT * FROM latest_score_range_agreement WHERE consensus = ? AND alpha = 0.05",
                         [json.dumps(sorted(METRICS[:3]))]).drop(columns=VOLATILE)
     key = ["metric_a", "metric_b", "bin"]
@@ -137,7 +137,7 @@ def test_text_properties_with_documents(db):
     _cli(db, "ingest", "summaries", summaries, "--dataset", "toy")
     out = _cli(db, "agreement", "--dataset", "toy").output
     assert "note:" not in out
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         props = wh.sql("SELECT input, property, value FROM latest_input_properties WHERE property <> 'ease'")
         by_property = wh.sql("SELECT DISTINCT property FROM latest_property_agreement")
     value = props.set_index(["input", "property"])["value"]
@@ -150,7 +150,7 @@ def test_text_properties_with_documents(db):
 
 def test_plotting_data(warehouse_copy):
     _agreement(warehouse_copy, "realsumm", METRICS)
-    with Warehouse(warehouse_copy, read_only=True) as wh:
+    with Store(warehouse_copy, read_only=True) as wh:
         scope = agreement_runs.resolve(wh, "realsumm", METRICS)
         rows = agreement_runs.latest_rows(wh, scope)
         table = agreement.tau_matrix(rows)
@@ -242,7 +242,7 @@ def test_tau_vs_property_pairs_figure():
 def test_heatmap_of_realsumm_rows_shows_the_tau_tables(warehouse_copy):
     """On REALSumm, the heatmap's cells are the paper's Tables 1-2 (agreement.tau_matrix) values."""
     _agreement(warehouse_copy, "realsumm", METRICS, "--significant-only")
-    with Warehouse(warehouse_copy, read_only=True) as wh:
+    with Store(warehouse_copy, read_only=True) as wh:
         rows = agreement_runs.latest_rows(wh, agreement_runs.resolve(wh, "realsumm", METRICS), significant_only=True)
     shown = _cell_texts(agreement_plots.tau_heatmap(rows))
     assert len(shown) == 6 + 1

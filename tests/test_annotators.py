@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 import scipy.stats
 
-from metaeval import Warehouse
+from metaeval import Store
 from metaeval.analyses import annotators as an
 from tests.conftest import read_jsonl, run_cli, shared
 
@@ -168,7 +168,7 @@ def test_annotators_command_persists_and_reuses(db, tmp_path):
     assert "run 1" in out and "identity-free" in out
     again = run_cli(db, "annotators", "--dataset", "p", "--k", "50", "--splits", "5").output
     assert "up to date; nothing computed" in again
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         ann = wh.annotations("p", "h")
         assert ann.annotators == ("ann", "bob", "cy") and not ann.positional
         m = wh.matrix("p", "h")
@@ -198,7 +198,7 @@ def test_summeval_expert_agreement_and_ceiling(tmp_path):
     objects = read_jsonl(path)
     systems = sorted({o["summarizer_id"] for o in objects})
     inputs = sorted({o["instance_id"] for o in objects})
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         agreement = wh.sql("SELECT * FROM latest_annotator_agreement WHERE statistic = 'krippendorff-alpha'")
         ceiling = wh.sql("SELECT * FROM latest_human_ceiling WHERE human = 'expert.relevance' "
                          "AND estimator = 'leave-one-out'")
@@ -322,7 +322,7 @@ def test_ci_resample_annotators_is_persisted_and_reused(db, tmp_path):
     run_cli(db, *base, "--resample-annotators", "cells")
     again = run_cli(db, *base, "--resample-annotators", "cells").output
     assert "nothing computed" in again
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         rows = wh.sql("SELECT * FROM confidence_intervals ORDER BY result_id")
         Z = wh.matrix("p", "h").values
         Xw = wh.matrix("p", "m").values
@@ -347,7 +347,7 @@ def test_accuracy_delta_bins_is_persisted(db, tmp_path):
     assert "bin 0 = the closest pairs" in out
     again = run_cli(db, "accuracy", "--dataset", "demo", "--human", "expert.relevance", "--delta-bins", "3").output
     assert "nothing computed" in again
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         rows = wh.sql("SELECT * FROM latest_delta_bin_accuracy WHERE metric = 'sim-low.f1' ORDER BY bin")
         m = wh.matrix("demo", ["sim-low.f1", "expert.relevance"])
     expected = accuracy_by_delta(m["sim-low.f1"], m["expert.relevance"], 3)
@@ -365,7 +365,7 @@ def test_the_ceiling_is_printed_beside_the_metrics_and_drawn(db, tmp_path):
     assert "human ceiling" not in out
     run_cli(db, "annotators", "--dataset", "demo", "--human", "expert.relevance", "--level", "system",
             "--coefficient", "kendall", "--k", "50", "--splits", "3")
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         c = wh.sql("SELECT * FROM latest_human_ceiling WHERE estimator = 'leave-one-out'").iloc[0]
     out = run_cli(db, "correlate", *base).output
     assert f"human ceiling (leave-one-out, metaeval annotators): system/kendall {c.value:.3f}" in out
@@ -424,7 +424,7 @@ def test_compare_resample_annotators(db, tmp_path):
     run_cli(db, "ingest", "table", tmp_path / "m.csv", "--dataset", "p")
     run_cli(db, "compare", "--dataset", "p", "--human", "h", "--level", "summary", "--coefficient", "spearman",
             "--method", "boot-both", "--k", "200", "--resample-annotators", "cells", "--alternative", "greater")
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         row = wh.sql("SELECT * FROM hypothesis_tests WHERE metric_a = 'm1'").iloc[0]
         X, Y, Z = (wh.matrix("p", m).values for m in ("m1", "m2", "h"))
         stored = wh.annotations("p", "h").values           # on the warehouse's grid (ids sorted)

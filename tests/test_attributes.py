@@ -1,5 +1,5 @@
 """Attributes of inputs and cells (issue 26 item 1): `metaeval ingest attributes` (atomic,
-idempotent, conflicts, unknown ids refused with file, line and field), the Warehouse's
+idempotent, conflicts, unknown ids refused with file, line and field), the Store's
 attribute_values / attribute_labels / attribute_mask, and parse_where / subset_label."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from metaeval import Warehouse
+from metaeval import Store
 from metaeval.errors import ConflictError, InputError, WarehouseError
 from metaeval.ingest import attributes as ingest_attributes
 from metaeval.ingest.table import add_scores
@@ -26,7 +26,7 @@ def tiny(db):
     """3 systems x 4 inputs, one metric and one judgment."""
     rows = [{"system": s, "input": i, "m": float(k), "h": float(k % 5)}
             for k, (s, i) in enumerate((s, i) for s in SYSTEMS for i in INPUTS)]
-    with Warehouse(db) as wh:
+    with Store(db) as wh:
         add_scores(wh, "tiny", pd.DataFrame(rows), human=["h"])
     return db
 
@@ -47,7 +47,7 @@ def test_ingest_input_and_cell_level_then_labels_and_mask_by_hand(tiny, tmp_path
                                                      "value": "validation"}) + "\n")
     out = run_cli(tiny, "ingest", "attributes", cells, "--dataset", "tiny").output
     assert "inserted 1" in out
-    with Warehouse(tiny, read_only=True) as wh:
+    with Store(tiny, read_only=True) as wh:
         assert wh.attributes("tiny") == ["source", "split"]
         assert wh.attribute_values("tiny", "split") == ["test", "validation"]
         labels = wh.attribute_labels("tiny", "split", SYSTEMS, INPUTS)
@@ -80,7 +80,7 @@ def test_ingest_is_idempotent_and_conflicts_are_reported(tiny, tmp_path):
         in result.output and "--replace" in result.output
     out = run_cli(tiny, "ingest", "attributes", changed, "--dataset", "tiny", "--replace").output
     assert "replaced 1" in out
-    with Warehouse(tiny, read_only=True) as wh:
+    with Store(tiny, read_only=True) as wh:
         assert wh.attribute_labels("tiny", "split", ["A"], INPUTS).tolist() == [["validation"] * 3 + ["test"]]
         ingests = wh.sql("SELECT format, rows, inserted, replaced FROM ingests WHERE format = 'attributes' "
                          "ORDER BY ingest_id")
@@ -107,7 +107,7 @@ def test_unknown_inputs_and_systems_are_refused_naming_file_line_and_field(tiny,
             ("input,attribute,value\nd1,split,test\nd9,split,test\n", 3, "input", "has no input 'd9'"),
             ("system,input,attribute,value\nA,d1,split,test\nQ,d2,split,test\n", 3, "system", "has no system 'Q'")):
         path = _write(tmp_path / "bad.csv", text)
-        with Warehouse(tiny) as wh, pytest.raises(InputError) as err:
+        with Store(tiny) as wh, pytest.raises(InputError) as err:
             ingest_attributes.ingest(wh, "tiny", path)
         assert (err.value.file, err.value.line, err.value.field) == (str(path), line, field)
         assert words in str(err.value)
@@ -118,7 +118,7 @@ def test_unknown_inputs_and_systems_are_refused_naming_file_line_and_field(tiny,
 
 def test_a_typed_float_and_an_unknown_dataset_are_refused(tiny, tmp_path):
     path = _write(tmp_path / "f.jsonl", '{"input": "d1", "attribute": "fold", "value": 1.0}\n')
-    with Warehouse(tiny) as wh:
+    with Store(tiny) as wh:
         with pytest.raises(InputError, match="field 'value'.*float"):
             ingest_attributes.ingest(wh, "tiny", path)
         ok = _write(tmp_path / "i.jsonl", '{"input": "d1", "attribute": "fold", "value": 1}\n')
@@ -132,7 +132,7 @@ def test_parquet_and_drop_dataset(tiny, tmp_path):
     path = tmp_path / "a.parquet"
     pd.DataFrame({"system": ["A", None], "input": ["d1", "d2"], "attribute": ["split"] * 2,
                   "value": ["test", "validation"]}).to_parquet(path)
-    with Warehouse(tiny) as wh:
+    with Store(tiny) as wh:
         ingest_attributes.ingest(wh, "tiny", path)
         assert wh.attribute_labels("tiny", "split", SYSTEMS, ["d1", "d2"]).tolist() == [
             ["test", "validation"], [None, "validation"], [None, "validation"]]

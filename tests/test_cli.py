@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from metaeval import Warehouse, WarehouseError, schema
+from metaeval import Store, WarehouseError, schema
 from metaeval.cli import main
 from metaeval.connection import duckdb_connect
 from tests.conftest import ROOT, run_cli
@@ -63,7 +63,7 @@ def test_schema_1_warehouse_is_refused_then_upgraded_by_init_keeping_rows(tmp_pa
     assert result.exit_code != 0 and f"upgrade it with `metaeval --db '{db}' init`" in result.output
     upgraded = run_cli(db, "init").output
     assert f"Upgraded warehouse {db} from schema 1 to {schema.SCHEMA_VERSION}" in upgraded
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         assert wh.sql("SELECT value FROM schema_info WHERE key = 'version'")["value"][0] == str(schema.SCHEMA_VERSION)
         assert wh.con.execute("SELECT * FROM cells ORDER BY ALL").fetchall() == cells  # scores, judgments rebuilt
         rows = wh.sql("SELECT family, family_size FROM hypothesis_tests")
@@ -134,7 +134,7 @@ def test_schema_2_warehouse_is_refused_then_upgraded_by_init_keeping_rows(tmp_pa
     assert result.exit_code != 0 and f"upgrade it with `metaeval --db '{db}' init`" in result.output
     upgraded = run_cli(db, "init").output
     assert f"Upgraded warehouse {db} from schema 2 to {schema.SCHEMA_VERSION}" in upgraded
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         assert wh.sql("SELECT value FROM schema_info WHERE key = 'version'")["value"][0] == str(schema.SCHEMA_VERSION)
         upgraded_runs = wh.sql("SELECT * FROM analysis_runs ORDER BY run_id")
         assert {t: len(wh.sql(f"SELECT * FROM {t}")) for t in counts} == counts
@@ -145,7 +145,7 @@ def test_schema_2_warehouse_is_refused_then_upgraded_by_init_keeping_rows(tmp_pa
     again = run_cli(db, "demo", "--dataset", "d", "--systems", "4", "--inputs", "5", "--k", "40").output
     assert "correlate: 16 results, up to date" in again and "compare: 48 results, up to date" in again, again
     run_cli(db, "correlate", "--dataset", "d", "--human", "expert.relevance", "--level", "system", "--force")
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         last = wh.sql("SELECT * FROM analysis_runs ORDER BY run_id")
     assert len(last) == len(runs) + 1 and last["status"].iloc[len(runs) - 1] == "running"
     assert (last["owner_pid"].iloc[-1], last["owner_host"].iloc[-1]) == (os.getpid(), socket.gethostname())
@@ -155,7 +155,7 @@ def test_other_schema_version_is_refused(db):
     with duckdb_connect(db) as con:
         con.execute("UPDATE schema_info SET value = '999' WHERE key = 'version'")
     try:
-        Warehouse(db)
+        Store(db)
     except WarehouseError as exc:
         assert "schema version 999" in str(exc) and str(schema.SCHEMA_VERSION) in str(exc)
     else:
@@ -175,7 +175,7 @@ def test_unknown_dataset_and_measure_name_what_exists(cli):
 def test_demo_runs_the_pipeline_and_is_idempotent(cli, db):
     out = cli("demo", "--k", "200").output
     assert "compare: 48 results, computed 48" in out
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         first = wh.matrix("demo", "sim-low.f1").values
         ci = wh.sql("SELECT * FROM latest_confidence_intervals WHERE level = 'system' AND coefficient = 'pearson'"
                     " ORDER BY estimate DESC")
@@ -270,7 +270,7 @@ def test_readme_python_snippets_run(shared_warehouse, tmp_path, monkeypatch):
     evaluate, warehouse = re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.S)
     (tmp_path / "warehouse.duckdb").write_bytes(shared_warehouse.read_bytes())
     monkeypatch.chdir(tmp_path)
-    with Warehouse("warehouse.duckdb", read_only=True) as wh:   # the new metric: ROUGE-2 recall, noisier
+    with Store("warehouse.duckdb", read_only=True) as wh:   # the new metric: ROUGE-2 recall, noisier
         m = wh.matrix("realsumm", "rouge-2.recall").frame().stack().rename("value").reset_index()
     m.assign(measure="mymetric", value=m["value"] + 0.01 * (m.index % 7)).to_csv("mymetric.csv", index=False)
     namespace: dict = {}
@@ -338,7 +338,7 @@ def test_demo_hints_work(cli, db, tmp_path, monkeypatch):
 @pytest.mark.parametrize("seed", ["-1", str(2**63), "99999999999999999999"])
 def test_seed_out_of_range_is_refused_before_any_run(cli, db, seed):
     cli("demo", "--systems", "4", "--inputs", "5", "--k", "40")
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         runs = len(wh.sql("SELECT * FROM analysis_runs"))
     for args in (["ci", "--dataset", "demo", "--human", "expert.relevance", "--level", "system"],
                  ["compare", "--dataset", "demo", "--human", "expert.relevance", "--level", "system"],
@@ -347,7 +347,7 @@ def test_seed_out_of_range_is_refused_before_any_run(cli, db, seed):
                  ["demo", "--dataset", "other"]):
         result = cli(*args, "--seed", seed, expect_ok=False)
         assert result.exit_code == 2 and "--seed" in result.output and "is not in the range" in result.output, args
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         after = wh.sql("SELECT * FROM analysis_runs")
     assert len(after) == runs and set(after["status"]) == {"finished"}
     assert str(2**63 - 1) in cli("ci", "--help").output
@@ -387,7 +387,7 @@ def test_a_huge_k_is_refused_before_anything_opens_with_the_bound(tmp_path):
     """Issue 24.6: `ci --k 99999999999999999999` failed inside numpy ("Maximum allowed dimension
     exceeded") after starting a run; every k is now at most K_MAX (README), also in the API."""
     from metaeval.analyses.stats import bootstrap_ci
-    from metaeval.analyses.stats._validation import K_MAX
+    from metaeval.analyses.stats.validation import K_MAX
 
     db = tmp_path / "never.duckdb"
     human = ["--dataset", "demo", "--human", "expert.relevance"]
@@ -417,7 +417,7 @@ def test_sql_without_a_statement_is_one_line(cli):
 
 def test_largest_seed_runs(cli, db):
     cli("demo", "--systems", "4", "--inputs", "5", "--k", "40", "--seed", str(2**63 - 1))
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         assert set(wh.sql("SELECT seed FROM analysis_runs WHERE seed IS NOT NULL")["seed"]) == {2**63 - 1}
 
 
@@ -432,7 +432,7 @@ def test_a_failing_run_is_marked_failed(cli, db, monkeypatch):
     monkeypatch.setattr(intervals, "evaluate_ci", broken)
     with pytest.raises(RuntimeError, match="broken evaluation"):
         cli("ci", "--dataset", "demo", "--human", "expert.relevance", "--method", "fisher")
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         runs = wh.sql("SELECT command, status FROM analysis_runs ORDER BY run_id")
     assert list(runs["status"]) == ["finished"] * 3 + ["failed"] and runs["command"].iloc[-1] == "ci"
 
@@ -579,7 +579,7 @@ def test_a_run_failing_after_its_evaluation_is_marked_failed_not_left_running(cl
     monkeypatch.setattr(bookkeeping, "finish_run", failing_finish)
     with pytest.raises(RuntimeError, match="disk full"):
         cli(*command)
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         runs = wh.sql("SELECT command, status FROM analysis_runs ORDER BY run_id")
     assert "running" not in set(runs["status"]) and runs["status"].iloc[-1] == "failed", runs
 
@@ -598,7 +598,7 @@ def test_export_never_writes_onto_the_warehouse(tmp_path):
             assert result.exit_code == 1 and "is the warehouse itself" in result.output, result.output
             assert "Traceback" not in result.output
     assert wh.read_bytes() == before
-    assert Warehouse(wh, read_only=True).datasets()["dataset"].tolist() == ["demo"]
+    assert Store(wh, read_only=True).datasets()["dataset"].tolist() == ["demo"]
 
 
 def test_outputs_replace_an_existing_file_only_with_overwrite(cli, tmp_path):

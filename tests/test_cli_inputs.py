@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from metaeval import Warehouse
+from metaeval import Store
 from metaeval.cli import main
 from metaeval.cli import stdin as stdin_module
 from metaeval.errors import InputError
@@ -86,7 +86,7 @@ def test_ingest_table_reads_standard_input_of_each_format(db, tmp_path, no_lefto
     result = invoke(args, input=data[fmt])
     assert result.exit_code == 0, result.output
     assert result.output == "<stdin>: read 3 scores, inserted 3\n"
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         assert wh.sql("SELECT system, input, value FROM cells ORDER BY ALL").values.tolist() == [
             ["s1", "d1", 0.5], ["s1", "d2", 1.0], ["s2", "d1", 0.25]]
         assert wh.sql("SELECT file FROM ingests")["file"].tolist() == ["<stdin>"]
@@ -129,7 +129,7 @@ def demo_warehouse(tmp_path_factory) -> Path:
 def test_evaluate_reads_standard_input(demo_warehouse, tmp_path, no_leftovers):
     db = tmp_path / "w.duckdb"
     shutil.copy(demo_warehouse, db)
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         cells = wh.sql("SELECT system, input, value * 2 + 0.01 AS mine FROM cells WHERE measure = 'sim-low.f1'")
     tsv = cells.to_csv(sep="\t", index=False)
     args = ["--db", db, "evaluate", "d:-", "--dataset", "d", "--human", HUMAN, "--k", "40", "--level", "system",
@@ -137,7 +137,7 @@ def test_evaluate_reads_standard_input(demo_warehouse, tmp_path, no_leftovers):
     result = CliRunner().invoke(main, [str(a) for a in args], input=tsv)
     assert result.exit_code == 0, result.output
     assert "d,expert.relevance,mine,True,system,kendall," in result.stdout
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         assert "<stdin>" in wh.sql("SELECT file FROM ingests")["file"].tolist()
         assert len(wh.matrix("d", "mine").systems) == 4
     bad = invoke(["--db", db, "evaluate", "-", "--dataset", "d", "--human", HUMAN, "--k", "40"],
@@ -161,7 +161,7 @@ def test_tsv_is_read_as_the_csv_with_tabs_by_duckdb_and_by_the_exact_reader(db, 
     csv_file.write_bytes(TRICKY_CSV[name].encode())
     tsv_file.write_bytes(_tsv(TRICKY_CSV[name]).encode())
     human = ["expert", "h"] if "human" in name or "kind" in name else []
-    with Warehouse(db) as wh:
+    with Store(db) as wh:
         _agree_or_step_aside(wh, *_both(wh, tsv_file, human=human))
         results = []
         for path in (csv_file, tsv_file):
@@ -184,7 +184,7 @@ def test_clean_tsv_files_are_read_by_duckdb(db, tmp_path, name):
     path = tmp_path / "t.tsv"
     path.write_text(_tsv(TRICKY_CSV[name]))
     human = ["expert", "h"] if "human" in name or "kind" in name else []
-    with Warehouse(db) as wh:
+    with Store(db) as wh:
         staged = table.stage(wh.con, path, human=human)
         assert _cells(wh, staged) == _cells(wh, table.parse(path, human=human))
         table.drop_staged(wh.con, [staged])

@@ -80,16 +80,16 @@ def test_unresolvable_family_is_said_and_never_significant(small):
             "--correction-group", "all"]
     out = run_cli(small, "compare", *base, "--k", "40").output
     assert "not a finding" in out and "k >= 239 resamples would be needed" in out
-    from metaeval.core import Warehouse
+    from metaeval.core import Store
 
-    with Warehouse(small, read_only=True) as wh:
+    with Store(small, read_only=True) as wh:
         rows = wh.sql("SELECT * FROM latest_hypothesis_tests WHERE correction_group = 'all'")
     assert len(rows) == 12 and not rows["significant"].any()
     conv = json.loads(rows["conventions"][0])["resolution"]
     assert conv["resolvable"] is False and conv["k_needed"] == 239 and conv["family_tests"] == 12
     won = run_cli(small, "winners", *base).output
     assert "not a finding" in won
-    with Warehouse(small, read_only=True) as wh:
+    with Store(small, read_only=True) as wh:
         w = wh.sql("SELECT * FROM latest_winners")
     assert set(w["status"]) == {"unresolvable"} and w["cluster"].isna().all() and w["is_winner"].isna().all()
     # with enough resamples the same family resolves
@@ -134,9 +134,9 @@ def test_evaluate_gives_clusters_only_from_every_pair(small, tmp_path):
     # the clusters evaluate gives with every pair are the ones winners gives
     run_cli(small, "winners", "--dataset", "demo", "--human", "expert.relevance", "--level", "system",
             "--coefficient", "kendall")
-    from metaeval.core import Warehouse
+    from metaeval.core import Store
 
-    with Warehouse(small, read_only=True) as wh:
+    with Store(small, read_only=True) as wh:
         w = wh.sql("SELECT metric, cluster, rank FROM latest_winners").set_index("metric")
     got = rows.set_index("metric")
     assert all(int(got.loc[m, "cluster"]) == int(w.loc[m, "cluster"]) for m in w.index)
@@ -197,15 +197,15 @@ def test_a_bootstrap_family_that_cannot_resolve_wins_nothing(tmp_path):
     base = ["--dataset", "demo", "--human", "expert.relevance", "--level", "summary", "--coefficient", "pearson",
             "--method", "boot-both", "--correction-group", "all"]
     run_cli(small, "compare", *base, "--k", "40")
-    from metaeval.core import Warehouse
+    from metaeval.core import Store
 
-    with Warehouse(small, read_only=True) as wh:
+    with Store(small, read_only=True) as wh:
         rows = wh.sql("SELECT * FROM latest_hypothesis_tests WHERE method = 'boot-both'")
     assert (rows["p_adjusted"] <= 0.05).any(), "the case needs a corrected p of 0"   # (would win before)
     assert not rows["significant"].any()
     out = run_cli(small, "winners", *base).output
     assert "not a finding" in out
-    with Warehouse(small, read_only=True) as wh:
+    with Store(small, read_only=True) as wh:
         w = wh.sql("SELECT * FROM latest_winners WHERE method = 'boot-both'")
     assert (w["n_beaten_by"] == 0).all() and all(json.loads(b) == [] for b in w["beaten_by"])
     assert set(w["status"]) == {"unresolvable"} and w["cluster"].isna().all()

@@ -12,12 +12,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from metaeval import Warehouse
+from metaeval.runs import Warehouse
 from metaeval.analyses import detection as det
 from metaeval.analyses.stats import multiple
 from metaeval.errors import WarehouseError
 from metaeval.ingest.table import add_scores
-from metaeval.runs import Warehouse as RunsWarehouse
 from metaeval.runs import detection, selection
 from tests.conftest import digest, run_cli
 
@@ -71,7 +70,7 @@ def _cells(frame, metric):
 
 def test_rows_equal_the_pure_functions_with_where_tune_and_by(fx):
     db, frame = fx
-    with RunsWarehouse(db) as wh:
+    with Warehouse(db) as wh:
         out = wh.detection("fx", "consistent", ["good", "noise"], positive=1, where=["split=test"],
                            tune=["split=val"], by="source", k=60, seed=3)
     rows, tests = out["detection"], out["detection_tests"]
@@ -104,7 +103,7 @@ def test_rows_equal_the_pure_functions_with_where_tune_and_by(fx):
 
 def test_lower_is_better_is_negated_and_nan_cells_left_out(fx):
     db, frame = fx
-    with RunsWarehouse(db) as wh:
+    with Warehouse(db) as wh:
         rows = wh.detection("fx", "consistent", ["good", "errors", "noise"], positive=1, k=40,
                             tests=False)["detection"]
     good, errors, noise = (rows[rows["metric"] == m].iloc[0] for m in ("good", "errors", "noise"))
@@ -121,7 +120,7 @@ def test_lower_is_better_is_negated_and_nan_cells_left_out(fx):
 
 def test_fixed_threshold_and_correction_over_all_pairs(fx):
     db, frame = fx
-    with RunsWarehouse(db) as wh:
+    with Warehouse(db) as wh:
         out = wh.detection("fx", "consistent", ["good", "noise", "errors"], positive=0.5, threshold=0.0, k=40,
                            correction="bonferroni", correction_group="all")
     rows, tests = out["detection"], out["detection_tests"]
@@ -166,7 +165,7 @@ def test_repeated_command_computes_nothing_and_refusals_write_nothing(fx):
 
 def test_one_class_gives_null_not_a_number(fx):
     db, _ = fx
-    with RunsWarehouse(db) as wh:
+    with Warehouse(db) as wh:
         rows = wh.detection("fx", "consistent", ["good"], positive=2, k=40)["detection"]
     row = rows.iloc[0]
     assert row["n_positive"] == 0

@@ -10,7 +10,7 @@ import sys
 import pandas as pd
 import pytest
 
-from metaeval import Warehouse
+from metaeval.runs import Warehouse
 from tests.conftest import run_cli as _cli
 
 distributed = pytest.importorskip("distributed")
@@ -88,7 +88,6 @@ def test_the_scheduler_option_holds_for_its_command_only(db, scheduler):
     """The executor is a value (runs/executors.py Executor) the warehouse of one command carries:
     the next command, without --scheduler, computes locally; from Python, ``wh.executor``."""
     from metaeval.runs import executors
-    from metaeval.runs.api import AnalysisWarehouse
 
     ci = ["ci", "--dataset", "demo", "--human", "expert.relevance", "--k", 40, "--force"]
     _cli(db, "demo", "--systems", 3, "--inputs", 3, "--k", 40)
@@ -98,7 +97,7 @@ def test_the_scheduler_option_holds_for_its_command_only(db, scheduler):
     executor = executors.Executor(scheduler)
     assert executor.describe(2) == {"kind": "dask", "scheduler": scheduler}
     assert executors.LOCAL.describe(2) == {"kind": "local", "jobs": 2}
-    with AnalysisWarehouse(db) as wh:
+    with Warehouse(db) as wh:
         assert wh.executor is None and executors.of(wh) == executors.LOCAL
         wh.executor = executor
         assert executors.of(wh) is executor

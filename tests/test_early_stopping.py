@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from metaeval import Warehouse, schema
+from metaeval import Store, schema
 from metaeval.analyses import stats
 from metaeval.analyses.stats.hypothesis import EARLY_STOPPING
 from tests.test_mt_runs import mt_db  # noqa: F401 - fixture
@@ -54,7 +54,7 @@ def test_a_clear_difference_stops_after_one_block():
 def test_compare_k_block_stores_k_used(mt_db):  # noqa: F811
     run_cli(mt_db, "compare", "--dataset", "mt", "--human", "mqm", "--level", "system", "--coefficient", "pearson",
             "--k", "400", "--k-block", "100", "--alternative", "greater")
-    with Warehouse(mt_db, read_only=True) as wh:
+    with Store(mt_db, read_only=True) as wh:
         rows = wh.sql("SELECT * FROM latest_hypothesis_tests")
         m = wh.matrix("mt", ["m-good", "m-bad", "mqm"])
     assert set(rows["k_block"]) == {100}
@@ -80,7 +80,7 @@ def test_schema_2_warehouse_gains_the_early_stopping_columns(tmp_path):
         con.execute("UPDATE schema_info SET value = '2' WHERE key = 'version'")
     assert run_cli(db, "correlate", "--dataset", "d", "--human", "expert.relevance", ok=False).exit_code != 0
     assert f"from schema 2 to {schema.SCHEMA_VERSION}" in run_cli(db, "init").output
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         rows = wh.sql("SELECT k_block, k_used FROM hypothesis_tests")
         assert len(rows) == before > 0 and rows["k_block"].isna().all()
         assert len(wh.sql("SELECT * FROM latest_soft_pairwise_accuracy")) == 0

@@ -1,7 +1,7 @@
 """The engine's registry of result tables (metaeval.schema.RESULT_TABLES) and its one reader."""
 
 from metaeval import schema
-from metaeval.core import Warehouse
+from metaeval.runs import Warehouse
 
 
 def test_every_registered_table_and_view_exists(tmp_path):
@@ -16,10 +16,9 @@ def test_every_registered_table_and_view_exists(tmp_path):
 
 def test_every_command_has_a_warehouse_method(db, tmp_path):
     """The Python API the commands call: each method persists and returns the latest rows."""
-    from metaeval.runs import Warehouse as AnalysisWarehouse
     from metaeval.runs import demo
 
-    with AnalysisWarehouse(db) as wh:
+    with Warehouse(db) as wh:
         demo.load(wh, "d", tmp_path / "demo", n_systems=5, n_inputs=8)
         acc = wh.accuracy("d", demo.HUMAN, levels=["system"], coefficients=["kendall"])
         assert set(acc) == {"pairwise_accuracy", "input_significance"}

@@ -12,9 +12,8 @@ import pytest
 from click.testing import CliRunner
 from scipy import stats as scipy_stats
 
-from metaeval import Warehouse
+from metaeval.runs import Warehouse
 from metaeval.cli import main
-from metaeval.runs import Warehouse as AnalysisWarehouse
 from tests.conftest import shared, snapshot
 from tests.test_formats import compile_latex
 
@@ -191,7 +190,7 @@ def test_csv_and_markdown(demo):
 def test_python_api(demo):
     db, scores = demo
     frame = pd.read_csv(scores).assign(measure="framemetric")
-    with AnalysisWarehouse(db) as wh:
+    with Warehouse(db) as wh:
         reports = wh.add_scores("d", frame)
         assert reports[0].inserted == len(frame) and reports[0].file == "<DataFrame>"
         ev = wh.evaluate("d", HUMAN, metrics=["framemetric"], levels=["system"], coefficients=["spearman"], k=40)

@@ -140,8 +140,8 @@ def test_correlate_json_is_the_latest_rows_with_nested_conventions(demo_db):
     rows = json.loads(result.stdout)  # the status line went to stderr
     assert result.stderr.startswith("correlations: ")
     assert len(rows) == 4 * 3 * 3 and all(isinstance(r["conventions"], dict) for r in rows)
-    from metaeval import Warehouse
-    with Warehouse(demo_db, read_only=True) as wh:
+    from metaeval import Store
+    with Store(demo_db, read_only=True) as wh:
         stored = wh.sql("SELECT metric, level, coefficient, value FROM latest_correlations WHERE dataset = 'd'")
     stored = {(r.metric, r.level, r.coefficient): r.value for r in stored.itertuples()}
     for r in rows:

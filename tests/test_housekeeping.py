@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from metaeval import Warehouse, housekeeping
+from metaeval import Store, housekeeping
 from metaeval.errors import WarehouseError
 from tests.conftest import digest, run_cli
 
@@ -35,7 +35,7 @@ def demo(demo_warehouse, tmp_path) -> Path:
 
 
 def _rows(db: Path, query: str, params=None) -> list[tuple]:
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         return wh.con.execute(query, params).fetchall()
 
 
@@ -84,7 +84,7 @@ def test_drop_measure_cascade_removes_its_cells_and_the_results_naming_it_and_sa
     assert _count(demo, "SELECT count(*) FROM cells") == other
     assert _count(demo, "SELECT count(*) FROM correlations WHERE dataset = 'e'") == e_results
     assert _count(demo, "SELECT count(*) FROM correlations WHERE dataset = 'd'") == kept
-    with Warehouse(demo, read_only=True) as wh:
+    with Store(demo, read_only=True) as wh:
         assert "sim-low.f1" not in set(wh.measures("d")["measure"])
 
 
@@ -121,7 +121,7 @@ def test_cascade_removes_a_whole_ranking_whose_rows_rank_the_dropped_metric(demo
 
 
 def test_result_tables_are_found_from_the_schema_with_grouped_datasets_and_json_lists(demo):
-    with Warehouse(demo) as wh:
+    with Store(demo) as wh:
         run = wh.con.execute("SELECT min(run_id) FROM analysis_runs").fetchall()[0][0]
         wh.con.execute("CREATE TABLE my_results (result_id BIGINT, run_id INTEGER, dataset VARCHAR, "
                        "measure VARCHAR, consensus VARCHAR)")
@@ -170,7 +170,7 @@ def test_rename_with_results_is_refused_unless_cascade_removes_them(demo):
                        "ORDER BY ALL") == values
     assert _results_naming(demo, "d", "sim-low.f1") == dict.fromkeys(counts, 0)
     assert _count(demo, "SELECT count(*) FROM cells WHERE dataset = 'e' AND measure = 'sim-low.f1'") > 0
-    with Warehouse(demo, read_only=True) as wh:
+    with Store(demo, read_only=True) as wh:
         kinds = wh.measure_kinds("d").set_index("measure")
         assert kinds.loc["sim-new.f1", "scale"] == "-100..100" and "sim-low.f1" not in kinds.index
 
@@ -211,11 +211,11 @@ def test_drop_dataset_stopped_after_its_first_transaction_is_finished_by_the_sam
     original = housekeeping.statement
     monkeypatch.setattr(housekeeping, "statement",
                         lambda name: "SELECT * FROM no_such_table" if name == "drop_dataset_systems" else original(name))
-    with Warehouse(demo) as wh, pytest.raises(WarehouseError, match="run the same command again to finish"):
+    with Store(demo) as wh, pytest.raises(WarehouseError, match="run the same command again to finish"):
         wh.drop_dataset("d", cascade=True)
     assert _count(demo, "SELECT count(*) FROM cells WHERE dataset = 'd'") == 0
     assert _rows(demo, "SELECT name FROM datasets ORDER BY 1") == [("d",), ("e",)]
     monkeypatch.setattr(housekeeping, "statement", original)
-    with Warehouse(demo) as wh:
+    with Store(demo) as wh:
         assert "dropped dataset 'd'" in str(wh.drop_dataset("d"))  # no results left: no cascade needed
     assert _rows(demo, "SELECT name FROM datasets") == [("e",)]

@@ -11,7 +11,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from metaeval import Warehouse
+from metaeval import Store
 from metaeval.analyses.text import retrieval
 from metaeval.runs import index
 from tests.conftest import write_jsonl
@@ -29,7 +29,7 @@ def _corpus(seed: int = 3, n: int = 40) -> list[dict]:
 @pytest.fixture
 def toy(db, tmp_path):
     docs = _corpus()
-    with Warehouse(db) as wh:
+    with Store(db) as wh:
         info = index.build(wh, "toy", [write_jsonl(tmp_path / "c.jsonl", docs)])
         yield wh, info, docs
 
@@ -121,7 +121,7 @@ def test_bm25_is_tantivys_formula(toy):
 def test_parquet_and_jsonl_corpora_index_the_same_documents(db, tmp_path):
     docs = _corpus(seed=9, n=12)
     pq.write_table(pa.table({"id": [d["id"] for d in docs], "text": [d["text"] for d in docs]}), tmp_path / "c.parquet")
-    with Warehouse(db) as wh:
+    with Store(db) as wh:
         a = index.build(wh, "a", [write_jsonl(tmp_path / "c.jsonl", docs)])
         b = index.build(wh, "b", [tmp_path / "c.parquet"])
     assert (a.corpus_sha256, a.documents, a.terms, a.vocabulary) == (b.corpus_sha256, b.documents, b.terms,
@@ -161,7 +161,7 @@ def test_a_failed_build_leaves_nothing(db, cli, tmp_path):
     assert result.exit_code != 0
     assert "bad.jsonl:5: field 'text'" in result.output and "Traceback" not in result.output
     assert not (tmp_path / "wh.duckdb.indexes").exists()
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         assert wh.sql("SELECT count(*) AS n FROM indexes")["n"][0] == 0
     dup = write_jsonl(tmp_path / "dup.jsonl", [{"id": "x", "text": "a"}, {"id": "x", "text": "b"}])
     assert "dup.jsonl:2: field 'id'" in cli("index", "build", "toy", dup, expect_ok=False).output
@@ -176,7 +176,7 @@ def test_dataset_texts_are_the_default_corpus(db, cli, tmp_path):
               "references": [{"summarizer_id": "r0", "text": ["aspirin after a heart attack"]}]}]
     cli("ingest", "summaries", write_jsonl(tmp_path / "s.jsonl", lines), "--dataset", "toy")
     assert "indexed 3 document(s)" in cli("index", "build", "refs", "--dataset", "toy").output
-    with Warehouse(db) as wh:
+    with Store(db) as wh:
         search = index.SearchIndex.open(wh, "refs")
         assert search.lm_dirichlet(["heart"], 5, 2000) == ["ref:i1:r0"]
     usage = cli("index", "build", "refs2", expect_ok=False)
@@ -184,7 +184,7 @@ def test_dataset_texts_are_the_default_corpus(db, cli, tmp_path):
 
 
 def test_a_warehouse_without_the_index_tables_is_told_to_init(db, cli, tmp_path):
-    with Warehouse(db) as wh:
+    with Store(db) as wh:
         wh.con.execute("DROP TABLE retrievals")
         wh.con.execute("DROP TABLE indexes")
     corpus = write_jsonl(tmp_path / "c.jsonl", _corpus(n=3))

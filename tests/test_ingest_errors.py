@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from metaeval import Warehouse
+from metaeval import Store
 from metaeval.ingest import sacrerouge, summaries
 from tests.conftest import ROOT, assert_same, snapshot, write_jsonl
 
@@ -31,12 +31,12 @@ def loaded(db, cli, tmp_path):
 
 
 def _state(db):
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         return snapshot(wh)
 
 
 def test_values_and_annotators(db, loaded):
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         m = wh.matrix("toy", ["rouge-1.recall", "human.rel"])
     assert m.systems == ("s0", "s1", "s2") and m.inputs == ("d0", "d1", "d2", "d3")
     i, j = np.meshgrid(range(3), range(4), indexing="ij")
@@ -54,7 +54,7 @@ def test_new_measure_merges_by_system_and_input(db, cli, loaded, tmp_path):
     assert "inserted 2" in out
     after = _state(db)
     assert len(after["scores"]) == len(before["scores"]) + 2
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         outer = wh.matrix("toy", ["rouge-1.recall", "bleu"])
         inner = wh.matrix("toy", ["rouge-1.recall", "bleu"], join="inner")
     assert outer.values.shape == (2, 4, 5) and np.isnan(outer["rouge-1.recall"][3]).all()
@@ -88,7 +88,7 @@ def test_conflict_is_reported_and_nothing_written(db, cli, loaded, tmp_path):
     out = cli("ingest", "sacrerouge", changed, "--dataset", "toy", "--human", "human.*", "--replace",
               "--allow-new").output
     assert "replaced 4" in out and "inserted 1" in out  # a score, and the 3 values of a judgment cell
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         assert wh.matrix("toy", "rouge-1.recall").frame().loc["s1", "d1"] == 99.0
 
 
@@ -150,7 +150,7 @@ def test_same_values_in_two_files_of_one_ingest(db, tmp_path):
     a = write_jsonl(tmp_path / "a.jsonl", _metrics_lines())
     b = write_jsonl(tmp_path / "b.jsonl", _metrics_lines()[5:] + _metrics_lines(measure="bleu")[:2])
     batches = [sacrerouge.parse(p, human=["human.*"]) for p in (a, b)]
-    with Warehouse(db) as wh:
+    with Store(db) as wh:
         first, second = wh.load("toy", batches)
     assert (first.contents, first.rows, first.inserted) == ("12 scores, 36 judgments", 48, 48)
     assert (second.contents, second.inserted) == ("9 scores, 27 judgments", 2)  # only the bleu values are new
@@ -161,7 +161,7 @@ def test_report_says_what_was_read(db, tmp_path):
         {"instance_id": "d0", "summarizer_id": "a", "summary": "x .", "references": [{"text": "gold ."}]},
         {"instance_id": "d0", "summarizer_id": "b", "summary": "y .", "references": [{"text": "gold ."}]}])
     one = write_jsonl(tmp_path / "one.jsonl", [{"instance_id": "d0", "summarizer_id": "a", "metrics": {"m": 1}}])
-    with Warehouse(db) as wh:
+    with Store(db) as wh:
         [report] = wh.load("t", [summaries.parse(texts)])
         assert report.contents == "2 summaries, 1 reference, 0 documents" and report.rows == 3
         [report] = wh.load("t", [sacrerouge.parse(one)])
@@ -264,7 +264,7 @@ def test_table_formats_agree(db, cli, tmp_path, suffix):
     else:
         frame.to_json(path, orient="records", lines=True)
     cli("ingest", "table", path, "--dataset", "t")
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         m = wh.matrix("t", ["m", "h"])
         kinds = dict(wh.sql("SELECT name, kind FROM measures").values)
     np.testing.assert_array_equal(m["m"], np.arange(3)[:, None] * 10 + np.arange(3))
@@ -275,7 +275,7 @@ def test_table_system_level_without_input(db, cli, tmp_path):
     path = tmp_path / "wmt.csv"
     path.write_text("system,measure,value\nA,bleu,30.1\nB,bleu,28.4\nA,human.da,0.2\nB,human.da,0.1\n")
     cli("ingest", "table", path, "--dataset", "wmt", "--human", "human.*")
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         m = wh.matrix("wmt", ["bleu", "human.da"])
     assert m.inputs == ("all",) and m.systems == ("A", "B")
     np.testing.assert_array_equal(m.values[:, :, 0], [[30.1, 28.4], [0.2, 0.1]])
@@ -319,7 +319,7 @@ def test_summaries_text_conflict_with_warehouse(db, cli, tmp_path):
     one = {"instance_id": "d0", "summarizer_id": "a", "summary": {"text": ["x ."]},
            "documents": [{"text": ["doc one ."]}, {"text": "doc two ."}]}
     cli("ingest", "summaries", write_jsonl(tmp_path / "a.jsonl", [one]), "--dataset", "t")
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         assert list(wh.sql("SELECT text FROM documents ORDER BY position")["text"]) == ["doc one .", "doc two ."]
     before = _state(db)
     one["summary"]["text"] = ["changed ."]
@@ -412,7 +412,7 @@ def test_csv_values_are_text_and_parsed(db, cli, tmp_path):
     path = tmp_path / "t.csv"
     path.write_text('system,input,measure,value\nA,d0,m," 0.5"\nA,d1,m,1e-3\n')
     cli("ingest", "table", path, "--dataset", "t")
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         np.testing.assert_array_equal(wh.matrix("t", "m").values, [[0.5, 1e-3]])
 
 
@@ -464,7 +464,7 @@ def test_csv_plain_number_spellings_are_accepted(db, cli, tmp_path):
     texts = ["+1", "-2", ".5", "1.", "1E3", "1e-3", " 0.25 ", "007"]
     path.write_text("system,input,measure,value\n" + "".join(f"A,d{i},m,{t}\n" for i, t in enumerate(texts)))
     cli("ingest", "table", path, "--dataset", "t")
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         m = wh.matrix("t", "m")
     assert m.frame().loc["A", [f"d{i}" for i in range(len(texts))]].tolist() == [1, -2, 0.5, 1, 1000, 1e-3, 0.25, 7]
 
@@ -480,7 +480,7 @@ def test_utf8_byte_order_mark_is_accepted(db, cli, tmp_path, command, name, cont
     plain.write_bytes(content.encode())
     bom.write_bytes(b"\xef\xbb\xbf" + content.encode())
     cli("ingest", command, bom, "--dataset", "t")
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         assert wh.sql("SELECT name FROM systems")["name"].tolist() == ["A"]
         assert wh.sql("SELECT name FROM inputs")["name"].tolist() == ["d0"]
     assert "nothing changed" in cli("ingest", command, plain, "--dataset", "t").output
@@ -490,7 +490,7 @@ def test_bom_only_opening_the_file_is_dropped(db, cli, tmp_path):
     path = tmp_path / "t.csv"
     path.write_bytes("system,input,measure,value\nA,\ufeffd0,m,1\n".encode())
     cli("ingest", "table", path, "--dataset", "t")
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         assert wh.sql("SELECT name FROM inputs")["name"].tolist() == ["\ufeffd0"]
 
 
@@ -530,7 +530,7 @@ def test_a_typo_in_an_input_id_is_not_a_new_input(db, cli, summeval_like, tmp_pa
                              "pass --allow-new to add them (allow_new=True in Python), or fix the ids\n")
     assert_same(before, _state(db))
     assert "inserted 2" in cli("ingest", "table", typo, "--dataset", "summeval", "--allow-new").output
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         assert wh.matrix("summeval", "mm").inputs == ("d0", "x")
 
 
@@ -557,7 +557,7 @@ def test_every_ingest_command_needs_allow_new(db, cli, summeval_like, tmp_path, 
     assert result.exit_code != 0 and "1 new system ('M7' at " in result.output, result.output
     assert_same(before, _state(db))
     cli("ingest", command, path, "--dataset", "summeval", "--allow-new")
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         assert "M7" in set(wh.sql("SELECT name FROM systems")["name"])
 
 
@@ -575,7 +575,7 @@ def test_python_load_takes_allow_new(db, summeval_like, tmp_path):
     from metaeval.ingest import table
 
     path = _write(tmp_path / "t.csv", "system,input,measure,value\nM3,d0,m,1\n")
-    with Warehouse(db) as wh:
+    with Store(db) as wh:
         with pytest.raises(NewIdsError) as caught:
             wh.load("summeval", [table.parse(path)])
         assert caught.value.systems == [("M3", f"{path}:2")] and caught.value.inputs == []
@@ -589,7 +589,7 @@ def test_the_demo_into_a_dataset_of_other_systems_says_what_to_do(db, tmp_path):
     from metaeval.errors import NewIdsError
     from metaeval.runs import demo
 
-    with Warehouse(db) as wh:
+    with Store(db) as wh:
         demo.load(wh, "demo", tmp_path / "a", n_systems=3, n_inputs=3)
         with pytest.raises(NewIdsError) as caught:
             demo.load(wh, "demo", tmp_path / "b", n_systems=4, n_inputs=3)
@@ -674,7 +674,7 @@ def test_an_empty_measure_name_is_an_input_error(db, cli, tmp_path, command, nam
     result = cli("ingest", command, path, "--dataset", "t", expect_ok=False)
     assert result.exit_code != 0
     assert f"{path}:{line}: field {field!r}:" in result.output, result.output
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         assert wh.sql("SELECT * FROM measures").empty
 
 
@@ -702,7 +702,7 @@ def test_csv_and_parquet_give_the_same_ids(db, cli, tmp_path):
     csv.write_text("system,input,measure,value,annotator\n7,1,h,4.0,10\n7,1,h,5.0,11\n7,1,auto,0.5,\n8,1,auto,0.25,\n")
     cli("ingest", "table", csv, "--dataset", "from-csv")
     cli("ingest", "table", parquet, "--dataset", "from-parquet")
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         ids = {d: wh.sql("SELECT s.name AS system, i.name AS input, m.name AS measure, j.annotator, j.value "
                          "FROM judgments j JOIN systems s USING (system_id) JOIN inputs i USING (input_id) "
                          "JOIN measures m USING (measure_id) JOIN datasets d ON d.dataset_id = m.dataset_id "
@@ -733,7 +733,7 @@ def test_a_control_character_in_an_id_is_refused_on_every_reader_path(db, tmp_pa
     from metaeval.errors import InputError
     from metaeval.ingest import table
 
-    with Warehouse(db) as wh:
+    with Store(db) as wh:
         before = snapshot(wh)
         for field, bad in CONTROL_IDS:
             frame = pd.DataFrame(_long_rows(field, bad))
@@ -808,7 +808,7 @@ def test_a_value_whose_sums_overflow_is_refused_on_every_reader_path(db, tmp_pat
             frame.to_parquet(path, index=False)
         return lambda wh: table.ingest(wh, "t", [path]), f"{path}:{3 if suffix == '.csv' else 2}: field 'value'"
 
-    with Warehouse(db) as wh:
+    with Store(db) as wh:
         before = snapshot(wh)
         for big in (1.2e308, 1.7976931348623157e308, MAX_ABS_VALUE * 1.000001):
             call, where = prepared(big)
@@ -839,7 +839,7 @@ def test_a_nan_value_in_a_parquet_file_or_a_dataframe_says_nan(db, tmp_path):
     pq.write_table(pa.table({**columns, "value": pa.array([1.0, float("nan")], pa.float64())}), real_nan)
     by_pandas = tmp_path / "pandas.parquet"
     pd.DataFrame({**columns, "value": [1.0, np.nan]}).to_parquet(by_pandas)  # pyarrow stores the NaN as null
-    with Warehouse(db) as wh:
+    with Store(db) as wh:
         before = snapshot(wh)
         for source, where in ((real_nan, f"{real_nan}:2"), (pd.DataFrame({**columns, "value": [1.0, np.nan]}),
                                                            "<DataFrame>:2")):
@@ -874,7 +874,7 @@ def test_a_long_table_under_other_column_names_is_an_unknown_layout(db, tmp_path
         write_jsonl(path, frame.to_dict("records"))
     elif suffix == ".parquet":
         frame.to_parquet(path, index=False)
-    with Warehouse(db) as wh:
+    with Store(db) as wh:
         before = snapshot(wh)
         with pytest.raises(InputError) as caught:
             table.add_scores(wh, "t", frame) if suffix == "DataFrame" else table.ingest(wh, "t", [path])

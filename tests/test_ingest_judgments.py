@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from metaeval import Warehouse
+from metaeval import Store
 from tests.conftest import assert_same, snapshot, write_jsonl
 
 
@@ -15,13 +15,13 @@ def _file(path, rel):
 
 
 def _judgments(db) -> dict[str, float]:
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         rows = wh.sql("SELECT annotator, value FROM judgments ORDER BY annotator")
     return dict(zip(rows["annotator"], rows["value"]))
 
 
 def _state(db):
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         return snapshot(wh)
 
 
@@ -52,7 +52,7 @@ def test_replace_leaves_exactly_the_new_annotators(three, cli, tmp_path, rel):
     out = cli("ingest", "sacrerouge", path, "--dataset", "t", "--human", "human.*", "--replace").output
     assert f"inserted 0, replaced {len(rel)}" in out
     assert _judgments(three) == {str(a): float(v) for a, v in enumerate(rel)}
-    with Warehouse(three, read_only=True) as wh:
+    with Store(three, read_only=True) as wh:
         assert wh.matrix("t", "human.rel").values[0, 0] == sum(rel) / len(rel)
         assert wh.sql("SELECT replaced FROM ingests ORDER BY ingest_id")["replaced"].tolist() == [0, len(rel)]
     again = cli("ingest", "sacrerouge", path, "--dataset", "t", "--human", "human.*").output
@@ -79,7 +79,7 @@ def test_replace_with_other_annotator_names_keeps_none_of_the_old(db, cli, tmp_p
     assert "warehouse has {x: 1.0, y: 2.0}, file has {p: 5.0, y: 2.0}" in result.output, result.output
     out = cli("ingest", "table", second, "--dataset", "t", "--replace").output
     assert "replaced 2" in out
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         rows = wh.sql("""SELECT s.name, j.annotator, j.value FROM judgments j JOIN systems s USING (system_id)
                          ORDER BY s.name, j.annotator""")
     assert rows.values.tolist() == [["A", "p", 5.0], ["A", "y", 2.0], ["B", "x", 4.0]]
@@ -96,7 +96,7 @@ def _annotator_file(path, annotator, values, systems=("A", "B")):
 
 
 def _cells(db) -> dict[str, dict[str, float]]:
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         rows = wh.sql("""SELECT s.name, j.annotator, j.value FROM judgments j JOIN systems s USING (system_id)
                          ORDER BY s.name, j.annotator""")
     out: dict[str, dict[str, float]] = {}
@@ -112,7 +112,7 @@ def test_one_file_per_annotator_loads_as_the_union(db, cli, tmp_path, replace):
     out = cli("ingest", "table", alice, bob, "--dataset", "d", *replace).output
     assert f"{alice}: read 2 judgments, inserted 2\n{bob}: read 2 judgments, inserted 2\n" in out, out  # own rows
     assert _cells(db) == {"A": {"alice": 1.0, "bob": 3.0}, "B": {"alice": 2.0, "bob": 4.0}}
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         ingests = wh.sql("SELECT file, inserted, replaced FROM ingests ORDER BY ingest_id")
         assert ingests.values.tolist() == [[str(alice), 2, 0], [str(bob), 2, 0]]
         assert wh.matrix("d", "h").values.tolist() == [[2.0], [3.0]]

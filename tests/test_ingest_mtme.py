@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from metaeval import Warehouse
+from metaeval import Store
 from tests.conftest import run_cli, snapshot
 
 SYSTEMS = ("sys-A", "sys-B", "refB")
@@ -46,7 +46,7 @@ def test_mtme_directory_becomes_cells_and_texts(evalset, tmp_path):
     db = tmp_path / "wh.duckdb"
     out = run_cli(db, "ingest", "mtme", d, "--dataset", "wmtx-en-de", "--lp", "en-de")
     assert "en-de.mqm.doc.score" in out.output  # listed as not read
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         measures = wh.measures("wmtx-en-de").set_index("measure")
         assert dict(measures["kind"]) == {"BLEU-refA.seg": "automatic", "BLEU-refA.sys": "automatic",
                                           "mqm.seg": "human", "mqm.sys": "human"}
@@ -82,12 +82,12 @@ def test_bad_files_are_one_line_errors_and_write_nothing(evalset, tmp_path, brea
     d, _, _ = evalset
     db = tmp_path / "wh.duckdb"
     run_cli(db, "init")
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         before = snapshot(wh)
     breakage(d)
     out = run_cli(db, "ingest", "mtme", d, "--dataset", "x", "--lp", "en-de", ok=False)
     assert out.exit_code != 0 and message in out.output and "Traceback" not in out.output
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         after = snapshot(wh)
     assert all(before[t].equals(after[t]) for t in before)
 

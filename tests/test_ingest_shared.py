@@ -6,7 +6,7 @@ import numpy as np
 import sqlalchemy
 from click.testing import CliRunner
 
-from metaeval import Warehouse
+from metaeval import Store
 from metaeval.cli import main
 from metaeval.connection import CONFIG, duckdb_connect
 from tests.conftest import assert_same, read_jsonl, shared, snapshot
@@ -25,7 +25,7 @@ def _source_matrix(path, key, systems, inputs):
 
 
 def test_summeval_expert_relevance_matrix(shared_warehouse):
-    with Warehouse(shared_warehouse, read_only=True) as wh:
+    with Store(shared_warehouse, read_only=True) as wh:
         m = wh.matrix("summeval", ["expert.relevance", "rouge-2.f1"])
     assert m.values.shape == (2, 16, 100)
     assert not np.isnan(m.values).any()
@@ -38,7 +38,7 @@ def test_summeval_expert_relevance_matrix(shared_warehouse):
 
 
 def test_summeval_annotators_are_kept(shared_warehouse):
-    with Warehouse(shared_warehouse, read_only=True) as wh:
+    with Store(shared_warehouse, read_only=True) as wh:
         counts = wh.sql("""SELECT m.name, count(DISTINCT annotator) AS a, count(*) AS n
                            FROM judgments JOIN measures m USING (measure_id)
                            JOIN datasets d USING (dataset_id) WHERE d.name = 'summeval'
@@ -49,7 +49,7 @@ def test_summeval_annotators_are_kept(shared_warehouse):
 
 
 def test_realsumm_litepyramid_and_texts(shared_warehouse):
-    with Warehouse(shared_warehouse, read_only=True) as wh:
+    with Store(shared_warehouse, read_only=True) as wh:
         m = wh.matrix("realsumm", "litepyramid.recall")
         assert m.values.shape == (24, 100)
         assert m.inputs[:3] == ("0", "1", "2"), "numeric input ids sort numerically"
@@ -70,19 +70,19 @@ def test_realsumm_litepyramid_and_texts(shared_warehouse):
 def test_reingest_changes_nothing(shared_warehouse, tmp_path):
     copy = tmp_path / "copy.duckdb"
     copy.write_bytes(shared_warehouse.read_bytes())
-    with Warehouse(copy, read_only=True) as wh:
+    with Store(copy, read_only=True) as wh:
         before = snapshot(wh)
     result = CliRunner().invoke(main, ["--db", str(copy), "ingest", "sacrerouge",
                                        str(shared("summeval", "relevance.jsonl")), "--dataset", "summeval",
                                        "--human", "expert.*", "--human", "turker.*"])
     assert result.exit_code == 0, result.output
     assert "nothing changed" in result.output
-    with Warehouse(copy, read_only=True) as wh:
+    with Store(copy, read_only=True) as wh:
         assert_same(before, snapshot(wh))
 
 
 def test_sql_matrix_view_equals_python(shared_warehouse):
-    with Warehouse(shared_warehouse, read_only=True) as wh:
+    with Store(shared_warehouse, read_only=True) as wh:
         for dataset, measure in [("summeval", "expert.relevance"), ("realsumm", "qa-eval.f1")]:
             m = wh.matrix(dataset, measure)
             rows = wh.sql("SELECT system, inputs, value_list FROM matrix WHERE dataset = ? AND measure = ?",
@@ -117,7 +117,7 @@ def test_cli_matrix_csv(shared_warehouse):
     header = lines[0].split(",")
     assert header[0] == "system" and header[1:4] == ["0", "1", "2"] and len(header) == 101
     assert len(lines) == 25
-    with Warehouse(shared_warehouse, read_only=True) as wh:
+    with Store(shared_warehouse, read_only=True) as wh:
         m = wh.matrix("realsumm", "litepyramid.recall")
     first = lines[1].split(",")
     assert first[0] == m.systems[0]

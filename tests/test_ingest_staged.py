@@ -10,12 +10,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from metaeval import Warehouse
+from metaeval import Store
 from metaeval.errors import ConflictError, DuplicateCellsError, InputError
 from metaeval.ingest import table
 
 
-def _cells(wh: Warehouse, batch) -> list[tuple]:
+def _cells(wh: Store, batch) -> list[tuple]:
     """A batch's cells (staged in DuckDB or parsed in Python) as sorted tuples."""
     if batch.cells_table:
         rows = wh.con.execute(f"SELECT system, input, measure, annotator, value FROM {batch.cells_table}").fetchall()
@@ -25,7 +25,7 @@ def _cells(wh: Warehouse, batch) -> list[tuple]:
     return sorted(((s, i, m, None if pd.isna(a) else a, v) for s, i, m, a, v in rows), key=repr)
 
 
-def _both(wh: Warehouse, path: Path, **options):
+def _both(wh: Store, path: Path, **options):
     """(what stage gives or None when it steps aside, what parse gives or the InputError it raises)."""
     try:
         staged = table.stage(wh.con, path, **options)
@@ -38,7 +38,7 @@ def _both(wh: Warehouse, path: Path, **options):
     return staged, exact
 
 
-def _agree_or_step_aside(wh: Warehouse, staged, exact) -> None:
+def _agree_or_step_aside(wh: Store, staged, exact) -> None:
     """DuckDB's reading refused a file Python refuses, or gave what Python gives."""
     if isinstance(exact, InputError):
         assert staged is None, f"DuckDB read a file that Python refuses: {exact}"
@@ -104,7 +104,7 @@ def test_duckdb_reading_agrees_with_python_or_steps_aside(db, tmp_path, name):
     path = tmp_path / "t.csv"
     content = TRICKY_CSV[name]
     path.write_bytes(b"system,input,measure,value\ns1,d\xff,m,1\n" if content is None else content.encode())
-    with Warehouse(db) as wh:
+    with Store(db) as wh:
         _agree_or_step_aside(wh, *_both(wh, path, human=["expert", "h"] if "human" in name or "kind" in name else []))
 
 
@@ -117,7 +117,7 @@ def test_clean_files_are_read_by_duckdb(db, tmp_path, name):
     parquet = tmp_path / "t.parquet"
     frame.to_parquet(parquet, index=False)
     human = ["expert", "h"]
-    with Warehouse(db) as wh:
+    with Store(db) as wh:
         for path in (csv, parquet):
             staged = table.stage(wh.con, path, human=human if "human" in name or "kind" in name else [])
             exact = table.parse(path, human=human if "human" in name or "kind" in name else [])
@@ -159,7 +159,7 @@ def test_duplicates_are_found_on_the_resolved_ids_and_named_by_the_exact_reader(
         first = tmp_path / "first.csv"
         first.write_text(earlier)
         cli("ingest", "table", first, "--dataset", "t", *[a for h in options.get("human", []) for a in ("--human", h)])
-    with Warehouse(db) as wh:
+    with Store(db) as wh:
         before = wh.con.execute("SELECT (SELECT count(*) FROM scores), (SELECT count(*) FROM judgments), "
                                 "(SELECT count(*) FROM ingests)").fetchall()
         staged = table.stage(wh.con, path, check_duplicates=False, **options)
@@ -188,7 +188,7 @@ def test_wide_csv_ingest(db, cli, tmp_path):
     path.write_text("system,input,mymetric,rouge,expert\ns1,d1,0.5,0.1,4\ns1,d2,0.25,,3\ns2,d1,1,0.3,5\n")
     out = cli("ingest", "table", path, "--dataset", "w", "--human", "expert").output
     assert "inserted 8" in out
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         m = wh.matrix("w", ["mymetric", "rouge", "expert"])
         kinds = dict(wh.sql("SELECT name, kind FROM measures").values)
         annotators = wh.sql("SELECT DISTINCT annotator FROM judgments")["annotator"].tolist()
@@ -211,7 +211,7 @@ def test_wide_annotator_column_needs_human_measures(db, cli, tmp_path):
     out = cli("ingest", "table", path, "--dataset", "w", "--human", "rel", expect_ok=False).output
     assert "field 'coh'" in out and "annotator column" in out
     cli("ingest", "table", path, "--dataset", "w", "--human", "rel", "--human", "coh")
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         m = wh.matrix("w", ["rel", "coh"])
     assert m["rel"][0, 0] == 3 and m["coh"][0, 0] == 4
 
@@ -221,7 +221,7 @@ def test_add_scores_dataframe_wide_and_long(db):
     wide = pd.DataFrame({"system": np.repeat(["a", "b", "c"], 4), "input": np.tile(["1", "2", "3", "10"], 3),
                          "metric": rng.random(12), "human": rng.integers(1, 6, 12).astype(float)})
     wide.loc[5, "metric"] = np.nan  # a missing cell
-    with Warehouse(db) as wh:
+    with Store(db) as wh:
         report = table.add_scores(wh, "f", wide, human=["human"])
         assert (report.inserted, report.contents) == (23, "11 scores, 12 judgments")
         assert table.add_scores(wh, "f", wide, human=["human"]).inserted == 0
@@ -237,7 +237,7 @@ def test_add_scores_dataframe_wide_and_long(db):
 
 def test_dataframe_errors_name_the_row(db):
     frame = pd.DataFrame({"system": ["a", "b"], "input": ["1", "2"], "m": [0.5, np.inf]})
-    with Warehouse(db) as wh, pytest.raises(InputError, match=r"scores.csv:2: field 'm': the value inf is not finite"):
+    with Store(db) as wh, pytest.raises(InputError, match=r"scores.csv:2: field 'm': the value inf is not finite"):
         table.add_scores(wh, "f", frame, name="scores.csv")
 
 
@@ -250,7 +250,7 @@ def test_dataframe_errors_name_the_row(db):
 def test_dataframe_values_as_python_reads_them(db, frame, error):
     """A float id or a boolean value is refused as in a Parquet file (not turned into text by
     DuckDB); pandas' missing values are missing cells; numpy integers are numbers."""
-    with Warehouse(db) as wh:
+    with Store(db) as wh:
         if error:
             with pytest.raises(InputError, match=r"<DataFrame>:2: field '(system|m)'"):
                 table.add_scores(wh, "f", frame)
@@ -277,7 +277,7 @@ def test_duplicate_count_on_ids_is_a_brute_force_count(db, monkeypatch, bitmap, 
         monkeypatch.setattr(load, "BITMAP_KEYS", 0)
     rng = np.random.default_rng(7)
     outcomes = set()
-    with Warehouse(db) as wh:
+    with Store(db) as wh:
         for trial in range(40):
             n = int(rng.integers(1, 60))
             keys = np.column_stack([rng.integers(lo, lo + span, n) for lo, span in
@@ -316,7 +316,7 @@ def test_a_parquet_file_is_read_through_a_view_and_must_not_change_before_the_co
 
     path = tmp_path / "t.parquet"
     pd.DataFrame({"system": ["s1", "s2"], "input": ["d1", "d1"], "measure": "m", "value": [0.5, 1.0]}).to_parquet(path)
-    with Warehouse(db) as wh:
+    with Store(db) as wh:
         staged = table.stage(wh.con, path)
         copies = wh.con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name LIKE '\\_raw\\_%' ESCAPE '\\'")
         assert copies.fetchall() == [(0,)] and staged.unchanged is not None
@@ -330,14 +330,14 @@ def test_a_parquet_file_is_read_through_a_view_and_must_not_change_before_the_co
         return merge(*args, **kwargs)
 
     monkeypatch.setattr(load, "_merge", rewrite_then_merge)
-    with Warehouse(db) as wh:
+    with Store(db) as wh:
         with pytest.raises(WarehouseError, match="changed .* while it was being read; nothing was written"):
             table.ingest(wh, "t", [path])
         assert wh.con.execute("SELECT (SELECT count(*) FROM scores), (SELECT count(*) FROM ingests)").fetchall() \
             == [(0, 0)]
 
 
-def _exact_both(wh: Warehouse, path: Path, **options):
+def _exact_both(wh: Store, path: Path, **options):
     """(what parse gives or its InputError, what stage_exact gives or its InputError)."""
     out = []
     for read in (lambda: table.parse(path, **options), lambda: table.stage_exact(wh.con, path, **options)):
@@ -348,7 +348,7 @@ def _exact_both(wh: Warehouse, path: Path, **options):
     return out
 
 
-def _same_batches(wh: Warehouse, exact, streamed) -> None:
+def _same_batches(wh: Store, exact, streamed) -> None:
     if isinstance(exact, InputError):
         assert isinstance(streamed, InputError) and str(streamed) == str(exact)
         return
@@ -396,7 +396,7 @@ def test_the_streamed_exact_reader_gives_what_parse_gives(db, tmp_path, monkeypa
     human = ["expert", "h"] if "human" in name or "kind" in name or "annotator" in name else []
     path = tmp_path / "t.csv"
     path.write_bytes(raw)
-    with Warehouse(db) as wh:
+    with Store(db) as wh:
         _same_batches(wh, *_exact_both(wh, path, human=human))
         try:
             frame = pd.read_csv(path, dtype=str, keep_default_na=False)
@@ -436,7 +436,7 @@ def test_a_bad_file_is_diagnosed_in_bounded_memory(db, tmp_path, monkeypatch):
             return pd.DataFrame(data, *args, **kwargs)
 
     monkeypatch.setattr(common, "pd", CountingPandas())
-    with Warehouse(db) as wh:
+    with Store(db) as wh:
         with pytest.raises(InputError, match=f"{path}:20002: field 'value': expected a number, got 'oops'"):
             table.ingest(wh, "t", [path])
         assert wh.con.execute("SELECT count(*) FROM scores").fetchall() == [(0,)]
@@ -506,7 +506,7 @@ TRICKY_JSONL = {
 def test_duckdb_json_reading_agrees_with_python_or_steps_aside(db, tmp_path, name):
     path = tmp_path / "t.jsonl"
     path.write_text(TRICKY_JSONL[name], encoding="utf-8", errors="surrogatepass")
-    with Warehouse(db) as wh:
+    with Store(db) as wh:
         _agree_or_step_aside(wh, *_both(wh, path, human=["h"]))
 
 
@@ -516,7 +516,7 @@ def test_ordinary_jsonl_is_read_by_duckdb(db, tmp_path, name):
     """The fast path is taken for ordinary JSONL tables (else it would be dead code)."""
     path = tmp_path / "t.jsonl"
     path.write_text(TRICKY_JSONL[name])
-    with Warehouse(db) as wh:
+    with Store(db) as wh:
         if name == "comma in a string":  # doubted (a comma before a bracket), read by Python alike
             with pytest.raises(table.Unsure):
                 table.stage(wh.con, path, human=["h"])
@@ -534,7 +534,7 @@ def test_paths_are_not_patterns_of_file_names(db, tmp_path):
     (tmp_path / "x2.csv").write_text(header + "evil2,d1,m,9\n")
     path = tmp_path / "x[12].csv"
     path.write_text(header + "s1,d1,m,0.5\n")
-    with Warehouse(db) as wh:
+    with Store(db) as wh:
         with pytest.raises(table.Unsure):
             table.stage(wh.con, path)
         table.ingest(wh, "g", [path])
@@ -544,7 +544,7 @@ def test_paths_are_not_patterns_of_file_names(db, tmp_path):
 def test_wide_typed_columns_keep_their_values(db):
     """An integer and a float32 measure column: UNPIVOT's common type would be FLOAT (found in review)."""
     frame = pd.DataFrame({"system": ["s1"], "a": np.array([16777217], np.int64), "b": np.array([0.5], np.float32)})
-    with Warehouse(db) as wh:
+    with Store(db) as wh:
         table.add_scores(wh, "ds", frame)
         assert wh.matrix("ds", "a")["a"][0, 0] == 16777217.0
 
@@ -553,7 +553,7 @@ def test_wide_typed_columns_keep_their_values(db):
                                      ["system", "input", "BLEU", "bleu"]])
 def test_column_names_equal_but_for_case_are_read_by_python(db, columns):
     frame = pd.DataFrame([["s1", "d1", *(["m", 0.5, "x"] if "value" in columns else [0.5, 0.25])]], columns=columns)
-    with Warehouse(db) as wh:
+    with Store(db) as wh:
         with pytest.raises(table.Unsure):
             table.stage(wh.con, frame, name="f")
         if "value" not in columns:  # a wide table: both measures, as parse_frame reads them
@@ -567,7 +567,7 @@ def test_a_measure_of_both_kinds_is_the_exact_error_and_leaves_nothing(db, tmp_p
     mixed, bad = tmp_path / "mixed.csv", tmp_path / "bad.csv"
     mixed.write_text("system,input,measure,value,annotator\ns1,d1,m,0.5,a\ns2,d1,m,0.5,\n")
     bad.write_text("system,input,measure,value\ns1,d1,m,x\n")
-    with Warehouse(db) as wh:
+    with Store(db) as wh:
         with pytest.raises(InputError, match="has rows both with and without annotators"):
             table.ingest(wh, "x", [mixed])
         with pytest.raises(InputError, match="expected a number"):

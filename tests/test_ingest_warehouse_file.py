@@ -9,7 +9,7 @@ import duckdb
 import pytest
 from click.testing import CliRunner
 
-from metaeval import ConflictError, Warehouse, WarehouseError, schema
+from metaeval import ConflictError, Store, WarehouseError, schema
 from metaeval.cli import main
 from metaeval.connection import duckdb_connect
 from metaeval.errors import CommitError
@@ -54,7 +54,7 @@ def test_init_refuses_a_foreign_duckdb_file(tmp_path, sql):
 def test_opening_a_foreign_duckdb_file_is_refused(tmp_path, read_only):
     path = _foreign(tmp_path / "other.duckdb", "CREATE TABLE schema_info (key VARCHAR, value VARCHAR)")
     with pytest.raises(WarehouseError, match="not a metaeval warehouse .its schema_info table has no"):
-        Warehouse(path, read_only=read_only)
+        Store(path, read_only=read_only)
     result = _metaeval(path, "datasets")
     assert result.exit_code != 0 and "not a metaeval warehouse" in result.output
 
@@ -81,7 +81,7 @@ def test_init_on_an_empty_duckdb_file_and_again(tmp_path):
 
 # --- the demo's ingest ---------------------------------------------------------------------
 def test_demo_conflict_says_what_to_do_without_replace(db, tmp_path):
-    with Warehouse(db) as wh:
+    with Store(db) as wh:
         first = demo.load(wh, "demo", tmp_path / "a", n_systems=4, n_inputs=5, seed=0)
         assert first.changed and first.contents == "80 scores, 60 judgments"
         assert not demo.load(wh, "demo", tmp_path / "b", n_systems=4, n_inputs=5, seed=0).changed
@@ -109,7 +109,7 @@ def test_ingests_format_comment_lists_the_formats_written(db, tmp_path):
     metrics = write_jsonl(tmp_path / "m.jsonl", [{"instance_id": "d0", "summarizer_id": "s0", "metrics": {"m": 1}}])
     long = tmp_path / "t.csv"
     long.write_text("system,input,measure,value\ns0,d0,t,1\n")
-    with Warehouse(db) as wh:
+    with Store(db) as wh:
         wh.load("t", [summaries.parse(texts), sacrerouge.parse(metrics), table.parse(long)])
         score_dataset(wh, "t", ["bleu"])
         demo.load(wh, "demo", tmp_path / "demo", n_systems=3, n_inputs=3)
@@ -150,7 +150,7 @@ def test_a_file_that_is_not_a_duckdb_file_is_refused_and_left_as_it_is(tmp_path,
         assert "is a DuckDB file" not in result.output and "Traceback" not in result.output
         assert path.read_bytes() == before and sorted(tmp_path.iterdir()) == files
     with pytest.raises(WarehouseError, match="is not a DuckDB file"):
-        Warehouse(path, read_only=True)
+        Store(path, read_only=True)
 
 
 def test_every_connection_fetches_and_loads_no_extension(tmp_path, monkeypatch):
@@ -178,9 +178,9 @@ def test_every_connection_fetches_and_loads_no_extension(tmp_path, monkeypatch):
                  ["demo", "--systems", "3", "--inputs", "3", "--k", "40"]):
         result = _metaeval(path, *args)
         assert result.exit_code == 0, (args, result.output)
-    with Warehouse(path, read_only=True) as wh:
+    with Store(path, read_only=True) as wh:
         assert len(wh.datasets()) == 2
-    engine = Warehouse.create(tmp_path / "other.duckdb")
+    engine = Store.create(tmp_path / "other.duckdb")
     engine.close()
     engine = engine.engine()
     with engine.connect() as c:
@@ -243,17 +243,17 @@ def test_python_api_removes_a_created_warehouse_only_while_nothing_is_committed(
 
     a, b = _conflicting_files(tmp_path, "table")
     path = tmp_path / "wh.duckdb"
-    with pytest.raises(ConflictError), Warehouse.create(path) as wh:
+    with pytest.raises(ConflictError), Store.create(path) as wh:
         wh.load("t", [table.parse(a), table.parse(b)])
     assert not path.exists()
-    with pytest.raises(ConflictError), Warehouse.create(path) as wh:
+    with pytest.raises(ConflictError), Store.create(path) as wh:
         wh.load("t", [table.parse(a)])
         wh.load("t", [table.parse(b)])  # conflicts with what is committed: that stays
-    with Warehouse(path, read_only=True) as wh:
+    with Store(path, read_only=True) as wh:
         assert wh.matrix("t", "m").values.tolist() == [[1.0]]
     existing = tmp_path / "existing.duckdb"
-    Warehouse.create(existing).close()
-    with pytest.raises(ConflictError), Warehouse.create(existing) as wh:
+    Store.create(existing).close()
+    with pytest.raises(ConflictError), Store.create(existing) as wh:
         wh.load("t", [table.parse(a), table.parse(b)])
     assert existing.exists()
 
@@ -319,7 +319,7 @@ def _scores_table(tmp_path, n=3):
                                             ("disk-full", False), ("fatal", False)])
 def test_a_failed_commit_says_whether_it_completed(db, tmp_path, monkeypatch, how, committed):
     path = _scores_table(tmp_path)
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         before = snapshot(wh)
     _failing_commits(monkeypatch, how)
     result = _metaeval(db, "ingest", "table", path, "--dataset", "t")
@@ -329,7 +329,7 @@ def test_a_failed_commit_says_whether_it_completed(db, tmp_path, monkeypatch, ho
              'the commit reported an error (IO Error: Could not write file "wh.duckdb": No space left on device)'
              if how == "disk-full" else "the commit reported an error (FATAL Error: Failed to create checkpoint")
     assert line.startswith(f"Error: {cause}"), line
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         if committed:
             assert line.endswith(", but it completed (checked in the warehouse): this ingest is stored, "
                                  "3 value(s) inserted; running the same command again changes nothing"), line
@@ -345,14 +345,14 @@ def test_a_failed_commit_says_whether_it_completed(db, tmp_path, monkeypatch, ho
 
 def test_a_failed_write_before_the_commit_is_one_line(db, tmp_path, monkeypatch):
     path = _scores_table(tmp_path)
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         before = snapshot(wh)
     _failing_commits(monkeypatch, "write-fatal")
     result = _metaeval(db, "ingest", "table", path, "--dataset", "t")
     assert result.exit_code == 1 and result.output == (
         "Error: cannot write to the warehouse (FATAL Error: Could not write file: No space left on device); "
         "nothing was written\n")
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         assert_same(before, snapshot(wh))
 
 
@@ -366,7 +366,7 @@ def test_a_failed_commit_into_a_new_warehouse(tmp_path, monkeypatch, how, kept):
     assert result.exit_code == 1 and ("it completed" in result.output) == kept, result.output
     assert db.exists() == kept and not Path(f"{db}.wal").exists()
     if kept:
-        with Warehouse(db, read_only=True) as wh:
+        with Store(db, read_only=True) as wh:
             assert wh.matrix("t", "m").values.ravel().tolist() == [0.0, 1.0, 2.0]
 
 
@@ -374,7 +374,7 @@ def test_a_commit_error_in_python_says_what_happened(db, tmp_path, monkeypatch):
     from metaeval.ingest import table
 
     _failing_commits(monkeypatch, "interrupt-after")
-    with Warehouse(db) as wh:
+    with Store(db) as wh:
         with pytest.raises(CommitError) as caught:
             wh.load("t", [table.parse(_scores_table(tmp_path))])
         assert caught.value.committed is True and caught.value.inserted == 3

@@ -78,7 +78,7 @@ def project_imports(name: str, path: Path) -> set[str]:
             out.add("metaeval")
         elif f"metaeval.{parts[1]}" in PACKAGE_DIR or f"metaeval.{parts[1]}" in CORE:
             out.add(f"metaeval.{parts[1]}")
-        # `from metaeval import Warehouse` and the like name the root package itself
+        # `from metaeval import Store` and the like name the root package itself
         else:
             out.add("metaeval")
     return out
@@ -152,7 +152,7 @@ def test_the_distribution_installs_exactly_one_top_level_name():
 def test_the_public_api_is_reached_through_metaeval():
     import metaeval
 
-    assert metaeval.Warehouse.__module__ == "metaeval.core"
+    assert metaeval.Store.__module__ == "metaeval.core"
     assert callable(metaeval.analyses.correlate)
     assert metaeval.schema.SCHEMA_VERSION >= 1
     assert Path(metaeval.schema.__file__).parent == FOLDER["metaeval.schema"]

@@ -1,4 +1,4 @@
-"""Warehouse.matrix, built from a numeric fetch (issue 15.2), equals a pivot of the `cells` view."""
+"""Store.matrix, built from a numeric fetch (issue 15.2), equals a pivot of the `cells` view."""
 
 from __future__ import annotations
 
@@ -6,11 +6,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from metaeval import Warehouse
+from metaeval import Store
 from metaeval.ingest import table
 
 
-def _reference(wh: Warehouse, dataset: str, names: list[str], join: str) -> tuple[list, list, np.ndarray]:
+def _reference(wh: Store, dataset: str, names: list[str], join: str) -> tuple[list, list, np.ndarray]:
     """Systems, inputs and K x N x M values by pivoting the cells view with pandas."""
     cells = wh.sql("SELECT measure, system, input, value FROM cells WHERE dataset = ?", [dataset])
     cells = cells[cells["measure"].isin(names)]
@@ -44,7 +44,7 @@ def test_matrix_equals_a_pivot_of_the_cells(db, join, chunk, monkeypatch):
     rows += [(str(s), f"{i}", "h", ann, float(rng.integers(1, 6)))
              for s in (2, 10, 1) for i in range(0, 12, 2) for ann in ("x", "y")]
     frame = pd.DataFrame(rows, columns=["system", "input", "measure", "annotator", "value"])
-    with Warehouse(db) as wh:
+    with Store(db) as wh:
         table.add_scores(wh, "d", frame)
         for names in (["a"], ["b", "a"], ["a", "b", "c", "h"], ["h", "c"]):
             m = wh.matrix("d", names if len(names) > 1 else names[0], join=join)

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from metaeval import Warehouse, analyses
+from metaeval import Store, analyses
 from metaeval.analyses import stats
 from tests.conftest import run_cli
 
@@ -35,7 +35,7 @@ def mt_db(tmp_path):
 
 
 def _latest(db, view):
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         return wh.sql(f"SELECT * FROM {view} WHERE dataset = 'mt'")
 
 
@@ -47,7 +47,7 @@ def test_correlate_variants_and_calibration_are_the_pure_functions(mt_db):
     run_cli(mt_db, *base, "--coefficient", "acc-23", "--coefficient", "kendall", "--epsilon", "0.25")
     rows = _latest(mt_db, "latest_correlations")
     assert len(rows) == 2 * 3 * 8
-    with Warehouse(mt_db, read_only=True) as wh:
+    with Store(mt_db, read_only=True) as wh:
         m = wh.matrix("mt", ["m-good", "m-bad", "mqm"])
     for r in rows.itertuples():
         conv = json.loads(r.conventions)
@@ -97,7 +97,7 @@ def test_accuracy_soft_is_persisted_and_equals_the_pure_function(mt_db):
     assert "up to date" in again.output
     rows = _latest(mt_db, "latest_soft_pairwise_accuracy")
     assert len(rows) == 2 and set(rows["k"]) == {200} and set(rows["seed"]) == {4}
-    with Warehouse(mt_db, read_only=True) as wh:
+    with Store(mt_db, read_only=True) as wh:
         m = wh.matrix("mt", ["m-good", "m-bad", "mqm"])
     for r in rows.itertuples():
         assert r.spa == stats.soft_pairwise_accuracy(m[r.metric], m["mqm"], k=200, seed=4).spa

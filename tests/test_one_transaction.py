@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from metaeval import Warehouse, connection
+from metaeval import Store, connection
 from metaeval.errors import WarehouseError
 from metaeval.runs import bookkeeping
 from tests.conftest import digest, run_cli
@@ -39,7 +39,7 @@ def demo(demo_warehouse, tmp_path) -> Path:
 
 def _new_metric(db: Path, path: Path, *, per_system: bool = False) -> Path:
     """A score table of a new metric ``mine``: per cell, or per system (no input column)."""
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         frame = wh.matrix("d", HUMAN).frame()
     if per_system:
         table = pd.DataFrame({"system": frame.index, "measure": "mine", "value": frame.mean(axis=1).to_numpy()})
@@ -100,12 +100,12 @@ def test_evaluate_still_ingests_and_evaluates(demo, tmp_path):
     out = run_cli(demo, "evaluate", scores, "--dataset", "d", "--human", HUMAN, "--k", "40", "--level", "system",
                   "--coefficient", "kendall").output
     assert "inserted 48" in out and "mine" in out
-    with Warehouse(demo, read_only=True) as wh:
+    with Store(demo, read_only=True) as wh:
         assert "mine" in set(wh.measures("d")["measure"])
 
 
 def test_before_commit_runs_inside_the_transaction_and_rolls_it_back(demo, tmp_path):
-    """``Warehouse.load(before_commit=...)`` sees the merged rows; its exception, unchanged, undoes them."""
+    """``Store.load(before_commit=...)`` sees the merged rows; its exception, unchanged, undoes them."""
     from metaeval.ingest import table
 
     batch = table.parse(_new_metric(demo, tmp_path / "mine.csv"))
@@ -119,7 +119,7 @@ def test_before_commit_runs_inside_the_transaction_and_rolls_it_back(demo, tmp_p
         seen.append(wh.sql("SELECT count(*) AS n FROM measures WHERE name = 'mine'")["n"][0])
         raise Refused("no")
 
-    with Warehouse(demo) as wh, pytest.raises(Refused, match="^no$"):
+    with Store(demo) as wh, pytest.raises(Refused, match="^no$"):
         wh.load("d", [batch], before_commit=check)
     assert seen == [1] and digest(demo) == before
 
@@ -185,7 +185,7 @@ def test_a_full_disk_during_a_run_is_one_line_and_keeps_the_flushed_rows(demo, m
         "No space left on device); run "), line
     assert "is marked failed, the rows it wrote before are kept: run the same command again" in line
     monkeypatch.undo()
-    with Warehouse(demo, read_only=True) as wh:
+    with Store(demo, read_only=True) as wh:
         [(run_id, status)] = wh.sql("SELECT run_id, status FROM analysis_runs WHERE command = 'ci' "
                                     "AND status <> 'finished'").values.tolist()
         assert status == "failed" and f"run {run_id} " in line

@@ -7,7 +7,7 @@ import json
 import pandas as pd
 import pytest
 
-from metaeval import Warehouse
+from metaeval.runs import Warehouse
 from metaeval.analyses.preferences_synthetic import synthetic_preferences
 from metaeval.errors import ConflictError, InputError, NewIdsError
 from metaeval.ingest import preferences
@@ -117,10 +117,9 @@ def test_cli_ingest_preferences_one_line_errors(cli, tmp_path):
 
 
 def test_drop_dataset_removes_its_preferences_and_judge_results(db, tmp_path):
-    from metaeval.runs import Warehouse as AnalysisWarehouse
 
     path = _write(tmp_path / "p.csv", HEADER + "d1,S1,S2,h,ab,a,human\nd1,S1,S2,gpt,ab,a,\n")
-    with AnalysisWarehouse(db) as wh:
+    with Warehouse(db) as wh:
         preferences.ingest(wh, "x", path)
         preferences.ingest(wh, "y", path)
         wh.judges("x", k=39)

@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from metaeval import Warehouse
+from metaeval import Store
 from metaeval.analyses import ranking
 from metaeval.cli import main
 from tests.conftest import run_cli as _cli
@@ -27,7 +27,7 @@ def _metrics(names):
 
 
 def _sql(db, query, params=None):
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         return wh.sql(query, params)
 
 
@@ -47,7 +47,7 @@ def test_accuracy_persisted_equals_pure_function_and_is_incremental(warehouse_co
     acc = _sql(warehouse_copy, "SELECT * FROM latest_pairwise_accuracy")
     sig = _sql(warehouse_copy, "SELECT * FROM latest_input_significance")
     assert len(acc) == 2 * len(metrics) and len(sig) == len(metrics)
-    with Warehouse(warehouse_copy, read_only=True) as wh:
+    with Store(warehouse_copy, read_only=True) as wh:
         for row in acc.itertuples():
             m = wh.matrix(dataset, [row.metric, human])
             n, inputs = m[human].shape
@@ -75,7 +75,7 @@ def test_systems_agreement_persisted_equals_pure_function(warehouse_copy):
     assert out.count("system_agreement: run") == 2
     rows = _sql(warehouse_copy, "SELECT * FROM latest_system_agreement ORDER BY metric, test")
     assert len(rows) == 4
-    with Warehouse(warehouse_copy, read_only=True) as wh:
+    with Store(warehouse_copy, read_only=True) as wh:
         for row in rows.itertuples():
             m = wh.matrix("realsumm", [row.metric, "litepyramid.recall"])
             r = ranking.system_agreement(m[row.metric], m["litepyramid.recall"], row.test, 0.05, k=200, seed=3)
@@ -123,7 +123,7 @@ def test_winners_from_persisted_tests(warehouse_copy, tmp_path):
     assert "winners: run" in out and "computed 4 of 4" in out
     rows = _sql(warehouse_copy, "SELECT * FROM latest_winners ORDER BY rank")
     tests = _sql(warehouse_copy, "SELECT * FROM latest_hypothesis_tests WHERE correction = 'holm'")
-    with Warehouse(warehouse_copy, read_only=True) as wh:
+    with Store(warehouse_copy, read_only=True) as wh:
         m = wh.matrix("summeval", [*metrics, "expert.relevance"])
         scores = [np.corrcoef(np.nanmean(m[x], 1), np.nanmean(m["expert.relevance"], 1))[0, 1] for x in metrics]
     beats = _beats_by_hand(tests, metrics, 0.05, scores)
@@ -234,7 +234,7 @@ def test_winners_ignore_tests_of_another_version(warehouse_copy):
     args = [*SUMMEVAL, *_metrics(COMMON[:2]), "--level", "system", "--coefficient", "pearson", "--method", "williams"]
     _cli(warehouse_copy, "compare", *args)
     assert "computed 2 of 2" in _cli(warehouse_copy, "winners", *args).output
-    with Warehouse(warehouse_copy) as wh:
+    with Store(warehouse_copy) as wh:
         wh.con.execute("UPDATE analysis_runs SET version = '0.0.1' WHERE command = 'compare'")
     result = _cli(warehouse_copy, "winners", *args, ok=False)
     assert "2 of the 2 `williams` tests" in result.output and "missing" in result.output
@@ -275,7 +275,7 @@ def test_winners_with_a_constant_metric_count_its_tests_as_neither_win_nor_loss(
     assert sorted(winners["rank"].dropna()) == [1, 2]
     assert "undefined (not ranked): flat" in out
     # rows as stored before the fix (a p-value without a delta) still decide nothing
-    with Warehouse(db) as wh:
+    with Store(db) as wh:
         wh.con.execute("UPDATE hypothesis_tests SET p_value = 0.001, p_adjusted = 0.001, significant = true "
                        "WHERE delta IS NULL")
     assert "computed 3 of 3" in _cli(db, "winners", *args).output

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from metaeval import Warehouse
+from metaeval import Store
 from tests.conftest import run_cli, write_jsonl
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -70,7 +70,7 @@ def test_report_figures_tables_and_provenance(analysed, cli, tmp_path):
         _valid_svg(data)
     assert all(src.startswith("data:") for src in re.findall(r'src="([^"]+)"', page))
     assert not list(tmp_path.glob("*.png")) and not list(tmp_path.glob("*.csv"))
-    with Warehouse(analysed, read_only=True) as wh:
+    with Store(analysed, read_only=True) as wh:
         ci = wh.sql("SELECT * FROM latest_confidence_intervals WHERE level = 'system' AND coefficient = 'kendall'")
         runs = wh.sql("SELECT run_id, data_fingerprint FROM analysis_runs")
     [csv] = report.named("ci-*-system-kendall")
@@ -104,10 +104,10 @@ def test_report_says_what_is_missing(db, cli, tmp_path):
     assert "simulate power" not in page
     assert "no power simulations: they score the summary texts, and dataset t has none" in page
     assert f"`metaeval {db_option} simulate coverage --dataset t --human h --metric m`" in page
-    # from Python, the same hints are Warehouse calls (runs/report.py Words: the CLI gives its command lines)
+    # from Python, the same hints are Store calls (runs/report.py Words: the CLI gives its command lines)
     from metaeval.runs import report as reporting
 
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         python_page = html.unescape(reporting.render(wh, "t")[0])
     assert "no confidence intervals yet: run `wh.ci(dataset='t', human='h')`" in python_page
     assert "`wh.simulate_coverage(dataset='t', human='h', metrics=['m'])`" in python_page
@@ -219,7 +219,7 @@ def test_report_agreement_section(analysed, cli, tmp_path, monkeypatch):
     assert sum(c.startswith("per-input Kendall τ against ease of summarisation") for c in captions) == 1
     assert ("abstractiveness and coverage need the source documents and the reference texts; dataset 'demo' "
             "stores 0 documents and 0 reference texts") in html.unescape(page)
-    with Warehouse(analysed, read_only=True) as wh:
+    with Store(analysed, read_only=True) as wh:
         rows = wh.sql("SELECT * FROM latest_score_range_agreement")
         props = wh.sql("SELECT * FROM latest_property_agreement")
     [csv] = report.named("agreement-tau-*")
@@ -268,7 +268,7 @@ def test_report_agreement_one_figure_per_setting(analysed, cli, tmp_path, monkey
     heatmaps = _spy_agreement(monkeypatch, "tau_heatmap")
     scatters = _spy_agreement(monkeypatch, "tau_vs_property_pairs")
     report = _report(cli, tmp_path, "--dataset", "demo")
-    with Warehouse(analysed, read_only=True) as wh:
+    with Store(analysed, read_only=True) as wh:
         settings = wh.sql("SELECT DISTINCT consensus, normalisation, alpha, significant_only "
                           "FROM latest_score_range_agreement")
         property_settings = wh.sql("SELECT DISTINCT consensus, alpha, significant_only FROM latest_property_agreement")
@@ -350,7 +350,7 @@ def test_report_agreement_on_realsumm(warehouse_copy, tmp_path, monkeypatch):
     assert sum(c.startswith("τ by bin heatmap") for c in captions) == 2
     assert sum(c.startswith("per-input Kendall τ against ease of summarisation") for c in captions) == 2
     assert page.count("dataset &#x27;realsumm&#x27; stores 0 documents and 100 reference texts") == 2
-    with Warehouse(warehouse_copy, read_only=True) as wh:
+    with Store(warehouse_copy, read_only=True) as wh:
         rows = wh.sql("SELECT * FROM latest_score_range_agreement")
         props = wh.sql("SELECT * FROM latest_property_agreement WHERE property = 'ease'")
     assert sorted(len(r) for r in (rows[rows["significant_only"]], rows[~rows["significant_only"]])) == [30, 275]
@@ -429,7 +429,7 @@ def test_plot_ci_draws_one_alpha_only(analysed, cli, tmp_path, monkeypatch):
 def test_figures_refuse_rows_of_several_settings(analysed):
     from metaeval.analyses import figures
 
-    with Warehouse(analysed, read_only=True) as wh:
+    with Store(analysed, read_only=True) as wh:
         tests = wh.sql("SELECT * FROM latest_hypothesis_tests WHERE level = 'system' AND coefficient = 'pearson'")
         cis = wh.sql("SELECT * FROM latest_confidence_intervals")
     with pytest.raises(ValueError, match="mix settings"):
@@ -450,7 +450,7 @@ def test_heatmap_states_the_alternative(analysed, cli, tmp_path, alternative, qu
     if alternative != "two-sided":    # the demo's tests are two-sided
         cli("compare", "--dataset", "demo", "--human", "expert.relevance", "--level", "system", "--coefficient",
             "kendall", "--k", "50", "--alternative", alternative, "--correction", "holm")
-    with Warehouse(analysed, read_only=True) as wh:
+    with Store(analysed, read_only=True) as wh:
         rows = wh.sql("SELECT * FROM latest_hypothesis_tests WHERE level = 'system' AND coefficient = 'kendall' "
                       "AND alternative = ?", [alternative])
     fig = figures.significance_heatmap(rows, 0.05, "demo")
@@ -465,7 +465,7 @@ def test_heatmap_states_the_alternative(analysed, cli, tmp_path, alternative, qu
 def _fake_power(db, variants=("recall", "f1")):
     """Finished power rows of two ROUGE variants (as `simulate power` writes them), without the
     texts a real simulation needs."""
-    with Warehouse(db) as wh:
+    with Store(db) as wh:
         for variant in variants:
             run_id = wh.con.execute("INSERT INTO analysis_runs (command, parameters, seed, version, data_fingerprint,"
                                     " status) VALUES ('simulate-power', '{}', 0, 'test', 'fp', 'finished')"
@@ -553,7 +553,7 @@ def test_plot_heatmap_uses_stored_correlations_for_the_order(analysed, cli, tmp_
     base = ["--dataset", "demo", "--human", "expert.relevance", "--level", "system", "--coefficient", "pearson"]
     cli("correlate", *base)
     cli("plot", "heatmap", *base, "--correction", "holm", "--out", tmp_path / "t.png")
-    with Warehouse(analysed, read_only=True) as wh:
+    with Store(analysed, read_only=True) as wh:
         stored = wh.sql("SELECT metric, value FROM latest_correlations WHERE dataset = 'demo' AND level = 'system' "
                         "AND coefficient = 'pearson'")
     assert calls[-1] == dict(zip(stored["metric"], stored["value"], strict=True)) and len(calls[-1]) == 4

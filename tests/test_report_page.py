@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from metaeval import Warehouse
+from metaeval import Store
 from tests.conftest import run_cli
 
 CHROMIUM = next((p for p in map(shutil.which, ("chromium", "chromium-browser", "google-chrome")) if p), None)
@@ -188,7 +188,7 @@ def test_first_screen_ranks_the_metrics_as_winners_does(demo, cli, tmp_path):
     rows = _ranking_rows(page)
     header, body, ceiling = rows[0], rows[1:-1], rows[-1]
     assert header[:5] == ["Rank", "Metric", "Cluster", "Correlation", "95% CI"]
-    with Warehouse(demo, read_only=True) as wh:
+    with Store(demo, read_only=True) as wh:
         winners = wh.sql("SELECT metric, correlation, rank, cluster FROM latest_winners WHERE level = 'system' "
                          "AND coefficient = 'pearson' ORDER BY rank")
         ci = wh.sql("SELECT metric, lower, upper FROM latest_confidence_intervals WHERE level = 'system' AND "
@@ -251,7 +251,7 @@ def test_undefined_never_ranked_and_unresolvable_tests_give_no_clusters(db, cli,
 
 def test_ranking_without_tests_says_how_to_get_them(db, cli, tmp_path):
     cli("demo", "--systems", "5", "--inputs", "6", "--k", "40")
-    with Warehouse(db) as wh:   # the demo wrote tests: without them
+    with Store(db) as wh:   # the demo wrote tests: without them
         wh.con.execute("DELETE FROM hypothesis_tests")
     out = tmp_path / "r.html"
     cli("report", "--dataset", "demo", "--out", out)

@@ -9,9 +9,8 @@ import pandas as pd
 import pytest
 from sklearn.metrics import balanced_accuracy_score
 
-from metaeval import Warehouse
+from metaeval.runs import Warehouse
 from metaeval.ingest.table import add_scores
-from metaeval.runs import Warehouse as RunsWarehouse
 
 SYSTEMS = tuple(f"s{i}" for i in range(3))
 INPUTS = tuple(f"d{j:02d}" for j in range(20))
@@ -39,7 +38,7 @@ def lower(tmp_path_factory):
 def test_a_fixed_threshold_is_in_a_lower_is_better_measures_own_scale(lower):
     db, f = lower
     y = f["consistent"] >= 1
-    with RunsWarehouse(db) as wh:
+    with Warehouse(db) as wh:
         out = wh.detection("fx", "consistent", ["good", "errors"], positive=1, threshold=0.3, k=40, seed=1)
     rows = out["detection"].set_index("metric")
     assert rows.loc["good", "balanced_accuracy"] == pytest.approx(balanced_accuracy_score(y, f["good"] > 0.3))
@@ -55,7 +54,7 @@ def test_a_fixed_threshold_is_in_a_lower_is_better_measures_own_scale(lower):
 def test_a_tuned_threshold_of_a_lower_is_better_measure_is_reported_in_its_own_scale(lower):
     db, f = lower
     y = f["consistent"] >= 1
-    with RunsWarehouse(db) as wh:
+    with Warehouse(db) as wh:
         out = wh.detection("fx", "consistent", ["good", "errors"], positive=1, k=40, seed=1, tests=False)
     rows = out["detection"].set_index("metric")
     t = rows.loc["errors", "threshold"]
@@ -68,7 +67,7 @@ def test_a_tuned_threshold_of_a_lower_is_better_measure_is_reported_in_its_own_s
 
 def test_positive_of_a_lower_is_better_human_is_in_its_own_scale(lower):
     db, f = lower
-    with RunsWarehouse(db) as wh:
+    with Warehouse(db) as wh:
         higher = wh.detection("fx", "consistent", ["good"], positive=1, k=40, seed=1)["detection"].iloc[0]
         # inconsistent = -consistent, lower is better: consistent (positive) when inconsistent <= -1
         low = wh.detection("fx", "inconsistent", ["good"], positive=-1, k=40, seed=1)["detection"].iloc[0]
@@ -90,7 +89,7 @@ def test_an_unbounded_finite_option_says_so_in_help_and_errors():
 
 def test_a_setting_run_again_after_another_k_or_seed_returns_its_own_rows(lower):
     db, _ = lower
-    with RunsWarehouse(db) as wh:
+    with Warehouse(db) as wh:
         def run(k, seed):
             return wh.detection("fx", "consistent", ["good", "errors"], positive=1, k=k, seed=seed, where=(),
                                 threshold=0.1)

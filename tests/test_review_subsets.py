@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from metaeval import Warehouse
+from metaeval import Store
 from tests.conftest import run_cli
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "factuality"
@@ -42,7 +42,7 @@ def test_report_draws_each_subset_in_its_own_figure_never_mixed(factuality, tmp_
     run_cli(factuality, "compare", *common, "--method", "boot-both", "--where", "source=xsum")
     out = tmp_path / "report.html"
     run_cli(factuality, "report", "--dataset", "factuality", "--out", out)
-    with Warehouse(factuality, read_only=True) as wh:
+    with Store(factuality, read_only=True) as wh:
         stored = wh.sql("SELECT subset, metric, estimate FROM latest_confidence_intervals")
     by_subset = {s: dict(zip(p["metric"], p["estimate"])) for s, p in stored.groupby("subset")}
     tables = _csv_tables(out.read_text())
@@ -78,7 +78,7 @@ def test_attribute_names_and_values_that_would_make_subset_labels_collide_are_re
     out = run_cli(db, "ingest", "attributes", path, "--dataset", "d", ok=False)
     assert out.exit_code != 0 and "Traceback" not in out.output
     assert f"{path}:3" in out.output and field in out.output and len(out.output.strip().splitlines()) == 1
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         assert wh.sql("SELECT count(*) AS n FROM attributes")["n"].iloc[0] == 0
 
 
@@ -94,7 +94,7 @@ def test_values_with_equals_signs_spaces_and_unicode_select_their_cells(db, tmp_
     run_cli(db, "ingest", "attributes", path, "--dataset", "d")
     run_cli(db, "correlate", "--dataset", "d", "--human", "h", "--level", "global", "--coefficient", "pearson",
             "--where", "src=a=b c", "--metric", "m")
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         row = wh.sql("SELECT subset, value FROM latest_correlations").iloc[0]
     assert row["subset"] == "src=a=b c"
     inside = frame[frame["input"].isin(["d0", "d1"])]

@@ -17,7 +17,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from metaeval import Warehouse, owners
+from metaeval import Store, owners
 from metaeval.runs import bookkeeping, comparisons, correlations, demo, runner, selection
 from tests.conftest import ROOT, run_cli
 
@@ -76,7 +76,7 @@ TASKS = 4 * 3 * 2
 @pytest.fixture
 def demo_db(tmp_path) -> Path:
     path = tmp_path / "demo.duckdb"
-    with Warehouse.create(path) as wh:
+    with Store.create(path) as wh:
         demo.load(wh, "demo", tmp_path / "demo-data", n_systems=12, n_inputs=50)
     return path
 
@@ -102,14 +102,14 @@ def _wait_for_rows(proc: subprocess.Popen) -> int:
 
 def _run(db: Path, run_id: int) -> tuple[pd.Series, int]:
     """Run ``run_id``'s row of analysis_runs and its number of hypothesis_tests rows."""
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         run = wh.sql("SELECT * FROM analysis_runs WHERE run_id = ?", [run_id]).iloc[0]
         rows = wh.sql("SELECT count(*) AS n FROM hypothesis_tests WHERE run_id = ?", [run_id])["n"][0]
     return run, int(rows)
 
 
 def _latest_tests(db: Path) -> pd.DataFrame:
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         frame = wh.sql("SELECT * FROM latest_hypothesis_tests")
     keys = ["metric_a", "metric_b", "level", "coefficient"]
     values = ["delta", "statistic", "p_value", "p_adjusted", "significant", "family", "family_size", "fingerprint",
@@ -207,7 +207,7 @@ def test_a_parallel_run_stopped_does_not_compute_its_queued_chunks(demo_db, tmp_
         raise KeyboardInterrupt
 
     monkeypatch.setattr(bookkeeping.Writer, "add", stop_at_first)
-    with Warehouse(demo_db) as wh:
+    with Store(demo_db) as wh:
         scope = selection.resolve_scope(wh, "demo", demo.HUMAN)
         analysis = correlations.correlate_analysis(scope)
         analysis.evaluate, analysis.arguments = _log_and_correlate, {"log": str(log)}
@@ -222,7 +222,7 @@ def test_a_parallel_run_stopped_does_not_compute_its_queued_chunks(demo_db, tmp_
 
 
 # --- who owns a run, and which runs are orphaned ------------------------------------------------
-def _insert_run(wh: Warehouse, status: str, pid: int | None, host: str | None, start: str | None) -> int:
+def _insert_run(wh: Store, status: str, pid: int | None, host: str | None, start: str | None) -> int:
     return wh.con.execute(
         """INSERT INTO analysis_runs (command, parameters, version, data_fingerprint, status,
                                       owner_pid, owner_host, owner_start)
@@ -241,7 +241,7 @@ def _exited_child() -> int:
 def test_opening_for_writing_marks_the_runs_of_gone_processes_of_this_host_only(db):
     pid, host, start = owners.current_owner()
     boot, ticks = start.rsplit(":", 1)
-    with Warehouse(db) as wh:
+    with Store(db) as wh:
         cases = {
             "this process": (_insert_run(wh, "running", pid, host, start), "running"),
             "pid reused by this process": (_insert_run(wh, "running", pid, host, f"{boot}:{int(ticks) - 1}"),
@@ -253,10 +253,10 @@ def test_opening_for_writing_marks_the_runs_of_gone_processes_of_this_host_only(
             "finished": (_insert_run(wh, "finished", _exited_child(), host, start), "finished"),
             "failed": (_insert_run(wh, "failed", _exited_child(), host, start), "failed"),
         }
-    with Warehouse(db, read_only=True) as wh:   # reading marks nothing
+    with Store(db, read_only=True) as wh:   # reading marks nothing
         assert set(wh.sql("SELECT status FROM analysis_runs")["status"]) == {"running", "finished", "failed"}
-    Warehouse(db).close()
-    with Warehouse(db, read_only=True) as wh:
+    Store(db).close()
+    with Store(db, read_only=True) as wh:
         status = dict(wh.sql("SELECT run_id, status FROM analysis_runs").itertuples(index=False))
     assert {case: status[run_id] for case, (run_id, _) in cases.items()} == {
         case: expected for case, (_, expected) in cases.items()}

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from metaeval import Warehouse, analyses
+from metaeval import Store, analyses
 from metaeval.cli import main
 from metaeval.runs import bookkeeping, comparisons, correlations, runner, selection
 from tests.conftest import run_cli as _cli
@@ -18,7 +18,7 @@ VOLATILE = ["result_id", "run_id"]
 
 
 def _rows(db, table, order):
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         frame = wh.sql(f"SELECT * FROM {table}")
     return frame.drop(columns=VOLATILE).sort_values(order).reset_index(drop=True)
 
@@ -32,7 +32,7 @@ def test_persisted_correlations_equal_analyses(warehouse_copy, dataset, human, m
     for m in metrics:
         args += ["--metric", m]
     _cli(warehouse_copy, *args)
-    with Warehouse(warehouse_copy, read_only=True) as wh:
+    with Store(warehouse_copy, read_only=True) as wh:
         rows = wh.sql("SELECT * FROM latest_correlations WHERE dataset = ?", [dataset])
         assert len(rows) == len(metrics) * 9
         for r in rows.itertuples():
@@ -60,7 +60,7 @@ def test_ci_and_test_rows_identical_across_runs_and_jobs(shared_warehouse, tmp_p
     # and --force in the same warehouse recomputes the very same numbers
     db = tmp_path / "a.duckdb"
     _cli(db, "ci", *common, "--method", "boot-both", "--force")
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         again = wh.sql("SELECT * FROM latest_confidence_intervals").drop(columns=VOLATILE)
     again = again.sort_values(["metric", "level", "coefficient"]).reset_index(drop=True)
     pd.testing.assert_frame_equal(again, tables["a"]["ci"])
@@ -70,13 +70,13 @@ def test_second_run_computes_nothing_and_new_metric_only_its_rows(warehouse_copy
     base = ["--dataset", "realsumm", "--human", "litepyramid.recall", "--coefficient", "pearson",
             "--level", "system"]
     metrics = ["--metric", "rouge-1.recall", "--metric", "rouge-2.recall", "--metric", "new-metric"]
-    with Warehouse(warehouse_copy, read_only=True) as wh:
+    with Store(warehouse_copy, read_only=True) as wh:
         n_auto = len(wh.measures("realsumm", "automatic"))
     first = _cli(warehouse_copy, "correlate", *base).output
     assert f"computed {n_auto} of {n_auto}" in first
     assert "up to date; nothing computed" in _cli(warehouse_copy, "correlate", *base).output
     # one more metric: a noisy copy of rouge-1 recall
-    with Warehouse(warehouse_copy, read_only=True) as wh:
+    with Store(warehouse_copy, read_only=True) as wh:
         frame = wh.matrix("realsumm", "rouge-1.recall").frame().stack().rename("value").reset_index()
     frame["measure"] = "new-metric"
     frame["value"] += np.random.default_rng(0).normal(0, 0.05, len(frame))
@@ -97,7 +97,7 @@ def test_second_run_computes_nothing_and_new_metric_only_its_rows(warehouse_copy
     out = _cli(warehouse_copy, "compare", *base, *metrics, "--method", "perm-both", "--k", "50",
                "--correction", "bonferroni").output
     assert "computed 0 of 6, wrote 6 rows" in out
-    with Warehouse(warehouse_copy, read_only=True) as wh:
+    with Store(warehouse_copy, read_only=True) as wh:
         t = wh.sql("SELECT * FROM latest_hypothesis_tests WHERE correction = 'bonferroni'")
         raw = wh.sql("SELECT * FROM latest_hypothesis_tests WHERE correction = 'none'")
     merged = t.merge(raw, on=["metric_a", "metric_b"], suffixes=("", "_raw"))
@@ -110,7 +110,7 @@ def test_second_run_computes_nothing_and_new_metric_only_its_rows(warehouse_copy
     out = _cli(warehouse_copy, "compare", *base, "--metric", "rouge-1.recall", "--metric", "rouge-2.recall",
                "--method", "perm-both", "--k", "50", "--correction", "bonferroni").output
     assert "computed 0 of 2, wrote 2 rows" in out
-    with Warehouse(warehouse_copy, read_only=True) as wh:
+    with Store(warehouse_copy, read_only=True) as wh:
         sub = wh.sql("SELECT * FROM latest_hypothesis_tests WHERE correction = 'bonferroni'")
         assert len(wh.sql("SELECT * FROM hypothesis_tests WHERE correction = 'bonferroni'")) == 8
     assert sorted(zip(sub["metric_a"], sub["metric_b"])) == [("rouge-1.recall", "rouge-2.recall"),
@@ -121,11 +121,11 @@ def test_second_run_computes_nothing_and_new_metric_only_its_rows(warehouse_copy
     out = _cli(warehouse_copy, "compare", *base, *metrics, "--method", "perm-both", "--k", "50",
                "--correction", "bonferroni").output
     assert "computed 0 of 6, wrote 6 rows" in out
-    with Warehouse(warehouse_copy, read_only=True) as wh:
+    with Store(warehouse_copy, read_only=True) as wh:
         again = wh.sql("SELECT * FROM latest_hypothesis_tests WHERE correction = 'bonferroni'")
     assert len(again) == 6 and set(again["family"]) == set(t["family"]) and set(again["family_size"]) == {2}
     # without a correction every pair's latest row stays visible whatever was compared since
-    with Warehouse(warehouse_copy, read_only=True) as wh:
+    with Store(warehouse_copy, read_only=True) as wh:
         assert len(wh.sql("SELECT * FROM latest_hypothesis_tests WHERE correction = 'none'")) == 6
 
 
@@ -137,7 +137,7 @@ def test_changed_data_changes_fingerprint_and_is_recomputed(warehouse_copy, tmp_
     path.write_text("system,input,measure,value\nbart_out,0,js-2,0.0\n")
     _cli(warehouse_copy, "ingest", "table", path, "--dataset", "realsumm", "--replace")
     assert "computed 1 of 1" in _cli(warehouse_copy, *base).output
-    with Warehouse(warehouse_copy, read_only=True) as wh:
+    with Store(warehouse_copy, read_only=True) as wh:
         runs = wh.sql("SELECT data_fingerprint FROM analysis_runs ORDER BY run_id")
         rows = wh.sql("SELECT count(*) AS n, count(DISTINCT fingerprint) AS f FROM correlations")
     assert runs["data_fingerprint"].nunique() == 2
@@ -151,7 +151,7 @@ def test_latest_views_one_row_per_key(warehouse_copy):
         _cli(warehouse_copy, "ci", *args, "--method", "boot-systems", "--force")
         _cli(warehouse_copy, "compare", *args, "--method", "boot-inputs", "--force")
         _cli(warehouse_copy, "correlate", *args[:-2], "--force")  # no --k
-    with Warehouse(warehouse_copy, read_only=True) as wh:
+    with Store(warehouse_copy, read_only=True) as wh:
         for table, view, n in (("correlations", "latest_correlations", 6),
                                ("confidence_intervals", "latest_confidence_intervals", 6),
                                ("hypothesis_tests", "latest_hypothesis_tests", 6)):
@@ -172,7 +172,7 @@ def test_interrupted_run_keeps_its_rows_and_resumes(warehouse_copy, monkeypatch)
             raise KeyboardInterrupt
         return original(*args, **kwargs)
 
-    with Warehouse(warehouse_copy) as wh:
+    with Store(warehouse_copy) as wh:
         scope = selection.resolve_scope(wh, "summeval", "expert.relevance", ["rouge-*"])
         analysis = correlations.correlate_analysis(scope)
         analysis.evaluate = flaky
@@ -232,7 +232,7 @@ def test_a_sparse_metric_is_skipped_and_reported_not_fatal(db, tmp_path):
                                        "--method", "williams", "--level", "system", "--coefficient", "pearson",
                                        "--correction", "holm"])
     assert result.exit_code == 0 and "computed 2 of 2" in result.output, result.output
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         assert "sparse" not in set(wh.sql("SELECT metric FROM correlations")["metric"])
         tests = wh.sql("SELECT * FROM hypothesis_tests")
     assert set(tests["metric_a"]) | set(tests["metric_b"]) == {"good", "good2"}
@@ -257,7 +257,7 @@ def test_data_changed_back_restores_the_latest_rows_without_computing(warehouse_
     base = ["correlate", "--dataset", "realsumm", "--human", "litepyramid.recall", "--metric", "js-2",
             "--level", "system", "--coefficient", "pearson"]
     _cli(warehouse_copy, *base)
-    with Warehouse(warehouse_copy, read_only=True) as wh:
+    with Store(warehouse_copy, read_only=True) as wh:
         original = float(wh.matrix("realsumm", "js-2").frame().loc["bart_out", "0"])
         first = wh.sql("SELECT value FROM latest_correlations")["value"][0]
     for value, expect in ((0.0, "computed 1 of 1"), (original, "computed 0 of 1, wrote 1 rows")):
@@ -265,7 +265,7 @@ def test_data_changed_back_restores_the_latest_rows_without_computing(warehouse_
         path.write_text(f"system,input,measure,value\nbart_out,0,js-2,{value!r}\n")
         _cli(warehouse_copy, "ingest", "table", path, "--dataset", "realsumm", "--replace")
         assert expect in _cli(warehouse_copy, *base).output
-    with Warehouse(warehouse_copy, read_only=True) as wh:
+    with Store(warehouse_copy, read_only=True) as wh:
         assert wh.sql("SELECT value FROM latest_correlations")["value"][0] == first
     assert "up to date" in _cli(warehouse_copy, *base).output
 
@@ -276,7 +276,7 @@ def test_other_parameters_in_between_are_reused_not_recomputed(warehouse_copy):
     _cli(warehouse_copy, *base, "--k", "50")
     _cli(warehouse_copy, *base, "--k", "60")
     assert "computed 0 of 1, wrote 1 rows" in _cli(warehouse_copy, *base, "--k", "50").output
-    with Warehouse(warehouse_copy, read_only=True) as wh:
+    with Store(warehouse_copy, read_only=True) as wh:
         latest = wh.sql("SELECT k FROM latest_confidence_intervals")
     assert list(latest["k"]) == [50]
 
@@ -297,7 +297,7 @@ def test_results_of_another_version_are_recomputed_not_reused(warehouse_copy):
             "--level", "system"]
     _cli(warehouse_copy, *args)
     assert "up to date" in _cli(warehouse_copy, *args).output
-    with Warehouse(warehouse_copy) as wh:
+    with Store(warehouse_copy) as wh:
         wh.con.execute("UPDATE analysis_runs SET version = '0.0.1'")
     assert "computed 3 of 3" in _cli(warehouse_copy, *args).output
     assert "up to date" in _cli(warehouse_copy, *args).output
@@ -314,7 +314,7 @@ def test_an_interrupted_compare_never_hides_the_finished_family(db, monkeypatch)
     base = ["compare", "--dataset", "demo", "--human", "expert.relevance", "--method", "williams",
             "--level", "system", "--coefficient", "pearson", "--correction", "holm"]
     _cli(db, *base, "--metric", "sim-*")
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         family = wh.sql(WILLIAMS_HOLM)
     assert len(family) == 12
     calls = {"n": 0}
@@ -328,14 +328,14 @@ def test_an_interrupted_compare_never_hides_the_finished_family(db, monkeypatch)
 
     monkeypatch.setattr(comparisons, "evaluate_test", cut)
     assert _cli(db, *base, "--metric", "sim-*", "--force", ok=False).exit_code != 0
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         assert wh.sql("SELECT status FROM analysis_runs ORDER BY run_id DESC LIMIT 1")["status"][0] == "interrupted"
         assert len(wh.sql("SELECT * FROM hypothesis_tests WHERE p_value IS NULL")) == 8
         shown = wh.sql(WILLIAMS_HOLM)
     assert sorted(shown["result_id"]) == sorted(family["result_id"])
     monkeypatch.setattr(comparisons, "evaluate_test", original)
     _cli(db, *base, "--metric", "sim-*")   # resumes: one row per pair, all of finished runs
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         shown = wh.sql(WILLIAMS_HOLM)
         finished = set(wh.sql("SELECT run_id FROM analysis_runs WHERE status = 'finished'")["run_id"])
     assert len(shown) == 12 and not shown.duplicated(["metric_a", "metric_b"]).any()
@@ -373,7 +373,7 @@ def test_a_constant_metric_is_never_significant_and_left_out_of_the_family(db, t
     directions, and counted in the Bonferroni/Holm families."""
     scope = _with_constant_metric(db, tmp_path)
     _cli(db, "compare", *scope, "--method", method, "--k", "40", "--correction", "holm", "--correction-group", group)
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         rows = wh.sql("SELECT * FROM latest_hypothesis_tests")
     assert len(rows) == 6
     flat = (rows["metric_a"] == "flat") | (rows["metric_b"] == "flat")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from metaeval import Warehouse
+from metaeval import Store
 from metaeval.analyses import text
 from metaeval.runs import scoring
 from tests.conftest import assert_same, shared, snapshot, write_jsonl
@@ -37,7 +37,7 @@ def test_scores_equal_the_text_library_and_rescoring_is_a_noop(with_texts, cli):
     corpus = text.TextCorpus(records)
     expected = {**text.rouge(corpus, ["rouge-2.recall[stem,stop]"]),
                 **text.js_divergence(corpus), **text.bleu(corpus)}
-    with Warehouse(with_texts, read_only=True) as wh:
+    with Store(with_texts, read_only=True) as wh:
         for name, values in expected.items():
             m = wh.matrix("toy", name)
             got = [m[name][m.systems.index(r.system), m.inputs.index(r.input_id)] for r in records]
@@ -49,13 +49,13 @@ def test_scores_equal_the_text_library_and_rescoring_is_a_noop(with_texts, cli):
     again = cli("score", "toy", "--metric", "rouge", "--metric", "js", "--metric", "bleu",
                 "--variant", "rouge-2.recall[stem,stop]").output
     assert "nothing changed" in again
-    with Warehouse(with_texts, read_only=True) as wh:
+    with Store(with_texts, read_only=True) as wh:
         assert_same(before, snapshot(wh))
 
 
 def test_default_rouge_variants(with_texts, cli):
     assert "scored 9 measure(s) on toy: 54 values" in cli("score", "toy", "--metric", "rouge").output
-    with Warehouse(with_texts, read_only=True) as wh:
+    with Store(with_texts, read_only=True) as wh:
         assert set(wh.measures("toy")["measure"]) == set(scoring.DEFAULT_ROUGE)
 
 
@@ -81,7 +81,7 @@ def test_errors(db, cli, with_texts):
 def test_graham_grid_is_one_command(with_texts, cli):
     out = cli("score", "toy", "--metric", "rouge", "--grid", "graham").output
     assert "scored 96 measure(s)" in out
-    with Warehouse(with_texts, read_only=True) as wh:
+    with Store(with_texts, read_only=True) as wh:
         names = set(wh.measures("toy")["measure"])
     assert {v.name for v in text.graham_grid()} == names
 
@@ -90,7 +90,7 @@ def test_realsumm_rouge_agrees_with_released_scores(shared_warehouse, tmp_path):
     shared("realsumm", "summaries.jsonl")
     db = tmp_path / "r.duckdb"
     db.write_bytes(shared_warehouse.read_bytes())
-    with Warehouse(db) as wh:
+    with Store(db) as wh:
         report, names, dropped = scoring.score_dataset(wh, "realsumm", ["rouge"], ["rouge-2.recall[stem]"],
                                                        prefix="ours:")
         m = wh.matrix("realsumm", ["ours:rouge-2.recall[stem]", "rouge-2.recall"])

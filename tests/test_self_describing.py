@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from metaeval import Warehouse, schema
+from metaeval import Store, schema
 from metaeval.cli import main
 from metaeval.connection import duckdb_connect
 
@@ -23,7 +23,7 @@ def _run(db, *args, ok=True):
 
 
 def test_every_table_view_and_column_has_a_comment(db):
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         tables = wh.sql("SELECT table_name AS name, comment FROM duckdb_tables() WHERE NOT internal")
         views = wh.sql("SELECT view_name AS name, comment FROM duckdb_views() WHERE NOT internal")
         columns = wh.sql("""SELECT table_name, column_name, comment FROM duckdb_columns()
@@ -47,7 +47,7 @@ def test_conventions_method_is_the_method_column(db):
     for method in ("williams", "boot-inputs", "perm-systems"):
         _run(db, "compare", "--dataset", "demo", "--human", "expert.relevance", "--method", method, "--k", "40",
              "--level", "system", "--coefficient", "pearson")
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         for table in ("confidence_intervals", "hypothesis_tests"):
             rows = wh.sql(f"SELECT method, conventions->>'$.method' AS named FROM {table}")
             assert len(set(rows["method"])) >= 2 and (rows["method"] == rows["named"]).all(), table
@@ -79,7 +79,7 @@ def test_a_schema_2_warehouse_is_upgraded_keeping_rows(tmp_path):
                                '{"method": "bootstrap-both", "k": 10}')""")
     assert "init" in _run(db, "measures", "d", ok=False).output
     assert f"from schema 2 to {schema.SCHEMA_VERSION}" in _run(db, "init").output
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         rows = wh.sql("SELECT method, conventions FROM confidence_intervals")
         assert len(rows) == 1 and json.loads(rows["conventions"][0]) == {"method": "boot-both", "k": 10}
         assert wh.measures("d")["scale"].isna().all() and wh.measures("d")["measure"].tolist() == ["m"]
@@ -106,7 +106,7 @@ def dup_db(tmp_path):
 
 
 def test_duplicated_measures_are_listed(dup_db):
-    with Warehouse(dup_db, read_only=True) as wh:
+    with Store(dup_db, read_only=True) as wh:
         m = wh.measures("x", duplicates=True).set_index("measure")
     assert m.loc["b_same", "duplicate_of"] == "a" and m.loc["b_same", "relation"] == "identical"
     assert m.loc["c_affine", "duplicate_of"] == "a" and m.loc["c_affine", "relation"] == "affine"
@@ -139,9 +139,9 @@ def test_scale(dup_db):
     assert _run(dup_db, "scale", "x", "a", "b_same", "--range", "0..1").stdout.strip() == "a: 0..1; b_same: 0..1"
     bad = _run(dup_db, "scale", "x", "c_affine", "--range", "0..1", ok=False)
     assert bad.exit_code != 0 and "outside the scale 0..1; nothing changed" in bad.output
-    with Warehouse(dup_db, read_only=True) as wh:
+    with Store(dup_db, read_only=True) as wh:
         scales = wh.measures("x").set_index("measure")["scale"]
     assert scales["a"] == "0..1" and pd.isna(scales["c_affine"])
     _run(dup_db, "scale", "x", "a", "--unknown")
-    with Warehouse(dup_db, read_only=True) as wh:
+    with Store(dup_db, read_only=True) as wh:
         assert pd.isna(wh.measures("x").set_index("measure").loc["a", "scale"])

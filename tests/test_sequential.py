@@ -160,7 +160,7 @@ def test_range_exceedances_of_an_undefined_delta():
 # --- compare --sequential ----------------------------------------------------------------------
 import json  # noqa: E402
 
-from metaeval import Warehouse  # noqa: E402
+from metaeval import Store  # noqa: E402
 from tests.conftest import run_cli  # noqa: E402
 
 COMPARE = ("compare", "--dataset", "demo", "--human", "expert.relevance", "--level", "system", "--coefficient",
@@ -177,7 +177,7 @@ def demo_db(tmp_path):
 
 
 def _rows(db, where="risk IS NOT NULL"):
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         return wh.sql(f"SELECT * FROM latest_hypothesis_tests WHERE {where}").sort_values(KEY).reset_index(drop=True)
 
 
@@ -237,7 +237,7 @@ def test_sequential_options_are_checked(demo_db):
 def test_sequential_and_fixed_rows_are_apart(demo_db):
     run_cli(demo_db, *COMPARE, "--k", "200")
     run_cli(demo_db, *COMPARE, "--sequential", "--k-max", "200")
-    with Warehouse(demo_db, read_only=True) as wh:
+    with Store(demo_db, read_only=True) as wh:
         rows = wh.sql("SELECT risk, count(*) AS n FROM hypothesis_tests WHERE correction_group = 'all' GROUP BY risk")
     assert sorted(rows["n"]) == [12, 12]   # the sequential run reused no fixed row
 
@@ -254,7 +254,7 @@ def test_schema_3_warehouse_gains_the_risk_column(tmp_path):
         con.execute("UPDATE schema_info SET value = '3' WHERE key = 'version'")
     assert run_cli(db, "correlate", "--dataset", "d", "--human", "expert.relevance", ok=False).exit_code != 0
     assert f"from schema 3 to {schema.SCHEMA_VERSION}" in run_cli(db, "init").output
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         rows = wh.sql("SELECT risk FROM hypothesis_tests")
         assert len(rows) == before > 0 and rows["risk"].isna().all()
 
@@ -264,7 +264,7 @@ def test_sequential_with_several_correction_families(demo_db):
     looked up in its own list of defined tests (the last family's list was used for all)."""
     grouped = [a if a != "all" else "metric" for a in COMPARE]
     run_cli(demo_db, *grouped, "--sequential", "--k-max", "2000", "--seed", "7")
-    with Warehouse(demo_db, read_only=True) as wh:
+    with Store(demo_db, read_only=True) as wh:
         rows = wh.sql("SELECT * FROM latest_hypothesis_tests WHERE risk IS NOT NULL AND correction_group = 'metric'")
     assert len(rows) == 12 and set(rows["family_size"]) == {3}
     assert ((rows["k_used"] >= sequential.FIRST_LOOK) & (rows["k_used"] <= 2000)).all()

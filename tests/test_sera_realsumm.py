@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from metaeval import Warehouse
+from metaeval import Store
 from metaeval.runs import sera as sera_runs
 from tests.conftest import read_jsonl, shared, write_jsonl
 
@@ -26,7 +26,7 @@ def test_sera_on_a_realsumm_slice_scores_every_summary_and_correlates(db, cli, t
               "--cutoff", "2,5").output
     n = len(summaries)
     assert f"scored 8 measure(s) on realsumm: {8 * n} values, inserted {8 * n}" in out
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         names = set(wh.measures("realsumm", "automatic")["measure"])
         m = wh.matrix("realsumm", ["sera-2", "sera-dis-5[kw]"])
         assert m.values.shape == (2, 24, len(INPUTS))
@@ -39,7 +39,7 @@ def test_sera_on_a_realsumm_slice_scores_every_summary_and_correlates(db, cli, t
     cli("correlate", "--dataset", "realsumm", "--human", "litepyramid.recall", "--metric", "sera*", "--level", "system")
     cli("ci", "--dataset", "realsumm", "--human", "litepyramid.recall", "--metric", "sera-5", "--level", "system",
         "--method", "boot-both", "--k", "50", "--seed", "0")
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         r = wh.sql("SELECT metric, value FROM latest_correlations WHERE dataset = 'realsumm'")
         ci = wh.sql("SELECT lower, upper FROM latest_confidence_intervals WHERE metric = 'sera-5'")
     assert len(r) == 8 * 3 and r["value"].notna().all() and set(r["metric"]) == set(names)

@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from metaeval import Warehouse
+from metaeval import Store
 from metaeval.analyses import text
 from metaeval.analyses.text import retrieval
 from metaeval.runs import index, scoring
@@ -48,7 +48,7 @@ def _expected(wh, query: str, model: str, n: int, discounted: bool) -> dict[tupl
 def test_sera_measures_equal_the_pure_scores_and_record_the_index(toy, cli):
     out = cli("score", "toy", "--metric", "sera", "--index", "refs", "--query", "plain,kw", "--cutoff", "1,3").output
     assert "scored 8 measure(s)" in out
-    with Warehouse(toy) as wh:
+    with Store(toy) as wh:
         names = set(wh.measures("toy")["measure"])
         assert names == {"sera-1", "sera-3", "sera-dis-1", "sera-dis-3",
                          "sera-1[kw]", "sera-3[kw]", "sera-dis-1[kw]", "sera-dis-3[kw]"}
@@ -71,7 +71,7 @@ def test_sera_measures_equal_the_pure_scores_and_record_the_index(toy, cli):
 
 def test_rescoring_reads_the_cache(toy, cli):
     cli("score", "toy", "--metric", "sera", "--index", "refs", "--cutoff", "2,4")
-    with Warehouse(toy) as wh:
+    with Store(toy) as wh:
         cached = wh.sql("SELECT count(*) AS n FROM retrievals")["n"][0]
         assert cached == len(set(SUMMARIES.values()) | {r for rs in REFS.values() for r in rs})
         corpus, _ = scoring.load_corpus(wh, "toy")
@@ -89,13 +89,13 @@ def test_rescoring_reads_the_cache(toy, cli):
     assert "nothing changed" in cli("score", "toy", "--metric", "sera", "--index", "refs", "--cutoff", "2,4").output
     # rebuilding the index drops its cached lists
     cli("index", "build", "refs", "--dataset", "toy", "--overwrite")
-    with Warehouse(toy, read_only=True) as wh:
+    with Store(toy, read_only=True) as wh:
         assert wh.sql("SELECT count(*) AS n FROM retrievals")["n"][0] == 0
 
 
 def test_bm25_measures_are_named_by_the_model(toy, cli):
     cli("score", "toy", "--metric", "sera", "--index", "refs", "--model", "bm25", "--cutoff", "2")
-    with Warehouse(toy) as wh:
+    with Store(toy) as wh:
         assert set(wh.measures("toy")["measure"]) == {"sera-2[bm25]", "sera-dis-2[bm25]"}
         m = wh.matrix("toy", "sera-2[bm25]")
         for (s, i), value in _expected(wh, "plain", "bm25", 2, False).items():
@@ -123,7 +123,7 @@ def test_np_without_spacy_is_one_clear_line(toy, cli):
         pass
     r = cli("score", "toy", "--metric", "sera", "--index", "refs", "--query", "np", expect_ok=False)
     assert r.exit_code != 0 and "pip install spacy" in r.output and "Traceback" not in r.output
-    with Warehouse(toy, read_only=True) as wh:
+    with Store(toy, read_only=True) as wh:
         assert wh.measures("toy").empty
 
 
@@ -151,13 +151,13 @@ def test_a_scores_conflict_caches_no_retrieval(toy, cli, tmp_path):
     assert r.exit_code != 0 and "conflict with the warehouse" in r.output and "--prefix" in r.output
     assert digest(toy) == before
     cli("score", "toy", "--metric", "sera", "--index", "refs", "--cutoff", "2", "--prefix", "ours:")
-    with Warehouse(toy, read_only=True) as wh:
+    with Store(toy, read_only=True) as wh:
         assert wh.sql("SELECT count(*) AS n FROM retrievals")["n"][0] > 0
 
 
 def test_a_non_default_mu_is_in_the_name(toy, cli):
     cli("score", "toy", "--metric", "sera", "--index", "refs", "--mu", "10", "--cutoff", "2")
-    with Warehouse(toy) as wh:
+    with Store(toy) as wh:
         assert set(wh.measures("toy")["measure"]) == {"sera-2[mu=10]", "sera-dis-2[mu=10]"}
         [options] = wh.sql("SELECT options FROM ingests WHERE format = 'score'")["options"]
         assert json.loads(options)["sera"]["model"] == "lm-dirichlet(mu=10)"

@@ -7,7 +7,7 @@ import pytest
 
 from metaeval.analyses import simulation_kernels as kernels
 from metaeval.analyses.stats import batched, resampling
-from metaeval.analyses.stats._validation import coefficient_iv
+from metaeval.analyses.stats.validation import coefficient_iv
 from metaeval.analyses.stats.hypothesis import standardize
 
 

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 import scipy.stats
 
-from metaeval import Warehouse
+from metaeval import Store
 from metaeval.runs import simulation as simulation_runs
 from tests.conftest import run_cli as _cli
 
@@ -29,7 +29,7 @@ def copy_of(shared_warehouse, tmp_path):
 
 
 def _rows(db, table):
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         frame = wh.sql(f"SELECT * FROM {table}").drop(columns=VOLATILE)
     key = [c for c in ("metric", "level", "coefficient", "method", "proportion", "block") if c in frame.columns]
     return frame.sort_values(key).reset_index(drop=True)
@@ -64,7 +64,7 @@ def test_more_trials_reuse_blocks_and_equal_a_fresh_run(copy_of):
     assert "reused 4 blocks" in out  # the first 50 trials of each configuration
     fresh = copy_of("fresh")
     _cli(fresh, *COVERAGE)
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         grown = wh.sql("SELECT * FROM latest_ci_coverage WHERE trials = 60").drop(columns=VOLATILE)
     pd.testing.assert_frame_equal(grown.sort_values(["level", "method"]).reset_index(drop=True),
                                   _rows(fresh, "ci_coverage").sort_values(["level", "method"]).reset_index(drop=True))
@@ -86,7 +86,7 @@ def test_interrupted_simulation_resumes(copy_of, monkeypatch):
     monkeypatch.setattr(simulation_runs, "_coverage_unit", flaky)
     result = _cli(db, *COVERAGE, ok=False)
     assert result.exit_code != 0 and "run the same command again to resume" in result.output
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         assert wh.sql("SELECT status FROM analysis_runs")["status"].tolist() == ["interrupted"]
         assert len(wh.sql("SELECT * FROM ci_coverage_blocks")) == 2 * 2  # two units of two configurations
     calls.clear()
@@ -99,7 +99,7 @@ def test_normality_rows_equal_scipy_and_are_incremental(copy_of):
     db = copy_of("normality")
     _cli(db, "normality", "--dataset", "realsumm", "--measure", "rouge-1.recall", "--measure", "litepyramid.*")
     assert "up to date" in _cli(db, "normality", "--dataset", "realsumm", "--measure", "litepyramid.recall").output
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         rows = wh.sql("SELECT * FROM latest_normality").set_index(["measure", "level"])
         values = wh.matrix("realsumm", "rouge-1.recall")["rouge-1.recall"]
     assert len(rows) == 4
@@ -122,7 +122,7 @@ def test_clear_errors(copy_of):
     assert "no human judgment 'pyramid'" in out and "litepyramid.recall" in out
     out = _cli(db, *POWER[:6], "--proportions", "0,0.5", ok=False).output
     assert "proportions must be in (0, 1]" in out
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         assert wh.sql("SELECT count(*) AS n FROM analysis_runs")["n"][0] == 0
 
 
@@ -150,7 +150,7 @@ def test_power_under_each_system_inputs_protocol(tmp_path):
     _cli(db, *power, "--dataset", "only")
     out = _cli(db, *power, "--dataset", "half").output
     assert "nothing computed" not in out
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         rows = wh.sql("SELECT * FROM power ORDER BY result_id")
         runs = wh.sql("SELECT parameters FROM analysis_runs WHERE command = 'simulate power' ORDER BY run_id")
     assert [json.loads(p)["system_inputs"] for p in runs["parameters"]] == ["judged", "all", "all"]

@@ -10,7 +10,7 @@ import tracemalloc
 
 from metaeval.analyses.stats import _engine, resampling
 from metaeval.analyses.stats import batched as batched_module
-from metaeval.analyses.stats._validation import coefficient_iv
+from metaeval.analyses.stats.validation import coefficient_iv
 from metaeval.analyses.stats.batched import bootstrap_statistics, permutation_statistics
 from metaeval.analyses.stats.correlation import corr, corr_columns, pairwise_sum_first, summary_mean
 from tests._stats_reference import COEFFICIENTS, level_corr, standardize

@@ -9,7 +9,7 @@ import scipy.stats
 
 from metaeval.analyses import stats
 from metaeval.analyses.stats import batched, resampling
-from metaeval.analyses.stats._validation import coefficient_iv
+from metaeval.analyses.stats.validation import coefficient_iv
 from metaeval.analyses.stats.kendall_variants import kendall_variant, pair_counts
 from tests import _mtme_reference as ref
 from tests._stats_reference import standardize

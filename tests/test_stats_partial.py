@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import scipy.stats
 
-from metaeval.analyses.stats import _validation, partial, resampling
+from metaeval.analyses.stats import validation, partial, resampling
 from metaeval.analyses.stats.correlation import corr
 from metaeval.analyses.stats.hypothesis import williams_t
 
@@ -139,19 +139,19 @@ def test_refusals():
         partial.partial_correlation(X, Z, labels[:, :3])
     with pytest.raises(ValueError):
         partial.partial_correlation(X, Z, "input")
-    coef = _validation.coefficient_iv("pearson[control=system]")
+    coef = validation.coefficient_iv("pearson[control=system]")
     assert coef.label == "pearson[control=system]" and coef.control == "system"
     with pytest.raises(ValueError, match="partial"):
         corr(X[0], Z[0], coef)          # the generic engines need the groups
     with pytest.raises(ValueError):
-        _validation.coefficient_iv("kendall-c[control=system]")
+        validation.coefficient_iv("kendall-c[control=system]")
     with pytest.raises(ValueError):
-        _validation.coefficient_iv("pearson[control=a]b]")
+        validation.coefficient_iv("pearson[control=a]b]")
 
 
 def test_control_label_accepts_an_attribute_and_reads_back():
-    coef = _validation.coefficient_iv("spearman[control=source dataset]")
-    assert coef.control == "source dataset" and _validation.coefficient_iv(coef.label) == coef
+    coef = validation.coefficient_iv("spearman[control=source dataset]")
+    assert coef.control == "source dataset" and validation.coefficient_iv(coef.label) == coef
 
 
 def test_fisher_interval_reduces_n_by_the_groups():

@@ -96,8 +96,8 @@ def test_correlate_ci_compare_commands(tmp_path):
     assert out.exit_code != 0 and "pdp" in out.output
     out = run_cli(db, "correlate", *common, ok=False)   # the default levels include global
     assert out.exit_code != 0 and "system and summary" in out.output
-    from metaeval import Warehouse
+    from metaeval import Store
 
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         rows = wh.sql("SELECT level, value, conventions FROM latest_correlations WHERE coefficient = 'pdp'")
     assert len(rows) and rows["conventions"].str.contains("mt-metrics-eval pdp=True").all()

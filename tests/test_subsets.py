@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from scipy import stats as sps
 
-from metaeval import Warehouse
+from metaeval import Store
 from metaeval.analyses.stats import bootstrap_ci
 from metaeval.analyses.stats.macro import macro_average, macro_bootstrap_ci
 from metaeval.errors import WarehouseError
@@ -65,7 +65,7 @@ def factuality(db):
 def test_where_restricts_the_cells_and_keeps_subsets_apart(factuality):
     d = _scores()
     xsum_test = d[(d["source"] == "xsum") & (d["split"] == "test")]
-    with Warehouse(factuality) as wh:
+    with Store(factuality) as wh:
         every = api.correlate(wh, "factuality", HUMAN, levels=["global", "system"], coefficients=["pearson"])
         out = api.correlate(wh, "factuality", HUMAN, levels=["global", "system"], coefficients=["pearson"],
                             where=["split=test", "source=xsum"])
@@ -97,7 +97,7 @@ def test_where_in_ci_compare_accuracy_and_annotators_writes_subset_rows(factuali
     run_cli(factuality, "accuracy", *common, "--level", "system")
     run_cli(factuality, "annotators", "--dataset", "factuality", "--human", HUMAN, "--where", "source=cnndm",
             "--level", "global", "--coefficient", "pearson", "--k", "50", "--splits", "3")
-    with Warehouse(factuality, read_only=True) as wh:
+    with Store(factuality, read_only=True) as wh:
         for table in ("confidence_intervals", "hypothesis_tests", "pairwise_accuracy", "human_ceiling"):
             subsets_ = wh.sql(f"SELECT DISTINCT subset FROM {table}")["subset"].tolist()
             assert subsets_ == ["source=cnndm"], table
@@ -114,7 +114,7 @@ def test_where_in_ci_compare_accuracy_and_annotators_writes_subset_rows(factuali
 
 def test_by_writes_each_group_and_the_macro_average(factuality):
     d = _scores()
-    with Warehouse(factuality) as wh:
+    with Store(factuality) as wh:
         result = subsets.by_attribute(wh, "correlate", "source", ["split=test"], dataset="factuality", human=HUMAN,
                                       levels=["global"], coefficients=["pearson"])
         rows = result.rows(wh)
@@ -178,7 +178,7 @@ def test_a_schema_4_warehouse_gains_the_subset_column_and_keeps_its_rows(tmp_pat
         con.execute("DROP TABLE attributes")
         con.execute("UPDATE schema_info SET value = '4' WHERE key = 'version'")
     assert f"from schema 4 to {schema.SCHEMA_VERSION}" in run_cli(db, "init").output
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         rows = wh.sql("SELECT subset FROM latest_correlations")
         assert len(rows) == before > 0 and (rows["subset"] == "").all()
         assert wh.attributes("d") == []
@@ -186,7 +186,7 @@ def test_a_schema_4_warehouse_gains_the_subset_column_and_keeps_its_rows(tmp_pat
 
 def test_by_with_a_partial_coefficient_averages_the_groups_partial_values_and_ci_refuses(factuality):
     d = _scores()
-    with Warehouse(factuality) as wh:
+    with Store(factuality) as wh:
         result = subsets.by_attribute(wh, "correlate", "source", dataset="factuality", human=HUMAN,
                                       coefficients=["pearson"], control="system")
         rows = result.rows(wh)

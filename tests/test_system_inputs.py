@@ -12,9 +12,8 @@ import pandas as pd
 import pytest
 import scipy.stats
 
-from metaeval import Warehouse
+from metaeval.runs import Warehouse
 from metaeval.errors import WarehouseError
-from metaeval.runs import Warehouse as AnalysisWarehouse
 from metaeval.analyses import bootstrap_ci, correlate, paired_bootstrap_test
 from metaeval.analyses.stats import resampling
 from tests.conftest import run_cli
@@ -215,7 +214,7 @@ def test_evaluate_says_its_protocol_and_records_it(db, tmp_path):
     out = run_cli(db, *base, "--system-inputs", "some", ok=False)
     assert out.exit_code == 2 and "some" in out.output
     # the Python API: a setting run before, so nothing computed; a bad protocol is refused before any ingest
-    with AnalysisWarehouse(db) as wh:
+    with Warehouse(db) as wh:
         ev = wh.evaluate("t", "h", metrics=["mx"], coefficients=["pearson"], k=40, system_inputs="judged")
         assert ev.computed == 0 and ev.settings["system_inputs"] == "judged"
         with pytest.raises(WarehouseError, match="system_inputs='some'"):

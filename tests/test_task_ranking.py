@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from metaeval import Warehouse
+from metaeval import Store
 from metaeval.analyses import task_ranking
 from metaeval.analyses.stats import resampling
 from tests._mtme_reference import level_variant
@@ -76,7 +76,7 @@ def test_rank_tasks_command_persists_and_prints(tmp_path):
     first = run_cli(db, *args).output
     assert "ranked 4 metrics over 2 tasks" in first
     assert "up to date" in run_cli(db, *args).output
-    with Warehouse(db, read_only=True) as wh:
+    with Store(db, read_only=True) as wh:
         rows = wh.sql("SELECT * FROM latest_task_rankings ORDER BY rank")
         a = wh.matrix("a", [*rows["metric"], "expert.relevance"])
         b = wh.matrix("b", [*rows["metric"], "expert.relevance"])

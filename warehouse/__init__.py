@@ -6,7 +6,7 @@ The one import name of the project. Its floors, each importing only the ones bel
 package               folder of the repository     what it holds
 ====================  ===========================  ==============================================
 ``metaeval``          ``warehouse/``               storage core: connection, schema application,
-                                                   atomic loading, ``Warehouse`` and ``Matrix``
+                                                   atomic loading, ``Store`` and ``Matrix``
 ``metaeval.schema``   ``schema/``                  the SQL (tables, views, bound statements)
 ``metaeval.ingest``   ``ingest/``                  one parser per input format, onto the core
 ``metaeval.analyses`` ``analyses/``                pure statistics and text metrics: arrays in,
@@ -30,18 +30,18 @@ from typing import TYPE_CHECKING
 from metaeval.errors import ConflictError, InputError, WarehouseError
 
 if TYPE_CHECKING:
-    from metaeval.core import Matrix, Warehouse
+    from metaeval.core import Matrix, Store
 
-__all__ = ["ConflictError", "InputError", "Matrix", "Warehouse", "WarehouseError"]
+__all__ = ["ConflictError", "InputError", "Matrix", "Store", "WarehouseError"]
 __version__ = "0.6.0"
 
 _SUBPACKAGES = ("analyses", "cli", "ingest", "runs", "schema")
 
 
 def __getattr__(name: str):
-    """``Warehouse`` and ``Matrix`` on first use (they import pandas and numpy, which
+    """``Store`` and ``Matrix`` on first use (they import pandas and numpy, which
     ``metaeval --help`` does not need), and the subpackages on first use."""
-    if name in ("Matrix", "Warehouse"):
+    if name in ("Matrix", "Store"):
         from metaeval import core
 
         return getattr(core, name)
@@ -51,4 +51,4 @@ def __getattr__(name: str):
 
 
 def __dir__() -> list[str]:
-    return sorted([*globals(), "Matrix", "Warehouse", *_SUBPACKAGES])
+    return sorted([*globals(), "Matrix", "Store", *_SUBPACKAGES])

@@ -1,4 +1,4 @@
-"""The Python API: :class:`Warehouse` opens a warehouse file and answers in numpy/pandas.
+"""The Python API: :class:`Store` opens a warehouse file and answers in numpy/pandas.
 
 numpy and pandas are imported where they are used, not with this module: the light commands
 (``datasets``, ``measures``, ``results``, ``sql``) ask for :class:`~warehouse.rows.Rows`
@@ -56,7 +56,7 @@ class Matrix:
 class Annotations:
     """Every annotator's judgments of one human measure: ``values`` is N systems × M inputs × K
     annotators, NaN where an annotator did not judge a cell; systems and inputs on the grid of
-    ``Warehouse.matrix(dataset, measure)``, annotators sorted by id (numerically when numbers).
+    ``Store.matrix(dataset, measure)``, annotators sorted by id (numerically when numbers).
     ``positional``: the ids are list positions "0".."K-1" (as SacreROUGE lists are stored), so
     an id need not name the same person in every cell."""
 
@@ -76,15 +76,15 @@ _DATASETS = "SELECT * FROM dataset_summary"
 _MEASURES = "SELECT * FROM measure_summary WHERE dataset = ? AND (? IS NULL OR kind = ?)"
 _DUPLICATES = "SELECT * FROM measure_duplicates WHERE dataset = ? ORDER BY measure"
 
-#: Cells of the grids of the measures :meth:`Warehouse.matrix` reads in one query (memory: the
+#: Cells of the grids of the measures :meth:`Store.matrix` reads in one query (memory: the
 #: fetched cells, at most this many, beside the matrix).
 MATRIX_CHUNK_CELLS = 2_000_000
 
 
-class Warehouse:
+class Store:
     """A metaeval warehouse file.
 
-    >>> wh = Warehouse.create("warehouse.duckdb")     # or Warehouse("warehouse.duckdb")
+    >>> wh = Store.create("warehouse.duckdb")     # or Store("warehouse.duckdb")
     >>> m = wh.matrix("summeval", ["rouge-2.recall", "expert.relevance"])
     """
 
@@ -110,7 +110,7 @@ class Warehouse:
             self._reap()
 
     @classmethod
-    def create(cls, path: str | os.PathLike | None = None) -> Warehouse:
+    def create(cls, path: str | os.PathLike | None = None) -> Store:
         """Create the warehouse file (or check and update an existing one) and open it.
 
         A ``with`` block on a warehouse this created that ends with an exception before any
@@ -141,7 +141,7 @@ class Warehouse:
     def close(self) -> None:
         self.con.close()
 
-    def __enter__(self) -> Warehouse:
+    def __enter__(self) -> Store:
         return self
 
     def __exit__(self, exc_type, exc, tb) -> None:

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validation import Coefficient
+from .validation import Coefficient
 from .correlation import (
     corr,
     corr_columns,

@@ -14,7 +14,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import vocabulary
-from ._validation import Coefficient, coefficient_iv, level_iv, matrices_iv
+from .validation import Coefficient, coefficient_iv, level_iv, matrices_iv
 from .reductions import SAFE_MAGNITUDES, scaled, summary_mean, system_means, unit_scale, unscaled  # noqa: F401
 
 #: Bytes the pairwise Kendall computation may use for its (..., n, n) temporaries at once.

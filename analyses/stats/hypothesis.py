@@ -10,7 +10,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import _engine, batched, resampling
-from ._validation import (
+from .validation import (
     alternative_iv,
     batch_size_iv,
     coefficient_iv,

@@ -9,7 +9,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import _engine, batched, resampling, vocabulary
-from ._validation import (
+from .validation import (
     Coefficient,
     alpha_iv,
     batch_size_iv,

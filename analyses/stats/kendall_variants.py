@@ -158,7 +158,7 @@ def tie_calibration(X, Z, level: str, coefficient: str = "acc-23") -> Calibratio
     """Tie calibration of ``coefficient`` (``"acc-23"`` or ``"kendall-23"``) for metric ``X`` and
     human ``Z`` (N systems x M inputs, NaN = missing) at ``level`` (system, summary, global):
     see :func:`calibrate`."""
-    from ._validation import CALIBRATED_COEFFICIENTS, _choice_iv, coefficient_iv, level_iv, matrices_iv
+    from .validation import CALIBRATED_COEFFICIENTS, _choice_iv, coefficient_iv, level_iv, matrices_iv
 
     X, Z = matrices_iv(X=X, Z=Z)
     variant = coefficient_iv(_choice_iv(coefficient, "coefficient", CALIBRATED_COEFFICIENTS)).variant
@@ -236,7 +236,7 @@ def level_value(X: np.ndarray, Z: np.ndarray, level: str, variant: str, epsilon:
 
 def conventions(coefficient) -> dict:
     """What a result of a Kendall variant with ties records about them (``coefficient`` a
-    :class:`._validation.Coefficient` with ``ties_variant``)."""
+    :class:`.validation.Coefficient` with ``ties_variant``)."""
     out = {
         "kendall_definition": "Deutsch, Foster & Freitag (2023); mt-metrics-eval stats.KendallVariants",
         "tie_threshold_on": "the metric's differences: |x_i - x_j| <= epsilon is a metric tie",

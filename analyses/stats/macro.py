@@ -19,7 +19,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from . import _engine, batched
-from ._validation import alpha_iv, coefficient_iv, k_iv, level_iv, matrices_iv, method_iv, seed_iv
+from .validation import alpha_iv, coefficient_iv, k_iv, level_iv, matrices_iv, method_iv, seed_iv
 from .correlation import level_correlation
 from .results import BootstrapResult
 

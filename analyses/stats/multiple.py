@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from ._validation import correction_iv
+from .validation import correction_iv
 
 
 def correct_pvalues(pvalues: npt.ArrayLike, method: str) -> np.ndarray:

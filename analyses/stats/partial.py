@@ -62,7 +62,7 @@ import numpy.typing as npt
 
 from . import _engine, resampling
 from .batched import gather
-from ._validation import (
+from .validation import (
     Coefficient,
     alpha_iv,
     alternative_iv,

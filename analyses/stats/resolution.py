@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ._validation import alpha_iv, correction_iv
+from .validation import alpha_iv, correction_iv
 
 PURPOSES = ("interval", "test")
 #: How a method's p-value is formed from its resamples.

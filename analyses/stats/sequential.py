@@ -52,7 +52,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from ._validation import alpha_iv, correction_iv, k_iv
+from .validation import alpha_iv, correction_iv, k_iv
 from .multiple import correct_pvalues
 
 #: Resamples of each test in the first round; the schedule grows by GROWTH per round. Part of

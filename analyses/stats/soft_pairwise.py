@@ -72,7 +72,7 @@ def soft_pairwise_accuracy(X: npt.ArrayLike, Z: npt.ArrayLike, k: int = 1000, se
     ``seed`` (:func:`mtme_permutation_signs`) unless ``signs`` (K, M_used) are given. NaN when
     fewer than 2 systems or no input remain.
     """
-    from ._validation import k_iv, matrices_iv
+    from .validation import k_iv, matrices_iv
 
     X, Z = matrices_iv(X=X, Z=Z)
     both = ~np.isnan(X) & ~np.isnan(Z)

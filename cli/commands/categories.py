@@ -1,6 +1,6 @@
 """``metaeval categories``: error categories of a human judgment (each metric's correlation with
 each category, and the drop of its correlation when the category is ignored); a call of
-:meth:`metaeval.runs.api.AnalysisWarehouse.categories` plus printing."""
+:meth:`metaeval.runs.api.Warehouse.categories` plus printing."""
 
 from __future__ import annotations
 
