@@ -28,7 +28,10 @@ from typing import TYPE_CHECKING  # noqa: E402
 if TYPE_CHECKING:
     from metaeval.runs.runner import ProgressFactory
 
-METRICS = ("rouge", "js", "bleu", "chrf", "sera")
+METRICS = ("rouge", "js", "bleu", "chrf", "sera", "kl", "cosine", "topic", "probability")
+#: the model-free families of Louis & Nenkova (2013), against the input (analyses/text/modelfree.py)
+MODEL_FREE = ("kl", "cosine", "topic", "probability")
+_MODEL_FREE_PREFIXES = ("kl.", "cosine", "topic-", "logprob-")
 #: ROUGE variants scored when none are named: ROUGE-1, -2, -L x precision, recall, F1.
 DEFAULT_ROUGE = tuple(v.name for v in text.variant_grid(kinds=("rouge-1", "rouge-2", "rouge-l"),
                                                         stem=(False,), stop=(False,)))
@@ -37,6 +40,16 @@ GRIDS = {
     "graham": lambda: [v.name for v in text.graham_grid()],
     "full": lambda: [v.name for v in text.variant_grid()],
 }
+
+
+@dataclass(frozen=True)
+class ModelFreeSetting:
+    """The preprocessing of the model-free features (the paper: stemmed, stopwords removed) and
+    the topic-signature cutoff (-2 log lambda)."""
+
+    stem: bool = True
+    stop: bool = True
+    cutoff: float = 10.0
 
 
 @dataclass(frozen=True)
@@ -81,7 +94,7 @@ def corpus_of(rows: Sequence[tuple]) -> tuple[text.TextCorpus, pd.DataFrame]:
 
 
 def score(corpus: text.TextCorpus, metrics: Sequence[str], rouge_variants: Sequence[str] = (),
-          js: JSSetting = JSSetting()) -> dict[str, np.ndarray]:
+          js: JSSetting = JSSetting(), model_free: ModelFreeSetting = ModelFreeSetting()) -> dict[str, np.ndarray]:
     """``{measure name: value per summary}`` for the chosen metrics."""
     unknown = [m for m in metrics if m not in METRICS]
     if unknown or not metrics:
@@ -101,8 +114,20 @@ def score(corpus: text.TextCorpus, metrics: Sequence[str], rouge_variants: Seque
                                      "and this dataset stores none")
             out.update(text.js_divergence(corpus, n=js.n, target=js.target, stem=js.stem, stop=js.stop,
                                           smoothing=js.smoothing))
+        elif metric in MODEL_FREE:
+            continue
         else:
             out.update(getattr(text, metric)(corpus))
+    chosen = [m for m in MODEL_FREE if m in metrics]
+    if chosen:
+        if not corpus.has_documents:
+            raise WarehouseError("the model-free metrics compare a summary with its input: they need the source "
+                                 "documents, and this dataset stores none")
+        try:
+            out.update(text.model_free(corpus, chosen, stem=model_free.stem, stop=model_free.stop,
+                                       cutoff=model_free.cutoff))
+        except ValueError as exc:
+            raise WarehouseError(str(exc)) from None
     return out
 
 
@@ -131,6 +156,7 @@ def to_batch(dataset: str, keys: pd.DataFrame, scores: dict[str, np.ndarray], op
 
 def score_dataset(wh: Store, dataset: str, metrics: Sequence[str], rouge_variants: Sequence[str] = (),
                   js: JSSetting = JSSetting(), *, sera: SERASetting | None = None, prefix: str = "",
+                  model_free: ModelFreeSetting = ModelFreeSetting(),
                   replace: bool = False, command: str | None = None,
                   progress: ProgressFactory | None = None) -> tuple[LoadReport, list[str], int]:
     """Score the stored texts of ``dataset`` and load the scores under ``prefix + name``:
@@ -141,7 +167,7 @@ def score_dataset(wh: Store, dataset: str, metrics: Sequence[str], rouge_variant
                                      Hint("build_index", python="metaeval.runs.index.build"), "`)"))
     corpus, keys = load_corpus(wh, dataset)
     others = [m for m in metrics if m != "sera"]
-    scores = {prefix + name: values for name, values in score(corpus, others, rouge_variants, js).items()} \
+    scores = {prefix + name: values for name, values in score(corpus, others, rouge_variants, js, model_free).items()} \
         if others else {}
     sera_used, searched = None, []   # SERA's searched lists: cached with the scores, in their transaction
     if "sera" in metrics:
@@ -150,7 +176,8 @@ def score_dataset(wh: Store, dataset: str, metrics: Sequence[str], rouge_variant
         sera_scores, sera_used, _ = sera_runs.score(wh, corpus, sera, progress=progress, pending=searched)
         scores.update({prefix + name: values for name, values in sera_scores.items()})
     options = {"metrics": list(metrics), "prefix": prefix, "js": js.__dict__ if "js" in metrics else None,
-               "rouge_variants": sorted(n for n in scores if not n.removeprefix(prefix).startswith("sera"))
+               **({"model_free": model_free.__dict__} if set(MODEL_FREE) & set(metrics) else {}),
+               "rouge_variants": sorted(n for n in scores if not n.removeprefix(prefix).startswith(("sera", *_MODEL_FREE_PREFIXES)))
                if "rouge" in metrics else []}
     if sera_used is not None:
         options["sera"] = sera_used

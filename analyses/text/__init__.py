@@ -13,6 +13,8 @@ import re
 from .ablation import kept_token_counts, rouge1_ablated
 from .corpus import SummaryRecord, TextCorpus, TokenView, read_sacrerouge_jsonl
 from .divergence import js_divergence, js_name
+from .modelfree import FEATURES as MODEL_FREE_FEATURES
+from .modelfree import model_free
 from .mt import bleu, chrf
 from .retrieval import ANALYZER, QUERIES, analyze, kw_expressions, kw_query, lm_dirichlet, np_query, plain_query
 from .rouge import rouge
@@ -20,6 +22,9 @@ from .sera import sera, sera_dis, sera_name
 from .variants import GRAHAM_KINDS, KINDS, STATISTICS, Variant, graham_grid, variant_grid
 
 _JS_NAME = re.compile(r"js-[1-9][0-9]*(\.input)?(\[(stem,?)?(stop,?)?(smooth)?\])?")
+_MODEL_FREE_NAME = re.compile(r"(kl\.(input-summary|summary-input)|cosine\.input|logprob-(unigram|multinomial)\.input)"
+                              r"(\[(stem,?)?(stop)?\])?"
+                              r"|(cosine-topic|topic-fraction|topic-coverage)\.input\[(stem,)?(stop,)?cutoff=[^],]+\]")
 _SERA_NAME = re.compile(r"sera(-dis)?-[1-9][0-9]*(\[(kw|np)(,(bm25|mu=[^],]+))?\]|\[(bm25|mu=[^],]+)\])?")
 
 
@@ -29,6 +34,10 @@ def direction(name: str) -> str:
         if not _JS_NAME.fullmatch(name):
             raise ValueError(f"not a JS-divergence measure name: {name!r}")
         return "lower"
+    if name.startswith(("kl.", "cosine", "topic-", "logprob-")):
+        if not _MODEL_FREE_NAME.fullmatch(name):
+            raise ValueError(f"not a model-free measure name: {name!r}")
+        return "lower" if name.startswith("kl.") else "higher"
     if name in ("bleu", "chrf"):
         return "higher"
     if name.startswith("sera"):
@@ -55,6 +64,8 @@ __all__ = [
     "direction",
     "graham_grid",
     "js_divergence",
+    "MODEL_FREE_FEATURES",
+    "model_free",
     "js_name",
     "kept_token_counts",
     "kw_expressions",

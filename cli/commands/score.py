@@ -60,6 +60,13 @@ def _cutoffs(ctx, param, value):
 @click.option("--js-stop/--no-js-stop", default=False, show_default=True)
 @click.option("--js-smoothing/--no-js-smoothing", default=False, show_default=True,
               help="Louis & Nenkova's smoothing (delta = 0.0005, B = 1.5 |V|).")
+@click.option("--input-stem/--no-input-stem", default=True, show_default=True,
+              help="kl, cosine, topic, probability (Louis & Nenkova's model-free features): stem the words.")
+@click.option("--input-stop/--no-input-stop", default=True, show_default=True,
+              help="kl, cosine, topic, probability: remove stopwords.")
+@click.option("--topic-cutoff", default=10.0, show_default=True, type=FiniteFloatRange(0),
+              help="topic, cosine: the log-likelihood ratio (-2 log lambda) above which an input word is a topic "
+                   "signature word (Lin & Hovy 2000), against the dataset's other inputs.")
 @click.option("--index", "index_name", default=None, metavar="NAME",
               help="SERA: the search index to query (`metaeval index build`).")
 @click.option("--query", "queries", default=None, metavar="plain,kw,np", callback=_queries,
@@ -79,11 +86,14 @@ def _cutoffs(ctx, param, value):
 @click.option("--replace", is_flag=True, help="Overwrite stored scores that differ.")
 @click.pass_obj
 def score(obj: Context, dataset, metrics, variants, grid, js_n, js_target, js_stem, js_stop, js_smoothing,
-          index_name, queries, cutoffs, model, mu, np_model, prefix, replace):
+          input_stem, input_stop, topic_cutoff, index_name, queries, cutoffs, model, mu, np_model, prefix, replace):
     """Score the summary texts of DATASET and store the scores as automatic measures.
 
     Measures are named by their settings (rouge-2.recall[stem,stop], js-2, bleu, chrf,
-    sera-5, sera-dis-10[kw], sera-5[np,bm25]); scoring twice changes nothing.
+    sera-5, sera-dis-10[kw], sera-5[np,bm25], kl.input-summary[stem,stop],
+    topic-fraction.input[stem,stop,cutoff=10]); scoring twice changes nothing. kl, cosine,
+    topic and probability are Louis & Nenkova's (2013) model-free features against the input
+    documents.
     """
     from metaeval.runs import scoring
 
@@ -105,6 +115,7 @@ def score(obj: Context, dataset, metrics, variants, grid, js_n, js_target, js_st
     with obj.open() as wh:
         report, names, dropped = scoring.score_dataset(
             wh, dataset, metrics, rouge_variants, js, sera=sera, prefix=prefix, replace=replace,
+            model_free=scoring.ModelFreeSetting(input_stem, input_stop, topic_cutoff),
             command=_command_line(), progress=terminal_progress())
     state = (f"inserted {report.inserted}" + (f", replaced {report.replaced}" if report.replaced else "")
              if report.changed else "all already in the warehouse; nothing changed")
