@@ -132,3 +132,32 @@ def test_score_command_stores_them(db, tmp_path):
     assert rows["kl.input-summary"]["direction"] == "lower" and rows["kl.summary-input"]["direction"] == "lower"
     assert rows["topic-fraction.input[cutoff=2]"]["direction"] == "higher"
     assert {r["kind"] for r in rows.values()} == {"automatic"}
+
+
+# --- ROUGE-S / ROUGE-SU with an unlimited skip distance (issue 33 item 17) ------------------------
+def _skip_bigrams(tokens, unigrams):
+    from itertools import combinations
+
+    bag = Counter(combinations(tokens, 2))
+    if unigrams:
+        bag.update((("<s>", t) for t in tokens))
+    return bag
+
+
+@pytest.mark.parametrize("kind", ["rouge-s", "rouge-su"])
+def test_rouge_s_unlimited_against_all_pairs(kind):
+    from metaeval.analyses.text import rouge
+
+    texts = [("a b c d e f g h i j", ["a c e g i b d f h j k"]), ("the cat sat on the mat", ["on the mat the cat sat"]),
+             ("x y", ["y x"])]
+    corpus = TextCorpus([SummaryRecord("s", str(i), c, refs) for i, (c, refs) in enumerate(texts)])
+    out = rouge(corpus, [f"{kind}.recall", f"{kind}.precision"])
+    for i, (c, refs) in enumerate(texts):
+        cb, rb = _skip_bigrams(c.split(), kind == "rouge-su"), _skip_bigrams(refs[0].split(), kind == "rouge-su")
+        hit = sum((cb & rb).values())
+        assert out[f"{kind}.recall"][i] == pytest.approx(hit / sum(rb.values()))
+        assert out[f"{kind}.precision"][i] == pytest.approx(hit / sum(cb.values()))
+    # far-apart pairs count: S with an unlimited distance differs from S4 on the long first text
+    s4 = rouge(corpus, ["rouge-s4.recall"])["rouge-s4.recall"]
+    if kind == "rouge-s":
+        assert out["rouge-s.recall"][0] != pytest.approx(s4[0]) and out["rouge-s.recall"][2] == pytest.approx(s4[2])

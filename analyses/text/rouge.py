@@ -6,7 +6,8 @@ count and two totals:
 * ``rouge-n``: hit = clipped n-gram overlap ``sum_g min(#_c(g), #_r(g))``;
   totals = numbers of n-grams in ``r`` and ``c``;
 * ``rouge-s4`` / ``rouge-su4``: the same over skip-bigrams with at most 4
-  intervening words (plus unigrams for SU);
+  intervening words (plus unigrams for SU); ``rouge-s`` / ``rouge-su``: every ordered pair of
+  a text's tokens, an unlimited skip distance (ROUGE-1.5.5 ``-2 -1``);
 * ``rouge-l``: hit = LCS(c, r) over the whole token sequences (``rouge-score``'s
   ``rougeL``, no sentence splitting); totals = ``|r|``, ``|c|``;
 * ``rouge-lsum``: hit = summary-level union LCS over sentences (ROUGE-1.5.5's
@@ -75,6 +76,10 @@ def pair_counts(
         return hits, lengths[cand] ** ROUGE_W_WEIGHT, lengths[ref] ** ROUGE_W_WEIGHT
     if kind in ("rouge-s4", "rouge-su4"):
         units = skip_bigram_units(view, max_gap=SKIP_GAP, unigrams=kind == "rouge-su4")
+    elif kind in ("rouge-s", "rouge-su"):
+        scored = np.unique(np.concatenate([cand, ref]))   # unlimited: the longest compared text's every pair
+        longest = int(view.lengths[scored].max()) if len(scored) else 0
+        units = skip_bigram_units(view, max_gap=max(longest - 2, 0), unigrams=kind == "rouge-su")
     else:
         units = ngram_units(view, int(kind[len("rouge-") :]))
     bags = count_bags(*units, n_texts=n_texts)

@@ -12,6 +12,7 @@ warehouse, e.g. ``rouge-2.recall[stem,stop]``, ``rouge-l.f1``,
   over sentences, ROUGE-1.5.5's ROUGE-L), ``rouge-w`` (weighted LCS of the
   whole texts, weight 1.2), ``rouge-s4`` (skip-bigrams with at
   most 4 intervening words), ``rouge-su4`` (``rouge-s4`` plus unigrams);
+  ``rouge-s`` / ``rouge-su``: the same with an unlimited skip distance (ROUGE-1.5.5's ``-2 -1``);
 * statistic: ``precision``, ``recall`` or ``f1``;
 * flags, in this order, each present only when on: ``stem`` (Porter stemming),
   ``stop`` (SMART stopword removal), ``resplit`` (``rouge-lsum`` only: also cut
@@ -56,6 +57,8 @@ KINDS: tuple[str, ...] = (
     "rouge-w",
     "rouge-s4",
     "rouge-su4",
+    "rouge-s",
+    "rouge-su",
 )
 #: Graham (2015)'s 8 counting methods; its R-L is ROUGE-1.5.5's summary-level LCS.
 GRAHAM_KINDS: tuple[str, ...] = ("rouge-1", "rouge-2", "rouge-3", "rouge-4", "rouge-lsum", "rouge-w", "rouge-s4", "rouge-su4")

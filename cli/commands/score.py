@@ -48,8 +48,8 @@ def _cutoffs(ctx, param, value):
               help="Metric family to compute. Repeatable.")
 @click.option("--variant", "variants", multiple=True, metavar="NAME",
               help="ROUGE variant by name, e.g. 'rouge-2.recall[stem,stop]' (kinds rouge-1..4, rouge-l, "
-                   "rouge-lsum, rouge-w, rouge-s4, rouge-su4; statistics precision, recall, f1; flags stem, "
-                   "stop, maxref). Repeatable.")
+                   "rouge-lsum, rouge-w, rouge-s4, rouge-su4, rouge-s, rouge-su (unlimited skip); statistics "
+                   "precision, recall, f1; flags stem, stop, maxref). Repeatable.")
 @click.option("--grid", type=LazyChoice("metaeval.runs.scoring:GRIDS"), default=None,
               help="A whole grid of ROUGE variants: default (ROUGE-1/2/L x P/R/F1), graham (Graham 2015's "
                    "96 summary-level variants), full (every kind x statistic x stem x stop).")
