@@ -1,0 +1,174 @@
+"""Systems ranked from pairwise votes: Bradley–Terry on counted outcomes, at arena scale.
+
+Votes. A vote compares systems ``a`` and ``b``: ``a`` wins, ``b`` wins, or a tie. As Chatbot
+Arena's leaderboard code does (FastChat ``rating_systems.py``: ``preprocess_for_bt``), the votes
+are collapsed to their *distinct* rows ``(a, b, outcome)`` with a count ``w_r`` (1.6 M battles are
+about 22 k rows), and everything below is a sum over those rows.
+
+Model (ties as half a win each way, the default). With strengths ``theta`` on the logit scale,
+``P(a beats b) = sigma(theta_a - theta_b)`` and a row's outcome ``y_r`` is 1 (a wins), 0 (b wins)
+or 1/2 (a tie), so the log-likelihood is::
+
+    l(theta) = sum_r w_r [y_r log sigma(d_r) + (1 - y_r) log sigma(-d_r)],  d_r = theta_a - theta_b
+
+maximised by Newton's method on the counts (no prior unless ``ridge`` > 0, which adds
+``-ridge/2 * ||theta||^2``). Strengths are identified up to a constant: they are centred
+(``sum theta = 0``) and the scale is moved afterwards (:func:`elo`). The maximum-likelihood
+estimate exists only when the graph "i beat j at least once" (a tie counts both ways) is strongly
+connected (Ford 1957; Hunter 2004): otherwise a system's strength is infinite and the fit is
+*undefined* (NaN), never a number read off a stopped optimiser.
+
+Scale: the Elo-style numbers the arena prints are ``1000 + 400 / ln(10) * theta`` (FastChat's
+``scale_and_offset``: ratings on base 10 with ``alpha = ln 10``), optionally shifted so that a
+named anchor system has a named rating.
+
+Intervals. :func:`bootstrap` draws the counts of the distinct rows from a multinomial with the
+observed shares (FastChat's ``compute_bootstrap_bt``), seeded, and fits every round at once
+(batched Newton); a round whose resampled votes admit no estimate is undefined and left out
+(``n_valid`` says how many remain). :func:`sandwich` gives the closed-form robust ("sandwich")
+covariance ``H^-1 J H^-1`` of the centred strengths, ``H`` the observed information and ``J`` the
+sum over votes of the outer products of each vote's score (arena-rank's default since 2025).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
+from scipy.special import expit
+
+A_WINS, TIE, B_WINS = 1.0, 0.5, 0.0
+ELO_PER_LOGIT = 400 / math.log(10)
+ELO_CENTRE = 1000.0
+
+
+@dataclass(frozen=True)
+class Counted:
+    """The distinct vote rows: systems ``a``, ``b`` (indices), outcome ``y`` (1, 1/2, 0) and the
+    number of votes ``w`` of each; ``n_systems``."""
+
+    a: np.ndarray
+    b: np.ndarray
+    y: np.ndarray
+    w: np.ndarray
+    n_systems: int
+
+    @property
+    def n_votes(self) -> int:
+        return int(self.w.sum())
+
+
+def count(a, b, outcome, n_systems: int) -> Counted:
+    """Collapse votes (``outcome`` 1: a wins, 0: b wins, 0.5: tie) to their distinct rows."""
+    a, b, y = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64), np.asarray(outcome, dtype=float)
+    if not (a.shape == b.shape == y.shape and a.ndim == 1 and len(a)):
+        raise ValueError("a, b and outcome need one value per vote, and at least one vote")
+    if a.min() < 0 or b.min() < 0 or max(a.max(), b.max()) >= n_systems or np.any(a == b):
+        raise ValueError(f"systems are indices 0..{n_systems - 1}, and a vote compares two different systems")
+    if not np.all(np.isin(y, (A_WINS, TIE, B_WINS))):
+        raise ValueError("an outcome is 1 (a wins), 0 (b wins) or 0.5 (a tie)")
+    rows, w = np.unique(np.column_stack([a, b, (2 * y).astype(np.int64)]), axis=0, return_counts=True)
+    return Counted(a=rows[:, 0], b=rows[:, 1], y=rows[:, 2] / 2.0, w=w.astype(float), n_systems=n_systems)
+
+
+def estimable(c: Counted, w: np.ndarray | None = None) -> bool:
+    """Whether the maximum-likelihood strengths exist: "beat at least once" strongly connected."""
+    w = c.w if w is None else w
+    keep = w > 0
+    src = np.concatenate([c.a[keep & (c.y > 0)], c.b[keep & (c.y < 1)]])    # winner -> loser (a tie: both)
+    dst = np.concatenate([c.b[keep & (c.y > 0)], c.a[keep & (c.y < 1)]])
+    graph = coo_matrix((np.ones(len(src)), (src, dst)), shape=(c.n_systems, c.n_systems))
+    return connected_components(graph, directed=True, connection="strong")[0] == 1
+
+
+def fit(c: Counted, weights: np.ndarray | None = None, *, ridge: float = 0.0, tol: float = 1e-10,
+        max_iter: int = 100) -> np.ndarray:
+    """Centred strengths (logits) maximising the likelihood, one row per column of ``weights``
+    (``weights``: rows x rounds counts, default the observed counts: one fit). A round whose
+    votes admit no estimate (and ``ridge`` = 0) is NaN."""
+    W = (c.w[:, None] if weights is None else np.asarray(weights, dtype=float)).T      # rounds x rows
+    if W.shape[1] != len(c.w):
+        raise ValueError("weights need one row per distinct vote row")
+    if ridge < 0 or not math.isfinite(ridge):
+        raise ValueError(f"ridge must be a finite number >= 0; got {ridge}")
+    S, R = c.n_systems, len(W)
+    ok = np.ones(R, dtype=bool) if ridge > 0 else np.array([estimable(c, w) for w in W])
+    theta = np.zeros((R, S))
+    rounds = np.arange(R)[:, None]
+    centre = np.ones((S, S)) / S
+    for _ in range(max_iter if ok.any() else 0):
+        p = expit(theta[:, c.a] - theta[:, c.b])                                        # rounds x rows
+        residual, curvature = W * (c.y - p), W * p * (1 - p)
+        grad = -ridge * theta
+        np.add.at(grad, (rounds, c.a[None, :]), residual)
+        np.add.at(grad, (rounds, c.b[None, :]), -residual)
+        info = np.zeros((R, S, S))
+        np.add.at(info, (rounds, c.a[None, :], c.b[None, :]), -curvature)
+        info += info.transpose(0, 2, 1)
+        info[:, np.arange(S), np.arange(S)] = -info.sum(axis=2) + ridge
+        step = np.linalg.solve(info[ok] + centre, grad[ok][..., None])[..., 0]
+        theta[ok] += step
+        theta -= theta.mean(axis=1, keepdims=True)
+        if np.max(np.abs(step)) < tol:
+            break
+    theta[~ok] = np.nan
+    return theta[0] if weights is None else theta
+
+
+def elo(theta, anchor: int | None = None, anchor_rating: float = ELO_CENTRE) -> np.ndarray:
+    """The arena's scale: ``1000 + 400/ln(10) * theta``, or shifted so that system ``anchor`` is at
+    ``anchor_rating``."""
+    r = ELO_CENTRE + ELO_PER_LOGIT * np.asarray(theta, dtype=float)
+    if anchor is not None:
+        r = r - r[..., [anchor]] + anchor_rating
+    return r
+
+
+def bootstrap_counts(c: Counted, k: int, seed: int) -> np.ndarray:
+    """``k`` multinomial resamples of the distinct rows' counts (rows x k), the same for every
+    judge given the same rows and seed."""
+    rng = np.random.default_rng(seed)
+    return rng.multinomial(c.n_votes, c.w / c.w.sum(), size=k).T.astype(float)
+
+
+@dataclass(frozen=True)
+class Bootstrap:
+    """Per system: the ``lower``/``upper`` percentile bounds (of what was resampled: strengths or
+    Elo ratings), the share of valid rounds in which it is first, and ``n_valid`` rounds."""
+
+    samples: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+    first: np.ndarray
+    n_valid: int
+
+
+def bootstrap(c: Counted, *, k: int = 1000, seed: int = 0, alpha: float = 0.05, ridge: float = 0.0,
+              transform=None) -> Bootstrap:
+    """Percentile intervals over ``k`` multinomial rounds (see the module docstring)."""
+    samples = fit(c, bootstrap_counts(c, k, seed), ridge=ridge)
+    if transform is not None:
+        samples = transform(samples)
+    valid = samples[~np.isnan(samples).any(axis=1)]
+    if len(valid) == 0:
+        nan = np.full(c.n_systems, np.nan)
+        return Bootstrap(samples, nan, nan, nan, 0)
+    lower, upper = np.percentile(valid, [100 * alpha / 2, 100 * (1 - alpha / 2)], axis=0)
+    first = np.bincount(valid.argmax(axis=1), minlength=c.n_systems) / len(valid)
+    return Bootstrap(samples, lower, upper, first, len(valid))
+
+
+def sandwich(c: Counted, theta: np.ndarray) -> np.ndarray:
+    """The robust covariance ``H^+ J H^+`` of the centred strengths at ``theta`` (``H^+`` the
+    pseudo-inverse of the information, whose null space is the constant direction)."""
+    p = expit(theta[c.a] - theta[c.b])
+    D = np.zeros((len(c.a), c.n_systems))
+    D[np.arange(len(c.a)), c.a], D[np.arange(len(c.a)), c.b] = 1.0, -1.0
+    H = (D * (c.w * p * (1 - p))[:, None]).T @ D
+    score = (c.y - p)[:, None] * D                                  # one vote's score, per distinct row
+    J = (score * c.w[:, None]).T @ score
+    Hp = np.linalg.pinv(H)
+    return Hp @ J @ Hp
