@@ -37,3 +37,72 @@ def test_a_constant_measure_is_nobodys_duplicate_and_no_chain_passes_through_it(
     assert dups[["measure", "duplicate_of", "relation"]].values.tolist() == [["system-recognizer", "shifted", "affine"]]
     for name in ("mym", "other", "consistency-detector", "shifted"):
         assert pd.isna(listed.loc[name, "duplicate_of"]), name
+
+
+# --- one rule for ids and names: a control or separator character at an end is refused, not stripped ------
+#: What str.strip() took away and so merged "s1\x1f" into "s1": C0 separators, NEL, line separator,
+#: VT, FF, TAB; a no-break space (a space that is not U+0020) makes another name that looks the same.
+EDGES = ["\x1c", "\x1d", "\x1e", "\x1f", "\x85", "\u2028", "\x0b", "\x0c", "\t", "\u00a0"]
+LONG = [{"system": "s0", "input": "d0", "measure": "m", "value": 1.0},
+        {"system": "s1", "input": "d0", "measure": "m", "value": 2.0},
+        {"system": "s2", "input": "d0", "measure": "m", "value": 3.0}]
+
+
+def _write_table(frame: pd.DataFrame, path: Path) -> None:
+    if path.suffix == ".csv":
+        frame.to_csv(path, index=False)
+    elif path.suffix == ".jsonl":
+        frame.to_json(path, orient="records", lines=True)
+    else:
+        frame.to_parquet(path, index=False)
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".jsonl", ".parquet", "DataFrame"])
+@pytest.mark.parametrize("field", ["system", "measure"])
+def test_an_id_beginning_or_ending_with_a_control_or_separator_is_refused_on_every_table_path(db, tmp_path, suffix,
+                                                                                              field):
+    from metaeval.errors import InputError
+    from metaeval.ingest import table
+
+    with Store(db) as wh:
+        table.ingest(wh, "t", [_write_table(pd.DataFrame(LONG), tmp_path / "ok.csv") or tmp_path / "ok.csv"])
+        before = wh.sql("SELECT * FROM cells ORDER BY ALL").values.tolist()
+        for i, char in enumerate(EDGES):
+            rows = [dict(r) for r in LONG]
+            rows[1][field] = rows[1][field] + char if i % 2 else char + rows[1][field]
+            frame = pd.DataFrame(rows).assign(value=[1.0, 5.0, 3.0])
+            path = tmp_path / f"t{i}{suffix}"
+            with pytest.raises(InputError) as caught:
+                if suffix == "DataFrame":
+                    table.add_scores(wh, "t", frame)
+                else:
+                    _write_table(frame, path)
+                    table.ingest(wh, "t", [path])
+            message = str(caught.value)
+            where = "<DataFrame>:2" if suffix == "DataFrame" else f"{path}:{3 if suffix == '.csv' else 2}"
+            assert message.startswith(f"{where}: field '{field}': the id {rows[1][field]!r} "), (char, message)
+            assert f"U+{ord(char):04X}" in message and "\n" not in message, message
+        assert wh.sql("SELECT * FROM cells ORDER BY ALL").values.tolist() == before
+
+
+def test_the_same_rule_holds_for_attributes_preferences_and_rename(db, cli, tmp_path):
+    from metaeval.errors import InputError
+    from metaeval.ingest import preferences
+
+    pd.DataFrame(LONG).to_csv(tmp_path / "ok.csv", index=False)
+    cli("ingest", "table", tmp_path / "ok.csv", "--dataset", "t")
+    attributes = tmp_path / "a.csv"
+    attributes.write_text("input,attribute,value\nd0,split,test\nd0,source\x1f,xsum\n", encoding="utf-8")
+    line = _one_error_line(cli("ingest", "attributes", attributes, "--dataset", "t", expect_ok=False))
+    assert f"{attributes}:3: field 'attribute': the id 'source\\x1f'" in line and "U+001F" in line
+    path = tmp_path / "p.csv"
+    path.write_text("input,system_a,system_b,judge,order,winner,kind\nd0,s0,s1\u00a0,gpt,ab,a,\n", encoding="utf-8")
+    with Store(db) as wh, pytest.raises(InputError, match=r":2: field 'system_b': the id 's1\\xa0' ends with"):
+        preferences.ingest(wh, "t", path)
+    for new, code in (("m2\x1f", "U+001F"), ("\u2028m2", "U+2028"), ("m2\u00a0", "U+00A0")):
+        line = _one_error_line(cli("rename", "measure", "t", "m", new, expect_ok=False))
+        assert code in line, line
+    with Store(db, read_only=True) as wh:
+        assert wh.sql("SELECT count(*) AS n FROM attributes")["n"].iloc[0] == 0
+        assert wh.sql("SELECT count(*) AS n FROM preferences")["n"].iloc[0] == 0
+        assert wh.measures("t")["measure"].tolist() == ["m"]
