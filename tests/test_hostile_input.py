@@ -106,3 +106,35 @@ def test_the_same_rule_holds_for_attributes_preferences_and_rename(db, cli, tmp_
         assert wh.sql("SELECT count(*) AS n FROM attributes")["n"].iloc[0] == 0
         assert wh.sql("SELECT count(*) AS n FROM preferences")["n"].iloc[0] == 0
         assert wh.measures("t")["measure"].tolist() == ["m"]
+
+
+# --- a single-value option given twice ------------------------------------------------------------------
+@pytest.mark.parametrize("args, option", [
+    (("correlate", "--dataset", "f", "--human", "human.consistency", "--by", "split", "--by", "source"), "--by"),
+    (("correlate", "--dataset", "f", "--human", "human.consistency", "--control", "system", "--control", "source"),
+     "--control"),
+    (("simulate", "coverage", "--dataset", "f", "--human", "human.consistency", "--k", "50", "--k=60"), "--k"),
+    (("results", "correlations", "--dataset", "f", "--format", "csv", "--format", "json"), "--format"),
+])
+def test_a_single_value_option_given_twice_is_refused_in_one_line(db, cli, args, option):
+    cli("ingest", "table", FACTUALITY, "--dataset", "f", "--human", "human.*")
+    with Store(db, read_only=True) as wh:
+        runs = wh.sql("SELECT count(*) AS n FROM analysis_runs")["n"].iloc[0]
+    line = _one_error_line(cli(*args, expect_ok=False))
+    assert line == f"Error: {option} is given more than once; it takes one value: give it once"
+    with Store(db, read_only=True) as wh:
+        assert wh.sql("SELECT count(*) AS n FROM analysis_runs")["n"].iloc[0] == runs
+
+
+def test_repeatable_options_and_db_before_and_after_the_command_still_work(db, cli):
+    from click.testing import CliRunner
+
+    from metaeval.cli import main
+
+    cli("ingest", "table", FACTUALITY, "--dataset", "f", "--human", "human.*")
+    cli("measures", "f", "--db", str(db))                                   # --db before and after, the same file
+    out = cli("correlate", "--dataset", "f", "--human", "human.consistency", "--metric", "system-recognizer",
+              "--metric", "consistency-detector", "--level", "system", "--level", "summary").output
+    assert "consistency-detector" in out
+    result = CliRunner().invoke(main, ["--db", str(db), "--db", str(db), "datasets"])
+    assert result.exit_code == 0, result.output
