@@ -138,3 +138,19 @@ def test_repeatable_options_and_db_before_and_after_the_command_still_work(db, c
     assert "consistency-detector" in out
     result = CliRunner().invoke(main, ["--db", str(db), "--db", str(db), "datasets"])
     assert result.exit_code == 0, result.output
+
+
+# --- an unknown dataset is refused by results and export, and nothing is created -------------------------
+@pytest.mark.parametrize("fmt", ["csv", "parquet", "jsonl"])
+def test_export_and_results_refuse_an_unknown_dataset_and_create_nothing(db, cli, tmp_path, fmt):
+    cli("ingest", "table", FACTUALITY, "--dataset", "f", "--human", "human.*")
+    out = tmp_path / "out" / f"rows.{fmt}"
+    out.parent.mkdir()
+    for table in ("correlations", "analysis_runs"):
+        line = _one_error_line(cli("export", table, "--dataset", "nosuch", "--out", out, expect_ok=False))
+        assert line == "Error: unknown dataset 'nosuch'; the warehouse has: f"
+        assert list(out.parent.iterdir()) == []
+        line = _one_error_line(cli("results", table, "--dataset", "nosuch", expect_ok=False))
+        assert line == "Error: unknown dataset 'nosuch'; the warehouse has: f"
+    cli("export", "correlations", "--dataset", "f", "--out", out)    # a known dataset without rows: an empty file
+    assert out.exists()
