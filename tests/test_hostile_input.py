@@ -154,3 +154,18 @@ def test_export_and_results_refuse_an_unknown_dataset_and_create_nothing(db, cli
         assert line == "Error: unknown dataset 'nosuch'; the warehouse has: f"
     cli("export", "correlations", "--dataset", "f", "--out", out)    # a known dataset without rows: an empty file
     assert out.exists()
+
+
+# --- compare --sequential --k-max beyond the analyses' bound -----------------------------------------------
+def test_a_sequential_compare_beyond_the_bound_on_k_is_the_one_line_k_error_and_writes_nothing(db, cli):
+    from metaeval.analyses.stats.validation import K_MAX
+
+    cli("ingest", "table", FACTUALITY, "--dataset", "f", "--human", "human.*")
+    compare = ("compare", "--dataset", "f", "--human", "human.consistency", "--sequential")
+    line = _one_error_line(cli(*compare, "--k-max", 10 * K_MAX, expect_ok=False))
+    assert line == f"Error: --k-max {10 * K_MAX} is more resamples than the analyses draw: at most --k-max {K_MAX}"
+    line = _one_error_line(cli(*compare, "--k-max", 10, expect_ok=False))
+    assert line.startswith("Error: --k-max 10 is too small for a resampling test") and "--k-max 19 or more" in line
+    with Store(db, read_only=True) as wh:
+        assert wh.sql("SELECT count(*) AS n FROM analysis_runs")["n"].iloc[0] == 0
+        assert wh.sql("SELECT count(*) AS n FROM hypothesis_tests")["n"].iloc[0] == 0
