@@ -13,9 +13,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from metaeval import names
 from metaeval.errors import InputError
 from metaeval.load import CELL_COLUMNS, MEASURE_COLUMNS
+from metaeval.names import problem as name_problem
+from metaeval.names import strip as strip_spaces
 
 
 def sha256(path: Path, text: dict | None = None, delimiter: bytes = b",") -> str:
@@ -182,7 +183,7 @@ def identifier(value, file: str, line: int | None, field: str) -> str:
     if isinstance(value, bool) or not isinstance(value, (str, int)):
         got = "missing" if value is None else f"{type(value).__name__} {value!r}"
         raise InputError(file, line, field, f"expected an id (string), got {got}")
-    text = names.strip(str(value))
+    text = strip_spaces(str(value))
     if not text:
         raise InputError(file, line, field, "the id is empty")
     return check_name(text, file, line, field, "id")
@@ -193,7 +194,7 @@ def check_name(name: str, file: str, line: int | None, field: str, what: str = "
     character or a line separator anywhere, another space than U+0020 at an end): they print as
     nothing, break the line of every listing, table and error message that shows it, or make two
     names look the same."""
-    problem = names.problem(name, what)
+    problem = name_problem(name, what)
     if problem:
         raise InputError(file, line, field, problem)
     return name
