@@ -240,17 +240,63 @@ def is_text(fmt: str) -> bool:
     return fmt in ("text", "table")
 
 
-class Group(click.Group):
+class RepeatedOption(click.ClickException):
+    """A single-value option given more than once: a usage error of one line."""
+
+    exit_code = 2
+
+
+class OnceOnly:
+    """A click command (or group) that refuses a single-value option given more than once
+    (``--by split --by source``), which click would answer with the last value: one line naming
+    the option, before anything runs. Options declared ``multiple``, counts, switches and
+    ``--db`` (given twice, it must name the same file: :mod:`metaeval.cli.db_option`) are
+    left to click. Every command of ``metaeval`` is one (:func:`once_only`)."""
+
+    def parse_args(self, ctx, args):
+        if not ctx.resilient_parsing:
+            try:
+                _, _, order = self.make_parser(ctx).parse_args(args=list(args))
+            except click.ClickException:
+                order = []  # click's own parsing below says what is wrong
+            seen = set()
+            for param in order:
+                single = (isinstance(param, click.Option) and not param.multiple and not param.count
+                          and not param.is_flag and param.name != "db")
+                if single and param.name in seen:
+                    raise RepeatedOption(f"{max(param.opts, key=len)} is given more than once; it takes one "
+                                         "value: give it once")
+                seen.add(param.name)
+        return super().parse_args(ctx, args)
+
+
+_ONCE_CLASSES: dict[type, type] = {}
+
+
+def once_only(command: click.Command) -> click.Command:
+    """``command`` (and every command below a group) as a :class:`OnceOnly` of its own click
+    class; idempotent."""
+    cls = type(command)
+    if not issubclass(cls, OnceOnly):
+        command.__class__ = _ONCE_CLASSES.setdefault(cls, type(cls.__name__, (OnceOnly, cls), {}))
+    if isinstance(command, click.Group):
+        for sub in command.commands.values():
+            once_only(sub)
+    return command
+
+
+class Group(OnceOnly, click.Group):
     """Turns WarehouseError into a clean one-line error and a non-zero exit, and Ctrl-C or
     SIGTERM not handled by the command (or the error of a query it cut short) into the one-line
     error of :func:`interrupted`. Its commands accept ``--db`` after their name too
-    (:mod:`metaeval.cli.db_option`)."""
+    (:mod:`metaeval.cli.db_option`), and refuse a single-value option given twice
+    (:class:`OnceOnly`)."""
 
     def get_command(self, ctx, cmd_name):
         from metaeval.cli.db_option import attach
 
         command = super().get_command(ctx, cmd_name)
-        return None if command is None else attach(command)
+        return None if command is None else once_only(attach(command))
 
     def invoke(self, ctx):
         try:
@@ -494,7 +540,7 @@ def _register_command_modules() -> None:
     for info in pkgutil.iter_modules(package.__path__):
         module = importlib.import_module(f"{package.__name__}.{info.name}")
         for command in getattr(module, "COMMANDS", ()):
-            main.add_command(attach(command))   # --db after the command's name too
+            main.add_command(once_only(attach(command)))   # --db after the command's name too; no option twice
 
 
 _register_command_modules()

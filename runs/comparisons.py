@@ -133,7 +133,7 @@ def compare_analysis(scope: Scope, method: str, k: int, alpha: float, seed: int,
     check_parametric(scope.coefficients, method, "williams", "Williams' test is not defined for")
     resampled = method != "williams"
     if resampled:
-        check_k(k, alpha, "test")
+        check_k(k, alpha, "test", "k" if risk is None else "k_max")
     if k_block is not None and (not method.startswith("perm-") or k_block < 1):
         raise WarehouseError(Message(Argument("k_block"), " (early stopping) applies to the permutation tests with a "
                                      f"block size >= 1; got method {method!r}, k_block {k_block}"))

@@ -87,15 +87,20 @@ class Params:
 
 
 # --- checks several families share -------------------------------------------------------------
-def check_k(k: int, alpha: float, purpose: str) -> None:
+def check_k(k: int, alpha: float, purpose: str, name: str = "k") -> None:
     """Refuse a number of resamples below the floor of ``purpose`` ("interval" or "test") at
-    ``alpha`` (:func:`analyses.stats.resolution.min_resamples`), naming the smallest accepted."""
+    ``alpha`` (:func:`analyses.stats.resolution.min_resamples`), naming the smallest accepted, or
+    above the analyses' bound (:data:`analyses.stats.validation.K_MAX`), before anything is
+    written. ``name``: the parameter that gave it (``k_max``: a sequential compare's bound)."""
     floor = resolution.min_resamples(alpha, purpose)
     if k < floor:
         rule = "(k + 1) alpha / 2 >= 1" if purpose == "interval" else "(k + 1) alpha >= 1"
         what = "a percentile interval" if purpose == "interval" else "a resampling test"
-        raise WarehouseError(Message(Argument("k", k), f" is too small for {what} at alpha {alpha:g}: it needs {rule}, "
-                                     "so ", Argument("k", floor), " or more"))
+        raise WarehouseError(Message(Argument(name, k), f" is too small for {what} at alpha {alpha:g}: it needs {rule}, "
+                                     "so ", Argument(name, floor), " or more"))
+    if k > validation.K_MAX:
+        raise WarehouseError(Message(Argument(name, k), " is more resamples than the analyses draw: at most ",
+                                     Argument(name, validation.K_MAX)))
 
 
 def check_system_inputs(protocol: str) -> str:
