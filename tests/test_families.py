@@ -1,0 +1,114 @@
+"""The registry of analysis families (runs/families.py, runs/declarations.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from metaeval import schema
+from metaeval.errors import WarehouseError
+from metaeval.runs import parameters
+from metaeval.runs.families import (ALPHA, DATASET, FAMILIES, K, SEED, Family, Option, by_table, family,
+                                    register)
+
+EXISTING = ("correlate", "ci", "compare", "accuracy", "systems-agreement", "winners", "replicability", "rank-tasks",
+            "agreement", "annotators", "normality", "simulate-coverage", "simulate-power", "detection", "judges",
+            "categories")
+
+
+def test_every_existing_family_is_registered():
+    assert set(EXISTING) <= set(FAMILIES)
+    assert "evaluate" not in FAMILIES          # the orchestrator, not a family
+
+
+def test_every_result_table_belongs_to_exactly_one_family():
+    owners = {}
+    for f in FAMILIES.values():
+        for table in f.tables:
+            owners.setdefault(table, []).append(f.name)
+    assert {t: o for t, o in owners.items() if len(o) > 1} == {}
+    assert set(owners) == set(schema.RESULT_TABLES) - {"analysis_runs"}
+    assert set(by_table()) == set(owners)
+
+
+def test_tests_tables_are_result_tables():
+    for f in FAMILIES.values():
+        assert f.tests_table is None or f.tests_table in schema.RESULT_TABLES, f.name
+        assert f.summary and f.options, f.name
+
+
+def test_option_names_are_unique_within_a_family():
+    for f in FAMILIES.values():
+        names = [o.name for o in f.options]
+        assert len(names) == len(set(names)), f.name
+        flags = [o.flag for o in f.options]
+        assert len(flags) == len(set(flags)), f.name
+
+
+def test_the_default_number_of_resamples_is_defined_once():
+    assert K.default == parameters.DEFAULT_K == 1000
+    assert SEED.default == parameters.DEFAULT_SEED and ALPHA.default == parameters.DEFAULT_ALPHA
+    for f in FAMILIES.values():
+        if "k" in [o.name for o in f.options]:
+            assert f.option("k").default == parameters.DEFAULT_K, f.name
+
+
+def test_k_is_checked_once_naming_the_parameter():
+    from metaeval.analyses.stats.validation import K_MAX
+
+    for bad in (0, -1, K_MAX + 1, 2.5, True):
+        with pytest.raises(WarehouseError, match=r"^k="):
+            K.value(bad)
+    assert K.value(None) == 1000 and K.value(7) == 7
+
+
+def test_judges_ridge_default_is_the_analysis_default():
+    from metaeval.analyses import preferences
+
+    assert FAMILIES["judges"].option("ridge").default == preferences.DEFAULT_RIDGE
+
+
+def test_parameters_fill_defaults_check_choices_and_refuse_unknown_names():
+    f = FAMILIES["compare"]
+    params = f.parameters("summeval", "expert.relevance", metrics=["rouge-*"])
+    assert params["k"] == 1000 and params["correction"] == "holm" and params["metrics"] == ("rouge-*",)
+    assert params["levels"] == () and params["force"] is False
+    with pytest.raises(WarehouseError, match="unknown correction='nope'"):
+        f.parameters("d", "h", correction="nope")
+    with pytest.raises(WarehouseError, match="kk=5 is not a parameter of compare"):
+        f.parameters("d", "h", kk=5)
+    with pytest.raises(WarehouseError, match="dataset=NAME|dataset"):
+        f.parameters(human="h")
+
+
+def test_register_refuses_a_taken_name_or_table_and_a_bad_name():
+    class Again(Family):
+        name = "compare"
+        tables = ()
+
+    class Table(Family):
+        name = "probe-table"
+        tables = ("correlations",)
+
+    class Bad(Family):
+        name = "Bad_Name"
+
+    for cls in (Again, Table, Bad):
+        with pytest.raises(ValueError):
+            register(cls)
+    assert "probe-table" not in FAMILIES
+
+
+def test_family_by_name_or_python_name():
+    assert family("rank_tasks") is FAMILIES["rank-tasks"]
+    assert FAMILIES["simulate-coverage"].python_name == "simulate_coverage"
+    with pytest.raises(WarehouseError, match="unknown analysis family 'nosuch'"):
+        family("nosuch")
+
+
+def test_option_flags_and_kinds():
+    assert Option("system_inputs").flag == "--system-inputs"
+    assert DATASET.required and DATASET.flag == "--dataset"
+    with pytest.raises(ValueError):
+        Option("x", kind="nope")
+    assert Option("c", kind="choice", choices="metaeval.analyses.stats.vocabulary:CORRECTIONS").choice_values() \
+        == ("bonferroni", "holm", "bh", "none")
