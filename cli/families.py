@@ -27,7 +27,8 @@ def _type(option: Option):
         return click.INT if option.minimum is None and option.maximum is None else \
             click.IntRange(option.minimum, option.maximum)
     if kind == "float":
-        return app.FiniteFloatRange(option.minimum, option.maximum, min_open=option.open, max_open=option.open)
+        return app.FiniteFloatRange(option.minimum, option.maximum, min_open=option.open and option.minimum is not None,
+                                    max_open=option.open and option.maximum is not None)
     if kind == "choice":
         if isinstance(option.choices, str):
             return app.LazyChoice(option.choices)
