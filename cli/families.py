@@ -62,7 +62,7 @@ def click_option(option: Option):
         kwargs["default"] = option.default
     show = option.show_default
     if show is None:
-        show = option.default is not None and option.kind != "flag" and not option.multiple
+        show = option.default not in (None, ()) and option.kind != "flag"
     if show:
         kwargs["show_default"] = True
     if option.kind == "where":

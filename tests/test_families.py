@@ -112,3 +112,52 @@ def test_option_flags_and_kinds():
         Option("x", kind="nope")
     assert Option("c", kind="choice", choices="metaeval.analyses.stats.vocabulary:CORRECTIONS").choice_values() \
         == ("bonferroni", "holm", "bh", "none")
+
+
+def test_a_family_without_a_command_gets_a_generated_one(monkeypatch, tmp_path):
+    """options -> compute -> present: the flags, defaults, choices and checks come from the declaration."""
+    import pandas as pd
+    from click.testing import CliRunner
+
+    from metaeval.cli.families import command_of
+    from metaeval.runs import families
+
+    class Probe(Family):
+        """Probe family.
+
+        A second paragraph of help."""
+
+        name = "probe-family"
+        summary = "Probe family."
+        options = (DATASET.but(required=False, default="d"), K, Option("measures", multiple=True, flag="--measure"),
+                   Option("mode", default="a", kind="choice", choices=("a", "b")), families.FORCE)
+
+        def compute(self, wh, **params):
+            return pd.DataFrame([{"dataset": params["dataset"], "k": params["k"], "measures": ",".join(params["measures"]),
+                                  "mode": params["mode"], "force": params["force"]}])
+
+    monkeypatch.setitem(families._REGISTERED, "probe-family", Probe())
+    command = command_of(FAMILIES["probe-family"])
+    from metaeval.cli.app import Context
+
+    db = str(tmp_path / "w.duckdb")
+    from metaeval.core import Store
+
+    Store.create(db).close()
+    out = CliRunner().invoke(command, ["--k", "7", "--measure", "x", "--measure", "y", "--format", "csv"],
+                             obj=Context(db))
+    assert out.exit_code == 0, out.output
+    assert out.output.splitlines()[0] == "dataset,k,measures,mode,force", out.output
+    assert out.output.splitlines()[1].startswith("d,7,") and ",a," in out.output, out.output
+    assert CliRunner().invoke(command, ["--k", "0"], obj=Context(db)).exit_code == 2
+    assert CliRunner().invoke(command, ["--mode", "c"], obj=Context(db)).exit_code == 2
+    text = CliRunner().invoke(command, ["--help"], terminal_width=200).output
+    assert "Probe family." in text and "A second paragraph" in text and "[default: 1000;" in text
+
+
+def test_the_cli_offers_each_family_a_command():
+    from metaeval.cli.app import main
+
+    commands = set(main.commands) | {f"{g}-{s}" for g, c in main.commands.items() if hasattr(c, "commands")
+                                     for s in c.commands}
+    assert set(FAMILIES) <= commands
