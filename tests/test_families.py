@@ -161,3 +161,42 @@ def test_the_cli_offers_each_family_a_command():
     commands = set(main.commands) | {f"{g}-{s}" for g, c in main.commands.items() if hasattr(c, "commands")
                                      for s in c.commands}
     assert set(FAMILIES) <= commands
+
+
+def test_a_registered_family_is_a_warehouse_method(monkeypatch, tmp_path):
+    from metaeval.runs import Warehouse, families
+
+    class Probe(Family):
+        name = "probe-method"
+        summary = "Probe."
+        options = (DATASET, K)
+
+        def compute(self, wh, **params):
+            return (type(wh).__name__, params)
+
+    monkeypatch.setitem(families._REGISTERED, "probe-method", Probe())
+    with Warehouse.create(tmp_path / "w.duckdb") as wh:
+        assert wh.probe_method("d", k=5) == ("Warehouse", {"dataset": "d", "k": 5})
+        assert wh.probe_method(dataset="d")[1]["k"] == 1000
+        with pytest.raises(WarehouseError, match="^k=0 must be"):
+            wh.probe_method("d", k=0)
+        assert not hasattr(wh, "nosuch_family") and not hasattr(wh, "probe-method")
+        assert wh.judges.__func__ is Warehouse.judges        # a hand-written method stays
+
+
+def test_the_declared_computes_give_the_methods_rows(warehouse_copy):
+    """compute of the declared families calls today's functions: the same stored rows."""
+    from metaeval.runs import Warehouse
+
+    scope = dict(metrics=["rouge-1*"], levels=["system"], coefficients=["kendall"])
+    with Warehouse(warehouse_copy) as wh:
+        by_family = FAMILIES["correlate"].run(wh, "summeval", "expert.relevance", **scope)
+        assert by_family.equals(wh.correlate("summeval", "expert.relevance", **scope))
+        tied = FAMILIES["correlate"].run(wh, "summeval", "expert.relevance", **{**scope, "coefficients": ["acc-23"]},
+                                         epsilon=0.01)
+        assert set(tied["coefficient"]) == {"acc-23[eps=0.01]"}
+        ci = FAMILIES["ci"].run(wh, "summeval", "expert.relevance", k=99, method="boot-inputs", **scope)
+        assert ci.equals(wh.ci("summeval", "expert.relevance", k=99, method="boot-inputs", **scope))
+        tests = FAMILIES["compare"].run(wh, "summeval", "expert.relevance", k=99, method="perm-inputs", **scope)
+        assert tests.equals(wh.compare("summeval", "expert.relevance", k=99, method="perm-inputs", **scope))
+        assert len(tests) and set(tests["correction"]) == {"holm"}
