@@ -200,3 +200,34 @@ def test_the_declared_computes_give_the_methods_rows(warehouse_copy):
         tests = FAMILIES["compare"].run(wh, "summeval", "expert.relevance", k=99, method="perm-inputs", **scope)
         assert tests.equals(wh.compare("summeval", "expert.relevance", k=99, method="perm-inputs", **scope))
         assert len(tests) and set(tests["correction"]) == {"holm"}
+
+
+def test_declared_flags_agree_with_the_cli_flag_of_each_parameter():
+    """An error names a parameter by its Python name, rendered as cli/app.py's flag(name): a
+    declared option's flag must be that flag wherever FLAGS names one."""
+    from metaeval.cli.app import FLAGS
+
+    for f in FAMILIES.values():
+        for o in f.options:
+            if o.name in FLAGS:
+                assert o.flag == FLAGS[o.name], (f.name, o.name)
+
+
+def test_migrated_commands_read_their_options_from_the_registry():
+    """Each family command's options are exactly its declared ones (same flags, defaults, help),
+    plus the command line's own (--format, --layout, --scheduler, --db, ...)."""
+    import click
+
+    from metaeval.cli.app import main
+
+    cli_only = {"fmt", "layout", "scheduler", "db", "figure", "overwrite"}
+    for f in FAMILIES.values():
+        group, _, sub = f.name.partition("-") if f.name.startswith("simulate-") else (f.name, "", "")
+        command = main.commands[group].commands[sub] if sub else main.commands[group]
+        params = {p.name: p for p in command.params if isinstance(p, click.Option) and p.name not in cli_only}
+        assert list(params) == [o.name for o in f.options], f.name
+        for o in f.options:
+            p = params[o.name]
+            assert p.opts[0] == o.flag and p.help == o.help and p.multiple == o.multiple, (f.name, o.name)
+            if o.default not in (None, ()) and o.kind != "flag":
+                assert p.default == o.default, (f.name, o.name)
