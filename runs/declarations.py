@@ -153,7 +153,8 @@ class Accuracy(Family):
                Option("human_tolerance", default=0.0, kind="float", minimum=0,
                       help="Human differences with |d| <= this are ties (0: exact ties only)."),
                Option("soft", default=False, kind="flag",
-                      help="Soft pairwise accuracy instead (Thompson et al. 2024, WMT24): table soft_pairwise_accuracy."),
+                      help="Soft pairwise accuracy instead (Thompson et al. 2024, WMT24): table "
+                           "soft_pairwise_accuracy."),
                SYSTEM_INPUTS,
                Option("delta_bins", kind="int", minimum=1, metavar="Q",
                       help="Also the accuracy and Kendall's tau within Q quantile bins of the system pairs' human "

@@ -109,7 +109,8 @@ def lower_is_better() -> list[str]:
     return [name for name, spec in METRICS.items() if spec[3] == "lower"]
 
 
-def analyse(wh: Store, dataset: str, *, k: int = parameters.DEFAULT_K, seed: int = parameters.DEFAULT_SEED, progress: ProgressFactory | None = None) -> list:
+def analyse(wh: Store, dataset: str, *, k: int = parameters.DEFAULT_K, seed: int = parameters.DEFAULT_SEED,
+            progress: ProgressFactory | None = None) -> list:
     """The demo's first analysis of ``dataset``: correlations of every metric with the human
     judgment, 95% Boot-Both CIs and Perm-Both tests (Holm-corrected within each metric's
     family), at the system and summary level, Pearson and Kendall; persisted like the commands.
@@ -124,7 +125,8 @@ def analyse(wh: Store, dataset: str, *, k: int = parameters.DEFAULT_K, seed: int
     return [(analysis, runner.run(wh, scope, analysis, progress=progress)) for analysis in analyses]
 
 
-def report(wh: Store, dataset: str, *, k: int = parameters.DEFAULT_K, seed: int = parameters.DEFAULT_SEED) -> pd.DataFrame:
+def report(wh: Store, dataset: str, *, k: int = parameters.DEFAULT_K,
+           seed: int = parameters.DEFAULT_SEED) -> pd.DataFrame:
     """One row per metric, level and coefficient of the demo's analysis: correlation, CI and
     the number of metrics it beats significantly."""
     from metaeval import schema
