@@ -104,8 +104,15 @@ class Option:
             if self.required:
                 raise WarehouseError(Message(Argument(self.name, placeholder=self.metavar or "VALUE"),
                                              " is required"))
-            given = self.default if not self.multiple else tuple(self.default or ())
-            return given
+            if self.kind == "where":
+                from metaeval.runs.selection import Subset
+
+                return Subset(self.default or ())
+            return self.default if not self.multiple else tuple(self.default or ())
+        if self.kind == "where":             # one type of subset, whatever shape it is given in
+            from metaeval.runs.selection import Subset
+
+            return Subset(given)
         values = (given,) if not self.multiple or isinstance(given, str) else tuple(given)
         choices = self.choice_values() if self.kind == "choice" else None
         for v in values:

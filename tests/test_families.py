@@ -231,3 +231,24 @@ def test_migrated_commands_read_their_options_from_the_registry():
             assert p.opts[0] == o.flag and p.help == o.help and p.multiple == o.multiple, (f.name, o.name)
             if o.default not in (None, ()) and o.kind != "flag":
                 assert p.default == o.default, (f.name, o.name)
+
+
+def test_one_subset_type_whatever_the_shape_it_is_given_in():
+    """--where, a list of ATTR=VALUE, pairs, a mapping, one string: one Subset, equal to (and
+    stored as) the canonical pairs, whose label is the subset column."""
+    import json
+    import pickle
+
+    from metaeval.runs.selection import Subset, parse_where, subset_label
+
+    canonical = (("source", "xsum"), ("split", "test"))
+    shapes = (["split=test", "source=xsum"], [("split", "test"), ("source", "xsum")], {"split": "test", "source": "xsum"},
+              Subset(["source=xsum", "split=test"]))
+    for shape in shapes:
+        s = parse_where(shape)
+        assert type(s) is Subset and s == canonical and hash(s) == hash(canonical)
+        assert s.label == subset_label(shape) == "source=xsum & split=test"
+        assert json.dumps(s) == json.dumps(canonical) and pickle.loads(pickle.dumps(s)) == s
+    assert Subset("split=test") == (("split", "test"),) and Subset().label == "" and Subset() == ()
+    where = FAMILIES["correlate"].option("where")
+    assert where.value({"split": "test"}) == (("split", "test"),) and type(where.value(None)) is Subset
