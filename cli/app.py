@@ -457,35 +457,6 @@ scheduler_option = click.option(
          "instead of local processes; results are identical. Default: $METAEVAL_SCHEDULER.")
 
 
-#: ``--system-inputs all|judged`` (vocabulary.SYSTEM_INPUTS, default parameters.DEFAULT_SYSTEM_INPUTS):
-#: shared by every command with a system-level analysis.
-system_inputs_option = click.option(
-    "--system-inputs", type=LazyChoice("metaeval.analyses.stats.vocabulary:SYSTEM_INPUTS"), default="all", show_default=True,
-    help="System level: a metric's system score averages every input it scored (all) or only the inputs the "
-         "human judged (judged). Same when every scored input is judged.")
-
-
-def _analysis_options(f):
-    for decorator in reversed([
-        click.option("--dataset", required=True, help="Dataset to analyse."),
-        click.option("--human", required=True, help="The human judgment, e.g. expert.relevance."),
-        click.option("--metric", "metrics", multiple=True, metavar="GLOB",
-                     help="Metrics (globs over automatic measures). Default: all. Repeatable."),
-        click.option("--level", "levels", multiple=True, type=LazyChoice("metaeval.analyses.stats.vocabulary:LEVELS"),
-                     help="Correlation level(s). Default: all three."),
-        click.option("--coefficient", "coefficients", multiple=True,
-                     type=CoefficientChoice(),
-                     help="Coefficient(s); kendall is tau-b; kendall-a, kendall-23 and acc-23 are the variants "
-                          "with ties of Deutsch et al. (2023). Default: pearson, spearman, kendall."),
-        system_inputs_option,
-        click.option("--jobs", default=1, show_default=True, type=click.IntRange(1), help="Worker processes."),
-        scheduler_option,
-        click.option("--force", is_flag=True, help="Recompute even what is up to date."),
-    ]):
-        f = decorator(f)
-    return f
-
-
 def _parse_where(ctx, param, value):
     """``--where`` as the canonical ``((attribute, value), ...)`` of
     :func:`metaeval.runs.selection.parse_where` (sorted, deduplicated)."""
@@ -499,37 +470,6 @@ def _parse_where(ctx, param, value):
         raise click.BadParameter(str(exc), ctx, param) from None
 
 
-#: ``--where ATTR=VALUE`` (repeatable, AND): the cells whose attributes (``metaeval ingest
-#: attributes``) hold; every analysis over cells declares it through :func:`subset_options`.
-where_option = click.option(
-    "--where", "where", multiple=True, metavar="ATTR=VALUE", callback=_parse_where,
-    help="Only the cells whose attribute ATTR (metaeval ingest attributes) is VALUE, e.g. split=test. "
-         "Repeatable: every condition must hold (AND). Recorded as the rows' subset.")
-
-#: ``--by ATTR``: one result per value of ATTR (each combined with any --where), and their macro average.
-by_option = click.option(
-    "--by", "by", default=None, metavar="ATTR",
-    help="One result per value of the attribute ATTR (each the subset ATTR=value, with any --where), plus "
-         "their unweighted macro average (subset ATTR=*).")
-
-
-def subset_options(by: bool = False):
-    """``--where`` (and, with ``by``, ``--by``): the shared options of the analyses over cells."""
-    def decorate(f):
-        if by:
-            f = by_option(f)
-        return where_option(f)
-    return decorate
-
-
-def _resampling_options(f):
-    f = click.option("--seed", default=0, show_default=True, type=SEED,
-                     help="Seed of the resampling; recorded with every row.")(f)
-    f = click.option("--k", default=1000, show_default=True, type=RESAMPLES, help="Resamples.")(f)
-    return f
-
-
-
 # --- commands defined in their own modules (they import the helpers above) ----------------
 def _register_command_modules() -> None:
     import pkgutil
@@ -541,6 +481,14 @@ def _register_command_modules() -> None:
         module = importlib.import_module(f"{package.__name__}.{info.name}")
         for command in getattr(module, "COMMANDS", ()):
             main.add_command(once_only(attach(command)))   # --db after the command's name too; no option twice
+    # a registered analysis family without a hand-written command gets a generated one
+    from metaeval.cli.families import generated_commands
+
+    written = {name for name, command in main.commands.items()}
+    written |= {f"{name}-{sub}" for name, command in main.commands.items() if isinstance(command, click.Group)
+                for sub in command.commands}
+    for command in generated_commands(written):
+        main.add_command(once_only(attach(command)))
 
 
 _register_command_modules()

@@ -113,7 +113,7 @@ def _conditions(pairs) -> list[str]:
 
 def detection(wh: Store, dataset: str, human: str, metrics: Sequence[str] = (), *, positive: float,
               where: Sequence[str | tuple[str, str]] = (), tune: Sequence[str | tuple[str, str]] = (),
-              by: str | None = None, threshold: float | None = None, k: int = 1000, alpha: float = 0.05,
+              by: str | None = None, threshold: float | None = None, k: int = parameters.DEFAULT_K, alpha: float = 0.05,
               seed: int = parameters.DEFAULT_SEED, alternative: str = parameters.DEFAULT_ALTERNATIVE,
               correction: str = parameters.DEFAULT_CORRECTION,
               correction_group: str = parameters.DEFAULT_CORRECTION_GROUP, tests: bool = True,

@@ -193,7 +193,7 @@ class _Plan:
 
 def prepare(wh: Store, dataset: str, human: str, scores: Sequence = (), *, metrics: Sequence[str] = (),
             against: Sequence[str] = (), levels: Sequence[str] = (), coefficients: Sequence[str] = (),
-            method: str = METHOD, correction: str = CORRECTION, ci_method: str = CI_METHOD, k: int = 1000,
+            method: str = METHOD, correction: str = CORRECTION, ci_method: str = CI_METHOD, k: int = parameters.DEFAULT_K,
             seed: int = parameters.DEFAULT_SEED, alpha: float = 0.05, all_pairs: bool = False,
             system_inputs: str = parameters.DEFAULT_SYSTEM_INPUTS, lower: Sequence[str] = (), replace: bool = False,
             allow_new: bool = False, command: str | None = None,
@@ -455,7 +455,7 @@ class JudgeEvaluation:
 
 
 def evaluate_judge(wh: Store, dataset: str, preferences: str | os.PathLike, *, humans: Sequence[str] = (),
-                   k: int = 1000, alpha: float = 0.05, seed: int = parameters.DEFAULT_SEED,
+                   k: int = parameters.DEFAULT_K, alpha: float = 0.05, seed: int = parameters.DEFAULT_SEED,
                    test: str = "permutation", correction: str = "holm", cluster_rule: str = "any",
                    where: Sequence = (), replace: bool = False, allow_new: bool = False,
                    command: str | None = None, force: bool = False) -> JudgeEvaluation:

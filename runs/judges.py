@@ -150,7 +150,7 @@ def check_options(*, k: int, alpha: float, test: str, correction: str, cluster_r
 
 
 def judges(wh: Store, dataset: str, humans: Sequence[str] = (), judge_globs: Sequence[str] = (), *,
-           k: int = 1000, alpha: float = 0.05, seed: int = parameters.DEFAULT_SEED, test: str = "permutation",
+           k: int = parameters.DEFAULT_K, alpha: float = 0.05, seed: int = parameters.DEFAULT_SEED, test: str = "permutation",
            correction: str = "holm", cluster_rule: str = "any", ridge: float = pf.DEFAULT_RIDGE,
            where: Sequence = (), by: str | None = None, force: bool = False) -> Summary:
     """Compute and persist the judge statistics, tests and rankings of ``dataset`` (see the module).
@@ -177,7 +177,7 @@ class Prepared:
 
 
 def prepare(wh: Store, dataset: str, humans: Sequence[str] = (), judge_globs: Sequence[str] = (), *,
-            k: int = 1000, alpha: float = 0.05, seed: int = parameters.DEFAULT_SEED, test: str = "permutation",
+            k: int = parameters.DEFAULT_K, alpha: float = 0.05, seed: int = parameters.DEFAULT_SEED, test: str = "permutation",
             correction: str = "holm", cluster_rule: str = "any", ridge: float = pf.DEFAULT_RIDGE,
             where: Sequence = (), by: str | None = None, force: bool = False) -> Prepared:
     """Every check and computation of :func:`judges`, writing nothing (``evaluate`` runs it inside

@@ -160,7 +160,7 @@ def evaluate_delta_bin(arrays, bin, bins, metric_tolerance, human_tolerance,  # 
             "conventions": {**r.conventions, **conv}}
 
 
-def soft_accuracy_analysis(scope: Scope, k: int = 1000, seed: int = 4) -> Analysis:
+def soft_accuracy_analysis(scope: Scope, k: int = parameters.DEFAULT_K, seed: int = 4) -> Analysis:
     """Soft pairwise accuracy of every metric (Thompson et al. 2024; table soft_pairwise_accuracy)."""
     if k < 1 or seed < 0:
         raise WarehouseError(Message(Argument("k"), " must be at least 1 and ", Argument("seed"),
@@ -200,7 +200,7 @@ def significance_analysis(scope: Scope, alpha: float = 0.05, alternative: str = 
                     evaluate_keys=("coefficient",))
 
 
-def agreement_analysis(scope: Scope, test: str, alpha: float = 0.05, k: int = 1000, seed: int = parameters.DEFAULT_SEED) -> Analysis:
+def agreement_analysis(scope: Scope, test: str, alpha: float = 0.05, k: int = parameters.DEFAULT_K, seed: int = parameters.DEFAULT_SEED) -> Analysis:
     """Per metric, the system pairs whose difference is significant under the metric and/or the human."""
     _choice(test, ranking.PAIR_TESTS, "test")
     if k < 1 or seed < 0:
@@ -448,7 +448,7 @@ def accuracy(wh: Store, dataset: str, human: str, metrics: Sequence[str] = (), l
              coefficients: Sequence[str] = (), *, alpha: float = 0.05, alternative: str = "two-sided",
              metric_tolerance: float = 0.0, human_tolerance: float = 0.0,
              system_inputs: str = parameters.DEFAULT_SYSTEM_INPUTS, soft: bool = False, delta_bins: int | None = None,
-             k: int = 1000, seed: int = 4, **run) -> list:
+             k: int = parameters.DEFAULT_K, seed: int = 4, **run) -> list:
     """Pairwise accuracy (``pairwise_accuracy``) and the inputs with a significant correlation
     (``input_significance``); ``soft``: soft pairwise accuracy instead (``soft_pairwise_accuracy``,
     ``k`` permutations, ``seed``); ``delta_bins``: also the accuracy within that many bins of the
@@ -470,7 +470,7 @@ def accuracy(wh: Store, dataset: str, human: str, metrics: Sequence[str] = (), l
 
 
 def systems_agreement(wh: Store, dataset: str, human: str, metrics: Sequence[str] = (),
-                      tests: Sequence[str] = (), *, alpha: float = 0.05, k: int = 1000,
+                      tests: Sequence[str] = (), *, alpha: float = 0.05, k: int = parameters.DEFAULT_K,
                       seed: int = parameters.DEFAULT_SEED, **run) -> list:
     """Per metric and paired test (default all of :data:`analyses.ranking.PAIR_TESTS`), the system
     pairs significant under the metric and/or the human (``system_agreement``); one

@@ -96,7 +96,7 @@ class PowerParams(PowerBlockParams):
 # --- coverage -----------------------------------------------------------------------------------
 def simulate_coverage(wh: Store, dataset: str, human: str, metrics: Sequence[str], *,
                       levels: Sequence[str] = (), coefficients: Sequence[str] = (),
-                      methods: Sequence[str] = (), trials: int = 1000, k: int = 1000, alpha: float = 0.05,
+                      methods: Sequence[str] = (), trials: int = 1000, k: int = parameters.DEFAULT_K, alpha: float = 0.05,
                       seed: int = 0, system_inputs: str = parameters.DEFAULT_SYSTEM_INPUTS, jobs: int = 1,
                       force: bool = False, progress: ProgressFactory | None = None) -> Summary:
     """The CI coverage simulation of each metric x level x coefficient x method; persisted.
@@ -225,7 +225,7 @@ def _coverage_conventions(task: runner.Task, params: dict, trials: int, system_i
 def simulate_power(wh: Store, dataset: str, human: str, *, variant: str = "recall",
                    proportions: Sequence[float] = PROPORTIONS, levels: Sequence[str] = (),
                    coefficients: Sequence[str] = ("pearson",), methods: Sequence[str] = (),
-                   trials: int = 1000, k: int = 1000, alpha: float = 0.05, seed: int = 0,
+                   trials: int = 1000, k: int = parameters.DEFAULT_K, alpha: float = 0.05, seed: int = 0,
                    system_inputs: str = parameters.DEFAULT_SYSTEM_INPUTS, jobs: int = 1, force: bool = False,
                    progress: ProgressFactory | None = None) -> Summary:
     """The power simulation: tests of ROUGE-1 > R_k at each proportion, level, coefficient; persisted.

@@ -29,8 +29,13 @@ ALLOWED = {
 
 
 def _flag_strings(path: Path):
+    """Flag text in the string literals of ``path``, but for docstrings and the ``help=`` texts and
+    ``flag=`` of the registry's options (runs/families.py: the command line's, read by cli/)."""
     tree = ast.parse(path.read_text())
     docstrings = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.keyword) and node.arg in ("help", "flag"):
+            docstrings.update(id(n) for n in ast.walk(node.value))
     for node in ast.walk(tree):
         if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.body:
             first = node.body[0]

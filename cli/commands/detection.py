@@ -6,8 +6,8 @@ import json
 
 import click
 
-from metaeval.cli.app import (ALPHA, RESAMPLES, SEED, Context, FiniteFloatRange, LazyChoice, _parse_where,
-                              fmt_option, is_text, layout_option, show, show_blocks, subset_options)
+from metaeval.cli.app import Context, fmt_option, is_text, layout_option, show, show_blocks
+from metaeval.cli.families import options_of
 
 ROWS = ["metric", "group", "n", "n_positive", "roc_auc", "roc_auc_lower", "roc_auc_upper", "threshold",
         "balanced_accuracy", "balanced_accuracy_lower", "balanced_accuracy_upper", "tune_balanced_accuracy"]
@@ -16,34 +16,7 @@ TESTS = ["statistic", "group", "metric_a", "metric_b", "value_a", "value_b", "de
 
 
 @click.command()
-@click.option("--dataset", required=True, help="Dataset to analyse.")
-@click.option("--human", required=True, help="The human judgment giving the labels, e.g. consistent.")
-@click.option("--positive", required=True, type=FiniteFloatRange(), metavar="V",
-              help="A cell is positive (consistent) when its human value is >= V (<= V for a lower-is-better "
-                   "judgment); a 0/1 label: --positive 1.")
-@click.option("--metric", "metrics", multiple=True, metavar="GLOB",
-              help="Metrics (globs over automatic measures). Default: all. Repeatable.")
-@subset_options(by=True)
-@click.option("--tune", multiple=True, metavar="ATTR=VALUE", callback=_parse_where,
-              help="Tune each metric's threshold (maximising balanced accuracy) on the cells of this subset, e.g. "
-                   "split=validation (with --by, per group), and apply it to the --where cells. Repeatable (AND). "
-                   "Default: tuned on the evaluated cells themselves (optimistic).")
-@click.option("--threshold", type=FiniteFloatRange(), default=None, metavar="T",
-              help="A fixed threshold instead of a tuned one: predicted positive when score > T (score < T for a "
-                   "lower-is-better measure: T in each measure's own scale).")
-@click.option("--k", default=1000, show_default=True, type=RESAMPLES,
-              help="Bootstrap resamples of the intervals and the paired tests (each re-tunes the threshold).")
-@click.option("--alpha", default=0.05, show_default=True, type=ALPHA, help="Intervals 1 - alpha; tests' level.")
-@click.option("--seed", default=0, show_default=True, type=SEED, help="Seed of the resampling.")
-@click.option("--alternative", type=LazyChoice("metaeval.analyses.stats.vocabulary:ALTERNATIVES"),
-              default="two-sided", show_default=True, help="H1 of the paired tests between metrics.")
-@click.option("--correction", type=LazyChoice("metaeval.analyses.stats.vocabulary:CORRECTIONS"), default="holm",
-              show_default=True, help="Multiple-comparison correction of the paired tests.")
-@click.option("--correction-group", type=LazyChoice("metaeval.analyses.stats.vocabulary:CORRECTION_GROUPS"),
-              default="metric", show_default=True,
-              help="The family corrected together: each metric_a's tests (per group and statistic), or all.")
-@click.option("--tests/--no-tests", default=True, show_default=True, help="Paired tests between the metrics.")
-@click.option("--force", is_flag=True, help="Recompute even what is up to date.")
+@options_of("detection")
 @fmt_option()
 @layout_option
 @click.pass_obj

@@ -9,9 +9,10 @@ from pathlib import Path
 import click
 
 from metaeval.cli import stdin
-from metaeval.cli.app import (ALPHA, RESAMPLES, SEED, Context, LazyChoice, _command_line, echo_reports, fmt_option,
-                              is_text, layout_option, subset_options, system_inputs_option)
-from metaeval.cli.commands.correlation import _control_option
+from metaeval.cli.app import Context, LazyChoice, _command_line, echo_reports, fmt_option, is_text, layout_option
+from metaeval.cli.families import click_option
+from metaeval.runs.declarations import CONTROL
+from metaeval.runs.families import ALPHA, FORCE, JOBS, K, SEED, SYSTEM_INPUTS, WHERE
 from metaeval.cli.progress import terminal_progress
 
 #: In text output, beats / beaten by lists longer than this many characters are cut.
@@ -52,18 +53,18 @@ MAX_LIST = 70
               show_default=True, help="any: a new cluster starts at the first metric significantly beaten by any "
                                       "metric of the current cluster (mt-metrics-eval); strict: only where every "
                                       "metric above beats every metric below.")
-@system_inputs_option
-@click.option("--k", default=1000, show_default=True, type=RESAMPLES, help="Resamples (CI and tests).")
-@click.option("--seed", default=0, show_default=True, type=SEED, help="Seed of the resampling.")
-@click.option("--alpha", default=0.05, show_default=True, type=ALPHA)
+@click_option(SYSTEM_INPUTS)
+@click_option(K.but(help="Resamples (CI and tests)."))
+@click_option(SEED)
+@click_option(ALPHA)
 @click.option("--lower", "lower", multiple=True, metavar="GLOB",
               help="Measures of SCORES for which lower is better. Repeatable.")
 @click.option("--allow-new", is_flag=True, help="Let SCORES add systems or inputs to the dataset.")
 @click.option("--replace", is_flag=True, help="Overwrite stored values of SCORES that differ, instead of failing.")
-@click.option("--jobs", default=1, show_default=True, type=click.IntRange(1), help="Worker processes.")
-@click.option("--force", is_flag=True, help="Recompute even what is up to date.")
-@subset_options()
-@_control_option
+@click_option(JOBS)
+@click_option(FORCE)
+@click_option(WHERE)
+@click_option(CONTROL)
 @fmt_option()
 @layout_option
 @stdin.format_option("--input-format")

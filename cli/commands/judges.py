@@ -4,32 +4,12 @@ from __future__ import annotations
 
 import click
 
-from metaeval.cli.app import (ALPHA, RESAMPLES, SEED, Context, LazyChoice, fmt_option, is_text, layout_option, show,
-                              subset_options)
+from metaeval.cli.app import Context, fmt_option, is_text, layout_option, show
+from metaeval.cli.families import options_of
 
 
 @click.command()
-@click.option("--dataset", required=True)
-@click.option("--human", "humans", multiple=True, metavar="GLOB",
-              help="Human judges (annotators; globs) whose majority is the reference. Default: every human judge. "
-                   "Repeatable.")
-@click.option("--judge", "judge_globs", multiple=True, metavar="GLOB",
-              help="Automatic judges (globs). Default: every automatic judge. Repeatable.")
-@click.option("--k", default=1000, show_default=True, type=RESAMPLES,
-              help="Bootstrap resamples of items (intervals) and permutations (the permutation test).")
-@click.option("--alpha", default=0.05, show_default=True, type=ALPHA)
-@click.option("--seed", default=0, show_default=True, type=SEED)
-@click.option("--test", type=LazyChoice("metaeval.analyses.stats.vocabulary:JUDGE_TESTS"), default="permutation",
-              show_default=True, help="The judge-vs-judge test the significance clusters rest on (both are stored).")
-@click.option("--correction", type=LazyChoice("metaeval.analyses.stats.vocabulary:CORRECTIONS"), default="holm",
-              show_default=True, help="Multiple-comparison correction over the pairs of judges.")
-@click.option("--cluster-rule", type=LazyChoice("metaeval.analyses.stats.vocabulary:CLUSTER_RULES"), default="any",
-              show_default=True, help="Significance clusters: a new cluster at the first judge beaten by any "
-                                      "(any) or by all (strict) of the current cluster.")
-@click.option("--ridge", default=0.01, show_default=True, type=click.FloatRange(0, min_open=True),
-              help="Bradley-Terry prior: the penalty (ridge/2) * sum of squared log-strengths.")
-@subset_options(by=True)
-@click.option("--force", is_flag=True, help="Recompute even what is up to date.")
+@options_of("judges")
 @fmt_option()
 @layout_option
 @click.pass_obj
