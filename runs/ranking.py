@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from metaeval import schema
-from metaeval.analyses import close_pairs, ranking, stats
+from metaeval.analyses import conclusions, close_pairs, ranking, stats
 from metaeval.analyses.stats.results import NAN_POLICY
 from metaeval.core import Store
 from metaeval.errors import Argument, Hint, Message, WarehouseError
@@ -376,7 +376,28 @@ def significant_at(rows: pd.DataFrame, alpha: float, family: tuple[str, str, str
     if family is not None:
         for _, index, _ in _unresolvable(rows, *family, alpha):
             decided[rows.index.get_indexer(index)] = False
+        decided &= _own_floor(rows, *family, alpha) | ~fixed_rows(rows)
     return decided
+
+
+def fixed_rows(rows: pd.DataFrame) -> np.ndarray:
+    """The rows of fixed-k tests (not sequential: ``risk`` NULL)."""
+    return rows["risk"].isna().to_numpy() if "risk" in rows.columns else np.ones(len(rows), bool)
+
+
+def _own_floor(rows: pd.DataFrame, method: str, correction: str, group: str, alpha: float) -> np.ndarray:
+    """Whether each paired bootstrap row's own resolution (1/n_valid: p = count / n_valid) reaches
+    its family's threshold at ``alpha`` (:func:`metaeval.analyses.conclusions.own_floor_reaches`)."""
+    formula = comparisons.pvalue_formula(method)
+    if formula != "count" or rows.empty:
+        return np.ones(len(rows), bool)
+    if "n_valid" in rows.columns:
+        n_valid = list(rows["n_valid"])
+    elif "conventions" in rows.columns:
+        n_valid = [(json.loads(c) if isinstance(c, str) else (c or {})).get("n_valid_samples") for c in rows["conventions"]]
+    else:
+        return np.ones(len(rows), bool)
+    return conclusions.own_floor_reaches(formula, n_valid, correction, list(rows["family_size"]), alpha)
 
 
 def run_winners(wh: Store, scope: Scope, method: str = "perm-both", alternative: str = parameters.DEFAULT_ALTERNATIVE,
@@ -418,12 +439,11 @@ def run_winners(wh: Store, scope: Scope, method: str = "perm-both", alternative:
         for c in scope.coefficients:
             part = frame[(frame["level"] == lv) & (frame["coefficient"] == c)]
             scores = [stats.correlate(*data.restrict((m, scope.human))[0], lv, c) for m in metrics]
-            beats, tested = ranking.pairwise_beats(n, part["metric_a"].map(index), part["metric_b"].map(index),
-                                                   part["delta"].astype(float),
-                                                   significant_at(part, alpha, (method, correction, group)),
-                                                   alternative, scores)
-            clusters = ranking.significance_clusters(scores, beats, rule=cluster_rule, tested=tested, names=metrics)
             unresolved = tests_resolution(part, method, correction, group, alpha)
+            clusters, beats, tested = conclusions.clusters(
+                scores, part["metric_a"].map(index), part["metric_b"].map(index), part["delta"].astype(float),
+                significant_at(part, alpha, (method, correction, group)), alternative=alternative,
+                rule=cluster_rule, names=metrics, note="; ".join(unresolved) or None)
             fingerprint = _digest([lv, c, alpha, cluster_rule,
                                    *[(a, b, t["fingerprint"], t["p_adjusted"], t["delta"])
                                      for (a, b, tl, tc), t in sorted(tests.items(), key=lambda kv: kv[0])
