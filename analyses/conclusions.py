@@ -44,6 +44,7 @@ The rules
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -218,6 +219,10 @@ def clusters(scores: npt.ArrayLike, a: npt.ArrayLike, b: npt.ArrayLike, delta: n
     else:
         beats, tested = np.zeros((n, n), bool), np.zeros((n, n), bool)
     result = rk.significance_clusters(s, beats, rule=rule, tested=tested, names=names)
+    if not result.determined and a.size and not keep.all():
+        result = dataclasses.replace(result, why=f"{result.why}: {int((~keep).sum())} of the tests cannot reach "
+                                                 "significance on their data (too few observations or valid "
+                                                 "resamples) and count as not run")
     if note is not None:
         result = unresolved(result, note)
     return result, beats, tested
@@ -291,6 +296,20 @@ def p_floors(formula: str, k, n_valid, correction: str, family_size) -> tuple[np
     raw = np.where(np.isinf(raw), 0.0, raw)
     adj = np.array([adjusted_floor(f, correction, _int_or_none(m)) for f, m in zip(raw, family_size)])
     return raw, adj
+
+
+def with_floors(tests: pd.DataFrame, formula: str, n_valid: Sequence | None = None) -> pd.DataFrame:
+    """Stored test rows (columns ``k`` or ``k_used``, ``family_size``, ``correction``) with the
+    floors their p-values print at (:func:`p_floors`): ``p_floor`` and ``p_adjusted_floor``;
+    ``n_valid`` per row (default: the ``n_valid`` column, else every resample valid)."""
+    if tests.empty:
+        return tests
+    k = tests["k_used"] if "k_used" in tests and tests["k_used"].notna().any() else tests.get("k", [None] * len(tests))
+    if n_valid is None:
+        n_valid = tests["n_valid"] if "n_valid" in tests else [None] * len(tests)
+    raw, adjusted = p_floors(formula, list(k), list(n_valid), str(tests["correction"].iloc[0]),
+                             list(tests["family_size"]) if "family_size" in tests else [None] * len(tests))
+    return tests.assign(p_floor=raw, p_adjusted_floor=adjusted)
 
 
 def _nan(x) -> bool:

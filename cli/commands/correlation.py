@@ -274,8 +274,13 @@ def compare(obj, dataset, human, metrics, levels, coefficients, system_inputs, j
         show(frame, fmt)
         return
     if not is_text(fmt):
-        from metaeval.analyses import tables
+        import json
 
+        from metaeval.analyses import conclusions, ranking_tables as tables
+        from metaeval.runs import comparisons
+
+        n_valid = [json.loads(c).get("n_valid_samples") if isinstance(c, str) else None for c in frame["conventions"]]
+        frame = conclusions.with_floors(frame, comparisons.pvalue_formula(method), n_valid)
         caption = (f"{method} tests ({alternative}, k={k}, seed={seed}) of the difference in correlation with {human} "
                    f"on {dataset}{_subset_text(where)}: {_conventions(frame)}; correction {correction} per {correction_group}, "
                    f"alpha={alpha:g}.")

@@ -182,10 +182,15 @@ def _evaluate_judge(obj, preferences, datasets, humans, scores, metrics, against
     state = ("up to date; nothing computed" if ev.summary.run_id is None
              else f"run {ev.summary.run_id}: wrote {ev.summary.rows} rows")
     click.echo(f"judges of {ev.dataset} vs the majority of {ev.human}: {state}", err=err)
+    from metaeval.analyses import paper_tables
+
+    stats = ev.rows["judge_statistics"]
+    why = paper_tables.judges_undetermined(stats)
     if fmt in ("json", "csv"):
         show_blocks([(t, ev.rows[t]) for t in judges_runs.TABLES], fmt)
+        if why:
+            click.echo(f"clusters not determined: {why}", err=True)
         return
-    stats = ev.rows["judge_statistics"]
     shown = stats[(["subset"] if (stats["subset"] != "").any() else []) + ["judge", "n", "rank", "cluster"]].copy()
     shown.insert(0, "new", ["*" if j in ev.judges else "" for j in stats["judge"]])
     for name in ("accuracy", "accuracy_ab", "accuracy_ba", "position_consistency", "first_position_rate", "tie_rate",
@@ -194,7 +199,7 @@ def _evaluate_judge(obj, preferences, datasets, humans, scores, metrics, against
                                                                   stats[f"{name}_upper"])]
     caption = (f"Judges of {ev.dataset} against the majority of {ev.human} ({100 * (1 - alpha):g}% percentile "
                f"bootstrap intervals over items, k={k}, seed={seed}; clusters: {test} test, {correction} correction; "
-               f"*: the judges of {preferences}).")
+               f"*: the judges of {preferences})." + (f" Clusters not determined: {why}." if why else ""))
     if fmt in ("markdown", "latex"):
         show(shown, fmt, caption=caption)
         return
