@@ -96,6 +96,26 @@ def bold_ranked(frame: pd.DataFrame, keys: Sequence[str] = ("level", "coefficien
     return conclusions.bold_cells(frame, keys, value, cluster, unresolved)
 
 
+def unresolved_settings(frame: pd.DataFrame, keys: Sequence[str] = ("level", "coefficient")) -> dict[tuple, str]:
+    """setting -> the line saying why its tests cannot resolve, from rows of status
+    ``unresolvable`` (winners, evaluate): their ``cluster_note``, else their conventions'
+    ``unresolvable`` lines; empty for other rows."""
+    import json
+
+    out: dict[tuple, str] = {}
+    if "status" not in frame:
+        return out
+    for _, r in frame[frame["status"] == "unresolvable"].iterrows():
+        setting = tuple(r[k] for k in keys)
+        line = r.get("cluster_note")
+        if not isinstance(line, str) or not line:
+            c = r.get("conventions")
+            c = json.loads(c) if isinstance(c, str) else (c or {})
+            line = "; ".join(c.get("unresolvable") or []) or "the tests cannot resolve at this k"
+        out.setdefault(setting, line)
+    return out
+
+
 def _clustered(frame: pd.DataFrame, keys, cluster: str = "cluster") -> dict:
     if cluster not in frame:
         return {}
@@ -127,7 +147,8 @@ class Ranking:
     the plain setting names say it, e.g. ``macro ROC-AUC``), ``value_header`` the long layout's
     column header. ``sort_by``: the setting whose values order the rows (default the first).
     ``unresolved``: setting -> the "cannot resolve" line of its tests
-    (:func:`metaeval.analyses.conclusions.cannot_resolve`): no bold there, and the caption says why.
+    (:func:`metaeval.analyses.conclusions.cannot_resolve`): no bold there, and the caption says why
+    (default: :func:`unresolved_settings` of the rows).
     """
 
     def __init__(self, frame: pd.DataFrame, *, keys: Sequence[str] = ("level", "coefficient"),
@@ -148,7 +169,9 @@ class Ranking:
         self.has_ci = {"lower", "upper"} <= set(frame.columns) and bool(frame["lower"].map(_defined).any())
         self.clustered = {s: bool(v) for s, v in _clustered(frame, keys).items()}
         self.clustered = {s: self.clustered.get(s, False) for s in self.settings}
-        self.unresolved = {tuple(s): line for s, line in (unresolved or {}).items()}
+        if unresolved is None:
+            unresolved = unresolved_settings(frame, keys)
+        self.unresolved = {tuple(s): line for s, line in unresolved.items()}
         self.bolded = [s for s in ([s for s in self.settings if s in set(map(tuple, bold))] if not isinstance(bold, bool)
                                    else list(self.settings) if bold else []) if s not in self.unresolved]
         bold_mask = (bold_ranked(frame, keys, unresolved=list(self.unresolved)) if self.bolded

@@ -162,15 +162,15 @@ def _conventions(frame) -> str:
 def _paper(frame, fmt: str, caption: str, layout: str = "auto", **ranking) -> None:
     """A ranking of metrics (correlation, optional lower/upper/cluster, human ceiling) as the paper
     table (latex), or the markdown or text that agree with it (same order, same bold)."""
-    from metaeval.analyses import tables
+    from metaeval.analyses import ranking_tables
 
-    r = tables.Ranking(frame, **ranking)
+    r = ranking_tables.Ranking(frame, **ranking)
     if fmt == "latex":
         click.echo(r.latex(caption, layout), nl=False)
     elif fmt == "markdown":
         click.echo(r.markdown(caption), nl=False)
     else:
-        click.echo(tables.Ranking(frame, ceiling=False, **ranking).text(), nl=False)
+        click.echo(ranking_tables.Ranking(frame, ceiling=False, **ranking).text(), nl=False)
 
 
 @click.command()
@@ -276,7 +276,7 @@ def compare(obj, dataset, human, metrics, levels, coefficients, system_inputs, j
     if not is_text(fmt):
         import json
 
-        from metaeval.analyses import conclusions, ranking_tables as tables
+        from metaeval.analyses import conclusions, ranking_tables
         from metaeval.runs import comparisons
 
         n_valid = [json.loads(c).get("n_valid_samples") if isinstance(c, str) else None for c in frame["conventions"]]
@@ -285,14 +285,14 @@ def compare(obj, dataset, human, metrics, levels, coefficients, system_inputs, j
                    f"on {dataset}{_subset_text(where)}: {_conventions(frame)}; correction {correction} per {correction_group}, "
                    f"alpha={alpha:g}.")
         if fmt == "latex":
-            click.echo(tables.tests_latex(frame, caption, alpha=alpha, layout=layout), nl=False)
+            click.echo(ranking_tables.tests_latex(frame, caption, alpha=alpha, layout=layout), nl=False)
         else:
-            click.echo(tables.tests_markdown(frame, caption, alpha=alpha), nl=False)
+            click.echo(ranking_tables.tests_markdown(frame, caption, alpha=alpha), nl=False)
         return
     if len(frame) <= 60:
-        from metaeval.analyses import tables
+        from metaeval.analyses import ranking_tables
 
-        show(tables.sort_tests(frame)[cols].round(4), "table")   # in the LaTeX table's order
+        show(ranking_tables.sort_tests(frame)[cols].round(4), "table")   # in the LaTeX table's order
     n = int(frame["significant"].fillna(False).astype(bool).sum())
     if sequential:
         _echo_sequential(frame)

@@ -113,7 +113,7 @@ def _evaluate(obj, pairs, files, metrics, against, levels, coefficients, method,
               piped: Path | None, where=(), control=None):
     import pandas as pd
 
-    from metaeval.analyses import tables
+    from metaeval.analyses import ranking_tables, tables
     from metaeval.runs import evaluate as evaluation
 
     err = not is_text(fmt)
@@ -147,7 +147,7 @@ def _evaluate(obj, pairs, files, metrics, against, levels, coefficients, method,
             click.echo()
         caption = ev.caption()   # the renderers add what they bold
         if fmt == "latex":
-            click.echo(tables.ranked_latex(ev.table, caption=caption, confidence=1 - alpha, layout=layout), nl=False)
+            click.echo(ranking_tables.ranked_latex(ev.table, caption=caption, confidence=1 - alpha, layout=layout), nl=False)
         elif fmt == "markdown":
             shown, notes = _readable(ev.table, everyone=True, marker="**")
             click.echo(tables.render(shown, "markdown", caption=f"{caption} {notes}"), nl=False)
@@ -216,10 +216,10 @@ def _evaluate_judge(obj, preferences, datasets, humans, scores, metrics, against
 def _interval(v, lo, hi) -> str:
     if pd_isna(v):
         return "undefined"
-    from metaeval.analyses import tables
+    from metaeval.analyses import ranking_tables
 
-    return tables.plain_number(v) + ("" if pd_isna(lo) or pd_isna(hi) else
-                                     f" [{tables.plain_number(lo)}, {tables.plain_number(hi)}]")
+    return ranking_tables.plain_number(v) + ("" if pd_isna(lo) or pd_isna(hi) else
+                                     f" [{ranking_tables.plain_number(lo)}, {ranking_tables.plain_number(hi)}]")
 
 
 def _stdin_part(arg: str, datasets) -> str:
@@ -274,11 +274,11 @@ def _readable(table, *, everyone: bool, cut: int | None = None, marker: str = "*
     correlation, undefined last): correlation [CI] (the LaTeX table's bold between ``marker`` in
     markdown, followed by it in text), rank of n, cluster, beats / beaten by; and the caption's
     sentences on order and bold."""
-    from metaeval.analyses import tables
+    from metaeval.analyses import ranking_tables
 
-    ranking = tables.Ranking(table, ceiling=False)
-    table = tables.sort_ranked(table.reset_index(drop=True))
-    bold = tables.bold_ranked(table)
+    ranking = ranking_tables.Ranking(table, ceiling=False)
+    table = ranking_tables.sort_ranked(table.reset_index(drop=True))
+    bold = ranking_tables.bold_ranked(table, unresolved=list(ranking.unresolved))
     keep = table["evaluated"] if not everyone else pd_true(table)
     rows, bold = table[keep], bold[keep]
 
@@ -291,10 +291,10 @@ def _readable(table, *, everyone: bool, cut: int | None = None, marker: str = "*
     def corr(r, b):
         if r.correlation is None or pd_isna(r.correlation):
             return "undefined"
-        value = tables.plain_number(r.correlation)
+        value = ranking_tables.plain_number(r.correlation)
         value = (f"**{value}**" if marker == "**" else f"{value}{marker}") if b else value
         ci = "" if pd_isna(r.lower) or pd_isna(r.upper) else \
-            f" [{tables.plain_number(r.lower)}, {tables.plain_number(r.upper)}]"
+            f" [{ranking_tables.plain_number(r.lower)}, {ranking_tables.plain_number(r.upper)}]"
         return value + ci
 
     out = rows.assign(correlation=[corr(r, b) for r, b in zip(rows.itertuples(), bold)],
@@ -302,7 +302,9 @@ def _readable(table, *, everyone: bool, cut: int | None = None, marker: str = "*
                       cluster=["-" if pd_isna(r.cluster) else int(r.cluster) for r in rows.itertuples()],
                       beats=rows["beats"].map(names), beaten_by=rows["beaten_by"].map(names))
     notes = "Rows sorted by correlation within each level and coefficient, undefined last. " + \
-        tables.bold_sentence(ranking.clustered, "Bold" if marker == "**" else marker)
+        ranking_tables.bold_sentence({s: c for s, c in ranking.clustered.items() if s not in ranking.unresolved},
+                             "Bold" if marker == "**" else marker) + \
+        "".join(f" No bold in {' '.join(s)}: {line}." for s, line in ranking.unresolved.items() if marker == "**")
     return out[["metric", "level", "coefficient", "correlation", "rank", "cluster", "beats", "beaten_by"]], notes
 
 
