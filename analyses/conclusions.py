@@ -172,6 +172,25 @@ def own_floor_reaches(formula: str, n_valid: Sequence, correction: str, family_s
     return np.array(out, dtype=bool)
 
 
+def rows_reach_own_floor(rows: pd.DataFrame, formula: str, correction: str, alpha: float) -> np.ndarray:
+    """:func:`own_floor_reaches` of stored test rows (``family_size``, and ``n_valid`` or the
+    conventions' ``n_valid_samples``) of a ``count`` formula (the paired bootstrap tests); every
+    row passes for the other formulas (their p counts every resample), and a sequential row
+    (``risk`` set: its decision is certified by its own procedure, on its valid resamples)."""
+    if formula != "count" or rows.empty:
+        return np.ones(len(rows), bool)
+    sequential = rows["risk"].notna().to_numpy() if "risk" in rows.columns else np.zeros(len(rows), bool)
+    if "n_valid" in rows.columns:
+        n_valid = list(rows["n_valid"])
+    elif "conventions" in rows.columns:
+        import json
+
+        n_valid = [(json.loads(c) if isinstance(c, str) else (c or {})).get("n_valid_samples") for c in rows["conventions"]]
+    else:
+        return np.ones(len(rows), bool)
+    return own_floor_reaches(formula, n_valid, correction, list(rows["family_size"]), alpha) | sequential
+
+
 def cannot_resolve(resolution: Resolution, what: str = "") -> str:
     """The one line a family that cannot resolve says, in every output format
     (:meth:`~metaeval.analyses.stats.resolution.Resolution.text`: it contains ``cannot resolve``

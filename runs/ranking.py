@@ -376,28 +376,8 @@ def significant_at(rows: pd.DataFrame, alpha: float, family: tuple[str, str, str
     if family is not None:
         for _, index, _ in _unresolvable(rows, *family, alpha):
             decided[rows.index.get_indexer(index)] = False
-        decided &= _own_floor(rows, *family, alpha) | ~fixed_rows(rows)
+        decided &= conclusions.rows_reach_own_floor(rows, comparisons.pvalue_formula(family[0]), family[1], alpha)
     return decided
-
-
-def fixed_rows(rows: pd.DataFrame) -> np.ndarray:
-    """The rows of fixed-k tests (not sequential: ``risk`` NULL)."""
-    return rows["risk"].isna().to_numpy() if "risk" in rows.columns else np.ones(len(rows), bool)
-
-
-def _own_floor(rows: pd.DataFrame, method: str, correction: str, group: str, alpha: float) -> np.ndarray:
-    """Whether each paired bootstrap row's own resolution (1/n_valid: p = count / n_valid) reaches
-    its family's threshold at ``alpha`` (:func:`metaeval.analyses.conclusions.own_floor_reaches`)."""
-    formula = comparisons.pvalue_formula(method)
-    if formula != "count" or rows.empty:
-        return np.ones(len(rows), bool)
-    if "n_valid" in rows.columns:
-        n_valid = list(rows["n_valid"])
-    elif "conventions" in rows.columns:
-        n_valid = [(json.loads(c) if isinstance(c, str) else (c or {})).get("n_valid_samples") for c in rows["conventions"]]
-    else:
-        return np.ones(len(rows), bool)
-    return conclusions.own_floor_reaches(formula, n_valid, correction, list(rows["family_size"]), alpha)
 
 
 def run_winners(wh: Store, scope: Scope, method: str = "perm-both", alternative: str = parameters.DEFAULT_ALTERNATIVE,
