@@ -331,6 +331,18 @@ def with_floors(tests: pd.DataFrame, formula: str, n_valid: Sequence | None = No
     return tests.assign(p_floor=raw, p_adjusted_floor=adjusted)
 
 
+def printed_pvalues(tests: pd.DataFrame, formula: str, n_valid: Sequence | None = None, *,
+                    latex: bool = False) -> pd.DataFrame:
+    """The tests with ``p_value`` and ``p_adjusted`` as printed (:func:`p_text` at the floors of
+    :func:`with_floors`), for the text tables."""
+    if tests.empty:
+        return tests
+    floored = with_floors(tests, formula, n_valid)
+    return tests.assign(
+        p_value=[p_text(p, f, latex=latex) for p, f in zip(floored["p_value"], floored["p_floor"])],
+        p_adjusted=[p_text(p, f, latex=latex) for p, f in zip(floored["p_adjusted"], floored["p_adjusted_floor"])])
+
+
 def _nan(x) -> bool:
     return x is None or (isinstance(x, (float, np.floating)) and math.isnan(x))
 

@@ -100,7 +100,9 @@ def detection(obj: Context, dataset, human, positive, metrics, by, where, tune, 
     if not out.tests.empty:
         click.echo(f"\nPaired bootstrap tests ({alternative}, {correction} within each "
                    f"{'metric_a' if correction_group == 'metric' else 'group'}'s family, alpha {alpha:g}):")
-        show(with_p_text(out.tests, latex=False)[TESTS].round(4), "text")
+        from metaeval.analyses import conclusions
+
+        show(conclusions.printed_pvalues(out.tests, "count")[TESTS].round(4), "text")
         for line in unresolved:
             click.echo(line)
 
@@ -133,20 +135,6 @@ def _paper(out, fmt: str, layout: str, *, dataset, human, positive, subset, sour
         click.echo()
         click.echo(ranking_tables.tests_latex(named, test_caption, alpha=alpha, value="value") if fmt == "latex" else
                    ranking_tables.tests_markdown(named, test_caption, alpha=alpha, value="value"), nl=False)
-
-
-def with_p_text(tests, *, latex: bool):
-    """The tests with p_value and p_adjusted as printed, never finer than their resolution
-    (:func:`metaeval.analyses.conclusions.with_floors`, :func:`~metaeval.analyses.conclusions.p_text`)."""
-    from metaeval.analyses import conclusions
-
-    if tests.empty:
-        return tests
-    floored = conclusions.with_floors(tests, "count")
-    return tests.assign(
-        p_value=[conclusions.p_text(p, f, latex=latex) for p, f in zip(floored["p_value"], floored["p_floor"])],
-        p_adjusted=[conclusions.p_text(p, f, latex=latex) for p, f in zip(floored["p_adjusted"],
-                                                                            floored["p_adjusted_floor"])])
 
 
 COMMANDS = [detection]
