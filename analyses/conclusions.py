@@ -16,7 +16,7 @@ The rules
    correction can declare significant (alpha; alpha/m for Bonferroni and Holm):
    :func:`metaeval.analyses.stats.resolution.family_resolution`. A family that cannot resolve has
    **no** significant test, whatever its p-values say.
-3. **A test's own floor** (:func:`test_floor`): a test whose p counts only ``n_valid`` defined
+3. **A test's own floor** (:func:`pvalue_floor`): a test whose p counts only ``n_valid`` defined
    resamples (p = count / n_valid; (1 + count) / (1 + n_valid)) says no more than its own
    resolution 1/n_valid (1/(n_valid + 1)): it must reach the family's threshold on its own (as
    the family's k must). A test on few observations cannot go below its exact floor
@@ -63,7 +63,7 @@ P_DIGITS = 3
 
 
 # --- one test ---------------------------------------------------------------------------------------
-def test_floor(formula: str, k: int | None = None, n_valid: int | None = None, data_floor: float = 0.0) -> float:
+def pvalue_floor(formula: str, k: int | None = None, n_valid: int | None = None, data_floor: float = 0.0) -> float:
     """The smallest p-value this one test could report: its resampling resolution at ``n_valid``
     defined resamples (else at ``k``; :func:`~metaeval.analyses.stats.resolution.pvalue_resolution`),
     or at least ``data_floor`` (the exact floor its observations allow); 0 for an exact test
@@ -126,13 +126,18 @@ def decide(pvalues: npt.ArrayLike, *, formula: str, k: int | None, correction: s
     """Rules 1-4 over one family: the raw ``pvalues`` (NaN: undefined) of tests whose p-values
     take ``formula`` (``"add-one"``, ``"count"``, ``"parametric"``) with ``k`` resamples (the
     most any drew), the ``correction`` at level ``alpha``; ``n_valid`` (per test, None or NaN
-    entries: all k) and ``data_floors`` (per test) give each test's own floor (:func:`test_floor`).
+    entries: all k) and ``data_floors`` (per test) give each test's own floor (:func:`pvalue_floor`).
 
     The family's resolution is over its m defined tests -- ``max(m, min_size)`` with
     ``min_size`` 1 (a family of none still says whether one test could); with ``min_size`` 0 and
     no defined test, None."""
     p = np.asarray(pvalues, dtype=np.float64).reshape(-1)
     correction, alpha = correction_iv(correction), alpha_iv(alpha)
+    if formula not in PVALUE_FORMULAS:
+        raise ValueError(f"`formula` must be one of {list(PVALUE_FORMULAS)}; got {formula!r}.")
+    for name, values in (("n_valid", n_valid), ("data_floors", data_floors)):
+        if values is not None and len(values) != p.size:
+            raise ValueError(f"`{name}` must have one entry per p-value ({p.size}); got {len(values)}.")
     defined = ~np.isnan(p)
     m = int(defined.sum())
     adjusted = correct_pvalues(p, correction) if p.size else p.copy()
@@ -142,7 +147,7 @@ def decide(pvalues: npt.ArrayLike, *, formula: str, k: int | None, correction: s
         resolution = family_resolution(formula, None if formula == "parametric" else int(k), correction, size, alpha)
     needed = resolution.needed_p if resolution is not None else None
     nv = [None] * p.size if n_valid is None else list(n_valid)
-    own = np.array([test_floor(formula, k, _int_or_none(v)) if formula != "parametric" and k is not None else 0.0
+    own = np.array([pvalue_floor(formula, k, _int_or_none(v)) if formula != "parametric" and k is not None else 0.0
                     for v in nv])
     # a resampling floor must reach the family's threshold (a p of 0 is the family's first rejection);
     # a data floor above the threshold of the most favourable position cannot be significant anyway
@@ -157,7 +162,7 @@ def decide(pvalues: npt.ArrayLike, *, formula: str, k: int | None, correction: s
 def own_floor_reaches(formula: str, n_valid: Sequence, correction: str, family_size: Sequence,
                       alpha: float) -> np.ndarray:
     """Rule 3 on stored rows (read again at another ``alpha``, as winners does): whether each
-    test's own floor (:func:`test_floor` at its ``n_valid`` resamples; an unknown n_valid passes)
+    test's own floor (:func:`pvalue_floor` at its ``n_valid`` resamples; an unknown n_valid passes)
     reaches its family's threshold (:func:`~metaeval.analyses.stats.resolution.correction_threshold`
     of ``correction`` over ``family_size`` tests at ``alpha``)."""
     from metaeval.analyses.stats.resolution import correction_threshold
@@ -168,7 +173,7 @@ def own_floor_reaches(formula: str, n_valid: Sequence, correction: str, family_s
         if formula == "parametric" or nv is None:
             out.append(True)
             continue
-        out.append(test_floor(formula, None, nv) <= correction_threshold(correction, max(m or 1, 1), alpha))
+        out.append(pvalue_floor(formula, None, nv) <= correction_threshold(correction, max(m or 1, 1), alpha))
     return np.array(out, dtype=bool)
 
 
@@ -311,7 +316,7 @@ def p_floors(formula: str, k, n_valid, correction: str, family_size) -> tuple[np
     """Per row of stored tests (``k``, ``n_valid``, ``family_size``: sequences, None/NaN allowed):
     (raw floor, adjusted floor) for :func:`p_text`; 0 for exact tests."""
     raw = np.array([0.0 if formula == "parametric" else
-                    test_floor(formula, _int_or_none(kk), _int_or_none(nv)) for kk, nv in zip(k, n_valid)])
+                    pvalue_floor(formula, _int_or_none(kk), _int_or_none(nv)) for kk, nv in zip(k, n_valid)])
     raw = np.where(np.isinf(raw), 0.0, raw)
     adj = np.array([adjusted_floor(f, correction, _int_or_none(m)) for f, m in zip(raw, family_size)])
     return raw, adj

@@ -60,8 +60,8 @@ def test_floors_are_the_smallest_attainable_p_values():
         assert p >= cl.sign_flip_floor(n) - 1e-12
     for d in (1, 2, 6):
         assert binomtest(0, d, 0.5).pvalue == pytest.approx(cl.mcnemar_floor(d))
-    assert cl.test_floor("add-one", 50) == 1 / 51 and cl.test_floor("count", 1000, 10) == 0.1
-    assert cl.test_floor("parametric") == 0.0 and cl.test_floor("count", 1000, 0) == np.inf
+    assert cl.pvalue_floor("add-one", 50) == 1 / 51 and cl.pvalue_floor("count", 1000, 10) == 0.1
+    assert cl.pvalue_floor("parametric") == 0.0 and cl.pvalue_floor("count", 1000, 0) == np.inf
 
 
 def test_p_text_is_never_finer_than_the_resolution():
@@ -184,3 +184,12 @@ def test_compare_decides_a_bootstrap_test_on_its_valid_resamples():
     rows = pd.DataFrame({"p_adjusted": [0.0, 0.0], "family_size": [None, None], "k_used": [1000, 1000],
                          "n_valid": [10, 1000], "level": "system", "coefficient": "pearson", "metric_a": "a"})
     assert list(significant_at(rows, 0.05, ("boot-inputs", "none", "metric"))) == [False, True]
+
+
+def test_decide_validates_its_inputs():
+    with pytest.raises(ValueError, match="formula"):
+        cl.decide([0.1], formula="exact", k=None, correction="holm", alpha=0.05)
+    with pytest.raises(ValueError, match="n_valid"):
+        cl.decide([0.1, 0.2], formula="count", k=100, correction="holm", alpha=0.05, n_valid=[10])
+    with pytest.raises(ValueError):
+        cl.decide([0.1], formula="count", k=100, correction="sidak", alpha=0.05)
