@@ -23,7 +23,7 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 
-from metaeval.analyses import close_pairs, ranking, stats
+from metaeval.analyses import close_pairs, conclusions, ranking, stats
 from metaeval.analyses.stats.results import NAN_POLICY
 from metaeval.core import Store
 from metaeval.errors import Argument, Message, WarehouseError
@@ -291,6 +291,7 @@ def significant_at(rows: pd.DataFrame, alpha: float, family: tuple[str, str, str
     if family is not None:
         for _, index, _ in _unresolvable(rows, *family, alpha):
             decided[rows.index.get_indexer(index)] = False
+        decided &= conclusions.rows_reach_own_floor(rows, comparisons.pvalue_formula(family[0]), family[1], alpha)
     return decided
 
 
@@ -333,12 +334,11 @@ def run_winners(wh: Store, scope: Scope, method: str = "perm-both", alternative:
         for c in scope.coefficients:
             part = frame[(frame["level"] == lv) & (frame["coefficient"] == c)]
             scores = [stats.correlate(*data.restrict((m, scope.human))[0], lv, c) for m in metrics]
-            beats, tested = ranking.pairwise_beats(n, part["metric_a"].map(index), part["metric_b"].map(index),
-                                                   part["delta"].astype(float),
-                                                   significant_at(part, alpha, (method, correction, group)),
-                                                   alternative, scores)
-            clusters = ranking.significance_clusters(scores, beats, rule=cluster_rule, tested=tested, names=metrics)
             unresolved = tests_resolution(part, method, correction, group, alpha)
+            clusters, beats, tested = conclusions.clusters(
+                scores, part["metric_a"].map(index), part["metric_b"].map(index), part["delta"].astype(float),
+                significant_at(part, alpha, (method, correction, group)), alternative=alternative,
+                rule=cluster_rule, names=metrics, note="; ".join(unresolved) or None)
             fingerprint = derived.digest([lv, c, alpha, cluster_rule,
                                    *[(a, b, t["fingerprint"], t["p_adjusted"], t["delta"])
                                      for (a, b, tl, tc), t in sorted(tests.items(), key=lambda kv: kv[0])

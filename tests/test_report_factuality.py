@@ -166,7 +166,8 @@ def test_judges_section_first_when_only_preferences(judged):
     # only the position-biased judge's first-position interval excludes 0.5
     assert "Position bias (the interval excludes 0.5): judge-position chose the output shown first" in text
     assert "judge-consistent chose" not in text and "judge-ties chose" not in text
-    assert "Cluster" in section and "judge-vs-judge tests" in text
+    # k = 50 cannot resolve Holm's 0.05/3 (1/51 > 0.0167): no clusters (issue 32), and the caption says so
+    assert "Cluster" not in section and "no clusters" in text and "judge-vs-judge tests" in text
     order = re.findall(r"<tr><td>(sys-\d)</td>", section)
     assert order == list(ranks["system"])
 

@@ -137,15 +137,15 @@ def _conventions(frame) -> str:
 def _paper(frame, fmt: str, caption: str, layout: str = "auto", **ranking) -> None:
     """A ranking of metrics (correlation, optional lower/upper/cluster, human ceiling) as the paper
     table (latex), or the markdown or text that agree with it (same order, same bold)."""
-    from metaeval.analyses import tables
+    from metaeval.analyses import ranking_tables
 
-    r = tables.Ranking(frame, **ranking)
+    r = ranking_tables.Ranking(frame, **ranking)
     if fmt == "latex":
         click.echo(r.latex(caption, layout), nl=False)
     elif fmt == "markdown":
         click.echo(r.markdown(caption), nl=False)
     else:
-        click.echo(tables.Ranking(frame, ceiling=False, **ranking).text(), nl=False)
+        click.echo(ranking_tables.Ranking(frame, ceiling=False, **ranking).text(), nl=False)
 
 
 @click.command()
@@ -211,20 +211,24 @@ def compare(obj, dataset, human, metrics, levels, coefficients, system_inputs, j
         show(frame, fmt)
         return
     if not is_text(fmt):
-        from metaeval.analyses import tables
+        from metaeval.analyses import conclusions, ranking_tables
+        from metaeval.runs import comparisons
 
+        frame = conclusions.with_floors(frame, comparisons.pvalue_formula(method), _n_valid(frame))
         caption = (f"{method} tests ({alternative}, k={k}, seed={seed}) of the difference in correlation with {human} "
                    f"on {dataset}{_subset_text(where)}: {_conventions(frame)}; correction {correction} per {correction_group}, "
                    f"alpha={alpha:g}.")
         if fmt == "latex":
-            click.echo(tables.tests_latex(frame, caption, alpha=alpha, layout=layout), nl=False)
+            click.echo(ranking_tables.tests_latex(frame, caption, alpha=alpha, layout=layout), nl=False)
         else:
-            click.echo(tables.tests_markdown(frame, caption, alpha=alpha), nl=False)
+            click.echo(ranking_tables.tests_markdown(frame, caption, alpha=alpha), nl=False)
         return
     if len(frame) <= 60:
-        from metaeval.analyses import tables
+        from metaeval.analyses import conclusions, ranking_tables
+        from metaeval.runs import comparisons
 
-        show(tables.sort_tests(frame)[cols].round(4), "table")   # in the LaTeX table's order
+        printed = conclusions.printed_pvalues(frame, comparisons.pvalue_formula(method), _n_valid(frame))
+        show(ranking_tables.sort_tests(printed)[cols].round(4), "table")   # in the LaTeX table's order
     n = int(frame["significant"].fillna(False).astype(bool).sum())
     if sequential:
         _echo_sequential(frame)
@@ -251,5 +255,13 @@ def _echo_sequential(frame) -> None:
         click.echo("  undecided pairs are not significant: their p-value is too close to its corrected threshold "
                    "for k_max; raise --k-max to decide them")
 
+
+
+def _n_valid(frame) -> list:
+    """Each compare row's valid resamples (its conventions' ``n_valid_samples``; None if not said)."""
+    import json
+
+    return [json.loads(c).get("n_valid_samples") if isinstance(c, str) else None for c in frame.get("conventions", [])] \
+        if "conventions" in frame else None
 
 COMMANDS = [correlate, ci, compare]

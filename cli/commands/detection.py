@@ -49,8 +49,13 @@ def detection(obj: Context, dataset, human, positive, metrics, by, where, tune, 
     # a lower-is-better human: a cell is positive when its value is <= positive
     relation = "<=" if "<=" in (json.loads(out.rows["conventions"].iloc[0]).get("positive", "")
                                 if not out.rows.empty else "") else ">="
+    from metaeval.analyses import paper_tables
+
+    unresolved = list(dict.fromkeys(paper_tables.detection_unresolved(out.tests).values()))
     if fmt in ("json", "csv"):
         show_blocks([("detection", out.rows), ("detection_tests", out.tests)], fmt)
+        for line in unresolved:
+            click.echo(line, err=True)
         return
     if fmt in ("markdown", "latex"):
         _paper(out, fmt, layout, dataset=dataset, human=human, positive=positive, subset=subset, source=source,
@@ -68,14 +73,18 @@ def detection(obj: Context, dataset, human, positive, metrics, by, where, tune, 
     if not out.tests.empty:
         click.echo(f"\nPaired bootstrap tests ({alternative}, {correction} within each "
                    f"{'metric_a' if correction_group == 'metric' else 'group'}'s family, alpha {alpha:g}):")
-        show(out.tests[TESTS].round(4), "text")
+        from metaeval.analyses import conclusions
+
+        show(conclusions.printed_pvalues(out.tests, "count")[TESTS].round(4), "text")
+        for line in unresolved:
+            click.echo(line)
 
 
 def _paper(out, fmt: str, layout: str, *, dataset, human, positive, subset, source, k, seed, alpha, alternative,
            correction, correction_group, signature, relation: str = ">=") -> None:
     """The paper table (metrics x groups' ROC-AUC and balanced accuracy, clusters from the paired
     tests) and the tests' table, in LaTeX or in markdown that agrees with it."""
-    from metaeval.analyses import paper_tables, tables
+    from metaeval.analyses import conclusions, paper_tables, ranking_tables
 
     family = "metric_a" if correction_group == "metric" else "group"
     tested = not out.tests.empty
@@ -89,7 +98,7 @@ def _paper(out, fmt: str, layout: str, *, dataset, human, positive, subset, sour
     ranking = paper_tables.detection_ranking(out.rows, out.tests, alternative=alternative, confidence=1 - alpha)
     click.echo(ranking.latex(caption, layout) if fmt == "latex" else ranking.markdown(caption), nl=False)
     if tested:
-        named = out.tests.assign(level=[paper_tables.group_name(g, out.params.by)[1] or "all cells"
+        named = conclusions.with_floors(out.tests, "count").assign(level=[paper_tables.group_name(g, out.params.by)[1] or "all cells"
                                         for g in out.tests["group"]],
                                  coefficient=[paper_tables.DETECTION_STATISTICS[s][1] for s in out.tests["statistic"]])
         test_caption = (f"Paired bootstrap tests between the metrics as detectors of {human} {relation} {positive:g} on "
@@ -97,8 +106,8 @@ def _paper(out, fmt: str, layout: str, *, dataset, human, positive, subset, sour
                         "ROC-AUC, BA: balanced accuracy; the layout is the one that fits (--layout sets the table "
                         "above).")
         click.echo()
-        click.echo(tables.tests_latex(named, test_caption, alpha=alpha, value="value") if fmt == "latex" else
-                   tables.tests_markdown(named, test_caption, alpha=alpha, value="value"), nl=False)
+        click.echo(ranking_tables.tests_latex(named, test_caption, alpha=alpha, value="value") if fmt == "latex" else
+                   ranking_tables.tests_markdown(named, test_caption, alpha=alpha, value="value"), nl=False)
 
 
 COMMANDS = [detection]

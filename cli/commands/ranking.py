@@ -165,12 +165,12 @@ def winners(obj, dataset, human, metrics, levels, coefficients, method, alternat
         show(_shown(frame, fmt, []), fmt)
         return
     if not is_text(fmt):
-        from metaeval.analyses import ranking, tables
+        from metaeval.analyses import ranking_tables, ranking
 
         caption = (f"Significance clusters of the correlation with {human} on {dataset}: {method} tests "
                    f"({alternative}), correction {correction} per {correction_group}, alpha={alpha:g}; clusters (cl.): "
                    f"{ranking.CLUSTER_RULE_TEXT[cluster_rule]}.")
-        r = tables.Ranking(frame.sort_values(["rank"], na_position="last", kind="stable"))
+        r = ranking_tables.Ranking(frame.sort_values(["rank"], na_position="last", kind="stable"))
         click.echo(r.latex(caption, layout) if fmt == "latex" else r.markdown(caption), nl=False)
         return
     ranked = frame[frame["status"] != "undefined"]
