@@ -36,6 +36,8 @@ def _flag_strings(path: Path):
             first = node.body[0]
             if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
                 docstrings.add(id(first.value))
+        if isinstance(node, ast.keyword) and node.arg == "flag" and isinstance(node.value, ast.Constant):
+            docstrings.add(id(node.value))   # a family's Option(..., flag="--x") declares its flag
     for node in ast.walk(tree):
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
             for flag in FLAG.findall(node.value):
