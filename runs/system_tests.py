@@ -74,7 +74,8 @@ class SystemTestsOutcome:
     """What :func:`run_system_tests` did: its run (None: up to date, nothing computed), the latest
     rows of its setting, the systems in the dataset's order, and per method the systems not
     significantly outperformed (None: the family cannot resolve), those undetermined (an
-    undefined test) and the one-line note of a family that cannot resolve."""
+    undefined test), the one-line note of a family that cannot resolve, and each system's mean
+    score over its inputs (oriented: higher is better)."""
 
     run_id: int | None
     rows: pd.DataFrame
@@ -82,6 +83,7 @@ class SystemTestsOutcome:
     not_outperformed: dict[str, list[str] | None]
     undetermined: dict[str, list[str]]
     notes: dict[str, str | None]
+    means: dict[str, float]
 
 
 def _check(wh: Store, dataset: str, measure: str, methods, k, alpha, seed, alternative, correction,
@@ -151,6 +153,7 @@ def run_system_tests(wh: Store, dataset: str, measure: str, methods=METHODS.defa
                      progress=None) -> SystemTestsOutcome:
     """Test every pair of systems of ``dataset`` under ``measure`` by each of ``methods`` and
     persist the rows (module docstring); ``progress`` is accepted and unused (a few seconds)."""
+    import numpy as np
     import pandas as pd
 
     from metaeval.analyses import system_tests as st
@@ -158,12 +161,13 @@ def run_system_tests(wh: Store, dataset: str, measure: str, methods=METHODS.defa
 
     methods = _check(wh, dataset, measure, methods, k, alpha, seed, alternative, correction, correction_group)
     A, systems, subset, fingerprint = _load(wh, dataset, measure, where)
+    means = {s: float(m) for s, m in zip(systems, np.nanmean(A, axis=1))}
     setting = {"subset": subset, "alternative": alternative, "correction": correction,
                "correction_group": correction_group}
     if not force:
         stored = _latest(wh, dataset, measure, setting, methods, shapiro)
         if _up_to_date(stored, methods, shapiro, len(systems), alternative, k, seed, alpha, fingerprint):
-            return _outcome(None, stored, systems, methods)
+            return _outcome(None, stored, systems, methods, means)
     result = st.system_tests(A, methods, alternative=alternative, k=k, seed=seed, alpha=alpha, correction=correction,
                              correction_group=correction_group, shapiro=shapiro)
     rows = [r for t in result.tests.values() for r in _pair_rows(t, systems, k, seed)]
@@ -180,7 +184,7 @@ def run_system_tests(wh: Store, dataset: str, measure: str, methods=METHODS.defa
     with bookkeeping.finishing(wh, run_id):
         bookkeeping.insert_rows(wh, TABLE, frame.assign(run_id=run_id))
         bookkeeping.finish_run(wh, run_id, "finished", len(frame))
-    return _outcome(run_id, _latest(wh, dataset, measure, setting, methods, shapiro), systems, methods)
+    return _outcome(run_id, _latest(wh, dataset, measure, setting, methods, shapiro), systems, methods, means)
 
 
 def _pair_rows(t, systems: tuple[str, ...], k: int, seed: int) -> list[dict]:
@@ -273,7 +277,8 @@ def _up_to_date(rows: pd.DataFrame, methods, shapiro: bool, n_systems: int, alte
     return not shapiro or (rows["method"] == st.NORMALITY).sum() == n_systems
 
 
-def _outcome(run_id: int | None, rows: pd.DataFrame, systems: tuple[str, ...], methods) -> SystemTestsOutcome:
+def _outcome(run_id: int | None, rows: pd.DataFrame, systems: tuple[str, ...], methods,
+             means: dict[str, float]) -> SystemTestsOutcome:
     """The outcome from the stored rows: per method, the systems no one significantly beats."""
     import json
 
@@ -299,7 +304,7 @@ def _outcome(run_id: int | None, rows: pd.DataFrame, systems: tuple[str, ...], m
         unknown = set(mine.loc[mine["p_value"].isna(), "system_a"]) | set(mine.loc[mine["p_value"].isna(), "system_b"])
         winners[method] = [s for s in systems if s not in beaten and s not in unknown]
         undetermined[method] = [s for s in systems if s not in beaten and s in unknown]
-    return SystemTestsOutcome(run_id, rows, systems, winners, undetermined, notes)
+    return SystemTestsOutcome(run_id, rows, systems, winners, undetermined, notes, means)
 
 
 def _cannot_resolve(method: str, resolution: dict) -> str:
@@ -311,26 +316,56 @@ def _cannot_resolve(method: str, resolution: dict) -> str:
             f"({resolution.get('family_tests')} tests), so no test is significant and no system is a winner")
 
 
-def matrix(outcome: SystemTestsOutcome, method: str) -> pd.DataFrame:
-    """Graham's Fig. 4 as a table: row system i, column system j, the adjusted p of "i better than
-    j" with ``*`` when significant ('' where there is no such test; a two-sided test's p in the
-    cell its direction points to)."""
+def _cells(outcome: SystemTestsOutcome, method: str):
+    """(p, significant, undefined) N x N in ``outcome.systems`` order: [i, j] the adjusted p of "i
+    better than j" (a two-sided test's p in the cell its direction points to; NaN: no such test),
+    whether it is significant, and whether the pair's test is undefined (both cells)."""
+    import numpy as np
     import pandas as pd
 
-    rows = outcome.rows[outcome.rows["method"] == method]
-    cells = pd.DataFrame("", index=pd.Index(outcome.systems, name="better than"), columns=list(outcome.systems))
-    for r in rows.itertuples():
+    index = {s: i for i, s in enumerate(outcome.systems)}
+    n = len(index)
+    p, sig, undefined = np.full((n, n), np.nan), np.zeros((n, n), bool), np.zeros((n, n), bool)
+    for r in outcome.rows[outcome.rows["method"] == method].itertuples():
+        a, b = index[r.system_a], index[r.system_b]
         if pd.isna(r.p_adjusted):
+            undefined[a, b] = undefined[b, a] = True
             continue
         if r.alternative == "two-sided":
-            if pd.isna(r.delta) or (pd.isna(r.better) and r.delta == 0):
+            if pd.isna(r.better) and not r.delta:
                 continue
-            ahead = r.better == r.system_a if pd.notna(r.better) else r.delta > 0
-            row, col = (r.system_a, r.system_b) if ahead else (r.system_b, r.system_a)
+            row, col = (a, b) if (r.better == r.system_a if pd.notna(r.better) else r.delta > 0) else (b, a)
         else:
-            row, col = (r.system_a, r.system_b) if r.alternative == "greater" else (r.system_b, r.system_a)
-        cells.loc[row, col] = f"{r.p_adjusted:.3g}" + ("*" if r.significant else "")
-    return cells.reset_index()
+            row, col = (a, b) if r.alternative == "greater" else (b, a)
+        p[row, col], sig[row, col] = r.p_adjusted, bool(r.significant)
+    return p, sig, undefined
+
+
+def matrix(outcome: SystemTestsOutcome, method: str) -> pd.DataFrame:
+    """Graham's Fig. 4 as a table: row system i, column system j, the adjusted p of "i better than
+    j" with ``*`` when significant ('' where there is no such test, ``n/a`` where it is undefined)."""
+    import pandas as pd
+
+    p, sig, undefined = _cells(outcome, method)
+    cells = [["n/a" if u else "" if pd.isna(x) else f"{x:.3g}" + ("*" if s else "") for x, s, u in zip(*row)]
+             for row in zip(p, sig, undefined)]
+    frame = pd.DataFrame(cells, columns=list(outcome.systems))
+    frame.insert(0, "better than", list(outcome.systems))
+    return frame
+
+
+def figure(outcome: SystemTestsOutcome, method: str):
+    """Graham's Fig. 4 of ``method`` (:func:`metaeval.analyses.system_tests.heatmap`), systems by
+    their mean score, best first; a family that cannot resolve says so in the title."""
+    from metaeval.analyses import system_tests as st
+
+    p, sig, undefined = _cells(outcome, method)
+    order = sorted(range(len(outcome.systems)), key=lambda i: -outcome.means[outcome.systems[i]])
+    title = f"{method}: is system i significantly better than system j?"
+    if outcome.notes.get(method):
+        title += " " + outcome.notes[method]
+    return st.heatmap(p[order][:, order], sig[order][:, order], [outcome.systems[i] for i in order],
+                      undefined=undefined[order][:, order], title=title)
 
 
 def present(outcome: SystemTestsOutcome, fmt: str) -> str:

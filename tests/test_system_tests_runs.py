@@ -166,3 +166,16 @@ def test_present_shows_graham_fig4(demo):
         loser = r.system_b if r.better == r.system_a else r.system_a
         assert fig.set_index("better than").loc[r.better, loser].endswith("*")
     json.loads(rs.present(out, "json"))
+
+
+def test_the_heatmap_orders_systems_by_mean(demo, tmp_path):
+    from metaeval.analyses import figures
+
+    with Store(demo) as wh:
+        out = rs.run_system_tests(wh, "d", HUMAN, ("t-test", "bootstrap"), k=19)
+    fig = rs.figure(out, "t-test")
+    labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    assert labels == sorted(out.systems, key=lambda s: -out.means[s])
+    assert len(figures.save(fig, tmp_path / "fig4")) == 2
+    fig = rs.figure(out, "bootstrap")
+    assert "cannot resolve" in fig.axes[0].get_title()
