@@ -356,6 +356,8 @@ def pair_tests(A: npt.ArrayLike, method: str, *, alternative: str = "two-sided",
         adjusted[members], significant[members], size[members] = v.adjusted, v.significant, v.size
         for i in members:
             res[i] = v.resolution
+    if method not in RESAMPLING_METHODS:
+        extra = {"scipy": _scipy_version()}
     conventions = {"method": method, "test": _TESTS[method], "alternative": alternative,
                    "pairs": _PAIRS[alternative], "inputs": "the inputs both systems have (d_j = a_j - b_j)",
                    "undefined": _UNDEFINED[method], "correction": correction, "correction_group": correction_group,

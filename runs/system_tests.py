@@ -91,6 +91,7 @@ def _check(wh: Store, dataset: str, measure: str, methods, k, alpha, seed, alter
     """Every parameter checked before anything is read or written; the methods, deduplicated."""
     from metaeval.analyses import system_tests as st
     from metaeval.analyses.stats import vocabulary
+    from metaeval.analyses.stats.validation import K_MAX
     from metaeval.runs import parameters
 
     wh.require_dataset(dataset)
@@ -112,8 +113,8 @@ def _check(wh: Store, dataset: str, measure: str, methods, k, alpha, seed, alter
         raise WarehouseError(Message(Argument("alpha", alpha), " must be a number with 0 < alpha < 1"))
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise WarehouseError(Message(Argument("seed", seed), " must be a non-negative integer"))
-    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise WarehouseError(Message(Argument("k", k), " must be a positive integer"))
+    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= K_MAX:
+        raise WarehouseError(Message(Argument("k", k), f" must be an integer from 1 to {K_MAX:,}"))
     if any(m in st.RESAMPLING_METHODS for m in methods):
         parameters.check_k(k, alpha, "test")
     return methods
@@ -174,8 +175,7 @@ def run_system_tests(wh: Store, dataset: str, measure: str, methods=METHODS.defa
     if result.normality is not None:
         rows += _normality_rows(result.normality, systems, correction)
     frame = pd.DataFrame(rows).assign(dataset=dataset, measure=measure, subset=subset, alpha=float(alpha),
-                                      correction=correction, correction_group=correction_group,
-                                      fingerprint=fingerprint)
+                                      correction=correction, fingerprint=fingerprint)
     run_parameters = {"dataset": dataset, "measure": measure, "methods": list(methods), "shapiro": bool(shapiro),
                       "k": int(k), "alpha": float(alpha), "seed": int(seed), "alternative": alternative,
                       "correction": correction, "correction_group": correction_group, "where": subset}
@@ -188,7 +188,8 @@ def run_system_tests(wh: Store, dataset: str, measure: str, methods=METHODS.defa
 
 
 def _pair_rows(t, systems: tuple[str, ...], k: int, seed: int) -> list[dict]:
-    """The rows of one method's :class:`~metaeval.analyses.system_tests.PairTests`."""
+    """The rows of one method's :class:`~metaeval.analyses.system_tests.PairTests` (``better``: for
+    a two-sided test the side of its direction -- the sign of t, delta, W+ - W- or U_a - n^2/2)."""
     from metaeval.analyses import system_tests as st
     from metaeval.runs import bookkeeping
 
@@ -203,6 +204,7 @@ def _pair_rows(t, systems: tuple[str, ...], k: int, seed: int) -> list[dict]:
             ahead = t.direction[r] > 0 if t.alternative == "two-sided" else t.alternative == "greater"
             better = systems[i] if ahead else systems[j]
         rows.append({"method": t.method, "alternative": t.alternative, "system_a": systems[i], "system_b": systems[j],
+                     "correction_group": t.conventions["correction_group"],
                      "k": int(k) if resampled else None, "seed": int(seed) if resampled else None,
                      "family_size": int(t.family_size[r]), "statistic": _float(t.statistic[r]),
                      "mean_a": _float(t.mean_a[r]), "mean_b": _float(t.mean_b[r]), "delta": _float(t.delta[r]),
@@ -217,7 +219,8 @@ def _normality_rows(nt, systems: tuple[str, ...], correction: str) -> list[dict]
     from metaeval.analyses import system_tests as st
     from metaeval.runs import bookkeeping
 
-    return [{"method": st.NORMALITY, "alternative": "", "system_a": s, "system_b": "", "k": None, "seed": None,
+    return [{"method": st.NORMALITY, "alternative": "", "system_a": s, "system_b": "", "correction_group": "all",
+             "k": None, "seed": None,
              "family_size": int(nt.family_size), "statistic": _float(nt.statistic[i]), "mean_a": _float(nt.mean[i]),
              "mean_b": None, "delta": None, "n": int(nt.n[i]), "n_valid": None, "p_value": _float(nt.p_value[i]),
              "p_adjusted": _float(nt.p_adjusted[i]), "significant": bool(nt.significant[i]), "better": None,
@@ -318,7 +321,8 @@ def _cannot_resolve(method: str, resolution: dict) -> str:
 
 def _cells(outcome: SystemTestsOutcome, method: str):
     """(p, significant, undefined) N x N in ``outcome.systems`` order: [i, j] the adjusted p of "i
-    better than j" (a two-sided test's p in the cell its direction points to; NaN: no such test),
+    better than j" (a two-sided test's p in the cell of its ``better`` system, else by the sign of
+    delta; NaN: no such test),
     whether it is significant, and whether the pair's test is undefined (both cells)."""
     import numpy as np
     import pandas as pd
@@ -343,7 +347,8 @@ def _cells(outcome: SystemTestsOutcome, method: str):
 
 def matrix(outcome: SystemTestsOutcome, method: str) -> pd.DataFrame:
     """Graham's Fig. 4 as a table: row system i, column system j, the adjusted p of "i better than
-    j" with ``*`` when significant ('' where there is no such test, ``n/a`` where it is undefined)."""
+    j" with ``*`` when significant ('' where there is no such test, ``n/a`` where it is undefined;
+    a two-sided test's p where its significant direction points, or by the sign of delta)."""
     import pandas as pd
 
     p, sig, undefined = _cells(outcome, method)

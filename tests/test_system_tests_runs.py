@@ -179,3 +179,20 @@ def test_the_heatmap_orders_systems_by_mean(demo, tmp_path):
     assert len(figures.save(fig, tmp_path / "fig4")) == 2
     fig = rs.figure(out, "bootstrap")
     assert "cannot resolve" in fig.axes[0].get_title()
+
+
+def test_one_sided_families_per_system(demo):
+    with Store(demo) as wh:
+        out = rs.run_system_tests(wh, "d", HUMAN, ("t-test",), alternative="greater", correction_group="system",
+                                  shapiro=True)
+        again = rs.run_system_tests(wh, "d", HUMAN, ("t-test",), alternative="greater", correction_group="system",
+                                    shapiro=True)
+        with pytest.raises(WarehouseError, match="k=20000000"):
+            rs.run_system_tests(wh, "d", HUMAN, ("t-test",), k=20_000_000)
+    pairs = out.rows[out.rows["method"] == "t-test"]
+    assert len(pairs) == 30 and (pairs["correction_group"] == "system").all() and (pairs["family_size"] == 5).all()
+    normal = out.rows[out.rows["method"] == "shapiro-wilk"]
+    assert len(normal) == 6 and (normal["correction_group"] == "all").all() and (normal["family_size"] <= 6).all()
+    assert again.run_id is None
+    for r in pairs[pairs["significant"]].itertuples():
+        assert r.better == r.system_a and r.delta > 0
