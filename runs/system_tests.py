@@ -53,7 +53,12 @@ CORRECTION_GROUP = Option("correction_group", default="all", kind="choice", choi
 
 @register
 class SystemTests(Family):
-    """Tests between every pair of systems under one measure (Graham 2015, Fig. 4)."""
+    """Significance tests between every pair of systems under one measure (Graham 2015, Fig. 4).
+
+    On the inputs both systems have: paired t-test, Wilcoxon signed-rank, Wilcoxon rank-sum,
+    paired bootstrap, approximate randomization; each method's pairs one corrected family. Prints
+    the tests, each method's matrix (row significantly better than column) and the systems not
+    significantly outperformed by any other."""
 
     name = COMMAND
     summary = "Significance tests between every pair of systems under one measure (Graham 2015, Fig. 4)."
