@@ -29,15 +29,18 @@ ALLOWED = {
 
 
 def _flag_strings(path: Path):
+    """Flag text in the string literals of ``path``, but for docstrings and the ``help=`` texts and
+    ``flag=`` of the registry's options (runs/families.py: the command line's, read by cli/)."""
     tree = ast.parse(path.read_text())
     docstrings = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.keyword) and node.arg in ("help", "flag"):
+            docstrings.update(id(n) for n in ast.walk(node.value))
     for node in ast.walk(tree):
         if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.body:
             first = node.body[0]
             if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
                 docstrings.add(id(first.value))
-        if isinstance(node, ast.keyword) and node.arg == "flag" and isinstance(node.value, ast.Constant):
-            docstrings.add(id(node.value))   # a family's Option(..., flag="--x") declares its flag
     for node in ast.walk(tree):
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
             for flag in FLAG.findall(node.value):
