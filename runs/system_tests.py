@@ -302,8 +302,10 @@ def _outcome(run_id: int | None, rows: pd.DataFrame, systems: tuple[str, ...], m
     winners, undetermined, notes = {}, {}, {}
     for method in methods:
         mine = rows[rows["method"] == method]
-        resolution = next((json.loads(c).get("resolution") for c in mine["conventions"]), None) or {}
-        notes[method] = None if resolution.get("resolvable", True) else _cannot_resolve(method, resolution)
+        failing = (r for c in mine["conventions"] if not (r := json.loads(c).get("resolution") or {}).get(
+            "resolvable", True))
+        resolution = next(failing, None)         # any family of the method that cannot resolve
+        notes[method] = None if resolution is None else _cannot_resolve(method, resolution)
         if notes[method] is not None:
             winners[method], undetermined[method] = None, []
             continue
