@@ -12,12 +12,10 @@ import pytest
 from metaeval import Store
 from metaeval.analyses import system_tests as st
 from metaeval.errors import WarehouseError
-from tests import _families_shim
 from tests.conftest import digest, run_cli
 
-_families_shim.install()
-from metaeval.runs import system_tests as rs  # noqa: E402
-from metaeval.runs.families import FAMILIES  # noqa: E402
+from metaeval.runs import system_tests as rs
+from metaeval.runs.families import FAMILIES
 
 HUMAN = "expert.relevance"
 
