@@ -16,7 +16,8 @@ import pytest
 
 from metaeval.ingest.table import add_scores
 from metaeval.runs import Warehouse
-from metaeval.runs.report import _interval_text, _number, render
+from metaeval.runs.report import render
+from metaeval.runs.report.cells import interval_text as _interval_text, number as _number
 from tests.conftest import run_cli
 from tests.test_report_page import _check_self_contained, _Page, _rendered, needs_chromium
 
