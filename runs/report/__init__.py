@@ -16,17 +16,18 @@ against the input properties (the figure 1 of Bhandari et al. 2020) is not persi
 computed from the stored scores by :func:`metaeval.runs.agreement.tau_vs_property` for a few
 metric pairs. The report only reads the warehouse (it is opened read-only).
 
-The page is a list of sections (``page._SECTIONS``), each a small function ``fn(ctx) ->
+The page is a list of sections (:data:`page.SECTIONS`), each a small function ``fn(ctx) ->
 Section | None`` of a :class:`Context` (the warehouse, the dataset, the human judgment, the
 reader's :class:`Words`, the runs collected): ``answer`` (the first screen), ``factuality``
 (partial, subsets, detection, categories), ``judges``, ``paper`` (intervals, tests, close pairs,
 power, coverage, normality), ``agreement``, ``provenance`` (the dataset, its measures, the runs).
-``cells`` holds the HTML pieces every section uses.
+:func:`register_section` adds one; ``cells`` holds the HTML pieces every section uses.
 """
 
 from metaeval.runs.report.answer import ranking_undefined
 from metaeval.runs.report.context import Context, Section, Words
-from metaeval.runs.report.page import build, render
+from metaeval.runs.report.page import SECTIONS, build, register_section, render
 from metaeval.runs.report.paper import correlations
 
-__all__ = ["Context", "Section", "Words", "build", "correlations", "ranking_undefined", "render"]
+__all__ = ["SECTIONS", "Context", "Section", "Words", "build", "correlations", "ranking_undefined",
+           "register_section", "render"]

@@ -1,4 +1,4 @@
-"""The page: the sections in their order (``_SECTIONS``, each a function of the
+"""The page: the sections in their order (:data:`SECTIONS`, each a function of the
 :class:`~metaeval.runs.report.context.Context` returning a Section or None), what is not
 computed yet, the provenance, and the HTML around them (a table of contents, a few lines of CSS
 and of JavaScript to sort the tables)."""
@@ -21,9 +21,10 @@ from metaeval.runs.report.context import Context, Section, Words
 SectionFn = Callable[[Context], "Section | None"]
 
 #: The page's sections, in order: (name, function). Sections that share an anchor (the four of
-#: factual consistency) are one section of the page (:func:`merge`); the page closes with what is
-#: not computed yet (before the dataset's section) and the provenance of every run shown.
-_SECTIONS: tuple[tuple[str, SectionFn], ...] = (
+#: factual consistency) are one section of the page (:func:`merge`). A family adds its own with
+#: :func:`register_section`; the page closes with what is not computed yet (before the dataset's
+#: section) and the provenance of every run shown.
+SECTIONS: list[tuple[str, SectionFn]] = [
     ("answer", answer.answer),
     ("partial", factuality.partial),
     ("subsets", factuality.subsets),
@@ -38,7 +39,22 @@ _SECTIONS: tuple[tuple[str, SectionFn], ...] = (
     ("normality", paper.normality),
     ("agreement", agreement.agreement),
     ("dataset", provenance.overview),
-)
+]
+
+
+def register_section(name: str, fn: SectionFn, after: str | None = None) -> None:
+    """Add the section ``fn(ctx) -> Section | None`` named ``name`` to the page: after the section
+    named ``after``, by default after the last section of results (before the dataset's). A
+    family of :mod:`metaeval.runs.families` whose ``section(wh, dataset)`` is not None registers
+    ``lambda ctx: family.section(ctx.wh, ctx.dataset)``."""
+    names = [n for n, _ in SECTIONS]
+    if name in names:
+        raise ValueError(f"the report already has a section named {name!r}")
+    if after is not None and after not in names:
+        raise ValueError(f"the report has no section named {after!r}; it has: {', '.join(names)}")
+    index = names.index(after) + 1 if after is not None else names.index("dataset") if "dataset" in names \
+        else len(names)
+    SECTIONS.insert(index, (name, fn))
 
 
 def merge(sections: list[Section]) -> list[Section]:
@@ -93,7 +109,7 @@ def build(wh: Store, dataset: str, out: Path, human: str | None = None, *, overw
 def render(wh: Store, dataset: str, human: str | None = None, words: Words = Words()) -> tuple[str, int]:
     """The report's page (HTML) and its number of figures; ``words``: see :func:`build`."""
     ctx = Context(wh, dataset, human, words)
-    sections = merge([s for _, fn in _SECTIONS if (s := fn(ctx)) is not None])
+    sections = merge([s for _, fn in SECTIONS if (s := fn(ctx)) is not None])
     judged = any(s.anchor == "judges" and s.blocks for s in sections)
     if not sections[0].blocks and judged:
         # preferences but no correlations: the judges answer first
