@@ -18,6 +18,8 @@ from metaeval.runs.report.cells import (flag_cell, in_order, int_cell, interval_
 from metaeval.runs.report.context import Context, Section
 
 TITLE, ANCHOR = "Factual consistency: confounding, subsets, detection, error categories", "factuality"
+#: A cell of a statistic that has no stored row ("undefined" is a stored row whose value is NaN).
+NOT_COMPUTED = ("not computed", "")
 
 
 def _partial_rows(corr: pd.DataFrame) -> pd.DataFrame:
@@ -86,11 +88,15 @@ def _partial_block(ctx: Context, key: tuple, rows: pd.DataFrame, pooled: pd.Data
         hit = ci[(ci["metric"] == metric) & (ci["coefficient"] == coefficient)]
         return None if hit.empty else (hit["lower"].iloc[0], hit["upper"].iloc[0])
 
-    table = []
+    table, uncomputed = [], []
     for r in rows.sort_values("value", ascending=False, na_position="last").itertuples():
-        p = pooled["value"].get(r.metric, float("nan"))
-        table.append([(r.metric, ""), value_cell(p, interval(r.metric, base)),
-                      value_cell(r.value, interval(r.metric, r.coefficient)),
+        partial_cell = value_cell(r.value, interval(r.metric, r.coefficient))
+        if r.metric not in pooled.index:   # no stored row: not computed (a stored NaN is undefined)
+            uncomputed.append(r.metric)
+            table.append([(r.metric, ""), NOT_COMPUTED, partial_cell, NOT_COMPUTED])
+            continue
+        p = pooled["value"][r.metric]
+        table.append([(r.metric, ""), value_cell(p, interval(r.metric, base)), partial_cell,
                       value_cell(p - r.value if not (missing_value(p) or missing_value(r.value)) else None)])
     name = tables.COEFFICIENT_NAMES.get(base, (base,))[0]
     within = "system" if control == "system" else f"value of {control}"
@@ -107,8 +113,33 @@ def _partial_block(ctx: Context, key: tuple, rows: pd.DataFrame, pooled: pd.Data
                 + ("CI: " + ", ".join(sorted({f'{1 - a:.0%} {m}' for m, a in zip(ci['method'], ci['alpha'])}))
                    + "; an empty bracket: no interval stored. " if not ci.empty else
                    f"No intervals stored: run `{ctx.run(Hint('ci', (('dataset', ctx.dataset), ('human', human), ('control', control))))}`. ")
+                + _pooled_missing(ctx, key, name, uncomputed)
                 + "Significance of the partial correlations' differences: the Pairwise significance section "
                   f"(coefficient {base}[control={control}]).") + "</p>")
+
+
+def _pooled_missing(ctx: Context, key: tuple, name: str, metrics: list[str]) -> str:
+    """What to run for the pooled correlations of ``metrics`` that were never computed on these
+    cells ("not computed": no stored row; "undefined" is a stored NaN)."""
+    if not metrics:
+        return ""
+    human, subset, level, base, _ = key
+    hint = Hint("correlate", (("dataset", ctx.dataset), ("human", human), ("levels", [level]),
+                              ("coefficients", [base]), *subset_arguments(subset)))
+    return f"Not computed: no pooled {name} of {', '.join(metrics)} is stored for these cells: run `{ctx.run(hint)}`. "
+
+
+def subset_arguments(subset: str) -> tuple:
+    """The ``where`` and ``by`` arguments that compute the results of ``subset`` (its label:
+    ``attr=value`` conditions joined with `` & ``; ``attr=*`` the macro average over attr)."""
+    from metaeval.runs import selection
+
+    if not subset:
+        return ()
+    pairs = [c.split("=", 1) for c in subset.split(selection.SUBSET_JOINER)]
+    where = [f"{a}={v}" for a, v in pairs if v != selection.MACRO_VALUE]
+    by = [a for a, v in pairs if v == selection.MACRO_VALUE]
+    return ((("where", where),) if where else ()) + ((("by", by[0]),) if by else ())
 
 
 def _partial_answer(rows: pd.DataFrame, pooled: pd.DataFrame, name: str, within: str, control: str) -> str:
