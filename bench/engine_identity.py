@@ -32,7 +32,7 @@ COMMANDS = [
      "--metric", "rouge-2.*", "--metric", "bertscore.f1", "--metric", "qa-eval.f1",
      "--level", "system", "--level", "summary",
      "--coefficient", "pearson", "--coefficient", "kendall",
-     "--method", "boot-both", "--method", "boot-systems", "--method", "fisher",
+     "--method", "fisher",
      "--k", "200", "--seed", "3", "--format", "csv"],
     ["compare", "--dataset", "summeval", "--human", "expert.relevance",
      "--metric", "rouge-2.f1", "--metric", "bertscore.f1", "--metric", "qa-eval.f1",

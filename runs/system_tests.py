@@ -73,6 +73,9 @@ class SystemTests(Family):
     def present(self, outcome: SystemTestsOutcome, fmt: str) -> str:
         return present(outcome, fmt)
 
+    def section(self, wh, dataset: str):
+        return report_section(wh, dataset)
+
 
 @dataclass(frozen=True)
 class SystemTestsOutcome:
@@ -398,3 +401,44 @@ def present(outcome: SystemTestsOutcome, fmt: str) -> str:
                             "note": outcome.notes[method]})
     blocks.append(("systems not significantly outperformed by any other", pd.DataFrame(conclusions)))
     return tables.render_blocks(blocks, fmt)
+
+
+def report_section(wh: Store, dataset: str):
+    """The report's section (:mod:`metaeval.runs.report`): per measure and method of the stored
+    tests, the systems not significantly outperformed by any other, or the family's "cannot
+    resolve" line; None when no test between systems is stored for ``dataset``."""
+    import html
+
+    import pandas as pd
+
+    from metaeval import schema
+    from metaeval.analyses import conclusions
+    from metaeval.runs import engine
+    from metaeval.runs.report.cells import table_html
+    from metaeval.runs.report.context import Section
+
+    view = schema.latest_view(TABLE)
+    if not wh.con.execute("SELECT count(*) FROM duckdb_views() WHERE view_name = ?", [view]).fetchall()[0][0]:
+        return None
+    rows = engine.latest_rows(wh, TABLE, dataset, subset=None)
+    rows = rows[rows["method"] != "shapiro-wilk"]
+    if rows.empty:
+        return None
+    out = []
+    keys = ["measure", "subset", "method", "alternative", "correction"]
+    for key, part in rows.groupby(keys, sort=True):
+        note = next((n for c in part["conventions"]
+                     if (n := conclusions.stored_note(c, key[4], float(part["alpha"].iloc[0]), key[2]))), None)
+        systems = sorted(set(part["system_a"]) | set(part["system_b"]))
+        beaten = {b if w == a else a for a, b, w in zip(part["system_a"], part["system_b"], part["better"])
+                  if isinstance(w, str) and w}
+        out.append({**dict(zip(keys, key)), "systems": len(systems), "significant pairs": int(part["significant"].sum()),
+                    "not outperformed": note or ", ".join(s for s in systems if s not in beaten)})
+    section = Section("Tests between systems", "system-tests", run_ids=set(int(r) for r in rows["run_id"]))
+    section.blocks.append("<p>Significance tests between every pair of systems under one measure (Graham 2015, "
+                          "Fig. 4), each method's pairs one corrected family: the systems no other system "
+                          "significantly outperforms.</p>")
+    section.blocks.append(table_html(pd.DataFrame(out)))
+    section.blocks.append(f'<p class="note">{html.escape(COMMAND)} prints each method\'s matrix (Graham\'s '
+                          "Fig. 4) and its tests.</p>")
+    return section

@@ -194,3 +194,25 @@ def test_one_sided_families_per_system(demo):
     assert again.run_id is None
     for r in pairs[pairs["significant"]].itertuples():
         assert r.better == r.system_a and r.delta > 0
+
+
+def test_the_report_shows_the_family_section_from_the_registry(demo_warehouse, tmp_path):
+    """The report reads the registry: a family with a section (system-tests) adds it to the page
+    with no change to the report; absent until its tests are stored."""
+    from metaeval.runs import report
+
+    db = tmp_path / "w.duckdb"
+    shutil.copy(demo_warehouse, db)
+    with Store(db, read_only=True) as wh:
+        before, _ = report.render(wh, "d")
+    assert "Tests between systems" not in before
+    run_cli(db, "system-tests", "--dataset", "d", "--measure", HUMAN, "--method", "t-test", "--method", "bootstrap",
+            "--k", "50")
+    with Store(db, read_only=True) as wh:
+        page, _ = report.render(wh, "d")
+        rows = wh.sql("SELECT * FROM latest_system_tests WHERE method = 't-test'")
+    assert 'id="system-tests"' in page and "Tests between systems" in page
+    assert "cannot resolve at k = 50" in page                    # the bootstrap family at k=50
+    beaten = {b if w == a else a for a, b, w in zip(rows["system_a"], rows["system_b"], rows["better"]) if w}
+    winners = ", ".join(s for s in sorted(set(rows["system_a"]) | set(rows["system_b"])) if s not in beaten)
+    assert winners in page

@@ -57,6 +57,20 @@ def register_section(name: str, fn: SectionFn, after: str | None = None) -> None
     SECTIONS.insert(index, (name, fn))
 
 
+def page_sections() -> list[tuple[str, SectionFn]]:
+    """:data:`SECTIONS` with the section of every registered family that has one
+    (:meth:`metaeval.runs.families.Family.section`), before the dataset's section, in the
+    registry's order: a family declared in its own module adds its section to the page with no
+    change here."""
+    from metaeval.runs.families import FAMILIES, Family
+
+    names = [n for n, _ in SECTIONS]
+    own = [(f.name, (lambda ctx, f=f: f.section(ctx.wh, ctx.dataset))) for f in FAMILIES.values()
+           if type(f).section is not Family.section and f.name not in names]
+    at = names.index("dataset") if "dataset" in names else len(names)
+    return [*SECTIONS[:at], *own, *SECTIONS[at:]]
+
+
 def merge(sections: list[Section]) -> list[Section]:
     """One section per run of consecutive sections that share an anchor: their blocks in order,
     their runs, and their notes (what is missing) joined, after the blocks when there are any."""
@@ -109,7 +123,7 @@ def build(wh: Store, dataset: str, out: Path, human: str | None = None, *, overw
 def render(wh: Store, dataset: str, human: str | None = None, words: Words = Words()) -> tuple[str, int]:
     """The report's page (HTML) and its number of figures; ``words``: see :func:`build`."""
     ctx = Context(wh, dataset, human, words)
-    sections = merge([s for _, fn in SECTIONS if (s := fn(ctx)) is not None])
+    sections = merge([s for _, fn in page_sections() if (s := fn(ctx)) is not None])
     judged = any(s.anchor == "judges" and s.blocks for s in sections)
     if not sections[0].blocks and judged:
         # preferences but no correlations: the judges answer first
