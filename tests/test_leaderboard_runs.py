@@ -1,0 +1,55 @@
+"""metaeval leaderboard (runs/leaderboard.py): the stored ratings are the pure fit's, reused when up
+to date; votes without an estimate are refused, nothing written."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from metaeval import Store
+from metaeval.analyses import leaderboard as lb
+from tests.conftest import digest, run_cli
+
+PREFERENCES = Path(__file__).resolve().parents[1] / "docs" / "examples" / "preferences.csv"
+
+
+@pytest.fixture
+def votes_db(db):
+    run_cli(db, "ingest", "preferences", PREFERENCES, "--dataset", "jd")
+    return db
+
+
+def test_ratings_are_the_maximum_likelihood_fit_and_are_reused(votes_db):
+    out = run_cli(votes_db, "leaderboard", "--dataset", "jd", "--k", "100").output
+    assert "Bradley-Terry ratings from the human votes" in out
+    with Store(votes_db, read_only=True) as wh:
+        rows = wh.sql("SELECT * FROM latest_leaderboard ORDER BY system")
+        prefs = wh.sql("SELECT * FROM preference_matrix WHERE kind = 'human'")
+    systems = sorted(set(prefs["system_a"]) | set(prefs["system_b"]))
+    a, b, y = [], [], []
+    for _, r in prefs.iterrows():
+        for w in (r["winner_ab"], r["winner_ba"]):
+            if isinstance(w, str):
+                a.append(systems.index(r["system_a"])); b.append(systems.index(r["system_b"]))
+                y.append({"a": 1.0, "b": 0.0, "tie": 0.5}[w])
+    expected = lb.elo(lb.fit(lb.count(a, b, y, len(systems))))
+    np.testing.assert_allclose(rows["rating"], expected, rtol=1e-12)
+    assert (rows["lower"] <= rows["rating"]).all() and (rows["rating"] <= rows["upper"]).all()
+    assert rows["first_share"].sum() == pytest.approx(1.0)
+    before = digest(votes_db)
+    run_cli(votes_db, "leaderboard", "--dataset", "jd", "--k", "100")
+    assert digest(votes_db) == before
+
+
+def test_no_estimate_is_refused_and_a_ridge_makes_one(db, tmp_path):
+    path = tmp_path / "p.csv"
+    path.write_text("input,system_a,system_b,judge,order,winner,kind\n"
+                    "i1,s1,s2,h1,ab,a,human\ni2,s1,s3,h1,ab,a,human\ni3,s2,s3,h1,ab,a,human\n")
+    run_cli(db, "ingest", "preferences", path, "--dataset", "p")
+    before = digest(db)
+    result = run_cli(db, "leaderboard", "--dataset", "p", "--k", "100", ok=False)
+    assert result.exit_code != 0 and "--ridge" in result.output and len(result.output.strip().splitlines()) == 1
+    assert digest(db) == before
+    run_cli(db, "leaderboard", "--dataset", "p", "--k", "100", "--ridge", "0.1", "--interval", "sandwich")
