@@ -42,3 +42,17 @@ COMMENT ON COLUMN error_overlap.both_wrong IS 'Pairs neither metric orders as th
 COMMENT ON COLUMN error_overlap.mcnemar_p IS 'Exact two-sided McNemar p-value on a_only_correct vs b_only_correct; NULL when no pair is discordant.';
 COMMENT ON COLUMN error_overlap.fisher_p IS 'One-sided (greater) Fisher exact p-value of the association of the two metrics'' correctness over the pairs; NULL when a margin is empty. Pairs share systems: descriptive.';
 COMMENT ON COLUMN error_overlap.fingerprint IS 'sha256 of the cells read (both metrics and the human).';
+COMMENT ON COLUMN error_overlap.result_id IS 'Unique id of this result row (one sequence across the results tables; higher = written later).';
+COMMENT ON COLUMN error_overlap.run_id IS 'The analysis_runs row of the command that wrote this row.';
+COMMENT ON COLUMN error_overlap.dataset IS 'Dataset name (datasets.name).';
+COMMENT ON COLUMN error_overlap.human IS 'The human judgment whose system ordering is the reference.';
+COMMENT ON COLUMN error_overlap.metric_a IS 'The first metric (the rows of the 2 x 2 table).';
+COMMENT ON COLUMN error_overlap.metric_b IS 'The second metric (the columns of the 2 x 2 table).';
+COMMENT ON COLUMN error_overlap.subset IS 'The cells analysed: the --where conditions joined by '' & '' ('''' every cell).';
+COMMENT ON COLUMN error_overlap.system_inputs IS 'all | judged: the inputs a metric''s system score averages.';
+COMMENT ON COLUMN error_overlap.n_systems IS 'Systems with a score under the human and both metrics.';
+COMMENT ON COLUMN error_overlap.n_pairs IS 'Unordered system pairs: C(n_systems, 2).';
+COMMENT ON COLUMN error_overlap.accuracy_a IS 'Share of the pairs metric_a orders as the human does.';
+COMMENT ON COLUMN error_overlap.accuracy_b IS 'Share of the pairs metric_b orders as the human does.';
+COMMENT ON COLUMN error_overlap.fisher_odds_ratio IS 'The sample odds ratio of the 2 x 2 table (scipy fisher_exact); NULL when a margin is empty.';
+COMMENT ON COLUMN error_overlap.conventions IS 'JSON: the definitions of correct, the tests, the system-inputs protocol, systems left out.';

@@ -36,3 +36,15 @@ COMMENT ON COLUMN rank_changes.position_a IS 'Position under measure_a: 1 = best
 COMMENT ON COLUMN rank_changes.change IS 'position_b - position_a (negative: measure_b ranks the system higher).';
 COMMENT ON COLUMN rank_changes.kendall IS 'Kendall tau-b between the two measures'' system scores; NULL when one is constant.';
 COMMENT ON COLUMN rank_changes.spearman IS 'Spearman rho between the two measures'' system scores; NULL when one is constant.';
+COMMENT ON COLUMN rank_changes.result_id IS 'Unique id of this result row (one sequence across the results tables; higher = written later).';
+COMMENT ON COLUMN rank_changes.run_id IS 'The analysis_runs row of the command that wrote this row.';
+COMMENT ON COLUMN rank_changes.dataset IS 'Dataset name (datasets.name).';
+COMMENT ON COLUMN rank_changes.measure_a IS 'The first measure (a metric, a variant or a human judgment).';
+COMMENT ON COLUMN rank_changes.measure_b IS 'The second measure.';
+COMMENT ON COLUMN rank_changes.subset IS 'The cells analysed: the --where conditions joined by '' & '' ('''' every cell).';
+COMMENT ON COLUMN rank_changes.system IS 'The system (systems.name).';
+COMMENT ON COLUMN rank_changes.score_b IS 'The system''s mean over its cells of measure_b, oriented (higher is better).';
+COMMENT ON COLUMN rank_changes.position_b IS 'Position under measure_b: 1 = best; tied systems share the best position of their group.';
+COMMENT ON COLUMN rank_changes.n_systems IS 'Systems scored by both measures (the ranked ones).';
+COMMENT ON COLUMN rank_changes.fingerprint IS 'sha256 of the cells read (both measures).';
+COMMENT ON COLUMN rank_changes.conventions IS 'JSON: orientation, how positions and scores are defined, systems left out.';
