@@ -271,7 +271,7 @@ FLAGS = {"metrics": "--metric", "levels": "--level", "coefficients": "--coeffici
          "datasets": "--dataset", "methods": "--method", "tasks": "--task", "measures": "--measure",
          "directory": "--dir", "calibrate": "--tie-calibration", "n_systems": "--systems", "n_inputs": "--inputs",
          "sera": "--index", "judges": "--judge", "categories": "--category", "ablations": "--ablation"}
-#: The command of a ``Store`` method (a :class:`~metaeval.errors.Hint`'s ``command``) whose
+#: The command of a ``Warehouse`` method (a :class:`~metaeval.errors.Hint`'s ``command``) whose
 #: name is not the command's; every other method is the command of its name.
 COMMANDS = {"simulate_coverage": "simulate coverage", "simulate_power": "simulate power",
             "rank_tasks": "rank-tasks", "load_summaries": "ingest summaries", "build_index": "index build",
@@ -331,7 +331,7 @@ def interrupted(exc: KeyboardInterrupt, saved: str | None = None) -> click.Click
 
 @click.group(cls=Group)
 @click.option("--db", type=click.Path(dir_okay=False), default=None,
-              help=f"Store file. Default: ${connection.ENV_VAR}, else ./{connection.DEFAULT_PATH}.")
+              help=f"Warehouse file. Default: ${connection.ENV_VAR}, else ./{connection.DEFAULT_PATH}.")
 @click.version_option(package_name="metaeval-warehouse")
 @click.pass_context
 def main(ctx, db):

@@ -254,7 +254,7 @@ def _tests(wh: Store, dataset: str, human: str, method: str, alternative: str,
 def _compare_hint(db, dataset: str, human: str, metrics: Sequence[str], levels: Sequence[str],
                   coefficients: Sequence[str], method: str, alternative: str,
                   correction: str | None = None, group: str | None = None) -> Hint:
-    """The ``compare`` (``Store.compare``) producing the tests a ranking reads."""
+    """The ``compare`` (``Warehouse.compare``) producing the tests a ranking reads."""
     arguments = [("dataset", dataset), ("human", human), ("metrics", list(metrics)), ("levels", list(levels)),
                  ("coefficients", list(coefficients)), ("method", method), ("alternative", alternative)]
     if correction is not None:

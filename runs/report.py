@@ -1120,7 +1120,7 @@ class _Builder:
 
     def _missing(self, what: str, command: str, *, first: tuple = (), needs_texts: bool = False,
                  needs_metric: bool = False, needs_pair: bool = False) -> str:
-        """"no WHAT yet", with the call of the ``Store`` method ``command`` (its arguments
+        """"no WHAT yet", with the call of the ``Warehouse`` method ``command`` (its arguments
         ``first``, then the dataset's) that can run on this warehouse: real measure names (the
         report's human judgment, else the dataset's first), and, when it cannot run here (no human
         judgment, no summary texts), what is missing instead."""

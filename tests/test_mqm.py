@@ -1,0 +1,75 @@
+"""MQM weighting, scores from error rows, span markers and character-level span agreement
+(issue 36, pure part), against an independent restatement of the released weighting."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from metaeval.analyses import mqm
+
+
+def released_weight(severity, category):
+    """The released default written out by hand: the most specific of the five specs."""
+    s, c = severity.lower(), category.lower()
+    if s == "major" and (c == "non-translation!" or c.startswith("non-translation!/")):
+        return 25.0
+    if s == "minor" and (c == "fluency/punctuation" or c.startswith("fluency/punctuation/")):
+        return 0.1
+    return {"major": 5.0, "minor": 1.0, "neutral": 0.0}.get(s, 0.0)
+
+
+ROWS = [  # segment, rater, severity, category
+    ("s1", "r1", "Major", "Accuracy/Mistranslation"),
+    ("s1", "r1", "Minor", "Fluency/Punctuation"),
+    ("s1", "r1", "Major", "Non-translation!"),
+    ("s1", "r2", "Minor", "Fluency/Grammar"),
+    ("s2", "r1", "No-error", "No-error"),
+    ("s2", "r2", "Neutral", "Other"),
+    ("s3", "r2", "minor", "fluency/punctuation"),
+]
+
+
+def test_released_weighting_and_scores():
+    weights = mqm.parse_weights(mqm.DEFAULT_WEIGHTS)
+    for _, _, sev, cat in ROWS:
+        assert mqm.error_weight(weights, sev, cat) == released_weight(sev, cat)
+    out = mqm.rater_scores(*zip(*ROWS), weights=weights)
+    scores = {(s, r): v for s, r, v in zip(out.segment, out.rater, out.score)}
+    assert scores == {("s1", "r1"): -30.1, ("s1", "r2"): -1.0, ("s2", "r1"): 0.0, ("s2", "r2"): 0.0,
+                      ("s3", "r2"): -0.1}
+    assert out.segment_means() == {"s1": pytest.approx(-15.55), "s2": 0.0, "s3": -0.1}
+    assert mqm.weighting_name(mqm.DEFAULT_WEIGHTS) == "mqm"
+    assert mqm.weighting_name("major:10 minor:1") == "mqm[major:10,minor:1]"
+
+
+def test_weight_specs_refused():
+    for bad in ("", "major", "major:x", "major:1 major:2", "major/:1"):
+        with pytest.raises(ValueError):
+            mqm.parse_weights(bad)
+
+
+def test_markers():
+    assert mqm.strip_markers("a <v>bad</v> word <v>x</v>") == ("a bad word x", [(2, 5), (11, 12)])
+    assert mqm.strip_markers("no error") == ("no error", [])
+    for bad in ("a <v>b", "a </v>b", "<v>a <v>b</v></v>"):
+        with pytest.raises(ValueError):
+            mqm.strip_markers(bad)
+
+
+def test_span_scores_by_hand():
+    lengths = [10, 10, 10]
+    gold = [[(0, 4)], [], [(2, 6)]]
+    pred = [[(2, 6)], [(0, 1)], []]
+    s = mqm.span_scores(lengths, pred, gold)
+    assert s.tp.tolist() == [2, 0, 0] and s.predicted.tolist() == [4, 1, 0] and s.gold.tolist() == [4, 0, 4]
+    p, r, f = s.micro()
+    assert (p, r) == (2 / 5, 2 / 8) and f == pytest.approx(2 * p * r / (p + r))
+    mp, mr, mf = s.macro()
+    assert mp == pytest.approx((0.5 + 0.0) / 2)          # segment 3 has no prediction: no precision
+    assert mr == pytest.approx((0.5 + 0.0) / 2)          # segment 2 has no human span: no recall
+    matched = mqm.span_scores([10], [[(0, 4), (4, 8)]], [[(0, 8)]], predicted_severities=[["major", "minor"]],
+                              gold_severities=[["Major"]])
+    assert matched.tp.tolist() == [4]                    # only the Major prediction's characters match
+    empty = mqm.span_scores([5], [[]], [[]])
+    assert all(np.isnan(v) for v in empty.micro())
