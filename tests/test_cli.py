@@ -208,7 +208,7 @@ def readme_commands(pages=DOC_PAGES, fences=("bash",)) -> list[list[str]]:
     comments dropped); ``fences=("bash", "text")`` adds the commands shown but not run."""
     commands = []
     for page in pages:
-        for fence, block in re.findall(r"^```(\w*)\n(.*?)^```", page.read_text(), flags=re.S | re.M):
+        for fence, block in re.findall(r"^```(\w*)\n(.*?)^```", page.read_text(), flags=re.DOTALL | re.MULTILINE):
             if fence not in fences:
                 continue
             for line in block.replace("\\\n", " ").splitlines():
@@ -290,7 +290,7 @@ def test_documented_plot_commands_work_on_the_demo(cli, tmp_path):
 # --- hints print commands that work when copy-pasted --------------------------------------------
 def _hinted(output: str) -> list[list[str]]:
     """The ``metaeval ...`` command lines an output suggests (in backticks or indented)."""
-    lines = re.findall(r"`(metaeval [^`]+)`", output) + re.findall(r"^\s+(metaeval .+)$", output, flags=re.M)
+    lines = re.findall(r"`(metaeval [^`]+)`", output) + re.findall(r"^\s+(metaeval .+)$", output, flags=re.MULTILINE)
     return [shlex.split(line) for line in lines]
 
 

@@ -116,7 +116,7 @@ def test_readme_mt_section_runs_on_the_demo(tmp_path):
     from tests.test_ingest_mtme import SYSTEMS, _write
 
     text = (Path(__file__).resolve().parents[1] / "docs" / "guides" / "mt.md").read_text()
-    block = "\n".join(re.findall(r"^```(?:bash|text)\n(.*?)^```", text, flags=re.S | re.M))
+    block = "\n".join(re.findall(r"^```(?:bash|text)\n(.*?)^```", text, flags=re.DOTALL | re.MULTILINE))
     lines = [shlex.split(line, comments=True) for line in block.replace("\\\n", " ").splitlines()]
     lines = [w for w in lines if w[:1] == ["metaeval"] and w[1:2] != ["demo"]]   # the small demo below instead
     assert len(lines) >= 8
