@@ -19,13 +19,15 @@ Pure functions on DataFrames: no database.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 
-from metaeval.analyses import ranking as rk
-from metaeval.analyses.tables import COEFFICIENT_NAMES, LEVEL_NAMES, Ranking, latex_escape
+from metaeval.analyses import conclusions
+from metaeval.analyses.ranking_tables import COEFFICIENT_NAMES, LEVEL_NAMES, Ranking
+from metaeval.analyses.tables import latex_escape
 
 MACRO = "*"   # the macro row's group (analyses.detection.MACRO; not imported: that module loads scipy)
 
@@ -43,21 +45,31 @@ def group_name(group: str, by: str = "") -> tuple[str, str]:
     return latex_escape(name), name
 
 
-def _resolvable(conventions) -> bool:
-    c = json.loads(conventions) if isinstance(conventions, str) else (conventions or {})
-    return bool(c.get("resolution", {}).get("resolvable", True))
+def detection_unresolved(tests: pd.DataFrame | None) -> dict[tuple[str, str], str]:
+    """(group, statistic) -> the "cannot resolve" line of its paired tests, for the families whose
+    stored resolution says they cannot (:func:`metaeval.analyses.conclusions.stored_note`)."""
+    out: dict[tuple[str, str], str] = {}
+    if tests is None or tests.empty:
+        return out
+    for r in tests.itertuples(index=False):
+        note = conclusions.stored_note(r.conventions, getattr(r, "correction", "corrected"), getattr(r, "alpha", math.nan),
+                                       "the paired bootstrap tests")
+        if note is not None:
+            out.setdefault((r.group, r.statistic), note)
+    return out
 
 
 def detection_clusters(rows: pd.DataFrame, tests: pd.DataFrame, *, alternative: str = "two-sided",
                        rule: str = "any") -> pd.DataFrame:
     """Significance clusters of the metrics per group and statistic from the paired tests
-    (:func:`metaeval.analyses.ranking.pairwise_beats` and :func:`~metaeval.analyses.ranking.significance_clusters`,
-    ``rule`` as winners' ``--cluster-rule``): columns group, statistic, metric, cluster (NaN where
-    the tests do not decide it: a pair of metrics untested, or a family whose k cannot reach its
-    corrected level, in which no test can be significant)."""
+    (:func:`metaeval.analyses.conclusions.clusters`, ``rule`` as winners' ``--cluster-rule``):
+    columns group, statistic, metric, cluster (NaN where the tests do not decide it: a pair of
+    metrics untested, or a family whose k cannot reach its corrected level, in which no test can
+    be significant)."""
     out = []
     if tests is None or tests.empty:
         return pd.DataFrame(columns=["group", "statistic", "metric", "cluster"])
+    unresolved = detection_unresolved(tests)
     for (group, statistic), part in tests.groupby(["group", "statistic"], sort=False):
         mine = rows[rows["group"] == group]
         metrics = list(mine["metric"])
@@ -65,11 +77,11 @@ def detection_clusters(rows: pd.DataFrame, tests: pd.DataFrame, *, alternative: 
         index = {m: i for i, m in enumerate(metrics)}
         part = part[part["metric_a"].isin(index) & part["metric_b"].isin(index)]
         cluster = np.full(len(metrics), np.nan)
-        if len(metrics) > 1 and len(part) and all(_resolvable(c) for c in part["conventions"]):
-            beats, tested = rk.pairwise_beats(len(metrics), part["metric_a"].map(index), part["metric_b"].map(index),
-                                              part["delta"].astype(float),
-                                              part["significant"].fillna(False).astype(bool), alternative, scores)
-            result = rk.significance_clusters(scores, beats, rule=rule, tested=tested, names=metrics)
+        if len(metrics) > 1 and len(part):
+            result, _, _ = conclusions.clusters(
+                scores, part["metric_a"].map(index), part["metric_b"].map(index), part["delta"].astype(float),
+                part["significant"].fillna(False).astype(bool), alternative=alternative, rule=rule, names=metrics,
+                note=unresolved.get((group, statistic)))
             cluster = result.cluster
         out += [{"group": group, "statistic": statistic, "metric": m, "cluster": c} for m, c in zip(metrics, cluster)]
     return pd.DataFrame(out)
@@ -99,7 +111,8 @@ def detection_ranking(rows: pd.DataFrame, tests: pd.DataFrame | None = None, *, 
                                              "cluster"])
     sort = ((MACRO if MACRO in groups else groups[0]), "roc_auc") if groups else None
     return Ranking(frame, keys=("group", "statistic"), headers=headers, confidence=confidence, ceiling=False,
-                   keep_ci=True, value_name="", value_header="Value", sort_by=sort)
+                   keep_ci=True, value_name="", value_header="Value", sort_by=sort,
+                   unresolved={s: line for s, line in detection_unresolved(tests).items() if s in headers})
 
 
 # --- judges -------------------------------------------------------------------------------------------
@@ -119,11 +132,23 @@ JUDGES_UNBOLDED = ("No bold in first-position rate and tie rate: neither has a b
                    "picks the first position half the time).")
 
 
+def judges_undetermined(stats: pd.DataFrame) -> str | None:
+    """Why the stored judge_statistics rows have no clusters (their family cannot resolve: the
+    "cannot resolve" line; or a pair's test is not evidence), from their conventions; None when
+    the clusters are given."""
+    for c in stats.get("conventions", ()):
+        why = (json.loads(c) if isinstance(c, str) else c).get("clusters", {}).get("why_undetermined")
+        if why:
+            return why
+    return None
+
+
 def judges_ranking(stats: pd.DataFrame, *, confidence: float = 0.95,
                    statistics: Sequence[str] = tuple(JUDGE_STATISTICS)) -> Ranking:
     """``metaeval judges`` judge_statistics rows of one subset as judges x ``statistics``, with
     their intervals; rows sorted by accuracy; accuracy's bold is its top significance cluster (the
-    stored ``cluster``, from the judge-vs-judge tests), the other statistics' the best value,
+    stored ``cluster``, from the judge-vs-judge tests) -- none, and the caption says why, when the
+    tests give no clusters (:func:`judges_undetermined`) --, the other statistics' the best value,
     none for the first-position and tie rates."""
     rows, headers = [], {}
     for statistic in statistics:
@@ -136,9 +161,10 @@ def judges_ranking(stats: pd.DataFrame, *, confidence: float = 0.95,
     frame = pd.DataFrame(rows, columns=["metric", "statistic", "correlation", "lower", "upper", "cluster"])
     bold = [(s,) for s in statistics if JUDGE_STATISTICS[s][3]]
     unbolded = JUDGES_UNBOLDED if len(bold) < len(statistics) else None
+    why = judges_undetermined(stats) if "accuracy" in statistics and len(stats) > 1 else None
     return Ranking(frame, keys=("statistic",), headers=headers, confidence=confidence, ceiling=False, keep_ci=True,
                    row_header="Judge", rows_name="Judges", value_name="", value_header="Value",
-                   bold=bold, unbolded=unbolded)
+                   bold=bold, unbolded=unbolded, unresolved={("accuracy",): why} if why else None)
 
 
 # --- error categories -----------------------------------------------------------------------------------

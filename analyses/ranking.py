@@ -8,8 +8,9 @@ negates "lower is better" measures before calling these functions).
 - :func:`input_significance` -- how many inputs have a significant per-input correlation (their
   Table 3);
 - :func:`system_pair_tests`, :func:`system_agreement` -- every pair of systems tested under a
-  metric and under the human judgment; do they reach the same conclusions? (their Table 4
-  counts, with significance tests instead of pairwise orders);
+  metric and under the human judgment; do they reach the same significance conclusions? (the
+  significance agreement of metric and human over system pairs; not Louis & Nenkova's Table 4,
+  which counts which pairs two metrics order correctly: :mod:`metaeval.analyses.error_overlap`);
 - :func:`significance_clusters` -- the winners (metrics not significantly beaten by any other,
   Graham 2015) and the ranking into significance clusters (mt-metrics-eval's rule, or the
   strict partition), from :func:`pairwise_beats` of the stored tests;
@@ -364,7 +365,8 @@ def system_agreement(X: npt.ArrayLike, Z: npt.ArrayLike, test: str = "ttest", al
                      "inputs": "each pair on the inputs where metric and human have both systems' cells",
                      "significant": "p <= alpha; NaN p not significant; pairs with < 2 inputs left out",
                      "agreement": "(same + neither) / pairs",
-                     "reference": "Louis & Nenkova 2013, Table 4 (outcome counts over system pairs)"},
+                     "reference": "significance agreement of metric and human over system pairs (Louis & Nenkova 2013's "
+                                  "Table 4 is error-overlap: which pairs two metrics order correctly)"},
     )
 
 

@@ -32,14 +32,14 @@ COMMANDS = [
      "--metric", "rouge-2.*", "--metric", "bertscore.f1", "--metric", "qa-eval.f1",
      "--level", "system", "--level", "summary",
      "--coefficient", "pearson", "--coefficient", "kendall",
-     "--method", "boot-both", "--method", "boot-systems", "--method", "fisher",
+     "--method", "fisher",  # was --method boot-both --method boot-systems --method fisher: click kept the last
      "--k", "200", "--seed", "3", "--format", "csv"],
     ["compare", "--dataset", "summeval", "--human", "expert.relevance",
      "--metric", "rouge-2.f1", "--metric", "bertscore.f1", "--metric", "qa-eval.f1",
      "--metric", "s3.pyr",
      "--level", "system", "--level", "summary", "--coefficient", "kendall",
      "--coefficient", "pearson",
-     "--method", "perm-both", "--method", "boot-inputs", "--method", "williams",
+     "--method", "williams",  # was --method perm-both --method boot-inputs --method williams: click kept the last
      "--correction", "holm", "--k", "200", "--seed", "5", "--format", "csv"],
     ["compare", "--dataset", "summeval", "--human", "expert.relevance",
      "--metric", "rouge-1.f1", "--metric", "bertscore.f1", "--metric", "s3.pyr",

@@ -240,17 +240,63 @@ def is_text(fmt: str) -> bool:
     return fmt in ("text", "table")
 
 
-class Group(click.Group):
+class RepeatedOption(click.ClickException):
+    """A single-value option given more than once: a usage error of one line."""
+
+    exit_code = 2
+
+
+class OnceOnly:
+    """A click command (or group) that refuses a single-value option given more than once
+    (``--by split --by source``), which click would answer with the last value: one line naming
+    the option, before anything runs. Options declared ``multiple``, counts, switches and
+    ``--db`` (given twice, it must name the same file: :mod:`metaeval.cli.db_option`) are
+    left to click. Every command of ``metaeval`` is one (:func:`once_only`)."""
+
+    def parse_args(self, ctx, args):
+        if not ctx.resilient_parsing:
+            try:
+                _, _, order = self.make_parser(ctx).parse_args(args=list(args))
+            except click.ClickException:
+                order = []  # click's own parsing below says what is wrong
+            seen = set()
+            for param in order:
+                single = (isinstance(param, click.Option) and not param.multiple and not param.count
+                          and not param.is_flag and param.name != "db")
+                if single and param.name in seen:
+                    raise RepeatedOption(f"{max(param.opts, key=len)} is given more than once; it takes one "
+                                         "value: give it once")
+                seen.add(param.name)
+        return super().parse_args(ctx, args)
+
+
+_ONCE_CLASSES: dict[type, type] = {}
+
+
+def once_only(command: click.Command) -> click.Command:
+    """``command`` (and every command below a group) as a :class:`OnceOnly` of its own click
+    class; idempotent."""
+    cls = type(command)
+    if not issubclass(cls, OnceOnly):
+        command.__class__ = _ONCE_CLASSES.setdefault(cls, type(cls.__name__, (OnceOnly, cls), {}))
+    if isinstance(command, click.Group):
+        for sub in command.commands.values():
+            once_only(sub)
+    return command
+
+
+class Group(OnceOnly, click.Group):
     """Turns WarehouseError into a clean one-line error and a non-zero exit, and Ctrl-C or
     SIGTERM not handled by the command (or the error of a query it cut short) into the one-line
     error of :func:`interrupted`. Its commands accept ``--db`` after their name too
-    (:mod:`metaeval.cli.db_option`)."""
+    (:mod:`metaeval.cli.db_option`), and refuse a single-value option given twice
+    (:class:`OnceOnly`)."""
 
     def get_command(self, ctx, cmd_name):
         from metaeval.cli.db_option import attach
 
         command = super().get_command(ctx, cmd_name)
-        return None if command is None else attach(command)
+        return None if command is None else once_only(attach(command))
 
     def invoke(self, ctx):
         try:
@@ -411,35 +457,6 @@ scheduler_option = click.option(
          "instead of local processes; results are identical. Default: $METAEVAL_SCHEDULER.")
 
 
-#: ``--system-inputs all|judged`` (vocabulary.SYSTEM_INPUTS, default parameters.DEFAULT_SYSTEM_INPUTS):
-#: shared by every command with a system-level analysis.
-system_inputs_option = click.option(
-    "--system-inputs", type=LazyChoice("metaeval.analyses.stats.vocabulary:SYSTEM_INPUTS"), default="all", show_default=True,
-    help="System level: a metric's system score averages every input it scored (all) or only the inputs the "
-         "human judged (judged). Same when every scored input is judged.")
-
-
-def _analysis_options(f):
-    for decorator in reversed([
-        click.option("--dataset", required=True, help="Dataset to analyse."),
-        click.option("--human", required=True, help="The human judgment, e.g. expert.relevance."),
-        click.option("--metric", "metrics", multiple=True, metavar="GLOB",
-                     help="Metrics (globs over automatic measures). Default: all. Repeatable."),
-        click.option("--level", "levels", multiple=True, type=LazyChoice("metaeval.analyses.stats.vocabulary:LEVELS"),
-                     help="Correlation level(s). Default: all three."),
-        click.option("--coefficient", "coefficients", multiple=True,
-                     type=CoefficientChoice(),
-                     help="Coefficient(s); kendall is tau-b; kendall-a, kendall-23 and acc-23 are the variants "
-                          "with ties of Deutsch et al. (2023). Default: pearson, spearman, kendall."),
-        system_inputs_option,
-        click.option("--jobs", default=1, show_default=True, type=click.IntRange(1), help="Worker processes."),
-        scheduler_option,
-        click.option("--force", is_flag=True, help="Recompute even what is up to date."),
-    ]):
-        f = decorator(f)
-    return f
-
-
 def _parse_where(ctx, param, value):
     """``--where`` as the canonical ``((attribute, value), ...)`` of
     :func:`metaeval.runs.selection.parse_where` (sorted, deduplicated)."""
@@ -453,37 +470,6 @@ def _parse_where(ctx, param, value):
         raise click.BadParameter(str(exc), ctx, param) from None
 
 
-#: ``--where ATTR=VALUE`` (repeatable, AND): the cells whose attributes (``metaeval ingest
-#: attributes``) hold; every analysis over cells declares it through :func:`subset_options`.
-where_option = click.option(
-    "--where", "where", multiple=True, metavar="ATTR=VALUE", callback=_parse_where,
-    help="Only the cells whose attribute ATTR (metaeval ingest attributes) is VALUE, e.g. split=test. "
-         "Repeatable: every condition must hold (AND). Recorded as the rows' subset.")
-
-#: ``--by ATTR``: one result per value of ATTR (each combined with any --where), and their macro average.
-by_option = click.option(
-    "--by", "by", default=None, metavar="ATTR",
-    help="One result per value of the attribute ATTR (each the subset ATTR=value, with any --where), plus "
-         "their unweighted macro average (subset ATTR=*).")
-
-
-def subset_options(by: bool = False):
-    """``--where`` (and, with ``by``, ``--by``): the shared options of the analyses over cells."""
-    def decorate(f):
-        if by:
-            f = by_option(f)
-        return where_option(f)
-    return decorate
-
-
-def _resampling_options(f):
-    f = click.option("--seed", default=0, show_default=True, type=SEED,
-                     help="Seed of the resampling; recorded with every row.")(f)
-    f = click.option("--k", default=1000, show_default=True, type=RESAMPLES, help="Resamples.")(f)
-    return f
-
-
-
 # --- commands defined in their own modules (they import the helpers above) ----------------
 def _register_command_modules() -> None:
     import pkgutil
@@ -494,7 +480,15 @@ def _register_command_modules() -> None:
     for info in pkgutil.iter_modules(package.__path__):
         module = importlib.import_module(f"{package.__name__}.{info.name}")
         for command in getattr(module, "COMMANDS", ()):
-            main.add_command(attach(command))   # --db after the command's name too
+            main.add_command(once_only(attach(command)))   # --db after the command's name too; no option twice
+    # a registered analysis family without a hand-written command gets a generated one
+    from metaeval.cli.families import generated_commands
+
+    written = {name for name, command in main.commands.items()}
+    written |= {f"{name}-{sub}" for name, command in main.commands.items() if isinstance(command, click.Group)
+                for sub in command.commands}
+    for command in generated_commands(written):
+        main.add_command(once_only(attach(command)))
 
 
 _register_command_modules()

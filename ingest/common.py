@@ -15,6 +15,8 @@ import pandas as pd
 
 from metaeval.errors import InputError
 from metaeval.load import CELL_COLUMNS, MEASURE_COLUMNS
+from metaeval.names import problem as name_problem
+from metaeval.names import strip as strip_spaces
 
 
 def sha256(path: Path, text: dict | None = None, delimiter: bytes = b",") -> str:
@@ -181,24 +183,20 @@ def identifier(value, file: str, line: int | None, field: str) -> str:
     if isinstance(value, bool) or not isinstance(value, (str, int)):
         got = "missing" if value is None else f"{type(value).__name__} {value!r}"
         raise InputError(file, line, field, f"expected an id (string), got {got}")
-    text = str(value).strip()
+    text = strip_spaces(str(value))
     if not text:
         raise InputError(file, line, field, "the id is empty")
     return check_name(text, file, line, field, "id")
 
 
-#: Control characters (Unicode category Cc: C0, DEL, C1), refused inside an id or measure name.
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-
-
 def check_name(name: str, file: str, line: int | None, field: str, what: str = "name") -> str:
-    """``name`` (an id, a measure name), refused when it holds a control character: they print
-    as nothing or break the line of every listing, table and error message that shows it."""
-    control = _CONTROL.search(name)
-    if control:
-        raise InputError(file, line, field, f"the {what} {name!r} holds the control character "
-                         f"U+{ord(control.group()):04X} (a NUL, tab, line break, escape or DEL: a broken file or "
-                         "a copy-paste accident); ids and names are printable text: remove it")
+    """``name`` (an id, a measure name), refused as :func:`metaeval.names.problem` says (a control
+    character or a line separator anywhere, another space than U+0020 at an end): they print as
+    nothing, break the line of every listing, table and error message that shows it, or make two
+    names look the same."""
+    problem = name_problem(name, what)
+    if problem:
+        raise InputError(file, line, field, problem)
     return name
 
 

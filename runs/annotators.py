@@ -83,7 +83,7 @@ class AnnotatorsParams(Params):
 
 
 def annotators(wh: Store, dataset: str, humans: Sequence[str] = (), levels: Sequence[str] = (),
-               coefficients: Sequence[str] = (), *, k: int = 1000, alpha: float = 0.05,
+               coefficients: Sequence[str] = (), *, k: int = parameters.DEFAULT_K, alpha: float = 0.05,
                seed: int = parameters.DEFAULT_SEED, splits: int = DEFAULT_SPLITS, force: bool = False,
                where: Sequence = ()) -> list[Summary]:
     """Compute and persist the annotator statistics of the human measures matching ``humans``

@@ -17,6 +17,7 @@ latest rows of that setting (all through :func:`metaeval.runs.engine.analyse`). 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
@@ -56,7 +57,8 @@ def correlate(wh: Warehouse, dataset: str, human: str, metrics: Sequence[str] = 
 
 
 def ci(wh: Warehouse, dataset: str, human: str, metrics: Sequence[str] = (), levels: Sequence[str] = (),
-       coefficients: Sequence[str] = (), *, method: str = "boot-both", k: int = 1000, alpha: float = 0.05,
+       coefficients: Sequence[str] = (), *, method: str = "boot-both", k: int = parameters.DEFAULT_K,
+       alpha: float = parameters.DEFAULT_ALPHA,
        seed: int = parameters.DEFAULT_SEED, system_inputs: str = parameters.DEFAULT_SYSTEM_INPUTS,
        resample_annotators: str | None = None, control: str | None = None, **run) -> Outcome:
     """Confidence intervals of the correlations (table ``confidence_intervals``);
@@ -69,7 +71,8 @@ def ci(wh: Warehouse, dataset: str, human: str, metrics: Sequence[str] = (), lev
 
 
 def compare(wh: Warehouse, dataset: str, human: str, metrics: Sequence[str] = (), levels: Sequence[str] = (),
-            coefficients: Sequence[str] = (), *, method: str = "perm-both", k: int = 1000, alpha: float = 0.05,
+            coefficients: Sequence[str] = (), *, method: str = "perm-both", k: int = parameters.DEFAULT_K,
+            alpha: float = parameters.DEFAULT_ALPHA,
             seed: int = parameters.DEFAULT_SEED, alternative: str = parameters.DEFAULT_ALTERNATIVE,
             correction: str = parameters.DEFAULT_CORRECTION, correction_group: str = parameters.DEFAULT_CORRECTION_GROUP,
             k_block: int | None = None,
@@ -107,9 +110,26 @@ class Warehouse(core.Store):
     does and returns the latest rows of its setting: ``correlate``, ``ci``, ``compare``,
     ``accuracy``, ``systems_agreement``, ``winners``, ``replicability``, ``annotators``,
     ``agreement``, ``judges``, ``simulate_coverage``, ``simulate_power``, ``normality``, ``rank_tasks``,
-    ``detection``
-    (and ``evaluate``). A command writing several tables returns ``{table: rows}``.
+    ``detection``, ``categories`` (and ``evaluate``). A command writing several tables returns
+    ``{table: rows}``.
+
+    Every other registered analysis family (:data:`metaeval.runs.families.FAMILIES`) is a method
+    too, by its Python name (``system-tests`` -> ``wh.system_tests(...)``): its
+    :meth:`~metaeval.runs.families.Family.run` (the declared options checked, defaults filled,
+    then ``compute``), with no method to write here.
     """
+
+    def __getattr__(self, name: str):
+        """``wh.<family>(...)``: :meth:`Family.run` of the registered family ``name`` (``_`` for
+        ``-``) on this warehouse."""
+        if name.startswith("_"):
+            raise AttributeError(name)
+        from metaeval.runs.families import FAMILIES
+
+        key = name.replace("_", "-")
+        if key in FAMILIES and FAMILIES[key].python_name == name:
+            return functools.partial(FAMILIES[key].run, self)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def add_scores(self, dataset: str, sources, **options):
         """Ingest score tables (paths or DataFrames): :func:`metaeval.runs.evaluate.add_scores`."""

@@ -43,7 +43,17 @@ ORIENTATION = "measures whose direction is 'lower' (lower is better) are negated
 #: 0.6.0: new analyses (subsets, partial correlations, detection, error categories, judges) and
 #: schema 5 (a `subset` key column, '' for every cell); the results of 0.5.0 are unchanged
 #: (bench/engine_identity.py: identical rows, fingerprints and conventions)
-SAME_RESULTS_AS = ("0.5.0", "0.6.0")
+#: 0.7.0: every verdict is drawn by one layer (analyses/conclusions.py), which changes what 0.6.0 stored
+#: in rare corners: a judges family that cannot resolve (or a judge pair whose test cannot reach
+#: significance on its items) has no clusters or winner (0.6.0 stored cluster 1 for every judge); a judge's
+#: Kendall tau from systems it never compared is NULL; a paired bootstrap test whose p counts fewer valid
+#: resamples than k must reach the corrected threshold on 1/n_valid (compare's stored `significant`,
+#: winners' and evaluate's clusters); the line of a family that cannot resolve says "cannot resolve" (winners'
+#: conventions). compare alone would be safe (its raw p-values are unchanged and its corrected values are
+#: recomputed and rewritten on every run when they differ), but judges and winners reuse whole stored rows
+#: by fingerprint, which would serve 0.6.0's verdicts: results of 0.6.0 may differ, so they are recomputed,
+#: not reused. Everywhere else the rows are bit-identical (bench/engine_identity.py --with-examples).
+SAME_RESULTS_AS = ("0.7.0",)
 #: SQL condition on a results table: the row was written by one of those versions. Results are
 #: reused only under it, so an upgrade that changes a computation never serves old numbers.
 THIS_VERSION = "run_id IN (SELECT run_id FROM analysis_runs WHERE list_contains($versions, version))"

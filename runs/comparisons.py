@@ -22,7 +22,7 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from metaeval.analyses import annotators, stats
+from metaeval.analyses import annotators, conclusions, stats
 from metaeval.analyses.stats import hypothesis, protocols, resolution, sequential, vocabulary
 from metaeval.core import Store
 from metaeval.errors import Argument, Message, WarehouseError
@@ -133,7 +133,7 @@ def compare_analysis(scope: Scope, method: str, k: int, alpha: float, seed: int,
     check_parametric(scope.coefficients, method, "williams", "Williams' test is not defined for")
     resampled = method != "williams"
     if resampled:
-        check_k(k, alpha, "test")
+        check_k(k, alpha, "test", "k" if risk is None else "k_max")
     if k_block is not None and (not method.startswith("perm-") or k_block < 1):
         raise WarehouseError(Message(Argument("k_block"), " (early stopping) applies to the permutation tests with a "
                                      f"block size >= 1; got method {method!r}, k_block {k_block}"))
@@ -460,28 +460,42 @@ def families(tasks: list[Task], group: str) -> list[list[int]]:
 
 def _adjust(tasks: list[Task], raw: dict[int, dict], params: TestParams) -> dict[int, tuple]:
     """(p_adjusted, significant, family_size, resolution) per task, the correction applied within
-    each family; family_size (the number of defined p-values corrected together) None for
-    "none". A NULL p-value (undefined test) is left out of its family: p_adjusted NULL, not
-    significant. ``resolution`` (a dict for the row's conventions, or None) says whether the
-    family can reach significance at all with the resamples its tests drew
-    (:func:`test_resolution`); in a family that cannot, no test is significant -- a
-    ``count / k`` p-value of 0 only says p < 1/k, not that p is below the corrected threshold."""
+    each family by :func:`metaeval.analyses.conclusions.decide`; family_size (the number of
+    defined p-values corrected together) None for "none". A NULL p-value (undefined test) is left
+    out of its family: p_adjusted NULL, not significant. ``resolution`` (a dict for the row's
+    conventions, or None) says whether the family can reach significance at all with the
+    resamples its tests drew (:func:`test_resolution`); in a family that cannot, no test is
+    significant -- a ``count / k`` p-value of 0 only says p < 1/k, not that p is below the
+    corrected threshold -- nor a test whose p counts fewer valid resamples (``n_valid_samples``)
+    than its own resolution needs to reach the threshold (p = count / n_valid says only p < 1/n_valid)."""
     out = {}
     method, correction, alpha = params.method, params.correction, params.alpha
     for members in families(tasks, params.correction_group):
         defined = [i for i in members if raw[i]["p_value"] is not None]
-        adjusted = stats.correct_pvalues([raw[i]["p_value"] for i in defined], correction) if defined else []
         size = None if correction == "none" else len(defined)
         drawn = [int(raw[i]["k_used"]) for i in defined if raw[i].get("k_used") is not None]
-        res = (test_resolution(method, max(drawn, default=None), correction, len(defined), alpha)
+        k = max(drawn, default=None)
+        formula = pvalue_formula(method) if method is not None else "parametric"
+        verdict = conclusions.decide([raw[i]["p_value"] for i in defined], formula=formula,
+                                     k=None if formula == "parametric" else (k or None), correction=correction,
+                                     alpha=alpha, n_valid=_n_valid(formula, [raw[i] for i in defined]))
+        res = (test_resolution(method, k, correction, len(defined), alpha)
                if method is not None and defined else None)
-        resolvable = res is None or res.resolvable
         note = None if res is None else res.as_dict()
-        for i, p in zip(defined, adjusted):
-            out[i] = (float(p), bool(p <= alpha) and resolvable, size, note)
+        for i, p, significant in zip(defined, verdict.adjusted, verdict.significant):
+            out[i] = (float(p), bool(significant) and (res is None or res.resolvable), size, note)
         for i in members:
             out.setdefault(i, (None, False, size, note))
     return out
+
+
+def _n_valid(formula: str, rows: list[dict]) -> list | None:
+    """The valid resamples of each paired bootstrap test (p = count / n_valid: its own resolution
+    1/n_valid); None for the other tests (a permutation test that stopped early, ``k_block``, drew
+    fewer resamples by design: mt-metrics-eval's rule, decided on the family's k as before)."""
+    if formula != "count":
+        return None
+    return [(r.get("conventions") or {}).get("n_valid_samples") for r in rows]
 
 
 def _latest_tests(wh: Store, scope: Scope, params: TestParams) -> dict[tuple, dict]:

@@ -17,6 +17,7 @@ import pandas as pd
 
 from metaeval.errors import Argument, ConflictError, Message, NewIdsError
 from metaeval.load import LoadReport
+from metaeval.runs import parameters
 
 if TYPE_CHECKING:
     from metaeval.runs.runner import ProgressFactory
@@ -108,7 +109,8 @@ def lower_is_better() -> list[str]:
     return [name for name, spec in METRICS.items() if spec[3] == "lower"]
 
 
-def analyse(wh: Store, dataset: str, *, k: int = 1000, seed: int = 0, progress: ProgressFactory | None = None) -> list:
+def analyse(wh: Store, dataset: str, *, k: int = parameters.DEFAULT_K, seed: int = parameters.DEFAULT_SEED,
+            progress: ProgressFactory | None = None) -> list:
     """The demo's first analysis of ``dataset``: correlations of every metric with the human
     judgment, 95% Boot-Both CIs and Perm-Both tests (Holm-corrected within each metric's
     family), at the system and summary level, Pearson and Kendall; persisted like the commands.
@@ -123,7 +125,8 @@ def analyse(wh: Store, dataset: str, *, k: int = 1000, seed: int = 0, progress: 
     return [(analysis, runner.run(wh, scope, analysis, progress=progress)) for analysis in analyses]
 
 
-def report(wh: Store, dataset: str, *, k: int = 1000, seed: int = 0) -> pd.DataFrame:
+def report(wh: Store, dataset: str, *, k: int = parameters.DEFAULT_K,
+           seed: int = parameters.DEFAULT_SEED) -> pd.DataFrame:
     """One row per metric, level and coefficient of the demo's analysis: correlation, CI and
     the number of metrics it beats significantly."""
     from metaeval import schema

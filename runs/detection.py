@@ -29,8 +29,9 @@ import numpy as np
 import pandas as pd
 
 from metaeval import schema
+from metaeval.analyses import conclusions
 from metaeval.analyses import detection as det
-from metaeval.analyses.stats import multiple, resolution, vocabulary
+from metaeval.analyses.stats import vocabulary
 from metaeval.core import Store
 from metaeval.errors import Argument, Message, WarehouseError
 from metaeval.runs import bookkeeping, engine, parameters, selection
@@ -113,7 +114,7 @@ def _conditions(pairs) -> list[str]:
 
 def detection(wh: Store, dataset: str, human: str, metrics: Sequence[str] = (), *, positive: float,
               where: Sequence[str | tuple[str, str]] = (), tune: Sequence[str | tuple[str, str]] = (),
-              by: str | None = None, threshold: float | None = None, k: int = 1000, alpha: float = 0.05,
+              by: str | None = None, threshold: float | None = None, k: int = parameters.DEFAULT_K, alpha: float = 0.05,
               seed: int = parameters.DEFAULT_SEED, alternative: str = parameters.DEFAULT_ALTERNATIVE,
               correction: str = parameters.DEFAULT_CORRECTION,
               correction_group: str = parameters.DEFAULT_CORRECTION_GROUP, tests: bool = True,
@@ -133,30 +134,8 @@ def detection(wh: Store, dataset: str, human: str, metrics: Sequence[str] = (), 
     if test_params is not None:
         parameters.check_k(k, alpha, "test")
 
-    # the cells: every grid cell the human judged; their subsets from the attributes
-    grid = (len(data.systems), len(data.inputs))
-    human_values = data.values[human]
-    judged = ~np.isnan(human_values)
-    if not judged.any():
-        raise WarehouseError(f"{human!r} judges no cell of {dataset!r}")
-    cells = np.flatnonzero(judged.ravel())
-    # positive in the human's own scale: >= positive, or <= positive for a lower-is-better judgment
-    # (load_data negated it: -value >= -positive)
+    cells, labels, evaluated, tuned, groups, subsets = _cells(wh, dataset, human, data, positive, where, tune, by)
     human_lower = data.directions[human] == "lower"
-    labels = human_values.ravel()[cells] >= (-positive if human_lower else positive)
-    evaluated = (wh.attribute_mask(dataset, where, data.systems, data.inputs).ravel()[cells] if where else None)
-    tuned = wh.attribute_mask(dataset, tune, data.systems, data.inputs).ravel()[cells] if tune else None
-    groups = None
-    if by:
-        if by in dict(where) or by in dict(tune):
-            raise WarehouseError(Message(Argument("by", by), " is also a ", Argument("where"), " or ", Argument("tune"),
-                                         " condition: its groups would be one value"))
-        groups = wh.attribute_labels(dataset, by, data.systems, data.inputs).ravel()[cells]
-    subsets = hashlib.sha256()
-    for name, part in (("cells", cells), ("evaluated", evaluated), ("tuned", tuned)):
-        subsets.update(name.encode() + (b"-" if part is None else np.ascontiguousarray(part).tobytes()))
-    subsets.update(json.dumps(None if groups is None else list(groups)).encode())
-    subsets = subsets.hexdigest()
 
     def fingerprint(*measures: str) -> str:
         return hashlib.sha256((data.fingerprint([*measures, human])[0] + subsets).encode()).hexdigest()
@@ -216,6 +195,34 @@ def detection(wh: Store, dataset: str, human: str, metrics: Sequence[str] = (), 
                 bookkeeping.insert_rows(wh, table, pd.DataFrame(frame).assign(run_id=run_id, dataset=dataset, human=human))
         bookkeeping.finish_run(wh, run_id, "finished", n)
     return _outcome(wh, run_id, dataset, human, scope.metrics, where, params, test_params)
+
+
+def _cells(wh: Store, dataset: str, human: str, data, positive: float, where, tune, by):
+    """The items of a detection run: every grid cell the human judged (flat indices), their
+    labels, the evaluated / tune masks and the ``by`` groups (from the attributes), and the
+    digest of all that (part of every fingerprint)."""
+    human_values = data.values[human]
+    judged = ~np.isnan(human_values)
+    if not judged.any():
+        raise WarehouseError(f"{human!r} judges no cell of {dataset!r}")
+    cells = np.flatnonzero(judged.ravel())
+    # positive in the human's own scale: >= positive, or <= positive for a lower-is-better judgment
+    # (load_data negated it: -value >= -positive)
+    human_lower = data.directions[human] == "lower"
+    labels = human_values.ravel()[cells] >= (-positive if human_lower else positive)
+    evaluated = (wh.attribute_mask(dataset, where, data.systems, data.inputs).ravel()[cells] if where else None)
+    tuned = wh.attribute_mask(dataset, tune, data.systems, data.inputs).ravel()[cells] if tune else None
+    groups = None
+    if by:
+        if by in dict(where) or by in dict(tune):
+            raise WarehouseError(Message(Argument("by", by), " is also a ", Argument("where"), " or ", Argument("tune"),
+                                         " condition: its groups would be one value"))
+        groups = wh.attribute_labels(dataset, by, data.systems, data.inputs).ravel()[cells]
+    subsets = hashlib.sha256()
+    for name, part in (("cells", cells), ("evaluated", evaluated), ("tuned", tuned)):
+        subsets.update(name.encode() + (b"-" if part is None else np.ascontiguousarray(part).tobytes()))
+    subsets.update(json.dumps(None if groups is None else list(groups)).encode())
+    return cells, labels, evaluated, tuned, groups, subsets.hexdigest()
 
 
 def _subset(where: tuple[tuple[str, str], ...], by: str, group: str) -> str:
@@ -279,30 +286,26 @@ def _test_row(params: DetectionTestParams, where, a: str, b: str, t: det.Detecti
 
 def _correct(rows: list[dict], params: DetectionTestParams) -> None:
     """p_adjusted, significant and family_size within each family (group and statistic, and
-    metric_a for correction group 'metric'); in a family whose k cannot reach the corrected
-    threshold nothing is significant (:func:`analyses.stats.resolution.family_resolution`), nor a
-    test whose valid resamples are too few to reach it."""
+    metric_a for correction group 'metric'), decided by :func:`metaeval.analyses.conclusions.decide`:
+    in a family whose k cannot reach the corrected threshold nothing is significant, nor a test
+    whose valid resamples are too few to reach it on its own (p = count / n_valid)."""
     families: dict[tuple, list[dict]] = {}
     for r in rows:
         key = (r["group"], r["statistic"]) + ((r["metric_a"],) if params.correction_group == "metric" else ())
         families.setdefault(key, []).append(r)
     for members in families.values():
         defined = [r for r in members if r["p_value"] is not None]
-        adjusted = multiple.correct_pvalues([r["p_value"] for r in defined], params.correction) if defined else []
-        res = (resolution.family_resolution("count", params.k, params.correction, len(defined), params.alpha)
-               if defined else None)
+        verdict = conclusions.decide([r["p_value"] for r in defined], formula="count", k=params.k,
+                                     correction=params.correction, alpha=params.alpha,
+                                     n_valid=[r.get("n_valid") or 0 for r in defined])
         for r in members:
             r["family_size"] = None if params.correction == "none" else len(defined)
             r["significant"] = False
-            if res is not None:
-                r["conventions"]["resolution"] = res.as_dict()
-        for r, p in zip(defined, adjusted):
+            if verdict.resolution is not None:
+                r["conventions"]["resolution"] = verdict.resolution.as_dict()
+        for r, p, significant in zip(defined, verdict.adjusted, verdict.significant):
             r["p_adjusted"] = float(p)
-            # a p counted over fewer valid resamples than k (a resample where a group has one class
-            # is dropped) is coarser: it says no more than p < 1/n_valid, so it must reach the
-            # threshold on its own too
-            own = resolution.pvalue_resolution("count", r["n_valid"]) if r.get("n_valid") else math.inf
-            r["significant"] = bool(p <= params.alpha) and res.resolvable and own <= res.needed_p
+            r["significant"] = bool(significant)
     for r in rows:
         r["conventions"] = bookkeeping.conventions_json(r["conventions"])
 

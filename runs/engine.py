@@ -105,11 +105,11 @@ def latest_rows(wh: Store, table: str, dataset: str, human: str | None = None, *
     NULL); ``order``: sorted by that scope's order of metrics, levels and coefficients. ``subset``:
     the rows of that subset of cells (default every cell; None: every subset), in a table that has
     the ``subset`` column."""
-    where, args = ["dataset = ?"], [dataset]
+    clauses, args = ["dataset = ?"], [dataset]
     if human is not None:
-        where.append("human = ?")
+        clauses.append("human = ?")
         args.append(human)
-    frame = wh.sql(f"SELECT * FROM {schema.latest_view(table)} WHERE {' AND '.join(where)}", args)
+    frame = wh.sql(f"SELECT * FROM {schema.latest_view(table)} WHERE {' AND '.join(clauses)}", args)
     if subset is not None and "subset" in frame.columns:
         frame = frame[frame["subset"] == subset]
     for column, value in filters.items():
@@ -124,16 +124,17 @@ def latest_rows(wh: Store, table: str, dataset: str, human: str | None = None, *
     return frame.reset_index(drop=True)
 
 
-def setting_rows(wh: Store, table: str, where: dict[str, Any],
+def setting_rows(wh: Store, table: str, columns: dict[str, Any],
                  settings: Sequence[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The latest rows of ``table`` whose columns equal ``where`` (dataset, human and one
-    setting), and the distinct ``settings`` columns stored for that dataset and human (what a
-    figure of another setting could draw instead)."""
-    wh.require_dataset(where["dataset"])
+    """The latest rows of ``table`` whose columns equal ``columns`` (dataset, human and one
+    setting; a ``subset`` label among them, else every cell), and the distinct ``settings``
+    columns stored for that dataset and human (what a figure of another setting could draw
+    instead). (``where`` is only ever a subset of cells: :class:`metaeval.runs.selection.Subset`.)"""
+    wh.require_dataset(columns["dataset"])
     view = schema.latest_view(table)
-    if "subset" not in where and runner.has_subset(wh, table):  # every cell, unless a subset is asked
-        where = {**where, "subset": selection.EVERY_CELL}
-    rows = wh.sql(f"SELECT * FROM {view} WHERE " + " AND ".join(f"{c} = ${c}" for c in where), where)
+    if "subset" not in columns and runner.has_subset(wh, table):  # every cell, unless a subset is asked
+        columns = {**columns, "subset": selection.EVERY_CELL}
+    rows = wh.sql(f"SELECT * FROM {view} WHERE " + " AND ".join(f"{c} = ${c}" for c in columns), columns)
     stored = wh.sql(f"SELECT DISTINCT {', '.join(settings)} FROM {view} WHERE dataset = $dataset "
-                    "AND human = $human ORDER BY ALL", {"dataset": where["dataset"], "human": where["human"]})
+                    "AND human = $human ORDER BY ALL", {"dataset": columns["dataset"], "human": columns["human"]})
     return rows, stored

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from metaeval.analyses import ranking, signature
+from metaeval.analyses import conclusions, ranking, signature
 from metaeval.errors import Argument, Message, WarehouseError
 from metaeval.analyses.stats import vocabulary
 from metaeval.runs import comparisons, correlations, engine, intervals, parameters, runner, selection
@@ -193,7 +193,7 @@ class _Plan:
 
 def prepare(wh: Store, dataset: str, human: str, scores: Sequence = (), *, metrics: Sequence[str] = (),
             against: Sequence[str] = (), levels: Sequence[str] = (), coefficients: Sequence[str] = (),
-            method: str = METHOD, correction: str = CORRECTION, ci_method: str = CI_METHOD, k: int = 1000,
+            method: str = METHOD, correction: str = CORRECTION, ci_method: str = CI_METHOD, k: int = parameters.DEFAULT_K,
             seed: int = parameters.DEFAULT_SEED, alpha: float = 0.05, all_pairs: bool = False,
             system_inputs: str = parameters.DEFAULT_SYSTEM_INPUTS, lower: Sequence[str] = (), replace: bool = False,
             allow_new: bool = False, command: str | None = None,
@@ -368,14 +368,12 @@ def evaluation_table(wh: Store, outcomes: dict[str, engine.Outcome], focus: Sequ
                          & tests["metric_a"].isin(index) & tests["metric_b"].isin(index)]
             scores = np.array([_value(corr, (m, lv, c), "value") for m in metrics], dtype=float)
             family = (settings["method"], settings["correction"], "metric")
-            beats, tested = ranking.pairwise_beats(len(metrics), part["metric_a"].map(index),
-                                                   part["metric_b"].map(index), part["delta"].astype(float),
-                                                   ranking_runs.significant_at(part, settings["alpha"], family),
-                                                   settings["alternative"], scores)
-            clusters = ranking.significance_clusters(scores, beats, rule=settings["cluster_rule"], tested=tested,
-                                                     names=metrics)
             unresolved = ranking_runs.tests_resolution(part, settings["method"], settings["correction"], "metric",
                                                        settings["alpha"])
+            clusters, beats, tested = conclusions.clusters(
+                scores, part["metric_a"].map(index), part["metric_b"].map(index), part["delta"].astype(float),
+                ranking_runs.significant_at(part, settings["alpha"], family), alternative=settings["alternative"],
+                rule=settings["cluster_rule"], names=metrics, note="; ".join(unresolved) or None)
             note = ("; ".join(unresolved) if unresolved
                     else None if clusters.determined
                     else f"no clusters: {clusters.why} (--all-pairs tests every pair)")
@@ -455,7 +453,7 @@ class JudgeEvaluation:
 
 
 def evaluate_judge(wh: Store, dataset: str, preferences: str | os.PathLike, *, humans: Sequence[str] = (),
-                   k: int = 1000, alpha: float = 0.05, seed: int = parameters.DEFAULT_SEED,
+                   k: int = parameters.DEFAULT_K, alpha: float = 0.05, seed: int = parameters.DEFAULT_SEED,
                    test: str = "permutation", correction: str = "holm", cluster_rule: str = "any",
                    where: Sequence = (), replace: bool = False, allow_new: bool = False,
                    command: str | None = None, force: bool = False) -> JudgeEvaluation:

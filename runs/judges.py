@@ -27,10 +27,9 @@ import numpy as np
 import pandas as pd
 
 from metaeval import schema
+from metaeval.analyses import conclusions
 from metaeval.analyses import preferences as pf
-from metaeval.analyses import ranking as rk
-from metaeval.analyses.stats import correct_pvalues, vocabulary
-from metaeval.analyses.stats.resolution import family_resolution
+from metaeval.analyses.stats import vocabulary
 from metaeval.core import Store
 from metaeval.errors import Argument, Message, WarehouseError
 from metaeval.runs import bookkeeping, parameters, selection
@@ -150,7 +149,7 @@ def check_options(*, k: int, alpha: float, test: str, correction: str, cluster_r
 
 
 def judges(wh: Store, dataset: str, humans: Sequence[str] = (), judge_globs: Sequence[str] = (), *,
-           k: int = 1000, alpha: float = 0.05, seed: int = parameters.DEFAULT_SEED, test: str = "permutation",
+           k: int = parameters.DEFAULT_K, alpha: float = 0.05, seed: int = parameters.DEFAULT_SEED, test: str = "permutation",
            correction: str = "holm", cluster_rule: str = "any", ridge: float = pf.DEFAULT_RIDGE,
            where: Sequence = (), by: str | None = None, force: bool = False) -> Summary:
     """Compute and persist the judge statistics, tests and rankings of ``dataset`` (see the module).
@@ -177,7 +176,7 @@ class Prepared:
 
 
 def prepare(wh: Store, dataset: str, humans: Sequence[str] = (), judge_globs: Sequence[str] = (), *,
-            k: int = 1000, alpha: float = 0.05, seed: int = parameters.DEFAULT_SEED, test: str = "permutation",
+            k: int = parameters.DEFAULT_K, alpha: float = 0.05, seed: int = parameters.DEFAULT_SEED, test: str = "permutation",
             correction: str = "holm", cluster_rule: str = "any", ridge: float = pf.DEFAULT_RIDGE,
             where: Sequence = (), by: str | None = None, force: bool = False) -> Prepared:
     """Every check and computation of :func:`judges`, writing nothing (``evaluate`` runs it inside
@@ -224,80 +223,31 @@ def write(wh: Store, prepared: Prepared) -> Summary:
 
 def compute(data: Data, majority: pf.Majority, *, dataset: str, k: int, alpha: float, seed: int, test: str,
             correction: str, cluster_rule: str, ridge: float) -> dict[str, list[dict]]:
-    """The rows of the three tables (no run id or fingerprint)."""
+    """The rows of the three tables (no run id or fingerprint); every verdict (significant, the
+    family's resolution, clusters and winners) from :mod:`metaeval.analyses.conclusions`."""
     h = majority.label
-    human = ",".join(data.humans)
-    n_items = len(data.items)
-    W = pf.bootstrap_weights(n_items, k, seed)
-    common = {"dataset": dataset, "human": human}
-    majority_text = ("the label (a, b, tie) with the most human votes, every verdict of every chosen human judge "
-                     "in every order one vote; an item whose top count is shared is left out (tied_majority)")
-
-    # Bradley-Terry: the humans (all their verdicts) and each judge, on the same item resamples
-    sa = np.array([data.systems.index(a) for _, a, _ in data.items], dtype=np.int64)
-    sb = np.array([data.systems.index(b) for _, _, b in data.items], dtype=np.int64)
-    S = len(data.systems)
-    human_C = sum(pf.win_matrices(sa, sb, H_r, S) for H_r in data.H)
-    rankings = {HUMAN_JUDGE: pf.preference_ranking(human_C, W, ridge=ridge, alpha=alpha)}
-    for j in data.judges:
-        rankings[j] = pf.preference_ranking(pf.win_matrices(sa, sb, data.V[j], S), W, ridge=ridge, alpha=alpha)
-    bt = pf.bt_conventions(ridge)
-    ranking_rows = []
-    for j, r in rankings.items():
-        for s, name in enumerate(data.systems):
-            ranking_rows.append({**common, "judge": j, "kind": "human" if j == HUMAN_JUDGE else "automatic",
-                                 "system": name, "strength": float(r.strength[s]), "lower": _none(r.lower[s]),
-                                 "upper": _none(r.upper[s]), "rank": int(r.rank[s]),
-                                 "comparisons": float(r.comparisons[s]), "ridge": ridge, "alpha": alpha, "k": k,
-                                 "seed": seed, "conventions": bookkeeping.conventions_json(
-                                     {**bt, "humans": "every verdict of every chosen human judge"
-                                      if j == HUMAN_JUDGE else None})})
-
-    # judge vs judge
-    test_rows = []
+    common = {"dataset": dataset, "human": ",".join(data.humans)}
+    W = pf.bootstrap_weights(len(data.items), k, seed)
+    rankings, ranking_rows = _rankings(data, W, common, k=k, alpha=alpha, seed=seed, ridge=ridge)
     pairs = list(combinations(range(len(data.judges)), 2))
     results = {(a, b): pf.judge_pair_test(data.V[data.judges[a]], data.V[data.judges[b]], h, k=k, seed=seed)
                for a, b in pairs}
-    formulas = {"permutation": "add-one", "mcnemar": "parametric"}
-    decided = {}
-    for name in vocabulary.JUDGE_TESTS:
-        raw = np.array([results[p].pvalue[name] for p in pairs], dtype=np.float64)
-        adjusted = correct_pvalues(raw, correction) if len(raw) else raw
-        m = max(1, int((~np.isnan(raw)).sum()))
-        resolution = family_resolution(formulas[name], k if name == "permutation" else None, correction, m, alpha)
-        significant = (adjusted <= alpha) & resolution.resolvable
-        decided[name] = significant
-        for (a, b), p, q, sig in zip(pairs, raw, adjusted, significant):
-            r = results[a, b]
-            conventions = {"test": _TEST_TEXT[name], "correction": correction,
-                           "family": "every pair of the automatic judges, per test", "resolution": resolution.as_dict(),
-                           "delta": "accuracy(judge_a) - accuracy(judge_b) over the common verdicts (item-level mean)",
-                           "human": majority_text}
-            test_rows.append({**common, "judge_a": data.judges[a], "judge_b": data.judges[b], "test": name,
-                              "n": r.n, "verdicts": r.verdicts, "delta": _none(r.delta),
-                              "discordant_a": r.discordant[0], "discordant_b": r.discordant[1],
-                              "pvalue": _none(p), "pvalue_corrected": _none(q), "correction": correction,
-                              "alpha": alpha, "significant": None if np.isnan(p) else bool(sig),
-                              "resolvable": resolution.resolvable, "k": k if name == "permutation" else None,
-                              "seed": seed, "conventions": bookkeeping.conventions_json(conventions)})
-
-    # per judge, against the human majority, and the clusters by accuracy
+    verdicts = {name: _decide(name, [results[p] for p in pairs], k=k, correction=correction, alpha=alpha)
+                for name in vocabulary.JUDGE_TESTS}
+    test_rows = [row for name in vocabulary.JUDGE_TESTS
+                 for row in _test_rows(data, pairs, results, name, verdicts[name], common, k=k, alpha=alpha,
+                                       seed=seed, correction=correction)]
     stats = {j: pf.judge_statistics(data.V[j], h, alpha=alpha, W=W) for j in data.judges}
     scores = np.array([stats[j].value["accuracy"] for j in data.judges], dtype=np.float64)
-    n = len(data.judges)
-    if pairs:
-        a_idx, b_idx = np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs])
-        delta = np.array([results[p].delta for p in pairs], dtype=np.float64)
-        beats, tested = rk.pairwise_beats(n, a_idx, b_idx, delta, decided[test], "two-sided", scores)
-    else:
-        beats, tested = np.zeros((n, n), bool), np.zeros((n, n), bool)
-    clusters = rk.significance_clusters(scores, beats, rule=cluster_rule, tested=tested, names=data.judges)
+    chosen = verdicts[test]
+    clusters, _, _ = conclusions.clusters(
+        scores, [p[0] for p in pairs], [p[1] for p in pairs], [results[p].delta for p in pairs], chosen.significant,
+        rule=cluster_rule, names=data.judges, evidence=chosen.evidence,
+        note=chosen.note(f"the {test} tests between the judges"))
     judge_rows = []
     for i, j in enumerate(data.judges):
         s = stats[j]
-        tau, tau_lo, tau_hi, tau_undefined = pf.ranking_agreement(rankings[j].strength, rankings[HUMAN_JUDGE].strength,
-                                                                  rankings[j].samples, rankings[HUMAN_JUDGE].samples,
-                                                                  alpha)
+        tau, tau_lo, tau_hi, tau_undefined = _kendall(rankings[j], rankings[HUMAN_JUDGE], alpha)
         row = {**common, "judge": j, "n": s.n, "tied_majority": int(majority.tied.sum()), "n_ab": s.counts["ab"],
                "n_ba": s.counts["ba"], "n_both": s.counts["both"]}
         for name in pf.STATISTICS:
@@ -308,16 +258,93 @@ def compute(data: Data, majority: pf.Majority, *, dataset: str, k: int, alpha: f
                    is_winner=bool(clusters.is_winner[i]) if clusters.winner_known[i] else None,
                    alpha=alpha, k=k, seed=seed, test=test, correction=correction)
         row["conventions"] = bookkeeping.conventions_json({
-            **s.conventions, "human": majority_text, "humans": data.humans,
+            **s.conventions, "human": _MAJORITY_TEXT, "humans": data.humans,
             "undefined_resamples": {**s.undefined_resamples, "kendall": tau_undefined},
-            "kendall": "Kendall tau-b between the judge's Bradley-Terry strengths and the humans', interval from "
-                       "the same item resamples for both", "bradley_terry": bt,
+            "kendall": _KENDALL_TEXT,
+            "bradley_terry": pf.bt_conventions(ridge),
             "clusters": {**clusters.conventions, "score": "accuracy", "test": test, "correction": correction,
                          "why_undetermined": clusters.why},
             "rng": "numpy default_rng(SeedSequence(seed)).integers(0, items, size=(k, items)): the item resamples, "
                    "shared by every judge and the humans"})
         judge_rows.append(row)
     return {"judge_statistics": judge_rows, "judge_tests": test_rows, "preference_rankings": ranking_rows}
+
+
+_MAJORITY_TEXT = ("the label (a, b, tie) with the most human votes, every verdict of every chosen human judge "
+                  "in every order one vote; an item whose top count is shared is left out (tied_majority)")
+_KENDALL_TEXT = ("Kendall tau-b between the judge's Bradley-Terry strengths and the humans', interval from "
+                 "the same item resamples for both")
+#: How each judge test forms its p-value (analyses.stats.resolution.PVALUE_FORMULAS).
+_FORMULAS = {"permutation": "add-one", "mcnemar": "parametric"}
+
+
+def _rankings(data: Data, W: np.ndarray, common: dict, *, k: int, alpha: float, seed: int,
+              ridge: float) -> tuple[dict, list[dict]]:
+    """Bradley-Terry rankings of the humans (all their verdicts) and of each judge, on the same
+    item resamples, and their preference_rankings rows."""
+    sa = np.array([data.systems.index(a) for _, a, _ in data.items], dtype=np.int64)
+    sb = np.array([data.systems.index(b) for _, _, b in data.items], dtype=np.int64)
+    S = len(data.systems)
+    human_C = sum(pf.win_matrices(sa, sb, H_r, S) for H_r in data.H)
+    rankings = {HUMAN_JUDGE: pf.preference_ranking(human_C, W, ridge=ridge, alpha=alpha)}
+    for j in data.judges:
+        rankings[j] = pf.preference_ranking(pf.win_matrices(sa, sb, data.V[j], S), W, ridge=ridge, alpha=alpha)
+    bt = pf.bt_conventions(ridge)
+    rows = []
+    for j, r in rankings.items():
+        for s, name in enumerate(data.systems):
+            rows.append({**common, "judge": j, "kind": "human" if j == HUMAN_JUDGE else "automatic",
+                         "system": name, "strength": float(r.strength[s]), "lower": _none(r.lower[s]),
+                         "upper": _none(r.upper[s]), "rank": int(r.rank[s]),
+                         "comparisons": float(r.comparisons[s]), "ridge": ridge, "alpha": alpha, "k": k,
+                         "seed": seed, "conventions": bookkeeping.conventions_json(
+                             {**bt, "humans": "every verdict of every chosen human judge"
+                              if j == HUMAN_JUDGE else None})})
+    return rankings, rows
+
+
+def _kendall(judge, human, alpha: float) -> tuple[float, float, float, int | str]:
+    """Kendall tau-b of a judge's Bradley-Terry ranking with the humans', and its interval; undefined
+    (NaN, with why in place of the count of undefined resamples) when the judge or the humans left a
+    system uncompared: its strength is the ridge prior's, not evidence."""
+    blind = [s for s in range(len(judge.comparisons)) if judge.comparisons[s] <= 0 or human.comparisons[s] <= 0]
+    if blind:
+        return (np.nan, np.nan, np.nan, f"undefined: {len(blind)} of the {len(judge.comparisons)} systems were never "
+                                        "compared by the judge or the humans (their strengths are the ridge prior's)")
+    return pf.ranking_agreement(judge.strength, human.strength, judge.samples, human.samples, alpha)
+
+
+def _decide(name: str, results: Sequence, *, k: int, correction: str, alpha: float) -> conclusions.FamilyVerdict:
+    """The verdicts of one judge test over every pair of judges (the conclusion layer), with each
+    test's exact floor on its data: 2^(1-n) for the sign flips over n items, 2^(1-d) for McNemar
+    with d discordant verdicts."""
+    raw = np.array([r.pvalue[name] for r in results], dtype=np.float64)
+    floors = [conclusions.sign_flip_floor(r.n) if name == "permutation" else conclusions.mcnemar_floor(sum(r.discordant))
+              for r in results]
+    return conclusions.decide(raw, formula=_FORMULAS[name], k=k if name == "permutation" else None,
+                              correction=correction, alpha=alpha, data_floors=floors, min_size=1)
+
+
+def _test_rows(data: Data, pairs, results, name: str, verdict: conclusions.FamilyVerdict, common: dict, *, k: int,
+               alpha: float, seed: int, correction: str) -> list[dict]:
+    """The judge_tests rows of one test over every pair of judges."""
+    rows = []
+    raw = [results[x].pvalue[name] for x in pairs]
+    for (a, b), p, q, sig in zip(pairs, raw, verdict.adjusted, verdict.significant):
+        r = results[a, b]
+        conventions = {"test": _TEST_TEXT[name], "correction": correction,
+                       "family": "every pair of the automatic judges, per test",
+                       "resolution": verdict.resolution.as_dict(),
+                       "delta": "accuracy(judge_a) - accuracy(judge_b) over the common verdicts (item-level mean)",
+                       "human": _MAJORITY_TEXT}
+        rows.append({**common, "judge_a": data.judges[a], "judge_b": data.judges[b], "test": name,
+                     "n": r.n, "verdicts": r.verdicts, "delta": _none(r.delta),
+                     "discordant_a": r.discordant[0], "discordant_b": r.discordant[1],
+                     "pvalue": _none(p), "pvalue_corrected": _none(q), "correction": correction,
+                     "alpha": alpha, "significant": None if np.isnan(p) else bool(sig),
+                     "resolvable": verdict.resolvable, "k": k if name == "permutation" else None,
+                     "seed": seed, "conventions": bookkeeping.conventions_json(conventions)})
+    return rows
 
 
 _TEST_TEXT = {

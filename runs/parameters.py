@@ -28,8 +28,11 @@ from dataclasses import MISSING, dataclass, field, fields
 from typing import Any, ClassVar
 
 from metaeval import schema
-from metaeval.analyses.stats import validation, resolution, vocabulary
 from metaeval.errors import Argument, Message, WarehouseError
+
+# The checks import metaeval.analyses (and numpy) inside: the registry of families
+# (runs/families.py) reads the defaults below when the command line starts, and `metaeval
+# --help` loads no analysis.
 
 #: The defaults of every command that tests or reads tests (compare, evaluate, winners, plot
 #: heatmap, report): two-sided, Holm within each metric_a's family (see README "Defaults").
@@ -39,6 +42,11 @@ DEFAULT_CLUSTER_RULE = "any"
 #: is what a system mean over the stored cells has always been here (see protocols).
 DEFAULT_SYSTEM_INPUTS = "all"
 DEFAULT_SEED = 0
+#: The number of resamples (bootstrap, permutations, simulation trials' inner resamples) of every
+#: command that resamples: ``k`` (checked once, :func:`check_resamples`).
+DEFAULT_K = 1000
+#: The level of every interval (1 - alpha) and test.
+DEFAULT_ALPHA = 0.05
 #: compare --sequential: the cap on each pair's resamples and the bound on the resampling risk
 DEFAULT_K_MAX = 100_000
 DEFAULT_RISK = 1e-3
@@ -87,19 +95,37 @@ class Params:
 
 
 # --- checks several families share -------------------------------------------------------------
-def check_k(k: int, alpha: float, purpose: str) -> None:
+def check_resamples(k: int) -> None:
+    """Refuse a number of resamples ``k`` that is not an integer from 1 to
+    ``analyses.stats.validation.K_MAX`` (the one bound; the command line's ``--k`` type reads it too)."""
+    from metaeval.analyses.stats.validation import K_MAX
+
+    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= K_MAX:
+        raise WarehouseError(Message(Argument("k", k), f" must be an integer from 1 to {K_MAX:,}"))
+
+
+def check_k(k: int, alpha: float, purpose: str, name: str = "k") -> None:
     """Refuse a number of resamples below the floor of ``purpose`` ("interval" or "test") at
-    ``alpha`` (:func:`analyses.stats.resolution.min_resamples`), naming the smallest accepted."""
+    ``alpha`` (:func:`analyses.stats.resolution.min_resamples`), naming the smallest accepted, or
+    above the analyses' bound (:data:`analyses.stats.validation.K_MAX`), before anything is
+    written. ``name``: the parameter that gave it (``k_max``: a sequential compare's bound)."""
+    from metaeval.analyses.stats import resolution, validation
+
     floor = resolution.min_resamples(alpha, purpose)
     if k < floor:
         rule = "(k + 1) alpha / 2 >= 1" if purpose == "interval" else "(k + 1) alpha >= 1"
         what = "a percentile interval" if purpose == "interval" else "a resampling test"
-        raise WarehouseError(Message(Argument("k", k), f" is too small for {what} at alpha {alpha:g}: it needs {rule}, "
-                                     "so ", Argument("k", floor), " or more"))
+        raise WarehouseError(Message(Argument(name, k), f" is too small for {what} at alpha {alpha:g}: it needs {rule}, "
+                                     "so ", Argument(name, floor), " or more"))
+    if k > validation.K_MAX:
+        raise WarehouseError(Message(Argument(name, k), " is more resamples than the analyses draw: at most ",
+                                     Argument(name, validation.K_MAX)))
 
 
 def check_system_inputs(protocol: str) -> str:
     """``protocol`` if it is a system-inputs protocol (:data:`vocabulary.SYSTEM_INPUTS`)."""
+    from metaeval.analyses.stats import vocabulary
+
     if protocol not in vocabulary.SYSTEM_INPUTS:
         raise WarehouseError(Message("unknown ", Argument("system_inputs", protocol),
                                      f"; choose from {', '.join(vocabulary.SYSTEM_INPUTS)}"))
@@ -113,6 +139,8 @@ def system_inputs_parameter(protocol: str) -> dict[str, str]:
 def check_annotator_resampling(coefficients, how: str, method_ok: bool, methods: str) -> None:
     """Annotator resampling (:mod:`analyses.annotators`) needs one of ``methods`` and the plain
     coefficients."""
+    from metaeval.analyses.stats import validation, vocabulary
+
     if not method_ok or how not in vocabulary.ANNOTATOR_RESAMPLING:
         raise WarehouseError(Message(Argument("resample_annotators"),
                                      f" needs {methods} and one of {', '.join(vocabulary.ANNOTATOR_RESAMPLING)}"))
@@ -126,6 +154,8 @@ def check_annotator_resampling(coefficients, how: str, method_ok: bool, methods:
 def check_parametric(coefficients, method: str, parametric: str, message: str) -> None:
     """The Fisher interval and Williams' test have no form for the Kendall variants with ties, nor
     for the coefficients whose points are not independent pairs (:attr:`Coefficient.parametric`)."""
+    from metaeval.analyses.stats import validation
+
     bad = [c for c in coefficients if not validation.coefficient_iv(c).parametric]
     if method == parametric and bad:
         raise WarehouseError(f"{message} {', '.join(bad)}; use a resampling method")
@@ -135,6 +165,8 @@ def check_partial(coefficients, *, resample_annotators: str | None = None, k_blo
                   sequential: bool = False) -> None:
     """What the partial coefficients (``NAME[control=GROUPS]``, :mod:`analyses.stats.partial`) do
     not offer: annotator resampling, early stopping (--k-block) and the sequential tests."""
+    from metaeval.analyses.stats import validation
+
     controlled = [c for c in coefficients if validation.CONTROL in c]
     if not controlled:
         return

@@ -14,7 +14,6 @@ Every command is a row of ``analysis_runs``.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 from collections.abc import Sequence
@@ -24,15 +23,14 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 
-from metaeval import schema
-from metaeval.analyses import close_pairs, ranking, stats
+from metaeval.analyses import close_pairs, conclusions, ranking, stats
 from metaeval.analyses.stats.results import NAN_POLICY
 from metaeval.core import Store
-from metaeval.errors import Argument, Hint, Message, WarehouseError
+from metaeval.errors import Argument, Message, WarehouseError
 from metaeval.analyses.stats import vocabulary
-from metaeval.runs import bookkeeping, comparisons, correlations, parameters, runner, selection
+from metaeval.runs import bookkeeping, comparisons, correlations, derived, parameters, selection
 from metaeval.runs.parameters import Params, setting
-from metaeval.runs.runner import Analysis, Data, RunSummary, Scope, Task
+from metaeval.runs.runner import Analysis, RunSummary, Scope, Task
 
 ALTERNATIVES = vocabulary.ALTERNATIVES
 
@@ -90,7 +88,7 @@ class SignificanceParams(Params):
     alternative: str
 
 
-# --- winners and replicability: derived from stored tests, written by their own loop (_write_new) -----------
+# --- winners and replicability: derived from stored tests, written by their own loop (write_new) -----------
 @dataclass(frozen=True)
 class WinnersParams(Params):
     """Winners and significance clusters (table ``winners``), read from the latest
@@ -162,7 +160,7 @@ def evaluate_delta_bin(arrays, bin, bins, metric_tolerance, human_tolerance,  # 
             "conventions": {**r.conventions, **conv}}
 
 
-def soft_accuracy_analysis(scope: Scope, k: int = 1000, seed: int = 4) -> Analysis:
+def soft_accuracy_analysis(scope: Scope, k: int = parameters.DEFAULT_K, seed: int = 4) -> Analysis:
     """Soft pairwise accuracy of every metric (Thompson et al. 2024; table soft_pairwise_accuracy)."""
     if k < 1 or seed < 0:
         raise WarehouseError(Message(Argument("k"), " must be at least 1 and ", Argument("seed"),
@@ -202,7 +200,7 @@ def significance_analysis(scope: Scope, alpha: float = 0.05, alternative: str = 
                     evaluate_keys=("coefficient",))
 
 
-def agreement_analysis(scope: Scope, test: str, alpha: float = 0.05, k: int = 1000, seed: int = parameters.DEFAULT_SEED) -> Analysis:
+def agreement_analysis(scope: Scope, test: str, alpha: float = 0.05, k: int = parameters.DEFAULT_K, seed: int = parameters.DEFAULT_SEED) -> Analysis:
     """Per metric, the system pairs whose difference is significant under the metric and/or the human."""
     _choice(test, ranking.PAIR_TESTS, "test")
     if k < 1 or seed < 0:
@@ -240,89 +238,6 @@ def evaluate_agreement(arrays, test, alpha, k, seed) -> dict:
             "human_only": r.human_only, "neither": r.neither, "agreement": bookkeeping.as_float(r.agreement),
             "metric_significant": r.same + r.opposite + r.metric_only,
             "human_significant": r.same + r.opposite + r.human_only, "conventions": dict(r.conventions)}
-
-
-# --- reading hypothesis tests ----------------------------------------------------------------
-def _tests(wh: Store, dataset: str, human: str, method: str, alternative: str,
-           correction: str | None = None, group: str | None = None, family: str | None = None) -> dict[tuple, dict]:
-    rows = wh.con.execute(schema.read("ranking_tests"), {
-        "dataset": dataset, "human": human, "method": method, "alternative": alternative,
-        "correction": correction, "correction_group": group, "family": family, **bookkeeping.version_parameter()}).df()
-    return {(r["metric_a"], r["metric_b"], r["level"], r["coefficient"]): r for r in rows.to_dict("records")}
-
-
-def _compare_hint(db, dataset: str, human: str, metrics: Sequence[str], levels: Sequence[str],
-                  coefficients: Sequence[str], method: str, alternative: str,
-                  correction: str | None = None, group: str | None = None) -> Hint:
-    """The ``compare`` (``Warehouse.compare``) producing the tests a ranking reads."""
-    arguments = [("dataset", dataset), ("human", human), ("metrics", list(metrics)), ("levels", list(levels)),
-                 ("coefficients", list(coefficients)), ("method", method), ("alternative", alternative)]
-    if correction is not None:
-        arguments += [("correction", correction), ("correction_group", group)]
-    return Hint("compare", tuple(arguments), str(db))
-
-
-def _checked_tests(wh: Store, data: Data, scope: Scope, method: str, alternative: str,
-                   correction: str | None = None, group: str | None = None) -> dict[tuple, dict]:
-    """The test row of every ordered pair of the scope's metrics at each level and coefficient,
-    computed on the cells the warehouse holds now -- with a correction, corrected within the
-    family of exactly these metrics; else an error naming the command to run."""
-    family = comparisons.correction_family(scope.metrics, correction) if correction is not None else None
-    tests = _tests(wh, scope.dataset, scope.human, method, alternative, correction, group, family)
-    wanted = [(a, b, lv, c) for lv in scope.levels for c in scope.coefficients
-              for a in scope.metrics for b in scope.metrics if a != b]
-    missing = [key for key in wanted if key not in tests]
-    fingerprints: dict[tuple, str] = {}
-    stale = []
-    for key in wanted:
-        if key in tests:
-            measures = (key[0], key[1], scope.human)
-            if measures not in fingerprints:
-                fingerprints[measures] = data.fingerprint(measures)[0]
-            if tests[key]["fingerprint"] != fingerprints[measures]:
-                stale.append(key)
-    if missing or stale:
-        which = "missing" if missing else "computed on other cells than the warehouse now holds"
-        example = (missing or stale)[0]
-        family = f"`{method}` tests (alternative {alternative}" + (
-            f", correction {correction} within each {group})" if correction is not None else ")")
-        raise WarehouseError(
-            f"{scope.dataset}: {len(missing or stale)} of the {len(wanted)} {family} between the metrics are "
-            f"{which} (e.g. {example[0]} vs {example[1]}, {example[2]} level, {example[3]}); produce them with:",
-            hint=_compare_hint(wh.path, scope.dataset, scope.human, scope.metrics, scope.levels, scope.coefficients,
-                               method, alternative, correction, group))
-    return {key: tests[key] for key in wanted}
-
-
-def _digest(parts: Sequence) -> str:
-    return hashlib.sha256(json.dumps(list(parts), default=str).encode()).hexdigest()
-
-
-# --- writing derived rows ---------------------------------------------------------------------
-def _write_new(wh: Store, scope: Scope, command: str, key_columns: Sequence[str], params: Params,
-               parameters: dict, data_fingerprint: str, planned: list[tuple[Task, dict]], force: bool) -> RunSummary:
-    """Write the planned rows whose fingerprint differs from the latest row of their key (and
-    ``params``' columns) into ``params``' table; ``parameters``: the scope the run records."""
-    columns = params.columns()
-    latest = {} if force else {
-        tuple(r[c] for c in key_columns): r["fingerprint"]
-        for r in wh.con.execute(
-            f"SELECT * FROM {params.view} WHERE dataset = $dataset AND human = $human AND {bookkeeping.THIS_VERSION} AND "
-            + " AND ".join(f"{c} = ${c}" for c in columns),
-            {"dataset": scope.dataset, "human": scope.human, **columns, **bookkeeping.version_parameter()}
-        ).df().to_dict("records")}
-    todo = [(t, row) for t, row in planned if latest.get(tuple(t.key.values())) != t.fingerprint]
-    if not todo:
-        return RunSummary(None, len(planned), 0, 0)
-    run_id = bookkeeping.start_run(wh, command, {**parameters, **params.recorded()}, None, data_fingerprint,
-                                   len(planned))
-    with bookkeeping.finishing(wh, run_id):
-        writer = bookkeeping.Writer(wh, params.table, run_id, scope)
-        for task, row in todo:
-            writer.add(task, row, params)
-        writer.flush()
-        bookkeeping.finish_run(wh, run_id, "finished", len(todo))
-    return RunSummary(run_id, len(planned), len(todo), writer.written)
 
 
 # --- winners and significance clusters ------------------------------------------------------------
@@ -376,6 +291,7 @@ def significant_at(rows: pd.DataFrame, alpha: float, family: tuple[str, str, str
     if family is not None:
         for _, index, _ in _unresolvable(rows, *family, alpha):
             decided[rows.index.get_indexer(index)] = False
+        decided &= conclusions.rows_reach_own_floor(rows, comparisons.pvalue_formula(family[0]), family[1], alpha)
     return decided
 
 
@@ -408,7 +324,7 @@ def run_winners(wh: Store, scope: Scope, method: str = "perm-both", alternative:
     if len(scope.metrics) < 2:
         raise WarehouseError(f"ranking metrics needs at least two; the scope has {list(scope.metrics)}"
                              + "".join(f"; {reason}" for reason in skipped.values()))
-    tests = _checked_tests(wh, data, scope, method, alternative, correction, group)
+    tests = derived.checked_tests(wh, data, scope, method, alternative, correction, group)
     metrics, n = list(scope.metrics), len(scope.metrics)
     index = {m: i for i, m in enumerate(metrics)}
     frame = pd.DataFrame([{**t, "metric_a": a, "metric_b": b, "level": lv, "coefficient": c}
@@ -418,13 +334,12 @@ def run_winners(wh: Store, scope: Scope, method: str = "perm-both", alternative:
         for c in scope.coefficients:
             part = frame[(frame["level"] == lv) & (frame["coefficient"] == c)]
             scores = [stats.correlate(*data.restrict((m, scope.human))[0], lv, c) for m in metrics]
-            beats, tested = ranking.pairwise_beats(n, part["metric_a"].map(index), part["metric_b"].map(index),
-                                                   part["delta"].astype(float),
-                                                   significant_at(part, alpha, (method, correction, group)),
-                                                   alternative, scores)
-            clusters = ranking.significance_clusters(scores, beats, rule=cluster_rule, tested=tested, names=metrics)
             unresolved = tests_resolution(part, method, correction, group, alpha)
-            fingerprint = _digest([lv, c, alpha, cluster_rule,
+            clusters, beats, tested = conclusions.clusters(
+                scores, part["metric_a"].map(index), part["metric_b"].map(index), part["delta"].astype(float),
+                significant_at(part, alpha, (method, correction, group)), alternative=alternative,
+                rule=cluster_rule, names=metrics, note="; ".join(unresolved) or None)
+            fingerprint = derived.digest([lv, c, alpha, cluster_rule,
                                    *[(a, b, t["fingerprint"], t["p_adjusted"], t["delta"])
                                      for (a, b, tl, tc), t in sorted(tests.items(), key=lambda kv: kv[0])
                                      if (tl, tc) == (lv, c)]])
@@ -461,7 +376,7 @@ def run_winners(wh: Store, scope: Scope, method: str = "perm-both", alternative:
                     "n_metrics": n, "status": status, "conventions": conventions}))
     parameters = {"dataset": scope.dataset, "human": scope.human, "metrics": metrics, "levels": list(scope.levels),
                   "coefficients": list(scope.coefficients)}
-    return _write_new(wh, scope, "winners", ("level", "coefficient", "metric"), params, parameters,
+    return derived.write_new(wh, scope, "winners", ("level", "coefficient", "metric"), params, parameters,
                       selection.data_fingerprint(data, [*metrics, scope.human]), planned, force)
 
 
@@ -495,14 +410,14 @@ def run_replicability(wh: Store, on: Sequence[tuple[str, str]], metric_globs: Se
                              f"{', '.join(d for d, _ in on)}: {metrics or 'none'}")
     scopes = [Scope(s.dataset, s.human, tuple(metrics), s.levels, s.coefficients) for s in scopes]
     datas = [selection.load_data(wh, s) for s in scopes]
-    tests = [_checked_tests(wh, data, s, method, alternative) for s, data in zip(scopes, datas)]
+    tests = [derived.checked_tests(wh, data, s, method, alternative) for s, data in zip(scopes, datas)]
     group = Scope("+".join(d for d, _ in on), "+".join(h for _, h in on), tuple(metrics),
                   scopes[0].levels, scopes[0].coefficients)
     planned = []
     for key in tests[0]:
         rows = [t[key] for t in tests]
         p = np.array([1.0 if pd.isna(r["p_value"]) else r["p_value"] for r in rows])
-        fingerprint = _digest([(d, r["fingerprint"], r["p_value"]) for (d, _), r in zip(on, rows)])
+        fingerprint = derived.digest([(d, r["fingerprint"], r["p_value"]) for (d, _), r in zip(on, rows)])
         for pc in pc_methods:
             result = ranking.partial_conjunction(p, alpha, pc)
             task = Task({"metric_a": key[0], "metric_b": key[1], "level": key[2], "coefficient": key[3],
@@ -519,8 +434,8 @@ def run_replicability(wh: Store, on: Sequence[tuple[str, str]], metric_globs: Se
     params = ReplicabilityParams(method, alternative, alpha, tuple(pc_methods))
     parameters = {"datasets": [d for d, _ in on], "humans": [h for _, h in on], "metrics": metrics,
                   "levels": list(group.levels), "coefficients": list(group.coefficients)}
-    fingerprint = _digest([selection.data_fingerprint(data, [*metrics, s.human]) for s, data in zip(scopes, datas)])
-    return _write_new(wh, group, "replicability", ("metric_a", "metric_b", "level", "coefficient", "pc_method"),
+    fingerprint = derived.digest([selection.data_fingerprint(data, [*metrics, s.human]) for s, data in zip(scopes, datas)])
+    return derived.write_new(wh, group, "replicability", ("metric_a", "metric_b", "level", "coefficient", "pc_method"),
                       params, parameters, fingerprint, planned, force)
 
 
@@ -533,7 +448,7 @@ def accuracy(wh: Store, dataset: str, human: str, metrics: Sequence[str] = (), l
              coefficients: Sequence[str] = (), *, alpha: float = 0.05, alternative: str = "two-sided",
              metric_tolerance: float = 0.0, human_tolerance: float = 0.0,
              system_inputs: str = parameters.DEFAULT_SYSTEM_INPUTS, soft: bool = False, delta_bins: int | None = None,
-             k: int = 1000, seed: int = 4, **run) -> list:
+             k: int = parameters.DEFAULT_K, seed: int = 4, **run) -> list:
     """Pairwise accuracy (``pairwise_accuracy``) and the inputs with a significant correlation
     (``input_significance``); ``soft``: soft pairwise accuracy instead (``soft_pairwise_accuracy``,
     ``k`` permutations, ``seed``); ``delta_bins``: also the accuracy within that many bins of the
@@ -555,7 +470,7 @@ def accuracy(wh: Store, dataset: str, human: str, metrics: Sequence[str] = (), l
 
 
 def systems_agreement(wh: Store, dataset: str, human: str, metrics: Sequence[str] = (),
-                      tests: Sequence[str] = (), *, alpha: float = 0.05, k: int = 1000,
+                      tests: Sequence[str] = (), *, alpha: float = 0.05, k: int = parameters.DEFAULT_K,
                       seed: int = parameters.DEFAULT_SEED, **run) -> list:
     """Per metric and paired test (default all of :data:`analyses.ranking.PAIR_TESTS`), the system
     pairs significant under the metric and/or the human (``system_agreement``); one

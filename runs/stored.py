@@ -21,8 +21,11 @@ def table_rows(wh: Store, table: str, dataset: str | None = None, *, latest: boo
     """Every row of ``table`` (``latest``: its latest view) of ``dataset`` (None: all), by
     result id; for ``analysis_runs``, the runs over ``dataset`` (parameter ``dataset``, or in
     ``datasets``), by run id; for ``replicability``, the groups that include it. ``plain``: as
-    :class:`~metaeval.rows.Rows` (printed without pandas)."""
+    :class:`~metaeval.rows.Rows` (printed without pandas). A ``dataset`` the warehouse does not
+    have is an error, as in every command (not an empty answer, nor an empty file exported)."""
     schema.latest_view(table)   # a registered table
+    if dataset is not None:
+        wh.require_dataset(dataset)
     source = schema.latest_view(table) if latest else table
     read = wh.rows if plain else wh.sql
     if table == "analysis_runs":

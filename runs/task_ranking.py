@@ -70,7 +70,7 @@ class Outcome:
     rows: pd.DataFrame
 
 
-def rank_tasks(wh: Store, specs: Sequence[TaskSpec], metric_globs: Sequence[str] = (), *, k: int = 1000,
+def rank_tasks(wh: Store, specs: Sequence[TaskSpec], metric_globs: Sequence[str] = (), *, k: int = parameters.DEFAULT_K,
                seed: int = parameters.DEFAULT_SEED, alpha: float = 0.05, force: bool = False) -> Outcome:
     """Rank the metrics present in every task; reuse the latest ranking of the same tasks,
     parameters and data (``force`` recomputes)."""

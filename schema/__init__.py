@@ -17,49 +17,14 @@ SCHEMA_VERSION = 5
 #: version -> the script (``schema/<name>.sql``) that brings it to the next version.
 MIGRATIONS = {1: "migrate_1", 2: "migrate_2", 3: "migrate_3", 4: "migrate_4"}
 
-#: The result tables and the views of their latest rows: the one registry. Every table an
-#: analysis writes, with the ``latest_*`` view holding the latest row of each key
-#: (``analysis_runs``: itself). :func:`metaeval.runs.engine.latest_rows` reads through it, and
-#: the ``results`` and ``export`` commands offer exactly these tables; a new analysis family adds
-#: its table here (docs/architecture.md).
-RESULT_TABLES: dict[str, str] = {
-    # correlate, ci, compare (runs/runner.py), evaluate
-    "correlations": "latest_correlations",
-    "confidence_intervals": "latest_confidence_intervals",
-    "hypothesis_tests": "latest_hypothesis_tests",
-    # accuracy, systems-agreement, winners, replicability (runs/ranking.py)
-    "pairwise_accuracy": "latest_pairwise_accuracy",
-    "soft_pairwise_accuracy": "latest_soft_pairwise_accuracy",
-    "delta_bin_accuracy": "latest_delta_bin_accuracy",
-    "input_significance": "latest_input_significance",
-    "system_agreement": "latest_system_agreement",
-    "winners": "latest_winners",
-    "replicability": "latest_replicability",
-    # agreement (runs/agreement.py)
-    "score_range_agreement": "latest_score_range_agreement",
-    "input_properties": "latest_input_properties",
-    "property_agreement": "latest_property_agreement",
-    # annotators (runs/annotators.py)
-    "annotator_agreement": "latest_annotator_agreement",
-    "human_ceiling": "latest_human_ceiling",
-    # simulate, normality (runs/simulation.py)
-    "ci_coverage": "latest_ci_coverage",
-    "power": "latest_power",
-    "normality": "latest_normality",
-    # rank-tasks (runs/task_ranking.py)
-    "task_rankings": "latest_task_rankings",
-    # detection (runs/detection.py)
-    "detection": "latest_detection",
-    "detection_tests": "latest_detection_tests",
-    # judges (runs/judges.py)
-    "judge_statistics": "latest_judge_statistics",
-    "judge_tests": "latest_judge_tests",
-    "preference_rankings": "latest_preference_rankings",
-    # categories (runs/categories.py)
-    "error_categories": "latest_error_categories",
-    # every run of every analysis
-    "analysis_runs": "analysis_runs",
-}
+_LATEST_VIEW = re.compile(r"^\s*CREATE\s+OR\s+REPLACE\s+VIEW\s+latest_(\w+)\b", re.I | re.M)
+
+
+def _result_tables() -> dict[str, str]:
+    """Every table ``T`` whose latest rows a schema script defines as the view ``latest_T``, in
+    the order of the scripts, and ``analysis_runs`` (itself)."""
+    tables = {t: f"latest_{t}" for _, sql in ddl_scripts() for t in _LATEST_VIEW.findall(sql)}
+    return {**tables, "analysis_runs": "analysis_runs"}
 
 
 def latest_view(table: str) -> str:
@@ -94,3 +59,13 @@ def ddl_scripts() -> list[tuple[str, str]]:
     """``(file name, SQL)`` of every schema script, in the order they are applied."""
     files = sorted(f for f in resources.files(__package__).iterdir() if _DDL.match(f.name))
     return [(f.name, f.read_text(encoding="utf-8")) for f in files]
+
+
+#: The result tables and the views of their latest rows: the one registry of table -> view,
+#: read from the schema itself (a result table is one with a ``latest_<table>`` view; so a new
+#: analysis family's ``schema/NN_<family>.sql`` registers its tables). ``analysis_runs``: every
+#: run of every analysis (its own view). :func:`metaeval.runs.engine.latest_rows` reads through
+#: it, the ``results`` and ``export`` commands offer exactly these tables, and each (but
+#: ``analysis_runs``) belongs to exactly one family of ``metaeval.runs.families.FAMILIES``
+#: (tests/test_families.py).
+RESULT_TABLES: dict[str, str] = _result_tables()

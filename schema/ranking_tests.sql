@@ -8,7 +8,7 @@
 SELECT * EXCLUDE (rn) FROM (
     SELECT metric_a, metric_b, level, coefficient, delta, p_value, p_adjusted, significant, alpha, risk, k, k_used,
            seed, fingerprint,
-           family, family_size,
+           family, family_size, CAST(json_extract(conventions, '$.n_valid_samples') AS BIGINT) AS n_valid,
            row_number() OVER (PARTITION BY metric_a, metric_b, level, coefficient ORDER BY result_id DESC) AS rn
     FROM latest_hypothesis_tests
     WHERE dataset = $dataset AND subset = '' AND human = $human AND method = $method AND alternative = $alternative

@@ -157,10 +157,12 @@ def test_where_option_is_parsed_by_the_cli():
     import click
     from click.testing import CliRunner
 
-    from metaeval.cli.app import subset_options
+    from metaeval.cli.families import click_option
+    from metaeval.runs.families import BY, WHERE
 
     @click.command()
-    @subset_options(by=True)
+    @click_option(WHERE)
+    @click_option(BY)
     def show(where, by):
         click.echo(repr((where, by)))
 

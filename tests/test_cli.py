@@ -515,7 +515,7 @@ def test_results_and_export_offer_every_result_table():
               "replicability", "score_range_agreement", "input_properties", "property_agreement",
               "annotator_agreement", "human_ceiling", "soft_pairwise_accuracy", "task_rankings",
               "delta_bin_accuracy", "detection", "detection_tests", "judge_statistics", "judge_tests",
-              "preference_rankings", "error_categories"}
+              "preference_rankings", "error_categories", "system_tests", "error_overlap", "rank_changes"}
     assert set(RESULT_TABLES) == tables
     for command in ("results", "export"):
         text = CliRunner().invoke(main, [command, "--help"], terminal_width=1000).output
@@ -524,11 +524,19 @@ def test_results_and_export_offer_every_result_table():
 
 
 def test_help_imports_no_heavy_module():
-    """`metaeval --help` loads neither scipy, matplotlib, the text metrics nor the analyses."""
+    """`metaeval --help` loads neither scipy, matplotlib, the text metrics nor the analyses; of
+    runs/, only the registry of families (runs/families.py, runs/parameters.py and the modules
+    declaring families, which import their computation inside ``compute``)."""
     code = ("import sys\nfrom metaeval.cli import main\n"
             "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
-            "heavy = ('scipy', 'matplotlib', 'metaeval.analyses', 'metaeval.analyses.text', 'metaeval.runs', 'nltk', 'sacrebleu')\n"
-            "print('LOADED', [m for m in heavy if m in sys.modules])")
+            "heavy = ('scipy', 'matplotlib', 'metaeval.analyses', 'metaeval.analyses.text', 'nltk', 'sacrebleu',\n"
+            "         'metaeval.runs.engine', 'metaeval.runs.runner', 'metaeval.runs.selection', 'metaeval.runs.api')\n"
+            "from importlib import resources\n"
+            "declaring = {'metaeval.runs.' + f.name[:-3] for f in resources.files('metaeval.runs').iterdir()\n"
+            "             if f.name.endswith('.py') and '\\n@register' in f.read_text()}\n"
+            "light = {'metaeval.runs', 'metaeval.runs.families', 'metaeval.runs.parameters'} | declaring\n"
+            "print('LOADED', [m for m in heavy if m in sys.modules]\n"
+            "      + [m for m in sys.modules if m.startswith('metaeval.runs') and m not in light])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert "LOADED []" in out, out
 

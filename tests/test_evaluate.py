@@ -168,8 +168,10 @@ def test_latex_table(demo, tmp_path):
     out = _run(db, "evaluate", scores, "--dataset", "d", "--human", HUMAN, "--k", "40", "--coefficient", "kendall",
                "--format", "latex").stdout
     assert out.count(r"\begin{tabular}") == 1 and r"\toprule" in out and r"\bottomrule" in out
-    assert r"\textbf{" in out and "perm-both" in out and "holm" in out and "k=40" in out and "seed=0" in out
+    assert "perm-both" in out and "holm" in out and "k=40" in out and "seed=0" in out
     assert "level system, summary" in out and "coefficient kendall" in out
+    # k = 40 cannot reach Holm's threshold: no bold (issue 32), and the caption says why
+    assert r"\textbf{" not in out and "cannot resolve" in out
     if shutil.which("pdflatex"):
         compile_latex(tmp_path, out)
 

@@ -267,14 +267,14 @@ def test_dataframe_values_as_python_reads_them(db, frame, error):
 @pytest.mark.parametrize("bitmap", [True, False])
 @pytest.mark.parametrize("table_name", ["scores", "judgments"])
 def test_duplicate_count_on_ids_is_a_brute_force_count(db, monkeypatch, bitmap, table_name):
-    """``load._check_duplicates`` counts rows minus distinct keys (a judgment's with its annotator),
+    """``merge.check_duplicates`` counts rows minus distinct keys (a judgment's with its annotator),
     exactly, with the bitmap over the ids' box and with DISTINCT (a box too large for the bitmap),
     also under a WHERE clause with bound parameters."""
-    from metaeval import load
+    from metaeval import merge
     from metaeval.errors import DuplicateCellsError
 
     if not bitmap:
-        monkeypatch.setattr(load, "BITMAP_KEYS", 0)
+        monkeypatch.setattr(merge, "BITMAP_KEYS", 0)
     rng = np.random.default_rng(7)
     outcomes = set()
     with Store(db) as wh:
@@ -299,9 +299,9 @@ def test_duplicate_count_on_ids_is_a_brute_force_count(db, monkeypatch, bitmap, 
             outcomes.add(bool(expected))
             if expected:
                 with pytest.raises(DuplicateCellsError, match=f"{expected} cell"):
-                    load._check_duplicates(wh.con, table_name, "_rows", "f.csv", where, params)
+                    merge.check_duplicates(wh.con, table_name, "_rows", "f.csv", where, params)
             else:
-                load._check_duplicates(wh.con, table_name, "_rows", "f.csv", where, params)
+                merge.check_duplicates(wh.con, table_name, "_rows", "f.csv", where, params)
             wh.con.unregister("_rows")
     assert outcomes == {True, False}
 
@@ -322,14 +322,14 @@ def test_a_parquet_file_is_read_through_a_view_and_must_not_change_before_the_co
         assert copies.fetchall() == [(0,)] and staged.unchanged is not None
         table.drop_staged(wh.con, [staged])
 
-    merge = load._merge
+    merge = load.merge
 
     def rewrite_then_merge(*args, **kwargs):
         pd.DataFrame({"system": ["s1"], "input": ["d1"], "measure": "m", "value": [9.0]}).to_parquet(path)
         os.utime(path, ns=(1, 1))  # a rewrite within the clock's resolution still changes the mtime here
         return merge(*args, **kwargs)
 
-    monkeypatch.setattr(load, "_merge", rewrite_then_merge)
+    monkeypatch.setattr(load, "merge", rewrite_then_merge)
     with Store(db) as wh:
         with pytest.raises(WarehouseError, match="changed .* while it was being read; nothing was written"):
             table.ingest(wh, "t", [path])

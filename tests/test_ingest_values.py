@@ -11,7 +11,7 @@ import pytest
 from metaeval.connection import duckdb_connect
 from metaeval.errors import InputError
 from metaeval.ingest.common import number_text
-from metaeval.ingest.table import _NUMBER_SQL, _PLAIN_NUMBER_SQL
+from metaeval.ingest.table_staged import _NUMBER_SQL, _PLAIN_NUMBER_SQL
 
 ALPHABET = "01.e+- \t"
 SPACES = " \t\r\n\f\v"

@@ -23,7 +23,8 @@ PACKAGE_DIR = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setu
 FOLDER = {package: ROOT / folder for package, folder in PACKAGE_DIR.items()}
 
 #: floor -> the metaeval packages its modules may import (besides their own)
-CORE = {"metaeval.errors", "metaeval.connection", "metaeval.core", "metaeval.load", "metaeval.files", "metaeval.schema"}
+CORE = {"metaeval.errors", "metaeval.connection", "metaeval.core", "metaeval.load", "metaeval.files", "metaeval.schema",
+        "metaeval.names"}
 ALLOWED = {
     "metaeval": CORE,
     "metaeval.schema": set(),

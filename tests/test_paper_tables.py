@@ -287,7 +287,7 @@ def test_family_latex_and_markdown_agree(db, name):
 def test_detection_clusters_follow_the_paired_tests():
     """Three metrics, A > B > C on ROC-AUC: A beats C significantly, nothing else: mt-metrics-eval's
     rule gives A, B in cluster 1 (B is beaten by no one of A's cluster) and C in cluster 2; an
-    unresolvable family gives no clusters (bold: the single best value)."""
+    unresolvable family gives no clusters and no bold."""
     rows = pd.DataFrame({"metric": ["A", "B", "C"], "group": "", "roc_auc": [0.9, 0.8, 0.6],
                          "roc_auc_lower": [0.8, 0.7, 0.5], "roc_auc_upper": [1.0, 0.9, 0.7],
                          "balanced_accuracy": [0.7, np.nan, 0.65], "balanced_accuracy_lower": [0.6, np.nan, 0.5],
@@ -309,7 +309,9 @@ def test_detection_clusters_follow_the_paired_tests():
     assert "undefined" in md and "**0.700**" in md and "**undefined" not in md
     unresolvable = tests.assign(conventions='{"resolution": {"resolvable": false}}')
     assert paper_tables.detection_clusters(rows, unresolvable)["cluster"].isna().all()
-    assert {m for m, s in paper_tables.detection_ranking(rows, unresolvable).bold if s == auc} == {"A"}
+    unresolved = paper_tables.detection_ranking(rows, unresolvable)     # issue 32: no bold, and it says why
+    assert {m for m, s in unresolved.bold if s == auc} == set() and {m for m, s in unresolved.bold if s == ba} == {"A"}
+    assert "cannot resolve" in unresolved.notes("wide") and "cannot resolve" in unresolved.latex("c")
 
 
 def test_judges_bold_only_where_higher_is_better():

@@ -16,7 +16,8 @@ import pytest
 
 from metaeval.ingest.table import add_scores
 from metaeval.runs import Warehouse
-from metaeval.runs.report import _interval_text, _number, render
+from metaeval.runs.report import render
+from metaeval.runs.report.cells import interval_text as _interval_text, number as _number
 from tests.conftest import run_cli
 from tests.test_report_page import _check_self_contained, _Page, _rendered, needs_chromium
 
@@ -166,7 +167,8 @@ def test_judges_section_first_when_only_preferences(judged):
     # only the position-biased judge's first-position interval excludes 0.5
     assert "Position bias (the interval excludes 0.5): judge-position chose the output shown first" in text
     assert "judge-consistent chose" not in text and "judge-ties chose" not in text
-    assert "Cluster" in section and "judge-vs-judge tests" in text
+    # k = 50 cannot resolve Holm's 0.05/3 (1/51 > 0.0167): no clusters (issue 32), and the caption says so
+    assert "Cluster" not in section and "no clusters" in text and "judge-vs-judge tests" in text
     order = re.findall(r"<tr><td>(sys-\d)</td>", section)
     assert order == list(ranks["system"])
 
@@ -220,3 +222,53 @@ def test_export_writes_the_new_tables(factual, tmp_path):
         run_cli(factual, "export", table, "--latest", "--dataset", str(latest["dataset"].iloc[0]), "--out", out)
         assert sorted(pd.read_parquet(out)["result_id"]) == sorted(
             latest.loc[latest["dataset"] == latest["dataset"].iloc[0], "result_id"])
+
+
+def _rows_of(section: str) -> dict[str, list[str]]:
+    """The cells of each row of a section's tables, by their first cell."""
+    return {cells[0]: cells[1:] for row in re.findall(r"<tr>(.*?)</tr>", section)
+            if (cells := re.findall(r"<td[^>]*>(.*?)</td>", row))}
+
+
+def test_a_pooled_correlation_never_computed_is_not_computed_one_stored_nan_is_undefined(db, tmp_path):
+    """issue 32: the factuality walk-through computed pooled correlations only with where/by; the
+    report called those of every cell "undefined". No stored row: "not computed", with what to
+    run; a stored row whose value is NaN (a constant metric): "undefined" -- in every output."""
+    rng = np.random.default_rng(11)
+    rows = [{"system": f"S{i}", "input": f"d{j}", "h": rng.normal() + i, "m": rng.normal() + i, "c": 3.0}
+            for i in range(4) for j in range(8)]
+    common = dict(levels=["global"], coefficients=["pearson"])
+    with Warehouse(db) as wh:
+        add_scores(wh, "conf", pd.DataFrame(rows), human=["h"])
+        wh.correlate("conf", "h", control="system", **common)
+        page, _ = render(wh, "conf")
+    section = _section(page, "factuality")
+    cells = _rows_of(section)
+    assert cells["m"][0] == "not computed" and cells["m"][2] == "not computed" and cells["c"][0] == "not computed"
+    assert "undefined" not in cells["m"]
+    hint = "wh.correlate(dataset='conf', human='h', levels=['global'], coefficients=['pearson'])"
+    text = _text(section)
+    assert re.search(r"Not computed: no pooled Pearson of (c, m|m, c) is stored for these cells: run `", text)
+    assert f"run `{hint}`" in text
+    # the command line says it in its words
+    out = tmp_path / "r.html"
+    run_cli(db, "report", "--dataset", "conf", "--out", out)
+    assert "correlate --dataset conf --human h --level global --coefficient pearson`" in _text(
+        _section(out.read_text(), "factuality"))
+    with Warehouse(db) as wh:
+        wh.correlate("conf", "h", **common)   # now stored: m's a number, the constant c's NaN
+        pooled = wh.sql("SELECT metric, value FROM latest_correlations WHERE coefficient = 'pearson'")
+        page, _ = render(wh, "conf")
+    assert np.isnan(pooled.set_index("metric")["value"]["c"])
+    cells = _rows_of(_section(page, "factuality"))
+    assert cells["c"][0] == "undefined" and cells["c"][2] == "undefined"
+    assert cells["m"][0] == _number(pooled.set_index("metric")["value"]["m"])
+    assert "not computed" not in _section(page, "factuality").lower()
+
+
+def test_the_hint_for_a_subset_names_its_where_and_by():
+    from metaeval.runs.report.factuality import subset_arguments
+
+    assert subset_arguments("") == ()
+    assert subset_arguments("split=test") == (("where", ["split=test"]),)
+    assert subset_arguments("source=* & split=test") == (("where", ["split=test"]), ("by", "source"))

@@ -96,7 +96,7 @@ def test_every_figure_has_a_legend_and_its_title_fits():
 
 def test_power_figure_says_which_curves_coincide_and_which_test_never_rejects():
     from metaeval.analyses import figures
-    from metaeval.runs.report import _power_note
+    from metaeval.runs.report.paper import power_note as _power_note
 
     rows = _power_rows()
     assert figures.coinciding(rows, "method", "proportion", "power") == [["boot-both", "perm-both"]]

@@ -39,15 +39,13 @@ from dataclasses import dataclass, field
 
 import duckdb
 
-from metaeval import schema
+from metaeval import names, schema
 from metaeval.errors import WarehouseError, one_line
 
 #: Columns of a result table that name a measure of the row's dataset.
 MEASURE_COLUMNS = ("metric", "measure", "metric_a", "metric_b", "human")
 #: Columns holding a JSON list of measure names.
 MEASURE_LIST_COLUMNS = ("consensus", "beaten_by")
-#: A control character (as ``ingest.common`` refuses in ids and measure names).
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 #: Separator of (dataset, human) keys built from ``tasks`` (a control character: never in a name).
 _SEP = "chr(31)"
 #: How to ask for the cascade, in the refusals.
@@ -166,17 +164,16 @@ def count_dependents(con: duckdb.DuckDBPyConnection, dataset: str, measure: str 
 
 
 def check_name(name: str, what: str = "measure name") -> str:
-    """A new measure name: non-empty, no surrounding whitespace (ingest strips it), no control
-    character (ingest refuses them)."""
+    """A new measure name: non-empty, no spaces around it (ingest strips them), and what
+    :func:`metaeval.names.problem` refuses in every name ingest reads (a control character, ...)."""
     if not isinstance(name, str) or not name.strip():
         raise WarehouseError(f"the new {what} is empty; give a name")
-    if name != name.strip():
+    if name != names.strip(name):
         raise WarehouseError(f"the new {what} {name!r} has whitespace around it (ingest strips it from names); "
-                             f"give {name.strip()!r}")
-    control = _CONTROL.search(name)
-    if control:
-        raise WarehouseError(f"the new {what} {name!r} holds the control character U+{ord(control.group()):04X}; "
-                             "give a name without one")
+                             f"give {names.strip(name)!r}")
+    problem = names.problem(name, f"new {what}")
+    if problem:
+        raise WarehouseError(problem)
     return name
 
 

@@ -103,7 +103,8 @@ class Resolution:
         if self.resolvable:
             return (f"resolvable: the smallest attainable p-value {self.smallest_p:.3g} is at or below the "
                     f"{self.correction} threshold {self.needed_p:.3g} ({self.m} tests, alpha {self.alpha:g})")
-        return (f"no test of this family can be significant: its smallest attainable p-value "
+        return (f"no test of this family can be significant (it cannot resolve at k = {self.k}): its smallest "
+                f"attainable p-value "
                 f"{PVALUE_FORMULAS[self.formula].replace('count', '0')} = {self.smallest_p:.3g} (k = {self.k}) is above "
                 f"the {self.correction} threshold {self.needed_p:.3g} (alpha {self.alpha:g}, {self.m} tests); "
                 f"k >= {self.k_needed} resamples would be needed")

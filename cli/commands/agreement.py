@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING
 
 import click
 
-from metaeval.cli.app import ALPHA, Context, LazyChoice, fmt_option, interrupted, is_text, show_blocks
+from metaeval.cli.app import Context, fmt_option, interrupted, is_text, show_blocks
+from metaeval.cli.families import options_of
 from metaeval.cli.progress import terminal_progress
 
 if TYPE_CHECKING:  # annotations only (a light start-up for `--help`)
@@ -19,20 +20,7 @@ MAX_PRINTED_METRICS = 8
 
 
 @click.command("agreement")
-@click.option("--dataset", required=True, help="Dataset to analyse (no human judgment needed).")
-@click.option("--metric", "metrics", multiple=True, metavar="GLOB",
-              help="Metrics (globs over automatic measures); their mean normalised score defines each input's "
-                   "score range. Default: all. Repeatable.")
-@click.option("--alpha", default=0.05, show_default=True, type=ALPHA,
-              help="Significance level of the per-input Kendall taus.")
-@click.option("--significant-only", is_flag=True,
-              help="Average only per-input taus with p <= alpha (the paper's setting).")
-@click.option("--normalisation", type=LazyChoice("metaeval.analyses.agreement:NORMALISATIONS"), default="input",
-              show_default=True,
-              help="Min-max normalise each metric over each input's summaries, or over the whole dataset, "
-                   "before averaging them into the consensus score.")
-@click.option("--jobs", default=1, show_default=True, type=click.IntRange(1), help="Worker processes.")
-@click.option("--force", is_flag=True, help="Recompute even what is up to date.")
+@options_of("agreement")
 @fmt_option(help="text: the tau tables and means; json, csv, markdown, latex: the latest rows of "
                  "score_range_agreement and property_agreement (json: an object with one list each).")
 @click.pass_obj

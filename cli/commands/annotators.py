@@ -4,27 +4,13 @@ from __future__ import annotations
 
 import click
 
-from metaeval.cli.app import (ALPHA, RESAMPLES, SEED, Context, LazyChoice, fmt_option, is_text,
-                              layout_option, show, subset_options)
+from metaeval.cli.app import Context, fmt_option, is_text, layout_option, show
+from metaeval.cli.families import options_of
 
 
 
 @click.command()
-@click.option("--dataset", required=True)
-@click.option("--human", "humans", multiple=True, metavar="GLOB",
-              help="Human measures (globs), e.g. 'expert.*'. Default: every human measure. Repeatable.")
-@click.option("--level", "levels", multiple=True, type=LazyChoice("metaeval.analyses.stats.vocabulary:LEVELS"),
-              help="Level(s) of the correlations. Default: all three.")
-@click.option("--coefficient", "coefficients", multiple=True, type=LazyChoice("metaeval.analyses.stats.vocabulary:COEFFICIENTS"),
-              help="Coefficient(s). Default: all three.")
-@click.option("--k", default=1000, show_default=True, type=RESAMPLES,
-              help="Boot-Both resamples of the leave-one-out ceiling's interval.")
-@click.option("--alpha", default=0.05, show_default=True, type=ALPHA)
-@click.option("--splits", default=100, show_default=True, type=click.IntRange(1),
-              help="Random splits of the split-half estimate.")
-@click.option("--seed", default=0, show_default=True, type=SEED)
-@click.option("--force", is_flag=True, help="Recompute even what is up to date.")
-@subset_options()
+@options_of("annotators")
 @fmt_option()
 @layout_option
 @click.pass_obj

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import click
 
-from metaeval.cli.app import (OVERWRITE, Context, _analysis_options, fmt_option, interrupted, is_text, layout_option,
-                              out_file, report_outcome, show)
+from metaeval.cli.app import (OVERWRITE, Context, fmt_option, interrupted, is_text, layout_option, out_file,
+                              report_outcome, show)
+from metaeval.cli.families import options_of
 from metaeval.cli.progress import terminal_progress
 
 #: The columns of the text, markdown and LaTeX tables (json and csv give every column).
@@ -19,11 +20,7 @@ SHOWN = {"metric": "metric", "level": "level", "coefficient": "coefficient", "ca
 
 
 @click.command()
-@_analysis_options
-@click.option("--category", "category_measures", multiple=True, metavar="CATEGORY=MEASURE",
-              help="An error category and its human measure (one judgment per error type). Repeatable.")
-@click.option("--ablation", "ablations", multiple=True, metavar="CATEGORY=MEASURE",
-              help="The overall judgment (--human) with CATEGORY ignored, as a human measure. Repeatable.")
+@options_of("categories")
 @click.option("--figure", type=click.Path(dir_okay=False, path_type=Path), default=None,
               callback=out_file(".png", ".svg", ".pdf"),
               help="Also draw the drop per category and metric (one --level and one --coefficient) to this file.")

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import click
 
-from metaeval.cli.app import (ALPHA, RESAMPLES, Context, FiniteFloatRange, LazyChoice, _analysis_options,
-                              _resampling_options, error_text, fmt_option, interrupted, is_text, layout_option, show,
-                              report_outcome, subset_options)
+from metaeval.cli.app import (Context, error_text, fmt_option, interrupted, is_text, layout_option, report_outcome,
+                              show)
+from metaeval.cli.families import options_of
 from metaeval.cli.progress import terminal_progress
 
 
@@ -37,28 +37,6 @@ def _echo_ceiling(frame) -> None:
         click.echo(f"human ceiling (leave-one-out, metaeval annotators): {annotators.ceiling_text(ceiling)}")
 
 
-def _ties_options(f):
-    """--epsilon and --tie-calibration, turned into coefficient labels (``acc-23[eps=E]``,
-    ``acc-23[tie-calibrated]``) by :func:`metaeval.runs.selection.with_tie_threshold`."""
-    f = click.option("--tie-calibration", is_flag=True,
-                     help="Choose the tie threshold that maximises kendall-23 / acc-23 at each level "
-                          "(Deutsch et al. 2023; default coefficient acc-23); resamples re-calibrate.")(f)
-    f = click.option("--epsilon", type=FiniteFloatRange(0), default=None,
-                     help="Tie threshold on the metric's differences (|d| <= E is a tie) for kendall-a, "
-                          "kendall (b), kendall-23, acc-23.")(f)
-    return f
-
-
-def _control_option(f):
-    """--control: partial correlations controlling for the system (or an attribute of the cells)."""
-    return click.option(
-        "--control", default=None, metavar="system|ATTR",
-        help="Partial correlations at the global level: on the cells where metric and human are both present, "
-             "each group's mean (each system's, or each value's of the attribute ATTR) subtracted from both "
-             "before correlating; p-values with n - 2 - (g - 1) df. Coefficients pearson, spearman, kendall; "
-             "stored as NAME[control=system]. Default level: global.")(f)
-
-
 def _tied(coefficients, epsilon, tie_calibration):
     from metaeval.errors import WarehouseError
     from metaeval.runs import selection
@@ -70,10 +48,7 @@ def _tied(coefficients, epsilon, tie_calibration):
 
 
 @click.command()
-@_analysis_options
-@_ties_options
-@subset_options(by=True)
-@_control_option
+@options_of("correlate")
 @fmt_option()
 @layout_option
 @click.pass_obj
@@ -162,28 +137,19 @@ def _conventions(frame) -> str:
 def _paper(frame, fmt: str, caption: str, layout: str = "auto", **ranking) -> None:
     """A ranking of metrics (correlation, optional lower/upper/cluster, human ceiling) as the paper
     table (latex), or the markdown or text that agree with it (same order, same bold)."""
-    from metaeval.analyses import tables
+    from metaeval.analyses import ranking_tables
 
-    r = tables.Ranking(frame, **ranking)
+    r = ranking_tables.Ranking(frame, **ranking)
     if fmt == "latex":
         click.echo(r.latex(caption, layout), nl=False)
     elif fmt == "markdown":
         click.echo(r.markdown(caption), nl=False)
     else:
-        click.echo(tables.Ranking(frame, ceiling=False, **ranking).text(), nl=False)
+        click.echo(ranking_tables.Ranking(frame, ceiling=False, **ranking).text(), nl=False)
 
 
 @click.command()
-@_analysis_options
-@click.option("--method", type=LazyChoice("metaeval.analyses.stats.vocabulary:CI_METHODS"), default="boot-both", show_default=True)
-@_resampling_options
-@click.option("--alpha", default=0.05, show_default=True, type=ALPHA)
-@click.option("--resample-annotators", type=LazyChoice("metaeval.analyses.stats.vocabulary:ANNOTATOR_RESAMPLING"), default=None,
-              help="Also re-draw the human annotators in every resample: each cell's (cells) or the panel's "
-                   "ids once per resample (panel, for ids that are the same people everywhere).")
-@_ties_options
-@subset_options(by=True)
-@_control_option
+@options_of("ci")
 @fmt_option()
 @layout_option
 @click.pass_obj
@@ -213,36 +179,7 @@ def ci(obj, dataset, human, metrics, levels, coefficients, system_inputs, jobs, 
 
 
 @click.command()
-@_analysis_options
-@click.option("--method", type=LazyChoice("metaeval.analyses.stats.vocabulary:TEST_METHODS"), default="perm-both", show_default=True)
-@_resampling_options
-@click.option("--alpha", default=0.05, show_default=True, type=ALPHA)
-@click.option("--alternative", type=LazyChoice("metaeval.analyses.stats.vocabulary:ALTERNATIVES"), default="two-sided",
-              show_default=True, help="H1 of each ordered pair (a, b): corr(a, human) != corr(b, human) (two-sided; "
-                                      "the sign of delta says which is better), or > (greater), or < (less).")
-@click.option("--correction", type=LazyChoice("metaeval.analyses.stats.vocabulary:CORRECTIONS"), default="holm",
-              show_default=True, help="Multiple-comparison correction.")
-@click.option("--correction-group", type=LazyChoice("metaeval.analyses.stats.vocabulary:CORRECTION_GROUPS"), default="metric",
-              show_default=True,
-              help="Family of the correction: the pairs of one metric_a (as in the paper), or all pairs; "
-                   "always within one level and coefficient.")
-@_ties_options
-@click.option("--resample-annotators", type=LazyChoice("metaeval.analyses.stats.vocabulary:ANNOTATOR_RESAMPLING"), default=None,
-              help="Paired bootstrap tests: also re-draw the human annotators in every resample (cells or panel, "
-                   "as for ci).")
-@click.option("--k-block", type=RESAMPLES, default=None,
-              help="Early stopping of the permutation tests (mt-metrics-eval): after every K_BLOCK resamples, "
-                   "stop when the share as extreme as delta is < 0.02 or > 0.5; resamples used per row in k_used.")
-@click.option("--sequential", is_flag=True,
-              help="Sequential tests (MMCTest, Gandy & Hahn 2014): resample each pair only while its decision at "
-                   "the corrected level is uncertain, up to --k-max; significant = certified (--k is not used).")
-@click.option("--k-max", type=click.IntRange(1), default=None,
-              help="--sequential: most resamples per pair  [default: 100000]")
-@click.option("--risk", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=None,
-              help="--sequential: bound on the probability that any decision of a family differs from the one the "
-                   "exact (infinite-k) p-values give  [default: 0.001]")
-@subset_options()
-@_control_option
+@options_of("compare")
 @fmt_option()
 @layout_option
 @click.pass_obj
@@ -274,20 +211,24 @@ def compare(obj, dataset, human, metrics, levels, coefficients, system_inputs, j
         show(frame, fmt)
         return
     if not is_text(fmt):
-        from metaeval.analyses import tables
+        from metaeval.analyses import conclusions, ranking_tables
+        from metaeval.runs import comparisons
 
+        frame = conclusions.with_floors(frame, comparisons.pvalue_formula(method), _n_valid(frame))
         caption = (f"{method} tests ({alternative}, k={k}, seed={seed}) of the difference in correlation with {human} "
                    f"on {dataset}{_subset_text(where)}: {_conventions(frame)}; correction {correction} per {correction_group}, "
                    f"alpha={alpha:g}.")
         if fmt == "latex":
-            click.echo(tables.tests_latex(frame, caption, alpha=alpha, layout=layout), nl=False)
+            click.echo(ranking_tables.tests_latex(frame, caption, alpha=alpha, layout=layout), nl=False)
         else:
-            click.echo(tables.tests_markdown(frame, caption, alpha=alpha), nl=False)
+            click.echo(ranking_tables.tests_markdown(frame, caption, alpha=alpha), nl=False)
         return
     if len(frame) <= 60:
-        from metaeval.analyses import tables
+        from metaeval.analyses import conclusions, ranking_tables
+        from metaeval.runs import comparisons
 
-        show(tables.sort_tests(frame)[cols].round(4), "table")   # in the LaTeX table's order
+        printed = conclusions.printed_pvalues(frame, comparisons.pvalue_formula(method), _n_valid(frame))
+        show(ranking_tables.sort_tests(printed)[cols].round(4), "table")   # in the LaTeX table's order
     n = int(frame["significant"].fillna(False).astype(bool).sum())
     if sequential:
         _echo_sequential(frame)
@@ -314,5 +255,13 @@ def _echo_sequential(frame) -> None:
         click.echo("  undecided pairs are not significant: their p-value is too close to its corrected threshold "
                    "for k_max; raise --k-max to decide them")
 
+
+
+def _n_valid(frame) -> list:
+    """Each compare row's valid resamples (its conventions' ``n_valid_samples``; None if not said)."""
+    import json
+
+    return [json.loads(c).get("n_valid_samples") if isinstance(c, str) else None for c in frame.get("conventions", [])] \
+        if "conventions" in frame else None
 
 COMMANDS = [correlate, ci, compare]

@@ -7,7 +7,9 @@ from pathlib import Path
 
 import click
 
-from metaeval.cli.app import RESAMPLES, SEED, _command_line, echo_reports, show
+from metaeval.cli.app import SEED, _command_line, echo_reports, show
+from metaeval.cli.families import click_option
+from metaeval.runs.families import K
 from metaeval.cli.progress import terminal_progress
 
 #: The demo's smallest dataset (``metaeval.runs.demo.generate`` refuses fewer systems or inputs).
@@ -19,7 +21,7 @@ DEMO_MIN = 3
 @click.option("--systems", "n_systems", default=12, show_default=True, type=click.IntRange(DEMO_MIN))
 @click.option("--inputs", "n_inputs", default=50, show_default=True, type=click.IntRange(DEMO_MIN))
 @click.option("--seed", default=0, show_default=True, type=SEED)
-@click.option("--k", default=1000, show_default=True, type=RESAMPLES, help="Resamples of the CIs and tests.")
+@click_option(K.but(help="Resamples of the CIs and tests."))
 @click.pass_obj
 def demo(obj, dataset, n_systems, n_inputs, seed, k):
     """Generate a seeded synthetic dataset, ingest it, and run a first analysis.

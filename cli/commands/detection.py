@@ -6,8 +6,8 @@ import json
 
 import click
 
-from metaeval.cli.app import (ALPHA, RESAMPLES, SEED, Context, FiniteFloatRange, LazyChoice, _parse_where,
-                              fmt_option, is_text, layout_option, show, show_blocks, subset_options)
+from metaeval.cli.app import Context, fmt_option, is_text, layout_option, show, show_blocks
+from metaeval.cli.families import options_of
 
 ROWS = ["metric", "group", "n", "n_positive", "roc_auc", "roc_auc_lower", "roc_auc_upper", "threshold",
         "balanced_accuracy", "balanced_accuracy_lower", "balanced_accuracy_upper", "tune_balanced_accuracy"]
@@ -16,34 +16,7 @@ TESTS = ["statistic", "group", "metric_a", "metric_b", "value_a", "value_b", "de
 
 
 @click.command()
-@click.option("--dataset", required=True, help="Dataset to analyse.")
-@click.option("--human", required=True, help="The human judgment giving the labels, e.g. consistent.")
-@click.option("--positive", required=True, type=FiniteFloatRange(), metavar="V",
-              help="A cell is positive (consistent) when its human value is >= V (<= V for a lower-is-better "
-                   "judgment); a 0/1 label: --positive 1.")
-@click.option("--metric", "metrics", multiple=True, metavar="GLOB",
-              help="Metrics (globs over automatic measures). Default: all. Repeatable.")
-@subset_options(by=True)
-@click.option("--tune", multiple=True, metavar="ATTR=VALUE", callback=_parse_where,
-              help="Tune each metric's threshold (maximising balanced accuracy) on the cells of this subset, e.g. "
-                   "split=validation (with --by, per group), and apply it to the --where cells. Repeatable (AND). "
-                   "Default: tuned on the evaluated cells themselves (optimistic).")
-@click.option("--threshold", type=FiniteFloatRange(), default=None, metavar="T",
-              help="A fixed threshold instead of a tuned one: predicted positive when score > T (score < T for a "
-                   "lower-is-better measure: T in each measure's own scale).")
-@click.option("--k", default=1000, show_default=True, type=RESAMPLES,
-              help="Bootstrap resamples of the intervals and the paired tests (each re-tunes the threshold).")
-@click.option("--alpha", default=0.05, show_default=True, type=ALPHA, help="Intervals 1 - alpha; tests' level.")
-@click.option("--seed", default=0, show_default=True, type=SEED, help="Seed of the resampling.")
-@click.option("--alternative", type=LazyChoice("metaeval.analyses.stats.vocabulary:ALTERNATIVES"),
-              default="two-sided", show_default=True, help="H1 of the paired tests between metrics.")
-@click.option("--correction", type=LazyChoice("metaeval.analyses.stats.vocabulary:CORRECTIONS"), default="holm",
-              show_default=True, help="Multiple-comparison correction of the paired tests.")
-@click.option("--correction-group", type=LazyChoice("metaeval.analyses.stats.vocabulary:CORRECTION_GROUPS"),
-              default="metric", show_default=True,
-              help="The family corrected together: each metric_a's tests (per group and statistic), or all.")
-@click.option("--tests/--no-tests", default=True, show_default=True, help="Paired tests between the metrics.")
-@click.option("--force", is_flag=True, help="Recompute even what is up to date.")
+@options_of("detection")
 @fmt_option()
 @layout_option
 @click.pass_obj
@@ -76,8 +49,13 @@ def detection(obj: Context, dataset, human, positive, metrics, by, where, tune, 
     # a lower-is-better human: a cell is positive when its value is <= positive
     relation = "<=" if "<=" in (json.loads(out.rows["conventions"].iloc[0]).get("positive", "")
                                 if not out.rows.empty else "") else ">="
+    from metaeval.analyses import paper_tables
+
+    unresolved = list(dict.fromkeys(paper_tables.detection_unresolved(out.tests).values()))
     if fmt in ("json", "csv"):
         show_blocks([("detection", out.rows), ("detection_tests", out.tests)], fmt)
+        for line in unresolved:
+            click.echo(line, err=True)
         return
     if fmt in ("markdown", "latex"):
         _paper(out, fmt, layout, dataset=dataset, human=human, positive=positive, subset=subset, source=source,
@@ -95,14 +73,18 @@ def detection(obj: Context, dataset, human, positive, metrics, by, where, tune, 
     if not out.tests.empty:
         click.echo(f"\nPaired bootstrap tests ({alternative}, {correction} within each "
                    f"{'metric_a' if correction_group == 'metric' else 'group'}'s family, alpha {alpha:g}):")
-        show(out.tests[TESTS].round(4), "text")
+        from metaeval.analyses import conclusions
+
+        show(conclusions.printed_pvalues(out.tests, "count")[TESTS].round(4), "text")
+        for line in unresolved:
+            click.echo(line)
 
 
 def _paper(out, fmt: str, layout: str, *, dataset, human, positive, subset, source, k, seed, alpha, alternative,
            correction, correction_group, signature, relation: str = ">=") -> None:
     """The paper table (metrics x groups' ROC-AUC and balanced accuracy, clusters from the paired
     tests) and the tests' table, in LaTeX or in markdown that agrees with it."""
-    from metaeval.analyses import paper_tables, tables
+    from metaeval.analyses import conclusions, paper_tables, ranking_tables
 
     family = "metric_a" if correction_group == "metric" else "group"
     tested = not out.tests.empty
@@ -116,7 +98,7 @@ def _paper(out, fmt: str, layout: str, *, dataset, human, positive, subset, sour
     ranking = paper_tables.detection_ranking(out.rows, out.tests, alternative=alternative, confidence=1 - alpha)
     click.echo(ranking.latex(caption, layout) if fmt == "latex" else ranking.markdown(caption), nl=False)
     if tested:
-        named = out.tests.assign(level=[paper_tables.group_name(g, out.params.by)[1] or "all cells"
+        named = conclusions.with_floors(out.tests, "count").assign(level=[paper_tables.group_name(g, out.params.by)[1] or "all cells"
                                         for g in out.tests["group"]],
                                  coefficient=[paper_tables.DETECTION_STATISTICS[s][1] for s in out.tests["statistic"]])
         test_caption = (f"Paired bootstrap tests between the metrics as detectors of {human} {relation} {positive:g} on "
@@ -124,8 +106,8 @@ def _paper(out, fmt: str, layout: str, *, dataset, human, positive, subset, sour
                         "ROC-AUC, BA: balanced accuracy; the layout is the one that fits (--layout sets the table "
                         "above).")
         click.echo()
-        click.echo(tables.tests_latex(named, test_caption, alpha=alpha, value="value") if fmt == "latex" else
-                   tables.tests_markdown(named, test_caption, alpha=alpha, value="value"), nl=False)
+        click.echo(ranking_tables.tests_latex(named, test_caption, alpha=alpha, value="value") if fmt == "latex" else
+                   ranking_tables.tests_markdown(named, test_caption, alpha=alpha, value="value"), nl=False)
 
 
 COMMANDS = [detection]

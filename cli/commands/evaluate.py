@@ -9,9 +9,10 @@ from pathlib import Path
 import click
 
 from metaeval.cli import stdin
-from metaeval.cli.app import (ALPHA, RESAMPLES, SEED, Context, LazyChoice, _command_line, echo_reports, fmt_option,
-                              is_text, layout_option, subset_options, system_inputs_option)
-from metaeval.cli.commands.correlation import _control_option
+from metaeval.cli.app import Context, LazyChoice, _command_line, echo_reports, fmt_option, is_text, layout_option
+from metaeval.cli.families import click_option
+from metaeval.runs.declarations import CONTROL
+from metaeval.runs.families import ALPHA, FORCE, JOBS, K, SEED, SYSTEM_INPUTS, WHERE
 from metaeval.cli.progress import terminal_progress
 
 #: In text output, beats / beaten by lists longer than this many characters are cut.
@@ -52,18 +53,18 @@ MAX_LIST = 70
               show_default=True, help="any: a new cluster starts at the first metric significantly beaten by any "
                                       "metric of the current cluster (mt-metrics-eval); strict: only where every "
                                       "metric above beats every metric below.")
-@system_inputs_option
-@click.option("--k", default=1000, show_default=True, type=RESAMPLES, help="Resamples (CI and tests).")
-@click.option("--seed", default=0, show_default=True, type=SEED, help="Seed of the resampling.")
-@click.option("--alpha", default=0.05, show_default=True, type=ALPHA)
+@click_option(SYSTEM_INPUTS)
+@click_option(K.but(help="Resamples (CI and tests)."))
+@click_option(SEED)
+@click_option(ALPHA)
 @click.option("--lower", "lower", multiple=True, metavar="GLOB",
               help="Measures of SCORES for which lower is better. Repeatable.")
 @click.option("--allow-new", is_flag=True, help="Let SCORES add systems or inputs to the dataset.")
 @click.option("--replace", is_flag=True, help="Overwrite stored values of SCORES that differ, instead of failing.")
-@click.option("--jobs", default=1, show_default=True, type=click.IntRange(1), help="Worker processes.")
-@click.option("--force", is_flag=True, help="Recompute even what is up to date.")
-@subset_options()
-@_control_option
+@click_option(JOBS)
+@click_option(FORCE)
+@click_option(WHERE)
+@click_option(CONTROL)
 @fmt_option()
 @layout_option
 @stdin.format_option("--input-format")
@@ -113,7 +114,7 @@ def _evaluate(obj, pairs, files, metrics, against, levels, coefficients, method,
               piped: Path | None, where=(), control=None):
     import pandas as pd
 
-    from metaeval.analyses import tables
+    from metaeval.analyses import ranking_tables, tables
     from metaeval.runs import evaluate as evaluation
 
     err = not is_text(fmt)
@@ -147,7 +148,7 @@ def _evaluate(obj, pairs, files, metrics, against, levels, coefficients, method,
             click.echo()
         caption = ev.caption()   # the renderers add what they bold
         if fmt == "latex":
-            click.echo(tables.ranked_latex(ev.table, caption=caption, confidence=1 - alpha, layout=layout), nl=False)
+            click.echo(ranking_tables.ranked_latex(ev.table, caption=caption, confidence=1 - alpha, layout=layout), nl=False)
         elif fmt == "markdown":
             shown, notes = _readable(ev.table, everyone=True, marker="**")
             click.echo(tables.render(shown, "markdown", caption=f"{caption} {notes}"), nl=False)
@@ -182,10 +183,15 @@ def _evaluate_judge(obj, preferences, datasets, humans, scores, metrics, against
     state = ("up to date; nothing computed" if ev.summary.run_id is None
              else f"run {ev.summary.run_id}: wrote {ev.summary.rows} rows")
     click.echo(f"judges of {ev.dataset} vs the majority of {ev.human}: {state}", err=err)
+    from metaeval.analyses import paper_tables
+
+    stats = ev.rows["judge_statistics"]
+    why = paper_tables.judges_undetermined(stats)
     if fmt in ("json", "csv"):
         show_blocks([(t, ev.rows[t]) for t in judges_runs.TABLES], fmt)
+        if why:
+            click.echo(f"clusters not determined: {why}", err=True)
         return
-    stats = ev.rows["judge_statistics"]
     shown = stats[(["subset"] if (stats["subset"] != "").any() else []) + ["judge", "n", "rank", "cluster"]].copy()
     shown.insert(0, "new", ["*" if j in ev.judges else "" for j in stats["judge"]])
     for name in ("accuracy", "accuracy_ab", "accuracy_ba", "position_consistency", "first_position_rate", "tie_rate",
@@ -194,7 +200,7 @@ def _evaluate_judge(obj, preferences, datasets, humans, scores, metrics, against
                                                                   stats[f"{name}_upper"])]
     caption = (f"Judges of {ev.dataset} against the majority of {ev.human} ({100 * (1 - alpha):g}% percentile "
                f"bootstrap intervals over items, k={k}, seed={seed}; clusters: {test} test, {correction} correction; "
-               f"*: the judges of {preferences}).")
+               f"*: the judges of {preferences})." + (f" Clusters not determined: {why}." if why else ""))
     if fmt in ("markdown", "latex"):
         show(shown, fmt, caption=caption)
         return
@@ -211,10 +217,10 @@ def _evaluate_judge(obj, preferences, datasets, humans, scores, metrics, against
 def _interval(v, lo, hi) -> str:
     if pd_isna(v):
         return "undefined"
-    from metaeval.analyses import tables
+    from metaeval.analyses import ranking_tables
 
-    return tables.plain_number(v) + ("" if pd_isna(lo) or pd_isna(hi) else
-                                     f" [{tables.plain_number(lo)}, {tables.plain_number(hi)}]")
+    return ranking_tables.plain_number(v) + ("" if pd_isna(lo) or pd_isna(hi) else
+                                     f" [{ranking_tables.plain_number(lo)}, {ranking_tables.plain_number(hi)}]")
 
 
 def _stdin_part(arg: str, datasets) -> str:
@@ -269,11 +275,11 @@ def _readable(table, *, everyone: bool, cut: int | None = None, marker: str = "*
     correlation, undefined last): correlation [CI] (the LaTeX table's bold between ``marker`` in
     markdown, followed by it in text), rank of n, cluster, beats / beaten by; and the caption's
     sentences on order and bold."""
-    from metaeval.analyses import tables
+    from metaeval.analyses import ranking_tables
 
-    ranking = tables.Ranking(table, ceiling=False)
-    table = tables.sort_ranked(table.reset_index(drop=True))
-    bold = tables.bold_ranked(table)
+    ranking = ranking_tables.Ranking(table, ceiling=False)
+    table = ranking_tables.sort_ranked(table.reset_index(drop=True))
+    bold = ranking_tables.bold_ranked(table, unresolved=list(ranking.unresolved))
     keep = table["evaluated"] if not everyone else pd_true(table)
     rows, bold = table[keep], bold[keep]
 
@@ -286,10 +292,10 @@ def _readable(table, *, everyone: bool, cut: int | None = None, marker: str = "*
     def corr(r, b):
         if r.correlation is None or pd_isna(r.correlation):
             return "undefined"
-        value = tables.plain_number(r.correlation)
+        value = ranking_tables.plain_number(r.correlation)
         value = (f"**{value}**" if marker == "**" else f"{value}{marker}") if b else value
         ci = "" if pd_isna(r.lower) or pd_isna(r.upper) else \
-            f" [{tables.plain_number(r.lower)}, {tables.plain_number(r.upper)}]"
+            f" [{ranking_tables.plain_number(r.lower)}, {ranking_tables.plain_number(r.upper)}]"
         return value + ci
 
     out = rows.assign(correlation=[corr(r, b) for r, b in zip(rows.itertuples(), bold)],
@@ -297,7 +303,9 @@ def _readable(table, *, everyone: bool, cut: int | None = None, marker: str = "*
                       cluster=["-" if pd_isna(r.cluster) else int(r.cluster) for r in rows.itertuples()],
                       beats=rows["beats"].map(names), beaten_by=rows["beaten_by"].map(names))
     notes = "Rows sorted by correlation within each level and coefficient, undefined last. " + \
-        tables.bold_sentence(ranking.clustered, "Bold" if marker == "**" else marker)
+        ranking_tables.bold_sentence({s: c for s, c in ranking.clustered.items() if s not in ranking.unresolved},
+                             "Bold" if marker == "**" else marker) + \
+        "".join(f" No bold in {' '.join(s)}: {line}." for s, line in ranking.unresolved.items() if marker == "**")
     return out[["metric", "level", "coefficient", "correlation", "rank", "cluster", "beats", "beaten_by"]], notes
 
 

@@ -4,32 +4,12 @@ from __future__ import annotations
 
 import click
 
-from metaeval.cli.app import (ALPHA, RESAMPLES, SEED, Context, LazyChoice, fmt_option, is_text, layout_option, show,
-                              subset_options)
+from metaeval.cli.app import Context, fmt_option, is_text, layout_option, show
+from metaeval.cli.families import options_of
 
 
 @click.command()
-@click.option("--dataset", required=True)
-@click.option("--human", "humans", multiple=True, metavar="GLOB",
-              help="Human judges (annotators; globs) whose majority is the reference. Default: every human judge. "
-                   "Repeatable.")
-@click.option("--judge", "judge_globs", multiple=True, metavar="GLOB",
-              help="Automatic judges (globs). Default: every automatic judge. Repeatable.")
-@click.option("--k", default=1000, show_default=True, type=RESAMPLES,
-              help="Bootstrap resamples of items (intervals) and permutations (the permutation test).")
-@click.option("--alpha", default=0.05, show_default=True, type=ALPHA)
-@click.option("--seed", default=0, show_default=True, type=SEED)
-@click.option("--test", type=LazyChoice("metaeval.analyses.stats.vocabulary:JUDGE_TESTS"), default="permutation",
-              show_default=True, help="The judge-vs-judge test the significance clusters rest on (both are stored).")
-@click.option("--correction", type=LazyChoice("metaeval.analyses.stats.vocabulary:CORRECTIONS"), default="holm",
-              show_default=True, help="Multiple-comparison correction over the pairs of judges.")
-@click.option("--cluster-rule", type=LazyChoice("metaeval.analyses.stats.vocabulary:CLUSTER_RULES"), default="any",
-              show_default=True, help="Significance clusters: a new cluster at the first judge beaten by any "
-                                      "(any) or by all (strict) of the current cluster.")
-@click.option("--ridge", default=0.01, show_default=True, type=click.FloatRange(0, min_open=True),
-              help="Bradley-Terry prior: the penalty (ridge/2) * sum of squared log-strengths.")
-@subset_options(by=True)
-@click.option("--force", is_flag=True, help="Recompute even what is up to date.")
+@options_of("judges")
 @fmt_option()
 @layout_option
 @click.pass_obj
@@ -64,12 +44,17 @@ def judges(obj: Context, dataset, humans, judge_globs, k, alpha, seed, test, cor
 
             signed = {subset: signatures.table_signature(wh, part)
                       for subset, part in rows["judge_statistics"].groupby("subset", sort=False)}
+    from metaeval.analyses import paper_tables
+
+    stats = rows["judge_statistics"]
+    why = paper_tables.judges_undetermined(stats)
     if fmt in ("json", "csv"):
         from metaeval.cli.app import show_blocks
 
         show_blocks([(t, rows[t]) for t in runs.TABLES], fmt)
+        if why:
+            click.echo(f"clusters not determined: {why}", err=True)
         return
-    stats = rows["judge_statistics"]
     shown = stats[(["subset"] if (stats["subset"] != "").any() else []) + ["judge", "n", "cluster"]].copy()
     for name in ("accuracy", "accuracy_ab", "accuracy_ba", "both_correct", "position_consistency",
                  "first_position_rate", "tie_rate", "kappa", "kendall"):
@@ -83,7 +68,6 @@ def judges(obj: Context, dataset, humans, judge_globs, k, alpha, seed, test, cor
     show(shown, "table")
     click.echo(f"\nintervals: {confidence} percentile bootstrap over items (k={k}, seed={seed}); clusters by accuracy "
                f"from the {test} test, {correction}-corrected over the pairs of judges")
-    why = _undetermined(stats)
     if why:
         click.echo(f"clusters not determined: {why}")
     tests = rows["judge_tests"]
@@ -106,7 +90,6 @@ def _paper(stats, fmt: str, layout: str, signed: dict, *, dataset, human, confid
     significance cluster in bold (LaTeX, or markdown that agrees with it)."""
     from metaeval.analyses import paper_tables
 
-    why = _undetermined(stats)
     for i, (subset, part) in enumerate(stats.groupby("subset", sort=False)):
         caption = (f"Automatic judges of {dataset}{f' (items {subset})' if subset else ''} against the majority of "
                    f"{human}: accuracy (each order ab / ba and overall), both orders correct, position consistency, "
@@ -114,7 +97,6 @@ def _paper(stats, fmt: str, layout: str, signed: dict, *, dataset, human, confid
                    f"first-position and tie rates; {confidence} percentile bootstrap intervals over items (k={k}, "
                    f"seed={seed}); accuracy's clusters (cl.) from the {test} test, {correction}-corrected over the "
                    f"pairs of judges, alpha={alpha:g}, cluster rule {cluster_rule}"
-                   + (f" (clusters not determined: {why})" if why else "")
                    + (f"; signature {signed[subset]}" if signed.get(subset) else "") + ".")
         ranking = paper_tables.judges_ranking(part, confidence=1 - alpha)
         if i:
@@ -130,16 +112,6 @@ def _ci(v, lo, hi) -> str:
     if lo is None or hi is None or (isinstance(lo, float) and (math.isnan(lo) or math.isnan(hi))):
         return f"{v:.3f}"
     return f"{v:.3f} [{lo:.3f}, {hi:.3f}]"
-
-
-def _undetermined(stats) -> str | None:
-    import json
-
-    for c in stats["conventions"]:
-        why = (json.loads(c) if isinstance(c, str) else c).get("clusters", {}).get("why_undetermined")
-        if why:
-            return why
-    return None
 
 
 COMMANDS = [judges]

@@ -6,22 +6,17 @@ import json
 
 import click
 
-from metaeval.cli.app import ALPHA, RESAMPLES, Context, layout_option
+from metaeval.cli.app import Context, layout_option
+from metaeval.cli.families import options_of
 
 
 
 @click.command("rank-tasks")
-@click.option("--task", "tasks", multiple=True, required=True, metavar="DATASET:HUMAN:LEVEL:COEFFICIENT[:WEIGHT]",
-              help="One task (repeat): e.g. wmt23-en-de:mqm.seg:summary:acc-23[tie-calibrated]:1.")
-@click.option("--metric", "metrics", multiple=True, metavar="GLOB",
-              help="Metrics (globs); only those present in every task are ranked. Default: all.")
-@click.option("--k", default=1000, show_default=True, type=RESAMPLES, help="Permutations.")
-@click.option("--seed", default=0, show_default=True, type=click.IntRange(0), help="Seed of the permutations.")
-@click.option("--alpha", default=0.05, show_default=True, type=ALPHA)
+@options_of("rank-tasks", skip=("force",))
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown", "latex"]), default="text",
               show_default=True)
 @layout_option
-@click.option("--force", is_flag=True, help="Recompute even what is up to date.")
+@options_of("rank-tasks", "force")
 @click.pass_obj
 def rank_tasks(obj: Context, tasks, metrics, k, seed, alpha, fmt, layout, force):
     """Rank metrics over several tasks: each task's correlation, the weighted average of the

@@ -8,47 +8,13 @@ from typing import TYPE_CHECKING
 
 import click
 
-from metaeval.cli.app import (ALPHA, RESAMPLES, Context, FiniteFloatRange, LazyChoice,
-                              _resampling_options, fmt_option, interrupted, is_text, layout_option, show, show_blocks,
-                              report_run, subset_options, system_inputs_option)
+from metaeval.cli.app import (Context, fmt_option, interrupted, is_text, layout_option, report_run, show,
+                              show_blocks)
+from metaeval.cli.families import options_of
 from metaeval.cli.progress import terminal_progress
 
 if TYPE_CHECKING:  # annotations only (a light start-up for `--help`)
     import pandas as pd
-
-
-def _options(*decorators):
-    def apply(f):
-        for decorator in reversed(decorators):
-            f = decorator(f)
-        return f
-    return apply
-
-
-_metrics = click.option("--metric", "metrics", multiple=True, metavar="GLOB",
-                        help="Metrics (globs over automatic measures). Default: all. Repeatable.")
-_force = click.option("--force", is_flag=True, help="Recompute even what is up to date.")
-_scope = _options(
-    click.option("--dataset", required=True, help="Dataset to analyse."),
-    click.option("--human", required=True, help="The human judgment, e.g. expert.relevance."),
-    _metrics,
-)
-_compute = _options(
-    click.option("--jobs", default=1, show_default=True, type=click.IntRange(1), help="Worker processes."),
-    _force,
-)
-_tests_read = _options(
-    click.option("--level", "levels", multiple=True, type=LazyChoice("metaeval.analyses.stats.vocabulary:LEVELS"),
-                 help="Correlation level(s) of the tests. Default: all three."),
-    click.option("--coefficient", "coefficients", multiple=True, type=LazyChoice("metaeval.analyses.stats.vocabulary:COEFFICIENTS"),
-                 help="Coefficient(s) of the tests. Default: all three."),
-    click.option("--method", type=LazyChoice("metaeval.analyses.stats.vocabulary:TEST_METHODS"), default="perm-both", show_default=True,
-                 help="The `metaeval compare` test whose rows are read."),
-    click.option("--alpha", default=0.05, show_default=True, type=ALPHA,
-                 help="winners: a beats b when p_adjusted <= alpha; replicability: level of the "
-                      "partial-conjunction tests."),
-    _force,
-)
 
 
 def _run_analyses(obj: Context, call, shows, fmt: str = "text") -> None:
@@ -78,31 +44,7 @@ def _run_analyses(obj: Context, call, shows, fmt: str = "text") -> None:
 
 
 @click.command("accuracy")
-@_scope
-@click.option("--level", "levels", multiple=True, type=LazyChoice("metaeval.analyses.ranking:ACCURACY_LEVELS"),
-              help="system: pairs of system means (macro); micro: pairs of systems within each input, "
-                   "pooled. Default: both.")
-@click.option("--coefficient", "coefficients", multiple=True, type=LazyChoice("metaeval.analyses.stats.vocabulary:COEFFICIENTS"),
-              help="Coefficient(s) of the per-input significance counts. Default: all three.")
-@click.option("--alpha", default=0.05, show_default=True, type=ALPHA,
-              help="Significance level of the per-input correlations.")
-@click.option("--alternative", type=LazyChoice("metaeval.runs.ranking:ALTERNATIVES"), default="two-sided",
-              show_default=True, help="Alternative of the per-input correlation tests (scipy).")
-@click.option("--metric-tolerance", default=0.0, show_default=True, type=FiniteFloatRange(0),
-              help="Metric differences with |d| <= this are ties (metric units; 0: exact ties only).")
-@click.option("--human-tolerance", default=0.0, show_default=True, type=FiniteFloatRange(0),
-              help="Human differences with |d| <= this are ties (0: exact ties only).")
-@click.option("--soft", is_flag=True,
-              help="Soft pairwise accuracy instead (Thompson et al. 2024, WMT24): table soft_pairwise_accuracy.")
-@system_inputs_option
-@click.option("--delta-bins", type=click.IntRange(1), default=None, metavar="Q",
-              help="Also the accuracy and Kendall's tau within Q quantile bins of the system pairs' human "
-                   "difference, closest pairs first (Deutsch, Dror & Roth 2022): table delta_bin_accuracy.")
-@click.option("--k", default=1000, show_default=True, type=RESAMPLES, help="--soft: permutations.")
-@click.option("--seed", default=4, show_default=True, type=click.IntRange(0),
-              help="--soft: seed of the permutations (4: mt-metrics-eval's default draw).")
-@_compute
-@subset_options()
+@options_of("accuracy")
 @fmt_option()
 @click.pass_obj
 def accuracy(obj, dataset, human, metrics, levels, coefficients, alpha, alternative, metric_tolerance,
@@ -166,12 +108,7 @@ def accuracy(obj, dataset, human, metrics, levels, coefficients, alpha, alternat
 
 
 @click.command("systems-agreement")
-@_scope
-@click.option("--test", "tests", multiple=True, type=LazyChoice("metaeval.analyses.ranking:PAIR_TESTS"),
-              help="Paired two-sided test of each pair of systems over the inputs. Default: all three.")
-@click.option("--alpha", default=0.05, show_default=True, type=ALPHA)
-@_resampling_options
-@_compute
+@options_of("systems-agreement")
 @fmt_option()
 @click.pass_obj
 def systems_agreement(obj, dataset, human, metrics, tests, alpha, k, seed, jobs, force, fmt):
@@ -196,18 +133,7 @@ def systems_agreement(obj, dataset, human, metrics, tests, alpha, k, seed, jobs,
 
 
 @click.command("winners")
-@_scope
-@_tests_read
-@click.option("--alternative", type=LazyChoice("metaeval.runs.ranking:ALTERNATIVES"), default="two-sided",
-              show_default=True, help="The alternative of the tests read (the default of compare and evaluate).")
-@click.option("--correction", type=LazyChoice("metaeval.analyses.stats.vocabulary:CORRECTIONS"), default="holm",
-              show_default=True, help="The correction of the tests read.")
-@click.option("--correction-group", type=LazyChoice("metaeval.analyses.stats.vocabulary:CORRECTION_GROUPS"), default="metric", show_default=True,
-              help="The correction family of the tests read.")
-@click.option("--cluster-rule", type=LazyChoice("metaeval.analyses.stats.vocabulary:CLUSTER_RULES"), default="any", show_default=True,
-              help="any: a new cluster starts at the first metric significantly outperformed by any metric of the "
-                   "current cluster (mt-metrics-eval); strict: only where every metric above beats every metric "
-                   "below.")
+@options_of("winners")
 @fmt_option()
 @layout_option
 @click.pass_obj
@@ -239,12 +165,12 @@ def winners(obj, dataset, human, metrics, levels, coefficients, method, alternat
         show(_shown(frame, fmt, []), fmt)
         return
     if not is_text(fmt):
-        from metaeval.analyses import ranking, tables
+        from metaeval.analyses import ranking_tables, ranking
 
         caption = (f"Significance clusters of the correlation with {human} on {dataset}: {method} tests "
                    f"({alternative}), correction {correction} per {correction_group}, alpha={alpha:g}; clusters (cl.): "
                    f"{ranking.CLUSTER_RULE_TEXT[cluster_rule]}.")
-        r = tables.Ranking(frame.sort_values(["rank"], na_position="last", kind="stable"))
+        r = ranking_tables.Ranking(frame.sort_values(["rank"], na_position="last", kind="stable"))
         click.echo(r.latex(caption, layout) if fmt == "latex" else r.markdown(caption), nl=False)
         return
     ranked = frame[frame["status"] != "undefined"]
@@ -280,18 +206,7 @@ def _winners_notes(frame: pd.DataFrame) -> list[str]:
 
 
 @click.command("replicability")
-@click.option("--dataset", "datasets", multiple=True, required=True,
-              help="A dataset; name two or more, each followed by its --human.")
-@click.option("--human", "humans", multiple=True, required=True,
-              help="The human judgment of each --dataset, in the same order (one for all if given once).")
-@_metrics
-@_tests_read
-@click.option("--alternative", type=LazyChoice("metaeval.runs.ranking:ALTERNATIVES"), default="greater",
-              show_default=True, help="The alternative of the tests read: a replicated claim is directional "
-                                      "(run compare with --alternative greater for it).")
-@click.option("--pc-method", "pc_methods", multiple=True, type=LazyChoice("metaeval.analyses.ranking:PC_METHODS"),
-              help="Partial-conjunction combination: bonferroni (any dependence) or fisher (independent "
-                   "datasets). Default: both.")
+@options_of("replicability")
 @fmt_option()
 @click.pass_obj
 def replicability(obj, datasets, humans, metrics, levels, coefficients, method, alternative, alpha, force,

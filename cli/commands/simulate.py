@@ -6,29 +6,9 @@ from __future__ import annotations
 
 import click
 
-from metaeval.cli.app import (ALPHA, Context, Group, LazyChoice, _resampling_options, interrupted,
-                              scheduler_option, show, system_inputs_option)
+from metaeval.cli.app import Context, Group, interrupted, show
+from metaeval.cli.families import options_of
 from metaeval.cli.progress import terminal_progress
-
-
-
-
-def _common(f):
-    for decorator in reversed([
-        click.option("--dataset", required=True, help="Dataset to simulate on."),
-        click.option("--human", required=True, help="The human judgment, e.g. litepyramid.recall."),
-        click.option("--level", "levels", multiple=True, type=LazyChoice("metaeval.analyses.stats.vocabulary:LEVELS"),
-                     help="Correlation level(s). Default: system, summary (the paper's). Repeatable."),
-        click.option("--trials", default=1000, show_default=True, type=click.IntRange(1)),
-        click.option("--alpha", default=0.05, show_default=True, type=ALPHA,
-                     help="CI level 1 - alpha (coverage); significance level (power)."),
-        system_inputs_option,
-        click.option("--jobs", default=1, show_default=True, type=click.IntRange(1), help="Worker processes."),
-        scheduler_option,
-        click.option("--force", is_flag=True, help="Recompute even what is up to date."),
-    ]):
-        f = decorator(f)
-    return _resampling_options(f)
 
 
 def _report(table: str, summary) -> None:
@@ -56,13 +36,7 @@ def simulate():
 
 
 @simulate.command("coverage")
-@_common
-@click.option("--metric", "metrics", multiple=True, required=True, metavar="GLOB",
-              help="Metric(s) whose CIs are simulated (globs over automatic measures). Repeatable.")
-@click.option("--coefficient", "coefficients", multiple=True, type=LazyChoice("metaeval.analyses.stats.vocabulary:COEFFICIENTS"),
-              help="Coefficient(s). Default: all three. Repeatable.")
-@click.option("--method", "methods", multiple=True, type=LazyChoice("metaeval.analyses.simulation:CI_METHODS"),
-              help="CI method(s), as `metaeval ci`. Default: all four. Repeatable.")
+@options_of("simulate-coverage")
 @click.pass_obj
 def coverage(obj: Context, dataset, human, levels, trials, alpha, system_inputs, jobs, force, k, seed, metrics,
              coefficients, methods):
@@ -82,18 +56,7 @@ def coverage(obj: Context, dataset, human, levels, trials, alpha, system_inputs,
 
 
 @simulate.command("power")
-@_common
-@click.option("--rouge-variant", "variant", type=LazyChoice("metaeval.runs.simulation:ROUGE_VARIANTS"), default="recall",
-              show_default=True,
-              help="ROUGE-1 statistic compared with R_k (the paper: recall on REALSumm, f1 on SummEval).")
-@click.option("--proportions", default=None, metavar="LIST",
-              help="Comma-separated shares of each candidate's tokens R_k keeps. "
-                   "Default: 0.05, 0.1, 0.2, ..., 0.9, 1.0 (the paper's).")
-@click.option("--coefficient", "coefficients", multiple=True, type=LazyChoice("metaeval.analyses.stats.vocabulary:COEFFICIENTS"),
-              default=("pearson",), show_default=True, help="Coefficient(s). Repeatable.")
-@click.option("--method", "methods", multiple=True, type=LazyChoice("metaeval.analyses.simulation:TEST_METHODS"),
-              help="Test(s), as `metaeval compare`. Default: williams, boot-both, perm-both (the paper's). "
-                   "Repeatable.")
+@options_of("simulate-power")
 @click.pass_obj
 def power(obj: Context, dataset, human, levels, trials, alpha, system_inputs, jobs, force, k, seed, variant,
           proportions, coefficients, methods):
@@ -120,10 +83,7 @@ def power(obj: Context, dataset, human, levels, trials, alpha, system_inputs, jo
 
 
 @click.command("normality")
-@click.option("--dataset", required=True)
-@click.option("--measure", "measures", multiple=True, metavar="GLOB",
-              help="Measures to test (globs). Default: all. Repeatable.")
-@click.option("--force", is_flag=True, help="Recompute even what is up to date.")
+@options_of("normality")
 @click.pass_obj
 def normality(obj: Context, dataset, measures, force):
     """Shapiro-Wilk normality of the system means, and the percent of inputs whose scores fail

@@ -1,0 +1,356 @@
+"""The one conclusion layer: every verdict drawn from a family of tests, decided here once.
+
+Pure functions, no database. A *family* is the tests one multiple-comparison correction is
+applied over (compare: a level and coefficient, and a metric_a with the correction group
+"metric"; detection: a group and statistic, and a metric_a; judges: every pair of judges, per
+test). Every family -- compare, winners and evaluate, detection, judges, the paper tables --
+calls these functions; none writes its own rule.
+
+The rules
+---------
+1. **Adjusted p** (:func:`decide`): the correction over the family's *defined* p-values
+   (:func:`metaeval.analyses.stats.multiple.correct_pvalues`; NaN: undefined, not counted in m).
+2. **Resolution** (:func:`decide`): a family of m tests whose p-values take ``formula`` with k
+   resamples can reach significance only when its smallest attainable p (1/(k+1) for
+   (1 + b)/(k + 1), 1/k for count/k, 0 for an exact test) is at or below the largest raw p the
+   correction can declare significant (alpha; alpha/m for Bonferroni and Holm):
+   :func:`metaeval.analyses.stats.resolution.family_resolution`. A family that cannot resolve has
+   **no** significant test, whatever its p-values say.
+3. **A test's own floor** (:func:`pvalue_floor`): a test whose p counts only ``n_valid`` defined
+   resamples (p = count / n_valid; (1 + count) / (1 + n_valid)) says no more than its own
+   resolution 1/n_valid (1/(n_valid + 1)): it must reach the family's threshold on its own (as
+   the family's k must). A test on few observations cannot go below its exact floor
+   (``data_floors``: 2^(1-n) for a sign-flip test on n items, :func:`sign_flip_floor`; 2^(1-d)
+   for an exact McNemar test with d discordant pairs, :func:`mcnemar_floor`); above the
+   threshold of its most favourable position (alpha; alpha/m for Bonferroni) it cannot be
+   significant whatever its data. A test is *evidence* when both floors pass.
+4. **Significant** (:func:`decide`): adjusted p <= alpha, the family resolvable, the test evidence.
+5. **Cannot resolve** (:func:`cannot_resolve`, :func:`stored_note` for stored rows): one line,
+   containing ``cannot resolve`` and the ``k >= N`` that would, said in every output format of a
+   family that cannot.
+6. **Clusters and winners** (:func:`clusters`): mt-metrics-eval's AssignRanks (``any``) or the
+   strict partition, by :func:`metaeval.analyses.ranking.pairwise_beats` and
+   :func:`~metaeval.analyses.ranking.significance_clusters`, only from a *complete, resolvable*
+   family: a family that cannot resolve has no cluster and no winner (NaN / NULL), and a pair
+   whose test is not evidence counts as untested (no clusters while one is).
+7. **Bold** (:func:`bold_cells`): per column, the top cluster where the column has clusters;
+   nothing where its family cannot resolve; elsewhere the highest defined value (every tied one);
+   never an undefined value.
+8. **Printed p-values** (:func:`p_text`): never finer than the test's resolution: a p below its
+   floor (a count/k p of 0) prints as ``<floor`` (k = 50: ``<0.02``), an adjusted one as
+   ``<`` the floor times the correction's factor (m for Bonferroni, Holm and BH, capped at 1);
+   exact tests print normally (3 decimals; ``<0.001`` below them).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from metaeval.analyses import ranking as rk
+from metaeval.analyses.stats.multiple import correct_pvalues
+from metaeval.analyses.stats.resolution import PVALUE_FORMULAS, Resolution, family_resolution, pvalue_resolution
+from metaeval.analyses.stats.validation import alpha_iv, correction_iv
+
+#: Decimals of a printed p-value.
+P_DIGITS = 3
+
+
+# --- one test ---------------------------------------------------------------------------------------
+def pvalue_floor(formula: str, k: int | None = None, n_valid: int | None = None, data_floor: float = 0.0) -> float:
+    """The smallest p-value this one test could report: its resampling resolution at ``n_valid``
+    defined resamples (else at ``k``; :func:`~metaeval.analyses.stats.resolution.pvalue_resolution`),
+    or at least ``data_floor`` (the exact floor its observations allow); 0 for an exact test
+    without a data floor. No resample (``n_valid`` 0) or no k: infinite (it resolves nothing)."""
+    if formula not in PVALUE_FORMULAS:
+        raise ValueError(f"`formula` must be one of {list(PVALUE_FORMULAS)}; got {formula!r}.")
+    if formula == "parametric":
+        own = 0.0
+    else:
+        drawn = n_valid if n_valid is not None else k
+        if drawn is None or _nan(drawn) or int(drawn) < 1:
+            return math.inf
+        own = pvalue_resolution(formula, int(drawn))
+    return max(own, float(data_floor or 0.0))
+
+
+def sign_flip_floor(n: int) -> float:
+    """The exact floor of a two-sided sign-flip test on ``n`` paired observations: the identity
+    and the full flip both reach |T|, so p >= 2 / 2^n (1 for n <= 1)."""
+    return 1.0 if n <= 1 else min(1.0, 2.0 ** (1 - int(n)))
+
+
+def mcnemar_floor(discordant: int) -> float:
+    """The exact floor of a two-sided exact McNemar test with ``discordant`` = b + c pairs:
+    p = min(1, 2 P[Binom(d, 1/2) <= min(b, c)]) >= 2^(1-d) (1 without a discordant pair)."""
+    return 1.0 if discordant <= 0 else min(1.0, 2.0 ** (1 - int(discordant)))
+
+
+# --- a family ---------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class FamilyVerdict:
+    """What :func:`decide` concluded of one family (arrays in the tests' order).
+
+    ``adjusted``: corrected p (NaN where p is undefined); ``significant``: rule 4; ``evidence``:
+    the test's own floor reaches the threshold (rule 3); ``defined``: p defined; ``size``: the
+    defined p-values corrected together; ``resolution``: the family's
+    :class:`~metaeval.analyses.stats.resolution.Resolution` (None: no resampling k known, or no
+    defined test when ``empty_resolves``)."""
+
+    adjusted: np.ndarray
+    significant: np.ndarray
+    evidence: np.ndarray
+    defined: np.ndarray
+    size: int
+    resolution: Resolution | None
+
+    @property
+    def resolvable(self) -> bool:
+        """False only when the family's resolution is known and cannot reach the threshold."""
+        return self.resolution is None or self.resolution.resolvable
+
+    def note(self, what: str = "") -> str | None:
+        """The one "cannot resolve" line (:func:`cannot_resolve`), None when it can."""
+        return None if self.resolvable else cannot_resolve(self.resolution, what)
+
+
+def decide(pvalues: npt.ArrayLike, *, formula: str, k: int | None, correction: str, alpha: float,
+           n_valid: npt.ArrayLike | None = None, data_floors: npt.ArrayLike | None = None,
+           min_size: int = 0) -> FamilyVerdict:
+    """Rules 1-4 over one family: the raw ``pvalues`` (NaN: undefined) of tests whose p-values
+    take ``formula`` (``"add-one"``, ``"count"``, ``"parametric"``) with ``k`` resamples (the
+    most any drew), the ``correction`` at level ``alpha``; ``n_valid`` (per test, None or NaN
+    entries: all k) and ``data_floors`` (per test) give each test's own floor (:func:`pvalue_floor`).
+
+    The family's resolution is over its m defined tests -- ``max(m, min_size)`` with
+    ``min_size`` 1 (a family of none still says whether one test could); with ``min_size`` 0 and
+    no defined test, None."""
+    p = np.asarray(pvalues, dtype=np.float64).reshape(-1)
+    correction, alpha = correction_iv(correction), alpha_iv(alpha)
+    if formula not in PVALUE_FORMULAS:
+        raise ValueError(f"`formula` must be one of {list(PVALUE_FORMULAS)}; got {formula!r}.")
+    for name, values in (("n_valid", n_valid), ("data_floors", data_floors)):
+        if values is not None and len(values) != p.size:
+            raise ValueError(f"`{name}` must have one entry per p-value ({p.size}); got {len(values)}.")
+    defined = ~np.isnan(p)
+    m = int(defined.sum())
+    adjusted = correct_pvalues(p, correction) if p.size else p.copy()
+    size = max(m, int(min_size))
+    resolution = None
+    if size and (formula == "parametric" or k is not None):
+        resolution = family_resolution(formula, None if formula == "parametric" else int(k), correction, size, alpha)
+    needed = resolution.needed_p if resolution is not None else None
+    nv = [None] * p.size if n_valid is None else list(n_valid)
+    own = np.array([pvalue_floor(formula, k, _int_or_none(v)) if formula != "parametric" and k is not None else 0.0
+                    for v in nv])
+    # a resampling floor must reach the family's threshold (a p of 0 is the family's first rejection);
+    # a data floor above the threshold of the most favourable position cannot be significant anyway
+    best = alpha / max(size, 1) if correction == "bonferroni" else alpha
+    floors = np.zeros(p.size) if data_floors is None else np.asarray(data_floors, dtype=np.float64).reshape(-1)
+    evidence = ((own <= needed) if needed is not None else np.ones(p.size, bool)) & (floors <= best)
+    resolvable = resolution is None or resolution.resolvable
+    significant = defined & (np.nan_to_num(adjusted, nan=np.inf) <= alpha) & resolvable & evidence
+    return FamilyVerdict(adjusted, significant, evidence, defined, m, resolution)
+
+
+def own_floor_reaches(formula: str, n_valid: Sequence, correction: str, family_size: Sequence,
+                      alpha: float) -> np.ndarray:
+    """Rule 3 on stored rows (read again at another ``alpha``, as winners does): whether each
+    test's own floor (:func:`pvalue_floor` at its ``n_valid`` resamples; an unknown n_valid passes)
+    reaches its family's threshold (:func:`~metaeval.analyses.stats.resolution.correction_threshold`
+    of ``correction`` over ``family_size`` tests at ``alpha``)."""
+    from metaeval.analyses.stats.resolution import correction_threshold
+
+    out = []
+    for nv, m in zip(n_valid, family_size):
+        nv, m = _int_or_none(nv), _int_or_none(m)
+        if formula == "parametric" or nv is None:
+            out.append(True)
+            continue
+        out.append(pvalue_floor(formula, None, nv) <= correction_threshold(correction, max(m or 1, 1), alpha))
+    return np.array(out, dtype=bool)
+
+
+def rows_reach_own_floor(rows: pd.DataFrame, formula: str, correction: str, alpha: float) -> np.ndarray:
+    """:func:`own_floor_reaches` of stored test rows (``family_size``, and ``n_valid`` or the
+    conventions' ``n_valid_samples``) of a ``count`` formula (the paired bootstrap tests); every
+    row passes for the other formulas (their p counts every resample), and a sequential row
+    (``risk`` set: its decision is certified by its own procedure, on its valid resamples)."""
+    if formula != "count" or rows.empty:
+        return np.ones(len(rows), bool)
+    sequential = rows["risk"].notna().to_numpy() if "risk" in rows.columns else np.zeros(len(rows), bool)
+    if "n_valid" in rows.columns:
+        n_valid = list(rows["n_valid"])
+    elif "conventions" in rows.columns:
+        import json
+
+        n_valid = [(json.loads(c) if isinstance(c, str) else (c or {})).get("n_valid_samples") for c in rows["conventions"]]
+    else:
+        return np.ones(len(rows), bool)
+    return own_floor_reaches(formula, n_valid, correction, list(rows["family_size"]), alpha) | sequential
+
+
+def cannot_resolve(resolution: Resolution, what: str = "") -> str:
+    """The one line a family that cannot resolve says, in every output format
+    (:meth:`~metaeval.analyses.stats.resolution.Resolution.text`: it contains ``cannot resolve``
+    and the ``k >= N`` that would), after ``what`` (which family, e.g. ``the permutation tests``)."""
+    return f"{what}: {resolution.text()}" if what else resolution.text()
+
+
+def stored_note(conventions: dict | str | None, correction: str, alpha: float, what: str = "") -> str | None:
+    """:func:`cannot_resolve` of the resolution a stored test row recorded in its conventions
+    (``resolution``: :meth:`Resolution.as_dict`) with the row's ``correction`` and ``alpha``;
+    None when it resolves or says nothing."""
+    if isinstance(conventions, str):
+        import json
+
+        conventions = json.loads(conventions)
+    r = (conventions or {}).get("resolution") if isinstance(conventions, dict) else None
+    if not r or r.get("resolvable", True):
+        return None
+    if not {"pvalue_formula", "family_tests", "smallest_p", "needed_p"} <= set(r):
+        return f"{what}: " * bool(what) + f"the tests cannot resolve at k={r.get('k')}: no test can be significant"
+    res = Resolution(r["pvalue_formula"], r.get("k"), correction, int(r["family_tests"]), float(alpha),
+                     float(r["smallest_p"]), float(r["needed_p"]), False, r.get("k_needed"))
+    return cannot_resolve(res, what)
+
+
+# --- clusters and winners ---------------------------------------------------------------------------
+def clusters(scores: npt.ArrayLike, a: npt.ArrayLike, b: npt.ArrayLike, delta: npt.ArrayLike,
+             significant: npt.ArrayLike, *, alternative: str = "two-sided", rule: str = "any",
+             names: Sequence[str] | None = None, evidence: npt.ArrayLike | None = None,
+             note: str | None = None) -> tuple[rk.ClusterResult, np.ndarray, np.ndarray]:
+    """Rule 6: (ClusterResult, beats, tested) of n items scored ``scores`` from their test rows
+    (``a[r]``, ``b[r]``: indices; ``delta``, ``significant`` per row), by
+    :func:`metaeval.analyses.ranking.pairwise_beats` and
+    :func:`~metaeval.analyses.ranking.significance_clusters` (``rule`` ``any``: mt-metrics-eval's
+    AssignRanks; ``strict``). A row that is not ``evidence`` (rule 3) counts as untested, so the
+    clusters are not given while it is; ``note`` (a family that cannot resolve: :func:`cannot_resolve`)
+    gives no cluster and no winner at all, ``why`` saying so."""
+    s = np.asarray(scores, dtype=np.float64)
+    n = s.size
+    a, b = np.asarray(a, int).reshape(-1), np.asarray(b, int).reshape(-1)
+    if a.size:
+        keep = np.ones(a.size, bool) if evidence is None else np.asarray(evidence, bool).reshape(-1)
+        beats, tested = rk.pairwise_beats(n, a[keep], b[keep], np.asarray(delta, float).reshape(-1)[keep],
+                                          np.asarray(significant, bool).reshape(-1)[keep], alternative, s)
+    else:
+        beats, tested = np.zeros((n, n), bool), np.zeros((n, n), bool)
+    result = rk.significance_clusters(s, beats, rule=rule, tested=tested, names=names)
+    if not result.determined and a.size and not keep.all():
+        result = dataclasses.replace(result, why=f"{result.why}: {int((~keep).sum())} of the tests cannot reach "
+                                                 "significance on their data (too few observations or valid "
+                                                 "resamples) and count as not run")
+    if note is not None:
+        result = unresolved(result, note)
+    return result, beats, tested
+
+
+def unresolved(result: rk.ClusterResult, note: str) -> rk.ClusterResult:
+    """``result`` with no cluster and no winner status (a family that cannot resolve), ``why`` the note."""
+    n = result.rank.size
+    return rk.ClusterResult(result.rank, np.full(n, np.nan), np.zeros(n, bool), result.n_beaten_by, result.undefined,
+                            np.zeros(n, bool), False, note, result.conventions)
+
+
+# --- bold ---------------------------------------------------------------------------------------------
+def bold_cells(frame: pd.DataFrame, keys: Sequence[str] = ("level", "coefficient"), value: str = "correlation",
+               cluster: str = "cluster", unresolved: Sequence[tuple] = ()) -> pd.Series:
+    """Rule 7: which rows of ``frame`` are bold, per setting (``keys``): the top significance
+    cluster (``cluster`` 1) where the setting has clusters; none in a setting of ``unresolved``
+    (its family cannot resolve); else the highest ``value`` (every tied one); never an
+    undefined value."""
+    out = pd.Series(False, index=frame.index)
+    blocked = {tuple(s) for s in unresolved}
+    groups = frame.groupby(list(keys), sort=False, dropna=False) if keys else [((), frame)]
+    for setting, rows in groups:
+        setting = setting if isinstance(setting, tuple) else (setting,)
+        defined = rows[value].map(defined_value)
+        if not defined.any() or tuple(setting) in blocked:
+            continue
+        if cluster in rows and rows.loc[defined, cluster].map(defined_value).any():
+            out[rows.index] = defined & (rows[cluster] == 1)
+        else:
+            best = rows.loc[defined, value].astype(float).max()
+            out[rows.index] = defined & (rows[value] == best)
+    return out
+
+
+def defined_value(x) -> bool:
+    """Not None, NaN, NA or NaT."""
+    return x is not None and not (isinstance(x, float) and math.isnan(x)) and not pd.isna(x)
+
+
+# --- printed p-values -----------------------------------------------------------------------------------
+def adjusted_floor(floor: float, correction: str, m: int | None) -> float:
+    """The floor of a corrected p whose raw p is below ``floor``: ``floor`` times m (Bonferroni,
+    Holm, BH: each multiplies a p by at most m), capped at 1; ``floor`` without a correction."""
+    if correction == "none" or not m or _nan(m):
+        return floor
+    return min(1.0, floor * int(m))
+
+
+def p_text(p, floor: float = 0.0, digits: int = P_DIGITS, *, latex: bool = True) -> str:
+    """Rule 8: ``p`` with ``digits`` decimals; ``--`` if undefined; below its test's ``floor``
+    (a count/k p of 0 says only p < 1/k) ``<`` the floor, rounded up at ``digits`` and without
+    trailing zeros (k = 50: ``<0.02``); below what the digits show, ``<0.001``."""
+    if not defined_value(p):
+        return "--"
+    less = "$<$" if latex else "<"
+    p, floor = float(p), float(floor or 0.0)
+    if math.isfinite(floor) and floor > 0 and p < floor:
+        bound = max(math.ceil(floor * 10 ** digits - 1e-9) / 10 ** digits, 10 ** -digits)
+        return less + (f"{bound:.{digits}f}".rstrip("0").rstrip(".") if bound < 1 else "1")
+    if p < 0.5 * 10 ** -digits:
+        return less + f"{10 ** -digits:.{digits}f}"
+    return f"{p:.{digits}f}"
+
+
+def p_floors(formula: str, k, n_valid, correction: str, family_size) -> tuple[np.ndarray, np.ndarray]:
+    """Per row of stored tests (``k``, ``n_valid``, ``family_size``: sequences, None/NaN allowed):
+    (raw floor, adjusted floor) for :func:`p_text`; 0 for exact tests."""
+    raw = np.array([0.0 if formula == "parametric" else
+                    pvalue_floor(formula, _int_or_none(kk), _int_or_none(nv)) for kk, nv in zip(k, n_valid)])
+    raw = np.where(np.isinf(raw), 0.0, raw)
+    adj = np.array([adjusted_floor(f, correction, _int_or_none(m)) for f, m in zip(raw, family_size)])
+    return raw, adj
+
+
+def with_floors(tests: pd.DataFrame, formula: str, n_valid: Sequence | None = None) -> pd.DataFrame:
+    """Stored test rows (columns ``k`` or ``k_used``, ``family_size``, ``correction``) with the
+    floors their p-values print at (:func:`p_floors`): ``p_floor`` and ``p_adjusted_floor``;
+    ``n_valid`` per row (default: the ``n_valid`` column, else every resample valid)."""
+    if tests.empty:
+        return tests
+    k = tests["k_used"] if "k_used" in tests and tests["k_used"].notna().any() else tests.get("k", [None] * len(tests))
+    if n_valid is None:
+        n_valid = tests["n_valid"] if "n_valid" in tests else [None] * len(tests)
+    raw, adjusted = p_floors(formula, list(k), list(n_valid), str(tests["correction"].iloc[0]),
+                             list(tests["family_size"]) if "family_size" in tests else [None] * len(tests))
+    return tests.assign(p_floor=raw, p_adjusted_floor=adjusted)
+
+
+def printed_pvalues(tests: pd.DataFrame, formula: str, n_valid: Sequence | None = None, *,
+                    latex: bool = False) -> pd.DataFrame:
+    """The tests with ``p_value`` and ``p_adjusted`` as printed (:func:`p_text` at the floors of
+    :func:`with_floors`), for the text tables."""
+    if tests.empty:
+        return tests
+    floored = with_floors(tests, formula, n_valid)
+    return tests.assign(
+        p_value=[p_text(p, f, latex=latex) for p, f in zip(floored["p_value"], floored["p_floor"])],
+        p_adjusted=[p_text(p, f, latex=latex) for p, f in zip(floored["p_adjusted"], floored["p_adjusted_floor"])])
+
+
+def _nan(x) -> bool:
+    return x is None or (isinstance(x, (float, np.floating)) and math.isnan(x))
+
+
+def _int_or_none(x) -> int | None:
+    return None if x is None or _nan(x) or pd.isna(x) else int(x)

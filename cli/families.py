@@ -1,0 +1,125 @@
+"""The command line of the registered analysis families (:mod:`metaeval.runs.families`).
+
+:func:`options_of` turns a family's declared options into click options: the flag, the type
+(from the option's kind), the default, the help and the choices are read from the declaration,
+never restated here. A command keeps its own options that are not parameters of the analysis
+(``--format``, ``--layout``, ``--figure``, ...). :func:`command_of` generates the whole command
+of a family that has no hand-written one: its options, then ``compute``, then ``present``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import click
+
+from metaeval.cli import app
+from metaeval.errors import WarehouseError
+
+if TYPE_CHECKING:
+    from metaeval.runs.families import Family, Option
+
+
+def _type(option: Option):
+    """The click type of ``option``'s kind (None: click's string)."""
+    kind = option.kind
+    if kind == "int":
+        return click.INT if option.minimum is None and option.maximum is None else \
+            click.IntRange(option.minimum, option.maximum)
+    if kind == "float":
+        return app.FiniteFloatRange(option.minimum, option.maximum, min_open=option.open and option.minimum is not None,
+                                    max_open=option.open and option.maximum is not None)
+    if kind == "choice":
+        if isinstance(option.choices, str):
+            return app.LazyChoice(option.choices)
+        return click.Choice(option.choices)
+    return {"coefficient": app.CoefficientChoice() if kind == "coefficient" else None,
+            "resamples": app.RESAMPLES, "seed": app.SEED, "probability": app.ALPHA}.get(kind)
+
+
+def _checked(option: Option):
+    """A click callback running ``option.check`` (its error as the option's one line)."""
+    def callback(ctx, param, value):
+        if value is not None and value != ():
+            try:
+                option.check(value)
+            except WarehouseError as exc:
+                raise click.BadParameter(app.error_text(exc), ctx, param) from None
+        return value
+    return callback
+
+
+def click_option(option: Option):
+    """One click option from its declaration."""
+    decls = [f"{option.flag}/--no-{option.flag[2:]}" if option.kind == "switch" else option.flag, option.name]
+    kwargs = {"help": option.help, "required": option.required, "multiple": option.multiple,
+              "metavar": option.metavar}
+    if option.kind == "flag":
+        kwargs["is_flag"] = True
+    else:
+        kwargs["type"] = _type(option)
+    if option.default is not None and option.default is not False or option.kind == "switch":
+        kwargs["default"] = option.default
+    show = option.show_default
+    if show is None:
+        show = option.default not in (None, ()) and option.kind != "flag"
+    if show:
+        kwargs["show_default"] = True
+    if option.kind == "where":
+        kwargs["callback"] = app._parse_where
+    elif option.check is not None and option.kind in ("str", "int", "float"):
+        kwargs["callback"] = _checked(option)
+    return click.option(*decls, **{k: v for k, v in kwargs.items() if v is not None and v is not False
+                                   or k == "default"})
+
+
+def options_of(family: Family | str, *names: str, skip: tuple[str, ...] = ()):
+    """A decorator adding the click options of ``family``'s declared options (a family or its
+    name; only ``names`` if given, in that order; none of ``skip``), in the declared order; the
+    ``--scheduler`` of the executor follows ``--jobs``."""
+    if isinstance(family, str):
+        from metaeval.runs.families import FAMILIES
+
+        family = FAMILIES[family]
+    chosen = [family.option(n) for n in names] if names else [o for o in family.options if o.name not in skip]
+    decorators = []
+    for option in chosen:
+        decorators.append(click_option(option))
+        if option.name == "jobs":
+            decorators.append(app.scheduler_option)
+
+    def decorate(f):
+        for decorator in reversed(decorators):
+            f = decorator(f)
+        return f
+    return decorate
+
+
+def command_of(family: Family) -> click.Command:
+    """The generated command of ``family``: its declared options and ``--format``; it runs
+    :meth:`~metaeval.runs.families.Family.run` on the warehouse and prints
+    :meth:`~metaeval.runs.families.Family.present` of what it returned."""
+
+    @click.pass_obj
+    def run(obj: app.Context, fmt: str, **params):
+        with obj.open() as wh:
+            try:
+                outcome = family.run(wh, **params)
+            except KeyboardInterrupt as exc:
+                raise app.interrupted(exc, "the results finished so far are saved; "
+                                           "run the same command again to resume") from None
+        click.echo(family.present(outcome, fmt), nl=False)
+
+    doc = (type(family).__doc__ or "").strip()
+    text = doc if doc.startswith(family.summary) else f"{family.summary}\n\n{doc}".strip()
+    run = app.fmt_option()(run)
+    run = options_of(family)(run)
+    return click.command(family.name, help=text, short_help=family.summary)(run)
+
+
+def generated_commands(handwritten: set[str]) -> list[click.Command]:
+    """The commands of the registered families whose name is not in ``handwritten`` (a nested
+    command's path joined by ``-``: ``simulate-coverage``)."""
+    from metaeval.runs.families import FAMILIES
+
+    return [command_of(f) for name, f in FAMILIES.items() if name not in handwritten]

@@ -1,0 +1,309 @@
+"""The registry of analysis families: each declared once, with its options, tables and computation.
+
+After sacrebleu's ``METRICS`` registry and ``Metric`` base class, and mt-metrics-eval's ``Task``
+(which carries its parameters whole). A family is a subclass of :class:`Family`, registered
+with :func:`register`::
+
+    from metaeval.runs.families import DATASET, FORCE, HUMAN, K, SEED, Family, Option, register
+
+    @register
+    class SystemTests(Family):
+        name = "system-tests"               # the registry key = the command (Python: wh.system_tests)
+        summary = "Tests between systems."  # first line of --help and of the report section
+        tables = ("system_tests",)          # result tables it writes (latest view: latest_<table>)
+        tests_table = "system_tests"        # where its tests live (the conclusion layer), or None
+        options = (DATASET, HUMAN, Option("measure", required=True, help="..."), K, SEED, FORCE)
+
+        def compute(self, wh, **params):    # run (or reuse) and persist; the latest rows back
+            from metaeval.runs import system_tests_impl   # heavy imports inside (see below)
+            ...
+
+Every consumer reads the registry rather than naming families one by one: the command line
+builds each family's click options from its ``options`` (``metaeval.cli.families.options_of``:
+flags, types, defaults, help and choices are never restated) and generates the command of a
+family that has no hand-written one; ``Warehouse.<python name>(...)`` calls
+:meth:`Family.run` (``runs/api.py``); a test checks that the families' ``tables`` cover
+:data:`metaeval.schema.RESULT_TABLES` (every ``latest_*`` view) exactly once.
+
+:data:`FAMILIES` finds the families on first use: it imports every module of ``metaeval.runs``
+whose text has a line starting with ``@register`` (``runs/declarations.py`` declares the
+families that existed before the registry). The command line reads the registry when it
+starts, so a family module imports its computation (numpy, scipy, the engine) inside
+``compute``, never at its top: ``metaeval --help`` loads no analysis.
+
+This module is light and click-free: it imports nothing of ``analyses/`` at load time (choices
+given as ``"module:ATTR"`` are read on first use).
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, replace
+from typing import Any, ClassVar
+
+from metaeval.errors import Argument, Message, WarehouseError
+from metaeval.runs import parameters
+
+#: The kinds of option values (the command line maps each to its click type):
+#: str; int (``minimum``); float (finite; ``minimum``/``maximum``, ``open`` bounds); flag (a
+#: switch, False unless given); switch (``--x/--no-x``, the default given); choice (one of
+#: ``choices``); coefficient (a correlation coefficient, maybe with a tie threshold or a control);
+#: where (``ATTR=VALUE`` conditions, ANDed); resamples (1..K_MAX); seed (0..2**63-1);
+#: probability (0 < p < 1).
+KINDS = ("str", "int", "float", "flag", "switch", "choice", "coefficient", "where", "resamples", "seed",
+         "probability")
+
+
+@dataclass(frozen=True)
+class Option:
+    """One parameter of a family, declared once: its Python ``name`` (the keyword of
+    ``compute`` and of the ``Warehouse`` method), its ``default``, ``help``, ``kind``
+    (:data:`KINDS`), ``choices`` (a tuple, or ``"module:ATTR"`` read on first use),
+    ``multiple`` (repeatable; a tuple), ``required``, its command-line ``flag`` (default ``--``
+    + the name with ``-`` for ``_``), ``metavar``, and ``check(value)`` raising a
+    :class:`~metaeval.errors.WarehouseError` naming ``Argument(name, value)``."""
+
+    name: str
+    default: Any = None
+    help: str | None = None
+    kind: str = "str"
+    choices: tuple | str | None = None
+    multiple: bool = False
+    required: bool = False
+    flag: str | None = None
+    metavar: str | None = None
+    check: Callable[[Any], None] | None = None
+    minimum: float | None = None
+    maximum: float | None = None
+    open: bool = False                   # the bounds themselves excluded (float)
+    show_default: bool | None = None     # None: shown when there is a default (not for a flag)
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"option {self.name!r}: unknown kind {self.kind!r}; one of {', '.join(KINDS)}")
+        if self.flag is None:
+            object.__setattr__(self, "flag", "--" + self.name.replace("_", "-"))
+
+    def but(self, **changes) -> Option:
+        """This option with some fields changed (a family's own help text, default, ...)."""
+        return replace(self, **changes)
+
+    def choice_values(self) -> tuple | None:
+        """The choices, a ``"module:ATTR"`` source imported now."""
+        if isinstance(self.choices, str):
+            module, attr = self.choices.split(":")
+            return tuple(getattr(importlib.import_module(module), attr))
+        return self.choices
+
+    def value(self, given: Any = None) -> Any:
+        """``given`` checked (choices, ``check``), or the default when None (a tuple for a
+        repeatable option)."""
+        if given is None or (self.multiple and not given and not isinstance(given, str)):
+            if self.required:
+                raise WarehouseError(Message(Argument(self.name, placeholder=self.metavar or "VALUE"),
+                                             " is required"))
+            if self.kind == "where":
+                from metaeval.runs.selection import Subset
+
+                return Subset(self.default or ())
+            return self.default if not self.multiple else tuple(self.default or ())
+        if self.kind == "where":             # one type of subset, whatever shape it is given in
+            from metaeval.runs.selection import Subset
+
+            return Subset(given)
+        values = (given,) if not self.multiple or isinstance(given, str) else tuple(given)
+        choices = self.choice_values() if self.kind == "choice" else None
+        for v in values:
+            if choices is not None and v not in choices:
+                raise WarehouseError(Message("unknown ", Argument(self.name, v), f"; choose from {', '.join(choices)}"))
+        if self.check is not None:
+            self.check(values if self.multiple else given)
+        return values if self.multiple else given
+
+
+# --- the shared options, defined once -----------------------------------------------------------
+def _check_alpha(alpha: float) -> None:
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
+        raise WarehouseError(Message(Argument("alpha", alpha), " must be a number with 0 < alpha < 1"))
+
+
+def _check_seed(seed: int) -> None:
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= 2**63 - 1:
+        raise WarehouseError(Message(Argument("seed", seed), " must be an integer from 0 to 2**63 - 1"))
+
+
+_VOCABULARY = "metaeval.analyses.stats.vocabulary:"
+
+DATASET = Option("dataset", required=True, help="Dataset to analyse.")
+HUMAN = Option("human", required=True, help="The human judgment, e.g. expert.relevance.")
+METRICS = Option("metrics", multiple=True, flag="--metric", metavar="GLOB",
+                 help="Metrics (globs over automatic measures). Default: all. Repeatable.")
+LEVELS = Option("levels", kind="choice", choices=_VOCABULARY + "LEVELS", multiple=True, flag="--level",
+                help="Correlation level(s). Default: all three.")
+COEFFICIENTS = Option("coefficients", kind="coefficient", multiple=True, flag="--coefficient",
+                      help="Coefficient(s); kendall is tau-b; kendall-a, kendall-23 and acc-23 are the variants "
+                           "with ties of Deutsch et al. (2023). Default: pearson, spearman, kendall.")
+SYSTEM_INPUTS = Option("system_inputs", default=parameters.DEFAULT_SYSTEM_INPUTS, kind="choice",
+                       choices=_VOCABULARY + "SYSTEM_INPUTS", check=parameters.check_system_inputs,
+                       help="System level: a metric's system score averages every input it scored (all) or only "
+                            "the inputs the human judged (judged). Same when every scored input is judged.")
+K = Option("k", default=parameters.DEFAULT_K, kind="resamples", check=parameters.check_resamples, help="Resamples.")
+ALPHA = Option("alpha", default=parameters.DEFAULT_ALPHA, kind="probability", check=_check_alpha)
+SEED = Option("seed", default=parameters.DEFAULT_SEED, kind="seed", check=_check_seed,
+              help="Seed of the resampling; recorded with every row.")
+ALTERNATIVE = Option("alternative", default=parameters.DEFAULT_ALTERNATIVE, kind="choice",
+                     choices=_VOCABULARY + "ALTERNATIVES",
+                     help="H1 of each ordered pair (a, b): corr(a, human) != corr(b, human) (two-sided; the sign "
+                          "of delta says which is better), or > (greater), or < (less).")
+CORRECTION = Option("correction", default=parameters.DEFAULT_CORRECTION, kind="choice",
+                    choices=_VOCABULARY + "CORRECTIONS", help="Multiple-comparison correction.")
+CORRECTION_GROUP = Option("correction_group", default=parameters.DEFAULT_CORRECTION_GROUP, kind="choice",
+                          choices=_VOCABULARY + "CORRECTION_GROUPS",
+                          help="Family of the correction: the pairs of one metric_a (as in the paper), or all "
+                               "pairs; always within one level and coefficient.")
+WHERE = Option("where", kind="where", multiple=True, metavar="ATTR=VALUE",
+               help="Only the cells whose attribute ATTR (metaeval ingest attributes) is VALUE, e.g. split=test. "
+                    "Repeatable: every condition must hold (AND). Recorded as the rows' subset.")
+BY = Option("by", metavar="ATTR",
+            help="One result per value of the attribute ATTR (each the subset ATTR=value, with any --where), plus "
+                 "their unweighted macro average (subset ATTR=*).")
+FORCE = Option("force", default=False, kind="flag", help="Recompute even what is up to date.")
+JOBS = Option("jobs", default=1, kind="int", minimum=1, help="Worker processes.")
+
+
+# --- the families --------------------------------------------------------------------------------
+class Family:
+    """An analysis family (see the module docstring). Subclasses set the class attributes and
+    :meth:`compute`; :meth:`present` and :meth:`section` have defaults."""
+
+    name: ClassVar[str] = ""
+    summary: ClassVar[str] = ""
+    tables: ClassVar[tuple[str, ...]] = ()
+    tests_table: ClassVar[str | None] = None
+    options: ClassVar[tuple[Option, ...]] = ()
+    #: keywords ``compute`` takes besides the options, not declared as such (e.g. ``progress``)
+    run_keywords: ClassVar[tuple[str, ...]] = ("progress",)
+
+    @property
+    def python_name(self) -> str:
+        """The ``Warehouse`` method: the name with ``_`` for ``-``."""
+        return self.name.replace("-", "_")
+
+    def option(self, name: str) -> Option:
+        """The declared option ``name``."""
+        for option in self.options:
+            if option.name == name:
+                return option
+        raise KeyError(f"family {self.name!r} has no option {name!r}")
+
+    def parameters(self, *args, **given) -> dict[str, Any]:
+        """Every option's value (positional ``args`` in the declared order, then keywords),
+        checked, defaults filled; an unknown keyword is refused naming the family's options."""
+        names = [o.name for o in self.options]
+        if len(args) > len(names):
+            raise WarehouseError(f"{self.python_name}() takes at most {len(names)} positional arguments")
+        for name, value in zip(names, args):
+            if name in given:
+                raise WarehouseError(Message(Argument(name, value), f" is given twice to {self.python_name}()"))
+            given[name] = value
+        extra = {k: given.pop(k) for k in list(given) if k in self.run_keywords}
+        unknown = sorted(set(given) - set(names))
+        if unknown:
+            raise WarehouseError(Message(Argument(unknown[0], given[unknown[0]]),
+                                         f" is not a parameter of {self.name}; one of {', '.join(names)}"))
+        return {**{o.name: o.value(given.get(o.name)) for o in self.options}, **extra}
+
+    def run(self, wh, *args, **given):
+        """:meth:`compute` of the checked :meth:`parameters` (``Warehouse.<python name>``)."""
+        return self.compute(wh, **self.parameters(*args, **given))
+
+    def compute(self, wh, **params):
+        """Run (or reuse) and persist; the latest rows of the setting (a DataFrame, or
+        ``{table: rows}``)."""
+        raise NotImplementedError(f"family {self.name!r} has no compute")
+
+    def present(self, outcome, fmt: str) -> str:
+        """``outcome`` (what :meth:`compute` returned) as text in ``fmt``
+        (:func:`metaeval.analyses.tables.render`; several tables: ``render_blocks``)."""
+        from metaeval.analyses import tables
+
+        if isinstance(outcome, Mapping):
+            return tables.render_blocks(list(outcome.items()), fmt)
+        return tables.render(outcome, fmt)
+
+    def section(self, wh, dataset: str):
+        """The family's section of the report on ``dataset``, or None (the default)."""
+        return None
+
+
+_REGISTERED: dict[str, Family] = {}
+_PYTHON_NAME = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
+
+
+def register(cls: type[Family]) -> type[Family]:
+    """Class decorator: add ``cls`` (an instance of it) to :data:`FAMILIES`. Refused: a name
+    that is not lower-case words joined by ``-``, a name or a table already registered."""
+    if not _PYTHON_NAME.match(cls.name or ""):
+        raise ValueError(f"family name {cls.name!r}: lower-case words joined by '-'")
+    if cls.name in _REGISTERED:
+        raise ValueError(f"family {cls.name!r} is registered twice")
+    taken = {t: f.name for f in _REGISTERED.values() for t in f.tables}
+    for table in cls.tables:
+        if table in taken:
+            raise ValueError(f"table {table!r} of family {cls.name!r} is already family {taken[table]!r}'s")
+    _REGISTERED[cls.name] = cls()
+    return cls
+
+
+class _Registry(Mapping):
+    """Name -> :class:`Family`; the family modules of ``metaeval.runs`` are imported on first use."""
+
+    _loaded = False
+
+    def _load(self) -> dict[str, Family]:
+        if not _Registry._loaded:
+            _Registry._loaded = True
+            _discover()
+        return _REGISTERED
+
+    def __getitem__(self, name: str) -> Family:
+        return self._load()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._load())
+
+    def __len__(self) -> int:
+        return len(self._load())
+
+    def __repr__(self) -> str:
+        return f"FAMILIES({', '.join(self)})"
+
+
+def _discover() -> None:
+    """Import every module of ``metaeval.runs`` with a line starting with ``@register``."""
+    from importlib import resources
+
+    marker = re.compile(r"^@(families\.)?register\b", re.M)
+    for entry in sorted(resources.files("metaeval.runs").iterdir(), key=lambda e: e.name):
+        if entry.name.endswith(".py") and entry.name != "families.py" and marker.search(entry.read_text("utf-8")):
+            importlib.import_module(f"metaeval.runs.{entry.name[:-3]}")
+
+
+#: Every registered family by name (the command), in registration order.
+FAMILIES: Mapping[str, Family] = _Registry()
+
+
+def family(name: str) -> Family:
+    """The family ``name`` (its command, or its Python name with ``_``); a WarehouseError names
+    the registered ones."""
+    key = name.replace("_", "-")
+    if key not in FAMILIES:
+        raise WarehouseError(f"unknown analysis family {name!r}; one of {', '.join(FAMILIES)}")
+    return FAMILIES[key]
+
+
+def by_table() -> dict[str, Family]:
+    """Result table -> the family writing it."""
+    return {table: f for f in FAMILIES.values() for table in f.tables}

@@ -1,0 +1,86 @@
+"""What a small family's computation shares when it writes its rows itself (one run, one table):
+its table in a warehouse made before it, the stored rows it may reuse, and the one run that
+writes new ones. The families of the registry that compute every row of a setting at once
+(``error-overlap``, ``rank-change``) call these three instead of writing them again.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from metaeval.core import Store
+
+
+def ensure_table(wh: Store, table: str, script: str) -> None:
+    """Apply ``schema/<script>.sql`` (idempotent) when ``table`` is missing: a warehouse created
+    before the family gets its table at its first run (or from ``metaeval init``)."""
+    from metaeval import schema
+
+    if not wh.con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = ?", [table]).fetchall()[0][0]:
+        wh.con.execute(schema.read(script))
+
+
+def reusable(wh: Store, table: str, dataset: str, fingerprint: str, *, subset: str | None = "",
+             **filters: Any) -> pd.DataFrame | None:
+    """The latest rows of ``table`` for this setting (``filters``: column values) when every one
+    of them was computed on cells of ``fingerprint`` by a version giving the same results
+    (:data:`metaeval.runs.bookkeeping.SAME_RESULTS_AS`); None: compute them."""
+    from metaeval import schema
+    from metaeval.runs import bookkeeping, engine
+
+    view = schema.latest_view(table)
+    if not wh.con.execute("SELECT count(*) FROM duckdb_views() WHERE view_name = ?", [view]).fetchall()[0][0]:
+        return None
+    rows = engine.latest_rows(wh, table, dataset, subset=subset, **filters)
+    if rows.empty or set(rows["fingerprint"]) != {fingerprint}:
+        return None
+    runs = wh.con.execute(schema.read("run_versions"), {"runs": sorted(int(r) for r in set(rows["run_id"]))}).df()
+    return rows if set(runs["version"]) <= set(bookkeeping.SAME_RESULTS_AS) else None
+
+
+def write(wh: Store, command: str, table: str, frame: pd.DataFrame, parameters: dict, fingerprint: str,
+          seed: int | None = None) -> int:
+    """One run of ``command`` writing ``frame`` to ``table`` (checked and computed before: this is
+    the first write); its run id."""
+    from metaeval.runs import bookkeeping
+
+    run_id = bookkeeping.start_run(wh, command, parameters, seed, fingerprint, len(frame))
+    with bookkeeping.finishing(wh, run_id):
+        bookkeeping.insert_rows(wh, table, frame.assign(run_id=run_id))
+        bookkeeping.finish_run(wh, run_id, "finished", len(frame))
+    return run_id
+
+
+def system_scores(wh: Store, dataset: str, measures, human: str | None = None, *, system_inputs: str = "all",
+                  where=()) -> tuple[tuple[str, ...], dict, str, dict]:
+    """Each system's score under each of ``measures`` (and ``human``, last), oriented so that
+    higher is better, on the systems that have all of them: (systems, {measure: scores}, the
+    fingerprint of the cells read, conventions). With ``human``, a metric's system score averages
+    the inputs ``system_inputs`` says (:mod:`metaeval.analyses.stats.protocols`); without, each
+    measure's own cells. ``where``: only the cells of that subset."""
+    import numpy as np
+
+    from metaeval.analyses.stats import protocols, reductions
+    from metaeval.runs import selection
+
+    names = tuple(dict.fromkeys([*measures, *([human] if human else [])]))
+    wh.require_dataset(dataset)
+    wh.require_measures(dataset, list(names))
+    scope = selection.Scope(dataset, human, tuple(m for m in names if m != human), ("system",), (),
+                            selection.parse_where(where))
+    data = selection.load_data(wh, scope)
+    arrays, rows, _ = data.restrict(list(names))
+    conventions = {"orientation": "lower-is-better measures negated: higher is better"}
+    if human:
+        arrays, _, extra, _ = protocols.apply(arrays, "system", system_inputs)
+        conventions.update(extra)
+    scores = np.array([reductions.system_means(a) for a in arrays])
+    keep = ~np.isnan(scores).any(axis=0)
+    systems = tuple(str(s) for s, r in zip(np.asarray(data.systems)[rows], keep) if r)
+    conventions["systems_left_out"] = int((~keep).sum())
+    if scope.subset:
+        conventions["subset"] = scope.subset
+    return systems, {n: scores[i][keep] for i, n in enumerate(names)}, data.fingerprint(list(names))[0], conventions

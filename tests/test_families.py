@@ -1,0 +1,254 @@
+"""The registry of analysis families (runs/families.py, runs/declarations.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from metaeval import schema
+from metaeval.errors import WarehouseError
+from metaeval.runs import parameters
+from metaeval.runs.families import (ALPHA, DATASET, FAMILIES, K, SEED, Family, Option, by_table, family,
+                                    register)
+
+EXISTING = ("correlate", "ci", "compare", "accuracy", "systems-agreement", "winners", "replicability", "rank-tasks",
+            "agreement", "annotators", "normality", "simulate-coverage", "simulate-power", "detection", "judges",
+            "categories")
+
+
+def test_every_existing_family_is_registered():
+    assert set(EXISTING) <= set(FAMILIES)
+    assert "evaluate" not in FAMILIES          # the orchestrator, not a family
+
+
+def test_every_result_table_belongs_to_exactly_one_family():
+    owners = {}
+    for f in FAMILIES.values():
+        for table in f.tables:
+            owners.setdefault(table, []).append(f.name)
+    assert {t: o for t, o in owners.items() if len(o) > 1} == {}
+    assert set(owners) == set(schema.RESULT_TABLES) - {"analysis_runs"}
+    assert set(by_table()) == set(owners)
+
+
+def test_tests_tables_are_result_tables():
+    for f in FAMILIES.values():
+        assert f.tests_table is None or f.tests_table in schema.RESULT_TABLES, f.name
+        assert f.summary and f.options, f.name
+
+
+def test_option_names_are_unique_within_a_family():
+    for f in FAMILIES.values():
+        names = [o.name for o in f.options]
+        assert len(names) == len(set(names)), f.name
+        flags = [o.flag for o in f.options]
+        assert len(flags) == len(set(flags)), f.name
+
+
+def test_the_default_number_of_resamples_is_defined_once():
+    assert K.default == parameters.DEFAULT_K == 1000
+    assert SEED.default == parameters.DEFAULT_SEED and ALPHA.default == parameters.DEFAULT_ALPHA
+    for f in FAMILIES.values():
+        if "k" in [o.name for o in f.options]:
+            assert f.option("k").default == parameters.DEFAULT_K, f.name
+
+
+def test_k_is_checked_once_naming_the_parameter():
+    from metaeval.analyses.stats.validation import K_MAX
+
+    for bad in (0, -1, K_MAX + 1, 2.5, True):
+        with pytest.raises(WarehouseError, match=r"^k="):
+            K.value(bad)
+    assert K.value(None) == 1000 and K.value(7) == 7
+
+
+def test_judges_ridge_default_is_the_analysis_default():
+    from metaeval.analyses import preferences
+
+    assert FAMILIES["judges"].option("ridge").default == preferences.DEFAULT_RIDGE
+
+
+def test_parameters_fill_defaults_check_choices_and_refuse_unknown_names():
+    f = FAMILIES["compare"]
+    params = f.parameters("summeval", "expert.relevance", metrics=["rouge-*"])
+    assert params["k"] == 1000 and params["correction"] == "holm" and params["metrics"] == ("rouge-*",)
+    assert params["levels"] == () and params["force"] is False
+    with pytest.raises(WarehouseError, match="unknown correction='nope'"):
+        f.parameters("d", "h", correction="nope")
+    with pytest.raises(WarehouseError, match="kk=5 is not a parameter of compare"):
+        f.parameters("d", "h", kk=5)
+    with pytest.raises(WarehouseError, match="dataset=NAME|dataset"):
+        f.parameters(human="h")
+
+
+def test_register_refuses_a_taken_name_or_table_and_a_bad_name():
+    class Again(Family):
+        name = "compare"
+        tables = ()
+
+    class Table(Family):
+        name = "probe-table"
+        tables = ("correlations",)
+
+    class Bad(Family):
+        name = "Bad_Name"
+
+    for cls in (Again, Table, Bad):
+        with pytest.raises(ValueError):
+            register(cls)
+    assert "probe-table" not in FAMILIES
+
+
+def test_family_by_name_or_python_name():
+    assert family("rank_tasks") is FAMILIES["rank-tasks"]
+    assert FAMILIES["simulate-coverage"].python_name == "simulate_coverage"
+    with pytest.raises(WarehouseError, match="unknown analysis family 'nosuch'"):
+        family("nosuch")
+
+
+def test_option_flags_and_kinds():
+    assert Option("system_inputs").flag == "--system-inputs"
+    assert DATASET.required and DATASET.flag == "--dataset"
+    with pytest.raises(ValueError):
+        Option("x", kind="nope")
+    assert Option("c", kind="choice", choices="metaeval.analyses.stats.vocabulary:CORRECTIONS").choice_values() \
+        == ("bonferroni", "holm", "bh", "none")
+
+
+def test_a_family_without_a_command_gets_a_generated_one(monkeypatch, tmp_path):
+    """options -> compute -> present: the flags, defaults, choices and checks come from the declaration."""
+    import pandas as pd
+    from click.testing import CliRunner
+
+    from metaeval.cli.families import command_of
+    from metaeval.runs import families
+
+    class Probe(Family):
+        """Probe family.
+
+        A second paragraph of help."""
+
+        name = "probe-family"
+        summary = "Probe family."
+        options = (DATASET.but(required=False, default="d"), K, Option("measures", multiple=True, flag="--measure"),
+                   Option("mode", default="a", kind="choice", choices=("a", "b")), families.FORCE)
+
+        def compute(self, wh, **params):
+            return pd.DataFrame([{"dataset": params["dataset"], "k": params["k"], "measures": ",".join(params["measures"]),
+                                  "mode": params["mode"], "force": params["force"]}])
+
+    monkeypatch.setitem(families._REGISTERED, "probe-family", Probe())
+    command = command_of(FAMILIES["probe-family"])
+    from metaeval.cli.app import Context
+
+    db = str(tmp_path / "w.duckdb")
+    from metaeval.core import Store
+
+    Store.create(db).close()
+    out = CliRunner().invoke(command, ["--k", "7", "--measure", "x", "--measure", "y", "--format", "csv"],
+                             obj=Context(db))
+    assert out.exit_code == 0, out.output
+    assert out.output.splitlines()[0] == "dataset,k,measures,mode,force", out.output
+    assert out.output.splitlines()[1].startswith("d,7,") and ",a," in out.output, out.output
+    assert CliRunner().invoke(command, ["--k", "0"], obj=Context(db)).exit_code == 2
+    assert CliRunner().invoke(command, ["--mode", "c"], obj=Context(db)).exit_code == 2
+    text = CliRunner().invoke(command, ["--help"], terminal_width=200).output
+    assert "Probe family." in text and "A second paragraph" in text and "[default: 1000;" in text
+
+
+def test_the_cli_offers_each_family_a_command():
+    from metaeval.cli.app import main
+
+    commands = set(main.commands) | {f"{g}-{s}" for g, c in main.commands.items() if hasattr(c, "commands")
+                                     for s in c.commands}
+    assert set(FAMILIES) <= commands
+
+
+def test_a_registered_family_is_a_warehouse_method(monkeypatch, tmp_path):
+    from metaeval.runs import Warehouse, families
+
+    class Probe(Family):
+        name = "probe-method"
+        summary = "Probe."
+        options = (DATASET, K)
+
+        def compute(self, wh, **params):
+            return (type(wh).__name__, params)
+
+    monkeypatch.setitem(families._REGISTERED, "probe-method", Probe())
+    with Warehouse.create(tmp_path / "w.duckdb") as wh:
+        assert wh.probe_method("d", k=5) == ("Warehouse", {"dataset": "d", "k": 5})
+        assert wh.probe_method(dataset="d")[1]["k"] == 1000
+        with pytest.raises(WarehouseError, match="^k=0 must be"):
+            wh.probe_method("d", k=0)
+        assert not hasattr(wh, "nosuch_family") and not hasattr(wh, "probe-method")
+        assert wh.judges.__func__ is Warehouse.judges        # a hand-written method stays
+
+
+def test_the_declared_computes_give_the_methods_rows(warehouse_copy):
+    """compute of the declared families calls today's functions: the same stored rows."""
+    from metaeval.runs import Warehouse
+
+    scope = dict(metrics=["rouge-1*"], levels=["system"], coefficients=["kendall"])
+    with Warehouse(warehouse_copy) as wh:
+        by_family = FAMILIES["correlate"].run(wh, "summeval", "expert.relevance", **scope)
+        assert by_family.equals(wh.correlate("summeval", "expert.relevance", **scope))
+        tied = FAMILIES["correlate"].run(wh, "summeval", "expert.relevance", **{**scope, "coefficients": ["acc-23"]},
+                                         epsilon=0.01)
+        assert set(tied["coefficient"]) == {"acc-23[eps=0.01]"}
+        ci = FAMILIES["ci"].run(wh, "summeval", "expert.relevance", k=99, method="boot-inputs", **scope)
+        assert ci.equals(wh.ci("summeval", "expert.relevance", k=99, method="boot-inputs", **scope))
+        tests = FAMILIES["compare"].run(wh, "summeval", "expert.relevance", k=99, method="perm-inputs", **scope)
+        assert tests.equals(wh.compare("summeval", "expert.relevance", k=99, method="perm-inputs", **scope))
+        assert len(tests) and set(tests["correction"]) == {"holm"}
+
+
+def test_declared_flags_agree_with_the_cli_flag_of_each_parameter():
+    """An error names a parameter by its Python name, rendered as cli/app.py's flag(name): a
+    declared option's flag must be that flag wherever FLAGS names one."""
+    from metaeval.cli.app import FLAGS
+
+    for f in FAMILIES.values():
+        for o in f.options:
+            if o.name in FLAGS:
+                assert o.flag == FLAGS[o.name], (f.name, o.name)
+
+
+def test_migrated_commands_read_their_options_from_the_registry():
+    """Each family command's options are exactly its declared ones (same flags, defaults, help),
+    plus the command line's own (--format, --layout, --scheduler, --db, ...)."""
+    import click
+
+    from metaeval.cli.app import main
+
+    cli_only = {"fmt", "layout", "scheduler", "db", "figure", "overwrite"}
+    for f in FAMILIES.values():
+        group, _, sub = f.name.partition("-") if f.name.startswith("simulate-") else (f.name, "", "")
+        command = main.commands[group].commands[sub] if sub else main.commands[group]
+        params = {p.name: p for p in command.params if isinstance(p, click.Option) and p.name not in cli_only}
+        assert list(params) == [o.name for o in f.options], f.name
+        for o in f.options:
+            p = params[o.name]
+            assert p.opts[0] == o.flag and p.help == o.help and p.multiple == o.multiple, (f.name, o.name)
+            if o.default not in (None, ()) and o.kind != "flag":
+                assert p.default == o.default, (f.name, o.name)
+
+
+def test_one_subset_type_whatever_the_shape_it_is_given_in():
+    """--where, a list of ATTR=VALUE, pairs, a mapping, one string: one Subset, equal to (and
+    stored as) the canonical pairs, whose label is the subset column."""
+    import json
+    import pickle
+
+    from metaeval.runs.selection import Subset, parse_where, subset_label
+
+    canonical = (("source", "xsum"), ("split", "test"))
+    shapes = (["split=test", "source=xsum"], [("split", "test"), ("source", "xsum")], {"split": "test", "source": "xsum"},
+              Subset(["source=xsum", "split=test"]))
+    for shape in shapes:
+        s = parse_where(shape)
+        assert type(s) is Subset and s == canonical and hash(s) == hash(canonical)
+        assert s.label == subset_label(shape) == "source=xsum & split=test"
+        assert json.dumps(s) == json.dumps(canonical) and pickle.loads(pickle.dumps(s)) == s
+    assert Subset("split=test") == (("split", "test"),) and Subset().label == "" and Subset() == ()
+    where = FAMILIES["correlate"].option("where")
+    assert where.value({"split": "test"}) == (("split", "test"),) and type(where.value(None)) is Subset
