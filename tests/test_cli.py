@@ -197,28 +197,35 @@ def test_every_command_has_help():
         assert result.exit_code == 0 and "Usage:" in result.output, args
 
 
-# --- the README, as a new user reads it ------------------------------------------------------
+# --- the README and the documentation site, as a new user reads them ----------------------------
 README = ROOT / "README.md"
+#: README.md and every page of the documentation site (docs/, as mkdocs.yml builds it)
+DOC_PAGES = [README, *sorted((ROOT / "docs").rglob("*.md"))]
 
 
-def readme_commands() -> list[str]:
-    """Every ``metaeval`` command line of the README's bash blocks (continuations joined,
-    comments dropped)."""
+def readme_commands(pages=DOC_PAGES, fences=("bash",)) -> list[list[str]]:
+    """Every ``metaeval`` command line of the pages' bash blocks (continuations joined,
+    comments dropped); ``fences=("bash", "text")`` adds the commands shown but not run."""
     commands = []
-    for block in re.findall(r"```bash\n(.*?)```", README.read_text(), flags=re.S):
-        for line in block.replace("\\\n", " ").splitlines():
-            words = shlex.split(line, comments=True)
-            for i, w in enumerate(words):
-                if w in (">", "|", "&&", ";"):     # the shell's part: redirections, pipes
-                    words = words[:i]
-                    break
-            if words[:1] == ["metaeval"]:
-                commands.append(words)
+    for page in pages:
+        for fence, block in re.findall(r"^```(\w*)\n(.*?)^```", page.read_text(), flags=re.DOTALL | re.MULTILINE):
+            if fence not in fences:
+                continue
+            for line in block.replace("\\\n", " ").splitlines():
+                words = shlex.split(line, comments=True)
+                for i, w in enumerate(words):
+                    if w in (">", "|", "&&", ";"):     # the shell's part: redirections, pipes
+                        words = words[:i]
+                        break
+                if "metaeval" in words[:3] and words[0] != "metaeval":     # `cat FILE | metaeval ...`
+                    words = words[words.index("metaeval"):]
+                if words[:1] == ["metaeval"]:
+                    commands.append(words)
     return commands
 
 
 def _subcommand(words: list[str]):
-    """The click command a README line names, and its own arguments."""
+    """The click command a documented line names, and its own arguments."""
     command, args = main, words[1:]
     while isinstance(command, click.Group):
         while args[0].startswith("--"):    # group options (--db PATH)
@@ -227,10 +234,11 @@ def _subcommand(words: list[str]):
     return command, args
 
 
-def test_every_readme_command_line_parses():
-    """Option names, choices and ranges of every README command are what the CLI accepts."""
-    commands = readme_commands()
-    assert len(commands) > 25
+def test_every_documented_command_line_parses():
+    """Option names, choices and ranges of every command of the README and the documentation
+    site (bash and text blocks) are what the CLI accepts."""
+    commands = readme_commands(fences=("bash", "text"))
+    assert len(commands) > 100
     for words in commands:
         command, args = _subcommand(words)
         if any(a.startswith("../shared/") for a in args):  # needs the data; its options still parse
@@ -238,53 +246,51 @@ def test_every_readme_command_line_parses():
         try:
             command.make_context(command.name, list(args), obj=None)
         except click.ClickException as exc:
-            raise AssertionError(f"README: `{shlex.join(words)}` does not parse: {exc.format_message()}") from None
+            raise AssertionError(f"docs: `{shlex.join(words)}` does not parse: {exc.format_message()}") from None
 
 
-def test_readme_documents_every_command():
-    text = README.read_text()
+def test_the_documentation_shows_every_command():
+    """Every command and subcommand is shown in a command line of the README or of a page of
+    the documentation site."""
+    shown = {" ".join(w[1:4]) for w in readme_commands(fences=("bash", "text"))}
+    text = "\n".join(page.read_text() for page in DOC_PAGES)
     for name, command in main.commands.items():
         subs = command.commands if isinstance(command, click.Group) else {"": command}
         for sub in subs:
             line = f"{name} {sub}".strip()
-            assert f"metaeval {line}" in text or f"`{line} " in text, f"README never shows `metaeval {line}`"
+            assert any(s == line or s.startswith(line + " ") for s in shown) or f"metaeval {line}" in text, \
+                f"the documentation never shows `metaeval {line}`"
     assert "--jobs 2" in text
 
 
-def test_readme_plot_commands_work_on_the_demo(cli, tmp_path):
-    """The README's `plot ci` and `plot heatmap` lines, on the demo instead of SummEval: the
-    demo runs the same kind of analyses (Boot-Both CIs, Perm-Both tests, Holm)."""
+def test_readme_walkthrough_runs_on_a_fresh_clone():
+    """The README's five-minute walk-through reads only files the repository ships."""
+    for words in readme_commands([README]):
+        for arg in words:
+            if arg.endswith((".csv", ".jsonl", ".tsv", ".parquet")) and "/" in arg and not arg.startswith("-"):
+                path = arg.split(":", 1)[-1]
+                assert (ROOT / path).exists(), f"README: `{shlex.join(words)}` reads {path}, which is not shipped"
+
+
+def test_documented_plot_commands_work_on_the_demo(cli, tmp_path):
+    """The documentation's `plot ci` and `plot heatmap` lines, on a small demo: the demo runs
+    the same kind of analyses (Boot-Both CIs, Perm-Both tests, Holm)."""
     cli("demo", "--systems", "5", "--inputs", "8", "--k", "50")
     plots = [w for w in readme_commands() if w[1:2] == ["plot"]]
     assert {w[2] for w in plots} >= {"ci", "heatmap"}
     for words in plots:
-        if words[2] == "power":
+        if words[2] == "power" or "demo" not in words:
             continue
-        args = ["demo" if a == "summeval" else a for a in words[1:]]
+        args = list(words[1:])
         args[args.index("--out") + 1] = str(tmp_path / Path(args[args.index("--out") + 1]).name)
         result = cli(*args, expect_ok=False)
-        assert result.exit_code == 0, f"README `{shlex.join(words)}` on the demo: {result.output}"
-
-
-def test_readme_python_snippets_run(shared_warehouse, tmp_path, monkeypatch):
-    evaluate, warehouse = re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.S)
-    (tmp_path / "warehouse.duckdb").write_bytes(shared_warehouse.read_bytes())
-    monkeypatch.chdir(tmp_path)
-    with Store("warehouse.duckdb", read_only=True) as wh:   # the new metric: ROUGE-2 recall, noisier
-        m = wh.matrix("realsumm", "rouge-2.recall").frame().stack().rename("value").reset_index()
-    m.assign(measure="mymetric", value=m["value"] + 0.01 * (m.index % 7)).to_csv("mymetric.csv", index=False)
-    namespace: dict = {}
-    exec(compile(evaluate, "README.md", "exec"), namespace)
-    assert namespace["ev"].metrics == ("mymetric",) and len(namespace["ev"].table) == 27
-    namespace = {}
-    exec(compile(warehouse, "README.md", "exec"), namespace)
-    assert namespace["X"].shape == namespace["Z"].shape == (16, 100)
+        assert result.exit_code == 0, f"docs `{shlex.join(words)}` on the demo: {result.output}"
 
 
 # --- hints print commands that work when copy-pasted --------------------------------------------
 def _hinted(output: str) -> list[list[str]]:
     """The ``metaeval ...`` command lines an output suggests (in backticks or indented)."""
-    lines = re.findall(r"`(metaeval [^`]+)`", output) + re.findall(r"^\s+(metaeval .+)$", output, flags=re.M)
+    lines = re.findall(r"`(metaeval [^`]+)`", output) + re.findall(r"^\s+(metaeval .+)$", output, flags=re.MULTILINE)
     return [shlex.split(line) for line in lines]
 
 
