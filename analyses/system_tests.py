@@ -56,7 +56,6 @@ resolvable family (:meth:`PairTests.not_outperformed`).
 
 from __future__ import annotations
 
-import math
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -65,10 +64,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from metaeval.analyses.conclusions import decide
 from metaeval.analyses.stats import resampling
 from metaeval.analyses.stats.intervals import rng_description
-from metaeval.analyses.stats.multiple import correct_pvalues
-from metaeval.analyses.stats.resolution import Resolution, family_resolution, pvalue_resolution
+from metaeval.analyses.stats.resolution import Resolution
 from metaeval.analyses.stats.validation import alpha_iv, alternative_iv, correction_iv, k_iv, matrices_iv, seed_iv
 
 #: The tests between two systems, in the order they are reported.
@@ -96,47 +95,6 @@ def _scipy_stats():
     import scipy.stats
 
     return scipy.stats
-
-
-# --- the conclusion rules (one function: analyses/conclusions.py's decide will replace it) ------------
-@dataclass(frozen=True)
-class Verdict:
-    """What :func:`decide` concluded of one family: ``adjusted`` p (NaN where undefined),
-    ``significant``, ``size`` (defined tests corrected together), ``resolution``."""
-
-    adjusted: np.ndarray
-    significant: np.ndarray
-    size: int
-    resolution: Resolution | None
-
-    @property
-    def resolvable(self) -> bool:
-        return self.resolution is None or self.resolution.resolvable
-
-
-def decide(pvalues: npt.ArrayLike, *, formula: str, k: int | None, correction: str, alpha: float,
-           n_valid: npt.ArrayLike | None = None, data_floors: npt.ArrayLike | None = None) -> Verdict:
-    """The family's corrected p-values and verdicts (the signature of
-    ``analyses.conclusions.decide``, which is to replace this function): adjusted p by
-    :func:`.stats.multiple.correct_pvalues` over the defined p-values; the family's
-    :func:`.stats.resolution.family_resolution`; a test is significant when its adjusted p <=
-    alpha, the family can resolve, and its own floor -- 1/(n_valid + 1) for an add-one p over
-    ``n_valid`` valid resamples, or its ``data_floor`` if larger -- reaches the threshold."""
-    p = np.asarray(pvalues, dtype=np.float64).reshape(-1)
-    defined = ~np.isnan(p)
-    m = int(defined.sum())
-    adjusted = correct_pvalues(p, correction) if p.size else p.copy()
-    resolution = (family_resolution(formula, None if formula == "parametric" else k, correction, m, alpha)
-                  if m else None)
-    floors = np.zeros(p.size) if data_floors is None else np.asarray(data_floors, dtype=np.float64)
-    if formula != "parametric":
-        drawn = np.full(p.size, k) if n_valid is None else np.asarray(n_valid)
-        own = np.array([pvalue_resolution(formula, int(v)) if v >= 1 else math.inf for v in drawn])
-        floors = np.maximum(floors, own)
-    evidence = np.ones(p.size, bool) if resolution is None else floors <= resolution.needed_p
-    resolvable = resolution is None or resolution.resolvable
-    significant = defined & (np.nan_to_num(adjusted, nan=np.inf) <= alpha) & resolvable & evidence
-    return Verdict(adjusted, significant, m, resolution)
 
 
 # --- the tests of every pair -----------------------------------------------------------------------
