@@ -291,8 +291,7 @@ def _up_to_date(rows: pd.DataFrame, methods, shapiro: bool, n_systems: int, alte
 def _outcome(run_id: int | None, rows: pd.DataFrame, systems: tuple[str, ...], methods,
              means: dict[str, float]) -> SystemTestsOutcome:
     """The outcome from the stored rows: per method, the systems no one significantly beats."""
-    import json
-
+    from metaeval.analyses import conclusions
     from metaeval.analyses import system_tests as st
 
     rows = rows.drop(columns=["run_version"], errors="ignore")
@@ -305,10 +304,8 @@ def _outcome(run_id: int | None, rows: pd.DataFrame, systems: tuple[str, ...], m
     winners, undetermined, notes = {}, {}, {}
     for method in methods:
         mine = rows[rows["method"] == method]
-        failing = (r for c in mine["conventions"] if not (r := json.loads(c).get("resolution") or {}).get(
-            "resolvable", True))
-        resolution = next(failing, None)         # any family of the method that cannot resolve
-        notes[method] = None if resolution is None else _cannot_resolve(method, resolution)
+        notes[method] = next((n for c, corr, a in zip(mine["conventions"], mine["correction"], mine["alpha"])
+                              if (n := conclusions.stored_note(c, corr, float(a), f"the {method} tests"))), None)
         if notes[method] is not None:
             winners[method], undetermined[method] = None, []
             continue
@@ -318,15 +315,6 @@ def _outcome(run_id: int | None, rows: pd.DataFrame, systems: tuple[str, ...], m
         winners[method] = [s for s in systems if s not in beaten and s not in unknown]
         undetermined[method] = [s for s in systems if s not in beaten and s in unknown]
     return SystemTestsOutcome(run_id, rows, systems, winners, undetermined, notes, means)
-
-
-def _cannot_resolve(method: str, resolution: dict) -> str:
-    """The one line of a family that cannot resolve (analyses/conclusions.py's ``cannot_resolve``
-    is to replace it)."""
-    would = f"; k >= {resolution['k_needed']} would" if resolution.get("k_needed") is not None else ""
-    return (f"the {method} tests cannot resolve at k={resolution.get('k')}{would}: the smallest attainable p-value "
-            f"{float(resolution['smallest_p']):.3g} is above the corrected threshold {float(resolution['needed_p']):.3g} "
-            f"({resolution.get('family_tests')} tests), so no test is significant and no system is a winner")
 
 
 def _cells(outcome: SystemTestsOutcome, method: str):

@@ -146,7 +146,7 @@ def test_a_family_that_cannot_resolve_says_so_and_has_no_winner(demo):
     with Store(demo) as wh:
         out = rs.run_system_tests(wh, "d", HUMAN, ("bootstrap",), k=19)
     assert out.not_outperformed["bootstrap"] is None
-    assert "cannot resolve at k=19" in out.notes["bootstrap"] and "k >= 299 would" in out.notes["bootstrap"]
+    assert "cannot resolve at k = 19" in out.notes["bootstrap"] and "k >= 299 resamples would" in out.notes["bootstrap"]
     assert not out.rows["significant"].any() and out.rows["better"].isna().all()
     for fmt in ("text", "json", "csv", "markdown", "latex"):
         assert "cannot resolve" in rs.present(out, fmt)
