@@ -100,6 +100,8 @@ def test_derive_per_annotator_and_per_cell(db, tmp_path):
     (["g", "--from", "q1", "--as", "grade"], "grade stored as 1..5"),          # q1 holds 1..5: ok; cov is not
     (["q1", "--from", "q2", "--from", "cov", "--as", "mean"], "already has a measure 'q1'"),
     (["x", "--from", "nosuch", "--from", "q2", "--as", "mean"], "no measure 'nosuch'"),
+    (["bad\x1fname", "--from", "q1", "--from", "q2", "--as", "mean"], "control character U+001F"),
+    ([" lead", "--from", "q1", "--from", "q2", "--as", "mean"], "whitespace around it"),
 ])
 def test_refusals_write_nothing(db, tmp_path, args, words):
     _ingest(db, tmp_path)

@@ -77,6 +77,15 @@ def test_ingest_units_majority_and_mean(db, tmp_path):
         assert wh.matrix("pyr2", "scu.pyramid")["scu.pyramid"][s1, 0] == pytest.approx((5 / 6 + 1) / 2)
 
 
+def test_a_prefix_follows_the_rule_for_names(db, tmp_path):
+    path = tmp_path / "units.csv"
+    path.write_text(ROWS)
+    before = digest(db)
+    result = run_cli(db, "ingest", "units", path, "--dataset", "pyr", "--prefix", "p\x1f", ok=False)
+    assert result.exit_code != 0 and "control character U+001F" in result.output
+    assert digest(db) == before
+
+
 @pytest.mark.parametrize("text, words", [
     ("input,system,unit,present\nd1,s1,u1,maybe\n", ":2: field 'present'"),
     ("input,system,unit,present,weight\nd1,s1,u1,1,2\nd1,s2,u1,0,3\n", ":3: field 'weight'"),
