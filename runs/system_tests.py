@@ -166,7 +166,7 @@ def run_system_tests(wh: Store, dataset: str, measure: str, methods=METHODS.defa
     import pandas as pd
 
     from metaeval.analyses import system_tests as st
-    from metaeval.runs import bookkeeping
+    from metaeval.runs import persist
 
     methods = _check(wh, dataset, measure, methods, k, alpha, seed, alternative, correction, correction_group)
     A, systems, subset, fingerprint = _load(wh, dataset, measure, where)
@@ -187,11 +187,8 @@ def run_system_tests(wh: Store, dataset: str, measure: str, methods=METHODS.defa
     run_parameters = {"dataset": dataset, "measure": measure, "methods": list(methods), "shapiro": bool(shapiro),
                       "k": int(k), "alpha": float(alpha), "seed": int(seed), "alternative": alternative,
                       "correction": correction, "correction_group": correction_group, "where": subset}
-    _ensure_table(wh)      # the first write: a warehouse created before this family gets its table
-    run_id = bookkeeping.start_run(wh, COMMAND, run_parameters, int(seed), fingerprint, len(frame))
-    with bookkeeping.finishing(wh, run_id):
-        bookkeeping.insert_rows(wh, TABLE, frame.assign(run_id=run_id))
-        bookkeeping.finish_run(wh, run_id, "finished", len(frame))
+    persist.ensure_table(wh, TABLE, "82_system_tests")   # the first write: an older warehouse gets the table
+    run_id = persist.write(wh, COMMAND, TABLE, frame, run_parameters, fingerprint, int(seed))
     return _outcome(run_id, _latest(wh, dataset, measure, setting, methods, shapiro), systems, methods, means)
 
 
@@ -239,14 +236,6 @@ def _float(x) -> float | None:
     import math
 
     return None if x is None or math.isnan(float(x)) else float(x)
-
-
-def _ensure_table(wh: Store) -> None:
-    """Create the table and its view in a warehouse made before them (the script is idempotent)."""
-    from metaeval import schema
-
-    if not wh.con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = ?", [TABLE]).fetchall()[0][0]:
-        wh.con.execute(schema.read("82_system_tests"))
 
 
 def _latest(wh: Store, dataset: str, measure: str, setting: dict, methods, shapiro: bool) -> pd.DataFrame:
