@@ -88,7 +88,8 @@ def fit(c: Counted, weights: np.ndarray | None = None, *, ridge: float = 0.0, to
         max_iter: int = 100) -> np.ndarray:
     """Centred strengths (logits) maximising the likelihood, one row per column of ``weights``
     (``weights``: rows x rounds counts, default the observed counts: one fit). A round whose
-    votes admit no estimate (and ``ridge`` = 0) is NaN."""
+    votes admit no estimate (and ``ridge`` = 0), or whose Newton steps did not fall below ``tol``
+    within ``max_iter``, is NaN."""
     W = (c.w[:, None] if weights is None else np.asarray(weights, dtype=float)).T      # rounds x rows
     if W.shape[1] != len(c.w):
         raise ValueError("weights need one row per distinct vote row")
@@ -99,6 +100,7 @@ def fit(c: Counted, weights: np.ndarray | None = None, *, ridge: float = 0.0, to
     theta = np.zeros((R, S))
     rounds = np.arange(R)[:, None]
     centre = np.ones((S, S)) / S
+    last = np.full(R, np.inf)                       # each round's last Newton step
     for _ in range(max_iter if ok.any() else 0):
         p = expit(theta[:, c.a] - theta[:, c.b])                                        # rounds x rows
         residual, curvature = W * (c.y - p), W * p * (1 - p)
@@ -112,8 +114,11 @@ def fit(c: Counted, weights: np.ndarray | None = None, *, ridge: float = 0.0, to
         step = np.linalg.solve(info[ok] + centre, grad[ok][..., None])[..., 0]
         theta[ok] += step
         theta -= theta.mean(axis=1, keepdims=True)
-        if np.max(np.abs(step)) < tol:
+        last[ok] = np.max(np.abs(step), axis=1)
+        if np.max(last[ok]) < tol:
             break
+    # a round that did not converge in max_iter steps (or overflowed) is undefined, never a number
+    ok &= (last < tol) & np.isfinite(theta).all(axis=1)
     theta[~ok] = np.nan
     return theta[0] if weights is None else theta
 

@@ -128,6 +128,8 @@ def leaderboard(wh, dataset: str, judge: str | None = None, *, k: int = K.defaul
             theta - theta[..., [at]] if at is not None else theta)
 
     theta = lb.fit(counted, ridge=ridge)
+    if not np.isfinite(theta).all():
+        raise WarehouseError("the Bradley-Terry fit of these votes did not converge: no ratings are stored")
     rating = transform(theta)
     first, n_valid = np.full(len(systems), np.nan), None
     if interval == "bootstrap":

@@ -90,3 +90,9 @@ def test_refusals():
         lb.count([0], [0], [1.0], 2)
     with pytest.raises(ValueError):
         lb.count([0], [1], [0.3], 2)
+
+
+def test_a_fit_that_does_not_converge_is_undefined():
+    c = lb.count(*votes(seed=5), 6)
+    assert np.isnan(lb.fit(c, max_iter=1)).all()          # one Newton step is not the estimate
+    assert np.isfinite(lb.fit(c)).all()
