@@ -280,7 +280,6 @@ def _up_to_date(rows: pd.DataFrame, methods, shapiro: bool, n_systems: int, alte
 def _outcome(run_id: int | None, rows: pd.DataFrame, systems: tuple[str, ...], methods,
              means: dict[str, float]) -> SystemTestsOutcome:
     """The outcome from the stored rows: per method, the systems no one significantly beats."""
-    from metaeval.analyses import conclusions
     from metaeval.analyses import system_tests as st
 
     rows = rows.drop(columns=["run_version"], errors="ignore")
@@ -293,17 +292,25 @@ def _outcome(run_id: int | None, rows: pd.DataFrame, systems: tuple[str, ...], m
     winners, undetermined, notes = {}, {}, {}
     for method in methods:
         mine = rows[rows["method"] == method]
-        notes[method] = next((n for c, corr, a in zip(mine["conventions"], mine["correction"], mine["alpha"])
-                              if (n := conclusions.stored_note(c, corr, float(a), f"the {method} tests"))), None)
-        if notes[method] is not None:
-            winners[method], undetermined[method] = None, []
-            continue
-        sig = mine[mine["better"].notna()]
-        beaten = {b if w == a else a for a, b, w in zip(sig["system_a"], sig["system_b"], sig["better"])}
-        unknown = set(mine.loc[mine["p_value"].isna(), "system_a"]) | set(mine.loc[mine["p_value"].isna(), "system_b"])
-        winners[method] = [s for s in systems if s not in beaten and s not in unknown]
-        undetermined[method] = [s for s in systems if s not in beaten and s in unknown]
+        winners[method], undetermined[method], notes[method] = conclude(mine, systems, method)
     return SystemTestsOutcome(run_id, rows, systems, winners, undetermined, notes, means)
+
+
+def conclude(rows: pd.DataFrame, systems, method: str) -> tuple[list[str] | None, list[str], str | None]:
+    """From one method's stored tests: the systems no other significantly outperforms (None when
+    the family cannot resolve), those undetermined (a test of theirs is undefined), and the
+    family's cannot-resolve line from the conclusion layer (None when it resolves)."""
+    from metaeval.analyses import conclusions
+
+    note = next((n for c, corr, a in zip(rows["conventions"], rows["correction"], rows["alpha"])
+                 if (n := conclusions.stored_note(c, corr, float(a), f"the {method} tests"))), None)
+    if note is not None:
+        return None, [], note
+    sig = rows[rows["better"].notna()]
+    beaten = {b if w == a else a for a, b, w in zip(sig["system_a"], sig["system_b"], sig["better"])}
+    unknown = set(rows.loc[rows["p_value"].isna(), "system_a"]) | set(rows.loc[rows["p_value"].isna(), "system_b"])
+    return ([s for s in systems if s not in beaten and s not in unknown],
+            [s for s in systems if s not in beaten and s in unknown], None)
 
 
 def _cells(outcome: SystemTestsOutcome, method: str):
@@ -389,7 +396,6 @@ def report_section(wh: Store, dataset: str):
     import pandas as pd
 
     from metaeval import schema
-    from metaeval.analyses import conclusions
     from metaeval.runs import engine
     from metaeval.runs.report.cells import table_html
     from metaeval.runs.report.context import Section
@@ -404,13 +410,11 @@ def report_section(wh: Store, dataset: str):
     out = []
     keys = ["measure", "subset", "method", "alternative", "correction"]
     for key, part in rows.groupby(keys, sort=True):
-        note = next((n for c in part["conventions"]
-                     if (n := conclusions.stored_note(c, key[4], float(part["alpha"].iloc[0]), key[2]))), None)
         systems = sorted(set(part["system_a"]) | set(part["system_b"]))
-        beaten = {b if w == a else a for a, b, w in zip(part["system_a"], part["system_b"], part["better"])
-                  if isinstance(w, str) and w}
+        winners, undetermined, note = conclude(part, systems, key[2])
         out.append({**dict(zip(keys, key)), "systems": len(systems), "significant pairs": int(part["significant"].sum()),
-                    "not outperformed": note or ", ".join(s for s in systems if s not in beaten)})
+                    "not outperformed": note or ", ".join(winners),
+                    "undetermined (an undefined test)": ", ".join(undetermined)})
     section = Section("Tests between systems", "system-tests", run_ids=set(int(r) for r in rows["run_id"]))
     section.blocks.append("<p>Significance tests between every pair of systems under one measure (Graham 2015, "
                           "Fig. 4), each method's pairs one corrected family: the systems no other system "
