@@ -75,6 +75,8 @@ def _correlation_rows(wh, command: str, params: dict):
 @register
 class Correlate(Family):
     name = "correlate"
+    report = ("metaeval.runs.report.factuality:partial", "metaeval.runs.report.factuality:subsets")
+    report_position = 10
     summary = "Correlations of metrics with a human judgment (system, summary, global level)."
     tables = ("correlations",)
     options = (*SCOPE, EPSILON, TIE_CALIBRATION, WHERE, BY, CONTROL)
@@ -86,6 +88,8 @@ class Correlate(Family):
 @register
 class Ci(Family):
     name = "ci"
+    report = ("metaeval.runs.report.paper:intervals",)
+    report_position = 50
     summary = "Confidence intervals of correlations (Fisher or bootstrap over systems/inputs/both)."
     tables = ("confidence_intervals",)
     options = (*SCOPE, Option("method", default="boot-both", kind="choice", choices=_VOCABULARY + "CI_METHODS"),
@@ -102,6 +106,8 @@ class Ci(Family):
 @register
 class Compare(Family):
     name = "compare"
+    report = ("metaeval.runs.report.paper:tests",)
+    report_position = 60
     summary = "Test every ordered pair of metrics: is corr(a, human) > corr(b, human)?"
     tables = ("hypothesis_tests",)
     tests_table = "hypothesis_tests"
@@ -138,6 +144,8 @@ class Compare(Family):
 @register
 class Accuracy(Family):
     name = "accuracy"
+    report = ("metaeval.runs.report.paper:close_pairs",)
+    report_position = 70
     summary = "Pairwise accuracy of metrics against a human judgment (Louis & Nenkova 2013)."
     tables = ("pairwise_accuracy", "input_significance", "soft_pairwise_accuracy", "delta_bin_accuracy")
     options = (DATASET, HUMAN, METRICS,
@@ -260,6 +268,8 @@ class RankTasks(Family):
 @register
 class Agreement(Family):
     name = "agreement"
+    report = ("metaeval.runs.report.agreement:agreement",)
+    report_position = 110
     summary = "Do metrics agree with each other in the low, middle and top of each input's score range?"
     tables = ("score_range_agreement", "input_properties", "property_agreement")
     options = (DATASET.but(help="Dataset to analyse (no human judgment needed)."),
@@ -302,6 +312,8 @@ class Annotators(Family):
 @register
 class Normality(Family):
     name = "normality"
+    report = ("metaeval.runs.report.paper:normality",)
+    report_position = 100
     summary = ("Shapiro-Wilk normality of the system means, and the percent of inputs whose scores fail it at "
                "p < 0.05 (the paper's appendix A); table normality.")
     tables = ("normality",)
@@ -317,6 +329,8 @@ class Normality(Family):
 @register
 class SimulateCoverage(Family):
     name = "simulate-coverage"
+    report = ("metaeval.runs.report.paper:coverage",)
+    report_position = 90
     summary = ("How often a CI computed on a random half of the systems and inputs contains the correlation of "
                "the other half (the paper's Table 1); table ci_coverage.")
     tables = ("ci_coverage",)
@@ -336,6 +350,8 @@ class SimulateCoverage(Family):
 @register
 class SimulatePower(Family):
     name = "simulate-power"
+    report = ("metaeval.runs.report.paper:power",)
+    report_position = 80
     summary = ("How often each test concludes ROUGE-1 > R_k, ROUGE-1 on a random share of the tokens (the "
                "paper's Figure 3); scored from the stored texts; table power.")
     tables = ("power",)
@@ -364,6 +380,8 @@ class SimulatePower(Family):
 @register
 class Detection(Family):
     name = "detection"
+    report = ("metaeval.runs.report.factuality:detection",)
+    report_position = 20
     summary = "Metrics judged as detectors of the cells a binary human judgment marks positive."
     tables = ("detection", "detection_tests")
     tests_table = "detection_tests"
@@ -397,6 +415,8 @@ class Detection(Family):
 @register
 class Judges(Family):
     name = "judges"
+    report = ("metaeval.runs.report.judges:judges",)
+    report_position = 40
     summary = "LLM judges (automatic pairwise judges) against the human preference."
     tables = ("judge_statistics", "judge_tests", "preference_rankings")
     tests_table = "judge_tests"
@@ -429,6 +449,8 @@ class Judges(Family):
 @register
 class Categories(Family):
     name = "categories"
+    report = ("metaeval.runs.report.factuality:categories",)
+    report_position = 30
     summary = "Error categories of the human judgment (FRANK's ablation, Pagnoni et al. 2021)."
     tables = ("error_categories",)
     options = (*SCOPE,

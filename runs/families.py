@@ -185,6 +185,13 @@ class Family:
     options: ClassVar[tuple[Option, ...]] = ()
     #: keywords ``compute`` takes besides the options, not declared as such (e.g. ``progress``)
     run_keywords: ClassVar[tuple[str, ...]] = ("progress",)
+    #: the family's sections of the report, ``"module:function"`` (each a function of the report's
+    #: :class:`~metaeval.runs.report.context.Context` returning a Section or None, imported on
+    #: first use), shown by the default :meth:`section`
+    report: ClassVar[tuple[str, ...]] = ()
+    #: where the family's sections stand on the report's page: the page shows the answer, then the
+    #: families' sections by this position (equal positions: the registry's order), then the dataset
+    report_position: ClassVar[int] = 1000
 
     @property
     def python_name(self) -> str:
@@ -233,9 +240,16 @@ class Family:
             return tables.render_blocks(list(outcome.items()), fmt)
         return tables.render(outcome, fmt)
 
-    def section(self, wh, dataset: str):
-        """The family's section of the report on ``dataset``, or None (the default)."""
-        return None
+    def section(self, ctx) -> list:
+        """The family's sections of the report: ``ctx`` is the report's
+        :class:`~metaeval.runs.report.context.Context` (``ctx.wh``, ``ctx.dataset``, ``ctx.human``,
+        ``ctx.words``, ``ctx.rows(view)``); a Section, a list of them, or None (nothing to show or
+        suggest). The default: the functions named in :attr:`report`, in order."""
+        out = []
+        for ref in self.report:
+            module, attr = ref.split(":")
+            out.append(getattr(importlib.import_module(module), attr)(ctx))
+        return out
 
 
 _REGISTERED: dict[str, Family] = {}

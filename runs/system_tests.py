@@ -73,8 +73,8 @@ class SystemTests(Family):
     def present(self, outcome: SystemTestsOutcome, fmt: str) -> str:
         return present(outcome, fmt)
 
-    def section(self, wh, dataset: str):
-        return report_section(wh, dataset)
+    def section(self, ctx):
+        return report_section(ctx.wh, ctx.dataset)
 
 
 @dataclass(frozen=True)

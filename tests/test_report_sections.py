@@ -35,14 +35,22 @@ def plain(db):
 def sections(monkeypatch):
     """SECTIONS restored after the test."""
     monkeypatch.setattr(page, "SECTIONS", list(page.SECTIONS))
+    monkeypatch.setattr(page, "_PLACED", dict(page._PLACED))
     return page.SECTIONS
 
 
 def test_the_sections_in_their_order():
-    names = [n for n, _ in report.SECTIONS]
+    """The page is assembled from the registry: the answer, every family's sections by its
+    report_position, the dataset's."""
+    from metaeval.runs.families import FAMILIES
+
+    names = [n for n, _ in page.page_sections()]
     assert names[0] == "answer" and names[-1] == "dataset"
-    assert names.index("partial") < names.index("detection") < names.index("judges") < names.index("intervals")
-    assert len(set(names)) == len(names)
+    assert names.index("correlate") < names.index("detection") < names.index("judges") < names.index("ci")
+    assert names.index("compare") < names.index("system-tests")   # a family of its own module: after
+    assert set(FAMILIES) <= set(names) and len(set(names)) == len(names)
+    assert FAMILIES["correlate"].report == ("metaeval.runs.report.factuality:partial",
+                                            "metaeval.runs.report.factuality:subsets")
 
 
 def test_a_registered_section_is_on_the_page(plain, sections):
@@ -54,9 +62,9 @@ def test_a_registered_section_is_on_the_page(plain, sections):
         return s
 
     report.register_section("mine", mine)
-    assert [n for n, _ in sections][-2:] == ["mine", "dataset"]   # by default: before the dataset's
+    assert [n for n, _ in page.page_sections()][-2:] == ["mine", "dataset"]   # by default: before the dataset's
     report.register_section("nothing", lambda ctx: None, after="answer")
-    assert [n for n, _ in sections][1] == "nothing"
+    assert [n for n, _ in page.page_sections()][1] == "nothing"
     with Warehouse(plain, read_only=True) as wh:
         html_page, _ = report.render(wh, "plain")
     order = re.findall(r'<section id="([a-z-]+)">', html_page)
@@ -72,7 +80,7 @@ def test_register_section_refuses_a_name_twice_or_an_unknown_place(sections):
         report.register_section("answer", lambda ctx: None)
     with pytest.raises(ValueError, match="no section named 'nope'"):
         report.register_section("new", lambda ctx: None, after="nope")
-    assert "new" not in [n for n, _ in sections]
+    assert "new" not in [n for n, _ in page.page_sections()]
 
 
 def test_sections_sharing_an_anchor_are_one():

@@ -16,12 +16,14 @@ against the input properties (the figure 1 of Bhandari et al. 2020) is not persi
 computed from the stored scores by :func:`metaeval.runs.agreement.tau_vs_property` for a few
 metric pairs. The report only reads the warehouse (it is opened read-only).
 
-The page is a list of sections (:data:`page.SECTIONS`), each a small function ``fn(ctx) ->
-Section | None`` of a :class:`Context` (the warehouse, the dataset, the human judgment, the
-reader's :class:`Words`, the runs collected): ``answer`` (the first screen), ``factuality``
-(partial, subsets, detection, categories), ``judges``, ``paper`` (intervals, tests, close pairs,
-power, coverage, normality), ``agreement``, ``provenance`` (the dataset, its measures, the runs).
-:func:`register_section` adds one; ``cells`` holds the HTML pieces every section uses.
+The page is a list of sections assembled from the family registry (:func:`page.page_sections`):
+the answer, every family's sections (:meth:`metaeval.runs.families.Family.section`, by its
+``report_position``), the dataset's. Each is a small function ``fn(ctx) -> Section | None`` of a
+:class:`Context` (the warehouse, the dataset, the human judgment, the reader's :class:`Words`,
+the runs collected): ``answer`` (the first screen), ``factuality`` (partial, subsets, detection,
+categories), ``judges``, ``paper`` (intervals, tests, close pairs, power, coverage, normality),
+``agreement``, ``provenance`` (the dataset, its measures, the runs). :func:`register_section`
+adds one that is no family's; ``cells`` holds the HTML pieces every section uses.
 """
 
 from metaeval.runs.report.answer import ranking_undefined

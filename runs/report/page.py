@@ -13,62 +13,71 @@ from pathlib import Path
 from metaeval import __version__, files
 from metaeval.core import Store
 from metaeval.errors import WarehouseError
-from metaeval.runs.report import agreement, answer, factuality, judges, paper, provenance
+from metaeval.runs.report import answer, provenance
 from metaeval.runs.report.context import Context, Section, Words
 
 #: A section of the page: what it shows of ``ctx``'s warehouse, or None where it has nothing to
 #: show or suggest (e.g. no preferences: no judges' section).
 SectionFn = Callable[[Context], "Section | None"]
 
-#: The page's sections, in order: (name, function). Sections that share an anchor (the four of
-#: factual consistency) are one section of the page (:func:`merge`). A family adds its own with
-#: :func:`register_section`; the page closes with what is not computed yet (before the dataset's
-#: section) and the provenance of every run shown.
+#: The page's own sections, in order: (name, function): the answer and the dataset's. Every
+#: family's sections stand between them (:meth:`metaeval.runs.families.Family.section`, by the
+#: families' ``report_position``: :func:`page_sections`); sections that share an anchor (the four
+#: of factual consistency) are one section of the page (:func:`merge`). :func:`register_section`
+#: adds a section that is no family's; the page closes with what is not computed yet (before the
+#: dataset's section) and the provenance of every run shown.
 SECTIONS: list[tuple[str, SectionFn]] = [
     ("answer", answer.answer),
-    ("partial", factuality.partial),
-    ("subsets", factuality.subsets),
-    ("detection", factuality.detection),
-    ("categories", factuality.categories),
-    ("judges", judges.judges),
-    ("intervals", paper.intervals),
-    ("tests", paper.tests),
-    ("close_pairs", paper.close_pairs),
-    ("power", paper.power),
-    ("coverage", paper.coverage),
-    ("normality", paper.normality),
-    ("agreement", agreement.agreement),
     ("dataset", provenance.overview),
 ]
 
 
 def register_section(name: str, fn: SectionFn, after: str | None = None) -> None:
     """Add the section ``fn(ctx) -> Section | None`` named ``name`` to the page: after the section
-    named ``after``, by default after the last section of results (before the dataset's). A
-    family of :mod:`metaeval.runs.families` whose ``section(wh, dataset)`` is not None registers
-    ``lambda ctx: family.section(ctx.wh, ctx.dataset)``."""
-    names = [n for n, _ in SECTIONS]
+    named ``after`` (a name of :func:`page_sections`), by default after the last section of
+    results (before the dataset's). A family shows its sections through its
+    :meth:`~metaeval.runs.families.Family.section` instead."""
+    names = [n for n, _ in page_sections()]
     if name in names:
         raise ValueError(f"the report already has a section named {name!r}")
     if after is not None and after not in names:
         raise ValueError(f"the report has no section named {after!r}; it has: {', '.join(names)}")
-    index = names.index(after) + 1 if after is not None else names.index("dataset") if "dataset" in names \
+    position = names.index(after) + 1 if after is not None else names.index("dataset") if "dataset" in names \
         else len(names)
-    SECTIONS.insert(index, (name, fn))
+    SECTIONS.append((name, fn))
+    _PLACED[name] = names[position] if position < len(names) else None
+
+
+#: a registered section -> the section it stands before (None: the last)
+_PLACED: dict[str, str | None] = {}
 
 
 def page_sections() -> list[tuple[str, SectionFn]]:
-    """:data:`SECTIONS` with the section of every registered family that has one
-    (:meth:`metaeval.runs.families.Family.section`), before the dataset's section, in the
-    registry's order: a family declared in its own module adds its section to the page with no
-    change here."""
-    from metaeval.runs.families import FAMILIES, Family
+    """The page's sections in order: the answer, every registered family's
+    (:meth:`metaeval.runs.families.Family.section`, by ``report_position``, then the registry's
+    order), the dataset's; a section added by :func:`register_section` where it was placed. A
+    family declared in its own module adds its sections to the page with no change here."""
+    from metaeval.runs.families import FAMILIES
 
-    names = [n for n, _ in SECTIONS]
-    own = [(f.name, (lambda ctx, f=f: f.section(ctx.wh, ctx.dataset))) for f in FAMILIES.values()
-           if type(f).section is not Family.section and f.name not in names]
-    at = names.index("dataset") if "dataset" in names else len(names)
-    return [*SECTIONS[:at], *own, *SECTIONS[at:]]
+    families = sorted(FAMILIES.values(), key=lambda f: f.report_position)   # stable: the registry's order
+    page = [s for s in SECTIONS if s[0] not in _PLACED]
+    at = next((i for i, (n, _) in enumerate(page) if n == "dataset"), len(page))
+    page[at:at] = [(f.name, (lambda ctx, f=f: f.section(ctx))) for f in families]
+    for name, fn in SECTIONS:
+        if name in _PLACED:
+            names = [n for n, _ in page]
+            before = _PLACED[name]
+            page.insert(names.index(before) if before in names else len(page), (name, fn))
+    return page
+
+
+def _flat(sections) -> list[Section]:
+    """The sections a section function gave: None, one Section or a list of them (None dropped)."""
+    if sections is None:
+        return []
+    if isinstance(sections, Section):
+        return [sections]
+    return [s for s in sections if s is not None]
 
 
 def merge(sections: list[Section]) -> list[Section]:
@@ -123,7 +132,7 @@ def build(wh: Store, dataset: str, out: Path, human: str | None = None, *, overw
 def render(wh: Store, dataset: str, human: str | None = None, words: Words = Words()) -> tuple[str, int]:
     """The report's page (HTML) and its number of figures; ``words``: see :func:`build`."""
     ctx = Context(wh, dataset, human, words)
-    sections = merge([s for _, fn in page_sections() if (s := fn(ctx)) is not None])
+    sections = merge([s for _, fn in page_sections() for s in _flat(fn(ctx))])
     judged = any(s.anchor == "judges" and s.blocks for s in sections)
     if not sections[0].blocks and judged:
         # preferences but no correlations: the judges answer first
