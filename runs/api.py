@@ -70,27 +70,26 @@ def ci(wh: Warehouse, dataset: str, human: str, metrics: Sequence[str] = (), lev
                 **run)
 
 
-def compare(wh: Warehouse, dataset: str, human: str, metrics: Sequence[str] = (), levels: Sequence[str] = (),
-            coefficients: Sequence[str] = (), *, method: str = "perm-both", k: int = parameters.DEFAULT_K,
-            alpha: float = parameters.DEFAULT_ALPHA,
-            seed: int = parameters.DEFAULT_SEED, alternative: str = parameters.DEFAULT_ALTERNATIVE,
-            correction: str = parameters.DEFAULT_CORRECTION, correction_group: str = parameters.DEFAULT_CORRECTION_GROUP,
-            k_block: int | None = None,
-            system_inputs: str = parameters.DEFAULT_SYSTEM_INPUTS, resample_annotators: str | None = None,
-            sequential: bool = False, k_max: int = parameters.DEFAULT_K_MAX, risk: float = parameters.DEFAULT_RISK,
-            control: str | None = None, **run) -> Outcome:
-    """Tests of every ordered pair of metrics (table ``hypothesis_tests``); ``k_block``: early
-    stopping of the permutation tests (mt-metrics-eval's protocol); ``sequential``: MMCTest, each
-    pair resampled while its corrected decision is uncertain, up to ``k_max``, with resampling
-    risk <= ``risk`` (``k`` is then not used); ``control``: tests of the partial correlations (as
-    :func:`correlate`: Williams' t with n reduced by g - 1, permutation on residuals, paired
-    bootstrap)."""
-    build = lambda scope: comparisons.compare_analysis(scope, method, k_max if sequential else k,  # noqa: E731
-                                                  alpha, seed, alternative, correction, correction_group, k_block,
-                                                  system_inputs, resample_annotators=resample_annotators,
-                                                  risk=risk if sequential else None)
-    return _one(wh, build, dataset, human, metrics, levels, coefficients, control,
-                annotations=resample_annotators is not None, **run)
+def compare(wh: Warehouse, *args, **given) -> Outcome:
+    """Tests of every ordered pair of metrics (table ``hypothesis_tests``). The parameters are
+    the ``compare`` family's (:class:`metaeval.runs.declarations.Compare`: ``dataset, human,
+    metrics, levels, coefficients`` positional, then ``method``, ``k``, ``alpha``, ``seed``,
+    ``alternative``, ``correction``, ``correction_group``, ``k_block``, ``sequential``, ``k_max``,
+    ``risk``, ``resample_annotators``, ``epsilon``, ``tie_calibration``, ``where``, ``control``,
+    ``system_inputs``, ``jobs``, ``force``) as keywords or as one
+    :class:`~metaeval.runs.families.Parameters` of it, carried whole to the analysis
+    (:func:`metaeval.runs.comparisons.analysis_of`). ``k_block``: early stopping of the permutation
+    tests (mt-metrics-eval's protocol); ``sequential``: MMCTest, each pair resampled while its
+    corrected decision is uncertain, up to ``k_max``, with resampling risk <= ``risk`` (``k`` is
+    then not used); ``control``: tests of the partial correlations (as :func:`correlate`:
+    Williams' t with n reduced by g - 1, permutation on residuals, paired bootstrap)."""
+    from metaeval.runs.families import family
+
+    p = family("compare").parameters(*args, **given)
+    coefficients = selection.with_tie_threshold(p.coefficients, p.epsilon, p.tie_calibration)
+    return _one(wh, lambda scope: comparisons.analysis_of(scope, p), p.dataset, p.human, p.metrics, p.levels,
+                coefficients, p.control, annotations=p.resample_annotators is not None, where=p.where, jobs=p.jobs,
+                force=p.force, **p.run)
 
 
 class Warehouse(core.Store):
@@ -160,10 +159,9 @@ class Warehouse(core.Store):
         """:func:`ci`'s rows (table ``confidence_intervals``)."""
         return ci(self, dataset, human, metrics, levels, coefficients, **options).rows(self)
 
-    def compare(self, dataset: str, human: str, metrics: Sequence[str] = (), levels: Sequence[str] = (),
-                coefficients: Sequence[str] = (), **options) -> pd.DataFrame:
+    def compare(self, *args, **given) -> pd.DataFrame:
         """:func:`compare`'s rows of its correction (table ``hypothesis_tests``)."""
-        out = compare(self, dataset, human, metrics, levels, coefficients, **options)
+        out = compare(self, *args, **given)
         rows = out.rows(self)
         params = out.analysis.params
         return rows[(rows["correction"] == params.correction)

@@ -28,7 +28,8 @@ from metaeval.core import Store
 from metaeval.errors import Argument, Message, WarehouseError
 from metaeval.runs import bookkeeping, executors
 from metaeval.runs.correlations import calibrated_epsilons, partial_protocol, protocol
-from metaeval.runs.parameters import (DEFAULT_CORRECTION, DEFAULT_CORRECTION_GROUP, DEFAULT_SYSTEM_INPUTS, Params,
+from metaeval.runs.parameters import (DEFAULT_CORRECTION, DEFAULT_CORRECTION_GROUP, DEFAULT_K_MAX, DEFAULT_RISK,
+                                      DEFAULT_SYSTEM_INPUTS, Params,
                                       check_annotator_resampling, check_k, check_parametric, check_partial,
                                       check_system_inputs, setting)
 from metaeval.runs.runner import (Analysis, Plan, RunSummary, Task, compute, evaluate_chunk, progress_bar,
@@ -105,6 +106,21 @@ def test_resolution(method: str, k: int | None, correction: str, family_size: in
         return None
     return resolution.family_resolution(formula, k if formula != "parametric" else None, correction,
                                         int(family_size or 1), alpha)
+
+
+def analysis_of(scope: Scope, p) -> Analysis:
+    """The compare analysis of ``scope`` under the ``compare`` family's
+    :class:`~metaeval.runs.families.Parameters` ``p`` (the command line's and the Python API's
+    one object): :func:`compare_analysis` with ``k_max`` as k when ``p.sequential``. ``k_max``
+    and ``risk`` are options of ``sequential`` (None: their defaults)."""
+    if not p.sequential and (p.k_max is not None or p.risk is not None):
+        raise WarehouseError(Message(Argument("k_max"), " and ", Argument("risk"), " are options of ",
+                                     Argument("sequential")))
+    k_max = DEFAULT_K_MAX if p.k_max is None else p.k_max
+    risk = DEFAULT_RISK if p.risk is None else p.risk
+    return compare_analysis(scope, p.method, k_max if p.sequential else p.k, p.alpha, p.seed, p.alternative,
+                            p.correction, p.correction_group, p.k_block, p.system_inputs,
+                            resample_annotators=p.resample_annotators, risk=risk if p.sequential else None)
 
 
 def compare_analysis(scope: Scope, method: str, k: int, alpha: float, seed: int, alternative: str,

@@ -135,9 +135,6 @@ class Compare(Family):
     def compute(self, wh, **params):
         from metaeval.runs import api
 
-        params = _tied(params)
-        params["k_max"] = parameters.DEFAULT_K_MAX if params["k_max"] is None else params["k_max"]
-        params["risk"] = parameters.DEFAULT_RISK if params["risk"] is None else params["risk"]
         return api.Warehouse.compare(wh, **params)
 
 

@@ -173,6 +173,55 @@ FORCE = Option("force", default=False, kind="flag", help="Recompute even what is
 JOBS = Option("jobs", default=1, kind="int", minimum=1, help="Worker processes.")
 
 
+class Parameters(Mapping):
+    """A family's parameters, checked and complete: every declared option's value by name
+    (``params.k`` or ``params["k"]``), read-only, carried whole from the command line through the
+    Python API to the computation (as mt-metrics-eval's ``Task`` carries its own); ``family``
+    names whose, ``run`` holds what is no parameter of the results (``progress``). A Mapping, so
+    ``f(**params)`` passes the values as keywords; :meth:`but` is a checked copy with some changed."""
+
+    __slots__ = ("family", "_values", "run")
+
+    def __init__(self, family: str, values: Mapping[str, Any], run: Mapping[str, Any] | None = None):
+        object.__setattr__(self, "family", family)
+        object.__setattr__(self, "_values", dict(values))
+        object.__setattr__(self, "run", dict(run or {}))
+
+    def __getitem__(self, name: str) -> Any:
+        return self._values[name]
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        try:
+            return self._values[name]
+        except KeyError:
+            raise AttributeError(f"{self.family} has no parameter {name!r}") from None
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("Parameters are read-only: use .but(name=value)")
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._values)
+
+    def __reduce__(self):
+        return Parameters, (self.family, self._values, self.run)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def __repr__(self) -> str:
+        return f"Parameters({self.family}: " + ", ".join(f"{k}={v!r}" for k, v in self._values.items()) + ")"
+
+    def but(self, **changes) -> Parameters:
+        """A copy with the values in ``changes`` (checked as the family's options check them)."""
+        return family(self.family).parameters(**{**self._values, **self.run, **changes})
+
+    def keywords(self) -> dict[str, Any]:
+        """The values and the run's keywords, for ``compute(wh, **...)``."""
+        return {**self._values, **self.run}
+
+
 # --- the families --------------------------------------------------------------------------------
 class Family:
     """An analysis family (see the module docstring). Subclasses set the class attributes and
@@ -205,9 +254,13 @@ class Family:
                 return option
         raise KeyError(f"family {self.name!r} has no option {name!r}")
 
-    def parameters(self, *args, **given) -> dict[str, Any]:
+    def parameters(self, *args, **given) -> Parameters:
         """Every option's value (positional ``args`` in the declared order, then keywords),
-        checked, defaults filled; an unknown keyword is refused naming the family's options."""
+        checked, defaults filled, as one :class:`Parameters` object (the one the command line, the
+        Python API and the computation pass along); an unknown keyword is refused naming the
+        family's options. A :class:`Parameters` of this family given alone is returned as it is."""
+        if len(args) == 1 and not given and isinstance(args[0], Parameters) and args[0].family == self.name:
+            return args[0]
         names = [o.name for o in self.options]
         if len(args) > len(names):
             raise WarehouseError(f"{self.python_name}() takes at most {len(names)} positional arguments")
@@ -220,11 +273,11 @@ class Family:
         if unknown:
             raise WarehouseError(Message(Argument(unknown[0], given[unknown[0]]),
                                          f" is not a parameter of {self.name}; one of {', '.join(names)}"))
-        return {**{o.name: o.value(given.get(o.name)) for o in self.options}, **extra}
+        return Parameters(self.name, {o.name: o.value(given.get(o.name)) for o in self.options}, extra)
 
     def run(self, wh, *args, **given):
         """:meth:`compute` of the checked :meth:`parameters` (``Warehouse.<python name>``)."""
-        return self.compute(wh, **self.parameters(*args, **given))
+        return self.compute(wh, **self.parameters(*args, **given).keywords())
 
     def compute(self, wh, **params):
         """Run (or reuse) and persist; the latest rows of the setting (a DataFrame, or

@@ -252,3 +252,68 @@ def test_one_subset_type_whatever_the_shape_it_is_given_in():
     assert Subset("split=test") == (("split", "test"),) and Subset().label == "" and Subset() == ()
     where = FAMILIES["correlate"].option("where")
     assert where.value({"split": "test"}) == (("split", "test"),) and type(where.value(None)) is Subset
+
+
+# --- a family's parameters are one typed object, carried whole ------------------------------------
+def test_parameters_are_one_read_only_checked_object():
+    from metaeval.runs.families import Parameters
+
+    p = family("compare").parameters("summeval", "expert.relevance", method="perm-systems", k=200)
+    assert isinstance(p, Parameters) and p.family == "compare"
+    assert p.k == 200 == p["k"] and p.method == "perm-systems" and p.alpha == parameters.DEFAULT_ALPHA
+    assert p.metrics == () and p.sequential is False and p.k_max is None      # the declared defaults
+    assert dict(**p)["dataset"] == "summeval"                                # a Mapping: **p works
+    with pytest.raises(AttributeError, match="read-only"):
+        p.k = 5
+    assert p.but(k=50).k == 50 and p.k == 200
+    with pytest.raises(WarehouseError, match="k=0 must be"):
+        p.but(k=0)                                       # checked again, as the option checks it
+    with pytest.raises(WarehouseError, match="unknown method"):
+        p.but(method="perm-nope")
+    assert family("compare").parameters(p) is p          # given whole, passed on as it is
+    import pickle
+
+    assert pickle.loads(pickle.dumps(p)) == p
+
+
+def test_compare_carries_its_parameters_whole_from_the_command_line_to_the_analysis(db, monkeypatch):
+    """`metaeval compare` builds the family's Parameters once; api.compare hands that very
+    object to comparisons.analysis_of (no parameter restated on the way)."""
+    import numpy as np
+    import pandas as pd
+    from click.testing import CliRunner
+
+    from metaeval.cli import main
+    from metaeval.ingest.table import add_scores
+    from metaeval.runs import Warehouse, comparisons
+
+    rng = np.random.default_rng(0)
+    rows = [{"system": f"S{i}", "input": f"d{j}", "h": rng.normal(), "m1": rng.normal(), "m2": rng.normal()}
+            for i in range(5) for j in range(4)]
+    with Warehouse(db) as wh:
+        add_scores(wh, "tiny", pd.DataFrame(rows), human=["h"])
+    seen = []
+    real = comparisons.analysis_of
+    monkeypatch.setattr(comparisons, "analysis_of", lambda scope, p: seen.append(p) or real(scope, p))
+    result = CliRunner().invoke(main, ["--db", str(db), "compare", "--dataset", "tiny", "--human", "h",
+                                       "--level", "system", "--coefficient", "pearson", "--k", "60",
+                                       "--seed", "7", "--format", "json"])
+    assert result.exit_code == 0, result.output
+    [p] = seen
+    assert (p.family, p.k, p.seed, p.levels, p.coefficients) == ("compare", 60, 7, ("system",), ("pearson",))
+    assert "progress" in p.run                           # what is no parameter of the results rides along
+
+
+def test_k_max_and_risk_are_refused_without_sequential(db):
+    import pandas as pd
+
+    from metaeval.ingest.table import add_scores
+    from metaeval.runs import Warehouse
+
+    rows = [{"system": f"S{i}", "input": f"d{j}", "h": i + j, "m1": i * j, "m2": i - j} for i in range(4)
+            for j in range(3)]
+    with Warehouse(db) as wh:
+        add_scores(wh, "tiny", pd.DataFrame(rows), human=["h"])
+        with pytest.raises(WarehouseError, match="k_max.*risk.*sequential"):
+            wh.compare("tiny", "h", k_max=500)
+        assert wh.sql("SELECT count(*) AS n FROM analysis_runs")["n"][0] == 0   # nothing written

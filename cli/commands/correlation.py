@@ -12,12 +12,17 @@ from metaeval.cli.families import options_of
 from metaeval.cli.progress import terminal_progress
 
 
-def _analyse(obj: Context, call, fmt: str = "text", **kwargs):
-    """Run one :mod:`metaeval.runs.api` function, print what it computed (to stderr unless
-    ``fmt`` is text, so that stdout holds only the rows); its Outcome and latest rows."""
+def _analyse(obj: Context, call, fmt: str = "text", *params, **kwargs):
+    """Run one :mod:`metaeval.runs.api` function (on the family's ``params`` object, or keywords),
+    print what it computed (to stderr unless ``fmt`` is text, so that stdout holds only the rows);
+    its Outcome and latest rows."""
+    if params:
+        params = (params[0].but(progress=terminal_progress()),)
+    else:
+        kwargs["progress"] = terminal_progress()
     with obj.open() as wh:
         try:
-            out = call(wh, **kwargs, progress=terminal_progress())
+            out = call(wh, *params, **kwargs)
         except KeyboardInterrupt as exc:
             raise interrupted(exc, "the results finished so far are saved; "
                                    "run the same command again to resume") from None
@@ -183,28 +188,18 @@ def ci(obj, dataset, human, metrics, levels, coefficients, system_inputs, jobs, 
 @fmt_option()
 @layout_option
 @click.pass_obj
-def compare(obj, dataset, human, metrics, levels, coefficients, system_inputs, jobs, force, method, k, seed, alpha,
-            alternative, correction, correction_group, epsilon, tie_calibration, resample_annotators, k_block,
-            sequential, k_max, risk, where, control, fmt, layout):
+def compare(obj, fmt, layout, **given):
     """Test every ordered pair of metrics: is corr(a, human) > corr(b, human)?"""
     from metaeval.runs import api
+    from metaeval.runs.families import family
 
-    from metaeval.runs import parameters
-
-    if not sequential and (k_max is not None or risk is not None):
-        raise click.UsageError("--k-max and --risk are options of --sequential")
-    coefficients = _tied(coefficients, epsilon, tie_calibration)
-    out, frame = _analyse(obj, api.compare, fmt, dataset=dataset, human=human, metrics=metrics, levels=levels,
-                          coefficients=coefficients, system_inputs=system_inputs, jobs=jobs, force=force,
-                          method=method, k=k, alpha=alpha, seed=seed, alternative=alternative, correction=correction,
-                          correction_group=correction_group, k_block=k_block,
-                          resample_annotators=resample_annotators, sequential=sequential,
-                          k_max=parameters.DEFAULT_K_MAX if k_max is None else k_max,
-                          risk=parameters.DEFAULT_RISK if risk is None else risk, where=where, control=control)
-    frame = frame[(frame["correction"] == correction) & (frame["correction_group"] == correction_group)]
+    p = family("compare").parameters(**given)   # one object, from here to the analysis
+    out, frame = _analyse(obj, api.compare, fmt, p)
+    frame = frame[(frame["correction"] == p.correction) & (frame["correction_group"] == p.correction_group)]
     from metaeval.runs import ranking as ranking_runs
 
-    for line in ranking_runs.tests_resolution(frame, method, correction, correction_group, alpha):   # said on every format
+    for line in ranking_runs.tests_resolution(frame, p.method, p.correction, p.correction_group,
+                                              p.alpha):   # said on every format
         click.echo(f"not a finding: {line}", err=not is_text(fmt))
     cols = ["metric_a", "metric_b", "level", "coefficient", "delta", "p_value", "p_adjusted", "significant"]
     if fmt in ("json", "csv"):  # every row and column; the hints below are for a terminal
@@ -214,29 +209,29 @@ def compare(obj, dataset, human, metrics, levels, coefficients, system_inputs, j
         from metaeval.analyses import conclusions, ranking_tables
         from metaeval.runs import comparisons
 
-        frame = conclusions.with_floors(frame, comparisons.pvalue_formula(method), _n_valid(frame))
-        caption = (f"{method} tests ({alternative}, k={k}, seed={seed}) of the difference in correlation with {human} "
-                   f"on {dataset}{_subset_text(where)}: {_conventions(frame)}; correction {correction} per {correction_group}, "
-                   f"alpha={alpha:g}.")
+        frame = conclusions.with_floors(frame, comparisons.pvalue_formula(p.method), _n_valid(frame))
+        caption = (f"{p.method} tests ({p.alternative}, k={p.k}, seed={p.seed}) of the difference in correlation "
+                   f"with {p.human} on {p.dataset}{_subset_text(p.where)}: {_conventions(frame)}; correction "
+                   f"{p.correction} per {p.correction_group}, alpha={p.alpha:g}.")
         if fmt == "latex":
-            click.echo(ranking_tables.tests_latex(frame, caption, alpha=alpha, layout=layout), nl=False)
+            click.echo(ranking_tables.tests_latex(frame, caption, alpha=p.alpha, layout=layout), nl=False)
         else:
-            click.echo(ranking_tables.tests_markdown(frame, caption, alpha=alpha), nl=False)
+            click.echo(ranking_tables.tests_markdown(frame, caption, alpha=p.alpha), nl=False)
         return
     if len(frame) <= 60:
         from metaeval.analyses import conclusions, ranking_tables
         from metaeval.runs import comparisons
 
-        printed = conclusions.printed_pvalues(frame, comparisons.pvalue_formula(method), _n_valid(frame))
+        printed = conclusions.printed_pvalues(frame, comparisons.pvalue_formula(p.method), _n_valid(frame))
         show(ranking_tables.sort_tests(printed)[cols].round(4), "table")   # in the LaTeX table's order
     n = int(frame["significant"].fillna(False).astype(bool).sum())
-    if sequential:
+    if p.sequential:
         _echo_sequential(frame)
-    click.echo(f"{n} of {len(frame)} ordered pairs significant at alpha={alpha} ({correction}); draw them with:")
+    click.echo(f"{n} of {len(frame)} ordered pairs significant at alpha={p.alpha} ({p.correction}); draw them with:")
     for level in out.scope.levels:
         for coefficient in out.scope.coefficients:
-            click.echo("  " + obj.heatmap_command(out.scope.dataset, out.scope.human, level, coefficient, method,
-                                                  alternative, correction, correction_group, alpha,
+            click.echo("  " + obj.heatmap_command(out.scope.dataset, out.scope.human, level, coefficient, p.method,
+                                                  p.alternative, p.correction, p.correction_group, p.alpha,
                                                   f"tests-{level}-{coefficient}.png"))
 
 
