@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from . import conclusions
 from .ranking import significance_clusters
 from .stats import batched, resampling
 from .stats.validation import alpha_iv, coefficient_iv, k_iv, level_iv, seed_iv
@@ -103,7 +104,7 @@ def rank_tasks(tasks: Sequence[TaskData], k: int = 1000, seed: int | None = 0, a
                 d = batched.permutation_evaluator(std[names[a]], std[names[b]], t.Z, level, coef)(mask)
                 deltas[a, b] += weights[ti] * zero_if_rounding(d) / spans[ti]
                 observed[a, b] += weights[ti] * zero_if_rounding(r_std[names[a]] - r_std[names[b]]) / spans[ti]
-    pvalues = np.full((n, n), np.nan)
+    pvalues, n_valid = np.full((n, n), np.nan), np.full((n, n), np.nan)
     for a in range(n):
         for b in range(a + 1, n):
             d, obs = zero_if_rounding(deltas[a, b]), zero_if_rounding(observed[a, b])
@@ -113,9 +114,20 @@ def rank_tasks(tasks: Sequence[TaskData], k: int = 1000, seed: int | None = 0, a
             # a' and b' swap roles under the same mask: delta_b(b, a) = -delta_b(a, b)
             pvalues[a, b] = (1 + int((valid >= obs).sum())) / (1 + valid.size)
             pvalues[b, a] = (1 + int((-valid >= -obs).sum())) / (1 + valid.size)
-    beats = np.nan_to_num(pvalues, nan=1.0) <= alpha
+            n_valid[a, b] = n_valid[b, a] = valid.size
+    # the conclusion layer decides (uncorrected, as mt-metrics-eval): significant only where the
+    # tests can reach alpha at this k (and at each pair's own valid resamples)
+    off = ~np.eye(n, dtype=bool)
+    verdict = conclusions.decide(pvalues[off], formula="add-one", k=k, correction="none", alpha=alpha,
+                                 n_valid=n_valid[off], min_size=1)
+    beats = np.zeros((n, n), dtype=bool)
+    beats[off] = verdict.significant
     beats &= ~beats.T  # never both ways (p <= alpha both ways needs alpha >= 0.5)
     clusters = significance_clusters(average, beats)
+    note = verdict.note("the permutation tests between metrics")
+    unresolved = {} if note is None else {"resolution": verdict.resolution.as_dict(), "cannot_resolve": note}
+    if note is not None:
+        clusters = conclusions.unresolved(clusters, note)
     return TaskRankingResult(
         metrics=tuple(names), tasks=tuple(t.name for t in tasks), correlations=corrs, average=average,
         pvalues=pvalues, rank=clusters.rank, cluster=clusters.cluster, is_winner=clusters.is_winner,
@@ -128,6 +140,6 @@ def rank_tasks(tasks: Sequence[TaskData], k: int = 1000, seed: int | None = 0, a
                     "p = (1 + #{delta_b >= delta}) / (1 + k'); the same masks for every pair within a task",
             "k": k, "alpha": alpha, "seed": seq.entropy,
             "seeds": "task t: SeedSequence(seed, spawn_key=(t,)), blocks as resampling.ResampleStream",
-            **dict(clusters.conventions),
+            **dict(clusters.conventions), **unresolved,
         },
     )

@@ -97,3 +97,29 @@ def test_rank_tasks_command_persists_and_prints(tmp_path):
     assert latex.count(" \\\\") == 2 + 4 and "\\caption{Metrics ranked over 2 tasks" in latex
     bad = run_cli(db, "rank-tasks", "--task", "a:expert.relevance:system", ok=False)
     assert bad.exit_code != 0 and "DATASET:HUMAN:LEVEL:COEFFICIENT" in bad.output
+
+
+def test_rank_tasks_that_cannot_resolve_draw_no_cluster_and_say_so(tmp_path):
+    """At k = 10 the smallest attainable p is 1/11 > alpha 0.05: the conclusion layer gives no
+    cluster, no winner and the one "cannot resolve" line (before, every metric sat in cluster 1)."""
+    r = task_ranking.rank_tasks(_tasks(), k=10, seed=9, alpha=0.05)
+    assert np.isnan(r.cluster).all() and not r.is_winner.any() and not r.winner_known.any()
+    assert r.rank.tolist() == [1, 2, 3]                      # the ranking by average stands
+    assert "cannot resolve" in r.conventions["cannot_resolve"] and "k >= 19" in r.conventions["cannot_resolve"]
+    resolved = task_ranking.rank_tasks(_tasks(), k=40, seed=9, alpha=0.05)
+    assert "cannot_resolve" not in resolved.conventions and "resolution" not in resolved.conventions
+    db = tmp_path / "wh.duckdb"
+    run_cli(db, "demo", "--dataset", "a", "--systems", "6", "--inputs", "8", "--k", "40")
+    args = ["rank-tasks", "--task", "a:expert.relevance:system:kendall", "--k", "10"]
+    text = run_cli(db, *args).output
+    assert "not a finding: the permutation tests between metrics:" in text and "cannot resolve" in text
+    assert "cluster --" in text and " *" not in text
+    data = json.loads(run_cli(db, *args, "--format", "json").stdout)
+    assert all(d["cluster"] is None and d["winner"] is None for d in data)
+    with Store(db, read_only=True) as wh:
+        rows = wh.sql("SELECT cluster, winner FROM latest_task_rankings")
+    assert rows["cluster"].isna().all() and rows["winner"].isna().all()
+    latex = run_cli(db, *args, "--format", "latex").stdout
+    body = [line for line in latex.split("\\midrule")[1].splitlines() if " & " in line]
+    assert body and all("\\textbf" not in line.split(" & ")[1] for line in body)   # the average: no bold
+    assert "cannot resolve" in latex

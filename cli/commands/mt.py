@@ -30,12 +30,14 @@ def rank_tasks(obj: Context, tasks, metrics, k, seed, alpha, fmt, layout, force)
     rows = out.rows
     names = [s.name for s in specs]
     if fmt == "json":
-        click.echo(json.dumps([{"metric": r.metric, "rank": int(r.rank), "cluster": int(r.cluster),
-                                "winner": bool(r.winner), "average": r.average,
+        _echo_note(rows, alpha, err=True)
+        click.echo(json.dumps([{"metric": r.metric, "rank": _int(r.rank), "cluster": _int(r.cluster),
+                                "winner": None if _int(r.winner) is None else bool(r.winner), "average": r.average,
                                 "correlations": dict(zip(names, json.loads(r.correlations))),
                                 "p_values": json.loads(r.p_values)} for r in rows.itertuples()], indent=2))
         return
     if fmt in ("latex", "markdown"):
+        _echo_note(rows, alpha, err=True)
         click.echo(_paper(rows, specs, k, seed, alpha, fmt, layout), nl=False)
         return
     click.echo("task_rankings: " + ("up to date; nothing computed (--force recomputes)" if out.run_id is None
@@ -45,7 +47,31 @@ def rank_tasks(obj: Context, tasks, metrics, k, seed, alpha, fmt, layout, force)
     for r in rows.itertuples():
         corr = " ".join(f"{c:7.3f}" if c is not None else "     --" for c in json.loads(r.correlations))
         avg = "--" if r.average is None or r.average != r.average else f"{r.average:.4f}"
-        click.echo(f"{r.rank:3d}  cluster {r.cluster:2d}{' *' if r.winner else '  '}  {r.metric:30s} {avg}   {corr}")
+        rank, cluster = (f"{v:{w}d}" if (v := _int(x)) is not None else " " * (w - 2) + "--"
+                         for x, w in ((r.rank, 3), (r.cluster, 2)))
+        click.echo(f"{rank}  cluster {cluster}{' *' if _int(r.winner) else '  '}  {r.metric:30s} {avg}   {corr}")
+    _echo_note(rows, alpha)
+
+
+def _int(x) -> int | None:
+    """A stored integer (or bool), None where NULL."""
+    import pandas as pd
+
+    return None if x is None or pd.isna(x) else int(x)
+
+
+def _note(rows, alpha: float) -> str | None:
+    """The one "cannot resolve" line of the stored ranking (the conclusion layer's), or None."""
+    from metaeval.analyses import conclusions
+
+    if not len(rows):
+        return None
+    return conclusions.stored_note(rows["conventions"].iloc[0], "none", alpha, "the permutation tests between metrics")
+
+
+def _echo_note(rows, alpha: float, err: bool = False) -> None:
+    if note := _note(rows, alpha):
+        click.echo(f"not a finding: {note}", err=err)
 
 
 def _paper(rows, specs, k: int, seed: int, alpha: float, fmt: str, layout: str) -> str:
@@ -65,7 +91,9 @@ def _paper(rows, specs, k: int, seed: int, alpha: float, fmt: str, layout: str) 
         for i, c in enumerate(json.loads(r.correlations)):
             long.append({"metric": r.metric, "task": f"task {i + 1}", "correlation": c, "cluster": None})
     frame = pd.DataFrame(long).astype({"correlation": float})
-    ranking = tables.Ranking(frame, keys=("task",), headers={(t,): h for t, h in headers.items()})
+    note = _note(rows, alpha)   # no bold from tests that cannot resolve (the conclusion layer)
+    ranking = tables.Ranking(frame, keys=("task",), headers={(t,): h for t, h in headers.items()},
+                             unresolved={("average",): note} if note else {})
     tasks = "; ".join(f"{i + 1}: {s.name} (weight {s.weight:g})" for i, s in enumerate(specs))
     caption = (f"Metrics ranked over {len(specs)} tasks ({tasks}): each task's correlation, and their weighted "
                f"average after mapping each score to [0, 1] (WMT23/24); clusters (cl.) from permutation tests on "
