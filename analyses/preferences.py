@@ -381,8 +381,9 @@ def kendall_tau_b(x: npt.ArrayLike, z: npt.ArrayLike) -> np.ndarray:
 @dataclass(frozen=True)
 class Ranking:
     """Bradley-Terry log-strengths per system (``strength``, mean 0), their percentile bootstrap
-    intervals, ``rank`` (1 = strongest; ties share the lower rank), ``comparisons`` (verdicts
-    involving the system), and ``samples`` (k, S) of the resampled strengths."""
+    intervals, ``rank`` (1 = strongest; ties share the lower rank; NaN for a system never compared,
+    whose strength is only the ridge prior's), ``comparisons`` (verdicts involving the system), and
+    ``samples`` (k, S) of the resampled strengths."""
 
     strength: np.ndarray
     lower: np.ndarray
@@ -404,8 +405,12 @@ def preference_ranking(C: npt.ArrayLike, W: np.ndarray, *, ridge: float = DEFAUL
     S = C.shape[1]
     boot = bradley_terry((W @ C.reshape(C.shape[0], -1)).reshape(-1, S, S), ridge)
     lower, upper = np.quantile(boot, [alpha / 2, 1 - alpha / 2], axis=0) if len(boot) else (np.full(S, np.nan),) * 2
-    rank = stats.rankdata(-theta, method="min")
     comparisons = (total + total.T).sum(axis=1)
+    # a system never compared has the ridge prior's strength, not evidence: no rank (NaN), and
+    # the others ranked among themselves
+    compared = comparisons > 0
+    rank = np.full(S, np.nan)
+    rank[compared] = stats.rankdata(-theta[compared], method="min")
     return Ranking(theta, lower, upper, rank, comparisons, boot)
 
 

@@ -293,9 +293,11 @@ def _rankings(data: Data, W: np.ndarray, common: dict, *, k: int, alpha: float, 
     rows = []
     for j, r in rankings.items():
         for s, name in enumerate(data.systems):
+            seen = r.comparisons[s] > 0   # never compared: the ridge prior's strength, not a number to report
             rows.append({**common, "judge": j, "kind": "human" if j == HUMAN_JUDGE else "automatic",
-                         "system": name, "strength": float(r.strength[s]), "lower": _none(r.lower[s]),
-                         "upper": _none(r.upper[s]), "rank": int(r.rank[s]),
+                         "system": name, "strength": float(r.strength[s]) if seen else None,
+                         "lower": _none(r.lower[s]) if seen else None, "upper": _none(r.upper[s]) if seen else None,
+                         "rank": int(r.rank[s]) if seen else None,
                          "comparisons": float(r.comparisons[s]), "ridge": ridge, "alpha": alpha, "k": k,
                          "seed": seed, "conventions": bookkeeping.conventions_json(
                              {**bt, "humans": "every verdict of every chosen human judge"

@@ -72,10 +72,10 @@ CREATE TABLE IF NOT EXISTS preference_rankings (
     judge             VARCHAR NOT NULL,    -- an automatic judge, or the human judges (judge = human)
     kind              VARCHAR NOT NULL,    -- automatic | human
     system            VARCHAR NOT NULL,
-    strength          DOUBLE NOT NULL,     -- Bradley-Terry log-strength, mean 0 over the systems
+    strength          DOUBLE,              -- Bradley-Terry log-strength, mean 0 over the systems; NULL: never compared
     lower             DOUBLE,              -- percentile bootstrap interval over items
     upper             DOUBLE,
-    rank              INTEGER NOT NULL,    -- 1 = strongest
+    rank              INTEGER,             -- 1 = strongest; NULL: never compared (the prior's strength ranks nothing)
     comparisons       DOUBLE NOT NULL,     -- verdicts involving the system
     ridge             DOUBLE NOT NULL,     -- the penalty (ridge / 2) sum strength^2
     alpha             DOUBLE NOT NULL,

@@ -138,3 +138,39 @@ def test_where_and_by_select_items_by_input_attributes(judged, tmp_path):
         pd.testing.assert_frame_equal(by[by["subset"] == "half=first"].set_index("judge")[columns], alone[columns])
         with pytest.raises(WarehouseError, match="never has the value 'third'"):
             wh.judges("demo", k=99, where=["half=third"])
+
+
+def test_a_system_nobody_compared_has_no_strength_and_no_rank(db, tmp_path):
+    """The judge gave no verdict on the one item with S3: its Bradley-Terry strength for S3 would
+    be the ridge prior's 0 and rank it between S1 and S2; it is NULL, and the others rank 1, 2."""
+    path = tmp_path / "p.csv"
+    rows = ["input,system_a,system_b,judge,order,winner,kind"]
+    for i in range(6):
+        rows += [f"d{i},S1,S2,h1,ab,{'ab'[i % 2]},human", f"d{i},S1,S2,llm,ab,a,"]
+    rows += ["e,S1,S3,h1,ab,a,human"]
+    path.write_text("\n".join(rows) + "\n")
+    with Warehouse(db) as wh:
+        preferences.ingest(wh, "x", path)
+        wh.judges("x", k=39)
+        got = wh.sql("SELECT judge, system, strength, lower, upper, rank, comparisons FROM latest_preference_rankings "
+                     "ORDER BY judge, system")
+    for _, r in got.groupby("judge"):
+        r = r.set_index("system")
+        if r.loc["S3", "comparisons"] == 0:
+            assert r.loc["S3", ["strength", "lower", "upper", "rank"]].isna().all()
+            assert r.loc[["S1", "S2"], "rank"].tolist() == [1, 2]
+    assert (got["comparisons"] == 0).any()       # the case arose
+
+
+def test_a_schema_5_warehouse_is_upgraded_to_take_the_null_strengths(db, tmp_path):
+    """Schema 5 had preference_rankings.strength and rank NOT NULL; `metaeval init` (migrate_5)
+    drops the constraints, keeping every row."""
+    from metaeval.connection import duckdb_connect
+
+    run_cli(db, "init")
+    with duckdb_connect(db) as con:
+        con.execute("ALTER TABLE preference_rankings ALTER COLUMN strength SET NOT NULL")
+        con.execute("ALTER TABLE preference_rankings ALTER COLUMN rank SET NOT NULL")
+        con.execute("UPDATE schema_info SET value = '5' WHERE key = 'version'")
+    assert "from schema 5 to 6" in run_cli(db, "init").output
+    test_a_system_nobody_compared_has_no_strength_and_no_rank(db, tmp_path)
