@@ -160,8 +160,12 @@ def resolve_scope(wh: Store, dataset: str, human: str | None, metric_globs: Sequ
     humans = sorted(m for m, k in kinds.items() if k == "human")
     automatic = sorted(m for m, k in kinds.items() if k == "automatic")
     if human is not None and (human not in kinds or kinds[human] != "human"):
+        # an automatic measure against another: the system rankings of the two (the way out, named)
+        other = (f" ({human!r} is an automatic measure: to compare two metrics' system rankings, "
+                 f"`metaeval rank-change --dataset {dataset} --metric {human} --metric OTHER`)"
+                 if kinds.get(human) == "automatic" else "")
         raise WarehouseError(f"dataset {dataset!r} has no human judgment {human!r}; "
-                             f"its human judgments: {', '.join(humans) or 'none'}")
+                             f"its human judgments: {', '.join(humans) or 'none'}{other}")
     if metric_globs:
         metrics = []
         for g in metric_globs:

@@ -317,3 +317,18 @@ def test_k_max_and_risk_are_refused_without_sequential(db):
         with pytest.raises(WarehouseError, match="k_max.*risk.*sequential"):
             wh.compare("tiny", "h", k_max=500)
         assert wh.sql("SELECT count(*) AS n FROM analysis_runs")["n"][0] == 0   # nothing written
+
+
+def test_an_automatic_measure_given_as_human_names_rank_change(db):
+    import pandas as pd
+
+    from metaeval.ingest.table import add_scores
+    from metaeval.runs import Warehouse
+
+    rows = [{"system": f"S{i}", "input": f"d{j}", "h": i + j, "m1": i * j, "m2": i - j} for i in range(4)
+            for j in range(3)]
+    with Warehouse(db) as wh:
+        add_scores(wh, "tiny", pd.DataFrame(rows), human=["h"])
+        with pytest.raises(WarehouseError, match=r"'m1' is an automatic measure.*metaeval rank-change --dataset tiny "
+                                                 r"--metric m1 --metric OTHER"):
+            wh.correlate("tiny", "m1")
