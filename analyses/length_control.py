@@ -39,8 +39,8 @@ import numpy.typing as npt
 MAX_STEPS = 100
 #: Convergence: the largest gradient entry of the (per-item mean) log-likelihood.
 TOLERANCE = 1e-10
-#: A linear predictor beyond this (s(20) = 1 - 2e-9; the gradient tolerance is met only near 23) means the likelihood has no finite
-#: maximum (the items are separated): the fit is undefined.
+#: A linear predictor beyond this (s(20) = 1 - 2e-9; the gradient tolerance is met only near 23)
+#: means the likelihood has no finite maximum (the items are separated): the fit is undefined.
 SEPARATED = 20.0
 
 
