@@ -80,20 +80,25 @@ def _cutoffs(ctx, param, value):
               help="SERA: Dirichlet prior of lm-dirichlet. Default: the index's (2000 unless built otherwise).")
 @click.option("--np-model", default="en_core_web_sm", show_default=True,
               help="SERA np queries: the installed spaCy English pipeline that finds noun phrases.")
+@click.option("--human", default=None, metavar="H",
+              help="regression: the human measure it predicts (Louis & Nenkova's linear regression over the ten "
+                   "model-free features, each cell scored by a model trained on other systems and other inputs).")
 @click.option("--prefix", default="", show_default=True,
               help="Prepended to every measure name, e.g. 'ours:' to keep computed scores apart from a "
                    "dataset's released ones of the same name.")
 @click.option("--replace", is_flag=True, help="Overwrite stored scores that differ.")
 @click.pass_obj
 def score(obj: Context, dataset, metrics, variants, grid, js_n, js_target, js_stem, js_stop, js_smoothing,
-          input_stem, input_stop, topic_cutoff, index_name, queries, cutoffs, model, mu, np_model, prefix, replace):
+          input_stem, input_stop, topic_cutoff, index_name, queries, cutoffs, model, mu, np_model, human, prefix,
+          replace):
     """Score the summary texts of DATASET and store the scores as automatic measures.
 
     Measures are named by their settings (rouge-2.recall[stem,stop], js-2, bleu, chrf,
     sera-5, sera-dis-10[kw], sera-5[np,bm25], kl.input-summary[stem,stop],
-    topic-fraction.input[stem,stop,cutoff=10]); scoring twice changes nothing. kl, cosine,
-    topic and probability are Louis & Nenkova's (2013) model-free features against the input
-    documents.
+    topic-fraction.input[stem,stop,cutoff=10], regression.input[stem,stop,cutoff=10,human=H]);
+    scoring twice changes nothing. kl, cosine, topic and probability are Louis & Nenkova's (2013)
+    model-free features against the input documents; regression (with --human H) their linear
+    combination predicting H, its coefficients recorded in the ingest's options.
     """
     from metaeval.runs import scoring
 
@@ -115,7 +120,7 @@ def score(obj: Context, dataset, metrics, variants, grid, js_n, js_target, js_st
     with obj.open() as wh:
         report, names, dropped = scoring.score_dataset(
             wh, dataset, metrics, rouge_variants, js, sera=sera, prefix=prefix, replace=replace,
-            model_free=scoring.ModelFreeSetting(input_stem, input_stop, topic_cutoff),
+            model_free=scoring.ModelFreeSetting(input_stem, input_stop, topic_cutoff), human=human,
             command=_command_line(), progress=terminal_progress())
     state = (f"inserted {report.inserted}" + (f", replaced {report.replaced}" if report.replaced else "")
              if report.changed else "all already in the warehouse; nothing changed")
