@@ -109,3 +109,16 @@ def test_score_regression_stores_predictions_and_records_coefficients(db, tmp_pa
     b = np.linalg.lstsq(np.column_stack([np.ones(train.sum()), X[train]]), y[train], rcond=None)[0]
     row = np.flatnonzero((systems == "s2") & (inputs == "i4"))[0]
     np.testing.assert_allclose(wide[name].to_numpy()[row], b[0] + X[row] @ b[1:], rtol=1e-6)
+
+
+def test_an_ill_conditioned_fold_is_lstsq_on_its_rows():
+    """Nearly collinear features (the downdated normal equations' fallback path) still give each
+    fold's lstsq."""
+    X, y, systems, inputs = _grid(missing=0, seed=2)
+    X[:, 1] = X[:, 0] + 1e-4 * np.random.default_rng(1).normal(size=len(y))
+    scored = regression.leave_input_and_system_out(X, y, systems, inputs)
+    for row in (0, 7, 29):
+        train = regression.training_rows(systems, inputs, row)
+        b = np.linalg.lstsq(np.column_stack([np.ones(train.sum()), X[train]]), y[train], rcond=None)[0]
+        np.testing.assert_allclose(scored.predictions[row], b[0] + X[row] @ b[1:], rtol=1e-6)
+        np.testing.assert_allclose(scored.coefficients[row], b, rtol=1e-5, atol=1e-6)

@@ -6,7 +6,7 @@ the same input nor the same system." So each cell ``(s, i)`` with its features `
 
     y_hat(s, i) = b_0 + sum_j b_j x_j,   b = argmin_b  sum_{(s', i'): s' != s, i' != i} (y(s', i') - b_0 - b . x(s', i'))^2
 
-ordinary least squares (``numpy.linalg.lstsq``) on the training cells: those with every feature
+ordinary least squares on the training cells: those with every feature
 finite and a human score ``y``, sharing neither the system nor the input of the scored cell
 (leave-input-and-system-out). A cell without a human score is still scored (its features suffice);
 it is never a training row. A fold whose training design has fewer rows than terms, or is rank
@@ -79,17 +79,46 @@ class Scored:
 
 
 def leave_input_and_system_out(X: np.ndarray, y: np.ndarray, systems, inputs) -> Scored:
-    """Each cell scored by the fit on the cells of other systems and other inputs only."""
+    """Each cell scored by the fit on the cells of other systems and other inputs only.
+
+    The same least squares as :func:`fit` on each fold's rows, computed by downdating: with the
+    features standardised over the training cells (predictions do not change; coefficients are
+    mapped back), a fold's normal equations are the whole sums less its system's and its input's
+    (plus its own cell, taken out twice), solved at once for every cell; a fold whose matrix is
+    ill-conditioned (eigenvalue ratio below 1e-6) is fitted by ``lstsq`` on its rows instead."""
     X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
     systems, inputs = np.asarray(systems), np.asarray(inputs)
     n, p = X.shape[0], X.shape[1] + 1
     predictions, coefficients = np.full(n, np.nan), np.full((n, p), np.nan)
-    n_train = np.zeros(n, dtype=int)
     features_ok = np.isfinite(X).all(axis=1)
-    for row in np.flatnonzero(features_ok):
-        train = training_rows(systems, inputs, row)
-        f = fit(X[train], y[train])
-        coefficients[row], n_train[row] = f.coefficients, f.n
-        if f.defined:
-            predictions[row] = f.coefficients[0] + X[row] @ f.coefficients[1:]
-    return Scored(predictions, coefficients, n_train)
+    ok = features_ok & np.isfinite(y)
+    mean = X[ok].mean(axis=0) if ok.any() else np.zeros(p - 1)
+    sd = X[ok].std(axis=0) if ok.any() else np.ones(p - 1)
+    sd = np.where(sd > 0, sd, 1.0)
+    D = np.column_stack([np.ones(n), np.where(features_ok[:, None], (X - mean) / sd, 0.0)])
+    Dk, yk = D * ok[:, None], np.where(ok, y, 0.0)
+    outer, cross = Dk[:, :, None] * Dk[:, None, :], Dk * yk[:, None]
+    s_code, i_code = np.unique(systems, return_inverse=True)[1].ravel(), np.unique(inputs, return_inverse=True)[1].ravel()
+
+    def by(code, values):
+        out = np.zeros((code.max() + 1, *values.shape[1:]))
+        np.add.at(out, code, values)
+        return out
+
+    G = outer.sum(axis=0) - by(s_code, outer)[s_code] - by(i_code, outer)[i_code] + outer
+    h = cross.sum(axis=0) - by(s_code, cross)[s_code] - by(i_code, cross)[i_code] + cross
+    n_train = (ok.sum() - by(s_code, ok.astype(float))[s_code] - by(i_code, ok.astype(float))[i_code] + ok).astype(int)
+    rows = np.flatnonzero(features_ok & (n_train >= p))
+    b = np.full((n, p), np.nan)
+    if rows.size:
+        eig = np.linalg.eigvalsh(G[rows])
+        good = eig[:, 0] > 1e-6 * eig[:, -1]
+        b[rows[good]] = np.linalg.solve(G[rows[good]], h[rows[good]][..., None])[..., 0]
+        for row in rows[~good]:
+            train = training_rows(systems, inputs, row) & ok
+            b[row] = fit(D[train][:, 1:], y[train]).coefficients
+    defined = np.isfinite(b).all(axis=1)
+    predictions[defined] = np.einsum("ij,ij->i", D[defined], b[defined])
+    coefficients[defined, 1:] = b[defined, 1:] / sd
+    coefficients[defined, 0] = b[defined, 0] - coefficients[defined, 1:] @ mean
+    return Scored(predictions, coefficients, np.where(features_ok, n_train, 0))
