@@ -81,7 +81,7 @@ def score(wh: Store, dataset: str, corpus: text.TextCorpus, keys: pd.DataFrame, 
     ranges = [[float(np.min(scored.coefficients[defined, k])), float(np.max(scored.coefficients[defined, k]))]
               for k in range(len(terms))] if defined.any() else []
     options = {"human": human, "features": names, "protocol": "leave-input-and-system-out",
-               "method": "ordinary least squares with an intercept (numpy.linalg.lstsq)",
+               "method": "ordinary least squares with an intercept, per fold (analyses/text/regression.py)",
                "terms": terms, "coefficients": [float(c) if np.isfinite(c) else None for c in whole.coefficients],
                "n_cells": whole.n, "folds": int(folds.sum()), "folds_undefined": int((folds & ~defined).sum()),
                "fold_coefficient_ranges": ranges}
