@@ -157,6 +157,7 @@ class InputSignificanceResult:
 
     ``percent_significant`` = 100 n_significant / n_inputs (all inputs, as Louis & Nenkova's
     Table 3); ``min_significant``/``max_significant`` are the extreme significant correlations.
+    ``n_significant``: either sign (the paper's count, stored); ``n_positive`` / ``n_negative`` by sign.
     """
 
     n_inputs: int
@@ -168,6 +169,8 @@ class InputSignificanceResult:
     correlations: np.ndarray
     pvalues: np.ndarray
     conventions: Mapping[str, Any] = field(default_factory=dict)
+    n_positive: int = 0
+    n_negative: int = 0
 
 
 _SCIPY_TESTS = {
@@ -178,7 +181,8 @@ _SCIPY_TESTS = {
 
 
 def input_significance(X: npt.ArrayLike, Z: npt.ArrayLike, coefficient: str = "spearman",
-                       alpha: float = 0.05, alternative: str = "two-sided") -> InputSignificanceResult:
+                       alpha: float = 0.05, alternative: str = "two-sided",
+                       pvalue: str = "t") -> InputSignificanceResult:
     """For each input j, Corr(X[:, j], Z[:, j]) over the systems with both values and its
     p-value from scipy (``pearsonr``, ``spearmanr``, ``kendalltau`` tau-b, with their default
     methods); an input is significant when p <= ``alpha``.
@@ -186,21 +190,28 @@ def input_significance(X: npt.ArrayLike, Z: npt.ArrayLike, coefficient: str = "s
     An input with fewer than 3 pairs or a constant side has no correlation (NaN): it counts
     in ``n_inputs`` but not in ``n_defined`` and is never significant. ``alternative``
     "two-sided" (default, as R's cor.test used by Louis & Nenkova) or "greater" (positive
-    correlation) or "less".
+    correlation) or "less". ``pvalue``: "t" (scipy's), or for Spearman "as89" (R's cor.test, as the
+    paper: :mod:`metaeval.analyses.stats.spearman_test`).
     """
     X, Z = matrices_iv(X=X, Z=Z)
     coef = coefficient_iv(coefficient)
     if coef.label not in _SCIPY_TESTS:
         raise ValueError(f"`coefficient` must be one of pearson, spearman, kendall (tau-b); got {coefficient!r}.")
+    from metaeval.analyses.stats import spearman_test
+
     alpha, alternative = alpha_iv(alpha), alternative_iv(alternative)
+    if pvalue not in spearman_test.METHODS or (pvalue != "t" and coef.label != "spearman"):
+        raise ValueError(f"`pvalue` is t, or as89 for spearman only; got {pvalue!r} for {coef.label}.")
     m = X.shape[1]
     r, p = np.full(m, np.nan), np.full(m, np.nan)
+    test = _SCIPY_TESTS[coef.label] if pvalue == "t" else lambda x, z, a: spearman_test.spearman_pvalue(x, z, a)[:2]
     for j in range(m):
         both = ~np.isnan(X[:, j]) & ~np.isnan(Z[:, j])
         x, z = X[both, j], Z[both, j]
         if x.size >= 3 and np.ptp(x) > 0 and np.ptp(z) > 0:
-            r[j], p[j] = _SCIPY_TESTS[coef.label](x, z, alternative)
+            r[j], p[j] = test(x, z, alternative)
     significant = p <= alpha
+    positive, negative = int((significant & (r > 0)).sum()), int((significant & (r < 0)).sum())
     return InputSignificanceResult(
         n_inputs=m,
         n_defined=int((~np.isnan(r)).sum()),
@@ -210,11 +221,14 @@ def input_significance(X: npt.ArrayLike, Z: npt.ArrayLike, coefficient: str = "s
         max_significant=float(r[significant].max()) if significant.any() else np.nan,
         correlations=r,
         pvalues=p,
-        conventions={
+        n_positive=positive, n_negative=negative, conventions={
             "level": "micro: one correlation per input over its systems",
             "coefficient": coef.label, "alpha": alpha, "alternative": alternative,
-            "pvalue": f"scipy.stats {'kendalltau (tau-b)' if coef.name == 'kendall' else coef.name + 'r'} "
-                      f"defaults (scipy {_scipy_version()}); significant when p <= alpha",
+            "pvalue": (f"scipy.stats {'kendalltau (tau-b)' if coef.name == 'kendall' else coef.name + 'r'} "
+                       f"defaults (scipy {_scipy_version()}); significant when p <= alpha") if pvalue == "t" else
+                      "R cor.test's AS 89 (exact n <= 9, Edgeworth above, t with ties); significant when p <= alpha",
+            "n_significant_positive": positive, "n_significant_negative": negative,
+            "counted": "n_significant: either sign (the paper's count); by sign in n_significant_positive/negative",
             "nan_policy": "pairs with a NaN dropped; inputs with < 3 pairs or a constant side are "
                           "undefined and not significant; percent over all inputs",
             "reference": "Louis & Nenkova 2013, Table 3",

@@ -28,10 +28,10 @@ from typing import TYPE_CHECKING  # noqa: E402
 if TYPE_CHECKING:
     from metaeval.runs.runner import ProgressFactory
 
-METRICS = ("rouge", "js", "bleu", "chrf", "sera", "kl", "cosine", "topic", "probability")
+METRICS = ("rouge", "js", "bleu", "chrf", "sera", "kl", "cosine", "topic", "probability", "regression")
 #: the model-free families of Louis & Nenkova (2013), against the input (analyses/text/modelfree.py)
 MODEL_FREE = ("kl", "cosine", "topic", "probability")
-_MODEL_FREE_PREFIXES = ("kl.", "cosine", "topic-", "logprob-")
+_MODEL_FREE_PREFIXES = ("kl.", "cosine", "topic-", "logprob-", "regression.")
 #: ROUGE variants scored when none are named: ROUGE-1, -2, -L x precision, recall, F1.
 DEFAULT_ROUGE = tuple(v.name for v in text.variant_grid(kinds=("rouge-1", "rouge-2", "rouge-l"),
                                                         stem=(False,), stop=(False,)))
@@ -101,6 +101,9 @@ def score(corpus: text.TextCorpus, metrics: Sequence[str], rouge_variants: Seque
         raise WarehouseError(f"choose metrics from {', '.join(METRICS)}, not {list(unknown) or 'none'}")
     if "sera" in metrics:
         raise WarehouseError("SERA searches an index recorded in the warehouse: score it with score_dataset(..., sera=...)")
+    if "regression" in metrics:
+        raise WarehouseError("the regression predicts a human score stored in the warehouse: score it with "
+                             "score_dataset(..., human=...)")
     out: dict[str, np.ndarray] = {}
     for metric in dict.fromkeys(metrics):
         if metric == "rouge":
@@ -132,9 +135,11 @@ def score(corpus: text.TextCorpus, metrics: Sequence[str], rouge_variants: Seque
 
 
 def to_batch(dataset: str, keys: pd.DataFrame, scores: dict[str, np.ndarray], options: dict,
-             prefix: str = "") -> tuple[Batch, int]:
+             prefix: str = "", directions: dict[str, str] | None = None) -> tuple[Batch, int]:
     """A loadable batch of the scores (NaN scores, e.g. an unsmoothed divergence of an empty
-    summary, are left out as missing cells), and how many were left out."""
+    summary, are left out as missing cells), and how many were left out. ``directions``: of the
+    measures whose direction is not in their name (the regression's: its human's)."""
+    directions = directions or {}
     frames, dropped = [], 0
     for name, values in scores.items():
         ok = np.isfinite(values)
@@ -143,7 +148,8 @@ def to_batch(dataset: str, keys: pd.DataFrame, scores: dict[str, np.ndarray], op
                                     "measure": name, "annotator": None, "value": values[ok], "line": 0}))
     cells = pd.concat(frames, ignore_index=True)[CELL_COLUMNS]
     measures = pd.DataFrame({"name": list(scores), "kind": "automatic",
-                             "direction": [text.direction(n.removeprefix(prefix)) for n in scores]})
+                             "direction": [directions.get(n) or text.direction(n.removeprefix(prefix))
+                                           for n in scores]})
     description = json.dumps({"dataset": dataset, **options}, sort_keys=True)
     digest = hashlib.sha256(description.encode())
     for name in sorted(scores):
@@ -156,17 +162,25 @@ def to_batch(dataset: str, keys: pd.DataFrame, scores: dict[str, np.ndarray], op
 
 def score_dataset(wh: Store, dataset: str, metrics: Sequence[str], rouge_variants: Sequence[str] = (),
                   js: JSSetting = JSSetting(), *, sera: SERASetting | None = None, prefix: str = "",
-                  model_free: ModelFreeSetting = ModelFreeSetting(),
+                  model_free: ModelFreeSetting = ModelFreeSetting(), human: str | None = None,
                   replace: bool = False, command: str | None = None,
                   progress: ProgressFactory | None = None) -> tuple[LoadReport, list[str], int]:
     """Score the stored texts of ``dataset`` and load the scores under ``prefix + name``:
     (report, measure names, NaN cells left out). SERA (``"sera"`` in ``metrics``) needs ``sera``,
-    its setting; the index it searched is recorded in the ingest's options."""
+    its setting; the index it searched is recorded in the ingest's options. The regression
+    (``"regression"``) predicts ``human`` (:mod:`metaeval.runs.regression`); its coefficients are
+    recorded in the ingest's options, key ``regression``."""
     if "sera" in metrics and sera is None:
         raise WarehouseError(Message("SERA needs a search index: give ", Argument("sera", placeholder="NAME"), " (see `",
                                      Hint("build_index", python="metaeval.runs.index.build"), "`)"))
     corpus, keys = load_corpus(wh, dataset)
-    others = [m for m in metrics if m != "sera"]
+    if "regression" in metrics:   # checked before any text is scored
+        from metaeval.runs import regression as regression_runs
+
+        regression_runs.human_cells(wh, dataset, human, pd.DataFrame({"system": [], "input": []}))
+    elif human:
+        raise WarehouseError(Message(Argument("human", human), " is the regression's target: add the metric regression"))
+    others = [m for m in metrics if m not in ("sera", "regression")]
     scores = {prefix + name: values for name, values in score(corpus, others, rouge_variants, js, model_free).items()} \
         if others else {}
     sera_used, searched = None, []   # SERA's searched lists: cached with the scores, in their transaction
@@ -175,13 +189,20 @@ def score_dataset(wh: Store, dataset: str, metrics: Sequence[str], rouge_variant
 
         sera_scores, sera_used, _ = sera_runs.score(wh, corpus, sera, progress=progress, pending=searched)
         scores.update({prefix + name: values for name, values in sera_scores.items()})
+    directions, fitted = {}, None
+    if "regression" in metrics:
+        name, values, direction, fitted = regression_runs.score(wh, dataset, corpus, keys, human, model_free.stem,
+                                                                model_free.stop, model_free.cutoff)
+        scores[prefix + name], directions[prefix + name] = values, direction
     options = {"metrics": list(metrics), "prefix": prefix, "js": js.__dict__ if "js" in metrics else None,
-               **({"model_free": model_free.__dict__} if set(MODEL_FREE) & set(metrics) else {}),
+               **({"model_free": model_free.__dict__} if {*MODEL_FREE, "regression"} & set(metrics) else {}),
                "rouge_variants": sorted(n for n in scores if not n.removeprefix(prefix).startswith(("sera", *_MODEL_FREE_PREFIXES)))
                if "rouge" in metrics else []}
     if sera_used is not None:
         options["sera"] = sera_used
-    batch, dropped = to_batch(dataset, keys, scores, options, prefix)
+    if fitted is not None:
+        options["regression"] = fitted
+    batch, dropped = to_batch(dataset, keys, scores, options, prefix, directions)
 
     def cache_searched() -> None:
         if searched:

@@ -187,3 +187,37 @@ def score(wh: Store, corpus: text.TextCorpus, setting: SERASetting, *, progress:
     if pending is None and rows:
         _store(wh, rows)
     return out, used, searched
+
+
+#: the coefficients of the cut-off sweep (Cohan & Goharian's Table 2 and Fig. 1 report all three)
+SWEEP_COEFFICIENTS = ("pearson", "spearman", "kendall")
+
+
+def check_sweep(wh: Store, dataset: str, human: str, setting: SERASetting) -> None:
+    """Before anything is written: ``human`` a human measure of ``dataset``, two cut-offs at least."""
+    from metaeval.errors import Argument, Message
+
+    kinds = wh.measure_kinds(dataset)
+    row = kinds[kinds["measure"] == human]
+    if row.empty or row["kind"].iloc[0] != "human":
+        raise WarehouseError(Message(Argument("sweep", human), f": not a human measure of {dataset!r}"))
+    if len(wh.matrix(dataset, human).systems) < 3:
+        raise WarehouseError(Message(Argument("sweep", human), " judges fewer than 3 systems: no system-level "
+                                     "correlation to sweep"))
+    if len(set(setting.cutoffs)) < 2:
+        raise WarehouseError(f"a sweep over the cut-off needs two cut-offs or more; got {sorted(set(setting.cutoffs))}")
+
+
+def sweep(wh: Store, dataset: str, human: str, measures: Sequence[str], *, prefix: str = "", level: str = "system",
+          coefficients: Sequence[str] = SWEEP_COEFFICIENTS, progress: ProgressFactory | None = None):
+    """The correlations of the SERA ``measures`` with ``human`` at ``level`` (stored in table
+    ``correlations`` by the ordinary correlate analysis, one run), with each measure's variant and
+    cut-off (:func:`metaeval.analyses.text.sera_sweep.sweep_frame`)."""
+    from metaeval.analyses.text import sera_sweep
+    from metaeval.runs import correlations, engine
+
+    literal = ["".join(f"[{c}]" if c in "[]*?" else c for c in m) for m in measures]   # names, not globs
+    [outcome] = engine.analyse(wh, lambda scope: [correlations.correlate_analysis(scope)], dataset, human,
+                               literal, [level], list(coefficients), progress=progress)
+    rows = outcome.rows(wh)
+    return sera_sweep.sweep_frame(rows[["metric", "coefficient", "value"]], prefix)

@@ -161,3 +161,24 @@ def test_rouge_s_unlimited_against_all_pairs(kind):
     s4 = rouge(corpus, ["rouge-s4.recall"])["rouge-s4.recall"]
     if kind == "rouge-s":
         assert out["rouge-s.recall"][0] != pytest.approx(s4[0]) and out["rouge-s.recall"][2] == pytest.approx(s4[2])
+
+
+# --- corpus-level BLEU per system (issue 33 item 12): sacrebleu's corpus_score, not a mean ----------
+def test_corpus_bleu_is_sacrebleus_corpus_score_per_system():
+    import sacrebleu
+
+    from metaeval.analyses.text.mt import bleu, corpus_bleu
+
+    refs = {"i1": ["the cat sat on the mat .", "a cat was on the mat ."], "i2": ["stocks fell as rates rose ."],
+            "i3": ["the team won the final .", "fans cheered the win ."]}
+    hyps = {("a", "i1"): "the cat sat on a mat .", ("a", "i2"): "stocks fell .", ("a", "i3"): "the team won .",
+            ("b", "i1"): "a dog .", ("b", "i2"): "rates rose as stocks fell .", ("b", "i3"): "fans cheered ."}
+    c = TextCorpus([SummaryRecord(system=s, input_id=i, summary=t, references=refs[i]) for (s, i), t in hyps.items()])
+    got = corpus_bleu(c)
+    for system in ("a", "b"):
+        inputs = ["i1", "i2", "i3"]
+        streams = [[refs[i][j] if j < len(refs[i]) else None for i in inputs] for j in range(2)]
+        expected = sacrebleu.corpus_bleu([hyps[(system, i)] for i in inputs], streams).score
+        assert got[system] == pytest.approx(expected)
+    sentence = bleu(c)["bleu"]
+    assert got["a"] != pytest.approx(float(np.mean(sentence[:3])))    # a corpus score, not a mean of sentences

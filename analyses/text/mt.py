@@ -40,3 +40,21 @@ def chrf(corpus: TextCorpus) -> dict[str, np.ndarray]:
     from sacrebleu.metrics import CHRF
 
     return {"chrf": _sentence_scores(corpus, CHRF())}
+
+
+def corpus_bleu(corpus: TextCorpus) -> dict[str, float]:
+    """``{system: corpus BLEU}`` (sacrebleu's ``BLEU().corpus_score`` over the system's summaries,
+    in corpus order, against their references; an input with fewer references than another pads
+    its reference streams with None, which sacrebleu skips). A system-level value, not a mean of
+    sentence scores: the warehouse stores cells only (one value per system and input), so no
+    command stores it yet (issue 33 item 12)."""
+    from sacrebleu.metrics import BLEU
+
+    summaries, references = corpus.summary_strings(), corpus.reference_strings()
+    out = {}
+    for system in dict.fromkeys(corpus.systems):
+        rows = [k for k, s in enumerate(corpus.systems) if s == system]
+        width = max(len(references[k]) for k in rows)
+        streams = [[_flat(references[k][j]) if j < len(references[k]) else None for k in rows] for j in range(width)]
+        out[str(system)] = float(BLEU().corpus_score([_flat(summaries[k]) for k in rows], streams).score)
+    return out

@@ -150,12 +150,15 @@ def load_spacy(name: str = DEFAULT_NP_MODEL):
         import spacy
     except ImportError:
         raise ValueError(f"NP queries need spaCy and an English pipeline: pip install spacy && "
-                         f"python -m spacy download {name} (or name an installed pipeline with --np-model)") from None
+                         f"python -m spacy download {name}, which fetches the pipeline from GitHub, not the package "
+                         f"index (nothing offline finds noun phrases: NLTK's tagger needs downloaded data too); "
+                         f"use the plain or kw queries, or name an installed pipeline with --np-model") from None
     try:
         return spacy.load(name)
     except OSError:
         raise ValueError(f"NP queries need the spaCy pipeline {name!r}, which is not installed: "
-                         f"python -m spacy download {name} (or name an installed one with --np-model)") from None
+                         f"python -m spacy download {name} fetches it from GitHub, not the package index; use the "
+                         f"plain or kw queries, or name an installed one with --np-model") from None
 
 
 def np_query(text: str, nlp: Callable) -> list[str]:

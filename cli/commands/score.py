@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 
+from pathlib import Path
+
 import click
 
 from metaeval.cli.app import Context, FiniteFloatRange, LazyChoice, _command_line
@@ -80,20 +82,31 @@ def _cutoffs(ctx, param, value):
               help="SERA: Dirichlet prior of lm-dirichlet. Default: the index's (2000 unless built otherwise).")
 @click.option("--np-model", default="en_core_web_sm", show_default=True,
               help="SERA np queries: the installed spaCy English pipeline that finds noun phrases.")
+@click.option("--sweep", "sweep_human", default=None, metavar="H",
+              help="SERA: after scoring, correlate every SERA measure scored with the human H at the system level "
+                   "(pearson, spearman, kendall; stored as `correlate` stores them) and print correlation against "
+                   "cut-off (Cohan & Goharian 2016, Fig. 1). Needs two --cutoff values or more.")
+@click.option("--sweep-plot", type=click.Path(dir_okay=False, path_type=Path), default=None, metavar="STEM",
+              help="With --sweep: draw the sweep to STEM.png and STEM.svg (refused if either exists).")
+@click.option("--human", default=None, metavar="H",
+              help="regression: the human measure it predicts (Louis & Nenkova's linear regression over the ten "
+                   "model-free features, each cell scored by a model trained on other systems and other inputs).")
 @click.option("--prefix", default="", show_default=True,
               help="Prepended to every measure name, e.g. 'ours:' to keep computed scores apart from a "
                    "dataset's released ones of the same name.")
 @click.option("--replace", is_flag=True, help="Overwrite stored scores that differ.")
 @click.pass_obj
 def score(obj: Context, dataset, metrics, variants, grid, js_n, js_target, js_stem, js_stop, js_smoothing,
-          input_stem, input_stop, topic_cutoff, index_name, queries, cutoffs, model, mu, np_model, prefix, replace):
+          input_stem, input_stop, topic_cutoff, index_name, queries, cutoffs, model, mu, np_model, sweep_human,
+          sweep_plot, human, prefix, replace):
     """Score the summary texts of DATASET and store the scores as automatic measures.
 
     Measures are named by their settings (rouge-2.recall[stem,stop], js-2, bleu, chrf,
     sera-5, sera-dis-10[kw], sera-5[np,bm25], kl.input-summary[stem,stop],
-    topic-fraction.input[stem,stop,cutoff=10]); scoring twice changes nothing. kl, cosine,
-    topic and probability are Louis & Nenkova's (2013) model-free features against the input
-    documents.
+    topic-fraction.input[stem,stop,cutoff=10], regression.input[stem,stop,cutoff=10,human=H]);
+    scoring twice changes nothing. kl, cosine, topic and probability are Louis & Nenkova's (2013)
+    model-free features against the input documents; regression (with --human H) their linear
+    combination predicting H, its coefficients recorded in the ingest's options.
     """
     from metaeval.runs import scoring
 
@@ -110,12 +123,17 @@ def score(obj: Context, dataset, metrics, variants, grid, js_n, js_target, js_st
         given = {"queries": queries, "cutoffs": cutoffs}   # absent: the setting's defaults
         sera = scoring.SERASetting(index_name, model=model, mu=mu, np_model=np_model,
                                    **{k: v for k, v in given.items() if v})
-    elif index_name or queries or cutoffs or model or mu is not None:
-        raise click.UsageError("--index/--query/--cutoff/--model/--mu set SERA: add --metric sera")
+    elif index_name or queries or cutoffs or model or mu is not None or sweep_human:
+        raise click.UsageError("--index/--query/--cutoff/--model/--mu/--sweep set SERA: add --metric sera")
+    plots = _plot_paths(sweep_plot, sweep_human)
     with obj.open() as wh:
+        if sweep_human:
+            from metaeval.runs import sera as sera_runs
+
+            sera_runs.check_sweep(wh, dataset, sweep_human, sera)
         report, names, dropped = scoring.score_dataset(
             wh, dataset, metrics, rouge_variants, js, sera=sera, prefix=prefix, replace=replace,
-            model_free=scoring.ModelFreeSetting(input_stem, input_stop, topic_cutoff),
+            model_free=scoring.ModelFreeSetting(input_stem, input_stop, topic_cutoff), human=human,
             command=_command_line(), progress=terminal_progress())
     state = (f"inserted {report.inserted}" + (f", replaced {report.replaced}" if report.replaced else "")
              if report.changed else "all already in the warehouse; nothing changed")
@@ -123,6 +141,38 @@ def score(obj: Context, dataset, metrics, variants, grid, js_n, js_target, js_st
     if dropped:
         click.echo(f"{dropped} undefined value(s) (e.g. an empty summary; for SERA, a candidate and a reference "
                    "that both retrieve nothing) left out as missing cells")
+    if sweep_human:
+        _sweep(obj, dataset, sweep_human, [n for n in names if n.removeprefix(prefix).startswith("sera")], prefix,
+               plots)
+
+
+def _plot_paths(stem, human):
+    if stem is None:
+        return None
+    if not human:
+        raise click.UsageError("--sweep-plot draws the sweep: add --sweep H")
+    paths = [stem.parent / f"{stem.name}.png", stem.parent / f"{stem.name}.svg"]
+    existing = [str(p) for p in paths if p.exists()]
+    if existing:
+        raise click.UsageError(f"--sweep-plot: {', '.join(existing)} exists; give another STEM")
+    return stem
+
+
+def _sweep(obj: Context, dataset, human, measures, prefix, stem):
+    """The cut-off sweep's correlations (stored by the correlate analysis), printed and drawn."""
+    from metaeval.runs import sera as sera_runs
+
+    with obj.open() as wh:
+        frame = sera_runs.sweep(wh, dataset, human, measures, prefix=prefix, progress=terminal_progress())
+    wide = frame.pivot_table(index="cutoff", columns=["variant", "coefficient"], values="value", dropna=False)
+    click.echo(f"system-level correlation with {human} against the cut-off (stored in correlations):")
+    click.echo(wide.round(3).to_string(na_rep="undefined"))
+    if stem is not None:
+        from metaeval.analyses import figures
+        from metaeval.analyses.text import sera_sweep
+
+        paths = figures.save(sera_sweep.cutoff_figure(frame, human, "system"), stem)
+        click.echo(f"wrote {', '.join(map(str, paths))}")
 
 
 COMMANDS = [score]
