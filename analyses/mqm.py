@@ -11,10 +11,8 @@ a row matched by no spec -- ``No-error`` included -- weighs 0. A rater's score o
 segment's MQM score the mean over its raters (:func:`rater_scores`; the warehouse stores each
 rater as one annotator, so its ``cells`` view takes that mean).
 
-**Spans.** Released texts mark an error's span as ``<v>...</v>`` inside the source or the target
-text. :func:`strip_markers` returns the text without markers and the character offsets
-``[start, end)`` of each marked span in it; a marker that does not close, a closing marker with no
-opening one, or nested markers are errors (``ValueError``).
+**Spans** are ``[start, end)`` character offsets into a segment's text (recovered from the released
+files' ``<v>...</v>`` markers by :func:`metaeval.ingest.mqm.strip_markers`).
 
 **Span-level agreement** (a metric's predicted spans against the human ones; after Perrella et al.
 2025). Per segment, the characters covered by predicted spans ``P`` and by human spans ``G`` (with
@@ -36,7 +34,6 @@ import numpy as np
 
 DEFAULT_WEIGHTS = "Major:5 Minor:1 Neutral:0 Major/Non-translation!:25 Minor/Fluency/Punctuation:0.1"
 _SPEC = re.compile(r"^(?P<path>[^:\s]+):(?P<weight>[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?)$")
-OPEN, CLOSE = "<v>", "</v>"
 
 
 def parse_weights(spec: str) -> dict[tuple[str, ...], float]:
@@ -103,28 +100,6 @@ def rater_scores(segments: Sequence, raters: Sequence, severities: Sequence[str]
     return RaterScores(segment=np.array([k[0] for k in keys], dtype=object),
                        rater=np.array([k[1] for k in keys], dtype=object),
                        score=np.array([-totals[k] if totals[k] else 0.0 for k in keys]))
-
-
-def strip_markers(text: str) -> tuple[str, list[tuple[int, int]]]:
-    """The text without ``<v>``/``</v>`` markers and the ``[start, end)`` offsets of each span."""
-    plain, spans, start, i = [], [], None, 0
-    length = 0
-    while i < len(text):
-        if text.startswith(OPEN, i):
-            if start is not None:
-                raise ValueError(f"a span marker opens inside another span (character {i})")
-            start, i = length, i + len(OPEN)
-        elif text.startswith(CLOSE, i):
-            if start is None:
-                raise ValueError(f"a span marker closes with no span open (character {i})")
-            spans.append((start, length))
-            start, i = None, i + len(CLOSE)
-        else:
-            plain.append(text[i])
-            length, i = length + 1, i + 1
-    if start is not None:
-        raise ValueError("a span marker does not close")
-    return "".join(plain), spans
 
 
 def _covered(spans, length: int, severities=None, severity=None) -> np.ndarray:

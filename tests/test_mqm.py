@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from metaeval.analyses import mqm
+from metaeval.ingest import mqm as mqm_file
 
 
 def released_weight(severity, category):
@@ -50,11 +51,11 @@ def test_weight_specs_refused():
 
 
 def test_markers():
-    assert mqm.strip_markers("a <v>bad</v> word <v>x</v>") == ("a bad word x", [(2, 5), (11, 12)])
-    assert mqm.strip_markers("no error") == ("no error", [])
+    assert mqm_file.strip_markers("a <v>bad</v> word <v>x</v>") == ("a bad word x", [(2, 5), (11, 12)])
+    assert mqm_file.strip_markers("no error") == ("no error", [])
     for bad in ("a <v>b", "a </v>b", "<v>a <v>b</v></v>"):
         with pytest.raises(ValueError):
-            mqm.strip_markers(bad)
+            mqm_file.strip_markers(bad)
 
 
 def test_span_scores_by_hand():
