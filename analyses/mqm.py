@@ -27,6 +27,7 @@ human one, no recall). An undefined value is NaN, never 0 or 1.
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -162,3 +163,144 @@ def span_scores(lengths: Sequence[int], predicted: Sequence, gold: Sequence, *,
         else:
             tp[i] = (P & G).sum()
     return SpanScores(tp=tp, predicted=n_pred, gold=n_gold)
+
+
+# --- raters: agreement on scores and spans, and the ranking's stability vs ratings per segment ---
+
+def score_alpha(values: np.ndarray) -> float:
+    """Krippendorff's alpha (interval) of a raters x items matrix of scores (NaN: not rated), by
+    the ``krippendorff`` package; NaN when no item has two ratings or every rating is equal (the
+    expected disagreement is 0)."""
+    import krippendorff
+
+    values = np.asarray(values, dtype=float)
+    pairable = (~np.isnan(values)).sum(axis=0) >= 2
+    data = values[:, pairable]
+    if data.size == 0 or len(np.unique(data[~np.isnan(data)])) < 2:
+        return float("nan")
+    return float(krippendorff.alpha(reliability_data=data, level_of_measurement="interval"))
+
+
+@dataclass(frozen=True)
+class RatedSegment:
+    """One segment as its raters marked it: ``lengths`` of its texts by side (``{"target": 20,
+    "source": 12}``) and, per rater who rated it, its spans ``(side, start, end, severity)``."""
+
+    lengths: dict
+    spans: dict
+
+
+def character_labels(segments: Sequence[RatedSegment], raters: Sequence, severity: bool = False) -> np.ndarray:
+    """The raters x characters matrix of character-level labels over the segments rated by two or
+    more raters: 0 outside every span of the rater, 1 inside one (``severity``: a code per set of
+    severities covering the character, compared without case); NaN where the rater did not rate
+    the segment. Every character of every side is one unit."""
+    codes: dict = {(): 0}
+    blocks = []
+    for seg in segments:
+        if len(seg.spans) < 2:
+            continue
+        n = sum(seg.lengths.values())
+        offset = {}
+        at = 0
+        for side in sorted(seg.lengths):
+            offset[side], at = at, at + seg.lengths[side]
+        block = np.full((len(raters), n), np.nan)
+        for i, rater in enumerate(raters):
+            if rater not in seg.spans:
+                continue
+            cover = [set() for _ in range(n)]
+            for side, a, b, sev in seg.spans[rater]:
+                if not 0 <= a <= b <= seg.lengths[side]:
+                    raise ValueError(f"span [{a}, {b}) lies outside a {side} of {seg.lengths[side]} characters")
+                for c in range(offset[side] + a, offset[side] + b):
+                    cover[c].add(sev.lower() if severity else "error")
+            block[i] = [codes.setdefault(tuple(sorted(s)), len(codes)) for s in cover]
+        blocks.append(block)
+    return np.concatenate(blocks, axis=1) if blocks else np.empty((len(raters), 0))
+
+
+def label_alpha(labels: np.ndarray) -> float:
+    """Krippendorff's alpha (nominal) of character labels (:func:`character_labels`); NaN when
+    undefined (no pairable unit, or a single label used)."""
+    import krippendorff
+
+    pairable = (~np.isnan(labels)).sum(axis=0) >= 2
+    data = labels[:, pairable]
+    if data.size == 0 or len(np.unique(data[~np.isnan(data)])) < 2:
+        return float("nan")
+    return float(krippendorff.alpha(reliability_data=data, level_of_measurement="nominal"))
+
+
+def pairwise_span_f1(labels: np.ndarray) -> tuple[float, float]:
+    """Character overlap between every two raters on the characters both rated: per pair the F1
+    (Dice) ``2|A & B| / (|A| + |B|)`` of their marked characters (A, B: label > 0), symmetric;
+    returns (the mean over the pairs where it is defined, the pooled ``2 sum|A & B| / sum(|A| +
+    |B|)``); NaN when no pair marked a character."""
+    per_pair, inter, total = [], 0, 0
+    for i in range(len(labels)):
+        for j in range(i + 1, len(labels)):
+            both = ~np.isnan(labels[i]) & ~np.isnan(labels[j])
+            a, b = labels[i][both] > 0, labels[j][both] > 0
+            n = int(a.sum() + b.sum())
+            if n:
+                per_pair.append(2 * int((a & b).sum()) / n)
+                inter, total = inter + int((a & b).sum()), total + n
+    mean = float(np.mean(per_pair)) if per_pair else float("nan")
+    return mean, (2 * inter / total if total else float("nan"))
+
+
+@dataclass(frozen=True)
+class Stability:
+    """The system ranking with ``ratings`` raters drawn per segment against the ranking on every
+    rating: Kendall tau-b per resample (``taus``; NaN where undefined), their mean and the
+    percentile interval, the share of resamples that keep the best system (NaN when the full
+    ranking's best is tied), and the cells with fewer raters than ``ratings`` (all of theirs used)."""
+
+    ratings: int
+    taus: np.ndarray
+    mean: float
+    lower: float
+    upper: float
+    top_kept: float
+    short_cells: int
+
+
+def system_scores(values: np.ndarray) -> np.ndarray:
+    """Each system's score from a systems x inputs x raters array: the mean over its rated inputs
+    of the mean over each input's raters (the warehouse's cells, then system means)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)   # a system with no rated input: NaN
+        return np.nanmean(np.nanmean(values, axis=2), axis=1)
+
+
+def rating_stability(values: np.ndarray, ratings: int, k: int, seed: int, alpha: float = 0.05) -> Stability:
+    """Draw ``ratings`` raters per cell without replacement (all of a cell's raters when it has
+    fewer), ``k`` times with the generator ``default_rng([seed, ratings])``; each draw's system
+    scores (:func:`system_scores`) against those on every rating, by Kendall tau-b."""
+    from scipy.stats import kendalltau
+
+    values = np.asarray(values, dtype=float)
+    if ratings < 1 or k < 1:
+        raise ValueError("ratings and k must be 1 or more")
+    full = system_scores(values)
+    rated = ~np.isnan(values)
+    rng = np.random.default_rng([seed, ratings])
+    taus = np.empty(k)
+    best = np.flatnonzero(full == np.nanmax(full)) if np.any(~np.isnan(full)) else np.array([])
+    kept = []
+    for t in range(k):
+        keys = np.where(rated, rng.random(values.shape), np.inf)
+        order = np.argsort(np.argsort(keys, axis=2, kind="stable"), axis=2, kind="stable")
+        drawn = system_scores(np.where(rated & (order < ratings), values, np.nan))
+        ok = ~np.isnan(full) & ~np.isnan(drawn)
+        taus[t] = kendalltau(full[ok], drawn[ok]).statistic if ok.sum() >= 2 else np.nan
+        if len(best) == 1:
+            kept.append(bool(np.nanargmax(drawn) == best[0]) and np.sum(drawn == np.nanmax(drawn)) == 1)
+    defined = taus[~np.isnan(taus)]
+    nan = float("nan")
+    return Stability(ratings=ratings, taus=taus, mean=float(defined.mean()) if len(defined) else nan,
+                     lower=float(np.quantile(defined, alpha / 2)) if len(defined) else nan,
+                     upper=float(np.quantile(defined, 1 - alpha / 2)) if len(defined) else nan,
+                     top_kept=float(np.mean(kept)) if kept else nan,
+                     short_cells=int(((rated.sum(axis=2) > 0) & (rated.sum(axis=2) < ratings)).sum()))

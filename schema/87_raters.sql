@@ -1,0 +1,82 @@
+-- Raters of MQM / ESA judgments (`metaeval raters`; analyses/mqm.py): how far raters agree on
+-- scores and on spans, and how stable the system ranking is with fewer ratings per segment.
+CREATE TABLE IF NOT EXISTS rater_agreement (
+    result_id    BIGINT PRIMARY KEY DEFAULT nextval('result_id_seq'),
+    run_id       INTEGER NOT NULL REFERENCES analysis_runs (run_id),
+    dataset      VARCHAR NOT NULL,
+    human        VARCHAR NOT NULL,
+    subset       VARCHAR NOT NULL DEFAULT '',
+    statistic    VARCHAR NOT NULL,
+    value        DOUBLE,
+    n_raters     INTEGER NOT NULL,
+    n_units      BIGINT NOT NULL,
+    fingerprint  VARCHAR NOT NULL,
+    conventions  JSON NOT NULL
+);
+
+CREATE OR REPLACE VIEW latest_rater_agreement AS
+SELECT * EXCLUDE (latest) FROM (
+    SELECT *, max(result_id) OVER (PARTITION BY dataset, human, subset, statistic) AS latest
+    FROM rater_agreement
+    WHERE run_id IN (SELECT run_id FROM analysis_runs WHERE status = 'finished'))
+WHERE result_id = latest;
+
+CREATE TABLE IF NOT EXISTS rating_stability (
+    result_id     BIGINT PRIMARY KEY DEFAULT nextval('result_id_seq'),
+    run_id        INTEGER NOT NULL REFERENCES analysis_runs (run_id),
+    dataset       VARCHAR NOT NULL,
+    human         VARCHAR NOT NULL,
+    subset        VARCHAR NOT NULL DEFAULT '',
+    ratings       INTEGER NOT NULL,
+    n_systems     INTEGER NOT NULL,
+    short_cells   INTEGER NOT NULL,
+    kendall_mean  DOUBLE,
+    kendall_lower DOUBLE,
+    kendall_upper DOUBLE,
+    top_kept      DOUBLE,
+    k             INTEGER NOT NULL,
+    seed          BIGINT NOT NULL,
+    alpha         DOUBLE NOT NULL,
+    fingerprint   VARCHAR NOT NULL,
+    conventions   JSON NOT NULL
+);
+
+CREATE OR REPLACE VIEW latest_rating_stability AS
+SELECT * EXCLUDE (latest) FROM (
+    SELECT *, max(result_id) OVER (PARTITION BY dataset, human, subset, ratings) AS latest
+    FROM rating_stability
+    WHERE run_id IN (SELECT run_id FROM analysis_runs WHERE status = 'finished'))
+WHERE result_id = latest;
+
+COMMENT ON TABLE rater_agreement IS '`metaeval raters`: agreement between the raters of a human measure (Krippendorff''s alpha on their scores) and of the dataset''s error spans (character level: alpha, and pairwise overlap F1).';
+COMMENT ON COLUMN rater_agreement.result_id IS 'Unique id of this result row (one sequence across the results tables; higher = written later).';
+COMMENT ON COLUMN rater_agreement.run_id IS 'The analysis_runs row of the command that wrote this row.';
+COMMENT ON COLUMN rater_agreement.dataset IS 'Dataset name (datasets.name).';
+COMMENT ON COLUMN rater_agreement.human IS 'The human measure whose raters'' scores are compared (each rater one annotator), e.g. mqm.';
+COMMENT ON COLUMN rater_agreement.subset IS 'Always empty: every cell and span of the dataset.';
+COMMENT ON COLUMN rater_agreement.statistic IS 'score_alpha (interval alpha on the raters'' segment scores) | span_alpha (nominal alpha on characters: in a span or not) | span_alpha_severity (the label is the set of severities covering the character) | span_f1_mean (pairwise character F1 of two raters'' marked characters, mean over pairs) | span_f1_pooled (the same pooled over pairs).';
+COMMENT ON COLUMN rater_agreement.value IS 'The statistic; NULL when undefined (no unit rated twice, one label only, no character marked).';
+COMMENT ON COLUMN rater_agreement.n_raters IS 'Raters (annotators of the measure, or human judges of error_spans) taking part.';
+COMMENT ON COLUMN rater_agreement.n_units IS 'Units rated by two or more raters: segments (score_alpha) or characters of segments rated by two or more raters (span statistics).';
+COMMENT ON COLUMN rater_agreement.fingerprint IS 'sha256 of the judgments and spans read.';
+COMMENT ON COLUMN rater_agreement.conventions IS 'JSON: the definitions (units, labels, levels of measurement, the krippendorff package).';
+COMMENT ON VIEW latest_rater_agreement IS 'The latest rater_agreement row of each dataset, human measure, subset and statistic.';
+COMMENT ON TABLE rating_stability IS '`metaeval raters`: the system ranking with a given number of ratings per segment (raters drawn without replacement, seeded) against the ranking on every rating: Kendall tau-b over the resamples.';
+COMMENT ON COLUMN rating_stability.result_id IS 'Unique id of this result row (one sequence across the results tables; higher = written later).';
+COMMENT ON COLUMN rating_stability.run_id IS 'The analysis_runs row of the command that wrote this row.';
+COMMENT ON COLUMN rating_stability.dataset IS 'Dataset name (datasets.name).';
+COMMENT ON COLUMN rating_stability.human IS 'The human measure whose raters are resampled, e.g. mqm.';
+COMMENT ON COLUMN rating_stability.subset IS 'Always empty: every cell of the dataset.';
+COMMENT ON COLUMN rating_stability.ratings IS 'Raters drawn per segment (system x input cell), without replacement.';
+COMMENT ON COLUMN rating_stability.n_systems IS 'Systems with a score under the measure.';
+COMMENT ON COLUMN rating_stability.short_cells IS 'Rated cells with fewer raters than ratings: all of their raters are used in every draw.';
+COMMENT ON COLUMN rating_stability.kendall_mean IS 'Mean over the resamples of Kendall tau-b between the drawn and the full system scores; NULL when undefined.';
+COMMENT ON COLUMN rating_stability.kendall_lower IS 'The alpha/2 quantile of the resampled Kendall tau-b values.';
+COMMENT ON COLUMN rating_stability.kendall_upper IS 'The 1 - alpha/2 quantile of the resampled Kendall tau-b values.';
+COMMENT ON COLUMN rating_stability.top_kept IS 'Share of the resamples whose single best system is the full ranking''s best; NULL when that best is tied.';
+COMMENT ON COLUMN rating_stability.k IS 'Resamples (draws of raters).';
+COMMENT ON COLUMN rating_stability.seed IS 'Seed of the draws (numpy default_rng([seed, ratings])).';
+COMMENT ON COLUMN rating_stability.alpha IS 'The interval is the percentile interval 1 - alpha of the resampled values.';
+COMMENT ON COLUMN rating_stability.fingerprint IS 'sha256 of the judgments read.';
+COMMENT ON COLUMN rating_stability.conventions IS 'JSON: the system score (mean over rated inputs of the mean over the drawn raters), the draw, the coefficient.';
+COMMENT ON VIEW latest_rating_stability IS 'The latest rating_stability row of each dataset, human measure, subset and number of ratings.';
