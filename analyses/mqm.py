@@ -14,14 +14,10 @@ rater as one annotator, so its ``cells`` view takes that mean).
 **Spans** are ``[start, end)`` character offsets into a segment's text (recovered from the released
 files' ``<v>...</v>`` markers by :func:`metaeval.ingest.mqm.strip_markers`).
 
-**Span-level agreement** (a metric's predicted spans against the human ones; after Perrella et al.
-2025). Per segment, the characters covered by predicted spans ``P`` and by human spans ``G`` (with
-``severity`` matching: a character counts as matched only where a predicted and a human span of the
-same severity both cover it). ``precision = |P & G| / |P|``, ``recall = |P & G| / |G|``, ``F1`` their
-harmonic mean -- partial overlaps earn partial credit, character by character. *Micro*: the counts
-summed over segments first; *macro*: the mean over segments of each segment's value, over the
-segments where it is defined (a segment with no predicted character has no precision; with no
-human one, no recall). An undefined value is NaN, never 0 or 1.
+**Raters** (:func:`score_alpha`, :func:`character_labels`, :func:`label_alpha`,
+:func:`pairwise_span_f1`, :func:`rating_stability`): agreement on scores and spans and the
+ranking's stability vs ratings per segment; a metric's spans against the human ones:
+:mod:`metaeval.analyses.spans`.
 """
 
 from __future__ import annotations
@@ -103,68 +99,6 @@ def rater_scores(segments: Sequence, raters: Sequence, severities: Sequence[str]
                        score=np.array([-totals[k] if totals[k] else 0.0 for k in keys]))
 
 
-def _covered(spans, length: int, severities=None, severity=None) -> np.ndarray:
-    mask = np.zeros(length, dtype=bool)
-    for k, (a, b) in enumerate(spans):
-        if not 0 <= a <= b <= length:
-            raise ValueError(f"span [{a}, {b}) lies outside a text of {length} characters")
-        if severity is None or severities[k].lower() == severity:
-            mask[a:b] = True
-    return mask
-
-
-@dataclass(frozen=True)
-class SpanScores:
-    """Character-level agreement: per segment ``tp``, ``predicted``, ``gold`` counts, and the
-    micro and macro precision, recall and F1."""
-
-    tp: np.ndarray
-    predicted: np.ndarray
-    gold: np.ndarray
-
-    @staticmethod
-    def _f1(p, r):
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(p + r > 0, 2 * p * r / (p + r), np.where(np.isnan(p) | np.isnan(r), np.nan, 0.0))
-
-    def micro(self) -> tuple[float, float, float]:
-        tp, pred, gold = self.tp.sum(), self.predicted.sum(), self.gold.sum()
-        p = tp / pred if pred else float("nan")
-        r = tp / gold if gold else float("nan")
-        return float(p), float(r), float(self._f1(np.array(p), np.array(r)))
-
-    def macro(self) -> tuple[float, float, float]:
-        with np.errstate(invalid="ignore", divide="ignore"):
-            p = np.where(self.predicted > 0, self.tp / np.maximum(self.predicted, 1), np.nan)
-            r = np.where(self.gold > 0, self.tp / np.maximum(self.gold, 1), np.nan)
-        f = self._f1(p, r)
-
-        def mean(x):
-            return float(np.nanmean(x)) if np.any(~np.isnan(x)) else float("nan")
-
-        return mean(p), mean(r), mean(f)
-
-
-def span_scores(lengths: Sequence[int], predicted: Sequence, gold: Sequence, *,
-                predicted_severities: Sequence | None = None, gold_severities: Sequence | None = None) -> SpanScores:
-    """Character overlap of predicted and human spans per segment (``predicted[i]``, ``gold[i]``:
-    lists of ``(start, end)``); with both severity lists, characters match only within one severity."""
-    if not len(lengths) == len(predicted) == len(gold):
-        raise ValueError("lengths, predicted and gold need one entry per segment")
-    matching = predicted_severities is not None and gold_severities is not None
-    tp, n_pred, n_gold = (np.zeros(len(lengths), dtype=np.int64) for _ in range(3))
-    for i, n in enumerate(lengths):
-        P, G = _covered(predicted[i], n), _covered(gold[i], n)
-        n_pred[i], n_gold[i] = P.sum(), G.sum()
-        if matching:
-            levels = {s.lower() for s in (*predicted_severities[i], *gold_severities[i])}
-            tp[i] = sum((_covered(predicted[i], n, predicted_severities[i], s)
-                         & _covered(gold[i], n, gold_severities[i], s)).sum() for s in levels)
-        else:
-            tp[i] = (P & G).sum()
-    return SpanScores(tp=tp, predicted=n_pred, gold=n_gold)
-
-
 # --- raters: agreement on scores and spans, and the ranking's stability vs ratings per segment ---
 
 def score_alpha(values: np.ndarray) -> float:
@@ -195,25 +129,21 @@ def character_labels(segments: Sequence[RatedSegment], raters: Sequence, severit
     more raters: 0 outside every span of the rater, 1 inside one (``severity``: a code per set of
     severities covering the character, compared without case); NaN where the rater did not rate
     the segment. Every character of every side is one unit."""
+    from metaeval.analyses.spans import flatten
+
     codes: dict = {(): 0}
     blocks = []
     for seg in segments:
         if len(seg.spans) < 2:
             continue
         n = sum(seg.lengths.values())
-        offset = {}
-        at = 0
-        for side in sorted(seg.lengths):
-            offset[side], at = at, at + seg.lengths[side]
         block = np.full((len(raters), n), np.nan)
         for i, rater in enumerate(raters):
             if rater not in seg.spans:
                 continue
             cover = [set() for _ in range(n)]
-            for side, a, b, sev in seg.spans[rater]:
-                if not 0 <= a <= b <= seg.lengths[side]:
-                    raise ValueError(f"span [{a}, {b}) lies outside a {side} of {seg.lengths[side]} characters")
-                for c in range(offset[side] + a, offset[side] + b):
+            for a, b, sev in flatten(seg.lengths, seg.spans[rater])[1]:
+                for c in range(a, b):
                     cover[c].add(sev.lower() if severity else "error")
             block[i] = [codes.setdefault(tuple(sorted(s)), len(codes)) for s in cover]
         blocks.append(block)

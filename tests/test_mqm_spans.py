@@ -1,0 +1,88 @@
+"""Span-level meta-evaluation (issue 36 item 4, pure part): character precision, recall and F1
+with partial-overlap credit, severity matching, micro / macro and the bootstrap over segments,
+against hand-worked numbers and an independent loop over character sets."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from metaeval.analyses import spans
+
+
+def test_by_hand():
+    lengths = [10, 10, 10]
+    gold = [[(0, 4, "major")], [], [(2, 6, "minor")]]
+    pred = [[(2, 6, "major")], [(0, 1, "minor")], []]
+    s = spans.span_counts(lengths, pred, gold)
+    assert s.tp.tolist() == [2, 0, 0] and s.predicted.tolist() == [4, 1, 0] and s.gold.tolist() == [4, 0, 4]
+    p, r, f = s.micro()
+    assert (p, r) == (2 / 5, 2 / 8) and f == pytest.approx(2 * p * r / (p + r))
+    mp, mr, mf = s.macro()
+    assert mp == pytest.approx((0.5 + 0.0) / 2)     # segment 3 has no prediction: no precision
+    assert mr == pytest.approx((0.5 + 0.0) / 2)     # segment 2 has no human span: no recall
+    assert mf == pytest.approx(0.5)                 # only segment 1 has both
+    matched = spans.span_counts([10], [[(0, 4, "major"), (4, 8, "minor")]], [[(0, 8, "Major")]], severity=True)
+    assert matched.tp.tolist() == [4] and matched.predicted.tolist() == [8]   # only the major characters
+    overlapping = spans.span_counts([4], [[(0, 4, "major"), (0, 4, "minor")]], [[(0, 4, "minor"), (0, 4, "major")]],
+                                    severity=True)
+    assert overlapping.tp.tolist() == [4] and overlapping.micro()[0] == 1.0   # a character counts once
+    assert all(np.isnan(v) for v in spans.span_counts([5], [[]], [[]]).micro())
+    assert spans.flatten({"source": 3, "target": 5}, [("target", 1, 2, "x"), ("source", 0, 3, "y")]) == \
+        (8, [(4, 5, "x"), (0, 3, "y")])
+    with pytest.raises(ValueError):
+        spans.flatten({"source": 3, "target": 5}, [("target", 4, 6, "x")])
+
+
+def loop_counts(lengths, pred, gold, severity):
+    """Independent: characters as Python sets, severity as dicts of sets."""
+    out = []
+    for n, P, G in zip(lengths, pred, gold):
+        def chars(spans_):
+            cover = {}
+            for a, b, sev in spans_:
+                for c in range(a, b):
+                    cover.setdefault(c, set()).add(sev.lower())
+            return cover
+        p, g = chars(P), chars(G)
+        tp = [c for c in p if c in g and (not severity or p[c] & g[c])]
+        out.append((len(tp), len(p), len(g)))
+    return np.array(out)
+
+
+def random_case(rng, n_segments=25):
+    lengths, pred, gold = [], [], []
+    for _ in range(n_segments):
+        n = int(rng.integers(0, 15))
+        lengths.append(n)
+        for side in (pred, gold):
+            side.append([])
+            for _ in range(int(rng.integers(0, 3)) if n else 0):
+                a = int(rng.integers(0, n))
+                side[-1].append((a, int(rng.integers(a, n + 1)), str(rng.choice(["major", "Minor", "minor"]))))
+    return lengths, pred, gold
+
+
+def test_against_a_loop_and_the_bootstrap_by_hand():
+    rng = np.random.default_rng(11)
+    for _ in range(20):
+        lengths, pred, gold = random_case(rng)
+        for severity in (False, True):
+            c = spans.span_counts(lengths, pred, gold, severity=severity)
+            want = loop_counts(lengths, pred, gold, severity)
+            assert np.array_equal(np.c_[c.tp, c.predicted, c.gold], want)
+    lengths, pred, gold = random_case(np.random.default_rng(5), 40)
+    c = spans.span_counts(lengths, pred, gold)
+    out = spans.bootstrap(c, k=300, seed=9, alpha=0.1)
+    draws = np.random.default_rng(9).integers(0, len(lengths), size=(300, len(lengths)))
+    f1s = []
+    for d in draws:
+        tp, P, G = c.tp[d].sum(), c.predicted[d].sum(), c.gold[d].sum()
+        p, r = (tp / P if P else np.nan), (tp / G if G else np.nan)
+        f1s.append(np.nan if np.isnan(p) or np.isnan(r) else (2 * p * r / (p + r) if p + r else 0.0))
+    f1s = np.array(f1s)
+    value, lo, hi = out[("micro", "f1")]
+    assert value == pytest.approx(c.micro()[2])
+    assert (lo, hi) == pytest.approx(tuple(np.quantile(f1s[~np.isnan(f1s)], [0.05, 0.95])))
+    assert set(out) == {(a, s) for a in ("micro", "macro") for s in spans.STATISTICS}
+    assert out[("macro", "precision")][1] <= out[("macro", "precision")][0] <= out[("macro", "precision")][2]
