@@ -68,14 +68,14 @@ def batch(spans: parser.Spans, weights: str = DEFAULT_WEIGHTS) -> Batch:
         else:
             name, table = rater_cells(spans, weights)
             measures, cells = [name], [table]
+    scored = {"measures": pd.DataFrame({"name": measures, "kind": "human", "direction": "higher"}),
+              "cells": pd.concat(cells, ignore_index=True)} if cells else {}   # a judge's spans: no measure
     return Batch(file=spans.file, format=parser.FORMAT, sha256=spans.sha256,
                  options={"weights": None if spans.esa or spans.kind != "human" else weights,
                           "judge": spans.spans["judge"].iloc[0] if spans.kind == "automatic" else None},
                  systems=pd.DataFrame({"name": sorted(spans.targets["system"].unique()), "type": None}),
-                 measures=pd.DataFrame({"name": measures, "kind": "human", "direction": "higher"}),
-                 cells=pd.concat(cells, ignore_index=True) if cells else Batch("", "", "", {}).cells,
                  documents=spans.sources.assign(position=0)[["input", "position", "text", "line"]],
-                 summaries=spans.targets[["system", "input", "text", "line"]])
+                 summaries=spans.targets[["system", "input", "text", "line"]], **scored)
 
 
 def ingest(wh: Store, dataset: str, path: Path, *, weights: str = DEFAULT_WEIGHTS, judge: str | None = None,

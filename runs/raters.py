@@ -43,6 +43,7 @@ def _spans(wh, dataset: str):
     if not wh.con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'error_spans'").fetchall()[0][0]:
         return [], [], ""
     rows = wh.con.execute(statements("error_spans")["rated"], {"dataset": dataset}).df()
+    rows = rows[rows["kind"] == "human"]
     segments = []
     for _, seg in rows.groupby(["system", "input"], sort=True):
         lengths = {"source": int(seg["source_length"].iloc[0]), "target": int(seg["target_length"].iloc[0])}
@@ -121,7 +122,7 @@ def raters(wh, dataset: str, human: str, *, k: int = K.default, seed: int = SEED
         for column in frame.columns:
             if frame[column].dtype == float:
                 frame[column] = frame[column].astype(object).map(bookkeeping.none_if_nan)
-    persist.ensure_table(wh, AGREEMENT, "87_raters")
+    persist.ensure_table(wh, AGREEMENT, "87_mqm_results")
     run_id = bookkeeping.start_run(wh, COMMAND, {**setting, "dataset": dataset, "k": k, "alpha": alpha}, seed,
                                    fingerprint, sum(len(f) for f in frames.values()))
     with bookkeeping.finishing(wh, run_id):

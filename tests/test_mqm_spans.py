@@ -86,3 +86,41 @@ def test_against_a_loop_and_the_bootstrap_by_hand():
     assert (lo, hi) == pytest.approx(tuple(np.quantile(f1s[~np.isnan(f1s)], [0.05, 0.95])))
     assert set(out) == {(a, s) for a in ("micro", "macro") for s in spans.STATISTICS}
     assert out[("macro", "precision")][1] <= out[("macro", "precision")][0] <= out[("macro", "precision")][2]
+
+
+PREDICTED = [  # a metric's spans on the hand-worked file of tests/test_mqm_ingest.py
+    ("A", "1", "-", 'He said "hello" to me.', 'Er sagte "hallo" <v>mir</v>.', "Fluency/Grammar", "minor"),
+    ("A", "2", "-", "It rains.", "Es regnet.", "No-error", "No-error"),
+    ("B", "1", "-", 'He said "hello" to me.', "Er sagte <v>hallo</v>.", "Accuracy", "major"),
+    ("B", "2", "-", "It rains.", "<v>Es</v> regnet!", "Fluency", "minor"),
+]
+
+
+def test_span_eval_command_by_hand(db, tmp_path):
+    from metaeval.runs import Warehouse
+    from tests.conftest import run_cli
+    from tests.test_mqm_ingest import write
+
+    run_cli(db, "ingest", "mqm", write(tmp_path / "mqm.tsv"), "--dataset", "wmt")
+    out = run_cli(db, "ingest", "mqm", write(tmp_path / "metric.tsv", PREDICTED), "--dataset", "wmt",
+                  "--judge", "xcomet").output
+    assert "0 judgments" not in out and "inserted" in out
+    run_cli(db, "span-eval", "--dataset", "wmt", "--k", "200")
+    with Warehouse(db, read_only=True) as wh:
+        rows = wh.sql("SELECT * FROM latest_span_evaluation")
+        n_measures = wh.sql("SELECT count(*) AS n FROM measures")["n"][0]
+    assert n_measures == 1                                   # a judge's spans make no measure
+    got = {(r.severity_matching, r.averaging): r for r in rows.itertuples()}
+    # gold: A/1 26 characters (source 5 + the whole target), A/2 6, B/1 5, B/2 1 = 38; predicted 3 + 0 + 5 + 2
+    micro = got[(False, "micro")]
+    assert (micro.precision, micro.recall) == (pytest.approx(8 / 10), pytest.approx(8 / 38))
+    assert micro.f1 == pytest.approx(2 * 0.8 * (8 / 38) / (0.8 + 8 / 38)) and micro.n_segments == 4
+    matched = got[(True, "micro")]                           # "mir" is minor, the human span there Major
+    assert (matched.precision, matched.recall) == (pytest.approx(5 / 10), pytest.approx(5 / 38))
+    macro = got[(False, "macro")]
+    assert macro.precision == pytest.approx((1 + 1 + 0) / 3)           # A/2: nothing predicted
+    assert macro.recall == pytest.approx((3 / 26 + 0 + 1 + 0) / 4)
+    assert macro.f1 == pytest.approx((2 * (3 / 26) / (1 + 3 / 26) + 1 + 0) / 3)
+    assert micro.f1_lower <= micro.f1 <= micro.f1_upper
+    bad = run_cli(db, "span-eval", "--dataset", "wmt", "--judge", "nope", ok=False).output
+    assert "--judge" in bad and "xcomet" in bad and len(bad.strip().splitlines()) == 1

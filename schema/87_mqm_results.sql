@@ -80,3 +80,62 @@ COMMENT ON COLUMN rating_stability.alpha IS 'The interval is the percentile inte
 COMMENT ON COLUMN rating_stability.fingerprint IS 'sha256 of the judgments read.';
 COMMENT ON COLUMN rating_stability.conventions IS 'JSON: the system score (mean over rated inputs of the mean over the drawn raters), the draw, the coefficient.';
 COMMENT ON VIEW latest_rating_stability IS 'The latest rating_stability row of each dataset, human measure, subset and number of ratings.';
+
+-- A metric's predicted error spans against the human ones (`metaeval span-eval`;
+-- analyses/spans.py): character-level precision, recall and F1 with bootstrap intervals.
+CREATE TABLE IF NOT EXISTS span_evaluation (
+    result_id         BIGINT PRIMARY KEY DEFAULT nextval('result_id_seq'),
+    run_id            INTEGER NOT NULL REFERENCES analysis_runs (run_id),
+    dataset           VARCHAR NOT NULL,
+    subset            VARCHAR NOT NULL DEFAULT '',
+    judge             VARCHAR NOT NULL,
+    severity_matching BOOLEAN NOT NULL,
+    averaging         VARCHAR NOT NULL CHECK (averaging IN ('micro', 'macro')),
+    n_segments        INTEGER NOT NULL,
+    "precision"       DOUBLE,
+    precision_lower   DOUBLE,
+    precision_upper   DOUBLE,
+    recall            DOUBLE,
+    recall_lower      DOUBLE,
+    recall_upper      DOUBLE,
+    f1                DOUBLE,
+    f1_lower          DOUBLE,
+    f1_upper          DOUBLE,
+    k                 INTEGER NOT NULL,
+    seed              BIGINT NOT NULL,
+    alpha             DOUBLE NOT NULL,
+    fingerprint       VARCHAR NOT NULL,
+    conventions       JSON NOT NULL
+);
+
+CREATE OR REPLACE VIEW latest_span_evaluation AS
+SELECT * EXCLUDE (latest) FROM (
+    SELECT *, max(result_id) OVER (PARTITION BY dataset, subset, judge, severity_matching, averaging) AS latest
+    FROM span_evaluation
+    WHERE run_id IN (SELECT run_id FROM analysis_runs WHERE status = 'finished'))
+WHERE result_id = latest;
+
+COMMENT ON TABLE span_evaluation IS '`metaeval span-eval`: an automatic judge''s predicted error spans against the human ones (the union over the human raters), character by character: precision, recall and F1 with partial-overlap credit, micro or macro over segments, with percentile bootstrap intervals over segments.';
+COMMENT ON COLUMN span_evaluation.result_id IS 'Unique id of this result row (one sequence across the results tables; higher = written later).';
+COMMENT ON COLUMN span_evaluation.run_id IS 'The analysis_runs row of the command that wrote this row.';
+COMMENT ON COLUMN span_evaluation.dataset IS 'Dataset name (datasets.name).';
+COMMENT ON COLUMN span_evaluation.subset IS 'Always empty: every segment both the judge and a human rated.';
+COMMENT ON COLUMN span_evaluation.judge IS 'The automatic judge (error_spans.judge of kind automatic: a metric''s predicted spans).';
+COMMENT ON COLUMN span_evaluation.severity_matching IS 'Whether a character counts as matched only when a severity covering it in the prediction also covers it in the human spans (case-folded).';
+COMMENT ON COLUMN span_evaluation.averaging IS 'micro (counts summed over segments, then the ratios) | macro (the mean over segments of each defined per-segment value).';
+COMMENT ON COLUMN span_evaluation.n_segments IS 'Segments (system x input) the judge and at least one human rater rated.';
+COMMENT ON COLUMN span_evaluation."precision" IS 'Matched characters / characters the judge marked; NULL when undefined (nothing marked).';
+COMMENT ON COLUMN span_evaluation.precision_lower IS 'Lower end of the percentile bootstrap interval of precision (over segments).';
+COMMENT ON COLUMN span_evaluation.precision_upper IS 'Upper end of the percentile bootstrap interval of precision (over segments).';
+COMMENT ON COLUMN span_evaluation.recall IS 'Matched characters / characters the humans marked; NULL when undefined (nothing marked).';
+COMMENT ON COLUMN span_evaluation.recall_lower IS 'Lower end of the percentile bootstrap interval of recall (over segments).';
+COMMENT ON COLUMN span_evaluation.recall_upper IS 'Upper end of the percentile bootstrap interval of recall (over segments).';
+COMMENT ON COLUMN span_evaluation.f1 IS 'Harmonic mean of precision and recall (0 when both are defined and nothing matches); NULL when undefined.';
+COMMENT ON COLUMN span_evaluation.f1_lower IS 'Lower end of the percentile bootstrap interval of f1 (over segments).';
+COMMENT ON COLUMN span_evaluation.f1_upper IS 'Upper end of the percentile bootstrap interval of f1 (over segments).';
+COMMENT ON COLUMN span_evaluation.k IS 'Bootstrap resamples of the segments.';
+COMMENT ON COLUMN span_evaluation.seed IS 'Seed of the resamples (numpy default_rng(seed)).';
+COMMENT ON COLUMN span_evaluation.alpha IS 'The intervals are percentile intervals 1 - alpha.';
+COMMENT ON COLUMN span_evaluation.fingerprint IS 'sha256 of the spans read (the judge''s and the humans'').';
+COMMENT ON COLUMN span_evaluation.conventions IS 'JSON: the gold (union over raters), the character units, matching, averaging, the bootstrap.';
+COMMENT ON VIEW latest_span_evaluation IS 'The latest span_evaluation row of each dataset, subset, judge, severity matching and averaging.';
