@@ -91,9 +91,14 @@ class Spans:
 
 
 def _lines(path: Path):
-    """(physical line number, text without its line ending) of every line of ``path``."""
-    with open(path, encoding="utf-8", newline="") as f:
-        for number, line in enumerate(f, start=1):
+    """(physical line number, text without its line ending) of every line of ``path`` (UTF-8, a
+    byte-order mark allowed); a line that is not UTF-8 is an :class:`InputError` naming it."""
+    with open(path, "rb") as f:
+        for number, raw in enumerate(f, start=1):
+            try:
+                line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
+            except UnicodeDecodeError as exc:
+                raise InputError(str(path), number, None, f"not UTF-8 ({exc.reason} at byte {exc.start})") from None
             yield number, line.rstrip("\n").removesuffix("\r")
 
 

@@ -193,3 +193,21 @@ def test_bad_layout_and_weights_refused(db, tmp_path):
     assert "esa.tsv:2: field 'score': an ESA score is between 0 and 100" in run_cli(
         db, "ingest", "mqm", esa, "--dataset", "wmt", ok=False).output
     assert digest(db) == before
+
+
+def test_encoding_and_an_esa_file_with_weights(db, tmp_path):
+    before = digest(db)
+    bad = tmp_path / "latin.tsv"
+    bad.write_bytes((HEADER + "\n").encode() + "\t".join(["A", "d", "0", "1", "r1", "é", "t", "No-error", "No-error",
+                                                           ""]).encode("latin-1") + b"\n")
+    out = run_cli(db, "ingest", "mqm", bad, "--dataset", "wmt", ok=False).output
+    assert "latin.tsv:2: not UTF-8" in out and len(out.strip().splitlines()) == 1
+    esa = tmp_path / "esa.tsv"
+    esa.write_text(HEADER + "\tscore\n" + "\t".join(["A", "d", "0", "1", "r1", "s", "t", "", "", "", "50"]) + "\n")
+    out = run_cli(db, "ingest", "mqm", esa, "--dataset", "wmt", "--weights", "major:1", ok=False).output
+    assert "--weights" in out and "ESA" in out
+    assert digest(db) == before
+    bom = write(tmp_path / "bom.tsv")
+    bom.write_bytes(b"\xef\xbb\xbf" + bom.read_bytes().replace(b"\n", b"\r\n"))   # a BOM and CRLF line ends
+    run_cli(db, "ingest", "mqm", bom, "--dataset", "wmt")
+    assert cells(db, "mqm")[("A", "1")][1] == 2
