@@ -126,3 +126,40 @@ def bootstrap(counts: SpanCounts, k: int, seed: int, alpha: float = 0.05) -> dic
             lo, hi = (np.quantile(defined, [alpha / 2, 1 - alpha / 2]) if len(defined) else (np.nan, np.nan))
             out[(averaging, name)] = (float(value), float(lo), float(hi))
     return out
+
+
+@dataclass(frozen=True)
+class PairedTest:
+    """Metric a against metric b on the same segments: ``delta`` = micro F1(a) - micro F1(b),
+    the two-sided permutation ``pvalue`` ``(1 + #{|delta*| >= |delta|}) / (1 + n_valid)`` over the
+    ``n_valid`` resamples whose delta* is defined (NaN when delta is undefined)."""
+
+    delta: float
+    pvalue: float
+    n_valid: int
+
+
+def _micro_f1(tp, predicted, gold):
+    return _prf(tp.sum(axis=-1), predicted.sum(axis=-1), gold.sum(axis=-1))[2]
+
+
+def paired_test(a: SpanCounts, b: SpanCounts, k: int, seed: int) -> PairedTest:
+    """Paired permutation test of micro F1 over segments: under the null the two metrics'
+    predictions of a segment are exchangeable, so each resample swaps the counts (tp, |P|) of a
+    and b on each segment with probability 1/2 (``numpy.random.default_rng(seed)``); the human
+    spans (|G|) are the segments' own."""
+    if not np.array_equal(a.gold, b.gold):
+        raise ValueError("a paired test needs both metrics on the same segments (the same human counts)")
+    if k < 1:
+        raise ValueError("k must be 1 or more")
+    delta = float(_micro_f1(a.tp, a.predicted, a.gold) - _micro_f1(b.tp, b.predicted, b.gold))
+    if np.isnan(delta):
+        return PairedTest(delta=delta, pvalue=float("nan"), n_valid=0)
+    swap = np.random.default_rng(seed).random((k, len(a.tp))) < 0.5
+    tp_a, tp_b = np.where(swap, b.tp, a.tp), np.where(swap, a.tp, b.tp)
+    pr_a, pr_b = np.where(swap, b.predicted, a.predicted), np.where(swap, a.predicted, b.predicted)
+    gold = np.broadcast_to(a.gold, swap.shape)
+    null = _micro_f1(tp_a, pr_a, gold) - _micro_f1(tp_b, pr_b, gold)
+    valid = ~np.isnan(null)
+    count = int((np.abs(null[valid]) >= abs(delta) - 1e-12).sum())
+    return PairedTest(delta=delta, pvalue=(1 + count) / (1 + int(valid.sum())), n_valid=int(valid.sum()))

@@ -139,3 +139,57 @@ COMMENT ON COLUMN span_evaluation.alpha IS 'The intervals are percentile interva
 COMMENT ON COLUMN span_evaluation.fingerprint IS 'sha256 of the spans read (the judge''s and the humans'').';
 COMMENT ON COLUMN span_evaluation.conventions IS 'JSON: the gold (union over raters), the character units, matching, averaging, the bootstrap.';
 COMMENT ON VIEW latest_span_evaluation IS 'The latest span_evaluation row of each dataset, subset, judge, severity matching and averaging.';
+
+-- Paired tests between two judges' span F1 (`metaeval span-eval`), corrected over the pairs.
+CREATE TABLE IF NOT EXISTS span_tests (
+    result_id         BIGINT PRIMARY KEY DEFAULT nextval('result_id_seq'),
+    run_id            INTEGER NOT NULL REFERENCES analysis_runs (run_id),
+    dataset           VARCHAR NOT NULL,
+    subset            VARCHAR NOT NULL DEFAULT '',
+    judge_a           VARCHAR NOT NULL,
+    judge_b           VARCHAR NOT NULL,
+    severity_matching BOOLEAN NOT NULL,
+    n_segments        INTEGER NOT NULL,
+    delta             DOUBLE,
+    pvalue            DOUBLE,
+    pvalue_corrected  DOUBLE,
+    n_valid           INTEGER NOT NULL,
+    correction        VARCHAR NOT NULL,
+    significant       BOOLEAN,
+    resolvable        BOOLEAN NOT NULL,
+    k                 INTEGER NOT NULL,
+    seed              BIGINT NOT NULL,
+    alpha             DOUBLE NOT NULL,
+    fingerprint       VARCHAR NOT NULL,
+    conventions       JSON NOT NULL
+);
+
+CREATE OR REPLACE VIEW latest_span_tests AS
+SELECT * EXCLUDE (latest) FROM (
+    SELECT *, max(result_id) OVER (PARTITION BY dataset, subset, judge_a, judge_b, severity_matching) AS latest
+    FROM span_tests
+    WHERE run_id IN (SELECT run_id FROM analysis_runs WHERE status = 'finished'))
+WHERE result_id = latest;
+
+COMMENT ON TABLE span_tests IS '`metaeval span-eval`: paired permutation tests of two automatic judges'' micro span F1 on the segments both (and a human) rated, corrected over the pairs of judges (per severity matching) through the conclusion layer.';
+COMMENT ON COLUMN span_tests.result_id IS 'Unique id of this result row (one sequence across the results tables; higher = written later).';
+COMMENT ON COLUMN span_tests.run_id IS 'The analysis_runs row of the command that wrote this row.';
+COMMENT ON COLUMN span_tests.dataset IS 'Dataset name (datasets.name).';
+COMMENT ON COLUMN span_tests.subset IS 'Always empty: every segment both judges and a human rated.';
+COMMENT ON COLUMN span_tests.judge_a IS 'First judge of the pair (name order).';
+COMMENT ON COLUMN span_tests.judge_b IS 'Second judge of the pair.';
+COMMENT ON COLUMN span_tests.severity_matching IS 'Whether the F1 compared counts a character only when a severity matches (as span_evaluation).';
+COMMENT ON COLUMN span_tests.n_segments IS 'Segments both judges and at least one human rated.';
+COMMENT ON COLUMN span_tests.delta IS 'micro F1(judge_a) - micro F1(judge_b) on those segments; NULL when undefined.';
+COMMENT ON COLUMN span_tests.pvalue IS 'Two-sided permutation p-value (1 + count) / (1 + n_valid), swapping the judges'' counts per segment; NULL when delta is undefined.';
+COMMENT ON COLUMN span_tests.pvalue_corrected IS 'The p-value after the correction over the pairs of judges (per severity matching).';
+COMMENT ON COLUMN span_tests.n_valid IS 'Permutations whose difference is defined.';
+COMMENT ON COLUMN span_tests.correction IS 'bonferroni | holm | bh | none';
+COMMENT ON COLUMN span_tests.significant IS 'pvalue_corrected <= alpha, the family resolvable and the test''s own floor reaching it (analyses/conclusions.decide); NULL when undefined.';
+COMMENT ON COLUMN span_tests.resolvable IS 'Whether the smallest attainable p-value can reach the corrected threshold (analyses.stats.resolution).';
+COMMENT ON COLUMN span_tests.k IS 'Permutations.';
+COMMENT ON COLUMN span_tests.seed IS 'Seed of the permutations (numpy default_rng(seed)).';
+COMMENT ON COLUMN span_tests.alpha IS 'Significance level after the correction.';
+COMMENT ON COLUMN span_tests.fingerprint IS 'sha256 of the spans read (the judges'' and the humans'').';
+COMMENT ON COLUMN span_tests.conventions IS 'JSON: the statistic, the permutation, the p-value formula and the family''s resolution.';
+COMMENT ON VIEW latest_span_tests IS 'The latest span_tests row of each dataset, subset, pair of judges and severity matching.';

@@ -124,3 +124,66 @@ def test_span_eval_command_by_hand(db, tmp_path):
     assert micro.f1_lower <= micro.f1 <= micro.f1_upper
     bad = run_cli(db, "span-eval", "--dataset", "wmt", "--judge", "nope", ok=False).output
     assert "--judge" in bad and "xcomet" in bad and len(bad.strip().splitlines()) == 1
+
+
+def test_paired_test_against_the_exact_permutation_distribution():
+    import itertools
+
+    rng = np.random.default_rng(4)
+    n = 7
+    gold = rng.integers(0, 6, n)
+    a = spans.SpanCounts(tp=np.minimum(gold, rng.integers(0, 5, n)), predicted=np.full(n, 5), gold=gold)
+    b = spans.SpanCounts(tp=np.minimum(gold, rng.integers(0, 3, n)), predicted=np.full(n, 4), gold=gold)
+
+    def f1(tp, pr, g):
+        p, r = tp.sum() / pr.sum(), tp.sum() / g.sum()
+        return 2 * p * r / (p + r) if p + r else 0.0
+
+    delta = f1(a.tp, a.predicted, gold) - f1(b.tp, b.predicted, gold)
+    extreme = 0
+    for swap in itertools.product([False, True], repeat=n):
+        s = np.array(swap)
+        d = (f1(np.where(s, b.tp, a.tp), np.where(s, b.predicted, a.predicted), gold)
+             - f1(np.where(s, a.tp, b.tp), np.where(s, a.predicted, b.predicted), gold))
+        extreme += abs(d) >= abs(delta) - 1e-12
+    exact = extreme / 2 ** n
+    test = spans.paired_test(a, b, k=20000, seed=1)
+    assert test.delta == pytest.approx(delta) and test.n_valid == 20000
+    assert test.pvalue == pytest.approx(exact, abs=0.015)
+    same = spans.paired_test(a, a, k=50, seed=0)
+    assert same.delta == 0 and same.pvalue == 1.0
+    with pytest.raises(ValueError):
+        spans.paired_test(a, spans.SpanCounts(a.tp, a.predicted, a.gold + 1), k=5, seed=0)
+
+
+def test_span_eval_tests_two_judges_through_the_conclusion_layer(db, tmp_path):
+    from metaeval.analyses import conclusions
+    from metaeval.runs import Warehouse
+    from tests.conftest import run_cli
+    from tests.test_mqm_ingest import write
+
+    run_cli(db, "ingest", "mqm", write(tmp_path / "mqm.tsv"), "--dataset", "wmt")
+    run_cli(db, "ingest", "mqm", write(tmp_path / "a.tsv", PREDICTED), "--dataset", "wmt", "--judge", "xcomet")
+    silent = [r[:4] + (r[4].replace("<v>", "").replace("</v>", ""), "No-error", "No-error") for r in PREDICTED]
+    run_cli(db, "ingest", "mqm", write(tmp_path / "b.tsv", silent), "--dataset", "wmt", "--judge", "silent")
+    whole = [r[:4] + ("<v>" + r[4].replace("<v>", "").replace("</v>", "") + "</v>", "Other", "major")
+             for r in PREDICTED]
+    run_cli(db, "ingest", "mqm", write(tmp_path / "c.tsv", whole), "--dataset", "wmt", "--judge", "all")
+    run_cli(db, "span-eval", "--dataset", "wmt", "--k", "50", "--correction", "holm")
+    with Warehouse(db, read_only=True) as wh:
+        tests = wh.sql("SELECT * FROM latest_span_tests ORDER BY severity_matching, judge_a, judge_b")
+        evaluation = wh.sql("SELECT * FROM latest_span_evaluation WHERE averaging = 'micro'")
+    assert len(tests) == 6 and set(zip(tests["judge_a"], tests["judge_b"])) == {
+        ("all", "silent"), ("all", "xcomet"), ("silent", "xcomet")}
+    f1 = {(r.judge, r.severity_matching): r.f1 for r in evaluation.itertuples()}
+    silent = evaluation[evaluation["judge"] == "silent"]
+    # the silent judge marks nothing: its precision and F1 are undefined (NULL), its recall 0; no delta
+    assert silent["precision"].isna().all() and (silent["recall"] == 0).all()
+    undefined = tests[(tests["judge_a"] == "silent") | (tests["judge_b"] == "silent")]
+    assert undefined["delta"].isna().all() and undefined["pvalue"].isna().all() and undefined["significant"].isna().all()
+    for r in tests[(tests["judge_a"] == "all") & (tests["judge_b"] == "xcomet")].itertuples():
+        assert r.delta == pytest.approx(f1[("all", r.severity_matching)] - f1[("xcomet", r.severity_matching)])
+        assert 1 / 51 <= r.pvalue <= 1 and r.n_valid == 50
+    # per severity matching one family of the defined tests (1 here), Holm at 0.05, k = 50
+    verdict = conclusions.decide([0.5], formula="add-one", k=50, correction="holm", alpha=0.05)
+    assert set(tests["resolvable"]) == {verdict.resolvable}
