@@ -23,7 +23,6 @@ ranking's stability vs ratings per segment; a metric's spans against the human o
 from __future__ import annotations
 
 import re
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -198,10 +197,12 @@ class Stability:
 
 def system_scores(values: np.ndarray) -> np.ndarray:
     """Each system's score from a systems x inputs x raters array: the mean over its rated inputs
-    of the mean over each input's raters (the warehouse's cells, then system means)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)   # a system with no rated input: NaN
-        return np.nanmean(np.nanmean(values, axis=2), axis=1)
+    of the mean over each input's raters (the warehouse's cells, then system means); NaN for a
+    system with no rated input."""
+    n = (~np.isnan(values)).sum(axis=2)
+    cell = np.where(n > 0, np.nansum(values, axis=2) / np.maximum(n, 1), 0.0)
+    m = (n > 0).sum(axis=1)
+    return np.where(m > 0, cell.sum(axis=1) / np.maximum(m, 1), np.nan)
 
 
 def rating_stability(values: np.ndarray, ratings: int, k: int, seed: int, alpha: float = 0.05) -> Stability:

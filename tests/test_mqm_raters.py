@@ -70,9 +70,9 @@ def test_rating_stability_properties_and_a_closed_form():
     # two systems, one input, two raters: A's ratings 0 and -10 (mean -5), B's -3 and -3 (best).
     # One rating drawn: A scores 0 (A best: tau -1, top lost) or -10 (tau 1, kept), each with 1/2.
     two = np.array([[[0.0, -10.0]], [[-3.0, -3.0]]])
-    s = mqm.rating_stability(two, 1, 4000, seed=2)
+    s = mqm.rating_stability(two, 1, 600, seed=2)
     assert np.all(np.isclose(np.abs(s.taus), 1.0))
-    assert s.top_kept == pytest.approx(0.5, abs=0.03) and s.mean == pytest.approx(0.0, abs=0.06)
+    assert s.top_kept == pytest.approx(0.5, abs=0.07) and s.mean == pytest.approx(0.0, abs=0.14)
     assert s.top_kept == pytest.approx((s.mean + 1) / 2)
 
 
