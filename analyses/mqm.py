@@ -11,19 +11,13 @@ a row matched by no spec -- ``No-error`` included -- weighs 0. A rater's score o
 segment's MQM score the mean over its raters (:func:`rater_scores`; the warehouse stores each
 rater as one annotator, so its ``cells`` view takes that mean).
 
-**Spans.** Released texts mark an error's span as ``<v>...</v>`` inside the source or the target
-text. :func:`strip_markers` returns the text without markers and the character offsets
-``[start, end)`` of each marked span in it; a marker that does not close, a closing marker with no
-opening one, or nested markers are errors (``ValueError``).
+**Spans** are ``[start, end)`` character offsets into a segment's text (recovered from the released
+files' ``<v>...</v>`` markers by :func:`metaeval.ingest.mqm.strip_markers`).
 
-**Span-level agreement** (a metric's predicted spans against the human ones; after Perrella et al.
-2025). Per segment, the characters covered by predicted spans ``P`` and by human spans ``G`` (with
-``severity`` matching: a character counts as matched only where a predicted and a human span of the
-same severity both cover it). ``precision = |P & G| / |P|``, ``recall = |P & G| / |G|``, ``F1`` their
-harmonic mean -- partial overlaps earn partial credit, character by character. *Micro*: the counts
-summed over segments first; *macro*: the mean over segments of each segment's value, over the
-segments where it is defined (a segment with no predicted character has no precision; with no
-human one, no recall). An undefined value is NaN, never 0 or 1.
+**Raters** (:func:`score_alpha`, :func:`character_labels`, :func:`label_alpha`,
+:func:`pairwise_span_f1`, :func:`rating_stability`): agreement on scores and spans and the
+ranking's stability vs ratings per segment; a metric's spans against the human ones:
+:mod:`metaeval.analyses.spans`.
 """
 
 from __future__ import annotations
@@ -36,7 +30,6 @@ import numpy as np
 
 DEFAULT_WEIGHTS = "Major:5 Minor:1 Neutral:0 Major/Non-translation!:25 Minor/Fluency/Punctuation:0.1"
 _SPEC = re.compile(r"^(?P<path>[^:\s]+):(?P<weight>[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?)$")
-OPEN, CLOSE = "<v>", "</v>"
 
 
 def parse_weights(spec: str) -> dict[tuple[str, ...], float]:
@@ -105,85 +98,140 @@ def rater_scores(segments: Sequence, raters: Sequence, severities: Sequence[str]
                        score=np.array([-totals[k] if totals[k] else 0.0 for k in keys]))
 
 
-def strip_markers(text: str) -> tuple[str, list[tuple[int, int]]]:
-    """The text without ``<v>``/``</v>`` markers and the ``[start, end)`` offsets of each span."""
-    plain, spans, start, i = [], [], None, 0
-    length = 0
-    while i < len(text):
-        if text.startswith(OPEN, i):
-            if start is not None:
-                raise ValueError(f"a span marker opens inside another span (character {i})")
-            start, i = length, i + len(OPEN)
-        elif text.startswith(CLOSE, i):
-            if start is None:
-                raise ValueError(f"a span marker closes with no span open (character {i})")
-            spans.append((start, length))
-            start, i = None, i + len(CLOSE)
-        else:
-            plain.append(text[i])
-            length, i = length + 1, i + 1
-    if start is not None:
-        raise ValueError("a span marker does not close")
-    return "".join(plain), spans
+# --- raters: agreement on scores and spans, and the ranking's stability vs ratings per segment ---
 
+def score_alpha(values: np.ndarray) -> float:
+    """Krippendorff's alpha (interval) of a raters x items matrix of scores (NaN: not rated), by
+    the ``krippendorff`` package; NaN when no item has two ratings or every rating is equal (the
+    expected disagreement is 0)."""
+    import krippendorff
 
-def _covered(spans, length: int, severities=None, severity=None) -> np.ndarray:
-    mask = np.zeros(length, dtype=bool)
-    for k, (a, b) in enumerate(spans):
-        if not 0 <= a <= b <= length:
-            raise ValueError(f"span [{a}, {b}) lies outside a text of {length} characters")
-        if severity is None or severities[k].lower() == severity:
-            mask[a:b] = True
-    return mask
+    values = np.asarray(values, dtype=float)
+    pairable = (~np.isnan(values)).sum(axis=0) >= 2
+    data = values[:, pairable]
+    if data.size == 0 or len(np.unique(data[~np.isnan(data)])) < 2:
+        return float("nan")
+    return float(krippendorff.alpha(reliability_data=data, level_of_measurement="interval"))
 
 
 @dataclass(frozen=True)
-class SpanScores:
-    """Character-level agreement: per segment ``tp``, ``predicted``, ``gold`` counts, and the
-    micro and macro precision, recall and F1."""
+class RatedSegment:
+    """One segment as its raters marked it: ``lengths`` of its texts by side (``{"target": 20,
+    "source": 12}``) and, per rater who rated it, its spans ``(side, start, end, severity)``."""
 
-    tp: np.ndarray
-    predicted: np.ndarray
-    gold: np.ndarray
-
-    @staticmethod
-    def _f1(p, r):
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(p + r > 0, 2 * p * r / (p + r), np.where(np.isnan(p) | np.isnan(r), np.nan, 0.0))
-
-    def micro(self) -> tuple[float, float, float]:
-        tp, pred, gold = self.tp.sum(), self.predicted.sum(), self.gold.sum()
-        p = tp / pred if pred else float("nan")
-        r = tp / gold if gold else float("nan")
-        return float(p), float(r), float(self._f1(np.array(p), np.array(r)))
-
-    def macro(self) -> tuple[float, float, float]:
-        with np.errstate(invalid="ignore", divide="ignore"):
-            p = np.where(self.predicted > 0, self.tp / np.maximum(self.predicted, 1), np.nan)
-            r = np.where(self.gold > 0, self.tp / np.maximum(self.gold, 1), np.nan)
-        f = self._f1(p, r)
-
-        def mean(x):
-            return float(np.nanmean(x)) if np.any(~np.isnan(x)) else float("nan")
-
-        return mean(p), mean(r), mean(f)
+    lengths: dict
+    spans: dict
 
 
-def span_scores(lengths: Sequence[int], predicted: Sequence, gold: Sequence, *,
-                predicted_severities: Sequence | None = None, gold_severities: Sequence | None = None) -> SpanScores:
-    """Character overlap of predicted and human spans per segment (``predicted[i]``, ``gold[i]``:
-    lists of ``(start, end)``); with both severity lists, characters match only within one severity."""
-    if not len(lengths) == len(predicted) == len(gold):
-        raise ValueError("lengths, predicted and gold need one entry per segment")
-    matching = predicted_severities is not None and gold_severities is not None
-    tp, n_pred, n_gold = (np.zeros(len(lengths), dtype=np.int64) for _ in range(3))
-    for i, n in enumerate(lengths):
-        P, G = _covered(predicted[i], n), _covered(gold[i], n)
-        n_pred[i], n_gold[i] = P.sum(), G.sum()
-        if matching:
-            levels = {s.lower() for s in (*predicted_severities[i], *gold_severities[i])}
-            tp[i] = sum((_covered(predicted[i], n, predicted_severities[i], s)
-                         & _covered(gold[i], n, gold_severities[i], s)).sum() for s in levels)
-        else:
-            tp[i] = (P & G).sum()
-    return SpanScores(tp=tp, predicted=n_pred, gold=n_gold)
+def character_labels(segments: Sequence[RatedSegment], raters: Sequence, severity: bool = False) -> np.ndarray:
+    """The raters x characters matrix of character-level labels over the segments rated by two or
+    more raters: 0 outside every span of the rater, 1 inside one (``severity``: a code per set of
+    severities covering the character, compared without case); NaN where the rater did not rate
+    the segment. Every character of every side is one unit."""
+    from metaeval.analyses.spans import flatten
+
+    codes: dict = {(): 0}
+    blocks = []
+    for seg in segments:
+        if len(seg.spans) < 2:
+            continue
+        n = sum(seg.lengths.values())
+        block = np.full((len(raters), n), np.nan)
+        for i, rater in enumerate(raters):
+            if rater not in seg.spans:
+                continue
+            cover = [set() for _ in range(n)]
+            for a, b, sev in flatten(seg.lengths, seg.spans[rater])[1]:
+                for c in range(a, b):
+                    cover[c].add(sev.lower() if severity else "error")
+            block[i] = [codes.setdefault(tuple(sorted(s)), len(codes)) for s in cover]
+        blocks.append(block)
+    return np.concatenate(blocks, axis=1) if blocks else np.empty((len(raters), 0))
+
+
+def label_alpha(labels: np.ndarray) -> float:
+    """Krippendorff's alpha (nominal) of character labels (:func:`character_labels`); NaN when
+    undefined (no pairable unit, or a single label used)."""
+    import krippendorff
+
+    pairable = (~np.isnan(labels)).sum(axis=0) >= 2
+    data = labels[:, pairable]
+    if data.size == 0 or len(np.unique(data[~np.isnan(data)])) < 2:
+        return float("nan")
+    return float(krippendorff.alpha(reliability_data=data, level_of_measurement="nominal"))
+
+
+def pairwise_span_f1(labels: np.ndarray) -> tuple[float, float]:
+    """Character overlap between every two raters on the characters both rated: per pair the F1
+    (Dice) ``2|A & B| / (|A| + |B|)`` of their marked characters (A, B: label > 0), symmetric;
+    returns (the mean over the pairs where it is defined, the pooled ``2 sum|A & B| / sum(|A| +
+    |B|)``); NaN when no pair marked a character."""
+    per_pair, inter, total = [], 0, 0
+    for i in range(len(labels)):
+        for j in range(i + 1, len(labels)):
+            both = ~np.isnan(labels[i]) & ~np.isnan(labels[j])
+            a, b = labels[i][both] > 0, labels[j][both] > 0
+            n = int(a.sum() + b.sum())
+            if n:
+                per_pair.append(2 * int((a & b).sum()) / n)
+                inter, total = inter + int((a & b).sum()), total + n
+    mean = float(np.mean(per_pair)) if per_pair else float("nan")
+    return mean, (2 * inter / total if total else float("nan"))
+
+
+@dataclass(frozen=True)
+class Stability:
+    """The system ranking with ``ratings`` raters drawn per segment against the ranking on every
+    rating: Kendall tau-b per resample (``taus``; NaN where undefined), their mean and the
+    percentile interval, the share of resamples that keep the best system (NaN when the full
+    ranking's best is tied), and the cells with fewer raters than ``ratings`` (all of theirs used)."""
+
+    ratings: int
+    taus: np.ndarray
+    mean: float
+    lower: float
+    upper: float
+    top_kept: float
+    short_cells: int
+
+
+def system_scores(values: np.ndarray) -> np.ndarray:
+    """Each system's score from a systems x inputs x raters array: the mean over its rated inputs
+    of the mean over each input's raters (the warehouse's cells, then system means); NaN for a
+    system with no rated input."""
+    n = (~np.isnan(values)).sum(axis=2)
+    cell = np.where(n > 0, np.nansum(values, axis=2) / np.maximum(n, 1), 0.0)
+    m = (n > 0).sum(axis=1)
+    return np.where(m > 0, cell.sum(axis=1) / np.maximum(m, 1), np.nan)
+
+
+def rating_stability(values: np.ndarray, ratings: int, k: int, seed: int, alpha: float = 0.05) -> Stability:
+    """Draw ``ratings`` raters per cell without replacement (all of a cell's raters when it has
+    fewer), ``k`` times with the generator ``default_rng([seed, ratings])``; each draw's system
+    scores (:func:`system_scores`) against those on every rating, by Kendall tau-b."""
+    from scipy.stats import kendalltau
+
+    values = np.asarray(values, dtype=float)
+    if ratings < 1 or k < 1:
+        raise ValueError("ratings and k must be 1 or more")
+    full = system_scores(values)
+    rated = ~np.isnan(values)
+    rng = np.random.default_rng([seed, ratings])
+    taus = np.empty(k)
+    best = np.flatnonzero(full == np.nanmax(full)) if np.any(~np.isnan(full)) else np.array([])
+    kept = []
+    for t in range(k):
+        keys = np.where(rated, rng.random(values.shape), np.inf)
+        order = np.argsort(np.argsort(keys, axis=2, kind="stable"), axis=2, kind="stable")
+        drawn = system_scores(np.where(rated & (order < ratings), values, np.nan))
+        ok = ~np.isnan(full) & ~np.isnan(drawn)
+        taus[t] = kendalltau(full[ok], drawn[ok]).statistic if ok.sum() >= 2 else np.nan
+        if len(best) == 1:
+            kept.append(bool(np.nanargmax(drawn) == best[0]) and np.sum(drawn == np.nanmax(drawn)) == 1)
+    defined = taus[~np.isnan(taus)]
+    nan = float("nan")
+    return Stability(ratings=ratings, taus=taus, mean=float(defined.mean()) if len(defined) else nan,
+                     lower=float(np.quantile(defined, alpha / 2)) if len(defined) else nan,
+                     upper=float(np.quantile(defined, 1 - alpha / 2)) if len(defined) else nan,
+                     top_kept=float(np.mean(kept)) if kept else nan,
+                     short_cells=int(((rated.sum(axis=2) > 0) & (rated.sum(axis=2) < ratings)).sum()))

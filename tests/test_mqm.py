@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from metaeval.analyses import mqm
+from metaeval.ingest import mqm as mqm_file
 
 
 def released_weight(severity, category):
@@ -50,26 +50,8 @@ def test_weight_specs_refused():
 
 
 def test_markers():
-    assert mqm.strip_markers("a <v>bad</v> word <v>x</v>") == ("a bad word x", [(2, 5), (11, 12)])
-    assert mqm.strip_markers("no error") == ("no error", [])
+    assert mqm_file.strip_markers("a <v>bad</v> word <v>x</v>") == ("a bad word x", [(2, 5), (11, 12)])
+    assert mqm_file.strip_markers("no error") == ("no error", [])
     for bad in ("a <v>b", "a </v>b", "<v>a <v>b</v></v>"):
         with pytest.raises(ValueError):
-            mqm.strip_markers(bad)
-
-
-def test_span_scores_by_hand():
-    lengths = [10, 10, 10]
-    gold = [[(0, 4)], [], [(2, 6)]]
-    pred = [[(2, 6)], [(0, 1)], []]
-    s = mqm.span_scores(lengths, pred, gold)
-    assert s.tp.tolist() == [2, 0, 0] and s.predicted.tolist() == [4, 1, 0] and s.gold.tolist() == [4, 0, 4]
-    p, r, f = s.micro()
-    assert (p, r) == (2 / 5, 2 / 8) and f == pytest.approx(2 * p * r / (p + r))
-    mp, mr, mf = s.macro()
-    assert mp == pytest.approx((0.5 + 0.0) / 2)          # segment 3 has no prediction: no precision
-    assert mr == pytest.approx((0.5 + 0.0) / 2)          # segment 2 has no human span: no recall
-    matched = mqm.span_scores([10], [[(0, 4), (4, 8)]], [[(0, 8)]], predicted_severities=[["major", "minor"]],
-                              gold_severities=[["Major"]])
-    assert matched.tp.tolist() == [4]                    # only the Major prediction's characters match
-    empty = mqm.span_scores([5], [[]], [[]])
-    assert all(np.isnan(v) for v in empty.micro())
+            mqm_file.strip_markers(bad)

@@ -1,4 +1,4 @@
-"""``metaeval ingest sacrerouge|summaries|table|mtme|attributes|preferences``: files into the warehouse, atomically."""
+"""``metaeval ingest sacrerouge|summaries|table|mtme|attributes|preferences|mqm``: files into the warehouse, atomically."""
 
 from __future__ import annotations
 
@@ -158,6 +158,36 @@ def ingest_preferences(obj, file, dataset, replace, allow_new):
     with obj.open(create=not obj.path.exists()) as wh:
         report = preferences.ingest(wh, dataset, file, replace=replace, allow_new=allow_new, command=_command_line())
     echo_reports([report])
+
+
+# --- mqm (issue 36): MQM / ESA error spans ------------------------------------------------
+@ingest.command("mqm")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@_ingest_options
+@click.option("--weights", default=None, metavar="SPECS",
+              help="The weighting of the MQM score, mt-metrics-eval's 'severity[/category...]:weight' specs, "
+                   "e.g. 'major:5 minor:1 minor/Fluency/Punctuation:0.1' (measure mqm[...]); default: the "
+                   "released one (measure mqm).")
+@click.option("--judge", default=None, metavar="NAME",
+              help="The spans are this metric's predictions (an automatic judge), not raters'.")
+@click.pass_obj
+def ingest_mqm(obj, file, dataset, replace, allow_new, weights, judge):
+    """MQM / ESA error spans (tab-separated, no quoting): system doc doc_id seg_id rater source target
+    category severity [comment] [score], the span marked <v>...</v> in source or target.
+
+    Spans go to the table error_spans (view error_span_texts), the texts without markers stored once
+    per segment; each rater's segment score becomes its judgment of the human measure mqm (or
+    mqm[...] with --weights), or esa with a score column (0-100).
+    """
+    from metaeval.runs import mqm
+
+    if weights is not None and judge is not None:
+        raise click.UsageError("--weights scores raters' errors; a --judge's spans are stored without a score")
+    with obj.open(create=not obj.path.exists()) as wh:
+        report = mqm.ingest(wh, dataset, file, weights=weights or mqm.DEFAULT_WEIGHTS, judge=judge,
+                            replace=replace, allow_new=allow_new, command=_command_line())
+    echo_reports([report])
+# --- end mqm ---------------------------------------------------------------------------------
 
 
 COMMANDS = [ingest]

@@ -1,0 +1,102 @@
+"""``metaeval ingest mqm``: MQM / ESA error spans stored, and their scores as human measures.
+
+The file (:mod:`metaeval.ingest.mqm`) is parsed and checked; in one transaction its texts
+without markers (source: the input's document at position 0; target: the system's summary, as
+``ingest mtme`` stores them), its spans (table ``error_spans``) and its scores are loaded:
+
+- MQM: each rater's score of a segment under a weighting (:mod:`metaeval.analyses.mqm`: the
+  negated sum of its errors' weights, the most specific ``severity[/category...]`` spec of each
+  error; 0 for a segment rated without error), stored as that rater's judgment (one annotator),
+  so a segment's value -- the ``cells`` view's mean over its annotators -- is the mean over its
+  raters, and ``n_annotators`` their number. Measure ``mqm`` for mt-metrics-eval's released
+  default, ``mqm[<specs>]`` for another (:func:`metaeval.analyses.mqm.weighting_name`).
+  Cells exist only for the segments a rater rated.
+- ESA (a ``score`` column): each rater's 0-100 score as the measure ``esa``, the same way.
+
+Both are higher-is-better human measures: every analysis of the warehouse takes them as it
+takes any. A metric's predicted spans (``judge``) are stored as that automatic judge's spans,
+with no measure.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from metaeval.analyses import mqm
+from metaeval.core import Store
+from metaeval.errors import Argument, Message, WarehouseError
+from metaeval.ingest import mqm as parser
+from metaeval.load import CELL_COLUMNS, Batch, LoadReport
+
+DEFAULT_WEIGHTS = mqm.DEFAULT_WEIGHTS
+
+
+def rater_cells(spans: parser.Spans, weights: str) -> tuple[str, pd.DataFrame]:
+    """(measure name, cells): each judge's score of each segment it rated under ``weights``."""
+    try:
+        parsed = mqm.parse_weights(weights)
+        name = mqm.weighting_name(weights)
+    except ValueError as exc:
+        raise WarehouseError(Message(Argument("weights", weights), f": {exc}")) from None
+    errors = spans.spans.drop_duplicates(["system", "input", "judge", "error"])
+    segment = pd.factorize(pd.MultiIndex.from_frame(errors[["system", "input"]]))[0]
+    out = mqm.rater_scores(segment, errors["judge"].to_numpy(), errors["severity"].tolist(),
+                           errors["category"].tolist(), parsed)
+    first = errors.groupby(["system", "input", "judge"], sort=False)["line"].min()
+    keys = errors.drop_duplicates(["system", "input"])[["system", "input"]].to_numpy()
+    cells = pd.DataFrame({"system": [keys[s][0] for s in out.segment], "input": [keys[s][1] for s in out.segment],
+                          "measure": name, "annotator": out.rater, "value": out.score})
+    cells["line"] = [int(first[(s, i, r)]) for s, i, r in zip(cells["system"], cells["input"], cells["annotator"])]
+    return name, cells[CELL_COLUMNS]
+
+
+def esa_cells(spans: parser.Spans) -> pd.DataFrame:
+    """The ESA scores as cells of the measure ``esa`` (one annotator per rater)."""
+    s = spans.scores
+    return pd.DataFrame({"system": s["system"], "input": s["input"], "measure": "esa", "annotator": s["judge"],
+                         "value": s["score"].astype(float), "line": s["line"]})[CELL_COLUMNS]
+
+
+def batch(spans: parser.Spans, weights: str = DEFAULT_WEIGHTS) -> Batch:
+    """The texts and (for human judges) the scores of a parsed file, as one :class:`Batch`."""
+    measures, cells = [], []
+    if spans.kind == "human":
+        if spans.esa:
+            measures, cells = ["esa"], [esa_cells(spans)]
+        else:
+            name, table = rater_cells(spans, weights)
+            measures, cells = [name], [table]
+    scored = {"measures": pd.DataFrame({"name": measures, "kind": "human", "direction": "higher"}),
+              "cells": pd.concat(cells, ignore_index=True)} if cells else {}   # a judge's spans: no measure
+    return Batch(file=spans.file, format=parser.FORMAT, sha256=spans.sha256,
+                 options={"weights": None if spans.esa or spans.kind != "human" else weights,
+                          "judge": spans.spans["judge"].iloc[0] if spans.kind == "automatic" else None},
+                 systems=pd.DataFrame({"name": sorted(spans.targets["system"].unique()), "type": None}),
+                 documents=spans.sources.assign(position=0)[["input", "position", "text", "line"]],
+                 summaries=spans.targets[["system", "input", "text", "line"]], **scored)
+
+
+def ingest(wh: Store, dataset: str, path: Path, *, weights: str = DEFAULT_WEIGHTS, judge: str | None = None,
+           replace: bool = False, allow_new: bool = False, command: str | None = None) -> LoadReport:
+    """Parse ``path``, score it and load texts, spans and scores into ``dataset`` (one transaction)."""
+    from metaeval import housekeeping
+    from metaeval.runs.persist import ensure_table
+
+    if judge is not None:
+        housekeeping.check_name(judge, "judge name")
+    spans = parser.parse(Path(path), judge=judge)
+    if spans.esa and weights != DEFAULT_WEIGHTS:
+        raise WarehouseError(Message(Argument("weights", weights), f" weighs MQM errors; {spans.file} has a score "
+                                     "column (ESA): its measure is esa, the raters' scores"))
+    loaded = batch(spans, weights)
+    ensure_table(wh, "error_spans", "86_error_spans")
+    written: list[tuple[int, int]] = []
+    (report,) = wh.load(dataset, [loaded], replace=replace, allow_new=allow_new, command=command,
+                        before_commit=lambda: written.append(parser.store(wh.con, dataset, spans, replace=replace)))
+    inserted, replaced = written[0]
+    n = len(spans.spans)
+    return LoadReport(report.file, report.rows + n, report.inserted + inserted, report.replaced + replaced,
+                      f"{report.contents}, {n} error span row{'s' if n != 1 else ''}")
+
