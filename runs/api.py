@@ -223,11 +223,12 @@ class Warehouse(core.Store):
         from metaeval.runs import agreement
 
         scope = agreement.resolve(self, dataset, metrics)
-        agreement.run_agreement(self, scope, **options)
+        summary = agreement.run_agreement(self, scope, **options)
         alpha, significant_only = options.get("alpha", 0.05), options.get("significant_only", False)
         return {"score_range_agreement": agreement.latest_rows(self, scope, options.get("normalisation", "input"),
                                                                alpha, significant_only),
-                "property_agreement": agreement.latest_property_rows(self, scope, alpha, significant_only)}
+                "property_agreement": agreement.latest_property_rows(self, scope, alpha, significant_only),
+                **({} if summary.curves is None else {"agreement_curves": summary.curves})}
 
     def simulate_coverage(self, dataset: str, human: str, metrics: Sequence[str], **options) -> pd.DataFrame:
         """:func:`metaeval.runs.simulation.simulate_coverage`'s rows (table ``ci_coverage``)."""
