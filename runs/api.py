@@ -157,8 +157,9 @@ class Warehouse(core.Store):
 
     def ci(self, dataset: str, human: str, metrics: Sequence[str] = (), levels: Sequence[str] = (),
            coefficients: Sequence[str] = (), **options) -> pd.DataFrame:
-        """:func:`ci`'s rows (table ``confidence_intervals``)."""
-        return ci(self, dataset, human, metrics, levels, coefficients, **options).rows(self)
+        """:func:`ci`'s rows (table ``confidence_intervals``), with a Kendall interval's share of
+        pairs ranked wrongly (:func:`metaeval.runs.intervals.with_pairs_wrong`)."""
+        return intervals.with_pairs_wrong(ci(self, dataset, human, metrics, levels, coefficients, **options).rows(self))
 
     def compare(self, dataset: str, human: str, metrics: Sequence[str] = (), levels: Sequence[str] = (),
                 coefficients: Sequence[str] = (), **options) -> pd.DataFrame:
@@ -234,7 +235,7 @@ class Warehouse(core.Store):
         """:func:`metaeval.runs.simulation.simulate_coverage`'s rows (table ``ci_coverage``)."""
         from metaeval.runs import simulation
 
-        return simulation.simulate_coverage(self, dataset, human, metrics, **options).rows
+        return simulation.with_coverage_tests(simulation.simulate_coverage(self, dataset, human, metrics, **options).rows)
 
     def simulate_power(self, dataset: str, human: str, **options) -> pd.DataFrame:
         """:func:`metaeval.runs.simulation.simulate_power`'s rows (table ``power``)."""

@@ -69,7 +69,11 @@ def _correlation_rows(wh, command: str, params: dict):
     by, where = params.pop("by", None), params.pop("where")
     if by is not None:
         return subsets.by_attribute(wh, command, by, where, **params).rows(wh)
-    return getattr(api, command)(wh, where=where, **params).rows(wh)
+    rows = getattr(api, command)(wh, where=where, **params).rows(wh)
+    if command == "ci":
+        from metaeval.runs import intervals
+        rows = intervals.with_pairs_wrong(rows)
+    return rows
 
 
 @register
