@@ -161,3 +161,37 @@ def test_perm_systems_clusters_equal_mtme_ranks(tmp_path):
         want = ref.metric_ranks(list(gold), {m: list(v) for m, v in metrics.items()}, len(gold),
                                 corr_fcn=ref.quick_pearson, k=1000)
         assert got == {m: rank for m, (_, rank) in want.items()}
+
+
+@pytest.mark.parametrize("variant", ["acc23", "23"])
+@pytest.mark.parametrize("ties", [False, True])
+def test_tie_calibration_equals_kendall_with_ties_opt(variant, ties):
+    """Row KendallWithTiesOpt(sample_rate=1.0): the same calibrated value and threshold at the
+    global ('none'), summary ('item') and system (system scores) levels."""
+    name = {"acc23": "acc-23", "23": "kendall-23"}[variant]
+    for seed in range(3):
+        X, Z = _task(seed, ties, n_sys=6, n_seg=5)
+        for level, average_by in LEVEL_AVERAGE.items():
+            got = stats.tie_calibration(X, Z, level, name)
+            want, eps = ref.kendall_with_ties_opt(_packed(Z), _packed(X), variant, X.shape[0], average_by)
+            assert got.value == pytest.approx(want, abs=1e-12) and got.epsilon == pytest.approx(eps, abs=1e-12)
+        sx, sz = np.nanmean(X, axis=1), np.nanmean(Z, axis=1)
+        got = stats.tie_calibration(sx[:, None], sz[:, None], "global", name)
+        want, eps = ref.kendall_with_ties_opt(list(sz), list(sx), variant, len(sx), "none")
+        assert got.value == pytest.approx(want, abs=1e-12) and got.epsilon == pytest.approx(eps, abs=1e-12)
+
+
+def test_permutation_with_tie_calibration_equals_permutation_sig_diff_ties_opt():
+    """Row PermutationSigDiff(corr_fcn=KendallWithTiesOpt): fed the same swaps, the same count of
+    resamples as extreme (each resample re-calibrated in both), at the global level."""
+    k, seed = 30, 2
+    X, Z = _task(3, n_sys=5, n_seg=5)
+    Z = np.where(np.isnan(Z), 0.0, np.round(Z))
+    Y = Z + np.random.default_rng(4).normal(scale=2.0, size=Z.shape)
+    got = stats.permutation_test(X, Y, Z, "global", "acc-23[tie-calibrated]", "both", k, "greater", seed)
+    masks = resampling.draw_range(np.random.SeedSequence(seed), 0, k, partial(
+        resampling.permutation_masks, n_systems=5, n_inputs=5, method="both"))[0]
+    p, delta, _ = ref.permutation_sig_diff_ties_opt(_packed(Z), _packed(Y), _packed(X), 5, "acc23", "none", k,
+                                                    draw=_mtme_draw(masks, "none"))
+    assert got.delta == pytest.approx(delta, abs=1e-12)
+    assert round(got.pvalue * (1 + k)) - 1 == round(p * k)

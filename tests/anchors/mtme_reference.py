@@ -11,7 +11,9 @@ count / i. Sources read (commit 0b82d96b9a75ac392ddc44587fff2acae2c3c63e unless 
   ``KendallVariants``, ``_Reshape``, ``_ReshapeAndFilter``, ``PermutationSigDiffParams``,
   ``PermutationSigDiff`` (its loop: ``w1 = np.random.binomial(1, 0.5, n)``, count of
   ``_Corr(m2) - _Corr(m1) >= delta``, early stop at block boundaries, p = count / i),
-  ``WilliamsSigDiff`` and ``WilliamsTest``;
+  ``WilliamsSigDiff`` and ``WilliamsTest``; ``KendallWithTiesOpt`` with
+  ``mt_metrics_eval/tau_optimization.py``'s ``tau_optimization`` (``_RankedPair``,
+  ``_enumerate_pairs``; ``sample_rate=1``: every pair);
 - ``mt_metrics_eval/data.py`` (commit 6bc577f7...; ``tasks.py`` calls them): ``ComputeSigMatrix``
   (``sig_matrix[i, j] = PermutationSigDiff(corr[m_j], corr[m_i], ...)`` over metrics sorted by
   decreasing correlation) and ``AssignRanks``.
@@ -139,6 +141,84 @@ def kendall_variants(gold, metric, variant: str = "b", epsilon: float = 0.0) -> 
     if variant == "acc23":
         return (con + tie_both) / tot, 0
     raise ValueError(f"Unknown variant {variant}")
+
+
+# --- stats.KendallWithTiesOpt / tau_optimization.tau_optimization (sample_rate = 1) ---------------
+def _pair_stats(h1, h2, m1, m2) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """tau_optimization._RankedPair: (con, dis, ties_human, ties_metric, ties_both) of the pair as
+    it is, and as it is once the metric ties it."""
+    if h1 == h2 and m1 == m2:
+        stats = (0, 0, 0, 0, 1)
+    elif h1 == h2:
+        stats = (0, 0, 1, 0, 0)
+    elif m1 == m2:
+        stats = (0, 0, 0, 1, 0)
+    elif (h1 > h2 and m1 > m2) or (h1 < h2 and m1 < m2):
+        stats = (1, 0, 0, 0, 0)
+    else:
+        stats = (0, 1, 0, 0, 0)
+    return stats, ((0, 0, 0, 0, 1) if h1 == h2 else (0, 0, 0, 1, 0))
+
+
+def _tau(stats, variant: str) -> float:
+    """TauSufficientStats.tau_23 / acc_23."""
+    con, dis, th, tm, tb = stats
+    n = sum(stats)
+    return (con + tb - dis - th - tm) / n if variant == "23" else (con + tb) / n
+
+
+def tau_optimization(metric_rows, human_rows, variant: str = "acc23") -> tuple[float, float]:
+    """tau_optimization.tau_optimization with sample_rate 1: rows of paired (metric, human)
+    scores, None dropped; every pair sorted by its metric difference is turned into a tie in
+    turn, the average over rows of the tau after each distinct threshold kept; the first maximum
+    (np.nanargmax): (best tau, best threshold)."""
+    pairs, rows = [], {}
+    for row, (r2, r1) in enumerate(zip(metric_rows, human_rows)):
+        filt = [(v1, v2) for v1, v2 in zip(r1, r2) if v1 is not None and v2 is not None]
+        for i in range(len(filt)):
+            for j in range(i + 1, len(filt)):
+                stats, tie = _pair_stats(filt[i][0], filt[j][0], filt[i][1], filt[j][1])
+                pairs.append((abs(filt[i][1] - filt[j][1]), row, stats, tie))
+                rows[row] = tuple(a + b for a, b in zip(rows.get(row, (0,) * 5), stats))
+    total = sum(_tau(st, variant) for st in rows.values())
+    thresholds, taus = [0.0], [total / len(rows)]
+    for diff, row, stats, tie in sorted(pairs, key=lambda p: p[0]):
+        total -= _tau(rows[row], variant)
+        rows[row] = tuple(a - b + c for a, b, c in zip(rows[row], stats, tie))
+        total += _tau(rows[row], variant)
+        if thresholds[-1] == diff:
+            taus[-1] = total / len(rows)
+        else:
+            thresholds.append(diff)
+            taus.append(total / len(rows))
+    best = int(np.nanargmax(taus))
+    return taus[best], thresholds[best]
+
+
+def kendall_with_ties_opt(gold, metric, variant: str = "acc23", num_sys: int = 1,
+                          average_by: str = "none") -> tuple[float, float]:
+    """stats.KendallWithTiesOpt(sample_rate=1.0): (tau, epsilon) over the rows of the averaging."""
+    return tau_optimization(reshape(metric, num_sys, average_by), reshape(gold, num_sys, average_by), variant)
+
+
+def permutation_sig_diff_ties_opt(gold, scores1, scores2, num_sys: int, variant: str = "acc23",
+                                  average_by: str = "none", k: int = 1000, draw=None) -> tuple[float, float, int]:
+    """stats.PermutationSigDiff(corr_fcn=KendallWithTiesOpt): the unfiltered vectors z-scored,
+    the calibrated tau recomputed (re-calibrated) on every resample; no early stopping."""
+    draw = draw or (lambda n: np.random.binomial(1, 0.5, n))
+    m1 = scipy.stats.zscore(np.asarray(scores1, float))
+    m2 = scipy.stats.zscore(np.asarray(scores2, float))
+
+    def corr(ms):
+        return kendall_with_ties_opt(gold, list(ms), variant, num_sys, average_by)[0]
+
+    delta = corr(m2) - corr(m1)
+    count = 0
+    for _ in range(k):
+        w1 = np.asarray(draw(len(m1)))
+        if corr((1 - w1) * m1 + w1 * m2) - corr(w1 * m1 + (1 - w1) * m2) >= delta:
+            count += 1
+    return count / k, delta, k
 
 
 # --- stats.PermutationSigDiff ------------------------------------------------------------------
