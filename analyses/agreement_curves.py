@@ -29,6 +29,10 @@ is placed by its position in its input's range of the consensus score (the mean 
 stack's metrics of the per-input min-max normalised scores, :func:`agreement.range_positions`);
 a bin's value is the mean ratio over its summaries with a defined ratio.
 
+Kendall tau in the bins (section 4.1, generalised from thirds): per input, tau-b over the
+summaries whose consensus position is in the bin, averaged over the inputs where it is defined;
+with 3 bins, the uniform protocol gives the paper's L, M, T and the cumulative one L+M+T, M+T, T.
+
 Random-score baseline (appendix B: "we assign each summary a random number sampled from
 Uniform(0, 1)"): :func:`random_stack` replaces every complete cell of every metric by an
 independent Uniform(0, 1) draw (seeded), and the same statistics are computed on it.
@@ -45,7 +49,7 @@ from metaeval.analyses import agreement
 
 PROTOCOLS = ("cumulative", "uniform")
 BASELINES = ("none", "random")
-STATISTICS = ("disagreement", "f_over_n", "f_prime_over_n")
+STATISTICS = ("tau", "disagreement", "f_over_n", "f_prime_over_n")
 #: Peyrard (2019)'s protocol: pairs sampled and cumulative bins.
 PEYRARD_PAIRS, PEYRARD_BINS = 100_000, 15
 
@@ -149,19 +153,38 @@ def fn_curves(a: npt.ArrayLike, b: npt.ArrayLike, positions: npt.ArrayLike, n_bi
     return out[0], out[1]
 
 
+def tau_curve(a: npt.ArrayLike, b: npt.ArrayLike, positions: npt.ArrayLike, n_bins: int, protocol: str) -> Curve:
+    """Section 4.1's statistic in any bins: per input, Kendall tau-b of ``a`` and ``b`` over the
+    summaries whose range position is in the bin (:func:`agreement.kendall_per_input`), the mean
+    over the inputs where it is defined (count). With 3 bins these are the paper's L, M, T
+    (uniform) and L+M+T, M+T, T (cumulative)."""
+    A, B = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    P = np.where(np.isnan(A) | np.isnan(B), np.nan, np.asarray(positions, dtype=np.float64))
+    lower, upper = _edges(n_bins, protocol)
+    value, count = np.full(n_bins, np.nan), np.zeros(n_bins, int)
+    for k, mask in enumerate(bins_of(P, n_bins, protocol)):
+        tau = agreement.kendall_per_input(A, B, mask).tau
+        count[k] = int((~np.isnan(tau)).sum())
+        value[k] = float(np.nanmean(tau)) if count[k] else np.nan
+    return Curve("tau", protocol, value, count, lower, upper)
+
+
 def pair_curves(stack: npt.ArrayLike, ka: int, kb: int, n_bins: int, protocol: str, n_pairs: int,
                 seed: int) -> list[Curve]:
-    """The three statistics of metrics ``ka`` and ``kb`` of ``stack`` (positions from the
+    """The four statistics of metrics ``ka`` and ``kb`` of ``stack`` (positions from the
     consensus of the whole stack, normalised per input), complete summaries only."""
     S = np.asarray(stack, dtype=np.float64)
     complete = ~np.isnan(S).any(axis=0)
     a, b = np.where(complete, S[ka], np.nan), np.where(complete, S[kb], np.nan)
     positions = agreement.range_positions(agreement.consensus_scores(S, "input"))
-    return [sampled_disagreement(a, b, n_pairs, n_bins, protocol, seed), *fn_curves(a, b, positions, n_bins, protocol)]
+    return [tau_curve(a, b, positions, n_bins, protocol), sampled_disagreement(a, b, n_pairs, n_bins, protocol, seed),
+            *fn_curves(a, b, positions, n_bins, protocol)]
 
 
 CONVENTIONS = {
-    "reference": "Bhandari et al. 2020, appendices A and B (Peyrard 2019's protocols)",
+    "reference": "Bhandari et al. 2020, section 4.1 and appendices A and B (Peyrard 2019's protocols)",
+    "tau": "per input, Kendall tau-b over the summaries whose consensus position is in the bin; mean over the "
+           "inputs where it is defined (count); 3 bins: the paper's L, M, T (uniform), L+M+T, M+T, T (cumulative)",
     "bins": "cumulative: bin k holds v >= k/n (Peyrard); uniform: k/n <= v < (k+1)/n, the last also v = 1",
     "disagreement": "pairs of distinct complete summaries drawn uniformly from the whole dataset; v = the mean of "
                     "metric_a min-max normalised over the dataset's complete summaries; discordant = opposite "

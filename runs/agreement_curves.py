@@ -41,7 +41,7 @@ def run_curves(wh, scope, data, *, bins: int, protocol=PROTOCOL.default, pairs: 
         for ka, kb in [(x, y) for x in range(len(metrics)) for y in range(len(metrics)) if x != y]:
             for curve in ac.pair_curves(S, ka, kb, bins, p, pairs, seed):
                 if curve.statistic != "disagreement" and ka > kb:
-                    continue            # F/N is symmetric in the pair: one row per unordered pair
+                    continue            # tau and F/N are symmetric in the pair: one row per unordered pair
                 records += [{"dataset": scope.dataset, "metric_a": metrics[ka], "metric_b": metrics[kb],
                              "statistic": curve.statistic, "protocol": p, "baseline": b, **setting, "bin": k,
                              "lower": float(curve.lower[k]), "upper": float(curve.upper[k]),

@@ -39,9 +39,9 @@ COMMENT ON VIEW latest_agreement_curves IS 'The latest agreement_curves row of e
 COMMENT ON COLUMN agreement_curves.result_id IS 'Unique id of this result row (one sequence across the results tables; higher = written later).';
 COMMENT ON COLUMN agreement_curves.run_id IS 'The analysis_runs row of the command that wrote this row.';
 COMMENT ON COLUMN agreement_curves.dataset IS 'Dataset name (datasets.name).';
-COMMENT ON COLUMN agreement_curves.metric_a IS 'The first metric; the disagreement bins pairs by its normalised score (Peyrard: by one metric), so both orders are stored; F/N rows are stored once per unordered pair (metric_a < metric_b in the scope''s order).';
+COMMENT ON COLUMN agreement_curves.metric_a IS 'The first metric; the disagreement bins pairs by its normalised score (Peyrard: by one metric), so both orders are stored; tau and F/N rows are stored once per unordered pair (metric_a < metric_b in the scope''s order).';
 COMMENT ON COLUMN agreement_curves.metric_b IS 'The second metric.';
-COMMENT ON COLUMN agreement_curves.statistic IS 'disagreement (share of sampled pairs the two metrics order oppositely) | f_over_n (Eq. 1: better under both / better under either) | f_prime_over_n (Eq. 2: worse under both / worse under either).';
+COMMENT ON COLUMN agreement_curves.statistic IS 'tau (mean over inputs of Kendall tau-b over the summaries whose consensus position is in the bin; 3 bins: the thirds of section 4.1) | disagreement (share of sampled pairs the two metrics order oppositely) | f_over_n (Eq. 1: better under both / better under either) | f_prime_over_n (Eq. 2: worse under both / worse under either).';
 COMMENT ON COLUMN agreement_curves.protocol IS 'cumulative: bin k holds v >= k/n (Peyrard) | uniform: k/n <= v < (k+1)/n, the last bin also v = 1 (Bhandari et al.).';
 COMMENT ON COLUMN agreement_curves.baseline IS 'none: the metrics'' scores | random: every complete cell of every metric replaced by an independent Uniform(0, 1) draw of seed.';
 COMMENT ON COLUMN agreement_curves.consensus IS 'JSON list of the metrics of the scope: their complete summaries take part, their mean normalised score places a summary for F/N.';
@@ -51,8 +51,8 @@ COMMENT ON COLUMN agreement_curves.seed IS 'Seed of the pair sampling and of the
 COMMENT ON COLUMN agreement_curves.bin IS 'Bin index k, 0 .. n_bins - 1, from the bottom of the range.';
 COMMENT ON COLUMN agreement_curves.lower IS 'Lower edge k/n of the bin (v >= lower).';
 COMMENT ON COLUMN agreement_curves.upper IS 'Upper edge of the bin: (k+1)/n for uniform bins (exclusive but for the last), 1 for cumulative bins.';
-COMMENT ON COLUMN agreement_curves.count IS 'disagreement: sampled pairs in the bin; f_over_n / f_prime_over_n: summaries in the bin whose ratio is defined.';
-COMMENT ON COLUMN agreement_curves.value IS 'The statistic over the bin (a share in [0, 1]); NULL when count is 0.';
+COMMENT ON COLUMN agreement_curves.count IS 'tau: inputs whose tau is defined in the bin; disagreement: sampled pairs in the bin; f_over_n / f_prime_over_n: summaries in the bin whose ratio is defined.';
+COMMENT ON COLUMN agreement_curves.value IS 'The statistic over the bin (tau in [-1, 1], the others shares in [0, 1]); NULL when count is 0.';
 COMMENT ON COLUMN agreement_curves.n_systems IS 'Systems of the dataset read.';
 COMMENT ON COLUMN agreement_curves.n_inputs IS 'Inputs of the dataset read.';
 COMMENT ON COLUMN agreement_curves.fingerprint IS 'sha256 of the cells of the scope''s metrics read.';

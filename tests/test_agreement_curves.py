@@ -101,7 +101,7 @@ def test_random_baseline_is_uniform_where_complete_and_disagrees_half_the_time()
     c = ac.sampled_disagreement(R[0], R[1], 20_000, 1, "uniform", seed=2)
     assert abs(c.value[0] - 0.5) < 4 * np.sqrt(0.25 / 20_000)             # independent scores: 1/2
     # the paper's point (appendix B): F/N falls and F'/N rises with the score even for random scores
-    f, fp = ac.pair_curves(R, 0, 1, 5, "uniform", 1000, 0)[1:]
+    f, fp = ac.pair_curves(R, 0, 1, 5, "uniform", 1000, 0)[2:]
     assert f.value[0] > f.value[-1] and fp.value[0] < fp.value[-1]
 
 
@@ -114,8 +114,8 @@ def test_fn_curves_bin_by_consensus_positions():
     member = ac.bins_of(P, 4, "uniform")
     for k in range(4):
         vals = f_n[member[k] & ~np.isnan(f_n)]
-        assert curves[1].count[k] == vals.size
-        assert (np.isnan(curves[1].value[k]) if vals.size == 0 else curves[1].value[k] == pytest.approx(vals.mean()))
+        assert curves[2].statistic == "f_over_n" and curves[2].count[k] == vals.size
+        assert (np.isnan(curves[2].value[k]) if vals.size == 0 else curves[2].value[k] == pytest.approx(vals.mean()))
 
 
 def test_agreement_bins_rows_equal_the_pure_functions_and_are_reused(tmp_path):
@@ -135,8 +135,8 @@ def test_agreement_bins_rows_equal_the_pure_functions_and_are_reused(tmp_path):
     with Store(db, read_only=True) as wh:
         rows = wh.sql("SELECT * FROM latest_agreement_curves")
         runs = wh.sql("SELECT count(*) AS n FROM analysis_runs WHERE command = 'agreement-curves'")["n"][0]
-    # 2 baselines x 2 protocols x 4 bins x (6 ordered pairs of disagreement + 3 pairs x 2 ratios)
-    assert len(rows) == 2 * 2 * 4 * (6 + 6)
+    # 2 baselines x 2 protocols x 4 bins x (6 ordered pairs of disagreement + 3 pairs x (tau + 2 ratios))
+    assert len(rows) == 2 * 2 * 4 * (6 + 9)
     for r in rows[(rows.baseline == "none") & (rows.protocol == "uniform")].itertuples():
         ka, kb = names.index(r.metric_a), names.index(r.metric_b)
         curve = {c.statistic: c for c in ac.pair_curves(S, ka, kb, 4, "uniform", 500, 3)}[r.statistic]
@@ -145,3 +145,20 @@ def test_agreement_bins_rows_equal_the_pure_functions_and_are_reused(tmp_path):
     run_cli(db, *args)
     with Store(db, read_only=True) as wh:
         assert wh.sql("SELECT count(*) AS n FROM analysis_runs WHERE command = 'agreement-curves'")["n"][0] == runs
+
+
+@pytest.mark.parametrize("protocol, bins", [("uniform", ("L", "M", "T")), ("cumulative", ("L+M+T", "M+T", "T"))])
+def test_tau_in_three_bins_is_the_papers_thirds(protocol, bins):
+    """Section 4.1's table in 3 bins: the same taus as the thirds of score_range_agreement, so the
+    random baseline of the thirds is `--bins 3 --baseline random`."""
+    S = _stack(8, N=9, M=6)
+    for stack in (S, ac.random_stack(S, 4)):
+        P = agreement.range_positions(agreement.consensus_scores(stack, "input"))
+        complete = ~np.isnan(stack).any(axis=0)
+        a, b = np.where(complete, stack[0], np.nan), np.where(complete, stack[1], np.nan)
+        curve = ac.pair_curves(stack, 0, 1, 3, protocol, 100, 0)[0]
+        assert curve.statistic == "tau"
+        for k, name in enumerate(bins):
+            r = agreement.bin_agreement(a, b, P, name)
+            assert curve.count[k] == r.n_tau
+            assert (np.isnan(r.tau) and np.isnan(curve.value[k])) or curve.value[k] == pytest.approx(r.tau, abs=1e-12)
