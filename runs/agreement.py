@@ -280,6 +280,7 @@ class AgreementSummary:
     score_ranges: RunSummary
     properties: PropertiesSummary
     by_property: RunSummary
+    curves: pd.DataFrame | None = None      # agreement_curves rows of the setting (with bins)
 
     @property
     def up_to_date(self) -> bool:
@@ -288,8 +289,10 @@ class AgreementSummary:
 
 def run_agreement(wh: Store, scope: Scope, *, normalisation: str = "input", alpha: float = 0.05,
                   significant_only: bool = False, jobs: int = 1, force: bool = False,
-                  progress: ProgressFactory | None = None) -> AgreementSummary:
-    """Steps 1-3 of the module docstring; each computes only what is missing."""
+                  progress: ProgressFactory | None = None, **curve_options) -> AgreementSummary:
+    """Steps 1-3 of the module docstring; each computes only what is missing. With ``bins``
+    (> 0; ``curve_options`` are :func:`metaeval.runs.agreement_curves.run_curves`'), also the
+    curves of many bins and their random-score baseline."""
     analysis = score_range_analysis(scope, normalisation, alpha, significant_only)
     data = load(wh, scope, normalisation)
     ranges = runner.run(wh, scope, analysis, jobs=jobs, force=force, progress=progress, data=data)
@@ -301,7 +304,11 @@ def run_agreement(wh: Store, scope: Scope, *, normalisation: str = "input", alph
     base = data if normalisation == "input" else load(wh, scope, "input")
     summary = runner.run(wh, scope, by_property, jobs=jobs, force=force, progress=progress,
                          data=with_properties(base, {p: values.get(p, {}) for p in props.properties}))
-    return AgreementSummary(ranges, props, summary)
+    curves = None
+    if curve_options.get("bins"):
+        from metaeval.runs import agreement_curves
+        curves = agreement_curves.run_curves(wh, scope, data, force=force, **curve_options)
+    return AgreementSummary(ranges, props, summary, curves)
 
 
 # --- plotting-ready data ---------------------------------------------------------------------------------

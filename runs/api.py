@@ -156,8 +156,9 @@ class Warehouse(core.Store):
 
     def ci(self, dataset: str, human: str, metrics: Sequence[str] = (), levels: Sequence[str] = (),
            coefficients: Sequence[str] = (), **options) -> pd.DataFrame:
-        """:func:`ci`'s rows (table ``confidence_intervals``)."""
-        return ci(self, dataset, human, metrics, levels, coefficients, **options).rows(self)
+        """:func:`ci`'s rows (table ``confidence_intervals``), with a Kendall interval's share of
+        pairs ranked wrongly (:func:`metaeval.runs.intervals.with_pairs_wrong`)."""
+        return intervals.with_pairs_wrong(ci(self, dataset, human, metrics, levels, coefficients, **options).rows(self))
 
     def compare(self, *args, **given) -> pd.DataFrame:
         """:func:`compare`'s rows of its correction (table ``hypothesis_tests``)."""
@@ -221,17 +222,18 @@ class Warehouse(core.Store):
         from metaeval.runs import agreement
 
         scope = agreement.resolve(self, dataset, metrics)
-        agreement.run_agreement(self, scope, **options)
+        summary = agreement.run_agreement(self, scope, **options)
         alpha, significant_only = options.get("alpha", 0.05), options.get("significant_only", False)
         return {"score_range_agreement": agreement.latest_rows(self, scope, options.get("normalisation", "input"),
                                                                alpha, significant_only),
-                "property_agreement": agreement.latest_property_rows(self, scope, alpha, significant_only)}
+                "property_agreement": agreement.latest_property_rows(self, scope, alpha, significant_only),
+                **({} if summary.curves is None else {"agreement_curves": summary.curves})}
 
     def simulate_coverage(self, dataset: str, human: str, metrics: Sequence[str], **options) -> pd.DataFrame:
         """:func:`metaeval.runs.simulation.simulate_coverage`'s rows (table ``ci_coverage``)."""
         from metaeval.runs import simulation
 
-        return simulation.simulate_coverage(self, dataset, human, metrics, **options).rows
+        return simulation.with_coverage_tests(simulation.simulate_coverage(self, dataset, human, metrics, **options).rows)
 
     def simulate_power(self, dataset: str, human: str, **options) -> pd.DataFrame:
         """:func:`metaeval.runs.simulation.simulate_power`'s rows (table ``power``)."""

@@ -69,7 +69,11 @@ def _correlation_rows(wh, command: str, params: dict):
     by, where = params.pop("by", None), params.pop("where")
     if by is not None:
         return subsets.by_attribute(wh, command, by, where, **params).rows(wh)
-    return getattr(api, command)(wh, where=where, **params).rows(wh)
+    rows = getattr(api, command)(wh, where=where, **params).rows(wh)
+    if command == "ci":
+        from metaeval.runs import intervals
+        rows = intervals.with_pairs_wrong(rows)
+    return rows
 
 
 @register
@@ -262,13 +266,29 @@ class RankTasks(Family):
         return api.Warehouse.rank_tasks(wh, **params)
 
 
+#: agreement --bins (runs/agreement_curves.py): Bhandari et al. 2020, appendices A and B.
+CURVE_BINS = Option("bins", default=0, kind="int", minimum=0,
+                          help="Also the disagreement over sampled summary pairs and the F/N and F'/N ratios in this many "
+                         "bins (Peyrard 2019: 15; table agreement_curves). Default 0: only the three thirds.")
+CURVE_PROTOCOL = Option("protocol", default=("cumulative", "uniform"), kind="choice", multiple=True,
+                        choices="metaeval.analyses.agreement_curves:PROTOCOLS",
+                        help="--bins: cumulative bins (v >= k/n, Peyrard's) or bins of uniform width (Bhandari et "
+                             "al.'s). Default: both. Repeatable.")
+CURVE_PAIRS = Option("pairs", default=100_000, kind="int", minimum=1,
+                     help="--bins: summary pairs sampled for the disagreement (Peyrard: 100000).")
+CURVE_BASELINE = Option("baseline", default="none", kind="choice",
+                        choices="metaeval.analyses.agreement_curves:BASELINES",
+                        help="--bins: random also computes every statistic on Uniform(0, 1) random scores (seeded), "
+                             "besides the metrics' (Bhandari et al., appendix B).")
+
+
 @register
 class Agreement(Family):
     name = "agreement"
     report = ("metaeval.runs.report.agreement:agreement",)
     report_position = 110
     summary = "Do metrics agree with each other in the low, middle and top of each input's score range?"
-    tables = ("score_range_agreement", "input_properties", "property_agreement")
+    tables = ("score_range_agreement", "input_properties", "property_agreement", "agreement_curves")
     options = (DATASET.but(help="Dataset to analyse (no human judgment needed)."),
                METRICS.but(help="Metrics (globs over automatic measures); their mean normalised score defines each "
                                 "input's score range. Default: all. Repeatable."),
@@ -279,6 +299,8 @@ class Agreement(Family):
                       choices="metaeval.analyses.agreement:NORMALISATIONS",
                       help="Min-max normalise each metric over each input's summaries, or over the whole dataset, "
                            "before averaging them into the consensus score."),
+               CURVE_BINS, CURVE_PROTOCOL, CURVE_PAIRS, CURVE_BASELINE,
+               SEED.but(help="--bins: seed of the pair sampling and of the random scores; recorded with every row."),
                JOBS, FORCE)
 
     def compute(self, wh, **params):

@@ -108,3 +108,24 @@ def _evaluate_annotator_ci(arrays, level, coefficient, method, alpha, k, seed, s
                                           seed=seed, annotators=how, Z=Z)
     return {"estimate": bookkeeping.as_float(r.estimate), "lower": bookkeeping.as_float(r.lower), "upper": bookkeeping.as_float(r.upper),
             "n_valid": int(np.count_nonzero(~np.isnan(r.samples))), "conventions": {**r.conventions, **conv}}
+
+
+#: The coefficients whose interval reads as a share of pairs ranked wrongly, D / P = (1 - tau) / 2
+#: (exact for Kendall's tau-a and tau-b without ties; with ties approximate).
+PAIRS_WRONG_COEFFICIENTS = ("kendall", "kendall-a")
+
+
+def with_pairs_wrong(frame):
+    """``frame`` (rows of ``confidence_intervals``) with ``pairs_wrong_lower`` /
+    ``pairs_wrong_upper``: a Kendall interval [l, u] read as the interval [(1 - u) / 2, (1 - l) / 2]
+    of the share of pairs (of systems, at the system level) ranked otherwise than by the humans
+    (Deutsch, Dror & Roth 2021, section 6: "9-54%"); NaN for the other coefficients or an
+    undefined bound. Computed when shown, not stored."""
+    from metaeval.analyses.stats import proportions
+
+    if frame.empty or not {"coefficient", "lower", "upper"} <= set(frame.columns):
+        return frame
+    bounds = [proportions.pairs_wrong(lo, up) if c in PAIRS_WRONG_COEFFICIENTS and lo == lo and up == up
+              else (np.nan, np.nan)
+              for c, lo, up in zip(frame["coefficient"], frame["lower"].astype(float), frame["upper"].astype(float))]
+    return frame.assign(pairs_wrong_lower=[b[0] for b in bounds], pairs_wrong_upper=[b[1] for b in bounds])

@@ -172,6 +172,33 @@ def _sum_coverage(blocks: list[dict]) -> dict:
             "undefined": counts.undefined, "coverage": None if np.isnan(counts.coverage) else counts.coverage}
 
 
+def with_coverage_tests(rows: pd.DataFrame) -> pd.DataFrame:
+    """``ci_coverage`` rows with Table 1's comparison of the CI methods of each metric, level,
+    coefficient, alpha and seed (Deutsch, Dror & Roth 2021): ``closest`` (the method whose
+    coverage is closest to 1 - alpha and below 1), ``z`` and ``p_z`` (the one-tailed
+    difference-of-proportions z-test of the closest method against this one, on contains of
+    trials - undefined: :func:`metaeval.analyses.stats.proportions.closest_coverage`) and
+    ``bold`` (the closest method, when every test against it is significant at alpha, uncorrected
+    as in the paper; decided by :func:`metaeval.analyses.conclusions.decide`). Computed when
+    shown, not stored."""
+    from metaeval.analyses import conclusions
+    from metaeval.analyses.stats import proportions
+
+    if rows.empty:
+        return rows.assign(closest=pd.Series(dtype=bool), z=pd.Series(dtype=float), p_z=pd.Series(dtype=float),
+                           bold=pd.Series(dtype=bool))
+    parts = []
+    keys = ["dataset", "metric", "human", "level", "coefficient", "alpha", "seed"]   # not k: NULL for fisher
+    for _, g in rows.groupby(keys, sort=False, dropna=False):
+        alpha = float(g["alpha"].iloc[0])
+        t = proportions.closest_coverage(g["contains"].to_numpy(), (g["trials"] - g["undefined"]).to_numpy(), 1 - alpha)
+        others = ~t["closest"]
+        verdict = conclusions.decide(t["p"][others], formula="parametric", k=None, correction="none", alpha=alpha)
+        bold = t["closest"] & bool(others.any()) & bool(verdict.significant.all())
+        parts.append(g.assign(closest=t["closest"], z=t["z"], p_z=t["p"], bold=bold))
+    return pd.concat(parts).loc[rows.index]
+
+
 def _simulated_data(data: selection.Data, metric: str, human: str, system_inputs: str) -> tuple[selection.Data, int]:
     """The data a simulation of ``metric`` reads (under "judged": the judged inputs' columns
     only, so its fingerprint is that of a dataset holding only them), and how many inputs the

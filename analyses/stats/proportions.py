@@ -48,3 +48,27 @@ def proportions_z_test(x1: int, n1: int, x2: int, n2: int, alternative: str = "g
     z = (x1 / n1 - x2 / n2) / math.sqrt(pooled * (1 - pooled) * (1 / n1 + 1 / n2))
     p = {"greater": stats.norm.sf(z), "less": stats.norm.cdf(z), "two-sided": 2 * stats.norm.sf(abs(z))}[alternative]
     return float(z), float(np.clip(p, 0.0, 1.0))
+
+
+def closest_coverage(contains, n, target: float = 0.95) -> dict[str, np.ndarray]:
+    """Table 1's bold: among methods with coverage ``contains[i] / n[i]``, the one closest to
+    ``target`` and below 1.0 (ties: the first), and a one-tailed difference-of-proportions z-test
+    of it against each other method, in the direction of their difference (``greater`` when the
+    closest covers more). Returns ``closest`` (bool per method; none when no method covers less
+    than always), ``z`` and ``p`` (NaN for the closest itself, a method with n = 0, or an
+    undefined test). Whether the closest is significantly different from every other (Table 1's
+    bold) is the caller's verdict, through :mod:`metaeval.analyses.conclusions`."""
+    x, m = np.asarray(contains, dtype=np.int64), np.asarray(n, dtype=np.int64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rate = np.where(m > 0, x / np.maximum(m, 1), np.nan)
+    eligible = ~np.isnan(rate) & (rate < 1.0)
+    closest = np.zeros(x.size, bool)
+    z, p = np.full(x.size, np.nan), np.full(x.size, np.nan)
+    if eligible.any():
+        best = int(np.flatnonzero(eligible)[np.argmin(np.abs(rate[eligible] - target))])
+        closest[best] = True
+        for i in range(x.size):
+            if i != best and m[i] > 0:
+                side = "greater" if rate[best] >= rate[i] else "less"
+                z[i], p[i] = proportions_z_test(int(x[best]), int(m[best]), int(x[i]), int(m[i]), side)
+    return {"closest": closest, "z": z, "p": p}

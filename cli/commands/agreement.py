@@ -24,7 +24,8 @@ MAX_PRINTED_METRICS = 8
 @fmt_option(help="text: the tau tables and means; json, csv, markdown, latex: the latest rows of "
                  "score_range_agreement and property_agreement (json: an object with one list each).")
 @click.pass_obj
-def agreement_command(obj: Context, dataset, metrics, alpha, significant_only, normalisation, jobs, force, fmt):
+def agreement_command(obj: Context, dataset, metrics, alpha, significant_only, normalisation, bins, protocol, pairs,
+                      baseline, seed, jobs, force, fmt):
     """Do metrics agree with each other in the low, middle and top of each input's score range?
 
     Kendall tau between every pair of metrics over the summaries of each input in the bottom,
@@ -40,7 +41,8 @@ def agreement_command(obj: Context, dataset, metrics, alpha, significant_only, n
         try:
             s = agreement_runs.run_agreement(wh, scope, normalisation=normalisation, alpha=alpha,
                                              significant_only=significant_only, jobs=jobs, force=force,
-                                             progress=terminal_progress())
+                                             progress=terminal_progress(), bins=bins, protocol=protocol,
+                                             pairs=pairs, baseline=baseline, seed=seed)
         except KeyboardInterrupt as exc:
             raise interrupted(exc, "the results finished so far are saved; "
                               "run the same command again to resume") from None
@@ -63,9 +65,12 @@ def agreement_command(obj: Context, dataset, metrics, alpha, significant_only, n
             rows = rows[[c for c in ("metric_a", "metric_b", "bin", "n_inputs", "tau", "disagreement",
                                      "random_disagreement") if c in rows.columns]]
         show_blocks([("score_range_agreement", rows.reset_index(drop=True)),
-                     ("property_agreement", by_property)], fmt)
+                     ("property_agreement", by_property),
+                     *([] if s.curves is None else [("agreement_curves", s.curves)])], fmt)
         return
     _print(rows, by_property, len(scope.metrics), obj, dataset)
+    if s.curves is not None:
+        _print_curves(s.curves)
 
 
 def _print(rows: pd.DataFrame, by_property: pd.DataFrame, n_metrics: int, obj: Context, dataset: str) -> None:
@@ -87,6 +92,21 @@ def _print(rows: pd.DataFrame, by_property: pd.DataFrame, n_metrics: int, obj: C
     click.echo("\nEverything is in the warehouse: "
                + ", ".join(f"`{obj.command('results', table, '--dataset', dataset)}`"
                            for table in ("score_range_agreement", "input_properties", "property_agreement")) + ".")
+
+
+def _print_curves(curves: pd.DataFrame) -> None:
+    """Mean over metric pairs of each statistic per bin, one table per protocol and baseline."""
+    import pandas as pd
+
+    if curves.empty:
+        return
+    with pd.option_context("display.max_rows", None, "display.width", 100, "display.float_format", "{:.3f}".format):
+        for (protocol, baseline), g in curves.groupby(["protocol", "baseline"], sort=False):
+            table = g.pivot_table(index=["bin", "lower", "upper"], columns="statistic", values="value", aggfunc="mean")
+            scores = "Uniform(0, 1) random scores" if baseline == "random" else "the metrics' scores"
+            click.echo(f"\n{protocol} bins, {scores} (mean over metric pairs):")
+            click.echo(table.reset_index().to_string(index=False))
+    click.echo("(table agreement_curves: per metric pair, with counts)")
 
 
 COMMANDS = [agreement_command]

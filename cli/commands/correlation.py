@@ -33,6 +33,17 @@ def _analyse(obj: Context, call, fmt: str = "text", *params, **kwargs):
         return out, annotators.with_ceilings(signatures.with_signatures(wh, out.rows(wh)), ceiling)
 
 
+def _echo_pairs_wrong(frame) -> None:
+    """A Kendall interval read as the share of pairs ranked wrongly (Deutsch et al. 2021, section 6)."""
+    rows = frame.dropna(subset=["pairs_wrong_lower", "pairs_wrong_upper"]) if "pairs_wrong_lower" in frame else frame[:0]
+    if rows.empty:
+        return
+    click.echo("Pairs ranked otherwise than by the humans, from the Kendall interval ((1 - tau) / 2):")
+    for r in rows.itertuples():
+        click.echo(f"  {r.metric} ({r.level}, {r.coefficient}): "
+                   f"{100 * r.pairs_wrong_lower:.0f}-{100 * r.pairs_wrong_upper:.0f}%")
+
+
 def _echo_ceiling(frame) -> None:
     """The human ceiling of the shown levels and coefficients (stored by `metaeval annotators`)."""
     ceiling = frame.drop_duplicates(["level", "coefficient"]).dropna(subset=["human_ceiling"])
@@ -170,7 +181,10 @@ def ci(obj, dataset, human, metrics, levels, coefficients, system_inputs, jobs, 
     if by is not None:
         _by(obj, "ci", fmt, layout, by, where, kwargs)
         return
+    from metaeval.runs import intervals
+
     _, frame = _analyse(obj, api.ci, fmt, where=where, **kwargs)
+    frame = intervals.with_pairs_wrong(frame)
     if fmt in ("json", "csv"):
         show(frame, fmt)
         return
@@ -181,6 +195,7 @@ def ci(obj, dataset, human, metrics, levels, coefficients, system_inputs, jobs, 
     _paper(frame.rename(columns={"estimate": "correlation"}), fmt, caption, layout, confidence=1 - alpha, keep_ci=True)
     if is_text(fmt):
         _echo_ceiling(frame)
+        _echo_pairs_wrong(frame)
 
 
 @click.command()

@@ -50,9 +50,18 @@ def coverage(obj: Context, dataset, human, levels, trials, alpha, system_inputs,
             k=k, alpha=alpha, seed=seed, system_inputs=system_inputs, jobs=jobs, force=force,
             progress=terminal_progress()))
         _report("ci_coverage", summary)
-        frame = summary.rows.sort_values(["metric", "level", "coefficient", "method"])
-    show(frame[["metric", "level", "coefficient", "method", "trials", "contains", "too_high", "too_low",
-                "coverage"]].round(3), "table")
+        frame = simulation_runs.with_coverage_tests(summary.rows).sort_values(["metric", "level", "coefficient",
+                                                                                "method"])
+    from metaeval.analyses.conclusions import p_text
+
+    shown = frame[["metric", "level", "coefficient", "method", "trials", "contains", "too_high", "too_low",
+                   "coverage"]].round(3)
+    shown["coverage"] = [f"{c:.3f}{'*' if b else ''}" if c == c else "undefined"
+                         for c, b in zip(frame["coverage"].astype(float), frame["bold"])]
+    shown["z_test_p"] = ["closest" if c else p_text(p, latex=False) for c, p in zip(frame["closest"], frame["p_z"])]
+    show(shown, "table")
+    click.echo("z_test_p: one-tailed difference-of-proportions z-test against the method whose coverage is\n"
+               "closest to 1 - alpha (below 1); *: that method, significantly different from every other (bold).")
 
 
 @simulate.command("power")
