@@ -11,7 +11,8 @@ command on the same cells computes nothing.
 from __future__ import annotations
 
 from metaeval.errors import Argument, Message, WarehouseError
-from metaeval.runs.families import DATASET, FORCE, HUMAN, SYSTEM_INPUTS, WHERE, Family, Option, register
+from metaeval.runs.families import (DATASET, FORCE, HUMAN, SYSTEM_INPUTS, SYSTEM_TYPE, WHERE, Family, Option,
+                                    register)
 
 COMMAND, TABLE = "error-overlap", "error_overlap"
 
@@ -24,7 +25,7 @@ class ErrorOverlap(Family):
     name = COMMAND
     summary = "Do two metrics err on the same system pairs? (Louis & Nenkova 2013, Table 4, with McNemar and Fisher)"
     tables = (TABLE,)
-    options = (DATASET, HUMAN, PAIR, SYSTEM_INPUTS, WHERE, FORCE)
+    options = (DATASET, HUMAN, PAIR, SYSTEM_INPUTS, WHERE, SYSTEM_TYPE, FORCE)
 
     def compute(self, wh, **params):
         return error_overlap(wh, **params)

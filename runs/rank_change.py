@@ -12,7 +12,7 @@ nothing.
 from __future__ import annotations
 
 from metaeval.errors import Argument, Message, WarehouseError
-from metaeval.runs.families import DATASET, FORCE, WHERE, Family, Option, register
+from metaeval.runs.families import DATASET, FORCE, SYSTEM_TYPE, WHERE, Family, Option, register
 
 COMMAND, TABLE = "rank-change", "rank_changes"
 
@@ -26,7 +26,7 @@ class RankChange(Family):
     name = COMMAND
     summary = "How the ranking of systems changes between two measures (Graham 2015, Table 3)."
     tables = (TABLE,)
-    options = (DATASET, PAIR, WHERE, FORCE)
+    options = (DATASET, PAIR, WHERE, SYSTEM_TYPE, FORCE)
 
     def compute(self, wh, **params):
         return rank_change(wh, **params)
