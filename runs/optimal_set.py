@@ -11,6 +11,8 @@ command on the same winners rows computes nothing.
 
 from __future__ import annotations
 
+import json
+
 from metaeval.errors import Argument, Message, WarehouseError
 from metaeval.runs.families import DATASET, FORCE, HUMAN, Family, Option, register
 
@@ -36,6 +38,22 @@ class OptimalSet(Family):
 
     def compute(self, wh, **params):
         return optimal_set(wh, **params)
+
+    def present(self, outcome, fmt: str) -> str:
+        """Text: per winners ranking, its setting and each option's values with their shares (%);
+        other formats: the rows."""
+        if fmt != "text" or outcome.empty:
+            return super().present(outcome, fmt)
+        out = []
+        for key, rows in outcome.groupby(list(SETTING), dropna=False, sort=False):
+            n_set = json.loads(rows["conventions"].iloc[0]).get("n_optimal_set")
+            shown = rows[["option", "value", "n_optimal", "share", "n_variants"]].assign(
+                share=[("undefined" if s is None or s != s else f"{100 * s:.1f}") for s in rows["share"]])
+            out += [f"{rows['human'].iloc[0]} on {rows['dataset'].iloc[0]}: "
+                    + ", ".join(f"{c} {v}" for c, v in zip(SETTING, key))
+                    + f"; optimal ROUGE variants: {'undetermined' if n_set is None else n_set}",
+                    shown.rename(columns={"share": "share %"}).to_string(index=False), ""]
+        return "\n".join(out)
 
 
 def _fingerprint(rows) -> str:
