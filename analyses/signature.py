@@ -12,7 +12,8 @@ changes the number and only those a row has::
   ``split=test&source=xsum``; left out for every cell), ``pos``, ``tune``, ``thr`` (detection: the
   positive label's threshold, the tune subset, a fixed threshold), ``method``, ``alt`` (alternative), ``k``, ``kmax`` and ``risk`` (sequential tests),
   ``seed``, ``corr`` (correction and its family group, ``holm/metric``), ``alpha``,
-  ``sysin`` (the system-score protocol), ``annot`` (annotators re-drawn), ``rule`` (cluster rule);
+  ``sysin`` (the system-score protocol), ``agg`` (a system's score over its inputs when not the mean:
+  ``median``), ``annot`` (annotators re-drawn), ``rule`` (cluster rule);
 - ``data:`` the first 8 hex digits of the fingerprint of the cells the number was computed
   from (the row's ``fingerprint``; for a table, the run's ``data_fingerprint``).
 
@@ -31,7 +32,7 @@ FIELDS: tuple[tuple[str, str], ...] = (
     ("level", "level"), ("coef", "coefficient"), ("subset", "subset"), ("pos", "positive"), ("tune", "tune"),
     ("thr", "fixed_threshold"), ("method", "method"), ("alt", "alternative"),
     ("k", "k"), ("risk", "risk"), ("seed", "seed"), ("corr", "correction"), ("alpha", "alpha"),
-    ("sysin", "system_inputs"), ("annot", "resample_annotators"), ("rule", "cluster_rule"),
+    ("sysin", "system_inputs"), ("agg", "aggregate"), ("annot", "resample_annotators"), ("rule", "cluster_rule"),
     ("data", "fingerprint"),
 )
 #: Hex digits of a fingerprint kept in a signature.

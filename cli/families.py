@@ -89,10 +89,30 @@ def options_of(family: Family | str, *names: str, skip: tuple[str, ...] = ()):
             decorators.append(app.scheduler_option)
 
     def decorate(f):
+        if any(o.name == "system_types" for o in chosen) and any(o.name == "where" for o in family.options):
+            f = _types_in_where(f)
         for decorator in reversed(decorators):
             f = decorator(f)
         return f
     return decorate
+
+
+def _types_in_where(f):
+    """``f`` given ``--system-type`` as a condition of its ``where`` (the one subset of cells:
+    :func:`metaeval.runs.selection.with_system_types`)."""
+    import functools
+
+    @functools.wraps(f)
+    def wrapper(*args, system_types=(), where=(), **kwargs):
+        from metaeval.errors import WarehouseError
+        from metaeval.runs.selection import with_system_types
+
+        try:
+            where = with_system_types(where, system_types)
+        except WarehouseError as exc:
+            raise click.UsageError(app.error_text(exc)) from None
+        return f(*args, where=where, **kwargs)
+    return wrapper
 
 
 def command_of(family: Family) -> click.Command:

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from metaeval.runs import parameters
 from metaeval.runs.families import (ALPHA, ALTERNATIVE, BY, COEFFICIENTS, CORRECTION, CORRECTION_GROUP, DATASET, FORCE,
-                                    HUMAN, JOBS, K, LEVELS, METRICS, SEED, SYSTEM_INPUTS, WHERE, Family, Option,
+                                    HUMAN, JOBS, K, LEVELS, METRICS, SEED, SYSTEM_INPUTS, SYSTEM_TYPE, WHERE, Family,
+                                    Option,
                                     register)
 
 _VOCABULARY = "metaeval.analyses.stats.vocabulary:"
@@ -83,7 +84,7 @@ class Correlate(Family):
     report_position = 10
     summary = "Correlations of metrics with a human judgment (system, summary, global level)."
     tables = ("correlations",)
-    options = (*SCOPE, EPSILON, TIE_CALIBRATION, WHERE, BY, CONTROL)
+    options = (*SCOPE, EPSILON, TIE_CALIBRATION, WHERE, SYSTEM_TYPE, BY, CONTROL)
 
     def compute(self, wh, **params):
         return _correlation_rows(wh, "correlate", params)
@@ -101,7 +102,7 @@ class Ci(Family):
                Option("resample_annotators", kind="choice", choices=_VOCABULARY + "ANNOTATOR_RESAMPLING",
                       help="Also re-draw the human annotators in every resample: each cell's (cells) or the panel's "
                            "ids once per resample (panel, for ids that are the same people everywhere)."),
-               EPSILON, TIE_CALIBRATION, WHERE, BY, CONTROL)
+               EPSILON, TIE_CALIBRATION, WHERE, SYSTEM_TYPE, BY, CONTROL)
 
     def compute(self, wh, **params):
         return _correlation_rows(wh, "ci", params)
@@ -134,7 +135,7 @@ class Compare(Family):
                Option("risk", kind="float", minimum=0, maximum=1, open=True,
                       help="--sequential: bound on the probability that any decision of a family differs from the "
                            f"one the exact (infinite-k) p-values give  [default: {parameters.DEFAULT_RISK:g}]"),
-               WHERE, CONTROL)
+               WHERE, SYSTEM_TYPE, CONTROL)
 
     def compute(self, wh, **params):
         from metaeval.runs import api
@@ -170,7 +171,7 @@ class Accuracy(Family):
                            "difference, closest pairs first (Deutsch, Dror & Roth 2022): table delta_bin_accuracy."),
                K.but(help="--soft: permutations."),
                SEED.but(default=4, help="--soft: seed of the permutations (4: mt-metrics-eval's default draw)."),
-               JOBS, FORCE, WHERE)
+               JOBS, FORCE, WHERE, SYSTEM_TYPE)
 
     def compute(self, wh, **params):
         from metaeval.runs import api

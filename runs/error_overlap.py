@@ -11,7 +11,8 @@ command on the same cells computes nothing.
 from __future__ import annotations
 
 from metaeval.errors import Argument, Message, WarehouseError
-from metaeval.runs.families import DATASET, FORCE, HUMAN, SYSTEM_INPUTS, WHERE, Family, Option, register
+from metaeval.runs.families import (AGGREGATE, DATASET, FORCE, HUMAN, SYSTEM_INPUTS, SYSTEM_TYPE, WHERE, Family, Option,
+                                    register)
 
 COMMAND, TABLE = "error-overlap", "error_overlap"
 
@@ -24,7 +25,7 @@ class ErrorOverlap(Family):
     name = COMMAND
     summary = "Do two metrics err on the same system pairs? (Louis & Nenkova 2013, Table 4, with McNemar and Fisher)"
     tables = (TABLE,)
-    options = (DATASET, HUMAN, PAIR, SYSTEM_INPUTS, WHERE, FORCE)
+    options = (DATASET, HUMAN, PAIR, SYSTEM_INPUTS, AGGREGATE, WHERE, SYSTEM_TYPE, FORCE)
 
     def compute(self, wh, **params):
         return error_overlap(wh, **params)
@@ -55,7 +56,8 @@ class ErrorOverlap(Family):
         return "\n".join(out)
 
 
-def error_overlap(wh, dataset: str, human: str, metrics, *, system_inputs: str = SYSTEM_INPUTS.default, where=(),
+def error_overlap(wh, dataset: str, human: str, metrics, *, system_inputs: str = SYSTEM_INPUTS.default,
+                  aggregate: str = AGGREGATE.default, where=(),
                   force: bool = False, progress=None):
     """The latest ``error_overlap`` row of this setting, computed unless up to date."""
     import pandas as pd
@@ -68,7 +70,7 @@ def error_overlap(wh, dataset: str, human: str, metrics, *, system_inputs: str =
         raise WarehouseError(Message("give exactly two metrics, other than the human judgment: ",
                                      Argument("metrics", list(metrics))))
     systems, scores, fingerprint, conventions = persist.system_scores(
-        wh, dataset, metrics, human, system_inputs=system_inputs, where=where)
+        wh, dataset, metrics, human, system_inputs=system_inputs, where=where, aggregate=aggregate)
     if len(systems) < 2:
         raise WarehouseError(f"{len(systems)} system(s) of {dataset!r} have a score under {human}, {metrics[0]} and "
                              f"{metrics[1]}: the pairs of systems need 2 or more")
@@ -91,5 +93,7 @@ def error_overlap(wh, dataset: str, human: str, metrics, *, system_inputs: str =
         "fisher_p": bookkeeping.none_if_nan(out.fisher_p), "fingerprint": fingerprint,
         "conventions": bookkeeping.conventions_json(conventions)}])
     persist.ensure_table(wh, TABLE, "83_error_overlap")
-    persist.write(wh, COMMAND, TABLE, frame, {"dataset": dataset, **setting, "where": subset}, fingerprint)
+    persist.write(wh, COMMAND, TABLE, frame, {"dataset": dataset, **setting, "where": subset,
+                                             **({"aggregate": aggregate} if aggregate != AGGREGATE.default else {})},
+                  fingerprint)
     return persist.reusable(wh, TABLE, dataset, fingerprint, subset=subset, **setting)

@@ -166,6 +166,14 @@ CORRECTION_GROUP = Option("correction_group", default=parameters.DEFAULT_CORRECT
 WHERE = Option("where", kind="where", multiple=True, metavar="ATTR=VALUE",
                help="Only the cells whose attribute ATTR (metaeval ingest attributes) is VALUE, e.g. split=test. "
                     "Repeatable: every condition must hold (AND). Recorded as the rows' subset.")
+SYSTEM_TYPE = Option("system_types", multiple=True, flag="--system-type", metavar="TYPE",
+                     help="Only the systems of this type (the stored systems.type: SacreROUGE's peer, reference, "
+                          "oracle, ...; a system without a type is a peer), or all. Default: every type but "
+                          "reference, oracle and human. Repeatable. Recorded as the rows' subset (system.type=...).")
+AGGREGATE = Option("aggregate", default=parameters.DEFAULT_AGGREGATE, kind="choice",
+                   choices=parameters.AGGREGATES,
+                   help="A system's score: the mean or the median over its inputs of each cell's value (a human "
+                        "cell: the annotators' mean). Recorded in the rows' conventions when median.")
 BY = Option("by", metavar="ATTR",
             help="One result per value of the attribute ATTR (each the subset ATTR=value, with any --where), plus "
                  "their unweighted macro average (subset ATTR=*).")
@@ -273,7 +281,12 @@ class Family:
         if unknown:
             raise WarehouseError(Message(Argument(unknown[0], given[unknown[0]]),
                                          f" is not a parameter of {self.name}; one of {', '.join(names)}"))
-        return Parameters(self.name, {o.name: o.value(given.get(o.name)) for o in self.options}, extra)
+        values = {o.name: o.value(given.get(o.name)) for o in self.options}
+        if "system_types" in values and "where" in values:   # the types chosen are a condition of the subset
+            from metaeval.runs.selection import with_system_types
+
+            values["where"] = with_system_types(values["where"], values.pop("system_types"))
+        return Parameters(self.name, values, extra)
 
     def run(self, wh, *args, **given):
         """:meth:`compute` of the checked :meth:`parameters` (``Warehouse.<python name>``)."""

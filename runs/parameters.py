@@ -41,6 +41,9 @@ DEFAULT_CLUSTER_RULE = "any"
 #: all: Deutsch, Dror & Roth (2022) recommend scoring the metric on every input it has; and it
 #: is what a system mean over the stored cells has always been here (see protocols).
 DEFAULT_SYSTEM_INPUTS = "all"
+#: a system's score over its inputs: the mean (default) or the median (Graham 2015's variants)
+AGGREGATES: tuple[str, ...] = ("mean", "median")
+DEFAULT_AGGREGATE = "mean"
 DEFAULT_SEED = 0
 #: The number of resamples (bootstrap, permutations, simulation trials' inner resamples) of every
 #: command that resamples: ``k`` (checked once, :func:`check_resamples`).

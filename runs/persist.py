@@ -8,6 +8,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from metaeval.errors import Argument, Message, WarehouseError
+from metaeval.runs import parameters
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -55,12 +58,18 @@ def write(wh: Store, command: str, table: str, frame: pd.DataFrame, parameters: 
 
 
 def system_scores(wh: Store, dataset: str, measures, human: str | None = None, *, system_inputs: str = "all",
-                  where=()) -> tuple[tuple[str, ...], dict, str, dict]:
+                  where=(), aggregate: str = "mean") -> tuple[tuple[str, ...], dict, str, dict]:
     """Each system's score under each of ``measures`` (and ``human``, last), oriented so that
     higher is better, on the systems that have all of them: (systems, {measure: scores}, the
     fingerprint of the cells read, conventions). With ``human``, a metric's system score averages
     the inputs ``system_inputs`` says (:mod:`metaeval.analyses.stats.protocols`); without, each
-    measure's own cells. ``where``: only the cells of that subset."""
+    measure's own cells. ``where``: only the cells of that subset (and of the systems' types:
+    :func:`metaeval.runs.selection.load_data`). ``aggregate``: the system score is the ``mean`` or
+    the ``median`` over its inputs of each cell's value (a human cell: the annotators' mean; Graham
+    2015's median variants); a median is recorded in the fingerprint and the conventions (the mean:
+    as before)."""
+    import hashlib
+
     import numpy as np
 
     from metaeval.analyses.stats import protocols, reductions
@@ -77,10 +86,29 @@ def system_scores(wh: Store, dataset: str, measures, human: str | None = None, *
     if human:
         arrays, _, extra, _ = protocols.apply(arrays, "system", system_inputs)
         conventions.update(extra)
-    scores = np.array([reductions.system_means(a) for a in arrays])
+    if aggregate not in parameters.AGGREGATES:
+        raise WarehouseError(Message("unknown ", Argument("aggregate", aggregate),
+                                     f"; choose from {', '.join(parameters.AGGREGATES)}"))
+    scores = np.array([reductions.system_means(a) if aggregate == "mean" else system_medians(a) for a in arrays])
     keep = ~np.isnan(scores).any(axis=0)
     systems = tuple(str(s) for s, r in zip(np.asarray(data.systems)[rows], keep) if r)
     conventions["systems_left_out"] = int((~keep).sum())
     if scope.subset:
         conventions["subset"] = scope.subset
-    return systems, {n: scores[i][keep] for i, n in enumerate(names)}, data.fingerprint(list(names))[0], conventions
+    fingerprint = data.fingerprint(list(names))[0]
+    if aggregate != parameters.DEFAULT_AGGREGATE:
+        conventions["aggregate"] = aggregate
+        fingerprint = hashlib.sha256(f"{fingerprint}\x1eaggregate\x1f{aggregate}".encode()).hexdigest()
+    return systems, {n: scores[i][keep] for i, n in enumerate(names)}, fingerprint, conventions
+
+
+def system_medians(A):
+    """Each row's median over its non-NaN cells (NaN for a row without any): a system's median
+    score over its inputs."""
+    import numpy as np
+
+    A = np.asarray(A, dtype=float)
+    out = np.full(A.shape[0], np.nan)
+    present = ~np.isnan(A).all(axis=1)
+    out[present] = np.nanmedian(A[present], axis=1)
+    return out

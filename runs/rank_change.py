@@ -12,7 +12,7 @@ nothing.
 from __future__ import annotations
 
 from metaeval.errors import Argument, Message, WarehouseError
-from metaeval.runs.families import DATASET, FORCE, WHERE, Family, Option, register
+from metaeval.runs.families import AGGREGATE, DATASET, FORCE, SYSTEM_TYPE, WHERE, Family, Option, register
 
 COMMAND, TABLE = "rank-change", "rank_changes"
 
@@ -26,7 +26,7 @@ class RankChange(Family):
     name = COMMAND
     summary = "How the ranking of systems changes between two measures (Graham 2015, Table 3)."
     tables = (TABLE,)
-    options = (DATASET, PAIR, WHERE, FORCE)
+    options = (DATASET, PAIR, AGGREGATE, WHERE, SYSTEM_TYPE, FORCE)
 
     def compute(self, wh, **params):
         return rank_change(wh, **params)
@@ -45,7 +45,8 @@ class RankChange(Family):
                 f"{number(r['spearman'])} between the two system rankings ({r['n_systems']} systems).\n")
 
 
-def rank_change(wh, dataset: str, metrics, *, where=(), force: bool = False, progress=None):
+def rank_change(wh, dataset: str, metrics, *, aggregate: str = AGGREGATE.default, where=(), force: bool = False,
+                progress=None):
     """The latest ``rank_changes`` rows of this setting (best system under ``measures[0]`` first),
     computed unless up to date."""
     import pandas as pd
@@ -56,7 +57,8 @@ def rank_change(wh, dataset: str, metrics, *, where=(), force: bool = False, pro
     measures = tuple(dict.fromkeys(metrics))   # any measures: metrics, variants or human judgments
     if len(measures) != 2:
         raise WarehouseError(Message("give exactly two measures: ", Argument("metrics", list(measures))))
-    systems, scores, fingerprint, conventions = persist.system_scores(wh, dataset, measures, where=where)
+    systems, scores, fingerprint, conventions = persist.system_scores(wh, dataset, measures, where=where,
+                                                                  aggregate=aggregate)
     if len(systems) < 2:
         raise WarehouseError(f"{len(systems)} system(s) of {dataset!r} have a score under both {measures[0]} and "
                              f"{measures[1]}: a ranking needs 2 or more")
@@ -66,13 +68,15 @@ def rank_change(wh, dataset: str, metrics, *, where=(), force: bool = False, pro
         return rows.sort_values(["position_a", "system"]).reset_index(drop=True)
     out = rc.rank_change(scores[measures[0]], scores[measures[1]])
     conventions.update({"position": "1 = best; ties share the best position of their group (competition ranking)",
-                        "score": "a system's mean over its cells of the measure", "kendall": "tau-b (scipy)"})
+                        "score": f"a system's {aggregate} over its cells of the measure", "kendall": "tau-b (scipy)"})
     frame = pd.DataFrame({"system": systems, "score_a": scores[measures[0]], "score_b": scores[measures[1]],
                           "position_a": out.position_a, "position_b": out.position_b, "change": out.change}).assign(
         dataset=dataset, **setting, subset=subset, kendall=bookkeeping.none_if_nan(out.kendall),
         spearman=bookkeeping.none_if_nan(out.spearman), n_systems=len(systems), fingerprint=fingerprint,
         conventions=bookkeeping.conventions_json(conventions))
     persist.ensure_table(wh, TABLE, "84_rank_changes")
-    persist.write(wh, COMMAND, TABLE, frame, {"dataset": dataset, **setting, "where": subset}, fingerprint)
+    persist.write(wh, COMMAND, TABLE, frame, {"dataset": dataset, **setting, "where": subset,
+                                             **({"aggregate": aggregate} if aggregate != AGGREGATE.default else {})},
+                  fingerprint)
     rows = persist.reusable(wh, TABLE, dataset, fingerprint, subset=subset, **setting)
     return rows.sort_values(["position_a", "system"]).reset_index(drop=True)

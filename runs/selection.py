@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from metaeval.analyses.stats import validation, vocabulary
+from metaeval.attributes import ALL_TYPES, LEFT_OUT_TYPES, SYSTEM_TYPE
 from metaeval.core import Store
 from metaeval.errors import Argument, Message, WarehouseError
 
@@ -94,6 +95,25 @@ def _canonical(conditions: Iterable[str | tuple[str, str]]) -> tuple[tuple[str, 
     return out
 
 
+def with_system_types(where: Iterable[str | tuple[str, str]] | Mapping[str, str] | str,
+                      system_types: Iterable[str] = ()) -> Subset:
+    """``where`` with the condition that only systems of ``system_types`` take part (the
+    ``system.type`` condition of :mod:`metaeval.attributes`: the types sorted and joined by ``,``,
+    or ``all``); no types: ``where`` as it is (every type but reference, oracle and human take
+    part). So the choice is the rows' subset label: in their key, fingerprint and signature."""
+    where = Subset(where)
+    types = sorted({t.strip() for t in ([system_types] if isinstance(system_types, str) else system_types)})
+    if not types:
+        return where
+    if any(not t or "," in t for t in types) or (ALL_TYPES in types and len(types) > 1):
+        raise WarehouseError(Message(Argument("system_types", types), f" must be system types (no ','), or "
+                                     f"{ALL_TYPES!r} alone"))
+    if SYSTEM_TYPE in dict(where):
+        raise WarehouseError(Message("give the system types once: ", Argument("system_types", types), " and ",
+                                     Argument("where", [f"{SYSTEM_TYPE}={dict(where)[SYSTEM_TYPE]}"])))
+    return Subset([*where, (SYSTEM_TYPE, ",".join(types))])
+
+
 def subset_label(where: Iterable[str | tuple[str, str]] | Mapping[str, str] | str) -> str:
     """The ``subset`` column of a result computed on the cells ``where`` selects
     (:attr:`Subset.label`): '' for every cell, else ``attr=value`` joined with `` & ``."""
@@ -151,6 +171,9 @@ def resolve_scope(wh: Store, dataset: str, human: str | None, metric_globs: Sequ
     only; correlate, ci and compare)."""
     where = parse_where(where)
     for attribute, value in where:
+        if attribute == SYSTEM_TYPE:   # the chosen types checked against the stored ones
+            wh.attribute_mask(dataset, [(attribute, value)], [], [])
+            continue
         values = wh.attribute_values(dataset, attribute)
         if value not in values:
             raise WarehouseError(f"attribute {attribute!r} of dataset {dataset!r} never has the value {value!r}; "
@@ -367,7 +390,9 @@ def load_data(wh: Store, scope: Scope, *, annotations: bool = False) -> Data:
     """The scope's matrices on one grid, oriented; with ``annotations``, also every annotator's
     values of the human judgment (for the analyses that resample annotators). A scope with a
     subset (``where``): the cells outside it are NaN (missing), so every statistic's conventions for
-    missing cells apply (a system's score is its mean over the subset's inputs)."""
+    missing cells apply (a system's score is its mean over the subset's inputs). The systems of a
+    type that does not take part (the scope's ``system.type`` condition; by default reference,
+    oracle and human systems) are NaN alike: where none is left out, the data are as before."""
     names = list(scope.measures)
     m = wh.matrix(scope.dataset, names)
     measures = wh.measure_kinds(scope.dataset)
@@ -381,8 +406,12 @@ def load_data(wh: Store, scope: Scope, *, annotations: bool = False) -> Data:
         cols = [m.inputs.index(i) for i in a.inputs]
         grid[np.ix_(rows, cols)] = a.values
         tensors[scope.human] = -grid if directions[scope.human] == "lower" else grid
-    if scope.where:
-        keep = wh.attribute_mask(scope.dataset, scope.where, m.systems, m.inputs)
+    keep = wh.attribute_mask(scope.dataset, scope.where, m.systems, m.inputs)
+    if not keep.all():
+        if not keep.any() and not scope.where:
+            raise WarehouseError(Message(f"no system of dataset {scope.dataset!r} takes part: all are of the types "
+                                         f"{', '.join(LEFT_OUT_TYPES)}, left out unless chosen (",
+                                         Argument("system_types", [ALL_TYPES]), ")"))
         if not keep.any():
             raise WarehouseError(f"no cell of dataset {scope.dataset!r} is in the subset {scope.subset}")
         values = {n: np.where(keep, v, np.nan) for n, v in values.items()}

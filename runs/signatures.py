@@ -4,6 +4,7 @@ the row itself."""
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING
 
 from metaeval import schema
@@ -21,11 +22,19 @@ def _runs(wh: Store, frame: pd.DataFrame) -> dict[int, tuple[str, str]]:
     return {int(run_id): (command, version) for run_id, command, version, _ in rows}
 
 
+def _settings(row: dict) -> dict:
+    """A row with the settings its conventions record and it has no column for (``aggregate``:
+    a system's median over its inputs; absent for the mean)."""
+    if "aggregate" in row or not isinstance(row.get("conventions"), str) or '"aggregate"' not in row["conventions"]:
+        return row
+    return {**row, "aggregate": json.loads(row["conventions"]).get("aggregate")}
+
+
 def with_signatures(wh: Store, frame: pd.DataFrame) -> pd.DataFrame:
     """``frame`` (rows of a results table, with ``run_id``) with a ``signature`` column."""
     runs = _runs(wh, frame)
     out = frame.copy()
-    out["signature"] = [sig.signature(runs[int(r["run_id"])][1], runs[int(r["run_id"])][0], r)
+    out["signature"] = [sig.signature(runs[int(r["run_id"])][1], runs[int(r["run_id"])][0], _settings(r))
                         if int(r["run_id"]) in runs else None for r in frame.to_dict("records")]
     return out
 
@@ -36,4 +45,4 @@ def table_signature(wh: Store, frame: pd.DataFrame) -> str | None:
         return None
     runs = _runs(wh, frame)
     commands = sorted({c for c, _ in runs.values()})
-    return sig.common([v for _, v in runs.values()], "+".join(commands), frame.to_dict("records"))
+    return sig.common([v for _, v in runs.values()], "+".join(commands), [_settings(r) for r in frame.to_dict("records")])

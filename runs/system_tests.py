@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from metaeval.errors import Argument, Message, WarehouseError
-from metaeval.runs.families import (ALPHA, ALTERNATIVE, CORRECTION, DATASET, FORCE, K, SEED, WHERE, Family, Option,
+from metaeval.runs.families import (ALPHA, ALTERNATIVE, CORRECTION, DATASET, FORCE, K, SEED, SYSTEM_TYPE, WHERE, Family,
+                                    Option,
                                     register)
 
 if TYPE_CHECKING:
@@ -65,7 +66,7 @@ class SystemTests(Family):
     tables = (TABLE,)
     tests_table = TABLE
     options = (DATASET, MEASURE, METHODS, SHAPIRO, K, ALPHA, SEED, SYSTEM_ALTERNATIVE, CORRECTION, CORRECTION_GROUP,
-               WHERE, FORCE)
+               WHERE, SYSTEM_TYPE, FORCE)
 
     def compute(self, wh, **params) -> SystemTestsOutcome:
         return run_system_tests(wh, **params)
@@ -140,8 +141,8 @@ def _load(wh: Store, dataset: str, measure: str, where) -> tuple[Any, tuple[str,
     kinds = wh.measure_kinds(dataset)
     direction = dict(zip(kinds["measure"], kinds["direction"]))[measure]
     A = -m[measure] if direction == "lower" else m[measure]
-    if where:
-        keep = wh.attribute_mask(dataset, where, m.systems, m.inputs)
+    keep = wh.attribute_mask(dataset, where, m.systems, m.inputs)   # (and the systems' types: reference, ... out)
+    if not keep.all():
         if not keep.any():
             raise WarehouseError(f"no cell of dataset {dataset!r} is in the subset {selection.subset_label(where)}")
         A = np.where(keep, A, np.nan)

@@ -59,3 +59,8 @@ SELECT DISTINCT value FROM attributes WHERE dataset = $dataset AND attribute = $
 SELECT system, input, value FROM attributes
 WHERE dataset = $dataset AND attribute = $attribute
 ORDER BY system <> '', system, input;
+
+-- name: system_types
+-- Each system of the dataset and its type (systems.type; $untyped where none is stored).
+SELECT s.name, coalesce(s.type, $untyped) FROM systems AS s JOIN datasets AS d USING (dataset_id)
+WHERE d.name = $dataset;

@@ -30,6 +30,16 @@ FORMAT = "attributes"
 
 #: The attribute reserved by ``--control system`` (the cells' system, never an attribute).
 RESERVED_ATTRIBUTE = "system"
+#: The condition on the systems' type (``systems.type``, SacreROUGE's summarizer type: peer,
+#: reference, oracle, ...), never an attribute: ``system.type=peer`` or several types joined by
+#: ``,`` (``oracle,peer``), or ``all``. A system without a stored type (table and mt-metrics-eval
+#: ingests) is a ``peer``. Without such a condition, the types of :data:`LEFT_OUT_TYPES` are left out.
+SYSTEM_TYPE = "system.type"
+UNTYPED = "peer"
+ALL_TYPES = "all"
+#: The types left out of an analysis unless chosen (human summaries are not systems under evaluation;
+#: Louis & Nenkova 2013 remove the two human "oracle" systems).
+LEFT_OUT_TYPES = ("human", "oracle", "reference")
 
 
 def label_problem(attribute: str, value: str) -> tuple[str, str] | None:
@@ -40,7 +50,7 @@ def label_problem(attribute: str, value: str) -> tuple[str, str] | None:
     if "=" in attribute or "&" in attribute:
         return "attribute", (f"attribute name {attribute!r} holds '=' or '&', which mark the conditions of a subset "
                              "label (attr=value joined by ' & '): rename it")
-    if attribute == RESERVED_ATTRIBUTE:
+    if attribute in (RESERVED_ATTRIBUTE, SYSTEM_TYPE):
         return "attribute", (f"attribute name {attribute!r} is reserved: --control system groups the cells by their "
                              "system, so an attribute of that name could never be the control; rename it")
     if value == "*" or " & " in value:
@@ -131,8 +141,33 @@ def require(con: duckdb.DuckDBPyConnection, dataset: str, attribute: str) -> Non
                              f"{', '.join(have) or 'none (metaeval ingest attributes adds them)'}")
 
 
+def system_types(con: duckdb.DuckDBPyConnection, dataset: str) -> dict[str, str]:
+    """Each system of ``dataset`` -> its type (:data:`UNTYPED` where none is stored)."""
+    return dict(con.execute(_sql("system_types"), {"dataset": dataset, "untyped": UNTYPED}).fetchall())
+
+
+def type_mask(con: duckdb.DuckDBPyConnection, dataset: str, choice: str | None, systems: Sequence[str]) -> np.ndarray:
+    """(N,) bool: the ``systems`` whose type takes part. ``choice``: the value of a
+    :data:`SYSTEM_TYPE` condition (types joined by ``,``, or ``all``), each type checked against
+    the stored ones; None: every type but :data:`LEFT_OUT_TYPES`."""
+    stored = system_types(con, dataset)
+    if choice is None:
+        return np.array([stored.get(s, UNTYPED) not in LEFT_OUT_TYPES for s in systems], dtype=bool)
+    if choice == ALL_TYPES:
+        return np.ones(len(systems), dtype=bool)
+    chosen = choice.split(",")
+    known = sorted(set(stored.values()))
+    for t in chosen:
+        if t not in known:
+            raise WarehouseError(f"dataset {dataset!r} has no system of type {t!r}; its types: {', '.join(known)} "
+                                 f"(or {ALL_TYPES})")
+    return np.array([stored.get(s, UNTYPED) in chosen for s in systems], dtype=bool)
+
+
 def values(con: duckdb.DuckDBPyConnection, dataset: str, attribute: str) -> list[str]:
-    """The distinct values of ``attribute``, sorted."""
+    """The distinct values of ``attribute``, sorted (of :data:`SYSTEM_TYPE`: the stored types)."""
+    if attribute == SYSTEM_TYPE:
+        return sorted(set(system_types(con, dataset).values()))
     require(con, dataset, attribute)
     return [r[0] for r in con.execute(_sql("values"), {"dataset": dataset, "attribute": attribute}).fetchall()]
 
@@ -140,7 +175,11 @@ def values(con: duckdb.DuckDBPyConnection, dataset: str, attribute: str) -> list
 def labels(con: duckdb.DuckDBPyConnection, dataset: str, attribute: str, systems: Sequence[str],
            inputs: Sequence[str]) -> np.ndarray:
     """``attribute``'s value of each cell of the ``systems`` x ``inputs`` grid (object array, None
-    where the cell has none): the input's value, or the cell's own where it has one."""
+    where the cell has none): the input's value, or the cell's own where it has one (of
+    :data:`SYSTEM_TYPE`: the system's type)."""
+    if attribute == SYSTEM_TYPE:
+        stored = system_types(con, dataset)
+        return np.repeat(np.array([[stored.get(s, UNTYPED)] for s in systems], dtype=object), len(inputs), axis=1)
     require(con, dataset, attribute)
     out = np.full((len(systems), len(inputs)), None, dtype=object)
     row = {s: i for i, s in enumerate(systems)}
@@ -160,9 +199,13 @@ def mask(con: duckdb.DuckDBPyConnection, dataset: str, where: Sequence[tuple[str
          inputs: Sequence[str]) -> np.ndarray:
     """True on the cells of the grid where every ``(attribute, value)`` of ``where`` holds (AND;
     all True for no condition). A value the attribute never takes is refused (a typo, or an empty
-    subset), naming its values."""
-    out = np.ones((len(systems), len(inputs)), dtype=bool)
+    subset), naming its values. The systems' type (:func:`type_mask`): the :data:`SYSTEM_TYPE`
+    condition's, else every type but :data:`LEFT_OUT_TYPES`."""
+    choice = dict(where).get(SYSTEM_TYPE)
+    out = np.repeat(type_mask(con, dataset, choice, systems)[:, None], len(inputs), axis=1)
     for attribute, value in where:
+        if attribute == SYSTEM_TYPE:
+            continue
         have = values(con, dataset, attribute)
         if value not in have:
             raise WarehouseError(f"attribute {attribute!r} of dataset {dataset!r} never has the value {value!r}; "

@@ -38,7 +38,10 @@ Names are canonical: :meth:`Variant.parse` accepts exactly what
 Graham (2015) evaluated 192 system-level variants: 8 counting methods x
 stemming x stopword removal x P/R/F x {mean, median} over summaries. The
 first four axes are summary-level measures (8 x 2 x 2 x 3 = 96), enumerated by
-:func:`graham_grid`; mean/median is a system-level aggregation done downstream.
+:func:`graham_grid`; mean/median is a system-level aggregation, not a measure: the
+``aggregate`` of :func:`metaeval.runs.persist.system_scores` (``--aggregate median`` of
+``rank-change`` and ``error-overlap``); the correlation families (correlate, ci, compare,
+winners) average over the inputs only.
 """
 
 from __future__ import annotations
