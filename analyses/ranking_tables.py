@@ -22,7 +22,7 @@ import pandas as pd
 
 from metaeval.analyses import conclusions
 from metaeval.analyses.tables import (COMPACT_TABCOLSEP_PT, PAPER_DIGITS, TABCOLSEP_PT, Tabular, choose_layout,
-                                      float_env, header_rows, latex_escape, merge_groups, render, to_markdown)
+                                      float_env, header_rows, latex_caption, latex_escape, merge_groups, render, to_markdown)
 
 LEVEL_NAMES = {"system": "System", "summary": "Summary", "global": "Global", "micro": "Micro"}
 #: coefficient -> (name, LaTeX symbol, plain symbol)
@@ -351,8 +351,10 @@ class Ranking:
         """The table (``caption``: plain text, escaped here, followed by :meth:`notes`)."""
         tabs = self.tabulars()
         layout, env = self.latex_layout(layout)
-        text = None if caption is None else latex_escape((caption + " " + self.notes(layout, latex=True)).strip())
-        return float_env(tabs[layout], text, env=env)
+        if caption is None:
+            return float_env(tabs[layout], None, env=env)
+        text, comment = latex_caption(caption, self.notes(layout, latex=True))
+        return float_env(tabs[layout], text, env=env, comment=comment)
 
     def frame(self, marker: str = "**") -> pd.DataFrame:
         """The wide layout as a DataFrame of strings (markdown and text): metric, and per setting
@@ -471,8 +473,10 @@ def tests_latex(frame: pd.DataFrame, caption: str | None, *, alpha: float = 0.05
     chosen, env = choose_layout(tabs, layout)
     notes = (f"Pairs sorted by delta = {value}(A) - {value}(B) (descending{' in each block' if chosen == 'long' else ''}). "
              f"Bold: significant (corrected p <= {alpha:g}).{_floor_note(frame)}")
-    text = None if caption is None else latex_escape(f"{caption} {notes}")
-    return float_env(tabs[chosen], text, env=env)
+    if caption is None:
+        return float_env(tabs[chosen], None, env=env)
+    text, comment = latex_caption(caption, notes)
+    return float_env(tabs[chosen], text, env=env, comment=comment)
 
 
 def tests_markdown(frame: pd.DataFrame, caption: str | None, *, alpha: float = 0.05, digits: int = PAPER_DIGITS,

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 import click
 
 from metaeval import connection, signals
+from metaeval.cli.db_option import wide_option
 from metaeval.errors import NO_VALUE, Argument, Hint, Terminated, WarehouseError
 
 if TYPE_CHECKING:  # annotations only: importing them at start-up would slow `--help`
@@ -155,6 +156,8 @@ class Context:
         #: what computes the tasks (a metaeval.runs.executors.Executor), from --scheduler or
         #: $METAEVAL_SCHEDULER (:data:`scheduler_option`); None: $METAEVAL_SCHEDULER, else local
         self.executor = None
+        #: --wide: text output as wide as it is (:func:`width`)
+        self.wide = False
 
     def command(self, *args) -> str:
         """A ``metaeval`` command line for a hint: with this --db when one was given, quoted for
@@ -184,6 +187,33 @@ class Context:
         return wh
 
 
+def width() -> int | None:
+    """The most characters of a line of text output: :data:`metaeval.analyses.plain.WIDTH`, or
+    None (no limit) under ``--wide``."""
+    from metaeval.analyses.plain import WIDTH
+
+    ctx = click.get_current_context(silent=True)
+    obj = ctx.find_object(Context) if ctx is not None else None
+    return None if obj is not None and obj.wide else WIDTH
+
+
+def say(text: str = "", *, err: bool = False) -> None:
+    """Print prose (a note, a caption, a hint) wrapped to :func:`width` columns: a line of text as
+    words; a command line in it (after ``: ``) on lines of its own, continued with `` \\``, so that it
+    still runs when copy-pasted."""
+    from metaeval.analyses.plain import wrap
+
+    click.echo(wrap(text, width()), err=err)
+
+
+def say_caption(caption: str, notes: str = "", *, err: bool = False) -> None:
+    """Print a table's caption in text: its title and notes in at most three lines of
+    :func:`width` (:func:`metaeval.analyses.tables.caption_text`), all of it under ``--wide``."""
+    from metaeval.analyses.tables import caption_text
+
+    click.echo(caption_text(caption, notes, width()), err=err)
+
+
 def show(frame: pd.DataFrame | Rows, fmt: str, *, caption: str | None = None) -> None:
     """Print a DataFrame in ``fmt`` (:data:`FORMATS`): an aligned table, JSON (one object per
     row, typed, ``conventions`` nested), CSV, markdown or a LaTeX booktabs tabular. Or
@@ -194,12 +224,12 @@ def show(frame: pd.DataFrame | Rows, fmt: str, *, caption: str | None = None) ->
     if isinstance(frame, Rows) and frame.plain and caption is None:
         from metaeval.analyses import plain as plain_tables
 
-        click.echo(plain_tables.render(frame, fmt), nl=False)
+        click.echo(plain_tables.render(frame, fmt, width=width()), nl=False)
         return
     from metaeval.analyses import tables
 
     frame = frame.frame if isinstance(frame, Rows) else frame
-    click.echo(tables.render(frame, fmt, caption=caption), nl=False)
+    click.echo(tables.render(frame, fmt, caption=caption, width=width()), nl=False)
 
 
 def plain(fmt: str) -> bool:
@@ -214,7 +244,7 @@ def show_blocks(blocks, fmt: str) -> None:
     """Print several named tables [(name, DataFrame)] in ``fmt`` (see analyses.tables.render_blocks)."""
     from metaeval.analyses import tables
 
-    click.echo(tables.render_blocks(blocks, fmt), nl=False)
+    click.echo(tables.render_blocks(blocks, fmt, width=width()), nl=False)
 
 
 def fmt_option(default: str = "text", help: str | None = None):
@@ -321,7 +351,7 @@ FLAGS = {"metrics": "--metric", "levels": "--level", "coefficients": "--coeffici
 #: name is not the command's; every other method is the command of its name.
 COMMANDS = {"simulate_coverage": "simulate coverage", "simulate_power": "simulate power",
             "rank_tasks": "rank-tasks", "load_summaries": "ingest summaries", "build_index": "index build",
-            "create": "init", "heatmap": "plot heatmap"}
+            "create": "init", "heatmap": "plot heatmap", "drop_measure": "drop measure"}
 
 
 def flag(name: str) -> str:
@@ -378,11 +408,14 @@ def interrupted(exc: KeyboardInterrupt, saved: str | None = None) -> click.Click
 @click.group(cls=Group)
 @click.option("--db", type=click.Path(dir_okay=False), default=None,
               help=f"Warehouse file. Default: ${connection.ENV_VAR}, else ./{connection.DEFAULT_PATH}.")
+@wide_option
 @click.version_option(package_name="metaeval-warehouse")
 @click.pass_context
 def main(ctx, db):
     """A DuckDB warehouse for the meta-evaluation of text-generation metrics."""
+    wide = isinstance(ctx.obj, Context) and ctx.obj.wide     # --wide, read first (eager)
     ctx.obj = Context(db)
+    ctx.obj.wide = wide
     # until the command ends, SIGTERM (`kill`, a scheduler, a container stopping) stops it as
     # Ctrl-C does: a run is marked interrupted and keeps its rows; one line (`interrupted`)
     ctx.call_on_close(signals.install())

@@ -7,7 +7,7 @@ from __future__ import annotations
 import click
 
 from metaeval.cli.app import (Context, error_text, fmt_option, interrupted, is_text, layout_option, report_outcome,
-                              show)
+                              show, say)
 from metaeval.cli.families import options_of
 from metaeval.cli.progress import terminal_progress
 
@@ -34,7 +34,7 @@ def _echo_ceiling(frame) -> None:
     if not ceiling.empty:
         from metaeval.runs import annotators
 
-        click.echo(f"human ceiling (leave-one-out, metaeval annotators): {annotators.ceiling_text(ceiling)}")
+        say(f"human ceiling (leave-one-out, metaeval annotators): {annotators.ceiling_text(ceiling)}")
 
 
 def _tied(coefficients, epsilon, tie_calibration):
@@ -99,7 +99,7 @@ def _by(obj: Context, command: str, fmt: str, layout: str, by: str, where, kwarg
             raise interrupted(exc, "the results finished so far are saved; "
                                    "run the same command again to resume") from None
         for line in result.messages():
-            click.echo(line, err=err)
+            say(line, err=err)
         frame = result.rows(wh)
     if fmt in ("json", "csv"):
         show(frame, fmt)
@@ -109,7 +109,7 @@ def _by(obj: Context, command: str, fmt: str, layout: str, by: str, where, kwarg
         caption = (f"{'Correlation' if command == 'correlate' else 'Correlation and CI'} with {kwargs['human']} on "
                    f"{kwargs['dataset']}, subset {subset}: {_conventions(rows)}.")
         if is_text(fmt):
-            click.echo(f"subset {subset}:")
+            say(f"subset {subset}:")
         _paper(rows.rename(columns={value: "correlation"}), fmt, caption, layout,
                **({"confidence": 1 - kwargs["alpha"], "keep_ci": True} if command == "ci" else {}))
 
@@ -205,7 +205,7 @@ def compare(obj, dataset, human, metrics, levels, coefficients, system_inputs, j
     from metaeval.runs import ranking as ranking_runs
 
     for line in ranking_runs.tests_resolution(frame, method, correction, correction_group, alpha):   # said on every format
-        click.echo(f"not a finding: {line}", err=not is_text(fmt))
+        say(f"not a finding: {line}", err=not is_text(fmt))
     cols = ["metric_a", "metric_b", "level", "coefficient", "delta", "p_value", "p_adjusted", "significant"]
     if fmt in ("json", "csv"):  # every row and column; the hints below are for a terminal
         show(frame, fmt)
@@ -232,10 +232,10 @@ def compare(obj, dataset, human, metrics, levels, coefficients, system_inputs, j
     n = int(frame["significant"].fillna(False).astype(bool).sum())
     if sequential:
         _echo_sequential(frame)
-    click.echo(f"{n} of {len(frame)} ordered pairs significant at alpha={alpha} ({correction}); draw them with:")
+    say(f"{n} of {len(frame)} ordered pairs significant at alpha={alpha} ({correction}); draw them with:")
     for level in out.scope.levels:
         for coefficient in out.scope.coefficients:
-            click.echo("  " + obj.heatmap_command(out.scope.dataset, out.scope.human, level, coefficient, method,
+            say("  " + obj.heatmap_command(out.scope.dataset, out.scope.human, level, coefficient, method,
                                                   alternative, correction, correction_group, alpha,
                                                   f"tests-{level}-{coefficient}.png"))
 
@@ -249,10 +249,10 @@ def _echo_sequential(frame) -> None:
     counts = decisions.value_counts()
     parts = [f"{int(counts.get(d, 0))} {d}" for d in ("significant", "not significant", "undecided", "undefined")
              if counts.get(d, 0)]
-    click.echo(f"sequential (MMCTest): {', '.join(parts)}; {int(frame['k_used'].sum())} resamples in all "
+    say(f"sequential (MMCTest): {', '.join(parts)}; {int(frame['k_used'].sum())} resamples in all "
                f"(k_max {int(frame['k'].max())} per pair)")
     if counts.get("undecided", 0):
-        click.echo("  undecided pairs are not significant: their p-value is too close to its corrected threshold "
+        say("  undecided pairs are not significant: their p-value is too close to its corrected threshold "
                    "for k_max; raise --k-max to decide them")
 
 
