@@ -15,6 +15,7 @@ below 1e-6 in magnitude, or when a value exceeds 1e6 and a cell would be wider t
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import datetime as _dt
 import io
@@ -30,6 +31,34 @@ JSON_COLUMNS: tuple[str, ...] = ("conventions", "parameters", "beaten_by", "cons
 #: Characters of a line of a text table by default (``metaeval --wide``: no limit), and the
 #: narrowest a text column is wrapped to before the columns are set in blocks.
 WIDTH, MIN_WRAP = 100, 16
+
+
+class _Display:
+    def __repr__(self) -> str:
+        return "DISPLAY"
+
+
+#: A ``width`` argument meaning the display width (:func:`display_width`): WIDTH, or None (no
+#: limit) within ``display_width(None)`` (``metaeval --wide``), as pandas' ``display.width``.
+DISPLAY = _Display()
+_DISPLAY_WIDTH: list[int | None] = [WIDTH]
+
+
+def resolve_width(value=DISPLAY) -> int | None:
+    """``value``, or the display width when it is :data:`DISPLAY`."""
+    return _DISPLAY_WIDTH[0] if value is DISPLAY else value
+
+
+@contextlib.contextmanager
+def display_width(value: int | None):
+    """Within it, text is fitted to ``value`` characters a line (None: as wide as it is)."""
+    old, _DISPLAY_WIDTH[0] = _DISPLAY_WIDTH[0], value
+    try:
+        yield
+    finally:
+        _DISPLAY_WIDTH[0] = old
+
+
 #: pandas' display.precision
 PRECISION = 6
 _NUMERIC = frozenset({"int", "Int", "float", "bool", "Bool"})
@@ -37,7 +66,7 @@ _ESCAPES = {"\t": r"\t", "\r": r"\r", "\n": r"\n"}
 _DECIMAL = re.compile(r"^\s*[+-]?[0-9]+\.[0-9]*$")
 
 
-def render(rows, fmt: str, *, width: int | None = WIDTH) -> str:
+def render(rows, fmt: str, *, width=DISPLAY) -> str:
     """``rows`` (a :class:`metaeval.rows.Rows` with plain kinds) in ``fmt`` (:data:`FORMATS`; ``table``
     is ``text``, fitted to ``width`` columns: :func:`fit`), ending with a newline."""
     fmt = "text" if fmt == "table" else fmt
@@ -180,7 +209,7 @@ def _cells(kind: str, values: list) -> list[str]:
     raise ValueError(f"no plain rendering of a column of kind {kind!r}")
 
 
-def to_text(rows, width: int | None = WIDTH) -> str:
+def to_text(rows, width=DISPLAY) -> str:
     """The rows as an aligned table (without the final newline): pandas' ``to_string(index=False)``
     (cells right-justified under their header, a numeric header with one leading space, columns
     joined by one space), fitted to ``width`` columns by :func:`fit` (``None``: as wide as it is)."""
@@ -192,11 +221,12 @@ def to_text(rows, width: int | None = WIDTH) -> str:
     return fit(headers, columns, numeric, width)
 
 
-def fit(headers: list[str], columns: list[list[str]], numeric: list[bool], width: int | None = WIDTH) -> str:
+def fit(headers: list[str], columns: list[list[str]], numeric: list[bool], width=DISPLAY) -> str:
     """An aligned table of the formatted ``columns`` under ``headers``, every line at most ``width``
     characters: when the table is wider, the widest text columns are wrapped (at spaces and
     commas, down to :data:`MIN_WRAP` characters), then, if it is still too wide, the columns are
     set in blocks one under the other, each led by the first column when that is text (a key)."""
+    width = resolve_width(width)
     widths = [max(len(h), *map(len, c)) for h, c in zip(headers, columns)]
     if width is not None and _total(widths) > width:
         widths = _narrowed(headers, widths, numeric, width)
@@ -260,11 +290,12 @@ def _wrap(cell: str, width: int) -> list[str]:
 _COMMAND = re.compile(r"`(metaeval [^`]*)`|(?:(?<=: )|^)(metaeval .*)$")
 
 
-def wrap(text: str, width: int | None = WIDTH) -> str:
+def wrap(text: str, width=DISPLAY) -> str:
     """``text`` (a note, a caption, a hint; lines of prose) with every line at most ``width``
     characters (``None``: as it is): prose wrapped at spaces, a ``metaeval`` command line in it
     (in backticks, or after ``: ``) set on lines of its own continued with `` \\`` and indented,
     so that it still runs when copy-pasted."""
+    width = resolve_width(width)
     if width is None:
         return text
     out: list[str] = []

@@ -390,9 +390,14 @@ class Ranking:
         return f"{head}\n\n{to_markdown(shown, align=['---'] + ['---:'] * (shown.shape[1] - 1))}"
 
     def text(self, caption: str | None = None) -> str:
-        body = render(self.frame("*"), "text")
-        tail = (caption + " " if caption else "") + self.notes("wide", marker="*")
-        return body + tail.strip() + "\n"
+        """The table in text, then ``caption`` (at most three lines: :func:`caption_text`) or
+        the notes, fitted to the display width."""
+        from metaeval.analyses.plain import wrap
+        from metaeval.analyses.tables import caption_text
+
+        notes = self.notes("wide", marker="*")
+        tail = caption_text(caption, notes) if caption else wrap(notes.strip())
+        return render(self.frame("*"), "text") + tail + "\n"
 
 
 def ranked_latex(frame: pd.DataFrame, *, caption: str | None, confidence: float = 0.95, digits: int = PAPER_DIGITS,

@@ -34,7 +34,7 @@ import pandas as pd
 
 from metaeval.analyses import plain
 from metaeval.analyses.plain import JSON_COLUMNS  # columns of JSON text: nested objects in JSON output
-from metaeval.analyses.plain import WIDTH  # characters of a line of text by default
+from metaeval.analyses.plain import DISPLAY, resolve_width  # the characters of a line of text
 
 FORMATS: tuple[str, ...] = ("text", "json", "csv", "markdown", "latex")
 #: Older names of a format, still accepted.
@@ -51,7 +51,7 @@ def normalise(fmt: str) -> str:
     return fmt
 
 
-def render(frame: pd.DataFrame, fmt: str, *, caption: str | None = None, width: int | None = WIDTH) -> str:
+def render(frame: pd.DataFrame, fmt: str, *, caption: str | None = None, width=DISPLAY) -> str:
     """``frame`` in format ``fmt`` (see the module docstring), ending with a newline.
 
     ``caption``: a LaTeX caption (the tabular is then wrapped in a ``table`` environment);
@@ -70,7 +70,7 @@ def render(frame: pd.DataFrame, fmt: str, *, caption: str | None = None, width: 
     return text(frame, width)
 
 
-def text(frame: pd.DataFrame, width: int | None = WIDTH) -> str:
+def text(frame: pd.DataFrame, width=DISPLAY) -> str:
     """``frame`` as an aligned text table of at most ``width`` characters a line, ending with a
     newline: the one text rendering of every table (:func:`metaeval.analyses.plain.to_text`; a
     frame's index is printed as leading columns when it is named)."""
@@ -117,7 +117,7 @@ def _values(column: pd.Series, kind: str) -> list:
     return out
 
 
-def render_blocks(blocks: Sequence[tuple[str, pd.DataFrame]], fmt: str, *, width: int | None = WIDTH) -> str:
+def render_blocks(blocks: Sequence[tuple[str, pd.DataFrame]], fmt: str, *, width=DISPLAY) -> str:
     """Several named tables in one output. One block: :func:`render` of it. Several: text,
     markdown and latex give each table under its name; json one object ``{name: [rows]}``;
     csv each table after a ``# name`` line, separated by a blank line."""
@@ -387,6 +387,9 @@ def split_caption(caption: str, notes: str = "", limit: int = CAPTION_CHARS) -> 
     if len(title) > limit:
         title, conventions = "", caption
     sentences = _sentences(notes)
+    if len(title) + sum(len(x) + 1 for x in sentences if _verdict(x)) > limit:     # the verdicts in short
+        conventions = " ".join(x for x in [conventions, *(x for x in sentences if _verdict(x))] if x)
+        sentences = [_short_verdict(x) if _verdict(x) else x for x in sentences]
     room = limit - len(title) - sum(len(x) + 1 for x in sentences if _verdict(x))
     shown, left = [title], []
     for sentence in sentences:       # the "cannot resolve" lines are always shown, the others while they fit
@@ -396,6 +399,16 @@ def split_caption(caption: str, notes: str = "", limit: int = CAPTION_CHARS) -> 
         else:
             left.append(sentence)
     return " ".join(x for x in shown if x), " ".join(x for x in [conventions, *left] if x)
+
+
+def _short_verdict(sentence: str) -> str:
+    """A "cannot resolve" sentence without its arithmetic: up to ``cannot resolve at k = N)`` and
+    its last clause (the k that would), e.g. ``No clusters in accuracy: ... (it cannot resolve at
+    k = 50); k >= 59 resamples would be needed.``"""
+    head = re.match(r"^(.*?cannot resolve[^)]*\))", sentence)
+    if head is None or "; " not in sentence[head.end():]:
+        return sentence
+    return f"{head.group(1)}; {sentence.rsplit('; ', 1)[1]}"
 
 
 def _verdict(sentence: str) -> bool:
@@ -426,13 +439,18 @@ def _sentences(text: str) -> list[str]:
 
 def latex_caption(caption: str, notes: str = "") -> tuple[str, str]:
     """(caption, comment) of a LaTeX float: :func:`split_caption`, the caption escaped."""
-    shown, rest = split_caption(caption, notes)
-    return latex_escape(shown), rest
+    limit = CAPTION_CHARS
+    while True:                       # escaping lengthens the text (``>`` is ``\\textgreater{}``)
+        shown, rest = split_caption(caption, notes, limit)
+        if len(latex_escape(shown)) <= CAPTION_CHARS or limit < CAPTION_CHARS // 2:
+            return latex_escape(shown), rest
+        limit -= len(latex_escape(shown)) - CAPTION_CHARS
 
 
-def caption_text(caption: str, notes: str = "", width: int | None = WIDTH) -> str:
+def caption_text(caption: str, notes: str = "", width=DISPLAY) -> str:
     """A caption in text: :func:`split_caption`'s shown part in at most :data:`CAPTION_LINES`
     lines of ``width`` characters and a pointer to the conventions; all of it under ``--wide``."""
+    width = resolve_width(width)
     if width is None:
         return " ".join(x for x in (caption, notes) if x)
     shown, rest = split_caption(caption, notes, CAPTION_LINES * width - 60)

@@ -189,12 +189,10 @@ class Context:
 
 def width() -> int | None:
     """The most characters of a line of text output: :data:`metaeval.analyses.plain.WIDTH`, or
-    None (no limit) under ``--wide``."""
-    from metaeval.analyses.plain import WIDTH
+    None (no limit) under ``--wide`` (:func:`metaeval.analyses.plain.display_width`)."""
+    from metaeval.analyses.plain import resolve_width
 
-    ctx = click.get_current_context(silent=True)
-    obj = ctx.find_object(Context) if ctx is not None else None
-    return None if obj is not None and obj.wide else WIDTH
+    return resolve_width()
 
 
 def say(text: str = "", *, err: bool = False) -> None:
@@ -429,9 +427,9 @@ def echo_reports(reports, err: bool = False) -> None:
     for r in reports:
         if r.changed:
             extra = f", replaced {r.replaced}" if r.replaced else ""
-            click.echo(f"{r.file}: read {r.contents}, inserted {r.inserted}{extra}", err=err)
+            say(f"{r.file}: read {r.contents}, inserted {r.inserted}{extra}", err=err)
         else:
-            click.echo(f"{r.file}: read {r.contents}, all already in the warehouse; nothing changed", err=err)
+            say(f"{r.file}: read {r.contents}, all already in the warehouse; nothing changed", err=err)
 
 
 # --- shared by the commands --------------------------------------------------------------
@@ -439,17 +437,17 @@ def report_run(table: str, summary, fmt: str = "text") -> None:
     """What a run of ``table`` did (a ``runner.RunSummary``); on stderr unless ``fmt`` is text
     (stdout then holds only the rows)."""
     if summary.up_to_date:
-        click.echo(f"{table}: all {summary.tasks} results up to date; nothing computed (--force recomputes)",
+        say(f"{table}: all {summary.tasks} results up to date; nothing computed (--force recomputes)",
                    err=not is_text(fmt))
     else:
-        click.echo(f"{table}: run {summary.run_id}: computed {summary.computed} of {summary.tasks}, "
+        say(f"{table}: run {summary.run_id}: computed {summary.computed} of {summary.tasks}, "
                    f"wrote {summary.written} rows", err=not is_text(fmt))
 
 
 def report_outcome(out, fmt: str = "text") -> None:
     """The metrics an analysis left out (stderr), then :func:`report_run` of its Outcome."""
     for reason in out.skipped.values():
-        click.echo(f"skipped: {reason}", err=True)
+        say(f"skipped: {reason}", err=True)
     report_run(out.analysis.table, out.summary, fmt)
 
 

@@ -58,10 +58,13 @@ def _set_wide(ctx: click.Context, param: click.Parameter, value: bool) -> None:
         return
     from metaeval.cli.app import Context
 
+    from metaeval.analyses.plain import display_width
+
     obj = ctx.find_object(Context)
     if obj is None:                      # the command run on its own (no `metaeval` group above it)
         obj = ctx.obj = Context(None)
     obj.wide = True
+    ctx.with_resource(display_width(None))   # until the command (or the group) ends
 
 
 def wide_option(f):
