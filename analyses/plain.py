@@ -30,7 +30,7 @@ FORMATS: tuple[str, ...] = ("text", "json", "csv")
 JSON_COLUMNS: tuple[str, ...] = ("conventions", "parameters", "beaten_by", "consensus", "pc_pvalues", "p_values")
 #: Characters of a line of a text table by default (``metaeval --wide``: no limit), and the
 #: narrowest a text column is wrapped to before the columns are set in blocks.
-WIDTH, MIN_WRAP = 100, 16
+WIDTH, MIN_WRAP = 100, 24
 
 
 class _Display:
@@ -245,7 +245,7 @@ def _narrowed(headers, widths: list[int], numeric: list[bool], width: int) -> li
     """The widths after narrowing the widest text columns until the table fits (or none can narrow)."""
     widths = list(widths)
     while _total(widths) > width:
-        floor = [max(MIN_WRAP, len(h)) for h in headers]
+        floor = [max(MIN_WRAP, len(h)) for h in headers]     # a short cell (an interval) is never cut
         movable = [i for i in range(len(widths)) if not numeric[i] and widths[i] > floor[i]]
         if not movable:
             break

@@ -24,6 +24,8 @@ from metaeval.analyses import conclusions
 from metaeval.analyses.tables import (COMPACT_TABCOLSEP_PT, PAPER_DIGITS, TABCOLSEP_PT, Tabular, choose_layout,
                                       float_env, header_rows, latex_caption, latex_escape, merge_groups, render, to_markdown)
 
+#: The most rows of a long layout that auto keeps for its CIs (``keep_ci``); longer: compact.
+LONG_MAX_ROWS = 30
 LEVEL_NAMES = {"system": "System", "summary": "Summary", "global": "Global", "micro": "Micro"}
 #: coefficient -> (name, LaTeX symbol, plain symbol)
 COEFFICIENT_NAMES = {"pearson": ("Pearson", r"$r$", "r"), "spearman": ("Spearman", r"$\rho$", "rho"),
@@ -310,11 +312,14 @@ class Ranking:
         return {"wide": self.wide(), "compact": self.compact(), "long": self.long()}
 
     def latex_layout(self, layout: str = "auto") -> tuple[str, str]:
-        """(layout, environment) :meth:`latex` uses; with ``keep_ci`` auto never drops the CIs
-        (compact only when asked for)."""
+        """(layout, environment) :meth:`latex` uses; with ``keep_ci`` auto drops the CIs (compact)
+        only when the long layout would be a float of more than :data:`LONG_MAX_ROWS` rows (the
+        judges' 9 statistics x judges), which a page cannot set beside the text."""
         tabs = self.tabulars()
         if layout == "auto" and self.keep_ci and self.has_ci:
-            tabs.pop("compact")
+            long_rows = sum(1 for row in tabs["long"].rows if not isinstance(row, str))
+            if long_rows <= LONG_MAX_ROWS:
+                tabs.pop("compact")
         return choose_layout(tabs, layout)
 
     # captions, markdown and text

@@ -210,7 +210,11 @@ def _evaluate_judge(obj, preferences, datasets, humans, scores, metrics, against
     mine = tests[tests["judge_a"].isin(ev.judges) | tests["judge_b"].isin(ev.judges)]
     if len(mine):
         click.echo()
-        show(mine[["test", "judge_a", "judge_b", "n", "delta", "pvalue", "pvalue_corrected", "significant"]].round(4),
+        from metaeval.analyses import conclusions
+        from metaeval.cli.commands.judges import JUDGE_TEST_FORMULAS
+
+        printed = conclusions.printed_by(mine, JUDGE_TEST_FORMULAS, key="test", columns=("pvalue", "pvalue_corrected"))
+        show(printed[["test", "judge_a", "judge_b", "n", "delta", "pvalue", "pvalue_corrected", "significant"]].round(4),
              "table")
     say_caption(caption, "Every table: --format json.")
 

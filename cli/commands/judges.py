@@ -7,6 +7,10 @@ import click
 from metaeval.cli.app import Context, fmt_option, is_text, layout_option, show, say
 from metaeval.cli.families import options_of
 
+#: How each test between judges computes its p-value (for printing it at its resolution): the
+#: exact McNemar test, and the permutation test's (1 + count) / (1 + k).
+JUDGE_TEST_FORMULAS = {"mcnemar": "parametric", "permutation": "add-one"}
+
 
 @click.command()
 @options_of("judges")
@@ -73,8 +77,12 @@ def judges(obj: Context, dataset, humans, judge_globs, k, alpha, seed, test, cor
     tests = rows["judge_tests"]
     if len(tests):
         click.echo()
-        show(tests[(["subset"] if (tests["subset"] != "").any() else []) + ["test", "judge_a", "judge_b", "n", "delta", "discordant_a", "discordant_b", "pvalue",
-                    "pvalue_corrected", "significant"]].round(4), "table")
+        from metaeval.analyses import conclusions
+
+        printed = conclusions.printed_by(tests, JUDGE_TEST_FORMULAS, key="test", columns=("pvalue", "pvalue_corrected"))
+        show(printed[(["subset"] if (tests["subset"] != "").any() else []) + [
+            "test", "judge_a", "judge_b", "n", "delta", "discordant_a", "discordant_b", "pvalue", "pvalue_corrected",
+            "significant"]].round(4), "table")
     ranking = rows["preference_rankings"]
     say("\nBradley-Terry strengths (log scale, mean 0; ties half a win each side; "
                f"ridge {ridge:g}):")
