@@ -24,7 +24,8 @@ from metaeval.analyses import conclusions
 from metaeval.analyses.tables import (COMPACT_TABCOLSEP_PT, PAPER_DIGITS, TABCOLSEP_PT, Tabular, choose_layout,
                                       float_env, header_rows, latex_caption, latex_escape, merge_groups, render, to_markdown)
 
-#: The most rows of a long layout that auto keeps for its CIs (``keep_ci``); longer: compact.
+#: The most rows of the judges' long layout that auto keeps for its CIs (a longer float fills a
+#: page alone): beyond, the compact layout (``Ranking(keep_ci=LONG_MAX_ROWS)``).
 LONG_MAX_ROWS = 30
 LEVEL_NAMES = {"system": "System", "summary": "Summary", "global": "Global", "micro": "Micro"}
 #: coefficient -> (name, LaTeX symbol, plain symbol)
@@ -145,7 +146,7 @@ class Ranking:
     label, short label, plain name) (default :func:`setting_header`). ``bold``: False for none,
     or the settings whose column has a bold cell (the others have no better direction;
     ``unbolded``: the sentence the caption says of them). ``keep_ci``: the automatic layout never
-    drops the CIs (a table of CIs). ``value_name``: what the numbers are (``correlation``; '' when
+    drops the CIs (a table of CIs); a number: not while the long layout has at most that many rows. ``value_name``: what the numbers are (``correlation``; '' when
     the plain setting names say it, e.g. ``macro ROC-AUC``), ``value_header`` the long layout's
     column header. ``sort_by``: the setting whose values order the rows (default the first).
     ``unresolved``: setting -> the "cannot resolve" line of its tests
@@ -312,13 +313,13 @@ class Ranking:
         return {"wide": self.wide(), "compact": self.compact(), "long": self.long()}
 
     def latex_layout(self, layout: str = "auto") -> tuple[str, str]:
-        """(layout, environment) :meth:`latex` uses; with ``keep_ci`` auto drops the CIs (compact)
-        only when the long layout would be a float of more than :data:`LONG_MAX_ROWS` rows (the
-        judges' 9 statistics x judges), which a page cannot set beside the text."""
+        """(layout, environment) :meth:`latex` uses; with ``keep_ci`` auto never drops the CIs
+        (compact only when asked for), or, when ``keep_ci`` is a number of rows, only while the
+        long layout has at most that many (the judges': :data:`LONG_MAX_ROWS`)."""
         tabs = self.tabulars()
         if layout == "auto" and self.keep_ci and self.has_ci:
             long_rows = sum(1 for row in tabs["long"].rows if not isinstance(row, str))
-            if long_rows <= LONG_MAX_ROWS:
+            if isinstance(self.keep_ci, bool) or long_rows <= self.keep_ci:
                 tabs.pop("compact")
         return choose_layout(tabs, layout)
 

@@ -354,8 +354,9 @@ def float_env(tab: Tabular, caption: str | None, *, env: str | None = None, comm
     head = [rf"\begin{{{env}}}[t]", r"\centering", r"\small"]
     if tab.tabcolsep != TABCOLSEP_PT:
         head.append(rf"\setlength{{\tabcolsep}}{{{tab.tabcolsep:g}pt}}")
-    notes = [f"% {line}" for line in textwrap.wrap(comment.replace("\n", " "), 98, break_long_words=False,
-                                                                   break_on_hyphens=False)] if comment.strip() else []
+    notes = [f"% {line}" for part in re.split(r"(signature \S+)", comment.replace("\n", " ")) if part.strip(" ;.")
+             for line in ([part] if part.startswith("signature ") else     # the signature whole, on its own line
+                          textwrap.wrap(part.strip(" ;"), 98, break_long_words=False, break_on_hyphens=False))]
     return "\n".join([*notes, *head, *tab.lines(), rf"\caption{{{caption}}}", rf"\label{{{label(caption, comment)}}}",
                       rf"\end{{{env}}}"]) + "\n"
 
@@ -386,7 +387,9 @@ def split_caption(caption: str, notes: str = "", limit: int = CAPTION_CHARS) -> 
     title, conventions = (caption, "") if cut is None else (caption[:cut].rstrip(".:;") + ".", caption[cut:].strip())
     if len(title) > limit:
         title, conventions = "", caption
-    sentences = _sentences(notes)
+    kept = [x for x in _sentences(conventions) if _verdict(x)]      # a verdict in the caption stays shown
+    conventions = " ".join(x for x in _sentences(conventions) if not _verdict(x))
+    sentences = kept + _sentences(notes)
     if len(title) + sum(len(x) + 1 for x in sentences if _verdict(x)) > limit:     # the verdicts in short
         conventions = " ".join(x for x in [conventions, *(x for x in sentences if _verdict(x))] if x)
         sentences = [_short_verdict(x) if _verdict(x) else x for x in sentences]
@@ -412,8 +415,9 @@ def _short_verdict(sentence: str) -> str:
 
 
 def _verdict(sentence: str) -> bool:
-    """Whether a note is a statement no caption leaves out ("cannot resolve", "not a finding")."""
-    return "cannot resolve" in sentence or "not a finding" in sentence
+    """Whether a sentence is a statement no caption leaves out ("cannot resolve", "not a finding",
+    "clusters not determined")."""
+    return any(x in sentence.lower() for x in ("cannot resolve", "not a finding", "not determined"))
 
 
 def _first_cut(text: str) -> int | None:

@@ -94,7 +94,7 @@ def _paper(frame, fmt: str, layout: str, human: str, dataset: str, signature: st
         part = frame[(frame["level"] == level) & (frame["coefficient"] == coefficient)]
         ranking = paper_tables.categories_ranking(part)
         text = caption if len(settings) == 1 else f"{caption[:-1]}; {level} level, {coefficient}."
-        say(("\n" if i else "") + (ranking.latex(text, layout) if fmt == "latex" else ranking.markdown(text)),
+        click.echo(("\n" if i else "") + (ranking.latex(text, layout) if fmt == "latex" else ranking.markdown(text)),
                    nl=False)
 
 
