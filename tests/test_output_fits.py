@@ -166,5 +166,6 @@ def test_the_kind_refusal_names_drop_measure(tmp_path):
     run(db, "ingest", "table", str(FACTUALITY / "scores.csv"), "--dataset", "factuality")     # --human forgotten
     output = run(db, "ingest", "table", str(FACTUALITY / "scores.csv"), "--dataset", "factuality",
                  "--human", "human.*", ok=False)
-    assert f"metaeval --db {db} drop measure factuality human.consistency" in output or \
-        "metaeval drop measure factuality human.consistency" in output
+    assert "`metaeval drop measure factuality human.consistency`" in output
+    output = run(db, "correlate", "--dataset", "factuality", "--human", "human.consistency", ok=False)
+    assert "stored as an automatic metric" in output and "`metaeval drop measure factuality human.consistency`" in output

@@ -460,9 +460,9 @@ def _add_measures(con, dataset_id: int, batch: Batch, loaded: _Loaded) -> None:
         dataset = con.execute("SELECT name FROM datasets WHERE dataset_id = $dataset_id", p).fetchone()[0]
         raise ConflictError(outside[:MAX_CONFLICTS_SHOWN], len(outside), headline=text(
             f"{len(outside)} measure(s) would change kind or direction, which a stored measure keeps; "
-            "nothing was written. Stored under the wrong kind (a judgment ingested without --human)? Drop it: ",
+            "nothing was written. Stored under the wrong kind (a judgment ingested without --human)? Drop it (`",
             Hint("drop_measure", positional=(dataset, names[0])),
-            " (and each other measure below; --cascade if results were computed from it), then ingest again. "
+            "`, and each other measure below; --cascade if results were computed from it), then ingest again. "
             f"Otherwise {how} (or load them into another dataset)"))
     con.execute(
         """INSERT INTO measures (dataset_id, name, kind, direction)
