@@ -207,8 +207,23 @@ def cell_text(v, digits: int = DIGITS) -> str:
     return str(v)
 
 
+def whole_numbers(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with each float column whose every value is a whole number (a count that passed
+    through a float: ``261.0``) as nullable integers, so that no format prints it with decimals."""
+    cast = {}
+    for c in frame.columns:
+        column = frame[c]
+        if pd.api.types.is_float_dtype(column.dtype):
+            finite = column.dropna()
+            if len(finite) and np.isfinite(finite).all() and (finite == np.round(finite)).all() \
+                    and (finite.abs() < 1e15).all():
+                cast[c] = column.astype("Int64")
+    return frame.assign(**cast) if cast else frame
+
+
 def to_markdown(frame: pd.DataFrame, digits: int = DIGITS, *, align: Sequence[str] | None = None) -> str:
     """A GitHub pipe table; numeric columns right-aligned (or ``align``: ``---:`` or ``---`` per column)."""
+    frame = whole_numbers(frame)
     esc = lambda s: s.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")  # noqa: E731
     header = "| " + " | ".join(esc(str(c)) for c in frame.columns) + " |"
     align = "|" + "|".join(align or ["---:" if _numeric(frame[c]) else "---" for c in frame.columns]) + "|"
@@ -233,6 +248,7 @@ def to_latex(frame: pd.DataFrame, *, caption: str | None = None, digits: int = D
     """A booktabs ``tabular`` of ``frame`` (numeric columns right-aligned, negative numbers with a
     true minus), inside a ``table`` (or, when wider than an ACL column, ``table*``) environment
     with ``caption`` when one is given."""
+    frame = whole_numbers(frame)
     spec = "".join("r" if _numeric(frame[c]) else "l" for c in frame.columns) or "l"
     tab = Tabular(spec)
     tab.add([latex_escape(str(c)) for c in frame.columns])
