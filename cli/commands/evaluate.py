@@ -10,13 +10,13 @@ import click
 
 from metaeval.cli import stdin
 from metaeval.cli.app import (Context, LazyChoice, _command_line, echo_reports, fmt_option, is_text, layout_option,
-                              say, say_caption, show)
+                              say, say_caption, show, width)
 from metaeval.cli.families import click_option
 from metaeval.runs.declarations import CONTROL
 from metaeval.runs.families import ALPHA, FORCE, JOBS, K, SEED, SYSTEM_INPUTS, WHERE
 from metaeval.cli.progress import terminal_progress
 
-#: In text output, beats / beaten by lists longer than this many characters are cut.
+#: In text output, beats / beaten by lists longer than this many characters are cut (--wide: never).
 MAX_LIST = 70
 
 
@@ -155,7 +155,7 @@ def _evaluate(obj, pairs, files, metrics, against, levels, coefficients, method,
             click.echo(tables.render(shown, "markdown", caption=f"{caption} {notes}"), nl=False)
         else:
             say(f"{ev.dataset} / {ev.human}: {', '.join(ev.metrics)} against {len(ev.against)} other metrics")
-            shown, notes = _readable(ev.table, everyone=False, cut=MAX_LIST, marker="*")
+            shown, notes = _readable(ev.table, everyone=False, cut=None if width() is None else MAX_LIST, marker="*")
             show(shown, "text")
             for note in _cluster_notes(ev.table):
                 say(note)
