@@ -325,7 +325,7 @@ def _cluster_notes(table) -> list[str]:
     that cannot resolve names its level and coefficient itself)."""
     notes: dict[str, list[str]] = {}
     for r in table.itertuples():
-        if r.cluster_note and (r.evaluated or r.status != "undefined"):
+        if isinstance(r.cluster_note, str) and r.cluster_note and (r.evaluated or r.status != "undefined"):
             if r.status == "unresolvable":
                 notes.setdefault(f"not a finding: {r.cluster_note}", [])
                 continue
