@@ -1,16 +1,19 @@
 """Tables printed without pandas: :class:`metaeval.rows.Rows` (column names, kinds, tuples) in the
 text, json and csv formats, character for character as :func:`metaeval.analyses.tables.render`
-prints the DataFrame DuckDB's ``.df()`` gives for the same query (pandas 3's ``to_string``,
-``to_csv`` and the tables' JSON). The light commands use it, so that they start without
-importing pandas and numpy; markdown and LaTeX stay with :mod:`metaeval.analyses.tables`.
+prints the DataFrame DuckDB's ``.df()`` gives for the same query (its text goes through
+:func:`to_text` too; csv is pandas 3's ``to_csv``, json the tables' JSON). The light commands use
+it, so that they start without importing pandas and numpy; markdown and LaTeX stay with
+:mod:`metaeval.analyses.tables`. :func:`wrap` fits prose (notes, captions, hints) alike.
 
 ``text`` follows pandas' ``DataFrame.to_string(index=False)`` at its default options: each
 column formatted by its dtype (the row's *kind*, see :mod:`metaeval.rows`), right-justified
-under a right-justified header (a numeric column's header gets one leading space), no cell
-cut (``to_string`` has no ``max_colwidth``), columns joined by one space; timestamps with the
-decimals of seconds the column needs. Floats: ``display.precision`` = 6 decimals, trailing zeros trimmed alike over the
-column (at least one kept), scientific notation for the whole column when a non-zero value is
-below 1e-6 in magnitude, or when a value exceeds 1e6 and a cell would be wider than 12.
+under a right-justified header (a numeric column's header gets one leading space), columns
+joined by one space; timestamps with the decimals of seconds the column needs. Floats:
+``display.precision`` = 6 decimals, trailing zeros trimmed alike over the column (at least one
+kept), scientific notation for the whole column when a non-zero value is below 1e-6 in
+magnitude, or when a value exceeds 1e6 and a cell would be wider than 12. Unlike pandas (issue
+34), a missing value is an empty cell, a float column of whole numbers prints as integers, and
+the table is fitted to the display width (:data:`WIDTH`, 100 characters; :func:`fit`).
 """
 
 from __future__ import annotations
