@@ -220,7 +220,7 @@ def test_migrated_commands_read_their_options_from_the_registry():
 
     from metaeval.cli.app import main
 
-    cli_only = {"fmt", "layout", "scheduler", "db", "figure", "overwrite"}
+    cli_only = {"fmt", "layout", "scheduler", "db", "wide", "figure", "overwrite"}
     for f in FAMILIES.values():
         group, _, sub = f.name.partition("-") if f.name.startswith("simulate-") else (f.name, "", "")
         command = main.commands[group].commands[sub] if sub else main.commands[group]
