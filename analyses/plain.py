@@ -216,10 +216,15 @@ def to_text(rows, width=DISPLAY) -> str:
     """The rows as an aligned table (without the final newline): pandas' ``to_string(index=False)``
     (cells right-justified under their header, a numeric header with one leading space, columns
     joined by one space), fitted to ``width`` columns by :func:`fit` (``None``: as wide as it is)."""
+    return columns_text(rows.columns, rows.kinds, rows.data, width)
+
+
+def columns_text(names, kinds, data, width=DISPLAY) -> str:
+    """:func:`to_text` of the columns ``names`` of ``kinds`` (:mod:`metaeval.rows`) and the rows ``data``."""
     headers, columns, numeric = [], [], []
-    for at, (name, kind) in enumerate(zip(rows.columns, rows.kinds)):
+    for at, (name, kind) in enumerate(zip(names, kinds)):
         headers.append((" " if kind in _NUMERIC else "") + _escaped(name))
-        columns.append(_cells(kind, [row[at] for row in rows.data]))
+        columns.append(_cells(kind, [row[at] for row in data]))
         numeric.append(kind in _NUMERIC)
     return fit(headers, columns, numeric, width)
 

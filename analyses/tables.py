@@ -78,12 +78,10 @@ def text(frame: pd.DataFrame, width=DISPLAY) -> str:
         frame = frame.reset_index()
     if frame.empty or not len(frame.columns):
         return "(no rows)\n"
-    from metaeval.rows import Rows
-
     columns = [str(c) for c in frame.columns]
     kinds = tuple(_kind(frame.iloc[:, i]) for i in range(len(columns)))
     data = list(zip(*(_values(frame.iloc[:, i], k) for i, k in enumerate(kinds))))
-    return plain.to_text(Rows(tuple(columns), kinds, tuple(data)), width) + "\n"
+    return plain.columns_text(columns, kinds, data, width) + "\n"
 
 
 def _kind(column: pd.Series) -> str:

@@ -424,12 +424,14 @@ def _command_line() -> str:
 
 
 def echo_reports(reports, err: bool = False) -> None:
+    """One line per file an ingest read (not wrapped: a script greps ``inserted N``; only a long
+    path makes it wider than the display)."""
     for r in reports:
         if r.changed:
             extra = f", replaced {r.replaced}" if r.replaced else ""
-            say(f"{r.file}: read {r.contents}, inserted {r.inserted}{extra}", err=err)
+            click.echo(f"{r.file}: read {r.contents}, inserted {r.inserted}{extra}", err=err)
         else:
-            say(f"{r.file}: read {r.contents}, all already in the warehouse; nothing changed", err=err)
+            click.echo(f"{r.file}: read {r.contents}, all already in the warehouse; nothing changed", err=err)
 
 
 # --- shared by the commands --------------------------------------------------------------

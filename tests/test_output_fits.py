@@ -7,6 +7,7 @@ floats each have a ``\\label``."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -16,8 +17,8 @@ from metaeval.analyses import plain, tables
 from metaeval.cli import main
 from tests.conftest import ROOT
 
-EXAMPLES = ROOT / "docs" / "examples"
-FACTUALITY = ROOT / "examples" / "factuality"
+EXAMPLES = Path("docs") / "examples"            # relative, as the walk-throughs give them (from ROOT)
+FACTUALITY = Path("examples") / "factuality"
 DEMO = ("--dataset", "demo", "--human", "expert.relevance")
 K = ("--k", "100")
 #: the commands whose text output is checked (after the set-up below)
@@ -84,13 +85,20 @@ def problems(output: str, width: int | None = plain.WIDTH) -> list[str]:
     return out
 
 
+@pytest.fixture(autouse=True)
+def _in_the_clone(monkeypatch):
+    monkeypatch.chdir(ROOT)
+
+
 @pytest.fixture(scope="module")
 def warehouse(tmp_path_factory):
     db = tmp_path_factory.mktemp("fits") / "wh.duckdb"
-    run(db, "demo", "--k", "100")
-    run(db, "ingest", "preferences", str(EXAMPLES / "preferences.csv"), "--dataset", "judges-demo")
-    run(db, "ingest", "table", str(FACTUALITY / "scores.csv"), "--dataset", "factuality", "--human", "human.*")
-    run(db, "ingest", "attributes", str(FACTUALITY / "attributes.csv"), "--dataset", "factuality")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(ROOT)
+        run(db, "demo", "--k", "100")
+        run(db, "ingest", "preferences", str(EXAMPLES / "preferences.csv"), "--dataset", "judges-demo")
+        run(db, "ingest", "table", str(FACTUALITY / "scores.csv"), "--dataset", "factuality", "--human", "human.*")
+        run(db, "ingest", "attributes", str(FACTUALITY / "attributes.csv"), "--dataset", "factuality")
     return db
 
 

@@ -18,7 +18,7 @@ def init(obj: Context):
     existed = obj.path.exists()
     obj.open(create=True).close()
     if before is not None and before != str(schema.SCHEMA_VERSION):
-        say(f"Upgraded warehouse {obj.path} from schema {before} to {schema.SCHEMA_VERSION}, keeping every "
+        click.echo(f"Upgraded warehouse {obj.path} from schema {before} to {schema.SCHEMA_VERSION}, keeping every "
                    "row; results of earlier metaeval versions are recomputed when their commands run again")
     else:
         say(f"{'Checked' if existed else 'Created'} warehouse {obj.path}")
