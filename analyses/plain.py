@@ -295,7 +295,7 @@ def _wrap(cell: str, width: int) -> list[str]:
 
 
 # --- prose --------------------------------------------------------------------------------------------
-_COMMAND = re.compile(r"`(metaeval [^`]*)`|(?:(?<=: )|^)(metaeval .*)$")
+_COMMAND = re.compile(r"`(metaeval [^`]*)`|(?:(?<=: )|^\s*)(metaeval .*)$")
 
 
 def wrap(text: str, width=DISPLAY) -> str:
@@ -342,8 +342,14 @@ def _command(command: str, width: int) -> list[str]:
         words = [shlex.quote(w) for w in shlex.split(command)]
     except ValueError:
         words = command.split()
-    lines, current = [], "  "
+    units: list[str] = []                 # an option and its value stay on one line
     for w in words:
+        if units and units[-1].startswith("--") and " " not in units[-1] and not w.startswith("-"):
+            units[-1] += " " + w
+        else:
+            units.append(w)
+    lines, current = [], "  "
+    for w in units:
         if current.strip() and len(current) + 1 + len(w) + 2 > width:
             lines.append(current + " \\")
             current = "      "
