@@ -233,7 +233,7 @@ def fit(headers: list[str], columns: list[list[str]], numeric: list[bool], width
     """An aligned table of the formatted ``columns`` under ``headers``, every line at most ``width``
     characters: when the table is wider, the widest text columns are wrapped (at spaces and
     commas, down to :data:`MIN_WRAP` characters), then, if it is still too wide, the columns are
-    set in blocks one under the other, each led by the first column when that is text (a key)."""
+    set in blocks one under the other, each led by the first column (the rows' key)."""
     width = resolve_width(width)
     widths = [max(len(h), *map(len, c)) for h, c in zip(headers, columns)]
     if width is not None and _total(widths) > width:
@@ -263,8 +263,9 @@ def _narrowed(headers, widths: list[int], numeric: list[bool], width: int) -> li
 
 
 def _blocks(widths: list[int], numeric: list[bool], width: int) -> list[list[int]]:
-    """The columns in blocks of at most ``width`` characters, the first column leading each when it is text."""
-    lead = [0] if widths and not numeric[0] and _total(widths) > width else []
+    """The columns in blocks of at most ``width`` characters, each led by the first column (the
+    row's key: a metric, a result_id) unless it is wider than a third of the line."""
+    lead = [0] if widths and _total(widths) > width and widths[0] <= width // 3 else []
     blocks: list[list[int]] = []
     current = list(lead)
     for i in range(len(lead), len(widths)):
