@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -346,6 +346,25 @@ def printed_pvalues(tests: pd.DataFrame, formula: str, n_valid: Sequence | None 
     return tests.assign(
         p_value=[p_text(p, f, latex=latex) for p, f in zip(floored["p_value"], floored["p_floor"])],
         p_adjusted=[p_text(p, f, latex=latex) for p, f in zip(floored["p_adjusted"], floored["p_adjusted_floor"])])
+
+
+def printed_by(tests: pd.DataFrame, formulas: Mapping[str, str], *, key: str = "method",
+               columns: tuple[str, str] = ("p_value", "p_adjusted")) -> pd.DataFrame:
+    """:func:`printed_pvalues` of tests of several kinds (``key``: the column naming each row's
+    test, ``formulas``: its p-value formula, e.g. ``{"mcnemar": "parametric", "permutation":
+    "add-one"}``), whose p-values are in ``columns`` (raw, corrected); a family's size, when no
+    ``family_size`` column gives it, is the number of its rows of that kind (and subset)."""
+    if tests.empty:
+        return tests
+    raw, adjusted = columns
+    out = tests.rename(columns={raw: "p_value", adjusted: "p_adjusted"})
+    if "family_size" not in out:
+        by = [key, *(["subset"] if "subset" in out else [])]
+        out = out.assign(family_size=out.groupby(by)[key].transform("size"))
+    parts = [printed_pvalues(part, formulas[name], None if "n_valid" in part else [None] * len(part))
+             for name, part in out.groupby(key, sort=False)]
+    printed = pd.concat(parts).reindex(out.index)
+    return tests.assign(**{raw: printed["p_value"], adjusted: printed["p_adjusted"]})
 
 
 def _nan(x) -> bool:

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from metaeval.analyses import conclusions
-from metaeval.analyses.ranking_tables import COEFFICIENT_NAMES, LEVEL_NAMES, Ranking
+from metaeval.analyses.ranking_tables import COEFFICIENT_NAMES, LEVEL_NAMES, LONG_MAX_ROWS, Ranking
 from metaeval.analyses.tables import latex_escape
 
 MACRO = "*"   # the macro row's group (analyses.detection.MACRO; not imported: that module loads scipy)
@@ -162,7 +162,8 @@ def judges_ranking(stats: pd.DataFrame, *, confidence: float = 0.95,
     bold = [(s,) for s in statistics if JUDGE_STATISTICS[s][3]]
     unbolded = JUDGES_UNBOLDED if len(bold) < len(statistics) else None
     why = judges_undetermined(stats) if "accuracy" in statistics and len(stats) > 1 else None
-    return Ranking(frame, keys=("statistic",), headers=headers, confidence=confidence, ceiling=False, keep_ci=True,
+    return Ranking(frame, keys=("statistic",), headers=headers, confidence=confidence, ceiling=False,
+                   keep_ci=LONG_MAX_ROWS,
                    row_header="Judge", rows_name="Judges", value_name="", value_header="Value",
                    bold=bold, unbolded=unbolded, unresolved={("accuracy",): why} if why else None)
 

@@ -1,31 +1,67 @@
 """Tables printed without pandas: :class:`metaeval.rows.Rows` (column names, kinds, tuples) in the
 text, json and csv formats, character for character as :func:`metaeval.analyses.tables.render`
-prints the DataFrame DuckDB's ``.df()`` gives for the same query (pandas 3's ``to_string``,
-``to_csv`` and the tables' JSON). The light commands use it, so that they start without
-importing pandas and numpy; markdown and LaTeX stay with :mod:`metaeval.analyses.tables`.
+prints the DataFrame DuckDB's ``.df()`` gives for the same query (its text goes through
+:func:`to_text` too; csv is pandas 3's ``to_csv``, json the tables' JSON). The light commands use
+it, so that they start without importing pandas and numpy; markdown and LaTeX stay with
+:mod:`metaeval.analyses.tables`. :func:`wrap` fits prose (notes, captions, hints) alike.
 
 ``text`` follows pandas' ``DataFrame.to_string(index=False)`` at its default options: each
 column formatted by its dtype (the row's *kind*, see :mod:`metaeval.rows`), right-justified
-under a right-justified header (a numeric column's header gets one leading space), no cell
-cut (``to_string`` has no ``max_colwidth``), columns joined by one space; timestamps with the
-decimals of seconds the column needs. Floats: ``display.precision`` = 6 decimals, trailing zeros trimmed alike over the
-column (at least one kept), scientific notation for the whole column when a non-zero value is
-below 1e-6 in magnitude, or when a value exceeds 1e6 and a cell would be wider than 12.
+under a right-justified header (a numeric column's header gets one leading space), columns
+joined by one space; timestamps with the decimals of seconds the column needs. Floats:
+``display.precision`` = 6 decimals, trailing zeros trimmed alike over the column (at least one
+kept), scientific notation for the whole column when a non-zero value is below 1e-6 in
+magnitude, or when a value exceeds 1e6 and a cell would be wider than 12. Unlike pandas (issue
+34), a missing value is an empty cell, a float column of whole numbers prints as integers, and
+the table is fitted to the display width (:data:`WIDTH`, 100 characters; :func:`fit`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import datetime as _dt
 import io
 import json
 import math
 import re
+import textwrap
 
 #: The formats printed here (the others need pandas: :mod:`metaeval.analyses.tables`).
 FORMATS: tuple[str, ...] = ("text", "json", "csv")
 #: Columns whose values are JSON documents (stored as JSON text): nested objects in JSON output.
 JSON_COLUMNS: tuple[str, ...] = ("conventions", "parameters", "beaten_by", "consensus", "pc_pvalues", "p_values")
+#: Characters of a line of a text table by default (``metaeval --wide``: no limit), and the
+#: narrowest a text column is wrapped to before the columns are set in blocks.
+WIDTH, MIN_WRAP = 100, 24
+
+
+class _Display:
+    def __repr__(self) -> str:
+        return "DISPLAY"
+
+
+#: A ``width`` argument meaning the display width (:func:`display_width`): WIDTH, or None (no
+#: limit) within ``display_width(None)`` (``metaeval --wide``), as pandas' ``display.width``.
+DISPLAY = _Display()
+_DISPLAY_WIDTH: list[int | None] = [WIDTH]
+
+
+def resolve_width(value=DISPLAY) -> int | None:
+    """``value``, or the display width when it is :data:`DISPLAY`."""
+    return _DISPLAY_WIDTH[0] if value is DISPLAY else value
+
+
+@contextlib.contextmanager
+def display_width(value: int | None):
+    """Within it, text is fitted to ``value`` characters a line (None: as wide as it is)."""
+    old, _DISPLAY_WIDTH[0] = _DISPLAY_WIDTH[0], value
+    try:
+        yield
+    finally:
+        _DISPLAY_WIDTH[0] = old
+
+
 #: pandas' display.precision
 PRECISION = 6
 _NUMERIC = frozenset({"int", "Int", "float", "bool", "Bool"})
@@ -33,9 +69,9 @@ _ESCAPES = {"\t": r"\t", "\r": r"\r", "\n": r"\n"}
 _DECIMAL = re.compile(r"^\s*[+-]?[0-9]+\.[0-9]*$")
 
 
-def render(rows, fmt: str) -> str:
+def render(rows, fmt: str, *, width=DISPLAY) -> str:
     """``rows`` (a :class:`metaeval.rows.Rows` with plain kinds) in ``fmt`` (:data:`FORMATS`; ``table``
-    is ``text``), ending with a newline."""
+    is ``text``, fitted to ``width`` columns: :func:`fit`), ending with a newline."""
     fmt = "text" if fmt == "table" else fmt
     if fmt == "json":
         return json.dumps(records(rows), indent=1, allow_nan=False) + "\n"
@@ -45,7 +81,7 @@ def render(rows, fmt: str) -> str:
         raise ValueError(f"plain tables print {', '.join(FORMATS)}, not {fmt!r}")
     if not rows.data or not rows.columns:
         return "(no rows)\n"
-    return to_text(rows) + "\n"
+    return to_text(rows, width) + "\n"
 
 
 # --- JSON and CSV ----------------------------------------------------------------------------------
@@ -130,12 +166,18 @@ def _trim_zeros(cells: list[str]) -> list[str]:
 
 
 def _floats(values: list) -> list[str]:
-    """pandas' FloatArrayFormatter (no leading space: ``index=False``)."""
+    """pandas' FloatArrayFormatter (no leading space: ``index=False``); a missing value is an empty
+    cell, and a column whose every value is a whole number (a count that passed through a float,
+    ``261.0``) prints as integers."""
+    finite = [v for v in values if not _missing(v)]
+    if finite and all(math.isfinite(v) and float(v).is_integer() and abs(v) < 1e15 for v in finite):
+        return ["" if _missing(v) else f"{int(v):d}" for v in values]
+
     def formatted(spec: str) -> list[str]:
-        return _trim_zeros(["NaN" if _missing(v) else format(v, spec) for v in values])
+        return _trim_zeros(["" if _missing(v) else format(v, spec) for v in values])
 
     cells = formatted(f".{PRECISION}f")
-    finite = [abs(v) for v in values if not _missing(v)]
+    finite = [abs(v) for v in finite]
     too_long = bool(cells) and max(map(len, cells)) > PRECISION + 6
     large = any(a > 1e6 for a in finite)
     small = any(0 < a < 10 ** -PRECISION for a in finite)
@@ -144,32 +186,174 @@ def _floats(values: list) -> list[str]:
     return cells
 
 
+def _object(v) -> str:
+    if _missing(v):
+        return ""
+    if isinstance(v, float) and math.isfinite(v) and v.is_integer():
+        return f"{int(v):d}"
+    return _escaped(v)
+
+
 def _cells(kind: str, values: list) -> list[str]:
-    """A column's cells as pandas formats them for its dtype (before justification)."""
+    """A column's cells as pandas formats them for its dtype (before justification), except that
+    a missing value is an empty cell (never ``None``, ``NaN``, ``<NA>`` or ``NaT``)."""
     if kind == "float":
         return _floats(values)
     if kind == "int":
         return [f"{v:d}" for v in values]
     if kind in ("Int", "Bool"):
-        return ["<NA>" if v is None else str(v) for v in values]
+        return ["" if v is None else str(v) for v in values]
     if kind == "bool":
         return [str(v) for v in values]
     if kind == "datetimetz":
-        return _timestamps(values, "NaT")
-    if kind == "str":
-        return ["NaN" if _missing(v) else _escaped(v) for v in values]
-    if kind == "object":
-        return ["None" if v is None else "NaN" if _missing(v) else _escaped(v) for v in values]
+        return _timestamps(values, "")
+    if kind in ("str", "object"):
+        return [_object(v) for v in values]
     raise ValueError(f"no plain rendering of a column of kind {kind!r}")
 
 
-def to_text(rows) -> str:
-    """pandas' ``to_string(index=False)`` of the rows' DataFrame (without the final newline)."""
-    columns = []
-    for at, (name, kind) in enumerate(zip(rows.columns, rows.kinds)):
-        header = (" " if kind in _NUMERIC else "") + _escaped(name)
-        cells = _cells(kind, [row[at] for row in rows.data])
-        width = max(len(header), *map(len, cells))
-        columns.append([header.rjust(width), *(x.rjust(width) for x in cells)])
-    widths = [max(map(len, col)) + 1 for col in columns[:-1]] + [max(map(len, columns[-1]))]
-    return "\n".join("".join(cell.ljust(w) for cell, w in zip(line, widths)) for line in zip(*columns))
+def to_text(rows, width=DISPLAY) -> str:
+    """The rows as an aligned table (without the final newline): pandas' ``to_string(index=False)``
+    (cells right-justified under their header, a numeric header with one leading space, columns
+    joined by one space), fitted to ``width`` columns by :func:`fit` (``None``: as wide as it is)."""
+    return columns_text(rows.columns, rows.kinds, rows.data, width)
+
+
+def columns_text(names, kinds, data, width=DISPLAY) -> str:
+    """:func:`to_text` of the columns ``names`` of ``kinds`` (:mod:`metaeval.rows`) and the rows ``data``."""
+    headers, columns, numeric = [], [], []
+    for at, (name, kind) in enumerate(zip(names, kinds)):
+        headers.append((" " if kind in _NUMERIC else "") + _escaped(name))
+        columns.append(_cells(kind, [row[at] for row in data]))
+        numeric.append(kind in _NUMERIC)
+    return fit(headers, columns, numeric, width)
+
+
+def fit(headers: list[str], columns: list[list[str]], numeric: list[bool], width=DISPLAY) -> str:
+    """An aligned table of the formatted ``columns`` under ``headers``, every line at most ``width``
+    characters: when the table is wider, the widest text columns are wrapped (at spaces and
+    commas, down to :data:`MIN_WRAP` characters), then, if it is still too wide, the columns are
+    set in blocks one under the other, each led by the first column (the rows' key)."""
+    width = resolve_width(width)
+    widths = [max(len(h), *map(len, c)) for h, c in zip(headers, columns)]
+    if width is not None and _total(widths) > width:
+        widths = _narrowed(headers, widths, numeric, width)
+    blocks = [list(range(len(headers)))] if width is None else _blocks(widths, numeric, width)
+    out = []
+    for block in blocks:
+        out.append("\n".join(_block_lines(headers, columns, widths, block)))
+    return "\n\n".join(out)
+
+
+def _total(widths: list[int]) -> int:
+    return sum(widths) + len(widths) - 1
+
+
+def _narrowed(headers, widths: list[int], numeric: list[bool], width: int) -> list[int]:
+    """The widths after narrowing the widest text columns until the table fits (or none can narrow)."""
+    widths = list(widths)
+    while _total(widths) > width:
+        floor = [max(MIN_WRAP, len(h)) for h in headers]     # a short cell (an interval) is never cut
+        movable = [i for i in range(len(widths)) if not numeric[i] and widths[i] > floor[i]]
+        if not movable:
+            break
+        i = max(movable, key=lambda j: widths[j])
+        widths[i] = max(floor[i], widths[i] - (_total(widths) - width))
+    return widths
+
+
+def _blocks(widths: list[int], numeric: list[bool], width: int) -> list[list[int]]:
+    """The columns in blocks of at most ``width`` characters, each led by the first column (the
+    row's key: a metric, a result_id) unless it is wider than a third of the line."""
+    lead = [0] if widths and _total(widths) > width and widths[0] <= width // 3 else []
+    blocks: list[list[int]] = []
+    current = list(lead)
+    for i in range(len(lead), len(widths)):
+        if len(current) > len(lead) and _total([widths[j] for j in current + [i]]) > width:
+            blocks.append(current)
+            current = [*lead]
+        current.append(i)
+    blocks.append(current)
+    return blocks
+
+
+def _block_lines(headers, columns, widths, block: list[int]) -> list[str]:
+    def line(parts: list[str]) -> str:
+        return " ".join(p.rjust(widths[j]) for p, j in zip(parts, block)).rstrip()
+
+    lines = [line([headers[j] for j in block])]
+    for r in range(len(columns[0]) if columns else 0):
+        pieces = [_wrap(columns[j][r], widths[j]) for j in block]
+        for k in range(max(map(len, pieces))):
+            lines.append(line([p[k] if k < len(p) else "" for p in pieces]))
+    return lines
+
+
+def _wrap(cell: str, width: int) -> list[str]:
+    if len(cell) <= width:
+        return [cell]
+    return textwrap.wrap(cell, width, break_long_words=True, break_on_hyphens=False) or [""]
+
+
+# --- prose --------------------------------------------------------------------------------------------
+_COMMAND = re.compile(r"`(metaeval [^`]*)`|(?:(?<=: )|^\s*)(metaeval .*)$")
+
+
+def wrap(text: str, width=DISPLAY) -> str:
+    """``text`` (a note, a caption, a hint; lines of prose) with every line at most ``width``
+    characters (``None``: as it is): prose wrapped at spaces, a ``metaeval`` command line in it
+    (in backticks, or after ``: ``) set on lines of its own continued with `` \\`` and indented,
+    so that it still runs when copy-pasted."""
+    width = resolve_width(width)
+    if width is None:
+        return text
+    out: list[str] = []
+    for line in text.split("\n"):
+        if len(line) <= width:
+            out.append(line)
+            continue
+        at, prose = 0, ""
+        for m in _COMMAND.finditer(line):
+            prose += line[at:m.start()]
+            command = m.group(1) or m.group(2)
+            if len(prose) + len(command) + 2 <= width:
+                prose += m.group(0)
+            else:
+                out.extend(_prose(prose.rstrip(), width))
+                out.extend(_command(command, width))
+                prose = ""
+            at = m.end()
+        tail = prose + line[at:]
+        out.extend(_prose("" if at and not prose and not tail.strip(" .,;)") else tail, width))
+    return "\n".join(out)
+
+
+def _prose(text: str, width: int) -> list[str]:
+    if not text.strip():
+        return []
+    indent = text[:len(text) - len(text.lstrip())]
+    return textwrap.wrap(text, width, subsequent_indent=indent, break_long_words=True, break_on_hyphens=False)
+
+
+def _command(command: str, width: int) -> list[str]:
+    """A command line on lines of at most ``width`` characters, continued with `` \\``."""
+    import shlex
+
+    try:
+        words = [shlex.quote(w) for w in shlex.split(command)]
+    except ValueError:
+        words = command.split()
+    units: list[str] = []                 # an option and its value stay on one line
+    for w in words:
+        if units and units[-1].startswith("--") and " " not in units[-1] and not w.startswith("-"):
+            units[-1] += " " + w
+        else:
+            units.append(w)
+    lines, current = [], "  "
+    for w in units:
+        if current.strip() and len(current) + 1 + len(w) + 2 > width:
+            lines.append(current + " \\")
+            current = "      "
+        current += ("" if not current.strip() else " ") + w
+    lines.append(current)
+    return lines

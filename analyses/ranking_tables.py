@@ -22,8 +22,11 @@ import pandas as pd
 
 from metaeval.analyses import conclusions
 from metaeval.analyses.tables import (COMPACT_TABCOLSEP_PT, PAPER_DIGITS, TABCOLSEP_PT, Tabular, choose_layout,
-                                      float_env, header_rows, latex_escape, merge_groups, render, to_markdown)
+                                      float_env, header_rows, latex_caption, latex_escape, merge_groups, render, to_markdown)
 
+#: The most rows of the judges' long layout that auto keeps for its CIs (a longer float fills a
+#: page alone): beyond, the compact layout (``Ranking(keep_ci=LONG_MAX_ROWS)``).
+LONG_MAX_ROWS = 30
 LEVEL_NAMES = {"system": "System", "summary": "Summary", "global": "Global", "micro": "Micro"}
 #: coefficient -> (name, LaTeX symbol, plain symbol)
 COEFFICIENT_NAMES = {"pearson": ("Pearson", r"$r$", "r"), "spearman": ("Spearman", r"$\rho$", "rho"),
@@ -143,7 +146,7 @@ class Ranking:
     label, short label, plain name) (default :func:`setting_header`). ``bold``: False for none,
     or the settings whose column has a bold cell (the others have no better direction;
     ``unbolded``: the sentence the caption says of them). ``keep_ci``: the automatic layout never
-    drops the CIs (a table of CIs). ``value_name``: what the numbers are (``correlation``; '' when
+    drops the CIs (a table of CIs); a number: not while the long layout has at most that many rows. ``value_name``: what the numbers are (``correlation``; '' when
     the plain setting names say it, e.g. ``macro ROC-AUC``), ``value_header`` the long layout's
     column header. ``sort_by``: the setting whose values order the rows (default the first).
     ``unresolved``: setting -> the "cannot resolve" line of its tests
@@ -311,10 +314,13 @@ class Ranking:
 
     def latex_layout(self, layout: str = "auto") -> tuple[str, str]:
         """(layout, environment) :meth:`latex` uses; with ``keep_ci`` auto never drops the CIs
-        (compact only when asked for)."""
+        (compact only when asked for), or, when ``keep_ci`` is a number of rows, only while the
+        long layout has at most that many (the judges': :data:`LONG_MAX_ROWS`)."""
         tabs = self.tabulars()
         if layout == "auto" and self.keep_ci and self.has_ci:
-            tabs.pop("compact")
+            long_rows = sum(1 for row in tabs["long"].rows if not isinstance(row, str))
+            if isinstance(self.keep_ci, bool) or long_rows <= self.keep_ci:
+                tabs.pop("compact")
         return choose_layout(tabs, layout)
 
     # captions, markdown and text
@@ -351,8 +357,10 @@ class Ranking:
         """The table (``caption``: plain text, escaped here, followed by :meth:`notes`)."""
         tabs = self.tabulars()
         layout, env = self.latex_layout(layout)
-        text = None if caption is None else latex_escape((caption + " " + self.notes(layout, latex=True)).strip())
-        return float_env(tabs[layout], text, env=env)
+        if caption is None:
+            return float_env(tabs[layout], None, env=env)
+        text, comment = latex_caption(caption, self.notes(layout, latex=True))
+        return float_env(tabs[layout], text, env=env, comment=comment)
 
     def frame(self, marker: str = "**") -> pd.DataFrame:
         """The wide layout as a DataFrame of strings (markdown and text): metric, and per setting
@@ -388,9 +396,14 @@ class Ranking:
         return f"{head}\n\n{to_markdown(shown, align=['---'] + ['---:'] * (shown.shape[1] - 1))}"
 
     def text(self, caption: str | None = None) -> str:
-        body = render(self.frame("*"), "text")
-        tail = (caption + " " if caption else "") + self.notes("wide", marker="*")
-        return body + tail.strip() + "\n"
+        """The table in text, then ``caption`` (at most three lines: :func:`caption_text`) or
+        the notes, fitted to the display width."""
+        from metaeval.analyses.plain import wrap
+        from metaeval.analyses.tables import caption_text
+
+        notes = self.notes("wide", marker="*")
+        tail = caption_text(caption, notes) if caption else wrap(notes.strip())
+        return render(self.frame("*"), "text") + tail + "\n"
 
 
 def ranked_latex(frame: pd.DataFrame, *, caption: str | None, confidence: float = 0.95, digits: int = PAPER_DIGITS,
@@ -471,8 +484,10 @@ def tests_latex(frame: pd.DataFrame, caption: str | None, *, alpha: float = 0.05
     chosen, env = choose_layout(tabs, layout)
     notes = (f"Pairs sorted by delta = {value}(A) - {value}(B) (descending{' in each block' if chosen == 'long' else ''}). "
              f"Bold: significant (corrected p <= {alpha:g}).{_floor_note(frame)}")
-    text = None if caption is None else latex_escape(f"{caption} {notes}")
-    return float_env(tabs[chosen], text, env=env)
+    if caption is None:
+        return float_env(tabs[chosen], None, env=env)
+    text, comment = latex_caption(caption, notes)
+    return float_env(tabs[chosen], text, env=env, comment=comment)
 
 
 def tests_markdown(frame: pd.DataFrame, caption: str | None, *, alpha: float = 0.05, digits: int = PAPER_DIGITS,

@@ -22,15 +22,19 @@ what is bold and how a p-value prints is decided by :mod:`metaeval.analyses.conc
 from __future__ import annotations
 
 import datetime as _dt
+import hashlib
 import json
 import math
 import re
+import textwrap
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
+from metaeval.analyses import plain
 from metaeval.analyses.plain import JSON_COLUMNS  # columns of JSON text: nested objects in JSON output
+from metaeval.analyses.plain import DISPLAY, resolve_width  # the characters of a line of text
 
 FORMATS: tuple[str, ...] = ("text", "json", "csv", "markdown", "latex")
 #: Older names of a format, still accepted.
@@ -47,11 +51,12 @@ def normalise(fmt: str) -> str:
     return fmt
 
 
-def render(frame: pd.DataFrame, fmt: str, *, caption: str | None = None) -> str:
+def render(frame: pd.DataFrame, fmt: str, *, caption: str | None = None, width=DISPLAY) -> str:
     """``frame`` in format ``fmt`` (see the module docstring), ending with a newline.
 
     ``caption``: a LaTeX caption (the tabular is then wrapped in a ``table`` environment);
-    in markdown, a line above the table; ignored by text, json and csv.
+    in markdown, a line above the table; ignored by text, json and csv. ``width``: the most
+    characters of a line of text (:func:`metaeval.analyses.plain.fit`; ``None``: no limit).
     """
     fmt = normalise(fmt)
     if fmt == "json":
@@ -62,19 +67,61 @@ def render(frame: pd.DataFrame, fmt: str, *, caption: str | None = None) -> str:
         return (f"{caption}\n\n" if caption else "") + to_markdown(frame)
     if fmt == "latex":
         return to_latex(frame, caption=caption)
-    if frame.empty:
+    return text(frame, width)
+
+
+def text(frame: pd.DataFrame, width=DISPLAY) -> str:
+    """``frame`` as an aligned text table of at most ``width`` characters a line, ending with a
+    newline: the one text rendering of every table (:func:`metaeval.analyses.plain.to_text`; a
+    frame's index is printed as leading columns when it is named)."""
+    if any(name is not None for name in frame.index.names):
+        frame = frame.reset_index()
+    if frame.empty or not len(frame.columns):
         return "(no rows)\n"
-    with pd.option_context("display.max_rows", None, "display.max_columns", None, "display.width", 200):
-        return frame.to_string(index=False) + "\n"
+    columns = [str(c) for c in frame.columns]
+    kinds = tuple(_kind(frame.iloc[:, i]) for i in range(len(columns)))
+    data = list(zip(*(_values(frame.iloc[:, i], k) for i, k in enumerate(kinds))))
+    return plain.columns_text(columns, kinds, data, width) + "\n"
 
 
-def render_blocks(blocks: Sequence[tuple[str, pd.DataFrame]], fmt: str) -> str:
+def _kind(column: pd.Series) -> str:
+    """The :mod:`metaeval.rows` kind that prints ``column`` as its dtype prints."""
+    dtype = column.dtype
+    if pd.api.types.is_bool_dtype(dtype):
+        return "bool" if dtype == np.bool_ else "Bool"
+    if pd.api.types.is_integer_dtype(dtype):
+        return "int" if isinstance(dtype, np.dtype) else "Int"
+    if pd.api.types.is_float_dtype(dtype):
+        return "float"
+    if pd.api.types.is_datetime64_any_dtype(dtype):
+        return "datetimetz"
+    return "object"
+
+
+def _values(column: pd.Series, kind: str) -> list:
+    """The column's values as Python values, missing ones None."""
+    if kind == "datetimetz":
+        return [None if pd.isna(v) else v.to_pydatetime() for v in column]
+    out = []
+    for v in column.tolist():
+        if v is None or v is pd.NA or v is pd.NaT or (isinstance(v, float) and math.isnan(v)):
+            out.append(None if kind != "float" else math.nan)
+        elif isinstance(v, (list, tuple, dict, np.ndarray)):
+            out.append(json.dumps(_json_value(v, False)))
+        elif isinstance(v, np.generic):
+            out.append(v.item())
+        else:
+            out.append(v)
+    return out
+
+
+def render_blocks(blocks: Sequence[tuple[str, pd.DataFrame]], fmt: str, *, width=DISPLAY) -> str:
     """Several named tables in one output. One block: :func:`render` of it. Several: text,
     markdown and latex give each table under its name; json one object ``{name: [rows]}``;
     csv each table after a ``# name`` line, separated by a blank line."""
     fmt = normalise(fmt)
     if len(blocks) == 1:
-        return render(blocks[0][1], fmt)
+        return render(blocks[0][1], fmt, width=width)
     if fmt == "json":
         return json.dumps({name: records(frame) for name, frame in blocks}, indent=1, allow_nan=False) + "\n"
     if fmt == "csv":
@@ -83,7 +130,7 @@ def render_blocks(blocks: Sequence[tuple[str, pd.DataFrame]], fmt: str) -> str:
         return "\n".join(f"### {name}\n\n{to_markdown(frame)}" for name, frame in blocks)
     if fmt == "latex":
         return "\n".join(to_latex(frame, caption=name) for name, frame in blocks)
-    return "\n".join(f"{name}:\n{render(frame, fmt)}" for name, frame in blocks)
+    return "\n".join(f"{name}:\n{render(frame, fmt, width=width)}" for name, frame in blocks)
 
 
 # --- JSON -------------------------------------------------------------------------------------------
@@ -158,8 +205,23 @@ def cell_text(v, digits: int = DIGITS) -> str:
     return str(v)
 
 
+def whole_numbers(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with each float column whose every value is a whole number (a count that passed
+    through a float: ``261.0``) as nullable integers, so that no format prints it with decimals."""
+    cast = {}
+    for c in frame.columns:
+        column = frame[c]
+        if pd.api.types.is_float_dtype(column.dtype):
+            finite = column.dropna()
+            if len(finite) and np.isfinite(finite).all() and (finite == np.round(finite)).all() \
+                    and (finite.abs() < 1e15).all():
+                cast[c] = column.astype("Int64")
+    return frame.assign(**cast) if cast else frame
+
+
 def to_markdown(frame: pd.DataFrame, digits: int = DIGITS, *, align: Sequence[str] | None = None) -> str:
     """A GitHub pipe table; numeric columns right-aligned (or ``align``: ``---:`` or ``---`` per column)."""
+    frame = whole_numbers(frame)
     esc = lambda s: s.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")  # noqa: E731
     header = "| " + " | ".join(esc(str(c)) for c in frame.columns) + " |"
     align = "|" + "|".join(align or ["---:" if _numeric(frame[c]) else "---" for c in frame.columns]) + "|"
@@ -184,13 +246,17 @@ def to_latex(frame: pd.DataFrame, *, caption: str | None = None, digits: int = D
     """A booktabs ``tabular`` of ``frame`` (numeric columns right-aligned, negative numbers with a
     true minus), inside a ``table`` (or, when wider than an ACL column, ``table*``) environment
     with ``caption`` when one is given."""
+    frame = whole_numbers(frame)
     spec = "".join("r" if _numeric(frame[c]) else "l" for c in frame.columns) or "l"
     tab = Tabular(spec)
     tab.add([latex_escape(str(c)) for c in frame.columns])
     tab.rule()
     for row in frame.itertuples(index=False, name=None):
         tab.add([_latex_cell(v, digits) for v in row])
-    return float_env(tab, None if caption is None else latex_escape(caption))
+    if caption is None:
+        return float_env(tab, None)
+    shown, rest = latex_caption(caption)
+    return float_env(tab, shown, comment=rest)
 
 
 def _latex_cell(v, digits: int) -> str:
@@ -290,16 +356,124 @@ class Tabular:
         return out + [r"\bottomrule", r"\end{tabular}"]
 
 
-def float_env(tab: Tabular, caption: str | None, *, env: str | None = None) -> str:
+def float_env(tab: Tabular, caption: str | None, *, env: str | None = None, comment: str = "") -> str:
     """``tab`` in a ``table`` (if its estimated width fits \\columnwidth) or ``table*`` float,
-    ``\\small``, with ``caption`` (LaTeX, already escaped); a bare tabular without a caption."""
+    ``\\small``, with ``caption`` (LaTeX, already escaped; see :func:`split_caption` for what a
+    caption holds) and a ``\\label{tab:...}`` made of its first words (and a short hash of the
+    caption and ``comment``, so that two tables of one paper differ), ``comment`` (plain text:
+    the conventions and the signature) in ``%`` lines above it; a bare tabular without a caption."""
     if caption is None:
         return "\n".join(tab.lines()) + "\n"
     env = env or ("table" if tab.width() <= COLUMN_WIDTH_PT else "table*")
     head = [rf"\begin{{{env}}}[t]", r"\centering", r"\small"]
     if tab.tabcolsep != TABCOLSEP_PT:
         head.append(rf"\setlength{{\tabcolsep}}{{{tab.tabcolsep:g}pt}}")
-    return "\n".join([*head, *tab.lines(), rf"\caption{{{caption}}}", rf"\end{{{env}}}"]) + "\n"
+    notes = [f"% {line}" for part in re.split(r"(signature \S+)", comment.replace("\n", " ")) if part.strip(" ;.")
+             for line in ([part] if part.startswith("signature ") else     # the signature whole, on its own line
+                          textwrap.wrap(part.strip(" ;"), 98, break_long_words=False, break_on_hyphens=False))]
+    return "\n".join([*notes, *head, *tab.lines(), rf"\caption{{{caption}}}", rf"\label{{{label(caption, comment)}}}",
+                      rf"\end{{{env}}}"]) + "\n"
+
+
+def label(caption: str, comment: str = "") -> str:
+    """``tab:`` and the first five words of ``caption`` (letters and digits, lower case, joined by
+    ``-``), then six hex digits of a hash of the caption and ``comment``: a ``\\label`` that is
+    readable and differs between the tables of one paper."""
+    words = re.findall(r"[a-z0-9]+", re.sub(r"\\[a-zA-Z]+", " ", caption).lower())[:5]
+    digest = hashlib.sha1(f"{caption}\n{comment}".encode()).hexdigest()[:6]
+    return "tab:" + "-".join([*words, digest])
+
+
+#: The most characters of a caption in LaTeX (what does not fit -- the conventions, the signature --
+#: goes in a comment above the table), and the most lines of a caption in text.
+CAPTION_CHARS, CAPTION_LINES = 300, 3
+
+
+def split_caption(caption: str, notes: str = "", limit: int = CAPTION_CHARS) -> tuple[str, str]:
+    """(shown, rest) of a table's ``caption`` (plain text, as every command and the report build
+    it: what the table is, then ``: `` and its conventions and signature) and ``notes`` (the
+    renderer's sentences on how to read it: what is bold, what a marker means): ``shown`` is the
+    title (the caption up to its first ``: `` or sentence end outside brackets) and then the
+    notes' sentences that fit in ``limit`` characters; ``rest`` is everything else, in order (a
+    LaTeX comment above the table; in text, ``--format json`` and the documentation)."""
+    caption, notes = " ".join(caption.split()), " ".join(notes.split())
+    cut = _first_cut(caption)
+    title, conventions = (caption, "") if cut is None else (caption[:cut].rstrip(".:;") + ".", caption[cut:].strip())
+    if len(title) > limit:
+        title, conventions = "", caption
+    kept = [x for x in _sentences(conventions) if _verdict(x)]      # a verdict in the caption stays shown
+    conventions = " ".join(x for x in _sentences(conventions) if not _verdict(x))
+    sentences = kept + _sentences(notes)
+    if len(title) + sum(len(x) + 1 for x in sentences if _verdict(x)) > limit:     # the verdicts in short
+        conventions = " ".join(x for x in [conventions, *(x for x in sentences if _verdict(x))] if x)
+        sentences = [_short_verdict(x) if _verdict(x) else x for x in sentences]
+    room = limit - len(title) - sum(len(x) + 1 for x in sentences if _verdict(x))
+    shown, left = [title], []
+    for sentence in sentences:       # the "cannot resolve" lines are always shown, the others while they fit
+        if _verdict(sentence) or (not left and len(sentence) + 1 <= room):
+            shown.append(sentence)
+            room -= 0 if _verdict(sentence) else len(sentence) + 1
+        else:
+            left.append(sentence)
+    return " ".join(x for x in shown if x), " ".join(x for x in [conventions, *left] if x)
+
+
+def _short_verdict(sentence: str) -> str:
+    """A "cannot resolve" sentence without its arithmetic: up to ``cannot resolve at k = N)`` and
+    its last clause (the k that would), e.g. ``No clusters in accuracy: ... (it cannot resolve at
+    k = 50); k >= 59 resamples would be needed.``"""
+    head = re.match(r"^(.*?cannot resolve[^)]*\))", sentence)
+    if head is None or "; " not in sentence[head.end():]:
+        return sentence
+    return f"{head.group(1)}; {sentence.rsplit('; ', 1)[1]}"
+
+
+def _verdict(sentence: str) -> bool:
+    """Whether a sentence is a statement no caption leaves out ("cannot resolve", "not a finding",
+    "clusters not determined")."""
+    return any(x in sentence.lower() for x in ("cannot resolve", "not a finding", "not determined"))
+
+
+def _first_cut(text: str) -> int | None:
+    """Where the title of a caption ends: the first ``: ``, ``. `` or ``; `` outside brackets."""
+    depth = 0
+    for i, c in enumerate(text):
+        depth += (c in "([{") - (c in ")]}")
+        if depth == 0 and c in ":.;" and text[i + 1:i + 2] in (" ", ""):
+            return i + 1
+    return None
+
+
+def _sentences(text: str) -> list[str]:
+    """``text`` in sentences (a period and a space outside brackets ends one)."""
+    out, depth, start = [], 0, 0
+    for i, c in enumerate(text):
+        depth += (c in "([{") - (c in ")]}")
+        if depth == 0 and c == "." and text[i + 1:i + 2] == " ":
+            out.append(text[start:i + 1].strip())
+            start = i + 1
+    return [x for x in [*out, text[start:].strip()] if x]
+
+
+def latex_caption(caption: str, notes: str = "") -> tuple[str, str]:
+    """(caption, comment) of a LaTeX float: :func:`split_caption`, the caption escaped."""
+    limit = CAPTION_CHARS
+    while True:                       # escaping lengthens the text (``>`` is ``\\textgreater{}``)
+        shown, rest = split_caption(caption, notes, limit)
+        if len(latex_escape(shown)) <= CAPTION_CHARS or limit < CAPTION_CHARS // 2:
+            return latex_escape(shown), rest
+        limit -= len(latex_escape(shown)) - CAPTION_CHARS
+
+
+def caption_text(caption: str, notes: str = "", width=DISPLAY) -> str:
+    """A caption in text: :func:`split_caption`'s shown part in at most :data:`CAPTION_LINES`
+    lines of ``width`` characters and a pointer to the conventions; all of it under ``--wide``."""
+    width = resolve_width(width)
+    if width is None:
+        return " ".join(x for x in (caption, notes) if x)
+    shown, rest = split_caption(caption, notes, CAPTION_LINES * width - 60)
+    more = " (Conventions and signature: --format json, --format latex or --wide.)" if rest else ""
+    return "\n".join(textwrap.wrap(shown + more, width, break_on_hyphens=False))
 
 
 def choose_layout(tabs: Mapping[str, Tabular], layout: str = "auto") -> tuple[str, str]:

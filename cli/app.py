@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 import click
 
 from metaeval import connection, signals
+from metaeval.cli.db_option import wide_option
 from metaeval.errors import NO_VALUE, Argument, Hint, Terminated, WarehouseError
 
 if TYPE_CHECKING:  # annotations only: importing them at start-up would slow `--help`
@@ -155,6 +156,8 @@ class Context:
         #: what computes the tasks (a metaeval.runs.executors.Executor), from --scheduler or
         #: $METAEVAL_SCHEDULER (:data:`scheduler_option`); None: $METAEVAL_SCHEDULER, else local
         self.executor = None
+        #: --wide: text output as wide as it is (:func:`width`)
+        self.wide = False
 
     def command(self, *args) -> str:
         """A ``metaeval`` command line for a hint: with this --db when one was given, quoted for
@@ -184,6 +187,31 @@ class Context:
         return wh
 
 
+def width() -> int | None:
+    """The most characters of a line of text output: :data:`metaeval.analyses.plain.WIDTH`, or
+    None (no limit) under ``--wide`` (:func:`metaeval.analyses.plain.display_width`)."""
+    from metaeval.analyses.plain import resolve_width
+
+    return resolve_width()
+
+
+def say(text: str = "", *, err: bool = False) -> None:
+    """Print prose (a note, a caption, a hint) wrapped to :func:`width` columns: a line of text as
+    words; a command line in it (after ``: ``) on lines of its own, continued with `` \\``, so that it
+    still runs when copy-pasted."""
+    from metaeval.analyses.plain import wrap
+
+    click.echo(wrap(text, width()), err=err)
+
+
+def say_caption(caption: str, notes: str = "", *, err: bool = False) -> None:
+    """Print a table's caption in text: its title and notes in at most three lines of
+    :func:`width` (:func:`metaeval.analyses.tables.caption_text`), all of it under ``--wide``."""
+    from metaeval.analyses.tables import caption_text
+
+    click.echo(caption_text(caption, notes, width()), err=err)
+
+
 def show(frame: pd.DataFrame | Rows, fmt: str, *, caption: str | None = None) -> None:
     """Print a DataFrame in ``fmt`` (:data:`FORMATS`): an aligned table, JSON (one object per
     row, typed, ``conventions`` nested), CSV, markdown or a LaTeX booktabs tabular. Or
@@ -194,12 +222,12 @@ def show(frame: pd.DataFrame | Rows, fmt: str, *, caption: str | None = None) ->
     if isinstance(frame, Rows) and frame.plain and caption is None:
         from metaeval.analyses import plain as plain_tables
 
-        click.echo(plain_tables.render(frame, fmt), nl=False)
+        click.echo(plain_tables.render(frame, fmt, width=width()), nl=False)
         return
     from metaeval.analyses import tables
 
     frame = frame.frame if isinstance(frame, Rows) else frame
-    click.echo(tables.render(frame, fmt, caption=caption), nl=False)
+    click.echo(tables.render(frame, fmt, caption=caption, width=width()), nl=False)
 
 
 def plain(fmt: str) -> bool:
@@ -214,7 +242,7 @@ def show_blocks(blocks, fmt: str) -> None:
     """Print several named tables [(name, DataFrame)] in ``fmt`` (see analyses.tables.render_blocks)."""
     from metaeval.analyses import tables
 
-    click.echo(tables.render_blocks(blocks, fmt), nl=False)
+    click.echo(tables.render_blocks(blocks, fmt, width=width()), nl=False)
 
 
 def fmt_option(default: str = "text", help: str | None = None):
@@ -322,7 +350,7 @@ FLAGS = {"metrics": "--metric", "levels": "--level", "coefficients": "--coeffici
 #: name is not the command's; every other method is the command of its name.
 COMMANDS = {"simulate_coverage": "simulate coverage", "simulate_power": "simulate power",
             "rank_tasks": "rank-tasks", "load_summaries": "ingest summaries", "build_index": "index build",
-            "create": "init", "heatmap": "plot heatmap"}
+            "create": "init", "heatmap": "plot heatmap", "drop_measure": "drop measure"}
 
 
 def flag(name: str) -> str:
@@ -379,11 +407,14 @@ def interrupted(exc: KeyboardInterrupt, saved: str | None = None) -> click.Click
 @click.group(cls=Group)
 @click.option("--db", type=click.Path(dir_okay=False), default=None,
               help=f"Warehouse file. Default: ${connection.ENV_VAR}, else ./{connection.DEFAULT_PATH}.")
+@wide_option
 @click.version_option(package_name="metaeval-warehouse")
 @click.pass_context
 def main(ctx, db):
     """A DuckDB warehouse for the meta-evaluation of text-generation metrics."""
+    wide = isinstance(ctx.obj, Context) and ctx.obj.wide     # --wide, read first (eager)
     ctx.obj = Context(db)
+    ctx.obj.wide = wide
     # until the command ends, SIGTERM (`kill`, a scheduler, a container stopping) stops it as
     # Ctrl-C does: a run is marked interrupted and keeps its rows; one line (`interrupted`)
     ctx.call_on_close(signals.install())
@@ -394,6 +425,8 @@ def _command_line() -> str:
 
 
 def echo_reports(reports, err: bool = False) -> None:
+    """One line per file an ingest read (not wrapped: a script greps ``inserted N``; only a long
+    path makes it wider than the display)."""
     for r in reports:
         if r.changed:
             extra = f", replaced {r.replaced}" if r.replaced else ""
@@ -407,17 +440,17 @@ def report_run(table: str, summary, fmt: str = "text") -> None:
     """What a run of ``table`` did (a ``runner.RunSummary``); on stderr unless ``fmt`` is text
     (stdout then holds only the rows)."""
     if summary.up_to_date:
-        click.echo(f"{table}: all {summary.tasks} results up to date; nothing computed (--force recomputes)",
+        say(f"{table}: all {summary.tasks} results up to date; nothing computed (--force recomputes)",
                    err=not is_text(fmt))
     else:
-        click.echo(f"{table}: run {summary.run_id}: computed {summary.computed} of {summary.tasks}, "
+        say(f"{table}: run {summary.run_id}: computed {summary.computed} of {summary.tasks}, "
                    f"wrote {summary.written} rows", err=not is_text(fmt))
 
 
 def report_outcome(out, fmt: str = "text") -> None:
     """The metrics an analysis left out (stderr), then :func:`report_run` of its Outcome."""
     for reason in out.skipped.values():
-        click.echo(f"skipped: {reason}", err=True)
+        say(f"skipped: {reason}", err=True)
     report_run(out.analysis.table, out.summary, fmt)
 
 

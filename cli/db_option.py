@@ -1,4 +1,4 @@
-"""``--db`` at any position: ``metaeval datasets --db w.duckdb`` means ``metaeval --db w.duckdb
+"""``--db`` (and ``--wide``) at any position: ``metaeval datasets --db w.duckdb`` means ``metaeval --db w.duckdb
 datasets``.
 
 Every command and group below ``metaeval`` gets its own ``--db`` (:func:`attach`), eager so that
@@ -45,12 +45,43 @@ def _set_db(ctx: click.Context, param: click.Parameter, value: str | None) -> No
         obj.path = connection.resolve_path(value)
 
 
+class WideOption(click.Option):
+    """``--wide`` (before or after the command): text output as wide as it is, not fitted to
+    :data:`metaeval.analyses.plain.WIDTH` columns."""
+
+
+WIDE_HELP = "Print text as wide as it is (tables, captions, notes): by default a line has at most 100 characters."
+
+
+def _set_wide(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    if not value:
+        return
+    from metaeval.cli.app import Context
+
+    from metaeval.analyses.plain import display_width
+
+    obj = ctx.find_object(Context)
+    if obj is None:                      # the command run on its own (no `metaeval` group above it)
+        obj = ctx.obj = Context(None)
+    obj.wide = True
+    ctx.with_resource(display_width(None))   # until the command (or the group) ends
+
+
+def wide_option(f):
+    """``--wide`` of the ``metaeval`` group (:func:`attach` gives every command its own)."""
+    return click.option("--wide", cls=WideOption, is_flag=True, default=False, is_eager=True, expose_value=False,
+                        callback=_set_wide, help=WIDE_HELP)(f)
+
+
 def attach(command: click.Command) -> click.Command:
-    """Give ``command`` (and, for a group, every command below it) a ``--db`` of its own;
-    idempotent."""
+    """Give ``command`` (and, for a group, every command below it) a ``--db`` and a ``--wide`` of
+    its own; idempotent."""
     if not any(isinstance(p, DbOption) or p.name == "db" for p in command.params):
         command.params.append(DbOption(["--db"], type=click.Path(dir_okay=False), default=None, is_eager=True,
                                        expose_value=False, callback=_set_db, help=HELP))
+    if not any(isinstance(p, WideOption) or p.name == "wide" for p in command.params):
+        command.params.append(WideOption(["--wide"], is_flag=True, default=False, is_eager=True,
+                                         expose_value=False, callback=_set_wide, help=WIDE_HELP))
     if isinstance(command, click.Group):
         for sub in command.commands.values():
             attach(sub)

@@ -58,8 +58,10 @@ class Leaderboard(Family):
         how = (f"{100 * (1 - r['alpha']):g}% percentile bootstrap over votes, k={r['k']}, seed={r['seed']}, "
                f"{r['n_valid']} valid rounds" if r["interval"] == "bootstrap" else
                f"{100 * (1 - r['alpha']):g}% sandwich intervals")
-        return (f"Bradley-Terry ratings from {who} ({r['scale']} scale; {how}):\n"
-                + shown.to_string(index=False) + "\n")
+        from metaeval.analyses import plain, tables
+
+        return (plain.wrap(f"Bradley-Terry ratings from {who} ({r['scale']} scale; {how}):") + "\n"
+                + tables.render(shown, "text"))
 
 
 def _votes(wh, dataset: str, judge: str | None):

@@ -41,8 +41,11 @@ class RankChange(Family):
         def number(x):
             return "undefined (a constant measure)" if x is None or x != x else f"{x:.4f}"
 
-        return (shown.to_string(index=False) + f"\n\nKendall tau-b {number(r['kendall'])}, Spearman "
-                f"{number(r['spearman'])} between the two system rankings ({r['n_systems']} systems).\n")
+        from metaeval.analyses import plain, tables
+
+        return (tables.render(shown, "text") + "\n" + plain.wrap(
+            f"Kendall tau-b {number(r['kendall'])}, Spearman {number(r['spearman'])} between the two system "
+            f"rankings ({r['n_systems']} systems).") + "\n")
 
 
 def rank_change(wh, dataset: str, metrics, *, aggregate: str = AGGREGATE.default, where=(), force: bool = False,

@@ -24,7 +24,7 @@ import pandas as pd
 from metaeval.analyses.stats import validation, vocabulary
 from metaeval.attributes import ALL_TYPES, LEFT_OUT_TYPES, SYSTEM_TYPE
 from metaeval.core import Store
-from metaeval.errors import Argument, Message, WarehouseError
+from metaeval.errors import Argument, Message, WarehouseError, no_human_judgment
 
 
 # --- subsets of cells (attributes, issue 26) ------------------------------------------------
@@ -183,12 +183,7 @@ def resolve_scope(wh: Store, dataset: str, human: str | None, metric_globs: Sequ
     humans = sorted(m for m, k in kinds.items() if k == "human")
     automatic = sorted(m for m, k in kinds.items() if k == "automatic")
     if human is not None and (human not in kinds or kinds[human] != "human"):
-        # an automatic measure against another: the system rankings of the two (the way out, named)
-        other = (f" ({human!r} is an automatic measure: to compare two metrics' system rankings, "
-                 f"`metaeval rank-change --dataset {dataset} --metric {human} --metric OTHER`)"
-                 if kinds.get(human) == "automatic" else "")
-        raise WarehouseError(f"dataset {dataset!r} has no human judgment {human!r}; "
-                             f"its human judgments: {', '.join(humans) or 'none'}{other}")
+        raise no_human_judgment(dataset, human, humans, automatic)
     if metric_globs:
         metrics = []
         for g in metric_globs:

@@ -35,7 +35,7 @@ from metaeval.analyses.stats import protocols
 from metaeval.analyses.stats.results import NAN_POLICY
 from metaeval.analyses.text import rouge
 from metaeval.core import Store
-from metaeval.errors import Argument, Message, WarehouseError
+from metaeval.errors import Argument, Message, WarehouseError, no_human_judgment
 from metaeval.analyses.stats import vocabulary
 from metaeval.runs import bookkeeping, parameters, runner, scoring, selection
 from metaeval.runs.parameters import Params
@@ -392,8 +392,7 @@ def _human_scope(wh: Store, dataset: str, human: str, levels, coefficients) -> s
     measures = wh.measures(dataset)
     humans = sorted(measures.loc[measures["kind"] == "human", "measure"])
     if human not in humans:
-        raise WarehouseError(f"dataset {dataset!r} has no human judgment {human!r}; "
-                             f"its human judgments: {', '.join(humans) or 'none'}")
+        raise no_human_judgment(dataset, human, humans, measures.loc[measures["kind"] == "automatic", "measure"])
     return selection.Scope(dataset, human, (), selection.choices(levels, vocabulary.LEVELS, "level"),
                         selection.choices(coefficients, vocabulary.COEFFICIENTS, "coefficient"))
 

@@ -369,22 +369,27 @@ def figure(outcome: SystemTestsOutcome, method: str):
 
 
 def present(outcome: SystemTestsOutcome, fmt: str) -> str:
-    """The tests, each method's matrix (Graham's Fig. 4) and its conclusion, in ``fmt``."""
+    """The tests (p-values printed at their resolution, except in json and csv), each method's
+    matrix (Graham's Fig. 4) and its conclusion, in ``fmt``."""
     import pandas as pd
 
-    from metaeval.analyses import tables
+    from metaeval.analyses import conclusions, tables
+    from metaeval.analyses import system_tests as st
 
     shown = ["method", "alternative", "system_a", "system_b", "n", "mean_a", "mean_b", "delta", "statistic",
              "p_value", "p_adjusted", "significant", "better"]
-    blocks = [("tests", outcome.rows[[c for c in shown if c in outcome.rows.columns]])]
-    conclusions = []
+    rows = outcome.rows
+    if fmt not in ("json", "csv") and not rows.empty:
+        rows = conclusions.printed_by(rows, {**st.PVALUE_FORMULA, st.NORMALITY: "parametric"})
+    blocks = [("tests", rows[[c for c in shown if c in rows.columns]])]
+    summary = []
     for method, winners in outcome.not_outperformed.items():
         blocks.append((f"{method}: row significantly better than column (*)", matrix(outcome, method)))
-        conclusions.append({"method": method,
-                            "not_outperformed": None if winners is None else ", ".join(winners),
-                            "undetermined": ", ".join(outcome.undetermined[method]) or None,
-                            "note": outcome.notes[method]})
-    blocks.append(("systems not significantly outperformed by any other", pd.DataFrame(conclusions)))
+        summary.append({"method": method,
+                        "not_outperformed": None if winners is None else ", ".join(winners),
+                        "undetermined": ", ".join(outcome.undetermined[method]) or None,
+                        "note": outcome.notes[method]})
+    blocks.append(("systems not significantly outperformed by any other", pd.DataFrame(summary)))
     return tables.render_blocks(blocks, fmt)
 
 

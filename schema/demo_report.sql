@@ -4,7 +4,7 @@
 -- significant with delta > 0). $1 dataset, $2 human, $3 k, $4 seed.
 SELECT c.metric, c.level, c.coefficient,
        round(c.value, 3) AS r,
-       '[' || round(ci.lower, 3) || ', ' || round(ci.upper, 3) || ']' AS ci_95,
+       '[' || printf('%.3f', ci.lower) || ', ' || printf('%.3f', ci.upper) || ']' AS ci_95,  -- 3 decimals each
        (SELECT count(*) FROM latest_hypothesis_tests t
         WHERE t.dataset = c.dataset AND t.human = c.human AND t.metric_a = c.metric
           AND t.level = c.level AND t.coefficient = c.coefficient AND t.method = 'perm-both'

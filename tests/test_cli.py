@@ -289,7 +289,9 @@ def test_documented_plot_commands_work_on_the_demo(cli, tmp_path):
 
 # --- hints print commands that work when copy-pasted --------------------------------------------
 def _hinted(output: str) -> list[list[str]]:
-    """The ``metaeval ...`` command lines an output suggests (in backticks or indented)."""
+    """The ``metaeval ...`` command lines an output suggests (in backticks or indented; a long one
+    continued with `` \\`` on the next lines, as the shell reads it)."""
+    output = re.sub(r" \\\n\s*", " ", output)
     lines = re.findall(r"`(metaeval [^`]+)`", output) + re.findall(r"^\s+(metaeval .+)$", output, flags=re.MULTILINE)
     return [shlex.split(line) for line in lines]
 

@@ -220,7 +220,7 @@ def test_migrated_commands_read_their_options_from_the_registry():
 
     from metaeval.cli.app import main
 
-    cli_only = {"fmt", "layout", "scheduler", "db", "figure", "overwrite"}
+    cli_only = {"fmt", "layout", "scheduler", "db", "wide", "figure", "overwrite"}
     for f in FAMILIES.values():
         group, _, sub = f.name.partition("-") if f.name.startswith("simulate-") else (f.name, "", "")
         command = main.commands[group].commands[sub] if sub else main.commands[group]
@@ -329,6 +329,6 @@ def test_an_automatic_measure_given_as_human_names_rank_change(db):
             for j in range(3)]
     with Warehouse(db) as wh:
         add_scores(wh, "tiny", pd.DataFrame(rows), human=["h"])
-        with pytest.raises(WarehouseError, match=r"'m1' is an automatic measure.*metaeval rank-change --dataset tiny "
-                                                 r"--metric m1 --metric OTHER"):
+        with pytest.raises(WarehouseError, match=r"'m1' is stored as an automatic metric.*drop.*metaeval rank-change "
+                                                 r"--dataset tiny --metric m1 --metric OTHER"):
             wh.correlate("tiny", "m1")

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 
 from metaeval import connection, owners, schema
-from metaeval.errors import CommitError, WarehouseError, one_line
+from metaeval.errors import CommitError, WarehouseError, no_human_judgment, one_line
 from metaeval.load import Batch, LoadReport, committed, load
 from metaeval.rows import Rows, fetch_rows, left_join
 
@@ -338,8 +338,7 @@ class Store:
         catalog = self.measure_kinds(dataset)
         kinds = catalog.loc[catalog["kind"] == "human", "measure"].tolist()
         if measure not in kinds:
-            raise WarehouseError(f"dataset {dataset!r} has no human judgment {measure!r}; it has: "
-                                 f"{', '.join(sorted(kinds)) or 'none'}")
+            raise no_human_judgment(dataset, measure, kinds, catalog.loc[catalog["kind"] == "automatic", "measure"])
         rows = self.con.execute(schema.read("annotations"), {"dataset": dataset, "measure": measure}).df()
         sys_pos, row = np.unique(rows["sp"].to_numpy(), return_inverse=True)
         inp_pos, col = np.unique(rows["ip"].to_numpy(), return_inverse=True)

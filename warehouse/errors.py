@@ -217,3 +217,17 @@ class CommitError(WarehouseError):
 class Terminated(KeyboardInterrupt):
     """SIGTERM, raised by the CLI's handler: a KeyboardInterrupt, so that it stops a command as
     Ctrl-C does (the run is marked interrupted and keeps the rows written so far)."""
+
+
+def no_human_judgment(dataset: str, human: str, humans, automatic=()) -> WarehouseError:
+    """The refusal of a human judgment ``human`` that ``dataset`` does not have (``humans``: the
+    ones it has); when ``human`` is among its ``automatic`` measures (a wide table ingested
+    without ``--human``), it names the way out: drop the measure, then ingest it again."""
+    message = (f"dataset {dataset!r} has no human judgment {human!r}; its human judgments: "
+               f"{', '.join(sorted(humans)) or 'none'}")
+    if human not in set(automatic):
+        return WarehouseError(message)
+    return WarehouseError(text(message, f". {human!r} is stored as an automatic metric (a table ingested without "
+                                        "--human?): drop it (`", Hint("drop_measure", positional=(dataset, human)),
+                               "`), then ingest the file again with --human; or, to compare two metrics' system "
+                               f"rankings: `metaeval rank-change --dataset {dataset} --metric {human} --metric OTHER`"))

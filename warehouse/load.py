@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 
 import duckdb
 
-from metaeval.errors import CommitError, ConflictError, NewIdsError, WarehouseError, one_line
+from metaeval.errors import CommitError, ConflictError, Hint, NewIdsError, WarehouseError, one_line, text
 from metaeval.merge import (
     MAX_CONFLICTS_SHOWN,
     TARGETS,
@@ -456,9 +456,14 @@ def _add_measures(con, dataset_id: int, batch: Batch, loaded: _Loaded) -> None:
             f"{len(inside)} measure(s) have another kind or direction in another file of this ingest; "
             f"nothing was written. Make the files agree: {how}"))
     if outside:
-        raise ConflictError(outside[:MAX_CONFLICTS_SHOWN], len(outside), headline=(
+        names = [name for name, *_ in clashes if name not in loaded.measures]
+        dataset = con.execute("SELECT name FROM datasets WHERE dataset_id = $dataset_id", p).fetchone()[0]
+        raise ConflictError(outside[:MAX_CONFLICTS_SHOWN], len(outside), headline=text(
             f"{len(outside)} measure(s) would change kind or direction, which a stored measure keeps; "
-            f"nothing was written. To load these values, {how} (or load them into another dataset)"))
+            "nothing was written. Stored under the wrong kind (a judgment ingested without --human)? Drop it (`",
+            Hint("drop_measure", positional=(dataset, names[0])),
+            "`, and each other measure below; --cascade if results were computed from it), then ingest again. "
+            f"Otherwise {how} (or load them into another dataset)"))
     con.execute(
         """INSERT INTO measures (dataset_id, name, kind, direction)
            SELECT $dataset_id, name, kind, direction FROM staged_measures

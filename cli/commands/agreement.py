@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from metaeval.cli.app import Context, fmt_option, interrupted, is_text, show_blocks
+from metaeval.cli.app import Context, fmt_option, interrupted, is_text, show_blocks, say, show
 from metaeval.cli.families import options_of
 from metaeval.cli.progress import terminal_progress
 
@@ -48,16 +48,16 @@ def agreement_command(obj: Context, dataset, metrics, alpha, significant_only, n
                               "run the same command again to resume") from None
         err = not is_text(fmt)  # stdout then holds only the rows
         if s.up_to_date:
-            click.echo("agreement: all results up to date; nothing computed (--force recomputes)", err=err)
+            say("agreement: all results up to date; nothing computed (--force recomputes)", err=err)
         else:
             for table, r in (("score_range_agreement", s.score_ranges), ("property_agreement", s.by_property)):
                 state = "up to date" if r.up_to_date else f"run {r.run_id}: computed {r.computed}, wrote {r.written} rows"
-                click.echo(f"{table}: {r.tasks} results, {state}", err=err)
+                say(f"{table}: {r.tasks} results, {state}", err=err)
             p = s.properties
-            click.echo(f"input_properties: {'up to date' if p.up_to_date else f'run {p.run_id}: wrote {p.written} rows'}",
+            say(f"input_properties: {'up to date' if p.up_to_date else f'run {p.run_id}: wrote {p.written} rows'}",
                        err=err)
         if s.properties.missing:
-            click.echo(f"note: {s.properties.missing}", err=err)
+            say(f"note: {s.properties.missing}", err=err)
         rows = agreement_runs.latest_rows(wh, scope, normalisation, alpha, significant_only)
         by_property = agreement_runs.latest_property_rows(wh, scope, alpha, significant_only)
     if not is_text(fmt):
@@ -78,18 +78,17 @@ def _print(rows: pd.DataFrame, by_property: pd.DataFrame, n_metrics: int, obj: C
 
     from metaeval.analyses import agreement
 
-    with pd.option_context("display.max_rows", None, "display.width", 200, "display.float_format", "{:.3f}".format):
-        if n_metrics <= MAX_PRINTED_METRICS:
-            for setting in ("non-cumulative", "cumulative"):
-                click.echo(f"\nKendall tau, {setting} bins (mean over inputs):")
-                click.echo(agreement.tau_matrix(rows, setting).to_string())
-        means = rows.groupby("bin", sort=False)[["tau", "disagreement", "random_disagreement"]].mean()
-        click.echo("\nMean over metric pairs, by bin:")
-        click.echo(means.reindex(list(agreement.BINS)).to_string())
-        if not by_property.empty:
-            click.echo("\nPer-input tau (all summaries) against input properties, mean over metric pairs:")
-            click.echo(by_property.groupby("property")[["n_used", "pearson", "spearman"]].mean().to_string())
-    click.echo("\nEverything is in the warehouse: "
+    if n_metrics <= MAX_PRINTED_METRICS:
+        for setting in ("non-cumulative", "cumulative"):
+            say(f"\nKendall tau, {setting} bins (mean over inputs):")
+            show(agreement.tau_matrix(rows, setting).round(3), "text")
+    means = rows.groupby("bin", sort=False)[["tau", "disagreement", "random_disagreement"]].mean()
+    say("\nMean over metric pairs, by bin:")
+    show(means.reindex(pd.Index(list(agreement.BINS), name="bin")).round(3), "text")
+    if not by_property.empty:
+        say("\nPer-input tau (all summaries) against input properties, mean over metric pairs:")
+        show(by_property.groupby("property")[["n_used", "pearson", "spearman"]].mean().round(3), "text")
+    say("\nEverything is in the warehouse: "
                + ", ".join(f"`{obj.command('results', table, '--dataset', dataset)}`"
                            for table in ("score_range_agreement", "input_properties", "property_agreement")) + ".")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from metaeval.cli.app import Context, fmt_option, is_text, layout_option, show
+from metaeval.cli.app import Context, fmt_option, is_text, layout_option, show, say
 from metaeval.cli.families import options_of
 
 
@@ -30,7 +30,7 @@ def annotators(obj: Context, dataset, humans, levels, coefficients, k, alpha, sp
                                     splits=splits, force=force, where=where)
         for s in summaries:
             state = "up to date; nothing computed" if s.run_id is None else f"run {s.run_id}: wrote {s.rows} rows"
-            click.echo(f"{s.human}: {state}", err=not is_text(fmt))
+            say(f"{s.human}: {state}", err=not is_text(fmt))
         chosen = [s.human for s in summaries]
         from metaeval.runs import selection
 
@@ -48,10 +48,10 @@ def annotators(obj: Context, dataset, humans, levels, coefficients, k, alpha, sp
     click.echo()
     show(ceiling[["human", "estimator", "level", "coefficient", "value", "lower", "upper",
                   "identity_free"]].round(4), "table")
-    click.echo(f"\n{runs.IDENTITY_NOTE}.")
+    say(f"\n{runs.IDENTITY_NOTE}.")
     positional = sorted(set(agreement.loc[agreement["positional_ids"], "human"]))
     if positional:
-        click.echo(f"The annotator ids of {', '.join(positional)} are list positions (0, 1, ...): nothing says "
+        say(f"The annotator ids of {', '.join(positional)} are list positions (0, 1, ...): nothing says "
                    "position 0 is the same person in every cell, so read the identity-based rows with care.")
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from metaeval.cli.app import (OVERWRITE, Context, fmt_option, interrupted, is_text, layout_option, out_file,
-                              report_outcome, show)
+                              report_outcome, show, say)
 from metaeval.cli.families import options_of
 from metaeval.cli.progress import terminal_progress
 
@@ -65,7 +65,7 @@ def categories(obj: Context, dataset, human, metrics, levels, coefficients, syst
         _paper(frame, fmt, layout, human, dataset, signature)
     else:
         show(frame[list(SHOWN)].rename(columns=SHOWN), fmt)
-        click.echo("drop = r_overall - r_without: the fall of the correlation with the overall judgment when the "
+        say("drop = r_overall - r_without: the fall of the correlation with the overall judgment when the "
                    "category is ignored (> 0: the metric's agreement rests on it); NaN: undefined (a constant "
                    "judgment) or no such measure given")
     if figure is not None:
@@ -113,7 +113,7 @@ def _draw(obj: Context, frame, human: str, dataset: str, figure: Path, overwrite
             fig.savefig(tmp, dpi=150, format=figure.suffix[1:].lower())
     finally:
         plt.close(fig)
-    click.echo(f"wrote {figure}", err=err)
+    say(f"wrote {figure}", err=err)
 
 
 COMMANDS = [categories]

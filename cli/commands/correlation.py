@@ -7,7 +7,7 @@ from __future__ import annotations
 import click
 
 from metaeval.cli.app import (Context, error_text, fmt_option, interrupted, is_text, layout_option, report_outcome,
-                              show)
+                              show, say)
 from metaeval.cli.families import options_of
 from metaeval.cli.progress import terminal_progress
 
@@ -50,7 +50,7 @@ def _echo_ceiling(frame) -> None:
     if not ceiling.empty:
         from metaeval.runs import annotators
 
-        click.echo(f"human ceiling (leave-one-out, metaeval annotators): {annotators.ceiling_text(ceiling)}")
+        say(f"human ceiling (leave-one-out, metaeval annotators): {annotators.ceiling_text(ceiling)}")
 
 
 def _tied(coefficients, epsilon, tie_calibration):
@@ -115,7 +115,7 @@ def _by(obj: Context, command: str, fmt: str, layout: str, by: str, where, kwarg
             raise interrupted(exc, "the results finished so far are saved; "
                                    "run the same command again to resume") from None
         for line in result.messages():
-            click.echo(line, err=err)
+            say(line, err=err)
         frame = result.rows(wh)
     if fmt in ("json", "csv"):
         show(frame, fmt)
@@ -125,7 +125,7 @@ def _by(obj: Context, command: str, fmt: str, layout: str, by: str, where, kwarg
         caption = (f"{'Correlation' if command == 'correlate' else 'Correlation and CI'} with {kwargs['human']} on "
                    f"{kwargs['dataset']}, subset {subset}: {_conventions(rows)}.")
         if is_text(fmt):
-            click.echo(f"subset {subset}:")
+            say(f"subset {subset}:")
         _paper(rows.rename(columns={value: "correlation"}), fmt, caption, layout,
                **({"confidence": 1 - kwargs["alpha"], "keep_ci": True} if command == "ci" else {}))
 
@@ -215,7 +215,7 @@ def compare(obj, fmt, layout, **given):
 
     for line in ranking_runs.tests_resolution(frame, p.method, p.correction, p.correction_group,
                                               p.alpha):   # said on every format
-        click.echo(f"not a finding: {line}", err=not is_text(fmt))
+        say(f"not a finding: {line}", err=not is_text(fmt))
     cols = ["metric_a", "metric_b", "level", "coefficient", "delta", "p_value", "p_adjusted", "significant"]
     if fmt in ("json", "csv"):  # every row and column; the hints below are for a terminal
         show(frame, fmt)
@@ -242,12 +242,12 @@ def compare(obj, fmt, layout, **given):
     n = int(frame["significant"].fillna(False).astype(bool).sum())
     if p.sequential:
         _echo_sequential(frame)
-    click.echo(f"{n} of {len(frame)} ordered pairs significant at alpha={p.alpha} ({p.correction}); draw them with:")
+    say(f"{n} of {len(frame)} ordered pairs significant at alpha={p.alpha} ({p.correction}); draw them with:")
     for level in out.scope.levels:
         for coefficient in out.scope.coefficients:
-            click.echo("  " + obj.heatmap_command(out.scope.dataset, out.scope.human, level, coefficient, p.method,
-                                                  p.alternative, p.correction, p.correction_group, p.alpha,
-                                                  f"tests-{level}-{coefficient}.png"))
+            say("  " + obj.heatmap_command(out.scope.dataset, out.scope.human, level, coefficient, p.method,
+                                           p.alternative, p.correction, p.correction_group, p.alpha,
+                                           f"tests-{level}-{coefficient}.png"))
 
 
 def _echo_sequential(frame) -> None:
@@ -259,10 +259,10 @@ def _echo_sequential(frame) -> None:
     counts = decisions.value_counts()
     parts = [f"{int(counts.get(d, 0))} {d}" for d in ("significant", "not significant", "undecided", "undefined")
              if counts.get(d, 0)]
-    click.echo(f"sequential (MMCTest): {', '.join(parts)}; {int(frame['k_used'].sum())} resamples in all "
+    say(f"sequential (MMCTest): {', '.join(parts)}; {int(frame['k_used'].sum())} resamples in all "
                f"(k_max {int(frame['k'].max())} per pair)")
     if counts.get("undecided", 0):
-        click.echo("  undecided pairs are not significant: their p-value is too close to its corrected threshold "
+        say("  undecided pairs are not significant: their p-value is too close to its corrected threshold "
                    "for k_max; raise --k-max to decide them")
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from metaeval.cli.app import SEED, _command_line, echo_reports, show
+from metaeval.cli.app import SEED, _command_line, echo_reports, show, say
 from metaeval.cli.families import click_option
 from metaeval.runs.families import K
 from metaeval.cli.progress import terminal_progress
@@ -39,10 +39,10 @@ def demo(obj, dataset, n_systems, n_inputs, seed, k):
     with obj.open() as wh:
         for analysis, s in demo_data.analyse(wh, dataset, k=k, seed=seed, progress=terminal_progress()):
             state = "up to date" if s.up_to_date else f"computed {s.computed}"
-            click.echo(f"{analysis.command:>9}: {s.tasks} results, {state}")
+            say(f"{analysis.command:>9}: {s.tasks} results, {state}")
         click.echo()
         show(demo_data.report(wh, dataset, k=k, seed=seed), "table")
-    click.echo("\nEverything above is in the warehouse: try "
+    say("\nEverything above is in the warehouse: try "
                f"`{obj.command('results', 'confidence_intervals', '--dataset', dataset)}`, or draw the tests with "
                f"`{obj.heatmap_command(dataset, demo_data.HUMAN, 'system', 'pearson', 'perm-both', parameters.DEFAULT_ALTERNATIVE, parameters.DEFAULT_CORRECTION, parameters.DEFAULT_CORRECTION_GROUP, demo_data.ALPHA)}`.")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from metaeval.cli.app import Context, _command_line, echo_reports
+from metaeval.cli.app import Context, _command_line, echo_reports, say
 
 
 @click.command()
@@ -33,7 +33,7 @@ def derive(obj: Context, new, dataset, sources, formula, per):
     with obj.open() as wh:
         report, n = derived.derive(wh, dataset, new, list(sources), formula, per=per, command=_command_line())
     echo_reports([report])
-    click.echo(f"{new} = {formula}({', '.join(sources)}) per {per}: {n} values")
+    say(f"{new} = {formula}({', '.join(sources)}) per {per}: {n} values")
 
 
 COMMANDS = [derive]

@@ -6,7 +6,7 @@ import json
 
 import click
 
-from metaeval.cli.app import Context, fmt_option, is_text, layout_option, show, show_blocks
+from metaeval.cli.app import Context, fmt_option, is_text, layout_option, show, show_blocks, say
 from metaeval.cli.families import options_of
 
 ROWS = ["metric", "group", "n", "n_positive", "roc_auc", "roc_auc_lower", "roc_auc_upper", "threshold",
@@ -55,29 +55,29 @@ def detection(obj: Context, dataset, human, positive, metrics, by, where, tune, 
     if fmt in ("json", "csv"):
         show_blocks([("detection", out.rows), ("detection_tests", out.tests)], fmt)
         for line in unresolved:
-            click.echo(line, err=True)
+            say(line, err=True)
         return
     if fmt in ("markdown", "latex"):
         _paper(out, fmt, layout, dataset=dataset, human=human, positive=positive, subset=subset, source=source,
                k=k, seed=seed, alpha=alpha, alternative=alternative, correction=correction,
                correction_group=correction_group, signature=signature, relation=relation)
         return
-    click.echo(f"\n{human} {relation} {positive:g} is positive; evaluated: {subset}; {source}; "
+    say(f"\n{human} {relation} {positive:g} is positive; evaluated: {subset}; {source}; "
                f"{100 * (1 - alpha):g}% percentile bootstrap intervals, k={k}, seed={seed}.")
     show(out.rows[ROWS].round(4), "text")
     lower = sorted({m for m, c in zip(out.rows["metric"], out.rows["conventions"])
                     if "lower-is-better" in json.loads(c).get("prediction", "")})
     if lower:
-        click.echo(f"Lower-is-better ({', '.join(lower)}): predicted positive when score < threshold "
+        say(f"Lower-is-better ({', '.join(lower)}): predicted positive when score < threshold "
                    "(the threshold in the measure's own scale).")
     if not out.tests.empty:
-        click.echo(f"\nPaired bootstrap tests ({alternative}, {correction} within each "
+        say(f"\nPaired bootstrap tests ({alternative}, {correction} within each "
                    f"{'metric_a' if correction_group == 'metric' else 'group'}'s family, alpha {alpha:g}):")
         from metaeval.analyses import conclusions
 
         show(conclusions.printed_pvalues(out.tests, "count")[TESTS].round(4), "text")
         for line in unresolved:
-            click.echo(line)
+            say(line)
 
 
 def _paper(out, fmt: str, layout: str, *, dataset, human, positive, subset, source, k, seed, alpha, alternative,

@@ -9,13 +9,14 @@ from pathlib import Path
 import click
 
 from metaeval.cli import stdin
-from metaeval.cli.app import Context, LazyChoice, _command_line, echo_reports, fmt_option, is_text, layout_option
+from metaeval.cli.app import (Context, LazyChoice, _command_line, echo_reports, fmt_option, is_text, layout_option,
+                              say, say_caption, show, width)
 from metaeval.cli.families import click_option
 from metaeval.runs.declarations import CONTROL
 from metaeval.runs.families import ALPHA, FORCE, JOBS, K, SEED, SYSTEM_INPUTS, WHERE
 from metaeval.cli.progress import terminal_progress
 
-#: In text output, beats / beaten by lists longer than this many characters are cut.
+#: In text output, beats / beaten by lists longer than this many characters are cut (--wide: never).
 MAX_LIST = 70
 
 
@@ -153,18 +154,18 @@ def _evaluate(obj, pairs, files, metrics, against, levels, coefficients, method,
             shown, notes = _readable(ev.table, everyone=True, marker="**")
             click.echo(tables.render(shown, "markdown", caption=f"{caption} {notes}"), nl=False)
         else:
-            click.echo(f"{ev.dataset} / {ev.human}: {', '.join(ev.metrics)} against {len(ev.against)} other metrics")
-            shown, notes = _readable(ev.table, everyone=False, cut=MAX_LIST, marker="*")
-            click.echo(tables.render(shown, "text"), nl=False)
+            say(f"{ev.dataset} / {ev.human}: {', '.join(ev.metrics)} against {len(ev.against)} other metrics")
+            shown, notes = _readable(ev.table, everyone=False, cut=None if width() is None else MAX_LIST, marker="*")
+            show(shown, "text")
             for note in _cluster_notes(ev.table):
-                click.echo(note)
-            click.echo(f"({caption} {notes} Every metric's rows: --format json, csv, markdown or latex.)")
+                say(note)
+            say_caption(caption, f"{notes} Every metric's rows: --format json, csv, markdown or latex.")
 
 
 def _evaluate_judge(obj, preferences, datasets, humans, scores, metrics, against, control, method, k, seed, alpha,
                     correction, cluster_rule, where, allow_new, replace, force, fmt):
     """``evaluate --preferences FILE``: a new judge (:func:`metaeval.runs.evaluate.evaluate_judge`)."""
-    from metaeval.cli.app import show, show_blocks
+    from metaeval.cli.app import show_blocks
     from metaeval.runs import evaluate as evaluation
     from metaeval.runs import judges as judges_runs
 
@@ -182,7 +183,7 @@ def _evaluate_judge(obj, preferences, datasets, humans, scores, metrics, against
     echo_reports([ev.loaded], err=err)
     state = ("up to date; nothing computed" if ev.summary.run_id is None
              else f"run {ev.summary.run_id}: wrote {ev.summary.rows} rows")
-    click.echo(f"judges of {ev.dataset} vs the majority of {ev.human}: {state}", err=err)
+    say(f"judges of {ev.dataset} vs the majority of {ev.human}: {state}", err=err)
     from metaeval.analyses import paper_tables
 
     stats = ev.rows["judge_statistics"]
@@ -190,7 +191,7 @@ def _evaluate_judge(obj, preferences, datasets, humans, scores, metrics, against
     if fmt in ("json", "csv"):
         show_blocks([(t, ev.rows[t]) for t in judges_runs.TABLES], fmt)
         if why:
-            click.echo(f"clusters not determined: {why}", err=True)
+            say(f"clusters not determined: {why}", err=True)
         return
     shown = stats[(["subset"] if (stats["subset"] != "").any() else []) + ["judge", "n", "rank", "cluster"]].copy()
     shown.insert(0, "new", ["*" if j in ev.judges else "" for j in stats["judge"]])
@@ -209,9 +210,13 @@ def _evaluate_judge(obj, preferences, datasets, humans, scores, metrics, against
     mine = tests[tests["judge_a"].isin(ev.judges) | tests["judge_b"].isin(ev.judges)]
     if len(mine):
         click.echo()
-        show(mine[["test", "judge_a", "judge_b", "n", "delta", "pvalue", "pvalue_corrected", "significant"]].round(4),
+        from metaeval.analyses import conclusions
+        from metaeval.cli.commands.judges import JUDGE_TEST_FORMULAS
+
+        printed = conclusions.printed_by(mine, JUDGE_TEST_FORMULAS, key="test", columns=("pvalue", "pvalue_corrected"))
+        show(printed[["test", "judge_a", "judge_b", "n", "delta", "pvalue", "pvalue_corrected", "significant"]].round(4),
              "table")
-    click.echo(f"({caption} Every table: --format json.)")
+    say_caption(caption, "Every table: --format json.")
 
 
 def _interval(v, lo, hi) -> str:
@@ -260,14 +265,14 @@ def _report(ev, err: bool) -> None:
     if ev.loaded:
         echo_reports(ev.loaded, err=err)
     for reason in ev.skipped.values():
-        click.echo(f"skipped: {reason}", err=True)
+        say(f"skipped: {reason}", err=True)
     for name, out in ev.outcomes.items():
         s = out.summary
         table = out.analysis.table
         if s.up_to_date:
-            click.echo(f"{table}: all {s.tasks} results up to date; nothing computed", err=err)
+            say(f"{table}: all {s.tasks} results up to date; nothing computed", err=err)
         else:
-            click.echo(f"{table}: run {s.run_id}: computed {s.computed} of {s.tasks}, wrote {s.written} rows", err=err)
+            say(f"{table}: run {s.run_id}: computed {s.computed} of {s.tasks}, wrote {s.written} rows", err=err)
 
 
 def _readable(table, *, everyone: bool, cut: int | None = None, marker: str = "**"):
@@ -320,7 +325,7 @@ def _cluster_notes(table) -> list[str]:
     that cannot resolve names its level and coefficient itself)."""
     notes: dict[str, list[str]] = {}
     for r in table.itertuples():
-        if r.cluster_note and (r.evaluated or r.status != "undefined"):
+        if isinstance(r.cluster_note, str) and r.cluster_note and (r.evaluated or r.status != "undefined"):
             if r.status == "unresolvable":
                 notes.setdefault(f"not a finding: {r.cluster_note}", [])
                 continue

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import click
 
-from metaeval.cli.app import Context, Group
+from metaeval.cli.app import Context, Group, say
 
 _CASCADE = click.option(
     "--cascade", is_flag=True,
@@ -30,7 +30,7 @@ def drop_measure(obj: Context, dataset, name, cascade):
     metric, human or measure on DATASET), unless --cascade, which removes those rows too and
     says how many per table."""
     with obj.open() as wh:
-        click.echo(wh.drop_measure(dataset, name, cascade=cascade))
+        say(str(wh.drop_measure(dataset, name, cascade=cascade)))
 
 
 @drop.command("dataset")
@@ -43,7 +43,7 @@ def drop_dataset(obj: Context, dataset, cascade):
     Refused, changing nothing, while results are on it, unless --cascade, which removes them
     too and says how many per table."""
     with obj.open() as wh:
-        click.echo(wh.drop_dataset(dataset, cascade=cascade))
+        say(str(wh.drop_dataset(dataset, cascade=cascade)))
 
 
 @click.group(cls=Group)
@@ -65,7 +65,7 @@ def rename_measure(obj: Context, dataset, old, new, cascade):
     rename is refused, unless --cascade, which removes them (the next analysis recomputes them
     under NEW)."""
     with obj.open() as wh:
-        click.echo(wh.rename_measure(dataset, old, new, cascade=cascade))
+        say(str(wh.rename_measure(dataset, old, new, cascade=cascade)))
 
 
 COMMANDS = [drop, rename]

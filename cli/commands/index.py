@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from metaeval.cli.app import FORMATS, Context, FiniteFloatRange, LazyChoice, _command_line, show
+from metaeval.cli.app import FORMATS, Context, FiniteFloatRange, LazyChoice, _command_line, show, say
 from metaeval.cli.progress import terminal_progress
 
 
@@ -42,7 +42,7 @@ def build(obj: Context, name, corpus, dataset, directory, model, mu, overwrite):
     with obj.open() as wh:
         info = indexing.build(wh, name, list(corpus), dataset=dataset, directory=directory, model=model, mu=mu,
                               overwrite=overwrite, progress=terminal_progress(), command=_command_line())
-    click.echo(f"indexed {info.documents} document(s) ({info.terms} terms, {info.vocabulary} distinct) as {name!r} "
+    say(f"indexed {info.documents} document(s) ({info.terms} terms, {info.vocabulary} distinct) as {name!r} "
                f"in {info.path} in {time.perf_counter() - start:.1f} s")
 
 

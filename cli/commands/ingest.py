@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from metaeval.cli import stdin
-from metaeval.cli.app import Context, Group, _command_line, echo_reports
+from metaeval.cli.app import Context, Group, _command_line, echo_reports, say
 
 
 @click.group(cls=Group)
@@ -134,10 +134,10 @@ def ingest_mtme(obj, directory, dataset, replace, allow_new, lp, lower):
     from metaeval.ingest import mtme
 
     evalset = mtme.parse(directory, lp, lower=lower)
-    click.echo(f"{directory}: language pair {evalset.lp}, {evalset.n_segments} segments, "
+    say(f"{directory}: language pair {evalset.lp}, {evalset.n_segments} segments, "
                f"{len(evalset.batches)} files")
     for path in evalset.not_read:
-        click.echo(f"not read (only seg and sys .score files and .txt/.jsonl texts are): {path}", err=True)
+        say(f"not read (only seg and sys .score files and .txt/.jsonl texts are): {path}", err=True)
     _run_ingest(obj, dataset, evalset.batches, replace, allow_new, (), lower)
 
 

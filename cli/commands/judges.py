@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import click
 
-from metaeval.cli.app import Context, fmt_option, is_text, layout_option, show
+from metaeval.cli.app import Context, fmt_option, is_text, layout_option, show, say
 from metaeval.cli.families import options_of
+
+#: How each test between judges computes its p-value (for printing it at its resolution): the
+#: exact McNemar test, and the permutation test's (1 + count) / (1 + k).
+JUDGE_TEST_FORMULAS = {"mcnemar": "parametric", "permutation": "add-one"}
 
 
 @click.command()
@@ -36,7 +40,7 @@ def judges(obj: Context, dataset, humans, judge_globs, k, alpha, seed, test, cor
                         force=force)
         state = "up to date; nothing computed" if s.run_id is None else f"run {s.run_id}: wrote {s.rows} rows"
         tied = "; ".join(f"{n} in {label}" if label else str(n) for label, n in s.tied_majority.items())
-        click.echo(f"judges of {dataset} vs the majority of {s.human}: {state}; items with a tied human majority "
+        say(f"judges of {dataset} vs the majority of {s.human}: {state}; items with a tied human majority "
                    f"left out: {tied}", err=not is_text(fmt))
         rows = runs.latest(wh, dataset, s.human, list(s.tied_majority))
         if fmt in ("markdown", "latex"):
@@ -53,7 +57,7 @@ def judges(obj: Context, dataset, humans, judge_globs, k, alpha, seed, test, cor
 
         show_blocks([(t, rows[t]) for t in runs.TABLES], fmt)
         if why:
-            click.echo(f"clusters not determined: {why}", err=True)
+            say(f"clusters not determined: {why}", err=True)
         return
     shown = stats[(["subset"] if (stats["subset"] != "").any() else []) + ["judge", "n", "cluster"]].copy()
     for name in ("accuracy", "accuracy_ab", "accuracy_ba", "both_correct", "position_consistency",
@@ -66,17 +70,21 @@ def judges(obj: Context, dataset, humans, judge_globs, k, alpha, seed, test, cor
         return
     click.echo()
     show(shown, "table")
-    click.echo(f"\nintervals: {confidence} percentile bootstrap over items (k={k}, seed={seed}); clusters by accuracy "
+    say(f"\nintervals: {confidence} percentile bootstrap over items (k={k}, seed={seed}); clusters by accuracy "
                f"from the {test} test, {correction}-corrected over the pairs of judges")
     if why:
-        click.echo(f"clusters not determined: {why}")
+        say(f"clusters not determined: {why}")
     tests = rows["judge_tests"]
     if len(tests):
         click.echo()
-        show(tests[(["subset"] if (tests["subset"] != "").any() else []) + ["test", "judge_a", "judge_b", "n", "delta", "discordant_a", "discordant_b", "pvalue",
-                    "pvalue_corrected", "significant"]].round(4), "table")
+        from metaeval.analyses import conclusions
+
+        printed = conclusions.printed_by(tests, JUDGE_TEST_FORMULAS, key="test", columns=("pvalue", "pvalue_corrected"))
+        show(printed[(["subset"] if (tests["subset"] != "").any() else []) + [
+            "test", "judge_a", "judge_b", "n", "delta", "discordant_a", "discordant_b", "pvalue", "pvalue_corrected",
+            "significant"]].round(4), "table")
     ranking = rows["preference_rankings"]
-    click.echo("\nBradley-Terry strengths (log scale, mean 0; ties half a win each side; "
+    say("\nBradley-Terry strengths (log scale, mean 0; ties half a win each side; "
                f"ridge {ridge:g}):")
     show(ranking.assign(strength=[_ci(v, lo, hi) for v, lo, hi in zip(ranking["strength"], ranking["lower"],
                                                                           ranking["upper"])])

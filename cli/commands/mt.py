@@ -6,7 +6,7 @@ import json
 
 import click
 
-from metaeval.cli.app import Context, layout_option
+from metaeval.cli.app import Context, layout_option, say
 from metaeval.cli.families import options_of
 
 
@@ -40,16 +40,16 @@ def rank_tasks(obj: Context, tasks, metrics, k, seed, alpha, fmt, layout, force)
         _echo_note(rows, alpha, err=True)
         click.echo(_paper(rows, specs, k, seed, alpha, fmt, layout), nl=False)
         return
-    click.echo("task_rankings: " + ("up to date; nothing computed (--force recomputes)" if out.run_id is None
+    say("task_rankings: " + ("up to date; nothing computed (--force recomputes)" if out.run_id is None
                                     else f"run {out.run_id}: ranked {len(rows)} metrics over {len(specs)} tasks"))
     for i, n in enumerate(names, 1):
-        click.echo(f"  task {i}: {n} (weight {specs[i - 1].weight:g})")
+        say(f"  task {i}: {n} (weight {specs[i - 1].weight:g})")
     for r in rows.itertuples():
         corr = " ".join(f"{c:7.3f}" if c is not None else "     --" for c in json.loads(r.correlations))
         avg = "--" if r.average is None or r.average != r.average else f"{r.average:.4f}"
         rank, cluster = (f"{v:{w}d}" if (v := _int(x)) is not None else " " * (w - 2) + "--"
                          for x, w in ((r.rank, 3), (r.cluster, 2)))
-        click.echo(f"{rank}  cluster {cluster}{' *' if _int(r.winner) else '  '}  {r.metric:30s} {avg}   {corr}")
+        say(f"{rank}  cluster {cluster}{' *' if _int(r.winner) else '  '}  {r.metric:30s} {avg}   {corr}")
     _echo_note(rows, alpha)
 
 
@@ -71,7 +71,7 @@ def _note(rows, alpha: float) -> str | None:
 
 def _echo_note(rows, alpha: float, err: bool = False) -> None:
     if note := _note(rows, alpha):
-        click.echo(f"not a finding: {note}", err=err)
+        say(f"not a finding: {note}", err=err)
 
 
 def _paper(rows, specs, k: int, seed: int, alpha: float, fmt: str, layout: str) -> str:

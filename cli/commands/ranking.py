@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import click
 
 from metaeval.cli.app import (Context, fmt_option, interrupted, is_text, layout_option, report_run, show,
-                              show_blocks)
+                              show_blocks, say)
 from metaeval.cli.families import options_of
 from metaeval.cli.progress import terminal_progress
 
@@ -29,7 +29,7 @@ def _run_analyses(obj: Context, call, shows, fmt: str = "text") -> None:
             raise interrupted(exc, "the results finished so far are saved; "
                               "run the same command again to resume") from None
         for reason in (outcomes[0].skipped.values() if outcomes else ()):
-            click.echo(f"skipped: {reason}", err=True)
+            say(f"skipped: {reason}", err=True)
         blocks = []
         for out in outcomes:
             report_run(out.analysis.table, out.summary, fmt)
@@ -68,9 +68,7 @@ def accuracy(obj, dataset, human, metrics, levels, coefficients, alpha, alternat
         if not is_text(fmt):
             return analysis.table, _shown(frame, fmt, ["metric", "level", "accuracy"])
         wide = frame.pivot_table(index="metric", columns="level", values="accuracy", dropna=False)
-        with pd.option_context("display.max_rows", None, "display.width", 200,
-                               "display.float_format", "{:.3f}".format):
-            click.echo(wide.to_string())
+        show(wide.round(3), "text")
 
     def significance_rows(frame, analysis):
         if not is_text(fmt):
@@ -79,9 +77,8 @@ def accuracy(obj, dataset, human, metrics, levels, coefficients, alpha, alternat
         frame = frame.assign(significant=[f"{n} ({p:.1f}%)" for n, p in
                                           zip(frame["n_significant"], frame["percent_significant"])])
         wide = frame.pivot(index="metric", columns="coefficient", values="significant")
-        click.echo(f"inputs with a significant correlation (p <= {alpha}, {alternative}), of {frame['n_inputs'].max()}:")
-        with pd.option_context("display.max_rows", None, "display.width", 200):
-            click.echo(wide.to_string())
+        say(f"inputs with a significant correlation (p <= {alpha}, {alternative}), of {frame['n_inputs'].max()}:")
+        show(wide, "text")
 
     def soft_rows(frame, analysis):
         cols = ["metric", "spa", "pairs", "systems_used", "inputs_used"]
@@ -95,9 +92,8 @@ def accuracy(obj, dataset, human, metrics, levels, coefficients, alpha, alternat
         frame = frame.assign(cell=[f"{a:.3f} / {t:+.3f} ({n})" if pd.notna(a) else f"- ({n})"
                                    for a, t, n in zip(frame["accuracy"], frame["kendall"], frame["pairs"])])
         wide = frame.pivot(index="metric", columns="bin", values="cell")
-        click.echo("accuracy / tau (pairs) by bin of |human difference|, bin 0 = the closest pairs:")
-        with pd.option_context("display.max_rows", None, "display.width", 200):
-            click.echo(wide.to_string())
+        say("accuracy / tau (pairs) by bin of |human difference|, bin 0 = the closest pairs:")
+        show(wide, "text")
 
     shows = {"pairwise_accuracy": accuracy_rows, "input_significance": significance_rows,
              "soft_pairwise_accuracy": soft_rows, "delta_bin_accuracy": delta_rows}
@@ -160,7 +156,7 @@ def winners(obj, dataset, human, metrics, levels, coefficients, method, alternat
         report_run("winners", summary, fmt)
     notes = _winners_notes(frame)
     for line in notes:
-        click.echo(line, err=not is_text(fmt))
+        say(line, err=not is_text(fmt))
     if fmt in ("json", "csv"):
         show(_shown(frame, fmt, []), fmt)
         return

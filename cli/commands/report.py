@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from metaeval import files
-from metaeval.cli.app import ALPHA, OVERWRITE, CoefficientChoice, Context, LazyChoice, argument_text, out_file
+from metaeval.cli.app import ALPHA, OVERWRITE, CoefficientChoice, Context, LazyChoice, argument_text, out_file, say
 from metaeval.errors import WarehouseError
 
 #: The file types ``metaeval plot`` writes (matplotlib's, chosen by the suffix of --out).
@@ -36,7 +36,7 @@ def report(obj: Context, dataset, human, out, overwrite):
     with obj.open(read_only=True) as wh:
         path, n = reporting.build(wh, dataset, out, human, overwrite=overwrite,
                                   words=reporting.Words(obj.hint, argument_text))
-    click.echo(f"wrote {path} with {n} figure(s)")
+    say(f"wrote {path} with {n} figure(s)")
 
 
 @click.group()
@@ -89,7 +89,7 @@ def _write(obj: Context, fig, out: Path, overwrite: bool) -> None:
             fig.savefig(tmp, dpi=150, format=out.suffix[1:].lower())
     finally:
         plt.close(fig)
-    click.echo(f"wrote {out}")
+    say(f"wrote {out}")
 
 
 @plot.command("ci")

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from metaeval import files
-from metaeval.cli.app import EXPORT_SUFFIXES, OVERWRITE, RESULT_TABLES, fmt_option, out_file, plain, show
+from metaeval.cli.app import EXPORT_SUFFIXES, OVERWRITE, RESULT_TABLES, fmt_option, out_file, plain, show, say
 
 
 @click.command()
@@ -116,7 +116,7 @@ def export(obj, table, fmt, out, latest, dataset, overwrite):
             frame.to_parquet(tmp, index=False)
         else:
             frame.to_json(tmp, orient="records", lines=True, date_format="iso")
-    click.echo(f"wrote {len(frame)} rows of {source} to {out}")
+    say(f"wrote {len(frame)} rows of {source} to {out}")
 
 
 COMMANDS = [results, export]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from metaeval.cli.app import Context, FiniteFloatRange, LazyChoice, _command_line
+from metaeval.cli.app import Context, FiniteFloatRange, LazyChoice, _command_line, say
 from metaeval.cli.progress import terminal_progress
 
 
@@ -137,9 +137,9 @@ def score(obj: Context, dataset, metrics, variants, grid, js_n, js_target, js_st
             command=_command_line(), progress=terminal_progress())
     state = (f"inserted {report.inserted}" + (f", replaced {report.replaced}" if report.replaced else "")
              if report.changed else "all already in the warehouse; nothing changed")
-    click.echo(f"scored {len(names)} measure(s) on {dataset}: {report.rows} values, {state}")
+    say(f"scored {len(names)} measure(s) on {dataset}: {report.rows} values, {state}")
     if dropped:
-        click.echo(f"{dropped} undefined value(s) (e.g. an empty summary; for SERA, a candidate and a reference "
+        say(f"{dropped} undefined value(s) (e.g. an empty summary; for SERA, a candidate and a reference "
                    "that both retrieve nothing) left out as missing cells")
     if sweep_human:
         _sweep(obj, dataset, sweep_human, [n for n in names if n.removeprefix(prefix).startswith("sera")], prefix,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import click
 
-from metaeval.cli.app import Context, Group, interrupted, show
+from metaeval.cli.app import Context, Group, interrupted, show, say
 from metaeval.cli.families import options_of
 from metaeval.cli.progress import terminal_progress
 
@@ -15,10 +15,10 @@ def _report(table: str, summary) -> None:
     from metaeval.analyses import simulation
 
     if summary.up_to_date:
-        click.echo(f"{table}: all {summary.results} results up to date; nothing computed (--force recomputes)")
+        say(f"{table}: all {summary.results} results up to date; nothing computed (--force recomputes)")
     else:
         reused = f", reused {summary.reused_blocks} blocks of earlier runs" if summary.reused_blocks else ""
-        click.echo(f"{table}: run {summary.run_id}: computed {summary.computed_blocks} blocks (of up to "
+        say(f"{table}: run {summary.run_id}: computed {summary.computed_blocks} blocks (of up to "
                    f"{simulation.TRIAL_BLOCK} trials){reused}; wrote {summary.written} of {summary.results} results")
 
 
@@ -88,7 +88,7 @@ def power(obj: Context, dataset, human, levels, trials, alpha, system_inputs, jo
         _report("power", summary)
         frame = summary.rows
     wide = frame.pivot_table(index="proportion", columns=["level", "coefficient", "method"], values="power")
-    click.echo(wide.round(3).to_string())
+    show(wide.round(3), "text")
 
 
 @click.command("normality")
@@ -102,9 +102,9 @@ def normality(obj: Context, dataset, measures, force):
     with obj.open() as wh:
         summary = simulation_runs.normality(wh, dataset, measures, force=force)
         if summary.up_to_date:
-            click.echo(f"normality: all {summary.results} results up to date; nothing computed (--force recomputes)")
+            say(f"normality: all {summary.results} results up to date; nothing computed (--force recomputes)")
         else:
-            click.echo(f"normality: run {summary.run_id}: wrote {summary.written} rows")
+            say(f"normality: run {summary.run_id}: wrote {summary.written} rows")
         frame = simulation_runs.latest_normality(wh, dataset, measures)
     show(frame[["measure", "level", "statistic", "p_value", "percent_significant", "n"]].round(4), "table")
 

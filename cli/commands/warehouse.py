@@ -6,7 +6,7 @@ from __future__ import annotations
 import click
 
 from metaeval import connection, schema
-from metaeval.cli.app import Context, fmt_option, plain, show
+from metaeval.cli.app import Context, fmt_option, plain, show, say
 from metaeval.errors import WarehouseError
 
 
@@ -21,7 +21,7 @@ def init(obj: Context):
         click.echo(f"Upgraded warehouse {obj.path} from schema {before} to {schema.SCHEMA_VERSION}, keeping every "
                    "row; results of earlier metaeval versions are recomputed when their commands run again")
     else:
-        click.echo(f"{'Checked' if existed else 'Created'} warehouse {obj.path}")
+        say(f"{'Checked' if existed else 'Created'} warehouse {obj.path}")
 
 
 @click.command()
@@ -72,7 +72,7 @@ def scale(obj, dataset, measures, range_, unknown):
         wh.set_scale(dataset, measures, bounds)
         shown = wh.measures(dataset)
     shown = shown[shown["measure"].isin(measures)]
-    click.echo("; ".join(f"{m}: {s if isinstance(s, str) else 'unknown'}" for m, s in zip(shown["measure"], shown["scale"])))
+    say("; ".join(f"{m}: {s if isinstance(s, str) else 'unknown'}" for m, s in zip(shown["measure"], shown["scale"])))
 
 
 @click.command()
@@ -90,9 +90,8 @@ def matrix(obj, dataset, measure, fmt):
     if fmt == "csv":
         click.echo(frame.to_csv(na_rep=""), nl=False)
     else:
-        with pd.option_context("display.max_columns", 12, "display.width", 200):
-            click.echo(frame.to_string(max_cols=12))
-        click.echo(f"[{frame.shape[0]} systems x {frame.shape[1]} inputs]")
+        show(frame, "text")
+        say(f"[{frame.shape[0]} systems x {frame.shape[1]} inputs]")
 
 
 @click.command()

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from metaeval import __version__, files
 from metaeval.core import Store
-from metaeval.errors import WarehouseError
+from metaeval.errors import WarehouseError, no_human_judgment
 from metaeval.runs.report import answer, provenance
 from metaeval.runs.report.context import Context, Section, Words
 
@@ -120,8 +120,7 @@ def build(wh: Store, dataset: str, out: Path, human: str | None = None, *, overw
     if human is not None:
         humans = set(wh.measures(dataset, "human")["measure"])
         if human not in humans:
-            raise WarehouseError(f"dataset {dataset!r} has no human judgment {human!r}; it has: "
-                                 f"{', '.join(sorted(humans)) or 'none'}")
+            raise no_human_judgment(dataset, human, humans, wh.measures(dataset, "automatic")["measure"])
     files.check_output_file(out, warehouse=wh.path, overwrite=overwrite)
     page, n = render(wh, dataset, human, words)
     with files.atomic_file(out, warehouse=wh.path, overwrite=overwrite) as tmp:
