@@ -53,7 +53,14 @@ ORIENTATION = "measures whose direction is 'lower' (lower is better) are negated
 #: recomputed and rewritten on every run when they differ), but judges and winners reuse whole stored rows
 #: by fingerprint, which would serve 0.6.0's verdicts: results of 0.6.0 may differ, so they are recomputed,
 #: not reused. Everywhere else the rows are bit-identical (bench/engine_identity.py --with-examples).
-SAME_RESULTS_AS = ("0.7.0",)
+#: 0.8.0: results of 0.7.0 may differ in rare corners, so they are recomputed, not reused: a two-sided
+#: permutation count takes a resample within ROUNDING of as extreme as the observed delta (the full swap
+#: gives -delta + 2e-16; 0.7.0 missed it, a p a count too small; found against nlpstats); rank-tasks draws
+#: no clusters from tests that cannot reach alpha at their k; a system never compared has no Bradley-Terry
+#: strength or rank (preference_rankings NULL, schema 6); input_significance's conventions add the counts
+#: by sign. Elsewhere the rows are bit-identical (bench/engine_identity.py --with-examples; the all-pairs
+#: batching of evaluate reproduces the per-pair numbers exactly).
+SAME_RESULTS_AS = ("0.8.0",)
 #: SQL condition on a results table: the row was written by one of those versions. Results are
 #: reused only under it, so an upgrade that changes a computation never serves old numbers.
 THIS_VERSION = "run_id IN (SELECT run_id FROM analysis_runs WHERE list_contains($versions, version))"
