@@ -155,14 +155,18 @@ def bootstrap(c: Counted, *, k: int = 1000, seed: int = 0, alpha: float = 0.05, 
               transform=None) -> Bootstrap:
     """Percentile intervals over ``k`` multinomial rounds (see the module docstring)."""
     samples = fit(c, bootstrap_counts(c, k, seed), ridge=ridge)
-    if transform is not None:
-        samples = transform(samples)
+    return summarise(samples if transform is None else transform(samples), alpha)
+
+
+def summarise(samples: np.ndarray, alpha: float) -> Bootstrap:
+    """The percentile bounds and first-place shares of the rounds' ``samples`` (rounds x systems;
+    a round with a NaN is undefined and left out)."""
     valid = samples[~np.isnan(samples).any(axis=1)]
     if len(valid) == 0:
-        nan = np.full(c.n_systems, np.nan)
+        nan = np.full(samples.shape[1], np.nan)
         return Bootstrap(samples, nan, nan, nan, 0)
     lower, upper = np.percentile(valid, [100 * alpha / 2, 100 * (1 - alpha / 2)], axis=0)
-    first = np.bincount(valid.argmax(axis=1), minlength=c.n_systems) / len(valid)
+    first = np.bincount(valid.argmax(axis=1), minlength=samples.shape[1]) / len(valid)
     return Bootstrap(samples, lower, upper, first, len(valid))
 
 

@@ -164,9 +164,10 @@ def _influence(c: lb.Counted, w: np.ndarray, theta: np.ndarray, leader: int, riv
     return -((c.y - p) * (D @ direction))
 
 
-def _greedy(c, fit, point, leader, rivals: int = 5, rounds: int = 60) -> Fragility:
+def _greedy(c, fit, point, leader, rivals: int = 5, rounds: int = 200) -> Fragility:
     """The greedy upper bound: per rival (the closest few), remove the most influential votes in
-    steps sized by the predicted gap, refitting after each step, until the leader changes."""
+    steps predicted to close half the gap (at most half a row's votes each), refitting after each
+    step, until the leader changes."""
     best: tuple[int, int] | None = None
     order = [int(j) for j in np.argsort(-point) if j != leader][:rivals]
     for rival in order:
@@ -177,15 +178,19 @@ def _greedy(c, fit, point, leader, rivals: int = 5, rounds: int = 60) -> Fragili
             effect[w <= 0] = 0
             rows = np.argsort(effect)
             take, predicted = np.zeros_like(w), 0.0
+            need = gap / 2                 # half the predicted gap per step: the prediction is linear
             for r in rows:
-                if effect[r] >= 0 or predicted <= -gap:
+                if effect[r] >= 0 or predicted <= -need or effect[r] > effect[rows[0]] / 2:   # only the strong
                     break
-                n = min(w[r], max(1.0, math.ceil((gap + predicted) / -effect[r])))
+                n = min(math.ceil(w[r] / 2), max(1.0, math.ceil((need + predicted) / -effect[r])))
                 take[r], predicted = n, predicted + n * effect[r]
             if not take.any() or (best is not None and removed + take.sum() >= best[0]):
                 break
             trial = fit((w - take)[:, None])[0]
-            if not np.isfinite(trial).all():
+            while not np.isfinite(trial).all() and take.sum() > 1:      # too many at once: no estimate
+                take = np.floor(take / 2)
+                trial = fit((w - take)[:, None])[0] if take.any() else trial
+            if not take.any() or not np.isfinite(trial).all():
                 break
             w, removed, theta = w - take, removed + int(take.sum()), trial
             if _changed(theta[None, :], leader)[0]:
