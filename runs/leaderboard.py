@@ -84,7 +84,8 @@ class Leaderboard(Family):
 
 
 def _votes(wh, dataset: str, judge: str | None):
-    """(systems, counted votes, fingerprint, votes per system) of the chosen votes."""
+    """(systems, counted votes, fingerprint, votes per system) of the chosen votes, counted in the
+    database (a million votes are a few thousand rows)."""
     import hashlib
 
     import numpy as np
@@ -93,26 +94,25 @@ def _votes(wh, dataset: str, judge: str | None):
     from metaeval.analyses import leaderboard as lb
 
     wh.require_dataset(dataset)
-    rows = wh.con.execute(schema.read("preferences_of"), {"dataset": dataset}).df()
-    if judge is None:
-        rows = rows[rows["kind"] == "human"]
-    else:
-        if judge not in set(rows.loc[rows["kind"] == "automatic", "judge"]):
-            raise WarehouseError(Message(f"{dataset!r} has no automatic judge ", Argument("judge", judge)))
-        rows = rows[rows["judge"] == judge]
-    if rows.empty:
+    if judge is not None and not wh.con.execute(
+            "SELECT count(*) FROM preferences p JOIN datasets d USING (dataset_id) WHERE d.name = ? AND p.judge = ? "
+            "AND p.kind = 'automatic'", [dataset, judge]).fetchall()[0][0]:
+        raise WarehouseError(Message(f"{dataset!r} has no automatic judge ", Argument("judge", judge)))
+    rows = wh.con.execute(schema.read("leaderboard_votes"), {"dataset": dataset, "judge": judge}).fetchall()
+    if not rows:
         raise WarehouseError(f"{dataset!r} has no {'human ' if judge is None else ''}pairwise votes: ingest them "
                              "with ingest preferences")
-    systems = sorted(set(rows["system_a"]) | set(rows["system_b"]))
+    systems = sorted({r[0] for r in rows} | {r[1] for r in rows})
     index = {s: i for i, s in enumerate(systems)}
-    a, b = rows["system_a"].map(index).to_numpy(), rows["system_b"].map(index).to_numpy()
-    y = rows["winner"].map({"a": lb.A_WINS, "b": lb.B_WINS, "tie": lb.TIE}).to_numpy()
-    counted = lb.count(a, b, y, len(systems))
+    half = {"a": 2, "b": 0, "tie": 1}
+    table = np.array(sorted((index[a], index[b], half[w], n) for a, b, w, n in rows), dtype=np.int64)
+    counted = lb.Counted(a=table[:, 0], b=table[:, 1], y=table[:, 2] / 2.0, w=table[:, 3].astype(float),
+                         n_systems=len(systems))
     digest = hashlib.sha256("\n".join(systems).encode())
     for part in (counted.a, counted.b, counted.y, counted.w):
         digest.update(np.ascontiguousarray(part, dtype="<f8").tobytes())
-    votes = np.bincount(a, minlength=len(systems)) + np.bincount(b, minlength=len(systems))
-    return systems, counted, digest.hexdigest(), votes
+    votes = (np.bincount(counted.a, counted.w, len(systems)) + np.bincount(counted.b, counted.w, len(systems)))
+    return systems, counted, digest.hexdigest(), votes.astype(np.int64)
 
 
 def leaderboard(wh, dataset: str, judge: str | None = None, *, k: int = K.default, seed: int = SEED.default,
