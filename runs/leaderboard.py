@@ -15,7 +15,7 @@ nothing.
 from __future__ import annotations
 
 from metaeval.errors import Argument, Message, WarehouseError
-from metaeval.runs.families import ALPHA, CORRECTION, DATASET, FORCE, K, SEED, Family, Option, register
+from metaeval.runs.families import ALPHA, CORRECTION, DATASET, FORCE, JOBS, K, SEED, Family, Option, register
 
 COMMAND, TABLE = "leaderboard", "leaderboard"
 
@@ -36,7 +36,7 @@ OPTIONS = (
                 "fitted with the strengths."),
     CORRECTION.but(help="Correction over the pairwise tests that decide the groups of systems that cannot be "
                         "separated."),
-    FORCE,
+    FORCE, JOBS.but(help="Worker processes for the bootstrap rounds (or a Dask scheduler's workers)."),
 )
 
 
@@ -118,7 +118,7 @@ def _votes(wh, dataset: str, judge: str | None):
 def leaderboard(wh, dataset: str, judge: str | None = None, *, k: int = K.default, seed: int = SEED.default,
                 alpha: float = ALPHA.default, interval: str = "bootstrap", scale: str = "elo", anchor: str | None = None,
                 anchor_rating: float = 1000.0, ridge: float = 0.0, ties: str = "half",
-                correction: str = CORRECTION.default, force: bool = False, progress=None):
+                correction: str = CORRECTION.default, force: bool = False, jobs: int = 1, progress=None):
     """The latest ``leaderboard`` rows of these votes and settings (best first), computed unless
     up to date."""
     from metaeval.analyses import leaderboard as lb
@@ -146,7 +146,11 @@ def leaderboard(wh, dataset: str, judge: str | None = None, *, k: int = K.defaul
     if not force and (rows := persist.reusable(wh, TABLE, dataset, fingerprint, **setting)) is not None:
         return _best_first(rows)
     at = systems.index(anchor) if anchor is not None else None
-    frame = _compute(systems, counted, votes, setting, at, anchor_rating, k, seed, alpha, ridge, ties, correction)
+    from metaeval.runs import executors
+
+    executors.of(wh).check()
+    frame = _compute(systems, counted, votes, setting, at, anchor_rating, k, seed, alpha, ridge, ties, correction,
+                     lambda: executors.of(wh).pool(jobs))
     frame = frame.assign(dataset=dataset, fingerprint=fingerprint)
     persist.ensure_table(wh, TABLE, "85_leaderboard")
     persist.write(wh, COMMAND, TABLE, frame, {"dataset": dataset, **setting}, fingerprint,
@@ -168,7 +172,7 @@ def _fitter(counted, ties: str, ridge: float):
     return lambda W: lt.fit(counted, ties, W)
 
 
-def _compute(systems, counted, votes, setting, at, anchor_rating, k, seed, alpha, ridge, ties, correction):
+def _compute(systems, counted, votes, setting, at, anchor_rating, k, seed, alpha, ridge, ties, correction, pool):
     """The frame of rows (without dataset and fingerprint): ratings, intervals, order, fragility."""
     import numpy as np
     import pandas as pd
@@ -197,7 +201,7 @@ def _compute(systems, counted, votes, setting, at, anchor_rating, k, seed, alpha
     nan = np.full(len(systems), np.nan)
     first, n_valid, rank_lower, rank_upper = nan, None, nan, nan
     if interval == "bootstrap":
-        samples = transform(fit(lb.bootstrap_counts(counted, k, seed))[0])
+        samples = transform(_rounds(counted, lb.bootstrap_counts(counted, k, seed), ties, ridge, pool))
         boot = lb.summarise(samples, alpha)
         lower, upper, first, n_valid = boot.lower, boot.upper, boot.first, boot.n_valid
         rank_lower, rank_upper = lr.rank_interval(samples, alpha)
@@ -221,6 +225,32 @@ def _compute(systems, counted, votes, setting, at, anchor_rating, k, seed, alpha
         **setting, anchor_rating=float(anchor_rating) if at is not None else None, n_valid=n_valid,
         tie_parameter=None if tau is None else float(lt.tie_parameter(ties, tau)),
         fragility=fragile.votes, fragility_exact=fragile.exact, conventions=bookkeeping.conventions_json(conventions))
+
+
+#: Bootstrap rounds per task on worker processes or a Dask cluster.
+ROUNDS_PER_TASK = 25
+
+
+def _rounds(counted, W, ties: str, ridge: float, pool):
+    """The strengths of every round (rounds x systems): in this process, or in chunks of
+    :data:`ROUNDS_PER_TASK` rounds on the executor's workers (the same fits; a round's numbers may
+    differ in the last digits, as its Newton steps stop with its chunk's)."""
+    import numpy as np
+
+    with pool() as executor:
+        if executor is None:
+            return _fit_chunk(counted, W, ties, ridge)
+        from metaeval.runs import executors
+
+        shared = executors.shared(executor, counted)
+        chunks = [W[:, i:i + ROUNDS_PER_TASK] for i in range(0, W.shape[1], ROUNDS_PER_TASK)]
+        return np.vstack(list(executor.map(_fit_chunk, [shared] * len(chunks), chunks, [ties] * len(chunks),
+                                           [ridge] * len(chunks))))
+
+
+def _fit_chunk(counted, W, ties: str, ridge: float):
+    """One task: the strengths of the rounds of ``W`` (rows x rounds)."""
+    return _fitter(counted, ties, ridge)(W)[0]
 
 
 def _order(systems, rating, tests, k, correction, alpha):

@@ -79,3 +79,21 @@ def test_tie_models_groups_and_fragility_as_stored(votes_db):
 def test_a_ridge_with_a_tie_model_is_refused(votes_db):
     result = run_cli(votes_db, "leaderboard", "--dataset", "jd", "--ties", "rao-kupper", "--ridge", "0.1", ok=False)
     assert result.exit_code != 0 and "--ridge" in result.output and "--ties" in result.output
+
+
+def test_the_bootstrap_on_a_dask_cluster_equals_the_local_run(votes_db, tmp_path):
+    distributed = pytest.importorskip("distributed")
+    other = tmp_path / "other.duckdb"
+    other.write_bytes(votes_db.read_bytes())
+    run_cli(votes_db, "leaderboard", "--dataset", "jd", "--k", "60")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, protocol="tcp",
+                                  host="127.0.0.1", dashboard_address=None) as cluster:
+        run_cli(other, "leaderboard", "--dataset", "jd", "--k", "60", "--scheduler", cluster.scheduler_address)
+    frames = []
+    for db in (votes_db, other):
+        with Store(db, read_only=True) as wh:
+            frames.append(wh.sql("SELECT * FROM latest_leaderboard ORDER BY system"))
+            executor = wh.sql("SELECT parameters FROM analysis_runs")["parameters"].iloc[-1]
+    assert '"dask"' in executor
+    for column in ("rating", "lower", "upper", "first_share", "rank_lower", "rank_upper"):
+        np.testing.assert_allclose(frames[0][column].astype(float), frames[1][column].astype(float), rtol=1e-9)
