@@ -176,7 +176,7 @@ def _compute(systems, counted, votes, setting, at, anchor_rating, k, seed, alpha
     """The frame of rows (without dataset and fingerprint): ratings, intervals, order, fragility."""
     import numpy as np
     import pandas as pd
-    from scipy import stats
+    from scipy.special import ndtri          # scipy.stats.norm.ppf, without importing scipy.stats (0.8 s)
 
     from metaeval.analyses import leaderboard as lb
     from metaeval.analyses import leaderboard_ranks as lr
@@ -212,7 +212,7 @@ def _compute(systems, counted, votes, setting, at, anchor_rating, k, seed, alpha
             e = np.eye(len(systems)) - np.eye(len(systems))[at]
             cov = e @ cov @ e.T
         se = np.sqrt(np.clip(np.diag(cov), 0, None)) * per_unit
-        z = stats.norm.ppf(1 - alpha / 2)
+        z = ndtri(1 - alpha / 2)
         lower, upper = rating - z * se, rating + z * se
         tests = lr.sandwich_tests(rating, cov, per_unit)
     order, resolution = _order(systems, rating, tests, k, correction, alpha)
