@@ -52,7 +52,7 @@ def synthetic_votes(path: Path, n_votes: int, n_systems: int, seed: int) -> None
 
 
 # --- FastChat's counted Bradley-Terry bootstrap, reimplemented for this benchmark only ---------------
-def _fastchat(csv: str, rounds: int, out: str) -> None:
+def _fastchat(csv: str, rounds: int, out: str, seed: int = 0) -> None:
     import multiprocessing as mp
     from functools import partial
 
@@ -72,7 +72,7 @@ def _fastchat(csv: str, rounds: int, out: str) -> None:
     df = pd.read_csv(csv)
     matchups, outcomes, models, weights = counted(df)
     point = fit_bt(matchups, outcomes, weights, len(models), math.log(10.0), 1e-6)
-    rng = np.random.default_rng(seed=0)
+    rng = np.random.default_rng(seed=seed)     # FastChat's seed is 0
     boot = rng.multinomial(n=len(df), pvals=weights / weights.sum(), size=rounds).astype(float) / len(df)
     fn = partial(fit_bt, matchups, outcomes, n_models=len(models), alpha=math.log(10.0), tol=1e-6)
     with mp.Pool(os.cpu_count()) as pool:
@@ -135,13 +135,13 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workdir", type=Path, default=None)
     parser.add_argument("--no-fastchat", action="store_true", help="Only ours (the memory case).")
-    parser.add_argument("--fastchat-only", nargs=3, metavar=("CSV", "ROUNDS", "OUT"), help=argparse.SUPPRESS)
+    parser.add_argument("--fastchat-only", nargs=4, metavar=("CSV", "ROUNDS", "OUT", "SEED"), help=argparse.SUPPRESS)
     if sys.argv[1:2] == ["--measure"]:
         return _measure(sys.argv[2], sys.argv[4:])
     args = parser.parse_args()
     if args.fastchat_only:
-        csv, rounds, out = args.fastchat_only
-        return _fastchat(csv, int(rounds), out)
+        csv, rounds, out, seed = args.fastchat_only
+        return _fastchat(csv, int(rounds), out, int(seed))
     work = args.workdir or Path(tempfile.mkdtemp(prefix="bench-leaderboard-"))
     work.mkdir(parents=True, exist_ok=True)
     csv, db = work / "votes.csv", work / "arena.duckdb"
@@ -158,10 +158,16 @@ def main() -> None:
     if args.no_fastchat:
         return
     out = work / "fastchat.json"
-    theirs = measured([sys.executable, __file__, "--fastchat-only", str(csv), str(args.rounds), str(out)])
+    theirs = measured([sys.executable, __file__, "--fastchat-only", str(csv), str(args.rounds), str(out), "0"])
     print(f"FastChat compute_bt + compute_bootstrap_bt: CPU {theirs['cpu']:7.2f} s  wall {theirs['wall']:7.2f} s  "
           f"peak {theirs['peak_mb']:7.0f} MB")
     compare(json.loads(ours["stdout"]), json.load(open(out)), ours["cpu"] / theirs["cpu"])
+    # the Monte Carlo noise of a 100-round percentile interval: FastChat's own, with another seed
+    again = work / "fastchat-seed1.json"
+    measured([sys.executable, __file__, "--fastchat-only", str(csv), str(args.rounds), str(again), "1"])
+    first, second = json.load(open(out)), json.load(open(again))
+    ratios = [(second[m][2] - second[m][1]) / (first[m][2] - first[m][1]) for m in first]
+    print(f"noise floor, FastChat seed 1 / seed 0 widths: min {min(ratios):.3f}, max {max(ratios):.3f}")
 
 
 def compare(rows, fastchat: dict, cpu_ratio: float) -> None:
