@@ -129,6 +129,8 @@ def fragility(c: lb.Counted, fit: Callable[[np.ndarray], np.ndarray], *, budget:
     if not np.isfinite(point).all():
         return Fragility(None, False, None)
     leader = int(np.argmax(point))
+    if _changed(point[None, :], leader)[0]:                 # another system already ties the leader
+        return Fragility(0, True, _challenger(point, leader))
     w = c.w.astype(int)
     tried = 0
     for m in range(1, int(w.sum()) + 1):

@@ -140,3 +140,13 @@ def test_fragility_greedy_is_a_verified_upper_bound():
     exact = lr.fragility(c, lambda W: lb.fit(c, W), budget=10 ** 5)
     greedy = lr.fragility(c, lambda W: lb.fit(c, W), budget=0)
     assert exact.exact and not greedy.exact and greedy.votes >= exact.votes == 3
+
+
+def test_a_tie_at_the_top_has_fragility_zero():
+    # 0 and 1 split their two votes and each beat 2 twice in three: equal strengths at the top
+    a, b = np.array([0, 1, 0, 0, 2, 1, 1, 2]), np.array([1, 0, 2, 2, 0, 2, 2, 1])
+    y = np.array([1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0])
+    c = lb.count(a, b, y, 3)
+    theta = lb.fit(c)
+    assert abs(theta[0] - theta[1]) < 1e-9
+    assert lr.fragility(c, lambda W: lb.fit(c, W)).votes == 0
