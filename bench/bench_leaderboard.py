@@ -151,8 +151,10 @@ def main() -> None:
     ingest = measured([script, "--db", str(db), "ingest", "preferences", str(csv), "--dataset", "arena"])
     ours = measured([script, "--db", str(db), "leaderboard", "--dataset", "arena", "--k", str(args.rounds),
                      "--format", "json"])
-    print(f"{args.votes} votes among {args.systems} systems, {args.rounds} rounds (CPU = user + sys, children included)")
-    print(f"ingest preferences:          CPU {ingest['cpu']:7.2f} s  wall {ingest['wall']:7.2f} s  peak {ingest['peak_mb']:7.0f} MB")
+    print(f"{args.votes} votes among {args.systems} systems, {args.rounds} rounds "
+          "(CPU = user + sys, children included)")
+    print(f"ingest preferences:          CPU {ingest['cpu']:7.2f} s  wall {ingest['wall']:7.2f} s  "
+          f"peak {ingest['peak_mb']:7.0f} MB")
     print(f"metaeval leaderboard --k {args.rounds}: CPU {ours['cpu']:7.2f} s  wall {ours['wall']:7.2f} s  "
           f"peak {ours['peak_mb']:7.0f} MB")
     if args.no_fastchat:

@@ -3,13 +3,15 @@
 
 The votes are the stored preferences (``ingest preferences``): every human judge's by default, or
 one automatic judge's (``judge``); each (input, pair, presentation order) verdict is one vote, a
-tie half a win each way (``ties`` "half") or modelled (Rao-Kupper, Davidson). Bradley-Terry by maximum likelihood on the counted distinct votes (no
-prior unless ``ridge``), ratings on the arena's Elo-style scale (or logits), intervals from a
-bootstrap over votes (multinomial on the counts, ``k`` rounds, ``seed``: the same draws for every
-judge of the same votes) or the sandwich estimator. Votes that admit no estimate (a system that
-never loses, or never wins) are refused unless a ``ridge`` is given: the ratings would be
-infinite. One run writes the rows of ``leaderboard``; the same command on the same votes computes
-nothing.
+tie half a win each way (``ties`` "half") or modelled (Rao-Kupper, Davidson). Bradley-Terry by
+maximum likelihood on the counted distinct votes (no prior unless ``ridge``), ratings on the
+arena's Elo-style scale (or logits), intervals from a bootstrap over votes (multinomial on the
+counts, ``k`` rounds, ``seed``: the same draws for every judge of the same votes; on the
+executor's workers with ``jobs`` or a Dask scheduler) or the sandwich estimator; rank intervals
+over the rounds, groups and ranks decided by the conclusion layer (``correction``), fragility.
+Votes that admit no estimate (a system that never loses, or never wins) are refused unless a
+``ridge`` is given: the ratings would be infinite. One run writes the rows of ``leaderboard``;
+the same command on the same votes computes nothing.
 """
 
 from __future__ import annotations
@@ -94,9 +96,8 @@ def _votes(wh, dataset: str, judge: str | None):
     from metaeval.analyses import leaderboard as lb
 
     wh.require_dataset(dataset)
-    if judge is not None and not wh.con.execute(
-            "SELECT count(*) FROM preferences p JOIN datasets d USING (dataset_id) WHERE d.name = ? AND p.judge = ? "
-            "AND p.kind = 'automatic'", [dataset, judge]).fetchall()[0][0]:
+    if judge is not None and not wh.con.execute(schema.read("leaderboard_judge"),
+                                                {"dataset": dataset, "judge": judge}).fetchall()[0][0]:
         raise WarehouseError(Message(f"{dataset!r} has no automatic judge ", Argument("judge", judge)))
     rows = wh.con.execute(schema.read("leaderboard_votes"), {"dataset": dataset, "judge": judge}).fetchall()
     if not rows:
