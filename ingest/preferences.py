@@ -42,20 +42,46 @@ _SWAP_ORDER = {"ab": "ba", "ba": "ab"}
 _SWAP_WINNER = {"a": "b", "b": "a", "tie": "tie"}
 
 
-def parse(path: Path) -> pd.DataFrame:
+def parse(path: Path, judge: str | None = None) -> pd.DataFrame:
     """The rows of a preference file (:data:`COLUMNS`, systems in name order), or an
-    :class:`InputError` naming the file, line and field of the first problem."""
+    :class:`InputError` naming the file, line and field of the first problem. Arena vote tables
+    and AlpacaEval annotations are read too (:mod:`metaeval.ingest.preferences_formats`; ``judge``:
+    whose votes they are); the outputs' lengths an AlpacaEval file gives are in ``.attrs["lengths"]``."""
+    from metaeval.ingest import preferences_formats as formats
+
     file = str(path)
     columns, records, _typed = stream_rows(path)
+    kind = formats.format_of(columns)
+    lengths: list = []
+    if kind == "arena":
+        tuples = formats.arena_rows(file, columns, records, judge)
+    elif kind == "alpaca_eval":
+        tuples = formats.alpaca_rows(file, columns, records, judge, lengths)
+    else:
+        _check_native_columns(file, columns, judge)
+        tuples = _native_rows(file, records)
+    frame = _normalised(file, tuples)
+    frame.attrs["lengths"] = lengths
+    frame.attrs["format"] = kind
+    return frame
+
+
+def _check_native_columns(file: str, columns, judge: str | None) -> None:
     missing = [c for c in REQUIRED if c not in columns]
     if missing:
         raise InputError(file, None, missing[0], f"missing column(s) {missing}; a preference file has the columns "
-                         f"{', '.join(REQUIRED)}[, kind]")
+                         f"{', '.join(REQUIRED)}[, kind] (or is an arena vote table: model_a, model_b, winner; "
+                         "or AlpacaEval annotations: generator_1, generator_2, preference)")
     unknown = [c for c in columns if c not in REQUIRED + OPTIONAL]
     if unknown:
         raise InputError(file, None, unknown[0], f"unknown column(s) {unknown}; a preference file has the columns "
                          f"{', '.join(REQUIRED)}[, kind]")
-    rows, seen, kinds = [], {}, {}
+    if judge is not None:
+        raise InputError(file, None, "judge", "this file names its judges in its judge column: a judge name is "
+                         "given only with arena vote tables and AlpacaEval annotations")
+
+
+def _native_rows(file: str, records):
     for line, rec in records:
         ids = {c: identifier(rec.get(c), file, line, c) for c in ("input", "system_a", "system_b", "judge")}
         order = _word(rec.get("order"), PRESENTATION_ORDERS, file, line, "order")
@@ -63,22 +89,28 @@ def parse(path: Path) -> pd.DataFrame:
         kind = rec.get("kind")
         kind = "automatic" if kind is None or (isinstance(kind, str) and not kind.strip()) else \
             _word(kind, JUDGE_KINDS, file, line, "kind")
-        a, b = ids["system_a"], ids["system_b"]
+        yield line, ids["input"], ids["system_a"], ids["system_b"], ids["judge"], kind, order, winner
+
+
+def _normalised(file: str, tuples) -> pd.DataFrame:
+    """The rows with their systems in name order, checked: two different systems, one kind per
+    judge, one verdict per judge, item and order."""
+    rows, seen, kinds = [], {}, {}
+    for line, item, a, b, judge, kind, order, winner in tuples:
         if a == b:
             raise InputError(file, line, "system_b", f"system_a and system_b are both {a!r}: a preference compares "
                              "two different systems")
         if a > b:
             a, b, order, winner = b, a, _SWAP_ORDER[order], _SWAP_WINNER[winner]
-        judge = ids["judge"]
         if kinds.setdefault(judge, (kind, line))[0] != kind:
             raise InputError(file, line, "kind", f"judge {judge!r} is {kind} here but {kinds[judge][0]} on line "
                              f"{kinds[judge][1]}: a judge is a model or a person, not both")
-        key = (ids["input"], a, b, judge, order)
+        key = (item, a, b, judge, order)
         if key in seen:
-            raise InputError(file, line, "winner", f"judge {judge!r} already judged input {ids['input']!r}, "
+            raise InputError(file, line, "winner", f"judge {judge!r} already judged input {item!r}, "
                              f"{a} vs {b}, with {_shown_first(a, b, order)} shown first, on line {seen[key]}")
         seen[key] = line
-        rows.append((line, ids["input"], a, b, judge, kind, order, winner))
+        rows.append((line, item, a, b, judge, kind, order, winner))
     if not rows:
         raise InputError(file, None, None, "the file has no rows")
     return pd.DataFrame(rows, columns=COLUMNS)
@@ -96,20 +128,24 @@ def _word(value, choices: Sequence[str], file: str, line: int, field: str) -> st
 
 
 def ingest(wh: Store, dataset: str, path: Path, *, replace: bool = False, allow_new: bool = False,
-           command: str | None = None, before_commit: Callable[[], object] | None = None) -> LoadReport:
+           command: str | None = None, before_commit: Callable[[], object] | None = None,
+           judge: str | None = None) -> LoadReport:
     """Merge the preferences of ``path`` into ``dataset`` (created if new) in one transaction;
     ``before_commit`` runs inside it, on the merged preferences, just before the commit (an error
-    it raises rolls everything back: ``evaluate`` computes its judges there)."""
+    it raises rolls everything back: ``evaluate`` computes its judges there). ``judge``: whose
+    votes an arena vote table or AlpacaEval annotations are (an automatic judge's name)."""
     if not dataset or not dataset.strip():
         raise WarehouseError("the dataset name must not be empty")
     path = Path(path)
-    rows = parse(path)
+    rows = parse(path, judge)
     file = str(path)
+    lengths = pd.DataFrame(rows.attrs["lengths"], columns=["system", "input", "value", "line"])
     con = wh.con
     con.register("_staged_preferences", rows)
     con.begin()
     try:
-        con.execute("INSERT INTO datasets (name) VALUES (?) ON CONFLICT DO NOTHING", [dataset])
+        con.execute("INSERT INTO datasets (name) SELECT $name WHERE NOT EXISTS "      # no sequence value burnt
+                    "(SELECT 1 FROM datasets WHERE name = $name)", {"name": dataset})
         [(dataset_id,)] = con.execute("SELECT dataset_id FROM datasets WHERE name = ?", [dataset]).fetchall()
         new = con.execute(read_sql("preferences_new_ids"), {"dataset_id": dataset_id}).fetchall()
         [(stored,)] = con.execute("SELECT (SELECT count(*) FROM systems WHERE dataset_id = $d) "
@@ -117,9 +153,8 @@ def ingest(wh: Store, dataset: str, path: Path, *, replace: bool = False, allow_
         if new and stored and not allow_new:
             raise NewIdsError(dataset, [(n, f"{file}:{line}") for part, n, line in new if part == "system"],
                               [(n, f"{file}:{line}") for part, n, line in new if part == "input"])
-        for part, name, _line in new:
-            table = "systems" if part == "system" else "inputs"
-            con.execute(f"INSERT INTO {table} (dataset_id, name) VALUES (?, ?)", [dataset_id, name])
+        con.execute(read_sql("preferences_insert_systems"), {"dataset_id": dataset_id})
+        con.execute(read_sql("preferences_insert_inputs"), {"dataset_id": dataset_id})
         con.execute(read_sql("preferences_resolved"), {"dataset_id": dataset_id})
         _check_stored(con, file, replace)
         [(inserted, replaced)] = con.execute(
@@ -127,11 +162,13 @@ def ingest(wh: Store, dataset: str, path: Path, *, replace: bool = False, allow_
             "FROM _resolved_preferences").fetchall()
         con.execute(read_sql("preferences_replace"), {"dataset_id": dataset_id})
         con.execute(read_sql("preferences_insert"), {"dataset_id": dataset_id})
+        attributes_changed = _store_lengths(con, dataset, lengths, file, replace)
         report = LoadReport(file, len(rows), inserted, replaced, f"{len(rows)} preferences")
-        if report.changed:
+        if report.changed or attributes_changed:
             con.execute("INSERT INTO ingests (dataset_id, format, file, sha256, options, rows, inserted, replaced, "
                         "command) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                        [dataset_id, FORMAT, file, sha256(path), json.dumps({}), len(rows), inserted, replaced,
+                        [dataset_id, FORMAT, file, sha256(path), json.dumps(_options(rows.attrs["format"], judge)),
+                         len(rows), inserted, replaced,
                          command if command is not None else wh.command_line])
         con.execute("DROP TABLE _resolved_preferences")
         if before_commit is not None:
@@ -164,3 +201,35 @@ def _check_stored(con, file: str, replace: bool) -> None:
     if rows:
         raise ConflictError([f"{file}:{line}: judge {j} input {i} {a} vs {b} ({o}): winner {w}, stored {s}"
                              for line, j, i, a, b, o, w, s in rows[:10]], len(rows))
+
+
+def _options(kind: str, judge: str | None) -> dict:
+    """The ingest's recorded options: none for a native file (as before the other formats)."""
+    return {} if kind == "native" and judge is None else {"format": kind, **({"judge": judge} if judge else {})}
+
+
+def _store_lengths(con, dataset: str, lengths: pd.DataFrame, file: str, replace: bool) -> bool:
+    """The outputs' lengths as the cell attribute ``output_length`` (an AlpacaEval file's); a stored
+    length that differs is an error naming the line unless ``replace``. Whether any row changed."""
+    if lengths.empty:
+        return False
+    first = lengths.drop_duplicates(["system", "input"], keep="first")
+    clash = lengths.merge(first, on=["system", "input"], suffixes=("", "_first"))
+    clash = clash[clash["value"] != clash["value_first"]]
+    if len(clash):
+        r = clash.iloc[0]
+        raise InputError(file, int(r["line"]), "output_length", f"{r['system']}'s output for input {r['input']} is "
+                         f"{r['value']} long here but {r['value_first']} on line {int(r['line_first'])}")
+    staged = first.assign(value=first["value"].astype(str))[["system", "input", "value", "line"]]
+    con.register("_staged_lengths", staged)
+    try:
+        params = {"dataset": dataset}
+        stored = con.execute(read_sql("preferences_lengths_clash"), params).fetchall()
+        if stored and not replace:
+            line, system, item, value, old = stored[0]
+            raise ConflictError([f"{file}:{line}: output_length of {system} on {item}: {value}, stored {old}"],
+                                len(stored))
+        changed = len(con.execute(read_sql("preferences_lengths_store"), params).fetchall())
+    finally:
+        con.unregister("_staged_lengths")
+    return changed > 0

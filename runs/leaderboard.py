@@ -3,19 +3,21 @@
 
 The votes are the stored preferences (``ingest preferences``): every human judge's by default, or
 one automatic judge's (``judge``); each (input, pair, presentation order) verdict is one vote, a
-tie half a win each way. Bradley-Terry by maximum likelihood on the counted distinct votes (no
-prior unless ``ridge``), ratings on the arena's Elo-style scale (or logits), intervals from a
-bootstrap over votes (multinomial on the counts, ``k`` rounds, ``seed``: the same draws for every
-judge of the same votes) or the sandwich estimator. Votes that admit no estimate (a system that
-never loses, or never wins) are refused unless a ``ridge`` is given: the ratings would be
-infinite. One run writes the rows of ``leaderboard``; the same command on the same votes computes
-nothing.
+tie half a win each way (``ties`` "half") or modelled (Rao-Kupper, Davidson). Bradley-Terry by
+maximum likelihood on the counted distinct votes (no prior unless ``ridge``), ratings on the
+arena's Elo-style scale (or logits), intervals from a bootstrap over votes (multinomial on the
+counts, ``k`` rounds, ``seed``: the same draws for every judge of the same votes; on the
+executor's workers with ``jobs`` or a Dask scheduler) or the sandwich estimator; rank intervals
+over the rounds, groups and ranks decided by the conclusion layer (``correction``), fragility.
+Votes that admit no estimate (a system that never loses, or never wins) are refused unless a
+``ridge`` is given: the ratings would be infinite. One run writes the rows of ``leaderboard``;
+the same command on the same votes computes nothing.
 """
 
 from __future__ import annotations
 
 from metaeval.errors import Argument, Message, WarehouseError
-from metaeval.runs.families import ALPHA, DATASET, FORCE, K, SEED, Family, Option, register
+from metaeval.runs.families import ALPHA, CORRECTION, DATASET, FORCE, JOBS, K, SEED, Family, Option, register
 
 COMMAND, TABLE = "leaderboard", "leaderboard"
 
@@ -31,7 +33,12 @@ OPTIONS = (
     Option("anchor_rating", default=1000.0, kind="float", help="The anchor's rating."),
     Option("ridge", default=0.0, kind="float", minimum=0,
            help="A Gaussian prior -ridge/2 * ||theta||^2 (default none: maximum likelihood)."),
-    FORCE,
+    Option("ties", default="half", kind="choice", choices=("half", "rao-kupper", "davidson"),
+           help="half: a tie is half a win each way (the arena's); rao-kupper or davidson: a tie parameter "
+                "fitted with the strengths."),
+    CORRECTION.but(help="Correction over the pairwise tests that decide the groups of systems that cannot be "
+                        "separated."),
+    FORCE, JOBS.but(help="Worker processes for the bootstrap rounds (or a Dask scheduler's workers)."),
 )
 
 
@@ -46,26 +53,43 @@ class Leaderboard(Family):
         return leaderboard(wh, **params)
 
     def present(self, outcome, fmt: str) -> str:
+        import json
+
+        import pandas as pd
+
         if fmt != "text" or outcome.empty:
             return super().present(outcome, fmt)
-        shown = outcome[["system", "rating", "lower", "upper", "first_share", "votes"]].copy()
+        shown = outcome[["system", "rating", "lower", "upper", "rank", "cluster", "rank_lower", "rank_upper",
+                         "first_share", "votes"]].copy()
         r = outcome.iloc[0]
         digits = 1 if r["scale"] == "elo" else 3
         for c in ("rating", "lower", "upper"):
             shown[c] = shown[c].map(lambda x: f"{x:.{digits}f}")
-        shown["first_share"] = shown["first_share"].map(lambda x: "" if x != x or x is None else f"{x:.3f}")
+        for c in ("rank", "cluster", "rank_lower", "rank_upper"):
+            shown[c] = shown[c].map(lambda x: "" if pd.isna(x) else str(int(x)))
+        shown["first_share"] = shown["first_share"].map(lambda x: "" if pd.isna(x) else f"{x:.3f}")
         who = f"judge {r['judge']}" if r["judge"] else "the human votes"
         how = (f"{100 * (1 - r['alpha']):g}% percentile bootstrap over votes, k={r['k']}, seed={r['seed']}, "
                f"{r['n_valid']} valid rounds" if r["interval"] == "bootstrap" else
                f"{100 * (1 - r['alpha']):g}% sandwich intervals")
+        ties = "" if r["ties"] == "half" else f"; {r['ties']} ties, tie parameter {r['tie_parameter']:.4g}"
+        conventions = json.loads(r["conventions"]) if isinstance(r["conventions"], str) else r["conventions"]
         from metaeval.analyses import plain, tables
 
-        return (plain.wrap(f"Bradley-Terry ratings from {who} ({r['scale']} scale; {how}):") + "\n"
-                + tables.render(shown, "text"))
+        lines = [plain.wrap(f"Bradley-Terry ratings from {who} ({r['scale']} scale; {how}{ties}):"),
+                 tables.render(shown, "text").rstrip("\n")]
+        if conventions.get("groups_note"):
+            lines.append(plain.wrap(f"No groups or ranks: {conventions['groups_note']}"))
+        if not pd.isna(r["fragility"]):
+            bound = "" if r["fragility_exact"] else "at most "
+            lines.append(plain.wrap(f"Fragility: removing {bound}{int(r['fragility'])} votes makes "
+                                    f"{conventions.get('fragility_challenger')} rate at least as high as the leader."))
+        return "\n".join(lines) + "\n"
 
 
 def _votes(wh, dataset: str, judge: str | None):
-    """(systems, counted votes, fingerprint, votes per system) of the chosen votes."""
+    """(systems, counted votes, fingerprint, votes per system) of the chosen votes, counted in the
+    database (a million votes are a few thousand rows)."""
     import hashlib
 
     import numpy as np
@@ -74,42 +98,40 @@ def _votes(wh, dataset: str, judge: str | None):
     from metaeval.analyses import leaderboard as lb
 
     wh.require_dataset(dataset)
-    rows = wh.con.execute(schema.read("preferences_of"), {"dataset": dataset}).df()
-    if judge is None:
-        rows = rows[rows["kind"] == "human"]
-    else:
-        if judge not in set(rows.loc[rows["kind"] == "automatic", "judge"]):
-            raise WarehouseError(Message(f"{dataset!r} has no automatic judge ", Argument("judge", judge)))
-        rows = rows[rows["judge"] == judge]
-    if rows.empty:
+    if judge is not None and not wh.con.execute(schema.read("leaderboard_judge"),
+                                                {"dataset": dataset, "judge": judge}).fetchall()[0][0]:
+        raise WarehouseError(Message(f"{dataset!r} has no automatic judge ", Argument("judge", judge)))
+    rows = wh.con.execute(schema.read("leaderboard_votes"), {"dataset": dataset, "judge": judge}).fetchall()
+    if not rows:
         raise WarehouseError(f"{dataset!r} has no {'human ' if judge is None else ''}pairwise votes: ingest them "
                              "with ingest preferences")
-    systems = sorted(set(rows["system_a"]) | set(rows["system_b"]))
+    systems = sorted({r[0] for r in rows} | {r[1] for r in rows})
     index = {s: i for i, s in enumerate(systems)}
-    a, b = rows["system_a"].map(index).to_numpy(), rows["system_b"].map(index).to_numpy()
-    y = rows["winner"].map({"a": lb.A_WINS, "b": lb.B_WINS, "tie": lb.TIE}).to_numpy()
-    counted = lb.count(a, b, y, len(systems))
+    half = {"a": 2, "b": 0, "tie": 1}
+    table = np.array(sorted((index[a], index[b], half[w], n) for a, b, w, n in rows), dtype=np.int64)
+    counted = lb.Counted(a=table[:, 0], b=table[:, 1], y=table[:, 2] / 2.0, w=table[:, 3].astype(float),
+                         n_systems=len(systems))
     digest = hashlib.sha256("\n".join(systems).encode())
     for part in (counted.a, counted.b, counted.y, counted.w):
         digest.update(np.ascontiguousarray(part, dtype="<f8").tobytes())
-    votes = np.bincount(a, minlength=len(systems)) + np.bincount(b, minlength=len(systems))
-    return systems, counted, digest.hexdigest(), votes
+    votes = (np.bincount(counted.a, counted.w, len(systems)) + np.bincount(counted.b, counted.w, len(systems)))
+    return systems, counted, digest.hexdigest(), votes.astype(np.int64)
 
 
 def leaderboard(wh, dataset: str, judge: str | None = None, *, k: int = K.default, seed: int = SEED.default,
                 alpha: float = ALPHA.default, interval: str = "bootstrap", scale: str = "elo", anchor: str | None = None,
-                anchor_rating: float = 1000.0, ridge: float = 0.0, force: bool = False, progress=None):
+                anchor_rating: float = 1000.0, ridge: float = 0.0, ties: str = "half",
+                correction: str = CORRECTION.default, force: bool = False, jobs: int = 1, progress=None):
     """The latest ``leaderboard`` rows of these votes and settings (best first), computed unless
     up to date."""
-    import numpy as np
-    import pandas as pd
-    from scipy import stats
-
     from metaeval.analyses import leaderboard as lb
-    from metaeval.runs import bookkeeping, parameters, persist
+    from metaeval.runs import parameters, persist
 
     if interval == "bootstrap":
         parameters.check_k(k, alpha, "interval")
+    if ridge and ties != "half":
+        raise WarehouseError(Message(Argument("ridge", ridge), " is a prior of the half-a-win model only; with ",
+                                     Argument("ties", ties), " the ratings are the maximum-likelihood ones"))
     systems, counted, fingerprint, votes = _votes(wh, dataset, judge)
     if anchor is not None and anchor not in systems:
         raise WarehouseError(Message(Argument("anchor", anchor), f" is not a system of the votes of {dataset!r}"))
@@ -117,49 +139,167 @@ def leaderboard(wh, dataset: str, judge: str | None = None, *, k: int = K.defaul
         raise WarehouseError(Message("these votes admit no maximum-likelihood ratings (a system never loses or never "
                                      "wins against the others, so its rating is infinite): give a prior, e.g. ",
                                      Argument("ridge", 0.01)))
+    if ties != "half" and not 0 < counted.w[counted.y == lb.TIE].sum() < counted.n_votes:
+        raise WarehouseError(Message(Argument("ties", ties), " needs votes with ties and votes without: the tie "
+                                     "parameter of these votes is at its bound"))
     setting = {"judge": judge or "", "scale": scale, "interval": interval, "anchor": anchor or "",
-               "ridge": float(ridge), "alpha": float(alpha)}
+               "ridge": float(ridge), "alpha": float(alpha), "ties": ties, "correction": correction}
     if interval == "bootstrap":
         setting.update(k=int(k), seed=int(seed))
     if not force and (rows := persist.reusable(wh, TABLE, dataset, fingerprint, **setting)) is not None:
-        return rows.sort_values("rating", ascending=False).reset_index(drop=True)
+        return _best_first(rows)
     at = systems.index(anchor) if anchor is not None else None
+    from metaeval.runs import executors
+
+    executors.of(wh).check()
+    frame = _compute(systems, counted, votes, setting, at, anchor_rating, k, seed, alpha, ridge, ties, correction,
+                     lambda: executors.of(wh).pool(jobs))
+    frame = frame.assign(dataset=dataset, fingerprint=fingerprint)
+    persist.ensure_table(wh, TABLE, "85_leaderboard")
+    persist.write(wh, COMMAND, TABLE, frame, {"dataset": dataset, **setting}, fingerprint,
+                  seed if interval == "bootstrap" else None)
+    return _best_first(persist.reusable(wh, TABLE, dataset, fingerprint, **setting))
+
+
+def _best_first(rows):
+    return rows.sort_values("rating", ascending=False).reset_index(drop=True)
+
+
+def _fitter(counted, ties: str, ridge: float):
+    """weights (rows x rounds) -> strengths (rounds x systems), and the tie parameters (or None)."""
+    from metaeval.analyses import leaderboard as lb
+    from metaeval.analyses import leaderboard_ties as lt
+
+    if ties == "half":
+        return lambda W: (lb.fit(counted, W, ridge=ridge), None)
+    return lambda W: lt.fit(counted, ties, W)
+
+
+def _compute(systems, counted, votes, setting, at, anchor_rating, k, seed, alpha, ridge, ties, correction, pool):
+    """The frame of rows (without dataset and fingerprint): ratings, intervals, order, fragility."""
+    import numpy as np
+    import pandas as pd
+    from scipy.special import ndtri          # scipy.stats.norm.ppf, without importing scipy.stats (0.8 s)
+
+    from metaeval.analyses import leaderboard as lb
+    from metaeval.analyses import leaderboard_ranks as lr
+    from metaeval.analyses import leaderboard_ties as lt
+    from metaeval.runs import bookkeeping
+
+    scale, interval = setting["scale"], setting["interval"]
 
     def transform(theta):
         return lb.elo(theta, at, anchor_rating) if scale == "elo" else (
             theta - theta[..., [at]] if at is not None else theta)
 
-    theta = lb.fit(counted, ridge=ridge)
+    fit = _fitter(counted, ties, ridge)
+    if ties == "half":
+        theta, tau = lb.fit(counted, ridge=ridge), None
+    else:
+        theta, tau = lt.fit(counted, ties)
     if not np.isfinite(theta).all():
         raise WarehouseError("the Bradley-Terry fit of these votes did not converge: no ratings are stored")
     rating = transform(theta)
-    first, n_valid = np.full(len(systems), np.nan), None
+    per_unit = lb.ELO_PER_LOGIT if scale == "elo" else 1.0
+    nan = np.full(len(systems), np.nan)
+    first, n_valid, rank_lower, rank_upper = nan, None, nan, nan
     if interval == "bootstrap":
-        boot = lb.bootstrap(counted, k=k, seed=seed, alpha=alpha, ridge=ridge, transform=transform)
+        samples = transform(_rounds(counted, lb.bootstrap_counts(counted, k, seed), ties, ridge, pool))
+        boot = lb.summarise(samples, alpha)
         lower, upper, first, n_valid = boot.lower, boot.upper, boot.first, boot.n_valid
+        rank_lower, rank_upper = lr.rank_interval(samples, alpha)
+        tests = lr.bootstrap_tests(rating, samples)
     else:
-        cov = lb.sandwich(counted, theta)
+        cov = lb.sandwich(counted, theta) if ties == "half" else lt.sandwich(counted, ties, theta, tau)
         if at is not None:                       # the variance of theta_i - theta_anchor
             e = np.eye(len(systems)) - np.eye(len(systems))[at]
             cov = e @ cov @ e.T
-        se = np.sqrt(np.clip(np.diag(cov), 0, None)) * (lb.ELO_PER_LOGIT if scale == "elo" else 1.0)
-        z = stats.norm.ppf(1 - alpha / 2)
+        se = np.sqrt(np.clip(np.diag(cov), 0, None)) * per_unit
+        z = ndtri(1 - alpha / 2)
         lower, upper = rating - z * se, rating + z * se
-    conventions = {"model": "Bradley-Terry, P(a beats b) = sigma(theta_a - theta_b); a tie is half a win each way",
-                   "estimator": "maximum likelihood on the counted distinct votes (Newton)"
-                   + (f", Gaussian prior ridge {ridge:g}" if ridge else ""),
-                   "scale": "1000 + 400/ln(10) * theta" if scale == "elo" else "theta, centred",
-                   "interval": ("percentile over multinomial resamples of the vote counts; rounds whose votes admit "
-                                "no estimate left out" if interval == "bootstrap" else
-                                "rating +- z * sqrt(diag(H^+ J H^+)), the robust (sandwich) covariance"),
-                   "votes": "each judge's verdict in each presentation order is one vote",
-                   "n_votes": counted.n_votes}
-    frame = pd.DataFrame({"system": systems, "votes": votes, "rating": rating, "lower": lower, "upper": upper,
-                          "first_share": [bookkeeping.none_if_nan(x) for x in first]}).assign(
-        dataset=dataset, **setting, anchor_rating=float(anchor_rating) if anchor else None, n_valid=n_valid,
-        fingerprint=fingerprint, conventions=bookkeeping.conventions_json(conventions))
-    persist.ensure_table(wh, TABLE, "85_leaderboard")
-    persist.write(wh, COMMAND, TABLE, frame, {"dataset": dataset, **setting}, fingerprint,
-                  seed if interval == "bootstrap" else None)
-    rows = persist.reusable(wh, TABLE, dataset, fingerprint, **setting)
-    return rows.sort_values("rating", ascending=False).reset_index(drop=True)
+        tests = lr.sandwich_tests(rating, cov, per_unit)
+    order, resolution = _order(systems, rating, tests, k, correction, alpha)
+    fragile = lr.fragility(counted, lambda W: fit(W)[0])
+    conventions = _conventions(setting, ridge, counted, tau, resolution, fragile, systems)
+    none = bookkeeping.none_if_nan
+    return pd.DataFrame({"system": systems, "votes": votes, "rating": rating, "lower": lower, "upper": upper,
+                         "first_share": [none(x) for x in first], "rank_lower": [none(x) for x in rank_lower],
+                         "rank_upper": [none(x) for x in rank_upper], **order}).assign(
+        **setting, anchor_rating=float(anchor_rating) if at is not None else None, n_valid=n_valid,
+        tie_parameter=None if tau is None else float(lt.tie_parameter(ties, tau)),
+        fragility=fragile.votes, fragility_exact=fragile.exact, conventions=bookkeeping.conventions_json(conventions))
+
+
+#: Bootstrap rounds per task on worker processes or a Dask cluster.
+ROUNDS_PER_TASK = 25
+
+
+def _rounds(counted, W, ties: str, ridge: float, pool):
+    """The strengths of every round (rounds x systems): in this process, or in chunks of
+    :data:`ROUNDS_PER_TASK` rounds on the executor's workers (the same fits; a round's numbers may
+    differ in the last digits, as its Newton steps stop with its chunk's)."""
+    import numpy as np
+
+    with pool() as executor:
+        if executor is None:
+            return _fit_chunk(counted, W, ties, ridge)
+        from metaeval.runs import executors
+
+        shared = executors.shared(executor, counted)
+        chunks = [W[:, i:i + ROUNDS_PER_TASK] for i in range(0, W.shape[1], ROUNDS_PER_TASK)]
+        return np.vstack(list(executor.map(_fit_chunk, [shared] * len(chunks), chunks, [ties] * len(chunks),
+                                           [ridge] * len(chunks))))
+
+
+def _fit_chunk(counted, W, ties: str, ridge: float):
+    """One task: the strengths of the rounds of ``W`` (rows x rounds)."""
+    return _fitter(counted, ties, ridge)(W)[0]
+
+
+def _order(systems, rating, tests, k, correction, alpha):
+    """The groups of systems that cannot be separated and the ranks, decided by the conclusion
+    layer over the pairwise tests (none when the family cannot resolve): ({column: values}, resolution)."""
+    import numpy as np
+
+    from metaeval.analyses import conclusions
+
+    n_valid = None if tests.n_valid is None else [tests.n_valid] * len(tests.a)
+    verdict = conclusions.decide(tests.pvalue, formula=tests.formula, k=k if tests.formula == "count" else None,
+                                 correction=correction, alpha=alpha, n_valid=n_valid, min_size=1)
+    result, _beats, _tested = conclusions.clusters(rating, tests.a, tests.b, tests.delta, verdict.significant,
+                                                   names=systems, evidence=verdict.evidence,
+                                                   note=verdict.note("the pairwise tests of the leaderboard"))
+    cluster = np.asarray(result.cluster, dtype=float)
+    known = ~np.isnan(cluster)
+    rank = np.where(known, 1 + np.asarray(result.n_beaten_by, dtype=float), np.nan)
+    none = [None] * len(systems)
+    return ({"cluster": [int(c) if ok else None for c, ok in zip(cluster, known)] if known.any() else none,
+             "rank": [int(r) if ok else None for r, ok in zip(rank, known)] if known.any() else none},
+            (verdict.resolution.as_dict() if verdict.resolution is not None else None, result.why))
+
+
+def _conventions(setting, ridge, counted, tau, resolution, fragile, systems):
+    ties = setting["ties"]
+    model = {"half": "Bradley-Terry, P(a beats b) = sigma(theta_a - theta_b); a tie is half a win each way",
+             "rao-kupper": "Rao-Kupper: P(a wins) = sigma(d - eta), P(b wins) = sigma(-d - eta), the rest a tie; "
+                           "tie_parameter = e^eta",
+             "davidson": "Davidson: P(a wins), P(b wins), P(tie) proportional to e^(d/2), e^(-d/2), nu; "
+                         "tie_parameter = nu"}[ties]
+    interval = setting["interval"]
+    out = {"model": model,
+           "estimator": "maximum likelihood on the counted distinct votes (Newton)"
+           + (f", Gaussian prior ridge {ridge:g}" if ridge else ""),
+           "scale": "1000 + 400/ln(10) * theta" if setting["scale"] == "elo" else "theta, centred",
+           "interval": ("percentile over multinomial resamples of the vote counts; rounds whose votes admit "
+                        "no estimate left out" if interval == "bootstrap" else
+                        "rating +- z * sqrt(diag(H^+ J H^+)), the robust (sandwich) covariance"),
+           "votes": "each judge's verdict in each presentation order is one vote",
+           "n_votes": counted.n_votes,
+           "tests": ("two-sided bootstrap p of each pair's difference, 2 min(#d<=0, #d>=0)/n_valid"
+                     if interval == "bootstrap" else "two-sided z-test of each pair's difference, sandwich variance")
+           + f", {setting['correction']} over all pairs; groups by the conclusion layer (rule any)",
+           "resolution": resolution[0], "groups_note": resolution[1],
+           "fragility": "fewest removed votes after which another system is rated at least as high as the leader"
+                        + (" (exact search)" if fragile.exact else " (greedy search: an upper bound)"),
+           "fragility_challenger": None if fragile.challenger is None else systems[fragile.challenger]}
+    return out

@@ -22,9 +22,29 @@ CREATE TABLE IF NOT EXISTS leaderboard (
     seed           BIGINT,
     alpha          DOUBLE NOT NULL,
     n_valid        INTEGER,               -- bootstrap rounds whose votes admit an estimate
+    ties           VARCHAR NOT NULL DEFAULT 'half',  -- half | rao-kupper | davidson
+    tie_parameter  DOUBLE,                -- Rao-Kupper's theta or Davidson's nu; NULL for half
+    correction     VARCHAR NOT NULL DEFAULT 'holm',
+    rank_lower     INTEGER,               -- rank interval over the bootstrap rounds
+    rank_upper     INTEGER,
+    "cluster"      INTEGER,               -- group of systems that cannot be separated; NULL: undecided
+    "rank"         INTEGER,               -- 1 + systems significantly better; NULL: undecided
+    fragility      INTEGER,               -- fewest removed votes that change the leader
+    fragility_exact BOOLEAN,
     fingerprint    VARCHAR NOT NULL,
     conventions    JSON NOT NULL
 );
+
+-- a warehouse whose table predates these columns gets them (its rows: half ties, holm)
+ALTER TABLE leaderboard ADD COLUMN IF NOT EXISTS ties VARCHAR DEFAULT 'half';
+ALTER TABLE leaderboard ADD COLUMN IF NOT EXISTS tie_parameter DOUBLE;
+ALTER TABLE leaderboard ADD COLUMN IF NOT EXISTS correction VARCHAR DEFAULT 'holm';
+ALTER TABLE leaderboard ADD COLUMN IF NOT EXISTS rank_lower INTEGER;
+ALTER TABLE leaderboard ADD COLUMN IF NOT EXISTS rank_upper INTEGER;
+ALTER TABLE leaderboard ADD COLUMN IF NOT EXISTS "cluster" INTEGER;
+ALTER TABLE leaderboard ADD COLUMN IF NOT EXISTS "rank" INTEGER;
+ALTER TABLE leaderboard ADD COLUMN IF NOT EXISTS fragility INTEGER;
+ALTER TABLE leaderboard ADD COLUMN IF NOT EXISTS fragility_exact BOOLEAN;
 
 CREATE OR REPLACE VIEW latest_leaderboard AS
 SELECT * EXCLUDE (latest_run) FROM (
@@ -56,3 +76,12 @@ COMMENT ON COLUMN leaderboard.alpha IS 'Intervals at 1 - alpha.';
 COMMENT ON COLUMN leaderboard.n_valid IS 'Bootstrap rounds whose resampled votes admit an estimate; NULL for sandwich intervals.';
 COMMENT ON COLUMN leaderboard.fingerprint IS 'sha256 of the counted votes (systems, outcomes, counts).';
 COMMENT ON COLUMN leaderboard.conventions IS 'JSON: the model, the estimator, the scale, the interval and the number of votes.';
+COMMENT ON COLUMN leaderboard.ties IS 'How ties are modelled: half (half a win each way, the arena''s) | rao-kupper | davidson.';
+COMMENT ON COLUMN leaderboard.tie_parameter IS 'The fitted tie parameter: Rao-Kupper''s theta (> 1) or Davidson''s nu (> 0); NULL for half.';
+COMMENT ON COLUMN leaderboard.correction IS 'The multiple-comparison correction over the pairwise tests that decide cluster and rank.';
+COMMENT ON COLUMN leaderboard.rank_lower IS 'Lower end of the rank interval: floor of the alpha/2 percentile of the system''s rank over the valid bootstrap rounds (rank 1 = best); NULL for sandwich intervals.';
+COMMENT ON COLUMN leaderboard.rank_upper IS 'Upper end of the rank interval: ceiling of the 1 - alpha/2 percentile of the rank over the rounds; NULL for sandwich intervals.';
+COMMENT ON COLUMN leaderboard."cluster" IS 'Group of systems that cannot be separated (1 = best), from the pairwise tests through the conclusion layer (AssignRanks rule any); NULL when the tests cannot resolve or a test is not evidence.';
+COMMENT ON COLUMN leaderboard."rank" IS '1 + the number of systems significantly better (the conclusion layer); NULL when undecided (as cluster).';
+COMMENT ON COLUMN leaderboard.fragility IS 'The fewest votes whose removal makes another system rate at least as high as the leader (same for every row of a run); NULL: no removal does.';
+COMMENT ON COLUMN leaderboard.fragility_exact IS 'True: fragility from an exhaustive search; false: a greedy search''s verified upper bound.';

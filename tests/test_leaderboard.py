@@ -96,3 +96,19 @@ def test_a_fit_that_does_not_converge_is_undefined():
     c = lb.count(*votes(seed=5), 6)
     assert np.isnan(lb.fit(c, max_iter=1)).all()          # one Newton step is not the estimate
     assert np.isfinite(lb.fit(c)).all()
+
+
+def test_estimable_equals_scipys_strong_connectivity():
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    rng = np.random.default_rng(0)
+    for _ in range(500):
+        S, n = rng.integers(2, 7), rng.integers(1, 12)
+        a = rng.integers(0, S, n)
+        b = (a + rng.integers(1, S, n)) % S
+        c = lb.count(a, b, rng.choice([0.0, 0.5, 1.0], n), S)
+        src = np.concatenate([c.a[c.y > 0], c.b[c.y < 1]])
+        dst = np.concatenate([c.b[c.y > 0], c.a[c.y < 1]])
+        graph = coo_matrix((np.ones(len(src)), (src, dst)), shape=(S, S))
+        assert lb.estimable(c) == (connected_components(graph, directed=True, connection="strong")[0] == 1)

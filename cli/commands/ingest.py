@@ -144,10 +144,15 @@ def ingest_mtme(obj, directory, dataset, replace, allow_new, lp, lower):
 @ingest.command("preferences")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @_ingest_options
+@click.option("--judge", default=None, metavar="NAME",
+              help="Arena vote tables and AlpacaEval annotations: the automatic judge whose votes these are "
+                   "(arena votes are human without it).")
 @click.pass_obj
-def ingest_preferences(obj, file, dataset, replace, allow_new):
+def ingest_preferences(obj, file, dataset, replace, allow_new, judge):
     """Pairwise preferences: a long table (CSV, TSV, Parquet, JSONL) input,system_a,system_b,
-    judge,order,winner[,kind].
+    judge,order,winner[,kind]; or an arena vote table (model_a, model_b, winner[, question_id]
+    [, judge]); or AlpacaEval annotations (generator_1, generator_2, preference 1/2/1.5,
+    instruction or instruction_id[, annotator][, output_1, output_2 or length_1, length_2]).
 
     order: ab (system_a's output shown first) or ba; winner: a, b or tie (names the system, not
     the position); kind: automatic (default) or human (each annotator is a human judge).
@@ -156,7 +161,8 @@ def ingest_preferences(obj, file, dataset, replace, allow_new):
     from metaeval.ingest import preferences
 
     with obj.open(create=not obj.path.exists()) as wh:
-        report = preferences.ingest(wh, dataset, file, replace=replace, allow_new=allow_new, command=_command_line())
+        report = preferences.ingest(wh, dataset, file, replace=replace, allow_new=allow_new, command=_command_line(),
+                                    judge=judge)
     echo_reports([report])
 
 

@@ -1,0 +1,10 @@
+-- The votes of dataset $dataset counted by (system_a, system_b, winner): the human judges'
+-- ($judge NULL) or one judge's; each judge's verdict in each presentation order is one vote.
+SELECT sa.name AS system_a, sb.name AS system_b, p.winner, count(*) AS n
+FROM preferences AS p
+JOIN datasets AS d ON d.dataset_id = p.dataset_id
+JOIN systems AS sa ON sa.system_id = p.system_a_id
+JOIN systems AS sb ON sb.system_id = p.system_b_id
+WHERE d.name = $dataset
+  AND (CASE WHEN $judge IS NULL THEN p.kind = 'human' ELSE p.judge = $judge END)
+GROUP BY sa.name, sb.name, p.winner
