@@ -132,3 +132,21 @@ def length_controlled_winrate(preference: npt.ArrayLike, length_model: npt.Array
     psi = float(beta[-1]) if g is not None else np.nan
     lc = 100 * float(_logistic(theta + (psi * g if g is not None else 0.0)).mean())
     return LengthControlled(lc, winrate, theta, phi, psi, n, True)
+
+
+def bootstrap_interval(preference: npt.ArrayLike, length_model: npt.ArrayLike, length_baseline: npt.ArrayLike,
+                       k: int, seed: int, alpha: float = 0.05) -> tuple[float, float, int]:
+    """(lower, upper, n_valid): the 1 - ``alpha`` percentile interval of the length-controlled win
+    rate over ``k`` bootstrap resamples of the items (drawn with replacement by
+    ``numpy.random.default_rng(seed)``), over the resamples whose fit converged (NaN bounds when
+    none did); the quantiles are numpy's default (linear) ones."""
+    y = np.asarray(preference, np.float64).reshape(-1)
+    lm, lb = (np.asarray(a, np.float64).reshape(-1) for a in (length_model, length_baseline))
+    rng = np.random.default_rng(seed)
+    draws = rng.integers(0, y.size, size=(k, y.size)) if y.size else np.zeros((k, 0), int)
+    values = np.array([length_controlled_winrate(y[d], lm[d], lb[d]).lc_winrate for d in draws])
+    valid = values[~np.isnan(values)]
+    if not valid.size:
+        return np.nan, np.nan, 0
+    lower, upper = np.quantile(valid, [alpha / 2, 1 - alpha / 2])
+    return float(lower), float(upper), int(valid.size)
