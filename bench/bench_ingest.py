@@ -2,11 +2,13 @@
 
 Generates (seeded, deterministic) a long CSV ``system,input,measure,value`` of S systems ×
 N inputs × 11 measures (10 metrics ``metric.00``..``metric.09`` and one human judgment
-``human``), then measures, each in its own child process (wall time and peak RSS from
-``/usr/bin/time -v``):
+``human``), then measures, each in its own child process (CPU time, user + sys, and peak RSS
+from ``/usr/bin/time -v``; CPU rather than wall time, which a machine shared with other work
+inflates far more):
 
 1. DuckDB alone: ``CREATE TABLE t AS SELECT * FROM read_csv(file)`` into a new database file;
-2. ``metaeval ingest table FILE --dataset bench --human human`` into a new warehouse;
+2. ``metaeval ingest table FILE --dataset bench --human human`` into a new warehouse; 1 and 2
+   ``--repeat`` times each (default 3), alternated, each reported as the median of its runs;
 3. ``metaeval correlate --dataset bench --human human`` (all metrics, 3 levels × 3 coefficients);
 4. with ``--jsonl``: the same rows as a JSONL file (DuckDB ``COPY ... (FORMAT json)``), DuckDB alone
    (``CREATE TABLE t AS SELECT * FROM read_json(file)``) and ``metaeval ingest table`` on it;
@@ -14,9 +16,9 @@ N inputs × 11 measures (10 metrics ``metric.00``..``metric.09`` and one human j
    last line, which DuckDB's reading steps aside for: the exact reader's diagnosis (it must fail
    naming that line, in bounded memory).
 
-    python bench/bench_ingest.py --workdir /tmp/metaeval-bench --scale 1 --scale 10
+    python bench/bench_ingest.py --workdir /tmp/metaeval-bench --scale 1 --scale 4 --no-correlate
 
-Scale 1 is 50 × 10 000 × 11 = 5.5M rows; scale 10 has 10× the inputs (55M rows).
+Scale 1 is 50 × 10 000 × 11 = 5.5M rows; scale 4 has 4× the inputs (22M rows), scale 10 10× (55M).
 """
 
 from __future__ import annotations

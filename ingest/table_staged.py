@@ -48,9 +48,10 @@ def text_number_sql(column: str) -> str:
     DuckDB's cast of text to DOUBLE takes what ``number_text`` takes (a plain decimal number, the
     same ASCII spaces around it), correctly rounded alike, and beyond it only digit separators
     (``1_000``), a ``+`` before a sign (``+-1``), and ``inf``/``nan`` spellings (not finite); the
-    first two are refused here by two substring tests, which cost a fraction of a regular
-    expression (0.3 s against 0.8 s of CPU on 5.5M values; tests/test_ingest_values.py compares
-    the two readings on every short string of number characters and on random text). A field
+    first two are refused here by two substring tests, which cost less than half of a regular
+    expression (the staging of 5.5M rows: 1.7-1.8 s of CPU against 2.1-2.2 s, 1.5 s without a
+    check; bench/README.md). tests/test_ingest_values.py compares the two readings on every
+    short string of number characters and on random text and printed doubles. A field
     longer than Python's csv field limit is an error there: doubted here (bytes, not characters:
     strlen is a stored length, and a number is ASCII)."""
     return (f"CASE WHEN strlen({column}) > {CSV_FIELD_LIMIT} OR contains({column}, '_') OR contains({column}, '+-') "
