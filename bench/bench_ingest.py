@@ -2,11 +2,13 @@
 
 Generates (seeded, deterministic) a long CSV ``system,input,measure,value`` of S systems ×
 N inputs × 11 measures (10 metrics ``metric.00``..``metric.09`` and one human judgment
-``human``), then measures, each in its own child process (wall time and peak RSS from
-``/usr/bin/time -v``):
+``human``), then measures, each in its own child process (CPU time, user + sys, and peak RSS
+from ``/usr/bin/time -v``; CPU rather than wall time, which a machine shared with other work
+inflates far more):
 
 1. DuckDB alone: ``CREATE TABLE t AS SELECT * FROM read_csv(file)`` into a new database file;
-2. ``metaeval ingest table FILE --dataset bench --human human`` into a new warehouse;
+2. ``metaeval ingest table FILE --dataset bench --human human`` into a new warehouse; 1 and 2
+   ``--repeat`` times each (default 3), alternated, each reported as the median of its runs;
 3. ``metaeval correlate --dataset bench --human human`` (all metrics, 3 levels × 3 coefficients);
 4. with ``--jsonl``: the same rows as a JSONL file (DuckDB ``COPY ... (FORMAT json)``), DuckDB alone
    (``CREATE TABLE t AS SELECT * FROM read_json(file)``) and ``metaeval ingest table`` on it;
@@ -14,9 +16,9 @@ N inputs × 11 measures (10 metrics ``metric.00``..``metric.09`` and one human j
    last line, which DuckDB's reading steps aside for: the exact reader's diagnosis (it must fail
    naming that line, in bounded memory).
 
-    python bench/bench_ingest.py --workdir /tmp/metaeval-bench --scale 1 --scale 10
+    python bench/bench_ingest.py --workdir /tmp/metaeval-bench --scale 1 --scale 4 --no-correlate
 
-Scale 1 is 50 × 10 000 × 11 = 5.5M rows; scale 10 has 10× the inputs (55M rows).
+Scale 1 is 50 × 10 000 × 11 = 5.5M rows; scale 4 has 4× the inputs (22M rows), scale 10 10× (55M).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from __future__ import annotations
 import argparse
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -48,20 +51,30 @@ def generate(path: Path, systems: int, inputs: int, seed: int) -> None:
     con.close()
 
 
-def timed(command: list[str]) -> tuple[float, float]:
-    """(wall seconds, peak RSS in GB) of a child process, from GNU time."""
+def timed(command: list[str], before=None) -> tuple[float, float]:
+    """(CPU seconds, peak RSS in GB) of a child process, from GNU time: the CPU time is user + sys,
+    which a machine shared with other work slows far less than the wall time. ``before``: called
+    before the command (to remove the database file it writes)."""
+    if before is not None:
+        before()
     result = subprocess.run(["/usr/bin/time", "-v", *command], capture_output=True, text=True)
     if result.returncode != 0:
         sys.exit(f"failed: {' '.join(command)}\n{result.stdout[-2000:]}\n{result.stderr[-4000:]}")
     return _usage(result.stderr)
 
 
+def repeated(command: list[str], times: int, before) -> tuple[float, float]:
+    """The median CPU seconds and the largest peak RSS (GB) of ``times`` runs of ``command``."""
+    runs = [timed(command, before) for _ in range(times)]
+    return statistics.median(c for c, _ in runs), max(m for _, m in runs)
+
+
 def _usage(stderr: str) -> tuple[float, float]:
-    """(wall seconds, peak RSS in GB) from GNU time's report."""
-    wall = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (?:(\d+):)?(\d+):([\d.]+)", stderr)
-    h, m, s = (float(x) if x else 0.0 for x in wall.groups())
+    """(CPU seconds, user + sys; peak RSS in GB) from GNU time's report."""
+    user = float(re.search(r"User time \(seconds\): ([\d.]+)", stderr).group(1))
+    system = float(re.search(r"System time \(seconds\): ([\d.]+)", stderr).group(1))
     rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", stderr).group(1))
-    return h * 3600 + m * 60 + s, rss / 1024 / 1024
+    return user + system, rss / 1024 / 1024
 
 
 def main() -> None:
@@ -70,6 +83,8 @@ def main() -> None:
     parser.add_argument("--scale", type=int, action="append", help="Inputs × 10 000 (repeatable). Default: 1.")
     parser.add_argument("--systems", type=int, default=50)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--repeat", type=int, default=3,
+                        help="Runs of DuckDB's read_csv and of the ingest each, alternated (median CPU time).")
     parser.add_argument("--no-correlate", action="store_true")
     parser.add_argument("--jsonl", action="store_true", help="Also time the same rows as a JSONL table.")
     parser.add_argument("--bad", action="store_true", help="Also time the diagnosis of a file with a bad last line.")
@@ -87,15 +102,24 @@ def main() -> None:
         size = csv.stat().st_size / 1e6
         plain = args.workdir / "plain.duckdb"
         warehouse = args.workdir / "warehouse.duckdb"
-        for f in (plain, warehouse):
-            f.unlink(missing_ok=True)
-            shutil.rmtree(f"{f}.tmp", ignore_errors=True)
+
+        def fresh() -> None:
+            for f in (plain, warehouse):
+                f.unlink(missing_ok=True)
+                Path(f"{f}.wal").unlink(missing_ok=True)
+                shutil.rmtree(f"{f}.tmp", ignore_errors=True)
+
         code = (f"import duckdb; con = duckdb.connect({str(plain)!r}); "
                 f"con.execute(\"CREATE TABLE t AS SELECT * FROM read_csv('{csv}')\"); con.close()")
-        t_duck, m_duck = timed([sys.executable, "-c", code])
-        t_ing, m_ing = timed([metaeval, "--db", str(warehouse), "ingest", "table", str(csv),
-                              "--dataset", "bench", "--human", "human"])
-        line = {"rows": n, "MB": size, "duckdb_s": t_duck, "duckdb_gb": m_duck, "ingest_s": t_ing, "ingest_gb": m_ing}
+        ingest = [metaeval, "--db", str(warehouse), "ingest", "table", str(csv), "--dataset", "bench", "--human", "human"]
+        duck_runs, ingest_runs = [], []
+        for _ in range(args.repeat):  # alternated, so that a change in the machine's load touches both alike
+            duck_runs.append(timed([sys.executable, "-c", code], fresh))
+            ingest_runs.append(timed(ingest, fresh))
+        t_duck, m_duck = statistics.median(c for c, _ in duck_runs), max(m for _, m in duck_runs)
+        t_ing, m_ing = statistics.median(c for c, _ in ingest_runs), max(m for _, m in ingest_runs)
+        line = {"rows": n, "MB": size, "duckdb_s": t_duck, "duckdb_gb": m_duck, "ingest_s": t_ing, "ingest_gb": m_ing,
+                "duckdb_all": [c for c, _ in duck_runs], "ingest_all": [c for c, _ in ingest_runs]}
         if not args.no_correlate:
             line["correlate_s"], line["correlate_gb"] = timed(
                 [metaeval, "--db", str(warehouse), "correlate", "--dataset", "bench", "--human", "human"])
@@ -105,8 +129,7 @@ def main() -> None:
                 con = duckdb.connect(config={"autoinstall_known_extensions": False, "autoload_known_extensions": False})
                 con.execute(f"COPY (SELECT * FROM read_csv('{csv}')) TO '{jsonl}' (FORMAT json)")
                 con.close()
-            for f in (plain, warehouse):
-                f.unlink(missing_ok=True)
+            fresh()
             code = (f"import duckdb; con = duckdb.connect({str(plain)!r}); "
                     f"con.execute(\"CREATE TABLE t AS SELECT * FROM read_json('{jsonl}')\"); con.close()")
             line["json_duckdb_s"], _ = timed([sys.executable, "-c", code])
@@ -117,7 +140,7 @@ def main() -> None:
             shutil.copyfile(csv, bad)
             with bad.open("a") as f:
                 f.write("sys0,in0,metric.00,not-a-number\n")
-            warehouse.unlink(missing_ok=True)
+            fresh()
             result = subprocess.run(["/usr/bin/time", "-v", metaeval, "--db", str(warehouse), "ingest", "table",
                                      str(bad), "--dataset", "bench", "--human", "human"], capture_output=True, text=True)
             expected = f"{bad}:{n + 2}: field 'value': expected a number"
@@ -127,7 +150,8 @@ def main() -> None:
             bad.unlink()
         rows.append(line)
         print(f"{n:,} rows ({size:.0f} MB): DuckDB read_csv {t_duck:.2f} s {m_duck:.2f} GB | "
-              f"metaeval ingest table {t_ing:.2f} s {m_ing:.2f} GB ({t_ing / t_duck:.1f}× the time)"
+              f"metaeval ingest table {t_ing:.2f} s {m_ing:.2f} GB ({t_ing / t_duck:.2f}× the CPU time; runs: DuckDB "
+              f"{', '.join(f'{c:.2f}' for c in line['duckdb_all'])}, ingest {', '.join(f'{c:.2f}' for c in line['ingest_all'])})"
               + (f" | correlate {line['correlate_s']:.1f} s {line['correlate_gb']:.2f} GB" if "correlate_s" in line
                  else "")
               + (f" | JSONL: DuckDB read_json {line['json_duckdb_s']:.2f} s, ingest {line['json_s']:.2f} s "
@@ -140,7 +164,7 @@ def main() -> None:
         corr = f"{r['correlate_s']:.1f} s, {r['correlate_gb']:.2f} GB" if "correlate_s" in r else "—"
         bad = f"{r['bad_s']:.1f} s, {r['bad_gb']:.2f} GB" if "bad_s" in r else "—"
         print(f"| {r['rows']:,} | {r['MB']:.0f} MB | {r['duckdb_s']:.2f} s, {r['duckdb_gb']:.2f} GB | "
-              f"{r['ingest_s']:.2f} s, {r['ingest_gb']:.2f} GB | {r['ingest_s'] / r['duckdb_s']:.1f}× | {corr} | {bad} |")
+              f"{r['ingest_s']:.2f} s, {r['ingest_gb']:.2f} GB | {r['ingest_s'] / r['duckdb_s']:.2f}× | {corr} | {bad} |")
 
 
 if __name__ == "__main__":
