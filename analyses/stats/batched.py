@@ -289,7 +289,7 @@ def _permuted_columns(
         swap = np.moveaxis(mask[:, :, block] if mask.shape[2] > 1 else mask, 1, 0)  # (N|1, c, m|1)
         x, y, z = X[:, None, block], Y[:, None, block], Z[:, None, block]
         xp, yp = np.where(swap, y, x), np.where(swap, x, y)  # (N, c, m)
-        zp = np.broadcast_to(z, xp.shape)
+        zp = z if complete else np.broadcast_to(z, xp.shape)  # complete: the human side once per block
         rx[:, block] = corr_columns(xp, zp, coefficient, complete)
         ry[:, block] = corr_columns(yp, zp, coefficient, complete)
     return rx, ry
