@@ -61,7 +61,7 @@ def timed(command: list[str], env: dict) -> dict:
             "rss_gb": int(field["Maximum resident set size (kbytes)"]) / 2**20}
 
 
-def stored(metaeval: str, db: Path, env: dict) -> pd.DataFrame:
+def stored(db: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The computed values of the run's tests and intervals, sorted (for the identity check)."""
     import duckdb
 
@@ -80,7 +80,7 @@ def run(metaeval: str, workdir: Path, csv: Path, name: str, k: int, env: dict) -
         subprocess.run([metaeval, "--db", str(db), *command], check=True, capture_output=True, env=env)
     figures = timed([metaeval, "--db", str(db), "evaluate", "--dataset", "bench", "--human", "human",
                      "--metric", "metric.*", "--all-pairs", "--k", str(k), "--format", "csv"], env)
-    return figures, stored(metaeval, db, env)
+    return figures, stored(db)
 
 
 def main() -> None:
@@ -96,7 +96,7 @@ def main() -> None:
     args = parser.parse_args()
     args.workdir.mkdir(parents=True, exist_ok=True)
     mine = str(Path(sys.executable).parent / "metaeval")
-    print(f"| metrics | pairs | k | path | CPU s | wall s | peak RSS GB |\n|---|---|---|---|---|---|---|")
+    print("| metrics | pairs | k | path | CPU s | wall s | peak RSS GB |\n|---|---|---|---|---|---|---|")
     for metrics in args.metrics or [10, 40]:
         csv = args.workdir / f"scores-{metrics}.csv"
         generate(csv, args.systems, args.inputs, metrics, args.seed)
