@@ -110,3 +110,22 @@ def test_evaluate_all_pairs_stores_the_per_pair_rows(tmp_path, monkeypatch):
                           for t in ("hypothesis_tests", "confidence_intervals")})
     for table, before in dumps[0].items():
         pd.testing.assert_frame_equal(before, dumps[1][table], check_exact=True)
+
+
+@pytest.mark.parametrize("n_systems", [2, 7, 24])
+def test_permuted_ranks_are_rankdata_of_the_permuted_columns(n_systems):
+    """Spearman's permuted ranks from the rank tables (batched._permuted_ranks) equal scipy's
+    average ranks of where(mask, Y, X) and where(mask, X, Y), ties within and across X and Y."""
+    import scipy.stats
+
+    from metaeval.analyses.stats import batched
+
+    rng = np.random.default_rng(n_systems)
+    X, Y = rng.integers(0, 4, (n_systems, 11)).astype(float), rng.integers(0, 4, (n_systems, 11)).astype(float)
+    Y[:, 0] = X[:, 0]
+    mask = rng.integers(0, 2, (30, n_systems, 11)).astype(bool)
+    G, sums = batched._rank_tables(X, Y)
+    rx, ry = batched._permuted_ranks(G, sums, mask)
+    for r, permuted in ((rx, np.where(mask, Y, X)), (ry, np.where(mask, X, Y))):
+        expected = scipy.stats.rankdata(permuted, axis=1)   # (c, N, M), ranks over the systems
+        assert np.array_equal(r, expected.transpose(1, 0, 2))
