@@ -38,7 +38,7 @@ import pandas as pd
 
 from metaeval.analyses import conclusions, ranking, signature
 from metaeval.errors import Argument, Message, WarehouseError
-from metaeval.analyses.stats import vocabulary
+from metaeval.analyses.stats import allpairs, vocabulary
 from metaeval.runs import comparisons, correlations, engine, intervals, parameters, runner, selection
 
 if TYPE_CHECKING:
@@ -309,9 +309,10 @@ def run_request(wh: Store, request: Request, *, jobs: int = 1, force: bool = Fal
                          allow_new=o["allow_new"], before_commit=lambda: planned.append(_plan(wh, request)))
         plan = planned[0]
     scope, focus = plan.scope, plan.focus
-    outcomes = dict(zip(plan.analyses, engine.run_all(wh, scope, list(plan.analyses.values()), data=plan.data,
-                                                      skipped=plan.skipped, jobs=jobs, force=force,
-                                                      progress=progress)))
+    with allpairs.sharing():   # the pairs' common resamples computed once (exact: analyses/stats/allpairs.py)
+        outcomes = dict(zip(plan.analyses, engine.run_all(wh, scope, list(plan.analyses.values()), data=plan.data,
+                                                          skipped=plan.skipped, jobs=jobs, force=force,
+                                                          progress=progress)))
     settings = {"levels": list(scope.levels), "coefficients": list(scope.coefficients), "method": o["method"],
                 "alternative": ALTERNATIVE, "correction": o["correction"], "correction_group": "metric",
                 "ci_method": o["ci_method"], "k": o["k"], "seed": o["seed"], "alpha": o["alpha"],

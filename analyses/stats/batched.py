@@ -41,7 +41,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .validation import Coefficient
+from .validation import Coefficient, coefficient_iv
 from .correlation import (
     corr,
     corr_columns,
@@ -52,6 +52,17 @@ from .correlation import (
     unit_scale,
     unscaled,
 )
+
+
+#: The coefficient a Spearman correlation is on its ranks.
+PEARSON = coefficient_iv("pearson")
+
+
+def corr_ranks(z: np.ndarray) -> np.ndarray:
+    """The average ranks along the first axis (no NaN), as :func:`.correlation.corr_columns` takes them."""
+    import scipy.stats  # here, not at import time: the command line starts without scipy
+
+    return scipy.stats.rankdata(z, axis=0, nan_policy="omit")
 
 
 def bytes_per_cell(level: str, coefficient: Coefficient) -> int:
@@ -145,6 +156,7 @@ def permutation_evaluator(
         kendall_blocks = [(b, _perm_pairs(X[:, b], Y[:, b], Z[:, b])) for b in _input_blocks(X.shape)]
     zm = system_means(Z)
     complete = level == "summary" and not (np.isnan(X).any() or np.isnan(Y).any() or np.isnan(Z).any())
+    tables = _rank_tables(X, Y) if complete and coefficient.name == "spearman" else None
 
     def evaluate(mask: np.ndarray) -> np.ndarray:
         if level == "system":
@@ -157,7 +169,7 @@ def permutation_evaluator(
             )
             return summary_mean(rx) - summary_mean(ry)
         if level == "summary":
-            rx, ry = _permuted_columns(X, Y, Z, mask, coefficient, complete)
+            rx, ry = _permuted_columns(X, Y, Z, mask, coefficient, complete, tables)
             return summary_mean(rx) - summary_mean(ry)
         shape = np.broadcast_shapes(mask.shape, X.shape)
         xp = np.where(mask, Y, X)
@@ -278,21 +290,57 @@ def _resampled_columns(
 
 
 def _permuted_columns(
-    X: np.ndarray, Y: np.ndarray, Z: np.ndarray, mask: np.ndarray, coefficient: Coefficient, complete: bool = False
+    X: np.ndarray, Y: np.ndarray, Z: np.ndarray, mask: np.ndarray, coefficient: Coefficient, complete: bool = False,
+    tables: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """(c, M) each: per-input r(X'_b[:, j], Z[:, j]) and r(Y'_b[:, j], Z[:, j]) for masks of
     shape (c, N|1, M|1), a block of inputs at a time, systems first (``complete``: X, Y and Z
-    hold no NaN)."""
+    hold no NaN; ``tables``: Spearman's :func:`_rank_tables`, the permuted ranks then taken
+    from them, :func:`_permuted_ranks`)."""
     c = mask.shape[0]
     rx, ry = np.empty((c, X.shape[1])), np.empty((c, X.shape[1]))
     for block in _summary_blocks(c, *X.shape):
-        swap = np.moveaxis(mask[:, :, block] if mask.shape[2] > 1 else mask, 1, 0)  # (N|1, c, m|1)
         x, y, z = X[:, None, block], Y[:, None, block], Z[:, None, block]
+        if tables is not None:
+            full = np.broadcast_to(mask, (c, *X.shape))[:, :, block]
+            ranks = _permuted_ranks(tables[0][block], tables[1][block], full)
+            rz = corr_ranks(z)
+            rx[:, block], ry[:, block] = (corr_columns(r, rz, PEARSON, True) for r in ranks)
+            continue
+        swap = np.moveaxis(mask[:, :, block] if mask.shape[2] > 1 else mask, 1, 0)  # (N|1, c, m|1)
         xp, yp = np.where(swap, y, x), np.where(swap, x, y)  # (N, c, m)
-        zp = np.broadcast_to(z, xp.shape)
+        zp = z if complete else np.broadcast_to(z, xp.shape)  # complete: the human side once per block
         rx[:, block] = corr_columns(xp, zp, coefficient, complete)
         ry[:, block] = corr_columns(yp, zp, coefficient, complete)
     return rx, ry
+
+
+def _rank_tables(X: np.ndarray, Y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """What the average ranks of X' and Y' (no NaN) need, per input: with H(d) = 1, 1/2, 0 for
+    d >, =, < 0 and C_uv[i, k] = H(u_i - v_k), the rank of x'_i among x' (swap bits a) is
+    1/2 + sum_k C_{a_i a_k}[i, k] (= 1 + #less + #tied others / 2) = (1 - a_i)(1/2 + sum_k Cxx[i, k] + (G1 a)_i)
+    + a_i (1/2 + sum_k Cyx[i, k] + (G2 a)_i) with G1 = Cxy - Cxx, G2 = Cyy - Cyx; Y' is X' of bits 1 - a.
+    Returns [G1' | G2'] as (M, N, 2N) float32 and the 1/2 + sums (M, 2, N): halves, exact."""
+    def table(u: np.ndarray, v: np.ndarray) -> np.ndarray:  # (M, N, N): C_uv of each input
+        return (np.sign(u.T[:, :, None] - v.T[:, None, :]) + 1) / 2
+
+    cxx, cxy, cyx, cyy = table(X, X), table(X, Y), table(Y, X), table(Y, Y)
+    G = np.concatenate([(cxy - cxx).transpose(0, 2, 1), (cyy - cyx).transpose(0, 2, 1)], axis=2)
+    return G.astype(np.float32), 0.5 + np.stack([cxx.sum(axis=2), cyx.sum(axis=2)], axis=1)
+
+
+def _permuted_ranks(G: np.ndarray, sums: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The average ranks of X' and Y' (:func:`_rank_tables` of a block of m inputs) under swap
+    masks (c, N, m), each (N, c, m) float64: the integers and halves rankdata gives, exactly
+    (every sum in float32 is of halves below 2^23)."""
+    n = G.shape[1]
+    ranks = []
+    for a in (mask, ~mask):
+        bits = np.ascontiguousarray(a.transpose(2, 0, 1)).astype(np.float32)  # (m, c, N)
+        P = np.einsum("mcn,mnk->mck", bits, G)  # (m, c, 2N); einsum: BLAS threads cost more here
+        r = (1 - bits) * (sums[:, None, 0] + P[..., :n]) + bits * (sums[:, None, 1] + P[..., n:])
+        ranks.append(r.transpose(2, 1, 0).astype(np.float64))
+    return ranks[0], ranks[1]
 
 
 def _input_blocks(shape: tuple[int, int]) -> list[np.ndarray]:

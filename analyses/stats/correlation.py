@@ -148,12 +148,15 @@ def corr_columns(x: np.ndarray, z: np.ndarray, coefficient: Coefficient, complet
     dot products of the unit deviations on contiguous rows, as :func:`corr` takes them (the
     rounding of BLAS' dot depends on the layout). Other coefficients: :func:`corr` on the
     moved axes. ``complete``: the caller knows that x and z hold no NaN (not checked again).
+    z may broadcast against x along the other axes (the human side of a batch, computed once for
+    all its resamples when ``complete``: each column's operations are element-wise, the same).
     """
     import scipy.stats  # here, not at import time: the command line starts without scipy
     if coefficient.name not in ("pearson", "spearman"):
-        return corr(np.moveaxis(x, 0, -1), np.moveaxis(z, 0, -1), coefficient)
+        return corr(np.moveaxis(x, 0, -1), np.moveaxis(np.broadcast_to(z, x.shape), 0, -1), coefficient)
     valid = None  # None: every pair valid
     if not complete:
+        z = np.broadcast_to(z, x.shape)
         missing = np.isnan(x)
         missing |= np.isnan(z)
         valid = None if not missing.any() else ~missing

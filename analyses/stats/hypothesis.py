@@ -9,7 +9,7 @@ from functools import partial
 import numpy as np
 import numpy.typing as npt
 
-from . import _engine, batched, resampling
+from . import _engine, allpairs, batched, resampling
 from .validation import (
     alternative_iv,
     batch_size_iv,
@@ -222,6 +222,29 @@ def permutation_test(
     variant, batch_size = permutation_variant_iv(variant), batch_size_iv(batch_size)
     if k_block is not None:
         k_block = k_iv(k_block)
+    shared = allpairs.active() if k_block is None else None
+    if shared is not None:   # an all-pairs block: the reverse pair's resamples reused (module allpairs)
+        delta, r_xz, r_yz, samples = shared.permutation(
+            (level, repr(coef), method, variant, k, *allpairs.seed_key(seq)), X, Y, Z,
+            lambda: _permutation_samples(X, Y, Z, level, coef, method, seq, variant, batch_size, k, None, alternative))
+    else:
+        delta, r_xz, r_yz, samples = _permutation_samples(X, Y, Z, level, coef, method, seq, variant, batch_size, k,
+                                                          k_block, alternative)
+    valid = samples[~np.isnan(samples)]
+    count = count_extreme(valid, delta, alternative, "permutation")
+    pvalue = resampling_pvalue(delta, count, valid.size, add_one=variant == "paper")
+    undefined = _resampling_undefined(level, r_xz, r_yz, valid.size)
+    return PermutationResult(
+        delta=delta,
+        pvalue=pvalue,
+        samples=samples,
+        conventions=_permutation_conventions(level, coef, method, variant, k, alternative, seq, int(samples.size),
+                                             int(valid.size), undefined, k_block),
+    )
+
+
+def _permutation_samples(X, Y, Z, level, coef, method, seq, variant, batch_size, k, k_block, alternative) -> tuple:
+    """(delta, r_xz, r_yz, samples) of :func:`permutation_test` (its early stopping included)."""
     resampler = _permutation_resampler(X, Y, Z, level, coef, method, seq, variant, batch_size)
     delta, r_xz, r_yz = resampler.delta, resampler.r_xz, resampler.r_yz
     parts, used = [], 0
@@ -235,18 +258,7 @@ def permutation_test(
             share = _extreme(drawn, delta, alternative).sum() / drawn.size if drawn.size else 0.0
             if share < EARLY_STOPPING["early_min"] or share > EARLY_STOPPING["early_max"]:
                 break
-    samples = np.concatenate(parts)
-    valid = samples[~np.isnan(samples)]
-    count = count_extreme(valid, delta, alternative, "permutation")
-    pvalue = resampling_pvalue(delta, count, valid.size, add_one=variant == "paper")
-    undefined = _resampling_undefined(level, r_xz, r_yz, valid.size)
-    return PermutationResult(
-        delta=delta,
-        pvalue=pvalue,
-        samples=samples,
-        conventions=_permutation_conventions(level, coef, method, variant, k, alternative, seq, int(samples.size),
-                                             int(valid.size), undefined, k_block),
-    )
+    return delta, r_xz, r_yz, np.concatenate(parts)
 
 
 def _permutation_conventions(level, coef, method, variant, k, alternative, seq, k_used, n_valid, undefined,
@@ -454,9 +466,16 @@ def paired_bootstrap_test(
     X, Y, Z = matrices_iv(X=X, Y=Y, Z=Z)
     level, coef, method = level_iv(level), coefficient_iv(coefficient), method_iv(method)
     k, alternative, seq, batch_size = k_iv(k), alternative_iv(alternative), seed_iv(seed), batch_size_iv(batch_size)
-    resampler = _bootstrap_resampler(X, Y, Z, level, coef, method, seq, paired_inputs, batch_size)
-    delta, r_xz, r_yz = resampler.delta, resampler.r_xz, resampler.r_yz
-    samples = resampler.samples(0, k)
+    shared = allpairs.active() if paired_inputs else None
+    if shared is not None:   # an all-pairs block: each metric's resampled r computed once (module allpairs)
+        r_xz, r_yz = level_correlation(X, Z, level, coef), level_correlation(Y, Z, level, coef)
+        delta = zero_if_rounding(r_xz - r_yz)
+        r_x, r_y = (allpairs.bootstrap_samples(shared, A, Z, level, coef, method, k, seq, batch_size) for A in (X, Y))
+        samples = zero_if_rounding(r_x - r_y)
+    else:
+        resampler = _bootstrap_resampler(X, Y, Z, level, coef, method, seq, paired_inputs, batch_size)
+        delta, r_xz, r_yz = resampler.delta, resampler.r_xz, resampler.r_yz
+        samples = resampler.samples(0, k)
     return paired_bootstrap_result(delta, samples, level, coef, method, k, alternative, seq, r_xz, r_yz,
                                    **({} if paired_inputs else {"paired_inputs": UNPAIRED}))
 

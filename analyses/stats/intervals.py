@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from . import _engine, batched, resampling, vocabulary
+from . import _engine, allpairs, batched, resampling, vocabulary
 from .validation import (
     Coefficient,
     alpha_iv,
@@ -119,18 +119,16 @@ def bootstrap_ci(
     level, coef, method = level_iv(level), coefficient_iv(coefficient), method_iv(method)
     k, alpha, seq, batch_size = k_iv(k), alpha_iv(alpha), seed_iv(seed), batch_size_iv(batch_size)
     n_sys, n_in = X.shape
-    if paired_inputs:
-        draw = partial(resampling.bootstrap_indices, n_systems=n_sys, n_inputs=n_in, method=method)
-        evaluate = batched.bootstrap_evaluator(X, Z, level, coef)
+    if paired_inputs and (shared := allpairs.active()) is not None:   # the resamples of an all-pairs block
+        samples = allpairs.bootstrap_samples(shared, X, Z, level, coef, method, k, seq, batch_size).copy()
     else:
-        draw, evaluate = _unpaired(X, Z, level, coef, method)
-    samples = _engine.run_resamples(
-        k,
-        seq,
-        draw,
-        evaluate,
-        batch_size or _engine.default_batch_size(batched.resample_bytes(level, coef, n_sys, n_in)),
-    )
+        if paired_inputs:
+            draw = partial(resampling.bootstrap_indices, n_systems=n_sys, n_inputs=n_in, method=method)
+            evaluate = batched.bootstrap_evaluator(X, Z, level, coef)
+        else:
+            draw, evaluate = _unpaired(X, Z, level, coef, method)
+        size = batch_size or _engine.default_batch_size(batched.resample_bytes(level, coef, n_sys, n_in))
+        samples = _engine.run_resamples(k, seq, draw, evaluate, size)
     valid = samples[~np.isnan(samples)]
     lower = upper = np.nan
     if valid.size:

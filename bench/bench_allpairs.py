@@ -1,0 +1,119 @@
+"""``metaeval evaluate --all-pairs`` on REALSumm-shaped data, shared resamples vs per pair, in one run.
+
+Generates (seeded) a wide score table of S systems × N inputs (REALSumm: 24 × 100) with a human
+judgment ``human`` and K metrics ``metric.00`` .. (the human plus noise of growing size, every
+third metric rounded to tenths so that Kendall and Spearman see ties), ingests it into a new
+warehouse per run (``metaeval ingest table``, not timed) and times, in a child process each
+(``/usr/bin/time -v``: user + sys CPU seconds of the whole command, wall seconds, peak RSS)::
+
+    metaeval evaluate --dataset bench --human human --metric 'metric.*' --all-pairs --k K
+
+with evaluate's defaults otherwise (system and summary levels, Pearson, Spearman and Kendall,
+tests perm-both two-sided with Holm, intervals boot-both, seed 0), once with the resamples shared
+across pairs (``analyses/stats/allpairs.py``, the default) and once per pair
+(``METAEVAL_ALLPAIRS=per-pair``, the implementation before it), and checks that both stored
+the same hypothesis_tests and confidence_intervals values (p-values, deltas, intervals)::
+
+    python bench/bench_allpairs.py --metrics 10 --metrics 40 --k 1000
+
+``--baseline METAEVAL`` times that executable (e.g. another checkout's venv) as the per-pair run
+instead of this checkout with the environment variable.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+
+def generate(path: Path, systems: int, inputs: int, metrics: int, seed: int) -> None:
+    """A seeded wide table system,input,human,metric.00,...: human = system effect + noise."""
+    rng = np.random.default_rng(seed)
+    human = rng.normal(0, 1, (systems, 1)) + rng.normal(0, 1, (systems, inputs))
+    frame = pd.DataFrame({"system": np.repeat([f"sys{i:02d}" for i in range(systems)], inputs),
+                          "input": np.tile([f"in{j:03d}" for j in range(inputs)], systems),
+                          "human": human.ravel()})
+    for m in range(metrics):
+        values = human + rng.normal(0, 0.5 + m / 10, human.shape)
+        frame[f"metric.{m:02d}"] = (np.round(values, 1) if m % 3 == 2 else values).ravel()
+    frame.to_csv(path, index=False)
+
+
+def timed(command: list[str], env: dict) -> dict:
+    """CPU (user + sys), wall and peak RSS of ``command`` (``/usr/bin/time -v``)."""
+    result = subprocess.run(["/usr/bin/time", "-v", *command], capture_output=True, text=True, env=env)
+    if result.returncode:
+        sys.exit(f"{' '.join(command)} failed:\n{result.stderr[-2000:]}")
+    field = {name: re.search(rf"{re.escape(name)}: (.+)", result.stderr).group(1)
+             for name in ("User time (seconds)", "System time (seconds)", "Elapsed (wall clock) time (h:mm:ss or m:ss)",
+                          "Maximum resident set size (kbytes)")}
+    wall = 0.0
+    for part in field["Elapsed (wall clock) time (h:mm:ss or m:ss)"].split(":"):
+        wall = 60 * wall + float(part)
+    return {"cpu": float(field["User time (seconds)"]) + float(field["System time (seconds)"]), "wall": wall,
+            "rss_gb": int(field["Maximum resident set size (kbytes)"]) / 2**20}
+
+
+def stored(db: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The computed values of the run's tests and intervals, sorted (for the identity check)."""
+    import duckdb
+
+    with duckdb.connect(str(db), read_only=True) as con:
+        tests = con.sql("SELECT metric_a, metric_b, level, coefficient, delta, p_value, p_adjusted FROM "
+                        "hypothesis_tests ORDER BY ALL").df()
+        cis = con.sql("SELECT metric, level, coefficient, estimate, lower, upper, n_valid FROM confidence_intervals "
+                      "ORDER BY ALL").df()
+    return tests, cis
+
+
+def run(metaeval: str, workdir: Path, csv: Path, name: str, k: int, env: dict) -> tuple[dict, tuple]:
+    db = workdir / f"{name}.duckdb"
+    db.unlink(missing_ok=True)
+    for command in (["init"], ["ingest", "table", str(csv), "--dataset", "bench", "--human", "human"]):
+        subprocess.run([metaeval, "--db", str(db), *command], check=True, capture_output=True, env=env)
+    figures = timed([metaeval, "--db", str(db), "evaluate", "--dataset", "bench", "--human", "human",
+                     "--metric", "metric.*", "--all-pairs", "--k", str(k), "--format", "csv"], env)
+    return figures, stored(db)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--workdir", type=Path, default=Path("/tmp/metaeval-bench-allpairs"))
+    parser.add_argument("--metrics", type=int, action="append", help="metrics K (repeatable; default 10 and 40)")
+    parser.add_argument("--systems", type=int, default=24)
+    parser.add_argument("--inputs", type=int, default=100)
+    parser.add_argument("--k", type=int, default=1000)
+    parser.add_argument("--seed", type=int, default=37)
+    parser.add_argument("--baseline", default=None, help="the metaeval executable of the per-pair run")
+    parser.add_argument("--skip-baseline", action="store_true", help="time the shared path only")
+    args = parser.parse_args()
+    args.workdir.mkdir(parents=True, exist_ok=True)
+    mine = str(Path(sys.executable).parent / "metaeval")
+    print("| metrics | pairs | k | path | CPU s | wall s | peak RSS GB |\n|---|---|---|---|---|---|---|")
+    for metrics in args.metrics or [10, 40]:
+        csv = args.workdir / f"scores-{metrics}.csv"
+        generate(csv, args.systems, args.inputs, metrics, args.seed)
+        shared_env = {**os.environ, "METAEVAL_ALLPAIRS": ""}
+        paths = [("shared", mine, shared_env)]
+        if not args.skip_baseline:
+            paths.append(("per-pair", args.baseline or mine, {**os.environ, "METAEVAL_ALLPAIRS": "per-pair"}))
+        values = []
+        for label, metaeval, env in paths:
+            figures, rows = run(metaeval, args.workdir, csv, f"{label}-{metrics}", args.k, env)
+            values.append(rows)
+            print(f"| {metrics} | {metrics * (metrics - 1) // 2} | {args.k} | {label} | {figures['cpu']:.1f} | "
+                  f"{figures['wall']:.1f} | {figures['rss_gb']:.2f} |", flush=True)
+        if len(values) == 2:
+            same = all(a.equals(b) for a, b in zip(*values))
+            print(f"|   | same stored values (tests and intervals): {same} | | | | | |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
