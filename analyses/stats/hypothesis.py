@@ -420,20 +420,25 @@ def count_extreme(valid: np.ndarray, delta: float, alternative: str, test: str) 
     """The resamples (defined ``valid`` deltas) as extreme as ``delta``: for a "permutation" test
     #{delta_b >= delta} ("greater"), #{delta_b <= delta} ("less"), #{|delta_b| >= |delta|}
     ("two-sided"); for a paired "bootstrap" test #{delta_b >= 2 delta}, #{delta_b <= 2 delta},
-    #{|delta_b - delta| >= |delta|}. The count of every resampling test's p-value."""
+    #{|delta_b - delta| >= |delta|}; each comparison within :data:`ROUNDING` (a resample as extreme
+    in exact arithmetic counts). The count of every resampling test's p-value."""
     if test == "permutation":
         return int(_extreme(valid, delta, alternative).sum())
     if alternative == "two-sided":
-        return int((np.abs(valid - delta) >= abs(delta)).sum())
+        return int((np.abs(valid - delta) >= abs(delta) - ROUNDING).sum())
     return int(_extreme(valid, 2 * delta, alternative).sum())
 
 
 def _extreme(samples: np.ndarray, threshold: float, alternative: str) -> np.ndarray:
+    """Which resampled statistics are as extreme as ``threshold``, within :data:`ROUNDING`: a
+    resample that is exactly as extreme in exact arithmetic counts although its floating-point
+    value differs in the last bits (the full swap of a permutation test is -delta exactly, computed
+    as -delta + 2e-16)."""
     if alternative == "greater":
-        return samples >= threshold
+        return samples >= threshold - ROUNDING
     if alternative == "less":
-        return samples <= threshold
-    return np.abs(samples) >= abs(threshold)
+        return samples <= threshold + ROUNDING
+    return np.abs(samples) >= abs(threshold) - ROUNDING
 
 
 def paired_bootstrap_test(
