@@ -171,6 +171,10 @@ class Accuracy(Family):
                            "difference, closest pairs first (Deutsch, Dror & Roth 2022): table delta_bin_accuracy."),
                K.but(help="--soft: permutations."),
                SEED.but(default=4, help="--soft: seed of the permutations (4: mt-metrics-eval's default draw)."),
+               Option("pvalue", default="t", kind="choice", choices="metaeval.runs.ranking:PVALUE_METHODS",
+                      help="p-values of the per-input correlations: t (scipy's defaults) or as89 (R's cor.test for "
+                           "Spearman, as Louis & Nenkova: exact for n <= 9, AS 89's series above; --coefficient "
+                           "spearman)."),
                JOBS, FORCE, WHERE, SYSTEM_TYPE)
 
     def compute(self, wh, **params):

@@ -33,6 +33,9 @@ from metaeval.runs.parameters import Params, setting
 from metaeval.runs.runner import Analysis, RunSummary, Scope, Task
 
 ALTERNATIVES = vocabulary.ALTERNATIVES
+#: How the per-input correlations' p-values are computed (accuracy --pvalue): scipy's defaults (t), or
+#: R's cor.test for Spearman (as89: exact for n <= 9, Edgeworth series above; Louis & Nenkova used R).
+PVALUE_METHODS = ("t", "as89")
 
 
 # --- argument checks (before anything is written) ---------------------------------------------
@@ -86,6 +89,7 @@ class SignificanceParams(Params):
     table: ClassVar[str] = "input_significance"
     alpha: float
     alternative: str
+    pvalue: str = "t"
 
 
 # --- winners and replicability: derived from stored tests, written by their own loop (write_new) -----------
@@ -192,9 +196,15 @@ def evaluate_soft_accuracy(arrays, k, seed) -> dict:
             }}
 
 
-def significance_analysis(scope: Scope, alpha: float = 0.05, alternative: str = "two-sided") -> Analysis:
-    """Per metric and coefficient, the inputs whose correlation with the human is significant."""
-    params = SignificanceParams(_alpha(alpha), _choice(alternative, ALTERNATIVES, "alternative"))
+def significance_analysis(scope: Scope, alpha: float = 0.05, alternative: str = "two-sided",
+                          pvalue: str = "t") -> Analysis:
+    """Per metric and coefficient, the inputs whose correlation with the human is significant;
+    ``pvalue``: "t" (scipy's), or "as89" (R's cor.test for Spearman, as Louis & Nenkova)."""
+    _choice(pvalue, PVALUE_METHODS, "pvalue")
+    if pvalue == "as89" and any(c != "spearman" for c in scope.coefficients):
+        raise WarehouseError(Message(Argument("pvalue", pvalue), " (R's cor.test, AS 89) is Spearman's p-value: give ",
+                                     Argument("coefficients", ["spearman"])))
+    params = SignificanceParams(_alpha(alpha), _choice(alternative, ALTERNATIVES, "alternative"), pvalue)
     tasks = [Task({"metric": m, "coefficient": c}, (m, scope.human)) for m in scope.metrics for c in scope.coefficients]
     return Analysis("accuracy", params, ("metric", "coefficient"), tasks, evaluate_significance,
                     evaluate_keys=("coefficient",))
@@ -223,9 +233,9 @@ def evaluate_accuracy(arrays, level, metric_tolerance, human_tolerance,
             "both_ties": r.both_ties, "conventions": {**r.conventions, **conv}}
 
 
-def evaluate_significance(arrays, coefficient, alpha, alternative) -> dict:
+def evaluate_significance(arrays, coefficient, alpha, alternative, pvalue="t") -> dict:
     X, Z = arrays
-    r = ranking.input_significance(X, Z, coefficient, alpha, alternative)
+    r = ranking.input_significance(X, Z, coefficient, alpha, alternative, pvalue=pvalue)
     return {"n_defined": r.n_defined, "n_significant": r.n_significant,
             "percent_significant": r.percent_significant, "min_significant": bookkeeping.as_float(r.min_significant),
             "max_significant": bookkeeping.as_float(r.max_significant), "conventions": dict(r.conventions)}
@@ -448,7 +458,7 @@ def accuracy(wh: Store, dataset: str, human: str, metrics: Sequence[str] = (), l
              coefficients: Sequence[str] = (), *, alpha: float = 0.05, alternative: str = "two-sided",
              metric_tolerance: float = 0.0, human_tolerance: float = 0.0,
              system_inputs: str = parameters.DEFAULT_SYSTEM_INPUTS, soft: bool = False, delta_bins: int | None = None,
-             k: int = parameters.DEFAULT_K, seed: int = 4, **run) -> list:
+             k: int = parameters.DEFAULT_K, seed: int = 4, pvalue: str = "t", **run) -> list:
     """Pairwise accuracy (``pairwise_accuracy``) and the inputs with a significant correlation
     (``input_significance``); ``soft``: soft pairwise accuracy instead (``soft_pairwise_accuracy``,
     ``k`` permutations, ``seed``); ``delta_bins``: also the accuracy within that many bins of the
@@ -463,7 +473,7 @@ def accuracy(wh: Store, dataset: str, human: str, metrics: Sequence[str] = (), l
         if soft:
             return analyses + [soft_accuracy_analysis(scope, k, seed)]
         return analyses + [accuracy_analysis(scope, metric_tolerance, human_tolerance, system_inputs),
-                           significance_analysis(scope, alpha, alternative)]
+                           significance_analysis(scope, alpha, alternative, pvalue)]
 
     return engine.analyse(wh, build, dataset, human, metrics, levels, coefficients,
                           valid_levels=ACCURACY_SCOPE_LEVELS, **run)

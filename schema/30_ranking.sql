@@ -47,7 +47,8 @@ CREATE TABLE IF NOT EXISTS input_significance (
     n_inputs             INTEGER NOT NULL,
     fingerprint          VARCHAR NOT NULL,
     conventions          JSON NOT NULL,
-    subset       VARCHAR NOT NULL DEFAULT ''  -- the cells analysed: '' every cell, else attr=value [& ...] (--where)
+    subset       VARCHAR NOT NULL DEFAULT '', -- the cells analysed: '' every cell, else attr=value [& ...] (--where)
+    pvalue               VARCHAR NOT NULL DEFAULT 't'  -- t (scipy) | as89 (R's cor.test, Spearman)
 );
 
 -- `metaeval systems-agreement`: every pair of systems tested under the metric and the human.

@@ -8,7 +8,8 @@ WHERE rn = 1;
 
 CREATE OR REPLACE VIEW latest_input_significance AS
 SELECT * EXCLUDE (rn) FROM (
-    SELECT *, row_number() OVER (PARTITION BY dataset, subset, metric, human, coefficient, alpha, alternative
+    SELECT *, row_number() OVER (PARTITION BY dataset, subset, metric, human, coefficient, alpha, alternative,
+                                              pvalue
                                  ORDER BY result_id DESC) AS rn
     FROM input_significance)
 WHERE rn = 1;

@@ -78,3 +78,30 @@ def test_input_significance_counts_by_direction_and_method():
     assert "AS 89" in exact.conventions["pvalue"] and "scipy" in t.conventions["pvalue"]
     with pytest.raises(ValueError, match="spearman"):
         input_significance(X, Z, "pearson", pvalue="as89")
+
+
+def test_accuracy_pvalue_as89_is_a_recorded_parameter(db):
+    """`accuracy --pvalue as89` (Spearman only): its rows carry pvalue='as89' beside the t rows,
+    each counted with its own p-values; another coefficient is refused before anything is written."""
+    import pandas as pd
+
+    from metaeval.errors import WarehouseError
+    from metaeval.ingest.table import add_scores
+    from metaeval.analyses import ranking
+    from metaeval.runs import Warehouse
+
+    rng = np.random.default_rng(5)
+    rows = [{"system": f"S{i}", "input": f"d{j}", "h": float(rng.integers(0, 5)), "m": rng.normal()}
+            for i in range(7) for j in range(12)]
+    with Warehouse(db) as wh:
+        add_scores(wh, "t", pd.DataFrame(rows), human=["h"])
+        with pytest.raises(WarehouseError, match="as89.*spearman"):
+            wh.accuracy("t", "h", coefficients=["kendall"], pvalue="as89")
+        assert wh.sql("SELECT count(*) AS n FROM analysis_runs")["n"][0] == 0
+        t = wh.accuracy("t", "h", coefficients=["spearman"])["input_significance"]
+        exact = wh.accuracy("t", "h", coefficients=["spearman"], pvalue="as89")["input_significance"]
+        X, Z = wh.matrix("t", ["m", "h"])["m"], wh.matrix("t", ["m", "h"])["h"]
+        both = wh.sql("SELECT pvalue, n_significant FROM latest_input_significance ORDER BY pvalue")
+    assert both["pvalue"].tolist() == ["as89", "t"]
+    assert exact["n_significant"].iloc[0] == ranking.input_significance(X, Z, "spearman", pvalue="as89").n_significant
+    assert t["n_significant"].iloc[0] == ranking.input_significance(X, Z, "spearman").n_significant

@@ -48,7 +48,7 @@ def _run_analyses(obj: Context, call, shows, fmt: str = "text") -> None:
 @fmt_option()
 @click.pass_obj
 def accuracy(obj, dataset, human, metrics, levels, coefficients, alpha, alternative, metric_tolerance,
-             human_tolerance, system_inputs, soft, delta_bins, k, seed, jobs, force, where, fmt):
+             human_tolerance, system_inputs, soft, delta_bins, k, seed, pvalue, jobs, force, where, fmt):
     """Pairwise accuracy of metrics against a human judgment (Louis & Nenkova 2013).
 
     Over every pair of systems, the share where the metric orders the pair as the human does
@@ -100,7 +100,8 @@ def accuracy(obj, dataset, human, metrics, levels, coefficients, alpha, alternat
     _run_analyses(obj, lambda wh, progress: ranking_runs.accuracy(
         wh, dataset, human, metrics, levels, coefficients, alpha=alpha, alternative=alternative,
         metric_tolerance=metric_tolerance, human_tolerance=human_tolerance, system_inputs=system_inputs, soft=soft,
-        delta_bins=delta_bins, k=k, seed=seed, jobs=jobs, force=force, progress=progress, where=where), shows, fmt)
+        delta_bins=delta_bins, k=k, seed=seed, pvalue=pvalue, jobs=jobs, force=force, progress=progress, where=where),
+        shows, fmt)
 
 
 @click.command("systems-agreement")
