@@ -159,7 +159,14 @@ def _evaluate(obj, pairs, files, metrics, against, levels, coefficients, method,
             show(shown, "text")
             for note in _cluster_notes(ev.table):
                 say(note)
+            # results, not conventions: their own lines, never cut with the caption
+            extra = [f"Human ceiling (leave-one-out, metaeval annotators): {c}." if (c := ev.ceiling_text()) else "",
+                     f"Duplicated measures (the same numbers): {ev.duplicates_text()}." if ev.duplicates else ""]
+            for line in filter(None, extra):
+                caption = caption.replace(f" {line}", "")
             say_caption(caption, f"{notes} Every metric's rows: --format json, csv, markdown or latex.")
+            for line in filter(None, extra):
+                say(line)
 
 
 def _evaluate_judge(obj, preferences, datasets, humans, scores, metrics, against, control, method, k, seed, alpha,
