@@ -45,7 +45,7 @@ from metaeval.analyses import simulation_kernels as kernels
 from metaeval.analyses import stats, text
 from metaeval.analyses.stats import batched, intervals, protocols, resampling
 from metaeval.analyses.stats.validation import alpha_iv, coefficient_iv, k_iv, level_iv, matrices_iv
-from metaeval.analyses.stats.hypothesis import resampling_pvalue, standardize, zero_if_rounding
+from metaeval.analyses.stats.hypothesis import count_extreme, resampling_pvalue, standardize, zero_if_rounding
 
 CI_METHODS = ("fisher", "boot-systems", "boot-inputs", "boot-both")
 TEST_METHODS = ("williams", "perm-systems", "perm-inputs", "perm-both", "boot-systems", "boot-inputs", "boot-both")
@@ -303,11 +303,12 @@ def power_pvalues(X: np.ndarray, Ys: np.ndarray, Z: np.ndarray, method: str, con
             for c, s in zip(group, samples):
                 delta = zero_if_rounding(stats.correlate(A, z, *c) - stats.correlate(B, z, *c))
                 valid = zero_if_rounding(s[~np.isnan(s)])
-                if family == "perm":  # permutation_test, variant "paper"
-                    out[c][i] = resampling_pvalue(delta, np.count_nonzero(valid >= delta), valid.size, add_one=True)
+                if family == "perm":  # permutation_test, variant "paper" (its count, within ROUNDING)
+                    out[c][i] = resampling_pvalue(delta, count_extreme(valid, delta, "greater", "permutation"),
+                                                  valid.size, add_one=True)
                 else:  # paired_bootstrap_test
-                    out[c][i] = resampling_pvalue(delta, np.count_nonzero(valid >= 2 * delta), valid.size,
-                                                  add_one=False)
+                    out[c][i] = resampling_pvalue(delta, count_extreme(valid, delta, "greater", "bootstrap"),
+                                                  valid.size, add_one=False)
     return out
 
 

@@ -29,7 +29,7 @@ from .ranking import significance_clusters
 from .stats import batched, resampling
 from .stats.validation import alpha_iv, coefficient_iv, k_iv, level_iv, seed_iv
 from .stats.correlation import level_correlation
-from .stats.hypothesis import standardize, zero_if_rounding
+from .stats.hypothesis import count_extreme, standardize, zero_if_rounding
 
 
 @dataclass(frozen=True)
@@ -112,8 +112,8 @@ def rank_tasks(tasks: Sequence[TaskData], k: int = 1000, seed: int | None = 0, a
             if np.isnan(obs) or valid.size == 0:
                 continue
             # a' and b' swap roles under the same mask: delta_b(b, a) = -delta_b(a, b)
-            pvalues[a, b] = (1 + int((valid >= obs).sum())) / (1 + valid.size)
-            pvalues[b, a] = (1 + int((-valid >= -obs).sum())) / (1 + valid.size)
+            pvalues[a, b] = (1 + count_extreme(valid, obs, "greater", "permutation")) / (1 + valid.size)
+            pvalues[b, a] = (1 + count_extreme(-valid, -obs, "greater", "permutation")) / (1 + valid.size)
             n_valid[a, b] = n_valid[b, a] = valid.size
     # the conclusion layer decides (uncorrected, as mt-metrics-eval): significant only where the
     # tests can reach alpha at this k (and at each pair's own valid resamples)

@@ -55,7 +55,9 @@ ORIENTATION = "measures whose direction is 'lower' (lower is better) are negated
 #: not reused. Everywhere else the rows are bit-identical (bench/engine_identity.py --with-examples).
 #: 0.8.0: results of 0.7.0 may differ in rare corners, so they are recomputed, not reused: a two-sided
 #: permutation count takes a resample within ROUNDING of as extreme as the observed delta (the full swap
-#: gives -delta + 2e-16; 0.7.0 missed it, a p a count too small; found against nlpstats); rank-tasks draws
+#: gives -delta + 2e-16; 0.7.0 missed it, a p a count too small; found against nlpstats; frequent for a
+#: discrete statistic: system-level Kendall's p moved, e.g. 0.602 -> 0.667 on SummEval; simulate power and
+#: rank-tasks count the same way); rank-tasks draws
 #: no clusters from tests that cannot reach alpha at their k; a system never compared has no Bradley-Terry
 #: strength or rank (preference_rankings NULL, schema 6); input_significance's conventions add the counts
 #: by sign. Elsewhere the rows are bit-identical (bench/engine_identity.py --with-examples; the all-pairs

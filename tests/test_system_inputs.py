@@ -202,7 +202,9 @@ def test_evaluate_rows_are_those_of_correlate_ci_compare_under_each_protocol(db,
 
 def test_evaluate_says_its_protocol_and_records_it(db, tmp_path):
     _ingest(db, tmp_path)
-    base = ["evaluate", "--metric", "mx", "--dataset", "t", "--human", "h", "--coefficient", "pearson", "--k", "40"]
+    # the caption's conventions in full: --wide (by default the caption is cut to three lines)
+    base = ["evaluate", "--metric", "mx", "--dataset", "t", "--human", "h", "--coefficient", "pearson", "--k", "40",
+            "--wide"]
     text = run_cli(db, *base, "--system-inputs", "judged").stdout
     assert "(--system-inputs judged)" in text and "over the inputs the human judged only" in text
     assert "(--system-inputs all)" in run_cli(db, *base).stdout        # the default
