@@ -14,7 +14,11 @@ How, per level:
   Pearson, permuted means are linear in the swap mask:
   sum_j x'_ij = sum_j x_ij + sum_j a_ij (y_ij - x_ij). Float contractions use einsum, not
   BLAS, whose rounding can depend on the batch shape: results are bit-identical for any batch
-  size. (The BLAS products below only add small integers, exactly.)
+  size. (The BLAS products below only add small integers, exactly.) A coefficient whose
+  ``aggregate`` is the median (:func:`.validation.aggregate_iv`) takes each system's median
+  over the drawn inputs instead -- the resampled matrix gathered, (c, N, m), duplicates as
+  drawn, and :func:`.reductions.system_medians` along its last axis -- and, under permutation,
+  the median of each permuted matrix's rows.
 - summary: each input's correlation only depends on the drawn systems, so it is computed for
   all M inputs per resample and then averaged with the inputs' draw counts as weights (without
   drawn systems the M correlations are computed once). The drawn columns are gathered
@@ -49,6 +53,7 @@ from .correlation import (
     scaled,
     summary_mean,
     system_means,
+    system_scores,
     unit_scale,
     unscaled,
 )
@@ -116,8 +121,7 @@ def bootstrap_evaluator(
 
     def evaluate(rows: np.ndarray | None, cols: np.ndarray | None) -> np.ndarray:
         if level == "system":
-            col_w = None if cols is None else _counts(cols, n_inputs)
-            xm, zm = np.split(_weighted_system_means(np.concatenate([X, Z]), col_w), 2, axis=-1)
+            xm, zm = np.split(_drawn_system_scores(np.concatenate([X, Z]), cols, coefficient.aggregate), 2, axis=-1)
             if rows is not None:
                 xm, zm = (np.take_along_axis(np.broadcast_to(m, rows.shape), rows, axis=1) for m in (xm, zm))
             return corr(xm, zm, coefficient)
@@ -154,11 +158,14 @@ def permutation_evaluator(
     kendall_blocks = None
     if level == "summary" and coefficient.label == "kendall-b":
         kendall_blocks = [(b, _perm_pairs(X[:, b], Y[:, b], Z[:, b])) for b in _input_blocks(X.shape)]
-    zm = system_means(Z)
+    zm = system_scores(Z, coefficient.aggregate)
     complete = level == "summary" and not (np.isnan(X).any() or np.isnan(Y).any() or np.isnan(Z).any())
     tables = _rank_tables(X, Y) if complete and coefficient.name == "spearman" else None
 
     def evaluate(mask: np.ndarray) -> np.ndarray:
+        if level == "system" and coefficient.aggregate == "median":
+            xm, ym = system_scores(np.where(mask, Y, X), "median"), system_scores(np.where(mask, X, Y), "median")
+            return corr(xm, zm, coefficient) - corr(ym, zm, coefficient)
         if level == "system":
             xm, ym = _permuted_system_means(X, Y, mask, exact=coefficient.name != "pearson")
             return corr(xm, zm, coefficient) - corr(ym, zm, coefficient)
@@ -188,11 +195,9 @@ def unpaired_system_evaluator(
     """``evaluate(rows, cols_x, cols_z)``: the system-level r of each resample b, the metric's
     system means over its drawn inputs ``cols_x[b]`` and the human's over ``cols_z[b]`` (drawn
     independently: :func:`.resampling.unpaired_bootstrap_indices`), the systems ``rows[b]``."""
-    n_inputs = X.shape[1]
-
     def evaluate(rows: np.ndarray | None, cols_x: np.ndarray | None, cols_z: np.ndarray | None) -> np.ndarray:
-        xm = _weighted_system_means(X, None if cols_x is None else _counts(cols_x, n_inputs))
-        zm = _weighted_system_means(Z, None if cols_z is None else _counts(cols_z, n_inputs))
+        xm = _drawn_system_scores(X, cols_x, coefficient.aggregate)
+        zm = _drawn_system_scores(Z, cols_z, coefficient.aggregate)
         c = next(a.shape[0] for a in (rows, cols_x, cols_z) if a is not None)
         xm, zm = (np.broadcast_to(m, (c, X.shape[0])) for m in (xm, zm))
         if rows is not None:
@@ -366,6 +371,15 @@ def gather(A: np.ndarray, rows: np.ndarray | None, cols: np.ndarray | None) -> n
     else:
         g = A[rows[:, :, None], cols[:, None, :]]
     return g.reshape(g.shape[0], -1)
+
+
+def _drawn_system_scores(A: np.ndarray, cols: np.ndarray | None, aggregate: str) -> np.ndarray:
+    """Each system's score over the inputs ``cols`` (c, m) drawn in each resample, (c, N); (N,)
+    if None (all, once each): the mean (weighted by the draw counts) or the median of the
+    gathered (N, c, m) cells, a duplicated input counted as often as drawn."""
+    if aggregate == "median":
+        return system_scores(A, "median") if cols is None else system_scores(A[:, cols], "median").T
+    return _weighted_system_means(A, None if cols is None else _counts(cols, A.shape[1]))
 
 
 def _weighted_system_means(A: np.ndarray, col_w: np.ndarray | None) -> np.ndarray:

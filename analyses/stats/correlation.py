@@ -15,7 +15,8 @@ import numpy.typing as npt
 
 from . import vocabulary
 from .validation import Coefficient, coefficient_iv, level_iv, matrices_iv
-from .reductions import SAFE_MAGNITUDES, scaled, summary_mean, system_means, unit_scale, unscaled  # noqa: F401
+from .reductions import (SAFE_MAGNITUDES, scaled, summary_mean, system_means, system_scores,  # noqa: F401
+                         unit_scale, unscaled)
 
 #: Bytes the pairwise Kendall computation may use for its (..., n, n) temporaries at once.
 PAIRWISE_BUDGET = 64 * 2**20
@@ -29,7 +30,8 @@ def correlate(
 ) -> float:
     """Correlation between metric ``X`` and human ``Z`` (N systems x M inputs) at ``level``.
 
-    - ``"system"``: Corr over the N pairs (nanmean_j x_ij, nanmean_j z_ij).
+    - ``"system"``: Corr over the N pairs (nanmean_j x_ij, nanmean_j z_ij); the nanmedians for a
+      coefficient whose ``aggregate`` is ``"median"`` (:func:`.validation.aggregate_iv`).
     - ``"summary"`` (alias ``"input"``): mean over inputs j of Corr(X[:, j], Z[:, j]), each
       over the systems where both are non-NaN; inputs whose correlation is undefined
       (constant column, < 2 pairs) are left out; NaN if no input is defined.
@@ -55,7 +57,8 @@ def level_correlation(X: np.ndarray, Z: np.ndarray, level: str, coefficient: Coe
     if coefficient.whole_level:
         return float(level_module(coefficient).level_value(X, Z, level))
     if level == "system":
-        return float(corr(system_means(X), system_means(Z), coefficient))
+        a = coefficient.aggregate
+        return float(corr(system_scores(X, a), system_scores(Z, a), coefficient))
     if level == "summary":
         return float(summary_mean(corr(X.T, Z.T, coefficient)))
     return float(corr(X.ravel(), Z.ravel(), coefficient))

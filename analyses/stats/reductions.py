@@ -2,6 +2,8 @@
 mean of per-input correlations.
 
 - ``system_means(X)``: mean_j x_ij over the non-NaN cells of each system (NaN without any);
+- ``system_medians(X)``: median_j x_ij over the same cells (Graham 2015's median variants);
+  ``system_scores(X, aggregate)`` either, by name (:data:`AGGREGATES`);
 - ``summary_mean(r, w)``: sum_j w_j r_j / sum_j w_j over the inputs whose r_j is defined
   (w_j = 1, or how often input j was drawn by a bootstrap);
 - ``unit_scale`` / ``scaled`` / ``unscaled``: exact power-of-two scaling, so sums of values
@@ -53,6 +55,38 @@ def system_means(X: np.ndarray) -> np.ndarray:
     e = unit_scale(X)
     with np.errstate(invalid="ignore", divide="ignore"):
         return unscaled(np.where(valid, scaled(X, e), 0.0).sum(axis=-1) / valid.sum(axis=-1), e)
+
+
+#: How a system's score aggregates its inputs' cells: the mean (default) or the median.
+AGGREGATES: tuple[str, ...] = ("mean", "median")
+
+
+def system_medians(X: np.ndarray) -> np.ndarray:
+    """Median over the inputs (last axis) ignoring NaN; NaN for a system without any score.
+
+    Vectorised over any leading axes (resamples x systems): the values sorted (NaN last), the
+    middle one of the n valid ones, or the mean of the two middle ones, (a + b) / 2 as
+    ``np.median`` takes it. A bootstrap's duplicated inputs count as often as drawn.
+    """
+    X = np.asarray(X, dtype=float)
+    S = np.sort(X, axis=-1)                      # NaN sort last
+    n = (~np.isnan(X)).sum(axis=-1)
+    lo = np.maximum((n - 1) // 2, 0)[..., None]
+    hi = np.maximum(n // 2, 0)[..., None]
+    a = np.take_along_axis(S, lo, axis=-1)[..., 0]
+    b = np.take_along_axis(S, hi, axis=-1)[..., 0]
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = np.where(lo[..., 0] == hi[..., 0], a, (a + b) / 2)
+    return np.where(n > 0, out, np.nan)
+
+
+def system_scores(X: np.ndarray, aggregate: str = "mean") -> np.ndarray:
+    """Each system's score over its inputs (last axis): :func:`system_means` or :func:`system_medians`."""
+    if aggregate == "mean":
+        return system_means(X)
+    if aggregate == "median":
+        return system_medians(X)
+    raise ValueError(f"`aggregate` must be one of {', '.join(AGGREGATES)}; got {aggregate!r}.")
 
 
 def summary_mean(r: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:

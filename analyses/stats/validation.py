@@ -32,13 +32,16 @@ class Coefficient:
     a, b, 23, acc23), ``calibrated``: epsilon chosen per level by tie calibration (23, acc23);
     ``control``: a partial correlation controlling for a grouping of the cells, ``"system"`` or
     an attribute's name (pearson, spearman, kendall tau-b; computed by :mod:`.partial`, which
-    needs the groups: the other functions of the core refuse it)."""
+    needs the groups: the other functions of the core refuse it). ``aggregate``: a system's
+    score at the system level, the ``mean`` or the ``median`` of its inputs' cells (not part of
+    the label: :func:`aggregate_iv`)."""
 
     name: str
     variant: str | None = None
     epsilon: float = 0.0
     calibrated: bool = False
     control: str | None = None
+    aggregate: str = "mean"
 
     @property
     def base_label(self) -> str:
@@ -135,6 +138,22 @@ def coefficient_iv(coefficient: object) -> Coefficient:
         raise ValueError(f"`coefficient` suffix must be [eps=E], [{TIE_CALIBRATED}] or [{CONTROL}GROUPS]; "
                          f"got {coefficient!r}.")
     return COEFFICIENTS[_choice_iv(coefficient, "coefficient", list(COEFFICIENTS))]
+
+
+def aggregate_iv(coefficient: object, aggregate: object = "mean") -> Coefficient:
+    """The coefficient with a system's score aggregated by ``aggregate`` (mean, median). The
+    median is offered for the coefficients computed from the two vectors of system scores
+    (pearson, spearman, kendall tau-b and tau-c): not for a partial coefficient, a Kendall
+    variant with ties or a whole-level coefficient, which compute their own system means."""
+    from .reductions import AGGREGATES
+
+    coef = coefficient_iv(coefficient)
+    if aggregate not in AGGREGATES:
+        raise ValueError(f"`aggregate` must be one of {', '.join(AGGREGATES)}; got {aggregate!r}.")
+    if aggregate != "mean" and (coef.control is not None or coef.ties_variant or coef.whole_level):
+        raise ValueError(f"a system's {aggregate} is offered for pearson, spearman, kendall and kendall-c, "
+                         f"not {coef.label}")
+    return replace(coef, aggregate=aggregate)
 
 
 def control_iv(control: object) -> str:
