@@ -13,7 +13,7 @@ changes the number and only those a row has::
   positive label's threshold, the tune subset, a fixed threshold), ``method``, ``alt`` (alternative), ``k``, ``kmax`` and ``risk`` (sequential tests),
   ``seed``, ``corr`` (correction and its family group, ``holm/metric``), ``alpha``,
   ``sysin`` (the system-score protocol), ``agg`` (a system's score over its inputs when not the mean:
-  ``median``), ``annot`` (annotators re-drawn), ``rule`` (cluster rule);
+  ``median``; a row's ``mean`` is left out, as before the option), ``annot`` (annotators re-drawn), ``rule`` (cluster rule);
 - ``data:`` the first 8 hex digits of the fingerprint of the cells the number was computed
   from (the row's ``fingerprint``; for a table, the run's ``data_fingerprint``).
 
@@ -60,7 +60,8 @@ def fields(row: Mapping[str, object]) -> dict[str, str]:
     out: dict[str, str] = {}
     for key, column in FIELDS:
         value = row.get(column)
-        if _missing(value) or (key == "corr" and value == "none") or (key == "subset" and value == ""):
+        if _missing(value) or (key == "corr" and value == "none") or (key == "subset" and value == "") \
+                or (key == "agg" and value == "mean"):
             continue
         if key == "corr" and not _missing(row.get("correction_group")):
             value = f"{value}/{row['correction_group']}"

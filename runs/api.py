@@ -48,11 +48,13 @@ def _one(wh: Warehouse, build: Callable[[selection.Scope], runner.Analysis], dat
 
 def correlate(wh: Warehouse, dataset: str, human: str, metrics: Sequence[str] = (), levels: Sequence[str] = (),
               coefficients: Sequence[str] = (), *, system_inputs: str = parameters.DEFAULT_SYSTEM_INPUTS,
-              control: str | None = None, **run) -> Outcome:
+              control: str | None = None, aggregate: str = parameters.DEFAULT_AGGREGATE, **run) -> Outcome:
     """Correlations of the metrics with ``human`` (table ``correlations``); ``control="system"``
     (or an attribute's name): partial correlations at the global level, the coefficient labels
-    ``NAME[control=system]`` (:mod:`metaeval.analyses.stats.partial`)."""
-    return _one(wh, lambda scope: correlations.correlate_analysis(scope, system_inputs), dataset, human, metrics,
+    ``NAME[control=system]`` (:mod:`metaeval.analyses.stats.partial`); ``aggregate="median"``: a
+    system's score the median over its inputs (system level only)."""
+    return _one(wh, lambda scope: correlations.correlate_analysis(scope, system_inputs, aggregate), dataset, human,
+                metrics,
                 levels, coefficients, control, **run)
 
 
@@ -60,12 +62,13 @@ def ci(wh: Warehouse, dataset: str, human: str, metrics: Sequence[str] = (), lev
        coefficients: Sequence[str] = (), *, method: str = "boot-both", k: int = parameters.DEFAULT_K,
        alpha: float = parameters.DEFAULT_ALPHA,
        seed: int = parameters.DEFAULT_SEED, system_inputs: str = parameters.DEFAULT_SYSTEM_INPUTS,
-       resample_annotators: str | None = None, control: str | None = None, **run) -> Outcome:
+       resample_annotators: str | None = None, control: str | None = None,
+       aggregate: str = parameters.DEFAULT_AGGREGATE, **run) -> Outcome:
     """Confidence intervals of the correlations (table ``confidence_intervals``);
     ``resample_annotators`` ("cells" or "panel") re-draws the annotators in every resample;
     ``control``: of the partial correlations (as :func:`correlate`)."""
     return _one(wh, lambda scope: intervals.ci_analysis(scope, method, k, alpha, seed, system_inputs,
-                                                        resample_annotators),
+                                                        resample_annotators, aggregate),
                 dataset, human, metrics, levels, coefficients, control, annotations=resample_annotators is not None,
                 **run)
 
@@ -76,7 +79,7 @@ def compare(wh: Warehouse, *args, **given) -> Outcome:
     metrics, levels, coefficients`` positional, then ``method``, ``k``, ``alpha``, ``seed``,
     ``alternative``, ``correction``, ``correction_group``, ``k_block``, ``sequential``, ``k_max``,
     ``risk``, ``resample_annotators``, ``epsilon``, ``tie_calibration``, ``where``, ``control``,
-    ``system_inputs``, ``jobs``, ``force``) as keywords or as one
+    ``system_inputs``, ``aggregate``, ``jobs``, ``force``) as keywords or as one
     :class:`~metaeval.runs.families.Parameters` of it, carried whole to the analysis
     (:func:`metaeval.runs.comparisons.analysis_of`). ``k_block``: early stopping of the permutation
     tests (mt-metrics-eval's protocol); ``sequential``: MMCTest, each pair resampled while its

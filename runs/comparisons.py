@@ -27,9 +27,9 @@ from metaeval.analyses.stats import hypothesis, protocols, resolution, sequentia
 from metaeval.core import Store
 from metaeval.errors import Argument, Message, WarehouseError
 from metaeval.runs import bookkeeping, executors
-from metaeval.runs.correlations import calibrated_epsilons, partial_protocol, protocol
-from metaeval.runs.parameters import (DEFAULT_CORRECTION, DEFAULT_CORRECTION_GROUP, DEFAULT_K_MAX, DEFAULT_RISK,
-                                      DEFAULT_SYSTEM_INPUTS, Params,
+from metaeval.runs.correlations import aggregated, calibrated_epsilons, partial_protocol, protocol
+from metaeval.runs.parameters import (DEFAULT_AGGREGATE, DEFAULT_CORRECTION, DEFAULT_CORRECTION_GROUP, DEFAULT_K_MAX,
+                                      DEFAULT_RISK, DEFAULT_SYSTEM_INPUTS, Params, aggregate_setting, check_aggregate,
                                       check_annotator_resampling, check_k, check_parametric, check_partial,
                                       check_system_inputs, setting)
 from metaeval.runs.runner import (Analysis, Plan, RunSummary, Task, compute, evaluate_chunk, progress_bar,
@@ -58,6 +58,7 @@ class TestParams(Params):
     correction: str = setting(DEFAULT_CORRECTION, column=False, argument=False)
     correction_group: str = setting(DEFAULT_CORRECTION_GROUP, column=False, argument=False)
     focus: tuple[str, ...] | None = setting(None, column=False, argument=False)
+    aggregate: str = aggregate_setting()
 
     @property
     def sequential(self) -> bool:
@@ -72,7 +73,7 @@ class TestParams(Params):
     def arguments(self) -> dict[str, Any]:
         if self.sequential:
             return {"method": self.method, "alternative": self.alternative, "seed": self.seed,
-                    "system_inputs": self.system_inputs}
+                    "system_inputs": self.system_inputs, "aggregate": self.aggregate}
         return super().arguments()
 
     def recorded(self) -> dict[str, Any]:
@@ -120,13 +121,15 @@ def analysis_of(scope: Scope, p) -> Analysis:
     risk = DEFAULT_RISK if p.risk is None else p.risk
     return compare_analysis(scope, p.method, k_max if p.sequential else p.k, p.alpha, p.seed, p.alternative,
                             p.correction, p.correction_group, p.k_block, p.system_inputs,
-                            resample_annotators=p.resample_annotators, risk=risk if p.sequential else None)
+                            resample_annotators=p.resample_annotators, risk=risk if p.sequential else None,
+                            aggregate=p.aggregate)
 
 
 def compare_analysis(scope: Scope, method: str, k: int, alpha: float, seed: int, alternative: str,
                      correction: str, group: str, k_block: int | None = None,
                      system_inputs: str = DEFAULT_SYSTEM_INPUTS, focus: Sequence[str] | None = None,
-                     resample_annotators: str | None = None, risk: float | None = None) -> Analysis:
+                     resample_annotators: str | None = None, risk: float | None = None,
+                     aggregate: str = DEFAULT_AGGREGATE) -> Analysis:
     """``risk``: sequential tests (MMCTest, :mod:`analyses.stats.sequential`), each pair resampled
     only while its decision at the corrected level is uncertain, up to ``k`` (k_max) resamples, with
     P(any decision differs from the exact p-values') <= ``risk``; None: every pair draws ``k``.
@@ -158,8 +161,10 @@ def compare_analysis(scope: Scope, method: str, k: int, alpha: float, seed: int,
                                    "paired bootstrap tests (boot-systems, boot-inputs, boot-both)")
     check_partial(scope.coefficients, resample_annotators=resample_annotators, k_block=k_block,
                   sequential=risk is not None)
+    check_aggregate(aggregate, scope.levels, scope.coefficients, resample_annotators=resample_annotators)
     params = TestParams(method, alternative, k if resampled else None, seed if resampled else None, k_block,
-                        check_system_inputs(system_inputs), resample_annotators, risk, alpha, correction, group, focus)
+                        check_system_inputs(system_inputs), resample_annotators, risk, alpha, correction, group, focus,
+                        aggregate)
     if risk is not None:
         return _sequential_analysis(params, scope, focus, k_block)
     return Analysis("compare", params, ("metric_a", "metric_b", "level", "coefficient"),
@@ -190,7 +195,7 @@ def _sequential_analysis(params: TestParams, scope: Scope, focus, k_block) -> An
 
 # --- evaluation (pure, runs in worker processes) ---------------------------------------------
 def evaluate_test(arrays, level, coefficient, method, alternative, k, seed, k_block=None,
-                  system_inputs=DEFAULT_SYSTEM_INPUTS, resample_annotators=None) -> dict:
+                  system_inputs=DEFAULT_SYSTEM_INPUTS, resample_annotators=None, aggregate=DEFAULT_AGGREGATE) -> dict:
     if resample_annotators is not None:
         X, Y, Z, A = arrays
         (X, Y, Z), paired, conv, kept = protocols.apply([X, Y, Z], level, system_inputs)
@@ -207,15 +212,17 @@ def evaluate_test(arrays, level, coefficient, method, alternative, k, seed, k_bl
     if control_of(coefficient) is not None:
         return _evaluate_partial_test(arrays, level, coefficient, method, alternative, k, seed, system_inputs)
     (X, Y, Z), paired, conv = protocol(arrays, level, system_inputs)
+    coef, conv_aggregate = aggregated(coefficient, aggregate)
+    conv = {**conv, **conv_aggregate}
     if method == "williams":
-        r = stats.williams_test(X, Y, Z, level, coefficient, alternative=alternative)
+        r = stats.williams_test(X, Y, Z, level, coef, alternative=alternative)
         return _test_row(r.r12 - r.r13, r.statistic, r.pvalue, {**r.conventions, **conv})
     family, how = method.split("-")
     if family == "perm":
-        r = stats.permutation_test(X, Y, Z, level, coefficient, how, k=k, alternative=alternative, seed=seed,
+        r = stats.permutation_test(X, Y, Z, level, coef, how, k=k, alternative=alternative, seed=seed,
                                    k_block=k_block)
     else:
-        r = stats.paired_bootstrap_test(X, Y, Z, level, coefficient, how, k=k, alternative=alternative, seed=seed,
+        r = stats.paired_bootstrap_test(X, Y, Z, level, coef, how, k=k, alternative=alternative, seed=seed,
                                         paired_inputs=paired)
     calibrated = calibrated_epsilons([X, Y, Z], level, coefficient, ["epsilon_a", "epsilon_b"])
     return {**_test_row(r.delta, None, r.pvalue, {**r.conventions, **conv, **calibrated}),
@@ -243,13 +250,15 @@ def _evaluate_partial_test(arrays, level, coefficient, method, alternative, k, s
 
 
 def evaluate_test_range(arrays, level, coefficient, method, alternative, seed, start, stop,
-                        system_inputs=DEFAULT_SYSTEM_INPUTS) -> dict:
+                        system_inputs=DEFAULT_SYSTEM_INPUTS, aggregate=DEFAULT_AGGREGATE) -> dict:
     """Resamples ``start .. stop - 1`` of the test :func:`evaluate_test` computes (the same
     resamples for the same seed): delta, the exceedances ``count`` among the ``n_valid`` defined
     ones, and the test's conventions (for the sequential tests, which draw in rounds)."""
     (X, Y, Z), paired, conv = protocol(arrays, level, system_inputs)
+    coef, conv_aggregate = aggregated(coefficient, aggregate)
+    conv = {**conv, **conv_aggregate}
     family, how = method.split("-")
-    r = hypothesis.range_exceedances(X, Y, Z, level, coefficient, "permutation" if family == "perm" else "bootstrap",
+    r = hypothesis.range_exceedances(X, Y, Z, level, coef, "permutation" if family == "perm" else "bootstrap",
                                            how, alternative, seed, start, stop, paired_inputs=paired)
     calibrated = calibrated_epsilons([X, Y, Z], level, coefficient, ["epsilon_a", "epsilon_b"]) if stop == start else {}
     return {"delta": r.delta, "count": r.count, "n_valid": r.n_valid, "undefined": r.undefined,
@@ -517,9 +526,9 @@ def _n_valid(formula: str, rows: list[dict]) -> list | None:
 def _latest_tests(wh: Store, scope: Scope, params: TestParams) -> dict[tuple, dict]:
     rows = wh.con.execute(
         """SELECT * FROM latest_hypothesis_tests WHERE dataset = ? AND human = ? AND method = ?
-           AND alternative = ? AND correction = ? AND correction_group = ? AND subset = ?""",
+           AND alternative = ? AND correction = ? AND correction_group = ? AND subset = ? AND aggregate = ?""",
         [scope.dataset, scope.human, params.method, params.alternative,
-         params.correction, params.correction_group, scope.subset]).df()
+         params.correction, params.correction_group, scope.subset, params.aggregate]).df()
     return {(r["metric_a"], r["metric_b"], r["level"], r["coefficient"]): r for r in rows.to_dict("records")}
 
 

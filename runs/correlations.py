@@ -16,7 +16,8 @@ from metaeval.analyses import stats
 from metaeval.analyses.stats import validation, protocols, vocabulary
 from metaeval.analyses.stats.results import NAN_POLICY
 from metaeval.runs import bookkeeping
-from metaeval.runs.parameters import DEFAULT_SYSTEM_INPUTS, Params, check_system_inputs
+from metaeval.runs.parameters import (DEFAULT_AGGREGATE, DEFAULT_SYSTEM_INPUTS, Params, aggregate_setting,
+                                      check_aggregate, check_system_inputs)
 from metaeval.runs.runner import Analysis, Task
 from metaeval.runs.selection import Scope, attribute_control, control_of
 
@@ -27,6 +28,7 @@ class CorrelateParams(Params):
 
     table: ClassVar[str] = "correlations"
     system_inputs: str = DEFAULT_SYSTEM_INPUTS
+    aggregate: str = aggregate_setting()
 
 
 def correlation_tasks(scope: Scope) -> list[Task]:
@@ -36,8 +38,10 @@ def correlation_tasks(scope: Scope) -> list[Task]:
             for m in scope.metrics for lv in scope.levels for c in scope.coefficients]
 
 
-def correlate_analysis(scope: Scope, system_inputs: str = DEFAULT_SYSTEM_INPUTS) -> Analysis:
-    params = CorrelateParams(check_system_inputs(system_inputs))
+def correlate_analysis(scope: Scope, system_inputs: str = DEFAULT_SYSTEM_INPUTS,
+                       aggregate: str = DEFAULT_AGGREGATE) -> Analysis:
+    params = CorrelateParams(check_system_inputs(system_inputs),
+                             check_aggregate(aggregate, scope.levels, scope.coefficients))
     return Analysis("correlate", params, ("metric", "level", "coefficient"), correlation_tasks(scope),
                     evaluate_correlation)
 
@@ -77,11 +81,22 @@ def evaluate_partial_correlation(arrays, level, coefficient, system_inputs) -> d
                             "t": bookkeeping.as_float(r.statistic), "p_value": bookkeeping.as_float(r.pvalue)}}
 
 
-def evaluate_correlation(arrays, level, coefficient, system_inputs=DEFAULT_SYSTEM_INPUTS) -> dict:
+def aggregated(coefficient: str, aggregate: str = DEFAULT_AGGREGATE):
+    """What the statistics core takes as the coefficient: its label for the mean (as before), the
+    :class:`~metaeval.analyses.stats.validation.Coefficient` with ``aggregate`` else; and the
+    conventions to record (``aggregate`` when not the mean)."""
+    if aggregate == DEFAULT_AGGREGATE:
+        return coefficient, {}
+    return validation.aggregate_iv(coefficient, aggregate), {"aggregate": aggregate}
+
+
+def evaluate_correlation(arrays, level, coefficient, system_inputs=DEFAULT_SYSTEM_INPUTS,
+                         aggregate=DEFAULT_AGGREGATE) -> dict:
     if control_of(coefficient) is not None:
         return evaluate_partial_correlation(arrays, level, coefficient, system_inputs)
     (X, Z), _, conv = protocol(arrays, level, system_inputs)
-    conventions = {"level": level, "coefficient": coefficient, "nan_policy": NAN_POLICY, **conv}
+    coefficient_in, conv_aggregate = aggregated(coefficient, aggregate)
+    conventions = {"level": level, "coefficient": coefficient, "nan_policy": NAN_POLICY, **conv, **conv_aggregate}
     coef = validation.coefficient_iv(coefficient)
     if coef.ties_variant:
         from metaeval.analyses.stats import kendall_variants
@@ -95,7 +110,7 @@ def evaluate_correlation(arrays, level, coefficient, system_inputs=DEFAULT_SYSTE
         r = stats.tie_calibration(X, Z, level, coef.base_label)
         conventions["epsilon"] = bookkeeping.as_float(r.epsilon)
         return {"value": bookkeeping.as_float(r.value), "conventions": conventions}
-    return {"value": bookkeeping.as_float(stats.correlate(X, Z, level, coefficient)), "conventions": conventions}
+    return {"value": bookkeeping.as_float(stats.correlate(X, Z, level, coefficient_in)), "conventions": conventions}
 
 
 def calibrated_epsilons(arrays, level, coefficient, names) -> dict:

@@ -13,15 +13,16 @@ from metaeval import schema
 from metaeval.core import Store
 from metaeval.errors import Hint, WarehouseError
 from metaeval.runs import bookkeeping, comparisons
-from metaeval.runs.parameters import Params
+from metaeval.runs.parameters import DEFAULT_AGGREGATE, Params, aggregate_fingerprint
 from metaeval.runs.runner import Data, RunSummary, Scope, Task
 
 
 # --- reading hypothesis tests ----------------------------------------------------------------
 def latest_tests(wh: Store, dataset: str, human: str, method: str, alternative: str,
-           correction: str | None = None, group: str | None = None, family: str | None = None) -> dict[tuple, dict]:
+           correction: str | None = None, group: str | None = None, family: str | None = None,
+           aggregate: str = DEFAULT_AGGREGATE) -> dict[tuple, dict]:
     rows = wh.con.execute(schema.read("ranking_tests"), {
-        "dataset": dataset, "human": human, "method": method, "alternative": alternative,
+        "dataset": dataset, "human": human, "method": method, "alternative": alternative, "aggregate": aggregate,
         "correction": correction, "correction_group": group, "family": family, **bookkeeping.version_parameter()}).df()
     return {(r["metric_a"], r["metric_b"], r["level"], r["coefficient"]): r for r in rows.to_dict("records")}
 
@@ -38,12 +39,14 @@ def compare_hint(db, dataset: str, human: str, metrics: Sequence[str], levels: S
 
 
 def checked_tests(wh: Store, data: Data, scope: Scope, method: str, alternative: str,
-                   correction: str | None = None, group: str | None = None) -> dict[tuple, dict]:
+                   correction: str | None = None, group: str | None = None,
+                   aggregate: str = DEFAULT_AGGREGATE) -> dict[tuple, dict]:
     """The test row of every ordered pair of the scope's metrics at each level and coefficient,
-    computed on the cells the warehouse holds now -- with a correction, corrected within the
-    family of exactly these metrics; else an error naming the command to run."""
+    computed on the cells the warehouse holds now (a system's score their ``aggregate``) -- with
+    a correction, corrected within the family of exactly these metrics; else an error naming
+    the command to run."""
     family = comparisons.correction_family(scope.metrics, correction) if correction is not None else None
-    tests = latest_tests(wh, scope.dataset, scope.human, method, alternative, correction, group, family)
+    tests = latest_tests(wh, scope.dataset, scope.human, method, alternative, correction, group, family, aggregate)
     wanted = [(a, b, lv, c) for lv in scope.levels for c in scope.coefficients
               for a in scope.metrics for b in scope.metrics if a != b]
     missing = [key for key in wanted if key not in tests]
@@ -53,7 +56,7 @@ def checked_tests(wh: Store, data: Data, scope: Scope, method: str, alternative:
         if key in tests:
             measures = (key[0], key[1], scope.human)
             if measures not in fingerprints:
-                fingerprints[measures] = data.fingerprint(measures)[0]
+                fingerprints[measures] = aggregate_fingerprint(data.fingerprint(measures)[0], aggregate)
             if tests[key]["fingerprint"] != fingerprints[measures]:
                 stale.append(key)
     if missing or stale:

@@ -16,9 +16,10 @@ from metaeval.analyses import annotators, stats
 from metaeval.analyses.stats import protocols, vocabulary
 from metaeval.errors import Argument, Message, WarehouseError
 from metaeval.runs import bookkeeping
-from metaeval.runs.correlations import calibrated_epsilons, correlation_tasks, partial_protocol, protocol
-from metaeval.runs.parameters import (DEFAULT_SYSTEM_INPUTS, Params, check_annotator_resampling, check_k,
-                                      check_parametric, check_partial, check_system_inputs)
+from metaeval.runs.correlations import aggregated, calibrated_epsilons, correlation_tasks, partial_protocol, protocol
+from metaeval.runs.parameters import (DEFAULT_AGGREGATE, DEFAULT_SYSTEM_INPUTS, Params, aggregate_setting,
+                                      check_aggregate, check_annotator_resampling, check_k, check_parametric,
+                                      check_partial, check_system_inputs)
 from metaeval.runs.selection import control_of
 from metaeval.runs.runner import Analysis
 from metaeval.runs.selection import Scope
@@ -36,10 +37,12 @@ class IntervalParams(Params):
     seed: int | None
     system_inputs: str = DEFAULT_SYSTEM_INPUTS
     resample_annotators: str | None = None
+    aggregate: str = aggregate_setting()
 
 
 def ci_analysis(scope: Scope, method: str, k: int, alpha: float, seed: int,
-                system_inputs: str = DEFAULT_SYSTEM_INPUTS, resample_annotators: str | None = None) -> Analysis:
+                system_inputs: str = DEFAULT_SYSTEM_INPUTS, resample_annotators: str | None = None,
+                aggregate: str = DEFAULT_AGGREGATE) -> Analysis:
     if method not in vocabulary.CI_METHODS:
         raise WarehouseError(f"unknown CI method {method!r}; choose from {', '.join(vocabulary.CI_METHODS)}")
     check_parametric(scope.coefficients, method, "fisher", "Fisher's interval has no constants for")
@@ -50,30 +53,33 @@ def ci_analysis(scope: Scope, method: str, k: int, alpha: float, seed: int,
         check_annotator_resampling(scope.coefficients, resample_annotators, resampled,
                                    "a bootstrap method (boot-systems, boot-inputs, boot-both)")
     check_partial(scope.coefficients, resample_annotators=resample_annotators)
+    check_aggregate(aggregate, scope.levels, scope.coefficients, resample_annotators=resample_annotators)
     params = IntervalParams(method, alpha, k if resampled else None, seed if resampled else None,
-                            check_system_inputs(system_inputs), resample_annotators)
+                            check_system_inputs(system_inputs), resample_annotators, aggregate)
     return Analysis("ci", params, ("metric", "level", "coefficient"), correlation_tasks(scope), evaluate_ci)
 
 
 # --- evaluation (pure, runs in worker processes) ---------------------------------------------
 def evaluate_ci(arrays, level, coefficient, method, alpha, k, seed, system_inputs=DEFAULT_SYSTEM_INPUTS,
-                resample_annotators=None) -> dict:
+                resample_annotators=None, aggregate=DEFAULT_AGGREGATE) -> dict:
     if resample_annotators is not None:
         return _evaluate_annotator_ci(arrays, level, coefficient, method, alpha, k, seed, system_inputs,
                                       resample_annotators)
     if control_of(coefficient) is not None:
         return _evaluate_partial_ci(arrays, level, coefficient, method, alpha, k, seed, system_inputs)
     (X, Z), paired, conv = protocol(arrays, level, system_inputs)
+    coef, conv_aggregate = aggregated(coefficient, aggregate)
     if method == "fisher":
-        r = stats.fisher_ci(X, Z, level, coefficient, alpha=alpha)
+        r = stats.fisher_ci(X, Z, level, coef, alpha=alpha)
         n_valid = None
     else:
-        r = stats.bootstrap_ci(X, Z, level, coefficient, method.removeprefix("boot-"), k=k, alpha=alpha, seed=seed,
+        r = stats.bootstrap_ci(X, Z, level, coef, method.removeprefix("boot-"), k=k, alpha=alpha, seed=seed,
                                paired_inputs=paired)
         n_valid = int(np.count_nonzero(~np.isnan(r.samples)))
     return {"estimate": bookkeeping.as_float(r.estimate), "lower": bookkeeping.as_float(r.lower), "upper": bookkeeping.as_float(r.upper),
             "n_valid": n_valid,
-            "conventions": {**r.conventions, **conv, **calibrated_epsilons([X, Z], level, coefficient, ["epsilon"])}}
+            "conventions": {**r.conventions, **conv, **conv_aggregate,
+                            **calibrated_epsilons([X, Z], level, coefficient, ["epsilon"])}}
 
 
 def _evaluate_partial_ci(arrays, level, coefficient, method, alpha, k, seed, system_inputs) -> dict:

@@ -55,10 +55,12 @@ DEFAULT_K_MAX = 100_000
 DEFAULT_RISK = 1e-3
 
 
-def setting(default: Any = MISSING, *, column: bool = True, argument: bool = True) -> Any:
+def setting(default: Any = MISSING, *, column: bool = True, argument: bool = True, quiet_default: bool = False) -> Any:
     """A parameter field: a ``column`` of the result rows and/or an ``argument`` of ``evaluate``;
-    neither: run-only (recorded in ``analysis_runs`` when not None)."""
-    return field(default=default, metadata={"column": column, "argument": argument})
+    neither: run-only (recorded in ``analysis_runs`` when not None). ``quiet_default``: not
+    recorded in the run's parameters at its default (a parameter added later, e.g. ``aggregate``:
+    the runs of its default record what they recorded before it existed)."""
+    return field(default=default, metadata={"column": column, "argument": argument, "quiet_default": quiet_default})
 
 
 @dataclass(frozen=True)
@@ -90,7 +92,8 @@ class Params:
         extra = {f.name: getattr(self, f.name) for f in fields(self)
                  if not f.metadata.get("column", True) and not f.metadata.get("argument", True)
                  and getattr(self, f.name) is not None}
-        return {**self.columns(), **extra}
+        quiet = {f.name for f in fields(self) if f.metadata.get("quiet_default") and getattr(self, f.name) == f.default}
+        return {k: v for k, v in {**self.columns(), **extra}.items() if k not in quiet}
 
     def run_seed(self) -> int | None:
         """The seed a run records: the ``seed`` parameter, if the family has one (None: not drawn)."""
@@ -133,6 +136,48 @@ def check_system_inputs(protocol: str) -> str:
         raise WarehouseError(Message("unknown ", Argument("system_inputs", protocol),
                                      f"; choose from {', '.join(vocabulary.SYSTEM_INPUTS)}"))
     return protocol
+
+
+def aggregate_setting() -> Any:
+    """The ``aggregate`` field of a family's Params: a column and an argument of ``evaluate``,
+    recorded with the run only when it is not the mean (:func:`setting`'s ``quiet_default``)."""
+    return setting(DEFAULT_AGGREGATE, quiet_default=True)
+
+
+def check_aggregate(aggregate: str, levels, coefficients, **refused) -> str:
+    """``aggregate`` if the analysis can aggregate a system's inputs so (:data:`AGGREGATES`): the
+    median is a system-level notion (``levels`` must be the system level alone), of the
+    coefficients computed from two vectors of system scores (pearson, spearman, kendall,
+    kendall-c), and not with the options in ``refused`` that are set (name -> value)."""
+    from metaeval.analyses.stats import validation
+
+    if aggregate not in AGGREGATES:
+        raise WarehouseError(Message("unknown ", Argument("aggregate", aggregate), f"; choose from {', '.join(AGGREGATES)}"))
+    if aggregate == DEFAULT_AGGREGATE:
+        return aggregate
+    if tuple(levels) != ("system",):
+        raise WarehouseError(Message(Argument("aggregate", aggregate), " is a system-level notion (a system's score over "
+                                     "its inputs): give ", Argument("levels", ["system"]), f"; got {', '.join(levels)}"))
+    for coefficient in coefficients:
+        try:
+            validation.aggregate_iv(coefficient, aggregate)
+        except ValueError as exc:
+            raise WarehouseError(Message(Argument("aggregate", aggregate), f": {exc}")) from None
+    for name, value in refused.items():
+        if value:
+            raise WarehouseError(Message(Argument("aggregate", aggregate), " is not offered with ", Argument(name, value)))
+    return aggregate
+
+
+def aggregate_fingerprint(fingerprint: str, aggregate: str) -> str:
+    """The fingerprint of the cells as read by ``aggregate``: ``fingerprint`` itself for the mean
+    (as before the option), else the sha256 of it and the aggregate -- so a median's rows never
+    pass for the mean's."""
+    import hashlib
+
+    if aggregate == DEFAULT_AGGREGATE:
+        return fingerprint
+    return hashlib.sha256(f"{fingerprint}\x1eaggregate\x1f{aggregate}".encode()).hexdigest()
 
 
 def system_inputs_parameter(protocol: str) -> dict[str, str]:

@@ -68,8 +68,6 @@ def system_scores(wh: Store, dataset: str, measures, human: str | None = None, *
     the ``median`` over its inputs of each cell's value (a human cell: the annotators' mean; Graham
     2015's median variants); a median is recorded in the fingerprint and the conventions (the mean:
     as before)."""
-    import hashlib
-
     import numpy as np
 
     from metaeval.analyses.stats import protocols, reductions
@@ -89,7 +87,7 @@ def system_scores(wh: Store, dataset: str, measures, human: str | None = None, *
     if aggregate not in parameters.AGGREGATES:
         raise WarehouseError(Message("unknown ", Argument("aggregate", aggregate),
                                      f"; choose from {', '.join(parameters.AGGREGATES)}"))
-    scores = np.array([reductions.system_means(a) if aggregate == "mean" else system_medians(a) for a in arrays])
+    scores = np.array([reductions.system_scores(a, aggregate) for a in arrays])
     keep = ~np.isnan(scores).any(axis=0)
     systems = tuple(str(s) for s, r in zip(np.asarray(data.systems)[rows], keep) if r)
     conventions["systems_left_out"] = int((~keep).sum())
@@ -98,17 +96,13 @@ def system_scores(wh: Store, dataset: str, measures, human: str | None = None, *
     fingerprint = data.fingerprint(list(names))[0]
     if aggregate != parameters.DEFAULT_AGGREGATE:
         conventions["aggregate"] = aggregate
-        fingerprint = hashlib.sha256(f"{fingerprint}\x1eaggregate\x1f{aggregate}".encode()).hexdigest()
+    fingerprint = parameters.aggregate_fingerprint(fingerprint, aggregate)
     return systems, {n: scores[i][keep] for i, n in enumerate(names)}, fingerprint, conventions
 
 
 def system_medians(A):
     """Each row's median over its non-NaN cells (NaN for a row without any): a system's median
-    score over its inputs."""
-    import numpy as np
+    score over its inputs (:func:`metaeval.analyses.stats.reductions.system_medians`)."""
+    from metaeval.analyses.stats import reductions
 
-    A = np.asarray(A, dtype=float)
-    out = np.full(A.shape[0], np.nan)
-    present = ~np.isnan(A).all(axis=1)
-    out[present] = np.nanmedian(A[present], axis=1)
-    return out
+    return reductions.system_medians(A)

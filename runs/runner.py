@@ -33,7 +33,7 @@ from typing import Any, Protocol
 from metaeval.core import Store
 from metaeval.errors import Argument, Message, WarehouseError
 from metaeval.runs import bookkeeping, executors
-from metaeval.runs.parameters import Params
+from metaeval.runs.parameters import DEFAULT_AGGREGATE, Params, aggregate_fingerprint
 from metaeval.runs.selection import Data, Scope, data_fingerprint, load_data, too_sparse
 from metaeval.signals import interruption
 
@@ -159,7 +159,14 @@ def store_missing(plan: Plan) -> RunSummary:
     return RunSummary(run_id, len(tasks), computed, writer.written)
 
 
+def _aggregate(analysis: Analysis) -> str:
+    """How the analysis aggregates a system's inputs (its parameter ``aggregate``; the mean)."""
+    return getattr(analysis.params, "aggregate", DEFAULT_AGGREGATE)
+
+
 def planned(data: Data, scope: Scope, analysis: Analysis) -> list[Task]:
+    """The analysis' tasks with the fingerprints of the cells they read (as the analysis'
+    ``aggregate`` reads them: :func:`metaeval.runs.parameters.aggregate_fingerprint`)."""
     planned = []
     cache: dict[tuple[str, ...], tuple] = {}
     for t in analysis.tasks:
@@ -168,7 +175,7 @@ def planned(data: Data, scope: Scope, analysis: Analysis) -> list[Task]:
             if scope.human is not None:
                 _check_enough(data.restrict(t.measures)[0], t.measures, *cache[t.measures, t.control][1:], analysis)
         fp, n, m = cache[t.measures, t.control]
-        planned.append(Task(t.key, t.measures, fp, n, m, t.control))
+        planned.append(Task(t.key, t.measures, aggregate_fingerprint(fp, _aggregate(analysis)), n, m, t.control))
     return planned
 
 
@@ -231,7 +238,7 @@ def start_analysis_run(wh: Store, scope: Scope, analysis: Analysis, data: Data, 
         parameters["subset"] = scope.subset
     parameters.update(analysis.params.recorded())
     return bookkeeping.start_run(wh, analysis.command, parameters, analysis.seed,
-                     data_fingerprint(data, scope.measures), n_tasks, jobs)
+                     aggregate_fingerprint(data_fingerprint(data, scope.measures), _aggregate(analysis)), n_tasks, jobs)
 
 
 def compute(plan: Plan, todo: list[int], on_result: Callable[[int, dict], None], writer: bookkeeping.Writer,

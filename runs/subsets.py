@@ -80,6 +80,9 @@ def by_attribute(wh: Store, command: str, by: str, where: Sequence = (), *, data
     (module docstring). Every check runs before the first group's run writes."""
     if command not in COMMANDS:
         raise WarehouseError(Message(Argument("by"), f" is offered by {', '.join(COMMANDS)}, not {command}"))
+    if options.get("aggregate", "mean") != "mean":   # the macro average is of the groups' means
+        raise WarehouseError(Message(Argument("aggregate", options["aggregate"]), " is not offered with ",
+                                     Argument("by", by)))
     where = selection.parse_where(where)
     wh.require_dataset(dataset)
     if by in {a for a, _ in where}:

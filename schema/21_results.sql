@@ -18,7 +18,8 @@ CREATE TABLE IF NOT EXISTS correlations (
     n_inputs     INTEGER NOT NULL,
     fingerprint  VARCHAR NOT NULL,
     conventions  JSON NOT NULL,
-    subset       VARCHAR NOT NULL DEFAULT ''  -- the cells analysed: '' every cell, else attr=value [& ...] (--where)
+    subset       VARCHAR NOT NULL DEFAULT '',  -- the cells analysed: '' every cell, else attr=value [& ...] (--where)
+    aggregate    VARCHAR NOT NULL DEFAULT 'mean'  -- a system's score over its inputs: mean | median (system level)
 );
 
 CREATE TABLE IF NOT EXISTS confidence_intervals (
@@ -41,7 +42,8 @@ CREATE TABLE IF NOT EXISTS confidence_intervals (
     n_valid      INTEGER,              -- resamples with a defined correlation
     fingerprint  VARCHAR NOT NULL,
     conventions  JSON NOT NULL,
-    subset       VARCHAR NOT NULL DEFAULT ''  -- the cells analysed: '' every cell, else attr=value [& ...] (--where)
+    subset       VARCHAR NOT NULL DEFAULT '',  -- the cells analysed: '' every cell, else attr=value [& ...] (--where)
+    aggregate    VARCHAR NOT NULL DEFAULT 'mean'  -- a system's score over its inputs: mean | median (system level)
 );
 
 CREATE TABLE IF NOT EXISTS hypothesis_tests (
@@ -79,5 +81,6 @@ CREATE TABLE IF NOT EXISTS hypothesis_tests (
     risk              DOUBLE,               -- sequential tests (MMCTest): the bound on the probability that any
                                             -- decision of the family differs from the exact p-values'; k is then
                                             -- k_max. NULL: a fixed k (or k_block)
-    subset       VARCHAR NOT NULL DEFAULT ''  -- the cells analysed: '' every cell, else attr=value [& ...] (--where)
+    subset       VARCHAR NOT NULL DEFAULT '',  -- the cells analysed: '' every cell, else attr=value [& ...] (--where)
+    aggregate    VARCHAR NOT NULL DEFAULT 'mean'  -- a system's score over its inputs: mean | median (system level)
 );

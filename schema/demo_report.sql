@@ -9,10 +9,11 @@ SELECT c.metric, c.level, c.coefficient,
         WHERE t.dataset = c.dataset AND t.human = c.human AND t.metric_a = c.metric
           AND t.level = c.level AND t.coefficient = c.coefficient AND t.method = 'perm-both'
           AND t.alternative = 'two-sided' AND t.correction = 'holm' AND t.correction_group = 'metric'
-          AND t.k = $3 AND t.seed = $4 AND t.significant AND t.delta > 0) AS beats
+          AND t.k = $3 AND t.seed = $4 AND t.aggregate = 'mean' AND t.significant AND t.delta > 0) AS beats
 FROM latest_correlations AS c
 JOIN latest_confidence_intervals AS ci
   ON ci.dataset = c.dataset AND ci.human = c.human AND ci.metric = c.metric AND ci.level = c.level
  AND ci.coefficient = c.coefficient AND ci.method = 'boot-both' AND ci.k = $3 AND ci.seed = $4
-WHERE c.dataset = $1 AND c.human = $2
+ AND ci.aggregate = c.aggregate
+WHERE c.dataset = $1 AND c.human = $2 AND c.aggregate = 'mean'
 ORDER BY c.level DESC, c.coefficient DESC, c.value DESC;

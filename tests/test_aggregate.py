@@ -74,3 +74,120 @@ def test_rank_change_median_rows_signature_and_run_parameters(holes):
     assert set(first["fingerprint"]).isdisjoint(set(second["fingerprint"]))
     assert "aggregate" not in runs[0] and runs[1]["aggregate"] == "median"
     assert signed["signature"].str.contains("agg:median").tolist() == [False] * 6 + [True] * 6
+
+
+# --- correlate, ci, compare at the system level (issue 33 item 9, the rest) ---------------------
+def _matrix(cells, measure):
+    A = np.full((6, 7), np.nan)
+    for (s, i), row in cells.items():
+        A[s, i] = row[measure]
+    return A
+
+
+def test_correlate_ci_compare_median_rows_against_the_statistics_and_a_loop(holes):
+    import scipy.stats
+
+    from metaeval.analyses.stats import hypothesis, intervals
+    from metaeval.analyses.stats.validation import aggregate_iv
+
+    db, cells = holes
+    X, Y, Z = (_matrix(cells, m) for m in ("m1", "m2", "human"))
+    scope = ["--dataset", "h", "--human", "human", "--metric", "m1", "--metric", "m2", "--level", "system",
+             "--coefficient", "pearson", "--format", "csv"]
+    for command, extra in (("correlate", []), ("ci", ["--method", "boot-inputs", "--k", "199", "--seed", "3"]),
+                           ("compare", ["--method", "perm-inputs", "--k", "99", "--seed", "5"])):
+        run_cli(db, command, *scope, *extra)
+        run_cli(db, command, *scope, *extra, "--aggregate", "median")
+    median = aggregate_iv("pearson", "median")
+    with Store(db) as wh:
+        corr = wh.sql("SELECT * FROM latest_correlations WHERE metric = 'm1' ORDER BY aggregate")
+        ci = wh.sql("SELECT * FROM latest_confidence_intervals WHERE metric = 'm1' ORDER BY aggregate")
+        tests = wh.sql("SELECT * FROM latest_hypothesis_tests WHERE metric_a = 'm1' ORDER BY aggregate")
+        runs = wh.sql("SELECT command, parameters, data_fingerprint FROM analysis_runs ORDER BY run_id")
+        signed = signatures.with_signatures(wh, corr)
+    assert corr["aggregate"].tolist() == ci["aggregate"].tolist() == tests["aggregate"].tolist() == ["mean", "median"]
+    assert corr["value"][1] == pytest.approx(scipy.stats.pearsonr(_loop(cells, "m1", "median"),
+                                                                  _loop(cells, "human", "median"))[0], abs=1e-12)
+    assert corr["value"][0] == pytest.approx(scipy.stats.pearsonr(_loop(cells, "m1", "mean"),
+                                                                  _loop(cells, "human", "mean"))[0], abs=1e-12)
+    r = intervals.bootstrap_ci(X, Z, "system", median, "inputs", k=199, seed=3)
+    assert (ci["estimate"][1], ci["lower"][1], ci["upper"][1]) == pytest.approx((r.estimate, r.lower, r.upper), abs=1e-12)
+    t = hypothesis.permutation_test(X, Y, Z, "system", median, "inputs", k=99, alternative="two-sided", seed=5)
+    assert (tests["delta"][1], tests["p_value"][1]) == pytest.approx((t.delta, t.pvalue), abs=1e-12)
+    for rows in (corr, ci, tests):      # a median's rows are other rows: their fingerprint differs
+        assert rows["fingerprint"][0] != rows["fingerprint"][1]
+        assert "aggregate" not in json.loads(rows["conventions"][0])
+        assert json.loads(rows["conventions"][1])["aggregate"] == "median"
+    parameters = runs["parameters"].map(json.loads).tolist()
+    assert ["aggregate" in p for p in parameters] == [False, True] * 3
+    assert [p.get("aggregate") for p in parameters[1::2]] == ["median"] * 3
+    assert runs["data_fingerprint"][0] != runs["data_fingerprint"][1]
+    assert signed["signature"].str.contains("agg:").tolist() == [False, True]
+    assert "|agg:median|" in signed["signature"][1]
+
+
+def test_the_mean_is_computed_as_before_and_the_median_refused_where_it_is_no_system_level_notion(holes):
+    db, _ = holes
+    with Store(db) as wh:
+        _, _, fp_mean, _ = persist.system_scores(wh, "h", ["m1"], "human")
+    run_cli(db, "correlate", "--dataset", "h", "--human", "human", "--metric", "m1", "--level", "system",
+            "--coefficient", "pearson")
+    with Store(db) as wh:   # a default run's fingerprint is the cells' as before the option
+        row = wh.sql("SELECT fingerprint, aggregate FROM correlations")
+    assert row["aggregate"].tolist() == ["mean"]
+    base = ["--dataset", "h", "--human", "human", "--metric", "m1", "--metric", "m2"]
+    for command, extra, words in (
+            ("correlate", [], "system-level notion"),
+            ("correlate", ["--level", "system", "--coefficient", "kendall-23"], "not kendall-23"),
+            ("ci", ["--level", "system", "--coefficient", "pearson", "--resample-annotators", "cells"],
+             "is not offered with --resample-annotators"),
+            ("correlate", ["--level", "system", "--by", "split"], "is not offered with --by"),
+            ("compare", ["--level", "summary"], "system-level notion")):
+        result = run_cli(db, command, *base, *extra, "--aggregate", "median", ok=False)
+        assert result.exit_code != 0 and "--aggregate" in result.output and words in result.output, result.output
+        assert "Traceback" not in result.output and len(result.output.strip().splitlines()) == 1, result.output
+
+
+def test_a_schema_6_warehouse_gains_the_aggregate_columns_and_keeps_its_rows(tmp_path):
+    from metaeval import schema
+    from metaeval.connection import duckdb_connect
+
+    db = tmp_path / "v6.duckdb"
+    run_cli(db, "demo", "--dataset", "d", "--systems", "4", "--inputs", "5", "--k", "40")
+    tables = ("correlations", "confidence_intervals", "hypothesis_tests")
+    with duckdb_connect(db) as con:  # as a version-6 warehouse was: no aggregate column
+        before = {t: con.execute(f"SELECT * FROM {t} ORDER BY result_id").df() for t in tables}
+        for table in tables:
+            con.execute(f"ALTER TABLE {table} DROP COLUMN aggregate")
+        con.execute("UPDATE schema_info SET value = '6' WHERE key = 'version'")
+    assert f"from schema 6 to {schema.SCHEMA_VERSION}" in run_cli(db, "init").output
+    with Store(db, read_only=True) as wh:
+        for table in tables:
+            after = wh.sql(f"SELECT * FROM {table} ORDER BY result_id")
+            assert len(after) == len(before[table]) > 0 and (after["aggregate"] == "mean").all()
+            assert after.drop(columns="aggregate").equals(before[table].drop(columns="aggregate"))
+            assert len(wh.sql(f"SELECT * FROM latest_{table}")) > 0
+
+
+def test_graham_mean_and_median_variants_of_rouge_on_summeval(shared_warehouse, tmp_path):
+    """Graham (2015): each ROUGE variant with a system's mean and its median over the inputs,
+    two rows of the latest view per variant; the medians against a loop over the stored cells."""
+    import scipy.stats
+
+    db = tmp_path / "s.duckdb"
+    db.write_bytes(shared_warehouse.read_bytes())
+    common = ["correlate", "--dataset", "summeval", "--human", "expert.relevance", "--metric", "rouge-*",
+              "--level", "system", "--coefficient", "pearson", "--format", "csv"]
+    run_cli(db, *common)
+    run_cli(db, *common, "--aggregate", "median")
+    with Store(db) as wh:
+        rows = wh.sql("SELECT * FROM latest_correlations WHERE dataset = 'summeval' ORDER BY metric, aggregate")
+        cells = wh.sql("SELECT system, measure, value FROM cells WHERE dataset = 'summeval' "
+                       "AND measure IN ('rouge-2.f1', 'expert.relevance')")
+    assert len(rows) == 2 * rows["metric"].nunique() == 36     # 18 ROUGE measures x {mean, median}
+    assert set(rows["aggregate"]) == {"mean", "median"}
+    medians = cells.groupby(["measure", "system"])["value"].median().unstack(0).dropna()
+    got = rows[(rows["metric"] == "rouge-2.f1") & (rows["aggregate"] == "median")]["value"].item()
+    assert got == pytest.approx(scipy.stats.pearsonr(medians["rouge-2.f1"], medians["expert.relevance"])[0], abs=1e-9)
+    mean = rows[(rows["metric"] == "rouge-2.f1") & (rows["aggregate"] == "mean")]["value"].item()
+    assert got != mean

@@ -38,15 +38,18 @@ def test_compare_parameters_columns_arguments_and_run_only():
     p = comparisons.TestParams("perm-both", "two-sided", 1000, 0, None, "all", None, None, 0.05, "holm", "metric",
                                ("a",))
     assert p.columns() == {"method": "perm-both", "alternative": "two-sided", "k": 1000, "seed": 0, "k_block": None,
-                           "system_inputs": "all", "resample_annotators": None, "risk": None}
+                           "system_inputs": "all", "resample_annotators": None, "risk": None, "aggregate": "mean"}
     assert p.arguments() == {c: v for c, v in p.columns().items() if c != "risk"}
-    assert p.recorded() == {**p.columns(), "alpha": 0.05, "correction": "holm", "correction_group": "metric",
-                            "focus": ["a"]}
+    # aggregate (quiet_default): the mean is not recorded, so a default run records what it did before
+    assert p.recorded() == {**{c: v for c, v in p.columns().items() if c != "aggregate"}, "alpha": 0.05,
+                            "correction": "holm", "correction_group": "metric", "focus": ["a"]}
+    assert dataclasses.replace(p, aggregate="median").recorded()["aggregate"] == "median"
     assert p.run_seed() == 0
     # sequential: the correction decides how many resamples a pair draws, so it is a column
     s = dataclasses.replace(p, risk=1e-3, focus=None)
     assert list(s.columns())[-3:] == ["correction", "correction_group", "alpha"]
-    assert s.arguments() == {"method": "perm-both", "alternative": "two-sided", "seed": 0, "system_inputs": "all"}
+    assert s.arguments() == {"method": "perm-both", "alternative": "two-sided", "seed": 0, "system_inputs": "all",
+                             "aggregate": "mean"}
     assert "focus" not in s.recorded()
 
 

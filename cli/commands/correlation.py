@@ -69,7 +69,7 @@ def _tied(coefficients, epsilon, tie_calibration):
 @layout_option
 @click.pass_obj
 def correlate(obj, dataset, human, metrics, levels, coefficients, system_inputs, jobs, force, epsilon,
-              tie_calibration, where, by, control, fmt, layout):
+              tie_calibration, where, by, control, aggregate, fmt, layout):
     """Correlations of metrics with a human judgment (system, summary, global level).
 
     text: one row per metric, a column per level and coefficient; the other formats: the
@@ -80,7 +80,7 @@ def correlate(obj, dataset, human, metrics, levels, coefficients, system_inputs,
 
     coefficients = _tied(coefficients, epsilon, tie_calibration)
     kwargs = dict(dataset=dataset, human=human, metrics=metrics, levels=levels, coefficients=coefficients,
-                  system_inputs=system_inputs, jobs=jobs, force=force, control=control)
+                  system_inputs=system_inputs, jobs=jobs, force=force, control=control, aggregate=aggregate)
     if by is not None:
         _by(obj, "correlate", fmt, layout, by, where, kwargs)
         return
@@ -145,6 +145,8 @@ def _conventions(frame) -> str:
     if "system" in levels and len(protocols) == 1:
         parts.append(f"system scores: {SYSTEM_INPUTS_TEXT.get(protocols[0], protocols[0])} "
                      f"(--system-inputs {protocols[0]})")
+    if "aggregate" in frame and set(frame["aggregate"]) == {"median"}:
+        parts.append("a system's score the median over its inputs (--aggregate median)")
     if "signature" in frame.columns and (common := signature.shared(frame["signature"])):
         parts.append(f"signature {common}")
     return "; ".join(parts)
@@ -170,14 +172,14 @@ def _paper(frame, fmt: str, caption: str, layout: str = "auto", **ranking) -> No
 @layout_option
 @click.pass_obj
 def ci(obj, dataset, human, metrics, levels, coefficients, system_inputs, jobs, force, method, k, seed, alpha,
-       resample_annotators, epsilon, tie_calibration, where, by, control, fmt, layout):
+       resample_annotators, epsilon, tie_calibration, where, by, control, aggregate, fmt, layout):
     """Confidence intervals of correlations (Fisher or bootstrap over systems/inputs/both)."""
     from metaeval.runs import api
 
     coefficients = _tied(coefficients, epsilon, tie_calibration)
     kwargs = dict(dataset=dataset, human=human, metrics=metrics, levels=levels, coefficients=coefficients,
                   system_inputs=system_inputs, jobs=jobs, force=force, method=method, k=k, alpha=alpha, seed=seed,
-                  resample_annotators=resample_annotators, control=control)
+                  resample_annotators=resample_annotators, control=control, aggregate=aggregate)
     if by is not None:
         _by(obj, "ci", fmt, layout, by, where, kwargs)
         return

@@ -112,14 +112,16 @@ def answer(ctx: Context) -> Section:
 
 def rankings(ctx: Context, human: str) -> list[Ranked]:
     """One :class:`Ranked` per level and coefficient with stored correlations against ``human``."""
-    corr = ctx.wh.sql("SELECT * FROM latest_correlations WHERE dataset = ? AND human = ? AND subset = ''",
+    corr = ctx.wh.sql("SELECT * FROM latest_correlations WHERE dataset = ? AND human = ? AND subset = '' "
+                      "AND aggregate = 'mean'",
                       [ctx.dataset, human])
     if corr.empty:
         return []
-    cis = ctx.wh.sql("SELECT * FROM latest_confidence_intervals WHERE dataset = ? AND human = ? AND subset = ''",
+    cis = ctx.wh.sql("SELECT * FROM latest_confidence_intervals WHERE dataset = ? AND human = ? AND subset = '' "
+                     "AND aggregate = 'mean'",
                      [ctx.dataset, human])
     tests = ctx.wh.sql("SELECT * FROM latest_hypothesis_tests WHERE dataset = ? AND human = ? AND alternative = ? "
-                       "AND correction = ? AND correction_group = ? AND subset = ''",
+                       "AND correction = ? AND correction_group = ? AND subset = '' AND aggregate = 'mean'",
                        [ctx.dataset, human, ALTERNATIVE, CORRECTION, CORRECTION_GROUP])
     ceiling = annotators.ceilings(ctx.wh, ctx.dataset, human)
     levels = {lv: i for i, lv in enumerate(vocabulary.LEVELS)}

@@ -68,10 +68,14 @@ class Context:
     def rows(self, view: str) -> pd.DataFrame:
         """The latest rows of ``view`` for the report's dataset (and human), of every subset of
         cells: the sections group them by ``subset`` (one figure each; a ``--where`` / ``--by``
-        subset's rows never mix with those of every cell)."""
+        subset's rows never mix with those of every cell). Of the views with an ``aggregate`` key,
+        the rows of a system's mean (the report's setting; the medians are not shown)."""
         if view not in self._rows:
-            self._rows[view] = self.wh.sql(f"SELECT * FROM {view} WHERE dataset = ? AND (? IS NULL OR human = ?) "
-                                           "ORDER BY result_id", [self.dataset, self.human, self.human])
+            rows = self.wh.sql(f"SELECT * FROM {view} WHERE dataset = ? AND (? IS NULL OR human = ?) "
+                               "ORDER BY result_id", [self.dataset, self.human, self.human])
+            if "aggregate" in rows.columns:
+                rows = rows[rows["aggregate"] == "mean"].reset_index(drop=True)
+            self._rows[view] = rows
         return self._rows[view]
 
     def figure(self, section: Section, fig, name: str, caption: str, table: pd.DataFrame, note: str = "") -> None:

@@ -22,7 +22,7 @@ def correlations(wh: Store, dataset: str, human: str, level: str, coefficient: s
     cells of ``subset`` (the order of a significance heatmap's metrics); empty when ``correlate``
     has not run."""
     rows = wh.sql("SELECT metric, value FROM latest_correlations WHERE dataset = ? AND human = ? AND level = ? "
-                  "AND coefficient = ? AND subset = ?", [dataset, human, level, coefficient, subset])
+                  "AND coefficient = ? AND subset = ? AND aggregate = 'mean'", [dataset, human, level, coefficient, subset])
     return dict(zip(rows["metric"], rows["value"], strict=True))
 
 
