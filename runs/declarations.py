@@ -215,7 +215,9 @@ class Winners(Family):
                       choices=_VOCABULARY + "CLUSTER_RULES",
                       help="any: a new cluster starts at the first metric significantly outperformed by any metric "
                            "of the current cluster (mt-metrics-eval); strict: only where every metric above beats "
-                           "every metric below."))
+                           "every metric below."),
+               AGGREGATE.but(help="The tests read (and the correlations ranked) of a system's mean or median over its "
+                                  "inputs (the compare run with it; system level)."))
 
     def compute(self, wh, **params):
         from metaeval.runs import api

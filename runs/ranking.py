@@ -105,6 +105,7 @@ class WinnersParams(Params):
     correction_group: str
     alpha: float
     cluster_rule: str
+    aggregate: str = parameters.aggregate_setting()
 
 
 @dataclass(frozen=True)
@@ -308,7 +309,8 @@ def significant_at(rows: pd.DataFrame, alpha: float, family: tuple[str, str, str
 def run_winners(wh: Store, scope: Scope, method: str = "perm-both", alternative: str = parameters.DEFAULT_ALTERNATIVE,
                 correction: str = parameters.DEFAULT_CORRECTION, group: str = parameters.DEFAULT_CORRECTION_GROUP,
                 alpha: float = 0.05, force: bool = False,
-                cluster_rule: str = parameters.DEFAULT_CLUSTER_RULE) -> RunSummary:
+                cluster_rule: str = parameters.DEFAULT_CLUSTER_RULE,
+                aggregate: str = parameters.DEFAULT_AGGREGATE) -> RunSummary:
     """Winners and significance clusters of the scope's metrics at each level and coefficient,
     from the latest ``hypothesis_tests`` rows of ``method``/``alternative``/``correction``/``group``.
 
@@ -321,20 +323,23 @@ def run_winners(wh: Store, scope: Scope, method: str = "perm-both", alternative:
     compare leaves them out. A metric with an undefined correlation gets status "undefined" and
     no rank, cluster or winner status; when a family of tests cannot reach its corrected level
     (:func:`tests_resolution`), every row of that level and coefficient gets status
-    "unresolvable" and no cluster or winner status.
+    "unresolvable" and no cluster or winner status. ``aggregate``: the tests (and correlations) of
+    a system's mean or median over its inputs (system level).
     """
     _choice(method, vocabulary.TEST_METHODS, "test method")
     _choice(alternative, ALTERNATIVES, "alternative")
     _choice(correction, vocabulary.CORRECTIONS, "correction")
     _choice(group, vocabulary.CORRECTION_GROUPS, "correction group")
     _choice(cluster_rule, vocabulary.CLUSTER_RULES, "cluster rule")
-    params = WinnersParams(method, alternative, correction, group, _alpha(alpha), cluster_rule)
+    params = WinnersParams(method, alternative, correction, group, _alpha(alpha), cluster_rule,
+                           parameters.check_aggregate(aggregate, scope.levels, scope.coefficients))
+    coefficient_of = {c: correlations.aggregated(c, aggregate)[0] for c in scope.coefficients}
     data = selection.load_data(wh, scope)
     scope, skipped = selection.without_sparse_metrics(data, scope)
     if len(scope.metrics) < 2:
         raise WarehouseError(f"ranking metrics needs at least two; the scope has {list(scope.metrics)}"
                              + "".join(f"; {reason}" for reason in skipped.values()))
-    tests = derived.checked_tests(wh, data, scope, method, alternative, correction, group)
+    tests = derived.checked_tests(wh, data, scope, method, alternative, correction, group, aggregate)
     metrics, n = list(scope.metrics), len(scope.metrics)
     index = {m: i for i, m in enumerate(metrics)}
     frame = pd.DataFrame([{**t, "metric_a": a, "metric_b": b, "level": lv, "coefficient": c}
@@ -343,7 +348,7 @@ def run_winners(wh: Store, scope: Scope, method: str = "perm-both", alternative:
     for lv in scope.levels:
         for c in scope.coefficients:
             part = frame[(frame["level"] == lv) & (frame["coefficient"] == c)]
-            scores = [stats.correlate(*data.restrict((m, scope.human))[0], lv, c) for m in metrics]
+            scores = [stats.correlate(*data.restrict((m, scope.human))[0], lv, coefficient_of[c]) for m in metrics]
             unresolved = tests_resolution(part, method, correction, group, alpha)
             clusters, beats, tested = conclusions.clusters(
                 scores, part["metric_a"].map(index), part["metric_b"].map(index), part["delta"].astype(float),
@@ -384,10 +389,11 @@ def run_winners(wh: Store, scope: Scope, method: str = "perm-both", alternative:
                     "n_beaten_by": int(clusters.n_beaten_by[i]),
                     "beaten_by": json.dumps([metrics[j] for j in np.flatnonzero(beats[:, i])]),
                     "n_metrics": n, "status": status, "conventions": conventions}))
-    parameters = {"dataset": scope.dataset, "human": scope.human, "metrics": metrics, "levels": list(scope.levels),
-                  "coefficients": list(scope.coefficients)}
-    return derived.write_new(wh, scope, "winners", ("level", "coefficient", "metric"), params, parameters,
-                      selection.data_fingerprint(data, [*metrics, scope.human]), planned, force)
+    recorded = {"dataset": scope.dataset, "human": scope.human, "metrics": metrics, "levels": list(scope.levels),
+                "coefficients": list(scope.coefficients)}
+    return derived.write_new(wh, scope, "winners", ("level", "coefficient", "metric"), params, recorded,
+                      parameters.aggregate_fingerprint(selection.data_fingerprint(data, [*metrics, scope.human]),
+                                                       aggregate), planned, force)
 
 
 # --- replicability across datasets -------------------------------------------------------------------
@@ -496,16 +502,19 @@ def winners(wh: Store, dataset: str, human: str, metrics: Sequence[str] = (), le
             coefficients: Sequence[str] = (), *, method: str = "perm-both",
             alternative: str = parameters.DEFAULT_ALTERNATIVE, correction: str = parameters.DEFAULT_CORRECTION,
             correction_group: str = parameters.DEFAULT_CORRECTION_GROUP, alpha: float = 0.05,
-            cluster_rule: str = parameters.DEFAULT_CLUSTER_RULE, force: bool = False) -> tuple[RunSummary, pd.DataFrame]:
+            cluster_rule: str = parameters.DEFAULT_CLUSTER_RULE, force: bool = False,
+            aggregate: str = parameters.DEFAULT_AGGREGATE) -> tuple[RunSummary, pd.DataFrame]:
     """:func:`run_winners` over the resolved scope, and the latest ``winners`` rows of that
     setting by level, coefficient and rank."""
     from metaeval.runs import engine
 
     scope = selection.resolve_scope(wh, dataset, human, metrics, levels, coefficients)
-    summary = run_winners(wh, scope, method, alternative, correction, correction_group, alpha, force, cluster_rule)
+    summary = run_winners(wh, scope, method, alternative, correction, correction_group, alpha, force, cluster_rule,
+                          aggregate)
     frame = engine.latest_rows(wh, "winners", dataset, human, level=scope.levels, coefficient=scope.coefficients,
                                method=method, alternative=alternative, correction=correction,
-                               correction_group=correction_group, alpha=alpha, cluster_rule=cluster_rule)
+                               correction_group=correction_group, alpha=alpha, cluster_rule=cluster_rule,
+                               aggregate=aggregate)
     return summary, frame.sort_values(["level", "coefficient", "rank"], na_position="last")
 
 

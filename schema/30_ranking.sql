@@ -104,8 +104,9 @@ CREATE TABLE IF NOT EXISTS winners (
     fingerprint       VARCHAR NOT NULL,     -- of the test rows and cells of the whole ranking
     conventions       JSON NOT NULL,
     cluster_rule      VARCHAR,              -- any (mt-metrics-eval AssignRanks) | strict; NULL: strict (schema 3)
-    status            VARCHAR               -- ranked | undefined (correlation undefined) | unresolvable (no test
+    status            VARCHAR,              -- ranked | undefined (correlation undefined) | unresolvable (no test
                                             -- of the family can reach the corrected level); NULL: schema 3
+    aggregate         VARCHAR NOT NULL DEFAULT 'mean'  -- a system's score over its inputs: mean | median
 );
 
 -- `metaeval replicability`: on how many datasets does metric_a beat metric_b?

@@ -25,7 +25,7 @@ WHERE rn = 1;
 -- coefficient, tests, alpha), never rows of rankings over different sets of metrics.
 CREATE OR REPLACE VIEW latest_winners AS
 SELECT * EXCLUDE (newest) FROM (
-    SELECT *, max(run_id) OVER (PARTITION BY dataset, human, level, coefficient, method, alternative,
+    SELECT *, max(run_id) OVER (PARTITION BY dataset, human, aggregate, level, coefficient, method, alternative,
                                              correction, correction_group, alpha, cluster_rule) AS newest
     FROM winners)
 WHERE run_id = newest;

@@ -9,3 +9,6 @@ ALTER TABLE IF EXISTS confidence_intervals ADD COLUMN IF NOT EXISTS aggregate VA
 ALTER TABLE IF EXISTS confidence_intervals ALTER COLUMN aggregate SET NOT NULL;
 ALTER TABLE IF EXISTS hypothesis_tests ADD COLUMN IF NOT EXISTS aggregate VARCHAR DEFAULT 'mean';
 ALTER TABLE IF EXISTS hypothesis_tests ALTER COLUMN aggregate SET NOT NULL;
+-- winners --aggregate: the rankings of the tests of a system's median are other rankings.
+ALTER TABLE IF EXISTS winners ADD COLUMN IF NOT EXISTS aggregate VARCHAR DEFAULT 'mean';
+ALTER TABLE IF EXISTS winners ALTER COLUMN aggregate SET NOT NULL;

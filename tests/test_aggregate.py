@@ -154,7 +154,9 @@ def test_a_schema_6_warehouse_gains_the_aggregate_columns_and_keeps_its_rows(tmp
 
     db = tmp_path / "v6.duckdb"
     run_cli(db, "demo", "--dataset", "d", "--systems", "4", "--inputs", "5", "--k", "40")
-    tables = ("correlations", "confidence_intervals", "hypothesis_tests")
+    tables = ("correlations", "confidence_intervals", "hypothesis_tests", "winners")
+    run_cli(db, "winners", "--dataset", "d", "--human", "expert.relevance", "--method", "perm-both", "--level", "system", "--coefficient",
+            "pearson")
     with duckdb_connect(db) as con:  # as a version-6 warehouse was: no aggregate column
         before = {t: con.execute(f"SELECT * FROM {t} ORDER BY result_id").df() for t in tables}
         for table in tables:
@@ -191,3 +193,22 @@ def test_graham_mean_and_median_variants_of_rouge_on_summeval(shared_warehouse, 
     assert got == pytest.approx(scipy.stats.pearsonr(medians["rouge-2.f1"], medians["expert.relevance"])[0], abs=1e-9)
     mean = rows[(rows["metric"] == "rouge-2.f1") & (rows["aggregate"] == "mean")]["value"].item()
     assert got != mean
+
+
+def test_winners_read_the_tests_of_their_aggregate(holes):
+    db, _ = holes
+    scope = ["--dataset", "h", "--human", "human", "--metric", "m1", "--metric", "m2", "--level", "system",
+             "--coefficient", "pearson", "--method", "perm-inputs"]
+    result = run_cli(db, "winners", *scope, "--aggregate", "median", ok=False)   # no median tests yet
+    assert result.exit_code != 0 and "missing" in result.output
+    for aggregate in ("mean", "median"):
+        run_cli(db, "compare", *scope, "--k", "99", "--aggregate", aggregate)
+        run_cli(db, "correlate", *scope[:-2], "--aggregate", aggregate)
+        run_cli(db, "winners", *scope, "--aggregate", aggregate)
+    with Store(db) as wh:
+        won = wh.sql("SELECT * FROM latest_winners ORDER BY aggregate, metric")
+        corr = wh.sql("SELECT * FROM latest_correlations ORDER BY aggregate, metric")
+        runs = wh.sql("SELECT parameters FROM analysis_runs WHERE command = 'winners' ORDER BY run_id")
+    assert won["aggregate"].tolist() == ["mean", "mean", "median", "median"]
+    np.testing.assert_allclose(won["correlation"], corr["value"], rtol=0, atol=1e-12)
+    assert ["aggregate" in p for p in runs["parameters"]] == [False, True]

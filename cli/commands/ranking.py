@@ -135,7 +135,7 @@ def systems_agreement(obj, dataset, human, metrics, tests, alpha, k, seed, jobs,
 @layout_option
 @click.pass_obj
 def winners(obj, dataset, human, metrics, levels, coefficients, method, alternative, alpha, force, correction,
-            correction_group, cluster_rule, fmt, layout):
+            correction_group, cluster_rule, aggregate, fmt, layout):
     """Metrics not significantly beaten by any other, and significance clusters.
 
     Reads the latest `metaeval compare` rows (never recomputes a test) of every ordered pair of
@@ -153,7 +153,7 @@ def winners(obj, dataset, human, metrics, levels, coefficients, method, alternat
         summary, frame = ranking_runs.winners(wh, dataset, human, metrics, levels, coefficients, method=method,
                                               alternative=alternative, correction=correction,
                                               correction_group=correction_group, alpha=alpha,
-                                              cluster_rule=cluster_rule, force=force)
+                                              cluster_rule=cluster_rule, force=force, aggregate=aggregate)
         report_run("winners", summary, fmt)
     notes = _winners_notes(frame)
     for line in notes:
@@ -165,7 +165,9 @@ def winners(obj, dataset, human, metrics, levels, coefficients, method, alternat
         from metaeval.analyses import ranking_tables, ranking
 
         caption = (f"Significance clusters of the correlation with {human} on {dataset}: {method} tests "
-                   f"({alternative}), correction {correction} per {correction_group}, alpha={alpha:g}; clusters (cl.): "
+                   f"({alternative}), correction {correction} per {correction_group}, alpha={alpha:g}"
+                   + ("; a system's score the median over its inputs" if aggregate == "median" else "")
+                   + "; clusters (cl.): "
                    f"{ranking.CLUSTER_RULE_TEXT[cluster_rule]}.")
         r = ranking_tables.Ranking(frame.sort_values(["rank"], na_position="last", kind="stable"))
         click.echo(r.latex(caption, layout) if fmt == "latex" else r.markdown(caption), nl=False)
