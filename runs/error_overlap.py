@@ -76,7 +76,8 @@ def error_overlap(wh, dataset: str, human: str, metrics, *, system_inputs: str =
                              f"{metrics[1]}: the pairs of systems need 2 or more")
     subset = selection.subset_label(selection.parse_where(where))
     setting = {"human": human, "metric_a": metrics[0], "metric_b": metrics[1], "system_inputs": system_inputs}
-    if not force and (rows := persist.reusable(wh, TABLE, dataset, fingerprint, subset=subset, **setting)) is not None:
+    if not force and (rows := persist.reusable(wh, TABLE, dataset, fingerprint, subset=subset, aggregate=aggregate,
+                                               **setting)) is not None:
         return rows
     out = eo.error_overlap(scores[human], scores[metrics[0]], scores[metrics[1]])
     conventions.update({"correct": "sign(metric_i - metric_j) == sign(human_i - human_j) over every unordered pair",
@@ -91,9 +92,9 @@ def error_overlap(wh, dataset: str, human: str, metrics, *, system_inputs: str =
         "mcnemar_p": bookkeeping.none_if_nan(out.mcnemar_p),
         "fisher_odds_ratio": bookkeeping.none_if_nan(out.fisher_odds_ratio),
         "fisher_p": bookkeeping.none_if_nan(out.fisher_p), "fingerprint": fingerprint,
-        "conventions": bookkeeping.conventions_json(conventions)}])
+        "conventions": bookkeeping.conventions_json(conventions), "aggregate": aggregate}])
     persist.ensure_table(wh, TABLE, "83_error_overlap")
     persist.write(wh, COMMAND, TABLE, frame, {"dataset": dataset, **setting, "where": subset,
                                              **({"aggregate": aggregate} if aggregate != AGGREGATE.default else {})},
                   fingerprint)
-    return persist.reusable(wh, TABLE, dataset, fingerprint, subset=subset, **setting)
+    return persist.reusable(wh, TABLE, dataset, fingerprint, subset=subset, aggregate=aggregate, **setting)

@@ -67,7 +67,8 @@ def rank_change(wh, dataset: str, metrics, *, aggregate: str = AGGREGATE.default
                              f"{measures[1]}: a ranking needs 2 or more")
     subset = selection.subset_label(selection.parse_where(where))
     setting = {"measure_a": measures[0], "measure_b": measures[1]}
-    if not force and (rows := persist.reusable(wh, TABLE, dataset, fingerprint, subset=subset, **setting)) is not None:
+    if not force and (rows := persist.reusable(wh, TABLE, dataset, fingerprint, subset=subset, aggregate=aggregate,
+                                               **setting)) is not None:
         return rows.sort_values(["position_a", "system"]).reset_index(drop=True)
     out = rc.rank_change(scores[measures[0]], scores[measures[1]])
     conventions.update({"position": "1 = best; ties share the best position of their group (competition ranking)",
@@ -76,10 +77,10 @@ def rank_change(wh, dataset: str, metrics, *, aggregate: str = AGGREGATE.default
                           "position_a": out.position_a, "position_b": out.position_b, "change": out.change}).assign(
         dataset=dataset, **setting, subset=subset, kendall=bookkeeping.none_if_nan(out.kendall),
         spearman=bookkeeping.none_if_nan(out.spearman), n_systems=len(systems), fingerprint=fingerprint,
-        conventions=bookkeeping.conventions_json(conventions))
+        conventions=bookkeeping.conventions_json(conventions), aggregate=aggregate)
     persist.ensure_table(wh, TABLE, "84_rank_changes")
     persist.write(wh, COMMAND, TABLE, frame, {"dataset": dataset, **setting, "where": subset,
                                              **({"aggregate": aggregate} if aggregate != AGGREGATE.default else {})},
                   fingerprint)
-    rows = persist.reusable(wh, TABLE, dataset, fingerprint, subset=subset, **setting)
+    rows = persist.reusable(wh, TABLE, dataset, fingerprint, subset=subset, aggregate=aggregate, **setting)
     return rows.sort_values(["position_a", "system"]).reset_index(drop=True)

@@ -23,12 +23,14 @@ CREATE TABLE IF NOT EXISTS error_overlap (
     fisher_odds_ratio DOUBLE,
     fisher_p          DOUBLE,
     fingerprint       VARCHAR NOT NULL,
-    conventions       JSON NOT NULL
+    conventions       JSON NOT NULL,
+    aggregate         VARCHAR NOT NULL DEFAULT 'mean'
 );
 
 CREATE OR REPLACE VIEW latest_error_overlap AS
 SELECT * EXCLUDE (latest) FROM (
-    SELECT *, max(result_id) OVER (PARTITION BY dataset, human, metric_a, metric_b, subset, system_inputs) AS latest
+    SELECT *, max(result_id) OVER (PARTITION BY dataset, human, metric_a, metric_b, subset, system_inputs,
+                                               aggregate) AS latest
     FROM error_overlap
     WHERE run_id IN (SELECT run_id FROM analysis_runs WHERE status = 'finished'))
 WHERE result_id = latest;
@@ -56,3 +58,4 @@ COMMENT ON COLUMN error_overlap.accuracy_a IS 'Share of the pairs metric_a order
 COMMENT ON COLUMN error_overlap.accuracy_b IS 'Share of the pairs metric_b orders as the human does.';
 COMMENT ON COLUMN error_overlap.fisher_odds_ratio IS 'The sample odds ratio of the 2 x 2 table (scipy fisher_exact); NULL when a margin is empty.';
 COMMENT ON COLUMN error_overlap.conventions IS 'JSON: the definitions of correct, the tests, the system-inputs protocol, systems left out.';
+COMMENT ON COLUMN error_overlap.aggregate IS 'A system''s score over its inputs: mean (default) or median (--aggregate; Graham 2015''s median variants); a key of the latest view.';

@@ -19,12 +19,13 @@ CREATE TABLE IF NOT EXISTS rank_changes (
     spearman     DOUBLE,
     n_systems    INTEGER NOT NULL,
     fingerprint  VARCHAR NOT NULL,
-    conventions  JSON NOT NULL
+    conventions  JSON NOT NULL,
+    aggregate    VARCHAR NOT NULL DEFAULT 'mean'
 );
 
 CREATE OR REPLACE VIEW latest_rank_changes AS
 SELECT * EXCLUDE (latest_run) FROM (
-    SELECT *, max(run_id) OVER (PARTITION BY dataset, measure_a, measure_b, subset) AS latest_run
+    SELECT *, max(run_id) OVER (PARTITION BY dataset, measure_a, measure_b, subset, aggregate) AS latest_run
     FROM rank_changes
     WHERE run_id IN (SELECT run_id FROM analysis_runs WHERE status = 'finished'))
 WHERE run_id = latest_run;
@@ -48,3 +49,4 @@ COMMENT ON COLUMN rank_changes.position_b IS 'Position under measure_b: 1 = best
 COMMENT ON COLUMN rank_changes.n_systems IS 'Systems scored by both measures (the ranked ones).';
 COMMENT ON COLUMN rank_changes.fingerprint IS 'sha256 of the cells read (both measures).';
 COMMENT ON COLUMN rank_changes.conventions IS 'JSON: orientation, how positions and scores are defined, systems left out.';
+COMMENT ON COLUMN rank_changes.aggregate IS 'A system''s score over its inputs: mean (default) or median (--aggregate; Graham 2015''s median variants); a key of the latest view.';

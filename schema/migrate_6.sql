@@ -12,3 +12,17 @@ ALTER TABLE IF EXISTS hypothesis_tests ALTER COLUMN aggregate SET NOT NULL;
 -- winners --aggregate: the rankings of the tests of a system's median are other rankings.
 ALTER TABLE IF EXISTS winners ADD COLUMN IF NOT EXISTS aggregate VARCHAR DEFAULT 'mean';
 ALTER TABLE IF EXISTS winners ALTER COLUMN aggregate SET NOT NULL;
+-- rank-change and error-overlap: the aggregate a column ('mean' for every row before, but the rows
+-- of a median, told apart until now by their conventions and fingerprint only: set from their
+-- conventions, by a type change's USING, which skips an absent table as UPDATE cannot) and a key of
+-- their latest views, so a mean's and a median's rows no longer replace each other.
+ALTER TABLE IF EXISTS rank_changes ADD COLUMN IF NOT EXISTS aggregate VARCHAR DEFAULT 'mean';
+ALTER TABLE IF EXISTS rank_changes ALTER COLUMN aggregate SET DATA TYPE VARCHAR
+    USING coalesce(json_extract_string(conventions, '$.aggregate'), aggregate);
+ALTER TABLE IF EXISTS rank_changes ALTER COLUMN aggregate SET DEFAULT 'mean';
+ALTER TABLE IF EXISTS rank_changes ALTER COLUMN aggregate SET NOT NULL;
+ALTER TABLE IF EXISTS error_overlap ADD COLUMN IF NOT EXISTS aggregate VARCHAR DEFAULT 'mean';
+ALTER TABLE IF EXISTS error_overlap ALTER COLUMN aggregate SET DATA TYPE VARCHAR
+    USING coalesce(json_extract_string(conventions, '$.aggregate'), aggregate);
+ALTER TABLE IF EXISTS error_overlap ALTER COLUMN aggregate SET DEFAULT 'mean';
+ALTER TABLE IF EXISTS error_overlap ALTER COLUMN aggregate SET NOT NULL;

@@ -212,3 +212,33 @@ def test_winners_read_the_tests_of_their_aggregate(holes):
     assert won["aggregate"].tolist() == ["mean", "mean", "median", "median"]
     np.testing.assert_allclose(won["correlation"], corr["value"], rtol=0, atol=1e-12)
     assert ["aggregate" in p for p in runs["parameters"]] == [False, True]
+
+
+# --- rank-change and error-overlap: the aggregate a key of their tables (issue 33 item 9) --------
+def test_rank_change_and_error_overlap_keep_the_mean_and_the_median_and_a_schema_6_warehouse_upgrades(holes):
+    from metaeval.connection import duckdb_connect
+
+    db, cells = holes
+    for aggregate in ("mean", "median"):
+        run_cli(db, "rank-change", "--dataset", "h", "--metric", "m1", "--metric", "m2", "--aggregate", aggregate)
+        run_cli(db, "error-overlap", "--dataset", "h", "--human", "human", "--metric", "m1", "--metric", "m2",
+                "--aggregate", aggregate)
+    queries = {"rank_changes": "SELECT * FROM latest_rank_changes ORDER BY aggregate, system",
+               "error_overlap": "SELECT * FROM latest_error_overlap ORDER BY aggregate"}
+    with Store(db) as wh:
+        latest = {t: wh.sql(q) for t, q in queries.items()}
+    assert latest["rank_changes"]["aggregate"].tolist() == ["mean"] * 6 + ["median"] * 6
+    np.testing.assert_allclose(latest["rank_changes"]["score_a"][6:], _loop(cells, "m1", "median"), atol=1e-12)
+    assert latest["error_overlap"]["aggregate"].tolist() == ["mean", "median"]
+    with duckdb_connect(db) as con:   # as schema 6 had them: no aggregate column, the median in the conventions
+        for table in queries:
+            con.execute(f"ALTER TABLE {table} DROP COLUMN aggregate")
+        con.execute("UPDATE schema_info SET value = '6' WHERE key = 'version'")
+    assert "from schema 6 to " in run_cli(db, "init").output
+    with Store(db) as wh:
+        for table, query in queries.items():
+            assert wh.sql(query).equals(latest[table]), table
+        rerun = run_cli(db, "rank-change", "--dataset", "h", "--metric", "m1", "--metric", "m2", "--aggregate",
+                        "median")
+        assert wh.sql("SELECT count(DISTINCT run_id) AS n FROM rank_changes")["n"][0] == 2   # reused, not recomputed
+    assert rerun.exit_code == 0
