@@ -4,9 +4,12 @@ configuration option (Graham 2015, Table 2; the arithmetic: :mod:`metaeval.analy
 Read from the latest ``winners`` rows of one level, coefficient and test method (``metaeval
 winners``: a metric beaten by no other is optimal); one block of shares per stored winners
 setting (alternative, correction, its group, alpha, cluster rule). The options come from the
-measure names (``rouge-2.precision[stem,stop]``); the system-level aggregation is the mean (the
-correlation families average each system's inputs). Rows go to ``optimal_set_shares``; the same
-command on the same winners rows computes nothing.
+measure names (``rouge-2.precision[stem,stop]``); the system-level aggregation from the winners
+rows' ``aggregate`` (``winners --aggregate median``: a system's median over its inputs). A mean's
+and a median's rankings are two blocks: compare tests the variants within one aggregate, so each
+block's ``aggregate`` share is 1 for its own value -- Graham's pooled share of mean against median
+would need tests between a mean and a median variant, which no family runs. Rows go to
+``optimal_set_shares``; the same command on the same winners rows computes nothing.
 """
 
 from __future__ import annotations
@@ -19,7 +22,10 @@ from metaeval.runs.families import DATASET, FORCE, HUMAN, Family, Option, regist
 COMMAND, TABLE = "optimal-set", "optimal_set_shares"
 #: the winners columns that name one ranking (besides dataset and human)
 SETTING = ("level", "coefficient", "method", "alternative", "correction", "correction_group", "alpha",
-           "cluster_rule")
+           "cluster_rule", "aggregate")
+#: how each aggregate makes a system's score, recorded in the conventions
+AGGREGATE_TEXT = {"mean": "mean: each system's score is its mean over its inputs",
+                  "median": "median: each system's score is its median over its inputs (Graham 2015's median variants)"}
 
 
 @register
@@ -72,8 +78,9 @@ def _block(dataset: str, human: str, setting: dict, rows):
     from metaeval.runs import bookkeeping
 
     optimal = {r.metric: (None if pd.isna(r.is_winner) else bool(r.is_winner)) for r in rows.itertuples()}
+    aggregate = setting["aggregate"]
     try:
-        shares = osa.shares(optimal)
+        shares = osa.shares(optimal, {m: aggregate for m in optimal})
     except ValueError as exc:
         raise WarehouseError(f"{dataset}/{human}: {exc}") from None
     undetermined = any(v is None for m, v in optimal.items() if osa.settings(m) is not None)
@@ -81,7 +88,7 @@ def _block(dataset: str, human: str, setting: dict, rows):
     conventions = {"optimal": "is_winner of the winners row: significantly beaten by no other metric",
                    "share": "optimal ROUGE variants with the value / optimal ROUGE variants (per option, sums to 1)",
                    "counted": "ROUGE variants only (canonical names rouge-N.statistic[flags]); other metrics left out",
-                   "aggregate": "mean: each system's score is its mean over its inputs",
+                   "aggregate": AGGREGATE_TEXT[aggregate],
                    "n_optimal_set": None if undetermined else sum(bool(v) for m, v in optimal.items()
                                                                    if osa.settings(m) is not None)}
     if undetermined:

@@ -20,13 +20,14 @@ CREATE TABLE IF NOT EXISTS optimal_set_shares (
     share             DOUBLE,
     n_variants        INTEGER NOT NULL,
     fingerprint       VARCHAR NOT NULL,
-    conventions       JSON NOT NULL
+    conventions       JSON NOT NULL,
+    aggregate         VARCHAR NOT NULL DEFAULT 'mean'
 );
 
 CREATE OR REPLACE VIEW latest_optimal_set_shares AS
 SELECT * EXCLUDE (latest_run) FROM (
     SELECT *, max(run_id) OVER (PARTITION BY dataset, human, level, coefficient, method, alternative, correction,
-                                             correction_group, alpha, cluster_rule) AS latest_run
+                                             correction_group, alpha, cluster_rule, aggregate) AS latest_run
     FROM optimal_set_shares
     WHERE run_id IN (SELECT run_id FROM analysis_runs WHERE status = 'finished'))
 WHERE run_id = latest_run;
@@ -45,10 +46,11 @@ COMMENT ON COLUMN optimal_set_shares.correction IS 'Multiple-comparison correcti
 COMMENT ON COLUMN optimal_set_shares.correction_group IS 'Correction family of the winners ranking read.';
 COMMENT ON COLUMN optimal_set_shares.alpha IS 'Significance level of the winners ranking read.';
 COMMENT ON COLUMN optimal_set_shares.cluster_rule IS 'Cluster rule of the winners ranking read.';
-COMMENT ON COLUMN optimal_set_shares.option IS 'The configuration option: ngram (counting method), stemming, stopwords, statistic (precision, recall, f1), aggregate (system level: mean).';
+COMMENT ON COLUMN optimal_set_shares.option IS 'The configuration option: ngram (counting method), stemming, stopwords, statistic (precision, recall, f1), aggregate (system level: the winners ranking''s, mean or median).';
 COMMENT ON COLUMN optimal_set_shares.value IS 'A value of the option found among the ranked ROUGE variants (e.g. rouge-2, stemmed, removed, precision).';
 COMMENT ON COLUMN optimal_set_shares.n_optimal IS 'Optimal ROUGE variants with this value; NULL when the optimal set is undetermined.';
 COMMENT ON COLUMN optimal_set_shares.share IS 'n_optimal / the optimal ROUGE variants (per option the shares sum to 1); NULL when the set is undetermined or empty.';
 COMMENT ON COLUMN optimal_set_shares.n_variants IS 'Ranked ROUGE variants with this value (how often it was tried).';
 COMMENT ON COLUMN optimal_set_shares.fingerprint IS 'sha256 of the winners rows read (metric, is_winner, their fingerprint).';
 COMMENT ON COLUMN optimal_set_shares.conventions IS 'JSON: what optimal and share mean, what is counted, the size of the optimal set.';
+COMMENT ON COLUMN optimal_set_shares.aggregate IS 'The winners ranking''s system score over the inputs: mean or median (winners --aggregate); a key of the latest view.';

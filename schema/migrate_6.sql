@@ -26,3 +26,6 @@ ALTER TABLE IF EXISTS error_overlap ALTER COLUMN aggregate SET DATA TYPE VARCHAR
     USING coalesce(json_extract_string(conventions, '$.aggregate'), aggregate);
 ALTER TABLE IF EXISTS error_overlap ALTER COLUMN aggregate SET DEFAULT 'mean';
 ALTER TABLE IF EXISTS error_overlap ALTER COLUMN aggregate SET NOT NULL;
+-- optimal-set: one block per winners ranking, the aggregate of the ranking a key of its shares.
+ALTER TABLE IF EXISTS optimal_set_shares ADD COLUMN IF NOT EXISTS aggregate VARCHAR DEFAULT 'mean';
+ALTER TABLE IF EXISTS optimal_set_shares ALTER COLUMN aggregate SET NOT NULL;

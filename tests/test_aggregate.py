@@ -159,11 +159,13 @@ def test_a_schema_6_warehouse_gains_the_aggregate_columns_and_keeps_its_rows(tmp
             "pearson")
     with duckdb_connect(db) as con:  # as a version-6 warehouse was: no aggregate column
         before = {t: con.execute(f"SELECT * FROM {t} ORDER BY result_id").df() for t in tables}
-        for table in tables:
+        for table in (*tables, "optimal_set_shares"):
             con.execute(f"ALTER TABLE {table} DROP COLUMN aggregate")
         con.execute("UPDATE schema_info SET value = '6' WHERE key = 'version'")
     assert f"from schema 6 to {schema.SCHEMA_VERSION}" in run_cli(db, "init").output
     with Store(db, read_only=True) as wh:
+        assert wh.sql("SELECT is_nullable, column_default FROM information_schema.columns WHERE table_name = "
+                      "'optimal_set_shares' AND column_name = 'aggregate'").values.tolist() == [["NO", "'mean'"]]
         for table in tables:
             after = wh.sql(f"SELECT * FROM {table} ORDER BY result_id")
             assert len(after) == len(before[table]) > 0 and (after["aggregate"] == "mean").all()

@@ -75,3 +75,18 @@ def test_the_command_reads_winners_and_stores_its_rows(tmp_path):
     assert json.loads(first[first.index("["):])[0]["dataset"] == "v"
     missing = run_cli(db, "optimal-set", "--dataset", "v", "--human", "human", ok=False)
     assert missing.exit_code != 0 and "run winners first" in missing.output
+    # the median's ranking (winners --aggregate median) is a block of its own: its variants' aggregate is the median
+    run_cli(db, "compare", *common, "--aggregate", "median")
+    run_cli(db, "winners", *common, "--aggregate", "median")
+    run_cli(db, "optimal-set", "--dataset", "v", "--human", "human", "--method", "williams")
+    with Store(db, read_only=True) as wh:
+        won = wh.sql("SELECT metric, is_winner FROM latest_winners WHERE aggregate = 'median'")
+        rows = wh.sql("SELECT * FROM latest_optimal_set_shares ORDER BY result_id")
+    assert sorted(set(rows["aggregate"])) == ["mean", "median"]
+    median = rows[rows["aggregate"] == "median"]
+    expected = {(s.option, s.value): s.share for s in osa.shares({m: bool(w) for m, w in zip(won.metric, won.is_winner)},
+                                                                 {m: "median" for m in won.metric})}
+    assert {(r.option, r.value): r.share for r in median.itertuples()} == expected
+    assert expected[("aggregate", "median")] == 1 and ("aggregate", "mean") not in expected
+    assert "median over its inputs" in json.loads(median["conventions"].iloc[0])["aggregate"]
+    assert {(r.option, r.value): r.share for r in rows[rows["aggregate"] == "mean"].itertuples()}[("aggregate", "mean")] == 1
