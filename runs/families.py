@@ -173,7 +173,9 @@ SYSTEM_TYPE = Option("system_types", multiple=True, flag="--system-type", metava
 AGGREGATE = Option("aggregate", default=parameters.DEFAULT_AGGREGATE, kind="choice",
                    choices=parameters.AGGREGATES,
                    help="A system's score: the mean or the median over its inputs of each cell's value (a human "
-                        "cell: the annotators' mean). Recorded in the rows' conventions when median.")
+                        "cell: the annotators' mean; under resampling, over the inputs drawn). The median is a "
+                        "system-level notion (the system level alone). A key of the rows; a median is in their "
+                        "fingerprint, conventions and signature (agg:median).")
 BY = Option("by", metavar="ATTR",
             help="One result per value of the attribute ATTR (each the subset ATTR=value, with any --where), plus "
                  "their unweighted macro average (subset ATTR=*).")

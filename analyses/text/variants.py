@@ -39,9 +39,9 @@ Graham (2015) evaluated 192 system-level variants: 8 counting methods x
 stemming x stopword removal x P/R/F x {mean, median} over summaries. The
 first four axes are summary-level measures (8 x 2 x 2 x 3 = 96), enumerated by
 :func:`graham_grid`; mean/median is a system-level aggregation, not a measure: the
-``aggregate`` of :func:`metaeval.runs.persist.system_scores` (``--aggregate median`` of
-``rank-change`` and ``error-overlap``); the correlation families (correlate, ci, compare,
-winners) average over the inputs only.
+``aggregate`` of the system level (``--aggregate median`` of correlate, ci, compare, winners,
+rank-change and error-overlap: :func:`metaeval.analyses.stats.reductions.system_scores`, and
+under resampling the median over the drawn inputs).
 """
 
 from __future__ import annotations
@@ -154,6 +154,6 @@ def graham_grid() -> list[Variant]:
     """Graham (2015)'s summary-level ROUGE grid: 8 kinds x stem x stop x P/R/F = 96 variants.
 
     Each one becomes Graham's 2 system-level variants (mean or median over a
-    system's summaries) downstream, giving the paper's 192.
+    system's summaries, the analyses' ``aggregate``), giving the paper's 192.
     """
     return variant_grid(kinds=GRAHAM_KINDS)

@@ -92,6 +92,13 @@ def correlate(obj, dataset, human, metrics, levels, coefficients, system_inputs,
     _paper(frame.rename(columns={"value": "correlation"}), fmt, caption, layout)
     if is_text(fmt):
         _echo_ceiling(frame)
+        _echo_aggregate(frame)
+
+
+def _echo_aggregate(frame) -> None:
+    """Text: say that the system scores are medians (``--aggregate median``), which the table does not show."""
+    if "aggregate" in frame and len(frame) and set(frame["aggregate"]) == {"median"}:
+        say("A system's score: the median over its inputs of each cell's value (--aggregate median).")
 
 
 def _subset_text(where) -> str:
@@ -198,6 +205,7 @@ def ci(obj, dataset, human, metrics, levels, coefficients, system_inputs, jobs, 
     if is_text(fmt):
         _echo_ceiling(frame)
         _echo_pairs_wrong(frame)
+        _echo_aggregate(frame)
 
 
 @click.command()
