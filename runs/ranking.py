@@ -306,31 +306,34 @@ def significant_at(rows: pd.DataFrame, alpha: float, family: tuple[str, str, str
     return decided
 
 
+def _winners_choices(method: str, alternative: str, correction: str, group: str, cluster_rule: str) -> None:
+    for value, choices, what in ((method, vocabulary.TEST_METHODS, "test method"), (alternative, ALTERNATIVES, "alternative"),
+                                 (correction, vocabulary.CORRECTIONS, "correction"),
+                                 (group, vocabulary.CORRECTION_GROUPS, "correction group"),
+                                 (cluster_rule, vocabulary.CLUSTER_RULES, "cluster rule")):
+        _choice(value, choices, what)
+
+
 def run_winners(wh: Store, scope: Scope, method: str = "perm-both", alternative: str = parameters.DEFAULT_ALTERNATIVE,
                 correction: str = parameters.DEFAULT_CORRECTION, group: str = parameters.DEFAULT_CORRECTION_GROUP,
                 alpha: float = 0.05, force: bool = False,
                 cluster_rule: str = parameters.DEFAULT_CLUSTER_RULE,
                 aggregate: str = parameters.DEFAULT_AGGREGATE) -> RunSummary:
-    """Winners and significance clusters of the scope's metrics at each level and coefficient,
-    from the latest ``hypothesis_tests`` rows of ``method``/``alternative``/``correction``/``group``.
+    """Winners and significance clusters of the scope's metrics at each level and coefficient, from
+    the latest ``hypothesis_tests`` rows of ``method``/``alternative``/``correction``/``group`` (and
+    ``aggregate``: of a system's mean or median over its inputs).
 
     Metric a significantly beats b as :func:`analyses.ranking.pairwise_beats` reads the rows
     (p_adjusted <= ``alpha`` in the direction of the alternative; a row with an undefined delta
     or p-value decides nothing; of the two two-sided rows of a pair, the one of the metric with
     the higher correlation). The score that orders the ranking is corr(metric, human);
     ``cluster_rule`` as :func:`analyses.ranking.significance_clusters`. Metrics that cannot be
-    correlated with the human (fewer than 3 systems in common) are left out (``skipped``), as
-    compare leaves them out. A metric with an undefined correlation gets status "undefined" and
-    no rank, cluster or winner status; when a family of tests cannot reach its corrected level
+    correlated with the human (< 3 systems in common) are left out (``skipped``), as compare
+    leaves them out. A metric with an undefined correlation gets status "undefined" and no rank,
+    cluster or winner status; when a family of tests cannot reach its corrected level
     (:func:`tests_resolution`), every row of that level and coefficient gets status
-    "unresolvable" and no cluster or winner status. ``aggregate``: the tests (and correlations) of
-    a system's mean or median over its inputs (system level).
-    """
-    _choice(method, vocabulary.TEST_METHODS, "test method")
-    _choice(alternative, ALTERNATIVES, "alternative")
-    _choice(correction, vocabulary.CORRECTIONS, "correction")
-    _choice(group, vocabulary.CORRECTION_GROUPS, "correction group")
-    _choice(cluster_rule, vocabulary.CLUSTER_RULES, "cluster rule")
+    "unresolvable" and no cluster or winner status."""
+    _winners_choices(method, alternative, correction, group, cluster_rule)
     params = WinnersParams(method, alternative, correction, group, _alpha(alpha), cluster_rule,
                            parameters.check_aggregate(aggregate, scope.levels, scope.coefficients))
     coefficient_of = {c: correlations.aggregated(c, aggregate)[0] for c in scope.coefficients}
@@ -391,9 +394,9 @@ def run_winners(wh: Store, scope: Scope, method: str = "perm-both", alternative:
                     "n_metrics": n, "status": status, "conventions": conventions}))
     recorded = {"dataset": scope.dataset, "human": scope.human, "metrics": metrics, "levels": list(scope.levels),
                 "coefficients": list(scope.coefficients)}
-    return derived.write_new(wh, scope, "winners", ("level", "coefficient", "metric"), params, recorded,
-                      parameters.aggregate_fingerprint(selection.data_fingerprint(data, [*metrics, scope.human]),
-                                                       aggregate), planned, force)
+    cells = parameters.aggregate_fingerprint(selection.data_fingerprint(data, [*metrics, scope.human]), aggregate)
+    return derived.write_new(wh, scope, "winners", ("level", "coefficient", "metric"), params, recorded, cells,
+                             planned, force)
 
 
 # --- replicability across datasets -------------------------------------------------------------------
