@@ -244,3 +244,24 @@ def test_rank_change_and_error_overlap_keep_the_mean_and_the_median_and_a_schema
                         "median")
         assert wh.sql("SELECT count(DISTINCT run_id) AS n FROM rank_changes")["n"][0] == 2   # reused, not recomputed
     assert rerun.exit_code == 0
+
+
+def test_sequential_and_williams_tests_of_the_median_against_the_statistics(holes):
+    from metaeval.analyses.stats import hypothesis
+    from metaeval.analyses.stats.validation import aggregate_iv
+
+    db, cells = holes
+    X, Y, Z = (_matrix(cells, m) for m in ("m1", "m2", "human"))
+    scope = ["--dataset", "h", "--human", "human", "--metric", "m1", "--metric", "m2", "--level", "system",
+             "--coefficient", "spearman", "--aggregate", "median"]
+    run_cli(db, "compare", *scope, "--method", "williams")
+    run_cli(db, "compare", *scope, "--method", "perm-systems", "--sequential", "--k-max", "400")
+    with Store(db) as wh:
+        rows = wh.sql("SELECT * FROM latest_hypothesis_tests WHERE metric_a = 'm1' ORDER BY method")
+    assert rows["method"].tolist() == ["perm-systems", "williams"] and set(rows["aggregate"]) == {"median"}
+    w = hypothesis.williams_test(X, Y, Z, "system", aggregate_iv("spearman", "median"), alternative="two-sided")
+    assert rows["p_value"][1] == pytest.approx(w.pvalue, abs=1e-12)
+    delta = hypothesis.permutation_test(X, Y, Z, "system", aggregate_iv("spearman", "median"), "systems", k=10,
+                                        alternative="two-sided", seed=0).delta
+    assert rows["delta"][0] == pytest.approx(delta, abs=1e-12)
+    assert json.loads(rows["conventions"][0])["aggregate"] == "median"

@@ -71,9 +71,9 @@ def test_the_families_written_by_their_own_loop_declare_their_parameters_too():
     assert families >= {"WinnersParams", "ReplicabilityParams", "TaskRankingParams", "AnnotatorsParams",
                         "InputPropertiesParams"}
     w = ranking.WinnersParams("perm-both", "two-sided", "holm", "metric", 0.05, "any")
-    assert w.view == "latest_winners" and w.recorded() == w.columns() == {
+    assert w.view == "latest_winners" and w.recorded() == {
         "method": "perm-both", "alternative": "two-sided", "correction": "holm", "correction_group": "metric",
-        "alpha": 0.05, "cluster_rule": "any"}
+        "alpha": 0.05, "cluster_rule": "any"} and w.columns() == {**w.recorded(), "aggregate": "mean"}
     r = ranking.ReplicabilityParams("perm-both", "greater", 0.05, ("bonferroni", "fisher"))
     assert r.view == "latest_replicability" and r.columns() == {"method": "perm-both", "alternative": "greater",
                                                                  "alpha": 0.05}
