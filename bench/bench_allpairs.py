@@ -10,9 +10,12 @@ warehouse per run (``metaeval ingest table``, not timed) and times, in a child p
 
 with evaluate's defaults otherwise (system and summary levels, Pearson, Spearman and Kendall,
 tests perm-both two-sided with Holm, intervals boot-both, seed 0), once with the resamples shared
-across pairs (``analyses/stats/allpairs.py``, the default) and once per pair
-(``METAEVAL_ALLPAIRS=per-pair``, the implementation before it), and checks that both stored
-the same hypothesis_tests and confidence_intervals values (p-values, deltas, intervals)::
+across pairs and the permutation deltas from sums linear in the masks (the default:
+``analyses/stats/allpairs.py``, ``permuted_sums.py``), once with the resamples shared and the
+deltas computed cell by cell (``METAEVAL_ALLPAIRS=shared``, the implementation before) and, with
+``--per-pair``, once per pair (``METAEVAL_ALLPAIRS=per-pair``), and compares what they stored
+in hypothesis_tests and confidence_intervals (p-values, deltas, intervals: identical, or the
+largest absolute differences)::
 
     python bench/bench_allpairs.py --metrics 10 --metrics 40 --k 1000
 
@@ -73,6 +76,18 @@ def stored(db: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
     return tests, cis
 
 
+def differences(a: tuple, b: tuple) -> str:
+    """How two runs' stored tests and intervals differ: identical, or the largest differences."""
+    if all(x.equals(y) for x, y in zip(a, b)):
+        return "identical"
+    (ta, ca), (tb, cb) = a, b
+    worst = {f"{name} {col}": float(np.nanmax(np.abs(x[col].astype(float) - y[col].astype(float))))
+             for name, x, y, cols in (("tests", ta, tb, ("delta", "p_value", "p_adjusted")),
+                                      ("intervals", ca, cb, ("estimate", "lower", "upper")))
+             for col in cols}
+    return "max abs difference " + ", ".join(f"{k} {v:.3g}" for k, v in worst.items())
+
+
 def run(metaeval: str, workdir: Path, csv: Path, name: str, k: int, env: dict) -> tuple[dict, tuple]:
     db = workdir / f"{name}.duckdb"
     db.unlink(missing_ok=True)
@@ -91,8 +106,9 @@ def main() -> None:
     parser.add_argument("--inputs", type=int, default=100)
     parser.add_argument("--k", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=37)
-    parser.add_argument("--baseline", default=None, help="the metaeval executable of the per-pair run")
-    parser.add_argument("--skip-baseline", action="store_true", help="time the shared path only")
+    parser.add_argument("--baseline", default=None, help="the metaeval executable of the baseline runs")
+    parser.add_argument("--skip-baseline", action="store_true", help="time the default path only")
+    parser.add_argument("--per-pair", action="store_true", help="time the per-pair path too")
     args = parser.parse_args()
     args.workdir.mkdir(parents=True, exist_ok=True)
     mine = str(Path(sys.executable).parent / "metaeval")
@@ -100,9 +116,10 @@ def main() -> None:
     for metrics in args.metrics or [10, 40]:
         csv = args.workdir / f"scores-{metrics}.csv"
         generate(csv, args.systems, args.inputs, metrics, args.seed)
-        shared_env = {**os.environ, "METAEVAL_ALLPAIRS": ""}
-        paths = [("shared", mine, shared_env)]
+        paths = [("linear", mine, {**os.environ, "METAEVAL_ALLPAIRS": ""})]
         if not args.skip_baseline:
+            paths.append(("shared", args.baseline or mine, {**os.environ, "METAEVAL_ALLPAIRS": "shared"}))
+        if args.per_pair:
             paths.append(("per-pair", args.baseline or mine, {**os.environ, "METAEVAL_ALLPAIRS": "per-pair"}))
         values = []
         for label, metaeval, env in paths:
@@ -110,9 +127,8 @@ def main() -> None:
             values.append(rows)
             print(f"| {metrics} | {metrics * (metrics - 1) // 2} | {args.k} | {label} | {figures['cpu']:.1f} | "
                   f"{figures['wall']:.1f} | {figures['rss_gb']:.2f} |", flush=True)
-        if len(values) == 2:
-            same = all(a.equals(b) for a, b in zip(*values))
-            print(f"|   | same stored values (tests and intervals): {same} | | | | | |", flush=True)
+        for (label, *_), other in zip(paths[1:], values[1:]):
+            print(f"|   | stored values as {label}: {differences(values[0], other)} | | | | | |", flush=True)
 
 
 if __name__ == "__main__":

@@ -21,6 +21,13 @@ compute. The numbers are those of the unshared path: the reverse pair's deltas a
 difference of two stored arrays, each computed as the unshared evaluator computes it. Outside
 the block (a worker process, another command) nothing is shared. ``METAEVAL_ALLPAIRS=per-pair``
 in the environment turns sharing off (the per-pair path, for benchmarks and checks).
+
+Inside the block, a permutation test's resampled deltas are computed from sums linear in the
+swap masks (:mod:`.permuted_sums`: one matrix product per pair where the cell-by-cell path
+gathers the permuted matrices), equal to the cell-by-cell deltas to ~1e-15 -- not bit for bit:
+a p-value's count can differ only where a resampled delta lies within rounding of the
+threshold (the count's :data:`.hypothesis.ROUNDING`). ``METAEVAL_ALLPAIRS=shared`` keeps the
+sharing with the cell-by-cell evaluators (the implementation before; benchmarks and checks).
 """
 
 from __future__ import annotations
@@ -35,7 +42,8 @@ import numpy as np
 
 from . import _engine, batched, resampling
 
-#: The environment variable that selects the per-pair path (value "per-pair").
+#: The environment variable that selects the per-pair path (value "per-pair") or the shared
+#: path with the cell-by-cell permutation evaluators (value "shared").
 ENVIRONMENT = "METAEVAL_ALLPAIRS"
 
 _active: list[Shared] = []
@@ -75,6 +83,11 @@ def digest(A: np.ndarray) -> bytes:
     """The identity of a matrix: its shape and the bytes of its values."""
     A = np.ascontiguousarray(A, dtype=np.float64)
     return hashlib.blake2b(repr(A.shape).encode() + A.tobytes(), digest_size=16).digest()
+
+
+def linear() -> bool:
+    """Whether permutation deltas come from :mod:`.permuted_sums` (not ``METAEVAL_ALLPAIRS=shared``)."""
+    return os.environ.get(ENVIRONMENT, "") != "shared"
 
 
 def enabled() -> bool:
