@@ -50,17 +50,38 @@ _active: list[Shared] = []
 
 
 class Shared:
-    """The resamples computed so far in a :func:`sharing` block."""
+    """The resamples computed so far in a :func:`sharing` block, and the metrics offered to be
+    tested together (:meth:`offer`)."""
 
     def __init__(self) -> None:
         self.permutations: dict[tuple, tuple] = {}
         self.metrics: dict[tuple, np.ndarray] = {}
+        self.offered: dict[bytes, dict[bytes, np.ndarray]] = {}
+        self.batched: set[tuple] = set()
         self.hits = 0
 
-    def permutation(self, key: tuple, X, Y, Z, compute: Callable[[], tuple]) -> tuple:
+    def offer(self, Z: np.ndarray, metrics: list[np.ndarray]) -> None:
+        """Matrices that will be tested in pairs against the human Z: the first permutation test
+        of two of them computes every pair's test at once (``batch`` of :meth:`permutation`)."""
+        self.offered.setdefault(digest(Z), {}).update({digest(X): X for X in metrics})
+
+    def permutation(self, key: tuple, X, Y, Z, compute: Callable[[], tuple],
+                    batch: Callable[[list[np.ndarray]], dict | None] | None = None) -> tuple:
         """(delta, r_xz, r_yz, samples) of the permutation test of X against Y: computed by
-        ``compute`` or, when the test of Y against X was computed, its numbers reversed."""
-        mine, theirs = (digest(X), digest(Y), digest(Z), *key), (digest(Y), digest(X), digest(Z), *key)
+        ``compute`` or, when the test of Y against X was computed, its numbers reversed. When X
+        and Y were offered with Z, ``batch(matrices)`` first computes the tests of every pair
+        (i, j), i < j, of the offered matrices ({(i, j): numbers}, or None where it does not apply)."""
+        dx, dy, dz = digest(X), digest(Y), digest(Z)
+        mine, theirs = (dx, dy, dz, *key), (dy, dx, dz, *key)
+        group = self.offered.get(dz, {})
+        if batch is not None and dx in group and dy in group and (dz, *key) not in self.batched:
+            self.batched.add((dz, *key))
+            names = list(group)
+            results = batch([group[d] for d in names]) or {}
+            self.permutations.update({(names[i], names[j], dz, *key): out for (i, j), out in results.items()})
+        if mine in self.permutations and theirs not in self.permutations:   # a batch's (kept for the reverse)
+            self.hits += 1
+            return self.permutations[mine]
         if theirs in self.permutations:
             self.hits += 1
             delta, r_yz, r_xz, samples = self.permutations.pop(theirs)

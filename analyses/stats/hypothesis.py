@@ -224,10 +224,13 @@ def permutation_test(
         k_block = k_iv(k_block)
     shared = allpairs.active() if k_block is None else None
     if shared is not None:   # an all-pairs block: the reverse pair's resamples reused (module allpairs)
+        linear = allpairs.linear()
         delta, r_xz, r_yz, samples = shared.permutation(
             (level, repr(coef), method, variant, k, *allpairs.seed_key(seq)), X, Y, Z,
             lambda: _permutation_samples(X, Y, Z, level, coef, method, seq, variant, batch_size, k, None, alternative,
-                                         linear=allpairs.linear()))
+                                         linear=linear),
+            partial(_all_pairs_samples, Z=Z, level=level, coef=coef, method=method, seq=seq, variant=variant,
+                    batch_size=batch_size, k=k) if linear else None)
     else:
         delta, r_xz, r_yz, samples = _permutation_samples(X, Y, Z, level, coef, method, seq, variant, batch_size, k,
                                                           k_block, alternative)
@@ -262,6 +265,30 @@ def _permutation_samples(X, Y, Z, level, coef, method, seq, variant, batch_size,
             if share < EARLY_STOPPING["early_min"] or share > EARLY_STOPPING["early_max"]:
                 break
     return delta, r_xz, r_yz, np.concatenate(parts)
+
+
+def _all_pairs_samples(metrics: list[np.ndarray], Z, level, coef, method, seq, variant, batch_size, k) -> dict | None:
+    """{(i, j): (delta, r_xz, r_yz, samples)} of the permutation test of every pair i < j of
+    ``metrics`` against Z, computed together (:func:`.permuted_sums.pairs_evaluator`: the
+    numbers of :func:`_permutation_samples` with ``linear``); None where that does not apply."""
+    import itertools
+
+    standard = [standardize(X) for X in metrics]
+    evaluator = permuted_sums.pairs_evaluator(standard, Z, level, coef)
+    if evaluator is None:
+        return None
+    evaluate, per_resample = evaluator
+    r = [level_correlation(Xs, Z, level, coef) for Xs in standard]
+    n_sys, n_in = Z.shape
+    stream = resampling.ResampleStream(
+        seq, partial(resampling.permutation_masks, n_systems=n_sys, n_inputs=n_in, method=method, variant=variant))
+    size = batch_size or _engine.default_batch_size(per_resample)
+    pairs = list(itertools.combinations(range(len(metrics)), 2))
+    samples = np.empty((len(pairs), k))
+    for start in range(0, k, size):
+        stop = min(k, start + size)
+        samples[:, start:stop] = zero_if_rounding(evaluate(*stream.take(start, stop)))
+    return {(i, j): (zero_if_rounding(r[i] - r[j]), r[i], r[j], samples[p]) for p, (i, j) in enumerate(pairs)}
 
 
 def _permutation_conventions(level, coef, method, variant, k, alternative, seq, k_used, n_valid, undefined,

@@ -33,12 +33,13 @@ and identical p-value counts; ``bench/bench_allpairs.py`` measures the differenc
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 
 import numpy as np
 
 from . import batched
-from .correlation import corr, system_means
+from .correlation import corr, kendall_tau, system_means
 from .reductions import summary_mean
 from .validation import Coefficient
 
@@ -46,37 +47,106 @@ from .validation import Coefficient
 #: by the cell-by-cell sums (their rounding differs by ~1e-15 relative): such resamples are
 #: computed again cell by cell.
 TIE_GAP = 1e-9
+#: Pairs whose forms are stacked into one product (bounds the forms' and products' memory).
+PAIR_CHUNK = 16
+
+Evaluate = Callable[[np.ndarray], np.ndarray]
 
 
-def evaluator(X: np.ndarray, Y: np.ndarray, Z: np.ndarray, level: str,
-              coefficient: Coefficient) -> Callable[[np.ndarray], np.ndarray] | None:
+def evaluator(X: np.ndarray, Y: np.ndarray, Z: np.ndarray, level: str, coefficient: Coefficient) -> Evaluate | None:
     """``evaluate(mask)`` -> delta_b = r(X'_b, Z) - r(Y'_b, Z), as
     :func:`.batched.permutation_evaluator` (X, Y standardised by the caller); None where this
     module does not apply (see the module docstring)."""
-    if coefficient.whole_level or level not in ("system", "summary") or X.shape[0] < 3:
-        return None
-    if np.isnan(X).any() or np.isnan(Y).any() or np.isnan(Z).any():
-        return None
-    if level == "system" and coefficient.name in ("spearman", "kendall") and not coefficient.ties_variant:
-        return _system_ranked(X, Y, Z, coefficient)
-    if level == "summary" and coefficient.name == "pearson" and not _may_be_constant(X, Y):
-        return _summary_pearson(X, Y, Z)
-    if level == "summary" and coefficient.name == "spearman":
-        return _summary_spearman(X, Y, Z)
-    return None
+    found = pairs_evaluator([X, Y], Z, level, coefficient)
+    return None if found is None else (lambda mask: found[0](mask)[0])
 
 
-def _system_ranked(X, Y, Z, coefficient: Coefficient) -> Callable[[np.ndarray], np.ndarray]:
-    """System level, a coefficient of the means' order: linear means, near ties cell by cell."""
-    zm = system_means(Z)
+def pairs_evaluator(metrics: list[np.ndarray], Z: np.ndarray, level: str,
+                    coefficient: Coefficient) -> tuple[Evaluate, int] | None:
+    """``(evaluate, bytes)``: ``evaluate(mask)`` -> (P, c), the resampled deltas of every pair
+    i < j of ``metrics`` (standardised; itertools.combinations order) for a batch of c masks,
+    and the bytes of temporaries per resample; None where this module does not apply."""
+    n, m = Z.shape
+    if coefficient.whole_level or coefficient.ties_variant or level not in ("system", "summary") or n < 3:
+        return None
+    if len(metrics) < 2 or np.isnan(Z).any() or any(np.isnan(X).any() for X in metrics):
+        return None
+    pairs = list(itertools.combinations(range(len(metrics)), 2))
+    if level == "system" and coefficient.name in ("pearson", "spearman", "kendall"):
+        return _system(metrics, Z, coefficient, pairs), 8 * (len(metrics) + 4) * n * m + 64 * n * n
+    forms = {"pearson": _pearson_forms, "spearman": _spearman_forms, "kendall": _kendall_forms}.get(coefficient.name)
+    if level != "summary" or forms is None or (coefficient.name == "kendall" and coefficient.variant != "b"):
+        return None
+    chunks = []
+    for start in range(0, len(pairs), PAIR_CHUNK):
+        chunk = [forms(metrics[i], metrics[j], Z) for i, j in pairs[start:start + PAIR_CHUNK]]
+        if any(f is None for f in chunk):
+            return None
+        chunks.append(_stacked(chunk))
+    width = max(c["A"].shape[2] for c in chunks)
+    kernel = {"pearson": _pearson_r, "spearman": _spearman_r, "kendall": _kendall_r}[coefficient.name]
 
     def evaluate(mask: np.ndarray) -> np.ndarray:
-        xm, ym = batched._permuted_system_means(X, Y, mask, exact=False)
-        close = _near_ties(xm) | _near_ties(ym)
-        if close.any():
-            xm, ym = xm.copy(), ym.copy()
-            xm[close], ym[close] = batched._permuted_system_means(X, Y, mask[close], exact=True)
-        return corr(xm, zm, coefficient) - corr(ym, zm, coefficient)
+        full = np.broadcast_to(mask, (mask.shape[0], n, m))
+        bits = np.ascontiguousarray(full.transpose(2, 0, 1))  # (M, c, N) bool
+        return np.concatenate([_chunk_deltas(chunk, bits, kernel) for chunk in chunks])
+
+    return evaluate, 8 * m * (n + 2 * width) + 48 * m * PAIR_CHUNK
+
+
+def _chunk_deltas(chunk: dict, bits: np.ndarray, kernel) -> np.ndarray:
+    """(p, c): the deltas of a chunk's pairs; the product bits @ A of every input at once
+    (einsum: numpy's stacked matmul of these small float32 products costs several times more
+    CPU with OpenBLAS' threads on a loaded machine)."""
+    A = chunk["A"]
+    b = bits.astype(A.dtype)
+    P = np.einsum("mcn,mnk->mck", b, A).reshape(*bits.shape[:2], chunk["p"], -1)  # (M, c, p, width)
+    rx, ry = kernel(chunk, P, b)  # (M, c, p) each
+    return summary_mean(rx.transpose(2, 1, 0)) - summary_mean(ry.transpose(2, 1, 0))
+
+
+def _stacked(forms: list[dict]) -> dict:
+    """The forms of a chunk's pairs side by side: A (M, N, p * width), the others (M, p, ...),
+    zero-padded to the chunk's widest."""
+    width = max(f["A"].shape[2] for f in forms)
+    out = {"p": len(forms)}
+    for key in forms[0]:
+        parts = [f[key] for f in forms]
+        if key == "A":
+            parts = [np.pad(a, ((0, 0), (0, 0), (0, width - a.shape[2]))) for a in parts]
+            out[key] = np.ascontiguousarray(np.concatenate(parts, axis=2))
+        elif parts[0].ndim == 2:   # (M, V): padded
+            V = max(a.shape[1] for a in parts)
+            out[key] = np.stack([np.pad(a, ((0, 0), (0, V - a.shape[1]))) for a in parts], axis=1)
+        else:
+            out[key] = np.stack(parts, axis=1)   # (M, p)
+    return out
+
+
+def _system(metrics: list[np.ndarray], Z: np.ndarray, coefficient: Coefficient, pairs: list) -> Evaluate:
+    """System level: each metric's masked row sums once (K products), every pair's permuted
+    means from them; for the rank coefficients near ties computed again cell by cell."""
+    n, m = Z.shape
+    zm = system_means(Z)
+    stack = np.stack(metrics)  # (K, N, M)
+    rows = stack.sum(axis=2)  # (K, N)
+    ranked = coefficient.name != "pearson"
+
+    def evaluate(mask: np.ndarray) -> np.ndarray:
+        c = mask.shape[0]
+        if mask.shape[2] == 1:
+            S = mask[None, :, :, 0] * rows[:, None, :]
+        else:
+            full = np.broadcast_to(mask, (c, n, m)).view(np.uint8)
+            S = np.einsum("bij,kij->kbi", full, stack)  # (K, c, N)
+        out = np.empty((len(pairs), c))
+        for p, (i, j) in enumerate(pairs):
+            d = S[j] - S[i]
+            xm, ym = (rows[i] + d) / m, (rows[j] - d) / m
+            if ranked and (close := _near_ties(xm) | _near_ties(ym)).any():
+                xm[close], ym[close] = batched._permuted_system_means(metrics[i], metrics[j], mask[close], exact=True)
+            out[p] = corr(xm, zm, coefficient) - corr(ym, zm, coefficient)
+        return out
 
     return evaluate
 
@@ -102,82 +172,50 @@ def _unit_columns(Z: np.ndarray) -> np.ndarray:
     dev = Z - Z.mean(axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
         u = dev / np.sqrt((dev * dev).sum(axis=0))
-    constant = Z.min(axis=0) == Z.max(axis=0)
-    return np.where(constant, np.nan, u)
+    return np.where(Z.min(axis=0) == Z.max(axis=0), np.nan, u)
 
 
-def _summary_pearson(X, Y, Z) -> Callable[[np.ndarray], np.ndarray]:
-    """Summary level, Pearson: three sums per input and resample from one batched product."""
-    n = X.shape[0]
+def _pearson_forms(X: np.ndarray, Y: np.ndarray, Z: np.ndarray) -> dict | None:
+    """Summary Pearson of a pair, per input: A (M, N, 3) = [y - x, y^2 - x^2, (y - x) u] and
+    the sums at a = 0 for X' and Y' (M, 3), the values centred on the input's mean of X and Y;
+    None when a column of X' could be constant."""
+    if _may_be_constant(X, Y):
+        return None
     centre = (X.mean(axis=0) + Y.mean(axis=0)) / 2
     x, y, u = X - centre, Y - centre, _unit_columns(Z)
-    base_x = np.stack([x.sum(axis=0), (x * x).sum(axis=0), (x * u).sum(axis=0)], axis=-1)  # (M, 3)
-    base_y = np.stack([y.sum(axis=0), (y * y).sum(axis=0), (y * u).sum(axis=0)], axis=-1)
-    terms = np.ascontiguousarray(np.stack([y - x, y * y - x * x, (y - x) * u], axis=-1).transpose(1, 0, 2))
+    A = np.stack([y - x, y * y - x * x, (y - x) * u], axis=-1).transpose(1, 0, 2)
+    return {"A": np.ascontiguousarray(A),
+            "base_x": np.stack([x.sum(axis=0), (x * x).sum(axis=0), (x * u).sum(axis=0)], axis=-1),
+            "base_y": np.stack([y.sum(axis=0), (y * y).sum(axis=0), (y * u).sum(axis=0)], axis=-1)}
 
-    def r_of(sums: np.ndarray) -> np.ndarray:  # (M, c, 3) -> (c, M)
+
+def _pearson_r(chunk: dict, P: np.ndarray, bits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(M, c, p) per-input r of X' and Y': sum x'u / sqrt(sum x'^2 - (sum x')^2 / n)."""
+    n = bits.shape[2]
+    out = []
+    for sums in (chunk["base_x"][:, None] + P, chunk["base_y"][:, None] - P):
         with np.errstate(invalid="ignore", divide="ignore"):
-            var = sums[..., 1] - sums[..., 0] * sums[..., 0] / n
-            r = np.clip(sums[..., 2] / np.sqrt(var), -1.0, 1.0)
-        return r.T
-
-    def evaluate(mask: np.ndarray) -> np.ndarray:
-        full = np.broadcast_to(mask, (mask.shape[0], *X.shape))
-        bits = full.transpose(2, 0, 1).astype(np.float64)  # (M, c, N)
-        change = np.einsum("mcn,mnk->mck", bits, terms)  # (M, c, 3); einsum: BLAS threads cost more here
-        return summary_mean(r_of(base_x[:, None] + change)) - summary_mean(r_of(base_y[:, None] - change))
-
-    return evaluate
+            out.append(np.clip(sums[..., 2] / np.sqrt(sums[..., 1] - sums[..., 0] * sums[..., 0] / n), -1.0, 1.0))
+    return out[0], out[1]
 
 
-def _summary_spearman(X, Y, Z) -> Callable[[np.ndarray], np.ndarray]:
-    """Summary level, Spearman, per input: sum_i w_i R'_i (w the human's centred ranks) is a
+def _spearman_forms(X: np.ndarray, Y: np.ndarray, Z: np.ndarray) -> dict:
+    """Summary Spearman of a pair, per input: sum_i w_i R'_i (w the human's centred ranks) is a
     quadratic form c0 + l'a + a'Qa of the bits (the ranks of :func:`.batched._rank_tables`,
     R'_i = (1 - a_i)(s0_i + (G1 a)_i) + a_i (s1_i + (G2 a)_i): Q = diag(w)(G2 - G1)); Y' is X'
-    of the bits 1 - a. The variance of the ranks is (n^3 - n - sum_v (t_v^3 - t_v)) / 12 with
-    t_v, the cells of X' equal to v, linear in the bits too. One product per batch
-    bits @ [Q' | l | l_y | B] gives everything; all sums are exact (quarters below 2^24)."""
-    n = X.shape[0]
-    forms = _spearman_forms(X, Y, batched.corr_ranks(Z) - (n + 1) / 2)
-    A, dtype = forms["A"], forms["A"].dtype
-    var_z = forms["var_z"][:, None]
+    of the bits 1 - a: cy - l_y'a + a'Qa. The variance of the ranks is (n^3 - n - sum_v (t_v^3 -
+    t_v)) / 12, t_v the cells of X' equal to v, linear in the bits: alpha_v + B_v'a.
 
-    def r_of(num: np.ndarray, ties: np.ndarray) -> np.ndarray:  # (M, c) each -> (c, M)
-        var_x = (n**3 - n - ties) / 12
-        with np.errstate(invalid="ignore", divide="ignore"):
-            r = np.clip(num / np.sqrt(var_x * var_z), -1.0, 1.0)
-        return np.where((var_x > 0) & (var_z > 0), r, np.nan).T
-
-    def evaluate(mask: np.ndarray) -> np.ndarray:
-        full = np.broadcast_to(mask, (mask.shape[0], *X.shape))
-        bits = full.transpose(2, 0, 1).astype(dtype)  # (M, c, N)
-        P = np.einsum("mcn,mnk->mck", bits, A)  # einsum: BLAS threads cost more here
-        quad = np.einsum("mcn,mcn->mc", P[..., :n], bits).astype(np.float64)
-        lin_x, lin_y, t = P[..., n].astype(np.float64), P[..., n + 1].astype(np.float64), P[..., n + 2:]
-        t_x, t_y = forms["alpha_x"][:, None] + t, forms["alpha_y"][:, None] - t
-        ties_x, ties_y = ((u * u * u - u).sum(axis=-1).astype(np.float64) for u in (t_x, t_y))
-        rx = r_of(forms["c0"][:, None] + lin_x + quad, ties_x)
-        ry = r_of(forms["cy"][:, None] - lin_y + quad, ties_y)
-        return summary_mean(rx) - summary_mean(ry)
-
-    return evaluate
-
-
-def _spearman_forms(X: np.ndarray, Y: np.ndarray, w: np.ndarray) -> dict[str, np.ndarray]:
-    """The forms of :func:`_summary_spearman` for each input (w (N, M): the human's centred ranks).
-
-    A (M, N, N + 2 + V): Q' (so that bits @ Q' is Qa), l, l_y = l + Q1 + Q'1, then B (the
-    change of t_v when a bit is set, for the V values of the input seen twice or more among
-    its X and Y cells, zero-padded); c0 and cy = c0 + sum l + 1'Q1; alpha_x / alpha_y (M, V):
-    t_v at a = 0 for X' / Y'; var_z (M,): sum w^2."""
+    A (M, N, N + 2 + V) = [Q' | l | l_y | B] over the V values seen twice or more among an
+    input's X and Y cells (zero-padded); c0, cy (M,); alpha_x, alpha_y (M, V); var_z (M,) =
+    sum w^2. Every sum is exact (quarters below 2^24 in float32)."""
     n, m = X.shape
-    dtype = np.float32 if 2 * n**3 < 2**22 else np.float64
+    w = (batched.corr_ranks(Z) - (n + 1) / 2).T  # (M, N)
     G, sums = batched._rank_tables(X, Y)
     G1, G2 = (np.asarray(G[..., part], dtype=np.float64).transpose(0, 2, 1) for part in (slice(0, n), slice(n, 2 * n)))
-    wt = w.T  # (M, N)
-    Q = wt[:, :, None] * (G2 - G1)
-    l = wt * (sums[:, 1] - sums[:, 0]) + np.einsum("mik,mi->mk", G1, wt)
-    c0 = (wt * sums[:, 0]).sum(axis=1)
+    Q = w[:, :, None] * (G2 - G1)
+    l = w * (sums[:, 1] - sums[:, 0]) + np.einsum("mik,mi->mk", G1, w)
+    c0 = (w * sums[:, 0]).sum(axis=1)
     values = [np.unique(np.concatenate([X[:, j], Y[:, j]]), return_counts=True) for j in range(m)]
     values = [v[c > 1] for v, c in values]
     V = max(1, max(len(v) for v in values))
@@ -188,5 +226,47 @@ def _spearman_forms(X: np.ndarray, Y: np.ndarray, w: np.ndarray) -> dict[str, np
         alpha_x[j, :len(v)], alpha_y[j, :len(v)] = ex.sum(axis=0), ey.sum(axis=0)
     l_y = l + Q.sum(axis=1) + Q.sum(axis=2)
     A = np.concatenate([Q.transpose(0, 2, 1), l[..., None], l_y[..., None], B], axis=2)
+    dtype = np.float32 if 2 * n**3 < 2**22 else np.float64
     return {"A": np.ascontiguousarray(A, dtype=dtype), "c0": c0, "cy": c0 + l.sum(axis=1) + Q.sum(axis=(1, 2)),
-            "alpha_x": alpha_x.astype(dtype), "alpha_y": alpha_y.astype(dtype), "var_z": (wt * wt).sum(axis=1)}
+            "alpha_x": alpha_x, "alpha_y": alpha_y, "var_z": (w * w).sum(axis=1)}
+
+
+def _spearman_r(chunk: dict, P: np.ndarray, bits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(M, c, p) per-input Spearman r of X' and Y' from the forms of :func:`_spearman_forms`."""
+    n = bits.shape[2]
+    quad = np.einsum("mcpn,mcn->mcp", P[..., :n], bits).astype(np.float64)
+    t = P[..., n + 2:].astype(np.float64)
+    var_z = chunk["var_z"][:, None]
+    out = []
+    for num, alpha, sign in ((chunk["c0"][:, None] + P[..., n] + quad, chunk["alpha_x"], 1.0),
+                             (chunk["cy"][:, None] - P[..., n + 1] + quad, chunk["alpha_y"], -1.0)):
+        tv = alpha[:, None] + sign * t
+        var_x = (n**3 - n - (tv * tv * tv - tv).sum(axis=-1)) / 12
+        with np.errstate(invalid="ignore", divide="ignore"):
+            r = np.clip(num / np.sqrt(var_x * var_z), -1.0, 1.0)
+        out.append(np.where((var_x > 0) & (var_z > 0), r, np.nan))
+    return out[0], out[1]
+
+
+def _kendall_forms(X: np.ndarray, Y: np.ndarray, Z: np.ndarray) -> dict:
+    """Summary Kendall tau-b of a pair: the quadratic forms of :func:`.batched._perm_pairs`,
+    A (M, N, 7 + 3N) = [its linear coefficients | D of the three pair sums]."""
+    pairs = batched._perm_pairs(X, Y, Z)
+    dtype = batched._exact_dtype(X.shape[0])
+    A = np.concatenate([pairs.coef, *(pairs.D[f] for f in range(3))], axis=2)
+    return {"A": np.ascontiguousarray(A, dtype=dtype), "const_x": pairs.const_x, "const_y": pairs.const_y,
+            "n_x": pairs.n_x, "n_y": pairs.n_y}
+
+
+def _kendall_r(chunk: dict, P: np.ndarray, bits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(M, c, p) per-input tau-b of X' and Y' from the forms of :func:`_kendall_forms`."""
+    n = bits.shape[2]
+    linear = P[..., :7].astype(np.float64)
+    la, da, dn = linear[..., :3], linear[..., 3:6], linear[..., 6]
+    quad = np.stack([np.einsum("mcpn,mcn->mcp", P[..., 7 + f * n:7 + (f + 1) * n], bits) for f in range(3)],
+                    axis=-1).astype(np.float64)
+    out = []
+    for count, sums in ((chunk["n_x"][:, None] + dn, chunk["const_x"][:, None] + la + quad),
+                        (chunk["n_y"][:, None] - dn, chunk["const_y"][:, None] - la - 2 * da + quad)):
+        out.append(kendall_tau(sums[..., 0], count, count * count - sums[..., 1], count * count - sums[..., 2], "b"))
+    return out[0], out[1]
