@@ -1,4 +1,5 @@
-"""Permutation deltas from sums linear in the swap masks (analyses/stats/permuted_sums.py) equal
+"""Permutation deltas from sums linear in the swap masks (analyses/stats/permuted_sums.py) and
+summary-level bootstrap r from sums linear in the draw counts (drawn_sums.py) equal
 the cell-by-cell evaluators' (analyses/stats/batched.py) to 1e-12, and the p-values of the tests
 that use them (``evaluate --all-pairs``: inside ``allpairs.sharing()``, the pairs offered
 together) are those of the cell-by-cell path, on SummEval-sized data (16 systems x 100 inputs)
@@ -11,7 +12,8 @@ import itertools
 import numpy as np
 import pytest
 
-from metaeval.analyses.stats import allpairs, batched, hypothesis, permuted_sums, permutation_test, resampling
+from metaeval.analyses.stats import (allpairs, batched, drawn_sums, hypothesis, permutation_test, permuted_sums,
+                                     resampling)
 from metaeval.analyses.stats.validation import coefficient_iv
 
 COEFFICIENTS = ("pearson", "spearman", "kendall")
@@ -100,3 +102,39 @@ def test_all_pairs_pvalues_identical(summeval, level, monkeypatch):
             f, s = fast[pair], slow[pair]
             assert _same(f.pvalue, s.pvalue) and _same(f.delta, s.delta), (name, pair)
             assert np.nanmax(np.abs(f.samples - s.samples)) <= 1e-12 and f.conventions == s.conventions
+
+
+@pytest.mark.parametrize("method", ["both", "systems"])
+def test_drawn_sums_equal_gathered(summeval, method):
+    """Summary-level bootstrap r from sums linear in the draw counts (analyses/stats/drawn_sums.py)
+    against the gathered columns, with constant drawn columns (NaN) included."""
+    metrics, Z = summeval
+    Z = Z.copy()
+    Z[:, 3] = 2.0                 # a constant input
+    Z[4:10, 8] = 1.0              # tied systems: constant whenever only they are drawn
+    rows, cols = resampling.bootstrap_indices(np.random.default_rng(6), 300, *Z.shape, method)
+    rows[:5] = rows[:5] % 6 + 4   # (resamples drawing only those systems)
+    for X in metrics:
+        for name in ("pearson", "spearman"):
+            coef = coefficient_iv(name)
+            fast = drawn_sums.bootstrap_evaluator(X, Z, "summary", coef, method)(rows, cols)
+            slow = batched.bootstrap_evaluator(X, Z, "summary", coef)(rows, cols)
+            assert np.array_equal(np.isnan(fast), np.isnan(slow)) and np.nanmax(np.abs(fast - slow)) <= 1e-12
+
+
+def test_shared_intervals_within_1e12(summeval, monkeypatch):
+    """bootstrap_ci in a sharing block (drawn sums) and with METAEVAL_ALLPAIRS=shared: intervals
+    within 1e-12."""
+    from metaeval.analyses.stats import bootstrap_ci
+
+    metrics, Z = summeval
+
+    def intervals():
+        with allpairs.sharing():
+            return [bootstrap_ci(X, Z, "summary", name, "both", k=200, seed=3) for X in metrics
+                    for name in ("pearson", "spearman")]
+
+    fast = intervals()
+    monkeypatch.setenv(allpairs.ENVIRONMENT, "shared")
+    for f, s in zip(fast, intervals()):
+        assert abs(f.lower - s.lower) <= 1e-12 and abs(f.upper - s.upper) <= 1e-12 and f.conventions == s.conventions

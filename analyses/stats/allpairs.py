@@ -28,6 +28,8 @@ gathers the permuted matrices), equal to the cell-by-cell deltas to ~1e-15 -- no
 a p-value's count can differ only where a resampled delta lies within rounding of the
 threshold (the count's :data:`.hypothesis.ROUNDING`). ``METAEVAL_ALLPAIRS=shared`` keeps the
 sharing with the cell-by-cell evaluators (the implementation before; benchmarks and checks).
+Likewise a summary-level bootstrap's resampled Pearson and Spearman r come from sums linear in
+the systems' draw counts (:mod:`.drawn_sums`), equal to the gathered path's to ~1e-16.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ from functools import partial
 
 import numpy as np
 
-from . import _engine, batched, resampling
+from . import _engine, batched, drawn_sums, resampling
 
 #: The environment variable that selects the per-pair path (value "per-pair") or the shared
 #: path with the cell-by-cell permutation evaluators (value "shared").
@@ -148,6 +150,7 @@ def bootstrap_samples(shared: Shared, X, Z, level, coef, method, k, seq, batch_s
         n_sys, n_in = X.shape
         draw = partial(resampling.bootstrap_indices, n_systems=n_sys, n_inputs=n_in, method=method)
         size = batch_size or _engine.default_batch_size(batched.resample_bytes(level, coef, n_sys, n_in))
-        return _engine.run_resamples(k, seq, draw, batched.bootstrap_evaluator(X, Z, level, coef), size)
+        evaluate = drawn_sums.bootstrap_evaluator(X, Z, level, coef, method) if linear() else None
+        return _engine.run_resamples(k, seq, draw, evaluate or batched.bootstrap_evaluator(X, Z, level, coef), size)
 
     return shared.metric(("boot", level, repr(coef), method, k, *seed_key(seq)), X, Z, compute)

@@ -1,34 +1,35 @@
-"""Permutation tests' resampled deltas from sums linear in the swap masks (``evaluate --all-pairs``).
+"""Permutation tests' resampled deltas from sums linear in the swap masks, every pair of a set
+of metrics at once (``evaluate --all-pairs``).
 
 A permutation resample swaps cells of X and Y (bits a, :func:`.resampling.permutation_masks`);
-X' = where(a, Y, X), Y' = where(a, X, Y) = X' of the bits 1 - a. What the level's coefficient
-needs of X' is, per system or per input, a few sums, each linear in the bits given the pair:
+X' = where(a, Y, X), Y' = where(a, X, Y) = X' of the bits 1 - a. All pairs share the masks (the
+same seed), and what a level's coefficient needs of X' is, per system or per input, a few sums
+that are linear (or quadratic) in the bits given the pair:
 
-- system level: sum_j x'_ij = sum_j x_ij + sum_j a_ij (y_ij - x_ij) (one product of the masks
-  with Y - X). Pearson takes the means as they are (as :mod:`.batched` already does); Spearman
-  and Kendall only depend on the order of the means, so the means are computed so and a
-  resample whose means are not separated by more than :data:`TIE_GAP` (relative) -- where
-  the rounding of the linear form could differ from summing the permuted cells -- is
-  computed again cell by cell (:func:`.batched._permuted_system_means` ``exact``): every
-  rank, hence every coefficient, is that of the cell-by-cell path, bit for bit.
-- summary level, Pearson: per input j, sum x', sum x'^2 and sum x' u (u the human's unit
-  deviations) are sum x + a'(y - x), sum x^2 + a'(y^2 - x^2), sum x u + a'((y - x) u) (the
-  values centred on the input's mean of X and Y, which keeps the variance's cancellation
-  small): one batched matrix product (inputs x resamples x systems) @ (inputs x systems x 3)
-  for X' and Y' together; r = sum x'u / sqrt(sum x'^2 - (sum x')^2 / n). The rounding
-  differs from the two-pass deviations of :func:`.correlation.corr_columns` by ~1e-16.
-- summary level, Spearman: the ranks of X' from the rank tables of :func:`.batched._rank_tables`
-  by one product (those of Y' are the tables' column sums minus it), then
-  sum_i R'_i w_i (w the human's centred ranks) and sum_i R'_i^2, which are exact (halves and
-  quarters below 2^24, float32), so that r = num / sqrt(var_x' var_z) rounds only in its
-  last two operations.
-- Kendall at the summary level keeps :mod:`.batched`'s quadratic forms (already one product).
+- system level: sum_j x'_ij = sum_j x_ij + S_Y - S_X with S_X = sum_j a_ij x_ij, one product of
+  the masks with each metric (K products for K(K-1)/2 pairs). Pearson takes the means as they
+  are; Spearman and Kendall only depend on the order of the means, so a resample whose means are
+  not separated by more than :data:`TIE_GAP` (relative) -- where the rounding of the linear form
+  could differ from summing the permuted cells -- is computed again cell by cell
+  (:func:`.batched._permuted_system_means` ``exact``): every rank, hence every coefficient, is
+  the cell-by-cell path's, bit for bit.
+- summary level, per input and pair, a matrix A of the pair such that bits @ A gives the sums:
+  Pearson: sum x', sum x'^2 and sum x'u (u the human's unit deviations; values centred on the
+  input's mean of X and Y, which keeps the variance's cancellation small), r = sum x'u /
+  sqrt(sum x'^2 - (sum x')^2 / n); Spearman: sum_i w_i R'_i (w the human's centred ranks) as the
+  quadratic form of the rank tables (:func:`_spearman_forms`) and the tie counts of X'; Kendall
+  tau-b: the quadratic forms of :func:`.batched._perm_pairs`. The A of :data:`PAIR_CHUNK`
+  pairs are stacked side by side: one product per chunk and batch of resamples. Y' takes
+  the same products (bits 1 - a).
 
-Used when the data are complete (no NaN), there are at least 3 systems and no column of X'
-can be constant (Pearson's linear variance could then be rounding instead of 0); otherwise
-:func:`evaluator` returns None and :mod:`.batched` computes the resamples. The resampled
-deltas equal the cell-by-cell ones to ~1e-15 (``tests/test_permuted_sums.py``: within 1e-12,
-and identical p-value counts; ``bench/bench_allpairs.py`` measures the difference).
+The rank sums are exact (halves and quarters below 2^24): Spearman's and Kendall's r round only
+in their last operations, Pearson's differs from the two-pass deviations of
+:func:`.correlation.corr_columns` by ~1e-16; the deltas equal the cell-by-cell ones to ~1e-15
+(``tests/test_permuted_sums.py`` asserts 1e-12 and identical p-values; ``bench/bench_allpairs.py``
+compares the stored rows). Used when the data are complete (no NaN), there are at least 3
+systems and, for Pearson at the summary level, no column of X' can be constant (its linear
+variance could then be rounding instead of 0); otherwise :func:`pairs_evaluator` returns None
+and :mod:`.batched` computes each pair's resamples.
 """
 
 from __future__ import annotations
