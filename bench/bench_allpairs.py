@@ -19,6 +19,11 @@ largest absolute differences)::
 
     python bench/bench_allpairs.py --metrics 10 --metrics 40 --k 1000
 
+``--local-cluster 2`` runs the default path's tasks on a Dask LocalCluster instead (the command's
+CPU and its workers' are reported; the workers test each pair on its own)::
+
+    python bench/bench_allpairs.py --metrics 100 --k 100 --local-cluster 2
+
 ``--baseline METAEVAL`` times that executable (e.g. another checkout's venv) as the per-pair run
 instead of this checkout with the environment variable.
 """
@@ -98,6 +103,27 @@ def run(metaeval: str, workdir: Path, csv: Path, name: str, k: int, env: dict) -
     return figures, stored(db)
 
 
+def dask_run(args, metaeval: str, csv: Path, metrics: int) -> None:
+    """The default path with its tasks on a LocalCluster (``$METAEVAL_SCHEDULER``): the command's
+    CPU, wall and RSS, and the CPU seconds its workers spent (psutil, before and after)."""
+    from distributed import Client, LocalCluster
+
+    def worker_cpu() -> float:
+        import psutil
+
+        times = psutil.Process().cpu_times()
+        return times.user + times.system
+
+    with LocalCluster(n_workers=args.local_cluster, threads_per_worker=1, processes=True,
+                      dashboard_address=None) as cluster, Client(cluster) as client:
+        before = sum(client.run(worker_cpu).values())
+        env = {**os.environ, "METAEVAL_ALLPAIRS": "", "METAEVAL_SCHEDULER": cluster.scheduler_address}
+        figures, _ = run(metaeval, args.workdir, csv, f"dask-{metrics}", args.k, env)
+        workers = sum(client.run(worker_cpu).values()) - before
+    print(f"| {metrics} | {metrics * (metrics - 1) // 2} | {args.k} | dask x{args.local_cluster} | "
+          f"{figures['cpu']:.1f} + workers {workers:.1f} | {figures['wall']:.1f} | {figures['rss_gb']:.2f} |", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/metaeval-bench-allpairs"))
@@ -109,6 +135,9 @@ def main() -> None:
     parser.add_argument("--baseline", default=None, help="the metaeval executable of the baseline runs")
     parser.add_argument("--skip-baseline", action="store_true", help="time the default path only")
     parser.add_argument("--per-pair", action="store_true", help="time the per-pair path too")
+    parser.add_argument("--local-cluster", type=int, default=0, metavar="WORKERS",
+                        help="run the default path's tasks on a Dask LocalCluster of WORKERS processes "
+                             "(--scheduler; the workers' CPU seconds are reported too)")
     args = parser.parse_args()
     args.workdir.mkdir(parents=True, exist_ok=True)
     mine = str(Path(sys.executable).parent / "metaeval")
@@ -117,6 +146,9 @@ def main() -> None:
         csv = args.workdir / f"scores-{metrics}.csv"
         generate(csv, args.systems, args.inputs, metrics, args.seed)
         paths = [("linear", mine, {**os.environ, "METAEVAL_ALLPAIRS": ""})]
+        if args.local_cluster:
+            dask_run(args, mine, csv, metrics)
+            continue
         if not args.skip_baseline:
             paths.append(("shared", args.baseline or mine, {**os.environ, "METAEVAL_ALLPAIRS": "shared"}))
         if args.per_pair:
