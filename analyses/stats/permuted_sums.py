@@ -131,7 +131,7 @@ def _system(metrics: list[np.ndarray], Z: np.ndarray, coefficient: Coefficient, 
     zm = system_means(Z)
     stack = np.stack(metrics)  # (K, N, M)
     rows = stack.sum(axis=2)  # (K, N)
-    ranked = coefficient.name != "pearson"
+    ranked = _ranked_system(zm, coefficient) if coefficient.name != "pearson" else None
 
     def evaluate(mask: np.ndarray) -> np.ndarray:
         c = mask.shape[0]
@@ -144,12 +144,45 @@ def _system(metrics: list[np.ndarray], Z: np.ndarray, coefficient: Coefficient, 
         for p, (i, j) in enumerate(pairs):
             d = S[j] - S[i]
             xm, ym = (rows[i] + d) / m, (rows[j] - d) / m
-            if ranked and (close := _near_ties(xm) | _near_ties(ym)).any():
+            if coefficient.name != "pearson" and (close := _near_ties(xm) | _near_ties(ym)).any():
                 xm[close], ym[close] = batched._permuted_system_means(metrics[i], metrics[j], mask[close], exact=True)
-            out[p] = corr(xm, zm, coefficient) - corr(ym, zm, coefficient)
+            out[p] = ranked(xm) - ranked(ym) if ranked else corr(xm, zm, coefficient) - corr(ym, zm, coefficient)
         return out
 
     return evaluate
+
+
+def _ranked_system(zm: np.ndarray, coefficient: Coefficient) -> Callable[[np.ndarray], np.ndarray] | None:
+    """``r(means)`` (c, N) -> (c,) of Spearman or Kendall tau-b from the comparisons
+    gt_ik = [m_i > m_k] of each resample's means (no NaN): the average ranks
+    less_i + (ties_i + 1) / 2, then :func:`.correlation.corr`'s Pearson (what its Spearman computes
+    on scipy's ranks), or S = 2 sum gt * sign(z_i - z_k) and 2 sum gt untied ordered pairs for
+    :func:`.correlation.kendall_tau`: exact counts, the same numbers as :func:`.correlation.corr`."""
+    import scipy.stats
+
+    n = zm.shape[0]
+    if coefficient.name == "spearman":
+        rz = scipy.stats.rankdata(zm)
+
+        def spearman(m: np.ndarray) -> np.ndarray:
+            gt = m[:, :, None] > m[:, None, :]
+            less, greater = gt.sum(axis=2), gt.sum(axis=1)
+            ranks = less + (n - less - greater + 1) / 2
+            return corr(ranks, np.broadcast_to(rz, ranks.shape), batched.PEARSON)
+
+        return spearman
+    if coefficient.name != "kendall" or coefficient.variant != "b":
+        return None
+    sz = np.sign(zm[:, None] - zm[None, :]).astype(np.float32).ravel()
+    untied_z = float(n * n - (zm[:, None] == zm[None, :]).sum())
+
+    def kendall(m: np.ndarray) -> np.ndarray:
+        gt = (m[:, :, None] > m[:, None, :]).reshape(m.shape[0], -1)
+        s = 2 * (gt.astype(np.float32) @ sz).astype(np.float64)
+        return kendall_tau(s, np.full(m.shape[0], float(n)), 2 * gt.sum(axis=1).astype(np.float64),
+                           np.full(m.shape[0], untied_z), "b")
+
+    return kendall
 
 
 def _near_ties(m: np.ndarray) -> np.ndarray:
