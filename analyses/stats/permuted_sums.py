@@ -18,9 +18,9 @@ that are linear (or quadratic) in the bits given the pair:
   input's mean of X and Y, which keeps the variance's cancellation small), r = sum x'u /
   sqrt(sum x'^2 - (sum x')^2 / n); Spearman: sum_i w_i R'_i (w the human's centred ranks) as the
   quadratic form of the rank tables (:func:`_spearman_forms`) and the tie counts of X'; Kendall
-  tau-b: the quadratic forms of :func:`.batched._perm_pairs`. The A of :data:`PAIR_CHUNK`
-  pairs are stacked side by side: one product per chunk and batch of resamples. Y' takes
-  the same products (bits 1 - a).
+  tau-b: the quadratic forms of :func:`.batched._perm_pairs` (off: :data:`KENDALL_SUMMARY`).
+  The A of :data:`PAIR_CHUNK` pairs are stacked side by side: one product per chunk and batch
+  of resamples. Y' takes the same products (bits 1 - a).
 
 The rank sums are exact (halves and quarters below 2^24): Spearman's and Kendall's r round only
 in their last operations, Pearson's differs from the two-pass deviations of
@@ -51,6 +51,10 @@ TIE_GAP = 1e-9
 #: Pairs whose forms are stacked into one product (bounds the forms' and products' memory).
 PAIR_CHUNK = 16
 
+#: Whether summary-level Kendall tau-b is computed here: its stacked products measured slower
+#: than :mod:`.batched`'s per-pair matmul (bench/bench_allpairs.py, 40 metrics), so it is not.
+KENDALL_SUMMARY = False
+
 Evaluate = Callable[[np.ndarray], np.ndarray]
 
 
@@ -76,14 +80,15 @@ def pairs_evaluator(metrics: list[np.ndarray], Z: np.ndarray, level: str,
     if level == "system" and coefficient.name in ("pearson", "spearman", "kendall"):
         return _system(metrics, Z, coefficient, pairs), 8 * (len(metrics) + 4) * n * m + 64 * n * n
     forms = {"pearson": _pearson_forms, "spearman": _spearman_forms, "kendall": _kendall_forms}.get(coefficient.name)
-    if level != "summary" or forms is None or (coefficient.name == "kendall" and coefficient.variant != "b"):
+    kendall_off = coefficient.name == "kendall" and (not KENDALL_SUMMARY or coefficient.variant != "b")
+    if level != "summary" or forms is None or kendall_off:
         return None
     chunks = []
     for start in range(0, len(pairs), PAIR_CHUNK):
         chunk = [forms(metrics[i], metrics[j], Z) for i, j in pairs[start:start + PAIR_CHUNK]]
         if any(f is None for f in chunk):
             return None
-        chunks.append(_stacked(chunk))
+        chunks.append(_stacked(_without_zero_blocks(chunk, n)))
     width = max(c["A"].shape[2] for c in chunks)
     kernel = {"pearson": _pearson_r, "spearman": _spearman_r, "kendall": _kendall_r}[coefficient.name]
 
@@ -106,6 +111,17 @@ def _chunk_deltas(chunk: dict, bits: np.ndarray, kernel) -> np.ndarray:
     return summary_mean(rx.transpose(2, 1, 0)) - summary_mean(ry.transpose(2, 1, 0))
 
 
+def _without_zero_blocks(forms: list[dict], n: int) -> list[dict]:
+    """Kendall's forms without the quadratic blocks (N columns each, after the 7 linear ones)
+    that are zero for every pair of the chunk (no ties in X' or in Z: their sums are constant);
+    ``blocks`` says which remain. Other forms as they are."""
+    if "blocks" not in forms[0]:
+        return forms
+    keep = np.logical_or.reduce([f["blocks"] for f in forms])
+    columns = np.concatenate([np.arange(7)] + [7 + f * n + np.arange(n) for f in range(3) if keep[f]])
+    return [{**f, "A": np.ascontiguousarray(f["A"][:, :, columns]), "blocks": keep} for f in forms]
+
+
 def _stacked(forms: list[dict]) -> dict:
     """The forms of a chunk's pairs side by side: A (M, N, p * width), the others (M, p, ...),
     zero-padded to the chunk's widest."""
@@ -113,7 +129,9 @@ def _stacked(forms: list[dict]) -> dict:
     out = {"p": len(forms)}
     for key in forms[0]:
         parts = [f[key] for f in forms]
-        if key == "A":
+        if key == "blocks":
+            out[key] = parts[0]
+        elif key == "A":
             parts = [np.pad(a, ((0, 0), (0, 0), (0, width - a.shape[2]))) for a in parts]
             out[key] = np.ascontiguousarray(np.concatenate(parts, axis=2))
         elif parts[0].ndim == 2:   # (M, V): padded
@@ -289,7 +307,7 @@ def _kendall_forms(X: np.ndarray, Y: np.ndarray, Z: np.ndarray) -> dict:
     dtype = batched._exact_dtype(X.shape[0])
     A = np.concatenate([pairs.coef, *(pairs.D[f] for f in range(3))], axis=2)
     return {"A": np.ascontiguousarray(A, dtype=dtype), "const_x": pairs.const_x, "const_y": pairs.const_y,
-            "n_x": pairs.n_x, "n_y": pairs.n_y}
+            "n_x": pairs.n_x, "n_y": pairs.n_y, "blocks": np.array(pairs.nonzero)}
 
 
 def _kendall_r(chunk: dict, P: np.ndarray, bits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -297,8 +315,11 @@ def _kendall_r(chunk: dict, P: np.ndarray, bits: np.ndarray) -> tuple[np.ndarray
     n = bits.shape[2]
     linear = P[..., :7].astype(np.float64)
     la, da, dn = linear[..., :3], linear[..., 3:6], linear[..., 6]
-    quad = np.stack([np.einsum("mcpn,mcn->mcp", P[..., 7 + f * n:7 + (f + 1) * n], bits) for f in range(3)],
-                    axis=-1).astype(np.float64)
+    quad = np.zeros((*P.shape[:3], 3))
+    at = 7
+    for f in np.flatnonzero(chunk["blocks"]):   # the blocks kept (:func:`_without_zero_blocks`)
+        quad[..., f] = np.einsum("mcpn,mcn->mcp", P[..., at:at + n], bits)
+        at += n
     out = []
     for count, sums in ((chunk["n_x"][:, None] + dn, chunk["const_x"][:, None] + la + quad),
                         (chunk["n_y"][:, None] - dn, chunk["const_y"][:, None] - la - 2 * da + quad)):
