@@ -10,11 +10,19 @@ warehouse per run (``metaeval ingest table``, not timed) and times, in a child p
 
 with evaluate's defaults otherwise (system and summary levels, Pearson, Spearman and Kendall,
 tests perm-both two-sided with Holm, intervals boot-both, seed 0), once with the resamples shared
-across pairs (``analyses/stats/allpairs.py``, the default) and once per pair
-(``METAEVAL_ALLPAIRS=per-pair``, the implementation before it), and checks that both stored
-the same hypothesis_tests and confidence_intervals values (p-values, deltas, intervals)::
+across pairs and the permutation deltas from sums linear in the masks (the default:
+``analyses/stats/allpairs.py``, ``permuted_sums.py``), once with the resamples shared and the
+deltas computed cell by cell (``METAEVAL_ALLPAIRS=shared``, the implementation before) and, with
+``--per-pair``, once per pair (``METAEVAL_ALLPAIRS=per-pair``), and compares what they stored
+in hypothesis_tests and confidence_intervals (p-values, deltas, intervals: identical, or the
+largest absolute differences)::
 
     python bench/bench_allpairs.py --metrics 10 --metrics 40 --k 1000
+
+``--local-cluster 2`` runs the default path's tasks on a Dask LocalCluster instead (the command's
+CPU and its workers' are reported; the workers test each pair on its own)::
+
+    python bench/bench_allpairs.py --metrics 100 --k 100 --local-cluster 2
 
 ``--baseline METAEVAL`` times that executable (e.g. another checkout's venv) as the per-pair run
 instead of this checkout with the environment variable.
@@ -73,6 +81,18 @@ def stored(db: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
     return tests, cis
 
 
+def differences(a: tuple, b: tuple) -> str:
+    """How two runs' stored tests and intervals differ: identical, or the largest differences."""
+    if all(x.equals(y) for x, y in zip(a, b)):
+        return "identical"
+    (ta, ca), (tb, cb) = a, b
+    worst = {f"{name} {col}": float(np.nanmax(np.abs(x[col].astype(float) - y[col].astype(float))))
+             for name, x, y, cols in (("tests", ta, tb, ("delta", "p_value", "p_adjusted")),
+                                      ("intervals", ca, cb, ("estimate", "lower", "upper")))
+             for col in cols}
+    return "max abs difference " + ", ".join(f"{k} {v:.3g}" for k, v in worst.items())
+
+
 def run(metaeval: str, workdir: Path, csv: Path, name: str, k: int, env: dict) -> tuple[dict, tuple]:
     db = workdir / f"{name}.duckdb"
     db.unlink(missing_ok=True)
@@ -83,6 +103,27 @@ def run(metaeval: str, workdir: Path, csv: Path, name: str, k: int, env: dict) -
     return figures, stored(db)
 
 
+def dask_run(args, metaeval: str, csv: Path, metrics: int) -> None:
+    """The default path with its tasks on a LocalCluster (``$METAEVAL_SCHEDULER``): the command's
+    CPU, wall and RSS, and the CPU seconds its workers spent (psutil, before and after)."""
+    from distributed import Client, LocalCluster
+
+    def worker_cpu() -> float:
+        import psutil
+
+        times = psutil.Process().cpu_times()
+        return times.user + times.system
+
+    with LocalCluster(n_workers=args.local_cluster, threads_per_worker=1, processes=True,
+                      dashboard_address=None) as cluster, Client(cluster) as client:
+        before = sum(client.run(worker_cpu).values())
+        env = {**os.environ, "METAEVAL_ALLPAIRS": "", "METAEVAL_SCHEDULER": cluster.scheduler_address}
+        figures, _ = run(metaeval, args.workdir, csv, f"dask-{metrics}", args.k, env)
+        workers = sum(client.run(worker_cpu).values()) - before
+    print(f"| {metrics} | {metrics * (metrics - 1) // 2} | {args.k} | dask x{args.local_cluster} | "
+          f"{figures['cpu']:.1f} + workers {workers:.1f} | {figures['wall']:.1f} | {figures['rss_gb']:.2f} |", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/metaeval-bench-allpairs"))
@@ -91,8 +132,12 @@ def main() -> None:
     parser.add_argument("--inputs", type=int, default=100)
     parser.add_argument("--k", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=37)
-    parser.add_argument("--baseline", default=None, help="the metaeval executable of the per-pair run")
-    parser.add_argument("--skip-baseline", action="store_true", help="time the shared path only")
+    parser.add_argument("--baseline", default=None, help="the metaeval executable of the baseline runs")
+    parser.add_argument("--skip-baseline", action="store_true", help="time the default path only")
+    parser.add_argument("--per-pair", action="store_true", help="time the per-pair path too")
+    parser.add_argument("--local-cluster", type=int, default=0, metavar="WORKERS",
+                        help="run the default path's tasks on a Dask LocalCluster of WORKERS processes "
+                             "(--scheduler; the workers' CPU seconds are reported too)")
     args = parser.parse_args()
     args.workdir.mkdir(parents=True, exist_ok=True)
     mine = str(Path(sys.executable).parent / "metaeval")
@@ -100,9 +145,13 @@ def main() -> None:
     for metrics in args.metrics or [10, 40]:
         csv = args.workdir / f"scores-{metrics}.csv"
         generate(csv, args.systems, args.inputs, metrics, args.seed)
-        shared_env = {**os.environ, "METAEVAL_ALLPAIRS": ""}
-        paths = [("shared", mine, shared_env)]
+        paths = [("linear", mine, {**os.environ, "METAEVAL_ALLPAIRS": ""})]
+        if args.local_cluster:
+            dask_run(args, mine, csv, metrics)
+            continue
         if not args.skip_baseline:
+            paths.append(("shared", args.baseline or mine, {**os.environ, "METAEVAL_ALLPAIRS": "shared"}))
+        if args.per_pair:
             paths.append(("per-pair", args.baseline or mine, {**os.environ, "METAEVAL_ALLPAIRS": "per-pair"}))
         values = []
         for label, metaeval, env in paths:
@@ -110,9 +159,8 @@ def main() -> None:
             values.append(rows)
             print(f"| {metrics} | {metrics * (metrics - 1) // 2} | {args.k} | {label} | {figures['cpu']:.1f} | "
                   f"{figures['wall']:.1f} | {figures['rss_gb']:.2f} |", flush=True)
-        if len(values) == 2:
-            same = all(a.equals(b) for a, b in zip(*values))
-            print(f"|   | same stored values (tests and intervals): {same} | | | | | |", flush=True)
+        for (label, *_), other in zip(paths[1:], values[1:]):
+            print(f"|   | stored values as {label}: {differences(values[0], other)} | | | | | |", flush=True)
 
 
 if __name__ == "__main__":

@@ -309,7 +309,9 @@ def run_request(wh: Store, request: Request, *, jobs: int = 1, force: bool = Fal
                          allow_new=o["allow_new"], before_commit=lambda: planned.append(_plan(wh, request)))
         plan = planned[0]
     scope, focus = plan.scope, plan.focus
-    with allpairs.sharing():   # the pairs' common resamples computed once (exact: analyses/stats/allpairs.py)
+    with allpairs.sharing() as shared:   # the pairs' common resamples computed once (analyses/stats/allpairs.py)
+        if shared is not None and plan.data is not None and jobs == 1:
+            _offer(shared, plan.data, scope, o["system_inputs"])
         outcomes = dict(zip(plan.analyses, engine.run_all(wh, scope, list(plan.analyses.values()), data=plan.data,
                                                           skipped=plan.skipped, jobs=jobs, force=force,
                                                           progress=progress)))
@@ -330,6 +332,18 @@ def run_request(wh: Store, request: Request, *, jobs: int = 1, force: bool = Fal
                       settings, outcomes, table, loaded, plan.skipped,
                       {m: (d, r) for m, d, r in zip(dups["measure"], dups["duplicate_of"], dups["relation"])},
                       ceiling)
+
+
+def _offer(shared: allpairs.Shared, data: selection.Data, scope: selection.Scope, system_inputs: str) -> None:
+    """Offer the scope's metrics, as each level's tests read them, to be tested in pairs together
+    (:meth:`.allpairs.Shared.offer`): a pair whose cells are another grid (a metric without some
+    system or input) is not among them and is tested on its own, as every pair is otherwise."""
+    arrays = data.task_arrays((*scope.metrics, scope.human))
+    if len(arrays) != len(scope.metrics) + 1:   # (annotator values follow the matrices: not offered)
+        return
+    for level in scope.levels:
+        (*metrics, Z), _, _ = correlations.protocol(arrays, level, system_inputs)
+        shared.offer(Z, metrics)
 
 
 def evaluation_table(wh: Store, outcomes: dict[str, engine.Outcome], focus: Sequence[str],

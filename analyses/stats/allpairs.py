@@ -21,6 +21,15 @@ compute. The numbers are those of the unshared path: the reverse pair's deltas a
 difference of two stored arrays, each computed as the unshared evaluator computes it. Outside
 the block (a worker process, another command) nothing is shared. ``METAEVAL_ALLPAIRS=per-pair``
 in the environment turns sharing off (the per-pair path, for benchmarks and checks).
+
+Inside the block, a permutation test's resampled deltas are computed from sums linear in the
+swap masks (:mod:`.permuted_sums`: one matrix product per pair where the cell-by-cell path
+gathers the permuted matrices), equal to the cell-by-cell deltas to ~1e-15 -- not bit for bit:
+a p-value's count can differ only where a resampled delta lies within rounding of the
+threshold (the count's :data:`.hypothesis.ROUNDING`). ``METAEVAL_ALLPAIRS=shared`` keeps the
+sharing with the cell-by-cell evaluators (the implementation before; benchmarks and checks).
+Likewise a summary-level bootstrap's resampled Pearson and Spearman r come from sums linear in
+the systems' draw counts (:mod:`.drawn_sums`), equal to the gathered path's to ~1e-16.
 """
 
 from __future__ import annotations
@@ -33,26 +42,48 @@ from functools import partial
 
 import numpy as np
 
-from . import _engine, batched, resampling
+from . import _engine, batched, drawn_sums, resampling
 
-#: The environment variable that selects the per-pair path (value "per-pair").
+#: The environment variable that selects the per-pair path (value "per-pair") or the shared
+#: path with the cell-by-cell permutation evaluators (value "shared").
 ENVIRONMENT = "METAEVAL_ALLPAIRS"
 
 _active: list[Shared] = []
 
 
 class Shared:
-    """The resamples computed so far in a :func:`sharing` block."""
+    """The resamples computed so far in a :func:`sharing` block, and the metrics offered to be
+    tested together (:meth:`offer`)."""
 
     def __init__(self) -> None:
         self.permutations: dict[tuple, tuple] = {}
         self.metrics: dict[tuple, np.ndarray] = {}
+        self.offered: dict[bytes, dict[bytes, np.ndarray]] = {}
+        self.batched: set[tuple] = set()
         self.hits = 0
 
-    def permutation(self, key: tuple, X, Y, Z, compute: Callable[[], tuple]) -> tuple:
+    def offer(self, Z: np.ndarray, metrics: list[np.ndarray]) -> None:
+        """Matrices that will be tested in pairs against the human Z: the first permutation test
+        of two of them computes every pair's test at once (``batch`` of :meth:`permutation`)."""
+        self.offered.setdefault(digest(Z), {}).update({digest(X): X for X in metrics})
+
+    def permutation(self, key: tuple, X, Y, Z, compute: Callable[[], tuple],
+                    batch: Callable[[list[np.ndarray]], dict | None] | None = None) -> tuple:
         """(delta, r_xz, r_yz, samples) of the permutation test of X against Y: computed by
-        ``compute`` or, when the test of Y against X was computed, its numbers reversed."""
-        mine, theirs = (digest(X), digest(Y), digest(Z), *key), (digest(Y), digest(X), digest(Z), *key)
+        ``compute`` or, when the test of Y against X was computed, its numbers reversed. When X
+        and Y were offered with Z, ``batch(matrices)`` first computes the tests of every pair
+        (i, j), i < j, of the offered matrices ({(i, j): numbers}, or None where it does not apply)."""
+        dx, dy, dz = digest(X), digest(Y), digest(Z)
+        mine, theirs = (dx, dy, dz, *key), (dy, dx, dz, *key)
+        group = self.offered.get(dz, {})
+        if batch is not None and dx in group and dy in group and (dz, *key) not in self.batched:
+            self.batched.add((dz, *key))
+            names = list(group)
+            results = batch([group[d] for d in names]) or {}
+            self.permutations.update({(names[i], names[j], dz, *key): out for (i, j), out in results.items()})
+        if mine in self.permutations and theirs not in self.permutations:   # a batch's (kept for the reverse)
+            self.hits += 1
+            return self.permutations[mine]
         if theirs in self.permutations:
             self.hits += 1
             delta, r_yz, r_xz, samples = self.permutations.pop(theirs)
@@ -75,6 +106,11 @@ def digest(A: np.ndarray) -> bytes:
     """The identity of a matrix: its shape and the bytes of its values."""
     A = np.ascontiguousarray(A, dtype=np.float64)
     return hashlib.blake2b(repr(A.shape).encode() + A.tobytes(), digest_size=16).digest()
+
+
+def linear() -> bool:
+    """Whether permutation deltas come from :mod:`.permuted_sums` (not ``METAEVAL_ALLPAIRS=shared``)."""
+    return os.environ.get(ENVIRONMENT, "") != "shared"
 
 
 def enabled() -> bool:
@@ -114,6 +150,7 @@ def bootstrap_samples(shared: Shared, X, Z, level, coef, method, k, seq, batch_s
         n_sys, n_in = X.shape
         draw = partial(resampling.bootstrap_indices, n_systems=n_sys, n_inputs=n_in, method=method)
         size = batch_size or _engine.default_batch_size(batched.resample_bytes(level, coef, n_sys, n_in))
-        return _engine.run_resamples(k, seq, draw, batched.bootstrap_evaluator(X, Z, level, coef), size)
+        evaluate = drawn_sums.bootstrap_evaluator(X, Z, level, coef, method) if linear() else None
+        return _engine.run_resamples(k, seq, draw, evaluate or batched.bootstrap_evaluator(X, Z, level, coef), size)
 
     return shared.metric(("boot", level, repr(coef), method, k, *seed_key(seq)), X, Z, compute)

@@ -9,7 +9,7 @@ from functools import partial
 import numpy as np
 import numpy.typing as npt
 
-from . import _engine, allpairs, batched, resampling
+from . import _engine, allpairs, batched, permuted_sums, resampling
 from .validation import (
     alternative_iv,
     batch_size_iv,
@@ -224,9 +224,13 @@ def permutation_test(
         k_block = k_iv(k_block)
     shared = allpairs.active() if k_block is None else None
     if shared is not None:   # an all-pairs block: the reverse pair's resamples reused (module allpairs)
+        linear = allpairs.linear()
         delta, r_xz, r_yz, samples = shared.permutation(
             (level, repr(coef), method, variant, k, *allpairs.seed_key(seq)), X, Y, Z,
-            lambda: _permutation_samples(X, Y, Z, level, coef, method, seq, variant, batch_size, k, None, alternative))
+            lambda: _permutation_samples(X, Y, Z, level, coef, method, seq, variant, batch_size, k, None, alternative,
+                                         linear=linear),
+            partial(_all_pairs_samples, Z=Z, level=level, coef=coef, method=method, seq=seq, variant=variant,
+                    batch_size=batch_size, k=k) if linear else None)
     else:
         delta, r_xz, r_yz, samples = _permutation_samples(X, Y, Z, level, coef, method, seq, variant, batch_size, k,
                                                           k_block, alternative)
@@ -243,9 +247,11 @@ def permutation_test(
     )
 
 
-def _permutation_samples(X, Y, Z, level, coef, method, seq, variant, batch_size, k, k_block, alternative) -> tuple:
-    """(delta, r_xz, r_yz, samples) of :func:`permutation_test` (its early stopping included)."""
-    resampler = _permutation_resampler(X, Y, Z, level, coef, method, seq, variant, batch_size)
+def _permutation_samples(X, Y, Z, level, coef, method, seq, variant, batch_size, k, k_block, alternative,
+                         linear: bool = False) -> tuple:
+    """(delta, r_xz, r_yz, samples) of :func:`permutation_test` (its early stopping included);
+    ``linear``: the resampled deltas from :mod:`.permuted_sums` where it applies."""
+    resampler = _permutation_resampler(X, Y, Z, level, coef, method, seq, variant, batch_size, linear)
     delta, r_xz, r_yz = resampler.delta, resampler.r_xz, resampler.r_yz
     parts, used = [], 0
     while used < k:
@@ -259,6 +265,30 @@ def _permutation_samples(X, Y, Z, level, coef, method, seq, variant, batch_size,
             if share < EARLY_STOPPING["early_min"] or share > EARLY_STOPPING["early_max"]:
                 break
     return delta, r_xz, r_yz, np.concatenate(parts)
+
+
+def _all_pairs_samples(metrics: list[np.ndarray], Z, level, coef, method, seq, variant, batch_size, k) -> dict | None:
+    """{(i, j): (delta, r_xz, r_yz, samples)} of the permutation test of every pair i < j of
+    ``metrics`` against Z, computed together (:func:`.permuted_sums.pairs_evaluator`: the
+    numbers of :func:`_permutation_samples` with ``linear``); None where that does not apply."""
+    import itertools
+
+    standard = [standardize(X) for X in metrics]
+    evaluator = permuted_sums.pairs_evaluator(standard, Z, level, coef)
+    if evaluator is None:
+        return None
+    evaluate, per_resample = evaluator
+    r = [level_correlation(Xs, Z, level, coef) for Xs in standard]
+    n_sys, n_in = Z.shape
+    stream = resampling.ResampleStream(
+        seq, partial(resampling.permutation_masks, n_systems=n_sys, n_inputs=n_in, method=method, variant=variant))
+    size = batch_size or _engine.default_batch_size(per_resample)
+    pairs = list(itertools.combinations(range(len(metrics)), 2))
+    samples = np.empty((len(pairs), k))
+    for start in range(0, k, size):
+        stop = min(k, start + size)
+        samples[:, start:stop] = zero_if_rounding(evaluate(*stream.take(start, stop)))
+    return {(i, j): (zero_if_rounding(r[i] - r[j]), r[i], r[j], samples[p]) for p, (i, j) in enumerate(pairs)}
 
 
 def _permutation_conventions(level, coef, method, variant, k, alternative, seq, k_used, n_valid, undefined,
@@ -307,16 +337,18 @@ class _Resampler:
         return zero_if_rounding(_engine.run_range(self.stream, start, stop, self.evaluate, self.batch_size))
 
 
-def _permutation_resampler(X, Y, Z, level, coef, method, seq, variant, batch_size) -> _Resampler:
-    """What :func:`permutation_test` resamples: X and Y standardised, swap masks of ``method``."""
+def _permutation_resampler(X, Y, Z, level, coef, method, seq, variant, batch_size, linear=False) -> _Resampler:
+    """What :func:`permutation_test` resamples: X and Y standardised, swap masks of ``method``
+    (``linear``: evaluated by :mod:`.permuted_sums` where it applies)."""
     Xs, Ys = standardize(X), standardize(Y)
     r_xz, r_yz = level_correlation(Xs, Z, level, coef), level_correlation(Ys, Z, level, coef)
     n_sys, n_in = X.shape
     stream = resampling.ResampleStream(
         seq, partial(resampling.permutation_masks, n_systems=n_sys, n_inputs=n_in, method=method, variant=variant))
     size = batch_size or _engine.default_batch_size(batched.resample_bytes(level, coef, n_sys, n_in))
+    evaluate = permuted_sums.evaluator(Xs, Ys, Z, level, coef) if linear else None
     return _Resampler(zero_if_rounding(r_xz - r_yz), r_xz, r_yz, stream,
-                      batched.permutation_evaluator(Xs, Ys, Z, level, coef), size)
+                      evaluate or batched.permutation_evaluator(Xs, Ys, Z, level, coef), size)
 
 
 def _bootstrap_resampler(X, Y, Z, level, coef, method, seq, paired_inputs, batch_size) -> _Resampler:

@@ -1,0 +1,327 @@
+"""Permutation tests' resampled deltas from sums linear in the swap masks, every pair of a set
+of metrics at once (``evaluate --all-pairs``).
+
+A permutation resample swaps cells of X and Y (bits a, :func:`.resampling.permutation_masks`);
+X' = where(a, Y, X), Y' = where(a, X, Y) = X' of the bits 1 - a. All pairs share the masks (the
+same seed), and what a level's coefficient needs of X' is, per system or per input, a few sums
+that are linear (or quadratic) in the bits given the pair:
+
+- system level: sum_j x'_ij = sum_j x_ij + S_Y - S_X with S_X = sum_j a_ij x_ij, one product of
+  the masks with each metric (K products for K(K-1)/2 pairs). Pearson takes the means as they
+  are; Spearman and Kendall only depend on the order of the means, so a resample whose means are
+  not separated by more than :data:`TIE_GAP` (relative) -- where the rounding of the linear form
+  could differ from summing the permuted cells -- is computed again cell by cell
+  (:func:`.batched._permuted_system_means` ``exact``): every rank, hence every coefficient, is
+  the cell-by-cell path's, bit for bit.
+- summary level, per input and pair, a matrix A of the pair such that bits @ A gives the sums:
+  Pearson: sum x', sum x'^2 and sum x'u (u the human's unit deviations; values centred on the
+  input's mean of X and Y, which keeps the variance's cancellation small), r = sum x'u /
+  sqrt(sum x'^2 - (sum x')^2 / n); Spearman: sum_i w_i R'_i (w the human's centred ranks) as the
+  quadratic form of the rank tables (:func:`_spearman_forms`) and the tie counts of X'; Kendall
+  tau-b: the quadratic forms of :func:`.batched._perm_pairs` (off: :data:`KENDALL_SUMMARY`).
+  The A of :data:`PAIR_CHUNK` pairs are stacked side by side: one product per chunk and batch
+  of resamples. Y' takes the same products (bits 1 - a).
+
+The rank sums are exact (halves and quarters below 2^24): Spearman's and Kendall's r round only
+in their last operations, Pearson's differs from the two-pass deviations of
+:func:`.correlation.corr_columns` by ~1e-16; the deltas equal the cell-by-cell ones to ~1e-15
+(``tests/test_permuted_sums.py`` asserts 1e-12 and identical p-values; ``bench/bench_allpairs.py``
+compares the stored rows). Used when the data are complete (no NaN), there are at least 3
+systems and, for Pearson at the summary level, no column of X' can be constant (its linear
+variance could then be rounding instead of 0); otherwise :func:`pairs_evaluator` returns None
+and :mod:`.batched` computes each pair's resamples.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+
+import numpy as np
+
+from . import batched
+from .correlation import corr, kendall_tau, system_means
+from .reductions import summary_mean
+from .validation import Coefficient
+
+#: Relative gap below which two linearly summed system means may be tied or ordered otherwise
+#: by the cell-by-cell sums (their rounding differs by ~1e-15 relative): such resamples are
+#: computed again cell by cell.
+TIE_GAP = 1e-9
+#: Pairs whose forms are stacked into one product (bounds the forms' and products' memory).
+PAIR_CHUNK = 16
+
+#: Whether summary-level Kendall tau-b is computed here: its stacked products measured slower
+#: than :mod:`.batched`'s per-pair matmul (bench/bench_allpairs.py, 40 metrics), so it is not.
+KENDALL_SUMMARY = False
+
+Evaluate = Callable[[np.ndarray], np.ndarray]
+
+
+def evaluator(X: np.ndarray, Y: np.ndarray, Z: np.ndarray, level: str, coefficient: Coefficient) -> Evaluate | None:
+    """``evaluate(mask)`` -> delta_b = r(X'_b, Z) - r(Y'_b, Z), as
+    :func:`.batched.permutation_evaluator` (X, Y standardised by the caller); None where this
+    module does not apply (see the module docstring)."""
+    found = pairs_evaluator([X, Y], Z, level, coefficient)
+    return None if found is None else (lambda mask: found[0](mask)[0])
+
+
+def pairs_evaluator(metrics: list[np.ndarray], Z: np.ndarray, level: str,
+                    coefficient: Coefficient) -> tuple[Evaluate, int] | None:
+    """``(evaluate, bytes)``: ``evaluate(mask)`` -> (P, c), the resampled deltas of every pair
+    i < j of ``metrics`` (standardised; itertools.combinations order) for a batch of c masks,
+    and the bytes of temporaries per resample; None where this module does not apply."""
+    n, m = Z.shape
+    if coefficient.whole_level or coefficient.ties_variant or level not in ("system", "summary") or n < 3:
+        return None
+    if len(metrics) < 2 or np.isnan(Z).any() or any(np.isnan(X).any() for X in metrics):
+        return None
+    pairs = list(itertools.combinations(range(len(metrics)), 2))
+    if level == "system" and coefficient.name in ("pearson", "spearman", "kendall"):
+        return _system(metrics, Z, coefficient, pairs), 8 * (len(metrics) + 4) * n * m + 64 * n * n
+    forms = {"pearson": _pearson_forms, "spearman": _spearman_forms, "kendall": _kendall_forms}.get(coefficient.name)
+    kendall_off = coefficient.name == "kendall" and (not KENDALL_SUMMARY or coefficient.variant != "b")
+    if level != "summary" or forms is None or kendall_off:
+        return None
+    chunks = []
+    for start in range(0, len(pairs), PAIR_CHUNK):
+        chunk = [forms(metrics[i], metrics[j], Z) for i, j in pairs[start:start + PAIR_CHUNK]]
+        if any(f is None for f in chunk):
+            return None
+        chunks.append(_stacked(_without_zero_blocks(chunk, n)))
+    width = max(c["A"].shape[2] for c in chunks)
+    kernel = {"pearson": _pearson_r, "spearman": _spearman_r, "kendall": _kendall_r}[coefficient.name]
+
+    def evaluate(mask: np.ndarray) -> np.ndarray:
+        full = np.broadcast_to(mask, (mask.shape[0], n, m))
+        bits = np.ascontiguousarray(full.transpose(2, 0, 1))  # (M, c, N) bool
+        return np.concatenate([_chunk_deltas(chunk, bits, kernel) for chunk in chunks])
+
+    return evaluate, 8 * m * (n + 2 * width) + 48 * m * PAIR_CHUNK
+
+
+def _chunk_deltas(chunk: dict, bits: np.ndarray, kernel) -> np.ndarray:
+    """(p, c): the deltas of a chunk's pairs; the product bits @ A of every input at once
+    (einsum: numpy's stacked matmul of these small float32 products costs several times more
+    CPU with OpenBLAS' threads on a loaded machine)."""
+    A = chunk["A"]
+    b = bits.astype(A.dtype)
+    P = np.einsum("mcn,mnk->mck", b, A).reshape(*bits.shape[:2], chunk["p"], -1)  # (M, c, p, width)
+    rx, ry = kernel(chunk, P, b)  # (M, c, p) each
+    return summary_mean(rx.transpose(2, 1, 0)) - summary_mean(ry.transpose(2, 1, 0))
+
+
+def _without_zero_blocks(forms: list[dict], n: int) -> list[dict]:
+    """Kendall's forms without the quadratic blocks (N columns each, after the 7 linear ones)
+    that are zero for every pair of the chunk (no ties in X' or in Z: their sums are constant);
+    ``blocks`` says which remain. Other forms as they are."""
+    if "blocks" not in forms[0]:
+        return forms
+    keep = np.logical_or.reduce([f["blocks"] for f in forms])
+    columns = np.concatenate([np.arange(7)] + [7 + f * n + np.arange(n) for f in range(3) if keep[f]])
+    return [{**f, "A": np.ascontiguousarray(f["A"][:, :, columns]), "blocks": keep} for f in forms]
+
+
+def _stacked(forms: list[dict]) -> dict:
+    """The forms of a chunk's pairs side by side: A (M, N, p * width), the others (M, p, ...),
+    zero-padded to the chunk's widest."""
+    width = max(f["A"].shape[2] for f in forms)
+    out = {"p": len(forms)}
+    for key in forms[0]:
+        parts = [f[key] for f in forms]
+        if key == "blocks":
+            out[key] = parts[0]
+        elif key == "A":
+            parts = [np.pad(a, ((0, 0), (0, 0), (0, width - a.shape[2]))) for a in parts]
+            out[key] = np.ascontiguousarray(np.concatenate(parts, axis=2))
+        elif parts[0].ndim == 2:   # (M, V): padded
+            V = max(a.shape[1] for a in parts)
+            out[key] = np.stack([np.pad(a, ((0, 0), (0, V - a.shape[1]))) for a in parts], axis=1)
+        else:
+            out[key] = np.stack(parts, axis=1)   # (M, p)
+    return out
+
+
+def _system(metrics: list[np.ndarray], Z: np.ndarray, coefficient: Coefficient, pairs: list) -> Evaluate:
+    """System level: each metric's masked row sums once (K products), every pair's permuted
+    means from them; for the rank coefficients near ties computed again cell by cell."""
+    n, m = Z.shape
+    zm = system_means(Z)
+    stack = np.stack(metrics)  # (K, N, M)
+    rows = stack.sum(axis=2)  # (K, N)
+    ranked = _ranked_system(zm, coefficient) if coefficient.name != "pearson" else None
+
+    def evaluate(mask: np.ndarray) -> np.ndarray:
+        c = mask.shape[0]
+        if mask.shape[2] == 1:
+            S = mask[None, :, :, 0] * rows[:, None, :]
+        else:
+            full = np.broadcast_to(mask, (c, n, m)).view(np.uint8)
+            S = np.einsum("bij,kij->kbi", full, stack)  # (K, c, N)
+        out = np.empty((len(pairs), c))
+        for p, (i, j) in enumerate(pairs):
+            d = S[j] - S[i]
+            xm, ym = (rows[i] + d) / m, (rows[j] - d) / m
+            if coefficient.name != "pearson" and (close := _near_ties(xm) | _near_ties(ym)).any():
+                xm[close], ym[close] = batched._permuted_system_means(metrics[i], metrics[j], mask[close], exact=True)
+            out[p] = ranked(xm) - ranked(ym) if ranked else corr(xm, zm, coefficient) - corr(ym, zm, coefficient)
+        return out
+
+    return evaluate
+
+
+def _ranked_system(zm: np.ndarray, coefficient: Coefficient) -> Callable[[np.ndarray], np.ndarray] | None:
+    """``r(means)`` (c, N) -> (c,) of Spearman or Kendall tau-b from the comparisons
+    gt_ik = [m_i > m_k] of each resample's means (no NaN): the average ranks
+    less_i + (ties_i + 1) / 2, then :func:`.correlation.corr`'s Pearson (what its Spearman computes
+    on scipy's ranks), or S = 2 sum gt * sign(z_i - z_k) and 2 sum gt untied ordered pairs for
+    :func:`.correlation.kendall_tau`: exact counts, the same numbers as :func:`.correlation.corr`."""
+    import scipy.stats
+
+    n = zm.shape[0]
+    if coefficient.name == "spearman":
+        rz = scipy.stats.rankdata(zm)
+
+        def spearman(m: np.ndarray) -> np.ndarray:
+            gt = m[:, :, None] > m[:, None, :]
+            less, greater = gt.sum(axis=2), gt.sum(axis=1)
+            ranks = less + (n - less - greater + 1) / 2
+            return corr(ranks, np.broadcast_to(rz, ranks.shape), batched.PEARSON)
+
+        return spearman
+    if coefficient.name != "kendall" or coefficient.variant != "b":
+        return None
+    sz = np.sign(zm[:, None] - zm[None, :]).astype(np.float32).ravel()
+    untied_z = float(n * n - (zm[:, None] == zm[None, :]).sum())
+
+    def kendall(m: np.ndarray) -> np.ndarray:
+        gt = (m[:, :, None] > m[:, None, :]).reshape(m.shape[0], -1)
+        s = 2 * (gt.astype(np.float32) @ sz).astype(np.float64)
+        return kendall_tau(s, np.full(m.shape[0], float(n)), 2 * gt.sum(axis=1).astype(np.float64),
+                           np.full(m.shape[0], untied_z), "b")
+
+    return kendall
+
+
+def _near_ties(m: np.ndarray) -> np.ndarray:
+    """(c,) which rows of means (c, N) have two values within TIE_GAP of each other (relative to
+    the row's largest magnitude), or a value that is not finite."""
+    s = np.sort(m, axis=1)
+    scale = np.maximum(np.abs(s[:, :1]), np.abs(s[:, -1:]))
+    with np.errstate(invalid="ignore"):
+        close = (np.diff(s, axis=1) <= TIE_GAP * scale).any(axis=1)
+    return close | ~np.isfinite(s).all(axis=1)
+
+
+def _may_be_constant(X: np.ndarray, Y: np.ndarray) -> bool:
+    """Whether some swap could make a column of X' (or Y') constant: a value v (x_0j or y_0j)
+    such that every system has x_ij = v or y_ij = v."""
+    return any(bool(((X == v) | (Y == v)).all(axis=0).any()) for v in (X[0], Y[0]))
+
+
+def _unit_columns(Z: np.ndarray) -> np.ndarray:
+    """Each column's deviations from its mean over their norm (NaN for a constant column)."""
+    dev = Z - Z.mean(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        u = dev / np.sqrt((dev * dev).sum(axis=0))
+    return np.where(Z.min(axis=0) == Z.max(axis=0), np.nan, u)
+
+
+def _pearson_forms(X: np.ndarray, Y: np.ndarray, Z: np.ndarray) -> dict | None:
+    """Summary Pearson of a pair, per input: A (M, N, 3) = [y - x, y^2 - x^2, (y - x) u] and
+    the sums at a = 0 for X' and Y' (M, 3), the values centred on the input's mean of X and Y;
+    None when a column of X' could be constant."""
+    if _may_be_constant(X, Y):
+        return None
+    centre = (X.mean(axis=0) + Y.mean(axis=0)) / 2
+    x, y, u = X - centre, Y - centre, _unit_columns(Z)
+    A = np.stack([y - x, y * y - x * x, (y - x) * u], axis=-1).transpose(1, 0, 2)
+    return {"A": np.ascontiguousarray(A),
+            "base_x": np.stack([x.sum(axis=0), (x * x).sum(axis=0), (x * u).sum(axis=0)], axis=-1),
+            "base_y": np.stack([y.sum(axis=0), (y * y).sum(axis=0), (y * u).sum(axis=0)], axis=-1)}
+
+
+def _pearson_r(chunk: dict, P: np.ndarray, bits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(M, c, p) per-input r of X' and Y': sum x'u / sqrt(sum x'^2 - (sum x')^2 / n)."""
+    n = bits.shape[2]
+    out = []
+    for sums in (chunk["base_x"][:, None] + P, chunk["base_y"][:, None] - P):
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out.append(np.clip(sums[..., 2] / np.sqrt(sums[..., 1] - sums[..., 0] * sums[..., 0] / n), -1.0, 1.0))
+    return out[0], out[1]
+
+
+def _spearman_forms(X: np.ndarray, Y: np.ndarray, Z: np.ndarray) -> dict:
+    """Summary Spearman of a pair, per input: sum_i w_i R'_i (w the human's centred ranks) is a
+    quadratic form c0 + l'a + a'Qa of the bits (the ranks of :func:`.batched._rank_tables`,
+    R'_i = (1 - a_i)(s0_i + (G1 a)_i) + a_i (s1_i + (G2 a)_i): Q = diag(w)(G2 - G1)); Y' is X'
+    of the bits 1 - a: cy - l_y'a + a'Qa. The variance of the ranks is (n^3 - n - sum_v (t_v^3 -
+    t_v)) / 12, t_v the cells of X' equal to v, linear in the bits: alpha_v + B_v'a.
+
+    A (M, N, N + 2 + V) = [Q' | l | l_y | B] over the V values seen twice or more among an
+    input's X and Y cells (zero-padded); c0, cy (M,); alpha_x, alpha_y (M, V); var_z (M,) =
+    sum w^2. Every sum is exact (quarters below 2^24 in float32)."""
+    n, m = X.shape
+    w = (batched.corr_ranks(Z) - (n + 1) / 2).T  # (M, N)
+    G, sums = batched._rank_tables(X, Y)
+    G1, G2 = (np.asarray(G[..., part], dtype=np.float64).transpose(0, 2, 1) for part in (slice(0, n), slice(n, 2 * n)))
+    Q = w[:, :, None] * (G2 - G1)
+    l = w * (sums[:, 1] - sums[:, 0]) + np.einsum("mik,mi->mk", G1, w)
+    c0 = (w * sums[:, 0]).sum(axis=1)
+    values = [np.unique(np.concatenate([X[:, j], Y[:, j]]), return_counts=True) for j in range(m)]
+    values = [v[c > 1] for v, c in values]
+    V = max(1, max(len(v) for v in values))
+    B, alpha_x, alpha_y = np.zeros((m, n, V)), np.zeros((m, V)), np.zeros((m, V))
+    for j, v in enumerate(values):
+        ex, ey = X[:, j, None] == v, Y[:, j, None] == v  # (N, len(v))
+        B[j, :, :len(v)] = ey.astype(float) - ex
+        alpha_x[j, :len(v)], alpha_y[j, :len(v)] = ex.sum(axis=0), ey.sum(axis=0)
+    l_y = l + Q.sum(axis=1) + Q.sum(axis=2)
+    A = np.concatenate([Q.transpose(0, 2, 1), l[..., None], l_y[..., None], B], axis=2)
+    dtype = np.float32 if 2 * n**3 < 2**22 else np.float64
+    return {"A": np.ascontiguousarray(A, dtype=dtype), "c0": c0, "cy": c0 + l.sum(axis=1) + Q.sum(axis=(1, 2)),
+            "alpha_x": alpha_x, "alpha_y": alpha_y, "var_z": (w * w).sum(axis=1)}
+
+
+def _spearman_r(chunk: dict, P: np.ndarray, bits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(M, c, p) per-input Spearman r of X' and Y' from the forms of :func:`_spearman_forms`."""
+    n = bits.shape[2]
+    quad = np.einsum("mcpn,mcn->mcp", P[..., :n], bits).astype(np.float64)
+    t = P[..., n + 2:].astype(np.float64)
+    var_z = chunk["var_z"][:, None]
+    out = []
+    for num, alpha, sign in ((chunk["c0"][:, None] + P[..., n] + quad, chunk["alpha_x"], 1.0),
+                             (chunk["cy"][:, None] - P[..., n + 1] + quad, chunk["alpha_y"], -1.0)):
+        tv = alpha[:, None] + sign * t
+        var_x = (n**3 - n - (tv * tv * tv - tv).sum(axis=-1)) / 12
+        with np.errstate(invalid="ignore", divide="ignore"):
+            r = np.clip(num / np.sqrt(var_x * var_z), -1.0, 1.0)
+        out.append(np.where((var_x > 0) & (var_z > 0), r, np.nan))
+    return out[0], out[1]
+
+
+def _kendall_forms(X: np.ndarray, Y: np.ndarray, Z: np.ndarray) -> dict:
+    """Summary Kendall tau-b of a pair: the quadratic forms of :func:`.batched._perm_pairs`,
+    A (M, N, 7 + 3N) = [its linear coefficients | D of the three pair sums]."""
+    pairs = batched._perm_pairs(X, Y, Z)
+    dtype = batched._exact_dtype(X.shape[0])
+    A = np.concatenate([pairs.coef, *(pairs.D[f] for f in range(3))], axis=2)
+    return {"A": np.ascontiguousarray(A, dtype=dtype), "const_x": pairs.const_x, "const_y": pairs.const_y,
+            "n_x": pairs.n_x, "n_y": pairs.n_y, "blocks": np.array(pairs.nonzero)}
+
+
+def _kendall_r(chunk: dict, P: np.ndarray, bits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(M, c, p) per-input tau-b of X' and Y' from the forms of :func:`_kendall_forms`."""
+    n = bits.shape[2]
+    linear = P[..., :7].astype(np.float64)
+    la, da, dn = linear[..., :3], linear[..., 3:6], linear[..., 6]
+    quad = np.zeros((*P.shape[:3], 3))
+    at = 7
+    for f in np.flatnonzero(chunk["blocks"]):   # the blocks kept (:func:`_without_zero_blocks`)
+        quad[..., f] = np.einsum("mcpn,mcn->mcp", P[..., at:at + n], bits)
+        at += n
+    out = []
+    for count, sums in ((chunk["n_x"][:, None] + dn, chunk["const_x"][:, None] + la + quad),
+                        (chunk["n_y"][:, None] - dn, chunk["const_y"][:, None] - la - 2 * da + quad)):
+        out.append(kendall_tau(sums[..., 0], count, count * count - sums[..., 1], count * count - sums[..., 2], "b"))
+    return out[0], out[1]

@@ -1,0 +1,141 @@
+"""Permutation deltas from sums linear in the swap masks (analyses/stats/permuted_sums.py) and
+summary-level bootstrap r from sums linear in the draw counts (drawn_sums.py) equal
+the cell-by-cell evaluators' (analyses/stats/batched.py) to 1e-12, and the p-values of the tests
+that use them (``evaluate --all-pairs``: inside ``allpairs.sharing()``, the pairs offered
+together) are those of the cell-by-cell path, on SummEval-sized data (16 systems x 100 inputs)
+with ties."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from metaeval.analyses.stats import (allpairs, batched, drawn_sums, hypothesis, permutation_test, permuted_sums,
+                                     resampling)
+from metaeval.analyses.stats.validation import coefficient_iv
+
+COEFFICIENTS = ("pearson", "spearman", "kendall")
+
+
+@pytest.fixture(scope="module")
+def summeval() -> tuple[list[np.ndarray], np.ndarray]:
+    """A human judgment on a 1-5 scale in quarters (ties) and four metrics, one rounded (ties)."""
+    rng = np.random.default_rng(37)
+    Z = np.clip(np.round((3 + rng.normal(0, 0.6, (16, 1)) + rng.normal(0, 0.8, (16, 100))) * 4) / 4, 1, 5)
+    metrics = [Z + rng.normal(0, s, Z.shape) for s in (0.4, 0.8, 1.5)]
+    metrics.append(np.round(metrics[1], 1))
+    return metrics, Z
+
+
+def _same(a, b) -> bool:
+    return bool(np.all((a == b) | (np.isnan(a) & np.isnan(b))))
+
+
+@pytest.mark.parametrize("level", ["system", "summary"])
+@pytest.mark.parametrize("method", ["both", "systems", "inputs"])
+def test_pairs_deltas_equal_cell_by_cell(summeval, level, method, monkeypatch):
+    monkeypatch.setattr(permuted_sums, "KENDALL_SUMMARY", True)   # (off by default: slower, still exact)
+    metrics, Z = summeval
+    standard = [hypothesis.standardize(X) for X in metrics]
+    (mask,) = resampling.permutation_masks(np.random.default_rng(5), 200, *Z.shape, method)
+    for name in COEFFICIENTS:
+        coef = coefficient_iv(name)
+        evaluate, per_resample = permuted_sums.pairs_evaluator(standard, Z, level, coef)
+        assert per_resample > 0
+        fast = evaluate(mask)
+        for p, (i, j) in enumerate(itertools.combinations(range(len(metrics)), 2)):
+            slow = batched.permutation_evaluator(standard[i], standard[j], Z, level, coef)(mask)
+            assert np.array_equal(np.isnan(fast[p]), np.isnan(slow)), (name, i, j)
+            assert np.nanmax(np.abs(fast[p] - slow)) <= 1e-12, (name, i, j)
+            if level == "system" and name != "pearson":   # the order of the means: bit for bit
+                assert _same(fast[p], slow), (name, i, j)
+
+
+def test_tied_system_means_are_summed_cell_by_cell():
+    """Two systems with the same cells in X and Y: their permuted means tie exactly, which the
+    linear form could break by rounding; those resamples are computed cell by cell."""
+    rng = np.random.default_rng(2)
+    Z = rng.normal(0, 1, (6, 30))
+    X, Y = Z + rng.normal(0, 1, Z.shape), Z + rng.normal(0, 1, Z.shape)
+    X[1], Y[1] = X[0], Y[0]
+    X[3] = X[2] * 0.1 + 0.3   # sums whose rounding differs between the two orders
+    Xs, Ys = hypothesis.standardize(X), hypothesis.standardize(Y)
+    (mask,) = resampling.permutation_masks(np.random.default_rng(1), 300, 6, 30, "systems")
+    for name in ("spearman", "kendall"):
+        coef = coefficient_iv(name)
+        fast = permuted_sums.evaluator(Xs, Ys, Z, "system", coef)(mask)
+        assert _same(fast, batched.permutation_evaluator(Xs, Ys, Z, "system", coef)(mask))
+
+
+def test_not_applicable_falls_back():
+    rng = np.random.default_rng(3)
+    Z = rng.normal(0, 1, (5, 8))
+    X, Y = Z + rng.normal(0, 1, Z.shape), Z + rng.normal(0, 1, Z.shape)
+    pearson = coefficient_iv("pearson")
+    X[:, 2] = Y[:, 2] = 1.0   # a column of X' constant for every swap
+    assert permuted_sums.evaluator(X, Y, Z, "summary", pearson) is None
+    Y[0, 0] = np.nan
+    assert permuted_sums.evaluator(X, Y, Z, "system", pearson) is None
+    assert permuted_sums.evaluator(X, X, Z, "global", pearson) is None
+    assert permuted_sums.evaluator(X[:2], Y[:2], Z[:2], "system", pearson) is None
+
+
+@pytest.mark.parametrize("level", ["system", "summary"])
+def test_all_pairs_pvalues_identical(summeval, level, monkeypatch):
+    """Every ordered pair's test inside a sharing block with the metrics offered (computed
+    together, linear sums) against the cell-by-cell path (METAEVAL_ALLPAIRS=shared): the same
+    p-values, deltas, conventions; resampled deltas within 1e-12."""
+    metrics, Z = summeval
+    ordered = list(itertools.permutations(range(len(metrics)), 2))
+    for name, alternative in zip(COEFFICIENTS, ("two-sided", "greater", "less")):
+        def run():
+            with allpairs.sharing() as shared:
+                shared.offer(Z, metrics)
+                return {(i, j): permutation_test(metrics[i], metrics[j], Z, level, name, "both", k=150,
+                                                 alternative=alternative, seed=4) for i, j in ordered}
+        fast = run()
+        monkeypatch.setenv(allpairs.ENVIRONMENT, "shared")
+        slow = run()
+        monkeypatch.delenv(allpairs.ENVIRONMENT)
+        for pair in ordered:
+            f, s = fast[pair], slow[pair]
+            assert _same(f.pvalue, s.pvalue) and _same(f.delta, s.delta), (name, pair)
+            assert np.nanmax(np.abs(f.samples - s.samples)) <= 1e-12 and f.conventions == s.conventions
+
+
+@pytest.mark.parametrize("method", ["both", "systems"])
+def test_drawn_sums_equal_gathered(summeval, method):
+    """Summary-level bootstrap r from sums linear in the draw counts (analyses/stats/drawn_sums.py)
+    against the gathered columns, with constant drawn columns (NaN) included."""
+    metrics, Z = summeval
+    Z = Z.copy()
+    Z[:, 3] = 2.0                 # a constant input
+    Z[4:10, 8] = 1.0              # tied systems: constant whenever only they are drawn
+    rows, cols = resampling.bootstrap_indices(np.random.default_rng(6), 300, *Z.shape, method)
+    rows[:5] = rows[:5] % 6 + 4   # (resamples drawing only those systems)
+    for X in metrics:
+        for name in ("pearson", "spearman"):
+            coef = coefficient_iv(name)
+            fast = drawn_sums.bootstrap_evaluator(X, Z, "summary", coef, method)(rows, cols)
+            slow = batched.bootstrap_evaluator(X, Z, "summary", coef)(rows, cols)
+            assert np.array_equal(np.isnan(fast), np.isnan(slow)) and np.nanmax(np.abs(fast - slow)) <= 1e-12
+
+
+def test_shared_intervals_within_1e12(summeval, monkeypatch):
+    """bootstrap_ci in a sharing block (drawn sums) and with METAEVAL_ALLPAIRS=shared: intervals
+    within 1e-12."""
+    from metaeval.analyses.stats import bootstrap_ci
+
+    metrics, Z = summeval
+
+    def intervals():
+        with allpairs.sharing():
+            return [bootstrap_ci(X, Z, "summary", name, "both", k=200, seed=3) for X in metrics
+                    for name in ("pearson", "spearman")]
+
+    fast = intervals()
+    monkeypatch.setenv(allpairs.ENVIRONMENT, "shared")
+    for f, s in zip(fast, intervals()):
+        assert abs(f.lower - s.lower) <= 1e-12 and abs(f.upper - s.upper) <= 1e-12 and f.conventions == s.conventions
