@@ -39,8 +39,10 @@ humans: paired); every test's verdict is drawn by :mod:`metaeval.analyses.conclu
   annotators corrected by Benjamini-Yekutieli at ``alpha``; the winning rate
   ``omega`` = share of the annotators whose H0_j is rejected, the judge passes when
   ``omega >= 1/2`` (:func:`metaeval.analyses.conclusions.winning_rate`); the average advantage
-  probability ``rho = mean_j rho^f_j``. ``epsilon`` is the paper's cost-benefit margin (0.2 when
-  the annotators are experts, 0.1 crowd workers).
+  probability ``rho = mean_j rho^f_j``. As the authors' implementation (nitaytech/AltTest), an
+  annotator with fewer than ``min_items`` items (30) is not tested and counts in neither omega
+  nor rho. ``epsilon`` is the paper's cost-benefit margin (0.2 when the annotators are experts,
+  0.15 skilled, 0.1 crowd workers).
 """
 
 from __future__ import annotations
@@ -56,6 +58,8 @@ from metaeval.analyses import preferences as pf
 A, B, TIE, MISSING = pf.A, pf.B, pf.TIE, pf.MISSING
 #: The cost-benefit margin epsilon of the alternative annotator test (Calderon et al. 2025, for experts).
 DEFAULT_EPSILON = 0.2
+#: Annotators with fewer items are not tested (the authors' implementation's min_instances_per_human).
+DEFAULT_MIN_ITEMS = 30
 
 
 @dataclass(frozen=True)
@@ -199,7 +203,8 @@ def bias_variance(V, H, W, *, alpha: float = 0.05) -> BiasVariance:
 class AltTest:
     """The alternative annotator test of one judge: per annotator (in the order of ``H``) ``n``
     items, ``rho_judge`` (rho^f_j), ``rho_human`` (rho^h_j), the t statistic and one-sided
-    ``pvalue``; the Benjamini-Yekutieli verdict over them, ``omega``, ``passes`` and ``rho``."""
+    ``pvalue`` (NaN: not tested, fewer than ``min_items`` items); the Benjamini-Yekutieli verdict
+    over the tested annotators, ``omega``, ``passes`` and ``rho`` (over the tested annotators)."""
 
     n: np.ndarray
     rho_judge: np.ndarray
@@ -211,6 +216,7 @@ class AltTest:
     passes: bool | None
     rho: float
     epsilon: float
+    min_items: int
 
 
 def _alignment(X: np.ndarray, R: np.ndarray) -> np.ndarray:
@@ -221,7 +227,8 @@ def _alignment(X: np.ndarray, R: np.ndarray) -> np.ndarray:
     return _ratio(same, pairs)
 
 
-def alt_test(V, H, *, epsilon: float = DEFAULT_EPSILON, alpha: float = 0.05) -> AltTest:
+def alt_test(V, H, *, epsilon: float = DEFAULT_EPSILON, alpha: float = 0.05,
+             min_items: int = DEFAULT_MIN_ITEMS) -> AltTest:
     """Calderon et al.'s alternative annotator test of the judge ``V`` against the annotators ``H``
     (module docstring)."""
     V, H = np.asarray(V), np.asarray(H)
@@ -238,12 +245,13 @@ def alt_test(V, H, *, epsilon: float = DEFAULT_EPSILON, alpha: float = 0.05) -> 
             continue
         wf, wh = (s_f[keep] >= s_h[keep]).astype(float), (s_h[keep] >= s_f[keep]).astype(float)
         rho_f[j], rho_h[j] = wf.mean(), wh.mean()
-        if keep.sum() >= 2:
+        if keep.sum() >= max(2, min_items):
             d = wf - wh
             with np.errstate(invalid="ignore", divide="ignore"):
                 t[j] = (d.mean() + epsilon) / (d.std(ddof=1) / np.sqrt(len(d)))
             p[j] = stats.t.sf(t[j], len(d) - 1)
     verdict = conclusions.decide(p, formula="parametric", k=None, correction="by", alpha=alpha, min_size=1)
     omega, passes = conclusions.winning_rate(verdict)
-    rho = float(np.nanmean(rho_f)) if (~np.isnan(rho_f)).any() else float("nan")
-    return AltTest(n.astype(int), rho_f, rho_h, t, p, verdict, omega, passes, rho, float(epsilon))
+    tested = ~np.isnan(p)
+    rho = float(rho_f[tested].mean()) if tested.any() else float("nan")
+    return AltTest(n.astype(int), rho_f, rho_h, t, p, verdict, omega, passes, rho, float(epsilon), int(min_items))

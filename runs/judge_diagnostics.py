@@ -34,7 +34,9 @@ class JudgeDiagnostics(Family):
                K.but(help="Bootstrap rounds over the items (the same for the judge and the humans)."), SEED, ALPHA,
                Option("epsilon", default=0.2, kind="float", minimum=0, maximum=1, open=False,
                       help="The alternative annotator test's cost-benefit margin (Calderon et al.: 0.2 for experts, "
-                           "0.1 for crowd workers)."),
+                           "0.15 skilled annotators, 0.1 crowd workers)."),
+               Option("min_items", default=30, kind="int", minimum=2,
+                      help="The alternative annotator test leaves out annotators with fewer items (the authors' 30)."),
                CORRECTION.but(help="Correction over the judges of the length and self-preference tests."), FORCE)
 
     def compute(self, wh, **params):
@@ -89,8 +91,8 @@ def _lengths(wh, dataset: str, items, systems):
 
 
 def judge_diagnostics(wh, dataset: str, humans=(), judges=(), *, k: int = K.default, seed: int = SEED.default,
-                      alpha: float = ALPHA.default, epsilon: float = 0.2, correction: str = CORRECTION.default,
-                      force: bool = False, progress=None):
+                      alpha: float = ALPHA.default, epsilon: float = 0.2, min_items: int = 30,
+                      correction: str = CORRECTION.default, force: bool = False, progress=None):
     """The latest ``judge_diagnostics`` rows of the chosen judges, computed unless up to date."""
     import hashlib
 
@@ -111,7 +113,7 @@ def judge_diagnostics(wh, dataset: str, humans=(), judges=(), *, k: int = K.defa
     digest.update(np.nan_to_num(np.concatenate([la, lb]), nan=-1.0).astype("<f8").tobytes())
     fingerprint = digest.hexdigest()
     setting = {"k": int(k), "seed": int(seed), "alpha": float(alpha), "epsilon": float(epsilon),
-               "correction": correction}
+               "min_items": int(min_items), "correction": correction}
     chosen = tuple(data.judges)
     if not force and (rows := persist.reusable(wh, TABLE, dataset, fingerprint, judge=chosen, **setting)) is not None:
         return _ordered(rows)
@@ -138,7 +140,8 @@ def _rows(data, la, lb, setting) -> list[dict]:
     from metaeval.analyses import judge_diagnostics as jd
     from metaeval.analyses import preferences as pf
 
-    k, seed, alpha, epsilon, correction = (setting[x] for x in ("k", "seed", "alpha", "epsilon", "correction"))
+    k, seed, alpha, epsilon, min_items, correction = (setting[x] for x in ("k", "seed", "alpha", "epsilon", "min_items",
+                                                                           "correction"))
     W = pf.bootstrap_weights(len(data.items), k, seed)
     sa = np.array([data.systems.index(a) for _, a, _ in data.items], dtype=np.int64)
     sb = np.array([data.systems.index(b) for _, _, b in data.items], dtype=np.int64)
@@ -160,7 +163,8 @@ def _rows(data, la, lb, setting) -> list[dict]:
             rows.append(_comparison_row(judge, diagnostic, v, verdict, i, correction))
     for judge in data.judges:
         rows += _bias_variance_rows(judge, jd.bias_variance(data.V[judge], data.H, W, alpha=alpha))
-        rows += _alt_test_rows(judge, data.humans, jd.alt_test(data.V[judge], data.H, epsilon=epsilon, alpha=alpha))
+        rows += _alt_test_rows(judge, data.humans, jd.alt_test(data.V[judge], data.H, epsilon=epsilon, alpha=alpha,
+                                                                 min_items=min_items))
     return rows
 
 
@@ -218,13 +222,16 @@ def _bias_variance_rows(judge, r) -> list[dict]:
 
 
 def _alt_test_rows(judge, humans, r) -> list[dict]:
+    import numpy as np
+
     from metaeval.runs import bookkeeping
 
     conventions = bookkeeping.conventions_json({"definition": _DEFINITIONS["alt_test"], "epsilon": r.epsilon,
+                                                "min_items": r.min_items,
                                                 "correction": "by over the annotators",
                                                 "resolution": r.verdict.resolution.as_dict()
                                                 if r.verdict.resolution is not None else None})
-    rows = [{**_BLANK, "judge": judge, "diagnostic": "alt_test", "n": int((r.n > 0).sum()), "omega": _none(r.omega),
+    rows = [{**_BLANK, "judge": judge, "diagnostic": "alt_test", "n": int((~np.isnan(r.pvalue)).sum()), "omega": _none(r.omega),
              "rho": _none(r.rho), "passes": r.passes, "resolvable": r.verdict.resolvable, "conventions": conventions}]
     for j, name in enumerate(humans):
         p = float(r.pvalue[j])

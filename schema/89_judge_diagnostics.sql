@@ -25,6 +25,7 @@ CREATE TABLE IF NOT EXISTS judge_diagnostics (
     rho            DOUBLE,
     passes         BOOLEAN,
     epsilon        DOUBLE NOT NULL,
+    min_items      INTEGER NOT NULL,
     correction     VARCHAR NOT NULL,
     k              INTEGER NOT NULL,
     seed           BIGINT NOT NULL,
@@ -49,7 +50,7 @@ COMMENT ON COLUMN judge_diagnostics.judge IS 'The automatic judge (preferences.j
 COMMENT ON COLUMN judge_diagnostics.diagnostic IS 'length_preference | self_preference | bias | variance | alt_test (the judge''s verdict) | alt_test_annotator (one left-out annotator).';
 COMMENT ON COLUMN judge_diagnostics.annotator IS 'The left-out human annotator of an alt_test_annotator row; '''' otherwise.';
 COMMENT ON COLUMN judge_diagnostics.system IS 'The system whose win rate a self_preference row compares (named as the judge); '''' otherwise.';
-COMMENT ON COLUMN judge_diagnostics.n IS 'Items behind the row (alt_test: annotators tested).';
+COMMENT ON COLUMN judge_diagnostics.n IS 'Items behind the row (alt_test: annotators tested, those with at least min_items items).';
 COMMENT ON COLUMN judge_diagnostics.verdicts IS 'The judge''s verdicts behind a length or self-preference row (each order one); NULL otherwise.';
 COMMENT ON COLUMN judge_diagnostics.judge_value IS 'length: the judge''s share of decisive verdicts for the longer output; self: its win rate of the system; bias, variance: the value; alt_test_annotator: rho_f (the judge''s advantage probability); NULL when undefined.';
 COMMENT ON COLUMN judge_diagnostics.human_value IS 'The humans'' value on the same items (length: share for the longer output; self: win rate); alt_test_annotator: rho_h of the left-out annotator; NULL when undefined or not applicable.';
@@ -64,6 +65,7 @@ COMMENT ON COLUMN judge_diagnostics.omega IS 'alt_test: the winning rate, the sh
 COMMENT ON COLUMN judge_diagnostics.rho IS 'alt_test: the average advantage probability, mean over annotators of rho_f; NULL otherwise.';
 COMMENT ON COLUMN judge_diagnostics.passes IS 'alt_test: omega >= 0.5 (the judge may replace an annotator); NULL when undecided (no test, or the family cannot resolve) or not alt_test.';
 COMMENT ON COLUMN judge_diagnostics.epsilon IS 'The alternative annotator test''s cost-benefit margin epsilon.';
+COMMENT ON COLUMN judge_diagnostics.min_items IS 'The alternative annotator test leaves out (NULL p) annotators with fewer items than this.';
 COMMENT ON COLUMN judge_diagnostics.correction IS 'The correction over the judges of the length and self-preference tests.';
 COMMENT ON COLUMN judge_diagnostics.k IS 'Bootstrap rounds (item resamples, the same for the judge and the humans).';
 COMMENT ON COLUMN judge_diagnostics.seed IS 'Seed of the item resamples.';

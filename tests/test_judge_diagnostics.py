@@ -30,8 +30,10 @@ def test_benjamini_yekutieli_equals_scipy():
     assert correction_threshold("by", 3, 0.05) == pytest.approx(0.05 / (1 + 1 / 2 + 1 / 3))
 
 
-def _brute_alt_test(V, H, epsilon, alpha):
-    """The paper's procedure written out: loops over annotators and items, scipy's t-test and BY."""
+def _brute_alt_test(V, H, epsilon, alpha, min_items=30):
+    """The paper's procedure written out: loops over annotators and items, scipy's t-test (on
+    W^h - W^f against epsilon, as the authors' notebook) and BY; annotators with fewer than
+    ``min_items`` items left out."""
     m, n_items = H.shape[0], H.shape[1]
     rho_f, pvalues = [], []
     for j in range(m):
@@ -44,9 +46,10 @@ def _brute_alt_test(V, H, epsilon, alpha):
             s_f = np.mean([x == r for x in llm for r in others])
             s_h = np.mean([x == r for x in mine for r in others])
             wf.append(float(s_f >= s_h)), wh.append(float(s_h >= s_f))
+        if len(wf) < min_items:
+            continue
         rho_f.append(np.mean(wf))
-        d = np.array(wf) - np.array(wh)
-        pvalues.append(scipy.stats.ttest_1samp(d, -epsilon, alternative="greater").pvalue)
+        pvalues.append(scipy.stats.ttest_1samp(np.array(wh) - np.array(wf), epsilon, alternative="less").pvalue)
     adjusted = scipy.stats.false_discovery_control(pvalues, method="by")
     omega = np.mean(adjusted <= alpha)
     return np.array(rho_f), np.array(pvalues), adjusted, omega, np.mean(rho_f)
@@ -63,10 +66,13 @@ def test_alt_test_equals_a_brute_force_implementation(seed):
         H[r, :, rng.integers(0, 2)] = noisy(0.7)
         H[r, rng.random(n_items) < 0.1, :] = M                                  # some items not judged
     V = np.stack([noisy(0.6 + 0.1 * seed), noisy(0.6 + 0.1 * seed)], axis=1)
+    H[0, 8:, :] = M                                                             # annotator 0: 8 items, not tested
     r = jd.alt_test(V, H, epsilon=0.2, alpha=0.05)
     rho_f, p, adjusted, omega, rho = _brute_alt_test(V, H, 0.2, 0.05)
-    assert np.allclose(r.rho_judge, rho_f) and np.allclose(r.pvalue, p, atol=1e-12)
-    assert np.allclose(r.verdict.adjusted, adjusted) and r.omega == pytest.approx(omega) and r.rho == pytest.approx(rho)
+    tested = ~np.isnan(r.pvalue)
+    assert list(tested) == [False, True, True, True]
+    assert np.allclose(r.rho_judge[tested], rho_f) and np.allclose(r.pvalue[tested], p, atol=1e-12)
+    assert np.allclose(r.verdict.adjusted[tested], adjusted) and r.omega == pytest.approx(omega) and r.rho == pytest.approx(rho)
     assert r.passes == (omega >= 0.5)
 
 
@@ -127,3 +133,24 @@ def test_rows_are_stored_reused_and_refused(db):
     assert alt.loc["judge-consistent", "passes"] and not alt.loc["judge-position", "passes"]
     length = rows[rows["diagnostic"] == "length_preference"]
     assert len(length) == 3 and (length["n"] > 0).all() and length["pvalue"].notna().all()
+
+
+def test_self_preference_row_of_a_judge_named_as_a_system(db, tmp_path):
+    import pandas as pd
+
+    raw = pd.read_csv(DOCS / "preferences.csv")
+    raw[["system_a", "system_b"]] = raw[["system_a", "system_b"]].replace("sys-1", "judge-ties")
+    path = tmp_path / "self.csv"
+    raw.to_csv(path, index=False)
+    with Warehouse(db) as wh:
+        preferences.ingest(wh, "self", path)
+        rows = wh.judge_diagnostics("self", judges=("judge-ties",), k=50)
+    row = rows[rows["diagnostic"] == "self_preference"].iloc[0]
+    involved = raw[(raw["system_a"] == "judge-ties") | (raw["system_b"] == "judge-ties")]
+    side = np.where(involved["system_a"] == "judge-ties", "a", "b")
+    score = np.where(involved["winner"] == side, 1.0, np.where(involved["winner"] == "tie", 0.5, 0.0))
+    human, judge = (score[(involved["kind"] == kind).to_numpy() & (involved["judge"] != "judge-consistent").to_numpy()
+                          & (involved["judge"] != "judge-position").to_numpy()].mean() for kind in ("human", "automatic"))
+    assert row["system"] == "judge-ties" and row["n"] == 87
+    assert row["human_value"] == pytest.approx(human) and row["judge_value"] == pytest.approx(judge)
+    assert row["difference"] == pytest.approx(judge - human) and row["lower"] <= row["difference"] <= row["upper"]
