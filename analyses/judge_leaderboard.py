@@ -30,7 +30,9 @@ Statistics (``S`` systems, ``P = S (S - 1) / 2`` pairs ``i < j``):
   ``agreement = (1/P) sum_{i<j} s^J_ij s^H_ij``: +1 for a pair both separate in the same order,
   -1 in opposite orders, 0 when either cannot separate it; in [-1, 1].
   ``agreement_separated`` = ``#{s^J s^H = +1} / #{s^J s^H != 0}``: of the pairs both separate,
-  the share ordered the same way (NaN when both separate none).
+  the share ordered the same way (NaN when both separate none); ``agreement_human`` =
+  ``sum s^J s^H / #{s^H != 0}``: the same score averaged over the pairs the humans separate only
+  (the reading in which the reference leaderboard's confident pairs are the population).
 - ``brier`` (Arena-Hard's "pair rank Brier score", here on the human leaderboard's pairwise
   outcomes): ``(1/P') sum_{i<j} (sigma(theta^J_i - theta^J_j) - o_ij)^2`` with
   ``o_ij = 1[r^H_i > r^H_j]``, the pairs whose human ratings are equal left out (P' pairs); the
@@ -97,14 +99,18 @@ def separability(lower: np.ndarray, upper: np.ndarray) -> float:
     return float(np.mean(s != 0)) if len(s) else float("nan")
 
 
-def agreement(judge: tuple[np.ndarray, np.ndarray], human: tuple[np.ndarray, np.ndarray]) -> tuple[float, float, int]:
+def agreement(judge: tuple[np.ndarray, np.ndarray],
+              human: tuple[np.ndarray, np.ndarray]) -> tuple[float, float, float, int]:
     """Arena-Hard's agreement with confidence interval, ``(1/P) sum s^J s^H`` (module docstring),
-    the share of the pairs both separate that they order alike, and how many pairs both separate."""
-    product = separated(*judge) * separated(*human)
-    both = int(np.count_nonzero(product))
+    the share of the pairs both separate that they order alike, the score over the pairs the
+    humans separate, and how many pairs both separate."""
+    s_h = separated(*human)
+    product = separated(*judge) * s_h
+    both, by_humans = int(np.count_nonzero(product)), int(np.count_nonzero(s_h))
     if not len(product):
-        return float("nan"), float("nan"), 0
-    return float(product.mean()), float(np.mean(product[product != 0] > 0)) if both else float("nan"), both
+        return float("nan"), float("nan"), float("nan"), 0
+    return (float(product.mean()), float(np.mean(product[product != 0] > 0)) if both else float("nan"),
+            float(product.sum() / by_humans) if by_humans else float("nan"), both)
 
 
 def pair_brier(theta_judge: np.ndarray, rating_human: np.ndarray) -> np.ndarray:
@@ -143,6 +149,7 @@ class Result:
     human_separability: float
     agreement: float
     agreement_separated: float
+    agreement_human: float
     pairs_separated_both: int
     pairs: int
     rating_judge: np.ndarray
@@ -179,9 +186,9 @@ def evaluate(human: Votes, judge: Votes, n_systems: int, n_items: int, *, k: int
     lower, upper = {}, {}
     for name in STATISTICS:
         lower[name], upper[name] = _percentile(rounds[name], point[name], alpha)
-    agree, agree_both, both = agreement(interval["judge"], interval["human"])
+    agree, agree_both, agree_human, both = agreement(interval["judge"], interval["human"])
     return Result(point, lower, upper, separability(*interval["judge"]), separability(*interval["human"]), agree,
-                  agree_both, both, n_systems * (n_systems - 1) // 2, rj, rh, interval["judge"], interval["human"],
+                  agree_both, agree_human, both, n_systems * (n_systems - 1) // 2, rj, rh, interval["judge"], interval["human"],
                   int(valid.sum()))
 
 

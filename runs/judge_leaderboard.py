@@ -151,6 +151,7 @@ def _row(judge: str, hv, jv, systems, n_items: int, fingerprint: str, setting: d
            "votes_human": len(hv.a), "n_valid": r.n_valid, "pairs": r.pairs,
            "separability": none(r.separability), "human_separability": none(r.human_separability),
            "agreement": none(r.agreement), "agreement_separated": none(r.agreement_separated),
+           "agreement_human": none(r.agreement_human),
            "pairs_separated_both": r.pairs_separated_both, "fingerprint": fingerprint}
     for name in jl.STATISTICS:
         row[name], row[f"{name}_lower"], row[f"{name}_upper"] = (none(r.value[name]), none(r.lower[name]),
@@ -167,7 +168,8 @@ def _row(judge: str, hv, jv, systems, n_items: int, fingerprint: str, setting: d
                         "percentile intervals do not overlap",
         "agreement": "Arena-Hard's agreement with confidence interval: mean over system pairs of s_J * s_H, s = +1/-1 "
                      "when the intervals separate the pair one way or the other, 0 when they overlap; "
-                     "agreement_separated = of the pairs both separate, the share ordered alike",
+                     "agreement_separated = of the pairs both separate, the share ordered alike; "
+                     "agreement_human = sum s_J * s_H over the pairs the humans separate, divided by their number",
         "brier": "mean over system pairs of (sigma(theta_J,i - theta_J,j) - 1[human rating i > j])^2, pairs the "
                  "humans rate equal left out",
         "brier_votes": "mean over human votes of (sigma(theta_J,a - theta_J,b) - y)^2, y = 1, 1/2 (tie), 0",

@@ -20,6 +20,7 @@ CREATE TABLE IF NOT EXISTS judge_leaderboard (
     human_separability DOUBLE,
     agreement      DOUBLE,
     agreement_separated DOUBLE,
+    agreement_human DOUBLE,
     pairs_separated_both INTEGER NOT NULL,
     pairs          INTEGER NOT NULL,
     brier          DOUBLE,
@@ -64,6 +65,7 @@ COMMENT ON COLUMN judge_leaderboard.separability IS 'Arena-Hard''s separability 
 COMMENT ON COLUMN judge_leaderboard.human_separability IS 'The same share on the humans'' side (their intervals from the same rounds).';
 COMMENT ON COLUMN judge_leaderboard.agreement IS 'Arena-Hard''s agreement with confidence interval: mean over system pairs of +1 (both separate them alike), -1 (both, in opposite orders), 0 (either cannot separate them).';
 COMMENT ON COLUMN judge_leaderboard.agreement_separated IS 'Of the pairs both the judge and the humans separate, the share ordered alike; NULL when they separate none in common.';
+COMMENT ON COLUMN judge_leaderboard.agreement_human IS 'The agreement score averaged over the pairs the humans'' intervals separate only (sum of +1/-1/0 over them, divided by their number); NULL when the humans separate none.';
 COMMENT ON COLUMN judge_leaderboard.pairs_separated_both IS 'System pairs both the judge''s and the humans'' intervals separate.';
 COMMENT ON COLUMN judge_leaderboard.pairs IS 'System pairs: systems * (systems - 1) / 2.';
 COMMENT ON COLUMN judge_leaderboard.brier IS 'Mean over system pairs of (the judge''s Bradley-Terry P(i beats j) - 1[humans rate i above j])^2, pairs rated equal by the humans left out; 0 perfect, 0.25 a coin.';

@@ -92,8 +92,13 @@ def test_separability_and_agreement_count_the_pairs_of_a_hand_made_example():
     # humans: A [50, 60], B [0, 10], C [20, 30], D [25, 35]: AB +1, AC +1, AD +1, BC -1, BD -1, CD overlap
     human = (np.array([50., 0., 20., 25.]), np.array([60., 10., 30., 35.]))
     assert list(jl.separated(*human)) == [1, 1, 1, -1, -1, 0]
-    # products: AB 0, AC -1, AD +1, BC +1, BD -1, CD 0 -> (1 + 1 - 1 - 1) / 6 = 0; both separate 4, 2 alike
-    assert jl.agreement(judge, human) == (pytest.approx(0.0), pytest.approx(0.5), 4)
+    # products: AB 0, AC -1, AD +1, BC +1, BD -1, CD 0 -> (1 + 1 - 1 - 1) / 6 = 0; both separate 4, 2 alike;
+    # over the 5 pairs the humans separate: 0 / 5
+    assert jl.agreement(judge, human) == (pytest.approx(0.0), pytest.approx(0.5), pytest.approx(0.0), 4)
+    # the humans now order C above D (CD +1): products ..., CD +1 -> 1/6 overall, 3/5 alike, 1/6 over humans' 6
+    human2 = (np.array([50., 0., 30., 20.]), np.array([60., 10., 35., 25.]))
+    assert list(jl.separated(*human2)) == [1, 1, 1, -1, -1, 1]
+    assert jl.agreement(judge, human2) == (pytest.approx(1 / 6), pytest.approx(3 / 5), pytest.approx(1 / 6), 5)
     # touching intervals overlap; a NaN bound separates nothing
     assert list(jl.separated(np.array([0., 1.]), np.array([1., 2.]))) == [0]
     assert jl.separability(np.array([np.nan, 1.]), np.array([np.nan, 2.])) == 0
