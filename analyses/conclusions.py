@@ -36,6 +36,10 @@ The rules
 7. **Bold** (:func:`bold_cells`): per column, the top cluster where the column has clusters;
    nothing where its family cannot resolve; elsewhere the highest defined value (every tied one);
    never an undefined value.
+9. **Alternative annotator test** (:func:`winning_rate`; Calderon et al. 2025): the winning rate
+   omega = the share of the family's defined tests (one per left-out annotator, corrected by
+   Benjamini-Yekutieli) that are significant; the judge *passes* when omega >= 1/2; undecided
+   (None) when the family cannot resolve or holds no defined test.
 8. **Printed p-values** (:func:`p_text`): never finer than the test's resolution: a p below its
    floor (a count/k p of 0) prints as ``<floor`` (k = 50: ``<0.02``), an adjusted one as
    ``<`` the floor times the correction's factor (m for Bonferroni, Holm and BH, capped at 1);
@@ -219,6 +223,17 @@ def stored_note(conventions: dict | str | None, correction: str, alpha: float, w
     res = Resolution(r["pvalue_formula"], r.get("k"), correction, int(r["family_tests"]), float(alpha),
                      float(r["smallest_p"]), float(r["needed_p"]), False, r.get("k_needed"))
     return cannot_resolve(res, what)
+
+
+def winning_rate(verdict: FamilyVerdict, threshold: float = 0.5) -> tuple[float, bool | None]:
+    """(omega, passes) of the alternative annotator test (rule 9): omega the share of the defined
+    tests that are significant (NaN without one); passes = omega >= ``threshold``, None when the
+    family cannot resolve or has no defined test."""
+    m = int(np.count_nonzero(verdict.defined))
+    if m == 0:
+        return float("nan"), None
+    omega = float(np.count_nonzero(verdict.significant & verdict.defined)) / m
+    return omega, (omega >= threshold) if verdict.resolvable else None
 
 
 # --- clusters and winners ---------------------------------------------------------------------------

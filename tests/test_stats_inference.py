@@ -251,7 +251,7 @@ def test_corrections_cap_at_one_and_skip_nan() -> None:
     np.testing.assert_allclose(correct_pvalues([0.01, np.nan, 0.04], "bonferroni"), [0.02, np.nan, 0.08])
     np.testing.assert_allclose(correct_pvalues([0.04, 0.01, 0.03], "bh"), [0.04, 0.03, 0.04])
     assert correct_pvalues([], "holm").size == 0
-    with pytest.raises(ValueError, match=r"`method` must be one of \['bonferroni', 'holm', 'bh', 'none'\]"):
+    with pytest.raises(ValueError, match=r"`method` must be one of \['bonferroni', 'holm', 'bh', 'none', 'by'\]"):
         correct_pvalues(P, "fdr")
     with pytest.raises(ValueError, match=r"\[0, 1\]"):
         correct_pvalues([1.5], "holm")

@@ -15,6 +15,8 @@ def correct_pvalues(pvalues: npt.ArrayLike, method: str) -> np.ndarray:
     - "bonferroni": min(1, m p_i);
     - "holm": step-down, p~_(i) = max_{j <= i} min(1, (m - j + 1) p_(j));
     - "bh" (Benjamini-Hochberg): step-up, p~_(i) = min_{j >= i} min(1, m p_(j) / j);
+    - "by" (Benjamini-Yekutieli, any dependence): BH's with m c(m) in place of m, c(m) = sum_{i<=m} 1/i
+      (scipy.stats.false_discovery_control(method="by"));
     - "none": unchanged.
     """
     p = np.asarray(pvalues, dtype=np.float64)
@@ -36,7 +38,8 @@ def correct_pvalues(pvalues: npt.ArrayLike, method: str) -> np.ndarray:
     elif method == "holm":
         adjusted = np.maximum.accumulate((m - j + 1) * ranked)
     else:
-        adjusted = np.minimum.accumulate((m * ranked / j)[::-1])[::-1]
+        scale = m * (np.sum(1.0 / j) if method == "by" else 1.0)
+        adjusted = np.minimum.accumulate((scale * ranked / j)[::-1])[::-1]
     out[order] = np.minimum(1.0, adjusted)
     return out
 

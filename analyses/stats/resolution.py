@@ -70,11 +70,14 @@ def correction_threshold(correction: str, m: int, alpha: float) -> float:
     - ``"none"``: alpha;
     - ``"bonferroni"`` and ``"holm"``: alpha / m (Holm's first step is Bonferroni's);
     - ``"bh"`` (Benjamini-Hochberg): alpha (reached when all m p-values are that small:
-      p_(m) <= m alpha / m).
+      p_(m) <= m alpha / m);
+    - ``"by"`` (Benjamini-Yekutieli): alpha / c(m), c(m) = sum_{i <= m} 1/i.
     """
     correction, alpha = correction_iv(correction), alpha_iv(alpha)
     if isinstance(m, bool) or int(m) < 1:
         raise ValueError(f"`m` must be an integer >= 1; got {m!r}.")
+    if correction == "by":
+        return alpha / sum(1.0 / i for i in range(1, int(m) + 1))
     return alpha / int(m) if correction in ("bonferroni", "holm") else alpha
 
 

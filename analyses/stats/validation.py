@@ -191,7 +191,8 @@ def permutation_variant_iv(variant: object) -> str:
 
 
 def correction_iv(method: object) -> str:
-    return _choice_iv(method, "method", CORRECTIONS)
+    """One of :data:`CORRECTIONS`, or ``"by"`` (Benjamini-Yekutieli: the alternative annotator test's)."""
+    return _choice_iv(method, "method", (*CORRECTIONS, vocabulary.BY))
 
 
 def matrices_iv(**named: npt.ArrayLike) -> tuple[np.ndarray, ...]:

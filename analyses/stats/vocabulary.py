@@ -53,6 +53,9 @@ ALTERNATIVES: tuple[str, ...] = ("greater", "less", "two-sided")
 PERMUTATION_VARIANTS: tuple[str, ...] = ("paper", "nlpstats")
 #: Multiple-comparison corrections of a family of p-values.
 CORRECTIONS: tuple[str, ...] = ("bonferroni", "holm", "bh", "none")
+#: Benjamini-Yekutieli (the FDR under any dependence): the alternative annotator test's correction over
+#: annotators (Calderon et al. 2025); accepted by the conclusion layer, not offered as a --correction.
+BY = "by"
 #: The families corrected together: each metric_a's tests, or all the tests of a level and coefficient.
 CORRECTION_GROUPS: tuple[str, ...] = ("metric", "all")
 #: Significance clusters of a ranking: a new cluster at the first metric beaten by any of the
