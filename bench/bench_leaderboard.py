@@ -2,6 +2,7 @@
 Bradley-Terry bootstrap on the same seeded synthetic votes, in one run.
 
     python bench/bench_leaderboard.py                          # 200 000 votes, 60 systems, 100 rounds
+    python bench/bench_leaderboard.py --repeat 3               # ours and FastChat's alternated, medians
     python bench/bench_leaderboard.py --votes 1000000 --systems 150 --no-fastchat   # the memory case
 
 The votes: ``--systems`` strengths ~ N(0, 1) logits (seeded), each vote a uniformly drawn ordered
@@ -16,7 +17,10 @@ Each side runs as its own process; CPU is user + system time of the process and 
 (``resource.getrusage``), peak memory the largest resident set of any of them. The machine is
 shared (2 cores, 8 engineers): CPU time, not wall-clock, is the comparison. Ours is the whole
 ``metaeval leaderboard --k 100`` command (interpreter start-up, imports, reading the warehouse,
-the fit, 100 rounds, the tests, fragility, writing); the ingest is measured separately.
+the fit, 100 rounds, the tests, fragility, writing), each run on a new copy of the ingested
+warehouse (a second run on the same votes would compute nothing); the ingest is measured
+separately. The package's bytecode is written first (``bench_startup.compile_package``, as an
+install does; ``--no-compile``: not).
 """
 
 from __future__ import annotations
