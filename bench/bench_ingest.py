@@ -88,7 +88,13 @@ def main() -> None:
     parser.add_argument("--no-correlate", action="store_true")
     parser.add_argument("--jsonl", action="store_true", help="Also time the same rows as a JSONL table.")
     parser.add_argument("--bad", action="store_true", help="Also time the diagnosis of a file with a bad last line.")
+    parser.add_argument("--no-compile", action="store_true",
+                        help="Do not write the package's bytecode first (bench_startup.compile_package).")
     args = parser.parse_args()
+    if not args.no_compile:
+        from bench_startup import compile_package
+
+        compile_package()
     scales = args.scale or [1]
     metaeval = str(Path(sys.executable).parent / "metaeval")
     args.workdir.mkdir(parents=True, exist_ok=True)

@@ -2,6 +2,7 @@
 Bradley-Terry bootstrap on the same seeded synthetic votes, in one run.
 
     python bench/bench_leaderboard.py                          # 200 000 votes, 60 systems, 100 rounds
+    python bench/bench_leaderboard.py --repeat 3               # ours and FastChat's alternated, medians
     python bench/bench_leaderboard.py --votes 1000000 --systems 150 --no-fastchat   # the memory case
 
 The votes: ``--systems`` strengths ~ N(0, 1) logits (seeded), each vote a uniformly drawn ordered
@@ -16,7 +17,10 @@ Each side runs as its own process; CPU is user + system time of the process and 
 (``resource.getrusage``), peak memory the largest resident set of any of them. The machine is
 shared (2 cores, 8 engineers): CPU time, not wall-clock, is the comparison. Ours is the whole
 ``metaeval leaderboard --k 100`` command (interpreter start-up, imports, reading the warehouse,
-the fit, 100 rounds, the tests, fragility, writing); the ingest is measured separately.
+the fit, 100 rounds, the tests, fragility, writing), each run on a new copy of the ingested
+warehouse (a second run on the same votes would compute nothing); the ingest is measured
+separately. The package's bytecode is written first (``bench_startup.compile_package``, as an
+install does; ``--no-compile``: not).
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ import json
 import math
 import os
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -119,6 +124,15 @@ def measured(cmd: list[str]) -> dict:
     return {**usage, "wall": wall, "stdout": done.stdout}
 
 
+def _median(runs: list[dict]) -> dict:
+    """The run of median CPU time (its other figures with it; the lower median of an even number)."""
+    return sorted(runs, key=lambda r: r["cpu"])[(len(runs) - 1) // 2]
+
+
+def _cpus(runs: list[dict]) -> str:
+    return ", ".join(f"{r['cpu']:.2f}" for r in runs)
+
+
 def _measure(report: str, cmd: list[str]) -> None:
     """The wrapper: run ``cmd``, write its children's usage to ``report``."""
     done = subprocess.run(cmd)
@@ -134,35 +148,51 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=100)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workdir", type=Path, default=None)
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="Runs of ours and of FastChat's, alternated (the median CPU time of each).")
     parser.add_argument("--no-fastchat", action="store_true", help="Only ours (the memory case).")
     parser.add_argument("--fastchat-only", nargs=4, metavar=("CSV", "ROUNDS", "OUT", "SEED"), help=argparse.SUPPRESS)
     if sys.argv[1:2] == ["--measure"]:
         return _measure(sys.argv[2], sys.argv[4:])
+    parser.add_argument("--no-compile", action="store_true",
+                        help="Do not write the package's bytecode first (bench_startup.compile_package).")
     args = parser.parse_args()
     if args.fastchat_only:
         csv, rounds, out, seed = args.fastchat_only
         return _fastchat(csv, int(rounds), out, int(seed))
     work = args.workdir or Path(tempfile.mkdtemp(prefix="bench-leaderboard-"))
     work.mkdir(parents=True, exist_ok=True)
-    csv, db = work / "votes.csv", work / "arena.duckdb"
-    db.unlink(missing_ok=True)
+    if not args.no_compile:
+        from bench_startup import compile_package
+
+        compile_package()
+    csv, db, ingested = work / "votes.csv", work / "arena.duckdb", work / "ingested.duckdb"
+    for f in (db, ingested):
+        f.unlink(missing_ok=True)
     synthetic_votes(csv, args.votes, args.systems, args.seed)
     script = str(Path(sys.executable).parent / "metaeval")
-    ingest = measured([script, "--db", str(db), "ingest", "preferences", str(csv), "--dataset", "arena"])
-    ours = measured([script, "--db", str(db), "leaderboard", "--dataset", "arena", "--k", str(args.rounds),
-                     "--format", "json"])
+    ingest = measured([script, "--db", str(ingested), "ingest", "preferences", str(csv), "--dataset", "arena"])
+    out = work / "fastchat.json"
+    runs, theirs_runs = [], []
+    for _ in range(args.repeat):   # alternated, so that a change in the machine's load touches both alike
+        shutil.copyfile(ingested, db)   # a new copy each time: the same command on the same votes computes nothing
+        runs.append(measured([script, "--db", str(db), "leaderboard", "--dataset", "arena", "--k", str(args.rounds),
+                              "--format", "json"]))
+        if not args.no_fastchat:
+            theirs_runs.append(measured([sys.executable, __file__, "--fastchat-only", str(csv), str(args.rounds),
+                                         str(out), "0"]))
+    ours = _median(runs)
     print(f"{args.votes} votes among {args.systems} systems, {args.rounds} rounds "
-          "(CPU = user + sys, children included)")
+          f"(CPU = user + sys, children included; median of {args.repeat})")
     print(f"ingest preferences:          CPU {ingest['cpu']:7.2f} s  wall {ingest['wall']:7.2f} s  "
           f"peak {ingest['peak_mb']:7.0f} MB")
     print(f"metaeval leaderboard --k {args.rounds}: CPU {ours['cpu']:7.2f} s  wall {ours['wall']:7.2f} s  "
-          f"peak {ours['peak_mb']:7.0f} MB")
+          f"peak {ours['peak_mb']:7.0f} MB  (runs: {_cpus(runs)})")
     if args.no_fastchat:
         return
-    out = work / "fastchat.json"
-    theirs = measured([sys.executable, __file__, "--fastchat-only", str(csv), str(args.rounds), str(out), "0"])
+    theirs = _median(theirs_runs)
     print(f"FastChat compute_bt + compute_bootstrap_bt: CPU {theirs['cpu']:7.2f} s  wall {theirs['wall']:7.2f} s  "
-          f"peak {theirs['peak_mb']:7.0f} MB")
+          f"peak {theirs['peak_mb']:7.0f} MB  (runs: {_cpus(theirs_runs)})")
     compare(json.loads(ours["stdout"]), json.load(open(out)), ours["cpu"] / theirs["cpu"])
     # the Monte Carlo noise of a 100-round percentile interval: FastChat's own, with another seed
     again = work / "fastchat-seed1.json"

@@ -225,6 +225,7 @@ def _read_only_file_system(monkeypatch) -> None:
         raise OSError(errno.EROFS, "Read-only file system", str(self))
 
     monkeypatch.setattr(connection, "_open", cannot_open)
+    monkeypatch.setattr(connection, "_copy_template", lambda path: False)   # nor create it as a copy
     monkeypatch.setattr(Path, "unlink", unlink)
 
 
