@@ -425,14 +425,31 @@ def _command_line() -> str:
 
 
 def echo_reports(reports, err: bool = False) -> None:
-    """One line per file an ingest read (not wrapped: a script greps ``inserted N``; only a long
-    path makes it wider than the display)."""
+    """One report per file an ingest read, wrapped to :func:`width` columns: when the line is
+    wider, the file's name on a line of its own and what was read under it, indented; a count
+    stays with its word (a script greps ``inserted N``), a name is never cut."""
     for r in reports:
         if r.changed:
             extra = f", replaced {r.replaced}" if r.replaced else ""
-            click.echo(f"{r.file}: read {r.contents}, inserted {r.inserted}{extra}", err=err)
+            said = f"read {r.contents}, inserted {r.inserted}{extra}"
         else:
-            click.echo(f"{r.file}: read {r.contents}, all already in the warehouse; nothing changed", err=err)
+            said = f"read {r.contents}, all already in the warehouse; nothing changed"
+        click.echo(report_lines(f"{r.file}:", said, width()), err=err)
+
+
+def report_lines(head: str, said: str, columns: int | None) -> str:
+    """``head said`` on one line when it fits in ``columns`` (None: always), else ``head`` alone
+    and ``said`` wrapped under it, indented by two spaces, a number kept with the word before it."""
+    import re
+    import textwrap
+
+    line = f"{head} {said}"
+    if columns is None or len(line) <= columns:
+        return line
+    glued = re.sub(r"(\w) (\d)", "\\1\u00a0\\2", said)
+    lines = textwrap.wrap(glued, columns, initial_indent="  ", subsequent_indent="  ", break_long_words=False,
+                          break_on_hyphens=False)
+    return "\n".join([head, *lines]).replace("\u00a0", " ")
 
 
 # --- shared by the commands --------------------------------------------------------------
