@@ -364,3 +364,13 @@ def test_a_family_table_leaves_its_bookkeeping_to_json_and_a_wide_table_repeats_
     blocks = table.split("\n\n")
     assert len(blocks) > 1 and all(b.split()[:3] == ["method", "system_a", "system_b"] for b in blocks)
     assert "fingerprint" in Family.present(None, frame, "csv")
+
+
+def test_markdown_captions_are_cut_as_latex_ones():
+    caption = ("Correlation with h on d: level system; tests perm-both (k=50, seed=0); " + "x " * 200
+               + "signature metaeval:1|evaluate.")
+    text = tables.render(pd.DataFrame({"a": [1]}), "markdown", caption=caption)
+    shown, comment = text.split("\n")[:2]
+    assert shown.startswith("Correlation with h on d.") and len(shown) <= tables.CAPTION_CHARS
+    assert comment.startswith("<!-- ") and "signature metaeval:1|evaluate." in comment and comment.endswith(" -->")
+    assert text.split("\n")[3].startswith("| a |")
