@@ -144,7 +144,8 @@ def _load(wh: Store, dataset: str, measure: str, where) -> tuple[Any, tuple[str,
     keep = wh.attribute_mask(dataset, where, m.systems, m.inputs)   # (and the systems' types: reference, ... out)
     if not keep.all():
         if not keep.any():
-            raise WarehouseError(f"no cell of dataset {dataset!r} is in the subset {selection.subset_label(where)}")
+            raise WarehouseError(Message(f"no cell of dataset {dataset!r} is in the subset "
+                                         f"{selection.subset_label(where)}; choose another ", Argument("where")))
         A = np.where(keep, A, np.nan)
     label = selection.subset_label(where)
     data = selection.Data(m.systems, m.inputs, {measure: A}, {measure: direction}, subset=label)
