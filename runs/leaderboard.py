@@ -48,6 +48,8 @@ class Leaderboard(Family):
     summary = "Systems ranked from pairwise votes: Bradley-Terry ratings with intervals (Chatbot Arena's method)."
     tables = (TABLE,)
     options = OPTIONS
+    report = ("metaeval.runs.report.votes:leaderboard",)
+    report_position = 42
 
     def compute(self, wh, **params):
         return leaderboard(wh, **params)

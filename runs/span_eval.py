@@ -25,6 +25,8 @@ class SpanEval(Family):
     name = COMMAND
     summary = "Metrics' predicted error spans against the human ones: character precision, recall, F1"
     tables = (TABLE, TESTS)
+    report = ("metaeval.runs.report.spans:span_eval",)
+    report_position = 48
     tests_table = TESTS
     options = (DATASET, JUDGES, K.but(help="Bootstrap resamples of the segments, and permutations of the tests."),
                SEED, ALPHA, CORRECTION, FORCE)
