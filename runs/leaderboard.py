@@ -107,8 +107,9 @@ def _votes(wh, dataset: str, judge: str | None):
                                      ingest_hint("preferences", dataset, ("judge", judge)), "`"))
     rows = wh.con.execute(schema.read("leaderboard_votes"), {"dataset": dataset, "judge": judge}).fetchall()
     if not rows:
-        raise WarehouseError(f"{dataset!r} has no {'human ' if judge is None else ''}pairwise votes: ingest them "
-                             "with ingest preferences")
+        raise WarehouseError(Message(f"{dataset!r} has no {'human ' if judge is None else ''}pairwise votes: ingest "
+                                     "them with `", ingest_hint("preferences", dataset, *(() if judge is None else
+                                                                                    (("judge", judge),))), "`"))
     systems = sorted({r[0] for r in rows} | {r[1] for r in rows})
     index = {s: i for i, s in enumerate(systems)}
     half = {"a": 2, "b": 0, "tie": 1}
