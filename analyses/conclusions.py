@@ -216,6 +216,10 @@ def stored_note(conventions: dict | str | None, correction: str, alpha: float, w
 
         conventions = json.loads(conventions)
     r = (conventions or {}).get("resolution") if isinstance(conventions, dict) else None
+    if isinstance(r, str):               # span-eval stores it as JSON text within the conventions
+        import json
+
+        r = json.loads(r)
     if not r or r.get("resolvable", True):
         return None
     if not {"pvalue_formula", "family_tests", "smallest_p", "needed_p"} <= set(r):

@@ -100,6 +100,42 @@ def ci_forest(rows: pd.DataFrame, title: str = "", ceiling: tuple[float, float, 
     return fig
 
 
+def interval_chart(labels, estimate, lower, upper, *, xlabel: str, point: str, interval: str, title: str = "",
+                   groups=None, group_name: str = "group", extra: tuple | None = None) -> Figure:
+    """Each row's point estimate and interval on one horizontal line, in the order given (the
+    first on top); ``groups`` (optional, one per row; None: none) colour the intervals, each
+    group an entry of the legend (``group_name`` 1, 2, ...); ``extra``: (name, values), a second
+    marker per row (e.g. the raw rate beside the controlled one). Legend below the axes, title
+    wrapped to the figure's width."""
+    n = len(labels)
+    y = np.arange(n)[::-1]
+    width = 6.4
+    fig, ax = plt.subplots(figsize=(width, 1.8 + 0.3 * n), layout="constrained")
+    est, lo, hi = (np.asarray(v, dtype=float) for v in (estimate, lower, upper))
+    groups = [None if pd.isna(g) else int(g) for g in groups] if groups is not None else [None] * n
+    if all(g is None for g in groups):
+        ax.hlines(y, lo, hi, color="tab:blue", linewidth=2, label=interval)
+    else:
+        colours = plt.get_cmap("tab10")
+        for g in sorted({g for g in groups if g is not None}):
+            at = np.array([g2 == g for g2 in groups])
+            ax.hlines(y[at], lo[at], hi[at], color=colours((g - 1) % 10), linewidth=2,
+                      label=f"{interval}, {group_name} {g}")
+        none = np.array([g is None for g in groups])
+        if none.any():
+            ax.hlines(y[none], lo[none], hi[none], color="grey", linewidth=2, label=f"{interval}, no {group_name}")
+    ax.plot(est, y, "o", color="black", markersize=4, label=point)
+    if extra is not None:
+        ax.plot(np.asarray(extra[1], dtype=float), y, "x", color="tab:red", markersize=5, label=extra[0])
+    ax.set_yticks(y, [str(x) for x in labels])
+    ax.set_xlabel(xlabel)
+    ax.grid(axis="x", alpha=0.3)
+    fig.legend(loc="outside lower center", ncols=2, fontsize=7, frameon=False)
+    if title:
+        fig.suptitle(_wrapped(title, width, 9), fontsize=9)
+    return fig
+
+
 def correction_phrase(correction: str, group: str | None) -> str:
     """How a family of tests was corrected, for titles and legends."""
     if correction in (None, "none"):

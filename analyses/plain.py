@@ -263,9 +263,10 @@ def _narrowed(headers, widths: list[int], numeric: list[bool], width: int) -> li
 
 
 def _blocks(widths: list[int], numeric: list[bool], width: int) -> list[list[int]]:
-    """The columns in blocks of at most ``width`` characters, each led by the first column (the
-    row's key: a metric, a result_id) unless it is wider than a third of the line."""
-    lead = [0] if widths and _total(widths) > width and widths[0] <= width // 3 else []
+    """The columns in blocks of at most ``width`` characters, each led by the row's key: the
+    leading text columns (a method, a pair of systems) while they take at most half the line, at
+    least the first column (a metric, a result_id) unless it is wider than a third of the line."""
+    lead = _lead(widths, numeric, width) if widths and _total(widths) > width else []
     blocks: list[list[int]] = []
     current = list(lead)
     for i in range(len(lead), len(widths)):
@@ -275,6 +276,17 @@ def _blocks(widths: list[int], numeric: list[bool], width: int) -> list[list[int
         current.append(i)
     blocks.append(current)
     return blocks
+
+
+def _lead(widths: list[int], numeric: list[bool], width: int) -> list[int]:
+    """The key columns that lead every block (:func:`_blocks`)."""
+    if widths[0] > width // 3:
+        return []
+    lead = [0]
+    while (len(lead) < len(widths) - 1 and not numeric[len(lead)]
+           and _total(widths[:len(lead) + 1]) <= width // 2):
+        lead.append(len(lead))
+    return lead
 
 
 def _block_lines(headers, columns, widths, block: list[int]) -> list[str]:
@@ -318,6 +330,8 @@ def wrap(text: str, width=DISPLAY) -> str:
             command = m.group(1) or m.group(2)
             if len(prose) + len(command) + 2 <= width:
                 prose += m.group(0)
+            elif m.group(1) and len(m.group(0)) <= width // 2:      # a short one: a word of the prose
+                prose += m.group(0).replace(" ", _GLUE)
             else:
                 out.extend(_prose(prose.rstrip(), width))
                 out.extend(_command(command, width))
@@ -328,11 +342,15 @@ def wrap(text: str, width=DISPLAY) -> str:
     return "\n".join(out)
 
 
+_GLUE = "\u00a0"       # a space textwrap does not break at (a short command in backticks stays whole)
+
+
 def _prose(text: str, width: int) -> list[str]:
     if not text.strip():
         return []
     indent = text[:len(text) - len(text.lstrip())]
-    return textwrap.wrap(text, width, subsequent_indent=indent, break_long_words=True, break_on_hyphens=False)
+    lines = textwrap.wrap(text, width, subsequent_indent=indent, break_long_words=True, break_on_hyphens=False)
+    return [line.replace(_GLUE, " ") for line in lines]
 
 
 def _command(command: str, width: int) -> list[str]:

@@ -22,7 +22,8 @@ import pandas as pd
 
 from metaeval.analyses import conclusions
 from metaeval.analyses.tables import (COMPACT_TABCOLSEP_PT, PAPER_DIGITS, TABCOLSEP_PT, Tabular, choose_layout,
-                                      float_env, header_rows, latex_caption, latex_escape, merge_groups, render, to_markdown)
+                                      float_env, header_rows, latex_caption, latex_escape, markdown_caption,
+                                      merge_groups, render, to_markdown)
 
 #: The most rows of the judges' long layout that auto keeps for its CIs (a longer float fills a
 #: page alone): beyond, the compact layout (``Ranking(keep_ci=LONG_MAX_ROWS)``).
@@ -391,9 +392,9 @@ class Ranking:
         return pd.DataFrame(rows)
 
     def markdown(self, caption: str | None) -> str:
-        head = (caption + " " + self.notes("wide")).strip() if caption is not None else self.notes("wide")
         shown = self.frame("**")
-        return f"{head}\n\n{to_markdown(shown, align=['---'] + ['---:'] * (shown.shape[1] - 1))}"
+        head = markdown_caption(caption, self.notes("wide"))
+        return f"{head}{to_markdown(shown, align=['---'] + ['---:'] * (shown.shape[1] - 1))}"
 
     def text(self, caption: str | None = None) -> str:
         """The table in text, then ``caption`` (at most three lines: :func:`caption_text`) or
@@ -503,5 +504,5 @@ def tests_markdown(frame: pd.DataFrame, caption: str | None, *, alpha: float = 0
         "significant": frame["significant"]})
     notes = (f"Rows sorted by delta = {value}(a) - {value}(b) within each level and coefficient (descending). "
              f"Bold: significant (corrected p <= {alpha:g}).{_floor_note(frame)}")
-    head = f"{caption} {notes}" if caption else notes
-    return f"{head}\n\n{to_markdown(shown, align=['---', '---', '---', '---', '---:', '---:', '---:', '---'])}"
+    head = markdown_caption(caption, notes)
+    return f"{head}{to_markdown(shown, align=['---', '---', '---', '---', '---:', '---:', '---:', '---'])}"

@@ -64,7 +64,7 @@ def render(frame: pd.DataFrame, fmt: str, *, caption: str | None = None, width=D
     if fmt == "csv":
         return to_csv(frame)
     if fmt == "markdown":
-        return (f"{caption}\n\n" if caption else "") + to_markdown(frame)
+        return markdown_caption(caption) + to_markdown(frame)
     if fmt == "latex":
         return to_latex(frame, caption=caption)
     return text(frame, width)
@@ -463,6 +463,18 @@ def latex_caption(caption: str, notes: str = "") -> tuple[str, str]:
         if len(latex_escape(shown)) <= CAPTION_CHARS or limit < CAPTION_CHARS // 2:
             return latex_escape(shown), rest
         limit -= len(latex_escape(shown)) - CAPTION_CHARS
+
+
+def markdown_caption(caption: str | None, notes: str = "") -> str:
+    """A caption above a markdown table: :func:`split_caption`'s shown part (at most
+    :data:`CAPTION_CHARS` characters, as in LaTeX), the rest (conventions, signature) in an HTML
+    comment under it, which a markdown viewer does not show; ends with a blank line ('' without
+    a caption or notes)."""
+    if not caption and not notes:
+        return ""
+    shown, rest = split_caption(caption or "", notes)
+    comment = "<!-- " + rest.replace("--", "- -") + " -->\n" if rest else ""
+    return f"{shown}\n{comment}\n"
 
 
 def caption_text(caption: str, notes: str = "", width=DISPLAY) -> str:

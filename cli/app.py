@@ -345,12 +345,13 @@ FLAGS = {"metrics": "--metric", "levels": "--level", "coefficients": "--coeffici
          "datasets": "--dataset", "methods": "--method", "tasks": "--task", "measures": "--measure",
          "directory": "--dir", "calibrate": "--tie-calibration", "n_systems": "--systems", "n_inputs": "--inputs",
          "sera": "--index", "judges": "--judge", "categories": "--category", "ablations": "--ablation",
-         "system_types": "--system-type"}
+         "system_types": "--system-type", "formula": "--as", "sources": "--from"}
 #: The command of a ``Warehouse`` method (a :class:`~metaeval.errors.Hint`'s ``command``) whose
 #: name is not the command's; every other method is the command of its name.
 COMMANDS = {"simulate_coverage": "simulate coverage", "simulate_power": "simulate power",
             "rank_tasks": "rank-tasks", "load_summaries": "ingest summaries", "build_index": "index build",
-            "create": "init", "heatmap": "plot heatmap", "drop_measure": "drop measure"}
+            "create": "init", "heatmap": "plot heatmap", "drop_measure": "drop measure",
+            "load_table": "ingest table", "load_mqm": "ingest mqm", "load_preferences": "ingest preferences"}
 
 
 def flag(name: str) -> str:
@@ -425,14 +426,31 @@ def _command_line() -> str:
 
 
 def echo_reports(reports, err: bool = False) -> None:
-    """One line per file an ingest read (not wrapped: a script greps ``inserted N``; only a long
-    path makes it wider than the display)."""
+    """One report per file an ingest read, wrapped to :func:`width` columns: when the line is
+    wider, the file's name on a line of its own and what was read under it, indented; a count
+    stays with its word (a script greps ``inserted N``), a name is never cut."""
     for r in reports:
         if r.changed:
             extra = f", replaced {r.replaced}" if r.replaced else ""
-            click.echo(f"{r.file}: read {r.contents}, inserted {r.inserted}{extra}", err=err)
+            said = f"read {r.contents}, inserted {r.inserted}{extra}"
         else:
-            click.echo(f"{r.file}: read {r.contents}, all already in the warehouse; nothing changed", err=err)
+            said = f"read {r.contents}, all already in the warehouse; nothing changed"
+        click.echo(report_lines(f"{r.file}:", said, width()), err=err)
+
+
+def report_lines(head: str, said: str, columns: int | None) -> str:
+    """``head said`` on one line when it fits in ``columns`` (None: always), else ``head`` alone
+    and ``said`` wrapped under it, indented by two spaces, a number kept with the word before it."""
+    import re
+    import textwrap
+
+    line = f"{head} {said}"
+    if columns is None or len(line) <= columns:
+        return line
+    glued = re.sub(r"(\w) (\d)", "\\1\u00a0\\2", said)
+    lines = textwrap.wrap(glued, columns, initial_indent="  ", subsequent_indent="  ", break_long_words=False,
+                          break_on_hyphens=False)
+    return "\n".join([head, *lines]).replace("\u00a0", " ")
 
 
 # --- shared by the commands --------------------------------------------------------------

@@ -23,7 +23,7 @@ import pandas as pd
 from metaeval import schema
 from metaeval.analyses import annotators as an
 from metaeval.core import Annotations, Store
-from metaeval.errors import Argument, Message, WarehouseError
+from metaeval.errors import Argument, Message, WarehouseError, ingest_hint
 from metaeval.analyses.stats import vocabulary
 from metaeval.runs import bookkeeping, parameters, selection
 from metaeval.runs.parameters import Params, setting
@@ -57,7 +57,8 @@ def fingerprint(a: Annotations, subset: str = "") -> str:
 def resolve_humans(wh: Store, dataset: str, globs: Sequence[str]) -> list[str]:
     humans = sorted(wh.measures(dataset, "human")["measure"])
     if not humans:
-        raise WarehouseError(f"dataset {dataset!r} has no human judgment")
+        raise WarehouseError(Message(f"dataset {dataset!r} has no human judgment; ingest one with `",
+                                     ingest_hint("table", dataset, ("humans", ["GLOB"])), "`"))
     chosen: list[str] = []
     for g in globs or ("*",):
         hit = [h for h in humans if fnmatch.fnmatchcase(h, g)]

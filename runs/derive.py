@@ -28,7 +28,7 @@ import pandas as pd
 
 from metaeval.analyses import derived
 from metaeval.core import Store
-from metaeval.errors import Argument, Message, WarehouseError
+from metaeval.errors import Argument, Hint, Message, WarehouseError, measures_hint, no_human_judgment
 from metaeval.load import CELL_COLUMNS, Batch, LoadReport
 
 PER = ("annotator", "cell")
@@ -53,13 +53,15 @@ def _sources(wh: Store, dataset: str, new: str, sources: Sequence[str], formula:
     directions = dict(zip(catalog["measure"], catalog["direction"]))
     if new in kinds:
         raise WarehouseError(Message(f"{dataset} already has a measure {new!r}: choose another name (or drop it "
-                                     "first)"))
+                                     "first: `", Hint("drop_measure", positional=(dataset, new)), "`)"))
     for m in sources:
         if m not in kinds:
-            raise WarehouseError(Message(Argument("sources", m), f": no measure {m!r} in {dataset}"))
+            raise WarehouseError(Message(Argument("sources", m), f": no measure {m!r} in {dataset} (`",
+                                         measures_hint(dataset), "` lists them)"))
         if kinds[m] != "human":
-            raise WarehouseError(Message(Argument("sources", m), f": {m!r} is an automatic measure; derive combines "
-                                         "human judgments"))
+            raise WarehouseError(Message(Argument("sources", m), ": ", no_human_judgment(
+                dataset, m, [h for h, k in kinds.items() if k == "human"], [a for a, k in kinds.items() if k != "human"]
+            ).args[0], "; derive combines human judgments"))
         if directions[m] != "higher":
             raise WarehouseError(Message(Argument("sources", m), f": {m!r} is lower-is-better; the formulas "
                                          "combine higher-is-better judgments"))

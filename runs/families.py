@@ -304,9 +304,16 @@ class Family:
         (:func:`metaeval.analyses.tables.render`; several tables: ``render_blocks``)."""
         from metaeval.analyses import tables
 
-        if isinstance(outcome, Mapping):
-            return tables.render_blocks(list(outcome.items()), fmt)
-        return tables.render(outcome, fmt)
+        blocks = list(outcome.items()) if isinstance(outcome, Mapping) else [(None, outcome)]
+        hidden = []
+        if fmt in ("text", "table"):          # a reader's table: the bookkeeping columns only in json / csv
+            hidden = sorted({c for _, f in blocks for c in getattr(f, "columns", ()) if c in BOOKKEEPING},
+                            key=BOOKKEEPING.index)
+            blocks = [(name, f.drop(columns=[c for c in hidden if c in f.columns]) if hidden else f)
+                      for name, f in blocks]
+        text = (tables.render_blocks(blocks, fmt) if isinstance(outcome, Mapping)
+                else tables.render(blocks[0][1], fmt))
+        return text + (f"({', '.join(hidden)}: in the json and csv formats)\n" if hidden else "")
 
     def section(self, ctx) -> list:
         """The family's sections of the report: ``ctx`` is the report's
@@ -319,6 +326,10 @@ class Family:
             out.append(getattr(importlib.import_module(module), attr)(ctx))
         return out
 
+
+#: The columns of a result table that identify and document a row rather than state a result:
+#: left out of a family's text table (:meth:`Family.present`), in its json and csv.
+BOOKKEEPING: tuple[str, ...] = ("result_id", "run_id", "fingerprint", "conventions", "parameters")
 
 _REGISTERED: dict[str, Family] = {}
 _PYTHON_NAME = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")

@@ -103,8 +103,7 @@ def choose(names: Sequence[str], globs: Sequence[str], what: str, option: str, d
 def load(wh: Store, dataset: str, humans: Sequence[str] = (), judges: Sequence[str] = ()) -> Data:
     """The preferences of ``dataset`` of the human judges matching ``humans`` and the automatic
     judges matching ``judges`` (globs; default all)."""
-    if wh.con.execute("SELECT count(*) FROM datasets WHERE name = ?", [dataset]).fetchall()[0][0] == 0:
-        raise WarehouseError(f"no dataset {dataset!r} in the warehouse")
+    wh.require_dataset(dataset)
     rows = wh.con.execute(schema.read("preferences_of"), {"dataset": dataset}).df()
     kinds = rows.drop_duplicates("judge").set_index("judge")["kind"]
     humans = choose(sorted(kinds.index[kinds == "human"]), humans, "human", "humans", dataset)

@@ -16,7 +16,7 @@ the same command on the same votes computes nothing.
 
 from __future__ import annotations
 
-from metaeval.errors import Argument, Message, WarehouseError
+from metaeval.errors import Argument, Message, WarehouseError, ingest_hint
 from metaeval.runs.families import ALPHA, CORRECTION, DATASET, FORCE, JOBS, K, SEED, Family, Option, register
 
 COMMAND, TABLE = "leaderboard", "leaderboard"
@@ -48,6 +48,8 @@ class Leaderboard(Family):
     summary = "Systems ranked from pairwise votes: Bradley-Terry ratings with intervals (Chatbot Arena's method)."
     tables = (TABLE,)
     options = OPTIONS
+    report = ("metaeval.runs.report.votes:leaderboard",)
+    report_position = 42
 
     def compute(self, wh, **params):
         return leaderboard(wh, **params)
@@ -100,11 +102,14 @@ def _votes(wh, dataset: str, judge: str | None):
     wh.require_dataset(dataset)
     if judge is not None and not wh.con.execute(schema.read("leaderboard_judge"),
                                                 {"dataset": dataset, "judge": judge}).fetchall()[0][0]:
-        raise WarehouseError(Message(f"{dataset!r} has no automatic judge ", Argument("judge", judge)))
+        raise WarehouseError(Message(f"{dataset!r} has no automatic judge ", Argument("judge", judge),
+                                     ": leave it out to rank from the human votes, or ingest its votes with `",
+                                     ingest_hint("preferences", dataset, ("judge", judge)), "`"))
     rows = wh.con.execute(schema.read("leaderboard_votes"), {"dataset": dataset, "judge": judge}).fetchall()
     if not rows:
-        raise WarehouseError(f"{dataset!r} has no {'human ' if judge is None else ''}pairwise votes: ingest them "
-                             "with ingest preferences")
+        raise WarehouseError(Message(f"{dataset!r} has no {'human ' if judge is None else ''}pairwise votes: ingest "
+                                     "them with `", ingest_hint("preferences", dataset, *(() if judge is None else
+                                                                                    (("judge", judge),))), "`"))
     systems = sorted({r[0] for r in rows} | {r[1] for r in rows})
     index = {s: i for i, s in enumerate(systems)}
     half = {"a": 2, "b": 0, "tie": 1}
@@ -134,7 +139,8 @@ def leaderboard(wh, dataset: str, judge: str | None = None, *, k: int = K.defaul
                                      Argument("ties", ties), " the ratings are the maximum-likelihood ones"))
     systems, counted, fingerprint, votes = _votes(wh, dataset, judge)
     if anchor is not None and anchor not in systems:
-        raise WarehouseError(Message(Argument("anchor", anchor), f" is not a system of the votes of {dataset!r}"))
+        raise WarehouseError(Message(Argument("anchor", anchor), f" is not a system of the votes of {dataset!r}; "
+                                     f"its systems: {', '.join(systems)}"))
     if ridge == 0 and not lb.estimable(counted):
         raise WarehouseError(Message("these votes admit no maximum-likelihood ratings (a system never loses or never "
                                      "wins against the others, so its rating is infinite): give a prior, e.g. ",

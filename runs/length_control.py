@@ -25,6 +25,8 @@ class LengthControlledWinrate(Family):
     summary = ("Win rates against a baseline, raw and length-controlled (AlpacaEval 2.0's GLM), from pairwise "
                "preferences with the outputs' lengths.")
     tables = (TABLE,)
+    report = ("metaeval.runs.report.votes:lc_winrate",)
+    report_position = 44
     options = (DATASET, Option("baseline", required=True, metavar="SYSTEM",
                                help="The system every other is compared with (AlpacaEval's reference model)."),
                Option("judge", metavar="JUDGE", help="This automatic judge's preferences. Default: the human ones."),

@@ -89,7 +89,8 @@ def ingest(wh: Store, dataset: str, path: Path, *, weights: str = DEFAULT_WEIGHT
     spans = parser.parse(Path(path), judge=judge)
     if spans.esa and weights != DEFAULT_WEIGHTS:
         raise WarehouseError(Message(Argument("weights", weights), f" weighs MQM errors; {spans.file} has a score "
-                                     "column (ESA): its measure is esa, the raters' scores"))
+                                     "column (ESA): its measure is esa, the raters' scores; leave out ",
+                                     Argument("weights")))
     loaded = batch(spans, weights)
     ensure_table(wh, "error_spans", "86_error_spans")
     written: list[tuple[int, int]] = []

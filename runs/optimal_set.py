@@ -50,15 +50,17 @@ class OptimalSet(Family):
         other formats: the rows."""
         if fmt != "text" or outcome.empty:
             return super().present(outcome, fmt)
+        from metaeval.analyses import plain, tables
+
         out = []
         for key, rows in outcome.groupby(list(SETTING), dropna=False, sort=False):
             n_set = json.loads(rows["conventions"].iloc[0]).get("n_optimal_set")
             shown = rows[["option", "value", "n_optimal", "share", "n_variants"]].assign(
                 share=[("undefined" if s is None or s != s else f"{100 * s:.1f}") for s in rows["share"]])
-            out += [f"{rows['human'].iloc[0]} on {rows['dataset'].iloc[0]}: "
-                    + ", ".join(f"{c} {v}" for c, v in zip(SETTING, key))
-                    + f"; optimal ROUGE variants: {'undetermined' if n_set is None else n_set}",
-                    shown.rename(columns={"share": "share %"}).to_string(index=False), ""]
+            out += [plain.wrap(f"{rows['human'].iloc[0]} on {rows['dataset'].iloc[0]}: "
+                               + ", ".join(f"{c} {v}" for c, v in zip(SETTING, key))
+                               + f"; optimal ROUGE variants: {'undetermined' if n_set is None else n_set}"),
+                    tables.text(shown.rename(columns={"share": "share %"}))]
         return "\n".join(out)
 
 

@@ -28,6 +28,8 @@ class Raters(Family):
     name = COMMAND
     summary = "Agreement between raters on scores and spans, and the ranking's stability vs ratings per segment"
     tables = (AGREEMENT, STABILITY)
+    report = ("metaeval.runs.report.spans:raters",)
+    report_position = 46
     options = (DATASET, HUMAN.but(help="The human measure whose raters are compared, e.g. mqm."),
                K.but(help="Draws of raters per number of ratings."), SEED, ALPHA, FORCE)
 

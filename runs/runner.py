@@ -187,8 +187,9 @@ def _check_enough(arrays, measures, n_systems, n_inputs, analysis: Analysis) -> 
     method = getattr(analysis.params, "method", None) or ""
     if method.endswith("inputs") or method.endswith("both"):
         if n_inputs < 2:
-            raise WarehouseError(f"method {method!r} resamples inputs but {list(measures)} cover "
-                                 f"only {n_inputs} input")
+            raise WarehouseError(Message(Argument("method", method), f" resamples inputs but {list(measures)} cover "
+                                         f"only {n_inputs} input; choose ", Argument("method", "perm-systems"), " or ",
+                                         Argument("method", "boot-systems")))
 
 
 def task_id(t: Task) -> tuple:

@@ -24,7 +24,7 @@ import pandas as pd
 from metaeval.analyses.stats import validation, vocabulary
 from metaeval.attributes import ALL_TYPES, LEFT_OUT_TYPES, SYSTEM_TYPE
 from metaeval.core import Store
-from metaeval.errors import Argument, Message, WarehouseError, no_human_judgment
+from metaeval.errors import Argument, Message, WarehouseError, ingest_hint, no_human_judgment
 
 
 # --- subsets of cells (attributes, issue 26) ------------------------------------------------
@@ -195,7 +195,8 @@ def resolve_scope(wh: Store, dataset: str, human: str | None, metric_globs: Sequ
     else:
         metrics = automatic
     if not metrics:
-        raise WarehouseError(f"dataset {dataset!r} has no automatic measures to analyse")
+        raise WarehouseError(Message(f"dataset {dataset!r} has no automatic measures to analyse; ingest a metric's "
+                                     "scores with `", ingest_hint("table", dataset), "`"))
     scope = Scope(dataset, human, tuple(metrics), choices(levels, valid_levels, "level"),
                   coefficient_choices(coefficients), where)
     check_controls(wh, scope, partial)
@@ -408,7 +409,8 @@ def load_data(wh: Store, scope: Scope, *, annotations: bool = False) -> Data:
                                          f"{', '.join(LEFT_OUT_TYPES)}, left out unless chosen (",
                                          Argument("system_types", [ALL_TYPES]), ")"))
         if not keep.any():
-            raise WarehouseError(f"no cell of dataset {scope.dataset!r} is in the subset {scope.subset}")
+            raise WarehouseError(Message(f"no cell of dataset {scope.dataset!r} is in the subset {scope.subset}; "
+                                         "choose another ", Argument("where")))
         values = {n: np.where(keep, v, np.nan) for n, v in values.items()}
         tensors = {n: np.where(keep[:, :, None], t, np.nan) for n, t in tensors.items()}
     attributes = dict.fromkeys(attribute_control(c) for c in scope.coefficients)

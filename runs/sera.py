@@ -26,7 +26,7 @@ import numpy as np
 from metaeval.analyses import text
 from metaeval.analyses.text import retrieval
 from metaeval.core import Store
-from metaeval.errors import WarehouseError
+from metaeval.errors import Argument, Message, WarehouseError, measures_hint
 from metaeval.runs import index as indexing
 
 from typing import TYPE_CHECKING  # noqa: E402
@@ -200,7 +200,8 @@ def check_sweep(wh: Store, dataset: str, human: str, setting: SERASetting) -> No
     kinds = wh.measure_kinds(dataset)
     row = kinds[kinds["measure"] == human]
     if row.empty or row["kind"].iloc[0] != "human":
-        raise WarehouseError(Message(Argument("sweep", human), f": not a human measure of {dataset!r}"))
+        raise WarehouseError(Message(Argument("sweep", human), f": not a human measure of {dataset!r} (`",
+                                     measures_hint(dataset), "` lists them with their kinds)"))
     if len(wh.matrix(dataset, human).systems) < 3:
         raise WarehouseError(Message(Argument("sweep", human), " judges fewer than 3 systems: no system-level "
                                      "correlation to sweep"))

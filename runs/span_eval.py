@@ -11,7 +11,7 @@ rows of every judge; the same command on the same spans computes nothing.
 
 from __future__ import annotations
 
-from metaeval.errors import Argument, Message, WarehouseError
+from metaeval.errors import Argument, Message, WarehouseError, ingest_hint
 from metaeval.runs.families import ALPHA, CORRECTION, DATASET, FORCE, K, SEED, Family, Option, register
 
 COMMAND, TABLE, TESTS = "span-eval", "span_evaluation", "span_tests"
@@ -25,6 +25,8 @@ class SpanEval(Family):
     name = COMMAND
     summary = "Metrics' predicted error spans against the human ones: character precision, recall, F1"
     tables = (TABLE, TESTS)
+    report = ("metaeval.runs.report.spans:span_eval",)
+    report_position = 48
     tests_table = TESTS
     options = (DATASET, JUDGES, K.but(help="Bootstrap resamples of the segments, and permutations of the tests."),
                SEED, ALPHA, CORRECTION, FORCE)
@@ -170,5 +172,6 @@ def _read(wh, dataset: str, judges):
         raise WarehouseError(Message(f"dataset {dataset!r} has no predicted spans of ", Argument("judges", unknown or
                                      ["NAME"]), f"; its automatic judges: {', '.join(automatic) or 'none'}"))
     if not (rows["kind"] == "human").any():
-        raise WarehouseError(f"dataset {dataset!r} has no human error spans to evaluate against")
+        raise WarehouseError(Message(f"dataset {dataset!r} has no human error spans to evaluate against; ingest "
+                                     "the raters' spans with `", ingest_hint("mqm", dataset), "`"))
     return rows, judges

@@ -144,7 +144,8 @@ def _load(wh: Store, dataset: str, measure: str, where) -> tuple[Any, tuple[str,
     keep = wh.attribute_mask(dataset, where, m.systems, m.inputs)   # (and the systems' types: reference, ... out)
     if not keep.all():
         if not keep.any():
-            raise WarehouseError(f"no cell of dataset {dataset!r} is in the subset {selection.subset_label(where)}")
+            raise WarehouseError(Message(f"no cell of dataset {dataset!r} is in the subset "
+                                         f"{selection.subset_label(where)}; choose another ", Argument("where")))
         A = np.where(keep, A, np.nan)
     label = selection.subset_label(where)
     data = selection.Data(m.systems, m.inputs, {measure: A}, {measure: direction}, subset=label)
@@ -314,41 +315,64 @@ def conclude(rows: pd.DataFrame, systems, method: str) -> tuple[list[str] | None
             [s for s in systems if s not in beaten and s in unknown], None)
 
 
-def _cells(outcome: SystemTestsOutcome, method: str):
-    """(p, significant, undefined) N x N in ``outcome.systems`` order: [i, j] the adjusted p of "i
-    better than j" (a two-sided test's p in the cell of its ``better`` system, else by the sign of
-    delta; NaN: no such test),
-    whether it is significant, and whether the pair's test is undefined (both cells)."""
-    import numpy as np
+def _placed(outcome: SystemTestsOutcome, method: str, rows=None):
+    """[(i, j, test row)] of ``method``'s tests, placed in the cell [i, j] of "i better than j" (a
+    two-sided test's where its ``better`` system is, else by the sign of delta), and the pairs
+    (i, j) whose test is undefined (both cells); ``rows``: the tests (default ``outcome.rows``)."""
     import pandas as pd
 
     index = {s: i for i, s in enumerate(outcome.systems)}
-    n = len(index)
-    p, sig, undefined = np.full((n, n), np.nan), np.zeros((n, n), bool), np.zeros((n, n), bool)
-    for r in outcome.rows[outcome.rows["method"] == method].itertuples():
+    rows = outcome.rows if rows is None else rows
+    placed, undefined = [], set()
+    for r in rows[rows["method"] == method].itertuples():
         a, b = index[r.system_a], index[r.system_b]
-        if pd.isna(r.p_adjusted):
-            undefined[a, b] = undefined[b, a] = True
+        if pd.isna(outcome.rows.at[r.Index, "p_adjusted"]):
+            undefined |= {(a, b), (b, a)}
             continue
         if r.alternative == "two-sided":
             if pd.isna(r.better) and not r.delta:
                 continue
-            row, col = (a, b) if (r.better == r.system_a if pd.notna(r.better) else r.delta > 0) else (b, a)
+            at = (a, b) if (r.better == r.system_a if pd.notna(r.better) else r.delta > 0) else (b, a)
         else:
-            row, col = (a, b) if r.alternative == "greater" else (b, a)
-        p[row, col], sig[row, col] = r.p_adjusted, bool(r.significant)
+            at = (a, b) if r.alternative == "greater" else (b, a)
+        placed.append((*at, r))
+    return placed, undefined
+
+
+def _cells(outcome: SystemTestsOutcome, method: str):
+    """(p, significant, undefined) N x N in ``outcome.systems`` order: [i, j] the adjusted p of "i
+    better than j" (:func:`_placed`; NaN: no such test), whether it is significant, and whether
+    the pair's test is undefined (both cells)."""
+    import numpy as np
+
+    n = len(outcome.systems)
+    p, sig, undefined = np.full((n, n), np.nan), np.zeros((n, n), bool), np.zeros((n, n), bool)
+    placed, missing = _placed(outcome, method)
+    for i, j, r in placed:
+        p[i, j], sig[i, j] = r.p_adjusted, bool(r.significant)
+    for i, j in missing:
+        undefined[i, j] = True
     return p, sig, undefined
 
 
 def matrix(outcome: SystemTestsOutcome, method: str) -> pd.DataFrame:
     """Graham's Fig. 4 as a table: row system i, column system j, the adjusted p of "i better than
-    j" with ``*`` when significant ('' where there is no such test, ``n/a`` where it is undefined;
-    a two-sided test's p where its significant direction points, or by the sign of delta)."""
+    j" as the conclusion layer prints it (never finer than its resolution) with ``*`` when
+    significant ('' where there is no such test, ``n/a`` where it is undefined; a two-sided
+    test's p where its significant direction points, or by the sign of delta)."""
     import pandas as pd
 
-    p, sig, undefined = _cells(outcome, method)
-    cells = [["n/a" if u else "" if pd.isna(x) else f"{x:.3g}" + ("*" if s else "") for x, s, u in zip(*row)]
-             for row in zip(p, sig, undefined)]
+    from metaeval.analyses import conclusions
+    from metaeval.analyses import system_tests as st
+
+    n = len(outcome.systems)
+    cells = [[""] * n for _ in range(n)]
+    printed = conclusions.printed_by(outcome.rows, {**st.PVALUE_FORMULA, st.NORMALITY: "parametric"})
+    placed, undefined = _placed(outcome, method, printed)
+    for i, j, r in placed:
+        cells[i][j] = r.p_adjusted + ("*" if r.significant else "")
+    for i, j in undefined:
+        cells[i][j] = "n/a"
     frame = pd.DataFrame(cells, columns=list(outcome.systems))
     frame.insert(0, "better than", list(outcome.systems))
     return frame

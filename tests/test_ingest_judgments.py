@@ -110,7 +110,8 @@ def test_one_file_per_annotator_loads_as_the_union(db, cli, tmp_path, replace):
     alice = _annotator_file(tmp_path / "alice.csv", "alice", [1, 2])
     bob = _annotator_file(tmp_path / "bob.csv", "bob", [3, 4])
     out = cli("ingest", "table", alice, bob, "--dataset", "d", *replace).output
-    assert f"{alice}: read 2 judgments, inserted 2\n{bob}: read 2 judgments, inserted 2\n" in out, out  # own rows
+    assert (f"{alice}: read 2 judgments, inserted 2 {bob}: read 2 judgments, inserted 2"   # own rows (wrapped
+            in " ".join(out.split())), out                                                  # at 100 columns)
     assert _cells(db) == {"A": {"alice": 1.0, "bob": 3.0}, "B": {"alice": 2.0, "bob": 4.0}}
     with Store(db, read_only=True) as wh:
         ingests = wh.sql("SELECT file, inserted, replaced FROM ingests ORDER BY ingest_id")
@@ -168,7 +169,7 @@ def test_same_annotator_same_value_in_two_files_counts_once(db, cli, tmp_path):
     both = tmp_path / "both.csv"
     both.write_text(HEADER + "A,d,h,1,alice,human\nA,d,h,3,bob,human\n")
     out = cli("ingest", "table", alice, both, "--dataset", "d").output
-    assert f"{alice}: read 2 judgments, inserted 2\n{both}: read 2 judgments, inserted 1\n" in out, out
+    assert f"{alice}: read 2 judgments, inserted 2 {both}: read 2 judgments, inserted 1" in " ".join(out.split()), out
     assert _cells(db) == {"A": {"alice": 1.0, "bob": 3.0}, "B": {"alice": 2.0}}
 
 

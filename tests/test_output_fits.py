@@ -2,13 +2,19 @@
 repository ships (the demo, docs/examples, examples/factuality) with a small k, print text of
 at most 100 characters a line (``--wide``: as wide as it is), never ``None``, ``NaN`` or a
 count as a float (``261.0``), and LaTeX whose captions have at most 300 characters and whose
-floats each have a ``\\label``."""
+floats each have a ``\\label``. Every command of the program is either run here
+(:data:`SETUP`, :data:`TEXT_COMMANDS`) or listed in :data:`NOT_TABLES` with why; a table's
+columns (read where :func:`metaeval.analyses.plain.fit` sets them) keep one number of decimals,
+and a p-value column prints what the conclusion layer prints (never ``0``, never finer than 3
+decimals: ``<floor`` below its resolution)."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
+import click
 import pandas as pd
 import pytest
 from click.testing import CliRunner
@@ -21,6 +27,22 @@ EXAMPLES = Path("docs") / "examples"            # relative, as the walk-throughs
 FACTUALITY = Path("examples") / "factuality"
 DEMO = ("--dataset", "demo", "--human", "expert.relevance")
 K = ("--k", "100")
+#: the set-up (its own output is checked too): every ingest path the shipped files allow
+SETUP = [
+    ("demo", "--k", "100"),
+    ("ingest", "preferences", str(EXAMPLES / "preferences.csv"), "--dataset", "judges-demo"),
+    ("ingest", "table", str(FACTUALITY / "scores.csv"), "--dataset", "factuality", "--human", "human.*"),
+    ("ingest", "table", str(FACTUALITY / "scores.csv"), "--dataset", "factuality-b", "--human", "human.*"),
+    ("ingest", "attributes", str(FACTUALITY / "attributes.csv"), "--dataset", "factuality"),
+    ("ingest", "preferences", str(EXAMPLES / "alpaca.csv"), "--dataset", "alpaca", "--judge", "gpt4"),
+    ("ingest", "mqm", str(EXAMPLES / "mqm.tsv"), "--dataset", "mqm-demo"),
+    ("ingest", "mqm", str(EXAMPLES / "mqm-metric.tsv"), "--dataset", "mqm-demo", "--judge", "xcomet"),
+    ("ingest", "units", str(EXAMPLES / "units.csv"), "--dataset", "units-demo", "--prefix", "scu"),
+    ("ingest", "summaries", "{tmp}/s.jsonl", "--dataset", "toy"),
+    ("ingest", "sacrerouge", "{tmp}/h.jsonl", "--dataset", "toy", "--human", "pyramid"),
+    ("ingest", "mtme", "{tmp}/wmtx", "--dataset", "wmtx-en-de", "--lp", "en-de"),
+    ("index", "build", "refs", "--dataset", "toy"),
+]
 #: the commands whose text output is checked (after the set-up below)
 TEXT_COMMANDS = [
     ("evaluate", str(EXAMPLES / "mymetric.csv"), *DEMO, *K),
@@ -30,26 +52,61 @@ TEXT_COMMANDS = [
     ("compare", *DEMO, "--level", "system", *K),
     ("winners", *DEMO, "--level", "system", "--coefficient", "kendall"),
     ("accuracy", *DEMO, "--soft"),
+    ("accuracy", *DEMO, "--k", "50"),
     ("rank-change", "--dataset", "demo", "--metric", "sim-high.f1", "--metric", "expert.relevance"),
     ("datasets",),
     ("measures", "demo"),
+    ("measures", "mqm-demo"),
+    ("matrix", "mqm-demo", "mqm"),
+    ("matrix", "units-demo", "scu.lite"),
+    ("scale", "units-demo", "scu.lite", "--range", "0..1"),
     ("results", "confidence_intervals", "--dataset", "demo"),
     ("results", "hypothesis_tests", "--dataset", "demo"),
     ("judges", "--dataset", "judges-demo", "--k", "50"),
     ("leaderboard", "--dataset", "judges-demo", "--k", "50"),
+    ("leaderboard", "--dataset", "judges-demo", "--judge", "judge-position", "--interval", "sandwich",
+     "--anchor", "sys-3"),
+    ("leaderboard", "--dataset", "judges-demo", "--ties", "davidson", "--correction", "none"),
     ("results", "leaderboard", "--dataset", "judges-demo"),
     ("results", "preference_rankings", "--dataset", "judges-demo"),
+    ("lc-winrate", "--dataset", "alpaca", "--baseline", "baseline", "--judge", "gpt4", "--k", "50"),
+    ("raters", "--dataset", "mqm-demo", "--human", "mqm", "--k", "50"),
+    ("span-eval", "--dataset", "mqm-demo", "--k", "50"),
     ("sql", "SELECT * FROM preference_matrix LIMIT 5"),
     ("detection", "--dataset", "factuality", "--human", "human.label", "--positive", "1",
      "--tune", "split=validation", "--where", "split=test", "--by", "source", "--k", "50"),
+    ("categories", "--dataset", "factuality", "--human", "human.consistency", "--category", "label=human.label"),
     ("results", "detection", "--dataset", "factuality"),
     ("results", "judge_statistics", "--dataset", "judges-demo"),
-    ("results", "system_tests", "--dataset", "demo"),
     ("system-tests", "--dataset", "demo", "--measure", "sim-high.f1", "--method", "t-test", "--shapiro"),
+    ("system-tests", "--dataset", "demo", "--measure", "sim-high.f1", "--method", "bootstrap",
+     "--method", "randomization", *K),
+    ("results", "system_tests", "--dataset", "demo"),
+    ("systems-agreement", *DEMO),
+    ("error-overlap", *DEMO, "--metric", "sim-high.f1", "--metric", "sim-low.f1"),
+    *[("compare", "--dataset", d, "--human", "human.consistency", "--level", "system", "--alternative", "greater",
+       "--k", "50") for d in ("factuality", "factuality-b")],
+    ("replicability", "--level", "system", "--dataset", "factuality", "--human", "human.consistency", "--dataset", "factuality-b",
+     "--human", "human.consistency"),
+    ("rank-tasks", "--task", "demo:expert.relevance:system:kendall",
+     "--task", "demo:expert.relevance:summary:acc-23:2", "--k", "50"),
     ("evaluate", "--dataset", "judges-demo", "--preferences", str(EXAMPLES / "my-judge.csv"), "--k", "50"),
     ("annotators", *DEMO, "--k", "100"),
     ("normality", "--dataset", "demo"),
     ("agreement", "--dataset", "demo"),
+    ("derive", "scu.mean", "--dataset", "units-demo", "--from", "scu.lite", "--from", "scu.pyramid", "--as", "mean"),
+    ("score", "toy", "--metric", "rouge", "--metric", "js"),
+    ("score", "toy", "--metric", "regression", "--human", "pyramid", "--topic-cutoff", "2"),
+    ("score", "toy", "--metric", "sera", "--index", "refs", "--cutoff", "1,2,3", "--sweep", "pyramid"),
+    ("index", "list"),
+    ("compare", "--dataset", "toy", "--human", "pyramid", "--level", "system", "--coefficient", "kendall",
+     "--metric", "rouge-*", "--k", "50"),
+    ("winners", "--dataset", "toy", "--human", "pyramid", "--level", "system", "--coefficient", "kendall",
+     "--metric", "rouge-*"),
+    ("optimal-set", "--dataset", "toy", "--human", "pyramid", "--coefficient", "kendall"),
+    ("simulate", "coverage", *DEMO, "--metric", "sim-high.f1", "--trials", "20", "--k", "50"),
+    ("simulate", "power", "--dataset", "toy", "--human", "pyramid", "--trials", "20", "--k", "50"),
+    ("correlate", "--dataset", "wmtx-en-de", "--human", "mqm.seg", "--metric", "*.seg"),
 ]
 LATEX_COMMANDS = [
     ("evaluate", "--metric", "mymetric", *DEMO, *K, "--format", "latex"),
@@ -59,8 +116,20 @@ LATEX_COMMANDS = [
     ("detection", "--dataset", "factuality", "--human", "human.label", "--positive", "1",
      "--tune", "split=validation", "--where", "split=test", "--by", "source", "--k", "50", "--format", "latex"),
 ]
+#: the commands not run here, and why (each prints at most a line of its own, checked elsewhere)
+NOT_TABLES = {
+    "init": "one line (the warehouse created or up to date)",
+    "drop dataset": "its report is wrapped (tests/test_housekeeping.py)",
+    "drop measure": "its report is wrapped (tests/test_housekeeping.py)",
+    "rename measure": "its report is wrapped (tests/test_housekeeping.py)",
+    "export": "writes a file; one line naming it",
+    "plot ci": "draws a figure (tests/test_cli.py::test_documented_plot_commands_work_on_the_demo)",
+    "plot heatmap": "draws a figure (as plot ci)",
+    "plot power": "draws a figure (as plot ci)",
+    "report": "writes an HTML page (tests/test_report*.py)",
+}
 MISSING = re.compile(r"(?<![\w.\-])(None|NaN|nan|<NA>|NaT)(?![\w.\-])")
-WHOLE = re.compile(r"(?<![\w.])\d+\.0(?![\d.])")
+WHOLE = re.compile(r"(?<![\w.])\d+\.0(?![\d.%])")
 ONE_DECIMAL = re.compile(r"(?<![\w.])\d+\.[1-9](?![\d.])")
 
 
@@ -90,30 +159,128 @@ def _in_the_clone(monkeypatch):
     monkeypatch.chdir(ROOT)
 
 
+def _toy_files(tmp: Path) -> None:
+    """The texts of a small dataset (toy: 4 systems x 3 inputs, their references and documents,
+    a human measure ``pyramid`` in SacreROUGE's layout) and a small mt-metrics-eval directory."""
+    from tests.test_sera_scoring import REFS
+    from tests.test_sera_sweep import SUMMARIES
+
+    lines = [{"instance_id": i, "summarizer_id": s, "summary": {"text": [t]},
+              "references": [{"summarizer_id": f"r{k}", "text": [r]} for k, r in enumerate(REFS[i])],
+              "documents": [{"text": [" ".join(REFS[i])]}]} for (s, i), t in SUMMARIES.items()]
+    (tmp / "s.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    base = {"s1": 3.0, "s2": 1.0, "s3": 2.0, "s4": 0.5}
+    scores = [{"instance_id": i, "summarizer_id": s, "summarizer_type": "peer",
+               "metrics": {"pyramid": base[s] + 0.1 * k}} for k, (s, i) in enumerate(SUMMARIES)]
+    (tmp / "h.jsonl").write_text("".join(json.dumps(line) + "\n" for line in scores))
+    d = tmp / "wmtx"
+    for sub in ("sources", "references", "human-scores", "metric-scores/en-de", "system-outputs/en-de"):
+        (d / sub).mkdir(parents=True)
+    systems = ("sys-A", "sys-B", "sys-C")
+    (d / "sources" / "en-de.txt").write_text("".join(f"source {j}\n" for j in range(4)))
+    (d / "references" / "en-de.refA.txt").write_text("".join(f"ref {j}\n" for j in range(4)))
+    for n, s in enumerate(systems):
+        (d / "system-outputs" / "en-de" / f"{s}.txt").write_text("".join(f"{s} {j}\n" for j in range(4)))
+    (d / "human-scores" / "en-de.mqm.seg.score").write_text(
+        "".join(f"{s} {-((n * 3 + j) % 5)}\n" for n, s in enumerate(systems) for j in range(4)))
+    (d / "metric-scores" / "en-de" / "BLEU-refA.seg.score").write_text(
+        "".join(f"{s} {((n * 7 + j * 3) % 11) / 10}\n" for n, s in enumerate(systems) for j in range(4)))
+
+
 @pytest.fixture(scope="module")
 def warehouse(tmp_path_factory):
-    db = tmp_path_factory.mktemp("fits") / "wh.duckdb"
+    tmp = tmp_path_factory.mktemp("fits")
+    db = tmp / "wh.duckdb"
+    _toy_files(tmp)
     with pytest.MonkeyPatch.context() as mp:
         mp.chdir(ROOT)
-        run(db, "demo", "--k", "100")
-        run(db, "ingest", "preferences", str(EXAMPLES / "preferences.csv"), "--dataset", "judges-demo")
-        run(db, "ingest", "table", str(FACTUALITY / "scores.csv"), "--dataset", "factuality", "--human", "human.*")
-        run(db, "ingest", "attributes", str(FACTUALITY / "attributes.csv"), "--dataset", "factuality")
-    return db
+        setup = [run(db, *(a.format(tmp=tmp) for a in args)) for args in SETUP]
+    return db, setup
 
 
-def test_text_output_fits(warehouse):
-    found = {}
+@pytest.fixture(scope="module")
+def tables_printed():
+    """Every table :func:`plain.fit` sets while the fixture is active: (headers, columns, numeric)."""
+    seen: list[tuple] = []
+    original = plain.fit
+
+    def spy(headers, columns, numeric, width=plain.DISPLAY):
+        seen.append((headers, columns, numeric))
+        return original(headers, columns, numeric, width)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(plain, "fit", spy)
+        yield seen
+
+
+def command_of(args: tuple[str, ...]) -> str:
+    """The command's name in ``args`` (``ingest mqm``, ``leaderboard``)."""
+    group = main.commands.get(args[0])
+    return " ".join(args[:2]) if isinstance(group, click.Group) else args[0]
+
+
+def every_command(group: click.Group = main, prefix: str = "") -> set[str]:
+    out = set()
+    for name, command in group.commands.items():
+        full = f"{prefix}{name}"
+        out |= every_command(command, full + " ") if isinstance(command, click.Group) else {full}
+    return out
+
+
+def test_every_command_is_run_here_or_listed_as_printing_no_table():
+    covered = {command_of(args) for args in [*SETUP, *TEXT_COMMANDS]}
+    assert not covered & set(NOT_TABLES)
+    assert every_command() == covered | set(NOT_TABLES), every_command() ^ (covered | set(NOT_TABLES))
+
+
+NUMBER = re.compile(r"[+-]?\d+\.(\d+)(?![\d.e])")
+PVALUE = re.compile(r"^p(_|$)|p_?value|^p_adj")
+
+
+def column_problems(headers, columns, raw_values: bool = False) -> list[str]:
+    """A column whose decimal numbers (alone, or in an interval ``[lo, hi]``) have different
+    numbers of decimals; a p-value column with a ``0`` or more than 3 decimals (not in
+    ``raw_values``: ``results`` and ``sql`` print the stored values, as ``export`` writes them)."""
+    out = []
+    for header, cells in zip(headers, columns):
+        header = header.strip()
+        for shape in (r"[+-]?\d+\.\d+\*?", r"\[.*\]"):
+            shaped = [c.strip() for c in cells if re.fullmatch(shape, c.strip())]
+            places = {len(m.group(1)) for c in shaped for m in NUMBER.finditer(c)}
+            if len(places) > 1:
+                out.append(f"{header}: {sorted(places)} decimals ({shaped[:4]})")
+        if PVALUE.search(header) and raw_values is False:
+            for cell in (c.strip().rstrip("*") for c in cells):
+                if re.fullmatch(r"0(\.0*)?", cell) or re.fullmatch(r"\d\.\d{4,}", cell):
+                    out.append(f"{header}: p printed as {cell!r}")
+                    break
+    return out
+
+
+def test_column_problems_are_found():
+    assert column_problems(["r", "p_value"], [["0.5", "0.25"], ["0.9009", "0.100"]]) == [
+        "r: [1, 2] decimals (['0.5', '0.25'])", "p_value: [3, 4] decimals (['0.9009', '0.100'])",
+        "p_value: p printed as '0.9009'"]
+    assert column_problems(["ci"], [["[0.93, 0.996]"]]) and not column_problems(["ci"], [["[0.930, 0.996]"]])
+    assert not column_problems(["p_adjusted"], [["<0.02", "0.047*", "1.000", ""]])
+
+
+def test_text_output_fits(warehouse, tables_printed):
+    db, setup = warehouse
+    found = {f"setup {i}": bad[:5] for i, out in enumerate(setup) if (bad := problems(out))}
     for args in TEXT_COMMANDS:
-        bad = problems(run(warehouse, *args))
+        tables_printed.clear()
+        result = CliRunner().invoke(main, ["--db", str(db), *args], catch_exceptions=False)
+        bad = problems(result.output) if result.exit_code == 0 else [f"failed: {result.output}"]
+        raw = args[0] in ("results", "sql")
+        bad += [p for headers, columns, _ in tables_printed for p in column_problems(headers, columns, raw)]
         if bad:
             found[" ".join(args)] = bad[:5]
-    assert not found, found
+    assert not found, "\n".join(f"{args}:\n  " + "\n  ".join(bad) for args, bad in found.items())
 
 
 def test_latex_captions_are_short_and_every_float_has_a_label(warehouse):
     for args in LATEX_COMMANDS:
-        output = run(warehouse, *args)
+        output = run(warehouse[0], *args)
         floats = re.findall(r"\\begin\{(table\*?|figure\*?)\}", output)
         assert floats, args
         assert len(re.findall(r"\\label\{tab:[a-z0-9-]+\}", output)) == len(floats), (args, output)
@@ -124,9 +291,9 @@ def test_latex_captions_are_short_and_every_float_has_a_label(warehouse):
 
 def test_wide_prints_everything(warehouse):
     args = ("evaluate", str(EXAMPLES / "mymetric.csv"), *DEMO, *K)
-    fitted, wide = run(warehouse, *args), run(warehouse, "--wide", *args)
+    fitted, wide = run(warehouse[0], *args), run(warehouse[0], "--wide", *args)
     assert max(map(len, wide.splitlines())) > plain.WIDTH >= max(map(len, fitted.splitlines()))
-    assert run(warehouse, *args, "--wide") == wide                 # after the command's name too
+    assert run(warehouse[0], *args, "--wide") == wide                 # after the command's name too
     assert "signature metaeval:" in wide and "signature metaeval:" not in fitted
     assert plain.resolve_width() == plain.WIDTH                    # --wide ends with its command
 
@@ -177,3 +344,33 @@ def test_the_kind_refusal_names_drop_measure(tmp_path):
     assert "`metaeval drop measure factuality human.consistency`" in output
     output = run(db, "correlate", "--dataset", "factuality", "--human", "human.consistency", ok=False)
     assert "stored as an automatic metric" in output and "`metaeval drop measure factuality human.consistency`" in output
+
+
+def test_a_short_command_in_backticks_stays_in_its_sentence():
+    text = ("note: abstractiveness, coverage need the reference texts and the input documents; dataset 'demo' "
+            "stores no reference texts (`metaeval ingest summaries` stores them)")
+    lines = plain.wrap(text, 100).splitlines()
+    assert len(lines) == 2 and lines[1] == "stores no reference texts (`metaeval ingest summaries` stores them)"
+
+
+def test_a_family_table_leaves_its_bookkeeping_to_json_and_a_wide_table_repeats_its_keys():
+    frame = pd.DataFrame({"method": ["t-test"], "system_a": ["S00"], "system_b": ["S01"],
+                          **{f"statistic_{i}": [0.5] for i in range(12)}, "result_id": [3], "fingerprint": ["ab" * 32]})
+    from metaeval.runs.families import Family
+
+    text = Family.present(None, frame, "text")
+    table, note = text.rstrip("\n").rsplit("\n", 1)
+    assert "fingerprint" not in table and note == "(result_id, fingerprint: in the json and csv formats)"
+    blocks = table.split("\n\n")
+    assert len(blocks) > 1 and all(b.split()[:3] == ["method", "system_a", "system_b"] for b in blocks)
+    assert "fingerprint" in Family.present(None, frame, "csv")
+
+
+def test_markdown_captions_are_cut_as_latex_ones():
+    caption = ("Correlation with h on d: level system; tests perm-both (k=50, seed=0); " + "x " * 200
+               + "signature metaeval:1|evaluate.")
+    text = tables.render(pd.DataFrame({"a": [1]}), "markdown", caption=caption)
+    shown, comment = text.split("\n")[:2]
+    assert shown.startswith("Correlation with h on d.") and len(shown) <= tables.CAPTION_CHARS
+    assert comment.startswith("<!-- ") and "signature metaeval:1|evaluate." in comment and comment.endswith(" -->")
+    assert text.split("\n")[3].startswith("| a |")

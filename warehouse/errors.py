@@ -219,6 +219,19 @@ class Terminated(KeyboardInterrupt):
     Ctrl-C does (the run is marked interrupted and keeps the rows written so far)."""
 
 
+def ingest_hint(fmt: str, dataset: str, *arguments: tuple[str, Any]) -> Hint:
+    """What to run to ingest a ``fmt`` file (``table``, ``mqm``, ``preferences``, ``summaries``)
+    into ``dataset``: ``metaeval ingest FMT FILE --dataset D ...`` (the Python call:
+    ``metaeval.ingest.FMT``)."""
+    return Hint(f"load_{fmt}", (("dataset", dataset), *arguments), positional=("FILE",),
+                python=f"metaeval.ingest.{fmt}.ingest(wh, {dataset!r}, [FILE], ...)")
+
+
+def measures_hint(dataset: str) -> Hint:
+    """What lists a dataset's measures and their kinds: ``metaeval measures D``."""
+    return Hint("measures", positional=(dataset,))
+
+
 def no_human_judgment(dataset: str, human: str, humans, automatic=()) -> WarehouseError:
     """The refusal of a human judgment ``human`` that ``dataset`` does not have (``humans``: the
     ones it has); when ``human`` is among its ``automatic`` measures (a wide table ingested

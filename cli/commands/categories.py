@@ -66,7 +66,7 @@ def categories(obj: Context, dataset, human, metrics, levels, coefficients, syst
     else:
         show(frame[list(SHOWN)].rename(columns=SHOWN), fmt)
         say("drop = r_overall - r_without: the fall of the correlation with the overall judgment when the "
-                   "category is ignored (> 0: the metric's agreement rests on it); NaN: undefined (a constant "
+                   "category is ignored (> 0: the metric's agreement rests on it); empty: undefined (a constant "
                    "judgment) or no such measure given")
     if figure is not None:
         _draw(obj, frame, human, dataset, figure, overwrite, err)

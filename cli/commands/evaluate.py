@@ -152,7 +152,7 @@ def _evaluate(obj, pairs, files, metrics, against, levels, coefficients, method,
             click.echo(ranking_tables.ranked_latex(ev.table, caption=caption, confidence=1 - alpha, layout=layout), nl=False)
         elif fmt == "markdown":
             shown, notes = _readable(ev.table, everyone=True, marker="**")
-            click.echo(tables.render(shown, "markdown", caption=f"{caption} {notes}"), nl=False)
+            click.echo(tables.markdown_caption(caption, notes) + tables.to_markdown(shown), nl=False)
         else:
             say(f"{ev.dataset} / {ev.human}: {', '.join(ev.metrics)} against {len(ev.against)} other metrics")
             shown, notes = _readable(ev.table, everyone=False, cut=None if width() is None else MAX_LIST, marker="*")

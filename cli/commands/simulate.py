@@ -106,6 +106,10 @@ def normality(obj: Context, dataset, measures, force):
         else:
             say(f"normality: run {summary.run_id}: wrote {summary.written} rows")
         frame = simulation_runs.latest_normality(wh, dataset, measures)
+    from metaeval.analyses import conclusions          # Shapiro-Wilk's p is exact: printed as p_text prints it
+
+    frame = frame.assign(p_value=[conclusions.p_text(p, latex=False) if conclusions.defined_value(p) else None
+                                  for p in frame["p_value"]])
     show(frame[["measure", "level", "statistic", "p_value", "percent_significant", "n"]].round(4), "table")
 
 

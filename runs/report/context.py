@@ -78,6 +78,17 @@ class Context:
             self._rows[view] = rows
         return self._rows[view]
 
+    def latest(self, table: str) -> pd.DataFrame:
+        """The latest rows of the result ``table`` for the report's dataset, every subset (and
+        every human: a family's table may have none); empty when no run ever created the table."""
+        from metaeval import schema
+        from metaeval.runs import engine
+
+        view = schema.latest_view(table)
+        if not self.wh.con.execute("SELECT count(*) FROM duckdb_views() WHERE view_name = ?", [view]).fetchall()[0][0]:
+            return pd.DataFrame()
+        return engine.latest_rows(self.wh, table, self.dataset, subset=None)
+
     def figure(self, section: Section, fig, name: str, caption: str, table: pd.DataFrame, note: str = "") -> None:
         """The figure inlined as SVG, its caption (and a note a reader needs: a hidden curve, a
         test that cannot apply) and the table behind it as a CSV download at full precision."""
