@@ -19,17 +19,20 @@ follow :func:`.ranking.significance_clusters`.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
-from . import conclusions
+from . import conclusions, task_tests
 from .ranking import significance_clusters
-from .stats import batched, resampling
+from .stats import batched, resampling, soft_pairwise
 from .stats.validation import alpha_iv, coefficient_iv, k_iv, level_iv, seed_iv
 from .stats.correlation import level_correlation
 from .stats.hypothesis import count_extreme, standardize, zero_if_rounding
+
+#: SPA's inner permutations and their draw (mt-metrics-eval ``pce``: k = 1000, seed 4).
+SPA_K = 1000
 
 
 @dataclass(frozen=True)
@@ -43,6 +46,15 @@ class TaskData:
     level: str
     coefficient: str
     weight: float = 1.0
+    #: the test between metrics: "perm-both" (cells swapped) or "pairs" (acc-eq's pair
+    #: outcomes swapped; :mod:`.task_tests`)
+    test: str = "perm-both"
+
+    @property
+    def wmt_kind(self) -> bool:
+        """A task of the kinds :mod:`.task_tests` computes on the common cells (SPA, or the
+        test over pairs)."""
+        return self.coefficient == task_tests.SPA or self.test == "pairs"
 
 
 @dataclass(frozen=True)
@@ -66,8 +78,29 @@ class TaskRankingResult:
 
 
 def score_range(coefficient: str) -> tuple[float, float]:
-    """The range of a coefficient's values: [0, 1] for acc-23, [-1, 1] for the correlations."""
+    """The range of a coefficient's values: [0, 1] for acc-23 and SPA, [-1, 1] for the correlations."""
+    if coefficient == task_tests.SPA:
+        return (0.0, 1.0)
     return (0.0, 1.0) if coefficient_iv(coefficient).variant == "acc23" else (-1.0, 1.0)
+
+
+def task_correlation(t: TaskData, m: str) -> float:
+    """Metric ``m``'s value on task ``t`` (SPA, or the level's coefficient)."""
+    if t.coefficient == task_tests.SPA:
+        inputs = task_tests.spa_inputs(t.Z)[1]
+        return task_tests.spa_value(t.metrics[m], t.Z, soft_pairwise.mtme_permutation_signs(SPA_K, inputs.size))
+    return level_correlation(t.metrics[m], t.Z, level_iv(t.level), coefficient_iv(t.coefficient))
+
+
+def _common(t: TaskData) -> TaskData:
+    """``t`` on the cells where the human and every metric are present (the WMT24 kinds)."""
+    if not t.wmt_kind:
+        return t
+    if t.test not in task_tests.TESTS or (t.test == "pairs" and t.coefficient != task_tests.ACC_EQ):
+        raise ValueError(f"task {t.name!r}: the test over pairs is defined for {task_tests.ACC_EQ} only.")
+    if t.coefficient == task_tests.SPA and t.level != "system":
+        raise ValueError(f"task {t.name!r}: soft pairwise accuracy is a system-level task.")
+    return replace(t, Z=task_tests.common_cells(dict(t.metrics), t.Z))
 
 
 def rank_tasks(tasks: Sequence[TaskData], k: int = 1000, seed: int | None = 0, alpha: float = 0.05) -> TaskRankingResult:
@@ -84,26 +117,16 @@ def rank_tasks(tasks: Sequence[TaskData], k: int = 1000, seed: int | None = 0, a
     weights = weights / weights.sum()
     spans = np.array([np.subtract(*score_range(t.coefficient)[::-1]) for t in tasks])
     lows = np.array([score_range(t.coefficient)[0] for t in tasks])
-    corrs = np.array([[level_correlation(t.metrics[m], t.Z, level_iv(t.level), coefficient_iv(t.coefficient))
-                       for m in names] for t in tasks])
+    tasks = [_common(t) for t in tasks]
+    corrs = np.array([[task_correlation(t, m) for m in names] for t in tasks])
     average = (weights[:, None] * (corrs - lows[:, None]) / spans[:, None]).sum(axis=0)
     n = len(names)
     deltas = np.zeros((n, n, k))
     observed = np.zeros((n, n))
     for ti, t in enumerate(tasks):
-        level, coef = level_iv(t.level), coefficient_iv(t.coefficient)
-        n_sys, n_in = t.Z.shape
-        stream = resampling.ResampleStream(
-            np.random.SeedSequence(seq.entropy, spawn_key=(ti,)),
-            lambda rng, size, n_sys=n_sys, n_in=n_in: resampling.permutation_masks(rng, size, n_sys, n_in, "both", "paper"))
-        (mask,) = stream.take(0, k)
-        std = {m: standardize(t.metrics[m]) for m in names}
-        r_std = {m: level_correlation(std[m], t.Z, level, coef) for m in names}
-        for a in range(n):
-            for b in range(a + 1, n):
-                d = batched.permutation_evaluator(std[names[a]], std[names[b]], t.Z, level, coef)(mask)
-                deltas[a, b] += weights[ti] * zero_if_rounding(d) / spans[ti]
-                observed[a, b] += weights[ti] * zero_if_rounding(r_std[names[a]] - r_std[names[b]]) / spans[ti]
+        for a, b, d, obs in _task_deltas(ti, t, names, corrs[ti], k, seq):
+            deltas[a, b] += weights[ti] * zero_if_rounding(d) / spans[ti]
+            observed[a, b] += weights[ti] * zero_if_rounding(obs) / spans[ti]
     pvalues, n_valid = np.full((n, n), np.nan), np.full((n, n), np.nan)
     for a in range(n):
         for b in range(a + 1, n):
@@ -140,6 +163,57 @@ def rank_tasks(tasks: Sequence[TaskData], k: int = 1000, seed: int | None = 0, a
                     "p = (1 + #{delta_b >= delta}) / (1 + k'); the same masks for every pair within a task",
             "k": k, "alpha": alpha, "seed": seq.entropy,
             "seeds": "task t: SeedSequence(seed, spawn_key=(t,)), blocks as resampling.ResampleStream",
-            **dict(clusters.conventions), **unresolved,
+            **dict(clusters.conventions), **unresolved, **_wmt_conventions(tasks),
         },
     )
+
+
+def _wmt_conventions(tasks: Sequence[TaskData]) -> dict:
+    """What tasks of the WMT24 kinds record (nothing for the others: their rows unchanged)."""
+    if not any(t.wmt_kind for t in tasks):
+        return {}
+    return {"task_tests": {t.name: t.test for t in tasks},
+            "wmt_kinds": "spa and the test over pairs on the cells where the human and every ranked metric are "
+                         "present; spa: soft pairwise accuracy with k=1000 inner sign flips, mt-metrics-eval's draw "
+                         "for seed 4; pairs: each metric's item-level epsilon calibrated once, the pair outcomes "
+                         "swapped (mt-metrics-eval PairwisePermutationSigDiff)"}
+
+
+def _task_deltas(ti: int, t: TaskData, names: Sequence[str], corrs: np.ndarray, k: int, seq: np.random.SeedSequence):
+    """(a, b, delta_b over the k resamples, observed delta) of every pair a < b of metrics on
+    task ``t`` under its test; its stream is ``SeedSequence(seed, spawn_key=(ti,))``."""
+    n = len(names)
+    n_sys, n_in = t.Z.shape
+    if t.test == "pairs":
+        eps = [task_tests.calibrated_epsilon(t.metrics[m], t.Z) for m in names]
+        agree = [task_tests.pair_agreements(t.metrics[m], t.Z, e)[0] for m, e in zip(names, eps)]
+        w = task_tests.pair_agreements(t.metrics[names[0]], t.Z, eps[0])[1]
+        stream = resampling.ResampleStream(np.random.SeedSequence(seq.entropy, spawn_key=(ti,)),
+                                           lambda rng, size, units=w.size: (rng.random((size, units)) < 0.5,))
+        (flips,) = stream.take(0, k)
+        for a in range(n):
+            for b in range(a + 1, n):
+                undefined = np.isnan(corrs[a]) or np.isnan(corrs[b])
+                d = np.full(k, np.nan) if undefined else task_tests.pairs_deltas(agree[a], agree[b], w, flips)
+                yield a, b, d, corrs[a] - corrs[b]
+        return
+    stream = resampling.ResampleStream(
+        np.random.SeedSequence(seq.entropy, spawn_key=(ti,)),
+        lambda rng, size, n_sys=n_sys, n_in=n_in: resampling.permutation_masks(rng, size, n_sys, n_in, "both", "paper"))
+    (mask,) = stream.take(0, k)
+    std = {m: standardize(t.metrics[m]) for m in names}
+    if t.coefficient == task_tests.SPA:
+        signs = soft_pairwise.mtme_permutation_signs(SPA_K, task_tests.spa_inputs(t.Z)[1].size)
+        for a in range(n):
+            for b in range(a + 1, n):
+                undefined = np.isnan(corrs[a]) or np.isnan(corrs[b])
+                d = (np.full(k, np.nan) if undefined
+                     else task_tests.spa_deltas(std[names[a]], std[names[b]], t.Z, mask, signs))
+                yield a, b, d, corrs[a] - corrs[b]
+        return
+    level, coef = level_iv(t.level), coefficient_iv(t.coefficient)
+    r_std = {m: level_correlation(std[m], t.Z, level, coef) for m in names}
+    for a in range(n):
+        for b in range(a + 1, n):
+            d = batched.permutation_evaluator(std[names[a]], std[names[b]], t.Z, level, coef)(mask)
+            yield a, b, d, r_std[names[a]] - r_std[names[b]]

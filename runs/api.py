@@ -271,12 +271,15 @@ class Warehouse(core.Store):
         out = family.categories(self, dataset, human, categories, ablations, metrics, levels, coefficients, **options)
         return family.rows(self, out)
 
-    def rank_tasks(self, tasks: Sequence[str], metrics: Sequence[str] = (), **options) -> pd.DataFrame:
+    def rank_tasks(self, tasks: Sequence[str] = (), metrics: Sequence[str] = (), task_set: str | None = None,
+                   datasets: Sequence[str] = (), human: str | None = None, **options) -> pd.DataFrame:
         """:func:`metaeval.runs.task_ranking.rank_tasks` of the tasks written
-        ``DATASET:HUMAN:LEVEL:COEFFICIENT[:WEIGHT]``."""
+        ``DATASET:HUMAN:LEVEL:COEFFICIENT[:WEIGHT]`` and of a named ``task_set`` (``"wmt24"``) over
+        ``datasets`` (one per language pair) judged by ``human``."""
         from metaeval.runs import task_ranking
 
-        return task_ranking.rank_tasks(self, [task_ranking.parse_task(t) for t in tasks], metrics, **options).rows
+        specs = task_ranking.specs_of(tasks, task_set, datasets, human)
+        return task_ranking.rank_tasks(self, specs, metrics, **options).rows
 
 
 def _tables(wh: Warehouse, outcomes: Sequence[Outcome]) -> dict[str, pd.DataFrame]:

@@ -261,9 +261,17 @@ class RankTasks(Family):
                "mapped to [0, 1], and significance clusters from a permutation test on the average (table "
                "task_rankings).")
     tables = ("task_rankings",)
-    options = (Option("tasks", multiple=True, required=True, flag="--task",
+    options = (Option("tasks", multiple=True, flag="--task",
                       metavar="DATASET:HUMAN:LEVEL:COEFFICIENT[:WEIGHT]",
-                      help="One task (repeat): e.g. wmt23-en-de:mqm.seg:summary:acc-23[tie-calibrated]:1."),
+                      help="One task (repeat): e.g. wmt23-en-de:mqm.seg:summary:acc-23[tie-calibrated]:1; "
+                           "COEFFICIENT spa at level system: soft pairwise accuracy."),
+               Option("task_set", kind="choice", choices="metaeval.runs.task_ranking:TASK_SETS", metavar="NAME",
+                      help="A named task set over the --dataset given (one per language pair), judged by --human: "
+                           "wmt24 = mt-metrics-eval tasks.WMT24 (system spa, item-grouped acc-eq with the test over "
+                           "pairs, uniform weights)."),
+               Option("datasets", multiple=True, flag="--dataset", metavar="D",
+                      help="--task-set: an evaluation set (repeat, one per language pair)."),
+               HUMAN.but(required=False, help="--task-set: the human judgment of every dataset."),
                METRICS.but(help="Metrics (globs); only those present in every task are ranked. Default: all."),
                K.but(help="Permutations."), SEED.but(help="Seed of the permutations."), ALPHA, FORCE)
 

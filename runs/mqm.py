@@ -59,8 +59,10 @@ def esa_cells(spans: parser.Spans) -> pd.DataFrame:
                          "value": s["score"].astype(float), "line": s["line"]})[CELL_COLUMNS]
 
 
-def batch(spans: parser.Spans, weights: str = DEFAULT_WEIGHTS) -> Batch:
-    """The texts and (for human judges) the scores of a parsed file, as one :class:`Batch`."""
+def batch(spans: parser.Spans, weights: str = DEFAULT_WEIGHTS, fmt: str = parser.FORMAT,
+          extra: dict | None = None) -> Batch:
+    """The texts and (for human judges) the scores of a parsed file, as one :class:`Batch`
+    (``fmt``: the ingest's format; ``extra``: more options recorded with it)."""
     measures, cells = [], []
     if spans.kind == "human":
         if spans.esa:
@@ -70,34 +72,62 @@ def batch(spans: parser.Spans, weights: str = DEFAULT_WEIGHTS) -> Batch:
             measures, cells = [name], [table]
     scored = {"measures": pd.DataFrame({"name": measures, "kind": "human", "direction": "higher"}),
               "cells": pd.concat(cells, ignore_index=True)} if cells else {}   # a judge's spans: no measure
-    return Batch(file=spans.file, format=parser.FORMAT, sha256=spans.sha256,
+    systems = sorted(set(spans.targets["system"]) | set(spans.spans["system"]))   # ESA's CSV: no texts
+    return Batch(file=spans.file, format=fmt, sha256=spans.sha256,
                  options={"weights": None if spans.esa or spans.kind != "human" else weights,
-                          "judge": spans.spans["judge"].iloc[0] if spans.kind == "automatic" else None},
-                 systems=pd.DataFrame({"name": sorted(spans.targets["system"].unique()), "type": None}),
+                          "judge": spans.spans["judge"].iloc[0] if spans.kind == "automatic" else None,
+                          **(extra or {})},
+                 systems=pd.DataFrame({"name": systems, "type": None}),
                  documents=spans.sources.assign(position=0)[["input", "position", "text", "line"]],
                  summaries=spans.targets[["system", "input", "text", "line"]], **scored)
 
 
+#: the layouts ``ingest mqm`` reads: the MQM/ESA TSV, ESA's released CSV, or either as detected
+FORMATS = ("auto", "tsv", "esa-csv")
+
+
 def ingest(wh: Store, dataset: str, path: Path, *, weights: str = DEFAULT_WEIGHTS, judge: str | None = None,
-           replace: bool = False, allow_new: bool = False, command: str | None = None) -> LoadReport:
-    """Parse ``path``, score it and load texts, spans and scores into ``dataset`` (one transaction)."""
+           replace: bool = False, allow_new: bool = False, command: str | None = None, fmt: str = "auto",
+           lp: str | None = None) -> LoadReport:
+    """Parse ``path``, score it and load texts, spans and scores into ``dataset`` (one transaction).
+    ``fmt``: tsv, esa-csv (:mod:`metaeval.ingest.esa_csv`, of language pair ``lp``) or auto."""
     from metaeval import housekeeping
+    from metaeval.ingest import esa_csv
     from metaeval.runs.persist import ensure_table
 
     if judge is not None:
         housekeeping.check_name(judge, "judge name")
-    spans = parser.parse(Path(path), judge=judge)
+    if fmt not in FORMATS:
+        raise WarehouseError(Message("unknown ", Argument("fmt", fmt), f"; choose from {', '.join(FORMATS)}"))
+    csv_layout = fmt == "esa-csv" or (fmt == "auto" and esa_csv.looks_like(Path(path)))
+    if not csv_layout and lp is not None:
+        raise WarehouseError(Message(Argument("lp", lp), " chooses a language pair of ESA's released CSV; "
+                                     f"{path} is read as the MQM/ESA TSV"))
+    if csv_layout and judge is not None:
+        raise WarehouseError(Message(Argument("judge", judge), " names a metric's predicted spans; ESA's released "
+                                     "CSV holds raters' judgments"))
+    extra = {}
+    if csv_layout:
+        spans, skipped = esa_csv.parse(Path(path), lp)
+        extra = {"lp": lp, "skipped": skipped}
+    else:
+        spans = parser.parse(Path(path), judge=judge)
     if spans.esa and weights != DEFAULT_WEIGHTS:
         raise WarehouseError(Message(Argument("weights", weights), f" weighs MQM errors; {spans.file} has a score "
                                      "column (ESA): its measure is esa, the raters' scores; leave out ",
                                      Argument("weights")))
-    loaded = batch(spans, weights)
+    loaded = batch(spans, weights, esa_csv.FORMAT if csv_layout else parser.FORMAT, extra)
     ensure_table(wh, "error_spans", "86_error_spans")
     written: list[tuple[int, int]] = []
     (report,) = wh.load(dataset, [loaded], replace=replace, allow_new=allow_new, command=command,
                         before_commit=lambda: written.append(parser.store(wh.con, dataset, spans, replace=replace)))
     inserted, replaced = written[0]
     n = len(spans.spans)
+    left = f", skipped {sum(extra['skipped'].values())} records ({_counts(extra['skipped'])})" if extra else ""
     return LoadReport(report.file, report.rows + n, report.inserted + inserted, report.replaced + replaced,
-                      f"{report.contents}, {n} error span row{'s' if n != 1 else ''}")
+                      f"{report.contents}, {n} error span row{'s' if n != 1 else ''}{left}")
+
+
+def _counts(counts: dict) -> str:
+    return ", ".join(f"{v} {k}" for k, v in counts.items() if v) or "none"
 

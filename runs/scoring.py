@@ -28,7 +28,10 @@ from typing import TYPE_CHECKING  # noqa: E402
 if TYPE_CHECKING:
     from metaeval.runs.runner import ProgressFactory
 
-METRICS = ("rouge", "js", "bleu", "chrf", "sera", "kl", "cosine", "topic", "probability", "regression")
+METRICS = ("rouge", "js", "bleu", "chrf", "sera", "kl", "cosine", "topic", "probability", "regression",
+           "sentinel-cand", "sentinel-src", "sentinel-ref")
+#: the sentinels (runs/sentinels.py): they predict a human score from one side of a translation
+SENTINELS = ("sentinel-cand", "sentinel-src", "sentinel-ref")
 #: the model-free families of Louis & Nenkova (2013), against the input (analyses/text/modelfree.py)
 MODEL_FREE = ("kl", "cosine", "topic", "probability")
 _MODEL_FREE_PREFIXES = ("kl.", "cosine", "topic-", "logprob-", "regression.")
@@ -66,9 +69,10 @@ def load_corpus(wh: Store, dataset: str) -> tuple[text.TextCorpus, pd.DataFrame]
     return corpus_of(summary_rows(wh, dataset))
 
 
-def summary_rows(wh: Store, dataset: str) -> list[tuple]:
+def summary_rows(wh: Store, dataset: str, references: bool = True) -> list[tuple]:
     """The dataset's summaries, ordered by system and input: (system, input, summary,
-    references, documents) each; an error if there are none or one has no reference."""
+    references, documents) each; an error if there are none or (``references``) one has no
+    reference."""
     wh.require_dataset(dataset)
     rows = wh.con.execute("""SELECT system, input, summary, "references", documents FROM summary_texts
                              WHERE dataset = ? ORDER BY system, input""", [dataset]).fetchall()
@@ -77,7 +81,7 @@ def summary_rows(wh: Store, dataset: str) -> list[tuple]:
             "load_summaries", (("dataset", "..."),), positional=("FILE",),
             python="wh.load(..., [metaeval.ingest.summaries.parse(FILE)])"), "`"))
     unreferenced = [(system, input_) for system, input_, _, refs, _ in rows if not refs]
-    if unreferenced:
+    if unreferenced and references:
         raise WarehouseError(f"{len(unreferenced)} summaries of {dataset!r} have no reference "
                              f"(first: system={unreferenced[0][0]} input={unreferenced[0][1]})")
     return rows
@@ -93,6 +97,11 @@ def corpus_of(rows: Sequence[tuple]) -> tuple[text.TextCorpus, pd.DataFrame]:
     return text.TextCorpus(records), keys
 
 
+def _keys(rows: Sequence[tuple]) -> pd.DataFrame:
+    """The (system, input) keys of :func:`summary_rows`, in their order (as :func:`corpus_of`)."""
+    return pd.DataFrame([(system, input_) for system, input_, *_ in rows], columns=["system", "input"])
+
+
 def score(corpus: text.TextCorpus, metrics: Sequence[str], rouge_variants: Sequence[str] = (),
           js: JSSetting = JSSetting(), model_free: ModelFreeSetting = ModelFreeSetting()) -> dict[str, np.ndarray]:
     """``{measure name: value per summary}`` for the chosen metrics."""
@@ -101,9 +110,9 @@ def score(corpus: text.TextCorpus, metrics: Sequence[str], rouge_variants: Seque
         raise WarehouseError(f"choose metrics from {', '.join(METRICS)}, not {list(unknown) or 'none'}")
     if "sera" in metrics:
         raise WarehouseError("SERA searches an index recorded in the warehouse: score it with score_dataset(..., sera=...)")
-    if "regression" in metrics:
-        raise WarehouseError("the regression predicts a human score stored in the warehouse: score it with "
-                             "score_dataset(..., human=...)")
+    if "regression" in metrics or set(SENTINELS) & set(metrics):
+        raise WarehouseError("the regression and the sentinels predict a human score stored in the warehouse: score "
+                             "them with score_dataset(..., human=...)")
     out: dict[str, np.ndarray] = {}
     for metric in dict.fromkeys(metrics):
         if metric == "rouge":
@@ -173,14 +182,18 @@ def score_dataset(wh: Store, dataset: str, metrics: Sequence[str], rouge_variant
     if "sera" in metrics and sera is None:
         raise WarehouseError(Message("SERA needs a search index: give ", Argument("sera", placeholder="NAME"), " (see `",
                                      Hint("build_index", python="metaeval.runs.index.build"), "`)"))
-    corpus, keys = load_corpus(wh, dataset)
-    if "regression" in metrics:   # checked before any text is scored
+    sentinels = [m for m in metrics if m in SENTINELS]
+    rows = summary_rows(wh, dataset, references=len(sentinels) < len(metrics))   # sentinels: none needed
+    corpus, keys = corpus_of(rows) if len(sentinels) < len(metrics) else (None, _keys(rows))
+    if "regression" in metrics or sentinels:   # checked before any text is scored
         from metaeval.runs import regression as regression_runs
 
+        if not human and "regression" not in metrics:
+            raise WarehouseError(Message("a sentinel predicts a human score: give ", Argument("human", placeholder="H")))
         regression_runs.human_cells(wh, dataset, human, pd.DataFrame({"system": [], "input": []}))
     elif human:
         raise WarehouseError(Message(Argument("human", human), " is the regression's target: add the metric regression"))
-    others = [m for m in metrics if m not in ("sera", "regression")]
+    others = [m for m in metrics if m not in ("sera", "regression", *SENTINELS)]
     scores = {prefix + name: values for name, values in score(corpus, others, rouge_variants, js, model_free).items()} \
         if others else {}
     sera_used, searched = None, []   # SERA's searched lists: cached with the scores, in their transaction
@@ -194,14 +207,22 @@ def score_dataset(wh: Store, dataset: str, metrics: Sequence[str], rouge_variant
         name, values, direction, fitted = regression_runs.score(wh, dataset, corpus, keys, human, model_free.stem,
                                                                 model_free.stop, model_free.cutoff)
         scores[prefix + name], directions[prefix + name] = values, direction
+    if sentinels:
+        from metaeval.runs import sentinels as sentinel_runs
+
+        found, found_directions, fitted_sentinels = sentinel_runs.score(wh, dataset, rows, keys, sentinels, human)
+        scores.update({prefix + n: v for n, v in found.items()})
+        directions.update({prefix + n: d for n, d in found_directions.items()})
     options = {"metrics": list(metrics), "prefix": prefix, "js": js.__dict__ if "js" in metrics else None,
                **({"model_free": model_free.__dict__} if {*MODEL_FREE, "regression"} & set(metrics) else {}),
-               "rouge_variants": sorted(n for n in scores if not n.removeprefix(prefix).startswith(("sera", *_MODEL_FREE_PREFIXES)))
+               "rouge_variants": sorted(n for n in scores if not n.removeprefix(prefix).startswith(("sera", "sentinel-", *_MODEL_FREE_PREFIXES)))
                if "rouge" in metrics else []}
     if sera_used is not None:
         options["sera"] = sera_used
     if fitted is not None:
         options["regression"] = fitted
+    if sentinels:
+        options["sentinels"] = fitted_sentinels
     batch, dropped = to_batch(dataset, keys, scores, options, prefix, directions)
 
     def cache_searched() -> None:

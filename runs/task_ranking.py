@@ -12,7 +12,7 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 
-from metaeval.analyses import task_ranking
+from metaeval.analyses import task_ranking, task_tests
 from metaeval.core import Store
 from metaeval.errors import Argument, Message, WarehouseError
 from metaeval.analyses.stats import vocabulary
@@ -27,10 +27,54 @@ class TaskSpec:
     level: str
     coefficient: str
     weight: float = 1.0
+    #: the test between metrics (``task_tests.TESTS``): perm-both, or pairs (WMT24's acc-eq)
+    test: str = "perm-both"
 
     @property
     def name(self) -> str:
         return f"{self.dataset}:{self.human}:{self.level}:{self.coefficient}"
+
+    def as_dict(self) -> dict:
+        """The spec as stored (``test`` only when not the default: earlier specs unchanged)."""
+        out = vars(self).copy()
+        if out["test"] == "perm-both":
+            del out["test"]
+        return out
+
+
+#: Task sets by name: mt-metrics-eval's ``tasks.WMT24`` (per language pair, i.e. per dataset:
+#: system-level soft pairwise accuracy and segment-level acc-eq averaged over items with the
+#: permutation test over pairs; uniform weights).
+TASK_SETS = ("wmt24",)
+
+
+def task_set_specs(name: str, datasets: Sequence[str], human: str) -> list[TaskSpec]:
+    """The tasks of the named set over ``datasets`` (one per language pair) judged by ``human``."""
+    if name not in TASK_SETS:
+        raise WarehouseError(Message(Argument("task_set", name), f": choose from {', '.join(TASK_SETS)}"))
+    if not datasets or not human:
+        raise WarehouseError(Message(Argument("task_set", name), " needs ", Argument("datasets", ["D"]),
+                                     " (one per language pair) and ", Argument("human", placeholder="HUMAN")))
+    out = []
+    for d in sorted(dict.fromkeys(datasets)):   # mt-metrics-eval sorts the language pairs
+        out.append(TaskSpec(d, human, "system", task_tests.SPA))
+        out.append(TaskSpec(d, human, "summary", task_tests.ACC_EQ, test="pairs"))
+    return out
+
+
+def specs_of(tasks: Sequence[str] = (), task_set: str | None = None, datasets: Sequence[str] = (),
+             human: str | None = None) -> list[TaskSpec]:
+    """The tasks written ``DATASET:HUMAN:LEVEL:COEFFICIENT[:WEIGHT]``, then those of the named set."""
+    specs = [parse_task(t) for t in tasks]
+    if task_set is not None:
+        specs += task_set_specs(task_set, datasets, human)
+    elif datasets or human:
+        given = Argument("datasets", list(datasets)) if datasets else Argument("human", human)
+        raise WarehouseError(Message(given, " is for a named task set: add ", Argument("task_set", placeholder="NAME")))
+    if not specs:
+        raise WarehouseError(Message("give at least one ", Argument("tasks"), " or a ",
+                                     Argument("task_set", placeholder="NAME")))
+    return specs
 
 
 def parse_task(text: str) -> TaskSpec:
@@ -48,6 +92,10 @@ def parse_task(text: str) -> TaskSpec:
             raise WarehouseError(Message(Argument("tasks", [text]), ": the weight must be a number > 0"))
     if parts[2] not in vocabulary.LEVELS:
         raise WarehouseError(Message(Argument("tasks", [text]), f": level must be one of {', '.join(vocabulary.LEVELS)}"))
+    if parts[3] == task_tests.SPA:
+        if parts[2] != "system":
+            raise WarehouseError(Message(Argument("tasks", [text]), ": spa (soft pairwise accuracy) is a system-level task"))
+        return TaskSpec(parts[0], parts[1], parts[2], parts[3], weight)
     coefficient = selection.coefficient_choices([parts[3]])[0]
     return TaskSpec(parts[0], parts[1], parts[2], coefficient, weight)
 
@@ -78,17 +126,19 @@ def rank_tasks(wh: Store, specs: Sequence[TaskSpec], metric_globs: Sequence[str]
         raise WarehouseError(Message("give at least one ", Argument("tasks")))
     tasks, measures_fp = [], hashlib.sha256()
     for spec in specs:
-        scope = selection.resolve_scope(wh, spec.dataset, spec.human, metric_globs, [spec.level], [spec.coefficient])
+        # SPA reads the segment cells as any coefficient does: the scope is checked with pearson
+        coefficient = "pearson" if spec.coefficient == task_tests.SPA else spec.coefficient
+        scope = selection.resolve_scope(wh, spec.dataset, spec.human, metric_globs, [spec.level], [coefficient])
         data = selection.load_data(wh, scope)
         scope, _ = selection.without_sparse_metrics(data, scope)
         metrics = {m: data.values[m] for m in scope.metrics}
         tasks.append(task_ranking.TaskData(spec.name, metrics, data.values[spec.human], spec.level, spec.coefficient,
-                                           spec.weight))
+                                           spec.weight, spec.test))
         measures_fp.update(selection.data_fingerprint(data, scope.measures).encode())
     common = [m for m in tasks[0].metrics if all(m in t.metrics for t in tasks)]
     if len(common) < 2:
         raise WarehouseError(f"ranking needs at least two metrics present in every task; common: {common}")
-    spec_json = json.dumps([vars(s) for s in specs], sort_keys=True)
+    spec_json = json.dumps([s.as_dict() for s in specs], sort_keys=True)
     task_set = hashlib.sha256(spec_json.encode()).hexdigest()[:16]
     fingerprint = measures_fp.hexdigest()
     params = TaskRankingParams(task_set, k, seed, alpha)
@@ -100,7 +150,7 @@ def rank_tasks(wh: Store, specs: Sequence[TaskSpec], metric_globs: Sequence[str]
         if set(prev["metric"]) == set(common):
             return Outcome(None, prev)
     r = task_ranking.rank_tasks(tasks, k=k, seed=seed, alpha=alpha)
-    parameters = {"tasks": [vars(s) for s in specs], "metrics": list(r.metrics), **params.recorded()}
+    parameters = {"tasks": [s.as_dict() for s in specs], "metrics": list(r.metrics), **params.recorded()}
     run_id = bookkeeping.start_run(wh, "rank-tasks", parameters, seed, fingerprint, len(r.metrics))
     with bookkeeping.finishing(wh, run_id):
         rows = []

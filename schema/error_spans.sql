@@ -56,7 +56,9 @@ JOIN _changed_error_spans AS c ON c.dataset_id = r.dataset_id AND c.system_id = 
 
 -- name: rated
 -- The spans of dataset $dataset (one row per span; an error with no span, or a No-error row:
--- side NULL) with the lengths of the segment's texts, for the raters and span-eval families.
+-- side NULL) with the lengths of the segment's texts, for the raters and span-eval families;
+-- only segments whose target text is stored (ESA's released CSV ships none: its offsets point
+-- into texts the warehouse does not hold, so no character-level statistic can use them).
 SELECT s.name AS system, i.name AS input, e.judge, e.kind, e.side, e.span_start, e.span_end, e.severity,
        coalesce(length(doc.text), 0) AS source_length, coalesce(length(sm.text), 0) AS target_length
 FROM error_spans AS e
@@ -65,5 +67,5 @@ JOIN systems AS s ON s.system_id = e.system_id
 JOIN inputs AS i ON i.input_id = e.input_id
 LEFT JOIN documents AS doc ON doc.input_id = e.input_id AND doc.position = 0
 LEFT JOIN summaries AS sm ON sm.system_id = e.system_id AND sm.input_id = e.input_id
-WHERE d.name = $dataset
+WHERE d.name = $dataset AND sm.text IS NOT NULL
 ORDER BY s.name, i.name, e.judge, e.error, e.side, e.span_start;

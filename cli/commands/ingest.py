@@ -176,10 +176,17 @@ def ingest_preferences(obj, file, dataset, replace, allow_new, judge):
                    "released one (measure mqm).")
 @click.option("--judge", default=None, metavar="NAME",
               help="The spans are this metric's predictions (an automatic judge), not raters'.")
+@click.option("--format", "fmt", type=click.Choice(["auto", "tsv", "esa-csv"]), default="auto", show_default=True,
+              help="tsv: the MQM/ESA layout below; esa-csv: ESA's released CSV (WMT24 humeval/esa_*.csv, no "
+                   "header); auto: esa-csv when the first line is twelve comma-separated fields.")
+@click.option("--lp", default=None, metavar="SRC-TGT",
+              help="esa-csv: the language pair to read, as its lang1-lang2 fields (e.g. eng-jpn); needed when "
+                   "the file holds several.")
 @click.pass_obj
-def ingest_mqm(obj, file, dataset, replace, allow_new, weights, judge):
+def ingest_mqm(obj, file, dataset, replace, allow_new, weights, judge, fmt, lp):
     """MQM / ESA error spans (tab-separated, no quoting): system doc doc_id seg_id rater source target
-    category severity [comment] [score], the span marked <v>...</v> in source or target.
+    category severity [comment] [score], the span marked <v>...</v> in source or target; or ESA's
+    released CSV (--format esa-csv: scores and target-side spans, no texts).
 
     Spans go to the table error_spans (view error_span_texts), the texts without markers stored once
     per segment; each rater's segment score becomes its judgment of the human measure mqm (or
@@ -191,7 +198,7 @@ def ingest_mqm(obj, file, dataset, replace, allow_new, weights, judge):
         raise click.UsageError("--weights scores raters' errors; a --judge's spans are stored without a score")
     with obj.open(create=not obj.path.exists()) as wh:
         report = mqm.ingest(wh, dataset, file, weights=weights or mqm.DEFAULT_WEIGHTS, judge=judge,
-                            replace=replace, allow_new=allow_new, command=_command_line())
+                            replace=replace, allow_new=allow_new, command=_command_line(), fmt=fmt, lp=lp)
     echo_reports([report])
 # --- end mqm ---------------------------------------------------------------------------------
 

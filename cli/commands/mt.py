@@ -18,14 +18,14 @@ from metaeval.cli.families import options_of
 @layout_option
 @options_of("rank-tasks", "force")
 @click.pass_obj
-def rank_tasks(obj: Context, tasks, metrics, k, seed, alpha, fmt, layout, force):
+def rank_tasks(obj: Context, tasks, task_set, datasets, human, metrics, k, seed, alpha, fmt, layout, force):
     """Rank metrics over several tasks: each task's correlation, the weighted average of the
     scores mapped to [0, 1], and significance clusters from a permutation test on the average
     (table task_rankings)."""
     from metaeval.runs import task_ranking
 
-    specs = [task_ranking.parse_task(t) for t in tasks]
     with obj.open() as wh:
+        specs = task_ranking.specs_of(tasks, task_set, datasets, human)
         out = task_ranking.rank_tasks(wh, specs, metrics, k=k, seed=seed, alpha=alpha, force=force)
     rows = out.rows
     names = [s.name for s in specs]
@@ -43,7 +43,8 @@ def rank_tasks(obj: Context, tasks, metrics, k, seed, alpha, fmt, layout, force)
     say("task_rankings: " + ("up to date; nothing computed (--force recomputes)" if out.run_id is None
                                     else f"run {out.run_id}: ranked {len(rows)} metrics over {len(specs)} tasks"))
     for i, n in enumerate(names, 1):
-        say(f"  task {i}: {n} (weight {specs[i - 1].weight:g})")
+        test = " (test over pairs)" if specs[i - 1].test == "pairs" else ""
+        say(f"  task {i}: {n} (weight {specs[i - 1].weight:g}){test}")
     for r in rows.itertuples():
         corr = " ".join(f"{c:7.3f}" if c is not None else "     --" for c in json.loads(r.correlations))
         avg = "--" if r.average is None or r.average != r.average else f"{r.average:.4f}"

@@ -89,8 +89,10 @@ def _cutoffs(ctx, param, value):
 @click.option("--sweep-plot", type=click.Path(dir_okay=False, path_type=Path), default=None, metavar="STEM",
               help="With --sweep: draw the sweep to STEM.png and STEM.svg (refused if either exists).")
 @click.option("--human", default=None, metavar="H",
-              help="regression: the human measure it predicts (Louis & Nenkova's linear regression over the ten "
-                   "model-free features, each cell scored by a model trained on other systems and other inputs).")
+              help="regression, sentinel-*: the human measure they predict (regression: Louis & Nenkova's linear "
+                   "regression over the ten model-free features; sentinel-cand/-src/-ref: a linear model of surface "
+                   "features of the candidate, source or reference alone, each input's cells scored by a model trained "
+                   "on the other inputs).")
 @click.option("--prefix", default="", show_default=True,
               help="Prepended to every measure name, e.g. 'ours:' to keep computed scores apart from a "
                    "dataset's released ones of the same name.")
@@ -106,7 +108,9 @@ def score(obj: Context, dataset, metrics, variants, grid, js_n, js_target, js_st
     topic-fraction.input[stem,stop,cutoff=10], regression.input[stem,stop,cutoff=10,human=H]);
     scoring twice changes nothing. kl, cosine, topic and probability are Louis & Nenkova's (2013)
     model-free features against the input documents; regression (with --human H) their linear
-    combination predicting H, its coefficients recorded in the ingest's options.
+    combination predicting H, its coefficients recorded in the ingest's options; sentinel-cand,
+    sentinel-src, sentinel-ref (with --human H) one-sided baselines checking the meta-evaluation
+    (lightweight stand-ins for Perrella et al.'s 2024 sentinels).
     """
     from metaeval.runs import scoring
 
