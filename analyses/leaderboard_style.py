@@ -9,9 +9,14 @@ spans, or any numeric attribute). The vote's raw feature is, as the arena's::
     z = (f_a - f_b) / (f_a + f_b + 1)     length, headers, lists, bold (counts: the arena's ratio)
     z = f_a - f_b                          any other attribute (a plain difference)
 
-and every feature is standardised over the votes, ``(z - mean) / sd`` (the population standard
-deviation, numpy's ``std``; each vote weighs once), once, on the observed votes: the bootstrap
-rounds keep the observed standardisation, as FastChat's does.
+and every feature is scaled by its root mean square over the votes (each vote weighs once), once,
+on the observed votes: the bootstrap rounds keep the observed scale, as FastChat's keep its
+standardisation. FastChat standardises ``(z - mean) / sd`` over its battles as shown (left,
+right); the arena's left/right order is random, so its mean is near 0. A stored vote's order here
+is the systems' names' (a vote's presentation order is kept apart), not random: centring would add
+a term for "the system whose name sorts first". The root mean square is FastChat's standardisation
+of the votes taken both ways round (each vote as (a, b) and as (b, a): mean exactly 0), and keeps
+the model the same whichever way round a vote is written.
 
 Markdown counts (:func:`markdown_counts`, FastChat ``add_markdown_info.py``'s rules), after the
 fenced code blocks are removed: headers are lines starting with 1 to 6 ``#`` and a space; list
@@ -27,7 +32,7 @@ damped Newton method (a step is halved until the log-likelihood does not decreas
 centred (sum theta = 0; the coefficients are not affected by the centring). ``ridge`` > 0 adds
 ``-ridge/2 * (||theta||^2 + ||gamma||^2)``: FastChat's ``fit_contextual_bt`` penalises both.
 The controlled strengths are read as the uncontrolled ones (:func:`metaeval.analyses.leaderboard.elo`);
-a coefficient is in logits per standard deviation of its feature (the blog's table: length 0.249).
+a coefficient is in logits per unit of its scaled feature (the blog's table: length 0.249).
 The estimate exists only if the strengths do without covariates
 (:func:`metaeval.analyses.leaderboard.estimable`) and no combination of the features separates
 the outcomes; where it does not, or Newton does not converge, the fit is NaN.
@@ -70,14 +75,14 @@ def raw_feature(f_a, f_b, ratio: bool) -> np.ndarray:
     return (f_a - f_b) / (f_a + f_b + 1) if ratio else f_a - f_b
 
 
-def standardise(z: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(standardised features, means, standard deviations) of ``z`` (rows x covariates) over the
-    votes (row weights ``w``); a standard deviation of 0 gives NaN features (nothing to estimate)."""
+def standardise(z: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(scaled features, scales) of ``z`` (rows x covariates): each column divided by its root mean
+    square over the votes (row weights ``w``), the standard deviation of the votes taken both ways
+    round; a scale of 0 (the outputs never differ) gives NaN features (nothing to estimate)."""
     z, w = np.asarray(z, dtype=float), np.asarray(w, dtype=float)
-    mean = (w @ z) / w.sum()
-    sd = np.sqrt((w @ (z - mean) ** 2) / w.sum())
+    scale = np.sqrt((w @ z ** 2) / w.sum())
     with np.errstate(invalid="ignore", divide="ignore"):
-        return (z - mean) / np.where(sd > 0, sd, np.nan), mean, sd
+        return z / np.where(scale > 0, scale, np.nan), scale
 
 
 def _loglik(c: lb.Counted, Z, W, theta, gamma, ridge):

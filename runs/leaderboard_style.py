@@ -39,8 +39,7 @@ class Covariates:
 
     names: tuple[str, ...]
     Z: object
-    mean: object
-    sd: object
+    scale: object
     features: tuple[str, ...]
     sources: tuple[str, ...]
 
@@ -78,8 +77,8 @@ def design(wh, dataset: str, judge: str | None, style: tuple[str, ...]):
     w = np.bincount(inverse.ravel(), votes["n"].to_numpy(dtype=float), len(rows))
     counted = lb.Counted(a=rows[:, 0].astype(np.int64), b=rows[:, 1].astype(np.int64), y=rows[:, 2] / 2.0, w=w,
                          n_systems=len(systems))
-    Z, mean, sd = ls.standardise(rows[:, 3:], w)
-    for name, s in zip(style, sd):
+    Z, scale = ls.standardise(rows[:, 3:], w)
+    for name, s in zip(style, scale):
         if not s > 0:
             raise WarehouseError(Message(Argument("style", name), " has the same feature in every vote (the two "
                                          "outputs never differ in it): its coefficient cannot be estimated; leave "
@@ -89,7 +88,7 @@ def design(wh, dataset: str, judge: str | None, style: tuple[str, ...]):
         digest.update(np.ascontiguousarray(part, dtype="<f8").tobytes())
     per_system = np.bincount(counted.a, counted.w, len(systems)) + np.bincount(counted.b, counted.w, len(systems))
     return (systems, counted, digest.hexdigest(), per_system.astype(np.int64),
-            Covariates(style, Z, mean, sd, tuple(features), tuple(sources)))
+            Covariates(style, Z, scale, tuple(features), tuple(sources)))
 
 
 def _values(wh, dataset: str, name: str, texts: dict) -> tuple[dict, str]:
@@ -188,17 +187,17 @@ def coefficients_frame(covariates: Covariates, coefficients: dict, setting: dict
 
     keys = ("judge", "style", "interval", "ridge", "alpha", "k", "seed")
     conventions = {"model": "P(a beats b) = sigma(theta_a - theta_b + z'gamma); a tie is half a win each way",
-                   "features": "ratio: (f_a - f_b) / (f_a + f_b + 1); difference: f_a - f_b; each standardised "
-                               "over the votes (population sd), once, on the observed votes",
+                   "features": "ratio: (f_a - f_b) / (f_a + f_b + 1); difference: f_a - f_b; each divided by its root "
+                               "mean square over the votes (the sd of the votes taken both ways round), once, on "
+                               "the observed votes",
                    "markdown": "code blocks removed; headers ^#{1,6}\\s; lists ^\\s*\\d+\\.\\s and ^\\s*[-*+]\\s; "
                                "bold **...** and __...__ within a line",
-                   "coefficient": "logits per standard deviation of the feature",
+                   "coefficient": "logits per unit of the scaled feature",
                    "interval": ("percentile over the bootstrap rounds of the ratings" if setting["interval"] ==
                                 "bootstrap" else "coefficient +- z * sandwich standard error")}
     none = bookkeeping.none_if_nan
     return pd.DataFrame({"covariate": list(covariates.names), "feature": list(covariates.features),
-                         "source": list(covariates.sources), "feature_mean": [float(x) for x in covariates.mean],
-                         "feature_sd": [float(x) for x in covariates.sd],
+                         "source": list(covariates.sources), "feature_scale": [float(x) for x in covariates.scale],
                          "coefficient": [float(x) for x in coefficients["coefficient"]],
                          "lower": [none(x) for x in coefficients["lower"]],
                          "upper": [none(x) for x in coefficients["upper"]]}).assign(
@@ -222,7 +221,7 @@ def present(rows) -> str:
                                                                                               rows["upper"])])
     how = (f"percentile bootstrap, the rounds of the ratings" if r["interval"] == "bootstrap"
            else "sandwich standard errors")
-    caption = (f"Style coefficients (logits per standard deviation of each feature; {100 * (1 - r['alpha']):g}% "
+    caption = (f"Style coefficients (logits per unit of each scaled feature; {100 * (1 - r['alpha']):g}% "
                f"intervals, {how}):")
     table = tables.render(shown[["covariate", "coefficient", "interval", "feature", "source"]], "text")
     return plain.wrap(caption) + "\n" + table.rstrip("\n") + "\n"

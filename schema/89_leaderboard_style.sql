@@ -10,8 +10,7 @@ CREATE TABLE IF NOT EXISTS leaderboard_style (
     covariate      VARCHAR NOT NULL,      -- this row's covariate
     feature        VARCHAR NOT NULL,      -- ratio | difference
     source         VARCHAR NOT NULL,      -- where each output's value comes from
-    feature_mean   DOUBLE NOT NULL,
-    feature_sd     DOUBLE NOT NULL,
+    feature_scale  DOUBLE NOT NULL,
     coefficient    DOUBLE NOT NULL,
     lower          DOUBLE,
     upper          DOUBLE,
@@ -43,9 +42,8 @@ COMMENT ON COLUMN leaderboard_style.style IS 'Every covariate of the model, comm
 COMMENT ON COLUMN leaderboard_style.covariate IS 'length (each output''s output_length attribute, else its text''s characters), headers, lists, bold (markdown counts of the stored texts), or a numeric attribute''s name.';
 COMMENT ON COLUMN leaderboard_style.feature IS 'A vote''s raw feature: ratio (f_a - f_b) / (f_a + f_b + 1), the arena''s for length and the markdown counts, or difference f_a - f_b (an attribute).';
 COMMENT ON COLUMN leaderboard_style.source IS 'Where the outputs'' values were read: the attribute, the stored texts, or both (length: output_length where stored, else the text''s length).';
-COMMENT ON COLUMN leaderboard_style.feature_mean IS 'Mean of the raw feature over the votes (subtracted: the features are standardised once, on the observed votes).';
-COMMENT ON COLUMN leaderboard_style.feature_sd IS 'Population standard deviation of the raw feature over the votes (divided by).';
-COMMENT ON COLUMN leaderboard_style.coefficient IS 'The maximum-likelihood coefficient gamma, in logits per standard deviation of the feature (positive: the outputs with more of it are preferred, the strengths held fixed).';
+COMMENT ON COLUMN leaderboard_style.feature_scale IS 'Root mean square of the raw feature over the votes, which scales it (the standard deviation of the votes taken both ways round; once, on the observed votes).';
+COMMENT ON COLUMN leaderboard_style.coefficient IS 'The maximum-likelihood coefficient gamma, in logits per unit of the scaled feature (positive: the outputs with more of it are preferred, the strengths held fixed).';
 COMMENT ON COLUMN leaderboard_style.lower IS 'Lower bound of the 1 - alpha interval: percentile over the valid bootstrap rounds (the rounds of the ratings), or coefficient - z * sandwich standard error.';
 COMMENT ON COLUMN leaderboard_style.upper IS 'Upper bound of the 1 - alpha interval (see lower).';
 COMMENT ON COLUMN leaderboard_style.interval IS 'bootstrap (multinomial over the counted votes) | sandwich (robust covariance).';
