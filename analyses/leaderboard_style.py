@@ -87,7 +87,7 @@ def standardise(z: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _loglik(c: lb.Counted, Z, W, theta, gamma, ridge):
     d = theta[:, c.a] - theta[:, c.b] + gamma @ Z.T
-    out = np.sum(W * (c.y * log_expit(d) + (1 - c.y) * log_expit(-d)), axis=1)
+    out = np.sum(W * (log_expit(-d) + c.y * d), axis=1)           # y log sigma(d) + (1 - y) log sigma(-d)
     out -= ridge / 2 * (np.sum(theta ** 2, axis=1) + np.sum(gamma ** 2, axis=1))
     out[~np.isfinite(out)] = -np.inf
     return out
@@ -120,10 +120,12 @@ def _newton_system(c: lb.Counted, Z, W, theta, gamma, ridge):
 
 
 def fit(c: lb.Counted, Z, weights: np.ndarray | None = None, *, ridge: float = 0.0, tol: float = 1e-10,
-        max_iter: int = 100) -> tuple[np.ndarray, np.ndarray]:
+        max_iter: int = 100, start: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(centred strengths, coefficients) maximising the likelihood, one row per column of
-    ``weights`` (rows x rounds; default the observed counts: one fit). ``Z``: the standardised
-    features (rows x covariates) of the distinct rows. NaN where undefined (see the module)."""
+    ``weights`` (rows x rounds; default the observed counts: one fit). ``Z``: the scaled features
+    (rows x covariates) of the distinct rows. ``start``: the (strengths, coefficients) Newton
+    starts from (default zeros; the observed fit for resampled rounds: fewer steps, the same
+    maximum). NaN where undefined (see the module)."""
     Z = np.asarray(Z, dtype=float).reshape(len(c.w), -1)
     W = (c.w[:, None] if weights is None else np.asarray(weights, dtype=float)).T
     if W.shape[1] != len(c.w):
@@ -133,6 +135,8 @@ def fit(c: lb.Counted, Z, weights: np.ndarray | None = None, *, ridge: float = 0
     R, S, C = len(W), c.n_systems, Z.shape[1]
     ok = np.isfinite(Z).all() & (np.ones(R, dtype=bool) if ridge > 0 else np.array([lb.estimable(c, w) for w in W]))
     theta, gamma = np.zeros((R, S)), np.zeros((R, C))
+    if start is not None and np.isfinite(start[0]).all() and np.isfinite(start[1]).all():
+        theta[:], gamma[:] = start[0] - np.mean(start[0]), start[1]
     last = np.full(R, np.inf)
     current = _loglik(c, Z, W, theta, gamma, ridge)
     for _ in range(max_iter if ok.any() else 0):

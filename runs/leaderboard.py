@@ -214,8 +214,9 @@ def _fitter(counted, ties: str, ridge: float, Z=None):
     from metaeval.analyses import leaderboard_style as ls
     from metaeval.analyses import leaderboard_ties as lt
 
-    if Z is not None:
-        return lambda W: ls.fit(counted, Z, W, ridge=ridge)
+    if Z is not None:                        # resampled rounds start from the observed fit
+        point = ls.fit(counted, Z, ridge=ridge)
+        return lambda W: point if W is None else ls.fit(counted, Z, W, ridge=ridge, start=point)
     if ties == "half":
         return lambda W: (lb.fit(counted, W, ridge=ridge), None)
     return lambda W: lt.fit(counted, ties, W)
