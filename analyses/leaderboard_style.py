@@ -54,6 +54,9 @@ from metaeval.analyses import leaderboard as lb
 MARKDOWN = ("headers", "lists", "bold")
 BUILT_IN = ("length", *MARKDOWN)
 
+#: Rounds x distinct rows fitted at once (each array of the Newton step this many doubles).
+BLOCK = 1 << 21
+
 _CODE = re.compile(r"```[^`]*```")
 _HEADER = re.compile(r"^#{1,6}\s", re.M)
 _ORDERED = re.compile(r"^\s*\d+\.\s", re.M)
@@ -133,6 +136,11 @@ def fit(c: lb.Counted, Z, weights: np.ndarray | None = None, *, ridge: float = 0
     if ridge < 0 or not math.isfinite(ridge):
         raise ValueError(f"ridge must be a finite number >= 0; got {ridge}")
     R, S, C = len(W), c.n_systems, Z.shape[1]
+    if R > 1 and R * len(c.w) > BLOCK:          # rounds in blocks: memory bounded, each round the same fit
+        size = max(1, BLOCK // len(c.w))
+        parts = [fit(c, Z, W[i:i + size].T, ridge=ridge, tol=tol, max_iter=max_iter, start=start)
+                 for i in range(0, R, size)]
+        return np.vstack([p[0] for p in parts]), np.vstack([p[1] for p in parts])
     ok = np.isfinite(Z).all() & (np.ones(R, dtype=bool) if ridge > 0 else np.array([lb.estimable(c, w) for w in W]))
     theta, gamma = np.zeros((R, S)), np.zeros((R, C))
     if start is not None and np.isfinite(start[0]).all() and np.isfinite(start[1]).all():
