@@ -308,9 +308,11 @@ def _rounds(counted, W, ties: str, ridge: float, pool, Z=None):
         from metaeval.runs import executors
 
         shared = executors.shared(executor, counted)
+        features = None if Z is None else executors.shared(executor, Z)
         chunks = [W[:, i:i + ROUNDS_PER_TASK] for i in range(0, W.shape[1], ROUNDS_PER_TASK)]
         n = len(chunks)
-        return np.vstack(list(executor.map(_fit_chunk, [shared] * n, chunks, [ties] * n, [ridge] * n, [Z] * n)))
+        return np.vstack(list(executor.map(_fit_chunk, [shared] * n, chunks, [ties] * n, [ridge] * n,
+                                           [features] * n)))
 
 
 def _fit_chunk(counted, W, ties: str, ridge: float, Z=None):

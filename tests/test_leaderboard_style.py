@@ -374,3 +374,22 @@ def test_a_schema_6_warehouse_is_upgraded_keeping_its_leaderboard(alpaca_db):
     before = digest(alpaca_db)                                    # still up to date
     run_cli(alpaca_db, "leaderboard", "--dataset", "alpaca", "--judge", "gpt4", "--k", "40")
     assert digest(alpaca_db) == before
+
+
+def test_the_bootstrap_on_worker_processes_equals_the_local_run(alpaca_db, tmp_path):
+    import shutil
+
+    other = tmp_path / "other.duckdb"
+    shutil.copy(alpaca_db, other)
+    frames = []
+    for db, jobs in ((alpaca_db, "1"), (other, "2")):
+        run_cli(db, "leaderboard", "--dataset", "alpaca", "--judge", "gpt4", "--style", "length", "--k", "60",
+                "--jobs", jobs)
+        with Store(db, read_only=True) as wh:
+            frames.append((wh.sql("SELECT * FROM latest_leaderboard ORDER BY system"),
+                           wh.sql("SELECT * FROM latest_leaderboard_style")))
+    (local, local_coef), (pooled, pooled_coef) = frames
+    for column in ("rating", "lower", "upper"):
+        np.testing.assert_allclose(pooled[column], local[column], atol=1e-7)
+        np.testing.assert_allclose(pooled_coef[column if column != "rating" else "coefficient"],
+                                   local_coef[column if column != "rating" else "coefficient"], atol=1e-9)
