@@ -19,7 +19,7 @@ from __future__ import annotations
 from metaeval.errors import Argument, Message, WarehouseError, ingest_hint
 from metaeval.runs.families import ALPHA, CORRECTION, DATASET, FORCE, JOBS, K, SEED, Family, Option, register
 
-COMMAND, TABLE = "leaderboard", "leaderboard"
+COMMAND, TABLE, STYLE_TABLE = "leaderboard", "leaderboard", "leaderboard_style"
 
 OPTIONS = (
     DATASET,
@@ -38,6 +38,10 @@ OPTIONS = (
                 "fitted with the strengths."),
     CORRECTION.but(help="Correction over the pairwise tests that decide the groups of systems that cannot be "
                         "separated."),
+    Option("style", multiple=True, metavar="COVARIATE",
+           help="Control the ratings for this style covariate (Chatbot Arena's style control; repeatable): length "
+                "(output_length, else the text's characters), headers, lists, bold (markdown counts of the stored "
+                "texts), or a numeric attribute. Its coefficient: table leaderboard_style."),
     FORCE, JOBS.but(help="Worker processes for the bootstrap rounds (or a Dask scheduler's workers)."),
 )
 
@@ -46,7 +50,7 @@ OPTIONS = (
 class Leaderboard(Family):
     name = COMMAND
     summary = "Systems ranked from pairwise votes: Bradley-Terry ratings with intervals (Chatbot Arena's method)."
-    tables = (TABLE,)
+    tables = (TABLE, STYLE_TABLE)
     options = OPTIONS
     report = ("metaeval.runs.report.votes:leaderboard",)
     report_position = 42
@@ -59,6 +63,12 @@ class Leaderboard(Family):
 
         import pandas as pd
 
+        if isinstance(outcome, dict):            # style-controlled: the ratings, then the coefficients
+            if fmt != "text":
+                return super().present(outcome, fmt)
+            from metaeval.runs import leaderboard_style as lstyle
+
+            return self.present(outcome[TABLE], fmt) + lstyle.present(outcome[STYLE_TABLE])
         if fmt != "text" or outcome.empty:
             return super().present(outcome, fmt)
         shown = outcome[["system", "rating", "lower", "upper", "rank", "cluster", "rank_lower", "rank_upper",
@@ -70,7 +80,8 @@ class Leaderboard(Family):
         for c in ("rank", "cluster", "rank_lower", "rank_upper"):
             shown[c] = shown[c].map(lambda x: "" if pd.isna(x) else str(int(x)))
         shown["first_share"] = shown["first_share"].map(lambda x: "" if pd.isna(x) else f"{x:.3f}")
-        who = f"judge {r['judge']}" if r["judge"] else "the human votes"
+        who = (f"judge {r['judge']}" if r["judge"] else "the human votes") + (
+            f", controlled for {r['style'].replace(',', ', ')}" if r.get("style") else "")
         how = (f"{100 * (1 - r['alpha']):g}% percentile bootstrap over votes, k={r['k']}, seed={r['seed']}, "
                f"{r['n_valid']} valid rounds" if r["interval"] == "bootstrap" else
                f"{100 * (1 - r['alpha']):g}% sandwich intervals")
@@ -126,18 +137,27 @@ def _votes(wh, dataset: str, judge: str | None):
 def leaderboard(wh, dataset: str, judge: str | None = None, *, k: int = K.default, seed: int = SEED.default,
                 alpha: float = ALPHA.default, interval: str = "bootstrap", scale: str = "elo", anchor: str | None = None,
                 anchor_rating: float = 1000.0, ridge: float = 0.0, ties: str = "half",
-                correction: str = CORRECTION.default, force: bool = False, jobs: int = 1, progress=None):
+                correction: str = CORRECTION.default, style=(), force: bool = False, jobs: int = 1, progress=None):
     """The latest ``leaderboard`` rows of these votes and settings (best first), computed unless
-    up to date."""
+    up to date; with ``style`` covariates, {table: rows} of ``leaderboard`` (the controlled
+    ratings) and ``leaderboard_style`` (the coefficients)."""
     from metaeval.analyses import leaderboard as lb
+    from metaeval.runs import leaderboard_style as lstyle
     from metaeval.runs import parameters, persist
 
+    style = lstyle.canonical(style)
     if interval == "bootstrap":
         parameters.check_k(k, alpha, "interval")
     if ridge and ties != "half":
         raise WarehouseError(Message(Argument("ridge", ridge), " is a prior of the half-a-win model only; with ",
                                      Argument("ties", ties), " the ratings are the maximum-likelihood ones"))
+    if style and ties != "half":
+        raise WarehouseError(Message(Argument("style", list(style)), " is controlled for in the half-a-win model "
+                                     "only (the arena's): leave out ", Argument("ties", ties)))
     systems, counted, fingerprint, votes = _votes(wh, dataset, judge)
+    covariates = None
+    if style:
+        systems, counted, fingerprint, votes, covariates = lstyle.design(wh, dataset, judge, style)
     if anchor is not None and anchor not in systems:
         raise WarehouseError(Message(Argument("anchor", anchor), f" is not a system of the votes of {dataset!r}; "
                                      f"its systems: {', '.join(systems)}"))
@@ -152,73 +172,113 @@ def leaderboard(wh, dataset: str, judge: str | None = None, *, k: int = K.defaul
                "ridge": float(ridge), "alpha": float(alpha), "ties": ties, "correction": correction}
     if interval == "bootstrap":
         setting.update(k=int(k), seed=int(seed))
-    if not force and (rows := persist.reusable(wh, TABLE, dataset, fingerprint, **setting)) is not None:
-        return _best_first(rows)
+    if style:
+        setting["style"] = ",".join(style)
+    if not force and (rows := _reusable(wh, dataset, fingerprint, setting)) is not None:
+        return rows
     at = systems.index(anchor) if anchor is not None else None
     from metaeval.runs import executors
 
     executors.of(wh).check()
-    frame = _compute(systems, counted, votes, setting, at, anchor_rating, k, seed, alpha, ridge, ties, correction,
-                     lambda: executors.of(wh).pool(jobs))
+    frame, coefficients = _compute(systems, counted, votes, setting, at, anchor_rating, k, seed, alpha, ridge, ties,
+                                   correction, lambda: executors.of(wh).pool(jobs), covariates)
     frame = frame.assign(dataset=dataset, fingerprint=fingerprint)
     persist.ensure_table(wh, TABLE, "85_leaderboard")
+    more = {}
+    if covariates is not None:
+        persist.ensure_table(wh, STYLE_TABLE, "89_leaderboard_style")
+        more[STYLE_TABLE] = lstyle.coefficients_frame(covariates, coefficients, setting, counted.n_votes).assign(
+            dataset=dataset, fingerprint=fingerprint)
     persist.write(wh, COMMAND, TABLE, frame, {"dataset": dataset, **setting}, fingerprint,
-                  seed if interval == "bootstrap" else None)
-    return _best_first(persist.reusable(wh, TABLE, dataset, fingerprint, **setting))
+                  seed if interval == "bootstrap" else None, more=more)
+    return _reusable(wh, dataset, fingerprint, setting)
+
+
+def _reusable(wh, dataset: str, fingerprint: str, setting: dict):
+    """The stored rows of this setting (best first; with style, {table: rows} of one run) or None."""
+    from metaeval.runs import persist
+
+    rows = persist.reusable(wh, TABLE, dataset, fingerprint, **{"style": "", **setting})
+    if rows is None or not setting.get("style"):
+        return None if rows is None else _best_first(rows)
+    keys = ("judge", "style", "interval", "ridge", "alpha", "k", "seed")
+    coefficients = persist.reusable(wh, STYLE_TABLE, dataset, fingerprint, **{c: setting[c] for c in keys
+                                                                              if c in setting})
+    if coefficients is None or set(coefficients["run_id"]) != set(rows["run_id"]):
+        return None
+    return {TABLE: _best_first(rows), STYLE_TABLE: coefficients.sort_values("result_id").reset_index(drop=True)}
 
 
 def _best_first(rows):
     return rows.sort_values("rating", ascending=False).reset_index(drop=True)
 
 
-def _fitter(counted, ties: str, ridge: float):
-    """weights (rows x rounds) -> strengths (rounds x systems), and the tie parameters (or None)."""
+def _fitter(counted, ties: str, ridge: float, Z=None):
+    """weights (rows x rounds; None: the observed counts, one fit) -> strengths (rounds x systems),
+    and the tie parameters or the style coefficients (or None)."""
     from metaeval.analyses import leaderboard as lb
+    from metaeval.analyses import leaderboard_style as ls
     from metaeval.analyses import leaderboard_ties as lt
 
+    if Z is not None:                        # resampled rounds start from the observed fit
+        point = ls.fit(counted, Z, ridge=ridge)
+        return lambda W: point if W is None else ls.fit(counted, Z, W, ridge=ridge, start=point)
     if ties == "half":
         return lambda W: (lb.fit(counted, W, ridge=ridge), None)
     return lambda W: lt.fit(counted, ties, W)
 
 
-def _compute(systems, counted, votes, setting, at, anchor_rating, k, seed, alpha, ridge, ties, correction, pool):
-    """The frame of rows (without dataset and fingerprint): ratings, intervals, order, fragility."""
+def _compute(systems, counted, votes, setting, at, anchor_rating, k, seed, alpha, ridge, ties, correction, pool,
+             covariates=None):
+    """(the frame of rows without dataset and fingerprint: ratings, intervals, order, fragility;
+    with covariates, their coefficients {coefficient, lower, upper}, else None)."""
     import numpy as np
     import pandas as pd
     from scipy.special import ndtri          # scipy.stats.norm.ppf, without importing scipy.stats (0.8 s)
 
     from metaeval.analyses import leaderboard as lb
     from metaeval.analyses import leaderboard_ranks as lr
+    from metaeval.analyses import leaderboard_style as ls
     from metaeval.analyses import leaderboard_ties as lt
     from metaeval.runs import bookkeeping
 
-    scale, interval = setting["scale"], setting["interval"]
+    scale, interval, S = setting["scale"], setting["interval"], len(systems)
+    Z = None if covariates is None else covariates.Z
 
     def transform(theta):
         return lb.elo(theta, at, anchor_rating) if scale == "elo" else (
             theta - theta[..., [at]] if at is not None else theta)
 
-    fit = _fitter(counted, ties, ridge)
-    if ties == "half":
-        theta, tau = lb.fit(counted, ridge=ridge), None
-    else:
-        theta, tau = lt.fit(counted, ties)
+    fit = _fitter(counted, ties, ridge, Z)
+    theta, extra = fit(None)
+    tau, gamma = (extra, None) if Z is None else (None, extra)
     if not np.isfinite(theta).all():
-        raise WarehouseError("the Bradley-Terry fit of these votes did not converge: no ratings are stored")
+        raise WarehouseError("the Bradley-Terry fit of these votes did not converge: no ratings are stored"
+                             + ("" if Z is None else " (the style covariates may separate the outcomes)"))
     rating = transform(theta)
     per_unit = lb.ELO_PER_LOGIT if scale == "elo" else 1.0
-    nan = np.full(len(systems), np.nan)
-    first, n_valid, rank_lower, rank_upper = nan, None, nan, nan
+    nan = np.full(S, np.nan)
+    first, n_valid, rank_lower, rank_upper, coefficients = nan, None, nan, nan, None
     if interval == "bootstrap":
-        samples = transform(_rounds(counted, lb.bootstrap_counts(counted, k, seed), ties, ridge, pool))
+        both = _rounds(counted, lb.bootstrap_counts(counted, k, seed), ties, ridge, pool, Z)
+        samples = transform(both[:, :S])
         boot = lb.summarise(samples, alpha)
         lower, upper, first, n_valid = boot.lower, boot.upper, boot.first, boot.n_valid
         rank_lower, rank_upper = lr.rank_interval(samples, alpha)
         tests = lr.bootstrap_tests(rating, samples)
+        if Z is not None:
+            g = lb.summarise(both[:, S:], alpha)
+            coefficients = {"coefficient": gamma, "lower": g.lower, "upper": g.upper, "n_valid": g.n_valid}
     else:
-        cov = lb.sandwich(counted, theta) if ties == "half" else lt.sandwich(counted, ties, theta, tau)
+        if Z is None:
+            cov = lb.sandwich(counted, theta) if ties == "half" else lt.sandwich(counted, ties, theta, tau)
+        else:
+            full = ls.sandwich(counted, Z, theta, gamma)
+            cov, gse = full[:S, :S], np.sqrt(np.clip(np.diag(full)[S:], 0, None))
+            coefficients = {"coefficient": gamma, "lower": gamma - ndtri(1 - alpha / 2) * gse,
+                            "upper": gamma + ndtri(1 - alpha / 2) * gse, "n_valid": None}
         if at is not None:                       # the variance of theta_i - theta_anchor
-            e = np.eye(len(systems)) - np.eye(len(systems))[at]
+            e = np.eye(S) - np.eye(S)[at]
             cov = e @ cov @ e.T
         se = np.sqrt(np.clip(np.diag(cov), 0, None)) * per_unit
         z = ndtri(1 - alpha / 2)
@@ -233,33 +293,41 @@ def _compute(systems, counted, votes, setting, at, anchor_rating, k, seed, alpha
                          "rank_upper": [none(x) for x in rank_upper], **order}).assign(
         **setting, anchor_rating=float(anchor_rating) if at is not None else None, n_valid=n_valid,
         tie_parameter=None if tau is None else float(lt.tie_parameter(ties, tau)),
-        fragility=fragile.votes, fragility_exact=fragile.exact, conventions=bookkeeping.conventions_json(conventions))
+        fragility=fragile.votes, fragility_exact=fragile.exact,
+        conventions=bookkeeping.conventions_json(conventions)), coefficients
 
 
 #: Bootstrap rounds per task on worker processes or a Dask cluster.
 ROUNDS_PER_TASK = 25
 
 
-def _rounds(counted, W, ties: str, ridge: float, pool):
-    """The strengths of every round (rounds x systems): in this process, or in chunks of
-    :data:`ROUNDS_PER_TASK` rounds on the executor's workers (the same fits; a round's numbers may
-    differ in the last digits, as its Newton steps stop with its chunk's)."""
+def _rounds(counted, W, ties: str, ridge: float, pool, Z=None):
+    """The strengths of every round (rounds x systems; with style features ``Z``, the coefficients
+    in the columns after them): in this process, or in chunks of :data:`ROUNDS_PER_TASK` rounds on
+    the executor's workers (the same fits; a round's numbers may differ in the last digits, as its
+    Newton steps stop with its chunk's)."""
     import numpy as np
 
     with pool() as executor:
         if executor is None:
-            return _fit_chunk(counted, W, ties, ridge)
+            return _fit_chunk(counted, W, ties, ridge, Z)
         from metaeval.runs import executors
 
         shared = executors.shared(executor, counted)
+        features = None if Z is None else executors.shared(executor, Z)
         chunks = [W[:, i:i + ROUNDS_PER_TASK] for i in range(0, W.shape[1], ROUNDS_PER_TASK)]
-        return np.vstack(list(executor.map(_fit_chunk, [shared] * len(chunks), chunks, [ties] * len(chunks),
-                                           [ridge] * len(chunks))))
+        n = len(chunks)
+        return np.vstack(list(executor.map(_fit_chunk, [shared] * n, chunks, [ties] * n, [ridge] * n,
+                                           [features] * n)))
 
 
-def _fit_chunk(counted, W, ties: str, ridge: float):
-    """One task: the strengths of the rounds of ``W`` (rows x rounds)."""
-    return _fitter(counted, ties, ridge)(W)[0]
+def _fit_chunk(counted, W, ties: str, ridge: float, Z=None):
+    """One task: the strengths of the rounds of ``W`` (rows x rounds), and the coefficients after
+    them when there are style features ``Z``."""
+    import numpy as np
+
+    theta, extra = _fitter(counted, ties, ridge, Z)(W)
+    return theta if Z is None else np.hstack([theta, extra])
 
 
 def _order(systems, rating, tests, k, correction, alpha):
@@ -308,4 +376,11 @@ def _conventions(setting, ridge, counted, tau, resolution, fragile, systems):
            "fragility": "fewest removed votes after which another system is rated at least as high as the leader"
                         + (" (exact search)" if fragile.exact else " (greedy search: an upper bound)"),
            "fragility_challenger": None if fragile.challenger is None else systems[fragile.challenger]}
+    if setting.get("style"):
+        out["model"] = ("Bradley-Terry with style covariates (Chatbot Arena's style control): P(a beats b) = "
+                        "sigma(theta_a - theta_b + z'gamma), z the standardised style features; a tie is half a win "
+                        "each way; the ratings are the controlled strengths")
+        out["style"] = setting["style"]
+        if ridge:
+            out["estimator"] += " on the strengths and the coefficients"
     return out

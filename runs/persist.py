@@ -45,15 +45,18 @@ def reusable(wh: Store, table: str, dataset: str, fingerprint: str, *, subset: s
 
 
 def write(wh: Store, command: str, table: str, frame: pd.DataFrame, parameters: dict, fingerprint: str,
-          seed: int | None = None) -> int:
-    """One run of ``command`` writing ``frame`` to ``table`` (checked and computed before: this is
-    the first write); its run id."""
+          seed: int | None = None, more: dict[str, pd.DataFrame] | None = None) -> int:
+    """One run of ``command`` writing ``frame`` to ``table`` (and each frame of ``more`` to its
+    table; checked and computed before: this is the first write); its run id."""
     from metaeval.runs import bookkeeping
 
-    run_id = bookkeeping.start_run(wh, command, parameters, seed, fingerprint, len(frame))
+    frames = {table: frame, **(more or {})}
+    n_rows = sum(len(f) for f in frames.values())
+    run_id = bookkeeping.start_run(wh, command, parameters, seed, fingerprint, n_rows)
     with bookkeeping.finishing(wh, run_id):
-        bookkeeping.insert_rows(wh, table, frame.assign(run_id=run_id))
-        bookkeeping.finish_run(wh, run_id, "finished", len(frame))
+        for name, rows in frames.items():
+            bookkeeping.insert_rows(wh, name, rows.assign(run_id=run_id))
+        bookkeeping.finish_run(wh, run_id, "finished", n_rows)
     return run_id
 
 

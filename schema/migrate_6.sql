@@ -29,3 +29,8 @@ ALTER TABLE IF EXISTS error_overlap ALTER COLUMN aggregate SET NOT NULL;
 -- optimal-set: one block per winners ranking, the aggregate of the ranking a key of its shares.
 ALTER TABLE IF EXISTS optimal_set_shares ADD COLUMN IF NOT EXISTS aggregate VARCHAR DEFAULT 'mean';
 ALTER TABLE IF EXISTS optimal_set_shares ALTER COLUMN aggregate SET NOT NULL;
+-- leaderboard --style (issue 35 item 2): the style covariates a leaderboard's ratings are
+-- controlled for are a column of leaderboard ('' for every row written before: none) and a key of
+-- its latest view (85_leaderboard.sql recreates the view).
+ALTER TABLE IF EXISTS leaderboard ADD COLUMN IF NOT EXISTS style VARCHAR DEFAULT '';
+ALTER TABLE IF EXISTS leaderboard ALTER COLUMN style SET NOT NULL;

@@ -519,7 +519,8 @@ def test_results_and_export_offer_every_result_table():
               "delta_bin_accuracy", "detection", "detection_tests", "judge_statistics", "judge_tests",
               "preference_rankings", "error_categories", "system_tests", "error_overlap", "rank_changes", "leaderboard",
               "rater_agreement", "rating_stability", "span_evaluation", "span_tests", "agreement_curves",
-              "optimal_set_shares", "lc_winrates", "judge_leaderboard", "judge_diagnostics", "held_out_ties"}
+              "optimal_set_shares", "lc_winrates", "judge_leaderboard", "judge_diagnostics", "held_out_ties",
+              "leaderboard_style"}
     assert set(RESULT_TABLES) == tables
     for command in ("results", "export"):
         text = CliRunner().invoke(main, [command, "--help"], terminal_width=1000).output
