@@ -1,0 +1,188 @@
+"""System-level measures: one number per system that is not a mean of its cells (corpus BLEU).
+
+The warehouse's engines read an N systems x M inputs matrix per measure and reduce a metric to a
+system score by its mean over the inputs. A corpus BLEU is a function of *summed* statistics
+(sacrebleu's ``corpus_score``), so ``score --metric corpus-bleu`` stores each cell's sufficient
+statistics (table ``bleu_statistics``: candidate and closest-reference lengths, clipped n-gram
+matches and candidate n-grams, n = 1..4) and a ``measures`` row without cells; a measure with
+statistics is a system-level measure.
+
+An analysis whose scope names one (:func:`collapse`, called by :func:`metaeval.runs.engine.analyse`
+and :func:`metaeval.runs.persist.system_scores`) reads every measure of the scope as its system
+scores: the system-level measure's corpus BLEU over the inputs the analysis uses (the subset
+``where`` selects; the judged ones under ``system_inputs="judged"``), every other measure's mean
+over the same inputs as usual; the engines then see an N x 1 grid, on which the system-level
+correlation, Fisher's interval, Williams' test and the resampling of systems are the same
+computations as on the cells. What needs cells is refused in one line naming what works: the
+summary and global levels, the resampling of inputs (boot-inputs, boot-both), the permutation
+tests (they standardise each metric over its cells), the annotators' resampling and the median
+aggregation. The exact input resampling of a corpus BLEU (the BLEU of the summed statistics of the
+drawn inputs) is :func:`metaeval.analyses.text.mt.system_bleu` with weights.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from metaeval.errors import Argument, Message, WarehouseError
+
+if TYPE_CHECKING:
+    from metaeval.core import Store
+    from metaeval.runs.selection import Data, Scope
+
+#: The metric of ``score`` that stores BLEU's statistics, and the measure it names.
+CORPUS_BLEU = "corpus-bleu"
+#: The methods that read a system-level measure: they need its system scores only.
+WORKS = {"ci": ("fisher", "boot-systems"), "compare": ("williams", "boot-systems")}
+#: The input label of the collapsed grid (one column: the system scores).
+SYSTEM_SCORES = "*"
+
+
+def _statement(name: str) -> str:
+    from metaeval import schema
+
+    return schema.statements("bleu_statistics")[name]
+
+
+def _has_table(wh: Store) -> bool:
+    from metaeval import housekeeping
+
+    return housekeeping.has_statistics(wh.con)
+
+
+def measures(wh: Store, dataset: str) -> list[str]:
+    """The system-level measures of ``dataset`` (those with sufficient statistics)."""
+    if not _has_table(wh):
+        return []
+    return [r[0] for r in wh.con.execute(_statement("measures"), {"dataset": dataset}).fetchall()]
+
+
+def statistics(wh: Store, dataset: str, measure: str) -> pd.DataFrame:
+    """The stored statistics of ``measure``: columns system, input and the ten statistics."""
+    return wh.con.execute(_statement("cells"), {"dataset": dataset, "measure": measure}).df()
+
+
+def store(wh: Store, dataset: str, measure: str, keys: pd.DataFrame, S: np.ndarray, replace: bool) -> None:
+    """Write ``measure``'s statistics ``S`` (one row per (system, input) of ``keys``), inside the
+    score's transaction (its ``before_commit``: the measure, systems and inputs exist). Stored
+    statistics that differ are a conflict unless ``replace``; the same ones change nothing."""
+    from metaeval import schema
+    from metaeval.analyses.text.mt import STATISTICS
+    from metaeval.runs import persist
+
+    persist.ensure_table(wh, "bleu_statistics", "89_bleu_statistics")
+    frame = pd.DataFrame(np.asarray(S, dtype=np.int64), columns=list(STATISTICS))
+    frame.insert(0, "input", keys["input"].astype(str).to_numpy())
+    frame.insert(0, "system", keys["system"].astype(str).to_numpy())
+    frame = frame.sort_values(["system", "input"]).reset_index(drop=True)
+    stored = statistics(wh, dataset, measure)
+    if not stored.empty:
+        same = stored.shape == frame.shape and (stored.astype(str).to_numpy() == frame.astype(str).to_numpy()).all()
+        if same:
+            return
+        if not replace:
+            raise WarehouseError(Message(f"the stored BLEU statistics of {measure!r} in {dataset!r} differ from these; "
+                                         "nothing was written (", Argument("replace", True), " overwrites them)"))
+    params = {"dataset": dataset, "measure": measure}
+    wh.con.execute(_statement("delete"), params)
+    wh.con.register("staged_bleu_statistics", frame)
+    try:
+        wh.con.execute(schema.statements("bleu_statistics")["insert"], params)
+    finally:
+        wh.con.unregister("staged_bleu_statistics")
+
+
+def _refuse_level(measure: str, levels: Sequence[str]) -> None:
+    bad = [lv for lv in levels if lv != "system"]
+    if bad:
+        raise WarehouseError(Message(f"{measure!r} is a system-level measure (a corpus BLEU, not a mean of cells): it "
+                                     f"has no {' or '.join(bad)}-level value; choose ", Argument("levels", ["system"])))
+
+
+def check(measure: str, levels: Sequence[str], params: object | None = None, command: str | None = None) -> None:
+    """Refuse, in one line naming what works, what a system-level ``measure`` cannot give."""
+    _refuse_level(measure, levels)
+    method = getattr(params, "method", None)
+    works = WORKS.get(command or "", ())
+    if method is not None and method not in works:
+        raise WarehouseError(Message(f"{measure!r} is a system-level measure: {method} needs its cells (it resamples "
+                                     "inputs or permutes standardised cells); choose ", Argument("method", works[0]),
+                                     " or ", Argument("method", works[1])) if works else
+                             Message(f"{measure!r} is a system-level measure: {method} needs its cells"))
+    if getattr(params, "resample_annotators", None) is not None:
+        raise WarehouseError(Message(f"{measure!r} is a system-level measure: ", Argument("resample_annotators"),
+                                     " redraws cells; leave it out"))
+
+
+def stats_grid(wh: Store, scope: Scope, measure: str, systems: Sequence[str]) -> tuple[np.ndarray, tuple[str, ...]]:
+    """``measure``'s statistics on ``systems`` x its inputs, (N, M', 10) with NaN where missing or
+    outside the scope's subset (``where``, the systems' types), and those inputs."""
+    frame = statistics(wh, scope.dataset, measure)
+    inputs = tuple(sorted(set(frame["input"])))
+    S = np.full((len(systems), len(inputs), 10), np.nan)
+    row = {s: i for i, s in enumerate(systems)}
+    col = {s: j for j, s in enumerate(inputs)}
+    known = frame["system"].isin(row)
+    frame = frame[known]
+    S[frame["system"].map(row).to_numpy(), frame["input"].map(col).to_numpy()] = frame.iloc[:, 2:].to_numpy(float)
+    keep = wh.attribute_mask(scope.dataset, scope.where, list(systems), list(inputs))
+    return np.where(keep[:, :, None], S, np.nan), inputs
+
+
+def collapse(wh: Store, scope: Scope, data: Data, system_inputs: str = "all") -> Data:
+    """``data`` as the system scores of each measure (an N x 1 grid; see the module docstring):
+    the system-level measures' corpus BLEU of their summed statistics, the others' means, over the
+    inputs of the scope's subset (only the judged ones when ``system_inputs`` is "judged"); the
+    human's mean over its judged inputs."""
+    from metaeval.analyses.stats import protocols, reductions
+    from metaeval.analyses.text.mt import system_bleu
+    from metaeval.runs.selection import Data
+
+    system_level = set(measures(wh, scope.dataset))
+    human = data.values[scope.human] if scope.human is not None else None
+    judged = set() if human is None else {i for i, j in zip(data.inputs, protocols.judged_inputs(human)) if j}
+    values = {}
+    for m in scope.measures:
+        if m in system_level:
+            S, inputs = stats_grid(wh, scope, m, data.systems)
+            if system_inputs == "judged" and human is not None:
+                S = np.where(np.isin(np.asarray(inputs), list(judged))[None, :, None], S, np.nan)
+            x = system_bleu(S)
+        else:
+            X = data.values[m]
+            if system_inputs == "judged" and human is not None and m != scope.human:
+                X = np.where(np.isin(np.asarray(data.inputs), list(judged))[None, :], X, np.nan)
+            x = reductions.system_means(X)
+        values[m] = np.ascontiguousarray(x[:, None])
+    return Data(data.systems, (SYSTEM_SCORES,), values, dict(data.directions), {}, data.subset, {})
+
+
+def named_only(wh: Store, scope: Scope, globs: Sequence[str]) -> Scope:
+    """``scope`` without its system-level measures unless ``globs`` named metrics: by default
+    (every automatic measure) an analysis reads the measures with cells."""
+    if globs:
+        return scope
+    system_level = set(measures(wh, scope.dataset))
+    kept = tuple(m for m in scope.metrics if m not in system_level)
+    if not kept:
+        raise WarehouseError(Message(f"the automatic measures of {scope.dataset!r} are system-level only "
+                                     f"({', '.join(scope.metrics)}): name one, e.g. ",
+                                     Argument("metrics", [scope.metrics[0]]), " with ", Argument("levels", ["system"])))
+    return scope if len(kept) == len(scope.metrics) else scope.with_metrics(kept)
+
+
+def prepare(wh: Store, scope: Scope, data: Data, build) -> Data:
+    """``data`` itself when no measure of ``scope`` is system-level; else, every analysis of
+    ``build(scope)`` checked (:func:`check`), the collapsed data (:func:`collapse`)."""
+    found = [m for m in scope.metrics if m in set(measures(wh, scope.dataset))]
+    if not found:
+        return data
+    analyses = list(build(scope))
+    for a in analyses:
+        check(found[0], scope.levels, a.params, a.command)
+    system_inputs = {getattr(a.params, "system_inputs", "all") for a in analyses}
+    return collapse(wh, scope, data, system_inputs.pop() if len(system_inputs) == 1 else "all")
