@@ -82,7 +82,6 @@ def analyse(wh: Store, build: Callable[[selection.Scope], Sequence[runner.Analys
     if partial:
         extra["partial"] = True
     scope = selection.resolve_scope(wh, dataset, human, metrics, levels, coefficients, where=where, **extra)
-    scope = system_level.named_only(wh, scope, metrics)
     data = selection.load_data(wh, scope, annotations=annotations)
     data = system_level.prepare(wh, scope, data, build)   # a system-level measure: its system scores
     scope, skipped = selection.without_sparse_metrics(data, scope)

@@ -28,7 +28,7 @@ from metaeval.analyses.stats.results import NAN_POLICY
 from metaeval.core import Store
 from metaeval.errors import Argument, Message, WarehouseError
 from metaeval.analyses.stats import vocabulary
-from metaeval.runs import bookkeeping, comparisons, correlations, derived, parameters, selection
+from metaeval.runs import bookkeeping, comparisons, correlations, derived, parameters, selection, system_level
 from metaeval.runs.parameters import Params, setting
 from metaeval.runs.runner import Analysis, RunSummary, Scope, Task
 
@@ -329,7 +329,7 @@ def run_winners(wh: Store, scope: Scope, method: str = "perm-both", alternative:
     _choice(group, vocabulary.CORRECTION_GROUPS, "correction group")
     _choice(cluster_rule, vocabulary.CLUSTER_RULES, "cluster rule")
     params = WinnersParams(method, alternative, correction, group, _alpha(alpha), cluster_rule)
-    data = selection.load_data(wh, scope)
+    data = system_level.for_stored_tests(wh, scope, selection.load_data(wh, scope), method)
     scope, skipped = selection.without_sparse_metrics(data, scope)
     if len(scope.metrics) < 2:
         raise WarehouseError(f"ranking metrics needs at least two; the scope has {list(scope.metrics)}"

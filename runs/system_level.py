@@ -38,6 +38,9 @@ if TYPE_CHECKING:
 CORPUS_BLEU = "corpus-bleu"
 #: The methods that read a system-level measure: they need its system scores only.
 WORKS = {"ci": ("fisher", "boot-systems"), "compare": ("williams", "boot-systems")}
+#: The result tables whose analyses read system scores only at the system level (the others --
+#: accuracy with its per-input significance, the agreement of significant pairs -- read cells).
+READS_SYSTEM_SCORES = ("correlations", "confidence_intervals", "hypothesis_tests")
 #: The input label of the collapsed grid (one column: the system scores).
 SYSTEM_SCORES = "*"
 
@@ -106,6 +109,11 @@ def _refuse_level(measure: str, levels: Sequence[str]) -> None:
 def check(measure: str, levels: Sequence[str], params: object | None = None, command: str | None = None) -> None:
     """Refuse, in one line naming what works, what a system-level ``measure`` cannot give."""
     _refuse_level(measure, levels)
+    table = getattr(params, "table", None)
+    if table is not None and table not in READS_SYSTEM_SCORES:
+        raise WarehouseError(f"{measure!r} is a system-level measure (a corpus BLEU, no value per input): "
+                             f"{command or table} is computed from cells; correlate, ci and compare at the system "
+                             "level read its system scores")
     method = getattr(params, "method", None)
     works = WORKS.get(command or "", ())
     if method is not None and method not in works:
@@ -161,20 +169,6 @@ def collapse(wh: Store, scope: Scope, data: Data, system_inputs: str = "all") ->
     return Data(data.systems, (SYSTEM_SCORES,), values, dict(data.directions), {}, data.subset, {})
 
 
-def named_only(wh: Store, scope: Scope, globs: Sequence[str]) -> Scope:
-    """``scope`` without its system-level measures unless ``globs`` named metrics: by default
-    (every automatic measure) an analysis reads the measures with cells."""
-    if globs:
-        return scope
-    system_level = set(measures(wh, scope.dataset))
-    kept = tuple(m for m in scope.metrics if m not in system_level)
-    if not kept:
-        raise WarehouseError(Message(f"the automatic measures of {scope.dataset!r} are system-level only "
-                                     f"({', '.join(scope.metrics)}): name one, e.g. ",
-                                     Argument("metrics", [scope.metrics[0]]), " with ", Argument("levels", ["system"])))
-    return scope if len(kept) == len(scope.metrics) else scope.with_metrics(kept)
-
-
 def prepare(wh: Store, scope: Scope, data: Data, build) -> Data:
     """``data`` itself when no measure of ``scope`` is system-level; else, every analysis of
     ``build(scope)`` checked (:func:`check`), the collapsed data (:func:`collapse`)."""
@@ -186,3 +180,12 @@ def prepare(wh: Store, scope: Scope, data: Data, build) -> Data:
         check(found[0], scope.levels, a.params, a.command)
     system_inputs = {getattr(a.params, "system_inputs", "all") for a in analyses}
     return collapse(wh, scope, data, system_inputs.pop() if len(system_inputs) == 1 else "all")
+
+
+def for_stored_tests(wh: Store, scope: Scope, data: Data, method: str) -> Data:
+    """``data`` as :func:`prepare` has it for ``compare`` tests of ``method`` (what ``winners``
+    checks its stored tests against: the same fingerprints)."""
+    from types import SimpleNamespace
+
+    return prepare(wh, scope, data, lambda _: [SimpleNamespace(params=SimpleNamespace(method=method),
+                                                               command="compare")])
