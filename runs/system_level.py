@@ -13,31 +13,38 @@ scores: the system-level measure's corpus BLEU over the inputs the analysis uses
 ``where`` selects; the judged ones under ``system_inputs="judged"``), every other measure's mean
 over the same inputs as usual; the engines then see an N x 1 grid, on which the system-level
 correlation, Fisher's interval, Williams' test and the resampling of systems are the same
-computations as on the cells. What needs cells is refused in one line naming what works: the
-summary and global levels, the resampling of inputs (boot-inputs, boot-both), the permutation
-tests (they standardise each metric over its cells), the annotators' resampling and the median
-aggregation. The exact input resampling of a corpus BLEU (the BLEU of the summed statistics of the
-drawn inputs) is :func:`metaeval.analyses.text.mt.system_bleu` with weights.
+computations as on the cells. ``ci``'s bootstraps over inputs (boot-inputs, boot-both) read each
+measure's per-cell statistics instead (:class:`SummedData`; :mod:`metaeval.analyses.stats.summed`):
+a resample's corpus BLEU is the BLEU of the statistics summed over its drawn inputs, exactly what
+rescoring the resampled corpus gives. What needs cells is refused in one line naming what works:
+the summary and global levels, the permutation tests (they standardise each metric over its
+cells) and compare's input bootstraps, the families computed from cells (accuracy, ...), the
+annotators' resampling and the median aggregation.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from metaeval.errors import Argument, Message, WarehouseError
+from metaeval.runs.selection import Data
 
 if TYPE_CHECKING:
     from metaeval.core import Store
-    from metaeval.runs.selection import Data, Scope
+    from metaeval.runs.selection import Scope
 
 #: The metric of ``score`` that stores BLEU's statistics, and the measure it names.
 CORPUS_BLEU = "corpus-bleu"
 #: The methods that read a system-level measure: they need its system scores only.
-WORKS = {"ci": ("fisher", "boot-systems"), "compare": ("williams", "boot-systems")}
+WORKS = {"ci": ("fisher", "boot-systems", "boot-inputs", "boot-both"), "compare": ("williams", "boot-systems")}
+#: The methods that resample inputs: each resample's system scores from its summed statistics.
+RESAMPLE_INPUTS = ("boot-inputs", "boot-both")
 #: The result tables whose analyses read system scores only at the system level (the others --
 #: accuracy with its per-input significance, the agreement of significant pairs -- read cells).
 READS_SYSTEM_SCORES = ("correlations", "confidence_intervals", "hypothesis_tests")
@@ -117,13 +124,19 @@ def check(measure: str, levels: Sequence[str], params: object | None = None, com
     method = getattr(params, "method", None)
     works = WORKS.get(command or "", ())
     if method is not None and method not in works:
-        raise WarehouseError(Message(f"{measure!r} is a system-level measure: {method} needs its cells (it resamples "
-                                     "inputs or permutes standardised cells); choose ", Argument("method", works[0]),
-                                     " or ", Argument("method", works[1])) if works else
+        raise WarehouseError(Message(f"{measure!r} is a system-level measure: {method} needs its cells (it "
+                                     "permutes or resamples cells); choose ", *_alternatives(works)) if works else
                              Message(f"{measure!r} is a system-level measure: {method} needs its cells"))
     if getattr(params, "resample_annotators", None) is not None:
         raise WarehouseError(Message(f"{measure!r} is a system-level measure: ", Argument("resample_annotators"),
                                      " redraws cells; leave it out"))
+
+
+def _alternatives(works: Sequence[str]) -> list:
+    parts: list = []
+    for i, m in enumerate(works):
+        parts += ([", " if i < len(works) - 1 else " or "] if i else []) + [Argument("method", m)]
+    return parts
 
 
 def stats_grid(wh: Store, scope: Scope, measure: str, systems: Sequence[str]) -> tuple[np.ndarray, tuple[str, ...]]:
@@ -148,7 +161,6 @@ def collapse(wh: Store, scope: Scope, data: Data, system_inputs: str = "all") ->
     human's mean over its judged inputs."""
     from metaeval.analyses.stats import protocols, reductions
     from metaeval.analyses.text.mt import system_bleu
-    from metaeval.runs.selection import Data
 
     system_level = set(measures(wh, scope.dataset))
     human = data.values[scope.human] if scope.human is not None else None
@@ -179,7 +191,76 @@ def prepare(wh: Store, scope: Scope, data: Data, build) -> Data:
     for a in analyses:
         check(found[0], scope.levels, a.params, a.command)
     system_inputs = {getattr(a.params, "system_inputs", "all") for a in analyses}
-    return collapse(wh, scope, data, system_inputs.pop() if len(system_inputs) == 1 else "all")
+    protocol = system_inputs.pop() if len(system_inputs) == 1 else "all"
+    if any(getattr(a.params, "method", None) in RESAMPLE_INPUTS for a in analyses):
+        return summed(wh, scope, data, protocol)
+    return collapse(wh, scope, data, protocol)
+
+
+@dataclass(frozen=True)
+class SummedData(Data):
+    """The collapsed data (``values``: system scores, N x 1, for the checks) whose tasks read each
+    measure's per-cell statistics (:class:`metaeval.analyses.stats.summed.Summed`) on the grid
+    ``grid_inputs``, for the bootstraps that resample inputs."""
+
+    summed: dict = field(default_factory=dict)
+    grid_inputs: tuple[str, ...] = ()
+
+    def task_arrays(self, measures: Sequence[str], control: str | None = None) -> list:
+        return [self.summed[m] for m in measures]
+
+    def fingerprint(self, measures: Sequence[str], control: str | None = None) -> tuple[str, int, int]:
+        digest = hashlib.sha256(f"summed\x1f{self.subset}\x1e".encode())
+        digest.update("\x1f".join([*self.systems, "\x1e", *self.grid_inputs]).encode())
+        for m in measures:
+            digest.update(f"\x1e{m}\x1f{self.directions[m]}\x1f{self.summed[m].kind}\x1f".encode())
+            digest.update(np.ascontiguousarray(self.summed[m].T, dtype="<f8").tobytes())
+        return digest.hexdigest(), len(self.systems), len(self.grid_inputs)
+
+
+def summed(wh: Store, scope: Scope, data: Data, system_inputs: str) -> SummedData:
+    """``data`` as :class:`SummedData`: every measure's statistics on one grid of inputs (the
+    data's and the system-level measures'), oriented, restricted to the scope's subset; under
+    "judged", to the judged inputs. Inputs a metric scored and the human did not judge are
+    refused under "all" (each side would be resampled over its own inputs, nlpstats'
+    paired_inputs=False, which the summed statistics do not implement)."""
+    from metaeval.analyses.stats.summed import Summed
+
+    system_level = set(measures(wh, scope.dataset))
+    grids = {m: stats_grid(wh, scope, m, data.systems) for m in scope.measures if m in system_level}
+    inputs = tuple(dict.fromkeys([*data.inputs, *(i for _, ins in grids.values() for i in ins)]))
+    col = {i: j for j, i in enumerate(inputs)}
+    tensors = {}
+    for m in scope.measures:
+        if m in grids:
+            S, ins = grids[m]
+            T = np.full((len(data.systems), len(inputs), S.shape[-1]), np.nan)
+            T[:, [col[i] for i in ins]] = S
+            tensors[m] = (T, "bleu")
+        else:
+            X = np.full((len(data.systems), len(inputs)), np.nan)
+            X[:, :len(data.inputs)] = data.values[m]
+            tensors[m] = (X, "mean")
+    judged = ~np.isnan(tensors[scope.human][0]).all(axis=0)
+    scored = np.zeros(len(inputs), dtype=bool)
+    for m in scope.metrics:
+        T = tensors[m][0]
+        scored |= ~np.isnan(T if T.ndim == 2 else T[..., 0]).all(axis=0)
+    if system_inputs != "judged" and (scored & ~judged).any():
+        raise WarehouseError(Message(f"{int((scored & ~judged).sum())} inputs scored by the metrics are not judged: "
+                                     "resampling the inputs of a system-level measure pairs them; choose ",
+                                     Argument("system_inputs", "judged")))
+    out = {}
+    for m, (T, kind) in tensors.items():
+        T = T[:, judged]
+        if kind == "bleu":
+            present = ~np.isnan(T).any(axis=-1)
+            out[m] = Summed(np.where(present[..., None], T, 0.0), "bleu")
+        else:
+            out[m] = Summed.of_cells(T)
+    values = {m: np.ascontiguousarray(s.scores()[:, None]) for m, s in out.items()}
+    return SummedData(data.systems, (SYSTEM_SCORES,), values, dict(data.directions), {}, data.subset, {},
+                      summed=out, grid_inputs=tuple(i for i, j in zip(inputs, judged) if j))
 
 
 def for_stored_tests(wh: Store, scope: Scope, data: Data, method: str) -> Data:

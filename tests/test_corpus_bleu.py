@@ -168,7 +168,7 @@ def test_sentence_bleu_in_the_same_scope_keeps_its_system_values(scored):
 
 @pytest.mark.parametrize("args, words", [
     (("correlate", "--level", "summary"), "--level 'system'"),
-    (("ci", "--level", "system", "--method", "boot-inputs"), "--method 'boot-systems'"),
+    (("ci", "--level", "summary", "--method", "boot-inputs"), "--level 'system'"),
     (("compare", "--level", "system", "--method", "perm-both", "--metric", "bleu"), "--method 'williams'"),
 ])
 def test_what_needs_cells_is_refused_in_one_line(scored, args, words):
@@ -204,3 +204,51 @@ def test_drop_measure_removes_its_statistics(scored):
     run_cli(db, "drop", "measure", "d", "corpus-bleu")
     with Store(db, read_only=True) as wh:
         assert wh.sql("SELECT count(*) AS n FROM bleu_statistics")["n"][0] == 0
+
+
+@pytest.mark.parametrize("method", ["inputs", "both"])
+def test_input_resampling_ci_equals_a_brute_loop_rescoring_each_resample(scored, method):
+    """ci boot-inputs / boot-both of corpus-bleu: each resample's corpus BLEU is sacrebleu's
+    corpus_score of the resampled corpus (the drawn inputs, with multiplicity), the human's system
+    score its mean over them; the same draws as every bootstrap of this seed."""
+    from functools import partial
+
+    from metaeval.analyses.stats import resampling
+
+    db, texts, _, _ = scored
+    k = 40
+    run_cli(db, "ci", "--dataset", "d", "--human", "human", "--metric", "corpus-bleu", "--level", "system",
+            "--coefficient", "pearson", "--method", f"boot-{method}", "--k", k, "--seed", 3)
+    with Store(db, read_only=True) as wh:
+        row = wh.sql("SELECT lower, upper, n_valid FROM latest_confidence_intervals WHERE metric = 'corpus-bleu' "
+                     f"AND method = 'boot-{method}'").iloc[0]
+        human = wh.matrix("d", "human")
+    systems = sorted(texts)
+    assert list(human.systems) == systems and list(human.inputs) == [f"d{j}" for j in range(6)]
+    Z = human["human"]
+    draw = partial(resampling.bootstrap_indices, n_systems=4, n_inputs=6, method=method)
+    rows, cols = resampling.ResampleStream(np.random.SeedSequence(3), draw).take(0, k)
+    samples = []
+    for b in range(k):
+        who = [systems[i] for i in (rows[b] if rows is not None else range(4))]
+        again = corpus_bleu(_corpus({s: [texts[s][j] for j in cols[b]] for s in systems}))
+        x = [again[s] for s in who]
+        z = [Z[systems.index(s), cols[b]].mean() for s in who]
+        samples.append(sps.pearsonr(x, z)[0] if np.ptp(x) > 0 and np.ptp(z) > 0 else np.nan)
+    samples = np.array(samples)
+    valid = samples[~np.isnan(samples)]
+    assert row["n_valid"] == len(valid)
+    assert [row["lower"], row["upper"]] == pytest.approx(list(np.percentile(valid, [2.5, 97.5])), abs=1e-12)
+
+
+def test_input_resampling_of_a_metric_with_cells_is_unchanged_beside_corpus_bleu(scored):
+    db, *_ = scored
+    ci = ("ci", "--dataset", "d", "--human", "human", "--level", "system", "--method", "boot-both", "--k", "50")
+    query = "SELECT coefficient, lower, upper FROM latest_confidence_intervals WHERE metric = 'bleu' ORDER BY 1"
+    run_cli(db, *ci, "--metric", "bleu")
+    with Store(db, read_only=True) as wh:
+        alone = wh.sql(query)
+    run_cli(db, *ci, "--metric", "bleu", "--metric", "corpus-bleu")
+    with Store(db, read_only=True) as wh:
+        both = wh.sql(query)
+    assert both[["lower", "upper"]].to_numpy() == pytest.approx(alone[["lower", "upper"]].to_numpy(), abs=1e-12)
