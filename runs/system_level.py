@@ -13,12 +13,13 @@ scores: the system-level measure's corpus BLEU over the inputs the analysis uses
 ``where`` selects; the judged ones under ``system_inputs="judged"``), every other measure's mean
 over the same inputs as usual; the engines then see an N x 1 grid, on which the system-level
 correlation, Fisher's interval, Williams' test and the resampling of systems are the same
-computations as on the cells. ``ci``'s bootstraps over inputs (boot-inputs, boot-both) read each
+computations as on the cells. The bootstraps over inputs of ``ci`` and ``compare`` (boot-inputs,
+boot-both; not sequential) read each
 measure's per-cell statistics instead (:class:`SummedData`; :mod:`metaeval.analyses.stats.summed`):
 a resample's corpus BLEU is the BLEU of the statistics summed over its drawn inputs, exactly what
 rescoring the resampled corpus gives. What needs cells is refused in one line naming what works:
 the summary and global levels, the permutation tests (they standardise each metric over its
-cells) and compare's input bootstraps, the families computed from cells (accuracy, ...), the
+cells), the families computed from cells (accuracy, ...), the
 annotators' resampling and the median aggregation.
 """
 
@@ -42,7 +43,8 @@ if TYPE_CHECKING:
 #: The metric of ``score`` that stores BLEU's statistics, and the measure it names.
 CORPUS_BLEU = "corpus-bleu"
 #: The methods that read a system-level measure: they need its system scores only.
-WORKS = {"ci": ("fisher", "boot-systems", "boot-inputs", "boot-both"), "compare": ("williams", "boot-systems")}
+WORKS = {"ci": ("fisher", "boot-systems", "boot-inputs", "boot-both"),
+         "compare": ("williams", "boot-systems", "boot-inputs", "boot-both")}
 #: The methods that resample inputs: each resample's system scores from its summed statistics.
 RESAMPLE_INPUTS = ("boot-inputs", "boot-both")
 #: The result tables whose analyses read system scores only at the system level (the others --
@@ -127,6 +129,9 @@ def check(measure: str, levels: Sequence[str], params: object | None = None, com
         raise WarehouseError(Message(f"{measure!r} is a system-level measure: {method} needs its cells (it "
                                      "permutes or resamples cells); choose ", *_alternatives(works)) if works else
                              Message(f"{measure!r} is a system-level measure: {method} needs its cells"))
+    if method in RESAMPLE_INPUTS and getattr(params, "risk", None) is not None:
+        raise WarehouseError(Message(f"{measure!r} is a system-level measure: ", Argument("sequential"),
+                                     f" does not draw {method} from summed statistics; leave it out"))
     if getattr(params, "resample_annotators", None) is not None:
         raise WarehouseError(Message(f"{measure!r} is a system-level measure: ", Argument("resample_annotators"),
                                      " redraws cells; leave it out"))

@@ -252,3 +252,34 @@ def test_input_resampling_of_a_metric_with_cells_is_unchanged_beside_corpus_bleu
     with Store(db, read_only=True) as wh:
         both = wh.sql(query)
     assert both[["lower", "upper"]].to_numpy() == pytest.approx(alone[["lower", "upper"]].to_numpy(), abs=1e-12)
+
+
+def test_paired_bootstrap_over_inputs_equals_a_brute_loop(scored):
+    """compare boot-inputs, corpus-bleu vs bleu: delta_b = r_b(corpus BLEU, human) - r_b(mean
+    sentence BLEU, human) with each resample rescored by sacrebleu; two-sided p =
+    #{|delta_b - delta| >= |delta|} / k'."""
+    from functools import partial
+
+    from metaeval.analyses.stats import resampling
+
+    db, texts, expected, means = scored
+    k = 40
+    run_cli(db, "compare", "--dataset", "d", "--human", "human", "--metric", "corpus-bleu", "--metric", "bleu",
+            "--level", "system", "--coefficient", "pearson", "--method", "boot-inputs", "--k", k, "--seed", 5)
+    with Store(db, read_only=True) as wh:
+        row = wh.sql("SELECT delta, p_value FROM latest_hypothesis_tests WHERE metric_a = 'corpus-bleu'").iloc[0]
+        m = wh.matrix("d", ["human", "bleu"])
+    systems = sorted(texts)
+    Z, B = m["human"], m["bleu"]
+    x0 = [expected[s] for s in systems]
+    delta = sps.pearsonr(x0, [means[s] for s in systems])[0] - sps.pearsonr(B.mean(axis=1), Z.mean(axis=1))[0]
+    assert row["delta"] == pytest.approx(delta, abs=1e-12)
+    draw = partial(resampling.bootstrap_indices, n_systems=4, n_inputs=6, method="inputs")
+    _, cols = resampling.ResampleStream(np.random.SeedSequence(5), draw).take(0, k)
+    deltas = []
+    for c in cols:
+        again = corpus_bleu(_corpus({s: [texts[s][j] for j in c] for s in systems}))
+        z = Z[:, c].mean(axis=1)
+        deltas.append(sps.pearsonr([again[s] for s in systems], z)[0] - sps.pearsonr(B[:, c].mean(axis=1), z)[0])
+    deltas = np.array(deltas)
+    assert row["p_value"] == pytest.approx(np.mean(np.abs(deltas - delta) >= abs(delta) - 1e-12), abs=1e-12)

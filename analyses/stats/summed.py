@@ -58,24 +58,34 @@ class Summed:
             return np.where(sums[..., 1] > 0, sums[..., 0] / sums[..., 1], np.nan)
 
 
+def _resampled_scores(summed: tuple[Summed, ...], rows: np.ndarray | None, cols: np.ndarray | None) -> list:
+    """Each measure's system scores in each resample of a batch: (c, N), or (N,) with no draws."""
+    n_in = summed[0].T.shape[1]
+    w = None if cols is None else np.stack([np.bincount(c, minlength=n_in) for c in cols]).astype(np.float64)
+    scores = [s.scores(w) for s in summed]
+    if rows is not None:
+        scores = [np.take_along_axis(np.broadcast_to(m, rows.shape), rows, axis=1) for m in scores]
+    return scores
+
+
+def _checked(*summed: Summed) -> None:
+    if any(s.kind not in KINDS or s.T.shape[:2] != summed[0].T.shape[:2] for s in summed):
+        raise ValueError("the measures must be Summed statistics of the same systems and inputs")
+
+
 def bootstrap_ci(X: Summed, Z: Summed, coefficient: str = "pearson", method: str = "both", k: int = 1000,
                  alpha: float = 0.05, seed: int | None = None, batch_size: int = 256) -> BootstrapResult:
     """Percentile bootstrap CI of the system-level correlation of ``X``'s and ``Z``'s system
     scores, resampling systems, inputs or both (see the module docstring)."""
     from .intervals import conventions, rng_description
 
-    if X.kind not in KINDS or Z.kind not in KINDS or X.T.shape[:2] != Z.T.shape[:2]:
-        raise ValueError("X and Z must be Summed statistics of the same systems and inputs")
+    _checked(X, Z)
     coef, method = coefficient_iv(coefficient), method_iv(method)
     k, alpha, seq = k_iv(k), alpha_iv(alpha), seed_iv(seed)
     n_sys, n_in = X.T.shape[:2]
 
     def evaluate(rows: np.ndarray | None, cols: np.ndarray | None) -> np.ndarray:
-        w = None if cols is None else np.stack([np.bincount(c, minlength=n_in) for c in cols]).astype(np.float64)
-        xm, zm = X.scores(w), Z.scores(w)
-        if rows is not None:
-            xm, zm = (np.take_along_axis(np.broadcast_to(m, rows.shape), rows, axis=1) for m in (xm, zm))
-        return corr(xm, zm, coef)
+        return corr(*_resampled_scores((X, Z), rows, cols), coef)
 
     draw = partial(resampling.bootstrap_indices, n_systems=n_sys, n_inputs=n_in, method=method)
     samples = _engine.run_resamples(k, seq, draw, evaluate, batch_size)
@@ -88,4 +98,31 @@ def bootstrap_ci(X: Summed, Z: Summed, coefficient: str = "pearson", method: str
         "system", coef, method=f"boot-{method}", procedure=f"percentile bootstrap resampling {method}",
         k=k, alpha=alpha, interval="percentile (numpy linear interpolation), two-sided", seed=seq.entropy,
         rng=rng_description(), n_valid_samples=int(valid.size),
-        system_scores=f"{X.kind} of the statistics summed over each resample's drawn inputs"))
+        system_scores="the statistics summed over each resample's drawn inputs (mean, or corpus BLEU)"))
+
+
+def paired_bootstrap_test(X: Summed, Y: Summed, Z: Summed, coefficient: str = "pearson", method: str = "both",
+                          k: int = 1000, alternative: str = "greater", seed: int | None = None,
+                          batch_size: int = 256):
+    """The paired bootstrap test of :func:`metaeval.analyses.stats.hypothesis.paired_bootstrap_test`
+    (delta = r(X,Z) - r(Y,Z) at the system level; its p-value formula, through
+    ``paired_bootstrap_result``) on system scores of summed statistics: the same draws for a seed,
+    each resample's scores recomputed from its drawn systems and inputs."""
+    from .hypothesis import paired_bootstrap_result, zero_if_rounding
+    from .validation import alternative_iv
+
+    _checked(X, Y, Z)
+    coef, method = coefficient_iv(coefficient), method_iv(method)
+    k, alternative, seq = k_iv(k), alternative_iv(alternative), seed_iv(seed)
+    n_sys, n_in = X.T.shape[:2]
+
+    def evaluate(rows: np.ndarray | None, cols: np.ndarray | None) -> np.ndarray:
+        xm, ym, zm = _resampled_scores((X, Y, Z), rows, cols)
+        return corr(xm, zm, coef) - corr(ym, zm, coef)
+
+    draw = partial(resampling.bootstrap_indices, n_systems=n_sys, n_inputs=n_in, method=method)
+    samples = zero_if_rounding(_engine.run_resamples(k, seq, draw, evaluate, batch_size))
+    r_xz, r_yz = (float(corr(A.scores(), Z.scores(), coef)) for A in (X, Y))
+    return paired_bootstrap_result(zero_if_rounding(r_xz - r_yz), samples, "system", coef, method, k, alternative,
+                                   seq, r_xz, r_yz, system_scores="the statistics summed over each resample's drawn "
+                                   "inputs (mean, or corpus BLEU)")
