@@ -90,10 +90,8 @@ def test_input_resampling_equals_recomputing_corpus_bleu_per_resample():
 
 
 # --- in the warehouse -------------------------------------------------------------------------
-@pytest.fixture
-def scored(tmp_path):
-    """4 systems x 6 inputs with texts, a human score, sentence BLEU and corpus BLEU scored."""
-    texts = _fabricated(7)
+def _files(tmp_path, texts):
+    """The texts as SacreROUGE JSONL and a human score per cell as a table: their paths and values."""
     lines = []
     for system, rows in texts.items():
         for j, (hyp, refs) in enumerate(rows):
@@ -102,13 +100,40 @@ def scored(tmp_path):
                                      "references": [{"summarizer_id": f"r{k}", "text": [r]} for k, r in enumerate(refs)]}))
     (tmp_path / "texts.jsonl").write_text("\n".join(lines) + "\n")
     rng = np.random.default_rng(1)
-    human = {(s, f"d{j}"): float(rng.normal()) for s in texts for j in range(6)}
+    human = {(s, f"d{j}"): float(rng.normal()) for s in texts for j in range(len(rows))}
     (tmp_path / "human.csv").write_text("system,input,human\n" + "".join(
         f"{s},{i},{v!r}\n" for (s, i), v in human.items()))
+    return tmp_path / "texts.jsonl", tmp_path / "human.csv", human
+
+
+def test_a_warehouse_made_before_the_table_works_and_gets_it(tmp_path):
+    """A schema-6 warehouse made before bleu_statistics: every command works without it, and
+    the first corpus-bleu score creates it (as `metaeval init` would)."""
+    jsonl, table, _ = _files(tmp_path, _fabricated(2, n_systems=3, n_inputs=3))
+    db = tmp_path / "old.duckdb"
+    with Store.create(db) as wh:
+        wh.con.execute("DROP TABLE bleu_statistics")
+    run_cli(db, "ingest", "table", table, "--dataset", "d", "--human", "human")
+    run_cli(db, "ingest", "summaries", jsonl, "--dataset", "d")
+    run_cli(db, "score", "d", "--metric", "bleu")
+    run_cli(db, "correlate", "--dataset", "d", "--human", "human", "--level", "system")
+    run_cli(db, "drop", "measure", "d", "bleu", "--cascade")
+    run_cli(db, "score", "d", "--metric", "corpus-bleu")
+    run_cli(db, "correlate", "--dataset", "d", "--human", "human", "--metric", "corpus-bleu", "--level", "system")
+    run_cli(db, "drop", "dataset", "d", "--cascade")
+    with Store(db, read_only=True) as wh:
+        assert wh.sql("SELECT count(*) AS n FROM bleu_statistics")["n"][0] == 0
+
+
+@pytest.fixture
+def scored(tmp_path):
+    """4 systems x 6 inputs with texts, a human score, sentence BLEU and corpus BLEU scored."""
+    texts = _fabricated(7)
+    jsonl, table, human = _files(tmp_path, texts)
     db = tmp_path / "w.duckdb"
     Store.create(db).close()
-    run_cli(db, "ingest", "table", tmp_path / "human.csv", "--dataset", "d", "--human", "human")
-    run_cli(db, "ingest", "summaries", tmp_path / "texts.jsonl", "--dataset", "d")
+    run_cli(db, "ingest", "table", table, "--dataset", "d", "--human", "human")
+    run_cli(db, "ingest", "summaries", jsonl, "--dataset", "d")
     run_cli(db, "score", "d", "--metric", "corpus-bleu", "--metric", "bleu")
     expected = corpus_bleu(_corpus(texts))
     means = {s: np.mean([human[(s, f"d{j}")] for j in range(6)]) for s in texts}
