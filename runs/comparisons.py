@@ -196,6 +196,13 @@ def _sequential_analysis(params: TestParams, scope: Scope, focus, k_block) -> An
 # --- evaluation (pure, runs in worker processes) ---------------------------------------------
 def evaluate_test(arrays, level, coefficient, method, alternative, k, seed, k_block=None,
                   system_inputs=DEFAULT_SYSTEM_INPUTS, resample_annotators=None, aggregate=DEFAULT_AGGREGATE) -> dict:
+    from metaeval.analyses.stats import summed
+
+    if isinstance(arrays[0], summed.Summed):   # a system-level measure's statistics (runs/system_level.py)
+        r = summed.paired_bootstrap_test(*arrays, coefficient, method.removeprefix("boot-"), k=k,
+                                         alternative=alternative, seed=seed)
+        return {**_test_row(r.delta, None, r.pvalue, {**r.conventions, "system_inputs": system_inputs}),
+                "k_used": int(r.samples.size)}
     if resample_annotators is not None:
         X, Y, Z, A = arrays
         (X, Y, Z), paired, conv, kept = protocols.apply([X, Y, Z], level, system_inputs)

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from metaeval import schema
-from metaeval.runs import runner, selection
+from metaeval.runs import runner, selection, system_level
 from metaeval.runs.stored import table_rows  # noqa: F401  (results / export; light: runs/stored.py)
 
 if TYPE_CHECKING:
@@ -83,6 +83,7 @@ def analyse(wh: Store, build: Callable[[selection.Scope], Sequence[runner.Analys
         extra["partial"] = True
     scope = selection.resolve_scope(wh, dataset, human, metrics, levels, coefficients, where=where, **extra)
     data = selection.load_data(wh, scope, annotations=annotations)
+    data = system_level.prepare(wh, scope, data, build)   # a system-level measure: its system scores
     scope, skipped = selection.without_sparse_metrics(data, scope)
     analyses = list(build(scope))   # every argument checked before the first run writes
     return run_all(wh, scope, analyses, data=data, skipped=skipped, jobs=jobs, force=force, progress=progress)

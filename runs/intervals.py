@@ -62,6 +62,13 @@ def ci_analysis(scope: Scope, method: str, k: int, alpha: float, seed: int,
 # --- evaluation (pure, runs in worker processes) ---------------------------------------------
 def evaluate_ci(arrays, level, coefficient, method, alpha, k, seed, system_inputs=DEFAULT_SYSTEM_INPUTS,
                 resample_annotators=None, aggregate=DEFAULT_AGGREGATE) -> dict:
+    from metaeval.analyses.stats import summed
+
+    if isinstance(arrays[0], summed.Summed):   # a system-level measure's statistics (runs/system_level.py)
+        r = summed.bootstrap_ci(*arrays, coefficient, method.removeprefix("boot-"), k=k, alpha=alpha, seed=seed)
+        return {"estimate": bookkeeping.as_float(r.estimate), "lower": bookkeeping.as_float(r.lower),
+                "upper": bookkeeping.as_float(r.upper), "n_valid": int(np.count_nonzero(~np.isnan(r.samples))),
+                "conventions": {**r.conventions, "system_inputs": system_inputs}}
     if resample_annotators is not None:
         return _evaluate_annotator_ci(arrays, level, coefficient, method, alpha, k, seed, system_inputs,
                                       resample_annotators)

@@ -74,7 +74,7 @@ def system_scores(wh: Store, dataset: str, measures, human: str | None = None, *
     import numpy as np
 
     from metaeval.analyses.stats import protocols, reductions
-    from metaeval.runs import selection
+    from metaeval.runs import selection, system_level
 
     names = tuple(dict.fromkeys([*measures, *([human] if human else [])]))
     wh.require_dataset(dataset)
@@ -82,6 +82,11 @@ def system_scores(wh: Store, dataset: str, measures, human: str | None = None, *
     scope = selection.Scope(dataset, human, tuple(m for m in names if m != human), ("system",), (),
                             selection.parse_where(where))
     data = selection.load_data(wh, scope)
+    if found := [m for m in names if m in set(system_level.measures(wh, dataset))]:   # corpus BLEU: system scores
+        if aggregate != parameters.DEFAULT_AGGREGATE:
+            raise WarehouseError(Message(f"{found[0]!r} is a system-level measure: its score is not an aggregate of "
+                                         "cells; choose ", Argument("aggregate", parameters.DEFAULT_AGGREGATE)))
+        data = system_level.collapse(wh, scope, data, system_inputs)
     arrays, rows, _ = data.restrict(list(names))
     conventions = {"orientation": "lower-is-better measures negated: higher is better"}
     if human:

@@ -28,7 +28,7 @@ from metaeval.analyses.stats.results import NAN_POLICY
 from metaeval.core import Store
 from metaeval.errors import Argument, Message, WarehouseError
 from metaeval.analyses.stats import vocabulary
-from metaeval.runs import bookkeeping, comparisons, correlations, derived, parameters, selection
+from metaeval.runs import bookkeeping, comparisons, correlations, derived, parameters, selection, system_level
 from metaeval.runs.parameters import Params, setting
 from metaeval.runs.runner import Analysis, RunSummary, Scope, Task
 
@@ -337,7 +337,7 @@ def run_winners(wh: Store, scope: Scope, method: str = "perm-both", alternative:
     params = WinnersParams(method, alternative, correction, group, _alpha(alpha), cluster_rule,
                            parameters.check_aggregate(aggregate, scope.levels, scope.coefficients))
     coefficient_of = {c: correlations.aggregated(c, aggregate)[0] for c in scope.coefficients}
-    data = selection.load_data(wh, scope)
+    data = system_level.for_stored_tests(wh, scope, selection.load_data(wh, scope), method)
     scope, skipped = selection.without_sparse_metrics(data, scope)
     if len(scope.metrics) < 2:
         raise WarehouseError(f"ranking metrics needs at least two; the scope has {list(scope.metrics)}"

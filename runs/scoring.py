@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING  # noqa: E402
 if TYPE_CHECKING:
     from metaeval.runs.runner import ProgressFactory
 
-METRICS = ("rouge", "js", "bleu", "chrf", "sera", "kl", "cosine", "topic", "probability", "regression",
+METRICS = ("rouge", "js", "bleu", "chrf", "corpus-bleu", "sera", "kl", "cosine", "topic", "probability", "regression",
            "sentinel-cand", "sentinel-src", "sentinel-ref")
 #: the sentinels (runs/sentinels.py): they predict a human score from one side of a translation
 SENTINELS = ("sentinel-cand", "sentinel-src", "sentinel-ref")
@@ -126,7 +126,7 @@ def score(corpus: text.TextCorpus, metrics: Sequence[str], rouge_variants: Seque
                                      "and this dataset stores none")
             out.update(text.js_divergence(corpus, n=js.n, target=js.target, stem=js.stem, stop=js.stop,
                                           smoothing=js.smoothing))
-        elif metric in MODEL_FREE:
+        elif metric in MODEL_FREE or metric == "corpus-bleu":   # (corpus-bleu: statistics, not cells)
             continue
         else:
             out.update(getattr(text, metric)(corpus))
@@ -144,10 +144,13 @@ def score(corpus: text.TextCorpus, metrics: Sequence[str], rouge_variants: Seque
 
 
 def to_batch(dataset: str, keys: pd.DataFrame, scores: dict[str, np.ndarray], options: dict,
-             prefix: str = "", directions: dict[str, str] | None = None) -> tuple[Batch, int]:
+             prefix: str = "", directions: dict[str, str] | None = None, *, system_level: Sequence[str] = (),
+             statistics: np.ndarray | None = None) -> tuple[Batch, int]:
     """A loadable batch of the scores (NaN scores, e.g. an unsmoothed divergence of an empty
     summary, are left out as missing cells), and how many were left out. ``directions``: of the
-    measures whose direction is not in their name (the regression's: its human's)."""
+    measures whose direction is not in their name (the regression's: its human's).
+    ``system_level``: measures without cells (their ``statistics`` are stored by
+    :func:`metaeval.runs.system_level.store`; their digest is in the batch's)."""
     directions = directions or {}
     frames, dropped = [], 0
     for name, values in scores.items():
@@ -155,14 +158,19 @@ def to_batch(dataset: str, keys: pd.DataFrame, scores: dict[str, np.ndarray], op
         dropped += int((~ok).sum())
         frames.append(pd.DataFrame({"system": keys["system"].to_numpy()[ok], "input": keys["input"].to_numpy()[ok],
                                     "measure": name, "annotator": None, "value": values[ok], "line": 0}))
+    if not frames:   # system-level measures only: no cell
+        frames.append(pd.DataFrame({"system": [], "input": [], "measure": [], "annotator": [], "value": [], "line": []}))
     cells = pd.concat(frames, ignore_index=True)[CELL_COLUMNS]
-    measures = pd.DataFrame({"name": list(scores), "kind": "automatic",
+    names = [*scores, *system_level]
+    measures = pd.DataFrame({"name": names, "kind": "automatic",
                              "direction": [directions.get(n) or text.direction(n.removeprefix(prefix))
-                                           for n in scores]})
+                                           for n in names]})
     description = json.dumps({"dataset": dataset, **options}, sort_keys=True)
     digest = hashlib.sha256(description.encode())
     for name in sorted(scores):
         digest.update(name.encode() + np.nan_to_num(scores[name], nan=np.inf).astype("<f8").tobytes())
+    for name in system_level:
+        digest.update(name.encode() + np.asarray(statistics, dtype="<i8").tobytes())
     batch = Batch(file=f"<score {' '.join(options['metrics'])}>", format="score", sha256=digest.hexdigest(),
                   options=options, systems=pd.DataFrame({"name": keys["system"].unique(), "type": None}),
                   measures=measures, cells=cells)
@@ -193,7 +201,7 @@ def score_dataset(wh: Store, dataset: str, metrics: Sequence[str], rouge_variant
         regression_runs.human_cells(wh, dataset, human, pd.DataFrame({"system": [], "input": []}))
     elif human:
         raise WarehouseError(Message(Argument("human", human), " is the regression's target: add the metric regression"))
-    others = [m for m in metrics if m not in ("sera", "regression", *SENTINELS)]
+    others = [m for m in metrics if m not in ("sera", "regression", "corpus-bleu", *SENTINELS)]
     scores = {prefix + name: values for name, values in score(corpus, others, rouge_variants, js, model_free).items()} \
         if others else {}
     sera_used, searched = None, []   # SERA's searched lists: cached with the scores, in their transaction
@@ -223,13 +231,20 @@ def score_dataset(wh: Store, dataset: str, metrics: Sequence[str], rouge_variant
         options["regression"] = fitted
     if sentinels:
         options["sentinels"] = fitted_sentinels
-    batch, dropped = to_batch(dataset, keys, scores, options, prefix, directions)
+    statistics = text.bleu_statistics(corpus) if "corpus-bleu" in metrics else None
+    batch, dropped = to_batch(dataset, keys, scores, options, prefix, directions,
+                              system_level=[prefix + "corpus-bleu"] if statistics is not None else [],
+                              statistics=statistics)
 
     def cache_searched() -> None:
         if searched:
             from metaeval.runs import sera as sera_runs
 
             sera_runs.cache(wh, searched)
+        if statistics is not None:
+            from metaeval.runs import system_level
+
+            system_level.store(wh, dataset, prefix + "corpus-bleu", keys, statistics, replace)
 
     try:
         [report] = wh.load(dataset, [batch], replace=replace, command=command,
@@ -238,4 +253,4 @@ def score_dataset(wh: Store, dataset: str, metrics: Sequence[str], rouge_variant
         raise WarehouseError(Message(exc.args[0], "\nIf these measures came from another source (a dataset's "
                                      "released scores, say), store the computed ones under other names with ",
                                      Argument("prefix"), ", e.g. ", Argument("prefix", "ours:"))) from None
-    return report, list(scores), dropped
+    return report, [*scores, *(batch.measures["name"].iloc[len(scores):])], dropped

@@ -192,11 +192,15 @@ def resolve_scope(wh: Store, dataset: str, human: str | None, metric_globs: Sequ
                 raise WarehouseError(Message(Argument("metrics", [g]), f" matches no automatic measure of {dataset!r}; "
                                              f"it has: {', '.join(automatic)}"))
             metrics += [m for m in hit if m not in metrics]
-    else:
-        metrics = automatic
+    else:   # by default the measures with cells (a system-level one is analysed when named)
+        from metaeval.runs import system_level
+
+        metrics = [m for m in automatic if m not in set(system_level.measures(wh, dataset))] if automatic else []
     if not metrics:
-        raise WarehouseError(Message(f"dataset {dataset!r} has no automatic measures to analyse; ingest a metric's "
-                                     "scores with `", ingest_hint("table", dataset), "`"))
+        raise WarehouseError(Message(f"dataset {dataset!r} has no automatic measures to analyse"
+                                     + (f" but system-level ones, analysed when named ({', '.join(automatic)})"
+                                        if automatic else "") + "; ingest a metric's scores with `",
+                                     ingest_hint("table", dataset), "`"))
     scope = Scope(dataset, human, tuple(metrics), choices(levels, valid_levels, "level"),
                   coefficient_choices(coefficients), where)
     check_controls(wh, scope, partial)

@@ -82,7 +82,7 @@ def _reformulator(search: indexing.SearchIndex, query: str, np_model: str):
             raise WarehouseError(f"index {search.info.name!r} holds no term: no idf threshold for KW queries")
         return lambda t: retrieval.kw_query(t, search.doc_freq, search.n_docs, search.info.mean_idf)
     try:
-        nlp = retrieval.load_spacy(np_model)
+        nlp = retrieval.load_np_chunker(np_model)
     except ValueError as exc:
         raise WarehouseError(str(exc)) from None
     return lambda t: retrieval.np_query(t, nlp)

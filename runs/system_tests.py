@@ -105,6 +105,11 @@ def _check(wh: Store, dataset: str, measure: str, methods, k, alpha, seed, alter
 
     wh.require_dataset(dataset)
     wh.require_measures(dataset, [measure])
+    from metaeval.runs import system_level
+
+    if measure in system_level.measures(wh, dataset):
+        raise WarehouseError(f"{measure!r} is a system-level measure (a corpus BLEU, no value per input): tests between "
+                             "systems pair their per-input values; test a measure with cells (the sentence-level bleu)")
     methods = (methods,) if isinstance(methods, str) else tuple(dict.fromkeys(methods or ()))
     if not methods:
         raise WarehouseError(Message("give one or more ", Argument("methods", placeholder="METHOD"),

@@ -30,6 +30,10 @@ DELETE FROM scores WHERE measure_id = $measure_id;
 -- name: drop_measure_judgments
 DELETE FROM judgments WHERE measure_id = $measure_id;
 
+-- name: drop_measure_statistics
+-- (run only where the table exists: see dataset_statistics)
+DELETE FROM bleu_statistics WHERE measure_id = $measure_id;
+
 -- name: drop_measure
 DELETE FROM measures WHERE measure_id = $measure_id;
 
@@ -63,6 +67,13 @@ DELETE FROM scores WHERE measure_id IN (SELECT measure_id FROM measures WHERE da
 
 -- name: drop_dataset_judgments
 DELETE FROM judgments WHERE measure_id IN (SELECT measure_id FROM measures WHERE dataset_id = $dataset_id);
+
+-- name: dataset_statistics
+-- (bleu_statistics: a table a warehouse made before it lacks until `metaeval init`; read only where it exists)
+SELECT count(*) FROM bleu_statistics WHERE measure_id IN (SELECT measure_id FROM measures WHERE dataset_id = $dataset_id);
+
+-- name: drop_dataset_statistics
+DELETE FROM bleu_statistics WHERE measure_id IN (SELECT measure_id FROM measures WHERE dataset_id = $dataset_id);
 
 -- name: drop_dataset_summaries
 DELETE FROM summaries WHERE system_id IN (SELECT system_id FROM systems WHERE dataset_id = $dataset_id);

@@ -115,6 +115,21 @@ def test_sera_option_errors(toy, cli):
     assert r.exit_code != 0
 
 
+def test_np_queries_with_textblob_score_and_record_the_chunker(toy, cli):
+    pytest.importorskip("textblob", reason="TextBlob (the np extra: pip install 'metaeval-warehouse[np]') is absent")
+    cli("score", "toy", "--metric", "sera", "--index", "refs", "--query", "np", "--cutoff", "2", "--np-model", "textblob")
+    with Store(toy) as wh:
+        search = index.SearchIndex.open(wh, "refs")
+        nlp = retrieval.load_np_chunker("textblob")
+        run = lambda t: search.retrieve(retrieval.np_query(t, nlp), "lm-dirichlet", 2, 2000.0)  # noqa: E731
+        m = wh.matrix("toy", "sera-2[np]")
+        for (s, i), t in SUMMARIES.items():
+            expected = text.sera(run(t), [run(r) for r in REFS[i]], 2)
+            assert m["sera-2[np]"][m.systems.index(s), m.inputs.index(i)] == pytest.approx(expected, abs=0)
+        [options] = wh.sql("SELECT options FROM ingests WHERE format = 'score'")["options"]
+        assert json.loads(options)["sera"]["np_model"] == "textblob"
+
+
 def test_np_without_spacy_is_one_clear_line(toy, cli):
     try:
         import spacy  # noqa: F401

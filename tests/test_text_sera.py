@@ -151,3 +151,30 @@ def test_np_without_spacy_says_what_to_install():
         pass
     with pytest.raises(ValueError, match="pip install spacy"):
         retrieval.load_spacy()
+
+
+def test_pattern_np_reads_the_chunk_tags():
+    """TextBlob's Pattern parser output (word/TAG/CHUNK/PNP) to spaCy-like noun chunks."""
+    parsed = ("The/DT/B-NP/O young/JJ/I-NP/O women/NNS/I-NP/O and/CC/O/O 425/CD/B-NP/O girls/NNS/I-NP/O "
+              "live/VBP/B-VP/O in/IN/B-PP/B-PNP a/DT/B-NP/I-PNP 1&slash;2/CD/I-NP/I-PNP center/NN/I-NP/I-PNP ././O/O\n"
+              "Homes/NNS/I-NP/O ././O/O")
+    nlp = retrieval.PatternNP(lambda text, **kw: parsed)
+    assert [c.text for c in nlp("ignored").noun_chunks] == ["The young women", "425 girls", "a 1/2 center", "Homes"]
+
+
+def test_np_query_with_textblob_found_offline():
+    """The np extra: TextBlob's tagger and chunker, whose lexicon ships in its wheel (no download)."""
+    pytest.importorskip("textblob", reason="TextBlob (the np extra: pip install 'metaeval-warehouse[np]') is absent")
+    nlp = retrieval.load_np_chunker(retrieval.TEXTBLOB_NP_MODEL)
+    text = "The young women and 425 girls live in a rehabilitation center ."
+    assert [c.text for c in nlp(text).noun_chunks] == ["The young women", "425 girls", "a rehabilitation center"]
+    assert retrieval.np_query(text, nlp) == ["young", "women", "girl", "rehabilit", "center"]
+
+
+def test_textblob_absent_says_what_to_install(monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "textblob", None)
+    monkeypatch.setitem(sys.modules, "textblob.en", None)
+    with pytest.raises(ValueError, match=r"metaeval-warehouse\[np\]"):
+        retrieval.load_np_chunker("textblob")

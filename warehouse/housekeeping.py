@@ -249,6 +249,12 @@ def _delete_dependents(con, dataset: str, measure: str | None) -> dict[str, int]
     return removed
 
 
+def has_statistics(con) -> bool:
+    """Whether the warehouse has the ``bleu_statistics`` table (one made before it gets it from
+    ``metaeval init`` or the first ``score --metric corpus-bleu``)."""
+    return bool(con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'bleu_statistics'").fetchall()[0][0])
+
+
 def drop_measure(con: duckdb.DuckDBPyConnection, dataset: str, measure: str, *, cascade: bool = False) -> Removal:
     """Remove ``measure`` of ``dataset``: its scores or judgments and its ``measures`` row (and,
     with ``cascade``, the results that depend on it)."""
@@ -264,6 +270,8 @@ def drop_measure(con: duckdb.DuckDBPyConnection, dataset: str, measure: str, *, 
         results = _delete_dependents(con, dataset, measure) if counts else {}
         con.execute(statement("drop_measure_scores"), {"measure_id": measure_id})
         con.execute(statement("drop_measure_judgments"), {"measure_id": measure_id})
+        if has_statistics(con):
+            con.execute(statement("drop_measure_statistics"), {"measure_id": measure_id})
         con.execute(statement("drop_measure"), {"measure_id": measure_id})
     return Removal(f"dropped measure {measure!r} of dataset {dataset!r}",
                    {"scores": n_scores, "judgments": n_judgments, "measures": 1}, results)
@@ -323,8 +331,14 @@ def drop_dataset(con: duckdb.DuckDBPyConnection, dataset: str, *, cascade: bool 
         if counts and not cascade:
             raise _refuse(what, counts, f"pass {CASCADE} to remove them too")
         data = dict(con.execute(statement("dataset_rows"), {"dataset_id": dataset_id}).fetchall())
+        statistics = has_statistics(con) and con.execute(statement("dataset_statistics"),
+                                                         {"dataset_id": dataset_id}).fetchall()[0][0]
+        if statistics:   # (a count only where there are some: the report of a dataset without, as before)
+            data = {"bleu_statistics": statistics, **data}
         # every check is done: the writes
         results = _delete_dependents(con, dataset, None) if counts else {}
+        if statistics:
+            con.execute(statement("drop_dataset_statistics"), {"dataset_id": dataset_id})
         for table in _FIRST:
             con.execute(statement(f"drop_dataset_{table}"), {"dataset_id": dataset_id})
     finish = (f"{what}: its values, texts, measures and results are removed, but not yet its empty systems "

@@ -15,7 +15,7 @@ from .corpus import SummaryRecord, TextCorpus, TokenView, read_sacrerouge_jsonl
 from .divergence import js_divergence, js_name
 from .modelfree import FEATURES as MODEL_FREE_FEATURES
 from .modelfree import model_free
-from .mt import bleu, chrf
+from .mt import bleu, bleu_statistics, chrf
 from .retrieval import ANALYZER, QUERIES, analyze, kw_expressions, kw_query, lm_dirichlet, np_query, plain_query
 from .rouge import rouge
 from .sera import sera, sera_dis, sera_name
@@ -38,7 +38,7 @@ def direction(name: str) -> str:
         if not _MODEL_FREE_NAME.fullmatch(name):
             raise ValueError(f"not a model-free measure name: {name!r}")
         return "lower" if name.startswith("kl.") else "higher"
-    if name in ("bleu", "chrf"):
+    if name in ("bleu", "chrf", "corpus-bleu"):
         return "higher"
     if name.startswith("sera"):
         if not _SERA_NAME.fullmatch(name):
@@ -60,6 +60,7 @@ __all__ = [
     "analyze",
     "Variant",
     "bleu",
+    "bleu_statistics",
     "chrf",
     "direction",
     "graham_grid",

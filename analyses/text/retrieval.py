@@ -14,8 +14,9 @@ stemming".
   between them) whose idf on the index is above a threshold, by default the mean idf of the
   index's vocabulary (its non-stopword terms: the analyzer keeps no stopword). The query keeps
   each word occurrence that lies inside at least one kept expression (once), in order;
-* *NP* — the words of the summary's noun phrases (a spaCy pipeline's ``noun_chunks``), analyzed
-  as plain queries are.
+* *NP* — the words of the summary's noun phrases (a spaCy pipeline's ``noun_chunks``, or the NP
+  chunks of TextBlob's Pattern parser, ``np_model="textblob"``: a Brill tagger and a rule chunker
+  whose lexicon ships in the package), analyzed as plain queries are.
 
 ``idf(e) = log(N / df(e))`` with N the index's documents and ``df(e)`` the documents holding
 the term, or the phrase at consecutive positions; an expression no document holds has no idf
@@ -54,6 +55,9 @@ KW_MAX_LEN = 3
 DEFAULT_MU = 2000.0
 #: A spaCy English pipeline for NP queries (``--np-model``).
 DEFAULT_NP_MODEL = "en_core_web_sm"
+#: The NP chunker that installs from the package index with its model (the ``np`` extra):
+#: TextBlob's Pattern parser (CLiPS Pattern's tagger and chunker; lexicon in the wheel).
+TEXTBLOB_NP_MODEL = "textblob"
 
 _SEGMENT_BREAK = re.compile(r"[\n.,;:!?()\[\]{}\"]+")
 
@@ -151,14 +155,71 @@ def load_spacy(name: str = DEFAULT_NP_MODEL):
     except ImportError:
         raise ValueError(f"NP queries need spaCy and an English pipeline: pip install spacy && "
                          f"python -m spacy download {name}, which fetches the pipeline from GitHub, not the package "
-                         f"index (nothing offline finds noun phrases: NLTK's tagger needs downloaded data too); "
-                         f"use the plain or kw queries, or name an installed pipeline with --np-model") from None
+                         f"index; offline, --np-model textblob (pip install textblob) finds noun phrases, or use "
+                         f"the plain or kw queries") from None
     try:
         return spacy.load(name)
     except OSError:
         raise ValueError(f"NP queries need the spaCy pipeline {name!r}, which is not installed: "
-                         f"python -m spacy download {name} fetches it from GitHub, not the package index; use the "
-                         f"plain or kw queries, or name an installed one with --np-model") from None
+                         f"python -m spacy download {name} fetches it from GitHub, not the package index; offline, "
+                         f"--np-model textblob (pip install textblob) finds noun phrases") from None
+
+
+def load_np_chunker(name: str = DEFAULT_NP_MODEL):
+    """What finds noun phrases for NP queries: TextBlob's Pattern parser for ``"textblob"``
+    (:func:`load_textblob`), else the spaCy pipeline ``name`` (:func:`load_spacy`)."""
+    return load_textblob() if name == TEXTBLOB_NP_MODEL else load_spacy(name)
+
+
+class _Chunk:
+    __slots__ = ("text",)
+
+    def __init__(self, text: str):
+        self.text = text
+
+
+class _Chunks:
+    __slots__ = ("noun_chunks",)
+
+    def __init__(self, chunks: list[_Chunk]):
+        self.noun_chunks = chunks
+
+
+class PatternNP:
+    """A callable giving ``.noun_chunks`` (each with ``.text``) as a spaCy pipeline does, from
+    TextBlob's Pattern parser: the tokens tagged ``B-NP`` start a noun phrase, ``I-NP`` continue
+    it (``word/TAG/CHUNK/PNP`` per token, sentences on lines, ``/`` in a word as ``&slash;``)."""
+
+    def __init__(self, parse: Callable):
+        self._parse = parse
+
+    def __call__(self, text: str) -> _Chunks:
+        chunks: list[list[str]] = []
+        for sentence in self._parse(text, tokenize=True, tags=True, chunks=True, relations=False,
+                                    lemmata=False).split("\n"):
+            inside = False
+            for token in sentence.split(" "):
+                parts = token.rsplit("/", 3)
+                if len(parts) < 4:
+                    inside = False
+                    continue
+                word, chunk = parts[0].replace("&slash;", "/"), parts[2]
+                if chunk == "B-NP" or (chunk == "I-NP" and not inside):
+                    chunks.append([word])
+                elif chunk == "I-NP":
+                    chunks[-1].append(word)
+                inside = chunk in ("B-NP", "I-NP")
+        return _Chunks([_Chunk(" ".join(c)) for c in chunks])
+
+
+def load_textblob() -> PatternNP:
+    """TextBlob's Pattern parser as an NP chunker, or a ValueError saying what to install."""
+    try:
+        from textblob.en import parse
+    except ImportError:
+        raise ValueError("NP queries with the np_model 'textblob' need TextBlob (its tagger and chunker ship in "
+                         "the package): pip install 'metaeval-warehouse[np]' or pip install textblob") from None
+    return PatternNP(parse)
 
 
 def np_query(text: str, nlp: Callable) -> list[str]:

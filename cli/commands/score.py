@@ -81,7 +81,8 @@ def _cutoffs(ctx, param, value):
 @click.option("--mu", default=None, type=FiniteFloatRange(0, min_open=True),
               help="SERA: Dirichlet prior of lm-dirichlet. Default: the index's (2000 unless built otherwise).")
 @click.option("--np-model", default="en_core_web_sm", show_default=True,
-              help="SERA np queries: the installed spaCy English pipeline that finds noun phrases.")
+              help="SERA np queries: the installed spaCy English pipeline that finds noun phrases, or textblob "
+                   "(TextBlob's Pattern chunker, installable from the package index with its model: the np extra).")
 @click.option("--sweep", "sweep_human", default=None, metavar="H",
               help="SERA: after scoring, correlate every SERA measure scored with the human H at the system level "
                    "(pearson, spearman, kendall; stored as `correlate` stores them) and print correlation against "
