@@ -99,7 +99,7 @@ def test_degenerate_preferences_give_nulls_not_numbers(db, tmp_path):
         assert stats[["accuracy", "kappa", "first_position_rate", "rank", "cluster"]].isna().all().all()
         with pytest.raises(WarehouseError, match=r"judges=\['gpt\*'\] matches no automatic judge"):
             runs.judges(wh, "x", judge_globs=["gpt*"])
-        with pytest.raises(WarehouseError, match="no dataset 'nope'"):
+        with pytest.raises(WarehouseError, match="unknown dataset 'nope'"):
             runs.judges(wh, "nope")
 
 
