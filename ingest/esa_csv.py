@@ -11,9 +11,16 @@ record per (rater, system, segment) judgment, twelve fields, named here as the W
 ``line_id`` is the segment (its index in the language pair's ``txt/sources``), kept as given as
 the input id; ``user_id`` the rater; ``esa_score`` the 0-100 score (the measure ``esa``);
 ``esa_spans`` a JSON list of ``{"start_i", "end_i", "severity", "error_type"}`` -- character
-offsets ``[start_i, end_i)`` into the **target** (the system's translation; the file carries no
-text, so none is stored), both ``"missing"`` for an error with no position (an omission),
-``severity`` minor or major; an empty list: the rater found no error (a No-error row is kept).
+offsets ``[start_i, end_i)`` into the **target** (the system's translation), both ``"missing"``
+for an error with no position (an omission), ``severity`` minor or major; an empty list: the
+rater found no error (a No-error row is kept).
+
+The file carries no text: the targets the offsets point into are the system outputs, one line
+per segment (``line_id`` 0-based), read by :func:`read_targets` from a directory of
+``SYSTEM.txt`` files (WMT24's and mt-metrics-eval's ``system-outputs/LP/``) or taken from the
+summaries a dataset already holds (``ingest mtme``); :func:`with_targets` checks every span lies
+within its text (an error naming the file, the record's line and ``esa_spans`` otherwise) and
+keeps the texts read from files to be stored once per segment, as the TSV path stores its own.
 
 As the WMT24 scripts, the records that are not judgments of the test set are skipped (and
 counted): tutorial items (``document_id`` containing ``-tutorial``), attention checks
@@ -26,13 +33,14 @@ is the first record: there is no header) and the field.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 from pathlib import Path
 
 import pandas as pd
 
 from metaeval.errors import InputError
-from metaeval.ingest.common import identifier, number_text, sha256
+from metaeval.ingest.common import identifier, number_text, sha256, text_lines
 from metaeval.ingest.mqm import SPAN_COLUMNS, Spans
 
 FORMAT = "esa-csv"
@@ -161,3 +169,47 @@ def parse(path: Path, lp: str | None = None) -> tuple[Spans, dict[str, int]]:
                   scores=pd.DataFrame([(*k, v, n) for k, (v, n) in scores.items()],
                                       columns=["system", "input", "judge", "score", "line"]), kind="human")
     return spans, skipped
+
+
+def read_targets(directory: Path, spans: Spans) -> dict[tuple[str, str], tuple[str, str]]:
+    """(system, input) -> (target text, where it was read) of every judged segment, from
+    ``directory/SYSTEM.txt``: line ``line_id + 1`` (``line_id`` is 0-based, as the WMT24 scripts
+    index the system outputs), its line ending removed. A system without its file, or a segment
+    beyond the file's lines, is an :class:`InputError` naming the CSV's record and field."""
+    directory = Path(directory)
+    lines: dict[str, list[str]] = {}
+    out = {}
+    for system, input_, line in spans.scores[["system", "input", "line"]].itertuples(index=False):
+        path = directory / f"{system}.txt"
+        if system not in lines:
+            if not path.is_file():
+                raise InputError(spans.file, int(line), "system", f"no target texts for system {system}: "
+                                 f"{path} is not a file (one SYSTEM.txt per system, a line per segment)")
+            lines[system] = [text.rstrip("\r\n") for _, text in text_lines(path)]
+        index = int(input_)
+        if index >= len(lines[system]):
+            raise InputError(spans.file, int(line), "line_id", f"segment {input_} is beyond the "
+                             f"{len(lines[system])} lines of {path} (line_id counts from 0)")
+        out[(system, input_)] = (lines[system][index], f"{path} line {index + 1}")
+    return out
+
+
+def with_targets(spans: Spans, read: dict, stored: dict) -> tuple[Spans, int]:
+    """``spans`` with the target texts ``read`` from files (:func:`read_targets`) to store, every
+    target span checked against its text (the one read, else the one ``stored``: (system, input)
+    -> (text, where)); and the number of judged segments with neither (their spans are kept,
+    without a text to measure them in). A span beyond its text is an :class:`InputError`."""
+    rows = spans.spans
+    marked = rows[rows["side"] == "target"]
+    for system, input_, error, end, line in marked[["system", "input", "error", "span_end", "line"]].itertuples(
+            index=False):
+        text = read.get((system, input_)) or stored.get((system, input_))
+        if text is not None and end > len(text[0]):
+            raise InputError(spans.file, int(line), "esa_spans", f"span {int(error) + 1}: end_i {int(end)} is beyond the "
+                             f"{len(text[0])} characters of system {system}'s target of segment {input_} "
+                             f"({text[1]})")
+    first = spans.scores.groupby(["system", "input"], sort=False)["line"].min()
+    targets = pd.DataFrame([(s, i, read[(s, i)][0], int(n)) for (s, i), n in first.items() if (s, i) in read],
+                           columns=["system", "input", "text", "line"])
+    missing = sum(1 for key in first.index if key not in read and key not in stored)
+    return dataclasses.replace(spans, targets=targets), missing

@@ -88,9 +88,11 @@ FORMATS = ("auto", "tsv", "esa-csv")
 
 def ingest(wh: Store, dataset: str, path: Path, *, weights: str = DEFAULT_WEIGHTS, judge: str | None = None,
            replace: bool = False, allow_new: bool = False, command: str | None = None, fmt: str = "auto",
-           lp: str | None = None) -> LoadReport:
+           lp: str | None = None, targets: Path | None = None) -> LoadReport:
     """Parse ``path``, score it and load texts, spans and scores into ``dataset`` (one transaction).
-    ``fmt``: tsv, esa-csv (:mod:`metaeval.ingest.esa_csv`, of language pair ``lp``) or auto."""
+    ``fmt``: tsv, esa-csv (:mod:`metaeval.ingest.esa_csv`, of language pair ``lp``; its target
+    texts read from the directory ``targets`` of SYSTEM.txt files, else the dataset's stored
+    summaries, every span checked within its text) or auto."""
     from metaeval import housekeeping
     from metaeval.ingest import esa_csv
     from metaeval.runs.persist import ensure_table
@@ -103,13 +105,18 @@ def ingest(wh: Store, dataset: str, path: Path, *, weights: str = DEFAULT_WEIGHT
     if not csv_layout and lp is not None:
         raise WarehouseError(Message(Argument("lp", lp), " chooses a language pair of ESA's released CSV; "
                                      f"{path} is read as the MQM/ESA TSV"))
+    if not csv_layout and targets is not None:
+        raise WarehouseError(Message(Argument("targets", str(targets)), " gives the texts of ESA's released CSV, "
+                                     f"which has none; {path} is read as the MQM/ESA TSV, whose texts it holds"))
     if csv_layout and judge is not None:
         raise WarehouseError(Message(Argument("judge", judge), " names a metric's predicted spans; ESA's released "
                                      "CSV holds raters' judgments"))
-    extra = {}
+    extra, untexted = {}, 0
     if csv_layout:
         spans, skipped = esa_csv.parse(Path(path), lp)
-        extra = {"lp": lp, "skipped": skipped}
+        read = {} if targets is None else esa_csv.read_targets(Path(targets), spans)
+        spans, untexted = esa_csv.with_targets(spans, read, _stored_targets(wh, dataset))
+        extra = {"lp": lp, "skipped": skipped, **({} if targets is None else {"targets": str(targets)})}
     else:
         spans = parser.parse(Path(path), judge=judge)
     if spans.esa and weights != DEFAULT_WEIGHTS:
@@ -124,8 +131,19 @@ def ingest(wh: Store, dataset: str, path: Path, *, weights: str = DEFAULT_WEIGHT
     inserted, replaced = written[0]
     n = len(spans.spans)
     left = f", skipped {sum(extra['skipped'].values())} records ({_counts(extra['skipped'])})" if extra else ""
+    if untexted:
+        left += (f", {untexted} segment{'s' if untexted != 1 else ''} without a target text (spans stored, left out "
+                 "of the character-level statistics)")
     return LoadReport(report.file, report.rows + n, report.inserted + inserted, report.replaced + replaced,
                       f"{report.contents}, {n} error span row{'s' if n != 1 else ''}{left}")
+
+
+def _stored_targets(wh: Store, dataset: str) -> dict[tuple[str, str], tuple[str, str]]:
+    """(system, input) -> (text, where) of the target texts ``dataset`` holds (none: empty)."""
+    from metaeval.schema import statements
+
+    rows = wh.con.execute(statements("error_spans")["stored_targets"], {"dataset": dataset}).fetchall()
+    return {(s, i): (t, f"stored in dataset {dataset}") for s, i, t in rows}
 
 
 def _counts(counts: dict) -> str:

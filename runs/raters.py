@@ -38,21 +38,26 @@ class Raters(Family):
 
 
 def _spans(wh, dataset: str):
-    """The rated segments of the dataset's human spans, and the raters."""
+    """The rated segments of the dataset's human spans, the raters, the rows as text (for the
+    fingerprint), and whether stored sources were left out: raters who mark no source span (ESA
+    marks targets only) could not mark their characters, which are then no units."""
     from metaeval.analyses import mqm
     from metaeval.schema import statements
 
     if not wh.con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'error_spans'").fetchall()[0][0]:
-        return [], [], ""
+        return [], [], "", False
     rows = wh.con.execute(statements("error_spans")["rated"], {"dataset": dataset}).df()
     rows = rows[rows["kind"] == "human"]
+    unmarked = not (rows["side"] == "source").any() and bool((rows["source_length"] > 0).any())
+    if unmarked:   # raters who mark only targets (ESA): the sources' characters are no units
+        rows = rows.assign(source_length=0)
     segments = []
     for _, seg in rows.groupby(["system", "input"], sort=True):
         lengths = {"source": int(seg["source_length"].iloc[0]), "target": int(seg["target_length"].iloc[0])}
         spans = {j: [(r.side, int(r.span_start), int(r.span_end), r.severity)
                      for r in g.itertuples() if isinstance(r.side, str)] for j, g in seg.groupby("judge", sort=True)}
         segments.append(mqm.RatedSegment(lengths=lengths, spans=spans))
-    return segments, sorted(rows["judge"].unique()), rows.to_csv(index=False)
+    return segments, sorted(rows["judge"].unique()), rows.to_csv(index=False), unmarked
 
 
 def _agreement(annotations, segments, raters) -> list[dict]:
@@ -86,7 +91,7 @@ def raters(wh, dataset: str, human: str, *, k: int = K.default, seed: int = SEED
     from metaeval.runs import bookkeeping, persist
 
     annotations = wh.annotations(dataset, human)
-    segments, judges, span_text = _spans(wh, dataset)
+    segments, judges, span_text, unmarked = _spans(wh, dataset)
     fingerprint = hashlib.sha256(np.ascontiguousarray(annotations.values).tobytes() + repr(
         (annotations.systems, annotations.inputs, annotations.annotators)).encode() + span_text.encode()).hexdigest()
     setting = {"human": human}
@@ -99,7 +104,9 @@ def raters(wh, dataset: str, human: str, *, k: int = K.default, seed: int = SEED
     if most < 1:
         raise WarehouseError(f"{human!r} of {dataset!r} has no rating")
     conventions = {"score_alpha": "Krippendorff interval alpha (krippendorff package), raters x cells",
-                   "span_units": "every character of source and target of a segment two or more raters rated",
+                   "span_units": "every character of source and target of a segment two or more raters rated"
+                   if not unmarked else "every character of the target of a segment two or more raters rated (they "
+                   "mark no source span, as ESA's raters: the source's characters are no unit)",
                    "span_alpha": "nominal; label 1 inside a span of the rater, 0 outside",
                    "span_alpha_severity": "nominal; label the set of severities (case-folded) covering it",
                    "span_f1": "2|A & B| / (|A| + |B|) on the characters both raters rated"}

@@ -182,11 +182,16 @@ def ingest_preferences(obj, file, dataset, replace, allow_new, judge):
 @click.option("--lp", default=None, metavar="SRC-TGT",
               help="esa-csv: the language pair to read, as its lang1-lang2 fields (e.g. eng-jpn); needed when "
                    "the file holds several.")
+@click.option("--targets", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None, metavar="DIR",
+              help="esa-csv: the system outputs the spans point into, DIR/SYSTEM.txt with one line per segment "
+                   "(line_id from 0; WMT24's or mt-metrics-eval's system-outputs/LP/); without it, the target "
+                   "texts the dataset holds (ingest mtme) are used.")
 @click.pass_obj
-def ingest_mqm(obj, file, dataset, replace, allow_new, weights, judge, fmt, lp):
+def ingest_mqm(obj, file, dataset, replace, allow_new, weights, judge, fmt, lp, targets):
     """MQM / ESA error spans (tab-separated, no quoting): system doc doc_id seg_id rater source target
     category severity [comment] [score], the span marked <v>...</v> in source or target; or ESA's
-    released CSV (--format esa-csv: scores and target-side spans, no texts).
+    released CSV (--format esa-csv: scores and target-side spans, no texts: --targets DIR gives the
+    system outputs, or the dataset's stored ones are used; every span is checked within its text).
 
     Spans go to the table error_spans (view error_span_texts), the texts without markers stored once
     per segment; each rater's segment score becomes its judgment of the human measure mqm (or
@@ -198,7 +203,8 @@ def ingest_mqm(obj, file, dataset, replace, allow_new, weights, judge, fmt, lp):
         raise click.UsageError("--weights scores raters' errors; a --judge's spans are stored without a score")
     with obj.open(create=not obj.path.exists()) as wh:
         report = mqm.ingest(wh, dataset, file, weights=weights or mqm.DEFAULT_WEIGHTS, judge=judge,
-                            replace=replace, allow_new=allow_new, command=_command_line(), fmt=fmt, lp=lp)
+                            replace=replace, allow_new=allow_new, command=_command_line(), fmt=fmt, lp=lp,
+                            targets=targets)
     echo_reports([report])
 # --- end mqm ---------------------------------------------------------------------------------
 
