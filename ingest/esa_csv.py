@@ -205,9 +205,9 @@ def with_targets(spans: Spans, read: dict, stored: dict) -> tuple[Spans, int]:
             index=False):
         text = read.get((system, input_)) or stored.get((system, input_))
         if text is not None and end > len(text[0]):
-            raise InputError(spans.file, int(line), "esa_spans", f"span {int(error) + 1}: end_i {int(end)} is beyond the "
-                             f"{len(text[0])} characters of system {system}'s target of segment {input_} "
-                             f"({text[1]})")
+            raise InputError(spans.file, int(line), "esa_spans", f"span {int(error) + 1}: end_i {int(end)} is "
+                             f"beyond the {len(text[0])} characters of system {system}'s target of segment "
+                             f"{input_} ({text[1]})")
     first = spans.scores.groupby(["system", "input"], sort=False)["line"].min()
     targets = pd.DataFrame([(s, i, read[(s, i)][0], int(n)) for (s, i), n in first.items() if (s, i) in read],
                            columns=["system", "input", "text", "line"])

@@ -57,8 +57,8 @@ JOIN _changed_error_spans AS c ON c.dataset_id = r.dataset_id AND c.system_id = 
 -- name: rated
 -- The spans of dataset $dataset (one row per span; an error with no span, or a No-error row:
 -- side NULL) with the lengths of the segment's texts, for the raters and span-eval families;
--- only segments whose target text is stored (ESA's released CSV ships none: its offsets point
--- into texts the warehouse does not hold, so no character-level statistic can use them).
+-- only segments whose target text is stored (ESA's released CSV ships none: its offsets are
+-- measured only where the ingest was given the system outputs or the dataset held them).
 SELECT s.name AS system, i.name AS input, e.judge, e.kind, e.side, e.span_start, e.span_end, e.severity,
        coalesce(length(doc.text), 0) AS source_length, coalesce(length(sm.text), 0) AS target_length
 FROM error_spans AS e
