@@ -17,7 +17,7 @@ computes nothing.
 
 from __future__ import annotations
 
-from metaeval.errors import WarehouseError
+from metaeval.errors import Argument, Message, WarehouseError
 from metaeval.runs.families import ALPHA, DATASET, FORCE, HUMAN, K, SEED, Family, register
 
 COMMAND, AGREEMENT, STABILITY = "raters", "rater_agreement", "rating_stability"
@@ -37,16 +37,34 @@ class Raters(Family):
         return raters(wh, **params)
 
 
+def rated_rows(wh, dataset: str):
+    """The ``rated`` rows of the dataset's spans (error_spans.sql), each span checked within the
+    stored text it points into: a text stored after its spans (ESA's CSV ingested before the
+    system outputs) may be shorter, and is then a :class:`WarehouseError` naming the span."""
+    from metaeval.schema import statements
+
+    rows = wh.con.execute(statements("error_spans")["rated"], {"dataset": dataset}).df()
+    length = rows["source_length"].where(rows["side"] == "source", rows["target_length"])
+    beyond = rows[rows["side"].notna() & (rows["span_end"] > length)]
+    if len(beyond):
+        r, n = beyond.iloc[0], int(length[beyond.index[0]])
+        raise WarehouseError(Message(
+            f"dataset {dataset!r}: judge {r.judge}'s span [{int(r.span_start)}, {int(r.span_end)}) on system "
+            f"{r.system}, segment {r.input} lies beyond the {n} characters of the stored {r.side} ({len(beyond)} "
+            "span(s) so): the texts were stored after the spans and are not theirs; ingest the right texts, or the "
+            "spans again, with ", Argument("replace", True)))
+    return rows
+
+
 def _spans(wh, dataset: str):
     """The rated segments of the dataset's human spans, the raters, the rows as text (for the
     fingerprint), and whether stored sources were left out: raters who mark no source span (ESA
     marks targets only) could not mark their characters, which are then no units."""
     from metaeval.analyses import mqm
-    from metaeval.schema import statements
 
     if not wh.con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'error_spans'").fetchall()[0][0]:
         return [], [], "", False
-    rows = wh.con.execute(statements("error_spans")["rated"], {"dataset": dataset}).df()
+    rows = rated_rows(wh, dataset)
     rows = rows[rows["kind"] == "human"]
     unmarked = not (rows["side"] == "source").any() and bool((rows["source_length"] > 0).any())
     if unmarked:   # raters who mark only targets (ESA): the sources' characters are no units

@@ -160,11 +160,11 @@ def span_eval(wh, dataset: str, judges=(), *, k: int = K.default, seed: int = SE
 
 def _read(wh, dataset: str, judges):
     """The dataset's span rows and the judges evaluated (every automatic one by default)."""
-    from metaeval.schema import statements
+    from metaeval.runs.raters import rated_rows
 
     wh.require_dataset(dataset)
     exists = wh.con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'error_spans'").fetchall()[0][0]
-    rows = wh.con.execute(statements("error_spans")["rated"], {"dataset": dataset}).df() if exists else None
+    rows = rated_rows(wh, dataset) if exists else None
     automatic = sorted(rows.loc[rows["kind"] == "automatic", "judge"].unique()) if rows is not None else []
     judges = tuple(dict.fromkeys(judges)) or tuple(automatic)
     unknown = [j for j in judges if j not in automatic]

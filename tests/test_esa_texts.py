@@ -198,3 +198,19 @@ def test_span_eval_on_esa_spans_by_hand(tmp_path):
     # macro: SysA 10 (P 1, R 4/5), SysB 10 (P 1, R 9/15), SysB 11 (P 0, R undefined), SysA 11 (none)
     assert got[(False, "macro")][:3] == (pytest.approx(2 / 3), pytest.approx(0.7),
                                          pytest.approx((8 / 9 + 0.75) / 2))
+
+
+def test_texts_stored_after_the_spans_are_checked_before_any_statistic(tmp_path):
+    """ESA spans ingested without text, then an evaluation set whose output is shorter: raters and
+    span-eval refuse, naming the span, instead of failing inside the computation."""
+    root = _mtme(tmp_path)
+    short = root / "system-outputs" / "en-de" / "SysB.txt"
+    lines = short.read_text(encoding="utf-8").splitlines()
+    lines[10] = "Die Katze."
+    short.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    db = tmp_path / "wh.duckdb"
+    run_cli(db, "ingest", "mqm", CSV, "--dataset", "d")
+    run_cli(db, "ingest", "mtme", root, "--dataset", "d", "--allow-new")
+    out = " ".join(run_cli(db, "raters", "--dataset", "d", "--human", "esa", "--k", "5", ok=False).output.split())
+    assert "judge engdeu7901's span [0, 15) on system SysB, segment 10 lies beyond the 10 characters" in out
+    assert "--replace" in out and "Traceback" not in out
