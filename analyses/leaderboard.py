@@ -129,11 +129,12 @@ def _reaches_all(adjacency: np.ndarray) -> bool:
 
 
 def fit(c: Counted, weights: np.ndarray | None = None, *, ridge: float = 0.0, tol: float = 1e-10,
-        max_iter: int = 100) -> np.ndarray:
+        max_iter: int = 100, start: np.ndarray | None = None) -> np.ndarray:
     """Centred strengths (logits) maximising the likelihood, one row per column of ``weights``
     (``weights``: rows x rounds counts, default the observed counts: one fit). A round whose
     votes admit no estimate (and ``ridge`` = 0), or whose Newton steps did not fall below ``tol``
-    within ``max_iter``, is NaN."""
+    within ``max_iter``, is NaN. Newton's steps start at 0, or at ``start`` (centred strengths:
+    a bootstrap round starts at the observed fit, two steps fewer)."""
     W = (c.w[:, None] if weights is None else np.asarray(weights, dtype=float)).T      # rounds x rows
     if W.shape[1] != len(c.w):
         raise ValueError("weights need one row per distinct vote row")
@@ -142,7 +143,7 @@ def fit(c: Counted, weights: np.ndarray | None = None, *, ridge: float = 0.0, to
     S, R = c.n_systems, len(W)
     ok = np.ones(R, dtype=bool) if ridge > 0 else np.array([estimable(c, w) for w in W])
     W = np.ascontiguousarray(W)
-    theta = np.zeros((R, S))
+    theta = np.zeros((R, S)) if start is None else np.tile(np.asarray(start, dtype=float), (R, 1))
     rounds = np.arange(R)[:, None]
     centre = np.ones((S, S)) / S
     last = np.full(R, np.inf)                       # each round's last Newton step

@@ -255,8 +255,10 @@ def _fitter(counted, ties: str, ridge: float, Z=None):
 
         point = ls.fit(counted, Z, ridge=ridge)
         return lambda W: point if W is None else ls.fit(counted, Z, W, ridge=ridge, start=point)
-    if ties == "half":
-        return lambda W: (lb.fit(counted, W, ridge=ridge), None)
+    if ties == "half":                       # resampled rounds (and removals) start from the observed fit
+        point = lb.fit(counted, ridge=ridge)
+        start = point if lb.np.isfinite(point).all() else None
+        return lambda W: (point, None) if W is None else (lb.fit(counted, W, ridge=ridge, start=start), None)
     from metaeval.analyses import leaderboard_ties as lt
 
     return lambda W: lt.fit(counted, ties, W)

@@ -59,3 +59,17 @@ def test_plain_rows_print_as_the_dataframe(db, extra):
     assert isinstance(rows, Rows) and printed == json.loads(tables.render(frame, "json"))
     assert plain.render(rows, "json") == tables.render(frame, "json")
     assert plain.render(rows, "csv") == tables.render(frame, "csv")
+
+
+def test_rounds_started_at_the_observed_fit_equal_those_started_at_zero():
+    rng = np.random.default_rng(5)
+    strength = rng.normal(0, 1, 8)
+    a = rng.integers(0, 8, 400)
+    b = (a + rng.integers(1, 8, 400)) % 8
+    y = np.where(rng.random(400) < 0.2, 0.5, (rng.random(400) < 1 / (1 + np.exp(strength[b] - strength[a]))) * 1.0)
+    c = lb.count(a, b, y, 8)
+    W = lb.bootstrap_counts(c, 60, seed=2)
+    W[((c.a == 0) & (c.y < 1)) | ((c.b == 0) & (c.y > 0)), 0] = 0     # system 0 never loses: no estimate
+    cold, warm = lb.fit(c, W), lb.fit(c, W, start=lb.fit(c))
+    assert np.isnan(cold[0]).all() and np.array_equal(np.isnan(cold), np.isnan(warm))
+    np.testing.assert_allclose(warm, cold, rtol=0, atol=1e-12)
