@@ -248,6 +248,8 @@ def _fitter(counted, ties: str, ridge: float, Z=None):
     """weights (rows x rounds; None: the observed counts, one fit) -> strengths (rounds x systems),
     and the tie parameters or the style coefficients (or None). (The style and tie models'
     modules, which import scipy.special, only when asked for.)"""
+    import numpy as np
+
     from metaeval.analyses import leaderboard as lb
 
     if Z is not None:                        # resampled rounds start from the observed fit
@@ -257,7 +259,7 @@ def _fitter(counted, ties: str, ridge: float, Z=None):
         return lambda W: point if W is None else ls.fit(counted, Z, W, ridge=ridge, start=point)
     if ties == "half":                       # resampled rounds (and removals) start from the observed fit
         point = lb.fit(counted, ridge=ridge)
-        start = point if lb.np.isfinite(point).all() else None
+        start = point if np.isfinite(point).all() else None
         return lambda W: (point, None) if W is None else (lb.fit(counted, W, ridge=ridge, start=start), None)
     from metaeval.analyses import leaderboard_ties as lt
 
