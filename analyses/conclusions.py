@@ -52,15 +52,18 @@ import dataclasses
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
-import pandas as pd
 
 from metaeval.analyses import ranking as rk
 from metaeval.analyses.stats.multiple import correct_pvalues
 from metaeval.analyses.stats.resolution import PVALUE_FORMULAS, Resolution, family_resolution, pvalue_resolution
 from metaeval.analyses.stats.validation import alpha_iv, correction_iv
+
+if TYPE_CHECKING:
+    import pandas as pd   # imported where a DataFrame is made or read: the leaderboard decides without pandas
 
 #: Decimals of a printed p-value.
 P_DIGITS = 3
@@ -285,6 +288,8 @@ def bold_cells(frame: pd.DataFrame, keys: Sequence[str] = ("level", "coefficient
     cluster (``cluster`` 1) where the setting has clusters; none in a setting of ``unresolved``
     (its family cannot resolve); else the highest ``value`` (every tied one); never an
     undefined value."""
+    import pandas as pd
+
     out = pd.Series(False, index=frame.index)
     blocked = {tuple(s) for s in unresolved}
     groups = frame.groupby(list(keys), sort=False, dropna=False) if keys else [((), frame)]
@@ -303,6 +308,8 @@ def bold_cells(frame: pd.DataFrame, keys: Sequence[str] = ("level", "coefficient
 
 def defined_value(x) -> bool:
     """Not None, NaN, NA or NaT."""
+    import pandas as pd
+
     return x is not None and not (isinstance(x, float) and math.isnan(x)) and not pd.isna(x)
 
 
@@ -373,6 +380,8 @@ def printed_by(tests: pd.DataFrame, formulas: Mapping[str, str], *, key: str = "
     test, ``formulas``: its p-value formula, e.g. ``{"mcnemar": "parametric", "permutation":
     "add-one"}``), whose p-values are in ``columns`` (raw, corrected); a family's size, when no
     ``family_size`` column gives it, is the number of its rows of that kind (and subset)."""
+    import pandas as pd
+
     if tests.empty:
         return tests
     raw, adjusted = columns
@@ -391,4 +400,10 @@ def _nan(x) -> bool:
 
 
 def _int_or_none(x) -> int | None:
-    return None if x is None or _nan(x) or pd.isna(x) else int(x)
+    if x is None or _nan(x):
+        return None
+    if isinstance(x, (int, float, np.integer, np.floating)):      # a number that is not NaN (no pandas needed)
+        return int(x)
+    import pandas as pd
+
+    return None if pd.isna(x) else int(x)

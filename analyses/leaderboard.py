@@ -36,11 +36,43 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import expit
 
 A_WINS, TIE, B_WINS = 1.0, 0.5, 0.0
 ELO_PER_LOGIT = 400 / math.log(10)
 ELO_CENTRE = 1000.0
+
+
+def expit(x) -> np.ndarray:
+    """``scipy.special.expit`` bit for bit, ``1 / (1 + exp(-x))`` with the C library's ``exp``,
+    without importing ``scipy.special`` (0.3 s of CPU at every start of ``metaeval leaderboard``).
+    numpy's real ``exp`` is its own AVX-512 code, which differs from the C library's in the last
+    bit (2% of normal draws); its complex ``exp`` calls the C library's ``cexp``, which for a zero
+    imaginary part returns ``exp`` of the real part, except above 709 (glibc scales those:
+    ``exp(709) * exp(x - 709)``), which go one by one through :func:`math.exp`.
+    ``tests/test_leaderboard_cpu.py`` checks the equality against scipy."""
+    x = np.asarray(x, dtype=float)
+    flat = x.reshape(-1)
+    z = np.negative(flat).astype(complex)
+    with np.errstate(all="ignore"):
+        np.exp(z, out=z)
+    e = z.real
+    big = flat < -_CEXP_SCALES
+    if big.any():
+        e[big] = [_exp(v) for v in -flat[big]]
+    out = np.add(e, 1.0)
+    np.divide(1.0, out, out=out)
+    return out.reshape(x.shape) if x.ndim else out[0]
+
+
+#: Above this argument glibc's ``cexp`` computes ``exp`` as a product of two (709 and more).
+_CEXP_SCALES = 700.0
+
+
+def _exp(v: float) -> float:
+    try:
+        return math.exp(v)
+    except OverflowError:
+        return math.inf
 
 
 @dataclass(frozen=True)
@@ -97,11 +129,12 @@ def _reaches_all(adjacency: np.ndarray) -> bool:
 
 
 def fit(c: Counted, weights: np.ndarray | None = None, *, ridge: float = 0.0, tol: float = 1e-10,
-        max_iter: int = 100) -> np.ndarray:
+        max_iter: int = 100, start: np.ndarray | None = None) -> np.ndarray:
     """Centred strengths (logits) maximising the likelihood, one row per column of ``weights``
     (``weights``: rows x rounds counts, default the observed counts: one fit). A round whose
     votes admit no estimate (and ``ridge`` = 0), or whose Newton steps did not fall below ``tol``
-    within ``max_iter``, is NaN."""
+    within ``max_iter``, is NaN. Newton's steps start at 0, or at ``start`` (centred strengths:
+    a bootstrap round starts at the observed fit, two steps fewer)."""
     W = (c.w[:, None] if weights is None else np.asarray(weights, dtype=float)).T      # rounds x rows
     if W.shape[1] != len(c.w):
         raise ValueError("weights need one row per distinct vote row")
@@ -109,22 +142,29 @@ def fit(c: Counted, weights: np.ndarray | None = None, *, ridge: float = 0.0, to
         raise ValueError(f"ridge must be a finite number >= 0; got {ridge}")
     S, R = c.n_systems, len(W)
     ok = np.ones(R, dtype=bool) if ridge > 0 else np.array([estimable(c, w) for w in W])
-    theta = np.zeros((R, S))
+    W = np.ascontiguousarray(W)
+    theta = np.zeros((R, S)) if start is None else np.tile(np.asarray(start, dtype=float), (R, 1))
     rounds = np.arange(R)[:, None]
     centre = np.ones((S, S)) / S
     last = np.full(R, np.inf)                       # each round's last Newton step
+    # np.add.at's sums, added in the same order, by bincount (an order of magnitude faster): the
+    # gradient's bins get each row's residual at a, then its negative at b; the bins, once
+    at = np.concatenate([(rounds * S + c.a).ravel(), (rounds * S + c.b).ravel()])
+    pair = (rounds * S * S + c.a * S + c.b).ravel()
+    n = W.size
+    signed = np.empty(2 * n)
     for _ in range(max_iter if ok.any() else 0):
         p = expit(theta[:, c.a] - theta[:, c.b])                                        # rounds x rows
         residual, curvature = W * (c.y - p), W * p * (1 - p)
-        # np.add.at's sums, added in the same order, by bincount (an order of magnitude faster)
         if ridge:
             grad = -ridge * theta
             np.add.at(grad, (rounds, c.a[None, :]), residual)
             np.add.at(grad, (rounds, c.b[None, :]), -residual)
         else:
-            grad = np.bincount(np.concatenate([(rounds * S + c.a).ravel(), (rounds * S + c.b).ravel()]),
-                               np.concatenate([residual.ravel(), -residual.ravel()]), R * S).reshape(R, S)
-        info = np.bincount((rounds * S * S + c.a * S + c.b).ravel(), -curvature.ravel(), R * S * S).reshape(R, S, S)
+            signed[:n] = residual.ravel()
+            np.negative(residual.ravel(), out=signed[n:])
+            grad = np.bincount(at, signed, R * S).reshape(R, S)
+        info = np.bincount(pair, -curvature.ravel(), R * S * S).reshape(R, S, S)
         info += info.transpose(0, 2, 1)
         info[:, np.arange(S), np.arange(S)] = -info.sum(axis=2) + ridge
         step = np.linalg.solve(info[ok] + centre, grad[ok][..., None])[..., 0]

@@ -118,13 +118,15 @@ def _types_in_where(f):
 def command_of(family: Family) -> click.Command:
     """The generated command of ``family``: its declared options and ``--format``; it runs
     :meth:`~metaeval.runs.families.Family.run` on the warehouse and prints
-    :meth:`~metaeval.runs.families.Family.present` of what it returned."""
+    :meth:`~metaeval.runs.families.Family.present` of what it returned (a family whose run takes
+    ``plain`` returns :class:`~metaeval.rows.Rows` for the formats printed without pandas)."""
 
     @click.pass_obj
     def run(obj: app.Context, fmt: str, **params):
+        light = {"plain": True} if "plain" in family.run_keywords and app.plain(fmt) else {}
         with obj.open() as wh:
             try:
-                outcome = family.run(wh, **params)
+                outcome = family.run(wh, **params, **light)
             except KeyboardInterrupt as exc:
                 raise app.interrupted(exc, "the results finished so far are saved; "
                                            "run the same command again to resume") from None

@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING
 
 import duckdb
 import numpy as np
-import pandas as pd
 
 from metaeval import owners
 from metaeval.core import Store
@@ -28,6 +27,8 @@ from metaeval.runs import executors
 from metaeval.signals import interruption
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from metaeval.runs.parameters import Params
     from metaeval.runs.selection import Scope
     from metaeval.runs.runner import Task
@@ -186,14 +187,17 @@ class Writer:
         # out of the buffer before the insert: a Ctrl-C or SIGTERM arriving just after it cannot
         # make the flush of the interrupted run insert them again
         rows, self.rows, self.last = self.rows, [], time.monotonic()
+        import pandas as pd
+
         insert_rows(self.wh, self.table, pd.DataFrame(rows))
         self.written += len(rows)
 
 
-def insert_rows(wh: Store, table: str, frame: pd.DataFrame) -> None:
+def insert_rows(wh: Store, table: str, frame: pd.DataFrame | dict) -> None:
     """Insert the rows of ``frame`` into ``table``, by column name (the table's other columns take
-    their defaults), in the caller's transaction."""
-    columns = ", ".join(f'"{c}"' for c in frame.columns)
+    their defaults), in the caller's transaction. ``frame``: a DataFrame, or {column: numpy array}
+    (:func:`metaeval.runs.persist.columns`), which DuckDB reads alike without pandas."""
+    columns = ", ".join(f'"{c}"' for c in frame)
     wh.con.register("result_rows", frame)
     try:
         wh.con.execute(f"INSERT INTO {table} ({columns}) SELECT {columns} FROM result_rows").fetchall()
@@ -237,4 +241,8 @@ def as_float(x) -> float | None:
 
 def none_if_nan(x):
     """None for SQL NULL as pandas returns it (None, NaN, pd.NA); the value otherwise."""
-    return None if x is None or (np.ndim(x) == 0 and pd.isna(x)) else x
+    if x is None or np.ndim(x) != 0:
+        return x
+    import pandas as pd
+
+    return None if pd.isna(x) else x

@@ -11,7 +11,9 @@ executor's workers with ``jobs`` or a Dask scheduler) or the sandwich estimator;
 over the rounds, groups and ranks decided by the conclusion layer (``correction``), fragility.
 Votes that admit no estimate (a system that never loses, or never wins) are refused unless a
 ``ridge`` is given: the ratings would be infinite. One run writes the rows of ``leaderboard``;
-the same command on the same votes computes nothing.
+the same command on the same votes computes nothing. ``plain``: the rows as
+:class:`~metaeval.rows.Rows` (the command line's text, json and csv; no pandas is imported, nor
+scipy with the default bootstrap intervals: the command starts in a third of the time).
 """
 
 from __future__ import annotations
@@ -54,14 +56,13 @@ class Leaderboard(Family):
     options = OPTIONS
     report = ("metaeval.runs.report.votes:leaderboard",)
     report_position = 42
+    run_keywords = ("progress", "plain")
 
     def compute(self, wh, **params):
         return leaderboard(wh, **params)
 
     def present(self, outcome, fmt: str) -> str:
-        import json
-
-        import pandas as pd
+        from metaeval.rows import Rows
 
         if isinstance(outcome, dict):            # style-controlled: the ratings, then the coefficients
             if fmt != "text":
@@ -69,35 +70,59 @@ class Leaderboard(Family):
             from metaeval.runs import leaderboard_style as lstyle
 
             return self.present(outcome[TABLE], fmt) + lstyle.present(outcome[STYLE_TABLE])
+        if isinstance(outcome, Rows):            # ``plain``: printed without pandas, as the DataFrame would be
+            if fmt == "text" and len(outcome):
+                return _text([dict(zip(outcome.columns, row)) for row in outcome.data])
+            from metaeval.analyses import plain
+            from metaeval.runs.families import BOOKKEEPING
+
+            hidden = [c for c in BOOKKEEPING if c in outcome.columns] if fmt in ("text", "table") else []
+            return plain.render(outcome.without(hidden), fmt) + (
+                f"({', '.join(hidden)}: in the json and csv formats)\n" if hidden else "")
         if fmt != "text" or outcome.empty:
             return super().present(outcome, fmt)
-        shown = outcome[["system", "rating", "lower", "upper", "rank", "cluster", "rank_lower", "rank_upper",
-                         "first_share", "votes"]].copy()
-        r = outcome.iloc[0]
-        digits = 1 if r["scale"] == "elo" else 3
-        for c in ("rating", "lower", "upper"):
-            shown[c] = shown[c].map(lambda x: f"{x:.{digits}f}")
-        for c in ("rank", "cluster", "rank_lower", "rank_upper"):
-            shown[c] = shown[c].map(lambda x: "" if pd.isna(x) else str(int(x)))
-        shown["first_share"] = shown["first_share"].map(lambda x: "" if pd.isna(x) else f"{x:.3f}")
-        who = (f"judge {r['judge']}" if r["judge"] else "the human votes") + (
-            f", controlled for {r['style'].replace(',', ', ')}" if r.get("style") else "")
-        how = (f"{100 * (1 - r['alpha']):g}% percentile bootstrap over votes, k={r['k']}, seed={r['seed']}, "
-               f"{r['n_valid']} valid rounds" if r["interval"] == "bootstrap" else
-               f"{100 * (1 - r['alpha']):g}% sandwich intervals")
-        ties = "" if r["ties"] == "half" else f"; {r['ties']} ties, tie parameter {r['tie_parameter']:.4g}"
-        conventions = json.loads(r["conventions"]) if isinstance(r["conventions"], str) else r["conventions"]
-        from metaeval.analyses import plain, tables
+        import pandas as pd
 
-        lines = [plain.wrap(f"Bradley-Terry ratings from {who} ({r['scale']} scale; {how}{ties}):"),
-                 tables.render(shown, "text").rstrip("\n")]
-        if conventions.get("groups_note"):
-            lines.append(plain.wrap(f"No groups or ranks: {conventions['groups_note']}"))
-        if not pd.isna(r["fragility"]):
-            bound = "" if r["fragility_exact"] else "at most "
-            lines.append(plain.wrap(f"Fragility: removing {bound}{int(r['fragility'])} votes makes "
-                                    f"{conventions.get('fragility_challenger')} rate at least as high as the leader."))
-        return "\n".join(lines) + "\n"
+        return _text([{c: None if pd.isna(v) else v for c, v in row.items()} for row in outcome.to_dict("records")])
+
+
+#: The columns of the text table, and those printed as they are (the others: formatted text).
+SHOWN = ("system", "rating", "lower", "upper", "rank", "cluster", "rank_lower", "rank_upper", "first_share", "votes")
+
+
+def _text(rows: list[dict]) -> str:
+    """The text format: a title line, the table of :data:`SHOWN` (rows: {column: value, None for
+    NULL}, best first), the groups' note and the fragility."""
+    import json
+    import math
+
+    from metaeval.analyses import plain
+
+    r = rows[0]
+    digits = 1 if r["scale"] == "elo" else 3
+
+    def cells(row):
+        rating = [f"{math.nan if row[c] is None else row[c]:.{digits}f}" for c in ("rating", "lower", "upper")]
+        order = ["" if row[c] is None else str(int(row[c])) for c in ("rank", "cluster", "rank_lower", "rank_upper")]
+        return (row["system"], *rating, *order, "" if row["first_share"] is None else f"{row['first_share']:.3f}",
+                int(row["votes"]))
+
+    who = (f"judge {r['judge']}" if r["judge"] else "the human votes") + (
+        f", controlled for {r['style'].replace(',', ', ')}" if r.get("style") else "")
+    how = (f"{100 * (1 - r['alpha']):g}% percentile bootstrap over votes, k={r['k']}, seed={r['seed']}, "
+           f"{r['n_valid']} valid rounds" if r["interval"] == "bootstrap" else
+           f"{100 * (1 - r['alpha']):g}% sandwich intervals")
+    ties = "" if r["ties"] == "half" else f"; {r['ties']} ties, tie parameter {r['tie_parameter']:.4g}"
+    conventions = json.loads(r["conventions"]) if isinstance(r["conventions"], str) else r["conventions"]
+    table = plain.columns_text(SHOWN, ("object",) * (len(SHOWN) - 1) + ("int",), [cells(row) for row in rows])
+    lines = [plain.wrap(f"Bradley-Terry ratings from {who} ({r['scale']} scale; {how}{ties}):"), table]
+    if conventions.get("groups_note"):
+        lines.append(plain.wrap(f"No groups or ranks: {conventions['groups_note']}"))
+    if r["fragility"] is not None:
+        bound = "" if r["fragility_exact"] else "at most "
+        lines.append(plain.wrap(f"Fragility: removing {bound}{int(r['fragility'])} votes makes "
+                                f"{conventions.get('fragility_challenger')} rate at least as high as the leader."))
+    return "\n".join(lines) + "\n"
 
 
 def _votes(wh, dataset: str, judge: str | None):
@@ -137,10 +162,12 @@ def _votes(wh, dataset: str, judge: str | None):
 def leaderboard(wh, dataset: str, judge: str | None = None, *, k: int = K.default, seed: int = SEED.default,
                 alpha: float = ALPHA.default, interval: str = "bootstrap", scale: str = "elo", anchor: str | None = None,
                 anchor_rating: float = 1000.0, ridge: float = 0.0, ties: str = "half",
-                correction: str = CORRECTION.default, style=(), force: bool = False, jobs: int = 1, progress=None):
+                correction: str = CORRECTION.default, style=(), force: bool = False, jobs: int = 1, progress=None,
+                plain: bool = False):
     """The latest ``leaderboard`` rows of these votes and settings (best first), computed unless
     up to date; with ``style`` covariates, {table: rows} of ``leaderboard`` (the controlled
-    ratings) and ``leaderboard_style`` (the coefficients)."""
+    ratings) and ``leaderboard_style`` (the coefficients). ``plain`` (without ``style``): as
+    :class:`~metaeval.rows.Rows`, pandas never imported."""
     from metaeval.analyses import leaderboard as lb
     from metaeval.runs import leaderboard_style as lstyle
     from metaeval.runs import parameters, persist
@@ -174,30 +201,34 @@ def leaderboard(wh, dataset: str, judge: str | None = None, *, k: int = K.defaul
         setting.update(k=int(k), seed=int(seed))
     if style:
         setting["style"] = ",".join(style)
-    if not force and (rows := _reusable(wh, dataset, fingerprint, setting)) is not None:
+    if not force and (rows := _reusable(wh, dataset, fingerprint, setting, plain)) is not None:
         return rows
     at = systems.index(anchor) if anchor is not None else None
     from metaeval.runs import executors
 
     executors.of(wh).check()
-    frame, coefficients = _compute(systems, counted, votes, setting, at, anchor_rating, k, seed, alpha, ridge, ties,
-                                   correction, lambda: executors.of(wh).pool(jobs), covariates)
-    frame = frame.assign(dataset=dataset, fingerprint=fingerprint)
+    columns, coefficients = _compute(systems, counted, votes, setting, at, anchor_rating, k, seed, alpha, ridge, ties,
+                                     correction, lambda: executors.of(wh).pool(jobs), covariates)
+    columns = persist.columns(len(systems), **columns, dataset=dataset, fingerprint=fingerprint)
     persist.ensure_table(wh, TABLE, "85_leaderboard")
     more = {}
     if covariates is not None:
         persist.ensure_table(wh, STYLE_TABLE, "89_leaderboard_style")
         more[STYLE_TABLE] = lstyle.coefficients_frame(covariates, coefficients, setting, counted.n_votes).assign(
             dataset=dataset, fingerprint=fingerprint)
-    persist.write(wh, COMMAND, TABLE, frame, {"dataset": dataset, **setting}, fingerprint,
+    persist.write(wh, COMMAND, TABLE, columns, {"dataset": dataset, **setting}, fingerprint,
                   seed if interval == "bootstrap" else None, more=more)
-    return _reusable(wh, dataset, fingerprint, setting)
+    return _reusable(wh, dataset, fingerprint, setting, plain)
 
 
-def _reusable(wh, dataset: str, fingerprint: str, setting: dict):
-    """The stored rows of this setting (best first; with style, {table: rows} of one run) or None."""
+def _reusable(wh, dataset: str, fingerprint: str, setting: dict, plain: bool = False):
+    """The stored rows of this setting (best first; with style, {table: rows} of one run) or None;
+    ``plain`` (without style): :class:`~metaeval.rows.Rows`."""
     from metaeval.runs import persist
 
+    if plain and not setting.get("style"):
+        stored = persist.reusable_rows(wh, TABLE, dataset, fingerprint, **{"style": "", **setting})
+        return None if stored is None else persist.sorted_rows(stored, "rating", ascending=False)
     rows = persist.reusable(wh, TABLE, dataset, fingerprint, **{"style": "", **setting})
     if rows is None or not setting.get("style"):
         return None if rows is None else _best_first(rows)
@@ -215,31 +246,35 @@ def _best_first(rows):
 
 def _fitter(counted, ties: str, ridge: float, Z=None):
     """weights (rows x rounds; None: the observed counts, one fit) -> strengths (rounds x systems),
-    and the tie parameters or the style coefficients (or None)."""
+    and the tie parameters or the style coefficients (or None). (The style and tie models'
+    modules, which import scipy.special, only when asked for.)"""
+    import numpy as np
+
     from metaeval.analyses import leaderboard as lb
-    from metaeval.analyses import leaderboard_style as ls
-    from metaeval.analyses import leaderboard_ties as lt
 
     if Z is not None:                        # resampled rounds start from the observed fit
+        from metaeval.analyses import leaderboard_style as ls
+
         point = ls.fit(counted, Z, ridge=ridge)
         return lambda W: point if W is None else ls.fit(counted, Z, W, ridge=ridge, start=point)
-    if ties == "half":
-        return lambda W: (lb.fit(counted, W, ridge=ridge), None)
+    if ties == "half":                       # resampled rounds (and removals) start from the observed fit
+        point = lb.fit(counted, ridge=ridge)
+        start = point if np.isfinite(point).all() else None
+        return lambda W: (point, None) if W is None else (lb.fit(counted, W, ridge=ridge, start=start), None)
+    from metaeval.analyses import leaderboard_ties as lt
+
     return lambda W: lt.fit(counted, ties, W)
 
 
 def _compute(systems, counted, votes, setting, at, anchor_rating, k, seed, alpha, ridge, ties, correction, pool,
              covariates=None):
-    """(the frame of rows without dataset and fingerprint: ratings, intervals, order, fragility;
-    with covariates, their coefficients {coefficient, lower, upper}, else None)."""
+    """(the columns of the rows without dataset and fingerprint, {column: values or one value}:
+    ratings, intervals, order, fragility; with covariates, their coefficients {coefficient,
+    lower, upper}, else None)."""
     import numpy as np
-    import pandas as pd
-    from scipy.special import ndtri          # scipy.stats.norm.ppf, without importing scipy.stats (0.8 s)
 
     from metaeval.analyses import leaderboard as lb
     from metaeval.analyses import leaderboard_ranks as lr
-    from metaeval.analyses import leaderboard_style as ls
-    from metaeval.analyses import leaderboard_ties as lt
     from metaeval.runs import bookkeeping
 
     scale, interval, S = setting["scale"], setting["interval"], len(systems)
@@ -256,7 +291,6 @@ def _compute(systems, counted, votes, setting, at, anchor_rating, k, seed, alpha
         raise WarehouseError("the Bradley-Terry fit of these votes did not converge: no ratings are stored"
                              + ("" if Z is None else " (the style covariates may separate the outcomes)"))
     rating = transform(theta)
-    per_unit = lb.ELO_PER_LOGIT if scale == "elo" else 1.0
     nan = np.full(S, np.nan)
     first, n_valid, rank_lower, rank_upper, coefficients = nan, None, nan, nan, None
     if interval == "bootstrap":
@@ -270,31 +304,54 @@ def _compute(systems, counted, votes, setting, at, anchor_rating, k, seed, alpha
             g = lb.summarise(both[:, S:], alpha)
             coefficients = {"coefficient": gamma, "lower": g.lower, "upper": g.upper, "n_valid": g.n_valid}
     else:
-        if Z is None:
-            cov = lb.sandwich(counted, theta) if ties == "half" else lt.sandwich(counted, ties, theta, tau)
-        else:
-            full = ls.sandwich(counted, Z, theta, gamma)
-            cov, gse = full[:S, :S], np.sqrt(np.clip(np.diag(full)[S:], 0, None))
-            coefficients = {"coefficient": gamma, "lower": gamma - ndtri(1 - alpha / 2) * gse,
-                            "upper": gamma + ndtri(1 - alpha / 2) * gse, "n_valid": None}
-        if at is not None:                       # the variance of theta_i - theta_anchor
-            e = np.eye(S) - np.eye(S)[at]
-            cov = e @ cov @ e.T
-        se = np.sqrt(np.clip(np.diag(cov), 0, None)) * per_unit
-        z = ndtri(1 - alpha / 2)
-        lower, upper = rating - z * se, rating + z * se
-        tests = lr.sandwich_tests(rating, cov, per_unit)
+        lower, upper, tests, coefficients = _sandwich(counted, theta, tau, gamma, Z, ties, at, rating,
+                                                      lb.ELO_PER_LOGIT if scale == "elo" else 1.0, alpha)
     order, resolution = _order(systems, rating, tests, k, correction, alpha)
     fragile = lr.fragility(counted, lambda W: fit(W)[0])
     conventions = _conventions(setting, ridge, counted, tau, resolution, fragile, systems)
-    none = bookkeeping.none_if_nan
-    return pd.DataFrame({"system": systems, "votes": votes, "rating": rating, "lower": lower, "upper": upper,
-                         "first_share": [none(x) for x in first], "rank_lower": [none(x) for x in rank_lower],
-                         "rank_upper": [none(x) for x in rank_upper], **order}).assign(
-        **setting, anchor_rating=float(anchor_rating) if at is not None else None, n_valid=n_valid,
-        tie_parameter=None if tau is None else float(lt.tie_parameter(ties, tau)),
-        fragility=fragile.votes, fragility_exact=fragile.exact,
-        conventions=bookkeeping.conventions_json(conventions)), coefficients
+    tie_parameter = None
+    if tau is not None:
+        from metaeval.analyses import leaderboard_ties as lt
+
+        tie_parameter = float(lt.tie_parameter(ties, tau))
+    # NaN is NULL: DuckDB reads a float column's NaN as NULL (as it read the DataFrame's)
+    return {"system": systems, "votes": votes, "rating": rating, "lower": lower, "upper": upper,
+            "first_share": first, "rank_lower": rank_lower, "rank_upper": rank_upper, **order, **setting,
+            "anchor_rating": float(anchor_rating) if at is not None else None, "n_valid": n_valid,
+            "tie_parameter": tie_parameter, "fragility": fragile.votes, "fragility_exact": fragile.exact,
+            "conventions": bookkeeping.conventions_json(conventions)}, coefficients
+
+
+def _sandwich(counted, theta, tau, gamma, Z, ties, at, rating, per_unit, alpha):
+    """The sandwich intervals (lower, upper), the pairwise z-tests and, with style features ``Z``,
+    the coefficients' intervals (else None)."""
+    import numpy as np
+    from scipy.special import ndtri          # scipy.stats.norm.ppf, without importing scipy.stats (0.8 s)
+
+    from metaeval.analyses import leaderboard as lb
+    from metaeval.analyses import leaderboard_ranks as lr
+
+    S, coefficients = len(theta), None
+    if Z is None:
+        if ties == "half":
+            cov = lb.sandwich(counted, theta)
+        else:
+            from metaeval.analyses import leaderboard_ties as lt
+
+            cov = lt.sandwich(counted, ties, theta, tau)
+    else:
+        from metaeval.analyses import leaderboard_style as ls
+
+        full = ls.sandwich(counted, Z, theta, gamma)
+        cov, gse = full[:S, :S], np.sqrt(np.clip(np.diag(full)[S:], 0, None))
+        coefficients = {"coefficient": gamma, "lower": gamma - ndtri(1 - alpha / 2) * gse,
+                        "upper": gamma + ndtri(1 - alpha / 2) * gse, "n_valid": None}
+    if at is not None:                       # the variance of theta_i - theta_anchor
+        e = np.eye(S) - np.eye(S)[at]
+        cov = e @ cov @ e.T
+    se = np.sqrt(np.clip(np.diag(cov), 0, None)) * per_unit
+    z = ndtri(1 - alpha / 2)
+    return rating - z * se, rating + z * se, lr.sandwich_tests(rating, cov, per_unit), coefficients
 
 
 #: Bootstrap rounds per task on worker processes or a Dask cluster.

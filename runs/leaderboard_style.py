@@ -24,9 +24,11 @@ LENGTH_ATTRIBUTE = "output_length"
 
 def canonical(style) -> tuple[str, ...]:
     """The covariates, each once: the built-in ones in the arena's order, then attributes by name."""
-    from metaeval.analyses import leaderboard_style as ls
-
     given = [str(s).strip() for s in ([style] if isinstance(style, str) else (style or ()))]
+    if not given:
+        return ()
+    from metaeval.analyses import leaderboard_style as ls    # (with scipy.special: only when asked for)
+
     if any(not s for s in given):
         raise WarehouseError(Message("an empty ", Argument("style", ""), ": name a covariate (length, headers, "
                                      "lists, bold) or a numeric attribute"))

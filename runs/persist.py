@@ -2,6 +2,10 @@
 its table in a warehouse made before it, the stored rows it may reuse, and the one run that
 writes new ones. The families of the registry that compute every row of a setting at once
 (``error-overlap``, ``rank-change``) call these three instead of writing them again.
+
+Without pandas (a command that must start at once: ``leaderboard``): the rows to write as
+:func:`columns` (numpy arrays, which DuckDB reads as it reads a DataFrame's), the stored ones as
+:class:`~metaeval.rows.Rows` (:func:`reusable_rows`, :func:`sorted_rows`).
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from metaeval.core import Store
+    from metaeval.rows import Rows
 
 
 def ensure_table(wh: Store, table: str, script: str) -> None:
@@ -44,20 +49,77 @@ def reusable(wh: Store, table: str, dataset: str, fingerprint: str, *, subset: s
     return rows if set(runs["version"]) <= set(bookkeeping.SAME_RESULTS_AS) else None
 
 
-def write(wh: Store, command: str, table: str, frame: pd.DataFrame, parameters: dict, fingerprint: str,
-          seed: int | None = None, more: dict[str, pd.DataFrame] | None = None) -> int:
+def write(wh: Store, command: str, table: str, frame: pd.DataFrame | dict, parameters: dict, fingerprint: str,
+          seed: int | None = None, more: dict[str, pd.DataFrame | dict] | None = None) -> int:
     """One run of ``command`` writing ``frame`` to ``table`` (and each frame of ``more`` to its
-    table; checked and computed before: this is the first write); its run id."""
+    table; checked and computed before: this is the first write); its run id. A frame is a
+    DataFrame or :func:`columns`."""
     from metaeval.runs import bookkeeping
 
     frames = {table: frame, **(more or {})}
-    n_rows = sum(len(f) for f in frames.values())
+    lengths = {name: len(next(iter(f.values()))) if isinstance(f, dict) else len(f) for name, f in frames.items()}
+    n_rows = sum(lengths.values())
     run_id = bookkeeping.start_run(wh, command, parameters, seed, fingerprint, n_rows)
     with bookkeeping.finishing(wh, run_id):
         for name, rows in frames.items():
-            bookkeeping.insert_rows(wh, name, rows.assign(run_id=run_id))
+            bookkeeping.insert_rows(wh, name, {**rows, **columns(lengths[name], run_id=run_id)}
+                                    if isinstance(rows, dict) else rows.assign(run_id=run_id))
         bookkeeping.finish_run(wh, run_id, "finished", n_rows)
     return run_id
+
+
+def columns(n: int, **values: Any) -> dict:
+    """Rows to write without pandas: {column: a numpy array of ``n`` values}; an array as it is, a
+    list as objects (ints with None: DuckDB's integers with NULL, as a DataFrame's), one value
+    repeated (text or None as objects). DuckDB reads a float's NaN as NULL, as in a DataFrame."""
+    import numpy as np
+
+    out = {}
+    for name, v in values.items():
+        if isinstance(v, np.ndarray):
+            out[name] = v
+        elif isinstance(v, (list, tuple)):
+            out[name] = np.array(v, dtype=object) if any(x is None for x in v) or not v else np.array(v)
+        else:
+            out[name] = np.array([v] * n, dtype=object) if v is None or isinstance(v, str) else np.full(n, v)
+        if len(out[name]) != n:
+            raise ValueError(f"column {name!r} has {len(out[name])} values, not {n}")
+    return out
+
+
+def reusable_rows(wh: Store, table: str, dataset: str, fingerprint: str, **filters: Any) -> Rows | None:
+    """:func:`reusable` as :class:`~metaeval.rows.Rows` (by result id; no pandas), for a table
+    without subsets: the latest rows of this setting (``filters``: column values, None: NULL) when
+    every one was computed on cells of ``fingerprint`` by a version giving the same results."""
+    from metaeval import schema
+    from metaeval.runs import bookkeeping
+
+    view = schema.latest_view(table)
+    if not wh.con.execute("SELECT count(*) FROM duckdb_views() WHERE view_name = ?", [view]).fetchall()[0][0]:
+        return None
+    where = ["dataset = ?", *(f'"{c}" IS NULL' if v is None else f'"{c}" = ?' for c, v in filters.items())]
+    rows = wh.rows(f"SELECT * FROM {view} WHERE {' AND '.join(where)} ORDER BY result_id",
+                   [dataset, *(v for v in filters.values() if v is not None)])
+    if not len(rows) or not rows.plain or set(rows.column("fingerprint")) != {fingerprint}:
+        return None
+    runs = sorted({int(r) for r in rows.column("run_id")})
+    versions = {version for _, _, version, _ in wh.con.execute(schema.read("run_versions"), {"runs": runs}).fetchall()}
+    return rows if versions <= set(bookkeeping.SAME_RESULTS_AS) else None
+
+
+def sorted_rows(rows: Rows, column: str, *, ascending: bool = True) -> Rows:
+    """``rows`` ordered by ``column`` (no NULL) as pandas' ``sort_values(column)`` orders the
+    DataFrame of the same rows (its quicksort, equal values included: ``nargsort``)."""
+    import dataclasses
+
+    import numpy as np
+
+    values, index = np.asarray(rows.column(column)), np.arange(len(rows))
+    if not ascending:
+        values, index = values[::-1], index[::-1]
+    order = index[values.argsort(kind="quicksort")]
+    order = order if ascending else order[::-1]
+    return dataclasses.replace(rows, data=tuple(rows.data[i] for i in order))
 
 
 def system_scores(wh: Store, dataset: str, measures, human: str | None = None, *, system_inputs: str = "all",

@@ -1,0 +1,75 @@
+"""The leaderboard without pandas or scipy (issue 35 item 6, its CPU target): the complex-``exp``
+expit is scipy's bit for bit, and the rows the command line prints without pandas (``plain``)
+are those of the DataFrame the Python API returns, in the same order."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy.special import expit as scipy_expit
+
+from metaeval.runs import Warehouse
+from metaeval.analyses import leaderboard as lb
+from metaeval.analyses import plain, tables
+from metaeval.rows import Rows
+from metaeval.runs import persist
+from tests.conftest import run_cli
+
+PREFERENCES = Path(__file__).resolve().parents[1] / "docs" / "examples" / "preferences.csv"
+
+
+@pytest.mark.parametrize("scale", [1.0, 30.0, 800.0, 5000.0])
+def test_expit_is_scipys_bit_for_bit(scale):
+    x = np.random.default_rng(int(scale)).normal(0, scale, (40, 2500))
+    assert np.array_equal(lb.expit(x), scipy_expit(x))
+
+
+def test_expit_edges_and_scalars():
+    edge = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-320, -1e-320, 36.7, 37.0, 709.9, -700.0, -700.5, -709.0,
+                     -709.5, -709.9, -710.0, -745.0, -746.0, -1500.0, -2200.0, 1e308, -1e308])
+    assert np.array_equal(lb.expit(edge), scipy_expit(edge), equal_nan=True)
+    for v in (0.3, -709.5, -800.0):
+        got = lb.expit(v)
+        assert isinstance(got, np.float64) and got == scipy_expit(v)
+    assert lb.expit([[0.5, -0.5]]).shape == (1, 2)
+
+
+def test_sorted_rows_order_equal_ratings_as_pandas():
+    import pandas as pd
+
+    values = [3.0, 1.0, 3.0, 2.0, 1.0, 3.0] * 5
+    rows = Rows(("i", "rating"), ("int", "float"), tuple(enumerate(values)))
+    got = [r[0] for r in persist.sorted_rows(rows, "rating", ascending=False).data]
+    assert got == pd.DataFrame({"i": range(len(values)), "rating": values}).sort_values(
+        "rating", ascending=False)["i"].tolist()
+
+
+@pytest.mark.parametrize("extra", [(), ("--interval", "sandwich"), ("--ties", "davidson", "--seed", "3")])
+def test_plain_rows_print_as_the_dataframe(db, extra):
+    run_cli(db, "ingest", "preferences", PREFERENCES, "--dataset", "jd")
+    printed = json.loads(run_cli(db, "leaderboard", "--dataset", "jd", "--k", "50", *extra, "--format", "json").output)
+    given = dict(zip(extra[::2], extra[1::2]))
+    kwargs = {k.lstrip("-"): (int(v) if k == "--seed" else v) for k, v in given.items()}
+    with Warehouse(db) as wh:
+        frame = wh.leaderboard(dataset="jd", **{"k": 50, **kwargs})
+        rows = wh.leaderboard(dataset="jd", **{"k": 50, **kwargs}, plain=True)
+    assert isinstance(rows, Rows) and printed == json.loads(tables.render(frame, "json"))
+    assert plain.render(rows, "json") == tables.render(frame, "json")
+    assert plain.render(rows, "csv") == tables.render(frame, "csv")
+
+
+def test_rounds_started_at_the_observed_fit_equal_those_started_at_zero():
+    rng = np.random.default_rng(5)
+    strength = rng.normal(0, 1, 8)
+    a = rng.integers(0, 8, 400)
+    b = (a + rng.integers(1, 8, 400)) % 8
+    y = np.where(rng.random(400) < 0.2, 0.5, (rng.random(400) < 1 / (1 + np.exp(strength[b] - strength[a]))) * 1.0)
+    c = lb.count(a, b, y, 8)
+    W = lb.bootstrap_counts(c, 60, seed=2)
+    W[((c.a == 0) & (c.y < 1)) | ((c.b == 0) & (c.y > 0)), 0] = 0     # system 0 never loses: no estimate
+    cold, warm = lb.fit(c, W), lb.fit(c, W, start=lb.fit(c))
+    assert np.isnan(cold[0]).all() and np.array_equal(np.isnan(cold), np.isnan(warm))
+    np.testing.assert_allclose(warm, cold, rtol=0, atol=1e-12)
