@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from metaeval import Store
+from metaeval.runs import signatures
 
 from .conftest import run_cli
 from .test_aggregate import _loop, _matrix, holes  # noqa: F401  (the fixture)
@@ -95,3 +96,103 @@ def test_evaluate_refuses_the_median_where_it_does_not_apply(holes):
                       "--aggregate median", "drop --aggregate")
     with Store(db) as wh:
         assert wh.sql("SELECT count(*) AS n FROM analysis_runs")["n"][0] == 0
+
+
+# --- accuracy ------------------------------------------------------------------------------------
+def _brute_accuracy(x, z):
+    """Share of system pairs whose two differences have the same sign (0 a tie), by a loop."""
+    pairs = list(itertools.combinations(range(len(x)), 2))
+    return sum(np.sign(x[i] - x[k]) == np.sign(z[i] - z[k]) for i, k in pairs) / len(pairs)
+
+
+def test_accuracy_median_against_a_loop_and_the_mean_as_before(holes):
+    db, cells = holes
+    base = ["accuracy", "--dataset", "h", "--human", "human", "--metric", "m1", "--metric", "m2"]
+    run_cli(db, *base, "--format", "json")
+    text = run_cli(db, *base, "--level", "system", "--aggregate", "median").output
+    assert "its median over its inputs (--aggregate median)" in text
+    with Store(db) as wh:
+        rows = wh.sql("SELECT * FROM latest_pairwise_accuracy WHERE level = 'system' ORDER BY aggregate, metric")
+        runs = wh.sql("SELECT command, parameters FROM analysis_runs ORDER BY run_id")
+        signed = signatures.with_signatures(wh, rows)
+    assert rows["aggregate"].tolist() == ["mean", "mean", "median", "median"]
+    for j, (aggregate, metric) in enumerate(itertools.product(("mean", "median"), ("m1", "m2"))):
+        assert rows["accuracy"][j] == pytest.approx(
+            _brute_accuracy(_loop(cells, metric, aggregate), _loop(cells, "human", aggregate)), abs=1e-12)
+    mean, median = (json.loads(c) for c in rows["conventions"][[0, 2]])
+    assert "aggregate" not in mean and mean["level"] == "system (macro): pairs of system means"
+    assert median["aggregate"] == "median" and median["level"] == "system (macro): pairs of system medians"
+    assert rows["fingerprint"][0] != rows["fingerprint"][2]
+    assert signed["signature"].str.contains("agg:median").tolist() == [False, False, True, True]
+    parameters = [json.loads(p) for p in runs["parameters"]]
+    assert ["aggregate" in p for p in parameters].count(True) == 1   # the median's accuracy run only
+
+
+def _brute_spa(X, Z, signs, aggregate):
+    """SPA by loops: per pair and sign vector, the swapped rows and their aggregate's difference."""
+    import statistics
+
+    agg = statistics.median if aggregate == "median" else statistics.fmean
+
+    def p(S, i, k):
+        obs = agg(S[i]) - agg(S[k])
+        count = 0
+        for e in signs:
+            a = [S[k][j] if e[j] < 0 else S[i][j] for j in range(len(e))]
+            b = [S[i][j] if e[j] < 0 else S[k][j] for j in range(len(e))]
+            count += agg(a) - agg(b) >= obs - (1e-12 if aggregate == "mean" else 0)
+        return count / len(signs)
+
+    pairs = list(itertools.combinations(range(X.shape[0]), 2))
+    return 1 - np.mean([abs(p(Z, i, k) - p(X, i, k)) for i, k in pairs])
+
+
+def test_soft_pairwise_accuracy_median_against_a_loop(full):
+    from metaeval.analyses.stats import soft_pairwise
+
+    db = full
+    base = ["accuracy", "--dataset", "h", "--human", "human", "--metric", "m1", "--soft", "--k", "64"]
+    run_cli(db, *base)
+    run_cli(db, *base, "--aggregate", "median")
+    with Store(db) as wh:
+        rows = wh.sql("SELECT * FROM latest_soft_pairwise_accuracy ORDER BY aggregate")
+        cells = wh.sql("SELECT system, input, measure, value FROM cells WHERE dataset = 'h'")
+    X, Z = (cells[cells["measure"] == m].pivot(index="system", columns="input", values="value").to_numpy()
+            for m in ("m1", "human"))
+    signs = soft_pairwise.mtme_permutation_signs(64, X.shape[1], 4)
+    assert rows["aggregate"].tolist() == ["mean", "median"]
+    assert rows["spa"][0] == pytest.approx(_brute_spa(X, Z, signs, "mean"), abs=1e-12)
+    assert rows["spa"][1] == pytest.approx(_brute_spa(X, Z, signs, "median"), abs=1e-12)
+    assert "aggregate" not in json.loads(rows["conventions"][0])
+    assert json.loads(rows["conventions"][1])["aggregate"] == "median"
+
+
+def test_accuracy_refuses_the_median_off_the_system_level(holes):
+    db, _ = holes
+    base = ["accuracy", "--dataset", "h", "--human", "human", "--metric", "m1", "--aggregate", "median"]
+    _one_line_refusal(run_cli(db, *base, ok=False), "--aggregate", "--level 'system'")
+    _one_line_refusal(run_cli(db, *base, "--level", "micro", ok=False), "--level 'system'")
+    _one_line_refusal(run_cli(db, *base, "--level", "system", "--delta-bins", "2", ok=False), "--delta-bins")
+    with Store(db) as wh:
+        assert wh.sql("SELECT count(*) AS n FROM analysis_runs")["n"][0] == 0
+
+
+def test_a_schema_7_warehouse_gains_the_accuracy_aggregate_and_keeps_its_rows(full):
+    from metaeval import schema
+    from metaeval.connection import duckdb_connect
+
+    db = full
+    run_cli(db, "accuracy", "--dataset", "h", "--human", "human", "--metric", "m1")
+    run_cli(db, "accuracy", "--dataset", "h", "--human", "human", "--metric", "m1", "--soft", "--k", "20")
+    tables = ("pairwise_accuracy", "soft_pairwise_accuracy")
+    with duckdb_connect(db) as con:   # as schema 7 had them: no aggregate column
+        before = {t: con.execute(f"SELECT * FROM {t} ORDER BY result_id").df() for t in tables}
+        for t in tables:
+            con.execute(f"ALTER TABLE {t} DROP COLUMN aggregate")
+        con.execute("UPDATE schema_info SET value = '7' WHERE key = 'version'")
+    assert f"from schema 7 to {schema.SCHEMA_VERSION}" in run_cli(db, "init").output
+    with Store(db) as wh:
+        for t in tables:
+            after = wh.sql(f"SELECT * FROM {t} ORDER BY result_id")
+            assert len(after) == len(before[t]) > 0 and after.equals(before[t]), t
+            assert len(wh.sql(f"SELECT * FROM latest_{t}")) == len(after)
