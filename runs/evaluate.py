@@ -139,7 +139,7 @@ class Evaluation:
         kendall = " (Kendall's tau-b)" if "kendall" in s["coefficients"] else ""
         return (f"Correlation with {self.human} on {self.dataset}"
                 + (f" (the cells of the subset {s['subset']})" if s.get("subset") else "")
-                + (f" (a system's score the {s['aggregate']} over its inputs: --aggregate {s['aggregate']})"
+                + (f" (a system's score: its {s['aggregate']} over its inputs)"
                    if s.get("aggregate") else "")
                 + f": level {', '.join(s['levels'])}; "
                 f"coefficient {', '.join(s['coefficients'])}{kendall}; "
