@@ -196,3 +196,45 @@ def test_a_schema_7_warehouse_gains_the_accuracy_aggregate_and_keeps_its_rows(fu
             after = wh.sql(f"SELECT * FROM {t} ORDER BY result_id")
             assert len(after) == len(before[t]) > 0 and after.equals(before[t]), t
             assert len(wh.sql(f"SELECT * FROM latest_{t}")) == len(after)
+
+
+# --- rank-tasks ------------------------------------------------------------------------------------
+def test_rank_tasks_median_system_tasks_against_scipy_and_the_mean_as_before(holes):
+    import scipy.stats
+
+    db, cells = holes
+    tasks = ["--task", "h:human:system:pearson", "--task", "h:human:summary:spearman", "--k", "99"]
+    run_cli(db, "rank-tasks", *tasks)
+    text = run_cli(db, "rank-tasks", *tasks, "--aggregate", "median").output
+    assert "task 1: h:human:system:pearson (weight 1) (system scores: medians)" in text
+    assert "task 2: h:human:summary:spearman (weight 1)\n" in text
+    with Store(db) as wh:
+        rows = wh.sql("SELECT * FROM latest_task_rankings ORDER BY run_id, metric")
+        runs = wh.sql("SELECT parameters, data_fingerprint FROM analysis_runs ORDER BY run_id")
+        signed = signatures.with_signatures(wh, rows)
+    assert len(rows) == 4 and rows["task_set"].nunique() == 2     # the mean's ranking and the median's, both latest
+    mean, median = rows[:2], rows[2:].reset_index(drop=True)
+    assert "aggregate" not in mean["tasks"][0] and json.loads(median["tasks"][0])[0]["aggregate"] == "median"
+    assert "aggregate" not in json.loads(median["tasks"][0])[1]     # the summary-level task has no system score
+    for how, frame in (("mean", mean.reset_index(drop=True)), ("median", median)):
+        for j, metric in enumerate(("m1", "m2")):
+            r_system = json.loads(frame["correlations"][j])[0]
+            expected = scipy.stats.pearsonr(_loop(cells, metric, how), _loop(cells, "human", how))[0]
+            assert r_system == pytest.approx(expected, abs=1e-12)
+    assert json.loads(mean["correlations"][0])[1] == json.loads(median["correlations"][0])[1]
+    assert json.loads(median["conventions"][0])["aggregate"] == "median"
+    assert "aggregate" not in json.loads(mean["conventions"][0])
+    assert signed["signature"].str.contains("agg:median").tolist() == [False, False, True, True]
+    parameters = [json.loads(p) for p in runs["parameters"]]
+    assert "aggregate" not in parameters[0] and parameters[1]["aggregate"] == "median"
+    assert runs["data_fingerprint"][0] != runs["data_fingerprint"][1]
+    again = run_cli(db, "rank-tasks", *tasks, "--aggregate", "median").output
+    assert "up to date; nothing computed" in again
+
+
+def test_rank_tasks_refuses_the_median_without_a_system_task_or_for_spa(holes):
+    db, _ = holes
+    for task, words in (("h:human:summary:pearson", "system-level task"), ("h:human:system:spa", "spa task"),
+                        ("h:human:system:kendall-23", "kendall-23")):
+        _one_line_refusal(run_cli(db, "rank-tasks", "--task", task, "--aggregate", "median", ok=False),
+                          "--aggregate", words)
