@@ -176,9 +176,9 @@ class Accuracy(Family):
                            "Spearman, as Louis & Nenkova: exact for n <= 9, AS 89's series above; --coefficient "
                            "spearman)."),
                JOBS, FORCE, WHERE, SYSTEM_TYPE,
-               AGGREGATE.but(help="A system's score: the mean or the median over its inputs (system level: give --level "
-                                  "system; --soft: the statistic of each pair's test). A key of the rows; a median is "
-                                  "in their fingerprint, conventions and signature (agg:median)."))
+               AGGREGATE.but(help="A system's score: the mean or the median over its inputs (system level: give "
+                                  "--level system; --soft: the statistic of each pair's test). A key of the rows; a "
+                                  "median is in their fingerprint, conventions and signature (agg:median)."))
 
     def compute(self, wh, **params):
         from metaeval.runs import api

@@ -143,7 +143,8 @@ def accuracy_analysis(scope: Scope, metric_tolerance: float = 0.0, human_toleran
     for name, value in (("metric_tolerance", metric_tolerance), ("human_tolerance", human_tolerance)):
         if not (math.isfinite(value) and value >= 0):
             raise WarehouseError(Message(Argument(name), f" must be a finite number >= 0; got {value}"))
-    params = AccuracyParams(float(metric_tolerance), float(human_tolerance), parameters.check_system_inputs(system_inputs),
+    params = AccuracyParams(float(metric_tolerance), float(human_tolerance),
+                            parameters.check_system_inputs(system_inputs),
                             parameters.check_aggregate(aggregate, scope.levels, ()))
     tasks = [Task({"metric": m, "level": lv}, (m, scope.human)) for m in scope.metrics for lv in scope.levels]
     return Analysis("accuracy", params, ("metric", "level"), tasks, evaluate_accuracy, evaluate_keys=("level",))

@@ -98,8 +98,8 @@ def _paper(rows, specs, k: int, seed: int, alpha: float, fmt: str, layout: str) 
     note = _note(rows, alpha)   # no bold from tests that cannot resolve (the conclusion layer)
     ranking = tables.Ranking(frame, keys=("task",), headers={(t,): h for t, h in headers.items()},
                              unresolved={("average",): note} if note else {})
-    tasks = "; ".join(f"{i + 1}: {s.name}{' of system medians' if s.aggregate == 'median' else ''} (weight {s.weight:g})"
-                      for i, s in enumerate(specs))
+    tasks = "; ".join(f"{i + 1}: {s.name}{' of system medians' if s.aggregate == 'median' else ''} "
+                      f"(weight {s.weight:g})" for i, s in enumerate(specs))
     caption = (f"Metrics ranked over {len(specs)} tasks ({tasks}): each task's correlation, and their weighted "
                f"average after mapping each score to [0, 1] (WMT23/24); clusters (cl.) from permutation tests on "
                f"the average (k={k}, seed={seed}, alpha={alpha:g}).")
