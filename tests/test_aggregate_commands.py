@@ -238,3 +238,69 @@ def test_rank_tasks_refuses_the_median_without_a_system_task_or_for_spa(holes):
                         ("h:human:system:kendall-23", "kendall-23")):
         _one_line_refusal(run_cli(db, "rank-tasks", "--task", task, "--aggregate", "median", ok=False),
                           "--aggregate", words)
+
+
+# --- readers of the latest views keyed by the aggregate (plot, report, results, export) -------------
+@pytest.fixture
+def both(holes):
+    """The holes warehouse with the mean's and the median's correlations, intervals and tests."""
+    db, cells = holes
+    scope = ["--dataset", "h", "--human", "human", "--metric", "m1", "--metric", "m2", "--level", "system",
+             "--coefficient", "pearson"]
+    for aggregate in ("mean", "median"):
+        run_cli(db, "correlate", *scope, "--aggregate", aggregate)
+        run_cli(db, "ci", *scope, "--method", "boot-inputs", "--k", "99", "--aggregate", aggregate)
+        run_cli(db, "compare", *scope, "--method", "perm-inputs", "--k", "99", "--aggregate", aggregate)
+    return db, cells
+
+
+def test_plot_ci_and_heatmap_draw_one_aggregate(both, tmp_path, monkeypatch):
+    from metaeval.analyses import figures
+
+    db, _ = both
+    drawn = []
+    for name in ("ci_forest", "significance_heatmap"):
+        real = getattr(figures, name)
+        monkeypatch.setattr(figures, name, lambda rows, *a, _real=real, **kw: drawn.append((rows, a, kw))
+                            or _real(rows, *a, **kw))
+    base = ["--dataset", "h", "--human", "human", "--level", "system", "--coefficient", "pearson"]
+    for i, aggregate in enumerate(("mean", "median")):
+        extra = [] if aggregate == "mean" else ["--aggregate", "median"]
+        run_cli(db, "plot", "ci", *base, "--method", "boot-inputs", "--out", tmp_path / f"ci{i}.svg", *extra)
+        run_cli(db, "plot", "heatmap", *base, "--method", "perm-inputs", "--out", tmp_path / f"h{i}.svg", *extra)
+    with Store(db) as wh:
+        corr = wh.sql("SELECT metric, aggregate, value FROM latest_correlations")
+    for (rows, args, kw), aggregate in zip(drawn, ("mean", "mean", "median", "median")):
+        assert len(rows) == 2 or "metric_a" in rows and set(rows["aggregate"]) == {aggregate}
+        assert set(rows["aggregate"]) == {aggregate}
+        title = args[0] if "metric_a" not in rows else args[1]
+        assert ("system medians" in title) == (aggregate == "median")
+        if "metric_a" in rows:   # the heatmap orders the metrics by the correlations of its aggregate
+            mine = corr[corr["aggregate"] == aggregate]
+            assert kw["correlations"] == dict(zip(mine["metric"], mine["value"]))
+    missing = run_cli(db, "plot", "ci", *base, "--method", "boot-both", "--out", tmp_path / "x.svg", "--aggregate",
+                      "median", ok=False)
+    assert "--aggregate median" in missing.output and "stored: " in missing.output
+
+
+def test_report_results_and_export_never_mix_the_mean_and_the_median(both, tmp_path):
+    import pandas as pd
+
+    db, cells = both
+    with Store(db) as wh:
+        corr = wh.sql("SELECT metric, aggregate, value FROM latest_correlations ORDER BY metric, aggregate")
+    html = tmp_path / "r.html"
+    run_cli(db, "report", "--dataset", "h", "--human", "human", "--out", html)
+    page = html.read_text()
+    mean_value = corr[(corr["metric"] == "m1") & (corr["aggregate"] == "mean")]["value"].item()
+    median_value = corr[(corr["metric"] == "m1") & (corr["aggregate"] == "median")]["value"].item()
+    assert f"{mean_value:.3f}" in page and f"{median_value:.3f}" not in page   # the report shows the mean's
+    shown = json.loads(run_cli(db, "results", "correlations", "--format", "json").output)
+    assert sorted((r["metric"], r["aggregate"]) for r in shown) == [("m1", "mean"), ("m1", "median"),
+                                                                     ("m2", "mean"), ("m2", "median")]
+    only = json.loads(run_cli(db, "results", "correlations", "--aggregate", "median", "--format", "json").output)
+    assert {r["aggregate"] for r in only} == {"median"} and len(only) == 2
+    assert " aggregate" in run_cli(db, "results", "hypothesis_tests").output   # a column of the text too
+    run_cli(db, "export", "confidence_intervals", "--latest", "--out", tmp_path / "ci.csv")
+    exported = pd.read_csv(tmp_path / "ci.csv")
+    assert sorted(exported["aggregate"]) == ["mean", "mean", "median", "median"]
