@@ -304,3 +304,95 @@ def test_report_results_and_export_never_mix_the_mean_and_the_median(both, tmp_p
     run_cli(db, "export", "confidence_intervals", "--latest", "--out", tmp_path / "ci.csv")
     exported = pd.read_csv(tmp_path / "ci.csv")
     assert sorted(exported["aggregate"]) == ["mean", "mean", "median", "median"]
+
+
+# --- optimal-set --pooled: Graham's Table 2 over {mean, median} -------------------------------------
+@pytest.fixture
+def rouge(tmp_path):
+    """6 systems x 9 inputs, three ROUGE variants and a human score, every cell present."""
+    rng = np.random.default_rng(8)
+    human = rng.normal(size=(6, 9))
+    cols = {"rouge-1.f1": human + rng.normal(scale=0.5, size=human.shape),
+            "rouge-2.recall[stem]": human + rng.normal(scale=1.5, size=human.shape),
+            "rouge-l.precision": rng.normal(size=human.shape)}
+    lines = [f"s{s},{i},{','.join(repr(float(c[s, i])) for c in cols.values())},{float(human[s, i])!r}"
+             for s in range(6) for i in range(9)]
+    csv = tmp_path / "rouge.csv"
+    csv.write_text(f"system,input,{','.join(cols)},human\n" + "\n".join(lines) + "\n")
+    db = tmp_path / "r.duckdb"
+    Store.create(db).close()
+    run_cli(db, "ingest", "table", csv, "--dataset", "r", "--human", "human")
+    return db, cols, human
+
+
+def _brute_boot_p(X, Y, Z, agg_x, agg_y, cols):
+    """Two-sided paired bootstrap p of r(agg_x X, agg_x Z) - r(agg_y Y, agg_y Z) over the drawn
+    input columns, by a loop (numpy's mean/median per system, scipy's Pearson)."""
+    import scipy.stats
+
+    def r(A, H, agg, c):
+        f = np.median if agg == "median" else np.mean
+        return scipy.stats.pearsonr(f(A[:, c], axis=1), f(H[:, c], axis=1))[0]
+
+    everything = np.arange(X.shape[1])
+    delta = r(X, Z, agg_x, everything) - r(Y, Z, agg_y, everything)
+    deltas = np.array([r(X, Z, agg_x, c) - r(Y, Z, agg_y, c) for c in cols])
+    return delta, np.mean(np.abs(deltas - delta) >= abs(delta) - 1e-12)
+
+
+def test_optimal_set_pooled_tests_between_mean_and_median_variants(rouge):
+    from functools import partial
+
+    from metaeval.analyses.stats import resampling
+    from metaeval.analyses.stats.validation import seed_iv
+
+    db, cols, human = rouge
+    common = ["--dataset", "r", "--human", "human", "--method", "boot-inputs", "--k", "199", "--seed", "3"]
+    run_cli(db, "optimal-set", *common, "--pooled")
+    run_cli(db, "compare", "--dataset", "r", "--human", "human", "--level", "system", "--coefficient", "pearson",
+            "--method", "boot-inputs", "--k", "199", "--seed", "3", "--aggregate", "median")
+    again = run_cli(db, "optimal-set", *common, "--pooled", "--format", "json").output
+    with Store(db) as wh:
+        shares = wh.sql("SELECT * FROM latest_optimal_set_shares ORDER BY option, value")
+        tests = wh.sql("SELECT * FROM latest_hypothesis_tests WHERE metric_a = 'rouge-1.f1' "
+                       "AND metric_b = 'rouge-l.precision'")
+        n_runs = wh.sql("SELECT count(*) AS n FROM analysis_runs WHERE command = 'optimal-set'")["n"][0]
+    assert n_runs == 1 and json.loads(again[again.index("["):])   # the second call computed nothing
+    assert set(shares["aggregate"]) == {"pooled"}
+    agg = shares[shares["option"] == "aggregate"]
+    assert agg["value"].tolist() == ["mean", "median"] and agg["n_variants"].tolist() == [3, 3]
+    for _, part in shares.groupby("option"):
+        assert part["share"].sum() == pytest.approx(1.0)
+    conv = json.loads(shares["conventions"].iloc[0])
+    names = [f"{m} ({a})" for a in ("mean", "median") for m in cols]
+    assert sorted(conv["optimal_variants"]) == sorted(v for v in names if v not in conv["beaten_by"])
+    assert agg["n_optimal"].tolist() == [sum(v.endswith("(mean)") for v in conv["optimal_variants"]),
+                                         sum(v.endswith("(median)") for v in conv["optimal_variants"])]
+    # the pooled tests against loops over the same draws, and against compare within one aggregate
+    from metaeval.analyses import optimal_set as osa
+
+    matrices = dict(cols)
+    pooled = osa.pooled_ranking(matrices, human, "pearson", "inputs", k=199, seed=3)
+    stream = resampling.ResampleStream(seed_iv(3), partial(resampling.bootstrap_indices, n_systems=6, n_inputs=9,
+                                                           method="inputs"))
+    _, drawn = stream.take(0, 199)
+    i, j = pooled.variants.index(("rouge-1.f1", "mean")), pooled.variants.index(("rouge-2.recall[stem]", "median"))
+    delta, p = _brute_boot_p(cols["rouge-1.f1"], cols["rouge-2.recall[stem]"], human, "mean", "median", drawn)
+    assert (pooled.delta[i, j], pooled.pvalues[i, j]) == pytest.approx((delta, p), abs=1e-12)
+    i, j = pooled.variants.index(("rouge-1.f1", "median")), pooled.variants.index(("rouge-l.precision", "median"))
+    assert (pooled.delta[i, j], pooled.pvalues[i, j]) == pytest.approx((tests["delta"][0], tests["p_value"][0]),
+                                                                       abs=1e-12)
+    i = pooled.variants.index(("rouge-1.f1", "mean"))
+    j = pooled.variants.index(("rouge-1.f1", "median"))
+    delta, p = _brute_boot_p(cols["rouge-1.f1"], cols["rouge-1.f1"], human, "mean", "median", drawn)
+    assert (pooled.delta[i, j], pooled.pvalues[i, j]) == pytest.approx((delta, p), abs=1e-12)
+
+
+def test_optimal_set_pooled_refusals(rouge):
+    db, _, _ = rouge
+    base = ["optimal-set", "--dataset", "r", "--human", "human"]
+    for extra, words in ((["--pooled"], "--method 'boot-inputs'"),
+                         (["--pooled", "--method", "boot-inputs", "--level", "summary"], "--level 'system'"),
+                         (["--pooled", "--method", "boot-inputs", "--coefficient", "kendall-23"], "kendall-23"),
+                         (["--metric", "rouge-*"], "--pooled")):
+        _one_line_refusal(run_cli(db, *base, *extra, ok=False), words)
