@@ -276,10 +276,11 @@ class RankTasks(Family):
                       help="--task-set: an evaluation set (repeat, one per language pair)."),
                HUMAN.but(required=False, help="--task-set: the human judgment of every dataset."),
                METRICS.but(help="Metrics (globs); only those present in every task are ranked. Default: all."),
-               K.but(help="Permutations."), SEED.but(help="Seed of the permutations."), ALPHA, FORCE,
+               K.but(help="Permutations."), SEED.but(help="Seed of the permutations."), ALPHA,
                AGGREGATE.but(help="A system's score in every system-level task: the mean or the median over its "
                                   "inputs (pearson, spearman, kendall, kendall-c; not spa). Other levels unchanged. "
-                                  "Recorded in the tasks, fingerprint, conventions and signature (agg:median)."))
+                                  "Recorded in the tasks, fingerprint, conventions and signature (agg:median)."),
+               FORCE)
 
     def compute(self, wh, **params):
         from metaeval.runs import api
