@@ -18,6 +18,19 @@ optimal as often as it was tried.
 
 No optimal set, no shares: when the ranking's tests cannot decide (a winner undefined), every
 share is undefined (NaN), never a proportion of an unknown set.
+
+**Pooled over the aggregates** (:func:`pooled_ranking`; Graham's 192 = 96 variants x {mean,
+median}): each (metric, aggregate) is one competitor, r_v = r(agg_v(X_m), agg_v(Z)) its
+correlation as ``correlate --aggregate agg_v`` stores it, and every ordered pair (u, v) is tested
+by the paired bootstrap of :func:`.stats.hypothesis.paired_bootstrap_test`: the same k draws of
+systems and/or inputs for every variant (:func:`.stats.intervals.bootstrap_ci`'s resamples for the
+seed), delta_b = r_u,b - r_v,b, p by its formula (:func:`.stats.hypothesis.paired_bootstrap_result`).
+Two variants of one aggregate get the numbers ``compare --method boot-*`` gives them. A
+permutation test would swap cells between the two sides, which changes nothing between the mean
+and the median of one metric (p = 1 whatever the data), and Williams' test needs one human vector:
+the pooled tests are bootstraps. The correction is applied within each variant's tests against
+all the others (the group "metric"), the verdicts, clusters and winners come from
+:mod:`metaeval.analyses.conclusions`.
 """
 
 from __future__ import annotations
@@ -57,15 +70,17 @@ class Share:
     n_variants: int
 
 
-def shares(optimal: Mapping[str, bool | None], aggregates: Mapping[str, str] | None = None) -> list[Share]:
+def shares(optimal: Mapping, aggregates: Mapping[str, str] | None = None) -> list[Share]:
     """The optimal set's share per value of each option (module docstring).
 
     ``optimal``: each ranked metric -> whether it is optimal (None: undetermined, which makes every
-    share NaN); ``aggregates``: a metric's system-level aggregation (default mean). Metrics that are
-    not ROUGE variants are left out. Values in order of first appearance among the ranked variants,
-    per option in :data:`OPTIONS` order. An error when no ranked metric is a ROUGE variant."""
+    share NaN); ``aggregates``: a metric's system-level aggregation (default mean). A key may also
+    be a (metric, aggregate) pair, a variant of a pooled ranking (:func:`pooled_ranking`). Metrics
+    that are not ROUGE variants are left out. Values in order of first appearance among the ranked
+    variants, per option in :data:`OPTIONS` order. An error when no ranked metric is a ROUGE variant."""
     aggregates = aggregates or {}
-    configured = {m: s for m in optimal if (s := settings(m, aggregates.get(m, "mean"))) is not None}
+    configured = {m: s for m in optimal if (s := (settings(*m) if isinstance(m, tuple)
+                                                   else settings(m, aggregates.get(m, "mean")))) is not None}
     if not configured:
         raise ValueError("no ranked metric is a ROUGE variant (rouge-N.statistic[flags]): no option to share")
     decided = all(optimal[m] is not None for m in configured)
@@ -85,3 +100,69 @@ def shares_table(rows: Sequence[Share]) -> list[dict]:
     """The shares as records (option, value, n_optimal, share, n_variants)."""
     return [{"option": r.option, "value": r.value, "n_optimal": r.n_optimal, "share": r.share,
              "n_variants": r.n_variants} for r in rows]
+
+
+@dataclass(frozen=True)
+class PooledRanking:
+    """The ranking of the (metric, aggregate) variants (:func:`pooled_ranking`), in ``variants``
+    order: correlations, the (n, n) deltas r_u - r_v, raw and corrected p-values and significance
+    of u against v (NaN / False on the diagonal), each variant's optimality (None: undetermined)
+    and the variants that beat it; ``note``: why no winner is given (tests that cannot resolve)."""
+
+    variants: tuple[tuple[str, str], ...]
+    scores: np.ndarray
+    delta: np.ndarray
+    pvalues: np.ndarray
+    adjusted: np.ndarray
+    significant: np.ndarray
+    optimal: dict
+    beaten_by: dict
+    note: str | None
+    conventions: dict
+
+
+def pooled_ranking(matrices: Mapping[str, np.ndarray], Z: np.ndarray, coefficient: str = "pearson",
+                   method: str = "inputs", k: int = 1000, seed: int = 0, *, alternative: str = "two-sided",
+                   correction: str = "holm", alpha: float = 0.05, rule: str = "any",
+                   aggregates: Sequence[str] = ("mean", "median"), paired_inputs: bool = True) -> PooledRanking:
+    """The system-level ranking of every (metric, aggregate) variant of ``matrices`` (N systems x
+    M inputs each, on one grid with the human ``Z``) by paired bootstraps on shared draws (module
+    docstring); ``method`` systems, inputs or both."""
+    from metaeval.analyses import conclusions
+    from metaeval.analyses.stats import hypothesis, intervals
+    from metaeval.analyses.stats.validation import aggregate_iv, seed_iv
+
+    variants = tuple((m, a) for a in aggregates for m in matrices)
+    coefs = {v: aggregate_iv(coefficient, v[1]) for v in variants}
+    boots = {v: intervals.bootstrap_ci(matrices[v[0]], Z, "system", coefs[v], method, k=k, seed=seed,
+                                       paired_inputs=paired_inputs) for v in variants}
+    n = len(variants)
+    scores = np.array([boots[v].estimate for v in variants], dtype=float)
+    delta, p, n_valid = (np.full((n, n), np.nan) for _ in range(3))
+    for i, j in ((i, j) for i in range(n) for j in range(n) if i != j):
+        u, v = variants[i], variants[j]
+        samples = hypothesis.zero_if_rounding(boots[u].samples - boots[v].samples)
+        r = hypothesis.paired_bootstrap_result(hypothesis.zero_if_rounding(scores[i] - scores[j]), samples, "system",
+                                               coefs[u], method, k, alternative, seed_iv(seed), scores[i], scores[j])
+        delta[i, j], p[i, j], n_valid[i, j] = r.delta, r.pvalue, np.count_nonzero(~np.isnan(samples))
+    adjusted, significant = np.full((n, n), np.nan), np.zeros((n, n), bool)
+    notes = []
+    for i in range(n):   # each variant's family: its tests against every other variant
+        others = [j for j in range(n) if j != i]
+        verdict = conclusions.decide(p[i, others], formula="count", k=k, correction=correction, alpha=alpha,
+                                     n_valid=n_valid[i, others])
+        adjusted[i, others], significant[i, others] = verdict.adjusted, verdict.significant
+        notes.append(verdict.note("the pooled paired bootstrap tests"))
+    note = next((x for x in notes if x is not None), None)
+    a, b = np.nonzero(~np.eye(n, dtype=bool))
+    names = [f"{m} ({agg})" for m, agg in variants]
+    clusters, beats, _ = conclusions.clusters(scores, a, b, delta[a, b], significant[a, b], alternative=alternative,
+                                              rule=rule, names=names, note=note)
+    optimal = {v: (bool(clusters.is_winner[i]) if clusters.winner_known[i] else None) for i, v in enumerate(variants)}
+    beaten_by = {names[i]: [names[j] for j in np.flatnonzero(beats[:, i])] for i in range(n)}
+    conventions = {"variants": "(metric, aggregate): r(agg(X), agg(Z)) at the system level",
+                   "tests": f"paired bootstrap ({method}), the same k={k} draws for every variant (seed {seed}), "
+                            f"{alternative}; p = count / k' (paired_bootstrap_test)",
+                   "correction": f"{correction} within each variant's tests against all the others",
+                   **dict(clusters.conventions)}
+    return PooledRanking(variants, scores, delta, p, adjusted, significant, optimal, beaten_by, note, conventions)

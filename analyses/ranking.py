@@ -28,15 +28,8 @@ import numpy as np
 import numpy.typing as npt
 
 from metaeval.analyses.stats import correct_pvalues
-from metaeval.analyses.stats.validation import (
-    alpha_iv,
-    alternative_iv,
-    coefficient_iv,
-    k_iv,
-    matrices_iv,
-    seed_iv,
-)
-from metaeval.analyses.stats.correlation import system_means
+from metaeval.analyses.stats.validation import alpha_iv, alternative_iv, coefficient_iv, k_iv, matrices_iv, seed_iv
+from metaeval.analyses.stats.reductions import AGGREGATES, system_scores
 from metaeval.analyses.stats.vocabulary import CLUSTER_RULES
 
 ACCURACY_LEVELS = ("system", "micro")
@@ -92,15 +85,16 @@ class PairwiseAccuracyResult:
 
 
 def pairwise_accuracy(X: npt.ArrayLike, Z: npt.ArrayLike, level: str = "system", *,
-                      metric_tolerance: float = 0.0, human_tolerance: float = 0.0) -> PairwiseAccuracyResult:
+                      metric_tolerance: float = 0.0, human_tolerance: float = 0.0,
+                      aggregate: str = "mean") -> PairwiseAccuracyResult:
     """Share of system pairs that metric ``X`` orders as human ``Z`` does, ties being an order.
 
     A pair (i, k) agrees when sign(dx) == sign(dz), with sign 0 for a tie: |d| <= tolerance
     (``metric_tolerance`` for X, ``human_tolerance`` for Z; absolute, in each measure's unit;
     0 by default: exact ties only) or |d| <= 1e-12 max(|a_i|, |a_k|) (equal up to rounding).
 
-    - ``"system"`` (macro): d = difference of the system means (NaN ignored) over the
-      N(N-1)/2 pairs of systems whose two means are defined;
+    - ``"system"`` (macro): d = difference of the system means (NaN ignored; ``aggregate``
+      "median": medians, Graham 2015) over the N(N-1)/2 pairs of systems whose two are defined;
     - ``"micro"``: for each input j, the pairs of systems with all four cells defined;
       d = x_ij - x_kj; the pairs of all inputs pooled (at most M N(N-1)/2).
     """
@@ -109,8 +103,10 @@ def pairwise_accuracy(X: npt.ArrayLike, Z: npt.ArrayLike, level: str = "system",
         raise ValueError(f"`level` must be one of {list(ACCURACY_LEVELS)}; got {level!r}.")
     metric_tolerance = _tolerance_iv(metric_tolerance, "metric_tolerance")
     human_tolerance = _tolerance_iv(human_tolerance, "human_tolerance")
+    if aggregate not in AGGREGATES or (aggregate != "mean" and level != "system"):
+        raise ValueError(f"`aggregate` must be one of {list(AGGREGATES)} (median: system level); got {aggregate!r}.")
     if level == "system":
-        X, Z = system_means(X)[:, None], system_means(Z)[:, None]
+        X, Z = system_scores(X, aggregate)[:, None], system_scores(Z, aggregate)[:, None]
     sx, sz = _pair_orders(X, metric_tolerance), _pair_orders(Z, human_tolerance)
     valid = ~np.isnan(sx) & ~np.isnan(sz)
     sx, sz = sx[valid], sz[valid]
@@ -124,7 +120,7 @@ def pairwise_accuracy(X: npt.ArrayLike, Z: npt.ArrayLike, level: str = "system",
         human_ties=int(((sz == 0) & (sx != 0)).sum()),
         both_ties=int(((sx == 0) & (sz == 0)).sum()),
         conventions={
-            "level": "system (macro): pairs of system means" if level == "system"
+            "level": f"system (macro): pairs of system {aggregate}s" if level == "system"
             else "micro: pairs of systems within each input, all inputs pooled",
             "agreement": "sign(metric difference) == sign(human difference); tied pairs agree only with ties",
             "ties": TIE_RULE, "metric_tolerance": metric_tolerance, "human_tolerance": human_tolerance,

@@ -14,6 +14,11 @@ delta_b = sum_t w_t (r_t(a'_b) - r_t(b'_b)) / (hi_t - lo_t), and
 p = (1 + #{delta_b >= delta}) / (1 + K') over the K' resamples where every task's delta is
 defined (NaN if delta is). Metric a beats b when p <= alpha; significance clusters and winners
 follow :func:`.ranking.significance_clusters`.
+
+A system-level task of ``aggregate`` "median" (Graham 2015's median variants) takes each system's
+median over its inputs instead of its mean, in its correlation and in every resample (the
+coefficients computed from two vectors of system scores: pearson, spearman, kendall, kendall-c;
+not spa).
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ import numpy as np
 from . import conclusions, task_tests
 from .ranking import significance_clusters
 from .stats import batched, resampling, soft_pairwise
-from .stats.validation import alpha_iv, coefficient_iv, k_iv, level_iv, seed_iv
+from .stats.validation import aggregate_iv, alpha_iv, coefficient_iv, k_iv, level_iv, seed_iv
 from .stats.correlation import level_correlation
 from .stats.hypothesis import count_extreme, standardize, zero_if_rounding
 
@@ -49,6 +54,16 @@ class TaskData:
     #: the test between metrics: "perm-both" (cells swapped) or "pairs" (acc-eq's pair
     #: outcomes swapped; :mod:`.task_tests`)
     test: str = "perm-both"
+    #: a system's score over its inputs at the system level: "mean" or "median" (module docstring)
+    aggregate: str = "mean"
+
+    @property
+    def coef(self):
+        """The task's coefficient (:class:`.validation.Coefficient`) with its aggregate."""
+        if self.aggregate != "mean" and (self.level != "system" or self.coefficient == task_tests.SPA):
+            raise ValueError(f"task {self.name!r}: a system's {self.aggregate} is for system-level correlations, "
+                             "not spa or another level.")
+        return aggregate_iv(self.coefficient, self.aggregate)
 
     @property
     def wmt_kind(self) -> bool:
@@ -89,7 +104,7 @@ def task_correlation(t: TaskData, m: str) -> float:
     if t.coefficient == task_tests.SPA:
         inputs = task_tests.spa_inputs(t.Z)[1]
         return task_tests.spa_value(t.metrics[m], t.Z, soft_pairwise.mtme_permutation_signs(SPA_K, inputs.size))
-    return level_correlation(t.metrics[m], t.Z, level_iv(t.level), coefficient_iv(t.coefficient))
+    return level_correlation(t.metrics[m], t.Z, level_iv(t.level), t.coef)
 
 
 def _common(t: TaskData) -> TaskData:
@@ -164,6 +179,8 @@ def rank_tasks(tasks: Sequence[TaskData], k: int = 1000, seed: int | None = 0, a
             "k": k, "alpha": alpha, "seed": seq.entropy,
             "seeds": "task t: SeedSequence(seed, spawn_key=(t,)), blocks as resampling.ResampleStream",
             **dict(clusters.conventions), **unresolved, **_wmt_conventions(tasks),
+            **({"aggregate": "median", "median_tasks": [t.name for t in tasks if t.aggregate == "median"]}
+               if any(t.aggregate == "median" for t in tasks) else {}),
         },
     )
 
@@ -211,7 +228,7 @@ def _task_deltas(ti: int, t: TaskData, names: Sequence[str], corrs: np.ndarray, 
                      else task_tests.spa_deltas(std[names[a]], std[names[b]], t.Z, mask, signs))
                 yield a, b, d, corrs[a] - corrs[b]
         return
-    level, coef = level_iv(t.level), coefficient_iv(t.coefficient)
+    level, coef = level_iv(t.level), t.coef
     r_std = {m: level_correlation(std[m], t.Z, level, coef) for m in names}
     for a in range(n):
         for b in range(a + 1, n):

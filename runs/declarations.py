@@ -175,7 +175,10 @@ class Accuracy(Family):
                       help="p-values of the per-input correlations: t (scipy's defaults) or as89 (R's cor.test for "
                            "Spearman, as Louis & Nenkova: exact for n <= 9, AS 89's series above; --coefficient "
                            "spearman)."),
-               JOBS, FORCE, WHERE, SYSTEM_TYPE)
+               JOBS, FORCE, WHERE, SYSTEM_TYPE,
+               AGGREGATE.but(help="A system's score: the mean or the median over its inputs (system level: give "
+                                  "--level system; --soft: the statistic of each pair's test). A key of the rows; a "
+                                  "median is in their fingerprint, conventions and signature (agg:median)."))
 
     def compute(self, wh, **params):
         from metaeval.runs import api
@@ -273,7 +276,11 @@ class RankTasks(Family):
                       help="--task-set: an evaluation set (repeat, one per language pair)."),
                HUMAN.but(required=False, help="--task-set: the human judgment of every dataset."),
                METRICS.but(help="Metrics (globs); only those present in every task are ranked. Default: all."),
-               K.but(help="Permutations."), SEED.but(help="Seed of the permutations."), ALPHA, FORCE)
+               K.but(help="Permutations."), SEED.but(help="Seed of the permutations."), ALPHA,
+               AGGREGATE.but(help="A system's score in every system-level task: the mean or the median over its "
+                                  "inputs (pearson, spearman, kendall, kendall-c; not spa). Other levels unchanged. "
+                                  "Recorded in the tasks, fingerprint, conventions and signature (agg:median)."),
+               FORCE)
 
     def compute(self, wh, **params):
         from metaeval.runs import api

@@ -21,7 +21,9 @@ how many tests each row rests on.
 ``system_inputs`` ("all" by default, or "judged") is the system-score protocol of the three
 analyses, as ``metaeval correlate|ci|compare --system-inputs`` (:mod:`metaeval.analyses.stats.protocols`):
 the rows equal theirs under the same protocol, and results of one protocol are never reused for
-the other (it is a parameter of every row).
+the other (it is a parameter of every row). ``aggregate="median"`` (with ``levels=["system"]``):
+a system's score the median over its inputs, as ``correlate|ci|compare --aggregate median``; the
+settings, the caption, the conventions and the signature say it (a mean's: as before the option).
 """
 
 from __future__ import annotations
@@ -137,6 +139,8 @@ class Evaluation:
         kendall = " (Kendall's tau-b)" if "kendall" in s["coefficients"] else ""
         return (f"Correlation with {self.human} on {self.dataset}"
                 + (f" (the cells of the subset {s['subset']})" if s.get("subset") else "")
+                + (f" (a system's score: its {s['aggregate']} over its inputs)"
+                   if s.get("aggregate") else "")
                 + f": level {', '.join(s['levels'])}; "
                 f"coefficient {', '.join(s['coefficients'])}{kendall}; "
                 f"{100 * (1 - s['alpha']):g}% CI {s['ci_method']} (k={s['k']}, seed={s['seed']}); "
@@ -198,7 +202,7 @@ def prepare(wh: Store, dataset: str, human: str, scores: Sequence = (), *, metri
             system_inputs: str = parameters.DEFAULT_SYSTEM_INPUTS, lower: Sequence[str] = (), replace: bool = False,
             allow_new: bool = False, command: str | None = None,
             cluster_rule: str = parameters.DEFAULT_CLUSTER_RULE, where: Sequence = (),
-            control: str | None = None) -> Request:
+            control: str | None = None, aggregate: str = parameters.DEFAULT_AGGREGATE) -> Request:
     """Parse ``scores`` and check every name and option of an evaluation (see :func:`evaluate`)
     against the warehouse and the measures the score tables add, writing nothing. Without score
     tables the data's checks (metrics too sparse to correlate, too few inputs to resample) are
@@ -215,7 +219,7 @@ def prepare(wh: Store, dataset: str, human: str, scores: Sequence = (), *, metri
                    coefficients=tuple(coefficients), method=method, correction=correction, ci_method=ci_method,
                    k=k, seed=seed, alpha=alpha, all_pairs=all_pairs, system_inputs=system_inputs,
                    replace=replace, allow_new=allow_new, command=command, cluster_rule=cluster_rule,
-                   where=selection.parse_where(where), control=control)
+                   where=selection.parse_where(where), control=control, aggregate=aggregate)
     if not len(scores):
         request = Request(dataset, human, (), (), options)
         return Request(dataset, human, (), (), options, _plan(wh, request))
@@ -271,12 +275,14 @@ def _plan(wh: Store, request: Request, *, measures: pd.DataFrame | None = None) 
         raise WarehouseError("; ".join(skipped[m] for m in evaluated))
     if len(scope.metrics) < 2:
         raise WarehouseError(f"nothing to compare {focus} with: the dataset has no other metric")
+    aggregate = o.get("aggregate", parameters.DEFAULT_AGGREGATE)
     analyses = {
-        "correlate": correlations.correlate_analysis(scope, o["system_inputs"]),
-        "ci": intervals.ci_analysis(scope, o["ci_method"], o["k"], o["alpha"], o["seed"], o["system_inputs"]),
+        "correlate": correlations.correlate_analysis(scope, o["system_inputs"], aggregate),
+        "ci": intervals.ci_analysis(scope, o["ci_method"], o["k"], o["alpha"], o["seed"], o["system_inputs"],
+                                    aggregate=aggregate),
         "compare": comparisons.compare_analysis(scope, o["method"], o["k"], o["alpha"], o["seed"], ALTERNATIVE,
                                            o["correction"], "metric", system_inputs=o["system_inputs"],
-                                           focus=None if o["all_pairs"] else focus),
+                                           focus=None if o["all_pairs"] else focus, aggregate=aggregate),
     }
     if data is not None:
         for analysis in analyses.values():
@@ -319,6 +325,8 @@ def run_request(wh: Store, request: Request, *, jobs: int = 1, force: bool = Fal
                 "alternative": ALTERNATIVE, "correction": o["correction"], "correction_group": "metric",
                 "ci_method": o["ci_method"], "k": o["k"], "seed": o["seed"], "alpha": o["alpha"],
                 "all_pairs": o["all_pairs"], "system_inputs": o["system_inputs"], "cluster_rule": o["cluster_rule"]}
+    if o.get("aggregate", parameters.DEFAULT_AGGREGATE) != parameters.DEFAULT_AGGREGATE:
+        settings["aggregate"] = o["aggregate"]   # (only the median: a mean's settings as before the option)
     if scope.where:    # (not said for every cell: the settings of an evaluation are as before subsets)
         settings["subset"] = scope.subset
     from metaeval.runs import annotators
@@ -366,12 +374,16 @@ def evaluation_table(wh: Store, outcomes: dict[str, engine.Outcome], focus: Sequ
     if data is not None:   # a stored row of another family or of other cells is not a test of these
         family = comparisons.correction_family(scope.metrics, settings["correction"])
         prints: dict[tuple, str] = {}
+        aggregate = settings.get("aggregate", parameters.DEFAULT_AGGREGATE)
+
+        def aggregate_print(fingerprint: str) -> str:   # the cells as the tests' aggregate read them
+            return parameters.aggregate_fingerprint(fingerprint, aggregate)
 
         def current(r) -> bool:
             key = (r.metric_a, r.metric_b, scope.human)
             if key not in prints:
                 prints[key] = data.fingerprint(key)[0]
-            return r.fingerprint == prints[key] and (None if pd.isna(r.family) else r.family) == family
+            return r.fingerprint == aggregate_print(prints[key]) and (None if pd.isna(r.family) else r.family) == family
 
         tests = tests[[current(r) for r in tests.itertuples()]]
     metrics = list(scope.metrics)
@@ -411,6 +423,7 @@ def evaluation_table(wh: Store, outcomes: dict[str, engine.Outcome], focus: Sequ
                                                                        "correction_group", "ci_method", "k", "seed",
                                                                        "alpha", "all_pairs", "system_inputs",
                                                                        "cluster_rule")},
+                                    **({"aggregate": settings["aggregate"]} if "aggregate" in settings else {}),
                                     "level": lv, "coefficient": c, **clusters.conventions,
                                     "unresolvable": unresolved or None},
                 })
@@ -432,7 +445,7 @@ def _signature(settings: dict, level: str, coefficient: str, corr: pd.DataFrame,
         "alternative": settings["alternative"], "k": settings["k"], "seed": settings["seed"],
         "correction": settings["correction"], "correction_group": settings["correction_group"],
         "alpha": settings["alpha"], "system_inputs": settings["system_inputs"],
-        "cluster_rule": settings["cluster_rule"], "fingerprint": fingerprint})
+        "cluster_rule": settings["cluster_rule"], "aggregate": settings.get("aggregate"), "fingerprint": fingerprint})
 
 
 def _value(frame: pd.DataFrame, key: tuple, column: str) -> float:

@@ -60,6 +60,7 @@ class AccuracyParams(Params):
     metric_tolerance: float = 0.0
     human_tolerance: float = 0.0
     system_inputs: str = parameters.DEFAULT_SYSTEM_INPUTS
+    aggregate: str = parameters.aggregate_setting()
 
 
 @dataclass(frozen=True)
@@ -80,6 +81,7 @@ class SoftAccuracyParams(Params):
     table: ClassVar[str] = "soft_pairwise_accuracy"
     k: int
     seed: int
+    aggregate: str = parameters.aggregate_setting()
 
 
 @dataclass(frozen=True)
@@ -133,13 +135,17 @@ class SystemAgreementParams(Params):
 
 
 def accuracy_analysis(scope: Scope, metric_tolerance: float = 0.0, human_tolerance: float = 0.0,
-                      system_inputs: str = parameters.DEFAULT_SYSTEM_INPUTS) -> Analysis:
+                      system_inputs: str = parameters.DEFAULT_SYSTEM_INPUTS,
+                      aggregate: str = parameters.DEFAULT_AGGREGATE) -> Analysis:
     """Pairwise accuracy of every metric at the scope's levels (system, micro); at the system
-    level the system means average the inputs ``system_inputs`` says (runner's protocol)."""
+    level the system means (``aggregate`` "median": medians, the system level alone) average the
+    inputs ``system_inputs`` says (runner's protocol)."""
     for name, value in (("metric_tolerance", metric_tolerance), ("human_tolerance", human_tolerance)):
         if not (math.isfinite(value) and value >= 0):
             raise WarehouseError(Message(Argument(name), f" must be a finite number >= 0; got {value}"))
-    params = AccuracyParams(float(metric_tolerance), float(human_tolerance), parameters.check_system_inputs(system_inputs))
+    params = AccuracyParams(float(metric_tolerance), float(human_tolerance),
+                            parameters.check_system_inputs(system_inputs),
+                            parameters.check_aggregate(aggregate, scope.levels, ()))
     tasks = [Task({"metric": m, "level": lv}, (m, scope.human)) for m in scope.metrics for lv in scope.levels]
     return Analysis("accuracy", params, ("metric", "level"), tasks, evaluate_accuracy, evaluate_keys=("level",))
 
@@ -165,21 +171,23 @@ def evaluate_delta_bin(arrays, bin, bins, metric_tolerance, human_tolerance,  # 
             "conventions": {**r.conventions, **conv}}
 
 
-def soft_accuracy_analysis(scope: Scope, k: int = parameters.DEFAULT_K, seed: int = 4) -> Analysis:
-    """Soft pairwise accuracy of every metric (Thompson et al. 2024; table soft_pairwise_accuracy)."""
+def soft_accuracy_analysis(scope: Scope, k: int = parameters.DEFAULT_K, seed: int = 4,
+                           aggregate: str = parameters.DEFAULT_AGGREGATE) -> Analysis:
+    """Soft pairwise accuracy of every metric (Thompson et al. 2024; table soft_pairwise_accuracy);
+    ``aggregate`` "median": the permutation tests of the systems' medians."""
     if k < 1 or seed < 0:
         raise WarehouseError(Message(Argument("k"), " must be at least 1 and ", Argument("seed"),
                                      f" non-negative; got k={k}, seed={seed}"))
-    params = SoftAccuracyParams(int(k), int(seed))
+    params = SoftAccuracyParams(int(k), int(seed), parameters.check_aggregate(aggregate, ("system",), ()))
     tasks = [Task({"metric": m}, (m, scope.human)) for m in scope.metrics]
     return Analysis("accuracy", params, ("metric",), tasks, evaluate_soft_accuracy, evaluate_keys=())
 
 
-def evaluate_soft_accuracy(arrays, k, seed) -> dict:
+def evaluate_soft_accuracy(arrays, k, seed, aggregate=parameters.DEFAULT_AGGREGATE) -> dict:
     from metaeval.analyses import stats
 
     X, Z = arrays
-    r = stats.soft_pairwise_accuracy(X, Z, k=k, seed=seed)
+    r = stats.soft_pairwise_accuracy(X, Z, k=k, seed=seed, aggregate=aggregate)
     n = r.systems.size
     return {"spa": bookkeeping.as_float(r.spa), "pairs": n * (n - 1) // 2, "systems_used": int(n),
             "inputs_used": int(r.inputs.size),
@@ -194,7 +202,14 @@ def evaluate_soft_accuracy(arrays, k, seed) -> dict:
                 "nan_policy": "systems without any pair of values dropped; then inputs where a used system "
                               "lacks a metric or human value dropped",
                 "reference": "Thompson et al. 2024 (WMT24 metrics task); mt-metrics-eval stats.PairwiseConfidenceError",
+                **_aggregate_convention(aggregate, "the statistic of each pair's test: the difference of the two "
+                                                   "systems' medians over the inputs, the inputs swapped as flipped"),
             }}
+
+
+def _aggregate_convention(aggregate: str, text: str = "a system's score: its median over its inputs") -> dict:
+    """What a row of a median records (nothing for the mean: its rows as before the option)."""
+    return {} if aggregate == parameters.DEFAULT_AGGREGATE else {"aggregate": aggregate, "aggregate_rule": text}
 
 
 def significance_analysis(scope: Scope, alpha: float = 0.05, alternative: str = "two-sided",
@@ -226,12 +241,13 @@ def agreement_analysis(scope: Scope, test: str, alpha: float = 0.05, k: int = pa
 
 
 def evaluate_accuracy(arrays, level, metric_tolerance, human_tolerance,
-                      system_inputs=parameters.DEFAULT_SYSTEM_INPUTS) -> dict:
+                      system_inputs=parameters.DEFAULT_SYSTEM_INPUTS, aggregate=parameters.DEFAULT_AGGREGATE) -> dict:
     (X, Z), _, conv = correlations.protocol(arrays, "system" if level == "system" else level, system_inputs)
-    r = ranking.pairwise_accuracy(X, Z, level, metric_tolerance=metric_tolerance, human_tolerance=human_tolerance)
+    r = ranking.pairwise_accuracy(X, Z, level, metric_tolerance=metric_tolerance, human_tolerance=human_tolerance,
+                                  aggregate=aggregate)
     return {"accuracy": bookkeeping.as_float(r.accuracy), "pairs": r.pairs, "agree": r.agree, "disagree": r.disagree,
             "flipped": r.flipped, "metric_ties": r.metric_ties, "human_ties": r.human_ties,
-            "both_ties": r.both_ties, "conventions": {**r.conventions, **conv}}
+            "both_ties": r.both_ties, "conventions": {**r.conventions, **conv, **_aggregate_convention(aggregate)}}
 
 
 def evaluate_significance(arrays, coefficient, alpha, alternative, pvalue="t") -> dict:
@@ -467,21 +483,25 @@ def accuracy(wh: Store, dataset: str, human: str, metrics: Sequence[str] = (), l
              coefficients: Sequence[str] = (), *, alpha: float = 0.05, alternative: str = "two-sided",
              metric_tolerance: float = 0.0, human_tolerance: float = 0.0,
              system_inputs: str = parameters.DEFAULT_SYSTEM_INPUTS, soft: bool = False, delta_bins: int | None = None,
-             k: int = parameters.DEFAULT_K, seed: int = 4, pvalue: str = "t", **run) -> list:
+             k: int = parameters.DEFAULT_K, seed: int = 4, pvalue: str = "t",
+             aggregate: str = parameters.DEFAULT_AGGREGATE, **run) -> list:
     """Pairwise accuracy (``pairwise_accuracy``) and the inputs with a significant correlation
     (``input_significance``); ``soft``: soft pairwise accuracy instead (``soft_pairwise_accuracy``,
     ``k`` permutations, ``seed``); ``delta_bins``: also the accuracy within that many bins of the
-    human difference (``delta_bin_accuracy``). One :class:`~metaeval.runs.engine.Outcome` per
+    human difference (``delta_bin_accuracy``). ``aggregate`` "median": a system's score the median
+    over its inputs (the system level alone; not with ``delta_bins``); the per-input significance
+    has no system score and is the mean's. One :class:`~metaeval.runs.engine.Outcome` per
     table, in that order (``run``: jobs, force, progress)."""
     from metaeval.runs import engine
 
     def build(scope: Scope) -> list[Analysis]:
         analyses = []
+        parameters.check_aggregate(aggregate, ("system",) if soft else scope.levels, (), delta_bins=delta_bins)
         if delta_bins is not None:
             analyses.append(delta_bins_analysis(scope, delta_bins, metric_tolerance, human_tolerance, system_inputs))
         if soft:
-            return analyses + [soft_accuracy_analysis(scope, k, seed)]
-        return analyses + [accuracy_analysis(scope, metric_tolerance, human_tolerance, system_inputs),
+            return analyses + [soft_accuracy_analysis(scope, k, seed, aggregate)]
+        return analyses + [accuracy_analysis(scope, metric_tolerance, human_tolerance, system_inputs, aggregate),
                            significance_analysis(scope, alpha, alternative, pvalue)]
 
     return engine.analyse(wh, build, dataset, human, metrics, levels, coefficients,

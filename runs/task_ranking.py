@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import ClassVar
 
 import numpy as np
@@ -29,17 +29,50 @@ class TaskSpec:
     weight: float = 1.0
     #: the test between metrics (``task_tests.TESTS``): perm-both, or pairs (WMT24's acc-eq)
     test: str = "perm-both"
+    #: a system's score over its inputs (a system-level task; :func:`with_aggregate`)
+    aggregate: str = parameters.DEFAULT_AGGREGATE
 
     @property
     def name(self) -> str:
         return f"{self.dataset}:{self.human}:{self.level}:{self.coefficient}"
 
     def as_dict(self) -> dict:
-        """The spec as stored (``test`` only when not the default: earlier specs unchanged)."""
+        """The spec as stored (``test`` and ``aggregate`` only when not the default: earlier specs
+        unchanged)."""
         out = vars(self).copy()
         if out["test"] == "perm-both":
             del out["test"]
+        if out["aggregate"] == parameters.DEFAULT_AGGREGATE:
+            del out["aggregate"]
         return out
+
+
+def with_aggregate(specs: Sequence[TaskSpec], aggregate: str = parameters.DEFAULT_AGGREGATE) -> list[TaskSpec]:
+    """``specs`` with every system-level task's system scores aggregated by ``aggregate`` (the
+    median: Graham 2015); the other levels have no system score and are unchanged. The median
+    needs a system-level task and is refused for spa (soft pairwise accuracy's tests between
+    metrics are the mean's) and the coefficients that compute their own system means."""
+    from metaeval.analyses.stats import validation
+
+    if aggregate not in parameters.AGGREGATES:
+        raise WarehouseError(Message("unknown ", Argument("aggregate", aggregate),
+                                     f"; choose from {', '.join(parameters.AGGREGATES)}"))
+    if aggregate == parameters.DEFAULT_AGGREGATE:
+        return list(specs)
+    system = [s for s in specs if s.level == "system"]
+    if not system:
+        raise WarehouseError(Message(Argument("aggregate", aggregate), " is a system-level notion: give a "
+                                     "system-level task, e.g. ", Argument("tasks", ["D:HUMAN:system:pearson"])))
+    for s in system:
+        if s.coefficient == task_tests.SPA:
+            raise WarehouseError(Message(Argument("aggregate", aggregate), f" is not offered for the spa task {s.name} "
+                                         "(its tests between metrics are the mean's): drop ", Argument("aggregate"),
+                                         " or the task"))
+        try:
+            validation.aggregate_iv(s.coefficient, aggregate)
+        except ValueError as exc:
+            raise WarehouseError(Message(Argument("aggregate", aggregate), f": {exc}")) from None
+    return [replace(s, aggregate=aggregate) if s.level == "system" else s for s in specs]
 
 
 #: Task sets by name: mt-metrics-eval's ``tasks.WMT24`` (per language pair, i.e. per dataset:
@@ -119,11 +152,16 @@ class Outcome:
 
 
 def rank_tasks(wh: Store, specs: Sequence[TaskSpec], metric_globs: Sequence[str] = (), *, k: int = parameters.DEFAULT_K,
-               seed: int = parameters.DEFAULT_SEED, alpha: float = 0.05, force: bool = False) -> Outcome:
+               seed: int = parameters.DEFAULT_SEED, alpha: float = 0.05, force: bool = False,
+               aggregate: str = parameters.DEFAULT_AGGREGATE) -> Outcome:
     """Rank the metrics present in every task; reuse the latest ranking of the same tasks,
-    parameters and data (``force`` recomputes)."""
+    parameters and data (``force`` recomputes). ``aggregate`` "median": the system-level tasks'
+    system scores are medians (:func:`with_aggregate`; in the specs stored, the fingerprint, the
+    run's parameters and the conventions)."""
     if len(specs) < 1:
         raise WarehouseError(Message("give at least one ", Argument("tasks")))
+    specs = with_aggregate(specs, aggregate)
+    median = any(s.aggregate != parameters.DEFAULT_AGGREGATE for s in specs)
     tasks, measures_fp = [], hashlib.sha256()
     for spec in specs:
         # SPA reads the segment cells as any coefficient does: the scope is checked with pearson
@@ -133,14 +171,14 @@ def rank_tasks(wh: Store, specs: Sequence[TaskSpec], metric_globs: Sequence[str]
         scope, _ = selection.without_sparse_metrics(data, scope)
         metrics = {m: data.values[m] for m in scope.metrics}
         tasks.append(task_ranking.TaskData(spec.name, metrics, data.values[spec.human], spec.level, spec.coefficient,
-                                           spec.weight, spec.test))
+                                           spec.weight, spec.test, spec.aggregate))
         measures_fp.update(selection.data_fingerprint(data, scope.measures).encode())
     common = [m for m in tasks[0].metrics if all(m in t.metrics for t in tasks)]
     if len(common) < 2:
         raise WarehouseError(f"ranking needs at least two metrics present in every task; common: {common}")
     spec_json = json.dumps([s.as_dict() for s in specs], sort_keys=True)
     task_set = hashlib.sha256(spec_json.encode()).hexdigest()[:16]
-    fingerprint = measures_fp.hexdigest()
+    fingerprint = parameters.aggregate_fingerprint(measures_fp.hexdigest(), "median" if median else "mean")
     params = TaskRankingParams(task_set, k, seed, alpha)
     if not force:
         prev = wh.con.execute(
@@ -150,8 +188,9 @@ def rank_tasks(wh: Store, specs: Sequence[TaskSpec], metric_globs: Sequence[str]
         if set(prev["metric"]) == set(common):
             return Outcome(None, prev)
     r = task_ranking.rank_tasks(tasks, k=k, seed=seed, alpha=alpha)
-    parameters = {"tasks": [s.as_dict() for s in specs], "metrics": list(r.metrics), **params.recorded()}
-    run_id = bookkeeping.start_run(wh, "rank-tasks", parameters, seed, fingerprint, len(r.metrics))
+    recorded = {"tasks": [s.as_dict() for s in specs], "metrics": list(r.metrics), **params.recorded(),
+                **({"aggregate": "median"} if median else {})}
+    run_id = bookkeeping.start_run(wh, "rank-tasks", recorded, seed, fingerprint, len(r.metrics))
     with bookkeeping.finishing(wh, run_id):
         rows = []
         for i, m in enumerate(r.metrics):

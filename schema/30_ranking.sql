@@ -25,7 +25,8 @@ CREATE TABLE IF NOT EXISTS pairwise_accuracy (
     n_inputs          INTEGER NOT NULL,
     fingerprint       VARCHAR NOT NULL,
     conventions       JSON NOT NULL,
-    subset       VARCHAR NOT NULL DEFAULT ''  -- the cells analysed: '' every cell, else attr=value [& ...] (--where)
+    subset       VARCHAR NOT NULL DEFAULT '',  -- the cells analysed: '' every cell, else attr=value [& ...] (--where)
+    aggregate    VARCHAR NOT NULL DEFAULT 'mean'  -- a system's score over its inputs: mean | median (system level)
 );
 
 -- `metaeval accuracy`: inputs whose per-input correlation is significant (micro level).

@@ -1,7 +1,8 @@
 -- The latest result of each key of the ranking tables (see 22_latest_results.sql).
 CREATE OR REPLACE VIEW latest_pairwise_accuracy AS
 SELECT * EXCLUDE (rn) FROM (
-    SELECT *, row_number() OVER (PARTITION BY dataset, subset, metric, human, level, metric_tolerance, human_tolerance
+    SELECT *, row_number() OVER (PARTITION BY dataset, subset, aggregate, metric, human, level, metric_tolerance,
+                                              human_tolerance
                                  ORDER BY result_id DESC) AS rn
     FROM pairwise_accuracy)
 WHERE rn = 1;

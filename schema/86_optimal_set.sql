@@ -46,11 +46,11 @@ COMMENT ON COLUMN optimal_set_shares.correction IS 'Multiple-comparison correcti
 COMMENT ON COLUMN optimal_set_shares.correction_group IS 'Correction family of the winners ranking read.';
 COMMENT ON COLUMN optimal_set_shares.alpha IS 'Significance level of the winners ranking read.';
 COMMENT ON COLUMN optimal_set_shares.cluster_rule IS 'Cluster rule of the winners ranking read.';
-COMMENT ON COLUMN optimal_set_shares.option IS 'The configuration option: ngram (counting method), stemming, stopwords, statistic (precision, recall, f1), aggregate (system level: the winners ranking''s, mean or median).';
+COMMENT ON COLUMN optimal_set_shares.option IS 'The configuration option: ngram (counting method), stemming, stopwords, statistic (precision, recall, f1), aggregate (system level: the winners ranking''s, mean or median; both in a pooled ranking).';
 COMMENT ON COLUMN optimal_set_shares.value IS 'A value of the option found among the ranked ROUGE variants (e.g. rouge-2, stemmed, removed, precision).';
 COMMENT ON COLUMN optimal_set_shares.n_optimal IS 'Optimal ROUGE variants with this value; NULL when the optimal set is undetermined.';
 COMMENT ON COLUMN optimal_set_shares.share IS 'n_optimal / the optimal ROUGE variants (per option the shares sum to 1); NULL when the set is undetermined or empty.';
 COMMENT ON COLUMN optimal_set_shares.n_variants IS 'Ranked ROUGE variants with this value (how often it was tried).';
 COMMENT ON COLUMN optimal_set_shares.fingerprint IS 'sha256 of the winners rows read (metric, is_winner, their fingerprint).';
 COMMENT ON COLUMN optimal_set_shares.conventions IS 'JSON: what optimal and share mean, what is counted, the size of the optimal set.';
-COMMENT ON COLUMN optimal_set_shares.aggregate IS 'The winners ranking''s system score over the inputs: mean or median (winners --aggregate); a key of the latest view.';
+COMMENT ON COLUMN optimal_set_shares.aggregate IS 'The winners ranking''s system score over the inputs: mean or median (winners --aggregate), or pooled (optimal-set --pooled: the mean and median variants of each metric in one ranking, its aggregate option the share of each); a key of the latest view.';

@@ -74,6 +74,8 @@ def pairs_evaluator(metrics: list[np.ndarray], Z: np.ndarray, level: str,
     n, m = Z.shape
     if coefficient.whole_level or coefficient.ties_variant or level not in ("system", "summary") or n < 3:
         return None
+    if coefficient.aggregate != "mean":   # a median is not linear in the swap masks: the cell-by-cell path
+        return None
     if len(metrics) < 2 or np.isnan(Z).any() or any(np.isnan(X).any() for X in metrics):
         return None
     pairs = list(itertools.combinations(range(len(metrics)), 2))

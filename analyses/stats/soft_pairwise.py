@@ -10,6 +10,14 @@ sign flips: with d_j = s_ij - s_kj and signs e_bj in {-1, +1} (b = 1..K permutat
 
     SPA = 1 - mean_{i<k} |p_ik(human) - p_ik(metric)|.
 
+With ``aggregate="median"`` (Graham 2015's median variants: a system's score the median over its
+inputs) the statistic is the difference of the two systems' medians, under the same sign flips
+(e_bj = -1 swaps s_ij and s_kj):
+
+    p_ik = #{b : median_j s'_bij - median_j s'_bkj >= median_j s_ij - median_j s_kj} / K
+
+(with the mean, the sum form above: sum_j (s'_bij - s'_bkj) = sum_j e_bj d_j).
+
 mt-metrics-eval draws the signs as ``rint(default_rng(seed).random((K, M), float32))``,
 mapped to 2 m - 1 (:func:`mtme_permutation_signs`, its default seed 4) and sums float32
 scores; here sums are float64 over the flipped differences, so p-values only differ from it
@@ -49,6 +57,21 @@ def pairwise_permutation_pvalues(S: npt.ArrayLike, signs: np.ndarray) -> np.ndar
     return p
 
 
+def pairwise_median_pvalues(S: npt.ArrayLike, signs: np.ndarray) -> np.ndarray:
+    """:func:`pairwise_permutation_pvalues` with the difference of the two systems' medians over
+    the inputs as the statistic (module docstring)."""
+    S = np.asarray(S, dtype=np.float64)
+    n_sys = S.shape[0]
+    flipped = np.asarray(signs) < 0  # (K, M)
+    p = np.full((n_sys, n_sys), np.nan)
+    for i in range(n_sys):
+        for k in range(i + 1, n_sys):
+            observed = np.median(S[i]) - np.median(S[k])
+            a, b = np.where(flipped, S[k], S[i]), np.where(flipped, S[i], S[k])
+            p[i, k] = np.count_nonzero(np.median(a, axis=1) - np.median(b, axis=1) >= observed) / signs.shape[0]
+    return p
+
+
 @dataclass(frozen=True)
 class SoftPairwiseResult:
     """SPA, the per-pair p-values under the human (``p_human``) and the metric (``p_metric``,
@@ -63,18 +86,21 @@ class SoftPairwiseResult:
 
 
 def soft_pairwise_accuracy(X: npt.ArrayLike, Z: npt.ArrayLike, k: int = 1000, seed: int = MTME_SEED, *,
-                           signs: np.ndarray | None = None) -> SoftPairwiseResult:
+                           signs: np.ndarray | None = None, aggregate: str = "mean") -> SoftPairwiseResult:
     """SPA of metric ``X`` against human ``Z`` (N systems x M inputs, NaN = missing).
 
     Systems without any pair of values are dropped, then every input where some remaining
     system lacks a metric or human value (the test pairs all systems on the same inputs, as
     mt-metrics-eval's complete matrices). The K = ``k`` sign vectors are mt-metrics-eval's for
     ``seed`` (:func:`mtme_permutation_signs`) unless ``signs`` (K, M_used) are given. NaN when
-    fewer than 2 systems or no input remain.
+    fewer than 2 systems or no input remain. ``aggregate`` "median": the tests of the systems'
+    medians (module docstring).
     """
     from .validation import k_iv, matrices_iv
 
     X, Z = matrices_iv(X=X, Z=Z)
+    if aggregate not in ("mean", "median"):
+        raise ValueError(f"`aggregate` must be 'mean' or 'median'; got {aggregate!r}.")
     both = ~np.isnan(X) & ~np.isnan(Z)
     systems = np.flatnonzero(both.any(axis=1))
     inputs = np.flatnonzero(both[systems].all(axis=0))
@@ -87,8 +113,8 @@ def soft_pairwise_accuracy(X: npt.ArrayLike, Z: npt.ArrayLike, k: int = 1000, se
         empty = np.full((systems.size, systems.size), np.nan)
         return SoftPairwiseResult(np.nan, empty, empty, systems, inputs, signs.shape[0])
     sub = np.ix_(systems, inputs)
-    p_h = pairwise_permutation_pvalues(Z[sub], signs)
-    p_m = pairwise_permutation_pvalues(X[sub], signs)
+    pvalues = pairwise_permutation_pvalues if aggregate == "mean" else pairwise_median_pvalues
+    p_h, p_m = pvalues(Z[sub], signs), pvalues(X[sub], signs)
     upper = np.triu_indices(systems.size, 1)
     spa = float(1.0 - np.mean(np.abs(p_h - p_m)[upper]))
     return SoftPairwiseResult(spa, p_h, p_m, systems, inputs, signs.shape[0])

@@ -18,14 +18,16 @@ from metaeval.cli.families import options_of
 @layout_option
 @options_of("rank-tasks", "force")
 @click.pass_obj
-def rank_tasks(obj: Context, tasks, task_set, datasets, human, metrics, k, seed, alpha, fmt, layout, force):
+def rank_tasks(obj: Context, tasks, task_set, datasets, human, metrics, k, seed, alpha, aggregate, fmt, layout,
+               force):
     """Rank metrics over several tasks: each task's correlation, the weighted average of the
     scores mapped to [0, 1], and significance clusters from a permutation test on the average
-    (table task_rankings)."""
+    (table task_rankings). --aggregate median: every system-level task's system scores are
+    medians over the inputs (Graham 2015)."""
     from metaeval.runs import task_ranking
 
     with obj.open() as wh:
-        specs = task_ranking.specs_of(tasks, task_set, datasets, human)
+        specs = task_ranking.with_aggregate(task_ranking.specs_of(tasks, task_set, datasets, human), aggregate)
         out = task_ranking.rank_tasks(wh, specs, metrics, k=k, seed=seed, alpha=alpha, force=force)
     rows = out.rows
     names = [s.name for s in specs]
@@ -44,6 +46,7 @@ def rank_tasks(obj: Context, tasks, task_set, datasets, human, metrics, k, seed,
                                     else f"run {out.run_id}: ranked {len(rows)} metrics over {len(specs)} tasks"))
     for i, n in enumerate(names, 1):
         test = " (test over pairs)" if specs[i - 1].test == "pairs" else ""
+        test += f" (system scores: {specs[i - 1].aggregate}s)" if specs[i - 1].aggregate != "mean" else ""
         say(f"  task {i}: {n} (weight {specs[i - 1].weight:g}){test}")
     for r in rows.itertuples():
         corr = " ".join(f"{c:7.3f}" if c is not None else "     --" for c in json.loads(r.correlations))
@@ -95,7 +98,8 @@ def _paper(rows, specs, k: int, seed: int, alpha: float, fmt: str, layout: str) 
     note = _note(rows, alpha)   # no bold from tests that cannot resolve (the conclusion layer)
     ranking = tables.Ranking(frame, keys=("task",), headers={(t,): h for t, h in headers.items()},
                              unresolved={("average",): note} if note else {})
-    tasks = "; ".join(f"{i + 1}: {s.name} (weight {s.weight:g})" for i, s in enumerate(specs))
+    tasks = "; ".join(f"{i + 1}: {s.name}{' of system medians' if s.aggregate == 'median' else ''} "
+                      f"(weight {s.weight:g})" for i, s in enumerate(specs))
     caption = (f"Metrics ranked over {len(specs)} tasks ({tasks}): each task's correlation, and their weighted "
                f"average after mapping each score to [0, 1] (WMT23/24); clusters (cl.) from permutation tests on "
                f"the average (k={k}, seed={seed}, alpha={alpha:g}).")

@@ -48,7 +48,7 @@ def _run_analyses(obj: Context, call, shows, fmt: str = "text") -> None:
 @fmt_option()
 @click.pass_obj
 def accuracy(obj, dataset, human, metrics, levels, coefficients, alpha, alternative, metric_tolerance,
-             human_tolerance, system_inputs, soft, delta_bins, k, seed, pvalue, jobs, force, where, fmt):
+             human_tolerance, system_inputs, soft, delta_bins, k, seed, pvalue, jobs, force, where, aggregate, fmt):
     """Pairwise accuracy of metrics against a human judgment (Louis & Nenkova 2013).
 
     Over every pair of systems, the share where the metric orders the pair as the human does
@@ -59,6 +59,8 @@ def accuracy(obj, dataset, human, metrics, levels, coefficients, alpha, alternat
     system pair a one-sided paired permutation test over the inputs under the human and under the
     metric, SPA = 1 - mean |p_human - p_metric|: table soft_pairwise_accuracy. With --delta-bins Q:
     also the accuracy and tau within Q bins of the human difference: table delta_bin_accuracy.
+    --aggregate median (with --level system, or --soft): a system's score is its median over the
+    inputs (Graham 2015), a key of the rows beside the mean's.
     """
     import pandas as pd
 
@@ -69,6 +71,7 @@ def accuracy(obj, dataset, human, metrics, levels, coefficients, alpha, alternat
             return analysis.table, _shown(frame, fmt, ["metric", "level", "accuracy"])
         wide = frame.pivot_table(index="metric", columns="level", values="accuracy", dropna=False)
         show(wide.round(3), "text")
+        _median_note(aggregate)
 
     def significance_rows(frame, analysis):
         if not is_text(fmt):
@@ -85,6 +88,7 @@ def accuracy(obj, dataset, human, metrics, levels, coefficients, alpha, alternat
         if not is_text(fmt):
             return analysis.table, _shown(frame, fmt, cols)
         show(frame[cols].round(4), fmt)
+        _median_note(aggregate)
 
     def delta_rows(frame, analysis):
         if not is_text(fmt):
@@ -100,8 +104,13 @@ def accuracy(obj, dataset, human, metrics, levels, coefficients, alpha, alternat
     _run_analyses(obj, lambda wh, progress: ranking_runs.accuracy(
         wh, dataset, human, metrics, levels, coefficients, alpha=alpha, alternative=alternative,
         metric_tolerance=metric_tolerance, human_tolerance=human_tolerance, system_inputs=system_inputs, soft=soft,
-        delta_bins=delta_bins, k=k, seed=seed, pvalue=pvalue, jobs=jobs, force=force, progress=progress, where=where),
-        shows, fmt)
+        delta_bins=delta_bins, k=k, seed=seed, pvalue=pvalue, jobs=jobs, force=force, progress=progress, where=where,
+        aggregate=aggregate), shows, fmt)
+
+
+def _median_note(aggregate: str) -> None:
+    if aggregate != "mean":
+        say(f"a system's score: its {aggregate} over its inputs (--aggregate {aggregate})")
 
 
 @click.command("systems-agreement")

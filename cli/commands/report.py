@@ -81,6 +81,21 @@ def _common(f):
     return f
 
 
+#: plot ci / heatmap --aggregate: which rows of a view keyed by the aggregate are drawn (never both).
+AGGREGATE_OPTION = click.option(
+    "--aggregate", type=click.Choice(["mean", "median"]), default="mean", show_default=True,
+    help="Draw the rows of a system's mean or of its median over the inputs (compare/ci --aggregate).")
+
+
+def _aggregated(command: tuple, aggregate: str) -> tuple:
+    """A hint's command line with ``--aggregate`` when it is not the mean (a mean's as before)."""
+    return command if aggregate == "mean" else (*command, "--aggregate", aggregate)
+
+
+def _medians(aggregate: str) -> str:
+    return "" if aggregate == "mean" else f", system {aggregate}s"
+
+
 def _write(obj: Context, fig, out: Path, overwrite: bool) -> None:
     import matplotlib.pyplot as plt
 
@@ -96,16 +111,19 @@ def _write(obj: Context, fig, out: Path, overwrite: bool) -> None:
 @_common
 @click.option("--method", type=LazyChoice("metaeval.analyses.stats.vocabulary:CI_METHODS"), default="boot-both", show_default=True)
 @click.option("--alpha", default=0.05, show_default=True, type=ALPHA, help="The CIs' level is 1 - alpha.")
+@AGGREGATE_OPTION
 @click.pass_obj
-def plot_ci(obj, dataset, human, level, coefficient, out, overwrite, method, alpha):
+def plot_ci(obj, dataset, human, level, coefficient, out, overwrite, method, alpha, aggregate):
     """CI of every metric (forest plot), from the latest `metaeval ci` rows of one setting."""
     from metaeval.analyses import figures
 
-    where = dict(dataset=dataset, human=human, level=level, coefficient=coefficient, method=method, alpha=alpha)
-    hint = obj.command("ci", "--dataset", dataset, "--human", human, "--level", level, "--coefficient", coefficient,
-                       "--method", method, "--alpha", alpha)
+    where = dict(dataset=dataset, human=human, level=level, coefficient=coefficient, method=method, alpha=alpha,
+                 aggregate=aggregate)
+    hint = obj.command(*_aggregated(("ci", "--dataset", dataset, "--human", human, "--level", level, "--coefficient",
+                                     coefficient, "--method", method, "--alpha", alpha), aggregate))
     rows = _rows(obj, "confidence_intervals", where,
-                 {"level": "level", "coefficient": "coefficient", "method": "method", "alpha": "alpha"},
+                 {"level": "level", "coefficient": "coefficient", "method": "method", "alpha": "alpha",
+                  "aggregate": "aggregate"},
                  "confidence intervals", hint)
     from metaeval.runs import annotators
 
@@ -114,8 +132,8 @@ def plot_ci(obj, dataset, human, level, coefficient, out, overwrite, method, alp
     ceiling = ceiling[(ceiling["level"] == level) & (ceiling["coefficient"] == coefficient)]
     line = (tuple(float(ceiling[c].iloc[0]) for c in ("human_ceiling", "human_ceiling_lower", "human_ceiling_upper"))
             if not ceiling.empty and ceiling["human_ceiling"].notna().iloc[0] else None)
-    _write(obj, figures.ci_forest(rows, f"{1 - alpha:.0%} {method} CIs, {level} level, {coefficient}, against {human}",
-                                  line),
+    _write(obj, figures.ci_forest(rows, f"{1 - alpha:.0%} {method} CIs, {level} level{_medians(aggregate)}, "
+                                        f"{coefficient}, against {human}", line),
            out, overwrite)
 
 
@@ -129,9 +147,10 @@ def plot_ci(obj, dataset, human, level, coefficient, out, overwrite, method, alp
               show_default=True)
 @click.option("--alpha", default=0.05, show_default=True, type=ALPHA,
               help="The tests' significance level (as given to `metaeval compare`).")
+@AGGREGATE_OPTION
 @click.pass_obj
 def plot_heatmap(obj, dataset, human, level, coefficient, out, overwrite, method, alternative, correction,
-                 correction_group, alpha):
+                 correction_group, alpha, aggregate):
     """Pairwise significance heatmap, from the latest `metaeval compare` rows of one setting:
     filled = p <= alpha, outlined = significant after the correction (title and legend say
     which); metrics ordered by their correlation with the human judgment when `correlate` ran."""
@@ -139,15 +158,18 @@ def plot_heatmap(obj, dataset, human, level, coefficient, out, overwrite, method
     from metaeval.runs import report as reporting
 
     where = dict(dataset=dataset, human=human, level=level, coefficient=coefficient, method=method,
-                 alternative=alternative, correction=correction, correction_group=correction_group, alpha=alpha)
-    hint = obj.command("compare", "--dataset", dataset, "--human", human, "--level", level,
-                       "--coefficient", coefficient, "--method", method, "--alternative", alternative,
-                       "--correction", correction, "--correction-group", correction_group, "--alpha", alpha)
-    settings = ("level", "coefficient", "method", "alternative", "correction", "correction_group", "alpha")
+                 alternative=alternative, correction=correction, correction_group=correction_group, alpha=alpha,
+                 aggregate=aggregate)
+    hint = obj.command(*_aggregated(("compare", "--dataset", dataset, "--human", human, "--level", level,
+                                     "--coefficient", coefficient, "--method", method, "--alternative", alternative,
+                                     "--correction", correction, "--correction-group", correction_group, "--alpha",
+                                     alpha), aggregate))
+    settings = ("level", "coefficient", "method", "alternative", "correction", "correction_group", "alpha", "aggregate")
     rows = _rows(obj, "hypothesis_tests", where, {c: c for c in settings}, "hypothesis tests", hint)
     with obj.open(read_only=True) as wh:
-        correlations = reporting.correlations(wh, dataset, human, level, coefficient)
-    _write(obj, figures.significance_heatmap(rows, alpha, f"{method}, {level} level, {coefficient}, against {human}",
+        correlations = reporting.correlations(wh, dataset, human, level, coefficient, aggregate=aggregate)
+    _write(obj, figures.significance_heatmap(rows, alpha, f"{method}, {level} level{_medians(aggregate)}, "
+                                                          f"{coefficient}, against {human}",
                                              correlations=correlations), out, overwrite)
 
 

@@ -19,12 +19,15 @@ from metaeval.cli.app import EXPORT_SUFFIXES, OVERWRITE, RESULT_TABLES, fmt_opti
 @click.option("--level", "levels", multiple=True, help="Only these levels. Repeatable.")
 @click.option("--coefficient", "coefficients", multiple=True, help="Only these coefficients. Repeatable.")
 @click.option("--method", "methods", multiple=True, help="Only these methods (CI or test). Repeatable.")
+@click.option("--aggregate", "aggregates", multiple=True, type=click.Choice(["mean", "median"]),
+              help="Only the rows of a system's mean (or median) over its inputs, in a table with an aggregate "
+                   "column. Repeatable. Default: both (the column tells them apart).")
 @click.option("--signature", "signed", is_flag=True,
               help="Add each row's signature: version, analysis, settings and data fingerprint in one short "
                    "string a paper can print (sacrebleu-style).")
 @fmt_option()
 @click.pass_obj
-def results(obj, table, dataset, human, metrics, levels, coefficients, methods, signed, fmt):
+def results(obj, table, dataset, human, metrics, levels, coefficients, methods, signed, fmt, aggregates=()):
     """The latest result of each key in a results TABLE (all runs for analysis_runs).
 
     A filter on a column the table does not have is an error. json and csv give every column
@@ -42,17 +45,17 @@ def results(obj, table, dataset, human, metrics, levels, coefficients, methods, 
     hidden = () if fmt in ("json", "csv") else ("conventions", "fingerprint", "parameters")
     if light and frame.plain:
         keep = _kept(frame.columns, frame.column, table, human=human, metrics=metrics, levels=levels,
-                     coefficients=coefficients, methods=methods)
+                     coefficients=coefficients, methods=methods, aggregates=aggregates)
         show(frame.where(keep).without(hidden), fmt)
         return
     frame = frame.frame if light else frame
     keep = _kept(frame.columns, lambda c: frame[c].tolist(), table, human=human, metrics=metrics, levels=levels,
-                 coefficients=coefficients, methods=methods)
+                 coefficients=coefficients, methods=methods, aggregates=aggregates)
     frame = frame.loc[keep].reset_index(drop=True)
     show(frame.drop(columns=[c for c in hidden if c in frame.columns]), fmt)
 
 
-def _kept(columns, column, table: str, *, human, metrics, levels, coefficients, methods) -> list[bool]:
+def _kept(columns, column, table: str, *, human, metrics, levels, coefficients, methods, aggregates=()) -> list[bool]:
     """Whether each row passes the filters (None / empty: no filter), from the table's
     ``columns`` and ``column(name)``, a column's values as a list."""
     import fnmatch
@@ -76,7 +79,7 @@ def _kept(columns, column, table: str, *, human, metrics, levels, coefficients, 
         hits = [any(row) for row in zip(*([hit(v) for v in column(c)] for c in cols))]
         keep = [k and h for k, h in zip(keep, hits)]
     for name, values, option in (("level", levels, "--level"), ("coefficient", coefficients, "--coefficient"),
-                                 ("method", methods, "--method")):
+                                 ("method", methods, "--method"), ("aggregate", aggregates, "--aggregate")):
         if values:
             require(name, option)
             keep = [k and v in values for k, v in zip(keep, column(name))]

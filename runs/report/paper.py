@@ -17,12 +17,13 @@ from metaeval.runs.report.context import Context, Section
 
 
 def correlations(wh: Store, dataset: str, human: str, level: str, coefficient: str,
-                 subset: str = "") -> dict[str, float]:
+                 subset: str = "", aggregate: str = "mean") -> dict[str, float]:
     """metric -> its latest correlation with ``human`` at ``level`` and ``coefficient`` on the
-    cells of ``subset`` (the order of a significance heatmap's metrics); empty when ``correlate``
-    has not run."""
+    cells of ``subset``, a system's score its ``aggregate`` over the inputs (the order of a
+    significance heatmap's metrics); empty when ``correlate`` has not run."""
     rows = wh.sql("SELECT metric, value FROM latest_correlations WHERE dataset = ? AND human = ? AND level = ? "
-                  "AND coefficient = ? AND subset = ? AND aggregate = 'mean'", [dataset, human, level, coefficient, subset])
+                  "AND coefficient = ? AND subset = ? AND aggregate = ?",
+                  [dataset, human, level, coefficient, subset, aggregate])
     return dict(zip(rows["metric"], rows["value"], strict=True))
 
 
