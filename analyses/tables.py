@@ -248,7 +248,11 @@ def to_latex(frame: pd.DataFrame, *, caption: str | None = None, digits: int = D
     than an ACL column, ``table*``) environment with ``caption`` when one is given (``comment``:
     plain text added to the ``%`` lines above it). A table wider than the page is set as
     several tabulars one under the other, each led by the rows' key columns (as text is:
-    :func:`metaeval.analyses.plain.fit`)."""
+    :func:`metaeval.analyses.plain.fit`). More rows than :data:`LATEX_ROWS`: a ``%`` line saying so
+    (no page holds them; TeX runs out of memory on thousands)."""
+    if len(frame) > LATEX_ROWS:
+        return f"% {split_caption(caption or 'a table')[0].rstrip('.')}: {len(frame)} rows, more than a page holds: " \
+               "not set in LaTeX; every row: --format csv or json\n"
     frame = whole_numbers(frame)
     numeric = [_numeric(frame[c]) for c in frame.columns]
     heads = [latex_escape(str(c)) for c in frame.columns]
@@ -323,6 +327,8 @@ TABCOLSEP_PT, COMPACT_TABCOLSEP_PT = 6.0, 4.0
 LAYOUTS = ("auto", "wide", "compact", "long")
 #: Decimals of the correlations in the paper tables.
 PAPER_DIGITS = 3
+#: The most rows of a table of rows set in LaTeX (a float is one page).
+LATEX_ROWS = 200
 #: The width (pt) of a long text column set as a paragraph (``p{...}``) in a table of rows.
 WRAP_PT = 150.0
 

@@ -352,7 +352,8 @@ def latex_frame(frame):
         return frame
     floors = ([1 / k if pd.notna(k) and k else 0.0 for k in frame["k"]] if "k" in frame.columns
               else [0.0] * len(frame))
-    shown = {c: [conclusions.p_text(p, f, latex=False) if conclusions.defined_value(p) else None for p, f in zip(frame[c], floors)]
+    shown = {c: [conclusions.p_text(p, f, latex=False) if conclusions.defined_value(p) else None
+                 for p, f in zip(frame[c], floors)]
              for c in frame.columns if _P_COLUMN.search(str(c)) and frame[c].dtype.kind == "f"}
     return frame.assign(**shown) if shown else frame
 
