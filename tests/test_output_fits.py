@@ -316,7 +316,8 @@ def latex_problems(output: str, raw_values: bool = False) -> list[str]:
     column problems of text (:func:`column_problems`: decimals, p-values)."""
     lines = [x for x in output.splitlines() if not x.startswith("%")]
     floats = re.findall(r"\\begin\{(table\*?|figure\*?)\}", output)
-    out = [] if floats and len(re.findall(r"\\begin\{tabular\}", output)) else ["no table in a float"]
+    too_long = re.search(r"^% .*: \d+ rows, more than a page holds", output, flags=re.MULTILINE)   # not set
+    out = [] if too_long or floats and re.search(r"\\begin\{tabular\}", output) else ["no table in a float"]
     if len(re.findall(r"\\label\{tab:[a-z0-9-]+\}", output)) != len(floats):
         out.append("a float without a \\label")
     captions = re.findall(r"^\\caption\{(.*)\}$", output, flags=re.MULTILINE)
@@ -508,3 +509,27 @@ def test_markdown_captions_are_cut_as_latex_ones():
     assert shown.startswith("Correlation with h on d.") and len(shown) <= tables.CAPTION_CHARS
     assert comment.startswith("<!-- ") and "signature metaeval:1|evaluate." in comment and comment.endswith(" -->")
     assert text.split("\n")[3].startswith("| a |")
+
+
+def test_a_wide_latex_table_of_rows_is_set_in_column_blocks_with_long_texts_as_paragraphs():
+    frame = pd.DataFrame({"method": ["t-test", "wilcoxon"], **{f"statistic_{i}": [0.5, 0.25] for i in range(20)},
+                          "tiny": [0.5, 1e-7], "note": ["a long note " * 20, "x"], "hash": ["ab" * 32, "cd" * 32]})
+    latex = tables.to_latex(frame, caption="Tests between systems: conventions.")
+    found = latex_tabulars(latex)
+    assert len(found) > 1 and all(header[0] == "method" for _, header, _ in found)    # the key leads each block
+    assert "p{150pt}" in latex and "abababababababab\\allowbreak{}" in latex and not latex_problems(latex)
+    assert "5.000e-01" in latex and "1.000e-07" in latex             # one number of decimals in a column
+    assert tables.to_latex(frame.iloc[:0].reindex(range(201)), caption="t.").startswith("% t: 201 rows")
+
+
+def test_a_familys_latex_leaves_its_bookkeeping_to_json_and_prints_p_at_its_resolution():
+    from types import SimpleNamespace
+
+    from metaeval.runs.families import Family
+
+    frame = pd.DataFrame({"method": ["perm"], "k": [50], "p_value": [0.0], "p_adjusted": [0.5], "result_id": [3],
+                          "fingerprint": ["ab" * 32]})
+    latex = Family.present(SimpleNamespace(summary="Tests between systems.", name="x"), frame, "latex")
+    assert "% (result_id, fingerprint: in the json and csv formats)" in latex and "abab" not in latex
+    assert r"\textless{}0.02" in latex and "0.500" in latex and r"\caption{Tests between systems.}" in latex
+    assert not latex_problems(latex)
