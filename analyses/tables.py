@@ -121,7 +121,8 @@ def render_blocks(blocks: Sequence[tuple[str, pd.DataFrame]], fmt: str, *, width
     csv each table after a ``# name`` line, separated by a blank line."""
     fmt = normalise(fmt)
     if fmt == "latex":                    # every float captioned (by its table's name) and labelled
-        return "\n".join(to_latex(frame, caption=name or "The rows.") for name, frame in blocks)
+        return "\n".join(to_latex(frame, caption=(name or "The rows.").replace(": ", ", "))   # a name is a title
+                         for name, frame in blocks)
     if len(blocks) == 1:
         return render(blocks[0][1], fmt, width=width)
     if fmt == "json":
