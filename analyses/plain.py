@@ -238,9 +238,9 @@ def fit(headers: list[str], columns: list[list[str]], numeric: list[bool], width
     widths = [max(len(h), *map(len, c)) for h, c in zip(headers, columns)]
     if width is not None and _total(widths) > width:
         widths = _narrowed(headers, widths, numeric, width)
-    blocks = [list(range(len(headers)))] if width is None else _blocks(widths, numeric, width)
+    parts = [list(range(len(headers)))] if width is None else blocks(widths, numeric, width)
     out = []
-    for block in blocks:
+    for block in parts:
         out.append("\n".join(_block_lines(headers, columns, widths, block)))
     return "\n\n".join(out)
 
@@ -262,7 +262,7 @@ def _narrowed(headers, widths: list[int], numeric: list[bool], width: int) -> li
     return widths
 
 
-def _blocks(widths: list[int], numeric: list[bool], width: int) -> list[list[int]]:
+def blocks(widths: list[int], numeric: list[bool], width: int) -> list[list[int]]:
     """The columns in blocks of at most ``width`` characters, each led by the row's key: the
     leading text columns (a method, a pair of systems) while they take at most half the line, at
     least the first column (a metric, a result_id) unless it is wider than a third of the line."""
@@ -279,7 +279,7 @@ def _blocks(widths: list[int], numeric: list[bool], width: int) -> list[list[int
 
 
 def _lead(widths: list[int], numeric: list[bool], width: int) -> list[int]:
-    """The key columns that lead every block (:func:`_blocks`)."""
+    """The key columns that lead every block (:func:`blocks`)."""
     if widths[0] > width // 3:
         return []
     lead = [0]

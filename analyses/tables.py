@@ -120,6 +120,9 @@ def render_blocks(blocks: Sequence[tuple[str, pd.DataFrame]], fmt: str, *, width
     markdown and latex give each table under its name; json one object ``{name: [rows]}``;
     csv each table after a ``# name`` line, separated by a blank line."""
     fmt = normalise(fmt)
+    if fmt == "latex":                    # every float captioned (by its table's name) and labelled
+        return "\n".join(to_latex(frame, caption=(name or "The rows.").replace(": ", ", "))   # a name is a title
+                         for name, frame in blocks)
     if len(blocks) == 1:
         return render(blocks[0][1], fmt, width=width)
     if fmt == "json":
@@ -128,8 +131,6 @@ def render_blocks(blocks: Sequence[tuple[str, pd.DataFrame]], fmt: str, *, width
         return "\n".join(f"# {name}\n{to_csv(frame)}" for name, frame in blocks)
     if fmt == "markdown":
         return "\n".join(f"### {name}\n\n{to_markdown(frame)}" for name, frame in blocks)
-    if fmt == "latex":
-        return "\n".join(to_latex(frame, caption=name) for name, frame in blocks)
     return "\n".join(f"{name}:\n{render(frame, fmt, width=width)}" for name, frame in blocks)
 
 
@@ -242,28 +243,62 @@ def latex_escape(text: str) -> str:
     return re.sub(r"-(?=-)", "-{}", _LATEX_RE.sub(lambda m: _LATEX_SPECIAL[m.group()], str(text)))
 
 
-def to_latex(frame: pd.DataFrame, *, caption: str | None = None, digits: int = DIGITS) -> str:
+def to_latex(frame: pd.DataFrame, *, caption: str | None = None, digits: int = DIGITS, comment: str = "") -> str:
     """A booktabs ``tabular`` of ``frame`` (numeric columns right-aligned, negative numbers with a
-    true minus), inside a ``table`` (or, when wider than an ACL column, ``table*``) environment
-    with ``caption`` when one is given."""
+    true minus, each float column with one number of decimals), inside a ``table`` (or, when wider
+    than an ACL column, ``table*``) environment with ``caption`` when one is given (``comment``:
+    plain text added to the ``%`` lines above it). A table wider than the page is set as
+    several tabulars one under the other, each led by the rows' key columns (as text is:
+    :func:`metaeval.analyses.plain.fit`). More rows than :data:`LATEX_ROWS`: a ``%`` line saying so
+    (no page holds them; TeX runs out of memory on thousands)."""
+    if len(frame) > LATEX_ROWS:
+        return f"% {split_caption(caption or 'a table')[0].rstrip('.')}: {len(frame)} rows, more than a page holds: " \
+               "not set in LaTeX; every row: --format csv or json\n"
     frame = whole_numbers(frame)
-    spec = "".join("r" if _numeric(frame[c]) else "l" for c in frame.columns) or "l"
-    tab = Tabular(spec)
-    tab.add([latex_escape(str(c)) for c in frame.columns])
-    tab.rule()
-    for row in frame.itertuples(index=False, name=None):
-        tab.add([_latex_cell(v, digits) for v in row])
+    numeric = [_numeric(frame[c]) for c in frame.columns]
+    heads = [latex_escape(str(c)) for c in frame.columns]
+    columns = [_latex_column(frame[c], digits) for c in frame.columns]
+    widths = [int(max(map(latex_width, [h, *cells])) + 2 * TABCOLSEP_PT) + 1 for h, cells in zip(heads, columns)]
+    spec = ["r" if n else "l" for n in numeric]
+    if sum(widths) > COLUMN_WIDTH_PT:      # a long text (a note, a path, a hash) set as a paragraph
+        for j in (j for j in range(len(heads)) if not numeric[j] and widths[j] > WRAP_PT + 2 * TABCOLSEP_PT):
+            spec[j], widths[j] = f"p{{{WRAP_PT:g}pt}}", int(WRAP_PT + 2 * TABCOLSEP_PT) + 1
+            columns[j] = [_breakable(c) for c in columns[j]]
+    blocks = ([list(range(len(heads)))] if sum(widths) <= TEXT_WIDTH_PT
+              else plain.blocks(widths, numeric, int(TEXT_WIDTH_PT)))
+    tabs = []
+    for block in blocks:
+        tab = Tabular("".join(spec[j] for j in block) or "l")
+        tab.add([heads[j] for j in block])
+        tab.rule()
+        for r in range(len(frame)):
+            tab.add([columns[j][r] for j in block])
+        tabs.append(tab)
     if caption is None:
-        return float_env(tab, None)
+        return "\n".join(float_env(tab, None) for tab in tabs)
     shown, rest = latex_caption(caption)
-    return float_env(tab, shown, comment=rest)
+    return float_env(tabs, shown, comment=" ".join(x for x in (rest, comment) if x))
 
 
-def _latex_cell(v, digits: int) -> str:
-    text = latex_escape(cell_text(v, digits))
-    if isinstance(_json_value(v, False), (int, float)) and not isinstance(v, (bool, np.bool_)) and text.startswith("-"):
-        return "$-$" + text[1:]
-    return text
+def _breakable(cell: str) -> str:
+    """A cell's LaTeX with places a line may break: after ``/``, ``_`` and ``,``, and every 16
+    characters of a long run of letters and digits (a hash)."""
+    cell = re.sub(r"(/|\\_|,)(?=\S)", lambda m: m.group() + r"\allowbreak{}", cell)
+    return re.sub(r"[0-9A-Za-z]{16}(?=[0-9A-Za-z]{4})", lambda m: m.group() + r"\allowbreak{}", cell)
+
+
+def _latex_column(column: pd.Series, digits: int) -> list[str]:
+    """A column's LaTeX cells: floats with ``digits`` decimals (all in scientific notation when one
+    is too small for them), a true minus."""
+    values = [_json_value(v, False) for v in column]
+    small = any(isinstance(v, float) and 0 < abs(v) < 10 ** -digits for v in values)
+    out = []
+    for v in values:
+        text = latex_escape((f"{v:.{digits - 1}e}" if small else f"{v:.{digits}f}") if isinstance(v, float)
+                            else cell_text(v, digits))
+        number = isinstance(v, (int, float)) and not isinstance(v, bool)
+        out.append("$-$" + text[1:] if number and text.startswith("-") else text)
+    return out
 
 
 def _numeric(column: pd.Series) -> bool:
@@ -293,6 +328,10 @@ TABCOLSEP_PT, COMPACT_TABCOLSEP_PT = 6.0, 4.0
 LAYOUTS = ("auto", "wide", "compact", "long")
 #: Decimals of the correlations in the paper tables.
 PAPER_DIGITS = 3
+#: The most rows of a table of rows set in LaTeX (a float is one page).
+LATEX_ROWS = 200
+#: The width (pt) of a long text column set as a paragraph (``p{...}``) in a table of rows.
+WRAP_PT = 150.0
 
 _WIDTH_SYMBOLS = [("$-$", "\x00"), ("-{}", "-"), ("$<$", "<"), (r"\%", "%"), (r"\_", "_"), (r"\&", "&"), (r"\#", "#"),
                   (r"\$", "$"), (r"\{", "{"), (r"\}", "}"), (r"\textbackslash{}", "\\"),
@@ -356,22 +395,27 @@ class Tabular:
         return out + [r"\bottomrule", r"\end{tabular}"]
 
 
-def float_env(tab: Tabular, caption: str | None, *, env: str | None = None, comment: str = "") -> str:
+def float_env(tab: Tabular | Sequence[Tabular], caption: str | None, *, env: str | None = None,
+              comment: str = "") -> str:
     """``tab`` in a ``table`` (if its estimated width fits \\columnwidth) or ``table*`` float,
     ``\\small``, with ``caption`` (LaTeX, already escaped; see :func:`split_caption` for what a
     caption holds) and a ``\\label{tab:...}`` made of its first words (and a short hash of the
     caption and ``comment``, so that two tables of one paper differ), ``comment`` (plain text:
-    the conventions and the signature) in ``%`` lines above it; a bare tabular without a caption."""
+    the conventions and the signature) in ``%`` lines above it; a bare tabular without a caption.
+    Several tabulars (the column blocks of a wide table): one under the other in the float."""
+    tabs = [tab] if isinstance(tab, Tabular) else list(tab)
+    body = [line for i, t in enumerate(tabs) for line in ([r"\par\medskip"] if i else []) + t.lines()]
     if caption is None:
-        return "\n".join(tab.lines()) + "\n"
-    env = env or ("table" if tab.width() <= COLUMN_WIDTH_PT else "table*")
+        return "\n".join(body) + "\n"
+    tab = tabs[0]
+    env = env or ("table" if max(t.width() for t in tabs) <= COLUMN_WIDTH_PT else "table*")
     head = [rf"\begin{{{env}}}[t]", r"\centering", r"\small"]
     if tab.tabcolsep != TABCOLSEP_PT:
         head.append(rf"\setlength{{\tabcolsep}}{{{tab.tabcolsep:g}pt}}")
     notes = [f"% {line}" for part in re.split(r"(signature \S+)", comment.replace("\n", " ")) if part.strip(" ;.")
              for line in ([part] if part.startswith("signature ") else     # the signature whole, on its own line
                           textwrap.wrap(part.strip(" ;"), 98, break_long_words=False, break_on_hyphens=False))]
-    return "\n".join([*notes, *head, *tab.lines(), rf"\caption{{{caption}}}", rf"\label{{{label(caption, comment)}}}",
+    return "\n".join([*notes, *head, *body, rf"\caption{{{caption}}}", rf"\label{{{label(caption, comment)}}}",
                       rf"\end{{{env}}}"]) + "\n"
 
 

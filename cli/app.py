@@ -227,6 +227,11 @@ def show(frame: pd.DataFrame | Rows, fmt: str, *, caption: str | None = None) ->
     from metaeval.analyses import tables
 
     frame = frame.frame if isinstance(frame, Rows) else frame
+    if fmt == "latex" and caption is None:          # every float captioned and labelled: the command's words
+        ctx = click.get_current_context(silent=True)
+        words = [ctx.command_path if ctx else "metaeval"] + [str(v) for k, v in (ctx.params if ctx else {}).items()
+                                                             if k in ("table", "dataset") and isinstance(v, str)]
+        caption = f"The rows of {' '.join(words)}."
     click.echo(tables.render(frame, fmt, caption=caption, width=width()), nl=False)
 
 

@@ -157,7 +157,7 @@ def parse(path: Path, lp: str | None = None) -> tuple[Spans, dict[str, int]]:
             rows.append((system, input_, rater, error, severity, kind, None, None if a is None else "target", a, b, line))
     if lp is None and len(pairs) > 1:
         raise InputError(file, list(pairs.values())[1], "lang2", f"the file holds the language pairs "
-                         f"{', '.join(pairs)}: choose one (lp)")
+                         f"{', '.join(pairs)}: choose one with --lp (e.g. --lp {next(iter(pairs))})")
     if lp is not None and lp not in pairs:
         raise InputError(file, None, "lang1", f"no record of the language pair {lp}; the file has {', '.join(pairs)}")
     if not rows:

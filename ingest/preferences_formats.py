@@ -73,7 +73,7 @@ def alpaca_rows(file: str, columns, records, judge: str | None, lengths: list):
     (system, input, length, line)."""
     if judge is None and "annotator" not in columns:
         raise InputError(file, None, "annotator", "AlpacaEval annotations without an annotator column need the "
-                         "judge's name (the judge option of the ingest)")
+                         "judge's name: give it with --judge NAME")
     for line, rec in records:
         g1 = identifier(rec.get("generator_1"), file, line, "generator_1")
         g2 = identifier(rec.get("generator_2"), file, line, "generator_2")

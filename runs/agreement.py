@@ -54,7 +54,9 @@ def resolve(wh: Store, dataset: str, metric_globs: Sequence[str] = ()) -> Scope:
     """The automatic measures of ``dataset`` matched by the globs (default all): a human-free scope."""
     scope = selection.resolve_scope(wh, dataset, None, metric_globs)
     if len(scope.metrics) < 2:
-        raise WarehouseError(f"inter-metric agreement needs at least two metrics; the scope has {list(scope.metrics)}")
+        raise WarehouseError(Message(f"inter-metric agreement needs at least two metrics; the scope has {list(scope.metrics)}: "
+                                     "choose two or more with ",
+                                     Argument("metrics", placeholder="GLOB"), " (or ingest another metric)"))
     return scope
 
 

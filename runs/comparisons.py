@@ -148,7 +148,9 @@ def compare_analysis(scope: Scope, method: str, k: int, alpha: float, seed: int,
     if correction not in vocabulary.CORRECTIONS or group not in vocabulary.CORRECTION_GROUPS:
         raise WarehouseError(f"correction must be one of {vocabulary.CORRECTIONS} and its group one of {vocabulary.CORRECTION_GROUPS}")
     if len(scope.metrics) < 2:
-        raise WarehouseError(f"comparing metrics needs at least two; the scope has {list(scope.metrics)}")
+        raise WarehouseError(Message(f"comparing metrics needs at least two; the scope has {list(scope.metrics)}: "
+                                     "choose two or more with ",
+                                     Argument("metrics", placeholder="GLOB"), " (or ingest another metric)"))
     check_parametric(scope.coefficients, method, "williams", "Williams' test is not defined for")
     resampled = method != "williams"
     if resampled:

@@ -301,19 +301,27 @@ class Family:
 
     def present(self, outcome, fmt: str) -> str:
         """``outcome`` (what :meth:`compute` returned) as text in ``fmt``
-        (:func:`metaeval.analyses.tables.render`; several tables: ``render_blocks``)."""
+        (:func:`metaeval.analyses.tables.render`; several tables: ``render_blocks``). Text and
+        LaTeX leave the bookkeeping columns (:data:`BOOKKEEPING`) to json and csv; LaTeX sets the
+        table in a float captioned with :attr:`summary` and prints p-values as the conclusion
+        layer does (:func:`latex_frame`)."""
         from metaeval.analyses import tables
 
         blocks = list(outcome.items()) if isinstance(outcome, Mapping) else [(None, outcome)]
         hidden = []
-        if fmt in ("text", "table"):          # a reader's table: the bookkeeping columns only in json / csv
+        if fmt in ("text", "table", "latex"):     # a reader's table: the bookkeeping columns only in json / csv
             hidden = sorted({c for _, f in blocks for c in getattr(f, "columns", ()) if c in BOOKKEEPING},
                             key=BOOKKEEPING.index)
             blocks = [(name, f.drop(columns=[c for c in hidden if c in f.columns]) if hidden else f)
                       for name, f in blocks]
+        note = f"({', '.join(hidden)}: in the json and csv formats)" if hidden else ""
+        if fmt == "latex":
+            title = self.summary.rstrip(".") or self.name
+            return "".join(tables.to_latex(latex_frame(f), caption=f"{title}" + (f" ({name})." if name else "."),
+                                           comment=note) for name, f in blocks if f is not None)
         text = (tables.render_blocks(blocks, fmt) if isinstance(outcome, Mapping)
                 else tables.render(blocks[0][1], fmt))
-        return text + (f"({', '.join(hidden)}: in the json and csv formats)\n" if hidden else "")
+        return text + (note + "\n" if note else "")
 
     def section(self, ctx) -> list:
         """The family's sections of the report: ``ctx`` is the report's
@@ -330,6 +338,24 @@ class Family:
 #: The columns of a result table that identify and document a row rather than state a result:
 #: left out of a family's text table (:meth:`Family.present`), in its json and csv.
 BOOKKEEPING: tuple[str, ...] = ("result_id", "run_id", "fingerprint", "conventions", "parameters")
+_P_COLUMN = re.compile(r"^p(_|$)|p_?value|^p_adj")
+
+
+def latex_frame(frame):
+    """``frame`` with its p-value columns as the conclusion layer prints them (3 decimals, ``<``
+    the test's resolution 1/k where the rows name their ``k``, never 0)."""
+    import pandas as pd
+
+    from metaeval.analyses import conclusions
+
+    if frame is None or not hasattr(frame, "columns"):
+        return frame
+    floors = ([1 / k if pd.notna(k) and k else 0.0 for k in frame["k"]] if "k" in frame.columns
+              else [0.0] * len(frame))
+    shown = {c: [conclusions.p_text(p, f, latex=False) if conclusions.defined_value(p) else None
+                 for p, f in zip(frame[c], floors)]
+             for c in frame.columns if _P_COLUMN.search(str(c)) and frame[c].dtype.kind == "f"}
+    return frame.assign(**shown) if shown else frame
 
 _REGISTERED: dict[str, Family] = {}
 _PYTHON_NAME = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")

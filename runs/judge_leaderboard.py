@@ -14,7 +14,7 @@ of ``judge_leaderboard``.
 
 from __future__ import annotations
 
-from metaeval.errors import Argument, Message, WarehouseError
+from metaeval.errors import Argument, Message, WarehouseError, ingest_hint
 from metaeval.runs.families import ALPHA, DATASET, FORCE, K, SEED, Family, Option, register
 
 COMMAND, TABLE = "judge-leaderboard", "judge_leaderboard"
@@ -74,8 +74,9 @@ def _data(wh, dataset: str, globs):
     rows = wh.con.execute(schema.read("preferences_of"), {"dataset": dataset}).df()
     kinds = rows.drop_duplicates("judge").set_index("judge")["kind"]
     if not (kinds == "human").any():
-        raise WarehouseError(f"dataset {dataset!r} has no human pairwise votes (preferences of kind human) to "
-                             "compare a judge's leaderboard with")
+        raise WarehouseError(Message(f"dataset {dataset!r} has no human pairwise votes (preferences of kind human) to "
+                                     "compare a judge's leaderboard with; ingest them with `",
+                                     ingest_hint("preferences", dataset), "` (rows of kind human)"))
     chosen = jg.choose(sorted(kinds.index[kinds == "automatic"]), globs, "automatic", "judges", dataset)
     systems = sorted(set(rows["system_a"]) | set(rows["system_b"]))
     return systems, rows[rows["kind"] == "human"], {j: rows[rows["judge"] == j] for j in chosen}

@@ -31,7 +31,7 @@ from metaeval.analyses import conclusions
 from metaeval.analyses import preferences as pf
 from metaeval.analyses.stats import vocabulary
 from metaeval.core import Store
-from metaeval.errors import Argument, Message, WarehouseError
+from metaeval.errors import Argument, Message, WarehouseError, ingest_hint
 from metaeval.runs import bookkeeping, parameters, selection
 from metaeval.runs.parameters import Params, setting
 
@@ -87,9 +87,9 @@ class Data:
 
 def choose(names: Sequence[str], globs: Sequence[str], what: str, option: str, dataset: str) -> list[str]:
     if not names:
-        raise WarehouseError(f"dataset {dataset!r} has no {what} preference judge"
-                             + (" (ingest pairwise preferences: metaeval.ingest.preferences.ingest)"
-                                if what == "automatic" else " (rows of kind human)"))
+        raise WarehouseError(Message(f"dataset {dataset!r} has no {what} preference judge; ingest its pairwise "
+                                     "preferences with `", ingest_hint("preferences", dataset), "`"
+                                     + ("" if what == "automatic" else " (rows of kind human)")))
     chosen: list[str] = []
     for g in globs or ("*",):
         hit = [n for n in names if fnmatch.fnmatchcase(n, g)]

@@ -356,7 +356,9 @@ def run_winners(wh: Store, scope: Scope, method: str = "perm-both", alternative:
     data = system_level.for_stored_tests(wh, scope, selection.load_data(wh, scope), method)
     scope, skipped = selection.without_sparse_metrics(data, scope)
     if len(scope.metrics) < 2:
-        raise WarehouseError(f"ranking metrics needs at least two; the scope has {list(scope.metrics)}"
+        raise WarehouseError(Message(f"ranking metrics needs at least two; the scope has {list(scope.metrics)}: "
+                                     "choose two or more with ",
+                                     Argument("metrics", placeholder="GLOB"), " (or ingest another metric)")
                              + "".join(f"; {reason}" for reason in skipped.values()))
     tests = derived.checked_tests(wh, data, scope, method, alternative, correction, group, aggregate)
     metrics, n = list(scope.metrics), len(scope.metrics)

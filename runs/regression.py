@@ -24,7 +24,7 @@ import pandas as pd
 from metaeval.analyses import text
 from metaeval.analyses.text import regression
 from metaeval.core import Store
-from metaeval.errors import Argument, Message, WarehouseError
+from metaeval.errors import Argument, Message, WarehouseError, ingest_hint
 
 
 def features(corpus: text.TextCorpus, stem: bool, stop: bool, cutoff: float) -> tuple[list[str], np.ndarray]:
@@ -67,8 +67,9 @@ def score(wh: Store, dataset: str, corpus: text.TextCorpus, keys: pd.DataFrame, 
     """(measure name, prediction per summary, direction, the options recorded with it)."""
     y, direction = human_cells(wh, dataset, human, keys)
     if not corpus.has_documents:
-        raise WarehouseError("the regression's features compare a summary with its input: they need the source "
-                             "documents, and this dataset stores none")
+        raise WarehouseError(Message("the regression's features compare a summary with its input: they need the "
+                                     f"source documents, and {dataset!r} stores none; ingest them with `",
+                                     ingest_hint("summaries", dataset), "` (its documents field)"))
     try:
         names, X = features(corpus, stem, stop, cutoff)
     except ValueError as exc:

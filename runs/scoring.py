@@ -122,8 +122,10 @@ def score(corpus: text.TextCorpus, metrics: Sequence[str], rouge_variants: Seque
                 raise WarehouseError(str(exc)) from None
         elif metric == "js":
             if js.target == "document" and not corpus.has_documents:
-                raise WarehouseError("JS divergence against the input needs the source documents, "
-                                     "and this dataset stores none")
+                raise WarehouseError(Message("JS divergence against the input needs the source documents, and this "
+                                             "dataset stores none: ingest them with `metaeval ingest summaries` "
+                                             "(its documents field), or compare with the references (",
+                                             Argument("js_target", placeholder="reference"), ")"))
             out.update(text.js_divergence(corpus, n=js.n, target=js.target, stem=js.stem, stop=js.stop,
                                           smoothing=js.smoothing))
         elif metric in MODEL_FREE or metric == "corpus-bleu":   # (corpus-bleu: statistics, not cells)
@@ -134,7 +136,8 @@ def score(corpus: text.TextCorpus, metrics: Sequence[str], rouge_variants: Seque
     if chosen:
         if not corpus.has_documents:
             raise WarehouseError("the model-free metrics compare a summary with its input: they need the source "
-                                 "documents, and this dataset stores none")
+                                 "documents, and this dataset stores none: ingest them with `metaeval ingest "
+                                 "summaries` (its documents field)")
         try:
             out.update(text.model_free(corpus, chosen, stem=model_free.stem, stop=model_free.stop,
                                        cutoff=model_free.cutoff))

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from metaeval.core import Store
-from metaeval.errors import Argument, Message, WarehouseError
+from metaeval.errors import Argument, Message, WarehouseError, ingest_hint
 
 SENTINELS = ("sentinel-cand", "sentinel-src", "sentinel-ref")
 
@@ -52,7 +52,10 @@ def score(wh: Store, dataset: str, rows: Sequence[tuple], keys: pd.DataFrame, se
         texts = side_texts(rows, name)
         if all(t is None for t in texts):
             side = sentinel.SIDES[name]
-            raise WarehouseError(f"{name} reads the {side} of each translation, and {dataset!r} stores none")
+            raise WarehouseError(Message(f"{name} reads the {side} of each translation, and {dataset!r} stores none; "
+                                         "ingest them with `", ingest_hint("summaries", dataset), "` (its "
+                                         + ("documents" if name == "sentinel-src" else "references")
+                                         + " field) or `metaeval ingest mtme`"))
         X = sentinel.feature_matrix(texts)
         rated = np.isfinite(y) & np.isfinite(X).all(axis=1)
         keep = [k for k in range(X.shape[1]) if np.unique(X[rated, k]).size > 1]   # a constant is no feature

@@ -206,7 +206,9 @@ def check_sweep(wh: Store, dataset: str, human: str, setting: SERASetting) -> No
         raise WarehouseError(Message(Argument("sweep", human), " judges fewer than 3 systems: no system-level "
                                      "correlation to sweep"))
     if len(set(setting.cutoffs)) < 2:
-        raise WarehouseError(f"a sweep over the cut-off needs two cut-offs or more; got {sorted(set(setting.cutoffs))}")
+        raise WarehouseError(Message(f"a sweep over the cut-off needs two cut-offs or more; got "
+                                     f"{sorted(set(setting.cutoffs))}: give them as ",
+                                     Argument("cutoff", placeholder="1,2,3")))
 
 
 def sweep(wh: Store, dataset: str, human: str, measures: Sequence[str], *, prefix: str = "", level: str = "system",

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
+import subprocess
 from pathlib import Path
 
 import click
@@ -97,6 +99,7 @@ TEXT_COMMANDS = [
     ("held-out-ties", *DEMO, "--fraction", "0.5", "--seed", "3"),
     ("normality", "--dataset", "demo"),
     ("agreement", "--dataset", "demo"),
+    ("agreement", "--dataset", "demo", "--bins", "4", "--pairs", "200", "--baseline", "random"),
     ("derive", "scu.mean", "--dataset", "units-demo", "--from", "scu.lite", "--from", "scu.pyramid", "--as", "mean"),
     ("score", "toy", "--metric", "rouge", "--metric", "js"),
     ("score", "toy", "--metric", "regression", "--human", "pyramid", "--topic-cutoff", "2"),
@@ -111,14 +114,6 @@ TEXT_COMMANDS = [
     ("simulate", "power", "--dataset", "toy", "--human", "pyramid", "--trials", "20", "--k", "50"),
     ("correlate", "--dataset", "wmtx-en-de", "--human", "mqm.seg", "--metric", "*.seg"),
 ]
-LATEX_COMMANDS = [
-    ("evaluate", "--metric", "mymetric", *DEMO, *K, "--format", "latex"),
-    ("compare", *DEMO, "--level", "system", *K, "--format", "latex"),
-    ("ci", *DEMO, *K, "--format", "latex"),
-    ("judges", "--dataset", "judges-demo", "--k", "50", "--format", "latex"),
-    ("detection", "--dataset", "factuality", "--human", "human.label", "--positive", "1",
-     "--tune", "split=validation", "--where", "split=test", "--by", "source", "--k", "50", "--format", "latex"),
-]
 #: the commands not run here, and why (each prints at most a line of its own, checked elsewhere)
 NOT_TABLES = {
     "init": "one line (the warehouse created or up to date)",
@@ -132,7 +127,7 @@ NOT_TABLES = {
     "report": "writes an HTML page (tests/test_report*.py)",
 }
 MISSING = re.compile(r"(?<![\w.\-])(None|NaN|nan|<NA>|NaT)(?![\w.\-])")
-WHOLE = re.compile(r"(?<![\w.])\d+\.0(?![\d.%])")
+WHOLE = re.compile(r"(?<![\w.])\d+\.0(?![\d.%]| s\b)")   # not a duration (in 1.0 s)
 ONE_DECIMAL = re.compile(r"(?<![\w.])\d+\.[1-9](?![\d.])")
 
 
@@ -281,15 +276,152 @@ def test_text_output_fits(warehouse, tables_printed):
     assert not found, "\n".join(f"{args}:\n  " + "\n  ".join(bad) for args, bad in found.items())
 
 
-def test_latex_captions_are_short_and_every_float_has_a_label(warehouse):
-    for args in LATEX_COMMANDS:
-        output = run(warehouse[0], *args)
-        floats = re.findall(r"\\begin\{(table\*?|figure\*?)\}", output)
-        assert floats, args
-        assert len(re.findall(r"\\label\{tab:[a-z0-9-]+\}", output)) == len(floats), (args, output)
-        for caption in re.findall(r"^\\caption\{(.*)\}$", output, flags=re.MULTILINE):
-            assert len(caption) <= tables.CAPTION_CHARS, (args, caption)
-        assert not [line for line in output.splitlines() if MISSING.search(line)], args
+def has_latex(args: tuple[str, ...]) -> bool:
+    """Whether the command of ``args`` has ``--format latex``."""
+    command = main.commands[args[0]]
+    command = command.commands[args[1]] if isinstance(command, click.Group) else command
+    return any(p.name == "fmt" and "latex" in getattr(p.type, "choices", ()) for p in command.params)
+
+
+def _columns_of(spec: str) -> int:
+    return len(re.sub(r"[^lrcp]", "", re.sub(r"[p@]\{[^}]*\}", "p", spec)))
+
+
+def _plain_cell(cell: str) -> str:
+    """A LaTeX cell as the number or text it prints (bold, phantoms and math left out)."""
+    cell = re.sub(r"\\phantom\{[^{}]*\}", "", cell).replace(r"\textless{}", "<").replace("$-$", "-")
+    cell = re.sub(r"\\[a-zA-Z]+", "", cell.replace(r"\_", "_"))
+    return cell.replace("{", "").replace("}", "").replace("$", "").strip()
+
+
+def latex_tabulars(output: str) -> list[tuple[str, list[str], list[list[str]]]]:
+    r"""(spec, header, rows) of each tabular of ``output``: the header is the row above the first
+    ``\midrule``, the rows those under it (a row spanning columns left out)."""
+    out = []
+    for spec, body in re.findall(r"\\begin\{tabular\}\{([^\n]*)\}\n(.*?)\\end\{tabular\}", output, flags=re.S):
+        header, rows, ruled = [], [], False
+        for line in body.splitlines():
+            ruled = ruled or line.startswith(r"\midrule")
+            if line.endswith(r"\\") and r"\multicolumn" not in line:
+                cells = [_plain_cell(c) for c in re.split(r"(?<!\\)&", line[:-2])]
+                rows.append(cells) if ruled else header.__setitem__(slice(None), cells)
+        out.append((spec, header, rows))
+    return out
+
+
+def latex_problems(output: str, raw_values: bool = False) -> list[str]:
+    r"""What is wrong in a command's LaTeX: a table not in a float, a float without a ``\label``, a
+    caption over 300 characters, a missing value or a count as a float, unbalanced braces, a row
+    with another number of cells than its tabular's columns, an unescaped ``_ % # &``, and the
+    column problems of text (:func:`column_problems`: decimals, p-values)."""
+    lines = [x for x in output.splitlines() if not x.startswith("%")]
+    floats = re.findall(r"\\begin\{(table\*?|figure\*?)\}", output)
+    too_long = re.search(r"^% .*: \d+ rows, more than a page holds", output, flags=re.MULTILINE)   # not set
+    out = [] if too_long or floats and re.search(r"\\begin\{tabular\}", output) else ["no table in a float"]
+    if len(re.findall(r"\\label\{tab:[a-z0-9-]+\}", output)) != len(floats):
+        out.append("a float without a \\label")
+    captions = re.findall(r"^\\caption\{(.*)\}$", output, flags=re.MULTILINE)
+    out += [f"a caption of {len(c)} characters" for c in captions if len(c) > tables.CAPTION_CHARS]
+    out += [f"unescaped {c} in a caption: {x[:60]}" for x in captions for c in "_%#&" if re.search(rf"(?<!\\){c}", x)]
+    out += [f"a missing value: {x[:80]}" for x in lines if MISSING.search(x)]
+    out += [f"a count as a float: {x[:80]}" for x in lines if x.endswith(r"\\") and problems(x, None)]
+    depth = 0
+    for c in re.sub(r"\\[{}]", "", re.sub(r"\\\\", "", "\n".join(lines))):
+        depth += (c == "{") - (c == "}")
+        if depth < 0:
+            break
+    if depth:
+        out.append("braces unbalanced")
+    for spec, header, rows in latex_tabulars(output):
+        n = _columns_of(spec)
+        body = output.split(f"\\begin{{tabular}}{{{spec}}}", 1)[1].split(r"\end{tabular}", 1)[0]
+        for line in (x for x in body.splitlines() if x.endswith(r"\\")):
+            spans = sum(int(m) - 1 for m in re.findall(r"\\multicolumn\{(\d+)\}", line))
+            if len(re.split(r"(?<!\\)&", line)) + spans != n:
+                out.append(f"a row of other than {n} columns: {line[:80]}")
+            out += [f"unescaped {c}: {line[:80]}" for c in "_%#" if re.search(rf"(?<!\\){c}", line)]
+        rows = [r for r in rows if len(r) == n]
+        if len(header) == n:
+            out += column_problems(header, [list(c) for c in zip(*rows)] if rows else [[]] * n, raw_values)
+    return out
+
+
+def test_latex_problems_are_found():
+    good = tables.to_latex(pd.DataFrame({"metric_a": ["x_1"], "p_value": ["0.020"], "n": [3.0]}), caption="T.")
+    assert not latex_problems(good)
+    bad = (r"\begin{table}" "\n" r"\begin{tabular}{lr}" "\n" r"a_b & p\_value \\" "\n" r"\midrule" "\n"
+           r"x & 0.0000 \\" "\n" r"y & 3 & 4 \\" "\n" r"z & 261.0 \\" "\n" r"\end{tabular}" "\n"
+           r"\caption{" + "x" * 301 + "}\n" r"\end{table}" "\n")
+    found = "\n".join(latex_problems(bad + "{"))
+    for what in ("without a \\label", "caption of 301", "unescaped _", "a row of other than 2 columns",
+                 "p printed as '0.0000'", "a count as a float", "braces unbalanced"):
+        assert what in found, what
+
+
+@pytest.fixture(scope="module")
+def latex_outputs(warehouse):
+    """The LaTeX of every command of :data:`TEXT_COMMANDS` that has ``--format latex`` (the others
+    run as they are there: the set-up of the ones after them)."""
+    out = {}
+    for args in TEXT_COMMANDS:
+        latex = has_latex(args)
+        if not latex:     # a set-up (it may have run in the text test already: derive refuses a second time)
+            CliRunner().invoke(main, ["--db", str(warehouse[0]), *args])
+        else:
+            output = run(warehouse[0], *args, "--format", "latex")
+            start = next((i for i, x in enumerate(output.splitlines()) if x.startswith(("%", "\\"))), None)
+            out[" ".join(args)] = "\n".join(output.splitlines()[start:]) + "\n" if start is not None else ""
+    return out
+
+
+def test_every_command_with_latex_is_checked(latex_outputs):
+    with_latex = {name for name in every_command() if has_latex(tuple(name.split()))}
+    assert {command_of(tuple(a.split())) for a in latex_outputs} == with_latex
+    assert len(with_latex) >= 30
+
+
+def test_latex_captions_labels_numbers_and_escapes(latex_outputs):
+    found = {args: bad[:5] for args, output in latex_outputs.items()
+             if (bad := latex_problems(output, args.startswith(("results", "sql"))))}
+    assert not found, "\n".join(f"{args}:\n  " + "\n  ".join(bad) for args, bad in found.items())
+
+
+DOCUMENT = r"""\documentclass[11pt,twocolumn]{article}
+\usepackage{booktabs}
+\setlength{\textwidth}{455pt}\setlength{\columnsep}{17pt}\setlength{\columnwidth}{219pt}
+\begin{document}
+%s
+\end{document}
+"""
+
+
+@pytest.mark.skipif(shutil.which("pdflatex") is None,
+                    reason="pdflatex not installed (apt-get install texlive-latex-recommended)")
+def test_latex_compiles_without_an_overfull_box_in_a_two_column_paper(latex_outputs, tmp_path):
+    r"""Each command's LaTeX in an ACL-sized two-column article (\columnwidth 219 pt, \textwidth
+    455 pt): no error, no overfull box (a ``table`` fits the column, a ``table*`` the page)."""
+    found = {}
+    for n, (args, output) in enumerate(latex_outputs.items()):
+        (tmp_path / f"t{n}.tex").write_text(DOCUMENT % output)
+        done = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", f"t{n}.tex"],
+                              cwd=tmp_path, capture_output=True, text=True, timeout=120)
+        log = (tmp_path / f"t{n}.log").read_text(errors="replace").splitlines()
+        bad = [x for x in log if x.startswith("!") or x.startswith("Overfull")]
+        if done.returncode or bad:
+            found[args] = bad[:3] or [done.stdout[-300:]]
+    assert not found, found
+
+
+def test_no_table_is_printed_by_pandas():
+    """Every text table goes through the text table helper (:func:`metaeval.analyses.plain.fit`:
+    it fits the terminal, prints no None / NaN, counts as integers), never ``DataFrame.to_string``
+    or ``print``."""
+    found = [f"{path}:{n}" for folder in ("warehouse", "ingest", "analyses", "runs", "cli")
+             for path in sorted((ROOT / folder).rglob("*.py"))
+             for n, line in enumerate(path.read_text().splitlines(), 1)
+             if re.search(r"\.to_string\(|(?<![\w.])print\(", line.split("#")[0]) and '"""' not in line
+             and "``" not in line]
+    assert not found, found
 
 
 def test_wide_prints_everything(warehouse):
@@ -377,3 +509,27 @@ def test_markdown_captions_are_cut_as_latex_ones():
     assert shown.startswith("Correlation with h on d.") and len(shown) <= tables.CAPTION_CHARS
     assert comment.startswith("<!-- ") and "signature metaeval:1|evaluate." in comment and comment.endswith(" -->")
     assert text.split("\n")[3].startswith("| a |")
+
+
+def test_a_wide_latex_table_of_rows_is_set_in_column_blocks_with_long_texts_as_paragraphs():
+    frame = pd.DataFrame({"method": ["t-test", "wilcoxon"], **{f"statistic_{i}": [0.5, 0.25] for i in range(20)},
+                          "tiny": [0.5, 1e-7], "note": ["a long note " * 20, "x"], "hash": ["ab" * 32, "cd" * 32]})
+    latex = tables.to_latex(frame, caption="Tests between systems: conventions.")
+    found = latex_tabulars(latex)
+    assert len(found) > 1 and all(header[0] == "method" for _, header, _ in found)    # the key leads each block
+    assert "p{150pt}" in latex and "abababababababab\\allowbreak{}" in latex and not latex_problems(latex)
+    assert "5.000e-01" in latex and "1.000e-07" in latex             # one number of decimals in a column
+    assert tables.to_latex(frame.iloc[:0].reindex(range(201)), caption="t.").startswith("% t: 201 rows")
+
+
+def test_a_familys_latex_leaves_its_bookkeeping_to_json_and_prints_p_at_its_resolution():
+    from types import SimpleNamespace
+
+    from metaeval.runs.families import Family
+
+    frame = pd.DataFrame({"method": ["perm"], "k": [50], "p_value": [0.0], "p_adjusted": [0.5], "result_id": [3],
+                          "fingerprint": ["ab" * 32]})
+    latex = Family.present(SimpleNamespace(summary="Tests between systems.", name="x"), frame, "latex")
+    assert "% (result_id, fingerprint: in the json and csv formats)" in latex and "abab" not in latex
+    assert r"\textless{}0.02" in latex and "0.500" in latex and r"\caption{Tests between systems.}" in latex
+    assert not latex_problems(latex)

@@ -33,6 +33,7 @@ def db(tmp_path_factory):
         run(path, "ingest", "preferences", EXAMPLES / "preferences.csv", "--dataset", "judges-demo")
         run(path, "ingest", "units", EXAMPLES / "units.csv", "--dataset", "units-demo", "--prefix", "scu")
         run(path, "ingest", "mqm", EXAMPLES / "mqm-metric.tsv", "--dataset", "spans-only", "--judge", "xcomet")
+        run(path, "ingest", "preferences", EXAMPLES / "alpaca.csv", "--dataset", "votes-gpt4", "--judge", "gpt4")
     return path
 
 
@@ -65,6 +66,13 @@ REFUSALS = [
     (("optimal-set", "--dataset", "demo", "--human", "expert.relevance"), "run winners first"),
     (("winners", "--dataset", "factuality", "--human", "consistency-detector"), "metaeval"),
     (("ci", "--dataset", "demo", "--human", "expert.relevance", "--k", "5"), "--k 39"),
+    # read in the sweep of cli/ runs/ ingest/ (issue 34, item 5's leftovers): each names its fix now
+    (("judge-leaderboard", "--dataset", "votes-gpt4"), "`metaeval ingest preferences FILE --dataset votes-gpt4`"),
+    (("judges", "--dataset", "votes-gpt4"), "`metaeval ingest preferences FILE --dataset votes-gpt4`"),
+    (("compare", "--dataset", "demo", "--human", "expert.relevance", "--metric", "sim-high.f1"), "--metric GLOB"),
+    (("winners", "--dataset", "demo", "--human", "expert.relevance", "--metric", "sim-high.f1"), "--metric GLOB"),
+    (("agreement", "--dataset", "demo", "--metric", "sim-high.f1"), "--metric GLOB"),
+    (("ingest", "preferences", EXAMPLES / "alpaca.csv", "--dataset", "alpaca-2"), "--judge NAME"),
 ]
 
 

@@ -94,18 +94,17 @@ def _print(rows: pd.DataFrame, by_property: pd.DataFrame, n_metrics: int, obj: C
 
 
 def _print_curves(curves: pd.DataFrame) -> None:
-    """Mean over metric pairs of each statistic per bin, one table per protocol and baseline."""
-    import pandas as pd
-
+    """Mean over metric pairs of each statistic per bin, one table per protocol and baseline
+    (3 decimals, through the text table helper: it fits the terminal)."""
     if curves.empty:
         return
-    with pd.option_context("display.max_rows", None, "display.width", 100, "display.float_format", "{:.3f}".format):
-        for (protocol, baseline), g in curves.groupby(["protocol", "baseline"], sort=False):
-            table = g.pivot_table(index=["bin", "lower", "upper"], columns="statistic", values="value", aggfunc="mean")
-            scores = "Uniform(0, 1) random scores" if baseline == "random" else "the metrics' scores"
-            click.echo(f"\n{protocol} bins, {scores} (mean over metric pairs):")
-            click.echo(table.reset_index().to_string(index=False))
-    click.echo("(table agreement_curves: per metric pair, with counts)")
+    for (protocol, baseline), g in curves.groupby(["protocol", "baseline"], sort=False):
+        table = g.pivot_table(index=["bin", "lower", "upper"], columns="statistic", values="value", aggfunc="mean")
+        scores = "Uniform(0, 1) random scores" if baseline == "random" else "the metrics' scores"
+        say(f"\n{protocol} bins, {scores} (mean over metric pairs):")
+        table.columns.name = None
+        show(table.reset_index().round(3), "text")
+    say("(table agreement_curves: per metric pair, with counts)")
 
 
 COMMANDS = [agreement_command]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from metaeval.cli.app import Context, FiniteFloatRange, LazyChoice, _command_line, say
+from metaeval.cli.app import Context, FiniteFloatRange, LazyChoice, _command_line, say, show
 from metaeval.cli.progress import terminal_progress
 
 
@@ -171,7 +171,8 @@ def _sweep(obj: Context, dataset, human, measures, prefix, stem):
         frame = sera_runs.sweep(wh, dataset, human, measures, prefix=prefix, progress=terminal_progress())
     wide = frame.pivot_table(index="cutoff", columns=["variant", "coefficient"], values="value", dropna=False)
     click.echo(f"system-level correlation with {human} against the cut-off (stored in correlations):")
-    click.echo(wide.round(3).to_string(na_rep="undefined"))
+    wide.columns = [f"{variant} {coefficient}" for variant, coefficient in wide.columns]
+    show(wide.round(3).reset_index(), "text")          # the text table helper: fits, missing cells empty
     if stem is not None:
         from metaeval.analyses import figures
         from metaeval.analyses.text import sera_sweep
