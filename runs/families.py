@@ -308,7 +308,7 @@ class Family:
         from metaeval.analyses import tables
 
         blocks = list(outcome.items()) if isinstance(outcome, Mapping) else [(None, outcome)]
-        hidden = []
+        hidden, original = [], blocks
         if fmt in ("text", "table", "latex"):     # a reader's table: the bookkeeping columns only in json / csv
             hidden = sorted({c for _, f in blocks for c in getattr(f, "columns", ()) if c in BOOKKEEPING},
                             key=BOOKKEEPING.index)
@@ -317,8 +317,13 @@ class Family:
         note = f"({', '.join(hidden)}: in the json and csv formats)" if hidden else ""
         if fmt == "latex":
             title = self.summary.rstrip(".") or self.name
-            return "".join(tables.to_latex(latex_frame(f), caption=f"{title}" + (f" ({name})." if name else "."),
-                                           comment=note) for name, f in blocks if f is not None)
+            out = []
+            for (name, f), (_, whole) in zip(blocks, original):
+                if f is not None:
+                    f, settings = latex_settings(f, {o.name for o in self.options})
+                    out.append(tables.to_latex(latex_frame(f), caption=f"{title}" + (f" ({name})." if name else "."),
+                                               comment=" ".join(x for x in (latex_note(whole), note, settings) if x)))
+            return "".join(out)
         text = (tables.render_blocks(blocks, fmt) if isinstance(outcome, Mapping)
                 else tables.render(blocks[0][1], fmt))
         return text + (note + "\n" if note else "")
@@ -339,6 +344,62 @@ class Family:
 #: left out of a family's text table (:meth:`Family.present`), in its json and csv.
 BOOKKEEPING: tuple[str, ...] = ("result_id", "run_id", "fingerprint", "conventions", "parameters")
 _P_COLUMN = re.compile(r"^p(_|$)|p_?value|^p_adj")
+
+
+def latex_note(frame) -> str:
+    """The "cannot resolve" line of a table's stored rows (:func:`conclusions.stored_note` of the
+    first row whose conventions record an unresolvable family), for the LaTeX comment: the text
+    output says it under the table; a paper's author reads it above the float. '' otherwise."""
+    if frame is None or not hasattr(frame, "columns") or "conventions" not in frame.columns:
+        return ""
+    from metaeval.analyses import conclusions
+
+    for i in range(len(frame)):
+        row = frame.iloc[i]
+        correction = row["correction"] if "correction" in frame.columns else None
+        alpha = row["alpha"] if "alpha" in frame.columns else parameters.DEFAULT_ALPHA
+        if isinstance(correction, str):
+            said = conclusions.stored_note(row["conventions"], correction, alpha)
+            if said:
+                return f"(no groups, ranks or verdicts: {said})"
+    return ""
+
+
+#: Columns that state how a table was made rather than a result: moved to the LaTeX comment when
+#: they hold one value on every row (:func:`latex_settings`), as are the family's options.
+SETTINGS: tuple[str, ...] = ("dataset", "human", "level", "method", "k", "seed", "alpha", "correction",
+                             "n_valid", "scale", "variant", "alternative")
+
+
+def latex_settings(frame, options=()) -> tuple:
+    """(``frame`` without the setting columns (:data:`SETTINGS`, ``options``: the family's option
+    names) that hold one value on every row, and without the columns empty on every row; a ``%``
+    comment naming them, with their value): in a paper's table a setting shared by every row (the
+    dataset, k, the seed, the correction) is said once, not repeated down a column; a result
+    column stays even when constant. A table of fewer than two rows is left whole (every column is then constant)."""
+    import pandas as pd
+
+    if frame is None or not hasattr(frame, "columns") or len(frame) < 2:
+        return frame, ""
+
+    def said(v) -> str:
+        if isinstance(v, float):
+            return f"{int(v):d}" if v.is_integer() else f"{v:g}"
+        return " ".join(str(v).split())
+
+    same, empty = [], []
+    for c in frame.columns:
+        values = frame[c]
+        if values.isna().all() or all(v is None or said(v) == "" for v in values if not pd.isna(v)):
+            empty.append(str(c))
+        elif (c in SETTINGS or c in options) and values.nunique(dropna=False) == 1:
+            same.append(f"{c}={said(values.iloc[0])}")
+    dropped = [c for c in frame.columns if str(c) in empty or any(x.startswith(f"{c}=") for x in same)]
+    if len(dropped) == len(frame.columns):
+        return frame, ""
+    said = ([f"(the same on every row: {', '.join(same)})"] if same else []) + \
+        ([f"(not set: {', '.join(empty)})"] if empty else [])
+    return frame.drop(columns=dropped), " ".join(said)
 
 
 def latex_frame(frame):

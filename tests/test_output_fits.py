@@ -529,7 +529,38 @@ def test_a_familys_latex_leaves_its_bookkeeping_to_json_and_prints_p_at_its_reso
 
     frame = pd.DataFrame({"method": ["perm"], "k": [50], "p_value": [0.0], "p_adjusted": [0.5], "result_id": [3],
                           "fingerprint": ["ab" * 32]})
-    latex = Family.present(SimpleNamespace(summary="Tests between systems.", name="x"), frame, "latex")
+    latex = Family.present(SimpleNamespace(summary="Tests between systems.", name="x", options=()), frame, "latex")
     assert "% (result_id, fingerprint: in the json and csv formats)" in latex and "abab" not in latex
     assert r"\textless{}0.02" in latex and "0.500" in latex and r"\caption{Tests between systems.}" in latex
+    assert not latex_problems(latex)
+
+
+def test_a_familys_latex_says_shared_settings_once_and_keeps_every_result_column():
+    """A setting column holding one value on every row (k, the dataset, a family's option) goes
+    to the float's comment with its value, an empty column is named as not set, a constant
+    result column stays in the table, and a family that cannot resolve says so above the float."""
+    import json
+    from types import SimpleNamespace
+
+    from metaeval.analyses.stats.resolution import Resolution
+    from metaeval.runs.families import Family, Option
+
+    res = Resolution("count", 100, "holm", 10, 0.05, 0.01, 0.005, False, 200)
+    frame = pd.DataFrame({"dataset": ["d", "d"], "system": ["a", "b"], "rating": [1010.5, 990.25],
+                          "votes": [7, 7], "ties": ["half", "half"], "k": [100, 100], "correction": ["holm", "holm"],
+                          "alpha": [0.05, 0.05], "cluster": [None, None],
+                          "conventions": [json.dumps({"resolution": res.as_dict()})] * 2})
+    family = SimpleNamespace(summary="Ratings.", name="x", options=(Option("ties", default="half"),))
+    latex = Family.present(family, frame, "latex")
+    comment = " ".join(line[1:].strip() for line in latex.splitlines() if line.startswith("%"))
+    body = "\n".join(line for line in latex.splitlines() if not line.startswith("%"))
+    for said in ("dataset=d", "ties=half", "k=100", "correction=holm", "alpha=0.05"):
+        assert said in comment
+    assert "not set: cluster" in comment
+    assert "cannot resolve at k = 100" in comment and "1 / k = 0.01" in comment and "k >= 200" in comment
+    header = next(line for line in body.splitlines() if "rating" in line)
+    assert header.split("&")[0].strip() == "system" and "votes" in header      # a constant result column stays
+    assert "dataset" not in header and "ties" not in header and "cluster" not in header
+    one = Family.present(family, frame.head(1), "latex")                        # one row: every column kept
+    assert "dataset" in next(line for line in one.splitlines() if "rating" in line)
     assert not latex_problems(latex)

@@ -26,6 +26,10 @@ PURPOSES = ("interval", "test")
 #: How a method's p-value is formed from its resamples.
 PVALUE_FORMULAS = {"add-one": "(1 + count) / (1 + k)", "count": "count / k", "parametric": "closed form"}
 
+#: The smallest attainable p-value of each formula, written out: add-one's with a count of 0; a
+#: count's 0 means "below 1/k", so its resolution is 1/k (:func:`pvalue_resolution`).
+_SMALLEST = {"add-one": "(1 + 0) / (1 + k)", "count": "1 / k"}
+
 #: Relative slack for the floating-point quotients below (2 / 0.05 = 40 must give 40, not 41).
 _SLACK = 1e-9
 
@@ -108,7 +112,7 @@ class Resolution:
                     f"{self.correction} threshold {self.needed_p:.3g} ({self.m} tests, alpha {self.alpha:g})")
         return (f"no test of this family can be significant (it cannot resolve at k = {self.k}): its smallest "
                 f"attainable p-value "
-                f"{PVALUE_FORMULAS[self.formula].replace('count', '0')} = {self.smallest_p:.3g} (k = {self.k}) is above "
+                f"{_SMALLEST[self.formula]} = {self.smallest_p:.3g} (k = {self.k}) is above "
                 f"the {self.correction} threshold {self.needed_p:.3g} (alpha {self.alpha:g}, {self.m} tests); "
                 f"k >= {self.k_needed} resamples would be needed")
 
