@@ -63,7 +63,13 @@ ORIENTATION = "measures whose direction is 'lower' (lower is better) are negated
 #: strength or rank (preference_rankings NULL, schema 6); input_significance's conventions add the counts
 #: by sign. Elsewhere the rows are bit-identical (bench/engine_identity.py --with-examples; the all-pairs
 #: batching of evaluate reproduces the per-pair numbers exactly).
-SAME_RESULTS_AS = ("0.8.0",)
+#: 0.9.0: new families and options (schema 8: aggregate on pairwise accuracy), and three changes to what
+#: 0.8.0 stored, so its results are recomputed, not reused: the leaderboard's bootstrap rounds start at
+#: the observed fit (lower/upper move by at most 9.1e-13 Elo); raters' span agreement leaves out source
+#: characters where no rater marks the source (ESA); the "cannot resolve" line of a count p-value says
+#: its smallest attainable value is 1 / k (0.8.0 wrote "0 / k = 0.01" in stored conventions); the
+#: summary-level bootstrap sums by einsum (the BLAS product's last bit depended on the thread count).
+SAME_RESULTS_AS = ("0.9.0",)
 #: SQL condition on a results table: the row was written by one of those versions. Results are
 #: reused only under it, so an upgrade that changes a computation never serves old numbers.
 THIS_VERSION = "run_id IN (SELECT run_id FROM analysis_runs WHERE list_contains($versions, version))"
