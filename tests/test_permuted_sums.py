@@ -139,3 +139,27 @@ def test_shared_intervals_within_1e12(summeval, monkeypatch):
     monkeypatch.setenv(allpairs.ENVIRONMENT, "shared")
     for f, s in zip(fast, intervals()):
         assert abs(f.lower - s.lower) <= 1e-12 and abs(f.upper - s.upper) <= 1e-12 and f.conventions == s.conventions
+
+
+@pytest.mark.parametrize("level", ["system", "summary"])
+def test_a_pair_deltas_do_not_depend_on_its_block(summeval, level, monkeypatch):
+    """A pair's deltas are the same bits whatever other pairs are computed with it and however
+    many masks a batch holds: the blocks of an all-pairs run on workers (runs/pair_blocks.py)
+    store the numbers of the whole run in one process."""
+    monkeypatch.setattr(permuted_sums, "KENDALL_SUMMARY", True)
+    metrics, Z = summeval
+    metrics = [*metrics, np.round(metrics[0], 1), metrics[2] * 0.5 + metrics[0]]
+    standard = [hypothesis.standardize(X) for X in metrics]
+    (mask,) = resampling.permutation_masks(np.random.default_rng(6), 60, *Z.shape, "both")
+    everything = list(itertools.combinations(range(len(metrics)), 2))
+    for name in COEFFICIENTS:
+        coef = coefficient_iv(name)
+        whole = permuted_sums.pairs_evaluator(standard, Z, level, coef)[0](mask)
+        for pairs in (everything[3:5], everything[::-3], [everything[7]]):
+            used = sorted({i for pair in pairs for i in pair})
+            local = [(used.index(i), used.index(j)) for i, j in pairs]
+            evaluate = permuted_sums.pairs_evaluator([standard[i] for i in used], Z, level, coef, local)[0]
+            for batch in (slice(0, 60), slice(0, 7), slice(7, 8), slice(8, 60)):
+                part = evaluate(mask[batch])
+                for p, pair in enumerate(pairs):
+                    assert _same(part[p], whole[everything.index(pair)][batch]), (name, pair, batch)

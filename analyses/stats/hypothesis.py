@@ -267,14 +267,16 @@ def _permutation_samples(X, Y, Z, level, coef, method, seq, variant, batch_size,
     return delta, r_xz, r_yz, np.concatenate(parts)
 
 
-def _all_pairs_samples(metrics: list[np.ndarray], Z, level, coef, method, seq, variant, batch_size, k) -> dict | None:
+def _all_pairs_samples(metrics: list[np.ndarray], Z, level, coef, method, seq, variant, batch_size, k,
+                       pairs: list[tuple[int, int]] | None = None) -> dict | None:
     """{(i, j): (delta, r_xz, r_yz, samples)} of the permutation test of every pair i < j of
-    ``metrics`` against Z, computed together (:func:`.permuted_sums.pairs_evaluator`: the
-    numbers of :func:`_permutation_samples` with ``linear``); None where that does not apply."""
+    ``metrics`` (or of ``pairs``) against Z, computed together (:func:`.permuted_sums.pairs_evaluator`:
+    the numbers of :func:`_permutation_samples` with ``linear``); None where that does not apply."""
     import itertools
 
     standard = [standardize(X) for X in metrics]
-    evaluator = permuted_sums.pairs_evaluator(standard, Z, level, coef)
+    pairs = list(itertools.combinations(range(len(metrics)), 2)) if pairs is None else list(pairs)
+    evaluator = permuted_sums.pairs_evaluator(standard, Z, level, coef, pairs)
     if evaluator is None:
         return None
     evaluate, per_resample = evaluator
@@ -283,7 +285,6 @@ def _all_pairs_samples(metrics: list[np.ndarray], Z, level, coef, method, seq, v
     stream = resampling.ResampleStream(
         seq, partial(resampling.permutation_masks, n_systems=n_sys, n_inputs=n_in, method=method, variant=variant))
     size = batch_size or _engine.default_batch_size(per_resample)
-    pairs = list(itertools.combinations(range(len(metrics)), 2))
     samples = np.empty((len(pairs), k))
     for start in range(0, k, size):
         stop = min(k, start + size)
