@@ -171,7 +171,7 @@ def test_all_pairs_on_workers_in_blocks_equal_one_process(tmp_path, monkeypatch)
     monkeypatch.setattr(permuted_sums, "pairs_evaluator", counted)
     dumps = []
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, protocol="tcp",
-                                  host="127.0.0.1", dashboard_address=None) as cluster:
+                                  host="127.0.0.1", dashboard_address=":0") as cluster:
         for scheduler in (None, cluster.scheduler_address):
             path = tmp_path / f"w{len(dumps)}.duckdb"
             Store.create(path).close()

@@ -163,3 +163,19 @@ def test_a_pair_deltas_do_not_depend_on_its_block(summeval, level, monkeypatch):
                 part = evaluate(mask[batch])
                 for p, pair in enumerate(pairs):
                     assert _same(part[p], whole[everything.index(pair)][batch]), (name, pair, batch)
+
+
+def test_all_pairs_in_groups_equal_all_pairs_at_once(summeval, monkeypatch):
+    """The pairs of one process' batch computed PAIR_GROUP at a time (bounded memory) are the
+    numbers of all of them at once."""
+    metrics, Z = summeval
+    seq = np.random.SeedSequence(4)
+    for level in ("system", "summary"):
+        coef = coefficient_iv("spearman")
+        whole = hypothesis._all_pairs_samples(metrics, Z, level, coef, "both", seq, "paper", None, 50)
+        monkeypatch.setattr(permuted_sums, "PAIR_GROUP", 4)
+        grouped = hypothesis._all_pairs_samples(metrics, Z, level, coef, "both", seq, "paper", None, 50)
+        monkeypatch.undo()
+        assert whole.keys() == grouped.keys() and len(whole) == 6
+        for pair, (delta, r_x, r_y, samples) in whole.items():
+            assert grouped[pair][:3] == (delta, r_x, r_y) and _same(grouped[pair][3], samples), (level, pair)
