@@ -179,3 +179,28 @@ def test_all_pairs_in_groups_equal_all_pairs_at_once(summeval, monkeypatch):
         assert whole.keys() == grouped.keys() and len(whole) == 6
         for pair, (delta, r_x, r_y, samples) in whole.items():
             assert grouped[pair][:3] == (delta, r_x, r_y) and _same(grouped[pair][3], samples), (level, pair)
+
+
+def test_summary_bootstrap_sums_do_not_depend_on_blas_threads(tmp_path):
+    """The linear sums of a summary-level Pearson bootstrap are the same bits with one BLAS
+    thread (a Dask worker's) or two (a command's): ``evaluate --all-pairs`` stores the same
+    intervals on workers as in one process."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("import sys, numpy as np\n"
+            "from metaeval.analyses.stats import allpairs, bootstrap_ci\n"
+            "rng = np.random.default_rng(37)\n"   # bench_allpairs.py's metric.64: one resample of 100 differed
+            "Z = rng.normal(0, 1, (24, 1)) + rng.normal(0, 1, (24, 100))\n"
+            "X = [Z + rng.normal(0, 0.5 + m / 10, Z.shape) for m in range(65)][-1]\n"
+            "with allpairs.sharing(path=''):\n"
+            "    r = bootstrap_ci(X, Z, 'summary', 'pearson', 'both', k=100, seed=0)\n"
+            "np.save(sys.argv[1], r.samples)\n")
+    samples = []
+    for threads in ("1", "2"):
+        path = tmp_path / f"{threads}.npy"
+        subprocess.run([sys.executable, "-c", code, str(path)], check=True,
+                       env={**os.environ, "OPENBLAS_NUM_THREADS": threads, "OMP_NUM_THREADS": threads})
+        samples.append(np.load(path))
+    assert _same(*samples)
