@@ -313,7 +313,8 @@ def _stage_relation(con, relation: str, columns: list[str], typed: bool, file: s
             raise
         raise Unsure(str(exc)) from None
     try:
-        return _validated(con, raw, file, human, lower, wide, "input" in columns, origin, check_duplicates)
+        return _validated(con, raw, file, human, lower, wide, "input" in columns, origin, check_duplicates,
+                          labelled=not wide and bool({"annotator", "kind"} & set(columns)))
     except BaseException as exc:
         con.execute(f"DROP VIEW IF EXISTS _cells_{origin}")
         con.execute(f"DROP VIEW IF EXISTS {raw}")
@@ -371,9 +372,10 @@ def _select(con, relation: str, columns: list[str], typed: bool, flagged: bool) 
 
 
 def _validated(con, raw: str, file: str, human, lower, wide: bool, has_input: bool, origin: int,
-               check_duplicates: bool = True) -> Batch:
+               check_duplicates: bool = True, labelled: bool = True) -> Batch:
     """The checks of :func:`parse`, in SQL, on the staged rows; :class:`Unsure` if any fails
-    (cells given twice: only with ``check_duplicates``)."""
+    (cells given twice: only with ``check_duplicates``). ``labelled``: the rows may have a kind
+    or an annotator (else a row is a judgment exactly when ``human`` matches its measure)."""
     duplicates = ("count(*) - count(DISTINCT hash(system, input, measure, annotator))" if check_duplicates
                   else "0")
     # one scan for the row checks and the distinct ids, one GROUP BY for the measures' kinds (the
@@ -404,14 +406,20 @@ def _validated(con, raw: str, file: str, human, lower, wide: bool, has_input: bo
     measures = ids["measure"]
     globbed = "[" + ", ".join(f"'{_escape(m)}'" for m in measures if matches(m, human)) + "]"
     view = f"_cells_{origin}"
-    con.execute(
-        f"""CREATE OR REPLACE TEMP VIEW {view} AS
-            SELECT system, input, measure,
-                   CASE WHEN kind = 'human' OR annotator IS NOT NULL
-                          OR (kind IS NULL AND list_contains({globbed}, measure))
-                        THEN coalesce(annotator, '0') END AS annotator,
-                   value, CAST(NULL AS BIGINT) AS line
-            FROM {raw}""")
+    if labelled:
+        cells = f"""SELECT system, input, measure,
+                           CASE WHEN kind = 'human' OR annotator IS NOT NULL
+                                  OR (kind IS NULL AND list_contains({globbed}, measure))
+                                THEN coalesce(annotator, '0') END AS annotator,
+                           value, CAST(NULL AS BIGINT) AS line
+                    FROM {raw}"""
+    else:  # the same rows, as two parts: load's scans of the scores (annotator NULL) and of the
+        # judgments each read one part, filtered on the measure in the scan (1.5 s of CPU less on 22M rows)
+        cells = " UNION ALL ".join(
+            f"""SELECT system, input, measure, {label} AS annotator, value, CAST(NULL AS BIGINT) AS line
+                FROM {raw} WHERE {test}list_contains({globbed}, measure)"""
+            for label, test in (("CAST(NULL AS VARCHAR)", "NOT "), ("'0'", "")))
+    con.execute(f"CREATE OR REPLACE TEMP VIEW {view} AS {cells}")
     kinds = _kinds(given, human)
     if any(some != every for _, some, every, _ in kinds):
         raise Unsure("a measure with rows of both kinds")
@@ -425,6 +433,7 @@ def _validated(con, raw: str, file: str, human, lower, wide: bool, has_input: bo
                                "direction": ["lower" if matches(m, lower) else "higher" for m, *_ in kinds]},
                               columns=["name", "kind", "direction"]),
         cells_table=view, cell_counts=(rows - judgments, judgments), unique_cells=check_duplicates,
+        cell_inputs=ids["input"],
     )
 
 
