@@ -19,8 +19,9 @@ largest absolute differences)::
 
     python bench/bench_allpairs.py --metrics 10 --metrics 40 --k 1000
 
-``--local-cluster 2`` runs the default path's tasks on a Dask LocalCluster instead (the command's
-CPU and its workers' are reported; the workers test each pair on its own)::
+``--local-cluster 2`` runs the default path in one process and then with its tasks on a Dask
+LocalCluster of 2 worker processes (the command's CPU and its workers' are reported; the workers
+compute blocks of 128 pairs batched, runs/pair_blocks.py), and compares what they stored::
 
     python bench/bench_allpairs.py --metrics 100 --k 100 --local-cluster 2
 
@@ -103,9 +104,10 @@ def run(metaeval: str, workdir: Path, csv: Path, name: str, k: int, env: dict) -
     return figures, stored(db)
 
 
-def dask_run(args, metaeval: str, csv: Path, metrics: int) -> None:
+def dask_run(args, metaeval: str, csv: Path, metrics: int) -> tuple:
     """The default path with its tasks on a LocalCluster (``$METAEVAL_SCHEDULER``): the command's
-    CPU, wall and RSS, and the CPU seconds its workers spent (psutil, before and after)."""
+    CPU, wall and RSS, and the CPU seconds its workers spent (psutil, before and after); the
+    stored rows."""
     from distributed import Client, LocalCluster
 
     def worker_cpu() -> float:
@@ -118,10 +120,12 @@ def dask_run(args, metaeval: str, csv: Path, metrics: int) -> None:
                       dashboard_address=None) as cluster, Client(cluster) as client:
         before = sum(client.run(worker_cpu).values())
         env = {**os.environ, "METAEVAL_ALLPAIRS": "", "METAEVAL_SCHEDULER": cluster.scheduler_address}
-        figures, _ = run(metaeval, args.workdir, csv, f"dask-{metrics}", args.k, env)
+        figures, rows = run(metaeval, args.workdir, csv, f"dask-{metrics}", args.k, env)
         workers = sum(client.run(worker_cpu).values()) - before
     print(f"| {metrics} | {metrics * (metrics - 1) // 2} | {args.k} | dask x{args.local_cluster} | "
-          f"{figures['cpu']:.1f} + workers {workers:.1f} | {figures['wall']:.1f} | {figures['rss_gb']:.2f} |", flush=True)
+          f"{figures['cpu']:.1f} + workers {workers:.1f} = {figures['cpu'] + workers:.1f} | {figures['wall']:.1f} | "
+          f"{figures['rss_gb']:.2f} |", flush=True)
+    return rows
 
 
 def main() -> None:
@@ -147,7 +151,11 @@ def main() -> None:
         generate(csv, args.systems, args.inputs, metrics, args.seed)
         paths = [("linear", mine, {**os.environ, "METAEVAL_ALLPAIRS": ""})]
         if args.local_cluster:
-            dask_run(args, mine, csv, metrics)
+            figures, local = run(mine, args.workdir, csv, f"linear-{metrics}", args.k, paths[0][2])
+            print(f"| {metrics} | {metrics * (metrics - 1) // 2} | {args.k} | linear, one process | "
+                  f"{figures['cpu']:.1f} | {figures['wall']:.1f} | {figures['rss_gb']:.2f} |", flush=True)
+            rows = dask_run(args, mine, csv, metrics)
+            print(f"|   | stored values on dask: {differences(local, rows)} | | | | | |", flush=True)
             continue
         if not args.skip_baseline:
             paths.append(("shared", args.baseline or mine, {**os.environ, "METAEVAL_ALLPAIRS": "shared"}))

@@ -88,6 +88,9 @@ def main() -> None:
     parser.add_argument("--no-correlate", action="store_true")
     parser.add_argument("--jsonl", action="store_true", help="Also time the same rows as a JSONL table.")
     parser.add_argument("--bad", action="store_true", help="Also time the diagnosis of a file with a bad last line.")
+    parser.add_argument("--baseline", default=None, metavar="METAEVAL",
+                        help="Also time this metaeval executable's ingest (e.g. another checkout's venv), in the "
+                             "same alternation: before and after a change under the same load.")
     parser.add_argument("--no-compile", action="store_true",
                         help="Do not write the package's bytecode first (bench_startup.compile_package).")
     args = parser.parse_args()
@@ -118,14 +121,21 @@ def main() -> None:
         code = (f"import duckdb; con = duckdb.connect({str(plain)!r}); "
                 f"con.execute(\"CREATE TABLE t AS SELECT * FROM read_csv('{csv}')\"); con.close()")
         ingest = [metaeval, "--db", str(warehouse), "ingest", "table", str(csv), "--dataset", "bench", "--human", "human"]
-        duck_runs, ingest_runs = [], []
+        duck_runs, ingest_runs, base_runs = [], [], []
         for _ in range(args.repeat):  # alternated, so that a change in the machine's load touches both alike
             duck_runs.append(timed([sys.executable, "-c", code], fresh))
             ingest_runs.append(timed(ingest, fresh))
+            if args.baseline:
+                base_runs.append(timed([args.baseline, *ingest[1:]], fresh))
         t_duck, m_duck = statistics.median(c for c, _ in duck_runs), max(m for _, m in duck_runs)
         t_ing, m_ing = statistics.median(c for c, _ in ingest_runs), max(m for _, m in ingest_runs)
         line = {"rows": n, "MB": size, "duckdb_s": t_duck, "duckdb_gb": m_duck, "ingest_s": t_ing, "ingest_gb": m_ing,
                 "duckdb_all": [c for c, _ in duck_runs], "ingest_all": [c for c, _ in ingest_runs]}
+        if base_runs:
+            t_base = statistics.median(c for c, _ in base_runs)
+            print(f"{n:,} rows: baseline ingest table {t_base:.2f} s {max(m for _, m in base_runs):.2f} GB "
+                  f"({t_base / t_duck:.2f}× the CPU time; runs {', '.join(f'{c:.2f}' for c, _ in base_runs)})",
+                  flush=True)
         if not args.no_correlate:
             line["correlate_s"], line["correlate_gb"] = timed(
                 [metaeval, "--db", str(warehouse), "correlate", "--dataset", "bench", "--human", "human"])

@@ -32,6 +32,7 @@ import glob
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -41,7 +42,8 @@ import pandas as pd
 from metaeval.analyses import conclusions, ranking, signature
 from metaeval.errors import Argument, Message, WarehouseError
 from metaeval.analyses.stats import allpairs, vocabulary
-from metaeval.runs import comparisons, correlations, engine, intervals, parameters, runner, selection
+from metaeval.runs import (comparisons, correlations, engine, executors, intervals, pair_blocks, parameters, runner,
+                           selection)
 
 if TYPE_CHECKING:
     from metaeval.runs.runner import ProgressFactory
@@ -287,6 +289,9 @@ def _plan(wh: Store, request: Request, *, measures: pd.DataFrame | None = None) 
     if data is not None:
         for analysis in analyses.values():
             runner.planned(data, scope, analysis)  # its checks (inputs enough to resample, ...)
+    # on workers, in blocks sharing their resamples as one process does (runs/pair_blocks.py)
+    analyses["ci"].units = pair_blocks.chunk_units
+    analyses["compare"].units = partial(pair_blocks.pair_units, system_inputs=o["system_inputs"])
     return _Plan(scope, data, skipped, focus, analyses)
 
 
@@ -316,8 +321,8 @@ def run_request(wh: Store, request: Request, *, jobs: int = 1, force: bool = Fal
         plan = planned[0]
     scope, focus = plan.scope, plan.focus
     with allpairs.sharing() as shared:   # the pairs' common resamples computed once (analyses/stats/allpairs.py)
-        if shared is not None and plan.data is not None and jobs == 1:
-            _offer(shared, plan.data, scope, o["system_inputs"])
+        if shared is not None and plan.data is not None and jobs == 1 and not executors.of(wh).distributed:
+            _offer(shared, plan, o["system_inputs"])
         outcomes = dict(zip(plan.analyses, engine.run_all(wh, scope, list(plan.analyses.values()), data=plan.data,
                                                           skipped=plan.skipped, jobs=jobs, force=force,
                                                           progress=progress)))
@@ -342,16 +347,15 @@ def run_request(wh: Store, request: Request, *, jobs: int = 1, force: bool = Fal
                       ceiling)
 
 
-def _offer(shared: allpairs.Shared, data: selection.Data, scope: selection.Scope, system_inputs: str) -> None:
-    """Offer the scope's metrics, as each level's tests read them, to be tested in pairs together
+def _offer(shared: allpairs.Shared, plan: _Plan, system_inputs: str) -> None:
+    """Offer the pairs compare tests, as each level's tests read them, to be tested together
     (:meth:`.allpairs.Shared.offer`): a pair whose cells are another grid (a metric without some
     system or input) is not among them and is tested on its own, as every pair is otherwise."""
-    arrays = data.task_arrays((*scope.metrics, scope.human))
-    if len(arrays) != len(scope.metrics) + 1:   # (annotator values follow the matrices: not offered)
-        return
-    for level in scope.levels:
-        (*metrics, Z), _, _ = correlations.protocol(arrays, level, system_inputs)
-        shared.offer(Z, metrics)
+    compare = plan.analyses["compare"]
+    pairs = pair_blocks.tested_pairs(compare.tasks, range(len(compare.tasks)), plan.scope.metrics)
+    for Z, metrics, chosen in pair_blocks.offers(pair_blocks.level_matrices(plan.data, plan.scope, system_inputs),
+                                                 list(pairs)):
+        shared.offer(Z, metrics, chosen)
 
 
 def evaluation_table(wh: Store, outcomes: dict[str, engine.Outcome], focus: Sequence[str],

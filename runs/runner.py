@@ -68,6 +68,10 @@ class Analysis:
     evaluate_keys: tuple[str, ...] = ("level", "coefficient")   # key columns evaluate receives
     flow: Callable[[Plan], RunSummary] | None = None
     arguments: dict[str, Any] = field(default=None)             # default params.arguments()
+    #: On workers: the units of work (task indices, and what runs them instead of
+    #: :func:`evaluate_chunk`, same arguments, or None) given the plan and the tasks to compute;
+    #: None: chunks of ``chunk_size`` consecutive tasks (runs/pair_blocks.py groups all-pairs tests).
+    units: Callable[[Plan, list[int]], list[tuple[list[int], Callable | None]]] | None = None
 
     def __post_init__(self):
         if self.arguments is None:
@@ -274,7 +278,9 @@ def compute(plan: Plan, todo: list[int], on_result: Callable[[int, dict], None],
                         computed += 1
                     bar.advance(len(chunk))
             else:
-                pending = {pool.submit(evaluate_chunk, analysis.evaluate, analysis.arguments, payload(c)) for c in chunks}
+                units = [(c, None) for c in chunks] if analysis.units is None else analysis.units(plan, todo)
+                pending = {pool.submit(unit or evaluate_chunk, analysis.evaluate, analysis.arguments, payload(c))
+                           for c, unit in units}
                 while pending:
                     finished, pending = wait(pending, return_when=FIRST_COMPLETED)
                     for future in finished:

@@ -134,3 +134,55 @@ def test_permuted_ranks_are_rankdata_of_the_permuted_columns(n_systems):
     for r, permuted in ((rx, np.where(mask, Y, X)), (ry, np.where(mask, X, Y))):
         expected = scipy.stats.rankdata(permuted, axis=1)   # (c, N, M), ranks over the systems
         assert np.array_equal(r, expected.transpose(1, 0, 2))
+
+
+def _evaluation_rows(wh) -> dict:
+    return {t: wh.sql(f"SELECT * FROM {t}").drop(columns=["run_id", "result_id"], errors="ignore")
+            .sort_values(["metric_a", "metric_b", "level", "coefficient"] if t == "hypothesis_tests"
+                         else ["metric", "level", "coefficient"]).reset_index(drop=True)
+            for t in ("hypothesis_tests", "confidence_intervals")}
+
+
+def test_all_pairs_on_workers_in_blocks_equal_one_process(tmp_path, monkeypatch):
+    """``evaluate --all-pairs`` on a Dask LocalCluster (one in-process worker, blocks of 3 pairs:
+    runs/pair_blocks.py) stores bit for bit the rows of the run in one process, and each block's
+    permutation tests are batched together on the worker."""
+    import pandas as pd
+
+    distributed = pytest.importorskip("distributed")
+    from metaeval.core import Store
+    from metaeval.runs import evaluate as ev
+    from metaeval.runs import executors, pair_blocks
+
+    rng = np.random.default_rng(11)
+    frame = pd.DataFrame([{"system": f"s{s}", "input": f"i{i}", "human": (h := rng.normal()),
+                           **{f"m{m}": np.round(h + rng.normal(0, 0.4 + m / 3), 1 if m % 2 else 6) for m in range(5)}}
+                          for s in range(6) for i in range(8)])
+    monkeypatch.setenv(allpairs.ENVIRONMENT, "")
+    monkeypatch.setattr(pair_blocks, "PAIRS_PER_BLOCK", 3)
+    from metaeval.analyses.stats import permuted_sums
+
+    batches, evaluator = [], permuted_sums.pairs_evaluator
+
+    def counted(metrics, Z, level, coefficient, pairs=None):
+        batches.append(len(metrics) * (len(metrics) - 1) // 2 if pairs is None else len(pairs))
+        return evaluator(metrics, Z, level, coefficient, pairs)
+
+    monkeypatch.setattr(permuted_sums, "pairs_evaluator", counted)
+    dumps = []
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, protocol="tcp",
+                                  host="127.0.0.1", dashboard_address=":0") as cluster:
+        for scheduler in (None, cluster.scheduler_address):
+            path = tmp_path / f"w{len(dumps)}.duckdb"
+            Store.create(path).close()
+            with Store(path) as wh:
+                wh.executor = executors.Executor(scheduler)
+                ev.evaluate(wh, "d", "human", [frame], all_pairs=True, k=40, seed=2)
+                dumps.append(_evaluation_rows(wh))
+            if scheduler is None:
+                assert batches.count(10) == 6   # one process: every pair at once, per level and coefficient
+                batches.clear()
+    assert len(dumps[0]["hypothesis_tests"]) == 20 * 2 * 3 and len(dumps[0]["confidence_intervals"]) == 5 * 2 * 3
+    for table, before in dumps[0].items():
+        pd.testing.assert_frame_equal(before, dumps[1][table], check_exact=True)
+    assert max(batches) == 3 and batches.count(3) >= 12   # on the worker: blocks of 3 pairs (10 = 3 + 3 + 3 + 1)

@@ -139,3 +139,68 @@ def test_shared_intervals_within_1e12(summeval, monkeypatch):
     monkeypatch.setenv(allpairs.ENVIRONMENT, "shared")
     for f, s in zip(fast, intervals()):
         assert abs(f.lower - s.lower) <= 1e-12 and abs(f.upper - s.upper) <= 1e-12 and f.conventions == s.conventions
+
+
+@pytest.mark.parametrize("level", ["system", "summary"])
+def test_a_pair_deltas_do_not_depend_on_its_block(summeval, level, monkeypatch):
+    """A pair's deltas are the same bits whatever other pairs are computed with it and however
+    many masks a batch holds: the blocks of an all-pairs run on workers (runs/pair_blocks.py)
+    store the numbers of the whole run in one process."""
+    monkeypatch.setattr(permuted_sums, "KENDALL_SUMMARY", True)
+    metrics, Z = summeval
+    metrics = [*metrics, np.round(metrics[0], 1), metrics[2] * 0.5 + metrics[0]]
+    standard = [hypothesis.standardize(X) for X in metrics]
+    (mask,) = resampling.permutation_masks(np.random.default_rng(6), 60, *Z.shape, "both")
+    everything = list(itertools.combinations(range(len(metrics)), 2))
+    for name in COEFFICIENTS:
+        coef = coefficient_iv(name)
+        whole = permuted_sums.pairs_evaluator(standard, Z, level, coef)[0](mask)
+        for pairs in (everything[3:5], everything[::-3], [everything[7]]):
+            used = sorted({i for pair in pairs for i in pair})
+            local = [(used.index(i), used.index(j)) for i, j in pairs]
+            evaluate = permuted_sums.pairs_evaluator([standard[i] for i in used], Z, level, coef, local)[0]
+            for batch in (slice(0, 60), slice(0, 7), slice(7, 8), slice(8, 60)):
+                part = evaluate(mask[batch])
+                for p, pair in enumerate(pairs):
+                    assert _same(part[p], whole[everything.index(pair)][batch]), (name, pair, batch)
+
+
+def test_all_pairs_in_groups_equal_all_pairs_at_once(summeval, monkeypatch):
+    """The pairs of one process' batch computed PAIR_GROUP at a time (bounded memory) are the
+    numbers of all of them at once."""
+    metrics, Z = summeval
+    seq = np.random.SeedSequence(4)
+    for level in ("system", "summary"):
+        coef = coefficient_iv("spearman")
+        whole = hypothesis._all_pairs_samples(metrics, Z, level, coef, "both", seq, "paper", None, 50)
+        monkeypatch.setattr(permuted_sums, "PAIR_GROUP", 4)
+        grouped = hypothesis._all_pairs_samples(metrics, Z, level, coef, "both", seq, "paper", None, 50)
+        monkeypatch.undo()
+        assert whole.keys() == grouped.keys() and len(whole) == 6
+        for pair, (delta, r_x, r_y, samples) in whole.items():
+            assert grouped[pair][:3] == (delta, r_x, r_y) and _same(grouped[pair][3], samples), (level, pair)
+
+
+def test_summary_bootstrap_sums_do_not_depend_on_blas_threads(tmp_path):
+    """The linear sums of a summary-level Pearson bootstrap are the same bits with one BLAS
+    thread (a Dask worker's) or two (a command's): ``evaluate --all-pairs`` stores the same
+    intervals on workers as in one process."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("import sys, numpy as np\n"
+            "from metaeval.analyses.stats import allpairs, bootstrap_ci\n"
+            "rng = np.random.default_rng(37)\n"   # bench_allpairs.py's metric.64: one resample of 100 differed
+            "Z = rng.normal(0, 1, (24, 1)) + rng.normal(0, 1, (24, 100))\n"
+            "X = [Z + rng.normal(0, 0.5 + m / 10, Z.shape) for m in range(65)][-1]\n"
+            "with allpairs.sharing(path=''):\n"
+            "    r = bootstrap_ci(X, Z, 'summary', 'pearson', 'both', k=100, seed=0)\n"
+            "np.save(sys.argv[1], r.samples)\n")
+    samples = []
+    for threads in ("1", "2"):
+        path = tmp_path / f"{threads}.npy"
+        subprocess.run([sys.executable, "-c", code, str(path)], check=True,
+                       env={**os.environ, "OPENBLAS_NUM_THREADS": threads, "OMP_NUM_THREADS": threads})
+        samples.append(np.load(path))
+    assert _same(*samples)

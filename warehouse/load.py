@@ -87,6 +87,9 @@ class Batch:
     #: For cells read through a view of a file (not copied): raises if the file changed since it
     #: was staged; :func:`load` calls it before committing, after the last read.
     unchanged: Callable[[], None] | None = None
+    #: The distinct inputs of ``cells_table`` when its staging found them (its checks read every
+    #: id): :func:`load` then adds the new ones from this list instead of reading the cells again.
+    cell_inputs: list[str] | None = None
 
     @property
     def counts(self) -> tuple[int, int]:
@@ -421,8 +424,12 @@ def _add_names(con, dataset_id: int, batch: Batch, source: dict[str, str | None]
            SELECT $dataset_id, name, any_value(type) FROM staged_systems
            WHERE name NOT IN (SELECT name FROM systems WHERE dataset_id = $dataset_id)
            GROUP BY name""", p)
+    known = batch.cell_inputs is not None and source["cells"] == batch.cells_table
     inputs = [f"SELECT CAST(input AS VARCHAR) AS name FROM {source[k]}"
-              for k in ("cells", "summaries", "references", "documents") if source[k]]
+              for k in ("cells", "summaries", "references", "documents") if source[k] and not (k == "cells" and known)]
+    if known:
+        inputs.append("SELECT unnest(CAST($cell_inputs AS VARCHAR[])) AS name")
+        p["cell_inputs"] = batch.cell_inputs
     if inputs:
         con.execute(
             f"""INSERT INTO inputs (dataset_id, name)

@@ -37,7 +37,8 @@ BITMAP_KEYS = 1 << 30
 BITMAP_ANNOTATORS = 1000
 
 
-def check_duplicates(con, table: str, relation: str, file: str, where: str = "", params: list | None = None) -> None:
+def check_duplicates(con, table: str, relation: str, file: str, where: str = "", params: list | None = None,
+                     bounds: tuple[int, ...] | None = None) -> None:
     """Keys (of one value: a judgment's includes its annotator) that rows of ``relation`` give
     more than once: a :class:`DuplicateCellsError` naming ``file``.
 
@@ -47,13 +48,18 @@ def check_duplicates(con, table: str, relation: str, file: str, where: str = "",
     number, so the distinct keys are the bits set (exact, one bit per possible key: 0.36 s against
     4.3 s for a DISTINCT over the 50M keys of bench_ingest.py's 55M-row file, which spills; see
     bench/profile_ingest.py). A box of over :data:`BITMAP_KEYS` keys (or over
-    :data:`BITMAP_ANNOTATORS` annotators) is counted with ``count(DISTINCT key)``."""
+    :data:`BITMAP_ANNOTATORS` annotators) is counted with ``count(DISTINCT key)``. ``bounds``:
+    ``(s0, s1, i0, i1, m0, m1)`` known to hold every id of the rows (else read from them)."""
     params = params or []
-    [(rows, s0, s1, i0, i1, m0, m1)] = con.execute(
-        f"SELECT count(*), min(system_id), max(system_id), min(input_id), max(input_id), min(measure_id), "
-        f"max(measure_id) FROM {relation} {where}", params).fetchall()
-    if not rows:
-        return
+    if bounds is None:
+        [(rows, *bounds)] = con.execute(
+            f"SELECT count(*), min(system_id), max(system_id), min(input_id), max(input_id), min(measure_id), "
+            f"max(measure_id) FROM {relation} {where}", params).fetchall()
+        if not rows:
+            return
+    s0, s1, i0, i1, m0, m1 = bounds
+    if s0 is None or i0 is None or m0 is None:
+        return   # (no system, input or measure: no row)
     annotators = [None]
     if table == "judgments":
         annotators = [r[0] for r in con.execute(f"SELECT DISTINCT annotator FROM {relation} {where} "
@@ -77,9 +83,19 @@ def check_fresh_duplicates(con, table: str, dataset_id: int, batch: Batch) -> No
     """After a batch's values of new measures went straight into ``table`` (no staged copy to
     check first): its duplicates, found there (every value of those measures is the batch's);
     the transaction is rolled back on the error."""
+    names = [str(m) for m in batch.measures["name"]]
+    # the id ranges of the dataset's systems and inputs and of these measures hold every id of
+    # their rows: no scan of the rows for them
+    [bounds] = con.execute(
+        "SELECT (SELECT min(system_id) FROM systems WHERE dataset_id = $1), "
+        "(SELECT max(system_id) FROM systems WHERE dataset_id = $1), "
+        "(SELECT min(input_id) FROM inputs WHERE dataset_id = $1), "
+        "(SELECT max(input_id) FROM inputs WHERE dataset_id = $1), "
+        "min(measure_id), max(measure_id) FROM measures WHERE dataset_id = $1 AND list_contains($2, name)",
+        [dataset_id, names]).fetchall()
     check_duplicates(con, table, table, batch.file,
                       "WHERE measure_id IN (SELECT measure_id FROM measures WHERE dataset_id = $1 "
-                      "AND list_contains($2, name))", [dataset_id, [str(m) for m in batch.measures["name"]]])
+                      "AND list_contains($2, name))", [dataset_id, names], bounds)
 
 
 def stored_measures(con, table: str, dataset_id: int, batch: Batch) -> bool:

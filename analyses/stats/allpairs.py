@@ -55,17 +55,27 @@ class Shared:
     """The resamples computed so far in a :func:`sharing` block, and the metrics offered to be
     tested together (:meth:`offer`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, linear: bool = True) -> None:
+        self.linear = linear
         self.permutations: dict[tuple, tuple] = {}
         self.metrics: dict[tuple, np.ndarray] = {}
         self.offered: dict[bytes, dict[bytes, np.ndarray]] = {}
+        self.pairs: dict[bytes, set[tuple[bytes, bytes]] | None] = {}
         self.batched: set[tuple] = set()
         self.hits = 0
 
-    def offer(self, Z: np.ndarray, metrics: list[np.ndarray]) -> None:
+    def offer(self, Z: np.ndarray, metrics: list[np.ndarray], pairs: list[tuple[int, int]] | None = None) -> None:
         """Matrices that will be tested in pairs against the human Z: the first permutation test
-        of two of them computes every pair's test at once (``batch`` of :meth:`permutation`)."""
-        self.offered.setdefault(digest(Z), {}).update({digest(X): X for X in metrics})
+        of two of them computes every pair's test at once (``batch`` of :meth:`permutation`):
+        every pair i < j of the offered matrices (in the order offered), or only ``pairs`` (i < j
+        indices into ``metrics``; a block of an all-pairs run on a worker, runs/pair_blocks.py)."""
+        dz = digest(Z)
+        names = [digest(X) for X in metrics]
+        self.offered.setdefault(dz, {}).update(zip(names, metrics))
+        if pairs is None or self.pairs.get(dz, set()) is None:
+            self.pairs[dz] = None
+        else:
+            self.pairs.setdefault(dz, set()).update((names[i], names[j]) for i, j in pairs)
 
     def permutation(self, key: tuple, X, Y, Z, compute: Callable[[], tuple],
                     batch: Callable[[list[np.ndarray]], dict | None] | None = None) -> tuple:
@@ -78,8 +88,10 @@ class Shared:
         group = self.offered.get(dz, {})
         if batch is not None and dx in group and dy in group and (dz, *key) not in self.batched:
             self.batched.add((dz, *key))
-            names = list(group)
-            results = batch([group[d] for d in names]) or {}
+            names, chosen = list(group), self.pairs.get(dz)
+            at = {d: i for i, d in enumerate(names)}
+            pairs = None if chosen is None else sorted((at[a], at[b]) for a, b in chosen)
+            results = batch([group[d] for d in names], pairs=pairs) or {}
             self.permutations.update({(names[i], names[j], dz, *key): out for (i, j), out in results.items()})
         if mine in self.permutations and theirs not in self.permutations:   # a batch's (kept for the reverse)
             self.hits += 1
@@ -108,24 +120,34 @@ def digest(A: np.ndarray) -> bytes:
     return hashlib.blake2b(repr(A.shape).encode() + A.tobytes(), digest_size=16).digest()
 
 
+def mode() -> str:
+    """The path ``METAEVAL_ALLPAIRS`` selects in this process: "per-pair", "shared" or "" (linear)."""
+    return os.environ.get(ENVIRONMENT, "")
+
+
 def linear() -> bool:
-    """Whether permutation deltas come from :mod:`.permuted_sums` (not ``METAEVAL_ALLPAIRS=shared``)."""
-    return os.environ.get(ENVIRONMENT, "") != "shared"
+    """Whether permutation deltas come from :mod:`.permuted_sums`: the active block's choice, else
+    not ``METAEVAL_ALLPAIRS=shared``."""
+    shared = active()
+    return shared.linear if shared is not None else mode() != "shared"
 
 
 def enabled() -> bool:
     """Whether sharing may be used (not turned off by ``METAEVAL_ALLPAIRS=per-pair``)."""
-    return os.environ.get(ENVIRONMENT, "") != "per-pair"
+    return mode() != "per-pair"
 
 
 @contextlib.contextmanager
-def sharing(on: bool = True) -> Iterator[Shared | None]:
+def sharing(on: bool = True, path: str | None = None) -> Iterator[Shared | None]:
     """A block whose tests and intervals share their resamples (nothing shared if ``on`` is
-    false or :func:`enabled` is not); what was stored is dropped at its end."""
-    if not (on and enabled()):
+    false or the path is "per-pair"); what was stored is dropped at its end. ``path``: a
+    :func:`mode` value (a worker's block takes the command's, runs/pair_blocks.py); None: this
+    process' :func:`mode`."""
+    path = mode() if path is None else path
+    if not on or path == "per-pair":
         yield None
         return
-    shared = Shared()
+    shared = Shared(linear=path != "shared")
     _active.append(shared)
     try:
         yield shared

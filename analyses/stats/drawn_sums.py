@@ -86,7 +86,10 @@ def _pearson_tables(X: np.ndarray, Z: np.ndarray) -> Callable[[np.ndarray], np.n
     cx, cz = _classes(X), _classes(Z)
 
     def per_input(W: np.ndarray) -> np.ndarray:
-        sx, sxx, sxz, sz, szz = np.split(W @ T, 5, axis=1)
+        # einsum, not BLAS: a BLAS product's rounding depends on its threads (1 ulp in rare
+        # resamples with 1 or 2 OpenBLAS threads: a Dask worker's and a command's); einsum sums
+        # each element over the systems in one order, whatever the threads and the batch
+        sx, sxx, sxz, sz, szz = np.split(np.einsum("cn,nq->cq", W, T), 5, axis=1)
         with np.errstate(invalid="ignore", divide="ignore"):
             r = np.clip((sxz - sx * sz / n) / np.sqrt((sxx - sx * sx / n) * (szz - sz * sz / n)), -1.0, 1.0)
         return np.where(_constant_drawn(*cx, W) | _constant_drawn(*cz, W), np.nan, r)

@@ -267,28 +267,39 @@ def _permutation_samples(X, Y, Z, level, coef, method, seq, variant, batch_size,
     return delta, r_xz, r_yz, np.concatenate(parts)
 
 
-def _all_pairs_samples(metrics: list[np.ndarray], Z, level, coef, method, seq, variant, batch_size, k) -> dict | None:
+def _all_pairs_samples(metrics: list[np.ndarray], Z, level, coef, method, seq, variant, batch_size, k,
+                       pairs: list[tuple[int, int]] | None = None) -> dict:
     """{(i, j): (delta, r_xz, r_yz, samples)} of the permutation test of every pair i < j of
-    ``metrics`` against Z, computed together (:func:`.permuted_sums.pairs_evaluator`: the
-    numbers of :func:`_permutation_samples` with ``linear``); None where that does not apply."""
+    ``metrics`` (or of ``pairs``) against Z, computed together (:func:`.permuted_sums.pairs_evaluator`:
+    the numbers of :func:`_permutation_samples` with ``linear``), :data:`.permuted_sums.PAIR_GROUP`
+    pairs at a time (bounded memory; a pair's numbers do not depend on its group); the pairs of a
+    group where that does not apply are left out (each is then tested on its own)."""
     import itertools
 
     standard = [standardize(X) for X in metrics]
-    evaluator = permuted_sums.pairs_evaluator(standard, Z, level, coef)
-    if evaluator is None:
-        return None
-    evaluate, per_resample = evaluator
     r = [level_correlation(Xs, Z, level, coef) for Xs in standard]
+    pairs = list(itertools.combinations(range(len(metrics)), 2)) if pairs is None else list(pairs)
     n_sys, n_in = Z.shape
     stream = resampling.ResampleStream(
         seq, partial(resampling.permutation_masks, n_systems=n_sys, n_inputs=n_in, method=method, variant=variant))
-    size = batch_size or _engine.default_batch_size(per_resample)
-    pairs = list(itertools.combinations(range(len(metrics)), 2))
-    samples = np.empty((len(pairs), k))
-    for start in range(0, k, size):
-        stop = min(k, start + size)
-        samples[:, start:stop] = zero_if_rounding(evaluate(*stream.take(start, stop)))
-    return {(i, j): (zero_if_rounding(r[i] - r[j]), r[i], r[j], samples[p]) for p, (i, j) in enumerate(pairs)}
+    found = {}
+    for first in range(0, len(pairs), permuted_sums.PAIR_GROUP):
+        group = pairs[first:first + permuted_sums.PAIR_GROUP]
+        used = sorted({i for pair in group for i in pair})
+        at = {i: n for n, i in enumerate(used)}
+        evaluator = permuted_sums.pairs_evaluator([standard[i] for i in used], Z, level, coef,
+                                                  [(at[i], at[j]) for i, j in group])
+        if evaluator is None:
+            continue
+        evaluate, per_resample = evaluator
+        size = batch_size or _engine.default_batch_size(per_resample)
+        samples = np.empty((len(group), k))
+        for start in range(0, k, size):
+            stop = min(k, start + size)
+            samples[:, start:stop] = zero_if_rounding(evaluate(*stream.take(start, stop)))
+        found.update({(i, j): (zero_if_rounding(r[i] - r[j]), r[i], r[j], samples[p])
+                      for p, (i, j) in enumerate(group)})
+    return found
 
 
 def _permutation_conventions(level, coef, method, variant, k, alternative, seq, k_used, n_valid, undefined,

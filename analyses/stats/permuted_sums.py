@@ -50,6 +50,9 @@ from .validation import Coefficient
 TIE_GAP = 1e-9
 #: Pairs whose forms are stacked into one product (bounds the forms' and products' memory).
 PAIR_CHUNK = 16
+#: Pairs computed together at most (one :func:`pairs_evaluator`: bounds the memory of all their
+#: forms; 100 metrics' 4950 pairs at once peaked at 1.9 GB).
+PAIR_GROUP = 64 * PAIR_CHUNK
 
 #: Whether summary-level Kendall tau-b is computed here: its stacked products measured slower
 #: than :mod:`.batched`'s per-pair matmul (bench/bench_allpairs.py, 40 metrics), so it is not.
@@ -66,11 +69,13 @@ def evaluator(X: np.ndarray, Y: np.ndarray, Z: np.ndarray, level: str, coefficie
     return None if found is None else (lambda mask: found[0](mask)[0])
 
 
-def pairs_evaluator(metrics: list[np.ndarray], Z: np.ndarray, level: str,
-                    coefficient: Coefficient) -> tuple[Evaluate, int] | None:
+def pairs_evaluator(metrics: list[np.ndarray], Z: np.ndarray, level: str, coefficient: Coefficient,
+                    pairs: list[tuple[int, int]] | None = None) -> tuple[Evaluate, int] | None:
     """``(evaluate, bytes)``: ``evaluate(mask)`` -> (P, c), the resampled deltas of every pair
-    i < j of ``metrics`` (standardised; itertools.combinations order) for a batch of c masks,
-    and the bytes of temporaries per resample; None where this module does not apply."""
+    i < j of ``metrics`` (standardised; itertools.combinations order), or of ``pairs`` in their
+    order, for a batch of c masks, and the bytes of temporaries per resample; None where this
+    module does not apply. A pair's deltas do not depend on the other pairs computed with it
+    nor on c (every sum runs over one pair's cells in one order: ``tests/test_permuted_sums.py``)."""
     n, m = Z.shape
     if coefficient.whole_level or coefficient.ties_variant or level not in ("system", "summary") or n < 3:
         return None
@@ -78,7 +83,7 @@ def pairs_evaluator(metrics: list[np.ndarray], Z: np.ndarray, level: str,
         return None
     if len(metrics) < 2 or np.isnan(Z).any() or any(np.isnan(X).any() for X in metrics):
         return None
-    pairs = list(itertools.combinations(range(len(metrics)), 2))
+    pairs = list(itertools.combinations(range(len(metrics)), 2)) if pairs is None else list(pairs)
     if level == "system" and coefficient.name in ("pearson", "spearman", "kendall"):
         return _system(metrics, Z, coefficient, pairs), 8 * (len(metrics) + 4) * n * m + 64 * n * n
     forms = {"pearson": _pearson_forms, "spearman": _spearman_forms, "kendall": _kendall_forms}.get(coefficient.name)
