@@ -179,6 +179,8 @@ AGGREGATE = Option("aggregate", default=parameters.DEFAULT_AGGREGATE, kind="choi
 BY = Option("by", metavar="ATTR",
             help="One result per value of the attribute ATTR (each the subset ATTR=value, with any --where), plus "
                  "their unweighted macro average (subset ATTR=*).")
+JUDGE_GLOBS = Option("judges", multiple=True, flag="--judge", metavar="GLOB",
+                     help="Automatic judges (globs). Default: every automatic judge. Repeatable.")
 FORCE = Option("force", default=False, kind="flag", help="Recompute even what is up to date.")
 JOBS = Option("jobs", default=1, kind="int", minimum=1, help="Worker processes.")
 

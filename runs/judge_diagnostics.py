@@ -15,7 +15,7 @@ is ``metaeval judges``' (``first_position_rate``). One run writes the rows of ``
 
 from __future__ import annotations
 
-from metaeval.runs.families import ALPHA, CORRECTION, DATASET, FORCE, K, SEED, Family, Option, register
+from metaeval.runs.families import ALPHA, CORRECTION, DATASET, FORCE, JUDGE_GLOBS, K, SEED, Family, Option, register
 
 COMMAND, TABLE = "judge-diagnostics", "judge_diagnostics"
 
@@ -29,8 +29,7 @@ class JudgeDiagnostics(Family):
     options = (DATASET,
                Option("humans", multiple=True, flag="--human", metavar="GLOB",
                       help="Human judges (annotators; globs). Default: every human judge. Repeatable."),
-               Option("judges", multiple=True, flag="--judge", metavar="GLOB",
-                      help="Automatic judges (globs). Default: every automatic judge. Repeatable."),
+               JUDGE_GLOBS,
                K.but(help="Bootstrap rounds over the items (the same for the judge and the humans)."), SEED, ALPHA,
                Option("epsilon", default=0.2, kind="float", minimum=0, maximum=1, open=False,
                       help="The alternative annotator test's cost-benefit margin (Calderon et al.: 0.2 for experts, "

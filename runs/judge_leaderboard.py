@@ -15,7 +15,7 @@ of ``judge_leaderboard``.
 from __future__ import annotations
 
 from metaeval.errors import Argument, Message, WarehouseError, ingest_hint
-from metaeval.runs.families import ALPHA, DATASET, FORCE, K, SEED, Family, Option, register
+from metaeval.runs.families import ALPHA, DATASET, FORCE, JUDGE_GLOBS, K, SEED, Family, Option, register
 
 COMMAND, TABLE = "judge-leaderboard", "judge_leaderboard"
 _OUTCOME = {"a": 1.0, "b": 0.0, "tie": 0.5}
@@ -28,8 +28,7 @@ class JudgeLeaderboard(Family):
                "agreement with confidence, Brier scores of its pairwise win probabilities.")
     tables = (TABLE,)
     options = (DATASET,
-               Option("judges", multiple=True, flag="--judge", metavar="GLOB",
-                      help="Automatic judges (globs). Default: every automatic judge. Repeatable."),
+               JUDGE_GLOBS,
                K.but(help="Bootstrap rounds over the items (the same for the judge and the humans)."), SEED, ALPHA,
                Option("ridge", default=0.0, kind="float", minimum=0,
                       help="A Gaussian prior -ridge/2 * ||theta||^2 on both sides' strengths (default none)."),
