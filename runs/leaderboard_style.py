@@ -158,7 +158,7 @@ def _texts(wh, dataset: str, texts: dict) -> dict:
     from metaeval import schema
 
     if not texts:
-        texts.update({(s, i): t for s, i, t in wh.con.execute(schema.statements("leaderboard_style")["texts"],
+        texts.update({(s, i): t for s, i, t in wh.con.execute(schema.statements("texts")["summaries"],
                                                                {"dataset": dataset}).fetchall()})
     return texts
 

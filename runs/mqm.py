@@ -142,7 +142,7 @@ def _stored_targets(wh: Store, dataset: str) -> dict[tuple[str, str], tuple[str,
     """(system, input) -> (text, where) of the target texts ``dataset`` holds (none: empty)."""
     from metaeval.schema import statements
 
-    rows = wh.con.execute(statements("error_spans")["stored_targets"], {"dataset": dataset}).fetchall()
+    rows = wh.con.execute(statements("texts")["summaries"], {"dataset": dataset}).fetchall()
     return {(s, i): (t, f"stored in dataset {dataset}") for s, i, t in rows}
 
 

@@ -69,13 +69,3 @@ LEFT JOIN documents AS doc ON doc.input_id = e.input_id AND doc.position = 0
 LEFT JOIN summaries AS sm ON sm.system_id = e.system_id AND sm.input_id = e.input_id
 WHERE d.name = $dataset AND sm.text IS NOT NULL
 ORDER BY s.name, i.name, e.judge, e.error, e.side, e.span_start;
-
--- name: stored_targets
--- The target texts (the systems' summaries) dataset $dataset holds, by system and input name:
--- what the offsets of ESA's released CSV point into when an evaluation set was ingested first.
-SELECT s.name AS system, i.name AS input, sm.text
-FROM summaries AS sm
-JOIN systems AS s ON s.system_id = sm.system_id
-JOIN inputs AS i ON i.input_id = sm.input_id
-JOIN datasets AS d ON d.dataset_id = s.dataset_id
-WHERE d.name = $dataset;

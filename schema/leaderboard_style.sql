@@ -14,12 +14,3 @@ WHERE d.name = $dataset
   AND (CASE WHEN $judge IS NULL THEN p.kind = 'human' ELSE p.judge = $judge END)
 GROUP BY i.name, sa.name, sb.name, p.winner
 ORDER BY i.name, sa.name, sb.name, p.winner;
-
--- name: texts
--- The stored output texts (summaries) of dataset $dataset: system, input, text.
-SELECT s.name AS system, i.name AS input, su.text
-FROM summaries AS su
-JOIN systems AS s ON s.system_id = su.system_id
-JOIN inputs AS i ON i.input_id = su.input_id
-JOIN datasets AS d ON d.dataset_id = s.dataset_id
-WHERE d.name = $dataset;
