@@ -145,19 +145,20 @@ def pooled_ranking(matrices: Mapping[str, np.ndarray], Z: np.ndarray, coefficien
         r = hypothesis.paired_bootstrap_result(hypothesis.zero_if_rounding(scores[i] - scores[j]), samples, "system",
                                                coefs[u], method, k, alternative, seed_iv(seed), scores[i], scores[j])
         delta[i, j], p[i, j], n_valid[i, j] = r.delta, r.pvalue, np.count_nonzero(~np.isnan(samples))
-    adjusted, significant = np.full((n, n), np.nan), np.zeros((n, n), bool)
+    adjusted, significant, evidence = np.full((n, n), np.nan), np.zeros((n, n), bool), np.ones((n, n), bool)
     notes = []
     for i in range(n):   # each variant's family: its tests against every other variant
         others = [j for j in range(n) if j != i]
         verdict = conclusions.decide(p[i, others], formula="count", k=k, correction=correction, alpha=alpha,
                                      n_valid=n_valid[i, others])
         adjusted[i, others], significant[i, others] = verdict.adjusted, verdict.significant
+        evidence[i, others] = verdict.evidence
         notes.append(verdict.note("the pooled paired bootstrap tests"))
     note = next((x for x in notes if x is not None), None)
     a, b = np.nonzero(~np.eye(n, dtype=bool))
     names = [f"{m} ({agg})" for m, agg in variants]
     clusters, beats, _ = conclusions.clusters(scores, a, b, delta[a, b], significant[a, b], alternative=alternative,
-                                              rule=rule, names=names, note=note)
+                                              rule=rule, names=names, note=note, evidence=evidence[a, b])
     optimal = {v: (bool(clusters.is_winner[i]) if clusters.winner_known[i] else None) for i, v in enumerate(variants)}
     beaten_by = {names[i]: [names[j] for j in np.flatnonzero(beats[:, i])] for i in range(n)}
     conventions = {"variants": "(metric, aggregate): r(agg(X), agg(Z)) at the system level",

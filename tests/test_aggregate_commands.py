@@ -396,3 +396,19 @@ def test_optimal_set_pooled_refusals(rouge):
                          (["--pooled", "--method", "boot-inputs", "--coefficient", "kendall-23"], "kendall-23"),
                          (["--metric", "rouge-*"], "--pooled")):
         _one_line_refusal(run_cli(db, *base, *extra, ok=False), words)
+
+
+def test_pooled_optimal_set_counts_a_test_that_cannot_reach_significance_as_not_run():
+    """A pooled test whose valid resamples cannot reach its corrected level is not evidence
+    (conclusions rule 3): with such a test no variant is declared optimal or not, as every other
+    family decides (review: the pooled ranking passed no evidence and named a winner). 3 systems x
+    5 inputs, a binary metric whose bootstrap correlations are often undefined."""
+    from metaeval.analyses import optimal_set as osa
+
+    rng = np.random.default_rng(44)
+    Z = rng.normal(size=(3, 5)) + np.arange(3)[:, None]
+    mats = {"m1": (rng.random(size=(3, 5)) < 0.35).astype(float), "m2": Z + rng.normal(size=(3, 5))}
+    r = osa.pooled_ranking(mats, Z, "pearson", "inputs", k=100, seed=0, alpha=0.05)
+    assert "not evidence" in " ".join(map(str, r.conventions.values()))
+    assert all(v is None for (m, a), v in r.optimal.items() if (m, a) != ("m1", "mean"))
+    assert r.optimal[("m1", "median")] is None
