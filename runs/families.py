@@ -322,8 +322,8 @@ class Family:
             out = []
             for (name, f), (_, whole) in zip(blocks, original):
                 if f is not None:
-                    f, settings = latex_settings(f, {o.name for o in self.options})
-                    out.append(tables.to_latex(latex_frame(f), caption=f"{title}" + (f" ({name})." if name else "."),
+                    f, settings = latex_settings(latex_frame(f), {o.name for o in self.options})
+                    out.append(tables.to_latex(f, caption=f"{title}" + (f" ({name})." if name else "."),
                                                comment=" ".join(x for x in (latex_note(whole), note, settings) if x)))
             return "".join(out)
         text = (tables.render_blocks(blocks, fmt) if isinstance(outcome, Mapping)
@@ -406,17 +406,27 @@ def latex_settings(frame, options=()) -> tuple:
 
 def latex_frame(frame):
     """``frame`` with its p-value columns as the conclusion layer prints them (3 decimals, ``<``
-    the test's resolution 1/k where the rows name their ``k``, never 0)."""
+    the test's resolution, never 0): 1/n_valid where the rows count their valid resamples, else
+    1/k where they name their ``k``; a corrected p's floor times the family's size
+    (:func:`conclusions.adjusted_floor`, with the rows' ``correction`` and ``family_size``)."""
     import pandas as pd
 
     from metaeval.analyses import conclusions
 
     if frame is None or not hasattr(frame, "columns"):
         return frame
-    floors = ([1 / k if pd.notna(k) and k else 0.0 for k in frame["k"]] if "k" in frame.columns
-              else [0.0] * len(frame))
+
+    def column(name):
+        return list(frame[name]) if name in frame.columns else [None] * len(frame)
+
+    def known(x) -> bool:
+        return x is not None and pd.notna(x) and bool(x)
+
+    floors = [1 / v if known(v) else (1 / k if known(k) else 0.0) for v, k in zip(column("n_valid"), column("k"))]
+    corrected = [conclusions.adjusted_floor(f, c, m) if isinstance(c, str) and known(m) else f
+                 for f, c, m in zip(floors, column("correction"), column("family_size"))]
     shown = {c: [conclusions.p_text(p, f, latex=False) if conclusions.defined_value(p) else None
-                 for p, f in zip(frame[c], floors)]
+                 for p, f in zip(frame[c], corrected if "adj" in str(c) else floors)]
              for c in frame.columns if _P_COLUMN.search(str(c)) and frame[c].dtype.kind == "f"}
     return frame.assign(**shown) if shown else frame
 

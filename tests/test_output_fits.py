@@ -564,3 +564,21 @@ def test_a_familys_latex_says_shared_settings_once_and_keeps_every_result_column
     one = Family.present(family, frame.head(1), "latex")                        # one row: every column kept
     assert "dataset" in next(line for line in one.splitlines() if "rating" in line)
     assert not latex_problems(latex)
+
+
+def test_a_familys_latex_prints_p_at_its_resolution_when_k_is_said_once():
+    """k held on every row goes to the comment, after the p-values are printed at 1/k (review:
+    the settings were dropped first and a count p of 0 printed <0.001 at k = 50); a corrected p's
+    floor is times the family's size; n_valid, where the rows count it, is the resolution."""
+    from types import SimpleNamespace
+
+    from metaeval.runs.families import Family
+
+    family = SimpleNamespace(summary="Tests.", name="x", options=())
+    frame = pd.DataFrame({"metric": ["a", "b"], "k": [50, 50], "pvalue": [0.0, 0.3],
+                          "pvalue_adjusted": [0.0, 0.3], "correction": ["bonferroni"] * 2, "family_size": [2, 2]})
+    body = [line for line in Family.present(family, frame, "latex").splitlines() if line.startswith("a &")]
+    assert body and r"\textless{}0.02" in body[0] and r"\textless{}0.04" in body[0] and "0.001" not in body[0]
+    fewer = frame.assign(n_valid=[40, 40])
+    body = [line for line in Family.present(family, fewer, "latex").splitlines() if line.startswith("a &")]
+    assert r"\textless{}0.025" in body[0] and r"\textless{}0.05" in body[0]
