@@ -94,9 +94,14 @@ def separated(lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
 
 
 def separability(lower: np.ndarray, upper: np.ndarray) -> float:
-    """Arena-Hard's separability with confidence: the share of pairs whose intervals do not overlap."""
+    """Arena-Hard's separability with confidence: the share of pairs whose intervals do not overlap;
+    NaN when an interval is undefined (no valid bootstrap round: nothing is known to overlap)."""
     s = separated(lower, upper)
-    return float(np.mean(s != 0)) if len(s) else float("nan")
+    return float(np.mean(s != 0)) if len(s) and _defined(lower, upper) else float("nan")
+
+
+def _defined(*bounds: np.ndarray) -> bool:
+    return not any(np.isnan(np.asarray(b, dtype=float)).any() for b in bounds)
 
 
 def agreement(judge: tuple[np.ndarray, np.ndarray],
@@ -107,7 +112,7 @@ def agreement(judge: tuple[np.ndarray, np.ndarray],
     s_h = separated(*human)
     product = separated(*judge) * s_h
     both, by_humans = int(np.count_nonzero(product)), int(np.count_nonzero(s_h))
-    if not len(product):
+    if not len(product) or not _defined(*judge, *human):   # an undefined interval separates nothing known
         return float("nan"), float("nan"), float("nan"), 0
     return (float(product.mean()), float(np.mean(product[product != 0] > 0)) if both else float("nan"),
             float(product.sum() / by_humans) if by_humans else float("nan"), both)
@@ -115,14 +120,16 @@ def agreement(judge: tuple[np.ndarray, np.ndarray],
 
 def pair_brier(theta_judge: np.ndarray, rating_human: np.ndarray) -> np.ndarray:
     """The Brier score of the judge's pairwise probabilities against the humans' pairwise order
-    (module docstring), batched over leading axes; NaN when every pair is tied for the humans."""
+    (module docstring), batched over leading axes; NaN when every pair is tied for the humans or
+    a rating of either side is undefined."""
     i, j = np.triu_indices(np.shape(theta_judge)[-1], 1)
     p = expit(theta_judge[..., i] - theta_judge[..., j])
     d = rating_human[..., i] - rating_human[..., j]
     known = d != 0
+    undefined = np.isnan(d).any(axis=-1) | np.isnan(p).any(axis=-1)
     loss = np.where(known, (p - (d > 0)) ** 2, 0.0).sum(axis=-1)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(known.any(axis=-1), loss / known.sum(axis=-1), np.nan)
+        return np.where(known.any(axis=-1) & ~undefined, loss / known.sum(axis=-1), np.nan)
 
 
 def vote_brier(theta_judge: np.ndarray, c: lb.Counted, weights: np.ndarray | None = None) -> np.ndarray:

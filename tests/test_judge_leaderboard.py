@@ -99,9 +99,11 @@ def test_separability_and_agreement_count_the_pairs_of_a_hand_made_example():
     human2 = (np.array([50., 0., 30., 20.]), np.array([60., 10., 35., 25.]))
     assert list(jl.separated(*human2)) == [1, 1, 1, -1, -1, 1]
     assert jl.agreement(judge, human2) == (pytest.approx(1 / 6), pytest.approx(3 / 5), pytest.approx(1 / 6), 5)
-    # touching intervals overlap; a NaN bound separates nothing
+    # touching intervals overlap; a NaN bound separates no pair, and the share over pairs with an
+    # undefined interval is itself undefined (it was 0: a number from no data)
     assert list(jl.separated(np.array([0., 1.]), np.array([1., 2.]))) == [0]
-    assert jl.separability(np.array([np.nan, 1.]), np.array([np.nan, 2.])) == 0
+    assert list(jl.separated(np.array([np.nan, 1.]), np.array([np.nan, 2.]))) == [0]
+    assert np.isnan(jl.separability(np.array([np.nan, 1.]), np.array([np.nan, 2.])))
     none = (np.array([0., 0.]), np.array([1., 1.]))
     assert jl.agreement(none, none)[1] != jl.agreement(none, none)[1]          # nothing separated by both: NaN
 
@@ -138,3 +140,16 @@ def test_rows_are_stored_reused_and_refused(db):
     row = rows[rows["judge"] == "judge-consistent"].iloc[0]
     assert row["pairs"] == 10 and row["items"] == 180 and row["votes_human"] == 540
     assert -1 <= row["agreement"] <= row["separability"] <= 1 and row["brier_lower"] <= row["brier"] <= row["brier_upper"]
+
+
+def test_undefined_intervals_and_ratings_give_nan_not_zero():
+    """No valid bootstrap round (NaN bounds) separates nothing known: separability and agreement
+    are undefined, not 0; an undefined human rating leaves the Brier score undefined, not a number."""
+    nan3 = np.full(3, np.nan)
+    assert np.isnan(jl.separability(nan3, nan3))
+    assert all(np.isnan(x) for x in jl.agreement((nan3, nan3), (np.array([0., 1., 2.]), np.array([.5, 1.5, 2.5])))[:3])
+    assert np.isnan(jl.pair_brier(np.array([0.0, 1.0]), np.array([np.nan, np.nan])))
+    assert np.isnan(jl.pair_brier(np.array([np.nan, 1.0]), np.array([0.0, 1.0])))
+    # defined inputs as before: two separated pairs of three, the Brier of one known pair
+    assert jl.separability(np.array([0., 2., 4.]), np.array([1., 3., 5.])) == 1.0
+    assert jl.pair_brier(np.array([0.0, 1.0]), np.array([0.0, 1.0])) == pytest.approx(expit(-1.0) ** 2)
