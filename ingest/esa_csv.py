@@ -111,7 +111,7 @@ def _judgment(fields: list[str], file: str, line: int):
     system = identifier(fields[1], file, line, "system")
     rater = identifier(fields[0], file, line, "user_id")
     input_ = fields[2].strip()
-    if not input_.isdigit():
+    if not (input_.isascii() and input_.isdigit()):   # str.isdigit alone takes '²' and Arabic-Indic digits
         raise InputError(file, line, "line_id", f"expected a segment index (a whole number), got {fields[2]!r}")
     score = number_text(fields[6], file, line, "esa_score")
     if not 0 <= score <= 100:

@@ -50,6 +50,8 @@ def test_detection():
 @pytest.mark.parametrize("records, line, field, words", [
     ([_record(), _record(user="u2", score="101")], 2, "esa_score", "between 0 and 100"),
     ([_record(), _record(line_id="x")], 2, "line_id", "segment index"),
+    ([_record(), _record(line_id="\u00b2")], 2, "line_id", "segment index"),      # a superscript two: not a digit
+    ([_record(), _record(line_id="\u0663")], 2, "line_id", "segment index"),      # an Arabic-Indic three
     ([_record(spans='"[{""start_i"":5,""end_i"":2,""severity"":""minor""}]"')], 1, "esa_spans", "start_i 5, end_i 2"),
     ([_record(spans='"[{""start_i"":1,""end_i"":2,""severity"":""critical""}]"')], 1, "esa_spans", "'critical'"),
     ([_record(spans='"[{""start_i"":1,"')], 1, "esa_spans", "not JSON"),
