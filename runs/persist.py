@@ -144,7 +144,8 @@ def system_scores(wh: Store, dataset: str, measures, human: str | None = None, *
     scope = selection.Scope(dataset, human, tuple(m for m in names if m != human), ("system",), (),
                             selection.parse_where(where))
     data = selection.load_data(wh, scope)
-    if found := [m for m in names if m in set(system_level.measures(wh, dataset))]:   # corpus BLEU: system scores
+    system_scored = set(system_level.measures(wh, dataset))
+    if found := [m for m in names if m in system_scored]:   # corpus BLEU: system scores
         if aggregate != parameters.DEFAULT_AGGREGATE:
             raise WarehouseError(Message(f"{found[0]!r} is a system-level measure: its score is not an aggregate of "
                                          "cells; choose ", Argument("aggregate", parameters.DEFAULT_AGGREGATE)))

@@ -195,7 +195,8 @@ def resolve_scope(wh: Store, dataset: str, human: str | None, metric_globs: Sequ
     else:   # by default the measures with cells (a system-level one is analysed when named)
         from metaeval.runs import system_level
 
-        metrics = [m for m in automatic if m not in set(system_level.measures(wh, dataset))] if automatic else []
+        system_scored = set(system_level.measures(wh, dataset)) if automatic else set()
+        metrics = [m for m in automatic if m not in system_scored]
     if not metrics:
         raise WarehouseError(Message(f"dataset {dataset!r} has no automatic measures to analyse"
                                      + (f" but system-level ones, analysed when named ({', '.join(automatic)})"

@@ -189,7 +189,8 @@ def collapse(wh: Store, scope: Scope, data: Data, system_inputs: str = "all") ->
 def prepare(wh: Store, scope: Scope, data: Data, build) -> Data:
     """``data`` itself when no measure of ``scope`` is system-level; else, every analysis of
     ``build(scope)`` checked (:func:`check`), the collapsed data (:func:`collapse`)."""
-    found = [m for m in scope.metrics if m in set(measures(wh, scope.dataset))]
+    system_scored = set(measures(wh, scope.dataset))
+    found = [m for m in scope.metrics if m in system_scored]
     if not found:
         return data
     analyses = list(build(scope))
