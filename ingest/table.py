@@ -229,13 +229,30 @@ def _check_first_values(file: str, line: int, columns: list[str], rec: dict, uns
         value = rec[column]
         if not isinstance(value, str) or _reads_as_float(value):
             continue
-        others = [c for c in wide_measures(columns) if c != column]
-        hint = (f"; if it is a long table, rename {column!r} to 'measure' and {others[0]!r} to 'value'"
-                if len(others) == 1 else "")
+        hint = _rename_hint(columns, column)
         raise InputError(file, line, column, f"unknown column layout {columns}: column {column!r} holds text "
                          f"({value!r}), not numbers; expected a long table (columns {', '.join(REQUIRED)}; optionally "
                          f"{', '.join(OPTIONAL)}) or a wide one (system, optionally input and annotator, and one "
                          f"column of numbers per measure){hint}")
+
+
+#: Column names that say a long table's parts (a measure's name; its value): a text column among
+#: them, or beside one of the values', is a long table's column of measure names.
+LONG_NAMES = {"metric", "metrics", "measure_name", "metric_name", "name"}
+VALUE_NAMES = {"score", "scores", "val", "result", "rating", "number"}
+
+
+def _rename_hint(columns: list[str], column: str) -> str:
+    """The renaming a wide table with one text column ``column`` and one other column may need:
+    a long table's (``column`` the measures' names, the other their values) when the names say so
+    (``system,input,metric,score``), else the inputs' (``system,doc,lenratio5``: ``doc`` names
+    the inputs, the wide table lacking its ``input`` column); '' when the table has more columns."""
+    others = [c for c in wide_measures(columns) if c != column]
+    if len(others) != 1:
+        return ""
+    if "input" not in columns and not (column.lower() in LONG_NAMES or others[0].lower() in VALUE_NAMES):
+        return f"; if {column!r} names the inputs (a wide table of the measure {others[0]!r}), rename it to 'input'"
+    return f"; if it is a long table, rename {column!r} to 'measure' and {others[0]!r} to 'value'"
 
 
 def _reads_as_float(text: str) -> bool:

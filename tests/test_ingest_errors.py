@@ -887,6 +887,27 @@ def test_a_long_table_under_other_column_names_is_an_unknown_layout(db, tmp_path
         assert_same(before, snapshot(wh))
 
 
+def test_a_wide_table_without_its_input_column_is_told_to_name_it_input(db, cli, tmp_path):
+    """Issue 48 item 12: `system,doc,lenratio5` (the inputs under another name) was told to rename
+    'doc' to 'measure' and 'lenratio5' to 'value', which reads the document ids as measure names;
+    the fix is 'doc' -> 'input'. A long table's names (metric / score) keep the long table's hint."""
+    path = tmp_path / "w.csv"
+    path.write_text("system,doc,lenratio5\ns1,d1,0.5\ns2,d1,0.25\n")
+    with Store(db) as wh:
+        before = snapshot(wh)
+    out = cli("ingest", "table", path, "--dataset", "w", expect_ok=False).output
+    assert out.strip().endswith("; if 'doc' names the inputs (a wide table of the measure 'lenratio5'), rename it to "
+                                "'input'"), out
+    assert "'measure'" not in out.split("; if")[-1], out
+    with Store(db) as wh:
+        assert_same(before, snapshot(wh))
+    path.write_text("system,doc,lenratio5\ns1,d1,0.5\n".replace("doc", "input"))
+    assert cli("ingest", "table", path, "--dataset", "w").exit_code == 0
+    path.write_text("system,metric,value2\ns1,rouge,0.5\n")
+    assert "rename 'metric' to 'measure' and 'value2' to 'value'" in cli(
+        "ingest", "table", path, "--dataset", "v", expect_ok=False).output
+
+
 def test_a_text_column_in_a_wide_table_is_an_unknown_layout_a_later_bad_value_is_not(db, cli, tmp_path):
     path = tmp_path / "w.csv"
     path.write_text("system,input,m1,title,m2\ns1,d1,0.5,,1\ns2,d1,0.25,The One,2\n")
