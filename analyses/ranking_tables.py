@@ -412,8 +412,10 @@ def ranked_latex(frame: pd.DataFrame, *, caption: str | None, confidence: float 
     """A paper's table of correlations with their CIs and significance clusters (see
     :class:`Ranking`): ``caption`` (plain text) is followed by what the table does (order,
     bold, undefined, ceiling). WMT metrics tables (Bojar et al. 2016; mt-metrics-eval) show
-    clusters the same way: metrics in one cluster are not separated by significance."""
-    return Ranking(frame, confidence=confidence, digits=digits).latex(caption, layout)
+    clusters the same way: metrics in one cluster are not separated by significance. The
+    automatic layout keeps the CIs and clusters (wide in a column or across the page, else long:
+    correlations without their intervals only when ``layout="compact"`` asks for them)."""
+    return Ranking(frame, confidence=confidence, digits=digits, keep_ci=True).latex(caption, layout)
 
 
 # --- tests between metrics ----------------------------------------------------------------------------

@@ -148,8 +148,10 @@ class Evaluation:
                 f"{100 * (1 - s['alpha']):g}% CI {s['ci_method']} (k={s['k']}, seed={s['seed']}); "
                 f"tests {s['method']} ({s['alternative']}, k={s['k']}, seed={s['seed']}), "
                 f"correction {s['correction']} within each metric's family, alpha={s['alpha']:g}; "
-                f"clusters (cl.): {ranking.CLUSTER_RULE_TEXT[s['cluster_rule']]}, given only when every pair of "
-                f"metrics was tested"
+                + (f"clusters (cl.): {ranking.CLUSTER_RULE_TEXT[s['cluster_rule']]}, given only when every pair of "
+                   f"metrics was tested" if self.clustered else
+                   "no significance clusters (given only when every pair of metrics was tested and the tests can "
+                   "reach their corrected level)")
                 + ("" if s["all_pairs"] or len(self.against) < 2
                    else " (pairs of two metrics not evaluated are untested: --all-pairs)")
                 + (f"; system scores: {SYSTEM_INPUTS_TEXT[s['system_inputs']]} (--system-inputs "
@@ -158,6 +160,11 @@ class Evaluation:
                 + "."
                 + (f" Human ceiling (leave-one-out, metaeval annotators): {c}." if (c := self.ceiling_text()) else "")
                 + (f" Duplicated measures (the same numbers): {self.duplicates_text()}." if self.duplicates else ""))
+
+    @property
+    def clustered(self) -> bool:
+        """Whether some row has a significance cluster (the tables then have a cluster column)."""
+        return "cluster" in self.table and bool(self.table["cluster"].notna().any())
 
     def ceiling_text(self) -> str:
         from metaeval.runs import annotators

@@ -247,6 +247,41 @@ def test_evaluate_latex_markdown_and_text_agree(db):
     assert r"\emph{Human ceiling}" in latex
 
 
+def _comment(latex: str) -> str:
+    return " ".join(line[2:] for line in latex.splitlines() if line.startswith("% "))
+
+
+def _header(latex: str) -> str:
+    return next(line for line in latex.splitlines() if line.startswith("Metric &"))
+
+
+def test_evaluate_latex_keeps_its_intervals_and_says_only_the_columns_it_has(tmp_path):
+    """Issue 48 item 11: the default --layout auto dropped the intervals of evaluate's six settings
+    (the compact layout), and its comment described a clusters column that was not there. auto keeps
+    the CIs (and the clusters where computed): wide where it fits, else long; compact only when asked."""
+    db = tmp_path / "w.duckdb"    # (the module's warehouse and the demo have every pair tested: clusters)
+    rng = np.random.default_rng(5)
+    human = rng.normal(size=(6, 8))
+    lines = ["system,input,measure,value"] + [
+        f"s{i},d{j},{name},{float(v)!r}" for name, noise in ((HUMAN, 0), ("m.a", 0.5), ("m.b", 1.0), ("m.c", 2.0))
+        for i in range(6) for j in range(8) for v in [human[i, j] + noise * rng.normal()]]
+    (tmp_path / "t.csv").write_text("\n".join(lines) + "\n")
+    _run(db, "ingest", "table", tmp_path / "t.csv", "--dataset", "d", "--human", HUMAN)
+    latex = _run(db, "evaluate", "--metric", "m.a", *SCOPE, "--k", "60", "--format", "latex")
+    assert r"95\% CI" in _header(latex) and "cl." not in _header(latex)
+    assert "clusters (cl.)" not in _comment(latex) and "no significance clusters" in _comment(latex)
+    assert "Confidence intervals: in the wide and long layouts" not in latex
+    clustered = _run(db, "evaluate", "--metric", "m.a", *SCOPE, "--k", "60", "--all-pairs", "--format", "latex")
+    assert r"95\% CI" in _header(clustered) and "cl." in _header(clustered)
+    assert "clusters (cl.)" in _comment(clustered)
+    one = _run(db, "evaluate", "--metric", "m.a", *SCOPE, "--k", "60", "--all-pairs", "--level", "system", "--coefficient", "kendall", "--format", "latex")
+    assert _header(one).split(" & ")[1:] == ["cl.", r"Kendall $\tau$", r"95\% CI \\"]   # wide: it fits a column
+    compact = _run(db, "evaluate", "--metric", "m.a", *SCOPE, "--k", "60", "--format", "latex", "--layout", "compact")
+    assert "CI" not in _header(compact) and "Confidence intervals: in the wide and long layouts" in compact
+    if shutil.which("pdflatex"):
+        compile_latex(tmp_path, latex + clustered)
+
+
 def test_correlate_text_and_markdown_follow_the_latex_order(db):
     latex = _run(db, "correlate", *SCOPE, "--level", "system", "--format", "latex")
     order = [line.split(" & ")[0] for line in latex.splitlines() if line.startswith("sim-")]
