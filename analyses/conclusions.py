@@ -67,6 +67,8 @@ if TYPE_CHECKING:
 
 #: Decimals of a printed p-value.
 P_DIGITS = 3
+#: The level a printed p-value is shown beside when its caller does not name one (every default's).
+DEFAULT_ALPHA = 0.05
 
 
 # --- one test ---------------------------------------------------------------------------------------
@@ -322,10 +324,12 @@ def adjusted_floor(floor: float, correction: str, m: int | None) -> float:
     return min(1.0, floor * int(m))
 
 
-def p_text(p, floor: float = 0.0, digits: int = P_DIGITS, *, latex: bool = True) -> str:
+def p_text(p, floor: float = 0.0, digits: int = P_DIGITS, *, latex: bool = True, alpha=DEFAULT_ALPHA) -> str:
     """Rule 8: ``p`` with ``digits`` decimals; ``--`` if undefined; below its test's ``floor``
     (a count/k p of 0 says only p < 1/k) ``<`` the floor, rounded up at ``digits`` and without
-    trailing zeros (k = 50: ``<0.02``); below what the digits show, ``<0.001``."""
+    trailing zeros (k = 50: ``<0.02``); below what the digits show, ``<0.001``. Near ``alpha``
+    (the level its verdict compares it with; None: none) it takes the digits that show which side
+    of alpha it lies on: 0.04995 is ``0.04995``, never ``0.050`` beside a significant verdict."""
     if not defined_value(p):
         return "--"
     less = "$<$" if latex else "<"
@@ -335,7 +339,20 @@ def p_text(p, floor: float = 0.0, digits: int = P_DIGITS, *, latex: bool = True)
         return less + (f"{bound:.{digits}f}".rstrip("0").rstrip(".") if bound < 1 else "1")
     if p < 0.5 * 10 ** -digits:
         return less + f"{10 ** -digits:.{digits}f}"
-    return f"{p:.{digits}f}"
+    return f"{p:.{side_digits(p, alpha, digits)}f}"
+
+
+def side_digits(p: float, alpha, digits: int = P_DIGITS, most: int = 12) -> int:
+    """The fewest decimals, at least ``digits``, at which ``p`` printed is not ``alpha`` printed
+    (unless p is alpha) and lies on p's side of alpha (``most`` at most: a p within 1e-12 of alpha)."""
+    if alpha is None or not defined_value(alpha) or p == alpha:
+        return digits
+    alpha = float(alpha)
+    for d in range(digits, most + 1):
+        shown = float(f"{p:.{d}f}")
+        if shown != float(f"{alpha:.{d}f}") and (shown <= alpha) == (p <= alpha):
+            return d
+    return most
 
 
 def p_floors(formula: str, k, n_valid, correction: str, family_size) -> tuple[np.ndarray, np.ndarray]:
@@ -369,9 +386,11 @@ def printed_pvalues(tests: pd.DataFrame, formula: str, n_valid: Sequence | None 
     if tests.empty:
         return tests
     floored = with_floors(tests, formula, n_valid)
+    alphas = list(tests["alpha"]) if "alpha" in tests else [DEFAULT_ALPHA] * len(tests)
     return tests.assign(
-        p_value=[p_text(p, f, latex=latex) for p, f in zip(floored["p_value"], floored["p_floor"])],
-        p_adjusted=[p_text(p, f, latex=latex) for p, f in zip(floored["p_adjusted"], floored["p_adjusted_floor"])])
+        p_value=[p_text(p, f, latex=latex, alpha=a) for p, f, a in zip(floored["p_value"], floored["p_floor"], alphas)],
+        p_adjusted=[p_text(p, f, latex=latex, alpha=a)
+                    for p, f, a in zip(floored["p_adjusted"], floored["p_adjusted_floor"], alphas)])
 
 
 def printed_by(tests: pd.DataFrame, formulas: Mapping[str, str], *, key: str = "method",

@@ -425,8 +425,9 @@ def latex_frame(frame):
     floors = [1 / v if known(v) else (1 / k if known(k) else 0.0) for v, k in zip(column("n_valid"), column("k"))]
     corrected = [conclusions.adjusted_floor(f, c, m) if isinstance(c, str) and known(m) else f
                  for f, c, m in zip(floors, column("correction"), column("family_size"))]
-    shown = {c: [conclusions.p_text(p, f, latex=False) if conclusions.defined_value(p) else None
-                 for p, f in zip(frame[c], corrected if "adj" in str(c) else floors)]
+    alphas = [a if known(a) else conclusions.DEFAULT_ALPHA for a in column("alpha")]
+    shown = {c: [conclusions.p_text(p, f, latex=False, alpha=a) if conclusions.defined_value(p) else None
+                 for p, f, a in zip(frame[c], corrected if "adj" in str(c) else floors, alphas)]
              for c in frame.columns if _P_COLUMN.search(str(c)) and frame[c].dtype.kind == "f"}
     return frame.assign(**shown) if shown else frame
 

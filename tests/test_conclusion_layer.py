@@ -64,6 +64,31 @@ def test_floors_are_the_smallest_attainable_p_values():
     assert cl.pvalue_floor("parametric") == 0.0 and cl.pvalue_floor("count", 1000, 0) == np.inf
 
 
+def test_p_text_shows_which_side_of_alpha_a_p_lies_on():
+    """Issue 48 item 15: a p of 0.04995 printed "0.050" beside a significant verdict. Near alpha, p
+    takes the digits that show its side; elsewhere, three."""
+    import random
+
+    assert cl.p_text(0.04995, latex=False) == "0.04995" and cl.p_text(0.05004, latex=False) == "0.05004"
+    assert cl.p_text(0.0505, latex=False) == "0.051"                # its side shown at three decimals
+    assert cl.p_text(0.05, latex=False) == "0.050" and cl.p_text(0.0496, latex=False) == "0.0496"
+    assert cl.p_text(0.04995, latex=False, alpha=None) == "0.050"                  # no level: three decimals
+    assert cl.p_text(0.00995, latex=False, alpha=0.01) == "0.00995" and cl.p_text(0.04995, alpha=0.01) == "0.050"
+    assert cl.p_text(50 / 1001, latex=False) == "0.04995"            # a count p of k = 1000 just below 0.05
+    rng = random.Random(0)
+    for p in [0.05 + rng.uniform(-1e-3, 1e-3) for _ in range(500)] + [0.05 + d for d in (1e-9, -1e-9, 0.0)]:
+        for alpha in (0.05, 0.01, 0.1):
+            shown = float(cl.p_text(p, latex=False, alpha=alpha))
+            assert (shown <= alpha) == (p <= alpha) and (shown != alpha or p == alpha), (p, alpha, shown)
+    # the tables print it so (the compare family's text, a family's present, LaTeX)
+    import pandas as pd
+
+    tests = pd.DataFrame({"p_value": [50 / 1001], "p_adjusted": [50 / 1001], "k": [1000], "correction": ["none"],
+                          "family_size": [1], "alpha": [0.05]})
+    printed = cl.printed_pvalues(tests, "add-one")
+    assert printed["p_value"].iloc[0] == "0.04995" and printed["p_adjusted"].iloc[0] == "0.04995"
+
+
 def test_p_text_is_never_finer_than_the_resolution():
     assert cl.p_text(0.0, 1 / 50) == "$<$0.02" and cl.p_text(0.0, 1 / 50, latex=False) == "<0.02"
     assert cl.p_text(0.0, 1 / 1000, latex=False) == "<0.001"

@@ -300,10 +300,17 @@ def _detection_block(human, positive, by, tune, fixed, alpha, part: pd.DataFrame
 
 def _detection_tests(t: pd.DataFrame) -> str:
     """The paired bootstrap tests between the detectors of one setting, collapsed."""
+    from metaeval.analyses import conclusions
+
+    printed = conclusions.printed_pvalues(t, "count")   # at its resolution, and its side of alpha
+
+    def p_cell(value, text) -> tuple[str, str]:
+        return value_cell(value) if missing_value(value) else (text, repr(float(value)))
+
     rows_t = [[(r.metric_a, ""), (r.metric_b, ""), (subset_text(r.subset), ""),
                ("macro average" if r.group == "*" else r.group or "—", ""), (r.statistic, ""),
-               value_cell(r.delta), value_cell(r.p_value), value_cell(r.p_adjusted),
-               flag_cell(r.significant)] for r in t.itertuples()]
+               value_cell(r.delta), p_cell(r.p_value, shown.p_value), p_cell(r.p_adjusted, shown.p_adjusted),
+               flag_cell(r.significant)] for r, shown in zip(t.itertuples(), printed.itertuples())]
     first = t.iloc[0]
     return ("<details><summary>" + html.escape(
         f"paired bootstrap tests between the detectors ({len(t)}; "
