@@ -119,6 +119,9 @@ class Evaluation:
     duplicates: dict[str, tuple[str, str]] = field(default_factory=dict)   # measure -> (duplicate_of, relation)
     #: the human ceiling stored by `metaeval annotators` (leave-one-out), per level and coefficient
     ceiling: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
+    #: the tests of each evaluated metric against each other one (:func:`tests_table`): the other
+    #: metric's correlation [CI], delta, p, corrected p, significant, per level and coefficient
+    tests: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
 
     @property
     def computed(self) -> int:
@@ -132,7 +135,7 @@ class Evaluation:
     def __repr__(self) -> str:
         state = "up to date, nothing computed" if self.up_to_date else f"computed {self.computed} results"
         return (f"Evaluation({', '.join(self.metrics)} on {self.dataset} against {self.human}: "
-                f"{len(self.against)} other metrics, levels {list(self.settings['levels'])}, coefficients "
+                f"{len(self.against)} other metric{'' if len(self.against) == 1 else 's'}, levels {list(self.settings['levels'])}, coefficients "
                 f"{list(self.settings['coefficients'])}; {state}; {len(self.table)} rows in .table)")
 
     def caption(self) -> str:
@@ -345,13 +348,14 @@ def run_request(wh: Store, request: Request, *, jobs: int = 1, force: bool = Fal
 
     ceiling = annotators.ceilings(wh, request.dataset, request.human)
     data = plan.data if plan.data is not None else selection.load_data(wh, scope)
-    table = annotators.with_ceilings(evaluation_table(wh, outcomes, focus, settings, data), ceiling)
+    tests = current_tests(wh, outcomes, settings, data)
+    table = annotators.with_ceilings(evaluation_table(wh, outcomes, focus, settings, data, tests), ceiling)
     dups = wh.duplicates(request.dataset)
     dups = dups[dups["measure"].isin(scope.metrics) & dups["duplicate_of"].isin(scope.metrics)]
     return Evaluation(request.dataset, request.human, tuple(focus), tuple(m for m in scope.metrics if m not in focus),
                       settings, outcomes, table, loaded, plan.skipped,
                       {m: (d, r) for m, d, r in zip(dups["measure"], dups["duplicate_of"], dups["relation"])},
-                      ceiling)
+                      ceiling, tests_table(_decided(tests, settings), table))
 
 
 def _offer(shared: allpairs.Shared, plan: _Plan, system_inputs: str) -> None:
@@ -366,7 +370,8 @@ def _offer(shared: allpairs.Shared, plan: _Plan, system_inputs: str) -> None:
 
 
 def evaluation_table(wh: Store, outcomes: dict[str, engine.Outcome], focus: Sequence[str],
-                     settings: dict, data: selection.Data | None = None) -> pd.DataFrame:
+                     settings: dict, data: selection.Data | None = None,
+                     tests: pd.DataFrame | None = None) -> pd.DataFrame:
     """One row per metric of the scope, level and coefficient (see :class:`Evaluation`).
 
     ``cluster`` is given only where it is a finding: every pair of ranked metrics tested
@@ -380,23 +385,7 @@ def evaluation_table(wh: Store, outcomes: dict[str, engine.Outcome], focus: Sequ
     scope = outcomes["correlate"].scope
     corr = outcomes["correlate"].rows(wh).set_index(["metric", "level", "coefficient"])
     cis = outcomes["ci"].rows(wh).set_index(["metric", "level", "coefficient"])
-    tests = outcomes["compare"].rows(wh)
-    tests = tests[(tests["correction"] == settings["correction"]) & (tests["correction_group"] == "metric")]
-    if data is not None:   # a stored row of another family or of other cells is not a test of these
-        family = comparisons.correction_family(scope.metrics, settings["correction"])
-        prints: dict[tuple, str] = {}
-        aggregate = settings.get("aggregate", parameters.DEFAULT_AGGREGATE)
-
-        def aggregate_print(fingerprint: str) -> str:   # the cells as the tests' aggregate read them
-            return parameters.aggregate_fingerprint(fingerprint, aggregate)
-
-        def current(r) -> bool:
-            key = (r.metric_a, r.metric_b, scope.human)
-            if key not in prints:
-                prints[key] = data.fingerprint(key)[0]
-            return r.fingerprint == aggregate_print(prints[key]) and (None if pd.isna(r.family) else r.family) == family
-
-        tests = tests[[current(r) for r in tests.itertuples()]]
+    tests = current_tests(wh, outcomes, settings, data) if tests is None else tests
     metrics = list(scope.metrics)
     index = {m: i for i, m in enumerate(metrics)}
     rows = []
@@ -439,6 +428,69 @@ def evaluation_table(wh: Store, outcomes: dict[str, engine.Outcome], focus: Sequ
                                     "unresolvable": unresolved or None},
                 })
     return pd.DataFrame(rows)
+
+
+def tests_table(tests: pd.DataFrame, table: pd.DataFrame) -> pd.DataFrame:
+    """The tests of each evaluated metric (``metric``) against each other metric (``against``),
+    per level and coefficient, with the other metric's correlation and CI from ``table`` (an
+    :func:`evaluation_table`): delta, p, corrected p, significant; the rows of a setting by the
+    other metric's correlation, descending (undefined last)."""
+    columns = ["metric", "level", "coefficient", "against", "correlation", "lower", "upper", "delta", "p_value",
+               "p_adjusted", "significant", "k", "n_valid", "family_size", "correction", "alpha"]
+    if tests.empty or table.empty:
+        return pd.DataFrame(columns=columns)
+    focus = set(table.loc[table["evaluated"], "metric"])
+    mine = tests[tests["metric_a"].isin(focus)].rename(columns={"metric_a": "metric", "metric_b": "against"})
+    other = table[["metric", "level", "coefficient", "correlation", "lower", "upper"]].rename(
+        columns={"metric": "against"})
+    out = mine.merge(other, on=["against", "level", "coefficient"], how="left")
+    order = {(lv, c): i for i, (lv, c) in enumerate(dict.fromkeys(zip(table["level"], table["coefficient"])))}
+    out = out.assign(_setting=[order.get(key, len(order)) for key in zip(out["level"], out["coefficient"])],
+                     _focus=out["metric"].map({m: i for i, m in enumerate(dict.fromkeys(table["metric"]))}),
+                     _r=-out["correlation"].astype(float))
+    out = out.sort_values(["_focus", "_setting", "_r", "against"], na_position="last", kind="stable")
+    return out[[c for c in columns if c in out.columns]].reset_index(drop=True)
+
+
+def _decided(tests: pd.DataFrame, settings: dict) -> pd.DataFrame:
+    """The tests with ``significant`` as the evaluation reads them (the conclusion layer's verdict at
+    its alpha, within each level's and coefficient's family: :func:`metaeval.runs.ranking.significant_at`)
+    and ``alpha`` its alpha."""
+    from metaeval.runs import ranking as ranking_runs
+
+    if tests.empty:
+        return tests
+    family = (settings["method"], settings["correction"], "metric")
+    significant = pd.Series(False, index=tests.index)
+    for _, part in tests.groupby(["level", "coefficient"], sort=False):
+        significant[part.index] = ranking_runs.significant_at(part, settings["alpha"], family)
+    return tests.assign(significant=significant.astype(bool), alpha=settings["alpha"])
+
+
+def current_tests(wh: Store, outcomes: dict[str, engine.Outcome], settings: dict,
+                  data: selection.Data | None = None) -> pd.DataFrame:
+    """The stored tests an evaluation reads: the latest rows of its correction (within each metric's
+    family) and, given ``data``, only those computed on the cells it holds now and in the family of
+    the scope's metrics (a stored row of another family or of other cells is not a test of these)."""
+    scope = outcomes["correlate"].scope
+    tests = outcomes["compare"].rows(wh)
+    tests = tests[(tests["correction"] == settings["correction"]) & (tests["correction_group"] == "metric")]
+    if data is not None:
+        family = comparisons.correction_family(scope.metrics, settings["correction"])
+        prints: dict[tuple, str] = {}
+        aggregate = settings.get("aggregate", parameters.DEFAULT_AGGREGATE)
+
+        def aggregate_print(fingerprint: str) -> str:   # the cells as the tests' aggregate read them
+            return parameters.aggregate_fingerprint(fingerprint, aggregate)
+
+        def current(r) -> bool:
+            key = (r.metric_a, r.metric_b, scope.human)
+            if key not in prints:
+                prints[key] = data.fingerprint(key)[0]
+            return r.fingerprint == aggregate_print(prints[key]) and (None if pd.isna(r.family) else r.family) == family
+
+        tests = tests[[current(r) for r in tests.itertuples()]]
+    return tests
 
 
 def _signature(settings: dict, level: str, coefficient: str, corr: pd.DataFrame, metric: str) -> str:

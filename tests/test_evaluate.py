@@ -230,3 +230,36 @@ def test_realsumm_done_when(warehouse_copy, tmp_path):
     assert "bertscore.precision = bertscore.f1 (identical values)" in latex.stdout
     if shutil.which("pdflatex"):
         compile_latex(tmp_path, latex.stdout)
+
+
+def test_text_shows_each_test_with_its_p_and_the_other_metrics_correlations(demo):
+    """Issue 48 item 17: evaluate showed no p-values and not the other metrics' own correlations (a
+    newcomer needed `compare`). Its text adds one row per test: the other metric's correlation
+    [CI], delta and p (raw, corrected) as the stored rows and the JSON say them, within 100 columns;
+    one other metric is "1 other metric"."""
+    from metaeval.analyses import conclusions
+
+    db, scores = demo
+    base = ["evaluate", scores, "--dataset", "d", "--human", HUMAN, "--coefficient", "kendall", "--k", "50"]
+    text = _run(db, *base).stdout
+    assert max(map(len, text.splitlines())) <= 100 and "against 4 other metrics" in text
+    rows = {(r["metric"], r["level"]): r for r in json.loads(_run(db, *base, "--format", "json").stdout)}
+    with Warehouse(db, read_only=True) as wh:
+        tests = wh.sql("SELECT * FROM latest_hypothesis_tests WHERE metric_a = 'mymetric' AND coefficient = 'kendall' "
+                       "AND method = 'perm-both' AND correction = 'holm'")
+    assert len(tests) == 8
+    lines = text.split("Tests of mymetric against each other metric")[1].splitlines()
+    for t in tests.itertuples():
+        line = next(x for x in lines if x.split()[:4] == ["mymetric", t.level, "kendall", t.metric_b])
+        other = rows[(t.metric_b, t.level)]
+        floor = 1 / (t.k + 1)
+        p, p_adj = conclusions.p_text(t.p_value, floor, latex=False), conclusions.p_text(
+            t.p_adjusted, conclusions.adjusted_floor(floor, "holm", t.family_size), latex=False)
+        assert line.split()[4:] == [f"{other['correlation']:.3f}", f"[{other['lower']:.3f},", f"{other['upper']:.3f}]",
+                                    f"{t.delta:.3f}", p, p_adj + ("*" if t.p_adjusted <= 0.05 else "")], line
+    # in each setting, by the other metric's correlation
+    for level in ("system", "summary"):
+        shown = [x.split()[4] for x in lines if x.split()[1:3] == [level, "kendall"]]
+        assert shown == sorted(shown, key=float, reverse=True)
+    one = _run(db, *base, "--against", "sim-low.f1", "--level", "system").stdout
+    assert "against 1 other metric\n" in one

@@ -158,7 +158,8 @@ def _evaluate(obj, pairs, files, metrics, against, levels, coefficients, method,
             shown, notes = _readable(ev.table, everyone=True, marker="**")
             click.echo(tables.markdown_caption(caption, notes) + tables.to_markdown(shown), nl=False)
         else:
-            say(f"{ev.dataset} / {ev.human}: {', '.join(ev.metrics)} against {len(ev.against)} other metrics")
+            n = len(ev.against)
+            say(f"{ev.dataset} / {ev.human}: {', '.join(ev.metrics)} against {n} other metric{'' if n == 1 else 's'}")
             shown, notes = _readable(ev.table, everyone=False, cut=None if width() is None else MAX_LIST, marker="*")
             show(shown, "text")
             for note in _cluster_notes(ev.table):
@@ -171,6 +172,13 @@ def _evaluate(obj, pairs, files, metrics, against, levels, coefficients, method,
             say_caption(caption, f"{notes} Every metric's rows: --format json, csv, markdown or latex.")
             for line in filter(None, extra):
                 say(line)
+            if len(ev.tests):
+                click.echo()
+                say(f"Tests of {', '.join(ev.metrics)} against each other metric (its correlation [CI]; delta = "
+                    f"the difference of the correlations; p corrected: {ev.settings['correction']} within each "
+                    "metric's tests; *: significant at alpha "
+                    f"{ev.settings['alpha']:g}):")
+                show(_tests_readable(ev), "text")
 
 
 def _evaluate_judge(obj, preferences, datasets, humans, scores, metrics, against, control, method, k, seed, alpha,
@@ -323,6 +331,30 @@ def _readable(table, *, everyone: bool, cut: int | None = None, marker: str = "*
                              "Bold" if marker == "**" else marker) + \
         "".join(f" No bold in {' '.join(s)}: {line}." for s, line in ranking.unresolved.items() if marker == "**")
     return out[["metric", "level", "coefficient", "correlation", "rank", "cluster", "beats", "beaten_by"]], notes
+
+
+def _tests_readable(ev):
+    """The tests of :attr:`Evaluation.tests` as text rows: the other metric's correlation [CI],
+    delta, p and corrected p as the conclusion layer prints them (at their resolution), a ``*``
+    on a significant corrected p."""
+    from metaeval.analyses import conclusions, ranking_tables
+    from metaeval.runs import comparisons
+
+    t = ev.tests
+    printed = conclusions.printed_pvalues(t, comparisons.pvalue_formula(ev.settings["method"]))
+
+    def interval(r):
+        if pd_isna(r.correlation):
+            return "undefined"
+        ci = "" if pd_isna(r.lower) or pd_isna(r.upper) else \
+            f" [{ranking_tables.plain_number(r.lower)}, {ranking_tables.plain_number(r.upper)}]"
+        return ranking_tables.plain_number(r.correlation) + ci
+
+    return t[["metric", "level", "coefficient", "against"]].assign(
+        correlation=[interval(r) for r in t.itertuples()],
+        delta=[ranking_tables.plain_number(d) for d in t["delta"]],
+        p=list(printed["p_value"]),
+        p_corrected=[f"{p}*" if bool(sig) else p for p, sig in zip(printed["p_adjusted"], t["significant"])])
 
 
 def pd_true(frame):
