@@ -319,3 +319,26 @@ def test_summeval_report_in_headless_chromium(warehouse_copy, tmp_path):
     assert rows[-1][1].startswith("human ceiling")
     _check_self_contained(parsed)
     assert not re.search(r"\b(None|nan|NaN)\b", parsed.text)
+
+
+def test_the_headline_setting_is_evaluates_first_not_the_surest_stored(db, cli, tmp_path):
+    """Issue 48 item 13: the report led with the "surest" stored setting (on SummEval system
+    Spearman, the one with clusters) while `evaluate` leads with system Pearson. The headline follows
+    evaluate's rule whatever is stored: here system Spearman has every pair tested (clusters) and
+    system Pearson correlations only; Pearson leads. A ceiling not computed is a grey row."""
+    cli("demo", "--systems", "5", "--inputs", "6", "--k", "40")
+    with Store(db) as wh:   # the demo tested pearson and kendall: keep no test of pearson
+        wh.con.execute("DELETE FROM hypothesis_tests WHERE coefficient = 'pearson'")
+    common = ["--dataset", "demo", "--human", "expert.relevance", "--level", "system"]
+    cli("correlate", *common, "--coefficient", "spearman")
+    cli("ci", *common, "--coefficient", "spearman", "--k", "40")
+    cli("compare", *common, "--coefficient", "spearman", "--k", "40")
+    out = tmp_path / "r.html"
+    cli("report", "--dataset", "demo", "--out", out)
+    page = out.read_text()
+    first = page[page.index('<section id="ranking">'):]
+    assert first.index('id="ranking-expert-relevance-system-pearson"') < first.index("<details>")
+    assert 'class="answer">System level, Pearson' in first
+    assert re.search(r'<tr class="ceiling missing">.*?not computed at this level and coefficient: run `metaeval '
+                     r'--db \S+ annotators --dataset demo', first, re.S)
+    assert "tfoot tr.missing td{color:#888}" in page

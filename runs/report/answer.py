@@ -85,9 +85,19 @@ def pick(frame: pd.DataFrame, columns: Sequence[str], preferred: tuple, order: d
     return groups[key], key
 
 
+def headline(ranked: Sequence[Ranked]) -> Ranked:
+    """The setting a report leads with, by the rule ``evaluate`` tables its settings (and sorts its
+    rows) by: the first stored in the order of the levels (system, summary, global) and then of
+    the coefficients (Pearson, Spearman, Kendall, ...), never by what happens to be stored for it."""
+    levels = {lv: i for i, lv in enumerate(vocabulary.LEVELS)}
+    coefficients = {c: i for i, c in enumerate(vocabulary.CORRELATION_COEFFICIENTS)}
+    return min(ranked, key=lambda r: (levels.get(r.level, len(levels)), coefficients.get(r.coefficient,
+                                                                                          len(coefficients))))
+
+
 def answer(ctx: Context) -> Section:
-    """The first screen: per human judgment, the ranking whose answer is surest first (clusters,
-    else tests, else intervals), the other levels and coefficients collapsed under it."""
+    """The first screen: per human judgment, the ranking of the :func:`headline` setting (system
+    level, Pearson, when stored), the other levels and coefficients collapsed under it."""
     s = Section("Ranking of the metrics", "ranking")
     humans = [ctx.human] if ctx.human else sorted(ctx.wh.measures(ctx.dataset, "human")["measure"])
     found = [(h, r) for h in humans if (r := rankings(ctx, h))]
@@ -95,8 +105,7 @@ def answer(ctx: Context) -> Section:
         s.note = ctx.missing("correlations", "correlate")
         return s
     for human, ranked in found:
-        # first the setting whose answer is surest: clusters, else tests, else intervals
-        primary = min(ranked, key=lambda r: (not r.clustered, r.tests is None, r.ci is None))
+        primary = headline(ranked)   # evaluate's first setting, whatever is stored for each
         if len(found) > 1:
             s.blocks.append(f'<h3 id="{html.escape(slug("ranking", human))}">Against {html.escape(human)}</h3>')
         s.blocks.append(ranked_html(ctx, primary, primary=True))
@@ -238,7 +247,7 @@ def ranked_html(ctx: Context, r: Ranked, primary: bool = False) -> str:
                 f'<td>{axis.bar(ceiling["human_ceiling"], low, high, "human")}</td>'
                 + ("<td></td><td></td>" if tested else "") + "</tr>")
     else:
-        foot = (f'<tr class="ceiling"><td></td><td>human ceiling</td><td colspan="{len(head) - 2}">— '
+        foot = (f'<tr class="ceiling missing"><td></td><td>human ceiling</td><td colspan="{len(head) - 2}">— '
                 f"{html.escape(ceiling_missing(ctx, r))}</td></tr>")
     title = "" if primary else f"<h4>{html.escape(r.heading)}</h4>"
     answer = f'<p class="answer">{html.escape(answer_text(r, rk))}</p>' if primary else ""

@@ -208,7 +208,7 @@ table.sortable th:not(.nosort):after{content:" \\2195";color:#aaa;font-size:.8em
 th.asc:after{content:" \\2191"!important;color:#333!important}th.desc:after{content:" \\2193"!important;color:#333!important}
 td.num,th.num,table.data td[data-v]{text-align:right;font-variant-numeric:tabular-nums}
 table.data{font-size:12px}
-tr.undefined td{color:#888}tfoot td{border-top:2px solid #bbb;color:#8a1c1c}
+tr.undefined td{color:#888}tfoot td{border-top:2px solid #bbb;color:#8a1c1c}tfoot tr.missing td{color:#888}
 .bar{position:relative;display:inline-block;width:180px;height:12px;vertical-align:middle}
 .bar .zero{position:absolute;top:0;bottom:0;border-left:1px dotted #999}
 .bar .ci{position:absolute;top:5px;height:3px;background:#1f77b4}
