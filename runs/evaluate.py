@@ -164,6 +164,20 @@ class Evaluation:
                 + (f" Human ceiling (leave-one-out, metaeval annotators): {c}." if (c := self.ceiling_text()) else "")
                 + (f" Duplicated measures (the same numbers): {self.duplicates_text()}." if self.duplicates else ""))
 
+    #: the columns :meth:`rows` gives, in order
+    ROW_COLUMNS = ("metric", "level", "coefficient", "correlation", "lower", "upper", "rank", "n_metrics", "cluster",
+                   "beats", "beaten_by")
+
+    def rows(self, everyone: bool = False) -> pd.DataFrame:
+        """The evaluated metrics' rows (``everyone``: every metric's) in the order ``metaeval
+        evaluate`` prints them -- per level and coefficient in the order evaluated, by correlation
+        descending, undefined last -- with the columns a reader reads (:attr:`ROW_COLUMNS`; every
+        column is in :attr:`table`). ``print(ev.rows().to_string(index=False))`` prints them whole."""
+        from metaeval.analyses import ranking_tables
+
+        shown = self.table if everyone else self.table[self.table["evaluated"]]
+        return ranking_tables.sort_ranked(shown.reset_index(drop=True))[list(self.ROW_COLUMNS)]
+
     @property
     def clustered(self) -> bool:
         """Whether some row has a significance cluster (the tables then have a cluster column)."""

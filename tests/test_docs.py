@@ -1,10 +1,12 @@
 """The documentation cannot drift from the program: the site builds in strict mode, and every
 shell and Python example of README.md and docs/ runs, in order, page by page.
 
-How a page is run (``test_page_runs``): in a temporary directory laid out as a fresh clone
+How a page is run (``test_page_runs``): in one temporary directory laid out as a fresh clone
 (``examples/`` and ``docs/`` of this checkout, ``../shared`` beside it when this checkout has
-it) with a fresh warehouse (``METAEVAL_DB`` set to ``./warehouse.duckdb`` of that directory),
-every ```` ```bash ```` block's lines (continuations joined, comments dropped) and every
+it), shared by the pages as a reader's clone is and run in a reader's order (README.md, then
+mkdocs.yml's nav), ``METAEVAL_DB`` set to ``./warehouse.duckdb`` of that directory (README's);
+each guide names its own warehouse (``--db <page>.duckdb``: ``test_each_guide_uses_its_own_warehouse``),
+so that no guide reads what another stored. Every ```` ```bash ```` block's lines (continuations joined, comments dropped) and every
 ```` ```python ```` block, in the order of the page. A ``metaeval`` line without pipes runs
 in this process (``> FILE`` written from its output); any other line runs in ``bash``. The
 set-up lines (a venv, ``pip install``) and the test command itself are not run: they are what
@@ -40,7 +42,17 @@ from tests.conftest import ROOT, SHARED_DATA
 
 README = ROOT / "README.md"
 DOCS = ROOT / "docs"
-PAGES = [README, *sorted(DOCS.rglob("*.md"))]
+
+
+def reader_order() -> list[Path]:
+    """README.md, then the pages of mkdocs.yml's nav in its order (a reader's), then any other page."""
+    nav = [DOCS / m for m in re.findall(r":\s*([\w./-]+\.md)\s*$", (ROOT / "mkdocs.yml").read_text(), re.MULTILINE)]
+    listed = [p for p in dict.fromkeys(nav) if p.exists()]
+    return [README, *listed, *(p for p in sorted(DOCS.rglob("*.md")) if p not in listed)]
+
+
+PAGES = reader_order()
+GUIDES = [p for p in PAGES if p.parent == DOCS / "guides"]
 #: lines a page shows but this test does not run: the set-up it runs in, and itself
 NOT_RUN = (re.compile(r"^(python3? -m venv|\. \.venv|pip install|python -m pip install)"),
            re.compile(r"^python -m pytest"), re.compile(r"^mkdocs serve"))
@@ -139,7 +151,32 @@ def test_site_builds_in_strict_mode(tmp_path):
     assert "evaluate" in api and "correlate" in api
 
 
+@pytest.mark.parametrize("page", GUIDES, ids=page_id)
+def test_each_guide_uses_its_own_warehouse(page):
+    """Issue 48 item 16: the guides shared ./warehouse.duckdb, so a reader who followed evaluate.md
+    then judges.md read other cluster numbers than judges.md quotes (evaluate's judge was in the
+    warehouse). Every command of a guide names the guide's own file (``--db <page>.duckdb``), and
+    so does every Python block that opens a warehouse."""
+    own = f"{page.stem}.duckdb"
+    for kind, body, _ in steps(page.read_text()):
+        if kind == "bash" and not any(p.match(body) for p in NOT_RUN):
+            for command in re.split(r"\s*\|\s*", body):
+                words = shlex.split(command, comments=True)
+                if words[:1] == ["metaeval"]:
+                    assert f"--db {own}" in " ".join(words), f"{page_id(page)}: `{body}` does not name --db {own}"
+        elif kind == "python":
+            for opened in re.findall(r"(?:Warehouse|Store)\(([^,)]*)", body):
+                assert opened.strip() == f'"{own}"', f"{page_id(page)}: a warehouse other than {own}: {opened}"
+
+
 # --- every example runs ------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def reader(tmp_path_factory) -> Path:
+    """One directory for every page, as a reader's clone: the pages run in it one after the other,
+    in the reader's order (:data:`PAGES`), each guide on its own warehouse."""
+    return _clone(tmp_path_factory.mktemp("reader"))
+
+
 def _clone(tmp_path: Path) -> Path:
     """A directory laid out as a fresh clone, with ../shared beside it when this checkout has it."""
     clone = tmp_path / "clone"
@@ -186,7 +223,7 @@ def _run_line(line: str, env: dict) -> tuple[int, str]:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("page", PAGES, ids=page_id)
-def test_page_runs(page, tmp_path, monkeypatch):
+def test_page_runs(page, reader, monkeypatch):
     text = page.read_text()
     todo = steps(text)
     if not any(kind != "check" and not any(p.match(body) for p in NOT_RUN) for kind, body, _ in todo):
@@ -195,7 +232,7 @@ def test_page_runs(page, tmp_path, monkeypatch):
         pytest.skip(f"{page_id(page)} needs the shared meta-evaluation data at {SHARED_DATA} (absent on this checkout)")
     if "<!-- docs-test: heavy -->" in text and os.environ.get("METAEVAL_DOCS_HEAVY") != "1":
         pytest.skip(f"{page_id(page)} is marked heavy (minutes): run it with METAEVAL_DOCS_HEAVY=1")
-    clone = _clone(tmp_path)
+    clone = reader
     monkeypatch.chdir(clone)
     monkeypatch.setenv("METAEVAL_DB", str(clone / "warehouse.duckdb"))
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}

@@ -263,3 +263,26 @@ def test_text_shows_each_test_with_its_p_and_the_other_metrics_correlations(demo
         assert shown == sorted(shown, key=float, reverse=True)
     one = _run(db, *base, "--against", "sim-low.f1", "--level", "system").stdout
     assert "against 1 other metric\n" in one
+
+
+def test_rows_are_the_asked_metrics_as_the_command_sorts_them_readable_in_a_script(demo):
+    """Issue 48 item 14: README's example printed ev.table (all five metrics, in alphabetical order,
+    `correlation` cut to "..." by pandas in a script). Evaluation.rows() is the evaluated metrics'
+    rows in the command's order (per setting, by correlation, undefined last), printed whole."""
+    db, scores = demo
+    with Warehouse(db) as wh:
+        wh.add_scores("d", scores)
+        ev = wh.evaluate("d", HUMAN, metrics=["mymetric", "sim-low.f1"], levels=["system", "summary"],
+                         coefficients=["pearson", "kendall"], k=40)
+    rows = ev.rows()
+    assert set(rows["metric"]) == {"mymetric", "sim-low.f1"} and list(rows.columns) == list(ev.ROW_COLUMNS)
+    settings = list(dict.fromkeys(zip(rows["level"], rows["coefficient"])))
+    assert settings == [("system", "pearson"), ("system", "kendall"), ("summary", "pearson"), ("summary", "kendall")]
+    for level, coefficient in settings:
+        r = rows[(rows["level"] == level) & (rows["coefficient"] == coefficient)]["correlation"].tolist()
+        assert r == sorted(r, reverse=True)
+    text = rows.to_string(index=False)
+    assert "..." not in text and "\u2026" not in text and f"{rows['correlation'].iloc[0]:.6f}"[:5] in text
+    everyone = ev.rows(everyone=True)
+    assert len(everyone) == 5 * 4 and everyone.iloc[0]["correlation"] == max(
+        everyone[(everyone["level"] == "system") & (everyone["coefficient"] == "pearson")]["correlation"])
