@@ -117,7 +117,7 @@ def raters(wh, dataset: str, human: str, *, k: int = K.default, seed: int = SEED
     reuse = {t: None if force else persist.reusable(wh, t, dataset, fingerprint, **setting, **extra)
              for t, extra in extras.items()}
     if all(r is not None for r in reuse.values()):
-        return reuse
+        return ordered(reuse)
     most = int((~np.isnan(annotations.values)).sum(axis=2).max()) if annotations.values.size else 0
     if most < 1:
         raise WarehouseError(f"{human!r} of {dataset!r} has no rating")
@@ -147,7 +147,25 @@ def raters(wh, dataset: str, human: str, *, k: int = K.default, seed: int = SEED
     frames = {AGREEMENT: agreement, STABILITY: pd.DataFrame(stability)}
     persist.ensure_table(wh, AGREEMENT, "87_mqm_results")
     write_tables(wh, COMMAND, frames, {**setting, "dataset": dataset, "k": k, "alpha": alpha}, fingerprint, seed)
-    return {t: persist.reusable(wh, t, dataset, fingerprint, **setting, **extras[t]) for t in frames}
+    return ordered({t: persist.reusable(wh, t, dataset, fingerprint, **setting, **extras[t]) for t in frames})
+
+
+#: The order of rater_agreement's statistics as printed (the scores', then the spans').
+STATISTICS = ("score_alpha", "span_alpha", "span_alpha_severity", "span_f1_mean", "span_f1_pooled")
+
+
+def ordered(tables: dict) -> dict:
+    """The rows in an order that is the same on every dataset (not the store's): the agreement's
+    statistics in :data:`STATISTICS` order, the stability's by number of ratings, ascending."""
+    out = dict(tables)
+    agreement, stability = out.get(AGREEMENT), out.get(STABILITY)
+    if agreement is not None and len(agreement):
+        rank = {name: i for i, name in enumerate(STATISTICS)}
+        out[AGREEMENT] = agreement.assign(_s=agreement["statistic"].map(lambda x: rank.get(x, len(rank)))) \
+            .sort_values(["subset", "_s", "statistic"], kind="stable").drop(columns="_s").reset_index(drop=True)
+    if stability is not None and len(stability):
+        out[STABILITY] = stability.sort_values(["subset", "ratings"], kind="stable").reset_index(drop=True)
+    return out
 
 
 def write_tables(wh, command: str, frames: dict, parameters: dict, fingerprint: str, seed: int | None) -> int:

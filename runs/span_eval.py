@@ -134,7 +134,7 @@ def span_eval(wh, dataset: str, judges=(), *, k: int = K.default, seed: int = SE
         stored = {t: persist.reusable(wh, t, dataset, fingerprint, **extra) for t, extra in setting.items()}
         if stored[TABLE] is not None and set(stored[TABLE]["judge"]) == set(judges) and \
                 (len(judges) < 2 or stored[TESTS] is not None):
-            return {t: (v if v is not None else pd.DataFrame()) for t, v in stored.items()}
+            return ordered({t: (v if v is not None else pd.DataFrame()) for t, v in stored.items()})
     human = _segments(used[used["kind"] == "human"])
     predicted = _segments(used[used["kind"] == "automatic"])
     conventions = {"gold": "the union of the human raters' spans", "units": "characters of source and target",
@@ -155,7 +155,25 @@ def span_eval(wh, dataset: str, judges=(), *, k: int = K.default, seed: int = SE
     write_tables(wh, COMMAND, frames, {"dataset": dataset, "judges": list(judges), "k": k, "alpha": alpha,
                                        "correction": correction}, fingerprint, seed)
     stored = {t: persist.reusable(wh, t, dataset, fingerprint, **extra) for t, extra in setting.items()}
-    return {t: (v if v is not None else pd.DataFrame()) for t, v in stored.items()}   # one judge: no test
+    return ordered({t: (v if v is not None else pd.DataFrame()) for t, v in stored.items()})   # one judge: no test
+
+
+def ordered(tables: dict) -> dict:
+    """The rows in an order that is the same on every dataset (not the store's): the settings in
+    a fixed order (severity matching off then on; micro then macro), in each the judges by F1, the
+    best first (undefined last; equal F1s by name); the tests per matching by delta, descending."""
+    out = dict(tables)
+    rows = out.get(TABLE)
+    if rows is not None and len(rows):
+        out[TABLE] = rows.assign(_avg=rows["averaging"].map({"micro": 0, "macro": 1}), _f1=-rows["f1"].astype(float)) \
+            .sort_values(["severity_matching", "_avg", "_f1", "judge"], na_position="last", kind="stable") \
+            .drop(columns=["_avg", "_f1"]).reset_index(drop=True)
+    tests = out.get(TESTS)
+    if tests is not None and len(tests):
+        out[TESTS] = tests.assign(_d=-tests["delta"].astype(float)) \
+            .sort_values(["severity_matching", "_d", "judge_a", "judge_b"], na_position="last", kind="stable") \
+            .drop(columns=["_d"]).reset_index(drop=True)
+    return out
 
 
 def _read(wh, dataset: str, judges):

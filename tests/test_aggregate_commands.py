@@ -412,3 +412,18 @@ def test_pooled_optimal_set_counts_a_test_that_cannot_reach_significance_as_not_
     assert "not evidence" in " ".join(map(str, r.conventions.values()))
     assert all(v is None for (m, a), v in r.optimal.items() if (m, a) != ("m1", "mean"))
     assert r.optimal[("m1", "median")] is None
+
+
+def test_soft_pairwise_accuracy_prints_the_metrics_by_their_spa(cli):
+    """Issue 48 item 15: `accuracy --soft` printed the metrics by name; the best SPA first (the
+    stored rows' values, in every format)."""
+    import json
+
+    cli("demo", "--systems", "6", "--inputs", "8", "--k", "40")
+    base = ["accuracy", "--dataset", "demo", "--human", "expert.relevance", "--soft", "--k", "20"]
+    rows = json.loads(cli(*base, "--format", "json").stdout)
+    spa = [r["spa"] for r in rows]
+    assert spa == sorted(spa, reverse=True) and len(spa) == 4
+    text = cli(*base).output.splitlines()
+    header = next(i for i, line in enumerate(text) if line.split()[:2] == ["metric", "spa"])
+    assert [line.split()[0] for line in text[header + 1:header + 5]] == [r["metric"] for r in rows]

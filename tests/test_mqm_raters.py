@@ -98,3 +98,26 @@ def test_raters_command_on_the_hand_worked_file(db, tmp_path):
     run_cli(db, "raters", "--dataset", "wmt", "--human", "mqm", "--k", "100")
     with Warehouse(db, read_only=True) as wh:
         assert wh.sql("SELECT count(*) AS n FROM analysis_runs")["n"][0] == runs          # nothing recomputed
+
+
+def test_raters_print_their_rows_in_one_order(db, tmp_path):
+    """Issue 48 item 15: raters printed the statistics and the numbers of ratings in the store's
+    order (2 before 1 on one dataset, after on another); now the statistics in their declared
+    order and the ratings ascending, whatever the store returns."""
+    import pandas as pd
+
+    from metaeval.runs import raters
+
+    third = [("C", "1", "r1", SRC1, "Er <v>sagte</v> hallo.", "Accuracy/Mistranslation", "Major"),
+             ("C", "2", "r2", SRC2, "Es regnet.", "No-error", "No-error")]
+    run_cli(db, "ingest", "mqm", write(tmp_path / "mqm.tsv", ROWS + third), "--dataset", "wmt")
+    text = run_cli(db, "--wide", "raters", "--dataset", "wmt", "--human", "mqm", "--k", "20").output
+    shown = [w for line in text.splitlines() for w in line.split() if w in raters.STATISTICS]
+    assert shown == list(raters.STATISTICS)
+    stability = text[text.index("rating_stability"):].splitlines()
+    assert [line.split()[2] for line in stability[2:4]] == ["1", "2"]
+    shuffled = {raters.AGREEMENT: pd.DataFrame({"subset": "", "statistic": list(reversed(raters.STATISTICS))}),
+                raters.STABILITY: pd.DataFrame({"subset": "", "ratings": [3, 1, 2]})}
+    again = raters.ordered(shuffled)
+    assert list(again[raters.AGREEMENT]["statistic"]) == list(raters.STATISTICS)
+    assert list(again[raters.STABILITY]["ratings"]) == [1, 2, 3]

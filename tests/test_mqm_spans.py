@@ -187,3 +187,30 @@ def test_span_eval_tests_two_judges_through_the_conclusion_layer(db, tmp_path):
     # per severity matching one family of the defined tests (1 here), Holm at 0.05, k = 50
     verdict = conclusions.decide([0.5], formula="add-one", k=50, correction="holm", alpha=0.05)
     assert set(tests["resolvable"]) == {verdict.resolvable}
+
+
+def test_span_eval_prints_its_rows_in_one_order_the_judges_by_f1(db, tmp_path):
+    """Issue 48 item 15: span-eval printed its rows in the store's order (micro / macro, matching on
+    and off in an order that changed between datasets) and judges by name. The settings come in a
+    fixed order, in each the judges by F1, the best first, undefined last."""
+    from tests.conftest import run_cli
+    from tests.test_mqm_ingest import write
+
+    run_cli(db, "ingest", "mqm", write(tmp_path / "mqm.tsv"), "--dataset", "wmt")
+    run_cli(db, "ingest", "mqm", write(tmp_path / "a.tsv", PREDICTED), "--dataset", "wmt", "--judge", "xcomet")
+    silent = [r[:4] + (r[4].replace("<v>", "").replace("</v>", ""), "No-error", "No-error") for r in PREDICTED]
+    run_cli(db, "ingest", "mqm", write(tmp_path / "b.tsv", silent), "--dataset", "wmt", "--judge", "a-silent")
+    whole = [r[:4] + ("<v>" + r[4].replace("<v>", "").replace("</v>", "") + "</v>", "Other", "major")
+             for r in PREDICTED]
+    run_cli(db, "ingest", "mqm", write(tmp_path / "c.tsv", whole), "--dataset", "wmt", "--judge", "b-all")
+    out = run_cli(db, "--wide", "span-eval", "--dataset", "wmt", "--k", "50", "--format", "json").output
+    import json
+
+    rows, _ = json.JSONDecoder().raw_decode(out[out.index("["):])     # span_evaluation's, then span_tests'
+    assert rows and all("averaging" in r for r in rows)
+    settings = list(dict.fromkeys((r["severity_matching"], r["averaging"]) for r in rows))
+    assert settings == [(False, "micro"), (False, "macro"), (True, "micro"), (True, "macro")]
+    for s in settings:
+        f1 = [r["f1"] for r in rows if (r["severity_matching"], r["averaging"]) == s]
+        defined = [x for x in f1 if x is not None]
+        assert f1 == sorted(defined, reverse=True) + [None] * (len(f1) - len(defined)), (s, f1)

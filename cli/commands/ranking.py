@@ -85,6 +85,8 @@ def accuracy(obj, dataset, human, metrics, levels, coefficients, alpha, alternat
 
     def soft_rows(frame, analysis):
         cols = ["metric", "spa", "pairs", "systems_used", "inputs_used"]
+        # by SPA, the best first (undefined last; equal SPAs by name), not by name
+        frame = frame.sort_values(["spa", "metric"], ascending=[False, True], na_position="last", kind="stable")
         if not is_text(fmt):
             return analysis.table, _shown(frame, fmt, cols)
         show(frame[cols].round(4), fmt)
