@@ -61,6 +61,8 @@ def test_score_sentinels_command(tmp_path):
     run_cli(db, "ingest", "mqm", EXAMPLE, "--dataset", "s")
     out = run_cli(db, "score", "s", "--metric", "sentinel-cand", "--metric", "sentinel-src", "--human", "mqm").output
     assert "scored 2 measure(s)" in out
+    # issue 48 item 15: its undefined values are a sentinel's (a fold that does not fit), never SERA's
+    assert "SERA" not in out and "empty summary" not in out and "leave-input-out fit" in out
     with Store(db, read_only=True) as wh:
         kinds = wh.measure_kinds("s")
         src = wh.matrix("s", "sentinel-src[human=mqm]")["sentinel-src[human=mqm]"]

@@ -144,8 +144,12 @@ def score(obj: Context, dataset, metrics, variants, grid, js_n, js_target, js_st
              if report.changed else "all already in the warehouse; nothing changed")
     say(f"scored {len(names)} measure(s) on {dataset}: {report.rows} values, {state}")
     if dropped:
-        say(f"{dropped} undefined value(s) (e.g. an empty summary; for SERA, a candidate and a reference "
-                   "that both retrieve nothing) left out as missing cells")
+        sentinels = [m for m in metrics if m.startswith("sentinel")]
+        why = [*(["an empty summary"] if any(m not in sentinels and m != "sera" for m in metrics) else []),
+               *(["for SERA, a candidate and a reference that both retrieve nothing"] if sera is not None else []),
+               *(["for a sentinel, a cell whose text is missing or whose input's leave-input-out fit is not "
+                  "determined by the other inputs"] if sentinels else [])]
+        say(f"{dropped} undefined value(s) (e.g. {'; '.join(why)}) left out as missing cells")
     if sweep_human:
         _sweep(obj, dataset, sweep_human, [n for n in names if n.removeprefix(prefix).startswith("sera")], prefix,
                plots)
