@@ -134,6 +134,12 @@ def test_a_killed_compare_is_marked_interrupted_and_resumes_to_the_rows_of_an_un
     run_cli(demo_db, "init")                   # the next command opening the warehouse for writing
     run, kept = _run(demo_db, 1)
     assert run["status"] == "interrupted" and kept == rows
+    # what a reader of those rows sees (docs/reference/conventions.md, "Run states"): raw p-values, their
+    # family not corrected (p_adjusted, significant, family_size NULL), in hypothesis_tests only
+    with Store(demo_db, read_only=True) as wh:
+        partial = wh.sql("SELECT * FROM hypothesis_tests WHERE run_id = 1")
+        assert wh.sql("SELECT count(*) AS n FROM latest_hypothesis_tests")["n"][0] == 0
+    assert partial["p_value"].notna().all() and partial[["p_adjusted", "significant", "family_size"]].isna().all().all()
 
     resumed = run_cli(demo_db, *COMPARE).output
     assert f"run 2: computed {TASKS - rows} of {TASKS}" in resumed, resumed
