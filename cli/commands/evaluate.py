@@ -82,7 +82,8 @@ def evaluate(obj: Context, scores, datasets, humans, metrics, against, levels, c
     coefficient, its confidence interval, and two-sided tests of each evaluated metric against
     every other metric (Holm within each metric's tests by default), all persisted and reused
     (a second run computes nothing). Printed: correlation [CI], rank, significance cluster (with
-    --all-pairs: clusters need every pair tested), and the metrics it beats and is beaten by. json/csv/markdown give every metric's rows; latex a paper's table.
+    --all-pairs: clusters need every pair tested), and the metrics it beats and is beaten by; then
+    each test: the other metric's correlation [CI], delta, p and corrected p. json/csv/markdown give every metric's rows; latex a paper's table.
 
     --preferences FILE evaluates a new LLM judge instead: its pairwise preferences are ingested
     and it is judged, with the dataset's stored judges, against the human preference (accuracy
