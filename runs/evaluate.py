@@ -450,7 +450,7 @@ def tests_table(tests: pd.DataFrame, table: pd.DataFrame) -> pd.DataFrame:
     :func:`evaluation_table`): delta, p, corrected p, significant; the rows of a setting by the
     other metric's correlation, descending (undefined last)."""
     columns = ["metric", "level", "coefficient", "against", "correlation", "lower", "upper", "delta", "p_value",
-               "p_adjusted", "significant", "k", "n_valid", "family_size", "correction", "alpha"]
+               "p_adjusted", "significant", "k", "k_used", "n_valid", "family_size", "correction", "alpha"]
     if tests.empty or table.empty:
         return pd.DataFrame(columns=columns)
     focus = set(table.loc[table["evaluated"], "metric"])
