@@ -292,6 +292,15 @@ def _columns(con, table: str) -> list[str]:
                                       "AND table_name = ? ORDER BY column_index", [table]).fetchall()]
 
 
+def _all_columns(con) -> dict[str, list[str]]:
+    """Every table's columns, in one query of the catalog."""
+    out: dict[str, list[str]] = {}
+    for t, c in con.execute("SELECT table_name, column_name FROM duckdb_columns() WHERE schema_name = 'main' "
+                            "ORDER BY table_name, column_index").fetchall():
+        out.setdefault(t, []).append(c)
+    return out
+
+
 def _q(name: str) -> str:
     return f'"{name}"'
 
@@ -319,10 +328,11 @@ def _local_rows(con, table: str, columns: list[str]) -> str:
     return f"SELECT {cols} FROM {_q(table)} t WHERE {where}"
 
 
-def _run_rows(con, tables: list[str]) -> str:
+def _run_rows(con, tables: list[str], columns: dict[str, list[str]]) -> str:
     """SQL of the runs behind the dataset's result rows (``$dataset``), finished or not, never running."""
-    used = " UNION ".join(f"SELECT run_id FROM ({_local_rows(con, t, _columns(con, t))})" for t in tables)
-    cols = ", ".join(_q(c) for c in _columns(con, "analysis_runs"))
+    used = " UNION ".join(f"SELECT run_id FROM ({_local_rows(con, t, columns[t])})" for t in tables) or \
+        "SELECT NULL"
+    cols = ", ".join(_q(c) for c in columns["analysis_runs"])
     return f"SELECT {cols} FROM analysis_runs WHERE run_id IN ({used}) ORDER BY run_id"
 
 
@@ -330,15 +340,15 @@ def _params(sql: str, dataset: str) -> dict | None:
     return {"dataset": dataset} if "$dataset" in sql else None
 
 
-def _digest(con, queries: list[str], dataset: str) -> tuple[str, int]:
-    """A digest of the rows of ``queries`` (order-free) and how many they are."""
-    h, total = hashlib.sha256(), 0
-    for sql in queries:
+def _digest(con, queries: dict[str, str], dataset: str) -> tuple[str, dict[str, int]]:
+    """A digest of the rows of ``queries`` (table -> SQL; order-free) and how many each gives."""
+    h, counts = hashlib.sha256(), {}
+    for table, sql in queries.items():
         [(n, s)] = con.execute(f"SELECT count(*), CAST(sum(CAST(hash(q) AS HUGEINT)) AS VARCHAR) FROM ({sql}) q",
                                _params(sql, dataset)).fetchall()
-        h.update(f"{n}:{s};".encode())
-        total += n
-    return h.hexdigest(), total
+        h.update(f"{table}:{n}:{s};".encode())
+        counts[table] = n
+    return h.hexdigest(), counts
 
 
 # --- push ------------------------------------------------------------------------------------
@@ -464,16 +474,19 @@ def _push(server: Server, con, chosen: list[str], report: PushReport, warehouse,
         cur.execute("SELECT pg_advisory_xact_lock(%s)", [LOCK_KEY])
     _create(server, con)
     results = result_tables()
-    cols = {t: _columns(con, t) for t in (*DATA_TABLES, "analysis_runs", *results)}
+    cols = _all_columns(con)
     # what each dataset's content is, and whether the server has it already
-    parts: dict[tuple[str, str], tuple[str, int]] = {}
+    parts: dict[tuple[str, str], tuple[str, dict[str, int]]] = {}
     for d in chosen:
-        parts[(d, "data")] = _digest(con, [_local_rows(con, t, cols[t]) for t in DATA_TABLES], d)
-        parts[(d, "results")] = _digest(con, [_run_rows(con, results)] + [_local_rows(con, t, cols[t]) for t in results], d)
+        parts[(d, "data")] = _digest(con, {t: _local_rows(con, t, cols[t]) for t in DATA_TABLES}, d)
+        held = {t: _local_rows(con, t, cols[t]) for t in results}
+        _, counts = _digest(con, held, d)
+        held = {t: sql for t, sql in held.items() if counts[t]}
+        parts[(d, "results")] = _digest(con, {"analysis_runs": _run_rows(con, list(held), cols), **held}, d)
     with server.raw.cursor() as cur:
         cur.execute(f"SELECT dataset, part, digest FROM {server.q('pushed_parts')} WHERE dataset = ANY(%s)", [chosen])
         have = {(d, p, g) for d, p, g in cur.fetchall()}
-    todo = [(d, p) for (d, p), (g, _) in parts.items() if (d, p, g) not in have]
+    todo = [(d, p) for (d, p), (g, n) in parts.items() if (d, p, g) not in have and sum(n.values())]
     report.skipped = [f"{d} {p}" for (d, p), (g, _) in parts.items() if (d, p, g) in have]
     if not todo:
         return
@@ -492,13 +505,15 @@ def _push(server: Server, con, chosen: list[str], report: PushReport, warehouse,
         md_keys = _catalog(con, list(DATA_TABLES))
         for d, part in todo:
             counts = report.rows.setdefault(d, {})
-            tables = list(DATA_TABLES) if part == "data" else ["analysis_runs", *results]
+            present = [t for t, n in parts[(d, part)][1].items() if n]
+            tables = present
             # the dataset's entities are always staged: every other table's ids map through them
-            staged = list(dict.fromkeys([*ENTITIES, *tables])) if part == "results" else tables
+            staged = list(dict.fromkeys([*ENTITIES, *tables]))
+            held = [t for t in present if t != "analysis_runs"]
             for t in staged:
                 cur.execute(f'DROP TABLE IF EXISTS "_in_{t}"')
                 cur.execute(f'CREATE TEMP TABLE "_in_{t}" (LIKE {server.q(t)}) ON COMMIT DROP')
-                sql = _run_rows(con, results) if t == "analysis_runs" else _local_rows(con, t, cols[t])
+                sql = _run_rows(con, held, cols) if t == "analysis_runs" else _local_rows(con, t, cols[t])
                 _copy(server, con, f"_in_{t}", cols[t], sql, {"dataset": d})
             for t in ENTITIES:
                 added = _merge_entity(cur, server, t, cols[t], types[t], describe)
@@ -506,15 +521,15 @@ def _push(server: Server, con, chosen: list[str], report: PushReport, warehouse,
                     counts[t] = added
             if part == "data":
                 for t in DATA_TABLES:
-                    if t in ENTITIES:
+                    if t in ENTITIES or not parts[(d, part)][1][t]:
                         continue
                     keys = KEYS.get(t) or md_keys[t]["primary"] or tuple(cols[t])
                     counts[t] = _merge_keyed(cur, server, t, cols[t], keys, types[t], describe)
             else:
-                counts.update(_merge_results(cur, server, cols, results, types, d))
+                counts.update(_merge_results(cur, server, cols, held, types, d))
             digest, rows = parts[(d, part)]
             cur.execute(f"INSERT INTO {server.q('pushed_parts')} VALUES (%s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
-                        [d, part, digest, report.push_id, rows])
+                        [d, part, digest, report.push_id, sum(rows.values())])
             for t in staged:
                 cur.execute(f'DROP TABLE IF EXISTS "_in_{t}"')
             for t in ENTITIES:
