@@ -2,9 +2,8 @@
 and every row compared, a second push that sends nothing, two pushes at once, a push killed
 with SIGKILL, conflicts refused both ways, and the connection errors in one line.
 
-The server: ``$METAEVAL_TEST_POSTGRES`` (``.ci/run`` starts one with ``.ci/postgres``), else
-one started here by ``.ci/postgres`` (Debian's postgresql, initdb + pg_ctl on loopback). Where
-it cannot start the tests skip saying why -- except under CI (``$CI`` set), where they fail."""
+The server: tests/_postgres.py (``$METAEVAL_TEST_POSTGRES``, or one ``.ci/postgres`` starts);
+each test has a database of its own on it."""
 
 from __future__ import annotations
 
@@ -21,45 +20,20 @@ import pandas as pd
 import pytest
 
 from metaeval import Store, team
-from metaeval.errors import ConflictError, WarehouseError
 from metaeval.ingest.table import add_scores
 from metaeval.ingest import preferences
+from tests import _postgres
 from tests.conftest import run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="session")
-def server_url(tmp_path_factory) -> str:
-    url = os.environ.get("METAEVAL_TEST_POSTGRES")
-    if not url:
-        directory = tmp_path_factory.mktemp("postgres") / "data"
-        port = str(50000 + os.getpid() % 10000)
-        try:
-            done = subprocess.run([str(ROOT / ".ci" / "postgres"), str(directory), port], capture_output=True,
-                                  text=True, timeout=120)
-        except (OSError, subprocess.TimeoutExpired) as exc:
-            done = subprocess.CompletedProcess([], 1, "", str(exc))
-        if done.returncode != 0:
-            reason = f"no PostgreSQL server for the team tests: .ci/postgres failed: {done.stderr.strip()[-300:]}"
-            if os.environ.get("CI"):
-                pytest.fail(reason)
-            pytest.skip(reason)
-        url = done.stdout.strip().splitlines()[-1]
-        yield url
-        bin_dir = sorted(Path("/usr/lib/postgresql").glob("*/bin"))[-1]
-        stop = [str(bin_dir / "pg_ctl"), "-D", str(directory), "-m", "immediate", "stop"]
-        subprocess.run(["runuser", "-u", "postgres", "--", *stop] if os.getuid() == 0 else stop,
-                       capture_output=True)
-        return
-    yield url
+def server_url() -> str:
+    return _postgres.server_url()
 
 
-def _admin(url: str):
-    import psycopg
-
-    return psycopg.connect(team._url(url).set(drivername="postgresql").render_as_string(hide_password=False),
-                           autocommit=True)
+_admin = _postgres.admin
 
 
 @pytest.fixture

@@ -493,8 +493,8 @@ def _push(server: Server, con, chosen: list[str], report: PushReport, warehouse,
     describe = None
     with server.raw.cursor() as cur:
         describe = _describe_server(cur, server)
-        cur.execute(f"SELECT table_name, column_name, data_type FROM information_schema.columns "
-                    f"WHERE table_schema = %s", [server.schema])
+        cur.execute("SELECT table_name, column_name, data_type FROM information_schema.columns "
+                    "WHERE table_schema = %s", [server.schema])
         types: dict[str, dict[str, str]] = {}
         for t, c, ty in cur.fetchall():
             types.setdefault(t, {})[c] = ty
@@ -922,7 +922,7 @@ def _merge_pulled_results(con, fetched: dict) -> dict[str, int]:
         return counts
     body = [c for c in run_cols if c != "run_id"]
     _register(con, "_pull_runs_rows", run_cols, runs)
-    con.execute(f"CREATE OR REPLACE TEMP TABLE _pull_runs AS SELECT * FROM analysis_runs LIMIT 0")
+    con.execute("CREATE OR REPLACE TEMP TABLE _pull_runs AS SELECT * FROM analysis_runs LIMIT 0")
     con.execute(f"INSERT INTO _pull_runs ({', '.join(map(_q, run_cols))}) "
                 f"SELECT {', '.join(map(_q, run_cols))} FROM _pull_runs_rows")
     con.unregister("_pull_runs_rows")
