@@ -14,6 +14,9 @@ runs this test. Markers a page may carry (HTML comments, invisible on the site):
   absent);
 - ``<!-- docs-test: heavy -->``: the page's examples take minutes (skipped unless
   ``METAEVAL_DOCS_HEAVY=1``);
+- ``<!-- docs-test: postgres -->``: the page's examples use the team warehouse's PostgreSQL
+  server at :data:`TEAM_URL` (tests/_postgres.py provides it, skipping outside CI when it cannot;
+  its ``metaeval`` schema dropped first; the password in ``$PGPASSWORD``);
 - ``<!-- check-numbers -->`` before a paragraph: every decimal number of that paragraph must
   appear in what the page's commands printed before it.
 
@@ -46,6 +49,8 @@ NOT_RUN = (re.compile(r"^(python3? -m venv|\. \.venv|pip install|python -m pip i
            re.compile(r"^python -m pytest"), re.compile(r"^mkdocs serve"))
 BLOCK = re.compile(r"^```(bash|python)\n(.*?)^```", flags=re.DOTALL | re.MULTILINE)
 SHELL_OPS = {"|", "&&", ";", "||", "<", "2>", ">>", "&"}
+#: the server a page marked ``docs-test: postgres`` writes in its examples (replaced by the test server's)
+TEAM_URL = "postgresql://metaeval@127.0.0.1:54329/metaeval"
 
 
 def page_id(page: Path) -> str:
@@ -184,6 +189,21 @@ def _run_line(line: str, env: dict) -> tuple[int, str]:
     return result.returncode, result.stdout + result.stderr
 
 
+def _team_server(todo: list[tuple[str, str, int]], monkeypatch) -> list[tuple[str, str, int]]:
+    """The page's steps on the test server, emptied of any team warehouse, its password in $PGPASSWORD."""
+    from sqlalchemy.engine import make_url
+
+    from tests import _postgres
+
+    url = make_url(_postgres.server_url())
+    with _postgres.admin(url.render_as_string(hide_password=False)) as con:
+        con.execute("DROP SCHEMA IF EXISTS metaeval CASCADE")
+    monkeypatch.setenv("PGPASSWORD", url.password or "")
+    plain = url.render_as_string(hide_password=False).replace(f":{url.password}@", "@", 1) if url.password else \
+        url.render_as_string()
+    return [(kind, body.replace(TEAM_URL, plain), at) for kind, body, at in todo]
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("page", PAGES, ids=page_id)
 def test_page_runs(page, tmp_path, monkeypatch):
@@ -195,6 +215,8 @@ def test_page_runs(page, tmp_path, monkeypatch):
         pytest.skip(f"{page_id(page)} needs the shared meta-evaluation data at {SHARED_DATA} (absent on this checkout)")
     if "<!-- docs-test: heavy -->" in text and os.environ.get("METAEVAL_DOCS_HEAVY") != "1":
         pytest.skip(f"{page_id(page)} is marked heavy (minutes): run it with METAEVAL_DOCS_HEAVY=1")
+    if "<!-- docs-test: postgres -->" in text:
+        todo = _team_server(todo, monkeypatch)
     clone = _clone(tmp_path)
     monkeypatch.chdir(clone)
     monkeypatch.setenv("METAEVAL_DB", str(clone / "warehouse.duckdb"))
