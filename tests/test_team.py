@@ -283,3 +283,19 @@ def test_every_latest_view_translates_and_hides_no_column():
     for sql in views:
         translated = team.postgres_view(sql, ["a", "b"])
         assert "EXCLUDE" not in translated.upper() and translated.count("(") == translated.count(")")
+
+
+def test_summeval_with_its_results_and_realsumm_push_in_30_seconds_each(warehouse_copy, url, tmp_path):
+    run_cli(warehouse_copy, "correlate", "--dataset", "summeval", "--human", "expert.relevance")
+    for dataset in ("summeval", "realsumm"):
+        start = time.perf_counter()
+        out = run_cli(warehouse_copy, "push", url, "--dataset", dataset).output
+        took = time.perf_counter() - start
+        assert took <= 30, f"pushing {dataset} took {took:.1f} s"
+        assert f"{dataset}:" in out
+    counts = _server_counts(url)
+    with Store(warehouse_copy, read_only=True) as wh:
+        assert counts["scores"] == wh.con.execute("SELECT count(*) FROM scores").fetchone()[0]
+        assert counts["judgments"] == wh.con.execute("SELECT count(*) FROM judgments").fetchone()[0]
+        assert counts["summaries"] == wh.con.execute("SELECT count(*) FROM summaries").fetchone()[0] > 0
+        assert counts["correlations"] == wh.con.execute("SELECT count(*) FROM correlations").fetchone()[0] > 0
