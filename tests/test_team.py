@@ -127,6 +127,9 @@ def _server_counts(url: str) -> dict[str, int]:
 
 def test_push_then_pull_into_a_fresh_warehouse_gives_every_row(tmp_path, url, built):
     a = built(tmp_path / "a.duckdb")
+    with Store(a) as wh:   # an undefined value (NaN) and a missing one (NULL) stay what they are
+        wh.con.execute("UPDATE correlations SET value = 'nan' WHERE result_id = (SELECT min(result_id) FROM correlations)")
+        wh.con.execute("UPDATE correlations SET value = NULL WHERE result_id = (SELECT max(result_id) FROM correlations)")
     out = run_cli(a, "push", url).output
     assert "Pushed to postgresql://metaeval:***@" in out and "metaeval:metaeval" not in out
     b = tmp_path / "b.duckdb"
@@ -136,14 +139,17 @@ def test_push_then_pull_into_a_fresh_warehouse_gives_every_row(tmp_path, url, bu
     assert {t: len(r) for t, r in mine.items()} == {t: len(r) for t, r in theirs.items()}
     assert sum(len(r) for r in mine.values()) > 150 and mine["attributes"] and mine["preferences"]
     assert mine == theirs
+    assert ("nan",) in {r[5:6] for r in theirs["correlations"]} and (None,) in {r[5:6] for r in theirs["correlations"]}
     # the pulled warehouse's latest rows are the server's views' rows and the local ones
     with Store(a, read_only=True) as wh:
-        local = sorted(wh.con.execute("SELECT metric, level, coefficient, value FROM latest_correlations").fetchall())
+        local = sorted(map(repr, wh.con.execute("SELECT metric, level, coefficient, value FROM latest_correlations")
+                           .fetchall()))
         intervals = wh.con.execute("SELECT count(*) FROM latest_confidence_intervals").fetchone()[0]
     with _admin(url) as con:
-        served = sorted(con.execute("SELECT metric, level, coefficient, value FROM metaeval.latest_correlations"))
+        served = sorted(repr(tuple(r)) for r in con.execute("SELECT metric, level, coefficient, value "
+                                                            "FROM metaeval.latest_correlations"))
         assert con.execute("SELECT count(*) FROM metaeval.latest_confidence_intervals").fetchone()[0] == intervals > 0
-    assert [tuple(r) for r in served] == local
+    assert served == local and any("nan" in r for r in local) and any("None" in r for r in local)
     # pulling again, or pushing back what was pulled, adds nothing
     before = _named(b)
     assert "Nothing to pull" in run_cli(b, "pull", url).output

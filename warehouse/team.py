@@ -471,7 +471,9 @@ def _describe_server(cur, server: Server):
 
 def _push(server: Server, con, chosen: list[str], report: PushReport, warehouse, version) -> None:
     with server.raw.cursor() as cur:
+        # one push at a time: the second waits for the first to commit, then sends what it lacks
         cur.execute("SELECT pg_advisory_xact_lock(%s)", [LOCK_KEY])
+        cur.execute("SET LOCAL work_mem = '64MB'")
     _create(server, con)
     results = result_tables()
     cols = _all_columns(con)
@@ -576,13 +578,16 @@ def _merge_keyed(cur, server: Server, table: str, columns: list[str], keys: tupl
     if table == "judgments":
         cell = ("system_id", "input_id", "measure_id")
         on = " AND ".join(f"o.{_q(k)} = r.{_q(k)}" for k in cell)
-        cur.execute(f"""SELECT count(*) OVER (), r.system_id, r.input_id, r.measure_id FROM
-                        (SELECT DISTINCT system_id, input_id, measure_id FROM "_m_judgments") r
-                        WHERE EXISTS (SELECT 1 FROM {server.q('judgments')} o WHERE {on})
-                          AND (SELECT array_agg(annotator ORDER BY annotator) FROM {server.q('judgments')} o WHERE {on})
-                              IS DISTINCT FROM
-                              (SELECT array_agg(annotator ORDER BY annotator) FROM "_m_judgments" o WHERE {on})
-                        LIMIT 20""")
+        cur.execute(f"""WITH r AS (SELECT system_id, input_id, measure_id, array_agg(annotator ORDER BY annotator) AS a
+                                   FROM "_m_judgments" GROUP BY system_id, input_id, measure_id),
+                             o AS (SELECT j.system_id, j.input_id, j.measure_id, array_agg(j.annotator ORDER BY j.annotator)
+                                          AS a
+                                   FROM {server.q('judgments')} j
+                                   WHERE EXISTS (SELECT 1 FROM r WHERE r.system_id = j.system_id
+                                                 AND r.input_id = j.input_id AND r.measure_id = j.measure_id)
+                                   GROUP BY j.system_id, j.input_id, j.measure_id)
+                        SELECT count(*) OVER (), r.system_id, r.input_id, r.measure_id
+                        FROM r JOIN o ON {on} WHERE r.a IS DISTINCT FROM o.a LIMIT 20""")
         rows = cur.fetchall()
         if rows:
             raise ConflictError([f"{describe('judgments', dict(zip(cell, r[1:])))}: the team warehouse has other "
@@ -592,8 +597,9 @@ def _merge_keyed(cur, server: Server, table: str, columns: list[str], keys: tupl
     if keys == tuple(columns):   # no key: a row is new when no identical row is there
         row = ", ".join(_comparable(f"r.{_q(c)}", types) for c in columns)
         other = ", ".join(_comparable(f"o.{_q(c)}", types) for c in columns)
-        cur.execute(f'INSERT INTO {server.q(table)} SELECT * FROM "_m_{table}" r WHERE md5(ROW({row})::text) NOT IN '
-                    f"(SELECT md5(ROW({other})::text) FROM {server.q(table)} o)")
+        cur.execute(f'INSERT INTO {server.q(table)} SELECT * FROM "_m_{table}" r WHERE NOT EXISTS '
+                    f"(SELECT 1 FROM (SELECT md5(ROW({other})::text) AS h FROM {server.q(table)} o) x "
+                    f"WHERE x.h = md5(ROW({row})::text))")
     else:
         on = " AND ".join(f"o.{_q(k)} = r.{_q(k)}" for k in keys)
         cur.execute(f"INSERT INTO {server.q(table)} ({', '.join(map(_q, columns))}) SELECT "
@@ -617,15 +623,15 @@ def _merge_results(cur, server: Server, cols: dict, results: list[str], types: d
         body = [c for c in cols[t] if c not in ("result_id", "run_id")]
         where = "WHERE o.dataset = %(dataset)s" if "dataset" in cols[t] else ""
         cur.execute(f'CREATE TEMP TABLE "_new_{t}" ON COMMIT DROP AS SELECT l.* FROM "_in_{t}" l '
-                    f"WHERE {_row_md5('l', body, types[t])} NOT IN "
-                    f"(SELECT {_row_md5('o', body, types[t])} FROM {server.q(t)} o {where})", {"dataset": dataset})
+                    f"WHERE NOT EXISTS (SELECT 1 FROM (SELECT {_row_md5('o', body, types[t])} AS h FROM {server.q(t)} o "
+                    f"{where}) x WHERE x.h = {_row_md5('l', body, types[t])})", {"dataset": dataset})
     used = " UNION ".join(f'SELECT run_id FROM "_new_{t}"' for t in results)
     runs_md5 = _row_md5("l", run_cols, types["analysis_runs"])
     cur.execute(f"INSERT INTO {server.q('analysis_runs')} ({', '.join(map(_q, run_cols))}) "
                 f"SELECT {', '.join('l.' + _q(c) for c in run_cols)} FROM \"_in_analysis_runs\" l "
-                f"WHERE l.run_id IN ({used}) AND {runs_md5} NOT IN "
-                f"(SELECT {_row_md5('o', run_cols, types['analysis_runs'])} FROM {server.q('analysis_runs')} o) "
-                "ORDER BY l.run_id")
+                f"WHERE l.run_id IN ({used}) AND NOT EXISTS (SELECT 1 FROM (SELECT "
+                f"{_row_md5('o', run_cols, types['analysis_runs'])} AS h FROM {server.q('analysis_runs')} o) x "
+                f"WHERE x.h = {runs_md5}) ORDER BY l.run_id")
     counts["analysis_runs"] = cur.rowcount
     cur.execute(f'CREATE TEMP TABLE "_map_analysis_runs" ON COMMIT DROP AS SELECT l.run_id AS local_id, '
                 f"min(o.run_id) AS server_id FROM \"_in_analysis_runs\" l JOIN {server.q('analysis_runs')} o "
@@ -865,6 +871,12 @@ def _merge_rest(con, dataset: str, fetched: dict, source: str) -> dict[str, int]
     resolve = {"system": ("systems", "system_id"), "system_a": ("systems", "system_a_id"),
                "system_b": ("systems", "system_b_id"), "input": ("inputs", "input_id"),
                "measure": ("measures", "measure_id")}
+    # inputs named only by preferences, spans or attributes (the batch added those of cells and texts)
+    columns, rows = fetched["inputs"]
+    _register(con, "_pull_inputs", columns, rows)
+    con.execute(f"""INSERT INTO inputs (dataset_id, name) SELECT {ids}, p.name FROM _pull_inputs p
+                    WHERE p.name NOT IN (SELECT name FROM inputs WHERE dataset_id = {ids}) ORDER BY p.name""", d)
+    con.unregister("_pull_inputs")
     for t in ("attributes", "preferences", "error_spans", "bleu_statistics"):
         columns, rows = fetched[t]
         if not rows:
@@ -886,6 +898,10 @@ def _merge_rest(con, dataset: str, fetched: dict, source: str) -> dict[str, int]
                 select.append(f"p.{_q(c)}")
         con.execute(f"CREATE OR REPLACE TEMP TABLE _pull_staged AS SELECT {', '.join(select)} FROM _pull_rows p "
                     f"{' '.join(joins)}", d)
+        [(staged,)] = con.execute("SELECT count(*) FROM _pull_staged").fetchall()
+        if staged != len(rows):   # a name this warehouse lacks (never: the batch and the inputs above add them)
+            raise WarehouseError(f"{source}: {len(rows) - staged} {t} row(s) name a system, input or measure "
+                                 f"{dataset!r} lacks; nothing of {dataset!r} was written")
         keys = [k for k in (_catalog(con, [t])[t]["primary"] or local)]
         values = [c for c in local if c not in keys]
         on = " AND ".join(f"o.{_q(k)} = r.{_q(k)}" for k in keys)
