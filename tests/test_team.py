@@ -139,6 +139,8 @@ def test_push_then_pull_into_a_fresh_warehouse_gives_every_row(tmp_path, url, bu
     assert {t: len(r) for t, r in mine.items()} == {t: len(r) for t, r in theirs.items()}
     assert sum(len(r) for r in mine.values()) > 150 and mine["attributes"] and mine["preferences"]
     assert mine == theirs
+    with Store(b, read_only=True) as wh:   # the pull's ingest row: the URL masked
+        assert ":metaeval@" not in repr(wh.con.execute("SELECT * FROM ingests").fetchall())
     assert ("nan",) in {r[5:6] for r in theirs["correlations"]} and (None,) in {r[5:6] for r in theirs["correlations"]}
     # the pulled warehouse's latest rows are the server's views' rows and the local ones
     with Store(a, read_only=True) as wh:

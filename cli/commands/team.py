@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import click
 
-from metaeval.cli.app import Context, _command_line, say
+import shlex
+import sys
+
+from metaeval.cli.app import Context, say
 
 _URL = click.argument("url", metavar="URL")
 _DATASETS = click.option("--dataset", "datasets", multiple=True, metavar="NAME",
@@ -53,8 +56,11 @@ def pull(obj: Context, url, datasets):
     conflicting row refused (naming it) and nothing of its dataset written."""
     from metaeval import team
 
+    # recorded with the ingest: the URL masked (a password is never stored)
+    command = shlex.join(["metaeval", *(team.mask(a) if a == url else a for a in sys.argv[1:])])
     with obj.open(create=True) as wh:
-        report = team.pull(wh.con, url, list(datasets), command=_command_line())
+        wh.command_line = command
+        report = team.pull(wh.con, url, list(datasets), command=command)
     if not report.added:
         say(f"Nothing to pull: this warehouse has every row of {', '.join(report.rows) or 'the team'}"
             f" from {report.url}")
