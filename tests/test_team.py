@@ -307,3 +307,21 @@ def test_summeval_with_its_results_and_realsumm_push_in_30_seconds_each(warehous
         assert counts["judgments"] == wh.con.execute("SELECT count(*) FROM judgments").fetchone()[0]
         assert counts["summaries"] == wh.con.execute("SELECT count(*) FROM summaries").fetchone()[0] > 0
         assert counts["correlations"] == wh.con.execute("SELECT count(*) FROM correlations").fetchone()[0] > 0
+
+
+def test_refusals_before_anything_is_sent_each_in_one_line(tmp_path, url, built, db):
+    a = built(tmp_path / "a.duckdb", results=False)
+    out = run_cli(a, "push", url, "--dataset", "nope", ok=False).output
+    assert out == "Error: unknown dataset 'nope'; the warehouse has: other, tiny\n"
+    out = run_cli(db, "datasets", "--from", url, ok=False).output
+    assert "has no team warehouse yet" in out and out.count("\n") == 1 and ":metaeval@" not in out
+    run_cli(a, "push", url, "--dataset", "tiny")
+    out = run_cli(db, "pull", url, "--dataset", "nope", ok=False).output
+    assert "has no dataset 'nope'; it has: tiny" in out and out.count("\n") == 1
+    with _admin(url) as con:   # a team warehouse of another schema version
+        con.execute("UPDATE metaeval.schema_info SET value = '7' WHERE key = 'version'")
+    for args in (["push", url], ["pull", url]):
+        out = run_cli(a if args[0] == "push" else db, *args, ok=False).output
+        assert "has schema version 7, this metaeval uses" in out and out.count("\n") == 1, out
+    assert run_cli(a, "push", "mysql://me@host/db", ok=False).output == \
+        "Error: mysql://me@host/db is not a PostgreSQL URL: give postgresql://USER@HOST[:PORT]/DATABASE\n"
