@@ -443,16 +443,35 @@ def push(con: duckdb.DuckDBPyConnection, url: str, datasets: list[str] | None = 
         try:
             _push(server, con, chosen, report, warehouse, __version__)
         except WarehouseError:
-            server.raw.rollback()
+            _rollback(server)
             raise
         except Exception as exc:
-            server.raw.rollback()
-            import psycopg
-
-            if isinstance(exc, psycopg.Error):
-                raise server.error(exc) from None
-            raise
+            _rollback(server)
+            raise _translated(server, exc) from None
     return report
+
+
+def _rollback(server: Server) -> None:
+    try:
+        server.raw.rollback()
+    except Exception:  # the connection is gone: the server rolls the transaction back itself
+        pass
+
+
+def _translated(server: Server, exc: Exception) -> Exception:
+    """A server's or DuckDB's error as a one-line :class:`WarehouseError` (the password removed);
+    anything else unchanged."""
+    import duckdb
+    import psycopg
+    from sqlalchemy.exc import DBAPIError
+
+    if isinstance(exc, DBAPIError) and exc.orig is not None:
+        exc = exc.orig
+    if isinstance(exc, psycopg.Error):
+        return server.error(exc)
+    if isinstance(exc, duckdb.Error):
+        return WarehouseError(f"cannot read the warehouse: {one_line(exc)}; nothing was written")
+    return exc
 
 
 def _describe_server(cur, server: Server):
@@ -767,8 +786,14 @@ def pull(con: duckdb.DuckDBPyConnection, url: str, datasets: list[str] | None = 
             raise WarehouseError(f"{server.shown}: {_scrub(str(exc), server.url)}; nothing was written") from None
         finally:
             server.raw.rollback()
+    import duckdb
+
     for d in chosen:
-        report.rows[d] = _merge_pulled(con, d, fetched[d], report.url, command)
+        try:
+            report.rows[d] = _merge_pulled(con, d, fetched[d], report.url, command)
+        except duckdb.Error as exc:
+            raise WarehouseError(f"cannot pull {d!r} into the warehouse: {one_line(exc)}; nothing of {d!r} was "
+                                 "written") from None
     return report
 
 
