@@ -437,11 +437,17 @@ def push(con: duckdb.DuckDBPyConnection, url: str, datasets: list[str] | None = 
         raise WarehouseError(f"unknown dataset {unknown[0]!r}; the warehouse has: {', '.join(local) or 'none'}")
     if not chosen:
         raise WarehouseError("the warehouse has no dataset to push")
+    import duckdb
+
+    try:   # read before connecting: the server's lock is held while the rows are sent, not while they are read
+        parts = _parts(con, chosen)
+    except duckdb.Error as exc:
+        raise WarehouseError(f"cannot read the warehouse: {one_line(exc)}; nothing was sent") from None
     server = Server(url, "metaeval push")
     report = PushReport(server.shown, chosen)
     with server:
         try:
-            _push(server, con, chosen, report, warehouse, __version__)
+            _push(server, con, chosen, parts, report, warehouse, __version__)
         except WarehouseError:
             _rollback(server)
             raise
@@ -488,15 +494,10 @@ def _describe_server(cur, server: Server):
     return describe
 
 
-def _push(server: Server, con, chosen: list[str], report: PushReport, warehouse, version) -> None:
-    with server.raw.cursor() as cur:
-        # one push at a time: the second waits for the first to commit, then sends what it lacks
-        cur.execute("SELECT pg_advisory_xact_lock(%s)", [LOCK_KEY])
-        cur.execute("SET LOCAL work_mem = '64MB'")
-    _create(server, con)
+def _parts(con, chosen: list[str]) -> dict[tuple[str, str], tuple[str, dict[str, int]]]:
+    """What each dataset's content is: (dataset, "data" | "results") -> its digest and rows per table."""
     results = result_tables()
     cols = _all_columns(con)
-    # what each dataset's content is, and whether the server has it already
     parts: dict[tuple[str, str], tuple[str, dict[str, int]]] = {}
     for d in chosen:
         parts[(d, "data")] = _digest(con, {t: _local_rows(con, t, cols[t]) for t in DATA_TABLES}, d)
@@ -504,6 +505,16 @@ def _push(server: Server, con, chosen: list[str], report: PushReport, warehouse,
         _, counts = _digest(con, held, d)
         held = {t: sql for t, sql in held.items() if counts[t]}
         parts[(d, "results")] = _digest(con, {"analysis_runs": _run_rows(con, list(held), cols), **held}, d)
+    return parts
+
+
+def _push(server: Server, con, chosen: list[str], parts: dict, report: PushReport, warehouse, version) -> None:
+    with server.raw.cursor() as cur:
+        # one push at a time: the second waits for the first to commit, then sends what it lacks
+        cur.execute("SELECT pg_advisory_xact_lock(%s)", [LOCK_KEY])
+        cur.execute("SET LOCAL work_mem = '64MB'")
+    _create(server, con)
+    cols = _all_columns(con)
     with server.raw.cursor() as cur:
         cur.execute(f"SELECT dataset, part, digest FROM {server.q('pushed_parts')} WHERE dataset = ANY(%s)", [chosen])
         have = {(d, p, g) for d, p, g in cur.fetchall()}
