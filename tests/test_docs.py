@@ -16,6 +16,9 @@ runs this test. Markers a page may carry (HTML comments, invisible on the site):
   absent);
 - ``<!-- docs-test: heavy -->``: the page's examples take minutes (skipped unless
   ``METAEVAL_DOCS_HEAVY=1``);
+- ``<!-- docs-test: postgres -->``: the page's examples use the team warehouse's PostgreSQL
+  server at :data:`TEAM_URL` (tests/_postgres.py provides it, skipping outside CI when it cannot;
+  its ``metaeval`` schema dropped first; the password in ``$PGPASSWORD``);
 - ``<!-- check-numbers -->`` before a paragraph: every decimal number of that paragraph must
   appear in what the page's commands printed before it.
 
@@ -58,6 +61,8 @@ NOT_RUN = (re.compile(r"^(python3? -m venv|\. \.venv|pip install|python -m pip i
            re.compile(r"^python -m pytest"), re.compile(r"^mkdocs serve"))
 BLOCK = re.compile(r"^```(bash|python)\n(.*?)^```", flags=re.DOTALL | re.MULTILINE)
 SHELL_OPS = {"|", "&&", ";", "||", "<", "2>", ">>", "&"}
+#: the server a page marked ``docs-test: postgres`` writes in its examples (replaced by the test server's)
+TEAM_URL = "postgresql://metaeval@127.0.0.1:54329/metaeval"
 
 
 def page_id(page: Path) -> str:
@@ -163,7 +168,9 @@ def test_each_guide_uses_its_own_warehouse(page):
             for command in re.split(r"\s*\|\s*", body):
                 words = shlex.split(command, comments=True)
                 if words[:1] == ["metaeval"]:
-                    assert f"--db {own}" in " ".join(words), f"{page_id(page)}: `{body}` does not name --db {own}"
+                    # a second reader's warehouse (the team guide's colleague) is named after the page too
+                    assert re.search(rf"--db {page.stem}(-[\w-]+)?\.duckdb\b", " ".join(words)), \
+                        f"{page_id(page)}: `{body}` does not name --db {own}"
         elif kind == "python":
             for opened in re.findall(r"(?:Warehouse|Store)\(([^,)]*)", body):
                 assert opened.strip() == f'"{own}"', f"{page_id(page)}: a warehouse other than {own}: {opened}"
@@ -221,6 +228,21 @@ def _run_line(line: str, env: dict) -> tuple[int, str]:
     return result.returncode, result.stdout + result.stderr
 
 
+def _team_server(todo: list[tuple[str, str, int]], monkeypatch) -> list[tuple[str, str, int]]:
+    """The page's steps on the test server, emptied of any team warehouse, its password in $PGPASSWORD."""
+    from sqlalchemy.engine import make_url
+
+    from tests import _postgres
+
+    url = make_url(_postgres.server_url())
+    with _postgres.admin(url.render_as_string(hide_password=False)) as con:
+        con.execute("DROP SCHEMA IF EXISTS metaeval CASCADE")
+    monkeypatch.setenv("PGPASSWORD", url.password or "")
+    plain = url.render_as_string(hide_password=False).replace(f":{url.password}@", "@", 1) if url.password else \
+        url.render_as_string()
+    return [(kind, body.replace(TEAM_URL, plain), at) for kind, body, at in todo]
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("page", PAGES, ids=page_id)
 def test_page_runs(page, reader, monkeypatch):
@@ -232,6 +254,8 @@ def test_page_runs(page, reader, monkeypatch):
         pytest.skip(f"{page_id(page)} needs the shared meta-evaluation data at {SHARED_DATA} (absent on this checkout)")
     if "<!-- docs-test: heavy -->" in text and os.environ.get("METAEVAL_DOCS_HEAVY") != "1":
         pytest.skip(f"{page_id(page)} is marked heavy (minutes): run it with METAEVAL_DOCS_HEAVY=1")
+    if "<!-- docs-test: postgres -->" in text:
+        todo = _team_server(todo, monkeypatch)
     clone = reader
     monkeypatch.chdir(clone)
     monkeypatch.setenv("METAEVAL_DB", str(clone / "warehouse.duckdb"))

@@ -117,6 +117,8 @@ TEXT_COMMANDS = [
 #: the commands not run here, and why (each prints at most a line of its own, checked elsewhere)
 NOT_TABLES = {
     "init": "one line (the warehouse created or up to date)",
+    "push": "lines (the rows sent, per dataset and table; needs a PostgreSQL server: tests/test_team.py)",
+    "pull": "lines (the rows added, per dataset and table; needs a PostgreSQL server: tests/test_team.py)",
     "drop dataset": "its report is wrapped (tests/test_housekeeping.py)",
     "drop measure": "its report is wrapped (tests/test_housekeeping.py)",
     "rename measure": "its report is wrapped (tests/test_housekeeping.py)",

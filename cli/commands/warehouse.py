@@ -26,9 +26,21 @@ def init(obj: Context):
 
 @click.command()
 @fmt_option()
+@click.option("--from", "url", metavar="URL", default=None,
+              help="The datasets of the team warehouse at URL (postgresql://...; see `metaeval push`) instead.")
 @click.pass_obj
-def datasets(obj, fmt):
+def datasets(obj, fmt, url):
     """The datasets in the warehouse, with their sizes."""
+    if url is not None:
+        from metaeval import team
+
+        rows = team.team_datasets(url)
+        if not plain(fmt):
+            import pandas as pd
+
+            rows = pd.DataFrame(list(rows.data), columns=list(rows.columns))
+        show(rows, fmt)
+        return
     with obj.open(read_only=True) as wh:
         show(wh.datasets(plain=plain(fmt)), fmt)
 
