@@ -335,8 +335,9 @@ def alpaca_lc(preference: npt.ArrayLike, length_model: npt.ArrayLike, length_bas
     """AlpacaEval's length-controlled win rate of one model (module docstring): ``preference``
     per item in [0, 1] (1: the model's output preferred; NaN left out), the outputs' lengths in
     characters, ``difficulty`` per item (``length_controlled_noreg``), and ``gamed``: the gamed
-    baselines' items, a dict of arrays ``preference``, ``std_delta_len``,
-    ``instruction_difficulty`` (``length_controlled_v1``; needs ``difficulty``). Neither:
+    baselines' items, a dict of arrays ``preference`` (NaN left out), ``std_delta_len``,
+    ``instruction_difficulty`` and optionally ``not_gamed_baseline`` (default 0) — the rows of
+    AlpacaEval's ``df_gamed.csv``, in its order (``length_controlled_v1``; needs ``difficulty``). Neither:
     ``length_controlled_minimal``. ``C`` given: no cross-validation (the bootstrap's refits)."""
     y = np.asarray(preference, np.float64).reshape(-1)
     lm, lb = (np.asarray(a, np.float64).reshape(-1) for a in (length_model, length_baseline))
@@ -365,9 +366,11 @@ def alpaca_lc(preference: npt.ArrayLike, length_model: npt.ArrayLike, length_bas
     if gamed is not None:
         gy = np.asarray(gamed["preference"], np.float64)
         ok = ~np.isnan(gy)
+        ng = np.asarray(gamed.get("not_gamed_baseline", np.zeros(gy.size)), np.float64)[ok]
         Xg = _design(np.asarray(gamed["std_delta_len"], np.float64)[ok],
-                     np.asarray(gamed["instruction_difficulty"], np.float64)[ok], np.zeros(int(ok.sum())))
-        X, y, w = np.vstack([Xg, X]), np.r_[gy[ok], y], np.r_[np.full(int(ok.sum()), GAMED_LAMBDA / 2), w]
+                     np.asarray(gamed["instruction_difficulty"], np.float64)[ok], ng)
+        # AlpacaEval's weights: 1 for a not-gamed row, lambda / 2 for a gamed baseline's
+        X, y, w = np.vstack([Xg, X]), np.r_[gy[ok], y], np.r_[np.where(ng == 1, 1.0, GAMED_LAMBDA / 2), w]
     if C is None:
         if len(y) < N_SPLITS:
             return undefined
