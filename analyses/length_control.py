@@ -201,6 +201,8 @@ GAMED_LAMBDA = 0.2
 #: The L1 fit's stopping rule (the largest entry of F's minimum-norm subgradient, relative to C
 #: times the total weight) and its steps.
 L1_TOLERANCE, L1_MAX_STEPS = 1e-9, 200
+#: Up to this many columns proximal Newton with coordinate descent; beyond, L-BFGS-B.
+L1_COORDINATES = 12
 #: AlpacaEval's log-loss clips the predictions to [eps, 1 - eps].
 LOGLOSS_EPS = 1e-15
 
@@ -242,6 +244,8 @@ def l1_logistic(X: npt.ArrayLike, y: npt.ArrayLike, w: npt.ArrayLike, C: float) 
     beta = np.zeros(p)
     if np.abs(C * X.T @ (w * (0.5 - y))).max() <= 1.0:
         return beta
+    if p > L1_COORDINATES:
+        return _l1_logistic_lbfgs(X, y, w, C)
 
     def F(b):
         return C * float((w * _soft_loss(X @ b, y)).sum()) + float(np.abs(b).sum())
@@ -285,6 +289,24 @@ def l1_logistic(X: npt.ArrayLike, y: npt.ArrayLike, w: npt.ArrayLike, C: float) 
             break
         beta, current = candidate, value
     return beta
+
+
+def _l1_logistic_lbfgs(X: np.ndarray, y: np.ndarray, w: np.ndarray, C: float) -> np.ndarray:
+    """:func:`l1_logistic` for many columns (the joint fit): L-BFGS-B on beta = u - v, u, v >= 0
+    (smooth and convex), to a relative tolerance of 1e-13 on F."""
+    from scipy.optimize import minimize
+
+    p = X.shape[1]
+
+    def f(uv):
+        beta = uv[:p] - uv[p:]
+        z = X @ beta
+        g = C * X.T @ (w * (_logistic(z) - y))
+        return C * float((w * _soft_loss(z, y)).sum()) + float(uv.sum()), np.concatenate([g + 1.0, 1.0 - g])
+
+    res = minimize(f, np.zeros(2 * p), jac=True, method="L-BFGS-B", bounds=[(0.0, None)] * (2 * p),
+                   options={"maxiter": 20_000, "ftol": 1e-13, "gtol": 1e-8})
+    return res.x[:p] - res.x[p:]
 
 
 def group_folds(n: int, n_splits: int = N_SPLITS) -> np.ndarray:
@@ -400,3 +422,42 @@ def alpaca_bootstrap(preference, length_model, length_baseline, difficulty, game
         return np.nan, np.nan, 0
     lower, upper = np.quantile(valid, [alpha / 2, 1 - alpha / 2])
     return float(lower), float(upper), int(valid.size)
+
+
+def joint_difficulty(system: npt.ArrayLike, index: npt.ArrayLike, preference: npt.ArrayLike,
+                     length_model: npt.ArrayLike, length_baseline: npt.ArrayLike) -> tuple[dict, float]:
+    """({index: difficulty}, C): the instructions' difficulty by the joint fit AlpacaEval's
+    ``notebooks/instruction_difficulty.ipynb`` describes, over every system's items against one
+    baseline (``system`` a label per item, ``index`` the instruction's, the preference for the
+    system in [0, 1], the two lengths): the L1 logistic regression (C by :func:`choose_C`, items in
+    the order given) of
+
+        C(system):tanh(s) + C(system) + C(index) + not_gamed - 1
+
+    (each system its own length coefficient and term, each instruction its own term, the first
+    instruction's 0 as patsy's treatment coding makes it; s the length difference, the baseline's
+    minus the system's, over the system's standard deviation, ddof 1, without the notebook's 1e-4
+    random jitter). The difficulty of an instruction is its term."""
+    labels = np.asarray(system).reshape(-1)
+    ix = np.asarray(index, np.int64).reshape(-1)
+    y = np.asarray(preference, np.float64).reshape(-1)
+    lm, lb = (np.asarray(a, np.float64).reshape(-1) for a in (length_model, length_baseline))
+    systems, codes = np.unique(labels, return_inverse=True)
+    instructions, where = np.unique(ix, return_inverse=True)
+    n = y.size
+    s = np.zeros(n)
+    for k in range(systems.size):
+        mine = codes == k
+        delta = lb[mine] - lm[mine]
+        sd = delta.std(ddof=1) if delta.size > 1 else 0.0
+        s[mine] = delta / sd if sd > 0 else 0.0
+    own = np.zeros((n, systems.size))
+    own[np.arange(n), codes] = 1.0
+    dummies = np.zeros((n, instructions.size))
+    dummies[np.arange(n), where] = 1.0
+    X = np.column_stack([own * np.tanh(s)[:, None], own, dummies[:, 1:], np.ones(n)])
+    w = np.ones(n)
+    C, _ = choose_C(X, y, w)
+    beta = l1_logistic(X, y, w, C)
+    terms = np.r_[0.0, beta[2 * systems.size:2 * systems.size + instructions.size - 1]]
+    return dict(zip(instructions.tolist(), terms.tolist())), C

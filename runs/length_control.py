@@ -41,9 +41,11 @@ class LengthControlledWinrate(Family):
                       help="AlpacaEval's df_gamed.csv (columns model, index, preference, std_delta_len, "
                            "instruction_difficulty, not_gamed_baseline): computes length_controlled_v1, the published "
                            "LC. Without it: length_controlled_noreg (with --difficulty) or length_controlled_minimal."),
-               Option("difficulty", metavar="FILE",
+               Option("difficulty", metavar="FILE|joint",
                       help="The instructions' difficulty (columns index, instruction_difficulty: AlpacaEval's "
-                           "instruction_difficulty.csv), without --gamed: length_controlled_noreg."),
+                           "instruction_difficulty.csv), or 'joint': fitted jointly over the dataset's systems as "
+                           "AlpacaEval's notebooks/instruction_difficulty.ipynb does; without --gamed: "
+                           "length_controlled_noreg."),
                K.but(help="Bootstrap rounds over the items."), SEED, ALPHA, FORCE)
 
     def compute(self, wh, **params):
@@ -69,7 +71,7 @@ class LengthControlledWinrate(Family):
                                       lambda x: "" if x is None or x != x else f"{x:.3f}")})
         who = f"judge {r['judge']}" if r["judge"] else "the human judges"
         caption = (f"Win rates (%) against {r['baseline']} from {who}: raw (AlpacaEval's win_rate, its standard "
-                   f"error, and discrete_win_rate) and length-controlled by {variant(r['glm'])}, "
+                   f"error, and discrete_win_rate) and length-controlled by {variant(r['glm'], r['difficulty'])}, "
                    f"{100 * (1 - r['alpha']):g}% percentile bootstrap intervals over the items (k={r['k']}, "
                    f"seed={r['seed']}):")
         table = tables.render(shown[["system", "n_items", "win rate", "s.e.", "discrete", "LC win rate", "interval",
@@ -77,8 +79,13 @@ class LengthControlledWinrate(Family):
         return plain.wrap(caption) + "\n" + table.rstrip("\n") + "\n"
 
 
-def variant(glm: str) -> str:
-    """What the ``glm`` of a row is, in words (every output of the command says it)."""
+def variant(glm: str, difficulty: str = "") -> str:
+    """What the ``glm`` of a row is, in words (every output of the command says it); ``difficulty``
+    the row's (``joint``: the joint fit)."""
+    if glm == "length_controlled_noreg" and difficulty == JOINT:
+        return ("AlpacaEval's GLM length_controlled_noreg with the instructions' difficulty fitted jointly over "
+                "this dataset's systems (its notebooks/instruction_difficulty.ipynb; no gamed baselines: not "
+                "AlpacaEval 2.0's published LC, which needs its df_gamed.csv)")
     if glm == "length_controlled_v1":
         return "AlpacaEval 2.0's GLM length_controlled_v1 (its published LC when the gamed file is its df_gamed.csv)"
     if glm == "length_controlled_noreg":
@@ -107,6 +114,7 @@ def _items(wh, dataset: str, baseline: str, judge: str | None):
     return items, digest.hexdigest()
 
 
+JOINT = "joint"
 GAMED_COLUMNS = ("model", "index", "preference", "std_delta_len", "instruction_difficulty", "not_gamed_baseline")
 DIFFICULTY_COLUMNS = ("index", "instruction_difficulty")
 
@@ -137,6 +145,8 @@ def lc_winrates(wh, dataset: str, baseline: str, judge: str | None = None, gamed
             first = gamed_rows.drop_duplicates("index")
             difficulties, digests["difficulty"] = dict(zip(first["index"], first["instruction_difficulty"])), \
                 digests["gamed"]
+        elif difficulty == JOINT:
+            difficulties, digests["difficulty"] = _joint(items, dataset), JOINT
         else:
             difficulties, digests["difficulty"] = read_difficulty(difficulty, indices, dataset)
         inputs = _difficulty_of_items(items, difficulties, gamed if gamed is not None else difficulty,
@@ -165,7 +175,7 @@ def lc_winrates(wh, dataset: str, baseline: str, judge: str | None = None, gamed
                      "length_coefficient": _value(0.0 - r.length), "difficulty_coefficient": _value(r.difficulty),
                      "penalty_c": _value(r.C), "n_valid": n_valid})
     dropped = int(len(items) - sum(r["n_items"] for r in rows))
-    conventions = {"glm": glm, "variant": variant(glm),
+    conventions = {"glm": glm, "variant": variant(glm, digests["difficulty"]),
                    "model": "logit P(system preferred) = phi tanh(s) + psi difficulty + theta not_gamed, no "
                             "intercept; s = (len(baseline's output) - len(system's)) / sd, sd with ddof 1 over the "
                             "system's items (AlpacaEval's std_delta_len)"
@@ -298,6 +308,22 @@ def read_difficulty(file: str, indices: set, dataset: str):
     _check_indices(index, file, indices, dataset)
     digest = hashlib.sha256(repr(sorted(zip(index.tolist(), values.tolist()))).encode()).hexdigest()
     return dict(zip(index.tolist(), values.tolist())), digest
+
+
+def _joint(items, dataset: str) -> dict:
+    """The instructions' difficulty by the joint fit over every system's items with both lengths
+    and an instruction index (analyses.length_control.joint_difficulty), in the items' order."""
+    from metaeval.analyses import length_control as lc
+
+    usable = items.dropna(subset=["length_system", "length_baseline", "instruction_index"])
+    if usable.empty:
+        raise WarehouseError(Message(Argument("difficulty", JOINT), f" needs items with both outputs' lengths and "
+                                     f"an instruction index; {dataset!r} has none against this baseline"))
+    difficulties, _ = lc.joint_difficulty(usable["system"].to_numpy(), usable["instruction_index"].to_numpy(),
+                                          usable["preference"].to_numpy(float),
+                                          usable["length_system"].to_numpy(float),
+                                          usable["length_baseline"].to_numpy(float))
+    return difficulties
 
 
 def _difficulty_of_items(items, difficulties: dict, file: str, option: str):

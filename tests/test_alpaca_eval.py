@@ -316,3 +316,21 @@ def test_a_schema_8_warehouse_upgrades_keeping_every_row(db):
         assert rows.drop(columns=new).equals(lcs) and len(lcs) > 0
         assert set(rows["glm"]) == {"maximum_likelihood"} and set(rows["gamed"]) == {""}
         assert len(wh.sql("SELECT * FROM latest_lc_winrates")) == len(rows)
+
+
+def test_the_joint_difficulty_is_the_notebooks_fit_on_the_sample():
+    """expected_joint.json: AlpacaEval's notebooks/instruction_difficulty.ipynb joint formula fitted by
+    its fit_LogisticRegressionCV on the sample (run_joint_difficulty.py), liblinear at its default
+    tolerance and run to convergence."""
+    expected = json.loads((DATA / "expected_joint.json").read_text())
+    raw = _annotations()
+    parts = [p.reset_index(drop=True).reset_index(names="index") for _, p in raw.groupby("generator_2", sort=True)]
+    df = pd.concat(parts, ignore_index=True)
+    y = df["preference"].astype(float).replace({0.0: 1.5}) - 1
+    ours, C = lc.joint_difficulty(df["generator_2"], df["index"], y, df["output_2"].str.len(),
+                                  df["output_1"].str.len())
+    for tol, theirs in expected.items():
+        assert C == pytest.approx(theirs["C"])
+        got = np.array([ours[int(i)] for i in theirs["difficulty"]])
+        want = np.array(list(theirs["difficulty"].values()))
+        np.testing.assert_allclose(got, want, atol=1e-4 if tol == "tol1e-10" else 2e-3)

@@ -17,7 +17,7 @@ from metaeval.runs.report.context import Context, Section
 #: The columns that tell one leaderboard's setting from another's (one table and figure each).
 LEADERBOARD_SETTING = ["judge", "scale", "interval", "ties", "anchor", "ridge", "correction", "k", "seed", "alpha"]
 #: The columns that tell one length-controlled comparison from another.
-LC_SETTING = ["judge", "baseline", "k", "seed", "alpha", "glm"]
+LC_SETTING = ["judge", "baseline", "k", "seed", "alpha", "glm", "difficulty"]
 
 
 def leaderboard(ctx: Context) -> Section | None:
@@ -116,7 +116,7 @@ def lc_winrate(ctx: Context) -> Section | None:
         from metaeval.runs.length_control import variant
 
         caption = (f"Win rates against {setting['baseline']} in percent, raw and length-controlled by "
-                   f"{variant(setting['glm'])} (the win rate at no length difference), {level} percentile "
+                   f"{variant(setting['glm'], setting['difficulty'])} (the win rate at no length difference), {level} percentile "
                    "bootstrap intervals over the "
                    f"items (k = {int(setting['k'])}, seed {int(setting['seed'])}); no test between systems is "
                    "stored, so the order is that of the point values, not a ranking.")
