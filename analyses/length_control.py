@@ -129,7 +129,8 @@ def separated(X: npt.ArrayLike, y: npt.ArrayLike) -> bool:
     Xs = X / scale
     sign = np.where(ones, 1.0, np.where(zeros, -1.0, 0.0))
     upper = -(sign[:, None] * Xs)[ones | zeros]            # sign_i x_i d >= 0
-    result = linprog(-(sign @ Xs), A_ub=upper if upper.size else None, b_ub=np.zeros(len(upper)) if upper.size else None,
+    result = linprog(-(sign @ Xs), A_ub=upper if upper.size else None,
+                     b_ub=np.zeros(len(upper)) if upper.size else None,
                      A_eq=Xs[soft] if soft.any() else None, b_eq=np.zeros(int(soft.sum())) if soft.any() else None,
                      bounds=[(-1.0, 1.0)] * X.shape[1], method="highs")
     return bool(result.status == 0 and -result.fun > SEPARATION_TOLERANCE)

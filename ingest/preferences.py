@@ -208,9 +208,9 @@ def _check_stored(con, file: str, replace: bool) -> None:
                        "probability, stored_probability FROM _resolved_preferences WHERE conflict ORDER BY line"
                        ).fetchall()
     if rows:
-        raise ConflictError([f"{file}:{line}: judge {j} input {i} {a} vs {b} ({o}): winner {w}, stored {s}"
-                             if w != s else f"{file}:{line}: judge {j} input {i} {a} vs {b} ({o}): probability "
-                             f"{p}, stored {q}" for line, j, i, a, b, o, w, s, p, q in rows[:10]], len(rows))
+        raise ConflictError([f"{file}:{line}: judge {j} input {i} {a} vs {b} ({o}): "
+                             + (f"winner {w}, stored {s}" if w != s else f"probability {p:.12g}, stored {q:.12g}")
+                             for line, j, i, a, b, o, w, s, p, q in rows[:10]], len(rows))
 
 
 def _options(kind: str, judge: str | None) -> dict:

@@ -55,7 +55,8 @@ def test_the_json_array_is_read_and_continuous_preferences_kept_as_the_second_sy
     with Store(db, read_only=True) as wh:
         stored = wh.sql("SELECT i.name AS input, sa.name AS a, sb.name AS b, p.winner, p.probability "
                         "FROM preferences p JOIN inputs i USING (input_id) "
-                        "JOIN systems sa ON sa.system_id = p.system_a_id JOIN systems sb ON sb.system_id = p.system_b_id")
+                        "JOIN systems sa ON sa.system_id = p.system_a_id "
+                        "JOIN systems sb ON sb.system_id = p.system_b_id")
         index = wh.sql("SELECT input, value FROM attributes WHERE attribute = 'instruction_index' AND system = ''")
     import hashlib
 
@@ -334,3 +335,19 @@ def test_the_joint_difficulty_is_the_notebooks_fit_on_the_sample():
         got = np.array([ours[int(i)] for i in theirs["difficulty"]])
         want = np.array(list(theirs["difficulty"].values()))
         np.testing.assert_allclose(got, want, atol=1e-4 if tol == "tol1e-10" else 2e-3)
+
+
+def test_another_probability_for_a_stored_verdict_is_a_conflict_unless_replaced(tmp_path, db):
+    from metaeval.errors import ConflictError
+
+    first = _write_annotations(tmp_path / "first.json", [_record(preference=1.7)])
+    second = _write_annotations(tmp_path / "second.json", [_record(preference=1.8)])     # same verdict, another p
+    with Warehouse(db) as wh:
+        preferences.ingest(wh, "d", first)
+        assert preferences.ingest(wh, "d", first).changed is False
+        with pytest.raises(ConflictError, match=r"second.json:2: .*probability 0.2.*, stored 0.3"):
+            preferences.ingest(wh, "d", second)
+        assert wh.sql("SELECT probability FROM preferences")["probability"].tolist() == pytest.approx([0.3])
+        report = preferences.ingest(wh, "d", second, replace=True)
+        assert report.replaced == 1
+        assert wh.sql("SELECT probability FROM preferences")["probability"].tolist() == pytest.approx([0.2])
