@@ -118,7 +118,8 @@ def lc_winrate(ctx: Context) -> Section | None:
         caption = (f"Win rates against {setting['baseline']} in percent, raw and length-controlled by "
                    f"{variant(setting['glm'], setting['difficulty'])} (the win rate at no length difference), "
                    f"{level} percentile bootstrap intervals over the items (k = {int(setting['k'])}, "
-                   f"seed {int(setting['seed'])}); no test between systems is stored, so the order is that of the point values, not a ranking.")
+                   f"seed {int(setting['seed'])}); no test between systems is stored, so the order is that of the "
+                   "point values, not a ranking.")
         s.blocks.append(sortable(head, table) + f'<p class="caption">{html.escape(caption)}</p>')
         title = (f"Length-controlled win rate against {setting['baseline']} ({who}), {level} bootstrap intervals; "
                  "no tests between systems (no correction)")
