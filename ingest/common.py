@@ -81,6 +81,61 @@ def jsonl_objects(path: Path) -> Iterator[tuple[int, dict]]:
         raise InputError(str(path), None, None, "the file is empty")
 
 
+def is_json_array(path: Path) -> bool:
+    """Whether the file's first character other than white space is ``[`` (a JSON array of
+    records, as AlpacaEval writes its annotations, rather than JSON lines)."""
+    with open(path, "rb") as f:
+        head = f.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")
+    return head[:1] == b"["
+
+
+def json_array_objects(path: Path) -> Iterator[tuple[int, dict]]:
+    """``(line number, object)`` of each record of a JSON array (the line its ``{`` is on),
+    checked as :func:`jsonl_objects` checks a line's; a clear error naming the line for anything
+    else. The file is read whole (the array is one JSON value)."""
+    file = str(path)
+    text = "".join(t for _, t in text_lines(path))
+    decoder = json.JSONDecoder(parse_constant=_reject_constant, object_pairs_hook=_unique_keys)
+    pos = text.index("[") + 1
+    line, counted = 1 + text.count("\n", 0, pos), pos
+    seen, expect_value = False, True
+    while True:
+        while pos < len(text) and text[pos] in " \t\r\n":
+            pos += 1
+        line, counted = line + text.count("\n", counted, pos), pos
+        if pos >= len(text):
+            raise InputError(file, line, None, "malformed JSON: the array is not closed (no ']')")
+        if text[pos] == "]":
+            if seen and expect_value:
+                raise InputError(file, line, None, "malformed JSON: a ',' before ']'")
+            rest = text[pos + 1:].strip()
+            if rest:
+                raise InputError(file, line + text.count("\n", pos, pos + 1 + text[pos + 1:].index(rest[0])), None,
+                                 "malformed JSON: text after the array's closing ']'")
+            break
+        if not expect_value:
+            if text[pos] != ",":
+                raise InputError(file, line, None, f"malformed JSON: expected ',' or ']' between records, "
+                                 f"got {text[pos]!r}")
+            pos, expect_value = pos + 1, True
+            continue
+        try:
+            obj, end = decoder.raw_decode(text, pos)
+        except _DuplicateKey as exc:
+            raise InputError(file, line, None, f"the key {exc.key!r} is given more than once in a JSON object "
+                             "(JSON readers would silently keep one of the values); keep one") from None
+        except (json.JSONDecodeError, ValueError) as exc:
+            raise InputError(file, line, None, f"malformed JSON: {exc}") from None
+        if not isinstance(obj, dict):
+            raise InputError(file, line, None, f"expected a JSON object, got {type(obj).__name__}")
+        _check_unicode(obj, file, line)
+        seen, expect_value = True, False
+        yield line, obj
+        pos = end
+    if not seen:
+        raise InputError(file, None, None, "the file is empty (an array without records)")
+
+
 def _check_unicode(obj: dict, file: str, line: int) -> None:
     """A JSON string escape of half a surrogate pair (``"\\ud800"``) decodes to a string that is
     not Unicode text and cannot be stored: an error naming the first field that has one."""

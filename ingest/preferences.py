@@ -37,7 +37,7 @@ OPTIONAL = ("kind",)
 #: The words of the ``order`` and ``winner`` columns (analyses.stats.vocabulary has the same).
 PRESENTATION_ORDERS = ("ab", "ba")
 PREFERENCE_LABELS = ("a", "b", "tie")
-COLUMNS = ["line", "input", "system_a", "system_b", "judge", "kind", "presentation", "winner"]
+COLUMNS = ["line", "input", "system_a", "system_b", "judge", "kind", "presentation", "winner", "probability"]
 _SWAP_ORDER = {"ab": "ba", "ba": "ab"}
 _SWAP_WINNER = {"a": "b", "b": "a", "tie": "tie"}
 
@@ -46,22 +46,26 @@ def parse(path: Path, judge: str | None = None) -> pd.DataFrame:
     """The rows of a preference file (:data:`COLUMNS`, systems in name order), or an
     :class:`InputError` naming the file, line and field of the first problem. Arena vote tables
     and AlpacaEval annotations are read too (:mod:`metaeval.ingest.preferences_formats`; ``judge``:
-    whose votes they are); the outputs' lengths an AlpacaEval file gives are in ``.attrs["lengths"]``."""
+    whose votes they are); the outputs' lengths and instruction places an AlpacaEval file gives are in
+    ``.attrs["lengths"]``, the lines of its null preferences (left out) in ``.attrs["left_out"]``.
+    ``probability``: P(system_b preferred) of a continuous judge (AlpacaEval's), else None."""
     from metaeval.ingest import preferences_formats as formats
 
     file = str(path)
     columns, records, _typed = stream_rows(path)
     kind = formats.format_of(columns)
     lengths: list = []
+    left_out: list = []
     if kind == "arena":
         tuples = formats.arena_rows(file, columns, records, judge)
     elif kind == "alpaca_eval":
-        tuples = formats.alpaca_rows(file, columns, records, judge, lengths)
+        tuples = formats.alpaca_rows(file, columns, records, judge, lengths, left_out)
     else:
         _check_native_columns(file, columns, judge)
         tuples = _native_rows(file, records)
     frame = _normalised(file, tuples)
     frame.attrs["lengths"] = lengths
+    frame.attrs["left_out"] = left_out
     frame.attrs["format"] = kind
     return frame
 
@@ -89,19 +93,20 @@ def _native_rows(file: str, records):
         kind = rec.get("kind")
         kind = "automatic" if kind is None or (isinstance(kind, str) and not kind.strip()) else \
             _word(kind, JUDGE_KINDS, file, line, "kind")
-        yield line, ids["input"], ids["system_a"], ids["system_b"], ids["judge"], kind, order, winner
+        yield line, ids["input"], ids["system_a"], ids["system_b"], ids["judge"], kind, order, winner, None
 
 
 def _normalised(file: str, tuples) -> pd.DataFrame:
     """The rows with their systems in name order, checked: two different systems, one kind per
     judge, one verdict per judge, item and order."""
     rows, seen, kinds = [], {}, {}
-    for line, item, a, b, judge, kind, order, winner in tuples:
+    for line, item, a, b, judge, kind, order, winner, probability in tuples:
         if a == b:
             raise InputError(file, line, "system_b", f"system_a and system_b are both {a!r}: a preference compares "
                              "two different systems")
         if a > b:
             a, b, order, winner = b, a, _SWAP_ORDER[order], _SWAP_WINNER[winner]
+            probability = None if probability is None else 1.0 - probability
         if kinds.setdefault(judge, (kind, line))[0] != kind:
             raise InputError(file, line, "kind", f"judge {judge!r} is {kind} here but {kinds[judge][0]} on line "
                              f"{kinds[judge][1]}: a judge is a model or a person, not both")
@@ -110,7 +115,7 @@ def _normalised(file: str, tuples) -> pd.DataFrame:
             raise InputError(file, line, "winner", f"judge {judge!r} already judged input {item!r}, "
                              f"{a} vs {b}, with {_shown_first(a, b, order)} shown first, on line {seen[key]}")
         seen[key] = line
-        rows.append((line, item, a, b, judge, kind, order, winner))
+        rows.append((line, item, a, b, judge, kind, order, winner, probability))
     if not rows:
         raise InputError(file, None, None, "the file has no rows")
     return pd.DataFrame(rows, columns=COLUMNS)
@@ -139,7 +144,7 @@ def ingest(wh: Store, dataset: str, path: Path, *, replace: bool = False, allow_
     path = Path(path)
     rows = parse(path, judge)
     file = str(path)
-    lengths = pd.DataFrame(rows.attrs["lengths"], columns=["system", "input", "value", "line"])
+    lengths = pd.DataFrame(rows.attrs["lengths"], columns=["system", "input", "value", "line", "attribute"])
     con = wh.con
     con.register("_staged_preferences", rows)
     con.begin()
@@ -158,12 +163,15 @@ def ingest(wh: Store, dataset: str, path: Path, *, replace: bool = False, allow_
         con.execute(read_sql("preferences_resolved"), {"dataset_id": dataset_id})
         _check_stored(con, file, replace)
         [(inserted, replaced)] = con.execute(
-            "SELECT count(*) FILTER (WHERE stored_winner IS NULL), count(*) FILTER (WHERE stored_winner <> winner) "
+            "SELECT count(*) FILTER (WHERE stored_winner IS NULL), count(*) FILTER (WHERE changed) "
             "FROM _resolved_preferences").fetchall()
         con.execute(read_sql("preferences_replace"), {"dataset_id": dataset_id})
         con.execute(read_sql("preferences_insert"), {"dataset_id": dataset_id})
         attributes_changed = _store_lengths(con, dataset, lengths, file, replace)
-        report = LoadReport(file, len(rows), inserted, replaced, f"{len(rows)} preferences")
+        left_out = rows.attrs["left_out"]
+        report = LoadReport(file, len(rows), inserted, replaced, f"{len(rows)} preferences" + (
+            f"; {len(left_out)} null preference(s) left out (line {left_out[0]}"
+            + (f" and {len(left_out) - 1} more)" if len(left_out) > 1 else ")") if left_out else ""))
         if report.changed or attributes_changed:
             con.execute("INSERT INTO ingests (dataset_id, format, file, sha256, options, rows, inserted, replaced, "
                         "command) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -196,11 +204,13 @@ def _check_stored(con, file: str, replace: bool) -> None:
                          "nothing was written (a judge is a model or a person: rename one of them)")
     if replace:
         return
-    rows = con.execute("SELECT line, judge, input, system_a, system_b, presentation, winner, stored_winner "
-                       "FROM _resolved_preferences WHERE stored_winner <> winner ORDER BY line").fetchall()
+    rows = con.execute("SELECT line, judge, input, system_a, system_b, presentation, winner, stored_winner, "
+                       "probability, stored_probability FROM _resolved_preferences WHERE conflict ORDER BY line"
+                       ).fetchall()
     if rows:
-        raise ConflictError([f"{file}:{line}: judge {j} input {i} {a} vs {b} ({o}): winner {w}, stored {s}"
-                             for line, j, i, a, b, o, w, s in rows[:10]], len(rows))
+        raise ConflictError([f"{file}:{line}: judge {j} input {i} {a} vs {b} ({o}): "
+                             + (f"winner {w}, stored {s}" if w != s else f"probability {p:.12g}, stored {q:.12g}")
+                             for line, j, i, a, b, o, w, s, p, q in rows[:10]], len(rows))
 
 
 def _options(kind: str, judge: str | None) -> dict:
@@ -209,26 +219,30 @@ def _options(kind: str, judge: str | None) -> dict:
 
 
 def _store_lengths(con, dataset: str, lengths: pd.DataFrame, file: str, replace: bool) -> bool:
-    """The outputs' lengths as the cell attribute ``output_length`` (an AlpacaEval file's); a stored
-    length that differs is an error naming the line unless ``replace``. Whether any row changed."""
+    """The outputs' lengths as the cell attribute ``output_length`` and the instructions' places as
+    the input attribute ``instruction_index`` (an AlpacaEval file's); a stored value that differs
+    is an error naming the line unless ``replace``. Whether any row changed."""
     if lengths.empty:
         return False
-    first = lengths.drop_duplicates(["system", "input"], keep="first")
-    clash = lengths.merge(first, on=["system", "input"], suffixes=("", "_first"))
+    keys = ["system", "input", "attribute"]
+    first = lengths.drop_duplicates(keys, keep="first")
+    clash = lengths.merge(first, on=keys, suffixes=("", "_first"))
     clash = clash[clash["value"] != clash["value_first"]]
     if len(clash):
         r = clash.iloc[0]
-        raise InputError(file, int(r["line"]), "output_length", f"{r['system']}'s output for input {r['input']} is "
-                         f"{r['value']} long here but {r['value_first']} on line {int(r['line_first'])}")
-    staged = first.assign(value=first["value"].astype(str))[["system", "input", "value", "line"]]
+        what = (f"{r['system']}'s output for input {r['input']} is {r['value']} long"
+                if r["attribute"] == "output_length" else f"input {r['input']} is record {r['value']} of its pair")
+        raise InputError(file, int(r["line"]), r["attribute"], f"{what} here but {r['value_first']} on line "
+                         f"{int(r['line_first'])}")
+    staged = first.assign(value=first["value"].astype(str))[["system", "input", "value", "line", "attribute"]]
     con.register("_staged_lengths", staged)
     try:
         params = {"dataset": dataset}
         stored = con.execute(read_sql("preferences_lengths_clash"), params).fetchall()
         if stored and not replace:
-            line, system, item, value, old = stored[0]
-            raise ConflictError([f"{file}:{line}: output_length of {system} on {item}: {value}, stored {old}"],
-                                len(stored))
+            line, system, item, value, old, attribute = stored[0]
+            raise ConflictError([f"{file}:{line}: {attribute} of {system or 'the input'} on {item}: {value}, "
+                                 f"stored {old}"], len(stored))
         changed = len(con.execute(read_sql("preferences_lengths_store"), params).fetchall())
     finally:
         con.unregister("_staged_lengths")

@@ -9,14 +9,23 @@ judge name is given to the ingest: then they are that automatic judge's. ``model
 output shown first (order ``ab``). Other columns (the conversation, language, turn, ...) are
 ignored.
 
-**AlpacaEval annotations**: ``generator_1, generator_2, preference`` with ``preference`` 1
-(``output_1`` preferred), 2 (``output_2``) or 1.5 (a tie), as AlpacaEval's annotators write it;
-``output_1`` is shown first. The input is ``instruction_id`` when given, else ``i-`` and the
+**AlpacaEval annotations** (its released ``annotations.json`` as it is: a JSON array of records,
+or JSON lines, CSV, ...): ``generator_1, generator_2, preference`` with ``preference`` in [1, 2],
+AlpacaEval's orientation: 1 ``output_1`` preferred, 2 ``output_2``, 1.5 a tie, and any value
+between from a continuous (weighted) judge, e.g. 1.0000630276; AlpacaEval's 0 is a draw (1.5, as
+its ``winrate.py`` reads it); a ``null`` preference (the judge gave none) is left out, and
+counted. The preference is kept as the probability that the stored second system is preferred
+(``preference - 1`` when that system is ``output_2``, ``2 - preference`` when the systems are
+stored the other way round) and the verdict is its rounding (above 0.5 a win, below a loss, 0.5 a
+tie). ``output_1`` is shown first. The input is ``instruction_id`` when given, else ``i-`` and the
 first 16 hex digits of the sha256 of ``instruction`` (the same instruction is the same input in
 every file). The judge is the ``annotator`` column or the name given to the ingest (automatic).
 The outputs' lengths are read from ``output_1``/``output_2`` (texts: their length in
 characters) or ``length_1``/``length_2`` (integers), and stored as the cell attribute
-``output_length`` (``--where output_length=...``; length-controlled analyses read it).
+``output_length`` (``--where output_length=...``; length-controlled analyses read it). The
+record's place among the file's records of the same two generators (0, 1, ...: AlpacaEval's
+``index`` of the instruction, which its ``df_gamed.csv`` names) is stored as the input-level
+attribute ``instruction_index``.
 """
 
 from __future__ import annotations
@@ -30,7 +39,8 @@ from metaeval.ingest.common import identifier
 ARENA = ("model_a", "model_b", "winner")
 ALPACA = ("generator_1", "generator_2", "preference")
 ARENA_WINNERS = {"model_a": "a", "model_b": "b", "tie": "tie", "tie (bothbad)": "tie"}
-ALPACA_PREFERENCES = {1.0: "a", 2.0: "b", 1.5: "tie"}
+#: AlpacaEval's draw in its older annotations (read as 1.5).
+ALPACA_DRAW = 0.0
 ARENA_HUMAN_JUDGE = "arena"
 
 
@@ -65,40 +75,57 @@ def arena_rows(file: str, columns, records, judge: str | None):
             voter = rec.get("judge")
             who = identifier(voter, file, line, "judge") if voter not in (None, "") else ARENA_HUMAN_JUDGE
             kind = "human"
-        yield line, item, a, b, who, kind, "ab", ARENA_WINNERS[word]
+        yield line, item, a, b, who, kind, "ab", ARENA_WINNERS[word], None
 
 
-def alpaca_rows(file: str, columns, records, judge: str | None, lengths: list):
-    """The native rows of AlpacaEval annotations; each output's length appended to ``lengths`` as
-    (system, input, length, line)."""
+def alpaca_rows(file: str, columns, records, judge: str | None, lengths: list, left_out: list | None = None):
+    """The native rows of AlpacaEval annotations, each with the probability that generator_2 is
+    preferred; each output's length appended to ``lengths`` as (system, input, length, line,
+    ``output_length``) and each record's place as (``''``, input, place, line,
+    ``instruction_index``); the lines of null preferences appended to ``left_out``."""
     if judge is None and "annotator" not in columns:
         raise InputError(file, None, "annotator", "AlpacaEval annotations without an annotator column need the "
                          "judge's name: give it with --judge NAME")
+    places: dict = {}
     for line, rec in records:
         g1 = identifier(rec.get("generator_1"), file, line, "generator_1")
         g2 = identifier(rec.get("generator_2"), file, line, "generator_2")
         if g1 == g2:
             raise InputError(file, line, "generator_2", f"generator_1 and generator_2 are both {g1!r}")
-        winner = ALPACA_PREFERENCES.get(_preference(rec.get("preference"), file, line))
-        if winner is None:
-            raise InputError(file, line, "preference", f"expected 1 (output_1 preferred), 2 (output_2) or 1.5 (a tie), "
-                             f"got {rec.get('preference')!r}")
+        place = places[(g1, g2)] = places.get((g1, g2), -1) + 1
+        preference = _preference(rec.get("preference"), file, line)
+        if preference is None:
+            if left_out is not None:
+                left_out.append(line)
+            continue
         item = _alpaca_input(rec, file, line)
+        lengths.append(("", item, place, line, "instruction_index"))
         who = judge if judge is not None else identifier(rec.get("annotator"), file, line, "annotator")
         for system, n in ((g1, "1"), (g2, "2")):
             length = _length(rec, n, file, line)
             if length is not None:
-                lengths.append((system, item, length, line))
-        yield line, item, g1, g2, who, "automatic", "ab", winner
+                lengths.append((system, item, length, line, "output_length"))
+        probability = preference - 1.0              # P(output_2 preferred)
+        winner = "b" if probability > 0.5 else "a" if probability < 0.5 else "tie"
+        yield line, item, g1, g2, who, "automatic", "ab", winner, probability
 
 
-def _preference(value, file, line):
+def _preference(value, file, line) -> float | None:
+    """AlpacaEval's preference in [1, 2] (its 0: 1.5, a draw); None for a null one."""
+    if value is None or (isinstance(value, float) and math.isnan(value)) or (isinstance(value, str)
+                                                                               and not value.strip()):
+        return None
+    expected = "expected a number in [1, 2] (1: output_1 preferred, 2: output_2, 1.5 a tie; 0 a draw), or null"
+    if isinstance(value, bool):
+        raise InputError(file, line, "preference", f"{expected}, got {value!r}")
     try:
         p = float(value)
     except (TypeError, ValueError):
-        raise InputError(file, line, "preference", f"expected a number 1, 2 or 1.5, got {value!r}") from None
-    if not math.isfinite(p):
-        raise InputError(file, line, "preference", f"expected a number 1, 2 or 1.5, got {value!r}")
+        raise InputError(file, line, "preference", f"{expected}, got {value!r}") from None
+    if p == ALPACA_DRAW:
+        return 1.5
+    if not (math.isfinite(p) and 1.0 <= p <= 2.0):
+        raise InputError(file, line, "preference", f"{expected}, got {value!r}")
     return p
 
 

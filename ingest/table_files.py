@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 from metaeval.errors import InputError
-from metaeval.ingest.common import CHUNK, jsonl_objects, text_lines
+from metaeval.ingest.common import CHUNK, is_json_array, json_array_objects, jsonl_objects, text_lines
 
 FORMAT = "table"
 REQUIRED = ("system", "measure", "value")
@@ -83,10 +83,11 @@ def stream_rows(path: Path) -> tuple[list[str], Iterator[tuple[int, dict]], bool
     if suffix == ".parquet":
         return (*_parquet_stream(path), True)
     if suffix in JSONL_SUFFIXES:
+        objects = json_array_objects if is_json_array(path) else jsonl_objects     # a JSON array of records too
         columns = {}
-        for _, obj in jsonl_objects(path):
+        for _, obj in objects(path):
             columns.update(dict.fromkeys(obj))
-        return list(columns), jsonl_objects(path), True
+        return list(columns), objects(path), True
     raise InputError(str(path), None, None, f"unknown table format {suffix!r}: use .csv, .tsv, .parquet or .jsonl")
 
 

@@ -13,6 +13,8 @@ CREATE TABLE IF NOT EXISTS preferences (
     kind          VARCHAR NOT NULL CHECK (kind IN ('automatic', 'human')),
     presentation  VARCHAR NOT NULL CHECK (presentation IN ('ab', 'ba')),  -- ab: system_a's output shown first
     winner        VARCHAR NOT NULL CHECK (winner IN ('a', 'b', 'tie')),   -- names the system, not the position
+    probability   DOUBLE,                  -- P(system_b preferred) of a continuous judge (AlpacaEval's weighted
+                                           -- preferences); winner its rounding; NULL: a verdict only
     PRIMARY KEY (dataset_id, input_id, system_a_id, system_b_id, judge, presentation)
 );
 

@@ -10,6 +10,7 @@ COMMENT ON COLUMN "preferences".judge IS 'Who judged: a model''s name (kind auto
 COMMENT ON COLUMN "preferences".kind IS 'automatic | human';
 COMMENT ON COLUMN "preferences".presentation IS 'The presentation order: ab (system_a''s output shown first) | ba.';
 COMMENT ON COLUMN "preferences".winner IS 'a | b | tie: names the system (system_a or system_b), not the position.';
+COMMENT ON COLUMN "preferences".probability IS 'The probability that system_b''s output is preferred, from a judge that gives one (AlpacaEval''s continuous preference: its preference - 1 when system_b is its output_2); winner is its rounding (> 0.5: b, < 0.5: a, 0.5: tie). NULL: the judge gave a verdict only.';
 
 COMMENT ON TABLE "judge_statistics" IS '`metaeval judges`: each automatic judge against the human majority: accuracy per order and overall, both-correct, position consistency, first-position rate, tie rate, Cohen''s kappa and Kendall of its system ranking, with percentile bootstrap intervals over items; rank and significance cluster by accuracy.';
 COMMENT ON COLUMN "judge_statistics".result_id IS 'Unique id of this result row (one sequence across the results tables; higher = written later).';

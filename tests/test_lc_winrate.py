@@ -29,14 +29,16 @@ def test_rows_equal_the_statistic_on_the_files_numbers_and_are_reused(db):
     for i, system in enumerate(systems):
         part = raw[raw["generator_2"] == system]
         y = part["preference"].map({1: 0.0, 2: 1.0, 1.5: 0.5}).to_numpy(float)
-        r = lc.length_controlled_winrate(y, part["length_2"], part["length_1"])
+        lm, lb = part["length_2"].to_numpy(float), part["length_1"].to_numpy(float)
+        r = lc.alpaca_lc(y, lm, lb)
         row = rows.set_index("system").loc[system]
         assert row["n_items"] == len(part) and row["winrate"] == pytest.approx(100 * y.mean())
+        assert row["glm"] == r.glm == "length_controlled_minimal"
         assert row["lc_winrate"] == pytest.approx(r.lc_winrate, abs=1e-9)
-        assert row["length_coefficient"] == pytest.approx(r.phi, abs=1e-9)
+        assert row["length_coefficient"] == pytest.approx(-r.length, abs=1e-9)
+        assert row["standard_error"] == pytest.approx(100 * y.std(ddof=1) / np.sqrt(y.size))
         child = int(np.random.SeedSequence(0, spawn_key=(i,)).generate_state(1, np.uint64)[0])
-        lower, upper, _ = lc.bootstrap_interval(y, part["length_2"].to_numpy(float), part["length_1"].to_numpy(float),
-                                                50, child, 0.05)
+        lower, upper, _ = lc.alpaca_bootstrap(y, lm, lb, None, None, r.C, 50, child, 0.05)
         assert (row["lower"], row["upper"]) == pytest.approx((lower, upper), abs=1e-9)
     assert list(rows["lc_winrate"]) == sorted(rows["lc_winrate"], reverse=True)     # best first
 

@@ -87,7 +87,9 @@ def test_alpaca_eval_preferences_and_output_lengths(db, tmp_path):
 
 
 @pytest.mark.parametrize("change, where", [
-    ({"preference": 1.3}, ":1: field 'preference'"),
+    ({"preference": 2.3}, ":1: field 'preference'"),      # outside [1, 2]
+    ({"preference": 0.5}, ":1: field 'preference'"),      # AlpacaEval's 0 is a draw; nothing else below 1
+    ({"preference": "win"}, ":1: field 'preference'"),
     ({"generator_2": "gpt4"}, ":1: field 'generator_2'"),
     ({"length_1": -2}, ":1: field 'length_1'"),
 ])

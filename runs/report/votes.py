@@ -17,7 +17,7 @@ from metaeval.runs.report.context import Context, Section
 #: The columns that tell one leaderboard's setting from another's (one table and figure each).
 LEADERBOARD_SETTING = ["judge", "scale", "interval", "ties", "anchor", "ridge", "correction", "k", "seed", "alpha"]
 #: The columns that tell one length-controlled comparison from another.
-LC_SETTING = ["judge", "baseline", "k", "seed", "alpha"]
+LC_SETTING = ["judge", "baseline", "k", "seed", "alpha", "glm", "difficulty"]
 
 
 def leaderboard(ctx: Context) -> Section | None:
@@ -99,6 +99,8 @@ def _rating(value, lower, upper, scale: str) -> tuple[str, str]:
 
 def lc_winrate(ctx: Context) -> Section | None:
     """The length-controlled win rates stored for the dataset; None when none is."""
+    from metaeval.runs.length_control import variant
+
     rows = ctx.latest("lc_winrates")
     if rows.empty:
         return None
@@ -108,15 +110,16 @@ def lc_winrate(ctx: Context) -> Section | None:
         part = part.sort_values("lc_winrate", ascending=False, na_position="last")
         who = f"judge {setting['judge']}" if setting["judge"] else "the human votes"
         level = f"{1 - float(setting['alpha']):.0%}"
-        heading = f"Against {setting['baseline']} from {who}"
+        heading = f"Against {setting['baseline']} from {who} ({setting['glm']})"
         s.blocks.append(f"<h3>{html.escape(heading)}</h3>")
         table = [[(r.system, ""), value_cell(r.lc_winrate, (r.lower, r.upper)), value_cell(r.winrate),
                   value_cell(r.length_coefficient), int_cell(r.n_items)] for r in part.itertuples()]
         head = ["System", f"LC win rate (%) [{level} interval]", "Win rate (%)", "Length coefficient", "Items"]
-        caption = (f"Win rates against {setting['baseline']} in percent, raw and length-controlled (AlpacaEval 2.0's "
-                   f"GLM: the win rate at no length difference), {level} percentile bootstrap intervals over the "
-                   f"items (k = {int(setting['k'])}, seed {int(setting['seed'])}); no test between systems is "
-                   "stored, so the order is that of the point values, not a ranking.")
+        caption = (f"Win rates against {setting['baseline']} in percent, raw and length-controlled by "
+                   f"{variant(setting['glm'], setting['difficulty'])} (the win rate at no length difference), "
+                   f"{level} percentile bootstrap intervals over the items (k = {int(setting['k'])}, "
+                   f"seed {int(setting['seed'])}); no test between systems is stored, so the order is that of the "
+                   "point values, not a ranking.")
         s.blocks.append(sortable(head, table) + f'<p class="caption">{html.escape(caption)}</p>')
         title = (f"Length-controlled win rate against {setting['baseline']} ({who}), {level} bootstrap intervals; "
                  "no tests between systems (no correction)")
