@@ -7,7 +7,8 @@ cells (human ``y`` and metric ``yhat``) and N unlabelled ones (metric ``yhat_u``
 
 * the mean (:func:`mean`): theta = lam mean(yhat_u) + mean(y - lam yhat); its standard error
   sqrt(var(lam yhat_u) / N + var(y - lam yhat) / n), variances with divisor n (numpy's ddof 0);
-  the normal interval theta -/+ z_{1-alpha/2} se;
+  the normal interval theta -/+ z_{1-alpha/2} se (undefined, NaN, when se = 0: labels that do not
+  vary; ppi_py prints a zero-width interval there);
 * lam estimated (``lam=None``): lam = cov(y, yhat) / ((1 + n/N) var(yhat, yhat_u)), the covariance
   over the labelled cells with divisor n, the variance over the n + N metric values pooled with
   divisor n + N - 1, clipped to [0, 1]; lam = 1 is plain PPI (Angelopoulos et al. 2023, Science),
@@ -103,9 +104,18 @@ def mean(y: npt.ArrayLike, yhat: npt.ArrayLike, yhat_u: npt.ArrayLike, *, lam: f
     theta = float(used * yhat_u.mean() + (y - used * yhat).mean())
     se = math.sqrt(float(np.var(used * yhat_u)) / N + float(np.var(y - used * yhat)) / n)
     classical, classical_se = float(y.mean()), math.sqrt(float(np.var(y)) / n)
-    return Estimate(theta, se, theta - z * se, theta + z * se, used, classical, classical_se,
-                    classical - z * classical_se, classical + z * classical_se, n, N,
+    lower, upper = _bounds(theta, se, z)
+    classical_lower, classical_upper = _bounds(classical, classical_se, z)
+    return Estimate(theta, se, lower, upper, used, classical, classical_se, classical_lower, classical_upper, n, N,
                     effective_labels(n, classical_se, se))
+
+
+def _bounds(theta: float, se: float, z: float) -> tuple[float, float]:
+    """theta -/+ z se; undefined (NaN) when the standard error is 0 (labels and predictions that do
+    not vary: a normal interval of width 0 would claim certainty the sample cannot give)."""
+    if not se > 0:
+        return math.nan, math.nan
+    return theta - z * se, theta + z * se
 
 
 def effective_labels(n: int, classical_se: float, se: float) -> float:
