@@ -72,6 +72,8 @@ TEXT_COMMANDS = [
     ("results", "leaderboard", "--dataset", "judges-demo"),
     ("results", "preference_rankings", "--dataset", "judges-demo"),
     ("lc-winrate", "--dataset", "alpaca", "--baseline", "baseline", "--judge", "gpt4", "--k", "50"),
+    ("ppi", *DEMO, "--metric", "sim-medium.f1", "--labelled-share", "0.2"),
+    ("ppi", "--dataset", "judges-demo", "--judge", "judge-ties", "--baseline", "sys-3", "--labelled-share", "0.3"),
     ("raters", "--dataset", "mqm-demo", "--human", "mqm", "--k", "50"),
     ("span-eval", "--dataset", "mqm-demo", "--k", "50"),
     ("sql", "SELECT * FROM preference_matrix LIMIT 5"),
