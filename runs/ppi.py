@@ -27,6 +27,8 @@ from metaeval.errors import Argument, Message, WarehouseError
 from metaeval.runs.families import ALPHA, CORRECTION, DATASET, FORCE, HUMAN, Family, Option, register
 
 COMMAND, TABLE, SCRIPT = "ppi", "ppi_estimates", "92_ppi"
+#: Fewer labelled cells than this on a row: said (the interval is the large-sample normal one).
+SMALL_N = 10
 
 
 def _check_lam(lam) -> None:
@@ -74,7 +76,14 @@ class PredictionPowered(Family):
         return ppi(wh, **params)
 
     def present(self, outcome, fmt: str) -> str:
-        if fmt != "text" or outcome.empty:
+        if outcome.empty:
+            return super().present(outcome, fmt)
+        if fmt in ("markdown", "latex"):       # json and csv carry the assumption in each row's conventions
+            said = notes(outcome)
+            text = super().present(outcome, fmt)
+            return text + ("".join(f"\n{line}\n" for line in said) if fmt == "markdown"
+                           else "".join(f"% {line}\n" for line in said))
+        if fmt not in ("text", "table"):
             return super().present(outcome, fmt)
         from metaeval.analyses import plain, tables
 
@@ -153,6 +162,9 @@ def notes(rows) -> list[str]:
     elif rows["lam_given"].isna().all() and (low := int((lams <= stat.LAM_NEGLIGIBLE).sum())):
         lines.append(f"The predictor does not help on {low} of {len(lams)} rows (lambda <= "
                      f"{stat.LAM_NEGLIGIBLE:g}): those estimates are (nearly) the classical ones.")
+    if (few := int((rows["n_labelled"] < SMALL_N).sum())):
+        lines.append(f"{few} row(s) rest on fewer than {SMALL_N} human labels: a normal interval from so few is rough "
+                     "(its coverage is the large-sample one).")
     if conventions.get("groups"):
         lines.append(conventions["groups"])
     if conventions.get("converged") is False:
@@ -251,7 +263,7 @@ def ppi(wh, dataset: str, human: str | None = None, metric: str | None = None, j
     return _ordered(persist.reusable(wh, TABLE, dataset, fingerprint, subset=None, **setting))
 
 
-def _labels(Z, share, label_seed, what: str):
+def _labels(Z, share, label_seed):
     """The human matrix, kept on a drawn share of the inputs when asked."""
     import numpy as np
 
@@ -283,7 +295,7 @@ def _means(wh, dataset, human, metric, lam, alpha, share, label_seed, correction
     if share is not None and np.isnan(Z[~np.isnan(X)]).all():
         raise WarehouseError(Message("no cell has both ", Argument("human", human), " and ", Argument("metric", metric),
                                      ": nothing to draw a labelled share from"))
-    Z = _labels(Z, share, label_seed, "input")
+    Z = _labels(Z, share, label_seed)
     labelled, metric_only = ~np.isnan(X) & ~np.isnan(Z), ~np.isnan(X) & np.isnan(Z)
     _refuse_coverage(int(labelled.sum()), int(metric_only.sum()), "cell", repr(metric))
     rows = []
@@ -323,7 +335,7 @@ def _means(wh, dataset, human, metric, lam, alpha, share, label_seed, correction
         "orientation": "lower-is-better measures negated: higher is better",
         "tests": f"differences: two-sided normal p of the PPI estimate, {correction} over every pair",
         "groups": ("Groups: mt-metrics-eval's AssignRanks over the corrected tests of the differences."
-                   if result.determined else f"No groups: {result.why}."),
+                   if result.determined else f"No groups: {result.why or 'a difference is undefined'}."),
     }
     if share is not None:
         conventions["labelled_share"] = (f"the human measure kept on a uniform {share:g} of the inputs "
@@ -383,7 +395,8 @@ def _votes(wh, dataset, judge, baseline, mode, lam, alpha, share, label_seed, co
             mine = on.to_numpy() & (other == s)
             lab, unl = mine & ~np.isnan(human), mine & np.isnan(human)
             rows.append(_row("winrate", s, baseline, stat.mean(y[lab], yhat[lab], yhat[unl], lam=lam, alpha=alpha)))
-        conventions["interval"] = f"{100 * (1 - alpha):g}% normal interval; variances with divisor n (ddof 0)"
+        conventions["interval"] = (f"{100 * (1 - alpha):g}% normal interval, not clipped to [0, 1] (as ppi_py's); "
+                                   "variances with divisor n (ddof 0)")
         conventions["lambda"] = _LAM_TEXT
         return pd.DataFrame(rows), fingerprint, conventions
     # Bradley-Terry
