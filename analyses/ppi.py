@@ -147,6 +147,22 @@ class BradleyTerry:
     N: int
     effective_labels: np.ndarray
     converged: bool
+    #: Sigma / n of the PPI fit and of the classical one (d x d): the differences' variances
+    covariance: np.ndarray | None = None
+    classical_covariance: np.ndarray | None = None
+
+    def difference(self, i: int | None, j: int | None, *, classical: bool = False) -> tuple[float, float]:
+        """(theta_i - theta_j, its standard error) from the covariance; None: the reference (0)."""
+        theta = self.classical if classical else self.estimate
+        cov = self.classical_covariance if classical else self.covariance
+        if not self.converged or cov is None:
+            return math.nan, math.nan
+        e = np.zeros(theta.size)
+        if i is not None:
+            e[i] += 1.0
+        if j is not None:
+            e[j] -= 1.0
+        return float(e @ theta), float(math.sqrt(max(float(e @ cov @ e), 0.0)))
 
 
 def design(first: npt.ArrayLike, second: npt.ArrayLike, n_systems: int, reference: int = 0) -> np.ndarray:
@@ -228,14 +244,13 @@ def _lam_glm(g, g_hat, g_hat_u, inv_h) -> float:
     return float(np.clip(np.trace(inv_h @ C @ inv_h) / denom, 0.0, 1.0))
 
 
-def _interval(theta, lam, X, y, yhat, Xu, yhat_u, z):
+def _covariance(theta, lam, X, y, yhat, Xu, yhat_u):
     n, N = X.shape[0], Xu.shape[0]
     g, g_hat, g_hat_u, inv_h = _stats(theta, X, y, yhat, Xu, yhat_u, lam != 0)
     V_u = np.atleast_2d(np.cov((lam * g_hat_u).T))
     V = np.atleast_2d(np.cov((g - lam * g_hat).T))
     sigma = inv_h @ (n / N * V_u + V) @ inv_h
-    se = np.sqrt(np.diag(sigma) / n)
-    return se
+    return sigma / n
 
 
 def bradley_terry(X: npt.ArrayLike, y: npt.ArrayLike, yhat: npt.ArrayLike, Xu: npt.ArrayLike,
@@ -273,9 +288,10 @@ def bradley_terry(X: npt.ArrayLike, y: npt.ArrayLike, yhat: npt.ArrayLike, Xu: n
     theta = _fit(X, y, yhat, Xu, yhat_u, used, classical)
     if theta is None:
         return failed
-    se = _interval(theta, used, X, y, yhat, Xu, yhat_u, z)
-    cse = _interval(classical, 0.0, X, y, yhat, Xu, yhat_u, z)
+    cov = _covariance(theta, used, X, y, yhat, Xu, yhat_u)
+    ccov = _covariance(classical, 0.0, X, y, yhat, Xu, yhat_u)
+    se, cse = np.sqrt(np.diag(cov)), np.sqrt(np.diag(ccov))
     with np.errstate(divide="ignore", invalid="ignore"):
         eff = np.where((se > 0) & (cse > 0), n * (cse / se) ** 2, np.nan)
     return BradleyTerry(theta, se, theta - z * se, theta + z * se, used, classical, cse, classical - z * cse,
-                        classical + z * cse, n, N, eff, True)
+                        classical + z * cse, n, N, eff, True, cov, ccov)

@@ -95,7 +95,9 @@ class PredictionPowered(Family):
 
 
 TITLES = {"mean": "Each system's mean", "difference": "Differences (system minus vs, paired on inputs)",
-          "winrate": "Win rates against the baseline", "bradley-terry": "Bradley-Terry scores (log-odds, vs the reference)"}
+          "winrate": "Win rates against the baseline (verdict: a win rate of 1/2 rejected)",
+          "bradley-terry": "Bradley-Terry scores (log-odds, vs the reference)",
+          "bradley-terry-difference": "Differences of Bradley-Terry scores (system minus vs)"}
 
 
 def _f(x, digits: int = 3) -> str:
@@ -121,11 +123,13 @@ def shown(rows):
         "classical": [interval(a, b) for a, b in zip(rows["classical_lower"], rows["classical_upper"])],
         "lambda": rows["lam"].map(lambda x: _f(x, 2)), "n": rows["n_labelled"], "N": rows["n_unlabelled"],
         "eff. n": rows["effective_labels"].map(lambda x: _f(x, 1))})
-    if estimand == "difference":
+    if estimand in ("difference", "winrate", "bradley-terry-difference"):
         out["p adj."] = [conclusions.p_text(p, latex=False) if p == p and p is not None else ""
                          for p in rows["p_adjusted"]]
-        out["verdict"] = [_verdict(s, d) for s, d in zip(rows["significant"], rows["estimate"])]
-    if estimand == "mean":
+        centre = 0.5 if estimand == "winrate" else 0.0
+        out["verdict"] = [_verdict(s, None if d is None or d != d else d - centre)
+                          for s, d in zip(rows["significant"], rows["estimate"])]
+    if estimand in ("mean", "bradley-terry"):
         out["group"] = rows["cluster"].map(lambda c: "" if c is None or c != c else str(int(c)))
     return out.reset_index(drop=True)
 
@@ -313,16 +317,8 @@ def _means(wh, dataset, human, metric, lam, alpha, share, label_seed, correction
             e = stat.mean(Z[a, lab] - Z[b, lab], X[a, lab] - X[b, lab], X[a, unl] - X[b, unl], lam=lam, alpha=alpha)
             a_idx.append(a), b_idx.append(b), diffs.append(e)
             rows.append(_row("difference", systems[a], systems[b], e))
-    p = np.array([e.pvalue for e in diffs])
-    verdict = conclusions.decide(p, formula="parametric", k=None, correction=correction, alpha=alpha)
-    delta = np.array([e.estimate for e in diffs])
-    result, _, _ = conclusions.clusters(np.array(means), a_idx, b_idx, np.nan_to_num(delta), verdict.significant,
-                                        names=systems, evidence=verdict.defined, note=verdict.note())
-    for r, e, adj, sig, defined in zip(rows[len(systems):], diffs, verdict.adjusted, verdict.significant,
-                                       verdict.defined):
-        r.update(p_value=_none(e.pvalue), p_adjusted=_none(adj), significant=bool(sig) if defined else None)
-    for r, c in zip(rows[:len(systems)], result.cluster):
-        r["cluster"] = _none(c)
+    result = _conclude(rows[:len(systems)], rows[len(systems):], means, diffs, a_idx, b_idx, systems, correction,
+                       alpha)
     frame = pd.DataFrame(rows)
     conventions = {
         "estimator": "PPI++ (Angelopoulos, Duchi & Zrnic 2023) in ppi_py's conventions: " + _LAM_TEXT,
@@ -351,6 +347,7 @@ _LAM_TEXT = ("lambda = cov(y, yhat) / ((1 + n/N) var(yhat, yhat_u)), covariance 
 def _votes(wh, dataset, judge, baseline, mode, lam, alpha, share, label_seed, correction):
     import numpy as np
     import pandas as pd
+    from scipy import stats
 
     from metaeval import schema
     from metaeval.analyses import conclusions
@@ -395,6 +392,13 @@ def _votes(wh, dataset, judge, baseline, mode, lam, alpha, share, label_seed, co
             mine = on.to_numpy() & (other == s)
             lab, unl = mine & ~np.isnan(human), mine & np.isnan(human)
             rows.append(_row("winrate", s, baseline, stat.mean(y[lab], yhat[lab], yhat[unl], lam=lam, alpha=alpha)))
+        # better or worse than the baseline: the two-sided normal test of a win rate of 1/2, corrected over systems
+        p = np.array([_half_p(r) for r in rows])
+        verdict = conclusions.decide(p, formula="parametric", k=None, correction=correction, alpha=alpha)
+        for r, adj, sig, defined in zip(rows, verdict.adjusted, verdict.significant, verdict.defined):
+            r.update(p_value=_none(r["_p"]), p_adjusted=_none(adj), significant=bool(sig) if defined else None)
+            del r["_p"]
+        conventions["tests"] = f"win rate = 1/2: two-sided normal p, {correction} over the systems"
         conventions["interval"] = (f"{100 * (1 - alpha):g}% normal interval, not clipped to [0, 1] (as ppi_py's); "
                                    "variances with divisor n (ddof 0)")
         conventions["lambda"] = _LAM_TEXT
@@ -409,6 +413,25 @@ def _votes(wh, dataset, judge, baseline, mode, lam, alpha, share, label_seed, co
     fit = stat.bradley_terry(X[lab], human[lab], judged[lab], X[unl], judged[unl], lam=lam, alpha=alpha)
     reference = systems[0]
     rows = [_bt_row(reference, reference, fit, None)] + [_bt_row(s, reference, fit, j) for j, s in enumerate(systems[1:])]
+    # every pair's difference of scores (the covariance of the fit), for the conclusion layer's groups
+    z = float(stats.norm.ppf(1 - alpha / 2))
+    diffs, diff_rows, a_idx, b_idx = [], [], [], []
+    position = [None, *range(len(systems) - 1)]       # the reference has no coefficient
+    for i in range(len(systems)):
+        for j in range(i + 1, len(systems)):
+            est, se = fit.difference(position[i], position[j])
+            cest, cse = fit.difference(position[i], position[j], classical=True)
+            e = stat.Estimate(est, se, *_pair(est, se, z), fit.lam, cest, cse, *_pair(cest, cse, z), fit.n, fit.N,
+                              stat.effective_labels(fit.n, cse, se))
+            diffs.append(e), a_idx.append(i), b_idx.append(j)
+            diff_rows.append(_row("bradley-terry-difference", systems[i], systems[j], e))
+    scores = [np.nan if r["estimate"] is None else r["estimate"] for r in rows]
+    result = _conclude(rows, diff_rows, scores, diffs, a_idx, b_idx, systems, correction, alpha)
+    rows += diff_rows
+    conventions["groups"] = ("Groups: mt-metrics-eval's AssignRanks over the corrected tests of the score differences."
+                             if result.determined else f"No groups: {result.why or 'a difference is undefined'}.")
+    conventions["tests"] = (f"score differences: two-sided normal p from the fit's covariance, {correction} over "
+                            "every pair")
     conventions.update({
         "model": "Bradley-Terry: logit P(i preferred to j) = theta_i - theta_j, the reference (first system by name) "
                  "at 0; PPI++ for the logistic M-estimator (Boyeau et al. 2024)",
@@ -420,6 +443,45 @@ def _votes(wh, dataset, judge, baseline, mode, lam, alpha, share, label_seed, co
         "lambda": "tr(H^-1 C H^-1) / (2 (1 + n/N) tr(H^-1 V H^-1)) clipped to [0, 1], estimated twice as ppi_py does",
         "converged": bool(fit.converged)})
     return pd.DataFrame(rows), fingerprint, conventions
+
+
+def _half_p(row) -> float:
+    """The two-sided normal p of a win rate of 1/2 (kept on the row as ``_p``); NaN when undefined."""
+    import math
+
+    from scipy import stats
+
+    est, se = row["estimate"], row["se"]
+    row["_p"] = math.nan if est is None or se is None or not se > 0 else \
+        float(2 * stats.norm.sf(abs(est - 0.5) / se))
+    return row["_p"]
+
+
+def _pair(estimate: float, se: float, z: float) -> tuple[float, float]:
+    import math
+
+    return (math.nan, math.nan) if not se > 0 or math.isnan(estimate) else (estimate - z * se, estimate + z * se)
+
+
+def _conclude(score_rows, diff_rows, scores, diffs, a_idx, b_idx, systems, correction, alpha):
+    """The conclusion layer on the differences (two-sided normal p, ``correction`` over every pair):
+    each difference's adjusted p and verdict, each system's rank group (None when not determined);
+    the clusters' result."""
+    import numpy as np
+
+    from metaeval.analyses import conclusions
+
+    p = np.array([e.pvalue for e in diffs])
+    verdict = conclusions.decide(p, formula="parametric", k=None, correction=correction, alpha=alpha)
+    delta = np.array([e.estimate for e in diffs])
+    result, _, _ = conclusions.clusters(np.array(scores, float), a_idx, b_idx, np.nan_to_num(delta),
+                                        verdict.significant, names=systems, evidence=verdict.defined,
+                                        note=verdict.note())
+    for r, e, adj, sig, defined in zip(diff_rows, diffs, verdict.adjusted, verdict.significant, verdict.defined):
+        r.update(p_value=_none(e.pvalue), p_adjusted=_none(adj), significant=bool(sig) if defined else None)
+    for r, c in zip(score_rows, result.cluster):
+        r["cluster"] = _none(c)
+    return result
 
 
 def _row(estimand: str, system: str, other: str, e) -> dict:
@@ -457,6 +519,6 @@ def _json(conventions: dict) -> str:
 
 
 def _ordered(rows):
-    order = {"mean": 0, "winrate": 0, "bradley-terry": 0, "difference": 1}
+    order = {"mean": 0, "winrate": 0, "bradley-terry": 0, "difference": 1, "bradley-terry-difference": 1}
     return rows.assign(_o=rows["estimand"].map(order)).sort_values(["_o", "result_id"]).drop(columns="_o") \
         .reset_index(drop=True)

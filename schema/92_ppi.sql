@@ -47,7 +47,7 @@ COMMENT ON VIEW latest_ppi_estimates IS 'The rows of the finished run written la
 COMMENT ON COLUMN ppi_estimates.result_id IS 'Unique id of this result row (one sequence across the results tables; higher = written later).';
 COMMENT ON COLUMN ppi_estimates.run_id IS 'The analysis_runs row of the command that wrote this row.';
 COMMENT ON COLUMN ppi_estimates.dataset IS 'Dataset name (datasets.name).';
-COMMENT ON COLUMN ppi_estimates.estimand IS 'mean (a system''s mean human score), difference (system minus other, paired on inputs), winrate (the share of items preferring system to other, a tie 1/2) or bradley-terry (system''s log-odds score, other the reference at 0).';
+COMMENT ON COLUMN ppi_estimates.estimand IS 'mean (a system''s mean human score), difference (system minus other, paired on inputs), winrate (the share of items preferring system to other, a tie 1/2), bradley-terry (system''s log-odds score, other the reference at 0) or bradley-terry-difference (system''s score minus other''s).';
 COMMENT ON COLUMN ppi_estimates.human IS 'The human measure (measures.name); '''' for pairwise votes (every human verdict).';
 COMMENT ON COLUMN ppi_estimates.predictor IS 'The metric (measures.name) or automatic judge (preferences.judge) that predicts the human labels on every cell.';
 COMMENT ON COLUMN ppi_estimates.system IS 'The system (systems.name).';
@@ -63,10 +63,10 @@ COMMENT ON COLUMN ppi_estimates.lam IS 'The lambda used: PPI++''s variance-minim
 COMMENT ON COLUMN ppi_estimates.n_labelled IS 'n: cells (inputs for a difference, items for votes) with both the human label and the prediction.';
 COMMENT ON COLUMN ppi_estimates.n_unlabelled IS 'N: cells with the prediction only.';
 COMMENT ON COLUMN ppi_estimates.effective_labels IS 'n (classical width / PPI width)^2: the human labels the classical interval would need for the same width; NULL when a width is 0 or undefined.';
-COMMENT ON COLUMN ppi_estimates.p_value IS 'Differences: two-sided normal p of estimate = 0; NULL otherwise.';
-COMMENT ON COLUMN ppi_estimates.p_adjusted IS 'That p corrected over every pair (correction), by the conclusion layer.';
-COMMENT ON COLUMN ppi_estimates.significant IS 'The conclusion layer''s verdict on the difference; NULL when untested.';
-COMMENT ON COLUMN ppi_estimates.cluster IS 'Means: the rank group (1 = best) of the conclusion layer''s clusters over the corrected differences; NULL when not determined.';
+COMMENT ON COLUMN ppi_estimates.p_value IS 'Differences (of means or of Bradley-Terry scores): two-sided normal p of estimate = 0; win rates: of estimate = 1/2; NULL otherwise.';
+COMMENT ON COLUMN ppi_estimates.p_adjusted IS 'That p corrected (correction) over every pair, or over the systems for win rates, by the conclusion layer.';
+COMMENT ON COLUMN ppi_estimates.significant IS 'The conclusion layer''s verdict on the test; NULL when untested.';
+COMMENT ON COLUMN ppi_estimates.cluster IS 'Means and Bradley-Terry scores: the rank group (1 = best) of the conclusion layer''s clusters over the corrected differences; NULL when not determined.';
 COMMENT ON COLUMN ppi_estimates.lam_given IS 'The lambda asked for; NULL: estimated from the data (PPI++).';
 COMMENT ON COLUMN ppi_estimates.labelled_share IS 'The share of inputs kept labelled by a uniform draw (label_seed); NULL: the labels as stored.';
 COMMENT ON COLUMN ppi_estimates.label_seed IS 'Seed of that draw.';

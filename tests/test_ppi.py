@@ -180,7 +180,7 @@ def test_the_commands_win_rates_and_bradley_terry_equal_ppi_py(db, tmp_path, key
             assert r[column] == pytest.approx(want[column], abs=1e-6)
     bt = _rows(db, "--dataset", "arena", "--judge", "robot", "--alpha", str(ALPHA), *lam)
     want = FIXTURES["votes"]["bradley_terry"][key]
-    scores = {r["system"]: r for r in bt}
+    scores = {r["system"]: r for r in bt if r["estimand"] == "bradley-terry"}
     assert scores["A"]["estimate"] == 0.0 and scores["A"]["lower"] is None      # the reference
     for j, s in enumerate("BCD"):
         for column in ("estimate", "lower", "upper"):
@@ -298,3 +298,30 @@ def test_no_labelled_cell_and_every_cell_labelled_are_refused(db, tmp_path):
     assert none.exit_code != 0 and "no cell has both" in none.output
     assert len(none.output.strip().splitlines()) == 1
     assert _runs(db) == before
+
+
+def test_win_rate_verdicts_and_bradley_terry_groups_come_from_the_conclusion_layer(db, tmp_path):
+    _votes_warehouse(db, tmp_path)
+    rates = _rows(db, "--dataset", "arena", "--judge", "robot", "--baseline", "A")
+    z = stats.norm.ppf(0.975)
+    p = np.array([2 * stats.norm.sf(abs(r["estimate"] - 0.5) / ((r["upper"] - r["lower"]) / (2 * z))) for r in rates])
+    order = np.argsort(p)
+    holm = np.empty(3)
+    holm[order] = np.minimum(1, np.maximum.accumulate((3 - np.arange(3)) * p[order]))
+    for r, want_p, adj in zip(rates, p, holm):
+        assert r["p_value"] == pytest.approx(want_p) and r["p_adjusted"] == pytest.approx(adj)
+        assert r["significant"] == (adj <= 0.05)
+    bt = _rows(db, "--dataset", "arena", "--judge", "robot")
+    scores = {r["system"]: r for r in bt if r["estimand"] == "bradley-terry"}
+    pairs = {(r["system"], r["other"]): r for r in bt if r["estimand"] == "bradley-terry-difference"}
+    assert len(pairs) == 6
+    for s in "BCD":          # against the reference: minus the score, with the score's standard error
+        assert pairs[("A", s)]["estimate"] == pytest.approx(-scores[s]["estimate"])
+        assert pairs[("A", s)]["se"] == pytest.approx(scores[s]["se"])
+    for (a, b), r in pairs.items():
+        if a != "A":
+            assert r["estimate"] == pytest.approx(scores[a]["estimate"] - scores[b]["estimate"])
+        assert r["p_value"] == pytest.approx(2 * stats.norm.sf(abs(r["estimate"]) / r["se"]))
+    beaten = {b if r["estimate"] > 0 else a for (a, b), r in pairs.items() if r["significant"]}
+    top = {s for s, r in scores.items() if r["cluster"] == 1}
+    assert top and not top & beaten and all(r["cluster"] is not None for r in scores.values())
