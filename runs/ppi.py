@@ -127,7 +127,8 @@ def shown(rows):
         out["p adj."] = [conclusions.p_text(p, latex=False) if p == p and p is not None else ""
                          for p in rows["p_adjusted"]]
         centre = 0.5 if estimand == "winrate" else 0.0
-        out["verdict"] = [_verdict(s, None if d is None or d != d else d - centre)
+        sign = -1.0 if '"human_direction": "lower"' in str(rows["conventions"].iloc[0]) else 1.0
+        out["verdict"] = [_verdict(s, None if d is None or d != d else sign * (d - centre))
                           for s, d in zip(rows["significant"], rows["estimate"])]
     if estimand in ("mean", "bradley-terry"):
         out["group"] = rows["cluster"].map(lambda c: "" if c is None or c != c else str(int(c)))
@@ -181,17 +182,22 @@ def notes(rows) -> list[str]:
 
 
 # --- the data ---------------------------------------------------------------------------------------
-def _oriented(wh, dataset: str, names: list[str]):
+def _oriented(wh, dataset: str, metric: str, human: str):
+    """(metric, human) matrices of the systems with a human cell, the human measure in its own scale
+    and the metric negated when its direction is not the human's (so that lambda >= 0 can use it);
+    the systems, the inputs and the human's direction."""
     import numpy as np
 
-    m = wh.matrix(dataset, names)
+    m = wh.matrix(dataset, [metric, human])
     kinds = wh.measure_kinds(dataset)
     direction = dict(zip(kinds["measure"], kinds["direction"]))
-    arrays = [(-m[n] if direction[n] == "lower" else m[n]).astype(float) for n in names]
+    X = (-m[metric] if direction[metric] != direction[human] else m[metric]).astype(float)
+    Z = m[human].astype(float)
     keep = wh.attribute_mask(dataset, (), m.systems, m.inputs)    # reference, oracle and human systems out
-    arrays = [np.where(keep, a, np.nan) for a in arrays]
-    present = ~np.isnan(arrays[1]).all(axis=1)
-    return [a[present] for a in arrays], tuple(str(s) for s, p in zip(m.systems, present) if p), tuple(m.inputs)
+    X, Z = np.where(keep, X, np.nan), np.where(keep, Z, np.nan)
+    present = ~np.isnan(Z).all(axis=1)
+    return X[present], Z[present], tuple(str(s) for s, p in zip(m.systems, present) if p), tuple(m.inputs), \
+        direction[human]
 
 
 def _draw_inputs(n_inputs: int, share: float, seed: int):
@@ -295,7 +301,8 @@ def _means(wh, dataset, human, metric, lam, alpha, share, label_seed, correction
     from metaeval.analyses import conclusions
     from metaeval.analyses import ppi as stat
 
-    (X, Z), systems, inputs = _oriented(wh, dataset, [metric, human])
+    X, Z, systems, inputs, direction = _oriented(wh, dataset, metric, human)
+    sign = -1.0 if direction == "lower" else 1.0          # the groups and verdicts: higher is better
     if share is not None and np.isnan(Z[~np.isnan(X)]).all():
         raise WarehouseError(Message("no cell has both ", Argument("human", human), " and ", Argument("metric", metric),
                                      ": nothing to draw a labelled share from"))
@@ -317,8 +324,8 @@ def _means(wh, dataset, human, metric, lam, alpha, share, label_seed, correction
             e = stat.mean(Z[a, lab] - Z[b, lab], X[a, lab] - X[b, lab], X[a, unl] - X[b, unl], lam=lam, alpha=alpha)
             a_idx.append(a), b_idx.append(b), diffs.append(e)
             rows.append(_row("difference", systems[a], systems[b], e))
-    result = _conclude(rows[:len(systems)], rows[len(systems):], means, diffs, a_idx, b_idx, systems, correction,
-                       alpha)
+    result = _conclude(rows[:len(systems)], rows[len(systems):], sign * np.array(means, float), diffs, a_idx, b_idx,
+                       systems, correction, alpha, sign)
     frame = pd.DataFrame(rows)
     conventions = {
         "estimator": "PPI++ (Angelopoulos, Duchi & Zrnic 2023) in ppi_py's conventions: " + _LAM_TEXT,
@@ -328,7 +335,9 @@ def _means(wh, dataset, human, metric, lam, alpha, share, label_seed, correction
                  f"out ({int((np.isnan(X) & ~np.isnan(Z)).sum())} here)",
         "differences": "paired on inputs: labelled the inputs where both systems have both measures, unlabelled "
                        "where both have the metric and not both the human measure",
-        "orientation": "lower-is-better measures negated: higher is better",
+        "scale": f"the human measure in its own scale ({direction} is better); the metric negated when its "
+                       "direction is not the human's",
+        "human_direction": direction,
         "tests": f"differences: two-sided normal p of the PPI estimate, {correction} over every pair",
         "groups": ("Groups: mt-metrics-eval's AssignRanks over the corrected tests of the differences."
                    if result.determined else f"No groups: {result.why or 'a difference is undefined'}."),
@@ -463,17 +472,17 @@ def _pair(estimate: float, se: float, z: float) -> tuple[float, float]:
     return (math.nan, math.nan) if not se > 0 or math.isnan(estimate) else (estimate - z * se, estimate + z * se)
 
 
-def _conclude(score_rows, diff_rows, scores, diffs, a_idx, b_idx, systems, correction, alpha):
+def _conclude(score_rows, diff_rows, scores, diffs, a_idx, b_idx, systems, correction, alpha, sign=1.0):
     """The conclusion layer on the differences (two-sided normal p, ``correction`` over every pair):
     each difference's adjusted p and verdict, each system's rank group (None when not determined);
-    the clusters' result."""
+    the clusters' result. ``scores`` are oriented higher-is-better; ``sign`` orients the differences."""
     import numpy as np
 
     from metaeval.analyses import conclusions
 
     p = np.array([e.pvalue for e in diffs])
     verdict = conclusions.decide(p, formula="parametric", k=None, correction=correction, alpha=alpha)
-    delta = np.array([e.estimate for e in diffs])
+    delta = sign * np.array([e.estimate for e in diffs])
     result, _, _ = conclusions.clusters(np.array(scores, float), a_idx, b_idx, np.nan_to_num(delta),
                                         verdict.significant, names=systems, evidence=verdict.defined,
                                         note=verdict.note())

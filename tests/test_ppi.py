@@ -325,3 +325,25 @@ def test_win_rate_verdicts_and_bradley_terry_groups_come_from_the_conclusion_lay
     beaten = {b if r["estimate"] > 0 else a for (a, b), r in pairs.items() if r["significant"]}
     top = {s for s, r in scores.items() if r["cluster"] == 1}
     assert top and not top & beaten and all(r["cluster"] is not None for r in scores.values())
+
+
+def test_a_lower_is_better_human_measure_keeps_its_scale_and_its_groups_the_right_way(db, tmp_path):
+    """An error count (lower is better) predicted by a higher-is-better metric: the estimates are in
+    the errors' own scale, the metric is turned to help (lambda > 0), and the system with the most
+    errors is the one in the last group."""
+    rng = np.random.default_rng(0)
+    path = tmp_path / "t.csv"
+    with path.open("w") as f:
+        f.write("system,input,err,metric\n")
+        for s, q in (("X", 0.0), ("Y", 1.0), ("Z", 2.0)):
+            for j in range(80):
+                t = q + rng.normal()
+                f.write(f"{s},i{j},{'' if j >= 30 else f'{5 - t + rng.normal(0, .3):.4f}'},{t + rng.normal(0, .3):.4f}\n")
+    run_cli(db, "ingest", "table", path, "--dataset", "t", "--human", "err", "--lower", "err")
+    rows = _rows(db, "--dataset", "t", "--human", "err", "--metric", "metric")
+    means = {r["system"]: r for r in rows if r["estimand"] == "mean"}
+    assert means["X"]["estimate"] > means["Y"]["estimate"] > means["Z"]["estimate"] > 0
+    assert all(r["lam"] > 0.3 and r["effective_labels"] > r["n_labelled"] for r in means.values())
+    assert [means[s]["cluster"] for s in "XYZ"] == [3, 2, 1]
+    text = run_cli(db, "ppi", "--dataset", "t", "--human", "err", "--metric", "metric").stdout
+    assert "worse" in text and "better" not in text            # X - Y, X - Z, Y - Z: more errors
