@@ -1,0 +1,74 @@
+"""The planner's statistics (analyses/plan.py, issue 45 item 2, the systems question): the
+noncentral-t power against a simulation, the minimum detectable effect and the sizes that reach a
+power against the power they invert, the ratings' noise against a two-stage simulation."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from metaeval.analyses import plan
+
+
+def test_the_noncentral_t_power_equals_a_simulation_of_the_paired_t_test():
+    rng = np.random.default_rng(0)
+    trials, n, delta, sd, level = 20000, 15, 0.4, 1.0, 0.05 / 3
+    d = rng.normal(delta, sd, size=(trials, n))
+    p = stats.ttest_1samp(d, 0.0, axis=1).pvalue
+    simulated = (p <= level).mean()
+    closed = plan.t_power(delta, sd, n, level)
+    assert closed == pytest.approx(simulated, abs=3 * math.sqrt(closed * (1 - closed) / trials))
+    assert plan.t_power(0.0, sd, n, level) == pytest.approx(level, rel=1e-9)
+
+
+def test_the_minimum_effect_and_the_inputs_invert_the_power():
+    mde = plan.minimum_effect(1.3, 40, 0.01, 0.8)
+    assert plan.t_power(mde, 1.3, 40, 0.01) == pytest.approx(0.8, abs=1e-8)
+    n = plan.inputs_for_power(0.3, 1.0, 0.05, 0.8)
+    assert plan.t_power(0.3, 1.0, n, 0.05) >= 0.8 > plan.t_power(0.3, 1.0, n - 1, 0.05)
+    assert plan.inputs_for_power(0.0, 1.0, 0.05, 0.8) is None
+    assert math.isnan(plan.t_power(0.3, 1.0, 1, 0.05)) and math.isnan(plan.minimum_effect(0.0, 10, 0.05, 0.8))
+
+
+def test_the_interval_width_is_scipys_t_interval_at_that_sd():
+    lo, hi = stats.t.interval(0.95, 24, loc=0.0, scale=2.0 / math.sqrt(25))
+    assert plan.interval_width(2.0, 25, 0.05) == pytest.approx(hi - lo)
+
+
+def test_more_ratings_narrow_the_differences_as_a_two_stage_simulation_says():
+    """Items with a true difference (sd 0.6) rated by r raters with noise sd 1 on each system: the
+    pilot at r0 = 3 predicts the variance of the differences at r = 1 and r = 9."""
+    rng = np.random.default_rng(1)
+
+    def study(n, r):
+        item = rng.normal(0.2, 0.6, n)
+        ratings_a = item[:, None] + rng.normal(0, 1, (n, r))
+        ratings_b = rng.normal(0, 1, (n, r))
+        return ratings_a, ratings_b
+
+    a, b = study(4000, 3)
+    within = np.r_[a.var(axis=1, ddof=1), b.var(axis=1, ddof=1)]
+    mean, var_d, var_e, n0 = plan.pilot(a.mean(axis=1) - b.mean(axis=1), within)
+    for r in (1, 9):
+        a_r, b_r = study(4000, r)
+        observed = np.var(a_r.mean(axis=1) - b_r.mean(axis=1), ddof=1)
+        assert plan.difference_sd(var_d, var_e, 3, r) ** 2 == pytest.approx(observed, rel=0.08)
+
+
+def test_the_resampled_power_agrees_with_the_closed_form_on_normal_pilots():
+    rng = np.random.default_rng(2)
+    pilot = rng.normal(0.0, 1.0, 400)
+    sd = pilot.std(ddof=1)
+    for n in (20, 40):
+        closed = plan.t_power(0.5, sd, n, 0.05)
+        resampled = plan.resampled_power(pilot, 0.5, n, 0.05, trials=4000, seed=0)
+        assert resampled == pytest.approx(closed, abs=0.04)
+    # more ratings than the pilot's: the differences shrink as the closed form says
+    sd9 = plan.difference_sd(sd ** 2, 0.5, 3, 9)
+    assert plan.resampled_power(pilot, 0.3, 30, 0.05, var_e=0.5, r0=3, r=9, trials=4000) == pytest.approx(
+        plan.t_power(0.3, sd9, 30, 0.05), abs=0.04)
+    same = [plan.resampled_power(pilot, 0.3, 30, 0.05, seed=5) for _ in range(2)]
+    assert same[0] == same[1]
