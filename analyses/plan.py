@@ -51,7 +51,8 @@ def t_power(delta: float, sd: float, n: int, level: float) -> float:
         return 1.0 if delta != 0 else level
     df, nc = n - 1, delta * math.sqrt(n) / sd
     c = stats.t.ppf(1 - level / 2, df)
-    return float(stats.nct.sf(c, df, nc) + stats.nct.cdf(-c, df, nc))
+    # P(T > c) + P(T < -c), the second as P(-T > c) (scipy's far lower tail of nct.cdf can be NaN)
+    return float(stats.nct.sf(c, df, nc) + stats.nct.sf(c, df, -nc))
 
 
 def minimum_effect(sd: float, n: int, level: float, power: float) -> float:

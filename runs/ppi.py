@@ -136,7 +136,9 @@ def shown(rows):
 
 
 def _verdict(significant, delta) -> str:
-    if significant is None or significant != significant:
+    import pandas as pd
+
+    if significant is None or pd.isna(significant) or delta is None or pd.isna(delta):
         return "untested"
     return ("better" if delta > 0 else "worse") if significant else "-"
 

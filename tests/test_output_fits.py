@@ -73,6 +73,7 @@ TEXT_COMMANDS = [
     ("results", "preference_rankings", "--dataset", "judges-demo"),
     ("lc-winrate", "--dataset", "alpaca", "--baseline", "baseline", "--judge", "gpt4", "--k", "50"),
     ("ppi", *DEMO, "--metric", "sim-medium.f1", "--labelled-share", "0.2"),
+    ("plan", *DEMO, "--system", "S00", "--system", "S01", "--systems", "12", "--ratings", "3", "--trials", "200"),
     ("ppi", "--dataset", "judges-demo", "--judge", "judge-ties", "--baseline", "sys-3", "--labelled-share", "0.3"),
     ("raters", "--dataset", "mqm-demo", "--human", "mqm", "--k", "50"),
     ("span-eval", "--dataset", "mqm-demo", "--k", "50"),

@@ -72,3 +72,91 @@ def test_the_resampled_power_agrees_with_the_closed_form_on_normal_pilots():
         plan.t_power(0.3, sd9, 30, 0.05), abs=0.04)
     same = [plan.resampled_power(pilot, 0.3, 30, 0.05, seed=5) for _ in range(2)]
     assert same[0] == same[1]
+
+
+# --- the command -------------------------------------------------------------------------------------
+def _pilot(db, tmp_path, n_inputs=30):
+    """3 systems x n_inputs, 2 annotators per cell (long table)."""
+    from tests.conftest import run_cli
+
+    rng = np.random.default_rng(7)
+    path = tmp_path / "pilot.csv"
+    with path.open("w") as f:
+        f.write("system,input,measure,value,annotator\n")
+        for s, q in (("A", 0.5), ("B", 0.0), ("C", -0.2)):
+            for j in range(n_inputs):
+                t = q + rng.normal(0, 0.7)
+                for k in ("x", "y"):
+                    f.write(f"{s},i{j},rel,{t + rng.normal(0, 0.5):.4f},{k}\n")
+    run_cli(db, "ingest", "table", path, "--dataset", "p", "--human", "rel")
+    return path
+
+
+def test_the_commands_rows_are_the_closed_forms_on_the_pilot(db, tmp_path):
+    import json
+
+    from tests.conftest import run_cli
+
+    _pilot(db, tmp_path)
+    out = run_cli(db, "plan", "--dataset", "p", "--human", "rel", "--system", "A", "--system", "B", "--inputs", "30",
+                  "--inputs", "120", "--systems", "3", "--systems", "6", "--ratings", "2", "--ratings", "8",
+                  "--format", "json").stdout
+    rows = json.loads(out)
+    assert len(rows) == 8
+    # the pilot's statistics, again by hand from the same file
+    import pandas as pd
+
+    table = pd.read_csv(tmp_path / "pilot.csv")
+    wide = table.pivot_table(index=["input"], columns="system", values="value", aggfunc="mean")
+    d = (wide["A"] - wide["B"]).to_numpy()
+    within = table[table.system.isin(["A", "B"])].groupby(["system", "input"])["value"].var(ddof=1).to_numpy()
+    var_e = within.mean()
+    for r in rows:
+        m = r["n_systems"] * (r["n_systems"] - 1) // 2
+        level = 0.05 / m
+        sd = math.sqrt(d.var(ddof=1) - 2 * var_e / 2 + 2 * var_e / r["ratings"])
+        assert r["level"] == pytest.approx(level) and r["family_size"] == m
+        assert r["sd"] == pytest.approx(sd)
+        assert r["effect"] == pytest.approx(d.mean())
+        assert r["power"] == pytest.approx(plan.t_power(d.mean(), sd, r["n_inputs"], level))
+        assert r["interval_width"] == pytest.approx(plan.interval_width(sd, r["n_inputs"], 0.05))
+        assert plan.t_power(r["minimum_effect"], sd, r["n_inputs"], level) == pytest.approx(0.8, abs=1e-6)
+        assert r["inputs_needed"] == plan.inputs_for_power(d.mean(), sd, level, 0.8)
+        assert abs(r["power_resampled"] - r["power"]) < 0.1
+    again = json.loads(run_cli(db, "plan", "--dataset", "p", "--human", "rel", "--system", "A", "--system", "B",
+                               "--inputs", "30", "--inputs", "120", "--systems", "3", "--systems", "6",
+                               "--ratings", "2", "--ratings", "8", "--format", "json").stdout)
+    assert {r["run_id"] for r in again} == {r["run_id"] for r in rows}          # computed once
+    given = json.loads(run_cli(db, "plan", "--dataset", "p", "--human", "rel", "--system", "A", "--system", "B",
+                               "--inputs", "30", "--systems", "3", "--ratings", "2", "--effect", "0.25",
+                               "--format", "json").stdout)
+    assert given[0]["effect"] == 0.25 and given[0]["effect_given"]
+
+
+@pytest.mark.parametrize("args, said", [
+    (("--system", "A"), "--system"),
+    (("--system", "A", "--system", "A"), "--system"),
+    (("--system", "A", "--system", "Q"), "--system"),
+    (("--system", "A", "--system", "B", "--power", "1.5"), "--power"),
+    (("--system", "A", "--system", "B", "--power", "0"), "--power"),
+    (("--system", "A", "--system", "B", "--inputs", "1"), "--inputs"),
+    (("--system", "A", "--system", "B", "--effect", "0"), "--effect"),
+])
+def test_bad_plans_are_one_line_and_write_nothing(db, tmp_path, args, said):
+    import duckdb
+
+    from tests.conftest import run_cli
+
+    _pilot(db, tmp_path, n_inputs=8)
+
+    def runs():
+        con = duckdb.connect(str(db), read_only=True)
+        try:
+            return con.execute("SELECT count(*) FROM analysis_runs").fetchone()[0]
+        finally:
+            con.close()
+
+    before = runs()
+    result = run_cli(db, "plan", "--dataset", "p", "--human", "rel", *args, ok=False)
+    assert result.exit_code != 0 and "Traceback" not in result.output and said in result.output, result.output
+    assert runs() == before
