@@ -127,3 +127,35 @@ def resampled_power(differences: npt.ArrayLike, delta: float, n: int, level: flo
     p = 2 * stats.t.sf(np.abs(t), n - 1)
     p = np.where(sd > 0, p, np.where(mean != 0, 0.0, 1.0))
     return float((p <= level).mean())
+
+
+def power_figure(rows, target: float, title: str = ""):
+    """The power curves of :func:`t_power` (solid) and :func:`resampled_power` (dashed, markers)
+    against the inputs, one colour per (systems, ratings), the target power marked: a matplotlib
+    Figure of the rows of ``plan_sizes`` (a DataFrame)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import matplotlib.ticker
+
+    fig, ax = plt.subplots(figsize=(6.4, 4.4), layout="constrained")
+    for k, ((systems, ratings), part) in enumerate(rows.sort_values("n_inputs").groupby(["n_systems", "ratings"])):
+        colour = f"C{k % 10}"
+        label = f"{systems} systems, {ratings} rating{'s' if ratings != 1 else ''}"
+        ax.plot(part["n_inputs"], part["power"], color=colour, label=label + " (noncentral t)")
+        ax.plot(part["n_inputs"], part["power_resampled"], color=colour, linestyle="--", marker="o", markersize=3,
+                label=label + " (resampled)")
+    ax.axhline(target, color="grey", linestyle=":", linewidth=1.0, label=f"target power {target:g}")
+    ax.set_xscale("log")
+    ax.set_xticks(sorted({int(n) for n in rows["n_inputs"]}))
+    ax.xaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
+    ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+    ax.set_xlabel("inputs")
+    ax.set_ylabel("power of the paired t-test at the corrected level")
+    ax.set_ylim(-0.02, 1.02)
+    ax.grid(alpha=0.3)
+    fig.legend(loc="outside lower center", ncols=2, fontsize=7, frameon=False)
+    if title:
+        fig.suptitle(title, fontsize=9)
+    return fig

@@ -56,7 +56,10 @@ class Plan(Family):
                       help="The target power (the minimum detectable effect, the inputs needed)."),
                ALPHA, CORRECTION,
                Option("trials", default=1000, kind="resamples", help="Resampling rounds of the resampled power."),
-               SEED, FORCE)
+               SEED,
+               Option("out", metavar="FILE",
+                      help="Also draw the power curves, the target power marked, to this .png, .svg or .pdf file."),
+               FORCE)
 
     def compute(self, wh, **params):
         return plan(wh, **params)
@@ -99,8 +102,8 @@ def _level(alpha: float, correction: str, m: int) -> float:
 
 def plan(wh, dataset: str, human: str, question: str = "systems", system=(), n_inputs=(), n_systems=(),
          ratings=(), *, effect: float | None = None, power: float = 0.8, alpha: float = ALPHA.default,
-         correction: str = CORRECTION.default, trials: int = 1000, seed: int = SEED.default, force: bool = False,
-         progress=None):
+         correction: str = CORRECTION.default, trials: int = 1000, seed: int = SEED.default, out: str | None = None,
+         force: bool = False, progress=None):
     """The latest ``plan_sizes`` rows of this setting, computed unless up to date (module docstring)."""
     import hashlib
     import math
@@ -117,6 +120,13 @@ def plan(wh, dataset: str, human: str, question: str = "systems", system=(), n_i
     if len(system) != 2 or system[0] == system[1]:
         raise WarehouseError(Message("the systems question compares two systems: give ",
                                      Argument("system", placeholder="SYSTEM"), " twice (two different ones)"))
+    if out is not None:
+        from pathlib import Path
+
+        if Path(out).suffix.lower() not in (".png", ".svg", ".pdf"):
+            raise WarehouseError(Message(Argument("out", out), " must end in .png, .svg or .pdf"))
+        if not Path(out).resolve().parent.is_dir():
+            raise WarehouseError(Message(Argument("out", out), ": its folder does not exist"))
     if effect is not None and (isinstance(effect, bool) or not math.isfinite(float(effect)) or effect == 0):
         raise WarehouseError(Message(Argument("effect", effect), " must be a finite number other than 0"))
     wh.require_dataset(dataset)
@@ -165,8 +175,8 @@ def plan(wh, dataset: str, human: str, question: str = "systems", system=(), n_i
                                                effect=delta, **setting)) is not None:
         stored = rows[["n_inputs", "n_systems", "ratings"]].itertuples(index=False)
         if sorted(map(tuple, stored)) == sorted((n, s, r) for n in sizes_in for s in sizes_sys for r in sizes_r):
-            return _ordered(rows)
-    out = []
+            return _drawn(_ordered(rows), out, power)
+    computed = []
     for s_count in sizes_sys:
         family = s_count * (s_count - 1) // 2
         level = _level(alpha, correction, family)
@@ -174,7 +184,7 @@ def plan(wh, dataset: str, human: str, question: str = "systems", system=(), n_i
             sd = stat.difference_sd(var_d, var_e, r0, r)
             needed = stat.inputs_for_power(delta, sd, level, power)
             for n in sizes_in:
-                out.append({"n_inputs": int(n), "n_systems": int(s_count), "ratings": int(r), "family_size": family,
+                computed.append({"n_inputs": int(n), "n_systems": int(s_count), "ratings": int(r), "family_size": family,
                             "level": level, "effect": delta, "sd": sd,
                             "power": _none(stat.t_power(delta, sd, n, level)),
                             "power_resampled": _none(stat.resampled_power(d[paired], delta, n, level, var_e=var_e,
@@ -193,15 +203,30 @@ def plan(wh, dataset: str, human: str, question: str = "systems", system=(), n_i
                   "inputs": n0},
         "width": "2 t_{1-alpha/2, n-1} sd / sqrt(n): the expected width of the t interval of the mean difference",
     }
-    frame = pd.DataFrame(out).assign(dataset=dataset, human=human, **setting, pilot_inputs=n0,
+    frame = pd.DataFrame(computed).assign(dataset=dataset, human=human, **setting, pilot_inputs=n0,
                                      pilot_systems=pilot_systems, pilot_ratings=r0, fingerprint=fingerprint,
                                      conventions=bookkeeping.conventions_json(conventions))
     persist.ensure_table(wh, TABLE, SCRIPT)
     persist.write(wh, COMMAND, TABLE, frame, {"dataset": dataset, "human": human, **setting,
                                               "n_inputs": list(sizes_in), "n_systems": list(sizes_sys),
                                               "ratings": list(sizes_r), "effect": effect}, fingerprint, int(seed))
-    return _ordered(persist.reusable(wh, TABLE, dataset, fingerprint, subset=None, human=human, effect=delta,
-                                     **setting))
+    return _drawn(_ordered(persist.reusable(wh, TABLE, dataset, fingerprint, subset=None, human=human,
+                                            effect=delta, **setting)), out, power)
+
+
+def _drawn(rows, out: str | None, target: float):
+    """``rows``, their power curves drawn to ``out`` first when given."""
+    if out is not None:
+        import matplotlib.pyplot as plt
+
+        from metaeval.analyses import plan as stat
+
+        r = rows.iloc[0]
+        fig = stat.power_figure(rows, target, f"{r['system_a']} vs {r['system_b']} under {r['human']} "
+                                              f"({r['dataset']}), effect {r['effect']:.3f}")
+        fig.savefig(out, dpi=150)
+        plt.close(fig)
+    return rows
 
 
 def _none(x):

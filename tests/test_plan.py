@@ -160,3 +160,18 @@ def test_bad_plans_are_one_line_and_write_nothing(db, tmp_path, args, said):
     result = run_cli(db, "plan", "--dataset", "p", "--human", "rel", *args, ok=False)
     assert result.exit_code != 0 and "Traceback" not in result.output and said in result.output, result.output
     assert runs() == before
+
+
+def test_the_power_curves_are_drawn_to_out_and_a_bad_file_is_refused(db, tmp_path):
+    from tests.conftest import run_cli
+
+    _pilot(db, tmp_path, n_inputs=12)
+    args = ["plan", "--dataset", "p", "--human", "rel", "--system", "A", "--system", "B", "--systems", "3",
+            "--ratings", "2", "--inputs", "12", "--inputs", "48", "--trials", "200"]
+    run_cli(db, *args, "--out", tmp_path / "power.svg")
+    svg = (tmp_path / "power.svg").read_text()
+    assert svg.lstrip().startswith("<?xml") and "<svg" in svg and len(svg) > 1000
+    bad = run_cli(db, *args, "--out", tmp_path / "power.txt", ok=False)
+    assert bad.exit_code != 0 and "--out" in bad.output and not (tmp_path / "power.txt").exists()
+    missing = run_cli(db, *args, "--out", tmp_path / "no" / "power.png", ok=False)
+    assert missing.exit_code != 0 and "folder" in missing.output
