@@ -1,0 +1,161 @@
+"""How big must the next study be? The closed forms and resampled estimates of ``metaeval plan``
+(issue 45 item 2; the question ``systems`` so far: do two systems differ under the human judgment).
+
+From a pilot's paired differences d_j = z_A(j) - z_B(j) over its inputs j (z a cell's mean over its
+r0 ratings), with the ratings' own noise var_e (the pooled within-cell variance of the ratings,
+divisor count - 1 per cell), the differences of a study with r ratings per cell have variance
+
+    sd_d(r)^2 = var(d) - 2 var_e / r0 + 2 var_e / r      (at least 0; var(d) with divisor n0 - 1)
+
+and a paired t-test on n inputs at level a (two-sided; the family's corrected level: alpha / m,
+the first step of Holm and Bonferroni over m pairs, a lower bound of Holm's power) has
+
+* power(n) = P(|T| > t_{1-a/2, n-1}), T noncentral t with n - 1 degrees of freedom and noncentrality
+  delta sqrt(n) / sd_d(r) (:func:`t_power`);
+* the minimum detectable effect: the delta whose power is the target (:func:`minimum_effect`);
+* the expected width of the 1 - alpha interval of the mean difference, 2 t_{1-alpha/2, n-1} sd_d /
+  sqrt(n) (the width at the pilot's sd; :func:`interval_width`);
+* the smallest n reaching a power (:func:`inputs_for_power`).
+
+:func:`resampled_power` is the same power by resampling the pilot: n differences drawn with
+replacement from the pilot's, shifted to mean delta, the ratings' noise widened or narrowed to r
+ratings by a normal term of variance 2 var_e (1/r - 1/r0) when positive (more noise) or the
+differences shrunk towards their mean by sqrt(sd_d(r)^2 / sd_d(r0)^2) when negative (less), then
+the paired t-test counted over ``trials`` rounds.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import numpy.typing as npt
+from scipy import optimize, stats
+
+
+def difference_sd(var_d: float, var_e: float, r0: float, r: float) -> float:
+    """sd_d(r): the standard deviation of a paired difference at r ratings per cell (module
+    docstring); NaN when var_d is undefined."""
+    if not math.isfinite(var_d):
+        return math.nan
+    return math.sqrt(max(var_d - 2 * var_e / r0 + 2 * var_e / r, 0.0))
+
+
+def t_power(delta: float, sd: float, n: int, level: float) -> float:
+    """The two-sided paired t-test's power on n inputs at ``level`` for a true mean difference
+    ``delta`` with sd ``sd`` (noncentral t); NaN for n < 2 or an undefined sd; 1 when sd is 0 and
+    delta is not (level when both are)."""
+    if n < 2 or not math.isfinite(sd) or not 0 < level < 1:
+        return math.nan
+    if sd == 0:
+        return 1.0 if delta != 0 else level
+    df, nc = n - 1, delta * math.sqrt(n) / sd
+    c = stats.t.ppf(1 - level / 2, df)
+    # P(T > c) + P(T < -c), the second as P(-T > c) (scipy's far lower tail of nct.cdf can be NaN)
+    return float(stats.nct.sf(c, df, nc) + stats.nct.sf(c, df, -nc))
+
+
+def minimum_effect(sd: float, n: int, level: float, power: float) -> float:
+    """The smallest |delta| whose :func:`t_power` is ``power`` (brentq on delta); NaN when undefined."""
+    if n < 2 or not math.isfinite(sd) or sd <= 0 or not 0 < power < 1 or power <= level:
+        return math.nan
+    f = lambda d: t_power(d, sd, n, level) - power        # noqa: E731 - increasing in d >= 0
+    high = sd
+    while f(high) < 0:
+        high *= 2
+    return float(optimize.brentq(f, 0.0, high, xtol=1e-10 * sd))
+
+
+def interval_width(sd: float, n: int, alpha: float) -> float:
+    """2 t_{1-alpha/2, n-1} sd / sqrt(n): the width of the t interval of the mean difference at sd."""
+    if n < 2 or not math.isfinite(sd):
+        return math.nan
+    return float(2 * stats.t.ppf(1 - alpha / 2, n - 1) * sd / math.sqrt(n))
+
+
+def inputs_for_power(delta: float, sd: float, level: float, power: float, most: int = 10**7) -> int | None:
+    """The smallest n >= 2 with :func:`t_power` >= ``power`` (None: none up to ``most``, or no effect)."""
+    if delta == 0 or not math.isfinite(sd) or not 0 < power < 1:
+        return None
+    if t_power(delta, sd, most, level) < power:
+        return None
+    lo, hi = 2, 2
+    while t_power(delta, sd, hi, level) < power:
+        lo, hi = hi, hi * 2
+    while lo < hi:                                        # power is increasing in n
+        mid = (lo + hi) // 2
+        if t_power(delta, sd, mid, level) >= power:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+def pilot(differences: npt.ArrayLike, within_variances: npt.ArrayLike | None = None,
+          ratings: float = 1.0) -> tuple[float, float, float, int]:
+    """(mean, var with divisor n0 - 1, var_e, n0) of the pilot's differences; ``within_variances``:
+    each cell's variance of its ratings (divisor count - 1; NaN where a cell has one rating), pooled
+    as their mean (0 without: the ratings' noise unknown, assumed in the differences)."""
+    d = np.asarray(differences, float)
+    d = d[~np.isnan(d)]
+    if d.size < 2:
+        return math.nan, math.nan, math.nan, int(d.size)
+    w = np.asarray(within_variances if within_variances is not None else [], float)
+    w = w[~np.isnan(w)]
+    return float(d.mean()), float(d.var(ddof=1)), float(w.mean()) if w.size else 0.0, int(d.size)
+
+
+def resampled_power(differences: npt.ArrayLike, delta: float, n: int, level: float, *, var_e: float = 0.0,
+                    r0: float = 1.0, r: float = 1.0, trials: int = 2000, seed: int = 0) -> float:
+    """The paired t-test's power by resampling the pilot (module docstring); NaN when undefined."""
+    d = np.asarray(differences, float)
+    d = d[~np.isnan(d)]
+    if d.size < 2 or n < 2:
+        return math.nan
+    rng = np.random.default_rng(seed)
+    centred = d - d.mean()
+    extra = 2 * var_e * (1 / r - 1 / r0)
+    var_d = float(d.var(ddof=1))
+    if extra < 0 and var_d > 0:
+        centred = centred * math.sqrt(max(var_d + extra, 0.0) / var_d)
+    draws = centred[rng.integers(0, d.size, size=(trials, n))] + delta
+    if extra > 0:
+        draws = draws + rng.normal(0.0, math.sqrt(extra), size=(trials, n))
+    mean, sd = draws.mean(axis=1), draws.std(axis=1, ddof=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = mean / (sd / math.sqrt(n))
+    p = 2 * stats.t.sf(np.abs(t), n - 1)
+    p = np.where(sd > 0, p, np.where(mean != 0, 0.0, 1.0))
+    return float((p <= level).mean())
+
+
+def power_figure(rows, target: float, title: str = ""):
+    """The power curves of :func:`t_power` (solid) and :func:`resampled_power` (dashed, markers)
+    against the inputs, one colour per (systems, ratings), the target power marked: a matplotlib
+    Figure of the rows of ``plan_sizes`` (a DataFrame)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import matplotlib.ticker
+
+    fig, ax = plt.subplots(figsize=(6.4, 4.4), layout="constrained")
+    for k, ((systems, ratings), part) in enumerate(rows.sort_values("n_inputs").groupby(["n_systems", "ratings"])):
+        colour = f"C{k % 10}"
+        label = f"{systems} systems, {ratings} rating{'s' if ratings != 1 else ''}"
+        ax.plot(part["n_inputs"], part["power"], color=colour, label=label + " (noncentral t)")
+        ax.plot(part["n_inputs"], part["power_resampled"], color=colour, linestyle="--", marker="o", markersize=3,
+                label=label + " (resampled)")
+    ax.axhline(target, color="grey", linestyle=":", linewidth=1.0, label=f"target power {target:g}")
+    ax.set_xscale("log")
+    ax.set_xticks(sorted({int(n) for n in rows["n_inputs"]}))
+    ax.xaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
+    ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+    ax.set_xlabel("inputs")
+    ax.set_ylabel("power of the paired t-test at the corrected level")
+    ax.set_ylim(-0.02, 1.02)
+    ax.grid(alpha=0.3)
+    fig.legend(loc="outside lower center", ncols=2, fontsize=7, frameon=False)
+    if title:
+        fig.suptitle(title, fontsize=9)
+    return fig
