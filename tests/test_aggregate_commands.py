@@ -396,7 +396,7 @@ def test_optimal_set_pooled_tests_between_mean_and_median_variants(rouge):
 def test_optimal_set_pooled_refusals(rouge):
     db, _, _ = rouge
     base = ["optimal-set", "--dataset", "r", "--human", "human"]
-    for extra, words in ((["--pooled"], "--method 'boot-inputs'"),
+    for extra, words in ((["--pooled"], "--method 'williams'"),
                          (["--pooled", "--method", "boot-inputs", "--level", "summary"], "--level 'system'"),
                          (["--pooled", "--method", "boot-inputs", "--coefficient", "kendall-23"], "kendall-23"),
                          (["--metric", "rouge-*"], "--pooled")):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 
 import numpy as np
@@ -117,8 +117,10 @@ def williams_test(
     level, coef, alternative = level_iv(level), coefficient_iv(coefficient), alternative_iv(alternative)
     if not coef.parametric:
         raise ValueError(f"Williams' test is not defined for {coef.label}; use a permutation or bootstrap test.")
-    signed = {name: level_correlation(A, B, level, coef) for name, A, B in (("r(X,Z)", X, Z), ("r(Y,Z)", Y, Z),
-                                                                            ("r(X,Y)", X, Y))}
+    # r(X, Y) correlates two metrics: both sides take the metric's aggregate (coef.human_aggregate is Z's)
+    between = replace(coef, human_aggregate=coef.aggregate)
+    signed = {name: level_correlation(A, B, level, c) for name, A, B, c in (("r(X,Z)", X, Z, coef), ("r(Y,Z)", Y, Z, coef),
+                                                                            ("r(X,Y)", X, Y, between))}
     r12, r13, r23 = (abs(r) for r in signed.values())
     negative = [name for name, r in signed.items() if r < 0]
     n = pairs_count(X, Z, level)
