@@ -105,6 +105,17 @@ def options_of(family: Family | str, *names: str, skip: tuple[str, ...] = ()):
     return decorate
 
 
+def aggregate_options(f):
+    """``--aggregate`` (the metric's side) and ``--human-aggregate`` of the one AGGREGATE option,
+    folded into ``aggregate`` (a hand-written command's; :func:`options_of` does the same)."""
+    from metaeval.runs.families import AGGREGATE, HUMAN_AGGREGATE
+    from metaeval.runs.parameters import AGGREGATES
+
+    f = _human_in_aggregate(f)
+    f = click_option(HUMAN_AGGREGATE)(f)
+    return click_option(AGGREGATE.but(choices=AGGREGATES))(f)
+
+
 def _human_in_aggregate(f):
     """``f`` given ``--human-aggregate`` folded into its ``aggregate`` ("metric/human" when not the
     mean: :func:`metaeval.runs.parameters.aggregate_value`)."""

@@ -29,7 +29,11 @@ SETTING = ("level", "coefficient", "method", "alternative", "correction", "corre
            "cluster_rule", "aggregate")
 #: how each aggregate makes a system's score, recorded in the conventions
 AGGREGATE_TEXT = {"mean": "mean: each system's score is its mean over its inputs",
-                  "median": "median: each system's score is its median over its inputs (Graham 2015's median variants)"}
+                  "median": "median: each metric's system score is its median over its inputs, the human's its mean "
+                            "(Graham 2015's median variants)",
+                  "median/median": "median/median: each system's score is its median over its inputs, the human's too",
+                  "mean/median": "mean/median: each metric's system score is its mean over its inputs, the human's "
+                                 "its median"}
 
 
 @register

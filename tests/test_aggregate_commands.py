@@ -38,7 +38,7 @@ def test_evaluate_median_rows_caption_and_signature_against_the_statistics(holes
     mean_json = run_cli(db, *common, "--format", "json").output
     text = run_cli(db, *common, "--aggregate", "median").output
     median_json = run_cli(db, *common, "--aggregate", "median", "--format", "json").output
-    assert "(a system's score: its median over its inputs)" in " ".join(text.split())
+    assert "(a system's score: the metric's median over its inputs, the human's mean)" in " ".join(text.split())
     mean = json.loads(mean_json[mean_json.index("["):])
     median = json.loads(median_json[median_json.index("["):])
     m1 = next(r for r in median if r["metric"] == "m1")
