@@ -69,6 +69,11 @@ def test_perm_systems_mtme_agrees_with_mt_metrics_evals_printed_pvalues(mtme):
         conventions = json.loads(row.conventions)
         assert conventions["method"] == "perm-systems-mtme" and conventions["pvalue_formula"].startswith("count / k")
         assert row.method == "perm-systems-mtme"
+    out = run_cli(db, "winners", "--dataset", "mt", "--human", "human", "--level", "system", "--coefficient",
+                  "pearson", "--method", "perm-systems-mtme", "--alternative", "greater", "--correction", "none",
+                  "--format", "json").output
+    clusters = {r["metric"]: r["cluster"] for r in json.loads(out[out.index("["):])}
+    assert clusters == d["ranks"]          # mt-metrics-eval's AssignRanks on its own p-values
 
 
 def test_perm_systems_mtme_is_perm_systems_on_the_z_scored_system_scores(mtme):
