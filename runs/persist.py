@@ -159,6 +159,9 @@ def system_scores(wh: Store, dataset: str, measures, human: str | None = None, *
         raise WarehouseError(Message("unknown ", Argument("aggregate", aggregate),
                                      f"; choose from {', '.join(parameters.AGGREGATES)}"))
     sides = reductions.aggregate_sides(aggregate)   # the metrics' aggregate, the human's
+    if not human and sides[1] != parameters.DEFAULT_AGGREGATE:
+        raise WarehouseError(Message(Argument("human_aggregate", sides[1]), " is the human judgment's system score: "
+                                     "these system scores have no human; leave it out"))
     scores = np.array([reductions.system_scores(a, sides[1] if human and n == human else sides[0])
                        for n, a in zip(names, arrays)])
     keep = ~np.isnan(scores).any(axis=0)

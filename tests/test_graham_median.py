@@ -144,6 +144,9 @@ def test_the_human_aggregate_refused_off_the_system_level_in_one_line_writing_no
         result = run_cli(db, command, "--dataset", "g", "--human", "human", "--human-aggregate", "median", ok=False)
         assert result.exit_code != 0 and "Traceback" not in result.output
         assert len(result.output.strip().splitlines()) == 1 and "--human-aggregate" in result.output, result.output
+    result = run_cli(db, "rank-change", "--dataset", "g", "--metric", "rouge-1.f1", "--metric", "rouge-2.recall",
+                     "--human-aggregate", "median", ok=False)     # two metrics' rankings: no human side
+    assert len(result.output.strip().splitlines()) == 1 and "--human-aggregate 'median'" in result.output
     result = run_cli(db, "optimal-set", "--dataset", "g", "--human", "human", "--pooled", "--method", "perm-both",
                      ok=False)
     assert "--method 'williams'" in result.output and len(result.output.strip().splitlines()) == 1
