@@ -104,7 +104,8 @@ def pairwise_accuracy(X: npt.ArrayLike, Z: npt.ArrayLike, level: str = "system",
     metric_tolerance = _tolerance_iv(metric_tolerance, "metric_tolerance")
     human_tolerance = _tolerance_iv(human_tolerance, "human_tolerance")
     if aggregate not in AGGREGATE_VALUES or (aggregate != "mean" and level != "system"):
-        raise ValueError(f"`aggregate` must be one of {list(AGGREGATE_VALUES)} (median: system level); got {aggregate!r}.")
+        raise ValueError(f"`aggregate` must be one of {list(AGGREGATE_VALUES)} (median: system level); "
+                         f"got {aggregate!r}.")
     if level == "system":
         metric_side, human_side = aggregate_sides(aggregate)
         X, Z = system_scores(X, metric_side)[:, None], system_scores(Z, human_side)[:, None]

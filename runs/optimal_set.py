@@ -229,7 +229,8 @@ def _check_pooled(level: str, coefficient: str, method: str, k: int, alpha: floa
     if not method.startswith("boot-") and method != "williams":
         raise WarehouseError(Message(Argument("pooled", True), " tests by Williams' test (Graham's Table 1) or paired "
                                      "bootstrap (a permutation swaps nothing between two aggregates of one metric): "
-                                     "give ", Argument("method", "williams"), ", boot-inputs, boot-systems or boot-both"))
+                                     "give ", Argument("method", "williams"),
+                                     ", boot-inputs, boot-systems or boot-both"))
     try:
         validation.aggregate_iv(coefficient, "median")
     except ValueError as exc:

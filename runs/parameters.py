@@ -59,14 +59,17 @@ def aggregate_value(metric: str, human: str | None = None) -> str:
         raise WarehouseError(Message(Argument("aggregate", metric), " is one of " + ", ".join(AGGREGATES)
                                      + " when ", Argument("human_aggregate", human), " is given"))
     if human not in AGGREGATES:
-        raise WarehouseError(Message("unknown ", Argument("human_aggregate", human), f"; choose from {', '.join(AGGREGATES)}"))
+        raise WarehouseError(Message("unknown ", Argument("human_aggregate", human),
+                                     f"; choose from {', '.join(AGGREGATES)}"))
     return f"{metric}/{human}"
 
 
 def aggregate_sides(aggregate: str) -> tuple[str, str]:
-    """(the metric's, the human's) aggregate of ``aggregate`` (:data:`AGGREGATE_VALUES`)."""
-    metric, _, human = aggregate.partition("/")
-    return metric, human or DEFAULT_AGGREGATE
+    """(the metric's, the human's) aggregate of ``aggregate`` (:data:`AGGREGATE_VALUES`;
+    :func:`metaeval.analyses.stats.reductions.aggregate_sides`, imported here on first use)."""
+    from metaeval.analyses.stats.reductions import aggregate_sides as sides
+
+    return sides(aggregate)
 DEFAULT_SEED = 0
 #: The number of resamples (bootstrap, permutations, simulation trials' inner resamples) of every
 #: command that resamples: ``k`` (checked once, :func:`check_resamples`).
@@ -188,7 +191,8 @@ def check_aggregate(aggregate: str, levels, coefficients, **refused) -> str:
             raise WarehouseError(Message(_aggregate_argument(aggregate), f": {exc}")) from None
     for name, value in refused.items():
         if value:
-            raise WarehouseError(Message(_aggregate_argument(aggregate), " is not offered with ", Argument(name, value)))
+            raise WarehouseError(Message(_aggregate_argument(aggregate), " is not offered with ",
+                                         Argument(name, value)))
     return aggregate
 
 

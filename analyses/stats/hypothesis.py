@@ -119,8 +119,8 @@ def williams_test(
         raise ValueError(f"Williams' test is not defined for {coef.label}; use a permutation or bootstrap test.")
     # r(X, Y) correlates two metrics: both sides take the metric's aggregate (coef.human_aggregate is Z's)
     between = replace(coef, human_aggregate=coef.aggregate)
-    signed = {name: level_correlation(A, B, level, c) for name, A, B, c in (("r(X,Z)", X, Z, coef), ("r(Y,Z)", Y, Z, coef),
-                                                                            ("r(X,Y)", X, Y, between))}
+    signed = {name: level_correlation(A, B, level, c)
+              for name, A, B, c in (("r(X,Z)", X, Z, coef), ("r(Y,Z)", Y, Z, coef), ("r(X,Y)", X, Y, between))}
     r12, r13, r23 = (abs(r) for r in signed.values())
     negative = [name for name, r in signed.items() if r < 0]
     n = pairs_count(X, Z, level)

@@ -74,14 +74,6 @@ def aggregate_sides(aggregate: str) -> tuple[str, str]:
     return metric, human or "mean"
 
 
-def aggregate_value(metric: str, human: str = "mean") -> str:
-    """The ``aggregate`` of (the metric's, the human's) aggregate: the metric's alone while the
-    human's is the mean (:func:`aggregate_sides` inverted)."""
-    if metric not in AGGREGATES or human not in AGGREGATES:
-        raise ValueError(f"each aggregate must be one of {', '.join(AGGREGATES)}; got {metric!r}, {human!r}.")
-    return metric if human == "mean" else f"{metric}/{human}"
-
-
 def system_medians(X: np.ndarray) -> np.ndarray:
     """Median over the inputs (last axis) ignoring NaN; NaN for a system without any score.
 

@@ -97,7 +97,8 @@ def correlate(obj, dataset, human, metrics, levels, coefficients, system_inputs,
 
 def _echo_aggregate(frame) -> None:
     """Text: say that the system scores are medians (``--aggregate median``), which the table does not show."""
-    if "aggregate" in frame and len(frame) and len(set(frame["aggregate"])) == 1 and frame["aggregate"].iloc[0] != "mean":
+    if ("aggregate" in frame and len(frame) and len(set(frame["aggregate"])) == 1
+            and frame["aggregate"].iloc[0] != "mean"):
         say(f"A system's score: {_aggregate_text(frame['aggregate'].iloc[0])}.")
 
 
