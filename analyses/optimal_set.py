@@ -20,17 +20,20 @@ No optimal set, no shares: when the ranking's tests cannot decide (a winner unde
 share is undefined (NaN), never a proportion of an unknown set.
 
 **Pooled over the aggregates** (:func:`pooled_ranking`; Graham's 192 = 96 variants x {mean,
-median}): each (metric, aggregate) is one competitor, r_v = r(agg_v(X_m), agg_v(Z)) its
-correlation as ``correlate --aggregate agg_v`` stores it, and every ordered pair (u, v) is tested
-by the paired bootstrap of :func:`.stats.hypothesis.paired_bootstrap_test`: the same k draws of
-systems and/or inputs for every variant (:func:`.stats.intervals.bootstrap_ci`'s resamples for the
-seed), delta_b = r_u,b - r_v,b, p by its formula (:func:`.stats.hypothesis.paired_bootstrap_result`).
-Two variants of one aggregate get the numbers ``compare --method boot-*`` gives them. A
-permutation test would swap cells between the two sides, which changes nothing between the mean
-and the median of one metric (p = 1 whatever the data), and Williams' test needs one human vector:
-the pooled tests are bootstraps. The correction is applied within each variant's tests against
-all the others (the group "metric"), the verdicts, clusters and winners come from
-:mod:`metaeval.analyses.conclusions`.
+median}): each (metric, aggregate) is one competitor, r_v = r(agg_v(X_m), mean(Z)) its
+correlation as ``correlate --aggregate agg_v`` stores it -- Graham's median variant is the median
+of the metric's summary scores against the human's one system score, so every variant is
+correlated with the same human vector -- and every ordered pair (u, v) is tested by Williams'
+test on the three system-level vectors (Graham's Table 1: r12 = |r(x_u, z)|, r13 = |r(x_v, z)|,
+r23 = |r(x_u, x_v)|, n the systems, :func:`.stats.hypothesis.williams_test`), or by the paired
+bootstrap of :func:`.stats.hypothesis.paired_bootstrap_test`: the same k draws of systems and/or
+inputs for every variant (:func:`.stats.intervals.bootstrap_ci`'s resamples for the seed),
+delta_b = r_u,b - r_v,b, p by its formula (:func:`.stats.hypothesis.paired_bootstrap_result`).
+Two variants of one aggregate get the numbers ``compare --method williams`` or ``boot-*`` gives
+them. A permutation test would swap cells between the two sides, which changes nothing between
+the mean and the median of one metric (p = 1 whatever the data): it is not offered. The
+correction is applied within each variant's tests against all the others (the group "metric"),
+the verdicts, clusters and winners come from :mod:`metaeval.analyses.conclusions`.
 """
 
 from __future__ import annotations
@@ -126,34 +129,47 @@ def pooled_ranking(matrices: Mapping[str, np.ndarray], Z: np.ndarray, coefficien
                    correction: str = "holm", alpha: float = 0.05, rule: str = "any",
                    aggregates: Sequence[str] = ("mean", "median"), paired_inputs: bool = True) -> PooledRanking:
     """The system-level ranking of every (metric, aggregate) variant of ``matrices`` (N systems x
-    M inputs each, on one grid with the human ``Z``) by paired bootstraps on shared draws (module
-    docstring); ``method`` systems, inputs or both."""
+    M inputs each, on one grid with the human ``Z``) by Williams' test (``method`` "williams") or
+    paired bootstraps on shared draws (module docstring; ``method`` systems, inputs or both)."""
     from metaeval.analyses import conclusions
     from metaeval.analyses.stats import hypothesis, intervals
-    from metaeval.analyses.stats.validation import aggregate_iv, seed_iv
+    from metaeval.analyses.stats.reductions import system_scores
+    from metaeval.analyses.stats.validation import aggregate_iv, coefficient_iv, seed_iv
 
     variants = tuple((m, a) for a in aggregates for m in matrices)
     coefs = {v: aggregate_iv(coefficient, v[1]) for v in variants}
-    boots = {v: intervals.bootstrap_ci(matrices[v[0]], Z, "system", coefs[v], method, k=k, seed=seed,
-                                       paired_inputs=paired_inputs) for v in variants}
     n = len(variants)
-    scores = np.array([boots[v].estimate for v in variants], dtype=float)
     delta, p, n_valid = (np.full((n, n), np.nan) for _ in range(3))
-    for i, j in ((i, j) for i in range(n) for j in range(n) if i != j):
-        u, v = variants[i], variants[j]
-        samples = hypothesis.zero_if_rounding(boots[u].samples - boots[v].samples)
-        r = hypothesis.paired_bootstrap_result(hypothesis.zero_if_rounding(scores[i] - scores[j]), samples, "system",
-                                               coefs[u], method, k, alternative, seed_iv(seed), scores[i], scores[j])
-        delta[i, j], p[i, j], n_valid[i, j] = r.delta, r.pvalue, np.count_nonzero(~np.isnan(samples))
+    if method == "williams":
+        z = system_scores(Z, "mean")[:, None]     # the one human vector of every variant
+        x = {v: system_scores(matrices[v[0]], v[1])[:, None] for v in variants}
+        plain = coefficient_iv(coefficient)          # on the variants' system scores, each its own column
+        scores = np.array([hypothesis.level_correlation(x[v], z, "system", plain) for v in variants], dtype=float)
+        for i, j in ((i, j) for i in range(n) for j in range(n) if i != j):
+            r = hypothesis.williams_test(x[variants[i]], x[variants[j]], z, "system", coefficient, alternative)
+            delta[i, j], p[i, j] = hypothesis.zero_if_rounding(scores[i] - scores[j]), r.pvalue
+        formula, k_used, tests = "parametric", None, "Williams' tests"
+    else:
+        boots = {v: intervals.bootstrap_ci(matrices[v[0]], Z, "system", coefs[v], method, k=k, seed=seed,
+                                           paired_inputs=paired_inputs) for v in variants}
+        scores = np.array([boots[v].estimate for v in variants], dtype=float)
+        for i, j in ((i, j) for i in range(n) for j in range(n) if i != j):
+            u, v = variants[i], variants[j]
+            samples = hypothesis.zero_if_rounding(boots[u].samples - boots[v].samples)
+            r = hypothesis.paired_bootstrap_result(hypothesis.zero_if_rounding(scores[i] - scores[j]), samples,
+                                                   "system", coefs[u], method, k, alternative, seed_iv(seed),
+                                                   scores[i], scores[j])
+            delta[i, j], p[i, j], n_valid[i, j] = r.delta, r.pvalue, np.count_nonzero(~np.isnan(samples))
+        formula, k_used, tests = "count", k, "paired bootstrap tests"
     adjusted, significant, evidence = np.full((n, n), np.nan), np.zeros((n, n), bool), np.ones((n, n), bool)
     notes = []
     for i in range(n):   # each variant's family: its tests against every other variant
         others = [j for j in range(n) if j != i]
-        verdict = conclusions.decide(p[i, others], formula="count", k=k, correction=correction, alpha=alpha,
-                                     n_valid=n_valid[i, others])
+        verdict = conclusions.decide(p[i, others], formula=formula, k=k_used, correction=correction, alpha=alpha,
+                                     n_valid=None if k_used is None else n_valid[i, others])
         adjusted[i, others], significant[i, others] = verdict.adjusted, verdict.significant
         evidence[i, others] = verdict.evidence
-        notes.append(verdict.note("the pooled paired bootstrap tests"))
+        notes.append(verdict.note(f"the pooled {tests}"))
     note = next((x for x in notes if x is not None), None)
     a, b = np.nonzero(~np.eye(n, dtype=bool))
     names = [f"{m} ({agg})" for m, agg in variants]
@@ -161,9 +177,13 @@ def pooled_ranking(matrices: Mapping[str, np.ndarray], Z: np.ndarray, coefficien
                                               rule=rule, names=names, note=note, evidence=evidence[a, b])
     optimal = {v: (bool(clusters.is_winner[i]) if clusters.winner_known[i] else None) for i, v in enumerate(variants)}
     beaten_by = {names[i]: [names[j] for j in np.flatnonzero(beats[:, i])] for i in range(n)}
-    conventions = {"variants": "(metric, aggregate): r(agg(X), agg(Z)) at the system level",
-                   "tests": f"paired bootstrap ({method}), the same k={k} draws for every variant (seed {seed}), "
-                            f"{alternative}; p = count / k' (paired_bootstrap_test)",
+    conventions = {"variants": "(metric, aggregate): r(agg(X), mean(Z)) at the system level (Graham 2015: the "
+                               "median of the metric's scores against the human's one system score)",
+                   "tests": (f"Williams' test (Graham 2015, Table 1), r12 = |r(x_u, z)|, r13 = |r(x_v, z)|, "
+                             f"r23 = |r(x_u, x_v)| over the systems, df = n - 3, {alternative}"
+                             if method == "williams" else
+                             f"paired bootstrap ({method}), the same k={k} draws for every variant (seed {seed}), "
+                             f"{alternative}; p = count / k' (paired_bootstrap_test)"),
                    "correction": f"{correction} within each variant's tests against all the others",
                    **dict(clusters.conventions)}
     return PooledRanking(variants, scores, delta, p, adjusted, significant, optimal, beaten_by, note, conventions)

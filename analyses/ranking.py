@@ -29,7 +29,7 @@ import numpy.typing as npt
 
 from metaeval.analyses.stats import correct_pvalues
 from metaeval.analyses.stats.validation import alpha_iv, alternative_iv, coefficient_iv, k_iv, matrices_iv, seed_iv
-from metaeval.analyses.stats.reductions import AGGREGATES, system_scores
+from metaeval.analyses.stats.reductions import AGGREGATE_VALUES, aggregate_sides, system_scores
 from metaeval.analyses.stats.vocabulary import CLUSTER_RULES
 
 ACCURACY_LEVELS = ("system", "micro")
@@ -103,10 +103,12 @@ def pairwise_accuracy(X: npt.ArrayLike, Z: npt.ArrayLike, level: str = "system",
         raise ValueError(f"`level` must be one of {list(ACCURACY_LEVELS)}; got {level!r}.")
     metric_tolerance = _tolerance_iv(metric_tolerance, "metric_tolerance")
     human_tolerance = _tolerance_iv(human_tolerance, "human_tolerance")
-    if aggregate not in AGGREGATES or (aggregate != "mean" and level != "system"):
-        raise ValueError(f"`aggregate` must be one of {list(AGGREGATES)} (median: system level); got {aggregate!r}.")
+    if aggregate not in AGGREGATE_VALUES or (aggregate != "mean" and level != "system"):
+        raise ValueError(f"`aggregate` must be one of {list(AGGREGATE_VALUES)} (median: system level); "
+                         f"got {aggregate!r}.")
     if level == "system":
-        X, Z = system_scores(X, aggregate)[:, None], system_scores(Z, aggregate)[:, None]
+        metric_side, human_side = aggregate_sides(aggregate)
+        X, Z = system_scores(X, metric_side)[:, None], system_scores(Z, human_side)[:, None]
     sx, sz = _pair_orders(X, metric_tolerance), _pair_orders(Z, human_tolerance)
     valid = ~np.isnan(sx) & ~np.isnan(sz)
     sx, sz = sx[valid], sz[valid]
@@ -120,7 +122,9 @@ def pairwise_accuracy(X: npt.ArrayLike, Z: npt.ArrayLike, level: str = "system",
         human_ties=int(((sz == 0) & (sx != 0)).sum()),
         both_ties=int(((sx == 0) & (sz == 0)).sum()),
         conventions={
-            "level": f"system (macro): pairs of system {aggregate}s" if level == "system"
+            "level": ("system (macro): pairs of system means" if aggregate == "mean" else
+                      "system (macro): pairs of system {}s (metric), {}s (human)".format(*aggregate_sides(aggregate)))
+            if level == "system"
             else "micro: pairs of systems within each input, all inputs pooled",
             "agreement": "sign(metric difference) == sign(human difference); tied pairs agree only with ties",
             "ties": TIE_RULE, "metric_tolerance": metric_tolerance, "human_tolerance": human_tolerance,

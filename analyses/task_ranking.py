@@ -179,10 +179,22 @@ def rank_tasks(tasks: Sequence[TaskData], k: int = 1000, seed: int | None = 0, a
             "k": k, "alpha": alpha, "seed": seq.entropy,
             "seeds": "task t: SeedSequence(seed, spawn_key=(t,)), blocks as resampling.ResampleStream",
             **dict(clusters.conventions), **unresolved, **_wmt_conventions(tasks),
-            **({"aggregate": "median", "median_tasks": [t.name for t in tasks if t.aggregate == "median"]}
-               if any(t.aggregate == "median" for t in tasks) else {}),
+            **_aggregate_conventions(tasks),
         },
     )
+
+
+def _aggregate_conventions(tasks: Sequence[TaskData]) -> dict:
+    """What tasks of a system's median record (nothing for the mean's: their rows unchanged): the
+    metric's ``aggregate``, the human's when not the mean, and the tasks concerned."""
+    from .stats.reductions import aggregate_sides
+
+    median = next((t.aggregate for t in tasks if t.aggregate != "mean"), None)
+    if median is None:
+        return {}
+    metric, human = aggregate_sides(median)
+    return {"aggregate": metric, **({"human_aggregate": human} if human != "mean" else {}),
+            "median_tasks": [t.name for t in tasks if t.aggregate != "mean"]}
 
 
 def _wmt_conventions(tasks: Sequence[TaskData]) -> dict:

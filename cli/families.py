@@ -83,18 +83,55 @@ def options_of(family: Family | str, *names: str, skip: tuple[str, ...] = ()):
         family = FAMILIES[family]
     chosen = [family.option(n) for n in names] if names else [o for o in family.options if o.name not in skip]
     decorators = []
+    from metaeval.runs.families import HUMAN_AGGREGATE
+    from metaeval.runs.parameters import AGGREGATES
+
     for option in chosen:
-        decorators.append(click_option(option))
+        # --aggregate names the metric's side on the command line, --human-aggregate the human's
+        decorators.append(click_option(option.but(choices=AGGREGATES) if option.name == "aggregate" else option))
         if option.name == "jobs":
             decorators.append(app.scheduler_option)
+        if option.name == "aggregate":     # the option carries the human's side (runs.families.HUMAN_AGGREGATE)
+            decorators.append(click_option(HUMAN_AGGREGATE))
 
     def decorate(f):
+        if any(o.name == "aggregate" for o in chosen):
+            f = _human_in_aggregate(f)
         if any(o.name == "system_types" for o in chosen) and any(o.name == "where" for o in family.options):
             f = _types_in_where(f)
         for decorator in reversed(decorators):
             f = decorator(f)
         return f
     return decorate
+
+
+def aggregate_options(f):
+    """``--aggregate`` (the metric's side) and ``--human-aggregate`` of the one AGGREGATE option,
+    folded into ``aggregate`` (a hand-written command's; :func:`options_of` does the same)."""
+    from metaeval.runs.families import AGGREGATE, HUMAN_AGGREGATE
+    from metaeval.runs.parameters import AGGREGATES
+
+    f = _human_in_aggregate(f)
+    f = click_option(HUMAN_AGGREGATE)(f)
+    return click_option(AGGREGATE.but(choices=AGGREGATES))(f)
+
+
+def _human_in_aggregate(f):
+    """``f`` given ``--human-aggregate`` folded into its ``aggregate`` ("metric/human" when not the
+    mean: :func:`metaeval.runs.parameters.aggregate_value`)."""
+    import functools
+
+    @functools.wraps(f)
+    def wrapper(*args, human_aggregate="mean", aggregate="mean", **kwargs):
+        from metaeval.errors import WarehouseError
+        from metaeval.runs.parameters import aggregate_value
+
+        try:
+            aggregate = aggregate_value(aggregate, human_aggregate)
+        except WarehouseError as exc:
+            raise click.UsageError(app.error_text(exc)) from None
+        return f(*args, aggregate=aggregate, **kwargs)
+    return wrapper
 
 
 def _types_in_where(f):

@@ -48,11 +48,14 @@ def _one(wh: Warehouse, build: Callable[[selection.Scope], runner.Analysis], dat
 
 def correlate(wh: Warehouse, dataset: str, human: str, metrics: Sequence[str] = (), levels: Sequence[str] = (),
               coefficients: Sequence[str] = (), *, system_inputs: str = parameters.DEFAULT_SYSTEM_INPUTS,
-              control: str | None = None, aggregate: str = parameters.DEFAULT_AGGREGATE, **run) -> Outcome:
+              control: str | None = None, aggregate: str = parameters.DEFAULT_AGGREGATE,
+              human_aggregate: str | None = None, **run) -> Outcome:
     """Correlations of the metrics with ``human`` (table ``correlations``); ``control="system"``
     (or an attribute's name): partial correlations at the global level, the coefficient labels
     ``NAME[control=system]`` (:mod:`metaeval.analyses.stats.partial`); ``aggregate="median"``: a
-    system's score the median over its inputs (system level only)."""
+    metric's system score the median over its inputs (system level only; Graham's median: the
+    human's stays its mean unless ``human_aggregate="median"``)."""
+    aggregate = parameters.aggregate_value(aggregate, human_aggregate)
     return _one(wh, lambda scope: correlations.correlate_analysis(scope, system_inputs, aggregate), dataset, human,
                 metrics,
                 levels, coefficients, control, **run)
@@ -63,10 +66,11 @@ def ci(wh: Warehouse, dataset: str, human: str, metrics: Sequence[str] = (), lev
        alpha: float = parameters.DEFAULT_ALPHA,
        seed: int = parameters.DEFAULT_SEED, system_inputs: str = parameters.DEFAULT_SYSTEM_INPUTS,
        resample_annotators: str | None = None, control: str | None = None,
-       aggregate: str = parameters.DEFAULT_AGGREGATE, **run) -> Outcome:
+       aggregate: str = parameters.DEFAULT_AGGREGATE, human_aggregate: str | None = None, **run) -> Outcome:
     """Confidence intervals of the correlations (table ``confidence_intervals``);
     ``resample_annotators`` ("cells" or "panel") re-draws the annotators in every resample;
     ``control``: of the partial correlations (as :func:`correlate`)."""
+    aggregate = parameters.aggregate_value(aggregate, human_aggregate)
     return _one(wh, lambda scope: intervals.ci_analysis(scope, method, k, alpha, seed, system_inputs,
                                                         resample_annotators, aggregate),
                 dataset, human, metrics, levels, coefficients, control, annotations=resample_annotators is not None,

@@ -93,6 +93,8 @@ def comparison_tasks(scope: Scope, focus: Sequence[str] | None = None) -> list[T
 
 #: How each test method forms its p-value (analyses.stats.resolution.PVALUE_FORMULAS).
 def pvalue_formula(method: str) -> str:
+    if method == hypothesis.MTME_SYSTEMS:   # mt-metrics-eval's count / k
+        return "count"
     return "parametric" if method == "williams" else "add-one" if method.startswith("perm-") else "count"
 
 
@@ -164,6 +166,8 @@ def compare_analysis(scope: Scope, method: str, k: int, alpha: float, seed: int,
     check_partial(scope.coefficients, resample_annotators=resample_annotators, k_block=k_block,
                   sequential=risk is not None)
     check_aggregate(aggregate, scope.levels, scope.coefficients, resample_annotators=resample_annotators)
+    if method == hypothesis.MTME_SYSTEMS:
+        _check_mtme_systems(scope, risk)
     params = TestParams(method, alternative, k if resampled else None, seed if resampled else None, k_block,
                         check_system_inputs(system_inputs), resample_annotators, risk, alpha, correction, group, focus,
                         aggregate)
@@ -171,6 +175,21 @@ def compare_analysis(scope: Scope, method: str, k: int, alpha: float, seed: int,
         return _sequential_analysis(params, scope, focus, k_block)
     return Analysis("compare", params, ("metric_a", "metric_b", "level", "coefficient"),
                     comparison_tasks(scope, focus), evaluate_test, flow=run_compare)
+
+
+def _check_mtme_systems(scope: Scope, risk) -> None:
+    """mt-metrics-eval's system-level permutation (perm-systems-mtme) tests system scores: the
+    system level alone, no partial coefficient, no sequential rounds."""
+    method = Argument("method", hypothesis.MTME_SYSTEMS)
+    if tuple(scope.levels) != ("system",):
+        raise WarehouseError(Message(method, " is mt-metrics-eval's system-level test: give ",
+                                     Argument("levels", ["system"]), f"; got {', '.join(scope.levels)}"))
+    if any(control_of(c) is not None for c in scope.coefficients):
+        raise WarehouseError(Message(method, " tests system scores, not a partial correlation: give a plain ",
+                                     Argument("coefficients", placeholder="COEFFICIENT")))
+    if risk is not None:
+        raise WarehouseError(Message(Argument("sequential"), " is not offered with ", method,
+                                     " (its early stopping is ", Argument("k_block"), ")"))
 
 
 def _sequential_analysis(params: TestParams, scope: Scope, focus, k_block) -> Analysis:
@@ -226,6 +245,10 @@ def evaluate_test(arrays, level, coefficient, method, alternative, k, seed, k_bl
     if method == "williams":
         r = stats.williams_test(X, Y, Z, level, coef, alternative=alternative)
         return _test_row(r.r12 - r.r13, r.statistic, r.pvalue, {**r.conventions, **conv})
+    if method == hypothesis.MTME_SYSTEMS:
+        r = hypothesis.system_scores_permutation_test(X, Y, Z, coef, k=k, alternative=alternative, seed=seed,
+                                                      k_block=k_block)
+        return {**_test_row(r.delta, None, r.pvalue, {**r.conventions, **conv}), "k_used": int(r.samples.size)}
     family, how = method.split("-")
     if family == "perm":
         r = stats.permutation_test(X, Y, Z, level, coef, how, k=k, alternative=alternative, seed=seed,

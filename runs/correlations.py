@@ -16,7 +16,8 @@ from metaeval.analyses import stats
 from metaeval.analyses.stats import validation, protocols, vocabulary
 from metaeval.analyses.stats.results import NAN_POLICY
 from metaeval.runs import bookkeeping
-from metaeval.runs.parameters import (DEFAULT_AGGREGATE, DEFAULT_SYSTEM_INPUTS, Params, aggregate_setting,
+from metaeval.runs.parameters import (DEFAULT_AGGREGATE, DEFAULT_SYSTEM_INPUTS, Params, aggregate_conventions,
+                                      aggregate_setting,
                                       check_aggregate, check_system_inputs)
 from metaeval.runs.runner import Analysis, Task
 from metaeval.runs.selection import Scope, attribute_control, control_of
@@ -87,7 +88,7 @@ def aggregated(coefficient: str, aggregate: str = DEFAULT_AGGREGATE):
     conventions to record (``aggregate`` when not the mean)."""
     if aggregate == DEFAULT_AGGREGATE:
         return coefficient, {}
-    return validation.aggregate_iv(coefficient, aggregate), {"aggregate": aggregate}
+    return validation.aggregate_iv(coefficient, aggregate), aggregate_conventions(aggregate)
 
 
 def evaluate_correlation(arrays, level, coefficient, system_inputs=DEFAULT_SYSTEM_INPUTS,

@@ -176,7 +176,8 @@ class Accuracy(Family):
                            "Spearman, as Louis & Nenkova: exact for n <= 9, AS 89's series above; --coefficient "
                            "spearman)."),
                JOBS, FORCE, WHERE, SYSTEM_TYPE,
-               AGGREGATE.but(help="A system's score: the mean or the median over its inputs (system level: give "
+               AGGREGATE.but(help="A metric's system score: the mean or the median over its inputs, the human's its "
+                                  "mean unless --human-aggregate (system level: give "
                                   "--level system; --soft: the statistic of each pair's test). A key of the rows; a "
                                   "median is in their fingerprint, conventions and signature (agg:median)."))
 
@@ -219,8 +220,9 @@ class Winners(Family):
                       help="any: a new cluster starts at the first metric significantly outperformed by any metric "
                            "of the current cluster (mt-metrics-eval); strict: only where every metric above beats "
                            "every metric below."),
-               AGGREGATE.but(help="The tests read (and the correlations ranked) of a system's mean or median over its "
-                                  "inputs (the compare run with it; system level)."))
+               AGGREGATE.but(help="The tests read (and the correlations ranked) of a metric's system mean or median "
+                                  "over its inputs (the compare run with it, and its --human-aggregate; system "
+                                  "level)."))
 
     def compute(self, wh, **params):
         from metaeval.runs import api
@@ -277,8 +279,9 @@ class RankTasks(Family):
                HUMAN.but(required=False, help="--task-set: the human judgment of every dataset."),
                METRICS.but(help="Metrics (globs); only those present in every task are ranked. Default: all."),
                K.but(help="Permutations."), SEED.but(help="Seed of the permutations."), ALPHA,
-               AGGREGATE.but(help="A system's score in every system-level task: the mean or the median over its "
-                                  "inputs (pearson, spearman, kendall, kendall-c; not spa). Other levels unchanged. "
+               AGGREGATE.but(help="A metric's system score in every system-level task: the mean or the median over "
+                                  "its inputs, the human's its mean unless --human-aggregate (pearson, spearman, "
+                                  "kendall, kendall-c; not spa). Other levels unchanged. "
                                   "Recorded in the tasks, fingerprint, conventions and signature (agg:median)."),
                FORCE)
 

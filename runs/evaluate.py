@@ -144,8 +144,8 @@ class Evaluation:
         kendall = " (Kendall's tau-b)" if "kendall" in s["coefficients"] else ""
         return (f"Correlation with {self.human} on {self.dataset}"
                 + (f" (the cells of the subset {s['subset']})" if s.get("subset") else "")
-                + (f" (a system's score: its {s['aggregate']} over its inputs)"
-                   if s.get("aggregate") else "")
+                + (" (a system's score: the metric's {} over its inputs, the human's {})".format(
+                    *parameters.aggregate_sides(s["aggregate"])) if s.get("aggregate") else "")
                 + f": level {', '.join(s['levels'])}; "
                 f"coefficient {', '.join(s['coefficients'])}{kendall}; "
                 f"{100 * (1 - s['alpha']):g}% CI {s['ci_method']} (k={s['k']}, seed={s['seed']}); "

@@ -171,11 +171,20 @@ SYSTEM_TYPE = Option("system_types", multiple=True, flag="--system-type", metava
                           "oracle, ...; a system without a type is a peer), or all. Default: every type but "
                           "reference, oracle and human. Repeatable. Recorded as the rows' subset (system.type=...).")
 AGGREGATE = Option("aggregate", default=parameters.DEFAULT_AGGREGATE, kind="choice",
-                   choices=parameters.AGGREGATES,
-                   help="A system's score: the mean or the median over its inputs of each cell's value (a human "
-                        "cell: the annotators' mean; under resampling, over the inputs drawn). The median is a "
+                   choices=parameters.AGGREGATE_VALUES,
+                   help="A metric's system score: the mean or the median over its inputs of each cell's value "
+                        "(under resampling, over the inputs drawn); the human's stays its mean unless "
+                        "--human-aggregate says otherwise (median: Graham 2015's median variants). The median is a "
                         "system-level notion (the system level alone). A key of the rows; a median is in their "
                         "fingerprint, conventions and signature (agg:median).")
+#: The human's side of AGGREGATE, carried by it (every family with an ``aggregate`` option takes
+#: ``human_aggregate`` too: :meth:`Family.parameters` folds it into ``aggregate`` as
+#: "metric/human", :func:`metaeval.runs.parameters.aggregate_value`), never an option of its own.
+HUMAN_AGGREGATE = Option("human_aggregate", default=parameters.DEFAULT_AGGREGATE, kind="choice",
+                         choices=parameters.AGGREGATES,
+                         help="The human's system score: the mean (default; a human cell: the annotators' mean) or "
+                              "the median over its inputs. Not the mean: in the rows' aggregate "
+                              "(agg:median/median), fingerprint and conventions (human_aggregate).")
 BY = Option("by", metavar="ATTR",
             help="One result per value of the attribute ATTR (each the subset ATTR=value, with any --where), plus "
                  "their unweighted macro average (subset ATTR=*).")
@@ -281,6 +290,10 @@ class Family:
                 raise WarehouseError(Message(Argument(name, value), f" is given twice to {self.python_name}()"))
             given[name] = value
         extra = {k: given.pop(k) for k in list(given) if k in self.run_keywords}
+        if "human_aggregate" in given and "aggregate" in names:   # AGGREGATE's human side (HUMAN_AGGREGATE)
+            human = given.pop("human_aggregate")
+            given["aggregate"] = parameters.aggregate_value(
+                parameters.DEFAULT_AGGREGATE if given.get("aggregate") is None else given["aggregate"], human)
         unknown = sorted(set(given) - set(names))
         if unknown:
             raise WarehouseError(Message(Argument(unknown[0], given[unknown[0]]),

@@ -29,7 +29,11 @@ SETTING = ("level", "coefficient", "method", "alternative", "correction", "corre
            "cluster_rule", "aggregate")
 #: how each aggregate makes a system's score, recorded in the conventions
 AGGREGATE_TEXT = {"mean": "mean: each system's score is its mean over its inputs",
-                  "median": "median: each system's score is its median over its inputs (Graham 2015's median variants)"}
+                  "median": "median: each metric's system score is its median over its inputs, the human's its mean "
+                            "(Graham 2015's median variants)",
+                  "median/median": "median/median: each system's score is its median over its inputs, the human's too",
+                  "mean/median": "mean/median: each metric's system score is its mean over its inputs, the human's "
+                                 "its median"}
 
 
 @register
@@ -189,13 +193,16 @@ def pooled_set(wh, dataset: str, human: str, *, level: str, coefficient: str, me
                "correction_group": "metric", "alpha": alpha, "cluster_rule": parameters.DEFAULT_CLUSTER_RULE,
                "aggregate": "pooled"}
     cells = selection.data_fingerprint(data, [*scope.metrics, human])
+    if method == "williams":   # nothing drawn: no k, no seed
+        k, seed = None, None
     fingerprint = hashlib.sha256(f"{cells}\x1epooled\x1f{k}\x1f{seed}\x1f{method}\x1f{alpha}".encode()).hexdigest()
     if not force and (rows := persist.reusable(wh, TABLE, dataset, fingerprint, subset=None, human=human,
                                                **setting)) is not None:
         return rows.drop(columns=["result_id", "run_id"])
     arrays, paired, _ = correlations.protocol(data.task_arrays((*scope.metrics, human)), "system",
                                               parameters.DEFAULT_SYSTEM_INPUTS)
-    r = osa.pooled_ranking(dict(zip(scope.metrics, arrays[:-1])), arrays[-1], coefficient, method.removeprefix("boot-"),
+    how = method if method == "williams" else method.removeprefix("boot-")
+    r = osa.pooled_ranking(dict(zip(scope.metrics, arrays[:-1])), arrays[-1], coefficient, how,
                            k, seed, alternative=setting["alternative"], correction=setting["correction"], alpha=alpha,
                            rule=setting["cluster_rule"], paired_inputs=paired)
     described = {"optimal": "beaten by no other variant in the pooled tests (metaeval.analyses.optimal_set."
@@ -219,12 +226,16 @@ def _check_pooled(level: str, coefficient: str, method: str, k: int, alpha: floa
     if level != "system":
         raise WarehouseError(Message(Argument("pooled", True), " ranks the system-level variants (mean, median): give ",
                                      Argument("level", "system")))
-    if not method.startswith("boot-"):
-        raise WarehouseError(Message(Argument("pooled", True), " tests by paired bootstrap (a permutation swaps "
-                                     "nothing between two aggregates of one metric; Williams needs one human "
-                                     "vector): give ", Argument("method", "boot-inputs"), ", boot-systems or boot-both"))
+    if not method.startswith("boot-") and method != "williams":
+        raise WarehouseError(Message(Argument("pooled", True), " tests by Williams' test (Graham's Table 1) or paired "
+                                     "bootstrap (a permutation swaps nothing between two aggregates of one metric): "
+                                     "give ", Argument("method", "williams"),
+                                     ", boot-inputs, boot-systems or boot-both"))
     try:
         validation.aggregate_iv(coefficient, "median")
     except ValueError as exc:
         raise WarehouseError(Message(Argument("coefficient", coefficient), f": {exc}")) from None
-    parameters.check_k(k, alpha, "test")
+    if method == "williams":
+        parameters.check_parametric([coefficient], method, "williams", "Williams' test is not defined for")
+    else:
+        parameters.check_k(k, alpha, "test")

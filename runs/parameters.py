@@ -44,6 +44,32 @@ DEFAULT_SYSTEM_INPUTS = "all"
 #: a system's score over its inputs: the mean (default) or the median (Graham 2015's variants)
 AGGREGATES: tuple[str, ...] = ("mean", "median")
 DEFAULT_AGGREGATE = "mean"
+#: an analysis' ``aggregate``: the metric's, then the human's after a ``/`` when not the mean
+#: (``--aggregate median``: Graham's median variant, the metric's median against the human's mean;
+#: ``--human-aggregate median`` as well: "median/median"), as analyses.stats.reductions.AGGREGATE_VALUES
+AGGREGATE_VALUES: tuple[str, ...] = ("mean", "median", "mean/median", "median/median")
+
+
+def aggregate_value(metric: str, human: str | None = None) -> str:
+    """The ``aggregate`` of ``--aggregate metric`` and ``--human-aggregate human`` (None: the mean;
+    ``metric`` may already name both, as a stored row's ``aggregate``)."""
+    if human in (None, DEFAULT_AGGREGATE):
+        return metric
+    if metric not in AGGREGATES:
+        raise WarehouseError(Message(Argument("aggregate", metric), " is one of " + ", ".join(AGGREGATES)
+                                     + " when ", Argument("human_aggregate", human), " is given"))
+    if human not in AGGREGATES:
+        raise WarehouseError(Message("unknown ", Argument("human_aggregate", human),
+                                     f"; choose from {', '.join(AGGREGATES)}"))
+    return f"{metric}/{human}"
+
+
+def aggregate_sides(aggregate: str) -> tuple[str, str]:
+    """(the metric's, the human's) aggregate of ``aggregate`` (:data:`AGGREGATE_VALUES`;
+    :func:`metaeval.analyses.stats.reductions.aggregate_sides`, imported here on first use)."""
+    from metaeval.analyses.stats.reductions import aggregate_sides as sides
+
+    return sides(aggregate)
 DEFAULT_SEED = 0
 #: The number of resamples (bootstrap, permutations, simulation trials' inner resamples) of every
 #: command that resamples: ``k`` (checked once, :func:`check_resamples`).
@@ -145,28 +171,44 @@ def aggregate_setting() -> Any:
 
 
 def check_aggregate(aggregate: str, levels, coefficients, **refused) -> str:
-    """``aggregate`` if the analysis can aggregate a system's inputs so (:data:`AGGREGATES`): the
+    """``aggregate`` if the analysis can aggregate a system's inputs so (:data:`AGGREGATE_VALUES`): the
     median is a system-level notion (``levels`` must be the system level alone), of the
     coefficients computed from two vectors of system scores (pearson, spearman, kendall,
     kendall-c), and not with the options in ``refused`` that are set (name -> value)."""
     from metaeval.analyses.stats import validation
 
-    if aggregate not in AGGREGATES:
+    if aggregate not in AGGREGATE_VALUES:
         raise WarehouseError(Message("unknown ", Argument("aggregate", aggregate), f"; choose from {', '.join(AGGREGATES)}"))
     if aggregate == DEFAULT_AGGREGATE:
         return aggregate
     if tuple(levels) != ("system",):
-        raise WarehouseError(Message(Argument("aggregate", aggregate), " is a system-level notion (a system's score over "
+        raise WarehouseError(Message(_aggregate_argument(aggregate), " is a system-level notion (a system's score over "
                                      "its inputs): give ", Argument("levels", ["system"]), f"; got {', '.join(levels)}"))
     for coefficient in coefficients:
         try:
             validation.aggregate_iv(coefficient, aggregate)
         except ValueError as exc:
-            raise WarehouseError(Message(Argument("aggregate", aggregate), f": {exc}")) from None
+            raise WarehouseError(Message(_aggregate_argument(aggregate), f": {exc}")) from None
     for name, value in refused.items():
         if value:
-            raise WarehouseError(Message(Argument("aggregate", aggregate), " is not offered with ", Argument(name, value)))
+            raise WarehouseError(Message(_aggregate_argument(aggregate), " is not offered with ",
+                                         Argument(name, value)))
     return aggregate
+
+
+def _aggregate_argument(aggregate: str) -> Argument:
+    """The option that set ``aggregate``'s median: ``--aggregate``, else ``--human-aggregate``."""
+    metric, human = aggregate_sides(aggregate)
+    return Argument("aggregate", metric) if metric != DEFAULT_AGGREGATE else Argument("human_aggregate", human)
+
+
+def aggregate_conventions(aggregate: str) -> dict[str, str]:
+    """What a row's conventions record of ``aggregate``: nothing for the mean (as before the
+    option); the metric's ``aggregate`` and, when not the mean, the ``human_aggregate``."""
+    if aggregate == DEFAULT_AGGREGATE:
+        return {}
+    metric, human = aggregate_sides(aggregate)
+    return {"aggregate": metric, **({"human_aggregate": human} if human != DEFAULT_AGGREGATE else {})}
 
 
 def aggregate_fingerprint(fingerprint: str, aggregate: str) -> str:

@@ -155,18 +155,22 @@ def system_scores(wh: Store, dataset: str, measures, human: str | None = None, *
     if human:
         arrays, _, extra, _ = protocols.apply(arrays, "system", system_inputs)
         conventions.update(extra)
-    if aggregate not in parameters.AGGREGATES:
+    if aggregate not in parameters.AGGREGATE_VALUES:
         raise WarehouseError(Message("unknown ", Argument("aggregate", aggregate),
                                      f"; choose from {', '.join(parameters.AGGREGATES)}"))
-    scores = np.array([reductions.system_scores(a, aggregate) for a in arrays])
+    sides = reductions.aggregate_sides(aggregate)   # the metrics' aggregate, the human's
+    if not human and sides[1] != parameters.DEFAULT_AGGREGATE:
+        raise WarehouseError(Message(Argument("human_aggregate", sides[1]), " is the human judgment's system score: "
+                                     "these system scores have no human; leave it out"))
+    scores = np.array([reductions.system_scores(a, sides[1] if human and n == human else sides[0])
+                       for n, a in zip(names, arrays)])
     keep = ~np.isnan(scores).any(axis=0)
     systems = tuple(str(s) for s, r in zip(np.asarray(data.systems)[rows], keep) if r)
     conventions["systems_left_out"] = int((~keep).sum())
     if scope.subset:
         conventions["subset"] = scope.subset
     fingerprint = data.fingerprint(list(names))[0]
-    if aggregate != parameters.DEFAULT_AGGREGATE:
-        conventions["aggregate"] = aggregate
+    conventions.update(parameters.aggregate_conventions(aggregate))
     fingerprint = parameters.aggregate_fingerprint(fingerprint, aggregate)
     return systems, {n: scores[i][keep] for i, n in enumerate(names)}, fingerprint, conventions
 

@@ -203,13 +203,19 @@ def evaluate_soft_accuracy(arrays, k, seed, aggregate=parameters.DEFAULT_AGGREGA
                               "lacks a metric or human value dropped",
                 "reference": "Thompson et al. 2024 (WMT24 metrics task); mt-metrics-eval stats.PairwiseConfidenceError",
                 **_aggregate_convention(aggregate, "the statistic of each pair's test: the difference of the two "
-                                                   "systems' medians over the inputs, the inputs swapped as flipped"),
+                                                   "systems' {} (metric) or {} (human) over the inputs, the inputs "
+                                                   "swapped as flipped".format(
+                                                       *(f"{a}s" for a in parameters.aggregate_sides(aggregate)))),
             }}
 
 
-def _aggregate_convention(aggregate: str, text: str = "a system's score: its median over its inputs") -> dict:
+def _aggregate_convention(aggregate: str, text: str | None = None) -> dict:
     """What a row of a median records (nothing for the mean: its rows as before the option)."""
-    return {} if aggregate == parameters.DEFAULT_AGGREGATE else {"aggregate": aggregate, "aggregate_rule": text}
+    if aggregate == parameters.DEFAULT_AGGREGATE:
+        return {}
+    metric, human = parameters.aggregate_sides(aggregate)
+    return {**parameters.aggregate_conventions(aggregate),
+            "aggregate_rule": text or f"a system's score: the metric's {metric} over its inputs, the human's {human}"}
 
 
 def significance_analysis(scope: Scope, alpha: float = 0.05, alternative: str = "two-sided",

@@ -27,7 +27,9 @@ def _settings(row: dict) -> dict:
     a system's median over its inputs; absent for the mean)."""
     if "aggregate" in row or not isinstance(row.get("conventions"), str) or '"aggregate"' not in row["conventions"]:
         return row
-    return {**row, "aggregate": json.loads(row["conventions"]).get("aggregate")}
+    conventions = json.loads(row["conventions"])
+    metric, human = conventions.get("aggregate"), conventions.get("human_aggregate")
+    return {**row, "aggregate": metric if human in (None, "mean") else f"{metric}/{human}"}
 
 
 def with_signatures(wh: Store, frame: pd.DataFrame) -> pd.DataFrame:

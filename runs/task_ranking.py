@@ -54,7 +54,7 @@ def with_aggregate(specs: Sequence[TaskSpec], aggregate: str = parameters.DEFAUL
     metrics are the mean's) and the coefficients that compute their own system means."""
     from metaeval.analyses.stats import validation
 
-    if aggregate not in parameters.AGGREGATES:
+    if aggregate not in parameters.AGGREGATE_VALUES:
         raise WarehouseError(Message("unknown ", Argument("aggregate", aggregate),
                                      f"; choose from {', '.join(parameters.AGGREGATES)}"))
     if aggregate == parameters.DEFAULT_AGGREGATE:
@@ -161,7 +161,7 @@ def rank_tasks(wh: Store, specs: Sequence[TaskSpec], metric_globs: Sequence[str]
     if len(specs) < 1:
         raise WarehouseError(Message("give at least one ", Argument("tasks")))
     specs = with_aggregate(specs, aggregate)
-    median = any(s.aggregate != parameters.DEFAULT_AGGREGATE for s in specs)
+    median = next((s.aggregate for s in specs if s.aggregate != parameters.DEFAULT_AGGREGATE), None)
     tasks, measures_fp = [], hashlib.sha256()
     for spec in specs:
         # SPA reads the segment cells as any coefficient does: the scope is checked with pearson
@@ -178,7 +178,7 @@ def rank_tasks(wh: Store, specs: Sequence[TaskSpec], metric_globs: Sequence[str]
         raise WarehouseError(f"ranking needs at least two metrics present in every task; common: {common}")
     spec_json = json.dumps([s.as_dict() for s in specs], sort_keys=True)
     task_set = hashlib.sha256(spec_json.encode()).hexdigest()[:16]
-    fingerprint = parameters.aggregate_fingerprint(measures_fp.hexdigest(), "median" if median else "mean")
+    fingerprint = parameters.aggregate_fingerprint(measures_fp.hexdigest(), median or parameters.DEFAULT_AGGREGATE)
     params = TaskRankingParams(task_set, k, seed, alpha)
     if not force:
         prev = wh.con.execute(
@@ -189,7 +189,7 @@ def rank_tasks(wh: Store, specs: Sequence[TaskSpec], metric_globs: Sequence[str]
             return Outcome(None, prev)
     r = task_ranking.rank_tasks(tasks, k=k, seed=seed, alpha=alpha)
     recorded = {"tasks": [s.as_dict() for s in specs], "metrics": list(r.metrics), **params.recorded(),
-                **({"aggregate": "median"} if median else {})}
+                **({"aggregate": median} if median else {})}
     run_id = bookkeeping.start_run(wh, "rank-tasks", recorded, seed, fingerprint, len(r.metrics))
     with bookkeeping.finishing(wh, run_id):
         rows = []

@@ -38,11 +38,11 @@ def test_evaluate_median_rows_caption_and_signature_against_the_statistics(holes
     mean_json = run_cli(db, *common, "--format", "json").output
     text = run_cli(db, *common, "--aggregate", "median").output
     median_json = run_cli(db, *common, "--aggregate", "median", "--format", "json").output
-    assert "(a system's score: its median over its inputs)" in " ".join(text.split())
+    assert "(a system's score: the metric's median over its inputs, the human's mean)" in " ".join(text.split())
     mean = json.loads(mean_json[mean_json.index("["):])
     median = json.loads(median_json[median_json.index("["):])
     m1 = next(r for r in median if r["metric"] == "m1")
-    expected = scipy.stats.pearsonr(_loop(cells, "m1", "median"), _loop(cells, "human", "median"))[0]
+    expected = scipy.stats.pearsonr(_loop(cells, "m1", "median"), _loop(cells, "human", "mean"))[0]   # Graham's
     assert m1["correlation"] == pytest.approx(expected, abs=1e-12)
     coef = aggregate_iv("pearson", "median")
     ci = intervals.bootstrap_ci(X, Z, "system", coef, "both", k=99, seed=2)
@@ -118,23 +118,24 @@ def test_accuracy_median_against_a_loop_and_the_mean_as_before(holes):
     assert rows["aggregate"].tolist() == ["mean", "mean", "median", "median"]
     for j, (aggregate, metric) in enumerate(itertools.product(("mean", "median"), ("m1", "m2"))):
         assert rows["accuracy"][j] == pytest.approx(
-            _brute_accuracy(_loop(cells, metric, aggregate), _loop(cells, "human", aggregate)), abs=1e-12)
+            _brute_accuracy(_loop(cells, metric, aggregate), _loop(cells, "human", "mean")), abs=1e-12)
     mean, median = (json.loads(c) for c in rows["conventions"][[0, 2]])
     assert "aggregate" not in mean and mean["level"] == "system (macro): pairs of system means"
-    assert median["aggregate"] == "median" and median["level"] == "system (macro): pairs of system medians"
+    assert median["aggregate"] == "median"
+    assert median["level"] == "system (macro): pairs of system medians (metric), means (human)"
     assert rows["fingerprint"][0] != rows["fingerprint"][2]
     assert signed["signature"].str.contains("agg:median").tolist() == [False, False, True, True]
     parameters = [json.loads(p) for p in runs["parameters"]]
     assert ["aggregate" in p for p in parameters].count(True) == 1   # the median's accuracy run only
 
 
-def _brute_spa(X, Z, signs, aggregate):
-    """SPA by loops: per pair and sign vector, the swapped rows and their aggregate's difference."""
+def _brute_spa(X, Z, signs, aggregate, human_aggregate="mean"):
+    """SPA by loops: per pair and sign vector, the swapped rows and their aggregate's difference
+    (the metric's ``aggregate``, the human's ``human_aggregate``)."""
     import statistics
 
-    agg = statistics.median if aggregate == "median" else statistics.fmean
-
-    def p(S, i, k):
+    def p(S, i, k, aggregate):
+        agg = statistics.median if aggregate == "median" else statistics.fmean
         obs = agg(S[i]) - agg(S[k])
         count = 0
         for e in signs:
@@ -144,7 +145,7 @@ def _brute_spa(X, Z, signs, aggregate):
         return count / len(signs)
 
     pairs = list(itertools.combinations(range(X.shape[0]), 2))
-    return 1 - np.mean([abs(p(Z, i, k) - p(X, i, k)) for i, k in pairs])
+    return 1 - np.mean([abs(p(Z, i, k, human_aggregate) - p(X, i, k, aggregate)) for i, k in pairs])
 
 
 def test_soft_pairwise_accuracy_median_against_a_loop(full):
@@ -154,15 +155,18 @@ def test_soft_pairwise_accuracy_median_against_a_loop(full):
     base = ["accuracy", "--dataset", "h", "--human", "human", "--metric", "m1", "--soft", "--k", "64"]
     run_cli(db, *base)
     run_cli(db, *base, "--aggregate", "median")
+    run_cli(db, *base, "--aggregate", "median", "--human-aggregate", "median")
     with Store(db) as wh:
         rows = wh.sql("SELECT * FROM latest_soft_pairwise_accuracy ORDER BY aggregate")
         cells = wh.sql("SELECT system, input, measure, value FROM cells WHERE dataset = 'h'")
     X, Z = (cells[cells["measure"] == m].pivot(index="system", columns="input", values="value").to_numpy()
             for m in ("m1", "human"))
     signs = soft_pairwise.mtme_permutation_signs(64, X.shape[1], 4)
-    assert rows["aggregate"].tolist() == ["mean", "median"]
+    assert rows["aggregate"].tolist() == ["mean", "median", "median/median"]
     assert rows["spa"][0] == pytest.approx(_brute_spa(X, Z, signs, "mean"), abs=1e-12)
     assert rows["spa"][1] == pytest.approx(_brute_spa(X, Z, signs, "median"), abs=1e-12)
+    assert rows["spa"][2] == pytest.approx(_brute_spa(X, Z, signs, "median", "median"), abs=1e-12)
+    assert json.loads(rows["conventions"][2])["human_aggregate"] == "median"
     assert "aggregate" not in json.loads(rows["conventions"][0])
     assert json.loads(rows["conventions"][1])["aggregate"] == "median"
 
@@ -206,7 +210,7 @@ def test_rank_tasks_median_system_tasks_against_scipy_and_the_mean_as_before(hol
     tasks = ["--task", "h:human:system:pearson", "--task", "h:human:summary:spearman", "--k", "99"]
     run_cli(db, "rank-tasks", *tasks)
     text = run_cli(db, "rank-tasks", *tasks, "--aggregate", "median").output
-    assert "task 1: h:human:system:pearson (weight 1) (system scores: medians)" in text
+    assert "task 1: h:human:system:pearson (weight 1) (system scores: medians (metric), means (human))" in text
     assert "task 2: h:human:summary:spearman (weight 1)\n" in text
     with Store(db) as wh:
         rows = wh.sql("SELECT * FROM latest_task_rankings ORDER BY run_id, metric")
@@ -219,7 +223,7 @@ def test_rank_tasks_median_system_tasks_against_scipy_and_the_mean_as_before(hol
     for how, frame in (("mean", mean.reset_index(drop=True)), ("median", median)):
         for j, metric in enumerate(("m1", "m2")):
             r_system = json.loads(frame["correlations"][j])[0]
-            expected = scipy.stats.pearsonr(_loop(cells, metric, how), _loop(cells, "human", how))[0]
+            expected = scipy.stats.pearsonr(_loop(cells, metric, how), _loop(cells, "human", "mean"))[0]
             assert r_system == pytest.approx(expected, abs=1e-12)
     assert json.loads(mean["correlations"][0])[1] == json.loads(median["correlations"][0])[1]
     assert json.loads(median["conventions"][0])["aggregate"] == "median"
@@ -326,13 +330,14 @@ def rouge(tmp_path):
 
 
 def _brute_boot_p(X, Y, Z, agg_x, agg_y, cols):
-    """Two-sided paired bootstrap p of r(agg_x X, agg_x Z) - r(agg_y Y, agg_y Z) over the drawn
-    input columns, by a loop (numpy's mean/median per system, scipy's Pearson)."""
+    """Two-sided paired bootstrap p of r(agg_x X, mean Z) - r(agg_y Y, mean Z) over the drawn
+    input columns, by a loop (numpy's mean/median per system, scipy's Pearson): Graham's variants,
+    the metric's median against the human's mean."""
     import scipy.stats
 
     def r(A, H, agg, c):
         f = np.median if agg == "median" else np.mean
-        return scipy.stats.pearsonr(f(A[:, c], axis=1), f(H[:, c], axis=1))[0]
+        return scipy.stats.pearsonr(f(A[:, c], axis=1), np.mean(H[:, c], axis=1))[0]
 
     everything = np.arange(X.shape[1])
     delta = r(X, Z, agg_x, everything) - r(Y, Z, agg_y, everything)
@@ -391,7 +396,7 @@ def test_optimal_set_pooled_tests_between_mean_and_median_variants(rouge):
 def test_optimal_set_pooled_refusals(rouge):
     db, _, _ = rouge
     base = ["optimal-set", "--dataset", "r", "--human", "human"]
-    for extra, words in ((["--pooled"], "--method 'boot-inputs'"),
+    for extra, words in ((["--pooled"], "--method 'williams'"),
                          (["--pooled", "--method", "boot-inputs", "--level", "summary"], "--level 'system'"),
                          (["--pooled", "--method", "boot-inputs", "--coefficient", "kendall-23"], "kendall-23"),
                          (["--metric", "rouge-*"], "--pooled")):

@@ -3,6 +3,8 @@ item 9): the batched evaluators against brute-force loops over the resampled mat
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 import scipy.stats
@@ -37,6 +39,26 @@ def _loop_median(A):
     return np.array([np.median(r[~np.isnan(r)]) if (~np.isnan(r)).any() else np.nan for r in A])
 
 
+def _loop(A, aggregate):
+    """Each system's median or mean over its non-NaN cells, one row at a time."""
+    if aggregate == "median":
+        return _loop_median(A)
+    # the exactly rounded sum (math.fsum), as the core sums: a tie among the means is then a tie
+    return np.array([math.fsum(r[~np.isnan(r)]) / (~np.isnan(r)).sum() if (~np.isnan(r)).any() else np.nan
+                     for r in A])
+
+
+def _for(A, aggregate, seed=0):
+    """``A`` for a side aggregated by ``aggregate``: rounded for a median (ties among medians), with a
+    continuous jitter for a mean (ties among means would be decided by the order of a sum's rounding)."""
+    return A if aggregate == "median" else A + 1e-3 * np.random.default_rng(seed).normal(size=A.shape)
+
+
+#: (the analysis' aggregate, the metric's, the human's): Graham's median (the metric's median, the
+#: human's mean), both medians, and the human's median alone
+SIDES = [("median", "median", "mean"), ("median/median", "median", "median"), ("mean/median", "mean", "median")]
+
+
 def test_system_medians_against_numpy_with_holes_and_leading_axes():
     rng = np.random.default_rng(3)
     A = rng.normal(size=(5, 6, 8))
@@ -50,11 +72,13 @@ def test_system_medians_against_numpy_with_holes_and_leading_axes():
         system_scores(A[0], "mode")
 
 
+@pytest.mark.parametrize("aggregate, metric, human", SIDES)
 @pytest.mark.parametrize("coefficient", ["pearson", "spearman", "kendall", "kendall-c"])
 @pytest.mark.parametrize("method", ["systems", "inputs", "both"])
-def test_bootstrap_evaluator_median_against_a_loop(coefficient, method):
+def test_bootstrap_evaluator_median_against_a_loop(coefficient, method, aggregate, metric, human):
     X, _, Z = _matrices(1)
-    coef = aggregate_iv(coefficient, "median")
+    X, Z = _for(X, metric, 1), _for(Z, human, 2)
+    coef = aggregate_iv(coefficient, aggregate)
     rng = np.random.default_rng(5)
     rows, cols = resampling.bootstrap_indices(rng, 40, *X.shape, method)
     got = batched.bootstrap_evaluator(X, Z, "system", coef)(rows, cols)
@@ -62,33 +86,37 @@ def test_bootstrap_evaluator_median_against_a_loop(coefficient, method):
     for b in range(40):
         r = slice(None) if rows is None else rows[b]
         c = slice(None) if cols is None else cols[b]     # duplicated inputs counted as drawn
-        expected.append(_r(coefficient, _loop_median(X[r][:, c]), _loop_median(Z[r][:, c])))
+        expected.append(_r(coefficient, _loop(X[r][:, c], metric), _loop(Z[r][:, c], human)))
     np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12)
     assert level_correlation(X, Z, "system", coef) == pytest.approx(
-        _r(coefficient, _loop_median(X), _loop_median(Z)), abs=1e-12)
+        _r(coefficient, _loop(X, metric), _loop(Z, human)), abs=1e-12)
 
 
+@pytest.mark.parametrize("aggregate, metric, human", SIDES)
 @pytest.mark.parametrize("coefficient", ["pearson", "kendall"])
 @pytest.mark.parametrize("method", ["systems", "inputs", "both"])
-def test_permutation_evaluator_median_against_a_loop(coefficient, method):
+def test_permutation_evaluator_median_against_a_loop(coefficient, method, aggregate, metric, human):
     X, Y, Z = _matrices(2)
-    coef = aggregate_iv(coefficient, "median")
+    X, Y, Z = _for(X, metric, 1), _for(Y, metric, 3), _for(Z, human, 2)
+    coef = aggregate_iv(coefficient, aggregate)
     (mask,) = resampling.permutation_masks(np.random.default_rng(7), 30, *X.shape, method=method)
     got = batched.permutation_evaluator(X, Y, Z, "system", coef)(mask)
     full = np.broadcast_to(mask, (30, *X.shape))
-    zm = _loop_median(Z)
-    expected = [_r(coefficient, _loop_median(np.where(full[b], Y, X)), zm)
-                - _r(coefficient, _loop_median(np.where(full[b], X, Y)), zm) for b in range(30)]
+    zm = _loop(Z, human)
+    expected = [_r(coefficient, _loop(np.where(full[b], Y, X), metric), zm)
+                - _r(coefficient, _loop(np.where(full[b], X, Y), metric), zm) for b in range(30)]
     np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12)
 
 
-def test_unpaired_evaluator_median_against_a_loop():
+@pytest.mark.parametrize("aggregate, metric, human", SIDES)
+def test_unpaired_evaluator_median_against_a_loop(aggregate, metric, human):
     X, _, Z = _matrices(4)
-    coef = aggregate_iv("spearman", "median")
+    X, Z = _for(X, metric, 1), _for(Z, human, 2)
+    coef = aggregate_iv("spearman", aggregate)
     rng = np.random.default_rng(9)
     rows, cx, cz = resampling.unpaired_bootstrap_indices(rng, 25, X.shape[0], np.arange(9), np.arange(2, 9), "both")
     got = batched.unpaired_system_evaluator(X, Z, coef)(rows, cx, cz)
-    expected = [_r("spearman", _loop_median(X[rows[b]][:, cx[b]]), _loop_median(Z[rows[b]][:, cz[b]]))
+    expected = [_r("spearman", _loop(X[rows[b]][:, cx[b]], metric), _loop(Z[rows[b]][:, cz[b]], human))
                 for b in range(25)]
     np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12)
 

@@ -121,7 +121,11 @@ def bootstrap_evaluator(
 
     def evaluate(rows: np.ndarray | None, cols: np.ndarray | None) -> np.ndarray:
         if level == "system":
-            xm, zm = np.split(_drawn_system_scores(np.concatenate([X, Z]), cols, coefficient.aggregate), 2, axis=-1)
+            if coefficient.aggregate == coefficient.human_aggregate:
+                xm, zm = np.split(_drawn_system_scores(np.concatenate([X, Z]), cols, coefficient.aggregate), 2, axis=-1)
+            else:
+                xm = _drawn_system_scores(X, cols, coefficient.aggregate)
+                zm = _drawn_system_scores(Z, cols, coefficient.human_aggregate)
             if rows is not None:
                 xm, zm = (np.take_along_axis(np.broadcast_to(m, rows.shape), rows, axis=1) for m in (xm, zm))
             return corr(xm, zm, coefficient)
@@ -158,7 +162,7 @@ def permutation_evaluator(
     kendall_blocks = None
     if level == "summary" and coefficient.label == "kendall-b":
         kendall_blocks = [(b, _perm_pairs(X[:, b], Y[:, b], Z[:, b])) for b in _input_blocks(X.shape)]
-    zm = system_scores(Z, coefficient.aggregate)
+    zm = system_scores(Z, coefficient.human_aggregate)
     complete = level == "summary" and not (np.isnan(X).any() or np.isnan(Y).any() or np.isnan(Z).any())
     tables = _rank_tables(X, Y) if complete and coefficient.name == "spearman" else None
 
@@ -197,7 +201,7 @@ def unpaired_system_evaluator(
     independently: :func:`.resampling.unpaired_bootstrap_indices`), the systems ``rows[b]``."""
     def evaluate(rows: np.ndarray | None, cols_x: np.ndarray | None, cols_z: np.ndarray | None) -> np.ndarray:
         xm = _drawn_system_scores(X, cols_x, coefficient.aggregate)
-        zm = _drawn_system_scores(Z, cols_z, coefficient.aggregate)
+        zm = _drawn_system_scores(Z, cols_z, coefficient.human_aggregate)
         c = next(a.shape[0] for a in (rows, cols_x, cols_z) if a is not None)
         xm, zm = (np.broadcast_to(m, (c, X.shape[0])) for m in (xm, zm))
         if rows is not None:

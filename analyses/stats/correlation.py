@@ -57,8 +57,8 @@ def level_correlation(X: np.ndarray, Z: np.ndarray, level: str, coefficient: Coe
     if coefficient.whole_level:
         return float(level_module(coefficient).level_value(X, Z, level))
     if level == "system":
-        a = coefficient.aggregate
-        return float(corr(system_scores(X, a), system_scores(Z, a), coefficient))
+        return float(corr(system_scores(X, coefficient.aggregate), system_scores(Z, coefficient.human_aggregate),
+                          coefficient))
     if level == "summary":
         return float(summary_mean(corr(X.T, Z.T, coefficient)))
     return float(corr(X.ravel(), Z.ravel(), coefficient))

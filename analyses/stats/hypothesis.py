@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 
 import numpy as np
@@ -117,8 +117,10 @@ def williams_test(
     level, coef, alternative = level_iv(level), coefficient_iv(coefficient), alternative_iv(alternative)
     if not coef.parametric:
         raise ValueError(f"Williams' test is not defined for {coef.label}; use a permutation or bootstrap test.")
-    signed = {name: level_correlation(A, B, level, coef) for name, A, B in (("r(X,Z)", X, Z), ("r(Y,Z)", Y, Z),
-                                                                            ("r(X,Y)", X, Y))}
+    # r(X, Y) correlates two metrics: both sides take the metric's aggregate (coef.human_aggregate is Z's)
+    between = replace(coef, human_aggregate=coef.aggregate)
+    signed = {name: level_correlation(A, B, level, c)
+              for name, A, B, c in (("r(X,Z)", X, Z, coef), ("r(Y,Z)", Y, Z, coef), ("r(X,Y)", X, Y, between))}
     r12, r13, r23 = (abs(r) for r in signed.values())
     negative = [name for name, r in signed.items() if r < 0]
     n = pairs_count(X, Z, level)
@@ -245,6 +247,74 @@ def permutation_test(
         conventions=_permutation_conventions(level, coef, method, variant, k, alternative, seq, int(samples.size),
                                              int(valid.size), undefined, k_block),
     )
+
+
+#: The name of mt-metrics-eval's system-level permutation test (:func:`system_scores_permutation_test`)
+#: among the test methods: perm-systems with mt-metrics-eval's standardisation and p-value.
+MTME_SYSTEMS = "perm-systems-mtme"
+
+
+def system_scores_permutation_test(
+    X: npt.ArrayLike,
+    Y: npt.ArrayLike,
+    Z: npt.ArrayLike,
+    coefficient: str = "pearson",
+    k: int = 1000,
+    alternative: str = "greater",
+    seed: int | None = None,
+    *,
+    k_block: int | None = None,
+    batch_size: int | None = None,
+) -> PermutationResult:
+    """mt-metrics-eval's system-level ``PermutationSigDiff`` computed from segment-level matrices.
+
+    mt-metrics-eval tests two metrics at the system level on their vectors of N system scores:
+    each vector z-scored over the systems (``scipy.stats.zscore``, ddof 0), each resample swaps
+    the two metrics' scores of each system with probability 1/2, delta_b = r(x'_b, z) - r(y'_b, z),
+    and p = #{delta_b >= delta} / k (no added one; "greater" is its one-sided test of "X
+    correlates better", the only one it computes; "less" and "two-sided" take the same draws with
+    :func:`count_extreme`'s rule). Here the system scores are the coefficient's aggregate of each
+    row of X, Y (the metric's) and Z (the human's); systems whose human score (mt-metrics-eval's
+    None gold) or metric scores are undefined are left out before the z-scores, as its
+    ``_ReshapeAndFilter`` drops the None gold. The draws are :func:`permutation_test`'s
+    perm-systems masks on the N x 1 matrices (the same seed, the same masks), so the two tests
+    differ only by what is standardised and swapped (cells of whole rows there, the system scores
+    here) and the p-value's formula: Monte-Carlo draws, not mt-metrics-eval's, agreeing with its p
+    within the binomial error. ``k_block``: its early stopping (block_size; early_min 0.02,
+    early_max 0.5), as :func:`permutation_test`.
+    """
+    from .reductions import system_scores
+
+    X, Y, Z = matrices_iv(X=X, Y=Y, Z=Z)
+    coef = coefficient_iv(coefficient)
+    k, alternative, seq = k_iv(k), alternative_iv(alternative), seed_iv(seed)
+    if k_block is not None:
+        k_block = k_iv(k_block)
+    x, y, z = system_scores(X, coef.aggregate), system_scores(Y, coef.aggregate), system_scores(Z, coef.human_aggregate)
+    keep = ~(np.isnan(x) | np.isnan(y) | np.isnan(z))
+    columns = [a[keep][:, None] for a in (x, y, z)]          # N x 1: one "input", the system score
+    plain = replace(coef, aggregate="mean", human_aggregate="mean")
+    delta, r_xz, r_yz, samples = _permutation_samples(*columns, "system", plain, "systems", seq, "paper",
+                                                      batch_size_iv(batch_size), k, k_block, alternative)
+    valid = samples[~np.isnan(samples)]
+    count = count_extreme(valid, delta, alternative, "permutation")
+    pvalue = resampling_pvalue(delta, count, valid.size, add_one=False)
+    undefined = _resampling_undefined("system", r_xz, r_yz, valid.size)
+    conv = _permutation_conventions("system", coef, "systems", "paper", k, alternative, seq, int(samples.size),
+                                    int(valid.size), undefined, k_block)
+    conv.update(
+        method=MTME_SYSTEMS,
+        procedure="permutation test on the system scores (mt-metrics-eval PermutationSigDiff at the system level): "
+                  "each system's two metric scores swapped with probability 1/2",
+        variant="mt-metrics-eval",
+        pvalue_formula=f"count / k; count = #{_EXTREME_TEXT[alternative]}",
+        standardization="each metric's vector of system scores over the systems, ddof 0 (scipy.stats.zscore, as "
+                        "mt-metrics-eval); perm-systems standardises X and Y over all cells",
+        system_scores=f"each system's {coef.aggregate} over its inputs (the human's: {coef.human_aggregate}); "
+                      f"systems without a score left out: {int((~keep).sum())}",
+        reference="google-research/mt-metrics-eval stats.PermutationSigDiff (average_by='none', system-level "
+                  "Correlation)")
+    return PermutationResult(delta=delta, pvalue=pvalue, samples=samples, conventions=conv)
 
 
 def _permutation_samples(X, Y, Z, level, coef, method, seq, variant, batch_size, k, k_block, alternative,

@@ -79,7 +79,8 @@ def pairs_evaluator(metrics: list[np.ndarray], Z: np.ndarray, level: str, coeffi
     n, m = Z.shape
     if coefficient.whole_level or coefficient.ties_variant or level not in ("system", "summary") or n < 3:
         return None
-    if coefficient.aggregate != "mean":   # a median is not linear in the swap masks: the cell-by-cell path
+    if coefficient.aggregate != "mean" or coefficient.human_aggregate != "mean":
+        # a median is not linear in the swap masks: the cell-by-cell path
         return None
     if len(metrics) < 2 or np.isnan(Z).any() or any(np.isnan(X).any() for X in metrics):
         return None

@@ -59,6 +59,19 @@ def system_means(X: np.ndarray) -> np.ndarray:
 
 #: How a system's score aggregates its inputs' cells: the mean (default) or the median.
 AGGREGATES: tuple[str, ...] = ("mean", "median")
+#: An analysis' ``aggregate`` names the metric's aggregate and, when it is not the mean, the
+#: human's after a ``/``: "median" is Graham (2015)'s median variant (the metric's median against
+#: the human's mean system score), "median/median" both medians, "mean/median" the human's alone.
+AGGREGATE_VALUES: tuple[str, ...] = ("mean", "median", "mean/median", "median/median")
+
+
+def aggregate_sides(aggregate: str) -> tuple[str, str]:
+    """(the metric's, the human's) aggregate of an analysis' ``aggregate`` (:data:`AGGREGATE_VALUES`):
+    the human's is the mean unless named after a ``/``."""
+    if aggregate not in AGGREGATE_VALUES:
+        raise ValueError(f"`aggregate` must be one of {', '.join(AGGREGATE_VALUES)}; got {aggregate!r}.")
+    metric, _, human = aggregate.partition("/")
+    return metric, human or "mean"
 
 
 def system_medians(X: np.ndarray) -> np.ndarray:

@@ -99,8 +99,9 @@ def soft_pairwise_accuracy(X: npt.ArrayLike, Z: npt.ArrayLike, k: int = 1000, se
     from .validation import k_iv, matrices_iv
 
     X, Z = matrices_iv(X=X, Z=Z)
-    if aggregate not in ("mean", "median"):
-        raise ValueError(f"`aggregate` must be 'mean' or 'median'; got {aggregate!r}.")
+    from .reductions import aggregate_sides
+
+    metric_side, human_side = aggregate_sides(aggregate)   # the metric's, then the human's (a ValueError else)
     both = ~np.isnan(X) & ~np.isnan(Z)
     systems = np.flatnonzero(both.any(axis=1))
     inputs = np.flatnonzero(both[systems].all(axis=0))
@@ -113,8 +114,8 @@ def soft_pairwise_accuracy(X: npt.ArrayLike, Z: npt.ArrayLike, k: int = 1000, se
         empty = np.full((systems.size, systems.size), np.nan)
         return SoftPairwiseResult(np.nan, empty, empty, systems, inputs, signs.shape[0])
     sub = np.ix_(systems, inputs)
-    pvalues = pairwise_permutation_pvalues if aggregate == "mean" else pairwise_median_pvalues
-    p_h, p_m = pvalues(Z[sub], signs), pvalues(X[sub], signs)
+    pvalues = {"mean": pairwise_permutation_pvalues, "median": pairwise_median_pvalues}
+    p_h, p_m = pvalues[human_side](Z[sub], signs), pvalues[metric_side](X[sub], signs)
     upper = np.triu_indices(systems.size, 1)
     spa = float(1.0 - np.mean(np.abs(p_h - p_m)[upper]))
     return SoftPairwiseResult(spa, p_h, p_m, systems, inputs, signs.shape[0])

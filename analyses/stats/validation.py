@@ -33,8 +33,9 @@ class Coefficient:
     ``control``: a partial correlation controlling for a grouping of the cells, ``"system"`` or
     an attribute's name (pearson, spearman, kendall tau-b; computed by :mod:`.partial`, which
     needs the groups: the other functions of the core refuse it). ``aggregate``: a system's
-    score at the system level, the ``mean`` or the ``median`` of its inputs' cells (not part of
-    the label: :func:`aggregate_iv`)."""
+    score at the system level, the ``mean`` or the ``median`` of its inputs' cells, for the metric
+    (X, Y); ``human_aggregate`` the same for the human (Z); neither part of the label:
+    :func:`aggregate_iv`)."""
 
     name: str
     variant: str | None = None
@@ -42,6 +43,7 @@ class Coefficient:
     calibrated: bool = False
     control: str | None = None
     aggregate: str = "mean"
+    human_aggregate: str = "mean"
 
     @property
     def base_label(self) -> str:
@@ -141,19 +143,22 @@ def coefficient_iv(coefficient: object) -> Coefficient:
 
 
 def aggregate_iv(coefficient: object, aggregate: object = "mean") -> Coefficient:
-    """The coefficient with a system's score aggregated by ``aggregate`` (mean, median). The
-    median is offered for the coefficients computed from the two vectors of system scores
-    (pearson, spearman, kendall tau-b and tau-c): not for a partial coefficient, a Kendall
-    variant with ties or a whole-level coefficient, which compute their own system means."""
-    from .reductions import AGGREGATES
+    """The coefficient with a system's score aggregated by ``aggregate``
+    (:data:`.reductions.AGGREGATE_VALUES`: the metric's mean or median, then the human's after a
+    ``/`` when not the mean; "median" is Graham 2015's variant, the metric's median against the
+    human's mean). The median is offered for the coefficients computed from the two vectors of
+    system scores (pearson, spearman, kendall tau-b and tau-c): not for a partial coefficient, a
+    Kendall variant with ties or a whole-level coefficient, which compute their own system means."""
+    from .reductions import AGGREGATE_VALUES, aggregate_sides
 
     coef = coefficient_iv(coefficient)
-    if aggregate not in AGGREGATES:
-        raise ValueError(f"`aggregate` must be one of {', '.join(AGGREGATES)}; got {aggregate!r}.")
+    if aggregate not in AGGREGATE_VALUES:
+        raise ValueError(f"`aggregate` must be one of {', '.join(AGGREGATE_VALUES)}; got {aggregate!r}.")
+    metric, human = aggregate_sides(aggregate)
     if aggregate != "mean" and (coef.control is not None or coef.ties_variant or coef.whole_level):
-        raise ValueError(f"a system's {aggregate} is offered for pearson, spearman, kendall and kendall-c, "
-                         f"not {coef.label}")
-    return replace(coef, aggregate=aggregate)
+        raise ValueError(f"a system's {'median' if 'median' in aggregate else aggregate} is offered for pearson, "
+                         f"spearman, kendall and kendall-c, not {coef.label}")
+    return replace(coef, aggregate=metric, human_aggregate=human)
 
 
 def control_iv(control: object) -> str:

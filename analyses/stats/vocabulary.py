@@ -42,9 +42,11 @@ COEFFICIENT_LEVELS: dict[str, tuple[str, ...]] = {"pdp": ("system", "summary")}
 
 #: Confidence intervals: Fisher's z, or a percentile bootstrap over systems, inputs or both.
 CI_METHODS: tuple[str, ...] = ("fisher", "boot-systems", "boot-inputs", "boot-both")
-#: Tests of corr(X, Z) - corr(Y, Z): Williams' t, permutation, paired bootstrap.
+#: Tests of corr(X, Z) - corr(Y, Z): Williams' t, permutation, paired bootstrap; perm-systems-mtme:
+#: mt-metrics-eval's system-level PermutationSigDiff (the system scores z-scored and swapped,
+#: p = count / k; perm-systems z-scores the cells, the TACL'21 convention).
 TEST_METHODS: tuple[str, ...] = ("williams", "perm-systems", "perm-inputs", "perm-both",
-                                 "boot-systems", "boot-inputs", "boot-both")
+                                 "boot-systems", "boot-inputs", "boot-both", "perm-systems-mtme")
 #: What a resampling method draws (the part after ``boot-`` / ``perm-``).
 RESAMPLING: tuple[str, ...] = ("systems", "inputs", "both")
 #: H1 of a test: corr(X, Z) > corr(Y, Z) (greater), < (less), or != (two-sided).

@@ -97,8 +97,19 @@ def correlate(obj, dataset, human, metrics, levels, coefficients, system_inputs,
 
 def _echo_aggregate(frame) -> None:
     """Text: say that the system scores are medians (``--aggregate median``), which the table does not show."""
-    if "aggregate" in frame and len(frame) and set(frame["aggregate"]) == {"median"}:
-        say("A system's score: the median over its inputs of each cell's value (--aggregate median).")
+    if ("aggregate" in frame and len(frame) and len(set(frame["aggregate"])) == 1
+            and frame["aggregate"].iloc[0] != "mean"):
+        say(f"A system's score: {_aggregate_text(frame['aggregate'].iloc[0])}.")
+
+
+def _aggregate_text(aggregate: str) -> str:
+    """How a system's score is made under ``aggregate`` (the metric's, then the human's after /)."""
+    from metaeval.runs.parameters import aggregate_sides
+
+    metric, human = aggregate_sides(aggregate)
+    flags = " ".join(f"--{name} {value}" for name, value in (("aggregate", metric), ("human-aggregate", human))
+                     if value != "mean")
+    return f"the metric's {metric} over its inputs, the human's {human} ({flags})"
 
 
 def _subset_text(where) -> str:
@@ -152,8 +163,8 @@ def _conventions(frame) -> str:
     if "system" in levels and len(protocols) == 1:
         parts.append(f"system scores: {SYSTEM_INPUTS_TEXT.get(protocols[0], protocols[0])} "
                      f"(--system-inputs {protocols[0]})")
-    if "aggregate" in frame and set(frame["aggregate"]) == {"median"}:
-        parts.append("a system's score the median over its inputs (--aggregate median)")
+    if "aggregate" in frame and len(set(frame["aggregate"])) == 1 and frame["aggregate"].iloc[0] != "mean":
+        parts.append(f"a system's score {_aggregate_text(frame['aggregate'].iloc[0])}")
     if "signature" in frame.columns and (common := signature.shared(frame["signature"])):
         parts.append(f"signature {common}")
     return "; ".join(parts)

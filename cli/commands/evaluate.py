@@ -11,9 +11,9 @@ import click
 from metaeval.cli import stdin
 from metaeval.cli.app import (Context, LazyChoice, _command_line, echo_reports, fmt_option, is_text, layout_option,
                               say, say_caption, show, width)
-from metaeval.cli.families import click_option
+from metaeval.cli.families import aggregate_options, click_option
 from metaeval.runs.declarations import CONTROL
-from metaeval.runs.families import AGGREGATE, ALPHA, FORCE, JOBS, K, SEED, SYSTEM_INPUTS, WHERE
+from metaeval.runs.families import ALPHA, FORCE, JOBS, K, SEED, SYSTEM_INPUTS, WHERE
 from metaeval.cli.progress import terminal_progress
 
 #: In text output, beats / beaten by lists longer than this many characters are cut (--wide: never).
@@ -66,7 +66,7 @@ MAX_LIST = 70
 @click_option(FORCE)
 @click_option(WHERE)
 @click_option(CONTROL)
-@click_option(AGGREGATE)
+@aggregate_options
 @fmt_option()
 @layout_option
 @stdin.format_option("--input-format")

@@ -46,7 +46,7 @@ def rank_tasks(obj: Context, tasks, task_set, datasets, human, metrics, k, seed,
                                     else f"run {out.run_id}: ranked {len(rows)} metrics over {len(specs)} tasks"))
     for i, n in enumerate(names, 1):
         test = " (test over pairs)" if specs[i - 1].test == "pairs" else ""
-        test += f" (system scores: {specs[i - 1].aggregate}s)" if specs[i - 1].aggregate != "mean" else ""
+        test += f" (system scores: {_sides(specs[i - 1].aggregate)})" if specs[i - 1].aggregate != "mean" else ""
         say(f"  task {i}: {n} (weight {specs[i - 1].weight:g}){test}")
     for r in rows.itertuples():
         corr = " ".join(f"{c:7.3f}" if c is not None else "     --" for c in json.loads(r.correlations))
@@ -98,7 +98,7 @@ def _paper(rows, specs, k: int, seed: int, alpha: float, fmt: str, layout: str) 
     note = _note(rows, alpha)   # no bold from tests that cannot resolve (the conclusion layer)
     ranking = tables.Ranking(frame, keys=("task",), headers={(t,): h for t, h in headers.items()},
                              unresolved={("average",): note} if note else {})
-    tasks = "; ".join(f"{i + 1}: {s.name}{' of system medians' if s.aggregate == 'median' else ''} "
+    tasks = "; ".join(f"{i + 1}: {s.name}{' of system ' + _sides(s.aggregate) if s.aggregate != 'mean' else ''} "
                       f"(weight {s.weight:g})" for i, s in enumerate(specs))
     caption = (f"Metrics ranked over {len(specs)} tasks ({tasks}): each task's correlation, and their weighted "
                f"average after mapping each score to [0, 1] (WMT23/24); clusters (cl.) from permutation tests on "
@@ -107,3 +107,11 @@ def _paper(rows, specs, k: int, seed: int, alpha: float, fmt: str, layout: str) 
 
 
 COMMANDS = [rank_tasks]
+
+
+def _sides(aggregate: str) -> str:
+    """A task's system scores under ``aggregate``: the metric's, then the human's."""
+    from metaeval.runs.parameters import aggregate_sides
+
+    metric, human = aggregate_sides(aggregate)
+    return f"{metric}s (metric), {human}s (human)"

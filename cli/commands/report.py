@@ -81,19 +81,36 @@ def _common(f):
     return f
 
 
-#: plot ci / heatmap --aggregate: which rows of a view keyed by the aggregate are drawn (never both).
-AGGREGATE_OPTION = click.option(
-    "--aggregate", type=click.Choice(["mean", "median"]), default="mean", show_default=True,
-    help="Draw the rows of a system's mean or of its median over the inputs (compare/ci --aggregate).")
+def AGGREGATE_OPTION(f):
+    """plot ci / heatmap --aggregate (and --human-aggregate): which rows of a view keyed by the
+    aggregate are drawn (never both), folded into one ``aggregate`` as the analyses store it."""
+    from metaeval.cli.families import _human_in_aggregate
+
+    f = _human_in_aggregate(f)
+    f = click.option("--human-aggregate", type=click.Choice(["mean", "median"]), default="mean", show_default=True,
+                     help="Draw the rows of the human's mean or median system score (compare/ci "
+                          "--human-aggregate).")(f)
+    return click.option(
+        "--aggregate", type=click.Choice(["mean", "median"]), default="mean", show_default=True,
+        help="Draw the rows of a metric's system mean or of its median over the inputs (compare/ci --aggregate).")(f)
 
 
 def _aggregated(command: tuple, aggregate: str) -> tuple:
-    """A hint's command line with ``--aggregate`` when it is not the mean (a mean's as before)."""
-    return command if aggregate == "mean" else (*command, "--aggregate", aggregate)
+    """A hint's command line with ``--aggregate`` (``--human-aggregate``) when not the mean (a mean's as before)."""
+    from metaeval.runs.parameters import aggregate_sides
+
+    metric, human = aggregate_sides(aggregate)
+    return (*command, *(("--aggregate", metric) if metric != "mean" else ()),
+            *(("--human-aggregate", human) if human != "mean" else ()))
 
 
 def _medians(aggregate: str) -> str:
-    return "" if aggregate == "mean" else f", system {aggregate}s"
+    from metaeval.runs.parameters import aggregate_sides
+
+    if aggregate == "mean":
+        return ""
+    metric, human = aggregate_sides(aggregate)
+    return f", system {metric}s" if human == "mean" else f", system {metric}s (metric), {human}s (human)"
 
 
 def _write(obj: Context, fig, out: Path, overwrite: bool) -> None:

@@ -19,9 +19,11 @@ from metaeval.cli.app import EXPORT_SUFFIXES, OVERWRITE, RESULT_TABLES, fmt_opti
 @click.option("--level", "levels", multiple=True, help="Only these levels. Repeatable.")
 @click.option("--coefficient", "coefficients", multiple=True, help="Only these coefficients. Repeatable.")
 @click.option("--method", "methods", multiple=True, help="Only these methods (CI or test). Repeatable.")
-@click.option("--aggregate", "aggregates", multiple=True, type=click.Choice(["mean", "median"]),
-              help="Only the rows of a system's mean (or median) over its inputs, in a table with an aggregate "
-                   "column. Repeatable. Default: both (the column tells them apart).")
+@click.option("--aggregate", "aggregates", multiple=True,
+              type=click.Choice(["mean", "median", "mean/median", "median/median"]),
+              help="Only the rows of a metric's system mean (or median) over its inputs, in a table with an "
+                   "aggregate column (median/median, mean/median: the human's median too, --human-aggregate). "
+                   "Repeatable. Default: all (the column tells them apart).")
 @click.option("--signature", "signed", is_flag=True,
               help="Add each row's signature: version, analysis, settings and data fingerprint in one short "
                    "string a paper can print (sacrebleu-style).")
