@@ -374,7 +374,8 @@ def evaluation_table(wh: Store, outcomes: dict[str, engine.Outcome], focus: Sequ
     corr = outcomes["correlate"].rows(wh).set_index(["metric", "level", "coefficient"])
     cis = outcomes["ci"].rows(wh).set_index(["metric", "level", "coefficient"])
     tests = outcomes["compare"].rows(wh)
-    tests = tests[(tests["correction"] == settings["correction"]) & (tests["correction_group"] == "metric")]
+    tests = tests[(tests["correction"] == settings["correction"]) & (tests["correction_group"] == "metric")
+                  & tests["metric_a"].isin(scope.metrics) & tests["metric_b"].isin(scope.metrics)]  # data has no other
     if data is not None:   # a stored row of another family or of other cells is not a test of these
         family = comparisons.correction_family(scope.metrics, settings["correction"])
         prints: dict[tuple, str] = {}

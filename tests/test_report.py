@@ -557,3 +557,29 @@ def test_plot_heatmap_uses_stored_correlations_for_the_order(analysed, cli, tmp_
         stored = wh.sql("SELECT metric, value FROM latest_correlations WHERE dataset = 'demo' AND level = 'system' "
                         "AND coefficient = 'pearson'")
     assert calls[-1] == dict(zip(stored["metric"], stored["value"], strict=True)) and len(calls[-1]) == 4
+
+
+def _toy_table(tmp_path, metrics=("m.a", "m.b", "m.c"), systems=6, inputs=8, seed=0):
+    """A small table of one human judgment and ``metrics``, the i-th noisier than the (i-1)-th."""
+    rng = np.random.default_rng(seed)
+    cells = []
+    for s in range(systems):
+        for i in range(inputs):
+            h = s + rng.normal()
+            cells.append({"system": f"s{s}", "input": f"d{i}", "measure": "human.q", "kind": "human", "value": h})
+            cells += [{"system": f"s{s}", "input": f"d{i}", "measure": m, "value": h + (j + 1) * rng.normal()}
+                      for j, m in enumerate(metrics)]
+    path = tmp_path / "toy.csv"
+    pd.DataFrame(cells).to_csv(path, index=False)
+    return path
+
+
+def test_report_with_tests_of_a_metric_not_correlated(db, cli, tmp_path):
+    """Stored tests naming a metric that no stored correlation names are not of the ranking (it
+    raised KeyError: the test's cells were looked up among the correlated metrics' cells)."""
+    cli("ingest", "table", _toy_table(tmp_path), "--dataset", "toy")
+    base = ["--dataset", "toy", "--human", "human.q"]
+    cli("compare", *base, "--metric", "m.*", "--level", "system", "--coefficient", "pearson", "--method", "williams")
+    cli("correlate", *base, "--metric", "m.a", "--metric", "m.b")
+    page = _report(cli, tmp_path, "--dataset", "toy").page
+    assert "compare 3 metrics, not the 2 ranked here" in page   # the ranking says why it has no clusters
