@@ -157,7 +157,8 @@ def significance_heatmap(rows: pd.DataFrame, alpha: float, title: str = "", alte
     (metric_a, metric_b, p_value, significant; alternative, unless given as ``alternative``;
     correction and correction_group when present). ``correlations``: metric -> its correlation
     with the human judgment at the same level and coefficient; the metrics are then ordered by
-    it, highest first, as in the paper's Figure 5 (and labelled with it); otherwise by name.
+    it, highest first, as in the paper's Figure 5 (and labelled with it; an undefined one last),
+    when it has every metric drawn; otherwise by name (the title names the metrics it lacks).
     """
     _require(rows, ["metric_a", "metric_b", "p_value", "significant"], "a significance heatmap")
     _one_setting(rows, ["metric_a", "metric_b"], ["human", "level", "coefficient", "method", "alternative",
@@ -172,14 +173,16 @@ def significance_heatmap(rows: pd.DataFrame, alpha: float, title: str = "", alte
     group = rows["correction_group"].iloc[0] if "correction_group" in rows.columns else None
     corrected = correction not in (None, "none")
     names = sorted(set(rows["metric_a"]) | set(rows["metric_b"]))
-    if correlations is not None:
-        value = {m: float(correlations[m]) if m in correlations and pd.notna(correlations[m]) else -np.inf
-                 for m in names}
+    absent = [m for m in names if correlations is None or m not in correlations]
+    if not absent:   # a stored NaN is an undefined correlation: last, and labelled so
+        value = {m: float(correlations[m]) if pd.notna(correlations[m]) else -np.inf for m in names}
         metrics = sorted(names, key=lambda m: (-value[m], m))
-        labels = [f"{m} ({value[m]:.3f})" if np.isfinite(value[m]) else f"{m} (n/a)" for m in metrics]
+        labels = [f"{m} ({value[m]:.3f})" if np.isfinite(value[m]) else f"{m} (undefined)" for m in metrics]
         order = "metrics by correlation with the human judgment, highest first"
-    else:
+    else:            # no order by correlation unless every metric drawn has one stored
         metrics, labels, order = names, names, "metrics by name"
+        if correlations:
+            order += f"; no stored correlation of {', '.join(absent)}"
     index = {m: i for i, m in enumerate(metrics)}
     n = len(metrics)
     raw = np.zeros((n, n))
