@@ -342,6 +342,79 @@ def category_drops(rows: pd.DataFrame, title: str = "") -> Figure:
     return fig
 
 
+def measure_scatter(x, y, x_label: str, y_label: str, *, diagonal: bool = False, title: str = "") -> Figure:
+    """One point per cell scored by both measures (Graham 2015, Fig. 1: linguistic quality
+    against coverage); ``diagonal`` draws y = x (for two measures on one scale: a point above it
+    scores higher on y). The title says how many cells are drawn and how many were left out."""
+    x, y = np.asarray(x, dtype=float).ravel(), np.asarray(y, dtype=float).ravel()
+    both = np.isfinite(x) & np.isfinite(y)
+    fig, ax = plt.subplots(figsize=(5.2, 5.0), layout="constrained")
+    ax.scatter(x[both], y[both], s=9, alpha=0.45, color="C0", edgecolors="none",
+               label=f"a summary (cell): {int(both.sum())}")
+    if diagonal and both.any():
+        lo, hi = float(min(x[both].min(), y[both].min())), float(max(x[both].max(), y[both].max()))
+        ax.plot([lo, hi], [lo, hi], "--", color="0.4", linewidth=1, label="y = x (equal scores)")
+    ax.set_xlabel(x_label)
+    ax.set_ylabel(y_label)
+    left = int((np.isfinite(x) | np.isfinite(y)).sum() - both.sum())
+    head = f"{y_label} against {x_label}: the {int(both.sum())} cells both score"
+    head += f" ({left} scored by one only, not drawn)" if left else ""
+    ax.set_title(textwrap.fill(f"{head} — {title}" if title else head, 70), fontsize=8)
+    ax.legend(fontsize=7, frameon=False, loc="best")
+    return fig
+
+
+def score_distributions(values: Mapping[str, np.ndarray], *, bins: int = 20, title: str = "") -> Figure:
+    """The distribution of each measure's cell scores, one panel per measure (Graham 2015, Fig. 2:
+    coverage, linguistic quality and their mean), each a histogram of its cells with its n and
+    mean in the legend; missing cells are not counted."""
+    if not values:
+        raise ValueError("score distributions need one or more measures")
+    fig, axes = plt.subplots(len(values), 1, figsize=(5.6, 1.2 + 1.9 * len(values)), layout="constrained",
+                             squeeze=False)
+    for ax, (name, v) in zip(axes[:, 0], values.items()):
+        v = np.asarray(v, dtype=float).ravel()
+        v = v[np.isfinite(v)]
+        if v.size:
+            ax.hist(v, bins=bins, color="C0", alpha=0.8, label=f"cells: {v.size}")
+            ax.axvline(float(v.mean()), color="C3", linewidth=1.2, label=f"mean {v.mean():.3g}")
+            ax.legend(fontsize=7, frameon=False)
+        else:
+            ax.text(0.5, 0.5, "no cell", ha="center", va="center", transform=ax.transAxes, color="grey")
+        ax.set_xlabel(name, fontsize=8)
+        ax.set_ylabel("summaries", fontsize=8)
+    head = "Distribution of each measure's scores over the summaries (one histogram per measure)"
+    fig.suptitle(textwrap.fill(f"{head} — {title}" if title else head, 80), fontsize=8)
+    return fig
+
+
+def system_distributions(A, systems, measure: str, *, title: str = "") -> Figure:
+    """Each system's score distribution over its inputs (rows of ``A``, NaN: no cell) as a box
+    (quartiles, whiskers at 1.5 IQR, outliers as points) with its mean, systems ordered by their
+    mean, highest first (a "lower is better" measure is drawn as stored: say so in ``measure``)."""
+    A = np.asarray(A, dtype=float)
+    rows = [(str(s), r[np.isfinite(r)]) for s, r in zip(systems, A)]
+    drawn = [(s, r) for s, r in rows if r.size]
+    if not drawn:
+        raise ValueError("no system has a score")
+    drawn.sort(key=lambda t: (-float(t[1].mean()), t[0]))
+    fig, ax = plt.subplots(figsize=(max(5.0, 1.5 + 0.35 * len(drawn)), 4.6), layout="constrained")
+    ax.boxplot([r for _, r in drawn], showmeans=True, meanprops={"marker": "D", "markerfacecolor": "C3",
+                                                                  "markeredgecolor": "C3", "markersize": 4},
+               flierprops={"markersize": 3})
+    ax.set_xticks(range(1, len(drawn) + 1), [s for s, _ in drawn], rotation=90, fontsize=7)
+    ax.set_ylabel(measure)
+    handles = [Patch(facecolor="white", edgecolor="black", label="box: quartiles; whiskers: 1.5 IQR"),
+               plt.Line2D([], [], color="C1", label="median"),
+               plt.Line2D([], [], marker="D", linestyle="none", color="C3", markersize=4, label="mean")]
+    ax.legend(handles=handles, fontsize=7, frameon=False, loc="best")
+    missing = len(rows) - len(drawn)
+    head = (f"{measure}: each system's scores over its inputs, systems by their mean, highest first"
+            + (f" ({missing} system(s) without a score not drawn)" if missing else ""))
+    ax.set_title(textwrap.fill(f"{head} — {title}" if title else head, 80), fontsize=8)
+    return fig
+
+
 def save(fig: Figure, stem: Path) -> list[Path]:
     """Write ``stem.png`` and ``stem.svg``; close the figure."""
     paths = [stem.parent / f"{stem.name}.png", stem.parent / f"{stem.name}.svg"]
