@@ -390,7 +390,7 @@ def evaluation_table(wh: Store, outcomes: dict[str, engine.Outcome], focus: Sequ
                 prints[key] = data.fingerprint(key)[0]
             return r.fingerprint == aggregate_print(prints[key]) and (None if pd.isna(r.family) else r.family) == family
 
-        tests = tests[[current(r) for r in tests.itertuples()]]
+        tests = tests[np.array([current(r) for r in tests.itertuples()], dtype=bool)]   # (none: no rows, not no columns)
     metrics = list(scope.metrics)
     index = {m: i for i, m in enumerate(metrics)}
     rows = []
