@@ -357,7 +357,8 @@ FLAGS = {"metrics": "--metric", "levels": "--level", "coefficients": "--coeffici
 COMMANDS = {"simulate_coverage": "simulate coverage", "simulate_power": "simulate power",
             "rank_tasks": "rank-tasks", "load_summaries": "ingest summaries", "build_index": "index build",
             "create": "init", "heatmap": "plot heatmap", "drop_measure": "drop measure",
-            "load_table": "ingest table", "load_mqm": "ingest mqm", "load_preferences": "ingest preferences"}
+            "load_table": "ingest table", "load_mqm": "ingest mqm", "load_preferences": "ingest preferences",
+            "measure_correlation": "measure-correlation"}
 
 
 def flag(name: str) -> str:

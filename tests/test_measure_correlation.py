@@ -115,3 +115,13 @@ def test_refusals_write_nothing(db, cli, tmp_path, args, message):
     result = cli("measure-correlation", "--dataset", "t", *args, expect_ok=False)
     assert result.exit_code != 0 and message in result.output and "Traceback" not in result.output
     assert len(result.output.strip().splitlines()) == 1 and digest(db) == before
+
+
+def test_correlate_refusing_two_judgments_names_measure_correlation(db, cli, tmp_path):
+    path, _ = _two_judgments(tmp_path)
+    cli("ingest", "table", path, "--dataset", "t")
+    out = cli("correlate", "--dataset", "t", "--human", "h.relevance", "--metric", "h.coherence", expect_ok=False)
+    assert out.exit_code != 0 and len(out.output.strip().splitlines()) == 1
+    assert "metaeval measure-correlation --dataset t --measure h.coherence --measure OTHER" in out.output
+    out = cli("correlate", "--dataset", "t", "--human", "m.rouge", expect_ok=False)
+    assert "metaeval measure-correlation --dataset t --measure m.rouge --measure OTHER" in out.output
