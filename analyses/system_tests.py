@@ -271,6 +271,16 @@ def _families(method: str, a: np.ndarray, correction_group: str) -> list[np.ndar
     return [np.flatnonzero(a == i) for i in np.unique(a)]
 
 
+def _setting(alternative: str, alpha: float, correction: str, correction_group: str) -> tuple[str, float, str]:
+    """The alternative, alpha and correction checked, and the correction group with them."""
+    alternative, alpha, correction = alternative_iv(alternative), alpha_iv(alpha), correction_iv(correction)
+    if correction_group not in CORRECTION_GROUPS:
+        raise ValueError(f"`correction_group` must be one of {list(CORRECTION_GROUPS)}; got {correction_group!r}.")
+    if correction_group == "system" and alternative == "two-sided":
+        raise ValueError("`correction_group` 'system' needs a one-sided alternative (every ordered pair tested).")
+    return alternative, alpha, correction
+
+
 def pair_tests(A: npt.ArrayLike, method: str, *, alternative: str = "two-sided", k: int = 1000,
                seed: int | None = 0, alpha: float = 0.05, correction: str = "holm",
                correction_group: str = "all") -> PairTests:
@@ -278,11 +288,7 @@ def pair_tests(A: npt.ArrayLike, method: str, *, alternative: str = "two-sided",
     (A,) = matrices_iv(A=A)
     if method not in METHODS:
         raise ValueError(f"`method` must be one of {list(METHODS)}; got {method!r}.")
-    alternative, alpha, correction = alternative_iv(alternative), alpha_iv(alpha), correction_iv(correction)
-    if correction_group not in CORRECTION_GROUPS:
-        raise ValueError(f"`correction_group` must be one of {list(CORRECTION_GROUPS)}; got {correction_group!r}.")
-    if correction_group == "system" and alternative == "two-sided":
-        raise ValueError("`correction_group` 'system' needs a one-sided alternative (every ordered pair tested).")
+    alternative, alpha, correction = _setting(alternative, alpha, correction, correction_group)
     a, b = pairs(A.shape[0], alternative)
     shared = ~np.isnan(A[a]) & ~np.isnan(A[b])
     X, Y = np.where(shared, A[a], np.nan), np.where(shared, A[b], np.nan)
@@ -356,11 +362,7 @@ def corpus_pair_tests(S: npt.ArrayLike, method: str, *, alternative: str = "two-
         raise ValueError(f"`S` must be (systems, inputs, 10) BLEU statistics; got shape {S.shape}.")
     if method not in RESAMPLING_METHODS:
         raise ValueError(f"`method` must be one of {list(RESAMPLING_METHODS)} for a corpus BLEU; got {method!r}.")
-    alternative, alpha, correction = alternative_iv(alternative), alpha_iv(alpha), correction_iv(correction)
-    if correction_group not in CORRECTION_GROUPS:
-        raise ValueError(f"`correction_group` must be one of {list(CORRECTION_GROUPS)}; got {correction_group!r}.")
-    if correction_group == "system" and alternative == "two-sided":
-        raise ValueError("`correction_group` 'system' needs a one-sided alternative (every ordered pair tested).")
+    alternative, alpha, correction = _setting(alternative, alpha, correction, correction_group)
     k, seq = k_iv(k), seed_iv(seed)
     N, M, _ = S.shape
     present = ~np.isnan(S).any(axis=2)

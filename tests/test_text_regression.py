@@ -66,21 +66,7 @@ def test_an_exact_linear_target_is_recovered_and_undetermined_folds_are_nan():
 
 
 def test_score_regression_stores_predictions_and_records_coefficients(db, tmp_path):
-    rng = np.random.default_rng(3)
-    words = [f"w{k}" for k in range(40)]
-    docs = {f"i{k}": " ".join(rng.choice(words, 60)) for k in range(6)}
-    lines, cells = [], []
-    for s in range(5):
-        for i, doc in docs.items():
-            summary = " ".join(rng.choice(doc.split(), 8 + 2 * s)) + " " + " ".join(rng.choice(words, 3))
-            lines.append(json.dumps({"instance_id": i, "summarizer_id": f"s{s}", "summary": {"text": [summary]},
-                                     "references": [{"text": ["x y"]}], "documents": [{"text": [doc]}]}))
-            cells.append({"system": f"s{s}", "input": i, "measure": "pyramid", "value": s + rng.random(),
-                          "annotator": "a", "kind": "human"})
-    (tmp_path / "s.jsonl").write_text("\n".join(lines) + "\n")
-    pd.DataFrame(cells).to_csv(tmp_path / "h.csv", index=False)
-    run_cli(db, "ingest", "summaries", tmp_path / "s.jsonl", "--dataset", "toy")
-    run_cli(db, "ingest", "table", tmp_path / "h.csv", "--dataset", "toy")
+    _texts_dataset(db, tmp_path, "toy", 3)
     refused = run_cli(db, "score", "toy", "--metric", "regression", ok=False)
     assert refused.exit_code != 0 and "--human" in refused.output and "Traceback" not in refused.output
     refused = run_cli(db, "score", "toy", "--metric", "regression", "--human", "nosuch", ok=False)
