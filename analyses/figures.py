@@ -157,7 +157,8 @@ def significance_heatmap(rows: pd.DataFrame, alpha: float, title: str = "", alte
     (metric_a, metric_b, p_value, significant; alternative, unless given as ``alternative``;
     correction and correction_group when present). ``correlations``: metric -> its correlation
     with the human judgment at the same level and coefficient; the metrics are then ordered by
-    it, highest first, as in the paper's Figure 5 (and labelled with it); otherwise by name.
+    it, highest first, as in the paper's Figure 5 (and labelled with it; an undefined one last),
+    when it has every metric drawn; otherwise by name (the title names the metrics it lacks).
     """
     _require(rows, ["metric_a", "metric_b", "p_value", "significant"], "a significance heatmap")
     _one_setting(rows, ["metric_a", "metric_b"], ["human", "level", "coefficient", "method", "alternative",
@@ -172,14 +173,16 @@ def significance_heatmap(rows: pd.DataFrame, alpha: float, title: str = "", alte
     group = rows["correction_group"].iloc[0] if "correction_group" in rows.columns else None
     corrected = correction not in (None, "none")
     names = sorted(set(rows["metric_a"]) | set(rows["metric_b"]))
-    if correlations is not None:
-        value = {m: float(correlations[m]) if m in correlations and pd.notna(correlations[m]) else -np.inf
-                 for m in names}
+    absent = [m for m in names if correlations is None or m not in correlations]
+    if not absent:   # a stored NaN is an undefined correlation: last, and labelled so
+        value = {m: float(correlations[m]) if pd.notna(correlations[m]) else -np.inf for m in names}
         metrics = sorted(names, key=lambda m: (-value[m], m))
-        labels = [f"{m} ({value[m]:.3f})" if np.isfinite(value[m]) else f"{m} (n/a)" for m in metrics]
+        labels = [f"{m} ({value[m]:.3f})" if np.isfinite(value[m]) else f"{m} (undefined)" for m in metrics]
         order = "metrics by correlation with the human judgment, highest first"
-    else:
+    else:            # no order by correlation unless every metric drawn has one stored
         metrics, labels, order = names, names, "metrics by name"
+        if correlations:
+            order += f"; no stored correlation of {', '.join(absent)}"
     index = {m: i for i, m in enumerate(metrics)}
     n = len(metrics)
     raw = np.zeros((n, n))
@@ -336,6 +339,79 @@ def category_drops(rows: pd.DataFrame, title: str = "") -> Figure:
     ax.grid(axis="x", alpha=0.3)
     if title:
         fig.suptitle(_wrapped(title, 6.4, 9), fontsize=9)
+    return fig
+
+
+def measure_scatter(x, y, x_label: str, y_label: str, *, diagonal: bool = False, title: str = "") -> Figure:
+    """One point per cell scored by both measures (Graham 2015, Fig. 1: linguistic quality
+    against coverage); ``diagonal`` draws y = x (for two measures on one scale: a point above it
+    scores higher on y). The title says how many cells are drawn and how many were left out."""
+    x, y = np.asarray(x, dtype=float).ravel(), np.asarray(y, dtype=float).ravel()
+    both = np.isfinite(x) & np.isfinite(y)
+    fig, ax = plt.subplots(figsize=(5.2, 5.0), layout="constrained")
+    ax.scatter(x[both], y[both], s=9, alpha=0.45, color="C0", edgecolors="none",
+               label=f"a summary (cell): {int(both.sum())}")
+    if diagonal and both.any():
+        lo, hi = float(min(x[both].min(), y[both].min())), float(max(x[both].max(), y[both].max()))
+        ax.plot([lo, hi], [lo, hi], "--", color="0.4", linewidth=1, label="y = x (equal scores)")
+    ax.set_xlabel(x_label)
+    ax.set_ylabel(y_label)
+    left = int((np.isfinite(x) | np.isfinite(y)).sum() - both.sum())
+    head = f"{y_label} against {x_label}: the {int(both.sum())} cells both score"
+    head += f" ({left} scored by one only, not drawn)" if left else ""
+    ax.set_title(textwrap.fill(f"{head} — {title}" if title else head, 70), fontsize=8)
+    ax.legend(fontsize=7, frameon=False, loc="best")
+    return fig
+
+
+def score_distributions(values: Mapping[str, np.ndarray], *, bins: int = 20, title: str = "") -> Figure:
+    """The distribution of each measure's cell scores, one panel per measure (Graham 2015, Fig. 2:
+    coverage, linguistic quality and their mean), each a histogram of its cells with its n and
+    mean in the legend; missing cells are not counted."""
+    if not values:
+        raise ValueError("score distributions need one or more measures")
+    fig, axes = plt.subplots(len(values), 1, figsize=(5.6, 1.2 + 1.9 * len(values)), layout="constrained",
+                             squeeze=False)
+    for ax, (name, v) in zip(axes[:, 0], values.items()):
+        v = np.asarray(v, dtype=float).ravel()
+        v = v[np.isfinite(v)]
+        if v.size:
+            ax.hist(v, bins=bins, color="C0", alpha=0.8, label=f"cells: {v.size}")
+            ax.axvline(float(v.mean()), color="C3", linewidth=1.2, label=f"mean {v.mean():.3g}")
+            ax.legend(fontsize=7, frameon=False)
+        else:
+            ax.text(0.5, 0.5, "no cell", ha="center", va="center", transform=ax.transAxes, color="grey")
+        ax.set_xlabel(name, fontsize=8)
+        ax.set_ylabel("summaries", fontsize=8)
+    head = "Distribution of each measure's scores over the summaries (one histogram per measure)"
+    fig.suptitle(textwrap.fill(f"{head} — {title}" if title else head, 80), fontsize=8)
+    return fig
+
+
+def system_distributions(A, systems, measure: str, *, title: str = "") -> Figure:
+    """Each system's score distribution over its inputs (rows of ``A``, NaN: no cell) as a box
+    (quartiles, whiskers at 1.5 IQR, outliers as points) with its mean, systems ordered by their
+    mean, highest first (a "lower is better" measure is drawn as stored: say so in ``measure``)."""
+    A = np.asarray(A, dtype=float)
+    rows = [(str(s), r[np.isfinite(r)]) for s, r in zip(systems, A)]
+    drawn = [(s, r) for s, r in rows if r.size]
+    if not drawn:
+        raise ValueError("no system has a score")
+    drawn.sort(key=lambda t: (-float(t[1].mean()), t[0]))
+    fig, ax = plt.subplots(figsize=(max(5.0, 1.5 + 0.35 * len(drawn)), 4.6), layout="constrained")
+    ax.boxplot([r for _, r in drawn], showmeans=True, meanprops={"marker": "D", "markerfacecolor": "C3",
+                                                                  "markeredgecolor": "C3", "markersize": 4},
+               flierprops={"markersize": 3})
+    ax.set_xticks(range(1, len(drawn) + 1), [s for s, _ in drawn], rotation=90, fontsize=7)
+    ax.set_ylabel(measure)
+    handles = [Patch(facecolor="white", edgecolor="black", label="box: quartiles; whiskers: 1.5 IQR"),
+               plt.Line2D([], [], color="C1", label="median"),
+               plt.Line2D([], [], marker="D", linestyle="none", color="C3", markersize=4, label="mean")]
+    ax.legend(handles=handles, fontsize=7, frameon=False, loc="best")
+    missing = len(rows) - len(drawn)
+    head = (f"{measure}: each system's scores over its inputs, systems by their mean, highest first"
+            + (f" ({missing} system(s) without a score not drawn)" if missing else ""))
+    ax.set_title(textwrap.fill(f"{head} — {title}" if title else head, 80), fontsize=8)
     return fig
 
 

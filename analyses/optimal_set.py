@@ -52,13 +52,28 @@ OPTIONS: tuple[str, ...] = ("ngram", "stemming", "stopwords", "statistic", "aggr
 def settings(measure: str, aggregate: str = "mean") -> dict[str, str] | None:
     """The configuration of a ROUGE variant's measure name (``rouge-2.precision[stem,stop]`` ->
     ngram rouge-2, stemming stemmed, stopwords removed, statistic precision), with its system-level
-    ``aggregate``; None for a measure that is not a ROUGE variant (BLEU, a model metric)."""
-    try:
-        v = Variant.parse(measure)
-    except (ValueError, TypeError):
+    ``aggregate``; None for a measure that is not a ROUGE variant (BLEU, a model metric). A name
+    scored with a prefix (``score --prefix 'ours:'``: ``ours:rouge-2.recall[stem]``) is read after
+    it: the prefix is the text before a canonical variant name that starts after a character
+    other than a letter or digit."""
+    v = _variant(measure)
+    if v is None:
         return None
     return {"ngram": v.kind, "stemming": "stemmed" if v.stem else "not stemmed",
             "stopwords": "removed" if v.stop else "kept", "statistic": v.statistic, "aggregate": aggregate}
+
+
+def _variant(measure: str) -> Variant | None:
+    """The ROUGE variant a measure name is, whole or after a prefix (:func:`settings`)."""
+    if not isinstance(measure, str):
+        return None
+    starts = [0] + [i for i in range(1, len(measure)) if not measure[i - 1].isalnum() and measure.startswith("rouge-", i)]
+    for i in starts:
+        try:
+            return Variant.parse(measure[i:])
+        except ValueError:
+            continue
+    return None
 
 
 @dataclass(frozen=True)

@@ -156,7 +156,11 @@ class InputSignificanceResult:
     """Per-input correlations and their p-values, and how many are significant.
 
     ``percent_significant`` = 100 n_significant / n_inputs (all inputs, as Louis & Nenkova's
-    Table 3); ``min_significant``/``max_significant`` are the extreme significant correlations.
+    Table 3); ``min_significant``/``max_significant`` are the smallest and largest significant
+    correlations in the direction that counts: positive (the metric agrees with the humans; the
+    measures are oriented so higher is better) for "two-sided" and "greater", negative for "less";
+    NaN when no input is significant in that direction (a significant disagreement is counted in
+    ``n_negative``, never reported as the table's minimum: Table 3's minima are all positive).
     ``n_significant``: either sign (the paper's count, stored); ``n_positive`` / ``n_negative`` by sign.
     """
 
@@ -212,13 +216,14 @@ def input_significance(X: npt.ArrayLike, Z: npt.ArrayLike, coefficient: str = "s
             r[j], p[j] = test(x, z, alternative)
     significant = p <= alpha
     positive, negative = int((significant & (r > 0)).sum()), int((significant & (r < 0)).sum())
+    counted = r[significant & ((r < 0) if alternative == "less" else (r > 0))]
     return InputSignificanceResult(
         n_inputs=m,
         n_defined=int((~np.isnan(r)).sum()),
         n_significant=int(significant.sum()),
         percent_significant=100.0 * significant.sum() / m,
-        min_significant=float(r[significant].min()) if significant.any() else np.nan,
-        max_significant=float(r[significant].max()) if significant.any() else np.nan,
+        min_significant=float(counted.min()) if counted.size else np.nan,
+        max_significant=float(counted.max()) if counted.size else np.nan,
         correlations=r,
         pvalues=p,
         n_positive=positive, n_negative=negative, conventions={
@@ -229,6 +234,8 @@ def input_significance(X: npt.ArrayLike, Z: npt.ArrayLike, coefficient: str = "s
                       "R cor.test's AS 89 (exact n <= 9, Edgeworth above, t with ties); significant when p <= alpha",
             "n_significant_positive": positive, "n_significant_negative": negative,
             "counted": "n_significant: either sign (the paper's count); by sign in n_significant_positive/negative",
+            "extremes": ("min/max_significant: of the significant correlations of the sign that counts "
+                         f"({'negative' if alternative == 'less' else 'positive'}: agreement with the humans)"),
             "nan_policy": "pairs with a NaN dropped; inputs with < 3 pairs or a constant side are "
                           "undefined and not significant; percent over all inputs",
             "reference": "Louis & Nenkova 2013, Table 3",

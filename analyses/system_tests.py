@@ -271,6 +271,16 @@ def _families(method: str, a: np.ndarray, correction_group: str) -> list[np.ndar
     return [np.flatnonzero(a == i) for i in np.unique(a)]
 
 
+def _setting(alternative: str, alpha: float, correction: str, correction_group: str) -> tuple[str, float, str]:
+    """The alternative, alpha and correction checked, and the correction group with them."""
+    alternative, alpha, correction = alternative_iv(alternative), alpha_iv(alpha), correction_iv(correction)
+    if correction_group not in CORRECTION_GROUPS:
+        raise ValueError(f"`correction_group` must be one of {list(CORRECTION_GROUPS)}; got {correction_group!r}.")
+    if correction_group == "system" and alternative == "two-sided":
+        raise ValueError("`correction_group` 'system' needs a one-sided alternative (every ordered pair tested).")
+    return alternative, alpha, correction
+
+
 def pair_tests(A: npt.ArrayLike, method: str, *, alternative: str = "two-sided", k: int = 1000,
                seed: int | None = 0, alpha: float = 0.05, correction: str = "holm",
                correction_group: str = "all") -> PairTests:
@@ -278,11 +288,7 @@ def pair_tests(A: npt.ArrayLike, method: str, *, alternative: str = "two-sided",
     (A,) = matrices_iv(A=A)
     if method not in METHODS:
         raise ValueError(f"`method` must be one of {list(METHODS)}; got {method!r}.")
-    alternative, alpha, correction = alternative_iv(alternative), alpha_iv(alpha), correction_iv(correction)
-    if correction_group not in CORRECTION_GROUPS:
-        raise ValueError(f"`correction_group` must be one of {list(CORRECTION_GROUPS)}; got {correction_group!r}.")
-    if correction_group == "system" and alternative == "two-sided":
-        raise ValueError("`correction_group` 'system' needs a one-sided alternative (every ordered pair tested).")
+    alternative, alpha, correction = _setting(alternative, alpha, correction, correction_group)
     a, b = pairs(A.shape[0], alternative)
     shared = ~np.isnan(A[a]) & ~np.isnan(A[b])
     X, Y = np.where(shared, A[a], np.nan), np.where(shared, A[b], np.nan)
@@ -305,24 +311,112 @@ def pair_tests(A: npt.ArrayLike, method: str, *, alternative: str = "two-sided",
     else:
         statistic, p, direction = _closed_form(method, X, Y, D, alternative)
     p = np.where(n >= 2, np.asarray(p, float), np.nan)
+    if method not in RESAMPLING_METHODS:
+        extra = {"scipy": _scipy_version()}
+    conventions = {"method": method, "test": _TESTS[method], "alternative": alternative,
+                   "pairs": _PAIRS[alternative], "inputs": "the inputs both systems have (d_j = a_j - b_j)",
+                   "undefined": _UNDEFINED[method], **extra}
+    return _decided(method, alternative, A.shape[0], a, b, n, mean_a, mean_b, delta, statistic, direction, p, n_valid,
+                    floors, k, alpha, correction, correction_group, conventions)
+
+
+def _decided(method, alternative, n_systems, a, b, n, mean_a, mean_b, delta, statistic, direction, p, n_valid, floors,
+             k, alpha, correction, correction_group, conventions) -> PairTests:
+    """The :class:`PairTests` of raw p-values, corrected per family and decided (the conclusion layer)."""
     adjusted, significant = np.full(a.size, np.nan), np.zeros(a.size, bool)
     size, res = np.zeros(a.size, np.int64), [None] * a.size
     for members in _families(method, a, correction_group):
-        v = decide(p[members], formula=formula, k=k if n_valid is not None else None, correction=correction,
+        v = decide(p[members], formula=PVALUE_FORMULA[method], k=k if n_valid is not None else None, correction=correction,
                    alpha=alpha, n_valid=None if n_valid is None else n_valid[members],
                    data_floors=None if floors is None else floors[members])
         adjusted[members], significant[members], size[members] = v.adjusted, v.significant, v.size
         for i in members:
             res[i] = v.resolution
-    if method not in RESAMPLING_METHODS:
-        extra = {"scipy": _scipy_version()}
-    conventions = {"method": method, "test": _TESTS[method], "alternative": alternative,
-                   "pairs": _PAIRS[alternative], "inputs": "the inputs both systems have (d_j = a_j - b_j)",
-                   "undefined": _UNDEFINED[method], "correction": correction, "correction_group": correction_group,
-                   "family": _FAMILY[correction_group], "alpha": alpha, "pvalue": formula,
-                   "reference": "Graham 2015, section 5 and Fig. 4", **extra}
-    return PairTests(method, alternative, A.shape[0], a, b, n, mean_a, mean_b, delta, np.asarray(statistic, float),
+    conventions = {**conventions, "correction": correction, "correction_group": correction_group,
+                   "family": _FAMILY[correction_group], "alpha": alpha, "pvalue": PVALUE_FORMULA[method],
+                   "reference": "Graham 2015, section 5 and Fig. 4"}
+    return PairTests(method, alternative, n_systems, a, b, n, mean_a, mean_b, delta, np.asarray(statistic, float),
                      np.asarray(direction, float), p, n_valid, adjusted, significant, size, tuple(res), conventions)
+
+
+def corpus_pair_tests(S: npt.ArrayLike, method: str, *, alternative: str = "two-sided", k: int = 1000,
+                      seed: int | None = 0, alpha: float = 0.05, correction: str = "holm",
+                      correction_group: str = "all") -> PairTests:
+    """``method``'s tests of every pair of systems under a corpus BLEU, from the per-cell
+    sufficient statistics ``S`` (N systems, M inputs, 10; NaN: no cell): the randomised tests
+    Graham (2015) says a corpus-level statistic allows (no per-input value, so no t or Wilcoxon).
+
+    A pair (a, b) is tested on the inputs both have, its statistic delta = BLEU_a - BLEU_b of the
+    statistics summed over them (:func:`metaeval.analyses.text.mt.bleu_from_statistics`, sacrebleu's
+    corpus BLEU), ``mean_a``/``mean_b`` the two BLEUs. Resample b draws what the cell tests draw
+    for the seed (the same inputs, the same swaps, for every pair): ``bootstrap`` recomputes both
+    BLEUs on the drawn inputs (with multiplicity; delta_b NaN when none of the pair's is drawn)
+    and counts as the cell bootstrap (the distribution shifted by -delta); ``randomization``
+    exchanges the pair's statistics on each swapped input (sacrebleu's ``paired_ar`` pseudo
+    systems) and counts T_b = BLEU_a' - BLEU_b' as the cell test. p = (1 + count) / (1 + n_valid);
+    ties within 1e-12 (|BLEU_a| + |BLEU_b|) count as extreme."""
+    from metaeval.analyses.text.mt import bleu_from_statistics
+
+    S = np.asarray(S, dtype=np.float64)
+    if S.ndim != 3 or S.shape[2] != 10:
+        raise ValueError(f"`S` must be (systems, inputs, 10) BLEU statistics; got shape {S.shape}.")
+    if method not in RESAMPLING_METHODS:
+        raise ValueError(f"`method` must be one of {list(RESAMPLING_METHODS)} for a corpus BLEU; got {method!r}.")
+    alternative, alpha, correction = _setting(alternative, alpha, correction, correction_group)
+    k, seq = k_iv(k), seed_iv(seed)
+    N, M, _ = S.shape
+    present = ~np.isnan(S).any(axis=2)
+    S0 = np.where(present[..., None], S, 0.0)
+    a, b = pairs(N, alternative)
+    P = a.size
+    shared = present[a] & present[b]                                  # (P, M)
+    n = shared.sum(axis=1)
+    Sa, Sb = S0[a] * shared[..., None], S0[b] * shared[..., None]     # (P, M, 10)
+    with np.errstate(all="ignore"):
+        bleu_a, bleu_b = bleu_from_statistics(Sa.sum(axis=1)), bleu_from_statistics(Sb.sum(axis=1))
+    bleu_a, bleu_b = np.where(n > 0, bleu_a, np.nan), np.where(n > 0, bleu_b, np.nan)
+    delta = bleu_a - bleu_b
+    tol = ROUNDING * (np.abs(bleu_a) + np.abs(bleu_b))
+    if method == "bootstrap":
+        draw = lambda rng, size: resampling.bootstrap_indices(rng, size, 1, M, "inputs")[1:]  # noqa: E731
+    else:
+        draw = lambda rng, size: resampling.permutation_masks(rng, size, 1, M, "inputs")  # noqa: E731
+    stream = resampling.ResampleStream(seq, draw)
+    batch = max(1, MEMORY_BUDGET // (8 * 20 * max(P, M, 1)))
+    count, valid = np.zeros(P, np.int64), np.zeros(P, np.int64)
+    for start in range(0, k, batch):
+        (drawn,) = stream.take(start, min(k, start + batch))
+        B = len(drawn)
+        if method == "bootstrap":
+            rows = np.arange(B)[:, None] * M
+            w = np.bincount((rows + drawn).ravel(), minlength=B * M).reshape(B, M).astype(np.float64)
+            first, second = np.einsum("bj,pjs->pbs", w, Sa), np.einsum("bj,pjs->pbs", w, Sb)
+            ok = (shared.astype(np.float64) @ w.T) > 0                    # (P, B)
+        else:
+            swap = drawn[:, 0, :].astype(np.float64)                       # (B, M): 1 = exchanged
+            da, db = np.einsum("bj,pjs->pbs", swap, Sa), np.einsum("bj,pjs->pbs", swap, Sb)
+            first = Sa.sum(axis=1)[:, None, :] - da + db                   # a's pseudo system
+            second = Sb.sum(axis=1)[:, None, :] - db + da
+            ok = np.broadcast_to(n[:, None] > 0, (P, B))
+        with np.errstate(all="ignore"):
+            stat = bleu_from_statistics(first) - bleu_from_statistics(second)
+        hit = _extreme(stat, delta, tol, alternative, shifted=method == "bootstrap")
+        count += (hit & ok).sum(axis=1)
+        valid += ok.sum(axis=1)
+    with np.errstate(all="ignore"):
+        p = np.where((valid > 0) & (n >= 2), (1.0 + count) / (1.0 + valid), np.nan)
+    floors = None
+    if method == "randomization":   # the identity (and the full swap, two-sided) is as extreme as the data
+        differ = (shared & (S0[a] != S0[b]).any(axis=2)).sum(axis=1)
+        floors = np.minimum(1.0, 2.0 ** (-differ.astype(float) + (1 if alternative == "two-sided" else 0)))
+    conventions = {"method": method, "test": _CORPUS_TESTS[method], "alternative": alternative,
+                   "pairs": _PAIRS[alternative], "inputs": "the inputs both systems have; their BLEU statistics summed",
+                   "undefined": _UNDEFINED[method], "statistic": "corpus BLEU (sacrebleu's, from summed statistics)",
+                   "means": "mean_a, mean_b: the two systems' corpus BLEU over the inputs both have (not a mean)",
+                   "k": k, "seed": seq.entropy, "rng": rng_description(),
+                   "pvalue_formula": f"(1 + count) / (1 + n_valid); count = {_EXTREME[method][alternative]}"}
+    return _decided(method, alternative, N, a, b, n, bleu_a, bleu_b, delta, delta, np.sign(np.nan_to_num(delta)), p,
+                    valid, floors, k, alpha, correction, correction_group, conventions)
 
 
 def _scipy_version() -> str:
@@ -341,6 +435,12 @@ _TESTS = {
                  "delta_b = mean of d over the drawn inputs the pair has; statistic delta",
     "randomization": "approximate randomization: each input's two values swapped with probability 1/2 "
                      "(d_j -> -d_j), the same swaps for every pair per resample; statistic delta",
+}
+_CORPUS_TESTS = {
+    "bootstrap": "paired bootstrap of a corpus BLEU: the inputs drawn with replacement, once for every pair per "
+                 "resample; delta_b = BLEU_a - BLEU_b of the statistics summed over the drawn inputs the pair has",
+    "randomization": "approximate randomization of a corpus BLEU: each input's two statistics exchanged with "
+                     "probability 1/2, the same swaps for every pair per resample; T_b = BLEU_a' - BLEU_b'",
 }
 _PAIRS = {"two-sided": "every unordered pair once (system_a before system_b in the systems' order); the "
                        "direction is the sign of the statistic (W+ - W-, U_a - n^2/2 for the rank tests)",

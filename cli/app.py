@@ -350,13 +350,15 @@ FLAGS = {"metrics": "--metric", "levels": "--level", "coefficients": "--coeffici
          "datasets": "--dataset", "methods": "--method", "tasks": "--task", "measures": "--measure",
          "directory": "--dir", "calibrate": "--tie-calibration", "n_systems": "--systems", "n_inputs": "--inputs",
          "sera": "--index", "judges": "--judge", "categories": "--category", "ablations": "--ablation",
-         "system_types": "--system-type", "formula": "--as", "sources": "--from", "fmt": "--format"}
+         "system_types": "--system-type", "formula": "--as", "sources": "--from", "fmt": "--format",
+         "predictors": "--predictor"}
 #: The command of a ``Warehouse`` method (a :class:`~metaeval.errors.Hint`'s ``command``) whose
 #: name is not the command's; every other method is the command of its name.
 COMMANDS = {"simulate_coverage": "simulate coverage", "simulate_power": "simulate power",
             "rank_tasks": "rank-tasks", "load_summaries": "ingest summaries", "build_index": "index build",
             "create": "init", "heatmap": "plot heatmap", "drop_measure": "drop measure",
-            "load_table": "ingest table", "load_mqm": "ingest mqm", "load_preferences": "ingest preferences"}
+            "load_table": "ingest table", "load_mqm": "ingest mqm", "load_preferences": "ingest preferences",
+            "measure_correlation": "measure-correlation"}
 
 
 def flag(name: str) -> str:

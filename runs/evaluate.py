@@ -488,7 +488,8 @@ def current_tests(wh: Store, outcomes: dict[str, engine.Outcome], settings: dict
     the scope's metrics (a stored row of another family or of other cells is not a test of these)."""
     scope = outcomes["correlate"].scope
     tests = outcomes["compare"].rows(wh)
-    tests = tests[(tests["correction"] == settings["correction"]) & (tests["correction_group"] == "metric")]
+    tests = tests[(tests["correction"] == settings["correction"]) & (tests["correction_group"] == "metric")
+                  & tests["metric_a"].isin(scope.metrics) & tests["metric_b"].isin(scope.metrics)]  # data has no other
     if data is not None:
         family = comparisons.correction_family(scope.metrics, settings["correction"])
         prints: dict[tuple, str] = {}
@@ -503,7 +504,7 @@ def current_tests(wh: Store, outcomes: dict[str, engine.Outcome], settings: dict
                 prints[key] = data.fingerprint(key)[0]
             return r.fingerprint == aggregate_print(prints[key]) and (None if pd.isna(r.family) else r.family) == family
 
-        tests = tests[[current(r) for r in tests.itertuples()]]
+        tests = tests[np.array([current(r) for r in tests.itertuples()], dtype=bool)]   # (none: no rows, not no columns)
     return tests
 
 

@@ -118,7 +118,7 @@ def _frame(dataset: str, human: str, setting: dict, optimal: dict, aggregates: d
     undetermined = any(v is None for m, v in optimal.items() if rouge(m))
     conventions = {**described,
                    "share": "optimal ROUGE variants with the value / optimal ROUGE variants (per option, sums to 1)",
-                   "counted": "ROUGE variants only (canonical names rouge-N.statistic[flags]); other metrics left out",
+                   "counted": "ROUGE variants only (canonical names rouge-N.statistic[flags], after any prefix of score); other metrics left out",
                    "n_optimal_set": None if undetermined else sum(bool(v) for m, v in optimal.items() if rouge(m))}
     if undetermined:
         conventions["undetermined"] = "a winner of the ranking is undefined (status): no optimal set, no shares"

@@ -183,25 +183,36 @@ def to_batch(dataset: str, keys: pd.DataFrame, scores: dict[str, np.ndarray], op
 def score_dataset(wh: Store, dataset: str, metrics: Sequence[str], rouge_variants: Sequence[str] = (),
                   js: JSSetting = JSSetting(), *, sera: SERASetting | None = None, prefix: str = "",
                   model_free: ModelFreeSetting = ModelFreeSetting(), human: str | None = None,
+                  predictors: Sequence[str] = (), trained_on: str | None = None,
                   replace: bool = False, command: str | None = None,
                   progress: ProgressFactory | None = None) -> tuple[LoadReport, list[str], int]:
     """Score the stored texts of ``dataset`` and load the scores under ``prefix + name``:
     (report, measure names, NaN cells left out). SERA (``"sera"`` in ``metrics``) needs ``sera``,
     its setting; the index it searched is recorded in the ingest's options. The regression
     (``"regression"``) predicts ``human`` (:mod:`metaeval.runs.regression`); its coefficients are
-    recorded in the ingest's options, key ``regression``."""
+    recorded in the ingest's options, key ``regression``; ``predictors`` chooses its predictors
+    (model-free features by base name and/or stored measures; default the ten features), and
+    ``trained_on`` (another dataset) applies the coefficients recorded there instead of fitting."""
     if "sera" in metrics and sera is None:
         raise WarehouseError(Message("SERA needs a search index: give ", Argument("sera", placeholder="NAME"), " (see `",
                                      Hint("build_index", python="metaeval.runs.index.build"), "`)"))
     sentinels = [m for m in metrics if m in SENTINELS]
     rows = summary_rows(wh, dataset, references=len(sentinels) < len(metrics))   # sentinels: none needed
     corpus, keys = corpus_of(rows) if len(sentinels) < len(metrics) else (None, _keys(rows))
+    if (predictors or trained_on is not None) and "regression" not in metrics:
+        raise WarehouseError(Message(Argument("predictors" if predictors else "trained_on",
+                                              list(predictors) if predictors else trained_on),
+                                     " sets the regression: add the metric regression"))
     if "regression" in metrics or sentinels:   # checked before any text is scored
         from metaeval.runs import regression as regression_runs
 
         if not human and "regression" not in metrics:
             raise WarehouseError(Message("a sentinel predicts a human score: give ", Argument("human", placeholder="H")))
-        regression_runs.human_cells(wh, dataset, human, pd.DataFrame({"system": [], "input": []}))
+        if trained_on is not None and not sentinels:   # the human is the training dataset's
+            wh.require_dataset(trained_on)
+            regression_runs.human_cells(wh, trained_on, human, pd.DataFrame({"system": [], "input": []}))
+        else:
+            regression_runs.human_cells(wh, dataset, human, pd.DataFrame({"system": [], "input": []}))
     elif human:
         raise WarehouseError(Message(Argument("human", human), " is the regression's target: add the metric regression"))
     others = [m for m in metrics if m not in ("sera", "regression", "corpus-bleu", *SENTINELS)]
@@ -216,7 +227,8 @@ def score_dataset(wh: Store, dataset: str, metrics: Sequence[str], rouge_variant
     directions, fitted = {}, None
     if "regression" in metrics:
         name, values, direction, fitted = regression_runs.score(wh, dataset, corpus, keys, human, model_free.stem,
-                                                                model_free.stop, model_free.cutoff)
+                                                                model_free.stop, model_free.cutoff, predictors,
+                                                                trained_on)
         scores[prefix + name], directions[prefix + name] = values, direction
     if sentinels:
         from metaeval.runs import sentinels as sentinel_runs

@@ -24,7 +24,7 @@ import pandas as pd
 from metaeval.analyses.stats import validation, vocabulary
 from metaeval.attributes import ALL_TYPES, LEFT_OUT_TYPES, SYSTEM_TYPE
 from metaeval.core import Store
-from metaeval.errors import Argument, Message, WarehouseError, ingest_hint, no_human_judgment
+from metaeval.errors import Argument, Hint, Message, WarehouseError, ingest_hint, no_human_judgment
 
 
 # --- subsets of cells (attributes, issue 26) ------------------------------------------------
@@ -189,8 +189,14 @@ def resolve_scope(wh: Store, dataset: str, human: str | None, metric_globs: Sequ
         for g in metric_globs:
             hit = [m for m in automatic if fnmatch.fnmatchcase(m, g)]
             if not hit:
-                raise WarehouseError(Message(Argument("metrics", [g]), f" matches no automatic measure of {dataset!r}; "
-                                             f"it has: {', '.join(automatic)}"))
+                judged = [m for m in humans if fnmatch.fnmatchcase(m, g)]
+                raise WarehouseError(Message(Argument("metrics", [g]), f" matches no automatic measure of {dataset!r}"
+                                             + (f" ({judged[0]!r} is a human judgment: two measures of any kind are "
+                                                "correlated, with p, by `" if judged else ""),
+                                             *((Hint("measure_correlation", (("dataset", dataset), ("measures",
+                                                                                                   [judged[0], "OTHER"]))),
+                                                "`)") if judged else ()),
+                                             f"; it has: {', '.join(automatic)}"))
             metrics += [m for m in hit if m not in metrics]
     else:   # by default the measures with cells (a system-level one is analysed when named)
         from metaeval.runs import system_level

@@ -78,6 +78,11 @@ def statistics(wh: Store, dataset: str, measure: str) -> pd.DataFrame:
     return wh.con.execute(_statement("cells"), {"dataset": dataset, "measure": measure}).df()
 
 
+def systems(wh: Store, dataset: str, measure: str) -> tuple[str, ...]:
+    """The systems with statistics of ``measure``, in the matrices' order."""
+    return tuple(r[0] for r in wh.con.execute(_statement("systems"), {"dataset": dataset, "measure": measure}).fetchall())
+
+
 def store(wh: Store, dataset: str, measure: str, keys: pd.DataFrame, S: np.ndarray, replace: bool) -> None:
     """Write ``measure``'s statistics ``S`` (one row per (system, input) of ``keys``), inside the
     score's transaction (its ``before_commit``: the measure, systems and inputs exist). Stored

@@ -9,7 +9,9 @@ tests of every pair of systems on the inputs both have, corrected as one family,
 ``shapiro`` each system's Shapiro-Wilk test (:mod:`metaeval.analyses.system_tests` holds the
 statistics). Rows go to ``system_tests`` under one run (a row of ``analysis_runs`` with the
 parameters, seed and data fingerprint); every check and computation is made before that run is
-written, and the same command on the same cells computes nothing.
+written, and the same command on the same cells computes nothing. A system-level measure (a
+corpus BLEU) is tested by the randomised methods only, from its stored BLEU statistics
+(:func:`metaeval.analyses.system_tests.corpus_pair_tests`).
 
 This module imports only the registry at load time (the command line reads every family's
 options when it starts); numpy, pandas, scipy and the statistics are imported inside.
@@ -96,7 +98,7 @@ class SystemTestsOutcome:
 
 
 def _check(wh: Store, dataset: str, measure: str, methods, k, alpha, seed, alternative, correction,
-           correction_group) -> tuple[str, ...]:
+           correction_group, shapiro: bool = False) -> tuple[str, ...]:
     """Every parameter checked before anything is read or written; the methods, deduplicated."""
     from metaeval.analyses import system_tests as st
     from metaeval.analyses.stats import vocabulary
@@ -107,10 +109,15 @@ def _check(wh: Store, dataset: str, measure: str, methods, k, alpha, seed, alter
     wh.require_measures(dataset, [measure])
     from metaeval.runs import system_level
 
-    if measure in system_level.measures(wh, dataset):
-        raise WarehouseError(f"{measure!r} is a system-level measure (a corpus BLEU, no value per input): tests between "
-                             "systems pair their per-input values; test a measure with cells (the sentence-level bleu)")
     methods = (methods,) if isinstance(methods, str) else tuple(dict.fromkeys(methods or ()))
+    if measure in system_level.measures(wh, dataset):   # a corpus BLEU: only randomised tests (Graham 2015)
+        if closed := [m for m in methods if m not in st.RESAMPLING_METHODS]:
+            raise WarehouseError(Message(f"{measure!r} is a system-level measure (a corpus BLEU, no value per input): ",
+                                         Argument("methods", closed[0]), " pairs per-input values; choose ",
+                                         Argument("methods", list(st.RESAMPLING_METHODS))))
+        if shapiro:
+            raise WarehouseError(Message(f"{measure!r} is a system-level measure (a corpus BLEU, no value per input): "
+                                         "no scores to test for normality; leave out ", Argument("shapiro", True)))
     if not methods:
         raise WarehouseError(Message("give one or more ", Argument("methods", placeholder="METHOD"),
                                      f": {', '.join(st.METHODS)}"))
@@ -162,6 +169,33 @@ def _load(wh: Store, dataset: str, measure: str, where) -> tuple[Any, tuple[str,
     return A[present], tuple(str(s) for s, keep in zip(m.systems, present) if keep), label, fingerprint
 
 
+def _load_statistics(wh: Store, dataset: str, measure: str, where) -> tuple[Any, tuple[str, ...], str, str]:
+    """:func:`_load` of a system-level measure: its BLEU statistics (N, M, 10; NaN where missing or
+    outside the subset) of the systems with a cell in the subset, their names, the subset label,
+    the fingerprint of the statistics."""
+    import hashlib
+
+    import numpy as np
+
+    from metaeval.runs import selection, system_level
+
+    where = selection.parse_where(where)
+    label = selection.subset_label(where)
+    scope = selection.Scope(dataset, None, (measure,), ("system",), (), where)
+    S, inputs = system_level.stats_grid(wh, scope, measure, system_level.systems(wh, dataset, measure))
+    present = ~np.isnan(S).any(axis=2)
+    keep = present.any(axis=1)
+    systems = tuple(s for s, k in zip(system_level.systems(wh, dataset, measure), keep) if k)
+    if len(systems) < 2:
+        raise WarehouseError(f"{measure!r} of {dataset!r} has {len(systems)} system(s) with statistics"
+                             f"{' in the subset ' + label if label else ''}: tests between systems need 2 or more")
+    S = S[keep]
+    digest = hashlib.sha256(f"statistics\x1f{label}\x1e{measure}\x1e".encode())
+    digest.update("\x1f".join([*systems, "\x1e", *inputs]).encode())
+    digest.update(np.ascontiguousarray(S, dtype="<f8").tobytes())
+    return S, systems, label, digest.hexdigest()
+
+
 def run_system_tests(wh: Store, dataset: str, measure: str, methods=METHODS.default, *, shapiro: bool = False,
                      k: int = K.default, alpha: float = ALPHA.default, seed: int = SEED.default,
                      alternative: str = ALTERNATIVE.default, correction: str = CORRECTION.default,
@@ -173,19 +207,27 @@ def run_system_tests(wh: Store, dataset: str, measure: str, methods=METHODS.defa
     import pandas as pd
 
     from metaeval.analyses import system_tests as st
-    from metaeval.runs import persist
+    from metaeval.analyses.text.mt import system_bleu
+    from metaeval.runs import persist, system_level
 
-    methods = _check(wh, dataset, measure, methods, k, alpha, seed, alternative, correction, correction_group)
-    A, systems, subset, fingerprint = _load(wh, dataset, measure, where)
-    means = {s: float(m) for s, m in zip(systems, np.nanmean(A, axis=1))}
+    methods = _check(wh, dataset, measure, methods, k, alpha, seed, alternative, correction, correction_group, shapiro)
+    corpus = measure in system_level.measures(wh, dataset)
+    A, systems, subset, fingerprint = (_load_statistics if corpus else _load)(wh, dataset, measure, where)
+    means = ({s: float(m) for s, m in zip(systems, system_bleu(A))} if corpus else
+             {s: float(m) for s, m in zip(systems, np.nanmean(A, axis=1))})
     setting = {"subset": subset, "alternative": alternative, "correction": correction,
                "correction_group": correction_group}
     if not force:
         stored = _latest(wh, dataset, measure, setting, methods, shapiro)
         if _up_to_date(stored, methods, shapiro, len(systems), alternative, k, seed, alpha, fingerprint):
             return _outcome(None, stored, systems, methods, means)
-    result = st.system_tests(A, methods, alternative=alternative, k=k, seed=seed, alpha=alpha, correction=correction,
-                             correction_group=correction_group, shapiro=shapiro)
+    if corpus:
+        result = st.SystemTests({m: st.corpus_pair_tests(A, m, alternative=alternative, k=k, seed=seed, alpha=alpha,
+                                                         correction=correction, correction_group=correction_group)
+                                 for m in methods}, None)
+    else:
+        result = st.system_tests(A, methods, alternative=alternative, k=k, seed=seed, alpha=alpha,
+                                 correction=correction, correction_group=correction_group, shapiro=shapiro)
     rows = [r for t in result.tests.values() for r in _pair_rows(t, systems, k, seed)]
     if result.normality is not None:
         rows += _normality_rows(result.normality, systems, correction)

@@ -42,7 +42,7 @@ CREATE TABLE IF NOT EXISTS input_significance (
     n_defined            INTEGER NOT NULL,  -- inputs with a defined correlation
     n_significant        INTEGER NOT NULL,  -- inputs with p <= alpha
     percent_significant  DOUBLE NOT NULL,   -- 100 n_significant / n_inputs
-    min_significant      DOUBLE,            -- smallest and largest significant correlation
+    min_significant      DOUBLE,            -- smallest and largest significant correlation of the sign that counts
     max_significant      DOUBLE,
     n_systems            INTEGER NOT NULL,
     n_inputs             INTEGER NOT NULL,

@@ -167,8 +167,8 @@ COMMENT ON COLUMN "input_significance".alternative IS 'two-sided | greater | les
 COMMENT ON COLUMN "input_significance".n_defined IS 'inputs with a defined correlation';
 COMMENT ON COLUMN "input_significance".n_significant IS 'inputs with p <= alpha';
 COMMENT ON COLUMN "input_significance".percent_significant IS '100 n_significant / n_inputs';
-COMMENT ON COLUMN "input_significance".min_significant IS 'smallest and largest significant correlation';
-COMMENT ON COLUMN "input_significance".max_significant IS 'Largest significant per-input correlation.';
+COMMENT ON COLUMN "input_significance".min_significant IS 'Smallest significant per-input correlation of the sign that counts: positive (agreement with the humans), negative for alternative less; NULL when none.';
+COMMENT ON COLUMN "input_significance".max_significant IS 'Largest significant per-input correlation of the sign that counts (as min_significant).';
 COMMENT ON COLUMN "input_significance".n_systems IS 'Systems with a value in the analysed measures.';
 COMMENT ON COLUMN "input_significance".n_inputs IS 'Inputs with a value in the analysed measures.';
 COMMENT ON COLUMN "input_significance".fingerprint IS 'sha256 of the cells (labels, measure names, directions, values) this row was computed from; a different fingerprint means other data.';
@@ -546,8 +546,8 @@ COMMENT ON COLUMN latest_input_significance.alternative IS 'two-sided | greater 
 COMMENT ON COLUMN latest_input_significance.n_defined IS 'inputs with a defined correlation';
 COMMENT ON COLUMN latest_input_significance.n_significant IS 'inputs with p <= alpha';
 COMMENT ON COLUMN latest_input_significance.percent_significant IS '100 n_significant / n_inputs';
-COMMENT ON COLUMN latest_input_significance.min_significant IS 'smallest and largest significant correlation';
-COMMENT ON COLUMN latest_input_significance.max_significant IS 'Largest significant per-input correlation.';
+COMMENT ON COLUMN latest_input_significance.min_significant IS 'Smallest significant per-input correlation of the sign that counts: positive (agreement with the humans), negative for alternative less; NULL when none.';
+COMMENT ON COLUMN latest_input_significance.max_significant IS 'Largest significant per-input correlation of the sign that counts (as min_significant).';
 COMMENT ON COLUMN latest_input_significance.n_systems IS 'Systems with a value in the analysed measures.';
 COMMENT ON COLUMN latest_input_significance.n_inputs IS 'Inputs with a value in the analysed measures.';
 COMMENT ON COLUMN latest_input_significance.fingerprint IS 'sha256 of the cells (labels, measure names, directions, values) this row was computed from; a different fingerprint means other data.';

@@ -19,6 +19,17 @@ JOIN systems AS s ON s.system_id = b.system_id JOIN inputs AS i ON i.input_id = 
 WHERE d.name = $dataset AND m.name = $measure
 ORDER BY s.name, i.name;
 
+-- name: systems
+-- The systems with statistics of a measure, in the order of every matrix (system_order).
+SELECT o.system
+FROM system_order AS o
+WHERE o.dataset = $dataset AND o.system IN (
+    SELECT s.name FROM bleu_statistics AS b
+    JOIN measures AS m USING (measure_id) JOIN datasets AS d USING (dataset_id)
+    JOIN systems AS s ON s.system_id = b.system_id
+    WHERE d.name = $dataset AND m.name = $measure)
+ORDER BY o.position;
+
 -- name: delete
 DELETE FROM bleu_statistics
 WHERE measure_id = (SELECT m.measure_id FROM measures AS m JOIN datasets AS d USING (dataset_id)

@@ -529,7 +529,7 @@ def test_results_and_export_offer_every_result_table():
               "preference_rankings", "error_categories", "system_tests", "error_overlap", "rank_changes", "leaderboard",
               "rater_agreement", "rating_stability", "span_evaluation", "span_tests", "agreement_curves",
               "optimal_set_shares", "lc_winrates", "judge_leaderboard", "judge_diagnostics", "held_out_ties",
-              "leaderboard_style", "ppi_estimates", "plan_sizes"}
+              "leaderboard_style", "ppi_estimates", "plan_sizes", "measure_correlations"}
     assert set(RESULT_TABLES) == tables
     for command in ("results", "export"):
         text = CliRunner().invoke(main, [command, "--help"], terminal_width=1000).output

@@ -308,3 +308,108 @@ def test_paired_bootstrap_over_inputs_equals_a_brute_loop(scored):
         deltas.append(sps.pearsonr([again[s] for s in systems], z)[0] - sps.pearsonr(B[:, c].mean(axis=1), z)[0])
     deltas = np.array(deltas)
     assert row["p_value"] == pytest.approx(np.mean(np.abs(deltas - delta) >= abs(delta) - 1e-12), abs=1e-12)
+
+
+def _references(texts, systems):
+    """sacrebleu's reference streams of the fabricated corpus (an input's missing reference: None)."""
+    refs = [texts[systems[0]][j][1] for j in range(len(texts[systems[0]]))]
+    return [[r[k] if k < len(r) else None for r in refs] for k in range(max(map(len, refs)))]
+
+
+@pytest.mark.parametrize("method", ["bootstrap", "randomization"])
+def test_randomised_tests_of_corpus_bleu_equal_a_brute_loop(scored, method):
+    """system-tests of a corpus BLEU (Graham 2015: randomised tests only): each resample's corpus
+    BLEU of both systems rescored by sacrebleu on the resampled (or exchanged) corpus, with the
+    draws of the seed; the p of the cell tests' formulas."""
+    from functools import partial
+
+    from metaeval.analyses.stats import resampling
+
+    db, texts, expected, _ = scored
+    k = 60
+    run_cli(db, "system-tests", "--dataset", "d", "--measure", "corpus-bleu", "--method", method, "--k", k,
+            "--seed", 3)
+    with Store(db, read_only=True) as wh:
+        rows = wh.sql("SELECT * FROM latest_system_tests WHERE measure = 'corpus-bleu'")
+    systems = sorted(texts)
+    assert len(rows) == 6 and set(rows["method"]) == {method}
+    draw = (partial(resampling.bootstrap_indices, n_systems=1, n_inputs=6, method="inputs") if method == "bootstrap"
+            else partial(resampling.permutation_masks, n_systems=1, n_inputs=6, method="inputs"))
+    drawn = resampling.ResampleStream(np.random.SeedSequence(3), draw).take(0, k)[-1]
+    refs = _references(texts, systems)
+
+    def bleu(hyps, inputs):
+        return sacrebleu.corpus_bleu(hyps, [[stream[j] for j in inputs] for stream in refs]).score
+
+    for r in rows.itertuples():
+        a, b = [h for h, _ in texts[r.system_a]], [h for h, _ in texts[r.system_b]]
+        assert (r.mean_a, r.mean_b) == pytest.approx((expected[r.system_a], expected[r.system_b]), abs=1e-9)
+        delta = expected[r.system_a] - expected[r.system_b]
+        stats = []
+        for d in drawn:
+            if method == "bootstrap":
+                stats.append(bleu([a[j] for j in d], d) - bleu([b[j] for j in d], d))
+            else:
+                swap = d[0]
+                first = [b[j] if swap[j] else a[j] for j in range(6)]
+                second = [a[j] if swap[j] else b[j] for j in range(6)]
+                stats.append(bleu(first, range(6)) - bleu(second, range(6)))
+        stats = np.array(stats)
+        tol = 1e-9
+        extreme = (np.abs(stats - delta) if method == "bootstrap" else np.abs(stats)) >= abs(delta) - tol
+        assert r.delta == pytest.approx(delta, abs=1e-9) and r.n == 6 and r.n_valid == k
+        assert r.p_value == pytest.approx((1 + extreme.sum()) / (1 + k), abs=1e-12), (r.system_a, r.system_b)
+
+
+def test_approximate_randomization_of_corpus_bleu_agrees_with_sacrebleu_paired_ar(tmp_path):
+    """sacrebleu's own paired AR test (two-sided, p = (1 + #{|T_b| > |T|}) / (1 + k), its own
+    random swaps) against ours on the same corpus: equal within Monte-Carlo error. (Where T_b
+    ties |T| -- two systems of equal BLEU, a tiny corpus -- ours counts the tie as extreme, the
+    conservative side, and sacrebleu does not: 40 inputs here make ties rare.)"""
+    from sacrebleu.metrics import BLEU
+    from sacrebleu.significance import PairedTest
+
+    texts = _fabricated(11, n_inputs=40)
+    texts["s3"] = [(refs[0] if j % 4 == 0 else hyp, refs) for j, (hyp, refs) in enumerate(texts["s3"])]  # better
+    jsonl, table, _ = _files(tmp_path, texts)
+    db = tmp_path / "ar.duckdb"
+    Store.create(db).close()
+    run_cli(db, "ingest", "table", table, "--dataset", "d", "--human", "human")
+    run_cli(db, "ingest", "summaries", jsonl, "--dataset", "d")
+    run_cli(db, "score", "d", "--metric", "corpus-bleu")
+    k = 2000
+    run_cli(db, "system-tests", "--dataset", "d", "--measure", "corpus-bleu", "--method", "randomization",
+            "--k", k)
+    with Store(db, read_only=True) as wh:
+        rows = wh.sql("SELECT * FROM latest_system_tests WHERE measure = 'corpus-bleu'")
+    systems = sorted(texts)
+    refs = _references(texts, systems)
+    named = [(s, [h for h, _ in texts[s]]) for s in systems]
+    _, scores = PairedTest(named, {"BLEU": BLEU()}, refs, test_type="ar", n_samples=k)()
+    theirs = {systems[0]: None, **{s: res.p_value for s, res in zip(systems[1:], scores["BLEU"][1:])}}
+    compared = 0
+    for r in rows[rows["system_a"] == systems[0]].itertuples():
+        p = theirs[r.system_b]
+        sd = math.sqrt(max(p * (1 - p), 1e-4) / k)
+        assert abs(r.p_value - p) <= 4 * sd + 2 / k, (r.system_b, r.p_value, p)
+        compared += 1
+    assert compared == 3 and theirs["s3"] < 0.01
+
+
+def test_system_tests_of_corpus_bleu_refuse_what_needs_cells_writing_nothing(scored):
+    from tests.conftest import digest
+
+    db, *_ = scored
+    before = digest(db)
+    for extra, words in ((["--method", "wilcoxon"], "--method 'wilcoxon' pairs per-input values; choose --method"),
+                         (["--method", "bootstrap", "--shapiro"], "leave out --shapiro")):
+        out = run_cli(db, "system-tests", "--dataset", "d", "--measure", "corpus-bleu", *extra, ok=False)
+        assert out.exit_code != 0 and words in out.output and len(out.output.strip().splitlines()) == 1, out.output
+    assert digest(db) == before
+    text = run_cli(db, "system-tests", "--dataset", "d", "--measure", "corpus-bleu", "--method", "bootstrap",
+                   "--k", "50").output
+    again = run_cli(db, "system-tests", "--dataset", "d", "--measure", "corpus-bleu", "--method", "bootstrap",
+                    "--k", "50").output
+    assert text == again
+    with Store(db, read_only=True) as wh:
+        assert len(wh.sql("SELECT * FROM analysis_runs WHERE command = 'system-tests'")) == 1   # reused

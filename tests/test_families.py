@@ -322,7 +322,7 @@ def test_k_max_and_risk_are_refused_without_sequential(db):
         assert wh.sql("SELECT count(*) AS n FROM analysis_runs")["n"][0] == 0   # nothing written
 
 
-def test_an_automatic_measure_given_as_human_names_rank_change(db):
+def test_an_automatic_measure_given_as_human_names_measure_correlation(db):
     import pandas as pd
 
     from metaeval.ingest.table import add_scores
@@ -332,6 +332,6 @@ def test_an_automatic_measure_given_as_human_names_rank_change(db):
             for j in range(3)]
     with Warehouse(db) as wh:
         add_scores(wh, "tiny", pd.DataFrame(rows), human=["h"])
-        with pytest.raises(WarehouseError, match=r"'m1' is stored as an automatic metric.*drop.*metaeval rank-change "
-                                                 r"--dataset tiny --metric m1 --metric OTHER"):
+        with pytest.raises(WarehouseError, match=r"'m1' is stored as an automatic metric.*drop.*metaeval "
+                                                 r"measure-correlation --dataset tiny --measure m1 --measure OTHER"):
             wh.correlate("tiny", "m1")

@@ -90,3 +90,38 @@ def test_the_command_reads_winners_and_stores_its_rows(tmp_path):
     assert expected[("aggregate", "median")] == 1 and ("aggregate", "mean") not in expected
     assert "median over its inputs" in json.loads(median["conventions"].iloc[0])["aggregate"]
     assert {(r.option, r.value): r.share for r in rows[rows["aggregate"] == "mean"].itertuples()}[("aggregate", "mean")] == 1
+
+
+def test_variants_scored_with_a_prefix_are_variants(tmp_path):
+    """``score --grid graham --prefix 'ours:'`` names its variants ``ours:rouge-...``: they are
+    read after the prefix (optimal-set refused them: "no ranked metric is a ROUGE variant")."""
+    assert osa.settings("ours:rouge-2.recall[stem,stop]") == osa.settings("rouge-2.recall[stem,stop]")
+    assert osa.settings("ours-rouge-l.f1", "median") == osa.settings("rouge-l.f1", "median")
+    for name in ("ours:bleu", "xrouge-1.recall", "ours:rouge-1.recall[bad]", "ours:rouge-2"):
+        assert osa.settings(name) is None, name
+    prefixed = {f"ours:{m}": v for m, v in OPTIMAL.items()}
+    assert [vars(s) for s in osa.shares(prefixed)] == [vars(s) for s in osa.shares(OPTIMAL)]
+    rng = np.random.default_rng(2)
+    metrics = ["ours:rouge-1.recall", "ours:rouge-2.precision[stem]", "ours:rouge-2.recall"]
+    lines = []
+    for s in range(8):
+        for i in range(6):
+            human = s + rng.normal(scale=0.5)
+            lines.append(",".join([f"s{s}", str(i), *(repr(human + rng.normal(scale=k)) for k in (0.3, 0.5, 3.0)),
+                                   repr(human)]))
+    csv = tmp_path / "p.csv"
+    csv.write_text("system,input," + ",".join(metrics) + ",human\n" + "\n".join(lines) + "\n")
+    db = tmp_path / "p.duckdb"
+    Store.create(db).close()
+    run_cli(db, "ingest", "table", csv, "--dataset", "p", "--human", "human")
+    common = ["--dataset", "p", "--human", "human", "--level", "system", "--coefficient", "pearson",
+              "--method", "williams"]
+    run_cli(db, "compare", *common)
+    run_cli(db, "winners", *common)
+    run_cli(db, "optimal-set", "--dataset", "p", "--human", "human", "--method", "williams")
+    with Store(db, read_only=True) as wh:
+        winners = wh.sql("SELECT metric, is_winner FROM latest_winners").set_index("metric")["is_winner"]
+        rows = wh.sql("SELECT * FROM latest_optimal_set_shares")
+    expected = {(s.option, s.value): s.share
+                for s in osa.shares({m.removeprefix("ours:"): bool(w) for m, w in winners.items()})}
+    assert {(r.option, r.value): r.share for r in rows.itertuples()} == expected and len(expected) == 8

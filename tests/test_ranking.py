@@ -110,8 +110,31 @@ def test_input_significance_equals_scipy_per_input(coefficient, alternative):
             significant.append(res[0])
     assert (r.n_inputs, r.n_defined, r.n_significant) == (12, 10, len(significant))
     assert r.percent_significant == pytest.approx(100 * len(significant) / 12)
-    if significant:
-        assert (r.min_significant, r.max_significant) == pytest.approx((min(significant), max(significant)))
+    agreeing = [v for v in significant if v > 0]
+    if agreeing:
+        assert (r.min_significant, r.max_significant) == pytest.approx((min(agreeing), max(agreeing)))
+
+
+@pytest.mark.parametrize("alternative", ["two-sided", "greater", "less"])
+def test_input_significance_extremes_are_of_the_sign_that_counts(alternative):
+    """Table 3's minima are the weakest significant agreement: a significant disagreement (a
+    negative correlation, two-sided) is counted in n_negative but is never the minimum."""
+    rng = np.random.default_rng(3)
+    Z = rng.normal(size=(10, 9))
+    signs = np.array([1, 1, 1, 1, -1, -1, 1, -1, 0.2])
+    X = Z * signs + rng.normal(scale=0.4, size=Z.shape)
+    r = ranking.input_significance(X, Z, "pearson", alpha=0.05, alternative=alternative)
+    p = [scipy.stats.pearsonr(X[:, j], Z[:, j], alternative=alternative) for j in range(9)]
+    counted = [t.statistic for t in p if t.pvalue <= 0.05 and (t.statistic < 0 if alternative == "less"
+                                                               else t.statistic > 0)]
+    assert len(counted) >= 3
+    assert (r.min_significant, r.max_significant) == pytest.approx((min(counted), max(counted)), abs=1e-12)
+    assert np.sign(r.min_significant) == np.sign(r.max_significant) == (-1 if alternative == "less" else 1)
+    if alternative == "two-sided":       # the disagreements are significant, and counted, by sign
+        assert r.n_negative == sum(t.pvalue <= 0.05 and t.statistic < 0 for t in p) >= 3
+        assert r.n_significant == r.n_positive + r.n_negative
+    none = ranking.input_significance(-np.abs(signs) * Z + 0.1 * rng.normal(size=Z.shape), Z, "pearson")
+    assert none.n_negative > 0 and np.isnan(none.min_significant) and np.isnan(none.max_significant)
 
 
 def test_input_significance_argument_errors():

@@ -557,3 +557,71 @@ def test_plot_heatmap_uses_stored_correlations_for_the_order(analysed, cli, tmp_
         stored = wh.sql("SELECT metric, value FROM latest_correlations WHERE dataset = 'demo' AND level = 'system' "
                         "AND coefficient = 'pearson'")
     assert calls[-1] == dict(zip(stored["metric"], stored["value"], strict=True)) and len(calls[-1]) == 4
+
+
+def _toy_table(tmp_path, metrics=("m.a", "m.b", "m.c"), systems=6, inputs=8, seed=0):
+    """A small table of one human judgment and ``metrics``, the i-th noisier than the (i-1)-th."""
+    rng = np.random.default_rng(seed)
+    cells = []
+    for s in range(systems):
+        for i in range(inputs):
+            h = s + rng.normal()
+            cells.append({"system": f"s{s}", "input": f"d{i}", "measure": "human.q", "kind": "human", "value": h})
+            cells += [{"system": f"s{s}", "input": f"d{i}", "measure": m, "value": h + (j + 1) * rng.normal()}
+                      for j, m in enumerate(metrics)]
+    path = tmp_path / "toy.csv"
+    pd.DataFrame(cells).to_csv(path, index=False)
+    return path
+
+
+@pytest.mark.parametrize("compared, n", [(["m.*"], 3), (["m.b", "m.c"], 2)])
+def test_report_with_tests_of_a_metric_not_correlated(db, cli, tmp_path, compared, n):
+    """Stored tests naming a metric that no stored correlation names are not of the ranking (it
+    raised KeyError: the test's cells were looked up among the correlated metrics' cells), also
+    when no stored test is of two ranked metrics."""
+    cli("ingest", "table", _toy_table(tmp_path), "--dataset", "toy")
+    base = ["--dataset", "toy", "--human", "human.q"]
+    cli("compare", *base, *(a for m in compared for a in ("--metric", m)), "--level", "system", "--coefficient",
+        "pearson", "--method", "williams")
+    cli("correlate", *base, "--metric", "m.a", "--metric", "m.b")
+    page = _report(cli, tmp_path, "--dataset", "toy").page
+    assert f"compare {n} metrics, not the 2 ranked here" in page   # the ranking says why it has no clusters
+
+
+def test_heatmap_orders_by_correlation_only_when_every_metric_has_one():
+    """A metric without a stored correlation is not "n/a" at the end of an order said to be by
+    correlation: the order is by name and the title names what is missing; a stored NaN is an
+    undefined correlation, last and labelled so."""
+    from metaeval.analyses import figures
+
+    pairs = [(a, b) for a in "abc" for b in "abc" if a != b]
+    rows = _tests("none", {k: 0.5 for k in pairs}, {k: False for k in pairs})
+
+    def drawn(correlations):
+        ax = figures.significance_heatmap(rows, 0.05, correlations=correlations).axes[0]
+        return [t.get_text() for t in ax.get_yticklabels()], ax.get_title().replace("\n", " ")
+
+    ticks, title = drawn({"c": 0.9, "b": 0.1})
+    assert ticks == ["a", "b", "c"] and "metrics by name; no stored correlation of a" in title
+    assert "highest first" not in title and "n/a" not in " ".join(ticks)
+    for empty in ({}, None):
+        ticks, title = drawn(empty)
+        assert ticks == ["a", "b", "c"] and title.endswith("(metrics by name)")
+    ticks, title = drawn({"a": float("nan"), "b": 0.1, "c": 0.9})
+    assert ticks == ["c (0.900)", "b (0.100)", "a (undefined)"] and "highest first" in title
+
+
+def test_plot_heatmap_of_metrics_partly_correlated(db, cli, tmp_path, monkeypatch):
+    from metaeval.analyses import figures
+
+    cli("ingest", "table", _toy_table(tmp_path), "--dataset", "toy")
+    base = ["--dataset", "toy", "--human", "human.q", "--level", "system", "--coefficient", "pearson"]
+    cli("compare", *base, "--metric", "m.*", "--method", "williams")
+    cli("correlate", *base, "--metric", "m.c", "--metric", "m.b")
+    figs = []
+    original = figures.significance_heatmap
+    monkeypatch.setattr(figures, "significance_heatmap", lambda *a, **k: figs.append(original(*a, **k)) or figs[-1])
+    cli("plot", "heatmap", *base, "--method", "williams", "--out", tmp_path / "t.png")
+    ax = figs[-1].axes[0]
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["m.a", "m.b", "m.c"]
+    assert "no stored correlation of m.a" in ax.get_title().replace("\n", " ")

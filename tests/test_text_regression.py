@@ -8,6 +8,7 @@ import json
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from metaeval import Store
 from metaeval.analyses.text import regression
@@ -65,21 +66,7 @@ def test_an_exact_linear_target_is_recovered_and_undetermined_folds_are_nan():
 
 
 def test_score_regression_stores_predictions_and_records_coefficients(db, tmp_path):
-    rng = np.random.default_rng(3)
-    words = [f"w{k}" for k in range(40)]
-    docs = {f"i{k}": " ".join(rng.choice(words, 60)) for k in range(6)}
-    lines, cells = [], []
-    for s in range(5):
-        for i, doc in docs.items():
-            summary = " ".join(rng.choice(doc.split(), 8 + 2 * s)) + " " + " ".join(rng.choice(words, 3))
-            lines.append(json.dumps({"instance_id": i, "summarizer_id": f"s{s}", "summary": {"text": [summary]},
-                                     "references": [{"text": ["x y"]}], "documents": [{"text": [doc]}]}))
-            cells.append({"system": f"s{s}", "input": i, "measure": "pyramid", "value": s + rng.random(),
-                          "annotator": "a", "kind": "human"})
-    (tmp_path / "s.jsonl").write_text("\n".join(lines) + "\n")
-    pd.DataFrame(cells).to_csv(tmp_path / "h.csv", index=False)
-    run_cli(db, "ingest", "summaries", tmp_path / "s.jsonl", "--dataset", "toy")
-    run_cli(db, "ingest", "table", tmp_path / "h.csv", "--dataset", "toy")
+    _texts_dataset(db, tmp_path, "toy", 3)
     refused = run_cli(db, "score", "toy", "--metric", "regression", ok=False)
     assert refused.exit_code != 0 and "--human" in refused.output and "Traceback" not in refused.output
     refused = run_cli(db, "score", "toy", "--metric", "regression", "--human", "nosuch", ok=False)
@@ -122,3 +109,77 @@ def test_an_ill_conditioned_fold_is_lstsq_on_its_rows():
         b = np.linalg.lstsq(np.column_stack([np.ones(train.sum()), X[train]]), y[train], rcond=None)[0]
         np.testing.assert_allclose(scored.predictions[row], b[0] + X[row] @ b[1:], rtol=1e-6)
         np.testing.assert_allclose(scored.coefficients[row], b, rtol=1e-5, atol=1e-6)
+
+
+def _texts_dataset(db, tmp_path, name, seed, scale=1.0):
+    """A dataset with texts, documents, a human 'pyramid' and a stored metric 'r2' (ROUGE-2's
+    stand-in): 5 systems x 6 inputs."""
+    rng = np.random.default_rng(seed)
+    words = [f"w{k}" for k in range(40)]
+    docs = {f"i{k}": " ".join(rng.choice(words, 60)) for k in range(6)}
+    lines, cells = [], []
+    for s in range(5):
+        for i, doc in docs.items():
+            summary = " ".join(rng.choice(doc.split(), 8 + 2 * s)) + " " + " ".join(rng.choice(words, 3))
+            lines.append(json.dumps({"instance_id": i, "summarizer_id": f"s{s}", "summary": {"text": [summary]},
+                                     "references": [{"text": ["x y"]}], "documents": [{"text": [doc]}]}))
+            q = scale * (s + rng.random())
+            cells.append({"system": f"s{s}", "input": i, "measure": "pyramid", "value": q, "kind": "human"})
+            cells.append({"system": f"s{s}", "input": i, "measure": "r2", "value": q + rng.normal(scale=0.5)})
+    (tmp_path / f"{name}.jsonl").write_text("\n".join(lines) + "\n")
+    pd.DataFrame(cells).to_csv(tmp_path / f"{name}.csv", index=False)
+    run_cli(db, "ingest", "summaries", tmp_path / f"{name}.jsonl", "--dataset", name)
+    run_cli(db, "ingest", "table", tmp_path / f"{name}.csv", "--dataset", name)
+
+
+def test_a_stored_metric_beside_js_and_the_fit_applied_to_another_dataset(db, tmp_path):
+    """Louis & Nenkova §4.3: JS + ROUGE-2 predicting pyramid, trained on one year and tested on
+    the next: the recorded coefficients are lstsq's on [1, js, r2] of the training cells, and the
+    other dataset's predictions b_0 + b . x of its own js and r2."""
+    _texts_dataset(db, tmp_path, "tac08", 3)
+    _texts_dataset(db, tmp_path, "tac09", 4, scale=2.0)
+    setting = ["--human", "pyramid", "--predictor", "js", "--predictor", "r2"]
+    run_cli(db, "score", "tac08", "--metric", "regression", *setting)
+    run_cli(db, "score", "tac09", "--metric", "regression", *setting, "--trained-on", "tac08")
+    for d in ("tac08", "tac09"):   # the JS feature itself, stored for the check
+        run_cli(db, "score", d, "--metric", "js", "--js-n", "1", "--js-target", "document", "--js-stem", "--js-stop")
+    with Store(db, read_only=True) as wh:
+        frame = wh.sql("SELECT dataset, system, input, measure, value FROM cells")
+        recorded = [json.loads(o)["regression"] for o in
+                    wh.sql("SELECT options FROM ingests WHERE options LIKE '%\"regression\"%' ORDER BY ingest_id")
+                    ["options"]]
+    js = "js-1.input[stem,stop]"
+    assert [r["features"] for r in recorded] == [[js, "r2"]] * 2
+    name = "regression.input[stem,stop,cutoff=10,human=pyramid,predictors=js+r2]"
+    wide = {d: f.pivot_table(index=["system", "input"], columns="measure", values="value")
+            for d, f in frame.groupby("dataset")}
+    train = wide["tac08"]
+    X = np.column_stack([np.ones(len(train)), train[js], train["r2"]])
+    b = np.linalg.lstsq(X, train["pyramid"].to_numpy(), rcond=None)[0]
+    np.testing.assert_allclose(recorded[0]["coefficients"], b, rtol=1e-9)
+    systems, inputs = (train.index.get_level_values(k).to_numpy() for k in ("system", "input"))
+    fold = (systems != "s1") & (inputs != "i2")                            # one cell left out, by hand
+    bf = np.linalg.lstsq(X[fold], train["pyramid"].to_numpy()[fold], rcond=None)[0]
+    row = np.flatnonzero((systems == "s1") & (inputs == "i2"))[0]
+    np.testing.assert_allclose(train[name].to_numpy()[row], X[row] @ bf, rtol=1e-9)
+    test = wide["tac09"]
+    applied = "regression.input[stem,stop,cutoff=10,human=pyramid,predictors=js+r2,trained-on=tac08]"
+    np.testing.assert_allclose(test[applied], b[0] + b[1] * test[js] + b[2] * test["r2"], rtol=1e-9)
+    assert recorded[1]["trained_on"] == "tac08" and recorded[1]["coefficients"] == recorded[0]["coefficients"]
+
+
+def test_regression_settings_refused_in_one_line(db, tmp_path):
+    from tests.conftest import digest
+
+    _texts_dataset(db, tmp_path, "tac08", 3)
+    _texts_dataset(db, tmp_path, "tac09", 4)
+    before = digest(db)
+    for args, words in ((["--trained-on", "tac09"], "--trained-on 'tac09' has no regression of pyramid on"),
+                        (["--trained-on", "tac08"], "is the dataset scored"),
+                        (["--predictor", "nope"], "--predictor 'nope': neither a model-free feature"),
+                        (["--predictor", "pyramid"], "--predictor 'pyramid' is the regression's target")):
+        out = run_cli(db, "score", "tac08", "--metric", "regression", "--human", "pyramid", *args, ok=False)
+        assert out.exit_code != 0 and words in out.output and len(out.output.strip().splitlines()) == 1, out.output
+    out = run_cli(db, "score", "tac08", "--metric", "js", "--predictor", "r2", ok=False)
+    assert "add the metric regression" in out.output and len(out.output.strip().splitlines()) == 1
+    assert digest(db) == before

@@ -242,5 +242,6 @@ def no_human_judgment(dataset: str, human: str, humans, automatic=()) -> Warehou
         return WarehouseError(message)
     return WarehouseError(text(message, f". {human!r} is stored as an automatic metric (a table ingested without "
                                         "--human?): drop it (`", Hint("drop_measure", positional=(dataset, human)),
-                               "`), then ingest the file again with --human; or, to compare two metrics' system "
-                               f"rankings: `metaeval rank-change --dataset {dataset} --metric {human} --metric OTHER`"))
+                               "`), then ingest the file again with --human; or, to correlate two metrics (with "
+                               f"p): `metaeval measure-correlation --dataset {dataset} --measure {human} --measure "
+                               "OTHER`"))

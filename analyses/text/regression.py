@@ -29,10 +29,25 @@ FEATURE_BASES = ("js", "js-smoothed", "topic-coverage.input", "kl.summary-input"
 INTERCEPT = "(intercept)"
 
 
-def regression_name(human: str, stem: bool, stop: bool, cutoff: float) -> str:
-    """``regression.input[stem,stop,cutoff=10,human=H]``: its settings and the human it predicts."""
+def regression_name(human: str, stem: bool, stop: bool, cutoff: float, predictors=(), trained_on: str | None = None) -> str:
+    """``regression.input[stem,stop,cutoff=10,human=H]``: its settings and the human it predicts;
+    with ``predictors`` other than the ten features (:data:`FEATURE_BASES`), ``predictors=a+b``;
+    with coefficients fitted on another dataset, ``trained-on=D``."""
     flags = [f for f, on in (("stem", stem), ("stop", stop)) if on]
-    return f"regression.input[{','.join([*flags, f'cutoff={cutoff:g}', f'human={human}'])}]"
+    extra = [f"predictors={'+'.join(predictors)}"] if predictors and tuple(predictors) != FEATURE_BASES else []
+    extra += [f"trained-on={trained_on}"] if trained_on is not None else []
+    return f"regression.input[{','.join([*flags, f'cutoff={cutoff:g}', f'human={human}', *extra])}]"
+
+
+def apply(coefficients, X: np.ndarray) -> np.ndarray:
+    """b_0 + sum_j b_j x_j of each row of ``X`` (NaN where a feature is not finite): the fit of
+    another dataset applied (Louis & Nenkova 2013, §4.3.3: the TAC 2008 model scored on TAC 2009)."""
+    b = np.asarray(coefficients, dtype=float)
+    X = np.asarray(X, dtype=float)
+    if X.ndim != 2 or X.shape[1] + 1 != b.size or not np.isfinite(b).all():
+        raise ValueError(f"need {X.shape[-1] + 1} finite coefficients (intercept first); got {b.size}")
+    ok = np.isfinite(X).all(axis=1)
+    return np.where(ok, b[0] + np.where(ok[:, None], X, 0.0) @ b[1:], np.nan)
 
 
 @dataclass(frozen=True)

@@ -190,6 +190,60 @@ def plot_heatmap(obj, dataset, human, level, coefficient, out, overwrite, method
                                              correlations=correlations), out, overwrite)
 
 
+@plot.command("scatter")
+@click.option("--dataset", required=True)
+@click.option("--x", "x", required=True, metavar="MEASURE", help="The measure on the x axis (e.g. a coverage score).")
+@click.option("--y", "y", required=True, metavar="MEASURE",
+              help="The measure on the y axis (e.g. a linguistic quality score).")
+@click.option("--diagonal/--no-diagonal", default=None,
+              help="Draw y = x. Default: when both measures declare the same scale (metaeval scale).")
+@click.option("--out", required=True, type=click.Path(dir_okay=False, path_type=Path),
+              callback=out_file(*FIGURE_SUFFIXES), help="The figure: .png, .svg or .pdf.")
+@OVERWRITE
+@click.pass_obj
+def plot_scatter(obj, dataset, x, y, diagonal, out, overwrite):
+    """One point per summary scored by both measures, from the stored cells (Graham 2015, Fig. 1:
+    linguistic quality against coverage)."""
+    from metaeval.analyses import figures
+    from metaeval.runs import cell_figures
+
+    with obj.open(read_only=True) as wh:
+        c = cell_figures.cells(wh, dataset, [x, y])
+    if diagonal is None:
+        diagonal = c.scales[x] is not None and c.scales[x] == c.scales[y]
+    _write(obj, figures.measure_scatter(c.values[x], c.values[y], c.label(x), c.label(y), diagonal=diagonal,
+                                        title=dataset), out, overwrite)
+
+
+@plot.command("distribution")
+@click.option("--dataset", required=True)
+@click.option("--measure", "measures", required=True, multiple=True, metavar="MEASURE",
+              help="A measure whose scores are drawn. Repeatable (one histogram each; with --by-system, one).")
+@click.option("--by-system", is_flag=True,
+              help="Each system's distribution over its inputs (a box per system, by mean) instead of one "
+                   "histogram of every summary.")
+@click.option("--out", required=True, type=click.Path(dir_okay=False, path_type=Path),
+              callback=out_file(*FIGURE_SUFFIXES), help="The figure: .png, .svg or .pdf.")
+@OVERWRITE
+@click.pass_obj
+def plot_distribution(obj, dataset, measures, by_system, out, overwrite):
+    """The distribution of measures' scores from the stored cells: a histogram of every summary's
+    score per measure (Graham 2015, Fig. 2), or with --by-system each system's scores."""
+    from metaeval.analyses import figures
+    from metaeval.runs import cell_figures
+
+    if by_system and len(set(measures)) != 1:
+        raise WarehouseError("--by-system draws one measure: give one --measure")
+    with obj.open(read_only=True) as wh:
+        c = cell_figures.cells(wh, dataset, measures)
+    if by_system:
+        [m] = c.values
+        fig = figures.system_distributions(c.values[m], c.systems, c.label(m), title=dataset)
+    else:
+        fig = figures.score_distributions({c.label(m): v for m, v in c.values.items()}, title=dataset)
+    _write(obj, fig, out, overwrite)
+
+
 @plot.command("power")
 @_common
 @click.option("--rouge-variant", "variant", type=LazyChoice("metaeval.runs.simulation:ROUGE_VARIANTS"),

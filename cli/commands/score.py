@@ -94,6 +94,15 @@ def _cutoffs(ctx, param, value):
                    "regression over the ten model-free features; sentinel-cand/-src/-ref: a linear model of surface "
                    "features of the candidate, source or reference alone, each input's cells scored by a model trained "
                    "on the other inputs).")
+@click.option("--predictor", "predictors", multiple=True, metavar="NAME",
+              help="regression: its predictors, in order -- a model-free feature by name (js, js-smoothed, "
+                   "topic-coverage.input, kl.summary-input, cosine.input, topic-fraction.input, cosine-topic.input, "
+                   "kl.input-summary, logprob-multinomial.input, logprob-unigram.input) or a stored measure (e.g. "
+                   "rouge-2.recall: Louis & Nenkova's JS + ROUGE-2). Repeatable. Default: the ten features.")
+@click.option("--trained-on", default=None, metavar="DATASET",
+              help="regression: apply the coefficients of the regression scored on DATASET (same --human, "
+                   "predictors and model-free setting; its fit on every cell) instead of fitting here "
+                   "(Louis & Nenkova 2013, §4.3: trained on TAC 2008, tested on TAC 2009).")
 @click.option("--prefix", default="", show_default=True,
               help="Prepended to every measure name, e.g. 'ours:' to keep computed scores apart from a "
                    "dataset's released ones of the same name.")
@@ -101,7 +110,7 @@ def _cutoffs(ctx, param, value):
 @click.pass_obj
 def score(obj: Context, dataset, metrics, variants, grid, js_n, js_target, js_stem, js_stop, js_smoothing,
           input_stem, input_stop, topic_cutoff, index_name, queries, cutoffs, model, mu, np_model, sweep_human,
-          sweep_plot, human, prefix, replace):
+          sweep_plot, human, predictors, trained_on, prefix, replace):
     """Score the summary texts of DATASET and store the scores as automatic measures.
 
     Measures are named by their settings (rouge-2.recall[stem,stop], js-2, bleu, chrf,
@@ -139,7 +148,7 @@ def score(obj: Context, dataset, metrics, variants, grid, js_n, js_target, js_st
         report, names, dropped = scoring.score_dataset(
             wh, dataset, metrics, rouge_variants, js, sera=sera, prefix=prefix, replace=replace,
             model_free=scoring.ModelFreeSetting(input_stem, input_stop, topic_cutoff), human=human,
-            command=_command_line(), progress=terminal_progress())
+            predictors=predictors, trained_on=trained_on, command=_command_line(), progress=terminal_progress())
     state = (f"inserted {report.inserted}" + (f", replaced {report.replaced}" if report.replaced else "")
              if report.changed else "all already in the warehouse; nothing changed")
     say(f"scored {len(names)} measure(s) on {dataset}: {report.rows} values, {state}")
