@@ -198,7 +198,9 @@ def bootstrap_counts(c: Counted, k: int, seed: int) -> np.ndarray:
 @dataclass(frozen=True)
 class Bootstrap:
     """Per system: the ``lower``/``upper`` percentile bounds (of what was resampled: strengths or
-    Elo ratings), the share of valid rounds in which it is first, and ``n_valid`` rounds."""
+    Elo ratings), the share of valid rounds in which it is first (a round in which ``m`` systems
+    share the highest rating exactly credits each of them ``1/m``: the shares sum to 1), and
+    ``n_valid`` rounds."""
 
     samples: np.ndarray
     lower: np.ndarray
@@ -216,13 +218,15 @@ def bootstrap(c: Counted, *, k: int = 1000, seed: int = 0, alpha: float = 0.05, 
 
 def summarise(samples: np.ndarray, alpha: float) -> Bootstrap:
     """The percentile bounds and first-place shares of the rounds' ``samples`` (rounds x systems;
-    a round with a NaN is undefined and left out)."""
+    a round with a NaN is undefined and left out; ``m`` systems tied exactly at a round's top
+    have ``1/m`` of it each, never the first of them by name)."""
     valid = samples[~np.isnan(samples).any(axis=1)]
     if len(valid) == 0:
         nan = np.full(samples.shape[1], np.nan)
         return Bootstrap(samples, nan, nan, nan, 0)
     lower, upper = np.percentile(valid, [100 * alpha / 2, 100 * (1 - alpha / 2)], axis=0)
-    first = np.bincount(valid.argmax(axis=1), minlength=samples.shape[1]) / len(valid)
+    top = valid == valid.max(axis=1, keepdims=True)
+    first = (top / top.sum(axis=1, keepdims=True)).sum(axis=0) / len(valid)
     return Bootstrap(samples, lower, upper, first, len(valid))
 
 

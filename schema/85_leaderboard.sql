@@ -12,7 +12,7 @@ CREATE TABLE IF NOT EXISTS leaderboard (
     rating         DOUBLE NOT NULL,
     lower          DOUBLE,
     upper          DOUBLE,
-    first_share    DOUBLE,                -- share of valid bootstrap rounds with this system first; NULL for sandwich
+    first_share    DOUBLE,                -- share of valid bootstrap rounds with this system first (m tied first: 1/m each); NULL for sandwich
     scale          VARCHAR NOT NULL,      -- elo | logit
     interval       VARCHAR NOT NULL,      -- bootstrap | sandwich
     anchor         VARCHAR NOT NULL,      -- '' = none (ratings centred)
@@ -65,7 +65,7 @@ COMMENT ON COLUMN leaderboard.judge IS 'Whose votes: '''' the human judges'', el
 COMMENT ON COLUMN leaderboard.system IS 'The system (systems.name).';
 COMMENT ON COLUMN leaderboard.votes IS 'Votes the system took part in (each verdict in each presentation order is one vote).';
 COMMENT ON COLUMN leaderboard.upper IS 'Upper bound of the 1 - alpha interval (see lower).';
-COMMENT ON COLUMN leaderboard.first_share IS 'Share of the valid bootstrap rounds in which the system has the highest rating; NULL for sandwich intervals.';
+COMMENT ON COLUMN leaderboard.first_share IS 'Share of the valid bootstrap rounds in which the system has the highest rating; a round in which m systems share the highest rating exactly credits each 1/m (the shares sum to 1); NULL for sandwich intervals.';
 COMMENT ON COLUMN leaderboard.scale IS 'elo (1000 + 400/ln(10) per logit, the arena''s) | logit.';
 COMMENT ON COLUMN leaderboard.interval IS 'bootstrap (multinomial over the counted votes) | sandwich (robust covariance).';
 COMMENT ON COLUMN leaderboard.anchor IS 'The system pinned at anchor_rating; '''' none (ratings centred).';
