@@ -140,10 +140,13 @@ def parse(path: Path, judge: str | None = None) -> Spans:
     if first is None or not first[1].strip():
         raise InputError(file, 1, None, "the file is empty: expected a header line")
     at = _header(first[1].split("\t"), file)
-    segments, rows, scores, ordinal = _Segments(file), [], {}, {}
+    segments, rows, scores, ordinal, seen = _Segments(file), [], {}, {}, {}
     for line, text in lines:
         if not text.strip():
             continue
+        if (first_line := seen.setdefault(text, line)) != line:   # as ingest table and preferences refuse it
+            raise InputError(file, line, None, f"the same row as line {first_line}: an error given twice would "
+                             "count twice; remove one")
         fields = text.split("\t")
         if len(fields) != len(at):
             raise InputError(file, line, None, f"expected {len(at)} tab-separated fields, got {len(fields)}")

@@ -168,10 +168,13 @@ def leaderboard(wh, dataset: str, judge: str | None = None, *, k: int = K.defaul
     up to date; with ``style`` covariates, {table: rows} of ``leaderboard`` (the controlled
     ratings) and ``leaderboard_style`` (the coefficients). ``plain`` (without ``style``): as
     :class:`~metaeval.rows.Rows`, pandas never imported."""
+    from metaeval import names
     from metaeval.analyses import leaderboard as lb
     from metaeval.runs import leaderboard_style as lstyle
     from metaeval.runs import parameters, persist
 
+    if judge is not None:                    # '' is the human votes' key, never a judge's name
+        names.check_option("judge", judge, "judge name")
     style = lstyle.canonical(style)
     if interval == "bootstrap":
         parameters.check_k(k, alpha, "interval")
