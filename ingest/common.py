@@ -244,7 +244,18 @@ def number_text(text, file: str, line: int | None, field: str) -> float:
         except ValueError:
             hint = ""
         raise InputError(file, line, field, f"expected a number, got {text!r}{hint}")
-    return _finite(float(plain), file, line, field)
+    value = float(plain)
+    if abs(value) < MIN_NORMAL and any(d in _NONZERO for d in plain.lower().partition("e")[0]):
+        raise InputError(file, line, field, f"the value {plain} underflows to {value!r} as a double (below "
+                         f"{MIN_NORMAL:.4g}, the smallest normal one): it would be stored as "
+                         + ("0" if value == 0 else "a subnormal, losing digits") + "; fix the value or its unit")
+    return _finite(value, file, line, field)
+
+
+#: The smallest positive normal double: a non-zero value written smaller underflows (to 0, or to a
+#: subnormal that keeps fewer digits), which the reader refuses rather than store a 0 silently.
+MIN_NORMAL = 2.2250738585072014e-308
+_NONZERO = frozenset("123456789")
 
 
 #: The largest magnitude of a value the warehouse stores. Far beyond any score or judgment, and
