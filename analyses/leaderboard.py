@@ -128,6 +128,40 @@ def _reaches_all(adjacency: np.ndarray) -> bool:
     return bool(seen.all())
 
 
+def components(c: Counted, w: np.ndarray | None = None) -> np.ndarray:
+    """Per system, its connected group of the comparison graph (systems joined when a vote compares
+    them, whatever its outcome): 0, 1, ..., numbered by their first system. Votes of different
+    groups never meet: the likelihood does not depend on the groups' relative strengths, so only
+    ratings within a group are identified (and a prior would decide the rest)."""
+    w = c.w if w is None else w
+    keep = w > 0
+    met = np.zeros((c.n_systems, c.n_systems), dtype=bool)
+    met[c.a[keep], c.b[keep]] = met[c.b[keep], c.a[keep]] = True
+    group = np.full(c.n_systems, -1)
+    for start in range(c.n_systems):
+        if group[start] >= 0:
+            continue
+        seen = np.zeros(c.n_systems, dtype=bool)
+        seen[start] = True
+        frontier = seen.copy()
+        while frontier.any():
+            new = met[frontier].any(axis=0) & ~seen
+            seen |= new
+            frontier = new
+        group[seen] = group.max() + 1
+    return group
+
+
+def restricted(c: Counted, systems: np.ndarray) -> tuple[Counted, np.ndarray]:
+    """The votes among ``systems`` (indices, sorted) as their own :class:`Counted` (systems
+    renumbered in that order), and the indices of their rows in ``c``."""
+    systems = np.asarray(systems)
+    new = np.full(c.n_systems, -1)
+    new[systems] = np.arange(len(systems))
+    rows = np.flatnonzero((new[c.a] >= 0) & (new[c.b] >= 0))
+    return Counted(a=new[c.a[rows]], b=new[c.b[rows]], y=c.y[rows], w=c.w[rows], n_systems=len(systems)), rows
+
+
 def fit(c: Counted, weights: np.ndarray | None = None, *, ridge: float = 0.0, tol: float = 1e-10,
         max_iter: int = 100, start: np.ndarray | None = None) -> np.ndarray:
     """Centred strengths (logits) maximising the likelihood, one row per column of ``weights``
