@@ -75,6 +75,18 @@ def _exp(v: float) -> float:
         return math.inf
 
 
+def one_blas_thread():
+    """A context in which BLAS and LAPACK (OpenBLAS, MKL) run on one thread: the leaderboard's
+    linear algebra is many small systems (a stacked S x S Newton solve per round, S the systems),
+    on which a second thread costs far more CPU than it saves (150 systems: 70 times the CPU of
+    one thread for the same 500 solves, issue 47); the same numbers (one thread or two, LAPACK's
+    solves agree to the last bits: tests/test_leaderboard_cpu.py checks 1e-9 Elo). threadpoolctl
+    sets the libraries' own thread counts while in the context and restores them after."""
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(limits=1, user_api="blas")
+
+
 @dataclass(frozen=True)
 class Counted:
     """The distinct vote rows: systems ``a``, ``b`` (indices), outcome ``y`` (1, 1/2, 0) and the

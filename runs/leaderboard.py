@@ -247,12 +247,13 @@ def leaderboard(wh, dataset: str, judge: str | None = None, *, k: int = K.defaul
 
     executors.of(wh).check()
     pool = lambda: executors.of(wh).pool(jobs)  # noqa: E731
-    if several:
-        columns, coefficients = _compute_groups(systems, counted, votes, setting, members, anchor, anchor_rating,
-                                                k, seed, alpha, ridge, ties, correction, pool), None
-    else:
-        columns, coefficients = _compute(systems, counted, votes, setting, at, anchor_rating, k, seed, alpha, ridge,
-                                         ties, correction, pool, covariates)
+    with lb.one_blas_thread():               # small systems: a second BLAS thread costs more than it gives
+        if several:
+            columns, coefficients = _compute_groups(systems, counted, votes, setting, members, anchor,
+                                                    anchor_rating, k, seed, alpha, ridge, ties, correction, pool), None
+        else:
+            columns, coefficients = _compute(systems, counted, votes, setting, at, anchor_rating, k, seed, alpha,
+                                             ridge, ties, correction, pool, covariates)
     columns = persist.columns(len(systems), **columns, dataset=dataset, fingerprint=fingerprint)
     persist.ensure_table(wh, TABLE, "85_leaderboard")
     more = {}
@@ -490,7 +491,10 @@ def _fit_chunk(counted, W, ties: str, ridge: float, Z=None):
     them when there are style features ``Z``."""
     import numpy as np
 
-    theta, extra = _fitter(counted, ties, ridge, Z)(W)
+    from metaeval.analyses import leaderboard as lb
+
+    with lb.one_blas_thread():               # (a worker process: its own libraries' threads)
+        theta, extra = _fitter(counted, ties, ridge, Z)(W)
     return theta if Z is None else np.hstack([theta, extra])
 
 
