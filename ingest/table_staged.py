@@ -214,7 +214,10 @@ def _jsonl_relation(con, literal: str) -> tuple[str, list[str]]:
     columns (every key of every line). A first pass over the lines' text finds the keys and
     doubts the whole file (:class:`Unsure`) if a line has a key twice (DuckDB would keep one) or
     a comma before a closing bracket (DuckDB allows it, JSON does not; a string holding one is
-    doubted too); the rows then come from ``read_json`` with each field as a JSON value, and
+    doubted too), or a number that may underflow (an exponent below -99, or 200 zeros: DuckDB
+    reads a 0 or a subnormal where the Python reader refuses a non-zero number; a string holding
+    such text is doubted too; two substring tests first, as the regular expression alone would
+    cost three times the line check); the rows then come from ``read_json`` with each field as a JSON value, and
     ``_bad`` is true where a field has another JSON type than an id (string, integer) or a number
     (DuckDB would cast a string "0.5"). NaN and Infinity, which DuckDB reads, are not finite:
     refused later. Malformed JSON, a line that is not an object, lone surrogates, a byte order
@@ -226,7 +229,10 @@ def _jsonl_relation(con, literal: str) -> tuple[str, list[str]]:
                 FROM (SELECT unnest(k) AS key, doubtful
                       FROM (SELECT json_keys(json) AS k,
                                    len(json_keys(json)) <> len(list_distinct(json_keys(json)))
-                                   OR regexp_matches(json, ',[ \t\r\n]*[\]}}]') AS doubtful
+                                   OR regexp_matches(json, ',[ \t\r\n]*[\]}}]')
+                                   OR ((contains(json, 'e-') OR contains(json, 'E-'))
+                                       AND regexp_matches(json, '[eE]-0*[1-9][0-9][0-9]'))
+                                   OR contains(json, '{"0" * 200}') AS doubtful
                             FROM {objects}))""").fetchall()
     except duckdb.Error as exc:
         if isinstance(exc, duckdb.OutOfMemoryException):
