@@ -273,7 +273,14 @@ def _reusable(wh, dataset: str, fingerprint: str, setting: dict, plain: bool = F
 
     if plain and not setting.get("style"):
         stored = persist.reusable_rows(wh, TABLE, dataset, fingerprint, **{"style": "", **setting})
-        return None if stored is None else persist.sorted_rows(stored, "rating", ascending=False)
+        if stored is None:
+            return None
+        import dataclasses
+
+        best = persist.sorted_rows(stored, "rating", ascending=False)
+        groups = _groups_of(best.column("conventions"))
+        return dataclasses.replace(best, data=tuple(best.data[i] for i in sorted(range(len(best)),
+                                                                               key=groups.__getitem__)))
     rows = persist.reusable(wh, TABLE, dataset, fingerprint, **{"style": "", **setting})
     if rows is None or not setting.get("style"):
         return None if rows is None else _best_first(rows)
@@ -286,7 +293,18 @@ def _reusable(wh, dataset: str, fingerprint: str, setting: dict, plain: bool = F
 
 
 def _best_first(rows):
-    return rows.sort_values("rating", ascending=False).reset_index(drop=True)
+    """Best first; votes of unconnected groups: group by group, each best first (a group's
+    ratings are not comparable with another's)."""
+    best = rows.sort_values("rating", ascending=False).reset_index(drop=True)
+    order = sorted(range(len(best)), key=_groups_of(best["conventions"]).__getitem__)
+    return best.iloc[order].reset_index(drop=True)
+
+
+def _groups_of(conventions) -> list:
+    """Each row's connected group (0 when the votes are connected) from its conventions."""
+    import json
+
+    return [(json.loads(c) if isinstance(c, str) else c).get("connected_group", 0) for c in conventions]
 
 
 def _fitter(counted, ties: str, ridge: float, Z=None):

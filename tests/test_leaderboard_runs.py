@@ -152,6 +152,10 @@ def test_unconnected_groups_are_rated_apart_and_never_ordered_by_a_prior(db, tmp
     assert rows.loc[["m3", "m4", "m5"], "rating"].mean() == pytest.approx(1000)
     assert rows.loc[["m3", "m4", "m5"], "anchor_rating"].isna().all()
     assert rows.loc[["m1", "m2"], "first_share"].sum() == pytest.approx(1)
+    printed = json.loads(run_cli(db, "leaderboard", "--dataset", "d", "--judge", "j", "--k", "200", "--ridge", "1",
+                                 "--anchor", "m1", "--format", "json").output)
+    order = [(r["conventions"]["connected_group"], -r["rating"]) for r in printed]
+    assert order == sorted(order)            # group by group, each best first: never interleaved by the prior
     report = tmp_path / "report.html"
     run_cli(db, "report", "--dataset", "d", "--out", report)
     page = report.read_text()
