@@ -75,6 +75,18 @@ def _exp(v: float) -> float:
         return math.inf
 
 
+def one_blas_thread():
+    """A context in which BLAS and LAPACK (OpenBLAS, MKL) run on one thread: the leaderboard's
+    linear algebra is many small systems (a stacked S x S Newton solve per round, S the systems),
+    on which a second thread costs far more CPU than it saves (150 systems: 70 times the CPU of
+    one thread for the same 500 solves, issue 47); the same numbers (one thread or two, LAPACK's
+    solves agree to the last bits: tests/test_leaderboard_cpu.py checks 1e-9 Elo). threadpoolctl
+    sets the libraries' own thread counts while in the context and restores them after."""
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(limits=1, user_api="blas")
+
+
 @dataclass(frozen=True)
 class Counted:
     """The distinct vote rows: systems ``a``, ``b`` (indices), outcome ``y`` (1, 1/2, 0) and the
@@ -126,6 +138,40 @@ def _reaches_all(adjacency: np.ndarray) -> bool:
         seen |= new
         frontier = new
     return bool(seen.all())
+
+
+def components(c: Counted, w: np.ndarray | None = None) -> np.ndarray:
+    """Per system, its connected group of the comparison graph (systems joined when a vote compares
+    them, whatever its outcome): 0, 1, ..., numbered by their first system. Votes of different
+    groups never meet: the likelihood does not depend on the groups' relative strengths, so only
+    ratings within a group are identified (and a prior would decide the rest)."""
+    w = c.w if w is None else w
+    keep = w > 0
+    met = np.zeros((c.n_systems, c.n_systems), dtype=bool)
+    met[c.a[keep], c.b[keep]] = met[c.b[keep], c.a[keep]] = True
+    group = np.full(c.n_systems, -1)
+    for start in range(c.n_systems):
+        if group[start] >= 0:
+            continue
+        seen = np.zeros(c.n_systems, dtype=bool)
+        seen[start] = True
+        frontier = seen.copy()
+        while frontier.any():
+            new = met[frontier].any(axis=0) & ~seen
+            seen |= new
+            frontier = new
+        group[seen] = group.max() + 1
+    return group
+
+
+def restricted(c: Counted, systems: np.ndarray) -> tuple[Counted, np.ndarray]:
+    """The votes among ``systems`` (indices, sorted) as their own :class:`Counted` (systems
+    renumbered in that order), and the indices of their rows in ``c``."""
+    systems = np.asarray(systems)
+    new = np.full(c.n_systems, -1)
+    new[systems] = np.arange(len(systems))
+    rows = np.flatnonzero((new[c.a] >= 0) & (new[c.b] >= 0))
+    return Counted(a=new[c.a[rows]], b=new[c.b[rows]], y=c.y[rows], w=c.w[rows], n_systems=len(systems)), rows
 
 
 def fit(c: Counted, weights: np.ndarray | None = None, *, ridge: float = 0.0, tol: float = 1e-10,
@@ -198,7 +244,9 @@ def bootstrap_counts(c: Counted, k: int, seed: int) -> np.ndarray:
 @dataclass(frozen=True)
 class Bootstrap:
     """Per system: the ``lower``/``upper`` percentile bounds (of what was resampled: strengths or
-    Elo ratings), the share of valid rounds in which it is first, and ``n_valid`` rounds."""
+    Elo ratings), the share of valid rounds in which it is first (a round in which ``m`` systems
+    share the highest rating exactly credits each of them ``1/m``: the shares sum to 1), and
+    ``n_valid`` rounds."""
 
     samples: np.ndarray
     lower: np.ndarray
@@ -216,13 +264,15 @@ def bootstrap(c: Counted, *, k: int = 1000, seed: int = 0, alpha: float = 0.05, 
 
 def summarise(samples: np.ndarray, alpha: float) -> Bootstrap:
     """The percentile bounds and first-place shares of the rounds' ``samples`` (rounds x systems;
-    a round with a NaN is undefined and left out)."""
+    a round with a NaN is undefined and left out; ``m`` systems tied exactly at a round's top
+    have ``1/m`` of it each, never the first of them by name)."""
     valid = samples[~np.isnan(samples).any(axis=1)]
     if len(valid) == 0:
         nan = np.full(samples.shape[1], np.nan)
         return Bootstrap(samples, nan, nan, nan, 0)
     lower, upper = np.percentile(valid, [100 * alpha / 2, 100 * (1 - alpha / 2)], axis=0)
-    first = np.bincount(valid.argmax(axis=1), minlength=samples.shape[1]) / len(valid)
+    top = valid == valid.max(axis=1, keepdims=True)
+    first = (top / top.sum(axis=1, keepdims=True)).sum(axis=0) / len(valid)
     return Bootstrap(samples, lower, upper, first, len(valid))
 
 

@@ -6,7 +6,10 @@
 Minor/Fluency/Punctuation:0.1``. An error row takes the weight of the *most specific* spec that is
 a prefix of ``[severity] + category.split("/")`` (compared without regard to case, as the issue
 asks; the released files spell the categories consistently, so this changes nothing on them);
-a row matched by no spec -- ``No-error`` included -- weighs 0. A rater's score of a segment is the
+a row matched by no spec -- ``No-error`` included -- weighs 0, and ``ingest mqm`` refuses an
+error whose severity no spec names (:func:`severities`: a typo such as ``Majr`` would weigh 0).
+Weights are penalties, >= 0, and a worse severity weighs at least a milder one
+(:data:`SEVERITY_ORDER`): otherwise an error would score above an error-free segment. A rater's score of a segment is the
 *negated* sum of the weights of its rows (0 for a segment it rated without error), and the
 segment's MQM score the mean over its raters (:func:`rater_scores`; the warehouse stores each
 rater as one annotator, so its ``cells`` view takes that mean).
@@ -46,7 +49,25 @@ def parse_weights(spec: str) -> dict[tuple[str, ...], float]:
         if "" in key or key in weights:
             raise ValueError(f"{item!r}: an empty part, or a spec given twice")
         weights[key] = float(match["weight"])
+        if weights[key] < 0:
+            raise ValueError(f"{item!r}: a negative weight scores an error above an error-free segment "
+                             "(a weight is the penalty of an error, >= 0)")
+    given = [(s, weights[(s,)]) for s in SEVERITY_ORDER if (s,) in weights]
+    for (milder, w1), (worse, w2) in zip(given, given[1:]):
+        if w2 < w1:
+            raise ValueError(f"{worse}:{w2:g} weighs less than {milder}:{w1:g}, inverting the severity order "
+                             f"({' < '.join(SEVERITY_ORDER)})")
     return weights
+
+
+#: MQM's severities from the mildest (Lommel et al.'s typology): a weighting gives a worse one at
+#: least the weight of a milder one.
+SEVERITY_ORDER = ("neutral", "minor", "major", "critical")
+
+
+def severities(weights: dict[tuple[str, ...], float]) -> set[str]:
+    """The severities (lower-case) a weighting names: an error of another severity has no weight."""
+    return {key[0] for key in weights}
 
 
 def weighting_name(spec: str) -> str:

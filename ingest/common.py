@@ -64,7 +64,10 @@ def jsonl_objects(path: Path) -> Iterator[tuple[int, dict]]:
         if not text.strip():
             continue
         try:
-            obj = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_unique_keys)
+            obj = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_unique_keys,
+                             parse_float=_json_float)
+        except _Underflow as exc:
+            raise InputError(str(path), number, _number_path(text, exc.text), _underflow(exc.text, 0.0)) from None
         except _DuplicateKey as exc:
             field, key = _duplicate_path(text) or (None, exc.key)
             raise InputError(str(path), number, field,
@@ -172,6 +175,44 @@ def _surrogate_path(value, path: str) -> tuple[str, str] | None:
 
 def _reject_constant(name: str):
     raise ValueError(f"{name} is not a number the warehouse accepts")
+
+
+class _Underflow(ValueError):
+    def __init__(self, text: str):
+        super().__init__(text)
+        self.text = text
+
+
+def _json_float(text: str) -> float:
+    """A JSON number with a fraction or an exponent, refused (:class:`_Underflow`) where it
+    underflows as :func:`number_text` refuses it."""
+    value = float(text)
+    if _underflows(text, value):
+        raise _Underflow(text)
+    return value
+
+
+def _number_path(text: str, number: str) -> str | None:
+    """The path (as :func:`_duplicate_path` writes it) of the first number written ``number`` in
+    the JSON ``text`` (for the message only)."""
+    marker = object()
+
+    def find(value, path: str):
+        if value is marker:
+            return path
+        children = (((f"{path}.{k}" if path else k, v) for k, v in value.items()) if isinstance(value, dict)
+                    else ((f"{path}[{i}]", v) for i, v in enumerate(value)) if isinstance(value, list) else ())
+        for child_path, child in children:
+            found = find(child, child_path)
+            if found is not None:
+                return found
+        return None
+
+    try:
+        return find(json.loads(text, parse_constant=lambda c: None,
+                               parse_float=lambda t: marker if t == number else 0.0), "")
+    except ValueError:
+        return None
 
 
 class _DuplicateKey(ValueError):
@@ -299,7 +340,27 @@ def number_text(text, file: str, line: int | None, field: str) -> float:
         except ValueError:
             hint = ""
         raise InputError(file, line, field, f"expected a number, got {text!r}{hint}")
-    return _finite(float(plain), file, line, field)
+    value = float(plain)
+    if _underflows(plain, value):
+        raise InputError(file, line, field, _underflow(plain, value))
+    return _finite(value, file, line, field)
+
+
+def _underflows(text: str, value: float) -> bool:
+    """Whether the number written ``text`` is not zero but reads as 0 or a subnormal ``value``."""
+    return abs(value) < MIN_NORMAL and any(d in _NONZERO for d in text.lower().partition("e")[0])
+
+
+def _underflow(text: str, value: float) -> str:
+    return (f"the value {text} underflows to {value!r} as a double (below {MIN_NORMAL:.4g}, the smallest normal "
+            "one): it would be stored as " + ("0" if value == 0 else "a subnormal, losing digits")
+            + "; fix the value or its unit")
+
+
+#: The smallest positive normal double: a non-zero value written smaller underflows (to 0, or to a
+#: subnormal that keeps fewer digits), which the reader refuses rather than store a 0 silently.
+MIN_NORMAL = 2.2250738585072014e-308
+_NONZERO = frozenset("123456789")
 
 
 #: The largest magnitude of a value the warehouse stores. Far beyond any score or judgment, and

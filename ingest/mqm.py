@@ -35,7 +35,7 @@ import pandas as pd
 
 from metaeval.schema import statements
 from metaeval.errors import ConflictError, InputError
-from metaeval.ingest.common import identifier, number_text, sha256
+from metaeval.ingest.common import identifier, number_text, sha256, text_lines
 
 FORMAT = "mqm"
 REQUIRED = ("system", "doc", "doc_id", "seg_id", "rater", "source", "target", "category", "severity")
@@ -91,15 +91,11 @@ class Spans:
 
 
 def _lines(path: Path):
-    """(physical line number, text without its line ending) of every line of ``path`` (UTF-8, a
-    byte-order mark allowed); a line that is not UTF-8 is an :class:`InputError` naming it."""
-    with open(path, "rb") as f:
-        for number, raw in enumerate(f, start=1):
-            try:
-                line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
-            except UnicodeDecodeError as exc:
-                raise InputError(str(path), number, None, f"not UTF-8 ({exc.reason} at byte {exc.start})") from None
-            yield number, line.rstrip("\n").removesuffix("\r")
+    """(physical line number, text without its line ending) of every line of ``path``, read by the
+    one reader rule of every ingest (:func:`metaeval.ingest.common.text_lines`: UTF-8, a byte order
+    mark dropped, a line that is not UTF-8 named)."""
+    for number, line in text_lines(path):
+        yield number, line.rstrip("\n").removesuffix("\r")
 
 
 def _header(fields: list[str], file: str) -> dict[str, int]:
@@ -144,10 +140,13 @@ def parse(path: Path, judge: str | None = None) -> Spans:
     if first is None or not first[1].strip():
         raise InputError(file, 1, None, "the file is empty: expected a header line")
     at = _header(first[1].split("\t"), file)
-    segments, rows, scores, ordinal = _Segments(file), [], {}, {}
+    segments, rows, scores, ordinal, seen = _Segments(file), [], {}, {}, {}
     for line, text in lines:
         if not text.strip():
             continue
+        if (first_line := seen.setdefault(text, line)) != line:   # as ingest table and preferences refuse it
+            raise InputError(file, line, None, f"the same row as line {first_line}: an error given twice would "
+                             "count twice; remove one")
         fields = text.split("\t")
         if len(fields) != len(at):
             raise InputError(file, line, None, f"expected {len(at)} tab-separated fields, got {len(fields)}")

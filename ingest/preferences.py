@@ -30,6 +30,7 @@ from metaeval.ingest.common import identifier, sha256
 from metaeval.ingest.table import KINDS as JUDGE_KINDS
 from metaeval.ingest.table import stream_rows
 from metaeval.load import LoadReport
+from metaeval.names import check_option
 
 FORMAT = "preferences"
 REQUIRED = ("input", "system_a", "system_b", "judge", "order", "winner")
@@ -141,6 +142,8 @@ def ingest(wh: Store, dataset: str, path: Path, *, replace: bool = False, allow_
     votes an arena vote table or AlpacaEval annotations are (an automatic judge's name)."""
     if not dataset or not dataset.strip():
         raise WarehouseError("the dataset name must not be empty")
+    if judge is not None:                    # the names rule of the files ('' is the human votes' key)
+        check_option("judge", judge, "judge name")
     path = Path(path)
     rows = parse(path, judge)
     file = str(path)

@@ -23,7 +23,7 @@ from pathlib import Path
 import pandas as pd
 
 from metaeval.errors import InputError
-from metaeval.ingest.common import identifier, number_text, sha256
+from metaeval.ingest.common import identifier, number_text, sha256, text_lines
 
 FORMAT = "units"
 REQUIRED = ("input", "system", "unit", "present")
@@ -45,22 +45,23 @@ class Units:
 def parse(path: Path) -> Units:
     file = str(path)
     delimiter = "\t" if path.suffix.lower() == ".tsv" else ","
-    with open(path, newline="", encoding="utf-8") as f:
-        reader = csv.reader(f, delimiter=delimiter)
-        header = next(reader, None)
-        if header is None:
-            raise InputError(file, 1, None, "the file is empty: expected a header with input, system, unit, present")
-        columns = [c.strip() for c in header]
-        missing = [c for c in REQUIRED if c not in columns]
-        if missing:
-            raise InputError(file, 1, missing[0], f"missing column; a units file has {', '.join(REQUIRED)} "
-                             f"(and optionally {', '.join(OPTIONAL)})")
-        unknown = [c for c in columns if c not in REQUIRED + OPTIONAL]
-        if unknown or len(set(columns)) != len(columns):
-            bad = unknown[0] if unknown else next(c for c in columns if columns.count(c) > 1)
-            raise InputError(file, 1, bad, "unknown or repeated column")
-        at = {c: columns.index(c) for c in columns}
-        rows = [_row(values, at, file, line) for line, values in enumerate(reader, start=2) if any(values)]
+    # the one reader rule of every ingest (common.text_lines): UTF-8, a byte order mark dropped,
+    # a line that is not UTF-8 named
+    reader = csv.reader((text for _, text in text_lines(path)), delimiter=delimiter)
+    header = next(reader, None)
+    if header is None:
+        raise InputError(file, 1, None, "the file is empty: expected a header with input, system, unit, present")
+    columns = [c.strip() for c in header]
+    missing = [c for c in REQUIRED if c not in columns]
+    if missing:
+        raise InputError(file, 1, missing[0], f"missing column; a units file has {', '.join(REQUIRED)} "
+                         f"(and optionally {', '.join(OPTIONAL)})")
+    unknown = [c for c in columns if c not in REQUIRED + OPTIONAL]
+    if unknown or len(set(columns)) != len(columns):
+        bad = unknown[0] if unknown else next(c for c in columns if columns.count(c) > 1)
+        raise InputError(file, 1, bad, "unknown or repeated column")
+    at = {c: columns.index(c) for c in columns}
+    rows = [_row(values, at, file, line) for line, values in enumerate(reader, start=2) if any(values)]
     if not rows:
         raise InputError(file, None, None, "no unit rows after the header")
     frame = pd.DataFrame(rows, columns=["input", "system", "unit", "annotator", "present", "weight", "line"])

@@ -10,7 +10,9 @@ counts, ``k`` rounds, ``seed``: the same draws for every judge of the same votes
 executor's workers with ``jobs`` or a Dask scheduler) or the sandwich estimator; rank intervals
 over the rounds, groups and ranks decided by the conclusion layer (``correction``), fragility.
 Votes that admit no estimate (a system that never loses, or never wins) are refused unless a
-``ridge`` is given: the ratings would be infinite. One run writes the rows of ``leaderboard``;
+``ridge`` is given: the ratings would be infinite. Votes that form unconnected groups (no vote
+compares systems of two groups) are rated group by group (:func:`_compute_groups`): ratings are
+identified within a group only, and no rank orders systems of different groups. One run writes the rows of ``leaderboard``;
 the same command on the same votes computes nothing. ``plain``: the rows as
 :class:`~metaeval.rows.Rows` (the command line's text, json and csv; no pandas is imported, nor
 scipy with the default bootstrap intervals: the command starts in a third of the time).
@@ -92,36 +94,59 @@ SHOWN = ("system", "rating", "lower", "upper", "rank", "cluster", "rank_lower", 
 
 def _text(rows: list[dict]) -> str:
     """The text format: a title line, the table of :data:`SHOWN` (rows: {column: value, None for
-    NULL}, best first), the groups' note and the fragility."""
+    NULL}, best first), the groups' note and the fragility. Votes of several unconnected groups
+    (``connected_group`` in the conventions): a ``group`` column, the rows group by group, and the
+    notes, valid rounds and fragility of each group."""
     import json
     import math
 
     from metaeval.analyses import plain
 
+    conventions = [json.loads(row["conventions"]) if isinstance(row["conventions"], str) else row["conventions"]
+                   for row in rows]
+    grouped = "connected_group" in conventions[0]
+    if grouped:                              # group by group, each best first (as stored)
+        order = sorted(range(len(rows)), key=lambda i: conventions[i]["connected_group"])
+        rows, conventions = [rows[i] for i in order], [conventions[i] for i in order]
+    firsts = [i for i in range(len(rows)) if i == 0 or conventions[i].get("connected_group")
+              != conventions[i - 1].get("connected_group")]
     r = rows[0]
     digits = 1 if r["scale"] == "elo" else 3
 
-    def cells(row):
+    def cells(row, conv):
         rating = [f"{math.nan if row[c] is None else row[c]:.{digits}f}" for c in ("rating", "lower", "upper")]
         order = ["" if row[c] is None else str(int(row[c])) for c in ("rank", "cluster", "rank_lower", "rank_upper")]
-        return (row["system"], *rating, *order, "" if row["first_share"] is None else f"{row['first_share']:.3f}",
-                int(row["votes"]))
+        return (row["system"], *((str(conv["connected_group"]),) if grouped else ()), *rating, *order,
+                "" if row["first_share"] is None else f"{row['first_share']:.3f}", int(row["votes"]))
 
     who = (f"judge {r['judge']}" if r["judge"] else "the human votes") + (
         f", controlled for {r['style'].replace(',', ', ')}" if r.get("style") else "")
+    valid = "/".join(str(rows[i]["n_valid"]) for i in firsts)
     how = (f"{100 * (1 - r['alpha']):g}% percentile bootstrap over votes, k={r['k']}, seed={r['seed']}, "
-           f"{r['n_valid']} valid rounds" if r["interval"] == "bootstrap" else
+           f"{valid} valid rounds{' (by group)' if grouped else ''}" if r["interval"] == "bootstrap" else
            f"{100 * (1 - r['alpha']):g}% sandwich intervals")
     ties = "" if r["ties"] == "half" else f"; {r['ties']} ties, tie parameter {r['tie_parameter']:.4g}"
-    conventions = json.loads(r["conventions"]) if isinstance(r["conventions"], str) else r["conventions"]
-    table = plain.columns_text(SHOWN, ("object",) * (len(SHOWN) - 1) + ("int",), [cells(row) for row in rows])
+    shown = SHOWN[:1] + (("group",) if grouped else ()) + SHOWN[1:]
+    table = plain.columns_text(shown, ("object",) * (len(shown) - 1) + ("int",),
+                               [cells(row, conv) for row, conv in zip(rows, conventions)])
     lines = [plain.wrap(f"Bradley-Terry ratings from {who} ({r['scale']} scale; {how}{ties}):"), table]
-    if conventions.get("groups_note"):
-        lines.append(plain.wrap(f"No groups or ranks: {conventions['groups_note']}"))
-    if r["fragility"] is not None:
-        bound = "" if r["fragility_exact"] else "at most "
-        lines.append(plain.wrap(f"Fragility: removing {bound}{int(r['fragility'])} votes makes "
-                                f"{conventions.get('fragility_challenger')} rate at least as high as the leader."))
+    if grouped:
+        lines.append(plain.wrap(
+            f"The votes form {len(firsts)} unconnected groups (no vote compares systems of two groups): "
+            + "; ".join(f"{g + 1}: {', '.join(m)}" for g, m in enumerate(conventions[0]["connected_groups"]))
+            + ". Ratings, ranks, clusters and first_share are within a group; ratings of different groups are "
+            "not comparable (each group " + ("centred at its mean" if not r["anchor"] else
+                                             f"centred at its mean; {r['anchor']}'s group anchored at {r['anchor']}'s rating") + ")."))
+    for i in firsts:
+        conv, row = conventions[i], rows[i]
+        label = f"group {conv['connected_group']}: " if grouped else ""
+        if conv.get("groups_note"):
+            lines.append(plain.wrap(f"{label.capitalize()}No groups or ranks: {conv['groups_note']}"))
+        if row["fragility"] is not None:
+            bound = "" if row["fragility_exact"] else "at most "
+            lines.append(plain.wrap(f"{'Fragility, ' + label if grouped else 'Fragility: '}removing {bound}"
+                                    f"{int(row['fragility'])} votes makes {conv.get('fragility_challenger')} rate at "
+                                    "least as high as the " + ("group's " if grouped else "") + "leader."))
     return "\n".join(lines) + "\n"
 
 
@@ -168,10 +193,13 @@ def leaderboard(wh, dataset: str, judge: str | None = None, *, k: int = K.defaul
     up to date; with ``style`` covariates, {table: rows} of ``leaderboard`` (the controlled
     ratings) and ``leaderboard_style`` (the coefficients). ``plain`` (without ``style``): as
     :class:`~metaeval.rows.Rows`, pandas never imported."""
+    from metaeval import names
     from metaeval.analyses import leaderboard as lb
     from metaeval.runs import leaderboard_style as lstyle
     from metaeval.runs import parameters, persist
 
+    if judge is not None:                    # '' is the human votes' key, never a judge's name
+        names.check_option("judge", judge, "judge name")
     style = lstyle.canonical(style)
     if interval == "bootstrap":
         parameters.check_k(k, alpha, "interval")
@@ -188,10 +216,21 @@ def leaderboard(wh, dataset: str, judge: str | None = None, *, k: int = K.defaul
     if anchor is not None and anchor not in systems:
         raise WarehouseError(Message(Argument("anchor", anchor), f" is not a system of the votes of {dataset!r}; "
                                      f"its systems: {', '.join(systems)}"))
-    if ridge == 0 and not lb.estimable(counted):
-        raise WarehouseError(Message("these votes admit no maximum-likelihood ratings (a system never loses or never "
-                                     "wins against the others, so its rating is infinite): give a prior, e.g. ",
-                                     Argument("ridge", 0.01)))
+    members = _connected_groups(counted)
+    several = len(members) > 1
+    named = "; ".join(f"{g + 1}: {', '.join(systems[i] for i in m)}" for g, m in enumerate(members))
+    if several and (style or ties != "half"):
+        option = Argument("style", list(style)) if style else Argument("ties", ties)
+        raise WarehouseError(Message(f"the votes of {dataset!r} form {len(members)} unconnected groups of systems "
+                                     f"that no vote compares ({named}); ", option, " is fitted on connected votes "
+                                     "only: leave it out (each group is then rated on its own)"))
+    for m in members if ridge == 0 else ():
+        if not lb.estimable(lb.restricted(counted, m)[0] if several else counted):
+            within = (f" (within the group {', '.join(systems[i] for i in m)}; the votes form {len(members)} "
+                      "unconnected groups, each rated on its own)") if several else ""
+            raise WarehouseError(Message("these votes admit no maximum-likelihood ratings (a system never loses or "
+                                         f"never wins against the others, so its rating is infinite{within}): give a "
+                                         "prior, e.g. ", Argument("ridge", 0.01)))
     if ties != "half" and not 0 < counted.w[counted.y == lb.TIE].sum() < counted.n_votes:
         raise WarehouseError(Message(Argument("ties", ties), " needs votes with ties and votes without: the tie "
                                      "parameter of these votes is at its bound"))
@@ -207,8 +246,14 @@ def leaderboard(wh, dataset: str, judge: str | None = None, *, k: int = K.defaul
     from metaeval.runs import executors
 
     executors.of(wh).check()
-    columns, coefficients = _compute(systems, counted, votes, setting, at, anchor_rating, k, seed, alpha, ridge, ties,
-                                     correction, lambda: executors.of(wh).pool(jobs), covariates)
+    pool = lambda: executors.of(wh).pool(jobs)  # noqa: E731
+    with lb.one_blas_thread():               # small systems: a second BLAS thread costs more than it gives
+        if several:
+            columns, coefficients = _compute_groups(systems, counted, votes, setting, members, anchor,
+                                                    anchor_rating, k, seed, alpha, ridge, ties, correction, pool), None
+        else:
+            columns, coefficients = _compute(systems, counted, votes, setting, at, anchor_rating, k, seed, alpha,
+                                             ridge, ties, correction, pool, covariates)
     columns = persist.columns(len(systems), **columns, dataset=dataset, fingerprint=fingerprint)
     persist.ensure_table(wh, TABLE, "85_leaderboard")
     more = {}
@@ -228,7 +273,14 @@ def _reusable(wh, dataset: str, fingerprint: str, setting: dict, plain: bool = F
 
     if plain and not setting.get("style"):
         stored = persist.reusable_rows(wh, TABLE, dataset, fingerprint, **{"style": "", **setting})
-        return None if stored is None else persist.sorted_rows(stored, "rating", ascending=False)
+        if stored is None:
+            return None
+        import dataclasses
+
+        best = persist.sorted_rows(stored, "rating", ascending=False)
+        groups = _groups_of(best.column("conventions"))
+        return dataclasses.replace(best, data=tuple(best.data[i] for i in sorted(range(len(best)),
+                                                                               key=groups.__getitem__)))
     rows = persist.reusable(wh, TABLE, dataset, fingerprint, **{"style": "", **setting})
     if rows is None or not setting.get("style"):
         return None if rows is None else _best_first(rows)
@@ -241,7 +293,18 @@ def _reusable(wh, dataset: str, fingerprint: str, setting: dict, plain: bool = F
 
 
 def _best_first(rows):
-    return rows.sort_values("rating", ascending=False).reset_index(drop=True)
+    """Best first; votes of unconnected groups: group by group, each best first (a group's
+    ratings are not comparable with another's)."""
+    best = rows.sort_values("rating", ascending=False).reset_index(drop=True)
+    order = sorted(range(len(best)), key=_groups_of(best["conventions"]).__getitem__)
+    return best.iloc[order].reset_index(drop=True)
+
+
+def _groups_of(conventions) -> list:
+    """Each row's connected group (0 when the votes are connected) from its conventions."""
+    import json
+
+    return [(json.loads(c) if isinstance(c, str) else c).get("connected_group", 0) for c in conventions]
 
 
 def _fitter(counted, ties: str, ridge: float, Z=None):
@@ -266,11 +329,74 @@ def _fitter(counted, ties: str, ridge: float, Z=None):
     return lambda W: lt.fit(counted, ties, W)
 
 
+def _connected_groups(counted) -> list:
+    """The systems (indices) of each connected group of the votes (one group: every system)."""
+    import numpy as np
+
+    from metaeval.analyses import leaderboard as lb
+
+    group = lb.components(counted)
+    return [np.flatnonzero(group == g) for g in range(int(group.max()) + 1)]
+
+
+def _compute_groups(systems, counted, votes, setting, members, anchor, anchor_rating, k, seed, alpha, ridge, ties,
+                    correction, pool):
+    """The columns of :func:`_compute` for votes that form several unconnected groups (issue 48
+    item 2): no vote compares systems of different groups, so the likelihood says nothing of
+    their relative strength (a prior alone would order them). Each group is rated on its own:
+    its mean strength 0 (Elo 1000), or the anchor's group with the anchor at its rating; its
+    rounds are the same multinomial draws of every vote, restricted to its votes; its pairwise
+    tests, groups of systems that cannot be separated, ranks, rank intervals, first_share
+    and fragility are within the group. The group of each row is in its conventions
+    (``connected_group``, 1, 2, ..., and ``connected_groups``, the systems of each); ratings
+    of different groups are not comparable, and no rank orders them. Rows: group by group."""
+    import json
+
+    import numpy as np
+
+    from metaeval.analyses import leaderboard as lb
+    from metaeval.runs import bookkeeping
+
+    W = lb.bootstrap_counts(counted, k, seed) if setting["interval"] == "bootstrap" else None
+    groups = [[systems[i] for i in m] for m in members]
+    parts = []
+    for g, (m, names) in enumerate(zip(members, groups)):
+        sub, rows = lb.restricted(counted, m)
+        at = names.index(anchor) if anchor in names else None
+        columns, _ = _compute(names, sub, votes[m], setting, at, anchor_rating, k, seed, alpha, ridge, ties,
+                              correction, pool, W=None if W is None else W[rows])
+        conventions = json.loads(columns["conventions"])
+        conventions.update(
+            connected_group=g + 1, connected_groups=groups,
+            identified=(f"the votes form {len(groups)} unconnected groups (no vote compares systems of two groups): "
+                        "ratings, tests, clusters, ranks, rank intervals, first_share and fragility are within the "
+                        "system's group (connected_group), " + (f"anchored at {anchor}" if at is not None else
+                                                                "centred on the group's mean strength")
+                        + "; ratings of different groups are not comparable"))
+        columns["conventions"] = bookkeeping.conventions_json(conventions)
+        if at is None:
+            columns["anchor_rating"] = None
+        parts.append(columns)
+    merged = {}
+    for key in parts[0]:
+        values = [part[key] for part in parts]
+        if not any(isinstance(v, (list, tuple, np.ndarray)) for v in values) and all(
+                v == values[0] or (v is None and values[0] is None) for v in values):
+            merged[key] = values[0]
+            continue
+        rows = [x for v, m in zip(values, members)
+                for x in (list(v) if isinstance(v, (list, tuple, np.ndarray)) else [v] * len(m))]
+        # text as objects (as one repeated value is written): a numpy str array would be another type
+        merged[key] = np.array(rows, dtype=object) if all(isinstance(x, str) for x in rows) else rows
+    return merged
+
+
 def _compute(systems, counted, votes, setting, at, anchor_rating, k, seed, alpha, ridge, ties, correction, pool,
-             covariates=None):
+             covariates=None, W=None):
     """(the columns of the rows without dataset and fingerprint, {column: values or one value}:
     ratings, intervals, order, fragility; with covariates, their coefficients {coefficient,
-    lower, upper}, else None)."""
+    lower, upper}, else None). ``W``: the bootstrap's counts (rows x rounds; default: drawn
+    here with ``k`` and ``seed``)."""
     import numpy as np
 
     from metaeval.analyses import leaderboard as lb
@@ -294,7 +420,7 @@ def _compute(systems, counted, votes, setting, at, anchor_rating, k, seed, alpha
     nan = np.full(S, np.nan)
     first, n_valid, rank_lower, rank_upper, coefficients = nan, None, nan, nan, None
     if interval == "bootstrap":
-        both = _rounds(counted, lb.bootstrap_counts(counted, k, seed), ties, ridge, pool, Z)
+        both = _rounds(counted, lb.bootstrap_counts(counted, k, seed) if W is None else W, ties, ridge, pool, Z)
         samples = transform(both[:, :S])
         boot = lb.summarise(samples, alpha)
         lower, upper, first, n_valid = boot.lower, boot.upper, boot.first, boot.n_valid
@@ -383,7 +509,10 @@ def _fit_chunk(counted, W, ties: str, ridge: float, Z=None):
     them when there are style features ``Z``."""
     import numpy as np
 
-    theta, extra = _fitter(counted, ties, ridge, Z)(W)
+    from metaeval.analyses import leaderboard as lb
+
+    with lb.one_blas_thread():               # (a worker process: its own libraries' threads)
+        theta, extra = _fitter(counted, ties, ridge, Z)(W)
     return theta if Z is None else np.hstack([theta, extra])
 
 

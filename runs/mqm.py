@@ -41,6 +41,14 @@ def rater_cells(spans: parser.Spans, weights: str) -> tuple[str, pd.DataFrame]:
     except ValueError as exc:
         raise WarehouseError(Message(Argument("weights", weights), f": {exc}")) from None
     errors = spans.spans.drop_duplicates(["system", "input", "judge", "error"])
+    known = mqm.severities(parsed) | {parser.NO_ERROR}
+    unknown = ~errors["severity"].str.lower().isin(known)
+    if unknown.any():                        # it would weigh 0: one error scored as an error-free segment
+        row = errors[unknown].iloc[0]
+        raise WarehouseError(Message(
+            f"{spans.file}:{int(row['line'])}: field 'severity': {row['severity']!r} is a severity the weighting "
+            f"does not name ({', '.join(sorted(mqm.severities(parsed)))}): a typo, or give it a weight with ",
+            Argument("weights", f"{weights} {row['severity'].lower()}:WEIGHT")))
     segment = pd.factorize(pd.MultiIndex.from_frame(errors[["system", "input"]]))[0]
     out = mqm.rater_scores(segment, errors["judge"].to_numpy(), errors["severity"].tolist(),
                            errors["category"].tolist(), parsed)
@@ -93,12 +101,12 @@ def ingest(wh: Store, dataset: str, path: Path, *, weights: str = DEFAULT_WEIGHT
     ``fmt``: tsv, esa-csv (:mod:`metaeval.ingest.esa_csv`, of language pair ``lp``; its target
     texts read from the directory ``targets`` of SYSTEM.txt files, else the dataset's stored
     summaries, every span checked within its text) or auto."""
-    from metaeval import housekeeping
+    from metaeval import names
     from metaeval.ingest import esa_csv
     from metaeval.runs.persist import ensure_table
 
     if judge is not None:
-        housekeeping.check_name(judge, "judge name")
+        names.check_option("judge", judge, "judge name")
     if fmt not in FORMATS:
         raise WarehouseError(Message("unknown ", Argument("fmt", fmt), f"; choose from {', '.join(FORMATS)}"))
     csv_layout = fmt == "esa-csv" or (fmt == "auto" and esa_csv.looks_like(Path(path)))

@@ -12,7 +12,7 @@ CREATE TABLE IF NOT EXISTS leaderboard (
     rating         DOUBLE NOT NULL,
     lower          DOUBLE,
     upper          DOUBLE,
-    first_share    DOUBLE,                -- share of valid bootstrap rounds with this system first; NULL for sandwich
+    first_share    DOUBLE,                -- share of valid bootstrap rounds with this system first (m tied first: 1/m each); NULL for sandwich
     scale          VARCHAR NOT NULL,      -- elo | logit
     interval       VARCHAR NOT NULL,      -- bootstrap | sandwich
     anchor         VARCHAR NOT NULL,      -- '' = none (ratings centred)
@@ -56,7 +56,7 @@ WHERE run_id = latest_run;
 
 COMMENT ON TABLE leaderboard IS '`metaeval leaderboard`: Bradley-Terry ratings of the systems from pairwise votes (human, or one judge''s), maximum likelihood on counted distinct votes, with bootstrap or sandwich intervals.';
 COMMENT ON VIEW latest_leaderboard IS 'The rows of the finished run written last for each dataset, judge and style.';
-COMMENT ON COLUMN leaderboard.rating IS 'elo: 1000 + 400/ln(10) * strength (or shifted so the anchor has anchor_rating); logit: the centred strength.';
+COMMENT ON COLUMN leaderboard.rating IS 'elo: 1000 + 400/ln(10) * strength (or shifted so the anchor has anchor_rating); logit: the centred strength. Votes that form unconnected groups (conventions.connected_group, the systems of each in conventions.connected_groups): each group centred on its own (or the anchor''s group on the anchor), and ratings of different groups not comparable.';
 COMMENT ON COLUMN leaderboard.lower IS 'Lower bound of the 1 - alpha interval: percentile over the valid bootstrap rounds, or rating - z * sandwich standard error.';
 COMMENT ON COLUMN leaderboard.result_id IS 'Unique id of this result row (one sequence across the results tables; higher = written later).';
 COMMENT ON COLUMN leaderboard.run_id IS 'The analysis_runs row of the command that wrote this row.';
@@ -65,7 +65,7 @@ COMMENT ON COLUMN leaderboard.judge IS 'Whose votes: '''' the human judges'', el
 COMMENT ON COLUMN leaderboard.system IS 'The system (systems.name).';
 COMMENT ON COLUMN leaderboard.votes IS 'Votes the system took part in (each verdict in each presentation order is one vote).';
 COMMENT ON COLUMN leaderboard.upper IS 'Upper bound of the 1 - alpha interval (see lower).';
-COMMENT ON COLUMN leaderboard.first_share IS 'Share of the valid bootstrap rounds in which the system has the highest rating; NULL for sandwich intervals.';
+COMMENT ON COLUMN leaderboard.first_share IS 'Share of the valid bootstrap rounds in which the system has the highest rating; a round in which m systems share the highest rating exactly credits each 1/m (the shares sum to 1); NULL for sandwich intervals.';
 COMMENT ON COLUMN leaderboard.scale IS 'elo (1000 + 400/ln(10) per logit, the arena''s) | logit.';
 COMMENT ON COLUMN leaderboard.interval IS 'bootstrap (multinomial over the counted votes) | sandwich (robust covariance).';
 COMMENT ON COLUMN leaderboard.anchor IS 'The system pinned at anchor_rating; '''' none (ratings centred).';
@@ -76,14 +76,14 @@ COMMENT ON COLUMN leaderboard.seed IS 'Seed of the bootstrap; NULL for sandwich 
 COMMENT ON COLUMN leaderboard.alpha IS 'Intervals at 1 - alpha.';
 COMMENT ON COLUMN leaderboard.n_valid IS 'Bootstrap rounds whose resampled votes admit an estimate; NULL for sandwich intervals.';
 COMMENT ON COLUMN leaderboard.fingerprint IS 'sha256 of the counted votes (systems, outcomes, counts).';
-COMMENT ON COLUMN leaderboard.conventions IS 'JSON: the model, the estimator, the scale, the interval and the number of votes.';
+COMMENT ON COLUMN leaderboard.conventions IS 'JSON: the model, the estimator, the scale, the interval and the number of votes; with votes that form unconnected groups, connected_group (1, 2, ...: the system''s) and connected_groups (the systems of each).';
 COMMENT ON COLUMN leaderboard.ties IS 'How ties are modelled: half (half a win each way, the arena''s) | rao-kupper | davidson.';
 COMMENT ON COLUMN leaderboard.tie_parameter IS 'The fitted tie parameter: Rao-Kupper''s theta (> 1) or Davidson''s nu (> 0); NULL for half.';
 COMMENT ON COLUMN leaderboard.correction IS 'The multiple-comparison correction over the pairwise tests that decide cluster and rank.';
 COMMENT ON COLUMN leaderboard.rank_lower IS 'Lower end of the rank interval: floor of the alpha/2 percentile of the system''s rank over the valid bootstrap rounds (rank 1 = best); NULL for sandwich intervals.';
 COMMENT ON COLUMN leaderboard.rank_upper IS 'Upper end of the rank interval: ceiling of the 1 - alpha/2 percentile of the rank over the rounds; NULL for sandwich intervals.';
 COMMENT ON COLUMN leaderboard."cluster" IS 'Group of systems that cannot be separated (1 = best), from the pairwise tests through the conclusion layer (AssignRanks rule any); NULL when the tests cannot resolve or a test is not evidence.';
-COMMENT ON COLUMN leaderboard."rank" IS '1 + the number of systems significantly better (the conclusion layer); NULL when undecided (as cluster).';
+COMMENT ON COLUMN leaderboard."rank" IS '1 + the number of systems significantly better (the conclusion layer); NULL when undecided (as cluster). With unconnected groups of votes, rank, cluster, the rank interval, first_share and fragility are within the system''s group (conventions.connected_group).';
 COMMENT ON COLUMN leaderboard.fragility IS 'The fewest votes whose removal makes another system rate at least as high as the leader (same for every row of a run); NULL: no removal does.';
 COMMENT ON COLUMN leaderboard.fragility_exact IS 'True: fragility from an exhaustive search; false: a greedy search''s verified upper bound.';
 COMMENT ON COLUMN leaderboard.style IS 'The style covariates the ratings are controlled for (Chatbot Arena''s style control), comma-separated: length, headers, lists, bold, or a numeric attribute; '''' none. Their coefficients: table leaderboard_style.';

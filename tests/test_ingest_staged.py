@@ -13,6 +13,7 @@ import pytest
 from metaeval import Store
 from metaeval.errors import ConflictError, DuplicateCellsError, InputError
 from metaeval.ingest import table
+from tests.conftest import digest, run_cli
 
 
 def _cells(wh: Store, batch) -> list[tuple]:
@@ -61,6 +62,10 @@ TRICKY_CSV = {
     "nan": "system,input,measure,value\ns1,d1,m,nan\n",
     "huge": "system,input,measure,value\ns1,d1,m,1e999\n",
     "beyond the largest magnitude": "system,input,measure,value\ns1,d1,m,1.2e308\ns2,d1,m,-1e151\n",
+    "underflow to zero": "system,input,measure,value\ns1,d1,m,0\ns2,d1,m,1e-400\n",
+    "underflow to a subnormal": "system,input,measure,value\ns1,d1,m,-4.9e-324\n",
+    "zeros written small": "system,input,measure,value\ns1,d1,m,0e-400\ns2,d1,m,-0.000e-5\ns3,d1,m,2.3e-308\n",
+    "wide underflow": "system,input,m1\ns1,d1,0\ns2,d1,1E-999\n",
     "empty value": "system,input,measure,value\ns1,d1,m,\n",
     "blank id": "system,input,measure,value\n  ,d1,m,1\n",
     "quoted newline id": 'system,input,measure,value\n"s\n1",d1,m,1\n',
@@ -497,8 +502,12 @@ TRICKY_JSONL = {
     "wide": '{"system": "s1", "input": "d1", "m1": 0.5, "m2": 1}\n',
     "duplicate cell": f'{{{_ROW}, "value": 1}}\n{{{_ROW}, "value": 1}}\n',
     "many digits": "".join(f'{{"system": "s{i}", "input": "d1", "measure": "m", "value": {v}}}\n' for i, v in enumerate(
-        ["0.1000000000000000055511151231257827", "2.2250738585072011e-308", "9007199254740993", "1e150",
-         "4.9e-324", "-0", "0.30000000000000004", "1e-400", "123.456e-7", "1E+2"])),
+        ["0.1000000000000000055511151231257827", "1.1754943508222875e-38", "9007199254740993", "1e150",
+         "-0", "0.30000000000000004", "0e-40", "123.456e-7", "1E+2"])),
+    # issue 48 item 10: a non-zero value read as a subnormal or 0 is refused (it was stored so)
+    "underflows": "".join(f'{{"system": "s{i}", "input": "d1", "measure": "m", "value": {v}}}\n' for i, v in enumerate(
+        ["2.2250738585072014e-308", "2.2250738585072011e-308", "4.9e-324", "1e-400"])),
+    "an exponent in a string": '{"system": "e-100", "input": "d1", "measure": "m", "value": 1}\n',
 }
 
 
@@ -572,3 +581,22 @@ def test_a_measure_of_both_kinds_is_the_exact_error_and_leaves_nothing(db, tmp_p
             table.ingest(wh, "x", [mixed])
         with pytest.raises(InputError, match="expected a number"):
             table.ingest(wh, "x", [bad])
+
+
+@pytest.mark.parametrize("suffix, text, where", [
+    (".csv", "system,input,measure,value\ns1,d1,m,0\ns2,d1,m,1e-400\n", ":3: field 'value': the value 1e-400 underflows to 0.0"),
+    (".csv", "system,input,m1,m2\ns1,d1,0.5,0\ns2,d1,1,-3e-310\n", ":3: field 'm2': the value -3e-310 underflows"),
+    (".jsonl", '{"system": "s1", "input": "d1", "measure": "m", "value": 0.0}\n'
+               '{"system": "s2", "input": "d1", "measure": "m", "value": 1E-400}\n', ":2: field 'value': the value 1E-400"),
+    (".jsonl", '{"system": "s1", "input": "d1", "measure": "m", "value": 0.' + "0" * 250 + '1e-60}\n',
+     ":1: field 'value': the value 0.000"),
+])
+def test_a_value_that_underflows_is_refused_by_line_and_field(db, tmp_path, suffix, text, where):
+    # issue 48 item 10: 1e-400 was stored as 0 silently (1e300 and 1e308 were refused)
+    path = tmp_path / f"tiny{suffix}"
+    path.write_text(text)
+    before = digest(db)
+    result = run_cli(db, "ingest", "table", path, "--dataset", "d", ok=False)
+    assert result.exit_code != 0 and f"tiny{suffix}{where}" in result.output, result.output
+    assert len(result.output.strip().splitlines()) == 1 and "Traceback" not in result.output
+    assert digest(db) == before

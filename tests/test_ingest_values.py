@@ -15,7 +15,7 @@ import pytest
 from metaeval.connection import duckdb_connect
 from metaeval.errors import InputError
 from metaeval.ingest.common import MAX_ABS_VALUE, number_text
-from metaeval.ingest.table_staged import text_number_sql
+from metaeval.ingest.table_staged import number_cast_sql, text_number_sql
 
 SPACES = " \t\r\n\f\v"
 
@@ -32,7 +32,10 @@ def _compare(strings: list[str]) -> int:
     refused later as not finite or too large); how many are numbers."""
     con = duckdb_connect()
     con.execute("CREATE TABLE s AS SELECT * FROM unnest(?) WITH ORDINALITY AS t(v, i)", [strings])
-    rows = con.execute(f"SELECT v, {text_number_sql('v')} FROM s ORDER BY i").fetchall()
+    rows = con.execute(f"SELECT v, {text_number_sql('v')}, {text_number_sql('v', 'c')} "
+                       f"FROM (SELECT *, {number_cast_sql('v')} AS c FROM s) ORDER BY i").fetchall()
+    assert all(struct.pack("d", x) == struct.pack("d", y) if x is not None else y is None for _, x, y in rows)
+    rows = [(text, value) for text, value, _ in rows]
     assert len(rows) == len(strings)
     numbers = 0
     for text, value in rows:

@@ -112,3 +112,20 @@ def test_estimable_equals_scipys_strong_connectivity():
         dst = np.concatenate([c.b[c.y > 0], c.a[c.y < 1]])
         graph = coo_matrix((np.ones(len(src)), (src, dst)), shape=(S, S))
         assert lb.estimable(c) == (connected_components(graph, directed=True, connection="strong")[0] == 1)
+
+
+def test_first_share_splits_exact_ties_at_the_top():
+    # issue 48 item 1: a round whose top rating m systems share credits each 1/m, never the first by name
+    samples = np.array([[1.0, 1.0, 1.0], [2.0, 2.0, 0.0], [0.0, 3.0, 1.0], [np.nan, 1.0, 0.0]])
+    first = lb.summarise(samples, 0.05).first
+    expected = np.zeros(3)
+    for row in samples[:3]:                  # a brute-force loop over the valid rounds
+        top = [i for i in range(3) if row[i] == max(row)]
+        for i in top:
+            expected[i] += 1 / len(top) / 3
+    np.testing.assert_allclose(first, expected, rtol=0, atol=1e-15)
+    assert first.sum() == pytest.approx(1)
+    # votes that are all ties: every round rates the three systems equally, each is first a third of the rounds
+    c = lb.count([0, 1, 2] * 20, [1, 2, 0] * 20, [0.5] * 60, 3)
+    boot = lb.bootstrap(c, k=50, seed=0)
+    assert boot.n_valid == 50 and np.allclose(boot.first, 1 / 3)

@@ -73,3 +73,41 @@ def test_rounds_started_at_the_observed_fit_equal_those_started_at_zero():
     cold, warm = lb.fit(c, W), lb.fit(c, W, start=lb.fit(c))
     assert np.isnan(cold[0]).all() and np.array_equal(np.isnan(cold), np.isnan(warm))
     np.testing.assert_allclose(warm, cold, rtol=0, atol=1e-12)
+
+
+def _blas_threads() -> set[int]:
+    from threadpoolctl import threadpool_info
+
+    return {i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"}
+
+
+def test_the_small_solves_run_on_one_blas_thread_with_the_same_ratings():
+    # issue 47 item 2: stacked S x S Newton solves cost 70x the CPU on two OpenBLAS threads
+    from threadpoolctl import threadpool_limits
+
+    rng = np.random.default_rng(5)
+    S, n = 90, 30_000
+    a = rng.integers(0, S, n)
+    b = (a + rng.integers(1, S, n)) % S
+    y = (rng.random(n) < scipy_expit(np.linspace(-2, 2, S)[a] - np.linspace(-2, 2, S)[b])).astype(float)
+    c = lb.count(a, b, y, S)
+    W = lb.bootstrap_counts(c, 30, seed=0)
+    with threadpool_limits(limits=2, user_api="blas"):
+        two = lb.elo(lb.fit(c, W))
+    with lb.one_blas_thread():
+        assert _blas_threads() == {1}
+        one = lb.elo(lb.fit(c, W))
+    assert np.isfinite(one).all() and np.abs(one - two).max() <= 1e-9
+
+
+def test_the_leaderboard_fits_on_one_blas_thread(db, monkeypatch):
+    seen = []
+    fit = lb.fit
+
+    def spy(*args, **kwargs):
+        seen.append(_blas_threads())
+        return fit(*args, **kwargs)
+    monkeypatch.setattr(lb, "fit", spy)
+    run_cli(db, "ingest", "preferences", PREFERENCES, "--dataset", "jd")
+    run_cli(db, "leaderboard", "--dataset", "jd", "--k", "50")
+    assert seen and all(threads == {1} for threads in seen)

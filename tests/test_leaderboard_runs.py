@@ -97,3 +97,81 @@ def test_the_bootstrap_on_a_dask_cluster_equals_the_local_run(votes_db, tmp_path
     assert '"dask"' in executor
     for column in ("rating", "lower", "upper", "first_share", "rank_lower", "rank_upper"):
         np.testing.assert_allclose(frames[0][column].astype(float), frames[1][column].astype(float), rtol=1e-9)
+
+
+DISCONNECTED = ("model_a,model_b,winner\n" + "m1,m2,model_a\n" * 3 + "m2,m1,model_a\n" + "m1,m2,tie\n"
+                + "m3,m4,model_a\n" * 4 + "m4,m3,model_a\n" * 2 + "m5,m3,model_a\n" + "m3,m5,model_a\n" * 2)
+
+
+def _per_vote_elo(pairs):
+    """Elo ratings (mean 1000) of one group's votes [(a, b, y)], by scipy on the per-vote likelihood."""
+    from scipy.optimize import minimize
+    from scipy.special import log_expit
+
+    systems = sorted({s for a, b, _ in pairs for s in (a, b)})
+    a = np.array([systems.index(p[0]) for p in pairs]); b = np.array([systems.index(p[1]) for p in pairs])
+    y = np.array([p[2] for p in pairs])
+
+    def loss(t):
+        d = t[a] - t[b]
+        return -np.sum(y * log_expit(d) + (1 - y) * log_expit(-d))
+    t = minimize(loss, np.zeros(len(systems)), method="BFGS", options={"gtol": 1e-10}).x
+    return dict(zip(systems, 1000 + 400 / np.log(10) * (t - t.mean())))
+
+
+def test_unconnected_groups_are_rated_apart_and_never_ordered_by_a_prior(db, tmp_path):
+    # issue 48 item 2: only m1-m2 and m3-m4-m5 ever meet; every system wins and loses
+    import json
+
+    path = tmp_path / "votes.csv"
+    path.write_text(DISCONNECTED)
+    run_cli(db, "ingest", "preferences", path, "--dataset", "d", "--judge", "j")
+    out = " ".join(run_cli(db, "leaderboard", "--dataset", "d", "--judge", "j", "--k", "200").output.split())
+    assert "2 unconnected groups" in out and "1: m1, m2; 2: m3, m4, m5" in out and "never loses" not in out
+    votes = [line.split(",") for line in DISCONNECTED.splitlines()[1:]]
+    pairs = [(a, b, {"model_a": 1.0, "model_b": 0.0, "tie": 0.5}[w]) for a, b, w in votes]
+    with Store(db, read_only=True) as wh:
+        rows = wh.sql("SELECT * FROM latest_leaderboard ORDER BY system")
+    conventions = [json.loads(c) for c in rows["conventions"]]
+    group = dict(zip(rows["system"], [c["connected_group"] for c in conventions]))
+    assert group == {"m1": 1, "m2": 1, "m3": 2, "m4": 2, "m5": 2}
+    assert conventions[0]["connected_groups"] == [["m1", "m2"], ["m3", "m4", "m5"]]
+    for members in (("m1", "m2"), ("m3", "m4", "m5")):
+        expected = _per_vote_elo([p for p in pairs if p[0] in members])     # each group's own votes
+        part = rows[rows["system"].isin(members)]
+        np.testing.assert_allclose(part["rating"], [expected[s] for s in part["system"]], atol=1e-4)
+        assert part["first_share"].sum() == pytest.approx(1.0)           # first within the group
+        assert part["rank"].notna().all() and part["rank"].min() == 1 and part["rank_upper"].max() <= len(members)
+    # a prior and an anchor: the anchor's group is anchored, the other centred; no rank across groups
+    out = run_cli(db, "leaderboard", "--dataset", "d", "--judge", "j", "--k", "200", "--ridge", "1",
+                  "--anchor", "m1").output
+    assert "2 unconnected groups" in out
+    with Store(db, read_only=True) as wh:
+        rows = wh.sql("SELECT * FROM latest_leaderboard ORDER BY system").set_index("system")
+    assert rows.loc["m1", "rating"] == 1000 and rows.loc["m1", "anchor_rating"] == 1000
+    assert rows.loc[["m3", "m4", "m5"], "rating"].mean() == pytest.approx(1000)
+    assert rows.loc[["m3", "m4", "m5"], "anchor_rating"].isna().all()
+    assert rows.loc[["m1", "m2"], "first_share"].sum() == pytest.approx(1)
+    printed = json.loads(run_cli(db, "leaderboard", "--dataset", "d", "--judge", "j", "--k", "200", "--ridge", "1",
+                                 "--anchor", "m1", "--format", "json").output)
+    order = [(r["conventions"]["connected_group"], -r["rating"]) for r in printed]
+    assert order == sorted(order)            # group by group, each best first: never interleaved by the prior
+    report = tmp_path / "report.html"
+    run_cli(db, "report", "--dataset", "d", "--out", report)
+    page = report.read_text()
+    assert "2 unconnected groups" in page and "Group 1: m1, m2" in page and "Group 2: m3, m4, m5" in page
+    # a model fitted on the whole graph is refused naming the groups, and writes nothing
+    before = digest(db)
+    result = run_cli(db, "leaderboard", "--dataset", "d", "--judge", "j", "--ties", "davidson", ok=False)
+    assert result.exit_code != 0 and "2 unconnected groups" in result.output and "--ties" in result.output
+    assert len(result.output.strip().splitlines()) == 1 and digest(db) == before
+
+
+def test_a_group_that_admits_no_estimate_is_named(db, tmp_path):
+    path = tmp_path / "votes.csv"
+    path.write_text("model_a,model_b,winner\nm1,m2,model_a\nm2,m1,model_a\nm3,m4,model_a\nm3,m4,model_a\n")
+    run_cli(db, "ingest", "preferences", path, "--dataset", "d", "--judge", "j")
+    before = digest(db)
+    result = run_cli(db, "leaderboard", "--dataset", "d", "--judge", "j", "--k", "50", ok=False)
+    assert result.exit_code != 0 and "within the group m3, m4" in result.output and "--ridge" in result.output
+    assert len(result.output.strip().splitlines()) == 1 and digest(db) == before

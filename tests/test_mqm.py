@@ -44,7 +44,8 @@ def test_released_weighting_and_scores():
 
 
 def test_weight_specs_refused():
-    for bad in ("", "major", "major:x", "major:1 major:2", "major/:1"):
+    for bad in ("", "major", "major:x", "major:1 major:2", "major/:1",
+                "major:-1", "minor/fluency:-0.5", "major:1 minor:2", "neutral:1 minor:0.5", "critical:4 major:5"):
         with pytest.raises(ValueError):
             mqm.parse_weights(bad)
 

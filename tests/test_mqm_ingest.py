@@ -211,3 +211,40 @@ def test_encoding_and_an_esa_file_with_weights(db, tmp_path):
     bom.write_bytes(b"\xef\xbb\xbf" + bom.read_bytes().replace(b"\n", b"\r\n"))   # a BOM and CRLF line ends
     run_cli(db, "ingest", "mqm", bom, "--dataset", "wmt")
     assert cells(db, "mqm")[("A", "1")][1] == 2
+
+
+@pytest.mark.parametrize("rows, options, words", [
+    # issue 48 item 5: an unknown severity would weigh 0 (one error scored as an error-free segment)
+    ([ROWS[0][:6] + ("Majr",)], (), ":2: field 'severity': 'Majr'"),
+    ([ROWS[4], ROWS[5][:6] + ("Catastrophic",)], (), ":3: field 'severity': 'Catastrophic'"),
+    # item 6: an exact duplicate row would count twice (-10 instead of -5)
+    ([ROWS[0], ROWS[1], ROWS[0]], (), ":4: the same row as line 2"),
+    # items 7 and 8: weights inverting the severity order, an empty weighting
+    (ROWS, ("--weights", "major:-1"), "--weights 'major:-1'"),
+    (ROWS, ("--weights", "major:1 minor:5"), "inverting the severity order"),
+    (ROWS, ("--weights", ""), "--weights '': a weighting is one or more"),
+])
+def test_silent_scores_refused(db, tmp_path, rows, options, words):
+    path = write(tmp_path / "bad.tsv", rows)
+    before = digest(db)
+    result = run_cli(db, "ingest", "mqm", path, "--dataset", "wmt", *options, ok=False)
+    assert result.exit_code != 0 and words in result.output, result.output
+    assert len(result.output.strip().splitlines()) == 1 and "Traceback" not in result.output
+    assert digest(db) == before
+
+
+def test_an_unknown_severity_mapped_by_the_weights_is_scored(db, tmp_path):
+    rows = ROWS + [("B", "2", "r2", SRC2, "Es <v>regnet</v>!", "Accuracy", "Catastrophic")]
+    path = write(tmp_path / "mapped.tsv", rows)
+    spec = "major:5 minor:1 catastrophic:30"
+    run_cli(db, "ingest", "mqm", path, "--dataset", "wmt", "--weights", spec)
+    weight = {"major": 5.0, "minor": 1.0, "catastrophic": 30.0}
+    per_rater: dict = {}
+    for system, seg, rater, _, _, category, severity in rows:
+        total = per_rater.setdefault((system, seg), {}).setdefault(rater, 0.0)
+        per_rater[(system, seg)][rater] = total - (0.0 if severity == "No-error" else weight[severity.lower()])
+    got = cells(db, "mqm[catastrophic:30,major:5,minor:1]")
+    assert set(got) == set(per_rater)
+    for key, by_rater in per_rater.items():
+        assert got[key] == (pytest.approx(sum(by_rater.values()) / len(by_rater)), len(by_rater))
+    assert got[("B", "2")][0] == pytest.approx(-(1 + 30) / 2)

@@ -77,6 +77,25 @@ def test_ingest_units_majority_and_mean(db, tmp_path):
         assert wh.matrix("pyr2", "scu.pyramid")["scu.pyramid"][s1, 0] == pytest.approx((5 / 6 + 1) / 2)
 
 
+def test_a_byte_order_mark_is_read_as_every_ingest_reads_it(db, tmp_path):
+    # issue 48 item 3: the one reader rule (common.text_lines) of table, preferences and mqm
+    plain, marked = tmp_path / "plain.csv", tmp_path / "marked.csv"
+    plain.write_text(ROWS)
+    marked.write_bytes(b"\xef\xbb\xbf" + ROWS.encode())
+    run_cli(db, "ingest", "units", plain, "--dataset", "p1")
+    assert "inserted 6" in run_cli(db, "ingest", "units", marked, "--dataset", "p2").output
+    with Warehouse(db, read_only=True) as wh:
+        one, two = (wh.matrix(d, ["units.lite", "units.pyramid"]) for d in ("p1", "p2"))
+        assert one.systems == two.systems
+        for m in ("units.lite", "units.pyramid"):
+            np.testing.assert_array_equal(one[m], two[m])
+    latin = tmp_path / "latin.csv"
+    latin.write_bytes(ROWS.replace("s2", "s\xe9").encode("latin-1"))
+    result = run_cli(db, "ingest", "units", latin, "--dataset", "p3", ok=False)
+    assert result.exit_code != 0 and "latin.csv:" in result.output and "not UTF-8 text" in result.output
+    assert len(result.output.strip().splitlines()) == 1
+
+
 def test_a_prefix_follows_the_rule_for_names(db, tmp_path):
     path = tmp_path / "units.csv"
     path.write_text(ROWS)

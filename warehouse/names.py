@@ -39,3 +39,22 @@ def problem(name: str, what: str = "name") -> str | None:
             return (f"the {what} {name!r} {end} with the space U+{ord(char):04X}, which would print as the "
                     "same name as another; remove it")
     return None
+
+
+def check_option(option: str, name, what: str = "name") -> str:
+    """``name`` given as the option ``option`` (a judge's name: ``judge``), checked as the names of
+    the files are (:func:`problem`) and refused when empty or with spaces around it (a file's id
+    would be stripped; an option is taken as typed, so it is refused, as ``rename`` refuses it):
+    a :class:`~metaeval.errors.WarehouseError` naming the option. An empty judge name is not a
+    name: it is the key the human votes are stored under."""
+    from metaeval.errors import Argument, Message, WarehouseError
+
+    if not isinstance(name, str) or not strip(name):
+        raise WarehouseError(Message(Argument(option, name), f": the {what} is empty; give a name"))
+    if name != strip(name):
+        raise WarehouseError(Message(Argument(option, name), f": the {what} has spaces around it; give "
+                                     f"{strip(name)!r}"))
+    why = problem(name, what)
+    if why:
+        raise WarehouseError(Message(Argument(option, name), f": {why}"))
+    return name

@@ -202,7 +202,7 @@ def ingest_mqm(obj, file, dataset, replace, allow_new, weights, judge, fmt, lp, 
     if weights is not None and judge is not None:
         raise click.UsageError("--weights scores raters' errors; a --judge's spans are stored without a score")
     with obj.open(create=not obj.path.exists()) as wh:
-        report = mqm.ingest(wh, dataset, file, weights=weights or mqm.DEFAULT_WEIGHTS, judge=judge,
+        report = mqm.ingest(wh, dataset, file, weights=mqm.DEFAULT_WEIGHTS if weights is None else weights, judge=judge,
                             replace=replace, allow_new=allow_new, command=_command_line(), fmt=fmt, lp=lp,
                             targets=targets)
     echo_reports([report])

@@ -31,6 +31,16 @@ def leaderboard(ctx: Context) -> Section | None:
         part = part.sort_values("rating", ascending=False, na_position="last")
         who = f"judge {setting['judge']}" if setting["judge"] else "the human votes"
         s.blocks.append(f"<h3>{html.escape(f'Ratings from {who}')}</h3>")
+        conventions = [json.loads(c) if isinstance(c, str) else c for c in part["conventions"]]
+        groups = [c.get("connected_group") for c in conventions]
+        if groups[0] is not None:            # unconnected votes (issue 48 item 2): each group apart
+            s.blocks.append(f'<p class="answer">{html.escape(_groups_answer(conventions[0]))}</p>')
+            for g in sorted(set(groups)):
+                piece = part[[x == g for x in groups]]
+                s.blocks.append(f"<h4>{html.escape(f'Group {g}: ' + ', '.join(conventions[0]['connected_groups'][g - 1]))}</h4>")
+                s.blocks.append(_leaderboard_answer(piece, setting))
+                s.blocks.append(_leaderboard_table(piece, setting))
+            continue
         s.blocks.append(_leaderboard_answer(part, setting))
         s.blocks.append(_leaderboard_table(part, setting))
         title = (f"Bradley–Terry ratings from {who} ({setting['scale']} scale), {1 - float(setting['alpha']):.0%} "
@@ -43,6 +53,12 @@ def leaderboard(ctx: Context) -> Section | None:
         name = "leaderboard" + (f"-{setting['judge']}" if setting["judge"] else "")
         ctx.figure(s, fig, name, title, part[["system", "rating", "lower", "upper", "rank", "cluster", "votes"]])
     return s
+
+
+def _groups_answer(conventions: dict) -> str:
+    groups = conventions["connected_groups"]
+    return (f"The votes form {len(groups)} unconnected groups: no vote compares systems of two groups, so their "
+            "ratings are not comparable and no rank orders them; each group is rated, tested and ranked on its own.")
 
 
 def _leaderboard_answer(part: pd.DataFrame, setting: dict) -> str:
@@ -78,7 +94,8 @@ def _leaderboard_table(part: pd.DataFrame, setting: dict) -> str:
     head = ["System", f"Rating [{1 - float(setting['alpha']):.0%} interval]", "Rank", "Rank interval", "Group",
             "Share of rounds first", "Votes"]
     ties = "a tie half a win to each side" if setting["ties"] == "half" else f"ties by the {setting['ties']} model"
-    anchor = f"; anchored at {setting['anchor']}" if setting["anchor"] else ""
+    anchor = f"; anchored at {setting['anchor']}" if setting["anchor"] in set(part["system"]) else (
+        "; centred on the group's mean" if setting["anchor"] else "")
     drawn = ("" if missing_value(setting["k"]) else
              f" (k = {int(setting['k'])}, seed {int(setting['seed'])})")            # a sandwich interval draws none
     caption = (f"Maximum-likelihood Bradley–Terry ratings ({setting['scale']} scale{anchor}; {ties}) with "
