@@ -69,7 +69,15 @@ ORIENTATION = "measures whose direction is 'lower' (lower is better) are negated
 #: characters where no rater marks the source (ESA); the "cannot resolve" line of a count p-value says
 #: its smallest attainable value is 1 / k (0.8.0 wrote "0 / k = 0.01" in stored conventions); the
 #: summary-level bootstrap sums by einsum (the BLAS product's last bit depended on the thread count).
-SAME_RESULTS_AS = ("0.9.0",)
+#: 0.10.0: new families (ppi, plan, measure-correlation; push / pull), schema 9 (continuous preferences,
+#: AlpacaEval's GLMs in lc_winrates), and changes to what 0.9.0 stored, so its results are recomputed,
+#: not reused: --aggregate median is Graham's median (the metric's median against the human's mean;
+#: 0.9.0 took the human's median too: every stored row with aggregate 'median'); lc_winrates is
+#: AlpacaEval's L1 fit (length_controlled_v1 / _noreg / _minimal), not the unpenalised one;
+#: input_significance's min/max_significant keep the sign that counts; the leaderboard's first_share
+#: splits exact ties at a round's top, a disconnected comparison graph is rated group by group, and its
+#: small solves run on one BLAS thread (last bits, <= 2.3e-13 Elo at 150 systems).
+SAME_RESULTS_AS = ("0.10.0",)
 #: SQL condition on a results table: the row was written by one of those versions. Results are
 #: reused only under it, so an upgrade that changes a computation never serves old numbers.
 THIS_VERSION = "run_id IN (SELECT run_id FROM analysis_runs WHERE list_contains($versions, version))"
