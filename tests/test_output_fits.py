@@ -56,6 +56,7 @@ TEXT_COMMANDS = [
     ("accuracy", *DEMO, "--soft"),
     ("accuracy", *DEMO, "--k", "50"),
     ("rank-change", "--dataset", "demo", "--metric", "sim-high.f1", "--metric", "expert.relevance"),
+    ("measure-correlation", "--dataset", "demo", "--measure", "expert.relevance", "--measure", "sim-high.f1"),
     ("datasets",),
     ("measures", "demo"),
     ("measures", "mqm-demo"),
@@ -129,6 +130,8 @@ NOT_TABLES = {
     "plot ci": "draws a figure (tests/test_cli.py::test_documented_plot_commands_work_on_the_demo)",
     "plot heatmap": "draws a figure (as plot ci)",
     "plot power": "draws a figure (as plot ci)",
+    "plot scatter": "draws a figure (tests/test_cell_figures.py)",
+    "plot distribution": "draws a figure (tests/test_cell_figures.py)",
     "report": "writes an HTML page (tests/test_report*.py)",
 }
 MISSING = re.compile(r"(?<![\w.\-])(None|NaN|nan|<NA>|NaT)(?![\w.\-])")
