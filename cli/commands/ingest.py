@@ -1,4 +1,4 @@
-"""``metaeval ingest sacrerouge|summaries|table|mtme|attributes|preferences|mqm``: files into the warehouse, atomically."""
+"""``metaeval ingest sacrerouge|summaries|eee|table|mtme|attributes|preferences|mqm``: files into the warehouse, atomically."""
 
 from __future__ import annotations
 
@@ -69,6 +69,18 @@ def ingest_summaries(obj, files, dataset, replace, allow_new):
     from metaeval.ingest import summaries
 
     _run_ingest(obj, dataset, [summaries.parse(f) for f in files], replace, allow_new)
+
+
+@ingest.command("eee")
+@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@_ingest_options
+@click.pass_obj
+def ingest_eee(obj, files, dataset, replace, allow_new):
+    """Every Eval Ever 0.3.0 JSON lines (as `export --format eee` writes): instance-level records
+    as values (systems = models, inputs = samples, measures = evaluation names), with their texts."""
+    from metaeval.ingest import eee
+
+    _run_ingest(obj, dataset, [eee.parse(f) for f in files], replace, allow_new)
 
 
 @ingest.command("table")
