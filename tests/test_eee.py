@@ -201,3 +201,64 @@ def test_export_eee_refuses_another_suffix_and_other_formats_need_a_table(demo, 
     result = run_cli(demo, "export", "--out", tmp_path / "x.csv", ok=False)
     assert result.exit_code == 2 and "TABLE: missing" in result.output
     assert not (tmp_path / "x.csv").exists()
+
+
+def _one_row_in_every_result_table(con) -> list[str]:
+    """A row in each result table (but analysis_runs) of a finished run: each column a value of its
+    type (a CHECK's first allowed literal), some nullable doubles NaN. The tables it filled."""
+    import re
+
+    from metaeval import schema
+
+    [(run,)] = con.execute("SELECT max(run_id) FROM analysis_runs WHERE status = 'finished'").fetchall()
+    tables = [t for t in schema.RESULT_TABLES if t != "analysis_runs"]
+    for n, table in enumerate(tables):
+        checks = {}
+        for names, text in con.execute("SELECT constraint_column_names, constraint_text FROM duckdb_constraints() "
+                                       "WHERE table_name = ? AND constraint_type = 'CHECK'", [table]).fetchall():
+            literal = re.search(r"'([^']*)'", text)
+            if literal and len(names) == 1:
+                checks[names[0]] = literal.group(1)
+        columns = con.execute(f"DESCRIBE {table}").fetchall()
+        values = []
+        for i, (c, kind, nullable, *_) in enumerate(columns):
+            value = {"result_id": 100000 + n, "run_id": run, "dataset": "demo"}.get(c, checks.get(c))
+            if value is None:
+                value = {"VARCHAR": f"{c}-x", "INTEGER": 3, "BIGINT": 3, "BOOLEAN": True, "JSON": "{}"}.get(kind)
+                if kind == "DOUBLE":
+                    value = [0.25, 0.75, float("nan")][i % 3] if nullable == "YES" else 0.5
+                elif kind.endswith("[]"):
+                    value = []
+            values.append(value)
+        names = ", ".join(f'"{c}"' for c, *_ in columns)
+        con.execute(f"INSERT INTO {table} ({names}) VALUES ({', '.join('?' * len(columns))})", values)
+    return tables
+
+
+def test_a_row_of_every_result_table_is_exported_valid_with_nan_never_a_score(demo, validators, tmp_path):
+    db = tmp_path / "every.duckdb"
+    db.write_bytes(demo.read_bytes())
+    with Store(db) as wh:
+        tables = _one_row_in_every_result_table(wh.con)
+    out = tmp_path / "every.jsonl"
+    run_cli(db, "export", "--format", "eee", "--out", out)
+    records = [r for r in _records(out) if "evaluation_results" in r]
+    for record in records:
+        assert validators["aggregate"].is_valid(record), record["evaluation_id"]
+    results = {res["evaluation_result_id"]: res for r in records for res in r["evaluation_results"]}
+    exported = {res["metric_config"]["additional_details"]["table"] for res in results.values()
+                if "table" in res["metric_config"]["additional_details"]}
+    assert exported == set(tables)
+    some_undefined = False
+    for n, table in enumerate(tables):
+        mine = {k: v for k, v in results.items() if k.startswith(f"{table}/{100000 + n}/")}
+        assert mine, table
+        undefined = next(iter(mine.values()))["score_details"]["details"].get("undefined", "")
+        for key, res in mine.items():
+            assert math.isfinite(res["score_details"]["score"])
+            assert key.rsplit("/", 1)[1] not in undefined.split(",")
+        for column in filter(None, undefined.split(",")):   # each named undefined is NaN or NULL in the table
+            [(value,)] = _table(db, f'SELECT "{column}" FROM {table} WHERE result_id = {100000 + n}')
+            assert value is None or math.isnan(value), (table, column)
+            some_undefined = True
+    assert some_undefined
