@@ -82,7 +82,7 @@ def _lower_is_better(column: str) -> bool:
         or "brier" in name or name in ("rank", "rank_lower", "rank_upper", "fragility", "disagreement")
 
 
-def _source(dataset: str, kind: str, stamp: str, **details: str) -> tuple[dict, dict]:
+def _source(dataset: str, kind: str, **details: str) -> tuple[dict, dict]:
     meta = {"source_name": f"metaeval warehouse, dataset {dataset}", "source_type": "evaluation_run",
             "source_organization_name": "metaeval-warehouse", "evaluator_relationship": "third_party",
             "additional_details": {"metaeval": kind, "dataset": dataset, **details}}
@@ -101,7 +101,7 @@ def item_records(wh: Store, dataset: str, stamp: str) -> Iterator[dict]:
     for system, measure, mean, n in means:
         by_system.setdefault(system, []).append((measure, mean, n))
     for system, rows in by_system.items():
-        meta, source = _source(dataset, ITEMS, stamp)
+        meta, source = _source(dataset, ITEMS)
         results = []
         for measure, mean, n in rows:
             kind, direction, scale = kinds[measure]
@@ -144,14 +144,15 @@ def item_records(wh: Store, dataset: str, stamp: str) -> Iterator[dict]:
     documents: dict[str, list] = {}
     for _, i, t in texts["documents"]:
         documents.setdefault(i, []).append(t)
-    cells = wh.con.execute(
+    cursor = wh.con.execute(
         "SELECT s.name, i.name, m.name, NULL, v.value FROM scores v JOIN systems s USING (system_id) "
         "JOIN inputs i USING (input_id) JOIN measures m USING (measure_id) JOIN datasets d ON d.dataset_id = "
         "m.dataset_id WHERE d.name = $d "
         "UNION ALL SELECT s.name, i.name, m.name, v.annotator, v.value FROM judgments v JOIN systems s "
         "USING (system_id) JOIN inputs i USING (input_id) JOIN measures m USING (measure_id) JOIN datasets d "
-        "ON d.dataset_id = m.dataset_id WHERE d.name = $d ORDER BY 1, 2, 3, 4", {"d": dataset}).fetchall()
-    for system, input_, measure, annotator, value in cells:
+        "ON d.dataset_id = m.dataset_id WHERE d.name = $d ORDER BY 1, 2, 3, 4", {"d": dataset})
+    for system, input_, measure, annotator, value in (row for rows in iter(lambda: cursor.fetchmany(10_000), [])
+                                                      for row in rows):
         refs = references.get(input_, [])
         metadata = {"dataset": dataset, "kind": kinds[measure][0], "is_correct": "undefined"}
         if annotator is not None:
@@ -195,7 +196,7 @@ def result_records(wh: Store, table: str, dataset: str | None, stamp: str) -> It
         groups.setdefault((where, str(row[subject]) if subject else table), []).append(row)
     bounds = {c for c in columns for p in ("lower", "upper") if c == p or c.endswith("_" + p)}
     for (where, model), members in groups.items():
-        meta, source = _source(where, RESULTS, stamp, table=table)
+        meta, source = _source(where, RESULTS, table=table)
         results = []
         for row in members:
             numbers = [c for c in columns if c in numeric and c not in _SETTINGS and c not in bounds and c != subject]
@@ -223,7 +224,7 @@ def result_records(wh: Store, table: str, dataset: str | None, stamp: str) -> It
                         uncertainty["num_bootstrap_samples"] = row["k"]
                     score["uncertainty"] = uncertainty
                 results.append({
-                    "evaluation_result_id": f"{table}/{row['result_id'] if 'result_id' in row else row.get('run_id')}/{c}",
+                    "evaluation_result_id": f"{table}/{row['result_id']}/{c}",
                     "evaluation_name": table, "source_data": source,
                     "metric_config": {"metric_id": f"metaeval.{table}.{c}", "metric_name": c,
                                       "lower_is_better": _lower_is_better(c),

@@ -1,4 +1,4 @@
-"""``metaeval ingest sacrerouge|summaries|eee|table|mtme|attributes|preferences|mqm``: files into the warehouse, atomically."""
+"""``metaeval ingest sacrerouge|summaries|table|mtme|attributes|preferences|mqm``: files into the warehouse, atomically."""
 
 from __future__ import annotations
 

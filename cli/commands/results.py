@@ -91,7 +91,7 @@ def _kept(columns, column, table: str, *, human, metrics, levels, coefficients, 
 @click.option("--format", "fmt", type=click.Choice(sorted({*EXPORT_SUFFIXES.values(), "eee"})), default=None,
               help="File format. Default: from the suffix of --out (.csv, .parquet, .json or .jsonl). eee: the "
                    "Every Eval Ever schema (0.3.0), JSON lines of aggregate and instance-level records: the "
-                   "datasets' items and the latest rows of TABLE (default: every result table).")
+                   "datasets' items and the latest rows of TABLE (default: every result table; --latest implied).")
 @click.option("--out", required=True, type=click.Path(dir_okay=False, path_type=Path), callback=out_file())
 @click.option("--latest", is_flag=True, help="Only the latest row of each key (the latest_* view).")
 @click.option("--dataset", default=None, help="Only this dataset (analysis_runs: the runs over it).")
@@ -133,6 +133,9 @@ def export(obj, table, fmt, out, latest, dataset, overwrite):
 def _export_eee(obj, table, out, dataset, overwrite) -> None:
     from metaeval.runs import eee
 
+    if table == "analysis_runs":
+        raise click.BadParameter("analysis_runs holds runs, not results: an eee export has none (the other "
+                                 "tables' records name their run)", param_hint="TABLE")
     if out.suffix.lower() not in (".jsonl", ".json"):
         raise click.BadParameter(f"{str(out)!r}: an eee export is JSON lines; name it *.jsonl", param_hint="--out")
     files.check_output_file(out, warehouse=obj.path, overwrite=overwrite)
