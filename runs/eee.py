@@ -26,8 +26,8 @@ import math
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from metaeval import schema
-from metaeval import __version__
+from metaeval import __version__, schema
+from metaeval.errors import WarehouseError
 
 if TYPE_CHECKING:
     from metaeval.core import Store
@@ -252,6 +252,8 @@ def records(wh: Store, tables: list[str], dataset: str | None, stamp: str) -> It
         wh.require_dataset(dataset)
     datasets = [dataset] if dataset is not None else \
         [d for (d,) in wh.con.execute("SELECT name FROM datasets ORDER BY name").fetchall()]
+    if not datasets:
+        raise WarehouseError(f"{wh.path} has no dataset: nothing to export (ingest one first)")
     for d in datasets:
         yield from item_records(wh, d, stamp)
     for table in tables:

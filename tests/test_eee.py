@@ -262,3 +262,10 @@ def test_a_row_of_every_result_table_is_exported_valid_with_nan_never_a_score(de
             assert value is None or math.isnan(value), (table, column)
             some_undefined = True
     assert some_undefined
+
+
+def test_an_empty_warehouse_exports_nothing_and_says_so(db, tmp_path):
+    out = tmp_path / "empty.jsonl"
+    result = run_cli(db, "export", "--format", "eee", "--out", out, ok=False)
+    assert result.exit_code != 0 and "has no dataset" in result.output
+    assert len(result.output.strip().splitlines()) == 1 and not out.exists()
