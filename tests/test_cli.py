@@ -533,7 +533,7 @@ def test_results_and_export_offer_every_result_table():
     assert set(RESULT_TABLES) == tables
     for command in ("results", "export"):
         text = CliRunner().invoke(main, [command, "--help"], terminal_width=1000).output
-        offered = set(re.search(r"\{([a-z_|]+)\}", text).group(1).split("|"))
+        offered = set(re.search(r"[{[]([a-z_|]+)[]}]", text).group(1).split("|"))
         assert offered == tables, command
 
 

@@ -127,6 +127,7 @@ NOT_TABLES = {
     "drop measure": "its report is wrapped (tests/test_housekeeping.py)",
     "rename measure": "its report is wrapped (tests/test_housekeeping.py)",
     "export": "writes a file; one line naming it",
+    "ingest eee": "one line a file, as every ingest's report (tests/test_eee.py)",
     "plot ci": "draws a figure (tests/test_cli.py::test_documented_plot_commands_work_on_the_demo)",
     "plot heatmap": "draws a figure (as plot ci)",
     "plot power": "draws a figure (as plot ci)",

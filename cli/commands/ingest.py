@@ -71,6 +71,18 @@ def ingest_summaries(obj, files, dataset, replace, allow_new):
     _run_ingest(obj, dataset, [summaries.parse(f) for f in files], replace, allow_new)
 
 
+@ingest.command("eee")
+@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@_ingest_options
+@click.pass_obj
+def ingest_eee(obj, files, dataset, replace, allow_new):
+    """Every Eval Ever 0.3.0 JSON lines (as `export --format eee` writes): instance-level records
+    as values (systems = models, inputs = samples, measures = evaluation names), with their texts."""
+    from metaeval.ingest import eee
+
+    _run_ingest(obj, dataset, [eee.parse(f) for f in files], replace, allow_new)
+
+
 @ingest.command("table")
 @click.argument("files", nargs=-1, required=True,
                 type=click.Path(exists=True, dir_okay=False, path_type=Path, allow_dash=True))

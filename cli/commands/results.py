@@ -89,17 +89,25 @@ def _kept(columns, column, table: str, *, human, metrics, levels, coefficients, 
 
 
 @click.command()
-@click.argument("table", type=click.Choice(sorted(RESULT_TABLES)))
-@click.option("--format", "fmt", type=click.Choice(sorted(set(EXPORT_SUFFIXES.values()))), default=None,
-              help="File format. Default: from the suffix of --out (.csv, .parquet, .json or .jsonl).")
+@click.argument("table", type=click.Choice(sorted(RESULT_TABLES)), required=False)
+@click.option("--format", "fmt", type=click.Choice(sorted({*EXPORT_SUFFIXES.values(), "eee"})), default=None,
+              help="File format. Default: from the suffix of --out (.csv, .parquet, .json or .jsonl). eee: the "
+                   "Every Eval Ever schema (0.3.0), JSON lines of aggregate and instance-level records: the "
+                   "datasets' items and the latest rows of TABLE (default: every result table; --latest implied).")
 @click.option("--out", required=True, type=click.Path(dir_okay=False, path_type=Path), callback=out_file())
 @click.option("--latest", is_flag=True, help="Only the latest row of each key (the latest_* view).")
 @click.option("--dataset", default=None, help="Only this dataset (analysis_runs: the runs over it).")
 @OVERWRITE
 @click.pass_obj
 def export(obj, table, fmt, out, latest, dataset, overwrite):
-    """Write a results TABLE (every run, or --latest) to a file: CSV, Parquet or JSON lines."""
+    """Write a results TABLE (every run, or --latest) to a file: CSV, Parquet or JSON lines; or,
+    with --format eee, the datasets' items and results in the Every Eval Ever schema."""
     suffix_format = EXPORT_SUFFIXES.get(out.suffix.lower())
+    if fmt == "eee":
+        return _export_eee(obj, table, out, dataset, overwrite)
+    if table is None:
+        raise click.UsageError(f"TABLE: missing; one of {', '.join(sorted(RESULT_TABLES))} "
+                               "(only --format eee exports every table)")
     if fmt is None and suffix_format is None:
         raise click.BadParameter(f"{str(out)!r}: cannot tell the format from {out.suffix or 'no suffix'!r}; "
                                  f"use a suffix {', '.join(EXPORT_SUFFIXES)} or --format", param_hint="--out")
@@ -122,6 +130,21 @@ def export(obj, table, fmt, out, latest, dataset, overwrite):
         else:
             frame.to_json(tmp, orient="records", lines=True, date_format="iso")
     say(f"wrote {len(frame)} rows of {source} to {out}")
+
+
+def _export_eee(obj, table, out, dataset, overwrite) -> None:
+    from metaeval.runs import eee
+
+    if table == "analysis_runs":
+        raise click.BadParameter("analysis_runs holds runs, not results: an eee export has none (the other "
+                                 "tables' records name their run)", param_hint="TABLE")
+    if out.suffix.lower() not in (".jsonl", ".json"):
+        raise click.BadParameter(f"{str(out)!r}: an eee export is JSON lines; name it *.jsonl", param_hint="--out")
+    files.check_output_file(out, warehouse=obj.path, overwrite=overwrite)
+    with obj.open(read_only=True) as wh, files.atomic_file(out, warehouse=obj.path, overwrite=overwrite) as tmp:
+        counts = eee.write(wh, tmp, [table] if table else eee.result_tables(), dataset)
+    say(f"wrote {counts['aggregate']} aggregate and {counts['instance']} instance-level records "
+        f"(Every Eval Ever {eee.SCHEMA_VERSION}) to {out}")
 
 
 COMMANDS = [results, export]
