@@ -25,6 +25,8 @@ COMMAND, TABLE, SCRIPT = "plan", "plan_sizes", "93_plan"
 QUESTIONS = ("systems", "ppi", "metrics")
 #: Resampling rounds by default: the metrics question runs a permutation test in each.
 TRIALS = {"systems": 1000, "ppi": 1000, "metrics": 200}
+#: Permutations of each simulated study's Perm-Both test (the metrics question; issue 45: 200).
+PERMUTATIONS = 200
 
 
 def _check_power(power) -> None:
@@ -78,7 +80,7 @@ class Plan(Family):
                Option("correlation_level", default="system", kind="choice", flag="--level",
                       choices="metaeval.analyses.stats.vocabulary:LEVELS", help="metrics: the correlation level."),
                Option("coefficient", default="kendall", kind="coefficient", help="metrics: the coefficient."),
-               Option("k", default=200, kind="resamples", check=_parameters.check_resamples,
+               Option("k", default=PERMUTATIONS, kind="resamples", check=_parameters.check_resamples,
                       help="metrics: permutations of each Perm-Both test."),
                ALTERNATIVE.but(help="metrics: H1 of the Perm-Both test of the first metric against the second."),
                SEED,
@@ -162,7 +164,7 @@ def _level(alpha: float, correction: str, m: int) -> float:
 def plan(wh, dataset: str, human: str, question: str = "systems", system=(), metrics=(), n_inputs=(), n_systems=(),
          ratings=(), *, unlabelled: int | None = None, effect: float | None = None, power: float = 0.8,
          alpha: float = ALPHA.default, correction: str = CORRECTION.default, trials: int | None = None,
-         correlation_level: str = "system", coefficient: str = "kendall", k: int = 200,
+         correlation_level: str = "system", coefficient: str = "kendall", k: int = PERMUTATIONS,
          alternative: str = ALTERNATIVE.default, seed: int = SEED.default, out: str | None = None,
          force: bool = False, progress=None):
     """The latest ``plan_sizes`` rows of this setting, computed unless up to date (module docstring).
