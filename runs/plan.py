@@ -50,6 +50,7 @@ class Plan(Family):
     summary = ("How big must the next study be: power, minimum detectable effect and interval width as the "
                "inputs, systems and ratings grow, from the pilot in the warehouse.")
     tables = (TABLE,)
+    shows_progress = True          # the metrics question's studies: one step a trial
     options = (DATASET, HUMAN,
                Option("question", default="systems", kind="choice", choices=QUESTIONS,
                       help="systems: do two systems differ under the human judgment (a paired t-test); ppi: how "
