@@ -40,7 +40,8 @@ metric value, and :func:`.ppi.mean` (the estimator ``metaeval ppi`` runs) counte
 The question ``metrics`` (metric A correlates better with the human than metric B): no closed form;
 :func:`resampled_metric_power` draws ``n_systems`` systems and ``n_inputs`` inputs of the pilot
 without replacement (sizes up to the pilot's: a draw with replacement repeats systems and inputs,
-whose cells Perm-Both then swaps independently, a test that rejects too often), runs the Perm-Both test of Deutsch et al. (TACL 2021, section 5;
+whose cells Perm-Both then swaps independently, a test that rejects too often), runs the Perm-Both
+test of Deutsch et al. (TACL 2021, section 5;
 :func:`.stats.hypothesis.permutation_test`, ``k`` resamples) on each draw and counts p <= level.
 """
 
@@ -289,7 +290,8 @@ def power_figure(rows, target: float, title: str = "", xlabel: str = "inputs",
                                         f", {ratings} rating{'s' if ratings != 1 else ''}")
         if part["power"].notna().any():
             ax.plot(part["n_inputs"], part["power"].astype(float), color=colour, label=label + " (closed form)")
-        ax.plot(part["n_inputs"], part["power_resampled"].astype(float), color=colour, linestyle="--", marker="o", markersize=3,
+        ax.plot(part["n_inputs"], part["power_resampled"].astype(float), color=colour, linestyle="--", marker="o",
+                markersize=3,
                 label=label + " (resampled)")
     ax.axhline(target, color="grey", linestyle=":", linewidth=1.0, label=f"target power {target:g}")
     ax.set_xscale("log")

@@ -56,7 +56,8 @@ class Plan(Family):
                       help="systems: do two systems differ under the human judgment (a paired t-test); ppi: how "
                            "many human labels PPI++ needs beside --metric for that difference; metrics: does the "
                            "first --metric correlate better with the human than the second (Perm-Both)."),
-               Option("system", multiple=True, metavar="SYSTEM", help="The two systems compared (twice; systems, ppi)."),
+               Option("system", multiple=True, metavar="SYSTEM",
+                      help="The two systems compared (twice; systems, ppi)."),
                Option("metrics", multiple=True, flag="--metric", metavar="MEASURE",
                       help="ppi: the metric beside the human labels (once); metrics: the metrics compared (two or "
                            "more: the power is the first two's, the family every pair of them)."),
@@ -122,13 +123,16 @@ class Plan(Family):
                        f"{c['level']}); MDE and the inputs for power {r['target_power']:g}; width of the "
                        f"{100 * (1 - r['alpha']):g}% interval of the difference:")
         elif q == "ppi":
-            shown = pd.DataFrame({"labels": outcome["n_inputs"], "systems": outcome["n_systems"], "level": outcome["level"].map(lambda x: f"{x:.2g}"),
+            shown = pd.DataFrame({"labels": outcome["n_inputs"], "systems": outcome["n_systems"],
+                                  "level": outcome["level"].map(lambda x: f"{x:.2g}"),
                                   "lambda": outcome["lam"].map(f), "power": outcome["power"].map(f),
-                                  "resampled": outcome["power_resampled"].map(f), "MDE": outcome["minimum_effect"].map(f),
+                                  "resampled": outcome["power_resampled"].map(f),
+                                  "MDE": outcome["minimum_effect"].map(f),
                                   "width": outcome["interval_width"].map(f),
                                   "resampled width": outcome["width_resampled"].map(f), "labels for power": needed})
             caption = (f"Planning the human labels PPI++ needs beside {r['metric_a']} for {r['system_a']} vs "
-                       f"{r['system_b']} under {r['human']} on {r['dataset']}, the metric on {r['unlabelled']} unlabelled "
+                       f"{r['system_b']} under {r['human']} on {r['dataset']}, the metric on {r['unlabelled']} "
+                       f"unlabelled "
                        f"inputs: the normal test's power at the "
                        f"{'given' if r['effect_given'] else 'pilot'} effect {f(r['effect'])} (pilot: "
                        f"{r['pilot_inputs']} labelled inputs, {c['pilot']['unlabelled']} unlabelled, "
@@ -140,7 +144,8 @@ class Plan(Family):
                                   "level": outcome["level"].map(lambda x: f"{x:.2g}"),
                                   "power (resampled)": outcome["power_resampled"].map(f)})
             caption = (f"Planning {r['metric_a']} vs {r['metric_b']} against {r['human']} on {r['dataset']}: the "
-                       f"Perm-Both test's power ({r['correlation_level']} level, {r['coefficient']}, {r['alternative']}, "
+                       f"Perm-Both test's power ({r['correlation_level']} level, {r['coefficient']}, "
+                       f"{r['alternative']}, "
                        f"k {r['k']}, {r['trials']} resampled studies; pilot: {r['pilot_systems']} systems x "
                        f"{r['pilot_inputs']} inputs, delta {f(r['effect'])}, p {f(c['pilot']['pvalue'])}), at the "
                        f"corrected level ({r['correction']}: {c['level']}):")
@@ -190,7 +195,8 @@ def plan(wh, dataset: str, human: str, question: str = "systems", system=(), met
     if question == "metrics":
         if len(metrics) < 2 or len(set(metrics)) != len(metrics):
             raise WarehouseError(Message("the metrics question compares metrics: give ",
-                                         Argument("metrics", placeholder="MEASURE"), " two or more times (different ones)"))
+                                         Argument("metrics", placeholder="MEASURE"),
+                                         " two or more times (different ones)"))
         if system:
             raise WarehouseError(Message(Argument("system", system[0]), " is for the systems and ppi questions"))
         if effect is not None:
@@ -239,7 +245,8 @@ def plan(wh, dataset: str, human: str, question: str = "systems", system=(), met
         if sorted(whole, key=repr) == sorted(sizes, key=repr):
             return _drawn(_ordered(rows), out, power)
     computed = rows_of()
-    frame = pd.DataFrame(computed).assign(dataset=dataset, human=human, **setting, **pilot_info, fingerprint=fingerprint,
+    frame = pd.DataFrame(computed).assign(dataset=dataset, human=human, **setting, **pilot_info,
+                                          fingerprint=fingerprint,
                                           conventions=bookkeeping.conventions_json(conventions))
     persist.ensure_table(wh, TABLE, SCRIPT)
     persist.write(wh, COMMAND, TABLE, frame, {"dataset": dataset, "human": human, **setting,
@@ -396,7 +403,8 @@ def _ppi(wh, dataset, human, system, metrics, n_inputs, n_systems, ratings, *, u
 
     conventions = {
         "closed_form": "Closed form (PPI++'s variance formula, Angelopoulos, Duchi & Zrnic 2023): on n labelled and N "
-                       "unlabelled inputs, lam = clip(cov(y, f) / ((1 + n/N) var(f)), 0, 1) and se^2 = lam^2 var(f) / N "
+                       "unlabelled inputs, lam = clip(cov(y, f) / ((1 + n/N) var(f)), 0, 1) and se^2 = lam^2 var(f) "
+                       "/ N "
                        "+ (var(y) - 2 lam cov(y, f) + lam^2 var(f)) / n, y the human difference and f the metric's, "
                        "moments from the pilot's labelled inputs (divisor n0 - 1); the normal test's power "
                        "Phi(effect/se - z) + Phi(-effect/se - z) at the corrected level; width 2 z_{1-alpha/2} se.",
@@ -496,12 +504,14 @@ def _drawn(rows, out: str | None, target: float):
 
         r = rows.iloc[0]
         if r["question"] == "metrics":
-            title = f"{r['metric_a']} vs {r['metric_b']} against {r['human']} ({r['dataset']}), pilot delta {r['effect']:.3f}"
+            title = (f"{r['metric_a']} vs {r['metric_b']} against {r['human']} ({r['dataset']}), "
+                     f"pilot delta {r['effect']:.3f}")
             labels = ("inputs", "power of the Perm-Both test at the corrected level")
         elif r["question"] == "ppi":
             title = (f"{r['system_a']} vs {r['system_b']} under {r['human']} with {r['metric_a']} ({r['dataset']}), "
                      f"effect {r['effect']:.3f}")
-            labels = (f"human labels ({int(r['unlabelled'])} unlabelled)", "power of PPI++'s test at the corrected level")
+            labels = (f"human labels ({int(r['unlabelled'])} unlabelled)",
+                      "power of PPI++'s test at the corrected level")
         else:
             title = f"{r['system_a']} vs {r['system_b']} under {r['human']} ({r['dataset']}), effect {r['effect']:.3f}"
             labels = ("inputs", "power of the paired t-test at the corrected level")
