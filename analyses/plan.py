@@ -22,6 +22,27 @@ replacement from the pilot's, shifted to mean delta, the ratings' noise widened 
 ratings by a normal term of variance 2 var_e (1/r - 1/r0) when positive (more noise) or the
 differences shrunk towards their mean by sqrt(sd_d(r)^2 / sd_d(r0)^2) when negative (less), then
 the paired t-test counted over ``trials`` rounds.
+
+The question ``ppi`` (how many human labels PPI++ needs beside a metric, for a paired difference
+y = z_A - z_B with the metric's difference f): from the pilot's labelled pairs (y, f), their
+variances and covariance (divisor n0 - 1), PPI++'s variance formula (Angelopoulos, Duchi & Zrnic
+2023; the conventions of :mod:`.ppi`) on n labelled and N unlabelled inputs is
+
+    lam(n) = clip(cov(y, f) / ((1 + n / N) var(f)), 0, 1)
+    se(n)^2 = lam^2 var(f) / N + (var(y) - 2 lam cov(y, f) + lam^2 var(f)) / n
+
+(:func:`ppi_se`); the normal test of the difference at a level has power
+Phi(delta / se - z) + Phi(-delta / se - z), z = z_{1-level/2} (:func:`normal_power`), and the
+interval width 2 z_{1-alpha/2} se. :func:`resampled_ppi` is the same by resampling the pilot: n
+pairs drawn with replacement, y shifted to mean delta, N metric values drawn from every pilot
+metric value, and :func:`.ppi.mean` (the estimator ``metaeval ppi`` runs) counted over ``trials``.
+
+The question ``metrics`` (metric A correlates better with the human than metric B): no closed form;
+:func:`resampled_metric_power` draws ``n_systems`` systems and ``n_inputs`` inputs of the pilot
+without replacement (sizes up to the pilot's: a draw with replacement repeats systems and inputs,
+whose cells Perm-Both then swaps independently, a test that rejects too often), runs the Perm-Both
+test of Deutsch et al. (TACL 2021, section 5;
+:func:`.stats.hypothesis.permutation_test`, ``k`` resamples) on each draw and counts p <= level.
 """
 
 from __future__ import annotations
@@ -129,30 +150,156 @@ def resampled_power(differences: npt.ArrayLike, delta: float, n: int, level: flo
     return float((p <= level).mean())
 
 
-def power_figure(rows, target: float, title: str = ""):
-    """The power curves of :func:`t_power` (solid) and :func:`resampled_power` (dashed, markers)
+def ppi_moments(y: npt.ArrayLike, f: npt.ArrayLike) -> tuple[float, float, float]:
+    """(var(y), var(f), cov(y, f)) of the pilot's labelled pairs, divisor n0 - 1 (NaN below 2)."""
+    y, f = np.asarray(y, float), np.asarray(f, float)
+    if y.size < 2:
+        return math.nan, math.nan, math.nan
+    c = np.cov(y, f, ddof=1)
+    return float(c[0, 0]), float(c[1, 1]), float(c[0, 1])
+
+
+def ppi_se(var_y: float, var_f: float, cov: float, n: int, N: int, lam: float | None = None) -> tuple[float, float]:
+    """(se, lam) of PPI++'s mean on n labelled and N unlabelled inputs (module docstring); ``lam``
+    None: the variance-minimising one, clipped to [0, 1] (0 when the metric is constant); NaN when
+    undefined (n < 2, N < 1, undefined moments)."""
+    if n < 2 or N < 1 or not all(math.isfinite(v) for v in (var_y, var_f, cov)):
+        return math.nan, math.nan
+    if lam is None:
+        lam = float(np.clip(cov / ((1 + n / N) * var_f), 0.0, 1.0)) if var_f > 0 else 0.0
+    var = lam ** 2 * var_f / N + (var_y - 2 * lam * cov + lam ** 2 * var_f) / n
+    return math.sqrt(max(var, 0.0)), float(lam)
+
+
+def normal_power(delta: float, se: float, level: float) -> float:
+    """The two-sided normal test's power at ``level`` for a true difference ``delta`` and standard
+    error ``se``; NaN when se is undefined or 0."""
+    if not (math.isfinite(se) and se > 0) or not 0 < level < 1:
+        return math.nan
+    z = stats.norm.ppf(1 - level / 2)
+    return float(stats.norm.cdf(delta / se - z) + stats.norm.cdf(-delta / se - z))
+
+
+def normal_minimum_effect(se: float, level: float, power: float) -> float:
+    """The smallest |delta| whose :func:`normal_power` at ``se`` is ``power`` (brentq); NaN when undefined."""
+    if not (math.isfinite(se) and se > 0) or not 0 < power < 1 or power <= level:
+        return math.nan
+    f = lambda d: normal_power(d, se, level) - power        # noqa: E731 - increasing in d >= 0
+    high = se
+    while f(high) < 0:
+        high *= 2
+    return float(optimize.brentq(f, 0.0, high, xtol=1e-10 * se))
+
+
+def labels_for_power(delta: float, var_y: float, var_f: float, cov: float, N: int, level: float, power: float,
+                     most: int = 10**7) -> int | None:
+    """The fewest labels n >= 2 whose :func:`normal_power` of PPI++ at N unlabelled inputs reaches
+    ``power`` (None: none up to ``most``, or no effect). se(n) falls as n grows (lam optimal)."""
+    if delta == 0 or not 0 < power < 1:
+        return None
+
+    def reaches(n):
+        p = normal_power(delta, ppi_se(var_y, var_f, cov, n, N)[0], level)
+        return math.isfinite(p) and p >= power
+
+    if not reaches(most):
+        return None
+    lo, hi = 2, 2
+    while not reaches(hi):
+        lo, hi = hi, hi * 2
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if reaches(mid):
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+def resampled_ppi(y: npt.ArrayLike, f: npt.ArrayLike, f_all: npt.ArrayLike, delta: float, n: int, N: int,
+                  level: float, alpha: float, *, trials: int = 1000, seed: int = 0) -> tuple[float, float]:
+    """(power, mean width of the 1 - alpha interval) of :func:`.ppi.mean` by resampling the pilot
+    (module docstring); NaN when undefined."""
+    from metaeval.analyses import ppi
+
+    y, f, f_all = (np.asarray(a, float) for a in (y, f, f_all))
+    if y.size < 2 or n < 2 or N < 1 or f_all.size < 1:
+        return math.nan, math.nan
+    rng = np.random.default_rng(seed)
+    shifted = y - y.mean() + delta
+    z_level, z_alpha = stats.norm.ppf(1 - level / 2), stats.norm.ppf(1 - alpha / 2)
+    rejected, widths = 0, []
+    for _ in range(trials):
+        i = rng.integers(0, y.size, n)
+        u = f_all[rng.integers(0, f_all.size, N)]
+        e = ppi.mean(shifted[i], f[i], u, alpha=alpha)
+        if e.se > 0:
+            rejected += abs(e.estimate) > z_level * e.se
+            widths.append(2 * z_alpha * e.se)
+        else:
+            rejected += e.estimate != 0
+    return rejected / trials, float(np.mean(widths)) if widths else math.nan
+
+
+def resampled_metric_power(X: npt.ArrayLike, Y: npt.ArrayLike, Z: npt.ArrayLike, n_systems: int, n_inputs: int,
+                           level: float, *, correlation_level: str = "system", coefficient: str = "kendall",
+                           alternative: str = "two-sided", k: int = 200, trials: int = 200, seed: int = 0,
+                           tick=None) -> float:
+    """The Perm-Both test's power (p <= ``level``) on draws of n_systems of the pilot's systems and
+    n_inputs of its inputs without replacement (module docstring); trials whose p is undefined (a
+    constant draw) count as not rejected. ``tick``: called after each trial (progress). NaN when a
+    size exceeds the pilot's."""
+    from metaeval.analyses.stats import hypothesis
+
+    X, Y, Z = (np.asarray(a, float) for a in (X, Y, Z))
+    if not (2 <= n_systems <= Z.shape[0] and 2 <= n_inputs <= Z.shape[1]):
+        return math.nan
+    seeds = np.random.SeedSequence(seed).spawn(2)
+    rng = np.random.default_rng(seeds[0])
+    rejected = 0
+    for t in range(trials):
+        rows = rng.choice(Z.shape[0], n_systems, replace=False)
+        cols = rng.choice(Z.shape[1], n_inputs, replace=False)
+        pick = np.ix_(rows, cols)
+        p = hypothesis.permutation_test(X[pick], Y[pick], Z[pick], correlation_level, coefficient, "both", k,
+                                        alternative, seed=int(seeds[1].generate_state(1)[0]) + t).pvalue
+        rejected += bool(p <= level)
+        if tick is not None:
+            tick()
+    return rejected / trials
+
+
+def power_figure(rows, target: float, title: str = "", xlabel: str = "inputs",
+                 ylabel: str = "power of the paired t-test at the corrected level"):
+    """The power curves of the closed form (solid; none for the metrics question) and the resampled
+    power (dashed, markers)
     against the inputs, one colour per (systems, ratings), the target power marked: a matplotlib
     Figure of the rows of ``plan_sizes`` (a DataFrame)."""
     import matplotlib
+    import pandas as pd
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     import matplotlib.ticker
 
     fig, ax = plt.subplots(figsize=(6.4, 4.4), layout="constrained")
-    for k, ((systems, ratings), part) in enumerate(rows.sort_values("n_inputs").groupby(["n_systems", "ratings"])):
+    groups = rows.sort_values("n_inputs").groupby(["n_systems", "ratings"], dropna=False)
+    for k, ((systems, ratings), part) in enumerate(groups):
         colour = f"C{k % 10}"
-        label = f"{systems} systems, {ratings} rating{'s' if ratings != 1 else ''}"
-        ax.plot(part["n_inputs"], part["power"], color=colour, label=label + " (noncentral t)")
-        ax.plot(part["n_inputs"], part["power_resampled"], color=colour, linestyle="--", marker="o", markersize=3,
+        label = f"{systems} systems" + ("" if pd.isna(ratings) else
+                                        f", {ratings} rating{'s' if ratings != 1 else ''}")
+        if part["power"].notna().any():
+            ax.plot(part["n_inputs"], part["power"].astype(float), color=colour, label=label + " (closed form)")
+        ax.plot(part["n_inputs"], part["power_resampled"].astype(float), color=colour, linestyle="--", marker="o",
+                markersize=3,
                 label=label + " (resampled)")
     ax.axhline(target, color="grey", linestyle=":", linewidth=1.0, label=f"target power {target:g}")
     ax.set_xscale("log")
     ax.set_xticks(sorted({int(n) for n in rows["n_inputs"]}))
     ax.xaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
     ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
-    ax.set_xlabel("inputs")
-    ax.set_ylabel("power of the paired t-test at the corrected level")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
     ax.set_ylim(-0.02, 1.02)
     ax.grid(alpha=0.3)
     fig.legend(loc="outside lower center", ncols=2, fontsize=7, frameon=False)

@@ -161,6 +161,10 @@ def command_of(family: Family) -> click.Command:
     @click.pass_obj
     def run(obj: app.Context, fmt: str, **params):
         light = {"plain": True} if "plain" in family.run_keywords and app.plain(fmt) else {}
+        if family.shows_progress:
+            from metaeval.cli.progress import terminal_progress
+
+            light["progress"] = terminal_progress()
         with obj.open() as wh:
             try:
                 outcome = family.run(wh, **params, **light)

@@ -255,6 +255,8 @@ class Family:
     options: ClassVar[tuple[Option, ...]] = ()
     #: keywords ``compute`` takes besides the options, not declared as such (e.g. ``progress``)
     run_keywords: ClassVar[tuple[str, ...]] = ("progress",)
+    #: the command line gives ``compute`` a progress bar (``progress``) when standard error is a terminal
+    shows_progress: ClassVar[bool] = False
     #: the family's sections of the report, ``"module:function"`` (each a function of the report's
     #: :class:`~metaeval.runs.report.context.Context` returning a Section or None, imported on
     #: first use), shown by the default :meth:`section`

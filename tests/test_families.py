@@ -47,9 +47,13 @@ def test_option_names_are_unique_within_a_family():
 def test_the_default_number_of_resamples_is_defined_once():
     assert K.default == parameters.DEFAULT_K == 1000
     assert SEED.default == parameters.DEFAULT_SEED and ALPHA.default == parameters.DEFAULT_ALPHA
+    from metaeval.runs import plan
+
     for f in FAMILIES.values():
         if "k" in [o.name for o in f.options]:
-            assert f.option("k").default == parameters.DEFAULT_K, f.name
+            # plan's --k is the permutations inside each of --trials simulated studies (issue 45: 200 by default)
+            expected = plan.PERMUTATIONS if f.name == plan.COMMAND else parameters.DEFAULT_K
+            assert f.option("k").default == expected, f.name
 
 
 def test_k_is_checked_once_naming_the_parameter():
