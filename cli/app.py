@@ -447,13 +447,15 @@ def index_key() -> str:
 
 
 def _index_file(key: str) -> Path | None:
-    """Where the index made from ``key`` is kept: the cache directory of the schema templates
-    (:func:`metaeval.connection.cache_directory`), under the key's CRC-32 (the key itself is
-    stored in it and compared on reading)."""
+    """Where the index of this install is kept: the cache directory of the schema templates
+    (:func:`metaeval.connection.cache_directory`), one file per install and Python (the CRC-32 of
+    this folder's path and the Python version), replaced when the sources change; ``key`` itself
+    is stored in it and compared on reading."""
     import zlib
 
     cache = connection.cache_directory()
-    return None if cache is None else cache / f"commands-{zlib.crc32(key.encode()):08x}.marshal"
+    install = f"{Path(__file__).resolve().parent}\x1f{sys.version}"
+    return None if cache is None else cache / f"commands-{zlib.crc32(install.encode()):08x}.marshal"
 
 
 def _read_index(key: str) -> dict | None:
