@@ -10,17 +10,20 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import importlib.util
 import math
+import os
 import shlex
 import signal
 import sys
+from collections.abc import MutableMapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
 from metaeval import connection, signals
-from metaeval.cli.db_option import wide_option
+from metaeval.cli.db_option import attach, wide_option
 from metaeval.errors import NO_VALUE, Argument, Hint, Terminated, WarehouseError
 
 if TYPE_CHECKING:  # annotations only: importing them at start-up would slow `--help`
@@ -412,7 +415,225 @@ def interrupted(exc: KeyboardInterrupt, saved: str | None = None) -> click.Click
     return error
 
 
-@click.group(cls=Group)
+# --- commands defined in their own modules (they import the helpers above) ----------------
+#: The package folders whose Python files define the commands: the command modules, the
+#: helpers here, and ``runs/`` (the families, whose commands are generated).
+INDEX_SOURCES = ("metaeval.cli", "metaeval.cli.commands", "metaeval.runs")
+#: A command made by :func:`metaeval.cli.families.command_of` for a family (no module of its own).
+FAMILY = "family"
+
+
+def _command_modules() -> list[str]:
+    """The modules of :mod:`metaeval.cli.commands`, in name order: every one of them is read."""
+    import pkgutil
+
+    from metaeval.cli import commands as package
+
+    return [f"{package.__name__}.{info.name}" for info in pkgutil.iter_modules(package.__path__)]
+
+
+def index_key() -> str:
+    """What the command index is made from: this Python, and the path, size and modification time
+    of every Python file of :data:`INDEX_SOURCES` (as Python checks its ``.pyc``), so that an
+    index is used only for the very files it was made from; a new command module changes it."""
+    parts = [sys.version]
+    for name in INDEX_SOURCES:
+        folder = Path(__file__).parent if name == "metaeval.cli" else None
+        if folder is None:
+            folder = Path(importlib.util.find_spec(name).submodule_search_locations[0])
+        with os.scandir(folder) as entries:
+            for entry in sorted((e for e in entries if e.name.endswith(".py")), key=lambda e: e.name):
+                st = entry.stat()
+                parts.append(f"{entry.path}\x1f{st.st_size}\x1f{st.st_mtime_ns}")
+    return "\x1e".join(parts)
+
+
+def _index_file(key: str) -> Path | None:
+    """Where the index of this install is kept: the cache directory of the schema templates
+    (:func:`metaeval.connection.cache_directory`), one file per install and Python (the CRC-32 of
+    this folder's path and the Python version), replaced when the sources change; ``key`` itself
+    is stored in it and compared on reading."""
+    import zlib
+
+    cache = connection.cache_directory()
+    install = f"{Path(__file__).resolve().parent}\x1f{sys.version}"
+    return None if cache is None else cache / f"commands-{zlib.crc32(install.encode()):08x}.marshal"
+
+
+def _read_index(key: str) -> dict | None:
+    import marshal
+
+    path = _index_file(key)
+    try:
+        stored = marshal.loads(path.read_bytes()) if path is not None else None
+    except (OSError, EOFError, ValueError, TypeError):
+        return None
+    return stored["commands"] if isinstance(stored, dict) and stored.get("key") == key else None
+
+
+def _write_index(key: str, index: dict) -> None:
+    """Keep ``index`` for the next commands; nothing when the cache directory cannot be written."""
+    import marshal
+
+    path = _index_file(key)
+    if path is None:
+        return
+    part = path.with_name(f".{path.name}.{os.getpid()}")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        part.write_bytes(marshal.dumps({"key": key, "commands": index}))
+        os.replace(part, path)              # whole or not at all, with other commands writing it too
+    except OSError:
+        try:
+            part.unlink(missing_ok=True)
+        except OSError:
+            pass
+
+
+class Commands(MutableMapping):
+    """The commands of ``metaeval`` (``main.commands``), each command module imported when one of
+    its commands is first asked for. Which module(s) define each command, and its one-line
+    summary for the ``--help`` listing, come from an index made from the commands themselves
+    (:func:`command_index`: every module imported) and kept in the cache directory under
+    :func:`index_key`, made again whenever a source file changes. A name the index does not know,
+    or a walk over every command, imports every module, as before; so what is found never
+    depends on the index, only how much is imported to find it.
+
+    A new command module in ``cli/commands/`` (its commands in ``COMMANDS``) is found as before:
+    by :func:`_command_modules`; nothing to register."""
+
+    def __init__(self):
+        self.loaded: dict[str, click.Command] = {}
+        self.modules: set[str] = set()
+        self.complete = False
+        self._index: dict | None = None
+
+    def index(self) -> dict:
+        """Command name -> what :func:`command_index` says of it (kept, or made now)."""
+        if self._index is None:
+            key = index_key()
+            self._index = _read_index(key)
+            if self._index is None:
+                self._index = self.made_index()
+                _write_index(key, self._index)
+        return self._index
+
+    def _add(self, command: click.Command) -> None:
+        self.loaded[command.name] = once_only(attach(command))   # --db after its name too; no option twice
+
+    def _import(self, module: str) -> None:
+        if module not in self.modules:
+            self.modules.add(module)
+            for command in getattr(importlib.import_module(module), "COMMANDS", ()):
+                self._add(command)
+
+    def _load(self, name: str) -> None:
+        entry = self.index().get(name)
+        for module in entry["modules"] if entry is not None else ():
+            if module == FAMILY:
+                from metaeval.cli.families import command_of
+                from metaeval.runs.families import FAMILIES
+
+                self._add(command_of(FAMILIES[name]))
+            else:
+                self._import(module)
+
+    def _load_all(self) -> None:
+        """Every command module, then a generated command for each registered analysis family
+        without a hand-written one; in that order (modules by name)."""
+        if self.complete:
+            return
+        self.complete = True
+        for module in _command_modules():
+            self._import(module)
+        written = [command.name for module in _command_modules()
+                   for command in getattr(importlib.import_module(module), "COMMANDS", ())]
+        ordered = {name: self.loaded[name] for name in written}
+        from metaeval.cli.families import generated_commands
+
+        handwritten = set(ordered) | {f"{name}-{sub}" for name, command in ordered.items()
+                                      if isinstance(command, click.Group) for sub in command.commands}
+        for command in generated_commands(handwritten):
+            ordered[command.name] = self.loaded.get(command.name) or once_only(attach(command))
+        ordered.update((n, c) for n, c in self.loaded.items() if n not in ordered)   # added by add_command
+        self.loaded = ordered
+
+    def made_index(self) -> dict:
+        """The index of every command (all imported now): name -> the modules defining it and its
+        subcommands (in name order; [:data:`FAMILY`] for a generated one), the first paragraph of
+        its help, its short help, hidden, deprecated (what click's listing reads)."""
+        self._load_all()
+        modules = _command_modules()
+
+        def defined_in(command) -> set[str]:
+            found = {getattr(command.callback, "__module__", None)}
+            for sub in getattr(command, "commands", {}).values():
+                found |= defined_in(sub)
+            return found
+
+        return {name: {"modules": [m for m in modules if m in defined_in(command)] or [FAMILY],
+                       "help": (command.help or "").split("\n\n")[0] or None, "short_help": command.short_help,
+                       "hidden": command.hidden, "deprecated": command.deprecated}
+                for name, command in self.loaded.items()}
+
+    def names(self) -> list[str]:
+        """Every command's name (from the index: nothing imported)."""
+        index = self.index()
+        return list(index) + [n for n in self.loaded if n not in index]
+
+    def stub(self, name: str) -> click.Command | None:
+        """``name`` if imported, else a command carrying only what the ``--help`` listing shows
+        of it (from the index), or None when the index does not know it."""
+        entry = self.index().get(name)
+        if entry is None or name in self.loaded:
+            return self.loaded.get(name)
+        return click.Command(name, help=entry["help"], short_help=entry["short_help"], hidden=entry["hidden"],
+                             deprecated=entry["deprecated"])
+
+    def __getitem__(self, name: str) -> click.Command:
+        if name not in self.loaded:
+            self._load(name)
+        if name not in self.loaded:
+            self._load_all()
+        return self.loaded[name]
+
+    def __setitem__(self, name: str, command: click.Command) -> None:
+        self.loaded[name] = command
+
+    def __delitem__(self, name: str) -> None:
+        self._load_all()
+        del self.loaded[name]
+
+    def __iter__(self):
+        self._load_all()
+        return iter(list(self.loaded))
+
+    def __len__(self) -> int:
+        self._load_all()
+        return len(self.loaded)
+
+
+class Main(Group):
+    """The ``metaeval`` group: its commands are :class:`Commands`, imported on first use; its
+    ``--help`` lists them from the index's summaries without importing them."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.commands = Commands()
+
+    def list_commands(self, ctx) -> list[str]:
+        return sorted(self.commands.names())
+
+    def format_commands(self, ctx, formatter) -> None:
+        commands = self.commands
+        self.get_command = lambda ctx, name: commands.stub(name) or Group.get_command(self, ctx, name)
+        try:
+            super().format_commands(ctx, formatter)
+        finally:
+            del self.get_command
+
+
+@click.group(cls=Main)
 @click.option("--db", type=click.Path(dir_okay=False), default=None,
               help=f"Warehouse file. Default: ${connection.ENV_VAR}, else ./{connection.DEFAULT_PATH}.")
 @wide_option
@@ -483,8 +704,11 @@ from metaeval.schema import RESULT_TABLES  # noqa: E402  (the results tables `re
 
 
 def _environment_executor():
-    """The executor of ``$METAEVAL_SCHEDULER`` (local when it is not set): what a command without
-    ``--scheduler`` gives the runs it starts."""
+    """The executor of ``$METAEVAL_SCHEDULER``: what a command without ``--scheduler`` gives the
+    runs it starts; None (local, as a Store's default) when it is not set, so that a light
+    command does not import the executors (and multiprocessing)."""
+    if not os.environ.get("METAEVAL_SCHEDULER"):    # executors.ENV_VAR; unset: local (the Store's None)
+        return None
     from metaeval.runs import executors
 
     return executors.Executor.from_environment()
@@ -527,28 +751,3 @@ def _parse_where(ctx, param, value):
         return selection.parse_where(value)
     except WarehouseError as exc:
         raise click.BadParameter(str(exc), ctx, param) from None
-
-
-# --- commands defined in their own modules (they import the helpers above) ----------------
-def _register_command_modules() -> None:
-    import pkgutil
-
-    from metaeval.cli import commands as package
-    from metaeval.cli.db_option import attach
-
-    for info in pkgutil.iter_modules(package.__path__):
-        module = importlib.import_module(f"{package.__name__}.{info.name}")
-        for command in getattr(module, "COMMANDS", ()):
-            main.add_command(once_only(attach(command)))   # --db after the command's name too; no option twice
-    # a registered analysis family without a hand-written command gets a generated one
-    from metaeval.cli.families import generated_commands
-
-    written = {name for name, command in main.commands.items()}
-    written |= {f"{name}-{sub}" for name, command in main.commands.items() if isinstance(command, click.Group)
-                for sub in command.commands}
-    for command in generated_commands(written):
-        main.add_command(once_only(attach(command)))
-
-
-_register_command_modules()
-

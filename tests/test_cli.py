@@ -555,6 +555,63 @@ def test_help_imports_no_heavy_module():
     assert "LOADED []" in out, out
 
 
+def test_command_index_is_made_from_the_commands_and_kept_for_their_files(tmp_path, monkeypatch):
+    """The index of the commands (cli/app.py Commands: which module defines each command, its
+    --help summary) is kept in the cache directory under the size and time of every source file;
+    a changed source file is a new key, and its index is made again from the commands."""
+    from metaeval.cli import app
+
+    monkeypatch.setenv("METAEVAL_CACHE", str(tmp_path))
+    key = app.index_key()
+    made = app.Commands().index()
+    assert app._read_index(key) == made == app.Commands().made_index()
+    assert made["ingest"]["modules"] == ["metaeval.cli.commands.ingest", "metaeval.cli.commands.units"]
+    assert made["leaderboard"]["modules"] == [app.FAMILY] and made["datasets"]["help"]
+    source = Path(app.__file__).parent / "commands" / "warehouse.py"
+    stat = source.stat()
+    os.utime(source, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1))
+    try:
+        assert app.index_key() != key and app._read_index(app.index_key()) is None
+    finally:
+        os.utime(source, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert app.index_key() == key
+
+
+def test_help_listing_from_the_index_is_the_commands_own(monkeypatch):
+    """`metaeval --help` lists the commands from the index without importing them: the same
+    listing as from the commands themselves."""
+    from metaeval.cli import app
+
+    for width in (80, 200):
+        monkeypatch.setattr(app.main, "commands", app.Commands())      # none imported yet
+        fast = CliRunner().invoke(app.main, ["--help"], terminal_width=width)
+        assert not app.main.commands.loaded
+        monkeypatch.setattr(app.Commands, "stub", lambda self, name: None)   # each command imported
+        slow = CliRunner().invoke(app.main, ["--help"], terminal_width=width)
+        monkeypatch.undo()
+        assert fast.exit_code == slow.exit_code == 0
+        assert fast.output == slow.output
+        assert "leaderboard" in fast.output and "ingest" in fast.output
+
+
+def test_light_command_imports_only_its_own_module(db):
+    """`metaeval datasets` and `measures` import their command module alone (cli/app.py
+    Commands), neither the registry of families nor the executors; an unknown command name, the
+    whole CLI (and is refused as before)."""
+    code = ("import sys\nfrom metaeval.cli import main\n"
+            "try:\n    main(sys.argv[1:])\nexcept SystemExit as exc:\n    print('EXIT', exc.code)\n"
+            "print('LOADED', sorted(m for m in sys.modules if m.startswith(('metaeval.cli.commands.',\n"
+            "      'metaeval.runs.families', 'metaeval.runs.executors', 'metaeval.cli.families'))))")
+    for argv in (["datasets"], ["measures", "nosuch"], ["--help"]):
+        out = subprocess.run([sys.executable, "-c", code, "--db", str(db), *argv], capture_output=True, text=True)
+        loaded = out.stdout.strip().splitlines()[-1]
+        expected = [] if argv == ["--help"] else ["metaeval.cli.commands.warehouse"]
+        assert loaded == f"LOADED {expected}", (argv, out.stdout, out.stderr)
+    out = subprocess.run([sys.executable, "-c", code, "--db", str(db), "nosuch"], capture_output=True, text=True)
+    assert "No such command 'nosuch'" in out.stderr and "EXIT 2" in out.stdout
+    assert "metaeval.cli.commands.ingest" in out.stdout.splitlines()[-1]
+
+
 def test_option_choices_come_from_the_analysis_modules():
     from metaeval.analyses import ranking, simulation
     from metaeval.runs import ranking as ranking_runs

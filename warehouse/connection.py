@@ -98,6 +98,16 @@ def _apply_scripts(con: duckdb.DuckDBPyConnection) -> None:
     )
 
 
+def cache_directory() -> Path | None:
+    """The directory of what is made once and kept (:data:`CACHE_VAR`; the schema templates, the
+    command line's index of its commands); None without a home directory."""
+    try:
+        return Path(os.environ.get(CACHE_VAR) or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+                    / "metaeval")
+    except RuntimeError:                    # no home directory
+        return None
+
+
 def template() -> Path | None:
     """An empty warehouse file as :func:`create` makes one (every schema script applied), kept in
     the cache directory (:data:`CACHE_VAR`) under a digest of the scripts, the schema version and
@@ -110,10 +120,8 @@ def template() -> Path | None:
     digest = hashlib.sha256(f"{schema.SCHEMA_VERSION}\x1e{duckdb.__version__}".encode())
     for name, sql in scripts:
         digest.update(f"\x1e{name}\x1f{sql}".encode())
-    try:
-        cache = Path(os.environ.get(CACHE_VAR) or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-                     / "metaeval")
-    except RuntimeError:                    # no home directory
+    cache = cache_directory()
+    if cache is None:
         return None
     target = cache / f"schema-{schema.SCHEMA_VERSION}-{digest.hexdigest()[:24]}.duckdb"
     if target.is_file():
