@@ -247,10 +247,13 @@ def test_every_documented_command_line_parses():
     site (bash and text blocks) are what the CLI accepts."""
     commands = readme_commands(fences=("bash", "text"))
     assert len(commands) > 100
+    written = {w[i + 1] for w in commands for i, a in enumerate(w[:-1]) if a == "--out"}   # by an earlier line
     for words in commands:
         command, args = _subcommand(words)
-        if any(a.startswith("../shared/") for a in args):  # needs the data; its options still parse
-            args = [str(ROOT / "README.md") if a.startswith("../shared/") else a for a in args]
+        read = [a.startswith("../shared/") or (a in written and (i == 0 or args[i - 1] != "--out"))
+                for i, a in enumerate(args)]
+        if any(read):  # needs the data, or a file an earlier line writes; its options still parse
+            args = [str(ROOT / "README.md") if r else a for a, r in zip(args, read)]
         try:
             command.make_context(command.name, list(args), obj=None)
         except click.ClickException as exc:
