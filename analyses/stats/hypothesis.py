@@ -1,4 +1,5 @@
-"""Tests of H0: rho(X, Z) - rho(Y, Z) <= 0 (alternative "greater"; "less" and "two-sided" too)."""
+"""Tests of rho(X, Z) - rho(Y, Z): H1 != 0 (alternative "two-sided", the default, as the command line), > 0
+("greater": H0 <= 0) or < 0 ("less"); seed 0 by default, as the command line."""
 
 from __future__ import annotations
 
