@@ -4,13 +4,15 @@ The CLI's defaults are read from the registry (``metaeval.runs.families``), not 
 change of a command's default shows up as a failure of this walk until the Python default follows.
 """
 
+import importlib
 import inspect
+import pkgutil
 
 import numpy as np
 import pytest
 
 import metaeval.analyses.stats as stats
-from metaeval.analyses.stats import hypothesis, intervals, soft_pairwise
+from metaeval.analyses.stats import soft_pairwise
 from metaeval.runs.families import ALTERNATIVE, FAMILIES, SEED
 
 
@@ -28,15 +30,14 @@ def _cli_seed(function) -> int:
 
 
 def _public_callables():
-    """(name, callable) of ``stats.__all__`` and of the public functions of the modules that
-    define its tests and intervals (their siblings, e.g. ``system_scores_permutation_test``)."""
-    seen = {}
-    for name in stats.__all__:
-        seen[name] = getattr(stats, name)
-    for module in (hypothesis, intervals, soft_pairwise):
+    """(name, callable) of ``stats.__all__`` and of the public functions of every module of the
+    package (e.g. ``hypothesis.system_scores_permutation_test``, ``partial.partial_permutation_test``)."""
+    seen = {name: getattr(stats, name) for name in stats.__all__}
+    for info in pkgutil.iter_modules(stats.__path__):
+        module = importlib.import_module(f"{stats.__name__}.{info.name}")
         for name, value in vars(module).items():
             if not name.startswith("_") and inspect.isfunction(value) and value.__module__ == module.__name__:
-                seen.setdefault(name, value)
+                seen.setdefault(f"{info.name}.{name}", value)
     return [(n, f) for n, f in seen.items() if callable(f)]
 
 
@@ -61,6 +62,8 @@ def test_every_alternative_and_seed_default_is_the_command_lines():
     assert {"permutation_test", "paired_bootstrap_test", "williams_test"} <= set(checked["alternative"])
     assert {"permutation_test", "paired_bootstrap_test", "bootstrap_ci", "soft_pairwise_accuracy"} <= set(
         checked["seed"])
+    assert {"partial.partial_permutation_test", "summed.paired_bootstrap_test", "macro.macro_bootstrap_ci",
+            "hypothesis.system_scores_permutation_test"} <= set(checked["seed"])
 
 
 @pytest.mark.parametrize("test", [stats.permutation_test, stats.paired_bootstrap_test])
