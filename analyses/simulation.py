@@ -262,9 +262,9 @@ def power_pvalues(X: np.ndarray, Ys: np.ndarray, Z: np.ndarray, method: str, con
     ``method`` as ``metaeval compare --system-inputs P``, on the arrays of
     ``protocols.apply([X, Y, Z], level, P)`` (at the system level under "all" every input the
     metrics scored; otherwise the judged inputs only): williams -> ``williams_test(X, Y, Z,
-    level, coefficient)``; perm-* -> ``permutation_test(..., how, k, seed=trial_seed(seed, 1,
-    t))``; boot-* -> ``paired_bootstrap_test(..., how, k, seed=trial_seed(seed, 1, t),
-    paired_inputs=...)`` (unpaired at the system level under "all" with unjudged inputs; the
+    level, coefficient, "greater")``; perm-* -> ``permutation_test(..., how, k, "greater",
+    seed=trial_seed(seed, 1, t))``; boot-* -> ``paired_bootstrap_test(..., how, k, "greater",
+    seed=trial_seed(seed, 1, t), paired_inputs=...)`` (unpaired at the system level under "all" with unjudged inputs; the
     statistics core's p-value conventions; alternative "greater").
     """
     configs = _configs(configs)
@@ -321,7 +321,7 @@ def _unpaired_paired_statistics(X, Y, Z, coef, rows, cols_x, cols_z) -> np.ndarr
 
 def _williams_pvalue(X, Y, Z, level, coefficient) -> float:
     """williams_test's p (t = 0, so p = 1/2, when R_k = ROUGE-1 at proportion 1: r12 = r13)."""
-    return stats.williams_test(X, Y, Z, level, coefficient).pvalue
+    return stats.williams_test(X, Y, Z, level, coefficient, alternative="greater").pvalue
 
 
 def _permutation_statistics(X, Y, Z, level, coefficient, mask) -> np.ndarray:

@@ -428,8 +428,9 @@ def test_compare_resample_annotators(db, tmp_path):
         row = wh.sql("SELECT * FROM hypothesis_tests WHERE metric_a = 'm1'").iloc[0]
         X, Y, Z = (wh.matrix("p", m).values for m in ("m1", "m2", "h"))
         stored = wh.annotations("p", "h").values           # on the warehouse's grid (ids sorted)
-    plain = paired_bootstrap_test(X, Y, Z, "summary", "spearman", "both", k=200, seed=0)
-    aware = an.annotator_paired_bootstrap_test(X, Y, stored, "summary", "spearman", "both", k=200, seed=0, Z=Z)
+    plain = paired_bootstrap_test(X, Y, Z, "summary", "spearman", "both", k=200, alternative="greater", seed=0)
+    aware = an.annotator_paired_bootstrap_test(X, Y, stored, "summary", "spearman", "both", k=200,
+                                             alternative="greater", seed=0, Z=Z)
     np.testing.assert_allclose(aware.samples, plain.samples, atol=1e-12)
     assert aware.pvalue == pytest.approx(plain.pvalue) and row.p_value == pytest.approx(aware.pvalue)
     assert row.resample_annotators == "cells" and "annotators" in json.loads(row.conventions)

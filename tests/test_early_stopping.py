@@ -33,22 +33,26 @@ def _expected_stop(samples, delta, k_block, k):
 @pytest.mark.parametrize("level", ["system", "summary"])
 def test_early_stopping_is_a_prefix_of_the_full_run(seed, noise, level):
     X, Y, Z = _data(seed, noise)
-    full = stats.permutation_test(X, Y, Z, level, "kendall", k=600, seed=seed)
-    early = stats.permutation_test(X, Y, Z, level, "kendall", k=600, seed=seed, k_block=50)
+    full = stats.permutation_test(X, Y, Z, level, "kendall", k=600, alternative="greater", seed=seed)
+    early = stats.permutation_test(X, Y, Z, level, "kendall", k=600, alternative="greater", seed=seed,
+                                  k_block=50)
     used = _expected_stop(full.samples, full.delta, 50, 600)
     assert early.conventions["k_used"] == used == early.samples.size
     np.testing.assert_array_equal(early.samples, full.samples[:used])
     count = int((early.samples >= early.delta - 1e-12).sum())
     assert early.pvalue == (1 + count) / (1 + used)
     for X2, Y2 in ((X, Y), (Y, X)):  # both directions: one stops early below early_min or above early_max
-        r = stats.permutation_test(X2, Y2, Z, level, "kendall", k=600, seed=seed, k_block=600)
+        r = stats.permutation_test(X2, Y2, Z, level, "kendall", k=600, alternative="greater", seed=seed,
+                                   k_block=600)
         assert r.conventions["k_used"] == 600
 
 
 def test_a_clear_difference_stops_after_one_block():
     X, Y, Z = _data(0, 0.1)
-    assert stats.permutation_test(X, Y, Z, "system", "pearson", k=1000, seed=0, k_block=100).conventions["k_used"] == 100
-    assert stats.permutation_test(Y, X, Z, "system", "pearson", k=1000, seed=0, k_block=100).conventions["k_used"] == 100
+    assert stats.permutation_test(X, Y, Z, "system", "pearson", k=1000, alternative="greater",
+                                  seed=0, k_block=100).conventions["k_used"] == 100
+    assert stats.permutation_test(Y, X, Z, "system", "pearson", k=1000, alternative="greater",
+                                  seed=0, k_block=100).conventions["k_used"] == 100
 
 
 def test_compare_k_block_stores_k_used(mt_db):  # noqa: F811
@@ -59,8 +63,8 @@ def test_compare_k_block_stores_k_used(mt_db):  # noqa: F811
         m = wh.matrix("mt", ["m-good", "m-bad", "mqm"])
     assert set(rows["k_block"]) == {100}
     for r in rows.itertuples():
-        t = stats.permutation_test(m[r.metric_a], m[r.metric_b], m["mqm"], "system", "pearson", k=400, seed=0,
-                                   k_block=100)
+        t = stats.permutation_test(m[r.metric_a], m[r.metric_b], m["mqm"], "system", "pearson", k=400,
+                                   alternative="greater", seed=0, k_block=100)
         assert r.k_used == t.conventions["k_used"] and r.p_value == pytest.approx(t.pvalue, abs=0)
     out = run_cli(mt_db, "compare", "--dataset", "mt", "--human", "mqm", "--method", "boot-both", "--k-block", "10",
                   ok=False)

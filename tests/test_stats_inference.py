@@ -78,7 +78,7 @@ def test_williams_check_value() -> None:
 
 def test_williams_test_uses_level_correlations(xyz) -> None:
     X, Y, Z = xyz
-    result = williams_test(X, Y, Z, "system", "pearson")
+    result = williams_test(X, Y, Z, "system", "pearson", alternative="greater")
     r12, r13, r23 = (abs(correlate(A, B, "system")) for A, B in ((X, Z), (Y, Z), (X, Y)))
     assert (result.r12, result.r13, result.r23, result.n, result.df) == pytest.approx((r12, r13, r23, 10, 7))
     assert result.statistic == pytest.approx(williams_t(r12, r13, r23, 10))
@@ -95,8 +95,9 @@ def test_williams_identical_metrics_and_degenerate_inputs() -> None:
     rng = np.random.default_rng(2)
     Z = rng.normal(size=(10, 4))
     X = Z + rng.normal(size=Z.shape)
-    result = williams_test(X, X, Z, "system", "pearson")
-    assert result.statistic == 0.0 and result.pvalue == pytest.approx(0.5)
+    assert williams_test(X, X, Z, "system", "pearson", alternative="greater").pvalue == pytest.approx(0.5)
+    result = williams_test(X, X, Z, "system", "pearson")  # two-sided (the default): t = 0, p = 1
+    assert result.statistic == 0.0 and result.pvalue == pytest.approx(1.0)
 
 
 def test_williams_records_negative_correlations_and_approximation() -> None:
@@ -206,8 +207,9 @@ def test_a_clearly_better_metric_is_significant() -> None:
     X = Z + 0.5 * rng.normal(size=Z.shape)
     Y = Z + 3 * rng.normal(size=Z.shape)
     for level in ("system", "summary", "global"):
-        assert permutation_test(X, Y, Z, level, "pearson", k=200, seed=0).pvalue < 0.05
-        assert permutation_test(Y, X, Z, level, "pearson", k=200, seed=0).pvalue > 0.5
+        assert permutation_test(X, Y, Z, level, "pearson", k=200, seed=0).pvalue < 0.05  # two-sided
+        assert permutation_test(X, Y, Z, level, "pearson", k=200, alternative="greater", seed=0).pvalue < 0.05
+        assert permutation_test(Y, X, Z, level, "pearson", k=200, alternative="greater", seed=0).pvalue > 0.5
 
 
 @pytest.mark.parametrize(("method", "level"), [("both", "summary"), ("systems", "system")])

@@ -244,7 +244,7 @@ def test_summary_and_global_levels_do_not_depend_on_the_protocol(db, tmp_path):
             assert (r.lower, r.upper) == pytest.approx((expected.lower, expected.upper), abs=1e-12)
             assert json.loads(r.conventions)["system_inputs"].endswith("(no effect at this level)")
         test = paired_bootstrap_test(X[:, :JUDGED], Y[:, :JUDGED], Z[:, :JUDGED], level, "pearson", "both", k=300,
-                                     seed=0)
+                                     alternative="greater", seed=0)
         got = tests[(tests.level == level) & (tests.metric_a == "mx")]
         assert got.p_value.tolist() == pytest.approx([test.pvalue] * 2, abs=1e-12)
 

@@ -21,6 +21,8 @@ Pure numpy/scipy, no database. Matrices are N systems x M inputs, NaN = missing.
 - Randomness: only ``numpy.random.default_rng`` generators seeded from
   ``SeedSequence(seed, spawn_key=(block,))`` per block of resamples: a seed gives the same
   numbers whatever the batch size; ``seed=None`` records the fresh entropy it used.
+- Defaults are the command line's: ``alternative="two-sided"``, ``seed=0`` (one-sided tests,
+  as an anchor's one-tailed check, pass ``alternative="greater"``).
 - Point estimates: Pearson and Kendall repeat scipy's operations (bit-identical for complete
   data), Spearman agrees to ~1e-16; resampled statistics equal scipy on each resampled
   matrix (tested resample by resample).

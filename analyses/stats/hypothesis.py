@@ -1,4 +1,5 @@
-"""Tests of H0: rho(X, Z) - rho(Y, Z) <= 0 (alternative "greater"; "less" and "two-sided" too)."""
+"""Tests of rho(X, Z) - rho(Y, Z): H1 != 0 (alternative "two-sided", the default, as the command line), > 0
+("greater": H0 <= 0) or < 0 ("less"); seed 0 by default, as the command line."""
 
 from __future__ import annotations
 
@@ -97,7 +98,7 @@ def williams_test(
     Z: npt.ArrayLike,
     level: str,
     coefficient: str = "pearson",
-    alternative: str = "greater",
+    alternative: str = "two-sided",
 ) -> WilliamsResult:
     """Williams' test with r12 = |r(X,Z)|, r13 = |r(Y,Z)|, r23 = |r(X,Y)| at ``level``.
 
@@ -188,8 +189,8 @@ def permutation_test(
     coefficient: str = "pearson",
     method: str = "both",
     k: int = 1000,
-    alternative: str = "greater",
-    seed: int | None = None,
+    alternative: str = "two-sided",
+    seed: int | None = 0,
     *,
     variant: str = "paper",
     batch_size: int | None = None,
@@ -260,8 +261,8 @@ def system_scores_permutation_test(
     Z: npt.ArrayLike,
     coefficient: str = "pearson",
     k: int = 1000,
-    alternative: str = "greater",
-    seed: int | None = None,
+    alternative: str = "two-sided",
+    seed: int | None = 0,
     *,
     k_block: int | None = None,
     batch_size: int | None = None,
@@ -474,8 +475,8 @@ def range_exceedances(
     coefficient: str = "pearson",
     test: str = "permutation",
     method: str = "both",
-    alternative: str = "greater",
-    seed: int | None = None,
+    alternative: str = "two-sided",
+    seed: int | None = 0,
     start: int = 0,
     stop: int = 1000,
     *,
@@ -562,8 +563,8 @@ def paired_bootstrap_test(
     coefficient: str = "pearson",
     method: str = "both",
     k: int = 1000,
-    alternative: str = "greater",
-    seed: int | None = None,
+    alternative: str = "two-sided",
+    seed: int | None = 0,
     *,
     batch_size: int | None = None,
     paired_inputs: bool = True,

@@ -96,7 +96,7 @@ def bootstrap_ci(
     method: str = "both",
     k: int = 1000,
     alpha: float = 0.05,
-    seed: int | None = None,
+    seed: int | None = 0,
     *,
     batch_size: int | None = None,
     paired_inputs: bool = True,
@@ -106,7 +106,7 @@ def bootstrap_ci(
 
     ``method``: "systems" (Boot-Systems: rows with replacement), "inputs" (Boot-Inputs:
     columns) or "both" (Boot-Both: rows and columns drawn independently, the sub-matrix).
-    ``seed``: an int for reproducible draws; None draws fresh entropy, recorded as
+    ``seed``: an int for reproducible draws (default 0, as the command line); None draws fresh entropy, recorded as
     ``conventions["seed"]`` so the result can be reproduced. ``batch_size``: resamples
     evaluated at once (default: from a memory budget); it never changes the result.
 

@@ -36,7 +36,7 @@ def macro_average(values: Sequence[float]) -> float:
 
 def macro_bootstrap_ci(groups: Sequence[tuple[np.ndarray, np.ndarray]], level: str, coefficient: str = "pearson",
                        method: str = "both", k: int = 1000, alpha: float = 0.05,
-                       seed: int | None = None) -> BootstrapResult:
+                       seed: int | None = 0) -> BootstrapResult:
     """The macro average of ``r(X_g, Z_g)`` over ``groups`` and its percentile bootstrap interval
     (module docstring)."""
     if not groups:

@@ -306,7 +306,7 @@ def rng_description() -> str:
 
 
 def partial_bootstrap_ci(X: npt.ArrayLike, Z: npt.ArrayLike, groups: object, coefficient: str = "pearson",
-                         method: str = "both", k: int = 1000, alpha: float = 0.05, seed: int | None = None, *,
+                         method: str = "both", k: int = 1000, alpha: float = 0.05, seed: int | None = 0, *,
                          batch_size: int | None = None) -> BootstrapResult:
     """Percentile bootstrap interval of the partial coefficient: systems, inputs or both drawn as
     :func:`.intervals.bootstrap_ci` draws them (the same resamples for a seed), each resample
@@ -337,7 +337,7 @@ def _common(X: np.ndarray, Y: np.ndarray, Z: np.ndarray, codes: np.ndarray) -> t
 
 
 def partial_williams_test(X: npt.ArrayLike, Y: npt.ArrayLike, Z: npt.ArrayLike, groups: object,
-                          coefficient: str = "pearson", alternative: str = "greater") -> WilliamsResult:
+                          coefficient: str = "pearson", alternative: str = "two-sided") -> WilliamsResult:
     """Williams' t on the partial correlations r12 = |r(X~, Z~)|, r13 = |r(Y~, Z~)|, r23 =
     |r(X~, Y~)| (absolute values as :func:`.hypothesis.williams_test`) over the cells where X, Y and
     Z are present, with n reduced by g - 1: df = n - (g - 1) - 3."""
@@ -403,7 +403,7 @@ def _standardised_residuals(X, Y, Z, codes, n_codes):
 
 def partial_permutation_test(X: npt.ArrayLike, Y: npt.ArrayLike, Z: npt.ArrayLike, groups: object,
                              coefficient: str = "pearson", method: str = "both", k: int = 1000,
-                             alternative: str = "greater", seed: int | None = None, *, variant: str = "paper",
+                             alternative: str = "two-sided", seed: int | None = 0, *, variant: str = "paper",
                              batch_size: int | None = None) -> PermutationResult:
     """Permutation test of delta = r(X~, Z~) - r(Y~, Z~) on the residuals (module docstring): the
     swap masks and p-value formula of :func:`.hypothesis.permutation_test` (``variant``)."""
@@ -441,7 +441,7 @@ def partial_permutation_test(X: npt.ArrayLike, Y: npt.ArrayLike, Z: npt.ArrayLik
 
 def partial_paired_bootstrap_test(X: npt.ArrayLike, Y: npt.ArrayLike, Z: npt.ArrayLike, groups: object,
                                   coefficient: str = "pearson", method: str = "both", k: int = 1000,
-                                  alternative: str = "greater", seed: int | None = None, *,
+                                  alternative: str = "two-sided", seed: int | None = 0, *,
                                   batch_size: int | None = None) -> PairedBootstrapResult:
     """Paired bootstrap test of delta = r(X~, Z~) - r(Y~, Z~): X, Y, Z (and the groups) resampled
     jointly as :func:`.hypothesis.paired_bootstrap_test`, each resample re-centred within its groups

@@ -33,7 +33,7 @@ def pairs_wrong(lower: float, upper: float) -> tuple[float, float]:
     return (1 - upper) / 2, (1 - lower) / 2
 
 
-def proportions_z_test(x1: int, n1: int, x2: int, n2: int, alternative: str = "greater") -> tuple[float, float]:
+def proportions_z_test(x1: int, n1: int, x2: int, n2: int, alternative: str = "two-sided") -> tuple[float, float]:
     """``(z, p)`` of the pooled difference-of-proportions test of ``x1/n1`` against ``x2/n2``."""
     for name, value in (("n1", n1), ("n2", n2)):
         if int(value) != value or value < 1:

@@ -74,7 +74,7 @@ def _checked(*summed: Summed) -> None:
 
 
 def bootstrap_ci(X: Summed, Z: Summed, coefficient: str = "pearson", method: str = "both", k: int = 1000,
-                 alpha: float = 0.05, seed: int | None = None, batch_size: int = 256) -> BootstrapResult:
+                 alpha: float = 0.05, seed: int | None = 0, batch_size: int = 256) -> BootstrapResult:
     """Percentile bootstrap CI of the system-level correlation of ``X``'s and ``Z``'s system
     scores, resampling systems, inputs or both (see the module docstring)."""
     from .intervals import conventions, rng_description
@@ -102,7 +102,7 @@ def bootstrap_ci(X: Summed, Z: Summed, coefficient: str = "pearson", method: str
 
 
 def paired_bootstrap_test(X: Summed, Y: Summed, Z: Summed, coefficient: str = "pearson", method: str = "both",
-                          k: int = 1000, alternative: str = "greater", seed: int | None = None,
+                          k: int = 1000, alternative: str = "two-sided", seed: int | None = 0,
                           batch_size: int = 256):
     """The paired bootstrap test of :func:`metaeval.analyses.stats.hypothesis.paired_bootstrap_test`
     (delta = r(X,Z) - r(Y,Z) at the system level; its p-value formula, through
