@@ -305,24 +305,29 @@ def _q(name: str) -> str:
     return f'"{name}"'
 
 
+def _dataset_scope(columns: list[str], q, dataset: str) -> str | None:
+    """The condition (on alias ``t``) that a row of a table with ``columns`` belongs to the dataset
+    bound as ``dataset`` (``$dataset`` in DuckDB, ``%(dataset)s`` on the server; ``q`` quotes a
+    table's name on that side): by its dataset id or name, else through its measure, system or input.
+    None: no column names a dataset."""
+    d = f"(SELECT dataset_id FROM {q('datasets')} WHERE name = {dataset})"
+    if "dataset_id" in columns:
+        return f"t.dataset_id = {d}"
+    if "dataset" in columns:
+        return f"t.dataset = {dataset}"
+    for entity in ("measure", "system", "input"):
+        if f"{entity}_id" in columns:
+            return f"t.{entity}_id IN (SELECT {entity}_id FROM {q(entity + 's')} WHERE dataset_id = {d})"
+    return None
+
+
 def _local_rows(con, table: str, columns: list[str]) -> str:
     """SQL of the rows of ``table`` that belong to dataset ``$dataset`` (a bound name)."""
-    d = "(SELECT dataset_id FROM datasets WHERE name = $dataset)"
     cols = ", ".join(f"t.{_q(c)}" for c in columns)
     if table == "datasets":
         where = "t.name = $dataset"
-    elif "dataset_id" in columns:
-        where = f"t.dataset_id = {d}"
-    elif "dataset" in columns:
-        where = "t.dataset = $dataset"
-    elif "measure_id" in columns:
-        where = f"t.measure_id IN (SELECT measure_id FROM measures WHERE dataset_id = {d})"
-    elif "system_id" in columns:
-        where = f"t.system_id IN (SELECT system_id FROM systems WHERE dataset_id = {d})"
-    elif "input_id" in columns:
-        where = f"t.input_id IN (SELECT input_id FROM inputs WHERE dataset_id = {d})"
-    else:  # a result table over several datasets (task_rankings): with every dataset
-        where = "TRUE"
+    else:  # None: a result table over several datasets (task_rankings): with every dataset
+        where = _dataset_scope(columns, _q, "$dataset") or "TRUE"
     if table in schema.RESULT_TABLES and table != "analysis_runs":
         where += " AND t.run_id IN (SELECT run_id FROM analysis_runs WHERE status <> 'running')"
     return f"SELECT {cols} FROM {_q(table)} t WHERE {where}"
@@ -749,17 +754,9 @@ def _named(server: Server, table: str, columns: list[str], types: dict) -> str:
             select.append(f"{a}.name AS {_q(c.removesuffix('_id'))}")
         elif c != "dataset_id":
             select.append(_comparable(f"t.{_q(c)}", types) + f" AS {_q(c)}")
-    d = f"(SELECT dataset_id FROM {q('datasets')} WHERE name = %(dataset)s)"
-    if "dataset_id" in columns:
-        where = f"t.dataset_id = {d}"
-    elif "dataset" in columns:
-        where = "t.dataset = %(dataset)s"
-    elif "measure_id" in columns:
-        where = f"t.measure_id IN (SELECT measure_id FROM {q('measures')} WHERE dataset_id = {d})"
-    elif "system_id" in columns:
-        where = f"t.system_id IN (SELECT system_id FROM {q('systems')} WHERE dataset_id = {d})"
-    else:
-        where = f"t.input_id IN (SELECT input_id FROM {q('inputs')} WHERE dataset_id = {d})"
+    where = _dataset_scope(columns, q, "%(dataset)s")
+    if where is None:
+        raise WarehouseError(f"{table}: no column names its dataset, so it cannot be pulled by dataset")
     return f"SELECT {', '.join(select)} FROM {q(table)} t {' '.join(joins)} WHERE {where}"
 
 
