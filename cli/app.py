@@ -354,7 +354,7 @@ FLAGS = {"metrics": "--metric", "levels": "--level", "coefficients": "--coeffici
          "directory": "--dir", "calibrate": "--tie-calibration", "n_systems": "--systems", "n_inputs": "--inputs",
          "sera": "--index", "judges": "--judge", "categories": "--category", "ablations": "--ablation",
          "system_types": "--system-type", "formula": "--as", "sources": "--from", "fmt": "--format",
-         "predictors": "--predictor"}
+         "predictors": "--predictor", "correlation_level": "--level"}
 #: The command of a ``Warehouse`` method (a :class:`~metaeval.errors.Hint`'s ``command``) whose
 #: name is not the command's; every other method is the command of its name.
 COMMANDS = {"simulate_coverage": "simulate coverage", "simulate_power": "simulate power",

@@ -207,6 +207,13 @@ def plan(wh, dataset: str, human: str, question: str = "systems", system=(), met
                                      "use the pilot's cell means as they are)"))
     if question != "ppi" and unlabelled is not None:
         raise WarehouseError(Message(Argument("unlabelled", unlabelled), " is for the ppi question"))
+    if question != "metrics":   # the metrics question's test settings, given to another question: said, not ignored
+        for name, value, default in (("correlation_level", correlation_level, "system"),
+                                     ("coefficient", coefficient, "kendall"), ("k", k, PERMUTATIONS),
+                                     ("alternative", alternative, ALTERNATIVE.default)):
+            if value != default:
+                raise WarehouseError(Message(Argument(name, value), " is for the metrics question (its Perm-Both "
+                                             f"test); the {question} question does not use it"))
     if human in metrics:
         raise WarehouseError(Message(Argument("metrics", human), " is the human measure itself; choose a metric"))
     if out is not None:

@@ -360,6 +360,10 @@ def test_the_metrics_questions_rows_are_the_resampled_perm_both_power(db, tmp_pa
     (("--question", "metrics", "--metric", "m1", "--metric", "m2", "--k", "10", "--alpha", "0.01"), "--k"),
     (("--question", "metrics", "--metric", "m1", "--metric", "m2", "--effect", "0.2"), "--effect"),
     (("--question", "systems", "--system", "A", "--system", "B", "--metric", "m1"), "--metric"),
+    # the metrics question's test settings given to another question: refused, not ignored
+    (("--question", "systems", "--system", "A", "--system", "B", "--k", "500"), "--k"),
+    (("--question", "ppi", "--system", "A", "--system", "B", "--metric", "m1", "--level", "summary"), "--level"),
+    (("--question", "systems", "--system", "A", "--system", "B", "--coefficient", "pearson"), "--coefficient"),
 ])
 def test_bad_ppi_and_metrics_plans_are_one_line_and_write_nothing(db, tmp_path, args, said):
     import duckdb
