@@ -19,18 +19,21 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from metaeval.schema import read as read_sql
 from metaeval.core import Store
 from metaeval.errors import ConflictError, InputError, NewIdsError, WarehouseError
-from metaeval.ingest.common import identifier, sha256
+from metaeval.ingest.common import identifiers, sha256
 from metaeval.ingest.table import KINDS as JUDGE_KINDS
 from metaeval.ingest.table import stream_rows
 from metaeval.load import LoadReport
 from metaeval.names import check_option
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 FORMAT = "preferences"
 REQUIRED = ("input", "system_a", "system_b", "judge", "order", "winner")
@@ -87,19 +90,27 @@ def _check_native_columns(file: str, columns, judge: str | None) -> None:
 
 
 def _native_rows(file: str, records):
+    identifier = identifiers(file)
     for line, rec in records:
-        ids = {c: identifier(rec.get(c), file, line, c) for c in ("input", "system_a", "system_b", "judge")}
-        order = _word(rec.get("order"), PRESENTATION_ORDERS, file, line, "order")
-        winner = _word(rec.get("winner"), PREFERENCE_LABELS, file, line, "winner")
-        kind = rec.get("kind")
-        kind = "automatic" if kind is None or (isinstance(kind, str) and not kind.strip()) else \
-            _word(kind, JUDGE_KINDS, file, line, "kind")
+        ids = {c: identifier(rec.get(c), line, c) for c in ("input", "system_a", "system_b", "judge")}
+        order = word(rec.get("order"), PRESENTATION_ORDERS, file, line, "order")
+        winner = word(rec.get("winner"), PREFERENCE_LABELS, file, line, "winner")
+        kind = judge_kind(rec.get("kind"), file, line)
         yield line, ids["input"], ids["system_a"], ids["system_b"], ids["judge"], kind, order, winner, None
+
+
+def judge_kind(value, file: str, line: int | None) -> str:
+    """A ``kind`` field: ``automatic`` (also when empty) or ``human``."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return "automatic"
+    return word(value, JUDGE_KINDS, file, line, "kind")
 
 
 def _normalised(file: str, tuples) -> pd.DataFrame:
     """The rows with their systems in name order, checked: two different systems, one kind per
     judge, one verdict per judge, item and order."""
+    import pandas as pd
+
     rows, seen, kinds = [], {}, {}
     for line, item, a, b, judge, kind, order, winner, probability in tuples:
         if a == b:
@@ -126,7 +137,8 @@ def _shown_first(a: str, b: str, order: str) -> str:
     return a if order == "ab" else b
 
 
-def _word(value, choices: Sequence[str], file: str, line: int, field: str) -> str:
+def word(value, choices: Sequence[str], file: str, line: int | None, field: str) -> str:
+    """One of the words ``choices`` (spaces around it and the letters' case aside)."""
     if isinstance(value, str) and value.strip().lower() in choices:
         return value.strip().lower()
     got = "nothing" if value is None or (isinstance(value, str) and not value.strip()) else repr(value)
@@ -144,12 +156,9 @@ def ingest(wh: Store, dataset: str, path: Path, *, replace: bool = False, allow_
         raise WarehouseError("the dataset name must not be empty")
     if judge is not None:                    # the names rule of the files ('' is the human votes' key)
         check_option("judge", judge, "judge name")
-    path = Path(path)
-    rows = parse(path, judge)
+    path, con = Path(path), wh.con
     file = str(path)
-    lengths = pd.DataFrame(rows.attrs["lengths"], columns=["system", "input", "value", "line", "attribute"])
-    con = wh.con
-    con.register("_staged_preferences", rows)
+    read = _staged(con, path, judge)
     con.begin()
     try:
         con.execute("INSERT INTO datasets (name) SELECT $name WHERE NOT EXISTS "      # no sequence value burnt
@@ -170,16 +179,16 @@ def ingest(wh: Store, dataset: str, path: Path, *, replace: bool = False, allow_
             "FROM _resolved_preferences").fetchall()
         con.execute(read_sql("preferences_replace"), {"dataset_id": dataset_id})
         con.execute(read_sql("preferences_insert"), {"dataset_id": dataset_id})
-        attributes_changed = _store_lengths(con, dataset, lengths, file, replace)
-        left_out = rows.attrs["left_out"]
-        report = LoadReport(file, len(rows), inserted, replaced, f"{len(rows)} preferences" + (
+        attributes_changed = bool(read.lengths) and _store_lengths(con, dataset, read.lengths, file, replace)
+        left_out = read.left_out
+        report = LoadReport(file, read.rows, inserted, replaced, f"{read.rows} preferences" + (
             f"; {len(left_out)} null preference(s) left out (line {left_out[0]}"
             + (f" and {len(left_out) - 1} more)" if len(left_out) > 1 else ")") if left_out else ""))
         if report.changed or attributes_changed:
             con.execute("INSERT INTO ingests (dataset_id, format, file, sha256, options, rows, inserted, replaced, "
                         "command) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                        [dataset_id, FORMAT, file, sha256(path), json.dumps(_options(rows.attrs["format"], judge)),
-                         len(rows), inserted, replaced,
+                        [dataset_id, FORMAT, file, read.sha256 or sha256(path),
+                         json.dumps(_options(read.layout, judge)), read.rows, inserted, replaced,
                          command if command is not None else wh.command_line])
         con.execute("DROP TABLE _resolved_preferences")
         if before_commit is not None:
@@ -192,8 +201,39 @@ def ingest(wh: Store, dataset: str, path: Path, *, replace: bool = False, allow_
             pass
         raise
     finally:
-        con.unregister("_staged_preferences")
+        if read.sha256:
+            con.execute("DROP TABLE IF EXISTS _staged_preferences")
+        else:
+            con.unregister("_staged_preferences")
     return report
+
+
+@dataclass
+class _Read:
+    """A file's preferences staged as ``_staged_preferences``: how many, their layout, the file's
+    sha256 (None: not computed, read by the Python reader), an AlpacaEval file's lengths and the
+    lines of its null preferences."""
+    rows: int
+    layout: str
+    sha256: str | None = None
+    lengths: list = field(default_factory=list)
+    left_out: list = field(default_factory=list)
+
+
+def _staged(con, path: Path, judge: str | None) -> _Read:
+    """``path``'s preferences as the view or table ``_staged_preferences`` of ``con``: read by
+    DuckDB where it vouches for the file (:mod:`metaeval.ingest.preferences_staged`), else by
+    :func:`parse`, whose errors name the file, line and field."""
+    from metaeval.ingest import preferences_staged
+    from metaeval.ingest.table_staged import Unsure
+
+    try:
+        return _Read(*preferences_staged.stage(con, path, judge, _check_native_columns))
+    except Unsure:
+        pass
+    rows = parse(path, judge)
+    con.register("_staged_preferences", rows)
+    return _Read(len(rows), rows.attrs["format"], None, rows.attrs["lengths"], rows.attrs["left_out"])
 
 
 def _check_stored(con, file: str, replace: bool) -> None:
@@ -221,10 +261,13 @@ def _options(kind: str, judge: str | None) -> dict:
     return {} if kind == "native" and judge is None else {"format": kind, **({"judge": judge} if judge else {})}
 
 
-def _store_lengths(con, dataset: str, lengths: pd.DataFrame, file: str, replace: bool) -> bool:
+def _store_lengths(con, dataset: str, given: list, file: str, replace: bool) -> bool:
     """The outputs' lengths as the cell attribute ``output_length`` and the instructions' places as
     the input attribute ``instruction_index`` (an AlpacaEval file's); a stored value that differs
     is an error naming the line unless ``replace``. Whether any row changed."""
+    import pandas as pd
+
+    lengths = pd.DataFrame(given, columns=["system", "input", "value", "line", "attribute"])
     if lengths.empty:
         return False
     keys = ["system", "input", "attribute"]

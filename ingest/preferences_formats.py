@@ -34,7 +34,7 @@ import hashlib
 import math
 
 from metaeval.errors import InputError
-from metaeval.ingest.common import identifier
+from metaeval.ingest.common import identifiers
 
 ARENA = ("model_a", "model_b", "winner")
 ALPACA = ("generator_1", "generator_2", "preference")
@@ -56,26 +56,32 @@ def format_of(columns) -> str:
 
 def arena_rows(file: str, columns, records, judge: str | None):
     """The native rows of an arena vote table (see the module docstring)."""
+    identifier = identifiers(file)
     for line, rec in records:
-        a = identifier(rec.get("model_a"), file, line, "model_a")
-        b = identifier(rec.get("model_b"), file, line, "model_b")
+        a = identifier(rec.get("model_a"), line, "model_a")
+        b = identifier(rec.get("model_b"), line, "model_b")
         if a == b:
             raise InputError(file, line, "model_b", f"model_a and model_b are both {a!r}: a vote compares two systems")
-        raw = rec.get("winner")
-        word = raw.strip().lower() if isinstance(raw, str) else None
-        if word not in ARENA_WINNERS:
-            got = "nothing" if raw is None or word == "" else repr(raw)
-            raise InputError(file, line, "winner", f"expected one of {', '.join(ARENA_WINNERS)}, got {got}")
+        winner = arena_winner(rec.get("winner"), file, line)
         qid = rec.get("question_id")
         given = qid is not None and not (isinstance(qid, str) and not qid.strip())
-        item = identifier(qid, file, line, "question_id") if given else f"vote-{line}"
+        item = identifier(qid, line, "question_id") if given else f"vote-{line}"
         if judge is not None:
             who, kind = judge, "automatic"
         else:
             voter = rec.get("judge")
-            who = identifier(voter, file, line, "judge") if voter not in (None, "") else ARENA_HUMAN_JUDGE
+            who = identifier(voter, line, "judge") if voter not in (None, "") else ARENA_HUMAN_JUDGE
             kind = "human"
-        yield line, item, a, b, who, kind, "ab", ARENA_WINNERS[word], None
+        yield line, item, a, b, who, kind, "ab", winner, None
+
+
+def arena_winner(raw, file: str, line: int | None) -> str:
+    """An arena vote's ``winner`` field as the verdict ``a``, ``b`` or ``tie``."""
+    word = raw.strip().lower() if isinstance(raw, str) else None
+    if word not in ARENA_WINNERS:
+        got = "nothing" if raw is None or word == "" else repr(raw)
+        raise InputError(file, line, "winner", f"expected one of {', '.join(ARENA_WINNERS)}, got {got}")
+    return ARENA_WINNERS[word]
 
 
 def alpaca_rows(file: str, columns, records, judge: str | None, lengths: list, left_out: list | None = None):
@@ -87,9 +93,10 @@ def alpaca_rows(file: str, columns, records, judge: str | None, lengths: list, l
         raise InputError(file, None, "annotator", "AlpacaEval annotations without an annotator column need the "
                          "judge's name: give it with --judge NAME")
     places: dict = {}
+    identifier = identifiers(file)
     for line, rec in records:
-        g1 = identifier(rec.get("generator_1"), file, line, "generator_1")
-        g2 = identifier(rec.get("generator_2"), file, line, "generator_2")
+        g1 = identifier(rec.get("generator_1"), line, "generator_1")
+        g2 = identifier(rec.get("generator_2"), line, "generator_2")
         if g1 == g2:
             raise InputError(file, line, "generator_2", f"generator_1 and generator_2 are both {g1!r}")
         place = places[(g1, g2)] = places.get((g1, g2), -1) + 1
@@ -98,9 +105,9 @@ def alpaca_rows(file: str, columns, records, judge: str | None, lengths: list, l
             if left_out is not None:
                 left_out.append(line)
             continue
-        item = _alpaca_input(rec, file, line)
+        item = _alpaca_input(rec, file, line, identifier)
         lengths.append(("", item, place, line, "instruction_index"))
-        who = judge if judge is not None else identifier(rec.get("annotator"), file, line, "annotator")
+        who = judge if judge is not None else identifier(rec.get("annotator"), line, "annotator")
         for system, n in ((g1, "1"), (g2, "2")):
             length = _length(rec, n, file, line)
             if length is not None:
@@ -129,9 +136,9 @@ def _preference(value, file, line) -> float | None:
     return p
 
 
-def _alpaca_input(rec, file, line) -> str:
+def _alpaca_input(rec, file, line, identifier) -> str:
     if rec.get("instruction_id") not in (None, ""):
-        return identifier(rec.get("instruction_id"), file, line, "instruction_id")
+        return identifier(rec.get("instruction_id"), line, "instruction_id")
     text = rec.get("instruction")
     if not isinstance(text, str) or not text.strip():
         raise InputError(file, line, "instruction", "expected the instruction's text (or an instruction_id column)")

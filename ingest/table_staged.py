@@ -6,7 +6,7 @@ through Python. Anything it cannot vouch for is :class:`Unsure`, and
 from __future__ import annotations
 
 import csv
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import duckdb
@@ -152,6 +152,48 @@ def _check_csv_text(con, relation: str, columns: list[str], text: dict, records:
         [(records,)] = con.execute(f"SELECT count(*) FROM {relation}").fetchall()
     if text["commas"] != (len(columns) - 1) * (records + 1):
         raise Unsure("rows with other numbers of fields than the header")
+
+
+def text_table(con, path: Path, name: str,
+               wanted: Callable[[list[str]], Sequence[str]]) -> tuple[list[str], int, str]:
+    """A CSV (TSV) file read by DuckDB under the rule :func:`stage` reads one by (the header on the
+    first line, a byte order mark dropped, no quoting, no lone carriage return, every record as
+    many fields as the header; bytes that are not UTF-8 make DuckDB fail), into the new temporary
+    table ``name``: the columns ``wanted(header)`` names (which may refuse the header), as text,
+    a record a row in the file's order (the file has no blank line: record ``rowid`` starts on
+    the physical line ``rowid + 2``); the header, the records and the file's sha256.
+    :class:`Unsure` where the rule cannot vouch for the file (the Python reader,
+    :func:`metaeval.ingest.table_files.stream_rows`, then reads it and explains what it
+    refuses)."""
+    delimiter = DELIMITERS.get(path.suffix.lower())
+    if delimiter is None or any(c in str(path) for c in "*?[{") or str(path).startswith("~"):
+        raise Unsure("not a CSV or TSV file DuckDB reads by its name")
+    header = _first_csv_record(path, delimiter)
+    if header is None:
+        raise Unsure("no header on the first line")
+    chosen = set(wanted(header))
+    keep = [c for c in header if c in chosen]
+    if not keep:
+        raise Unsure("none of the columns wanted")
+    text: dict = {}
+    digest = sha256(path, text, delimiter.encode())
+    if text["quoted"] or text["bare_cr"]:
+        raise Unsure("quoted CSV fields or lone carriage returns, which the Python reader reads")
+    try:
+        con.execute(f"CREATE OR REPLACE TEMP TABLE {name} AS SELECT {', '.join(_quote(c) for c in keep)} "
+                    "FROM read_csv($path, header = true, delim = $delim, quote = '\"', escape = '\"', "
+                    "strict_mode = true, null_padding = false, auto_detect = false, columns = $columns)",
+                    {"path": str(path), "delim": delimiter, "columns": dict.fromkeys(header, "VARCHAR")})
+        [(records,)] = con.execute(f"SELECT count(*) FROM {name}").fetchall()
+        if text["newlines"] != records + text["ends_newline"]:
+            raise Unsure("blank lines: the records' lines are counted by the Python reader")
+        _check_csv_text(con, name, header, text, records)
+    except (duckdb.Error, Unsure) as exc:  # bytes that are not UTF-8, a record of other fields than the header's
+        con.execute(f"DROP TABLE IF EXISTS {name}")
+        if isinstance(exc, duckdb.OutOfMemoryException) or isinstance(exc, Unsure):
+            raise
+        raise Unsure(str(exc)) from None
+    return header, records, digest
 
 
 def _identity(path: Path) -> tuple[int, int, int]:
