@@ -11,12 +11,15 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from metaeval.errors import InputError
 from metaeval.load import CELL_COLUMNS, MEASURE_COLUMNS
 from metaeval.names import problem as name_problem
 from metaeval.names import strip as strip_spaces
+
+if TYPE_CHECKING:  # imported where used: the votes' ingest reads and stores without pandas
+    import pandas as pd
 
 
 def sha256(path: Path, text: dict | None = None, delimiter: bytes = b",") -> str:
@@ -25,8 +28,6 @@ def sha256(path: Path, text: dict | None = None, delimiter: bytes = b",") -> str
     return not followed by a newline (``bare_cr``), how many ``delimiter`` s (a comma, a tab)
     it holds (``commas``), how many newlines (``newlines``) and whether its last byte is one
     (``ends_newline``): with the records DuckDB reads, what tells each record's line."""
-    import numpy as np
-
     digest = hashlib.sha256()
     quoted, commas, crs, crlfs, previous, newlines = False, 0, 0, 0, b"", 0
     with open(path, "rb") as f:
@@ -34,7 +35,7 @@ def sha256(path: Path, text: dict | None = None, delimiter: bytes = b",") -> str
             digest.update(block)
             if text is not None:
                 quoted = quoted or b'"' in block
-                commas += int(np.count_nonzero(np.frombuffer(block, np.uint8) == delimiter[0]))  # 2.5x bytes.count
+                commas += block.count(delimiter)  # 11 ms for 27 MB of votes, numpy's compare and count 26 ms
                 newlines += block.count(b"\n")
                 if b"\r" in block or previous == b"\r":  # (most files have no carriage return at all)
                     crs += block.count(b"\r")
@@ -410,6 +411,8 @@ def matches(name: str, globs: Sequence[str]) -> bool:
 
 def measures_frame(cells: pd.DataFrame, lower: Sequence[str]) -> pd.DataFrame:
     """One row per measure in ``cells``: its kind (human if it has annotators) and direction."""
+    import pandas as pd
+
     if cells.empty:
         return pd.DataFrame(columns=MEASURE_COLUMNS)
     kinds = cells.groupby("measure", sort=True)["annotator"].agg(lambda a: "human" if a.notna().any() else "automatic")
@@ -424,6 +427,8 @@ def measures_frame(cells: pd.DataFrame, lower: Sequence[str]) -> pd.DataFrame:
 def cells_frame(rows: list[tuple], file: str, field: Callable[[str], str] = lambda measure: "value") -> pd.DataFrame:
     """Rows ``(system, input, measure, annotator, value, line)`` as a frame, with no
     cell given twice (the error names both lines, and the field ``field(measure)``)."""
+    import pandas as pd
+
     cells = pd.DataFrame(rows, columns=CELL_COLUMNS)
     if cells.empty:
         raise InputError(file, None, None, "no values found")
@@ -449,6 +454,8 @@ STAGED_COLUMNS = [*CELL_COLUMNS, "seq"]
 def stage_rows(con, name: str, rows: Iterator[tuple], chunk: int | None = None) -> int:
     """Cell rows ``(system, input, measure, annotator, value, line)`` into a new temporary
     table ``name`` of ``con`` (with ``seq``, their order), :data:`CHUNK` at a time; how many."""
+    import pandas as pd
+
     con.execute(f"CREATE OR REPLACE TEMP TABLE {name} (system VARCHAR, input VARCHAR, measure VARCHAR, "
                 "annotator VARCHAR, value DOUBLE, line BIGINT, seq BIGINT)")
     count, block, chunk = 0, [], chunk or CHUNK

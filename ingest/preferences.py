@@ -27,8 +27,8 @@ from metaeval.schema import read as read_sql
 from metaeval.core import Store
 from metaeval.errors import ConflictError, InputError, NewIdsError, WarehouseError
 from metaeval.ingest.common import identifiers, sha256
-from metaeval.ingest.table import KINDS as JUDGE_KINDS
-from metaeval.ingest.table import stream_rows
+from metaeval.ingest.table_files import KINDS as JUDGE_KINDS
+from metaeval.ingest.table_files import stream_rows
 from metaeval.load import LoadReport
 from metaeval.names import check_option
 
@@ -164,10 +164,11 @@ def ingest(wh: Store, dataset: str, path: Path, *, replace: bool = False, allow_
         con.execute("INSERT INTO datasets (name) SELECT $name WHERE NOT EXISTS "      # no sequence value burnt
                     "(SELECT 1 FROM datasets WHERE name = $name)", {"name": dataset})
         [(dataset_id,)] = con.execute("SELECT dataset_id FROM datasets WHERE name = ?", [dataset]).fetchall()
-        new = con.execute(read_sql("preferences_new_ids"), {"dataset_id": dataset_id}).fetchall()
         [(stored,)] = con.execute("SELECT (SELECT count(*) FROM systems WHERE dataset_id = $d) "
                                   "+ (SELECT count(*) FROM inputs WHERE dataset_id = $d)", {"d": dataset_id}).fetchall()
-        if new and stored and not allow_new:
+        new = stored and not allow_new and con.execute(read_sql("preferences_new_ids"),
+                                                       {"dataset_id": dataset_id}).fetchall()
+        if new:
             raise NewIdsError(dataset, [(n, f"{file}:{line}") for part, n, line in new if part == "system"],
                               [(n, f"{file}:{line}") for part, n, line in new if part == "input"])
         con.execute(read_sql("preferences_insert_systems"), {"dataset_id": dataset_id})
@@ -247,9 +248,10 @@ def _check_stored(con, file: str, replace: bool) -> None:
                          "nothing was written (a judge is a model or a person: rename one of them)")
     if replace:
         return
-    rows = con.execute("SELECT line, judge, input, system_a, system_b, presentation, winner, stored_winner, "
-                       "probability, stored_probability FROM _resolved_preferences WHERE conflict ORDER BY line"
-                       ).fetchall()
+    rows = con.execute("SELECT line, judge, i.name, sa.name, sb.name, presentation, winner, stored_winner, "
+                       "probability, stored_probability FROM _resolved_preferences AS r "
+                       "JOIN inputs AS i ON i.input_id = r.input_id JOIN systems AS sa ON sa.system_id = r.system_a_id "
+                       "JOIN systems AS sb ON sb.system_id = r.system_b_id WHERE conflict ORDER BY line").fetchall()
     if rows:
         raise ConflictError([f"{file}:{line}: judge {j} input {i} {a} vs {b} ({o}): "
                              + (f"winner {w}, stored {s}" if w != s else f"probability {p:.12g}, stored {q:.12g}")

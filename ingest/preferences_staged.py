@@ -67,8 +67,10 @@ def stage(con, path: Path, judge: str | None, check_native_columns) -> tuple[int
         con.execute(f"CREATE OR REPLACE TEMP VIEW _preference_given AS SELECT rowid + 2 AS line, {given} "
                     f"FROM {FILE_TABLE}")
         con.execute(read_sql("preferences_staged"), _checked(con, file, layout, fields, judge))
-        duplicates, kinds = con.execute(read_sql("preferences_staged_doubts")).fetchall()[0]
-        if duplicates or kinds:
+        # (each arena vote without a question_id is its own input, judged by the file's one judge or voters
+        # of one kind: nothing to doubt)
+        doubts = layout == "native" or "input" in fields
+        if doubts and any(con.execute(read_sql("preferences_staged_doubts")).fetchall()[0]):
             con.execute("DROP TABLE _staged_preferences")
             raise Unsure("a comparison judged twice, or a judge of two kinds")
     finally:

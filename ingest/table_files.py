@@ -6,13 +6,17 @@ with the line (row) it starts on."""
 from __future__ import annotations
 
 import csv
+import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from metaeval.errors import InputError
 from metaeval.ingest.common import CHUNK, is_json_array, json_array_objects, jsonl_objects, text_lines
+
+if TYPE_CHECKING:  # imported where used
+    import pandas as pd
 
 FORMAT = "table"
 REQUIRED = ("system", "measure", "value")
@@ -38,6 +42,8 @@ def frame_digest(frame: pd.DataFrame) -> str:
     """A sha256 of a DataFrame's columns and values (what ``ingests.sha256`` holds for a file)."""
     import hashlib
 
+    import pandas as pd
+
     digest = hashlib.sha256(repr([str(c) for c in frame.columns]).encode())
     digest.update(pd.util.hash_pandas_object(frame, index=False).to_numpy().tobytes())
     return digest.hexdigest()
@@ -56,11 +62,18 @@ def is_nan(value) -> bool:
 
 def present(value):
     """None for a missing value (empty CSV field, null), the value otherwise."""
-    if value is None or value is pd.NA or is_nan(value):
+    if value is None or is_nan(value) or _is_na(value):
         return None
     if isinstance(value, str) and not value.strip():
         return None
     return value
+
+
+def _is_na(value) -> bool:
+    """Whether ``value`` is pandas' missing value (only a value of a DataFrame can be: when pandas
+    was never imported, none is)."""
+    pd = sys.modules.get("pandas")
+    return pd is not None and value is pd.NA
 
 
 def read_all(path: Path) -> tuple[list[str], list[dict], list[int], bool]:

@@ -9,8 +9,9 @@ import csv
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from typing import TYPE_CHECKING
+
 import duckdb
-import pandas as pd
 
 from metaeval.errors import InputError, WarehouseError
 from metaeval.ingest.common import MAX_ABS_VALUE, MIN_NORMAL, identifier, matches, sha256
@@ -28,6 +29,9 @@ from metaeval.ingest.table_files import (
     wide_measures,
 )
 from metaeval.load import Batch
+
+if TYPE_CHECKING:  # imported where used
+    import pandas as pd
 
 #: Python's csv module refuses a longer field (its default field_size_limit).
 CSV_FIELD_LIMIT = csv.field_size_limit()
@@ -91,6 +95,8 @@ def stage(con: duckdb.DuckDBPyConnection, source: Path | pd.DataFrame, *, human:
     finds it on the resolved ids (``Batch.unique_cells`` is then False) for a fraction of the
     cost of comparing the names here: what :func:`ingest` does."""
     import threading
+
+    import pandas as pd
 
     frame = source if isinstance(source, pd.DataFrame) else None
     file = name if frame is not None or name is not None else str(source)
@@ -306,6 +312,8 @@ def _frame_relation(con, frame: pd.DataFrame, origin: int) -> tuple[str, list[st
         raise Unsure("columns that are not distinct strings")
     ids = [c for c in columns if c in ("system", "input", "measure", "annotator", "kind")]
     values = wide_measures(columns) if is_wide(columns) else [c for c in columns if c == "value"]
+    import pandas as pd
+
     api = pd.api.types
     for c in ids:  # DuckDB would turn a float id (refused by parse) into text
         if not (api.is_integer_dtype(frame[c]) and not api.is_bool_dtype(frame[c])) \
@@ -447,6 +455,8 @@ def _validated(con, raw: str, file: str, human, lower, wide: bool, has_input: bo
     (cells given twice: only with ``check_duplicates``). ``labelled``: the rows may have a kind
     or an annotator (else a row is a judgment exactly when ``human`` matches its measure);
     ``flagged``: they may have ``_bad`` set (else it is false)."""
+    import pandas as pd
+
     duplicates = ("count(*) - count(DISTINCT hash(system, input, measure, annotator))" if check_duplicates
                   else "0")
     # one scan for the row checks and the distinct ids, one GROUP BY for the measures' kinds (the
