@@ -22,6 +22,11 @@ Bradley-Terry draw; columns model_a, model_b, winner):
   ``--fastchat-python`` names an interpreter that has them (default this one; e.g. a venv
   outside the repository).
 
+And the ingest alone against **DuckDB reading and grouping the same file**: a fresh process
+that imports duckdb and counts the CSV's votes by ``model_a, model_b, winner`` with ``read_csv``
+(the columns named and typed, as the ingest's reader names them), what a Bradley-Terry fit
+needs from the file (issue 47 item 1: the ingest within 3x its CPU, peak memory under 600 MB).
+
 CPU is user + system time of the process and its children (``resource.getrusage`` of a wrapper),
 peak memory the largest resident set of any of them. The machine is shared: CPU time, not
 wall-clock, is the comparison, and each round runs ours then FastChat's so that a change in load
@@ -83,6 +88,18 @@ def _fastchat(path: str, csv: str, rounds: int, out: str) -> None:
     json.dump({m: [float(point[m]), *bounds[m]] for m in point.index}, open(out, "w"))
 
 
+def _duckdb(csv: str) -> None:
+    """DuckDB reading and grouping ``csv``: the votes counted by model_a, model_b, winner."""
+    import duckdb
+
+    columns = {"model_a": "VARCHAR", "model_b": "VARCHAR", "winner": "VARCHAR"}
+    [(groups, votes)] = duckdb.execute(
+        "SELECT count(*), sum(n) FROM (SELECT model_a, model_b, winner, count(*) AS n FROM "
+        "read_csv($csv, header = true, auto_detect = false, columns = $columns) GROUP BY ALL)",
+        {"csv": csv, "columns": columns}).fetchall()
+    print(json.dumps({"groups": groups, "votes": int(votes)}))
+
+
 # --- measuring ---------------------------------------------------------------------------------------
 def measured(cmd: list[str]) -> dict:
     """Run ``cmd`` under a fresh wrapper process: its CPU seconds (user + sys, its children
@@ -132,6 +149,7 @@ def main() -> None:
     parser.add_argument("--python", default=sys.executable, help="The interpreter beside whose metaeval ours runs.")
     parser.add_argument("--no-fastchat", action="store_true", help="Only ours.")
     parser.add_argument("--fastchat-only", nargs=4, metavar=("PATH", "CSV", "ROUNDS", "OUT"), help=argparse.SUPPRESS)
+    parser.add_argument("--duckdb-only", metavar="CSV", help=argparse.SUPPRESS)
     if sys.argv[1:2] == ["--measure"]:
         return _measure(sys.argv[2], sys.argv[4:])
     parser.add_argument("--no-compile", action="store_true",
@@ -140,6 +158,8 @@ def main() -> None:
     if args.fastchat_only:
         path, csv, rounds, out = args.fastchat_only
         return _fastchat(path, csv, int(rounds), out)
+    if args.duckdb_only:
+        return _duckdb(args.duckdb_only)
     if not args.no_fastchat and not (args.fastchat and Path(args.fastchat).is_file()):
         parser.error("--fastchat: the path of FastChat's rating_systems.py (git clone lm-sys/FastChat), "
                      "or --no-fastchat")
@@ -153,9 +173,10 @@ def main() -> None:
     synthetic_votes(csv, args.votes, args.systems, args.seed)
     script = str(Path(args.python).parent / "metaeval")
     out = work / "fastchat.json"
-    ingests, boards, theirs_runs = [], [], []
+    ingests, boards, theirs_runs, duck_runs = [], [], [], []
     for _ in range(args.repeat):   # alternated, so that a change in the machine's load touches both alike
         db.unlink(missing_ok=True)
+        duck_runs.append(measured([args.python, __file__, "--duckdb-only", str(csv)]))
         ingests.append(measured([script, "--db", str(db), "ingest", "preferences", str(csv), "--dataset", "arena"]))
         boards.append(measured([script, "--db", str(db), "leaderboard", "--dataset", "arena", "--k", str(args.rounds),
                                 "--format", "json"]))
@@ -173,6 +194,11 @@ def main() -> None:
           f"peak {board['peak_mb']:7.0f} MB  (runs: {_cpus(boards)})")
     print(f"ours: both (CSV to leaderboard):     CPU {ours['cpu']:7.2f} s  wall {ours['wall']:7.2f} s  "
           f"peak {ours['peak_mb']:7.0f} MB  (runs: {_cpus(both)})")
+    duck = _median(duck_runs)
+    print(f"DuckDB read_csv + GROUP BY model_a, model_b, winner: CPU {duck['cpu']:7.2f} s  wall {duck['wall']:7.2f} s  "
+          f"peak {duck['peak_mb']:7.0f} MB  (runs: {_cpus(duck_runs)})")
+    print(f"CPU ingest / DuckDB reading and grouping: {ingest['cpu'] / duck['cpu']:.2f} (issue 47 target <= 3); "
+          f"ingest peak {ingest['peak_mb']:.0f} MB (target < 600)")
     if args.no_fastchat:
         return
     theirs = _median(theirs_runs)

@@ -173,13 +173,7 @@ def ingest(wh: Store, dataset: str, path: Path, *, replace: bool = False, allow_
                               [(n, f"{file}:{line}") for part, n, line in new if part == "input"])
         con.execute(read_sql("preferences_insert_systems"), {"dataset_id": dataset_id})
         con.execute(read_sql("preferences_insert_inputs"), {"dataset_id": dataset_id})
-        con.execute(read_sql("preferences_resolved"), {"dataset_id": dataset_id})
-        _check_stored(con, file, replace)
-        [(inserted, replaced)] = con.execute(
-            "SELECT count(*) FILTER (WHERE stored_winner IS NULL), count(*) FILTER (WHERE changed) "
-            "FROM _resolved_preferences").fetchall()
-        con.execute(read_sql("preferences_replace"), {"dataset_id": dataset_id})
-        con.execute(read_sql("preferences_insert"), {"dataset_id": dataset_id})
+        inserted, replaced = _merge(con, dataset_id, file, replace, read.rows)
         attributes_changed = bool(read.lengths) and _store_lengths(con, dataset, read.lengths, file, replace)
         left_out = read.left_out
         report = LoadReport(file, read.rows, inserted, replaced, f"{read.rows} preferences" + (
@@ -191,7 +185,6 @@ def ingest(wh: Store, dataset: str, path: Path, *, replace: bool = False, allow_
                         [dataset_id, FORMAT, file, read.sha256 or sha256(path),
                          json.dumps(_options(read.layout, judge)), read.rows, inserted, replaced,
                          command if command is not None else wh.command_line])
-        con.execute("DROP TABLE _resolved_preferences")
         if before_commit is not None:
             before_commit()
         con.commit()
@@ -203,7 +196,9 @@ def ingest(wh: Store, dataset: str, path: Path, *, replace: bool = False, allow_
         raise
     finally:
         if read.sha256:
-            con.execute("DROP TABLE IF EXISTS _staged_preferences")
+            from metaeval.ingest import preferences_staged
+
+            preferences_staged.drop(con)
         else:
             con.unregister("_staged_preferences")
     return report
@@ -235,6 +230,25 @@ def _staged(con, path: Path, judge: str | None) -> _Read:
     rows = parse(path, judge)
     con.register("_staged_preferences", rows)
     return _Read(len(rows), rows.attrs["format"], None, rows.attrs["lengths"], rows.attrs["left_out"])
+
+
+def _merge(con, dataset_id: int, file: str, replace: bool, rows: int) -> tuple[int, int]:
+    """The staged preferences merged into the dataset's (whose systems and inputs are stored):
+    how many inserted, how many replaced; the errors of :func:`_check_stored`."""
+    params = {"dataset_id": dataset_id}
+    if not con.execute("SELECT EXISTS (SELECT 1 FROM preferences WHERE dataset_id = $dataset_id)",
+                       params).fetchall()[0][0]:
+        con.execute(read_sql("preferences_insert_first"), params)
+        return rows, 0
+    con.execute(read_sql("preferences_resolved"), params)
+    _check_stored(con, file, replace)
+    [(inserted, replaced)] = con.execute(
+        "SELECT count(*) FILTER (WHERE stored_winner IS NULL), count(*) FILTER (WHERE changed) "
+        "FROM _resolved_preferences").fetchall()
+    con.execute(read_sql("preferences_replace"), params)
+    con.execute(read_sql("preferences_insert"), params)
+    con.execute("DROP TABLE _resolved_preferences")
+    return inserted, replaced
 
 
 def _check_stored(con, file: str, replace: bool) -> None:

@@ -66,17 +66,25 @@ def stage(con, path: Path, judge: str | None, check_native_columns) -> tuple[int
             raise Unsure("no rows")
         con.execute(f"CREATE OR REPLACE TEMP VIEW _preference_given AS SELECT rowid + 2 AS line, {given} "
                     f"FROM {FILE_TABLE}")
-        con.execute(read_sql("preferences_staged"), _checked(con, file, layout, fields, judge))
+        con.execute(read_sql("preferences_staged_words"), _checked(con, file, layout, fields, judge))
+        con.execute(read_sql("preferences_staged"))
         # (each arena vote without a question_id is its own input, judged by the file's one judge or voters
         # of one kind: nothing to doubt)
         doubts = layout == "native" or "input" in fields
         if doubts and any(con.execute(read_sql("preferences_staged_doubts")).fetchall()[0]):
-            con.execute("DROP TABLE _staged_preferences")
+            con.execute("DROP VIEW _staged_preferences")
             raise Unsure("a comparison judged twice, or a judge of two kinds")
-    finally:
-        con.execute("DROP VIEW IF EXISTS _preference_given")
-        con.execute(f"DROP TABLE IF EXISTS {FILE_TABLE}")
+    except BaseException:
+        drop(con)
+        raise
     return records, layout, digest
+
+
+def drop(con) -> None:
+    """Drop what :func:`stage` made."""
+    for sql in ("DROP VIEW IF EXISTS _staged_preferences", "DROP TABLE IF EXISTS _preference_words",
+                "DROP VIEW IF EXISTS _preference_given", f"DROP TABLE IF EXISTS {FILE_TABLE}"):
+        con.execute(sql)
 
 
 def _checked(con, file: str, layout: str, fields: dict, judge: str | None) -> dict:
