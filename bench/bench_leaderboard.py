@@ -27,6 +27,13 @@ that imports duckdb and counts the CSV's votes by ``model_a, model_b, winner`` w
 (the columns named and typed, as the ingest's reader names them), what a Bradley-Terry fit
 needs from the file (issue 47 item 1: the ingest within 3x its CPU, peak memory under 600 MB).
 
+The floor under the ingest, **DuckDB storing the same rows**: a fresh process that opens a
+warehouse made empty by ``metaeval init`` (untimed) and, in one transaction, inserts the systems,
+the inputs (``vote-<line>``, each vote its own as the ingest stores them) and the preferences
+(systems in name order) with three INSERT ... SELECT statements from ``read_csv``, then commits:
+what the warehouse's schema (its keys and unique names) costs whoever writes the votes, with no
+checks, no messages and no merge.
+
 CPU is user + system time of the process and its children (``resource.getrusage`` of a wrapper),
 peak memory the largest resident set of any of them. The machine is shared: CPU time, not
 wall-clock, is the comparison, and each round runs ours then FastChat's so that a change in load
@@ -100,6 +107,31 @@ def _duckdb(csv: str) -> None:
     print(json.dumps({"groups": groups, "votes": int(votes)}))
 
 
+def _duckdb_store(csv: str, db: str) -> None:
+    """DuckDB storing ``csv``'s votes in the warehouse ``db`` (empty, made by ``metaeval init``)."""
+    import duckdb
+
+    con = duckdb.connect(db)
+    params = {"csv": csv, "columns": {"model_a": "VARCHAR", "model_b": "VARCHAR", "winner": "VARCHAR"}}
+    con.begin()
+    con.execute("INSERT INTO datasets (name) VALUES ('arena')")
+    con.execute("CREATE TEMP TABLE votes AS SELECT * FROM read_csv($csv, header = true, auto_detect = false, "
+                "columns = $columns)", params)
+    con.execute("CREATE TEMP VIEW v AS SELECT rowid + 2 AS line, least(model_a, model_b) AS a, "
+                "greatest(model_a, model_b) AS b, model_a > model_b AS swapped, winner FROM votes")
+    con.execute("INSERT INTO systems (dataset_id, name) SELECT 1, name FROM (SELECT name, min(line) AS line FROM "
+                "(SELECT a AS name, line FROM v UNION ALL SELECT b, line FROM v) GROUP BY name) ORDER BY line, name")
+    con.execute("INSERT INTO inputs (dataset_id, name) SELECT 1, 'vote-' || line FROM v ORDER BY line")
+    con.execute("""INSERT INTO preferences SELECT 1, i.input_id, sa.system_id, sb.system_id, 'arena', 'human',
+                       CASE WHEN swapped THEN 'ba' ELSE 'ab' END,
+                       CASE WHEN winner LIKE 'tie%' THEN 'tie' WHEN (winner = 'model_a') <> swapped THEN 'a' ELSE 'b' END,
+                       NULL
+                   FROM v JOIN inputs AS i ON i.dataset_id = 1 AND i.name = 'vote-' || v.line
+                   JOIN systems AS sa ON sa.dataset_id = 1 AND sa.name = v.a
+                   JOIN systems AS sb ON sb.dataset_id = 1 AND sb.name = v.b""")
+    con.commit()
+
+
 # --- measuring ---------------------------------------------------------------------------------------
 def measured(cmd: list[str]) -> dict:
     """Run ``cmd`` under a fresh wrapper process: its CPU seconds (user + sys, its children
@@ -150,6 +182,7 @@ def main() -> None:
     parser.add_argument("--no-fastchat", action="store_true", help="Only ours.")
     parser.add_argument("--fastchat-only", nargs=4, metavar=("PATH", "CSV", "ROUNDS", "OUT"), help=argparse.SUPPRESS)
     parser.add_argument("--duckdb-only", metavar="CSV", help=argparse.SUPPRESS)
+    parser.add_argument("--duckdb-store", nargs=2, metavar=("CSV", "DB"), help=argparse.SUPPRESS)
     if sys.argv[1:2] == ["--measure"]:
         return _measure(sys.argv[2], sys.argv[4:])
     parser.add_argument("--no-compile", action="store_true",
@@ -160,6 +193,8 @@ def main() -> None:
         return _fastchat(path, csv, int(rounds), out)
     if args.duckdb_only:
         return _duckdb(args.duckdb_only)
+    if args.duckdb_store:
+        return _duckdb_store(*args.duckdb_store)
     if not args.no_fastchat and not (args.fastchat and Path(args.fastchat).is_file()):
         parser.error("--fastchat: the path of FastChat's rating_systems.py (git clone lm-sys/FastChat), "
                      "or --no-fastchat")
@@ -173,10 +208,14 @@ def main() -> None:
     synthetic_votes(csv, args.votes, args.systems, args.seed)
     script = str(Path(args.python).parent / "metaeval")
     out = work / "fastchat.json"
-    ingests, boards, theirs_runs, duck_runs = [], [], [], []
+    ingests, boards, theirs_runs, duck_runs, stores = [], [], [], [], []
+    floor = work / "floor.duckdb"
     for _ in range(args.repeat):   # alternated, so that a change in the machine's load touches both alike
         db.unlink(missing_ok=True)
         duck_runs.append(measured([args.python, __file__, "--duckdb-only", str(csv)]))
+        floor.unlink(missing_ok=True)
+        subprocess.run([script, "--db", str(floor), "init"], check=True, capture_output=True)
+        stores.append(measured([args.python, __file__, "--duckdb-store", str(csv), str(floor)]))
         ingests.append(measured([script, "--db", str(db), "ingest", "preferences", str(csv), "--dataset", "arena"]))
         boards.append(measured([script, "--db", str(db), "leaderboard", "--dataset", "arena", "--k", str(args.rounds),
                                 "--format", "json"]))
@@ -197,7 +236,11 @@ def main() -> None:
     duck = _median(duck_runs)
     print(f"DuckDB read_csv + GROUP BY model_a, model_b, winner: CPU {duck['cpu']:7.2f} s  wall {duck['wall']:7.2f} s  "
           f"peak {duck['peak_mb']:7.0f} MB  (runs: {_cpus(duck_runs)})")
+    store = _median(stores)
+    print(f"DuckDB storing the same rows (same schema, 3 INSERT ... SELECT): CPU {store['cpu']:7.2f} s  "
+          f"wall {store['wall']:7.2f} s  peak {store['peak_mb']:7.0f} MB  (runs: {_cpus(stores)})")
     print(f"CPU ingest / DuckDB reading and grouping: {ingest['cpu'] / duck['cpu']:.2f} (issue 47 target <= 3); "
+          f"/ DuckDB storing the same rows: {ingest['cpu'] / store['cpu']:.2f}; "
           f"ingest peak {ingest['peak_mb']:.0f} MB (target < 600)")
     if args.no_fastchat:
         return
