@@ -177,6 +177,8 @@ def text_table(con, path: Path, name: str,
     header = _first_csv_record(path, delimiter)
     if header is None:
         raise Unsure("no header on the first line")
+    if len({c.lower() for c in header}) != len(header) or not all(header):
+        raise Unsure("column names DuckDB would rename (equal but for case, or empty)")
     chosen = set(wanted(header))
     keep = [c for c in header if c in chosen]
     if not keep:

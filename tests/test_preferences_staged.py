@@ -66,6 +66,8 @@ UNUSUAL = {  # read right, by the Python reader: DuckDB's cannot vouch for the l
     "spaces.csv": ARENA + " a ,b,model_a\nb,c,tie\n",
     "twice.csv": "question_id," + ARENA + "q,a,b,model_a\nq,a,b,model_a\n",
     "empty.csv": ARENA,
+    "case.csv": "Winner," + ARENA + "x,a,b,tie\n",
+    "unnamed.csv": "," + ARENA + "x,a,b,tie\n",
     "alpaca.csv": "generator_1,generator_2,preference,instruction\na,b,1.5,hi\n",
 }
 
