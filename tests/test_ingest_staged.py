@@ -430,17 +430,13 @@ def test_a_bad_file_is_diagnosed_in_bounded_memory(db, tmp_path, monkeypatch):
         for i in range(20_000):
             f.write(f"s{i % 7},d{i // 7},m,{i / 3}\n")
         f.write("s0,d0,n,oops\n")
-    class CountingPandas:  # ingest.common's pandas, counting the rows of each frame made of a list
-        def __getattr__(self, name):
-            return getattr(pd, name)
-
-        @staticmethod
-        def DataFrame(data=None, *args, **kwargs):  # noqa: N802
+    class Counting(pd.DataFrame):  # pandas' DataFrame, counting the rows of each made of a list
+        def __init__(self, data=None, *args, **kwargs):
             if isinstance(data, list):
                 sizes.append(len(data))
-            return pd.DataFrame(data, *args, **kwargs)
+            super().__init__(data, *args, **kwargs)
 
-    monkeypatch.setattr(common, "pd", CountingPandas())
+    monkeypatch.setattr(pd, "DataFrame", Counting)   # (ingest.common imports pandas where it uses it)
     with Store(db) as wh:
         with pytest.raises(InputError, match=f"{path}:20002: field 'value': expected a number, got 'oops'"):
             table.ingest(wh, "t", [path])
