@@ -62,11 +62,11 @@ def latex_number(x, digits: int = PAPER_DIGITS, *, pad: bool = False) -> str:
 
 
 def plain_number(x, digits: int = PAPER_DIGITS) -> str:
-    """``x`` with ``digits`` decimals (``-0.123``); ``undefined`` if undefined."""
-    if not _defined(x):
-        return "undefined"
-    negative, text = _rounded(x, digits)
-    return ("-" if negative else "") + text
+    """``x`` with ``digits`` decimals (``-0.123``); ``undefined`` if undefined
+    (:func:`metaeval.analyses.plain.number_text`)."""
+    from metaeval.analyses.plain import number_text
+
+    return number_text(x, digits)
 
 
 def latex_bold(number: str) -> str:

@@ -26,6 +26,7 @@ class JudgeDiagnostics(Family):
     summary = ("Judges examined for their biases: length preference, self-preference, bias and variance against the "
                "human majority, and the alternative annotator test.")
     tables = (TABLE,)
+    tests_table = TABLE          # its length, self-preference and alternative annotator tests
     options = (DATASET,
                Option("humans", multiple=True, flag="--human", metavar="GLOB",
                       help="Human judges (annotators; globs). Default: every human judge. Repeatable."),
@@ -47,7 +48,7 @@ class JudgeDiagnostics(Family):
         from metaeval.analyses import conclusions, plain, tables
 
         def num(x):
-            return "" if x is None or x != x else f"{x:.3f}"
+            return plain.number_text(x, 3, undefined="")
 
         def row(r):
             if r["diagnostic"] == "alt_test":

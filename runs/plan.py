@@ -106,7 +106,7 @@ class Plan(Family):
         c = json.loads(r["conventions"])
 
         def f(x, digits=3):
-            return "" if x is None or pd.isna(x) else f"{x:.{digits}f}"
+            return plain.number_text(x, digits, undefined="")
 
         q = r["question"]
         needed = outcome["inputs_needed"].map(lambda x: "none" if pd.isna(x) else str(int(x)))

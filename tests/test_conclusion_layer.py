@@ -205,11 +205,11 @@ def test_compare_decides_a_bootstrap_test_on_its_valid_resamples():
     adjusted = _adjust(tasks, raw, params)
     assert adjusted[0][1] is False and adjusted[1][1] is True
     # winners and evaluate read the stored rows again, at their own alpha: the same rule
-    from metaeval.runs.ranking import significant_at
+    from metaeval.runs.ranking import stored_tests
 
     rows = pd.DataFrame({"p_adjusted": [0.0, 0.0], "family_size": [None, None], "k_used": [1000, 1000],
                          "n_valid": [10, 1000], "level": "system", "coefficient": "pearson", "metric_a": "a"})
-    assert list(significant_at(rows, 0.05, ("boot-inputs", "none", "metric"))) == [False, True]
+    assert list(stored_tests(rows, "boot-inputs", "none", "metric").significant(0.05)) == [False, True]
 
 
 def test_decide_validates_its_inputs():

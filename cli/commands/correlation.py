@@ -234,9 +234,10 @@ def compare(obj, fmt, layout, **given):
     frame = frame[(frame["correction"] == p.correction) & (frame["correction_group"] == p.correction_group)]
     from metaeval.runs import ranking as ranking_runs
 
-    for line in ranking_runs.tests_resolution(frame, p.method, p.correction, p.correction_group,
-                                              p.alpha):   # said on every format
-        say(f"not a finding: {line}", err=not is_text(fmt))
+    from metaeval.analyses import stored_tests
+
+    for line in ranking_runs.stored_tests(frame, p.method, p.correction, p.correction_group).notes(p.alpha):
+        say(stored_tests.not_a_finding(line), err=not is_text(fmt))   # said on every format
     cols = ["metric_a", "metric_b", "level", "coefficient", "delta", "p_value", "p_adjusted", "significant"]
     if fmt in ("json", "csv"):  # every row and column; the hints below are for a terminal
         show(frame, fmt)

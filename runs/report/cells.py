@@ -102,6 +102,12 @@ def interval_text(value, lower=None, upper=None) -> str:
     return f"{number(value)} [{number(lower)}, {number(upper)}]"
 
 
+def p_cell(value, printed: str) -> tuple[str, str]:
+    """A p-value's sortable cell: ``printed`` (as the conclusion layer prints it:
+    :func:`metaeval.analyses.conclusions.printed_pvalues`), sorted by the value; "undefined" when missing."""
+    return value_cell(value) if missing_value(value) else (printed, repr(float(value)))
+
+
 def value_cell(value, bounds: tuple | None = None) -> tuple[str, str]:
     """A statistic (with its interval) as a sortable cell; "undefined", sorted last, when missing."""
     if isinstance(value, np.generic):
