@@ -10,8 +10,9 @@ read by :mod:`metaeval.analyses.stored_tests` (a typed reading, and these rules 
 The rules
 ---------
 0. **One test on its own** (:func:`rejects`, :func:`metaeval.analyses.stats.multiple.rejects`,
-   below the layer's modules so that :mod:`~metaeval.analyses.ranking` can use it): p defined and p <= alpha, for the procedures an
-   anchor defines per test (no family, no correction); every other rule builds on it.
+   below the layer's modules so that :mod:`~metaeval.analyses.ranking` can use it): p defined
+   and p <= alpha, for the procedures an anchor defines per test (no family, no correction);
+   every other rule builds on it.
 1. **Adjusted p** (:func:`decide`): the correction over the family's *defined* p-values
    (:func:`metaeval.analyses.stats.multiple.correct_pvalues`; NaN: undefined, not counted in m).
 2. **Resolution** (:func:`decide`): a family of m tests whose p-values take ``formula`` with k

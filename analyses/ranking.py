@@ -597,7 +597,7 @@ def partial_conjunction(pvalues: npt.ArrayLike, alpha: float = 0.05, method: str
             tail = np.cumsum(-2 * np.log(p[order])[::-1])[::-1]      # -2 sum_{i>=u} ln p_(i)
         pc = np.maximum.accumulate(_scipy_stats().chi2.sf(tail, 2 * (n - np.arange(n))))
         formula = "p^{u/n} = max_{v<=u} P(chi2_{2(n-v+1)} >= -2 sum_{i>=v} ln p_(i))"
-    k_hat = int((pc <= alpha).sum())
+    k_hat = int(rejects(pc, alpha).sum())
     return PartialConjunctionResult(k_hat, pc, order, order[:k_hat] if method == "bonferroni" else None, {
         "method": method, "alpha": alpha, "pc_pvalue": formula,
         "k_hat": "number of u with p^{u/n} <= alpha (step-down)",

@@ -103,8 +103,9 @@ def bold_ranked(frame: pd.DataFrame, keys: Sequence[str] = ("level", "coefficien
 def unresolved_settings(frame: pd.DataFrame, keys: Sequence[str] = ("level", "coefficient")) -> dict[tuple, str]:
     """setting -> the line saying why its tests cannot resolve, from rows of status
     ``unresolvable`` (winners, evaluate): their ``cluster_note``, else their conventions'
-    ``unresolvable`` lines; empty for other rows."""
-    import json
+    ``unresolvable`` lines (:func:`metaeval.analyses.stored_tests.recorded_unresolvable`); empty for
+    other rows."""
+    from metaeval.analyses.stored_tests import recorded_unresolvable
 
     out: dict[tuple, str] = {}
     if "status" not in frame:
@@ -113,9 +114,7 @@ def unresolved_settings(frame: pd.DataFrame, keys: Sequence[str] = ("level", "co
         setting = tuple(r[k] for k in keys)
         line = r.get("cluster_note")
         if not isinstance(line, str) or not line:
-            c = r.get("conventions")
-            c = json.loads(c) if isinstance(c, str) else (c or {})
-            line = "; ".join(c.get("unresolvable") or []) or "the tests cannot resolve at this k"
+            line = "; ".join(recorded_unresolvable([r.get("conventions")])) or "the tests cannot resolve at this k"
         out.setdefault(setting, line)
     return out
 

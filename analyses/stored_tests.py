@@ -83,7 +83,8 @@ class StoredTests:
     @classmethod
     def from_frame(cls, rows: pd.DataFrame, *, formula: str, correction: str | None = None,
                    family_keys: Sequence[str] = (), alternative: str | None = None,
-                   columns: tuple[str, str] = ("p_value", "p_adjusted"), n_valid: Sequence | None = None) -> StoredTests:
+                   columns: tuple[str, str] = ("p_value", "p_adjusted"),
+                   n_valid: Sequence | None = None) -> StoredTests:
         """The reading of ``rows`` (a stored table's rows): ``columns`` the raw and corrected p;
         k from ``k_used`` where any row says it, else ``k``; n_valid from ``n_valid`` (given, else the
         column, else the conventions' ``n_valid_samples``); ``correction`` (None: the rows' column,
@@ -92,7 +93,7 @@ class StoredTests:
         raw, adjusted = columns
         kcol = "k_used" if "k_used" in rows and rows["k_used"].notna().any() else "k"
         if n_valid is None:
-            n_valid = list(rows["n_valid"]) if "n_valid" in rows else _conventions_n_valid(rows)
+            n_valid = list(rows["n_valid"]) if "n_valid" in rows else conventions_n_valid(rows)
         if correction is None:
             correction = str(rows["correction"].iloc[0]) if "correction" in rows and n else "none"
         keys = tuple(family_keys)
@@ -100,7 +101,8 @@ class StoredTests:
         sequential = rows["risk"].notna().to_numpy() if "risk" in rows else np.zeros(n, bool)
         certified = (rows["significant"].fillna(False).astype(bool).to_numpy() if "significant" in rows
                      else np.zeros(n, bool))
-        return cls(p=_floats(rows[raw] if raw in rows else None, n), p_adjusted=_floats(rows[adjusted] if adjusted in rows else None, n),
+        return cls(p=_floats(rows[raw] if raw in rows else None, n),
+                   p_adjusted=_floats(rows[adjusted] if adjusted in rows else None, n),
                    k=_floats(rows[kcol] if kcol in rows else None, n), n_valid=_floats(n_valid, n), family=family,
                    family_size=_floats(rows["family_size"] if "family_size" in rows else None, n),
                    alpha=_floats(rows["alpha"] if "alpha" in rows else None, n), sequential=sequential,
@@ -251,7 +253,8 @@ def _max_or_none(values: np.ndarray) -> int | None:
     return int(known.max()) if known.size else None
 
 
-def _conventions_n_valid(rows) -> list:
+def conventions_n_valid(rows) -> list:
+    """Each stored row's valid resamples as its conventions say (``n_valid_samples``; None if not said)."""
     if "conventions" not in rows:
         return [None] * len(rows)
     return [(json.loads(c) if isinstance(c, str) else (c or {})).get("n_valid_samples") for c in rows["conventions"]]

@@ -468,7 +468,8 @@ def tests_table(tests: pd.DataFrame, table: pd.DataFrame) -> pd.DataFrame:
 
 def _decided(tests: pd.DataFrame, settings: dict) -> pd.DataFrame:
     """The tests with ``significant`` as the evaluation reads them (the conclusion layer's verdict at
-    its alpha, within each level's and coefficient's family: :meth:`metaeval.analyses.stored_tests.StoredTests.significant`)
+    its alpha, within each level's and coefficient's family:
+    :meth:`metaeval.analyses.stored_tests.StoredTests.significant`)
     and ``alpha`` its alpha."""
     from metaeval.runs import ranking as ranking_runs
 

@@ -1,7 +1,7 @@
 """Every verdict is the conclusion layer's: no module of metaeval outside it compares a p-value
 with a significance level (``p <= alpha``). A comparison is found by an ``ast`` walk over every
 module: one side a p-value by its name (``p``, ``pvalue``, ``p_value``, ``p_adjusted``,
-``pvalue_corrected``, ...; a name, an attribute, a subscript by a string or a call on one, as
+``pvalue_corrected``, ``pearson_p``, ...; a name, an attribute, a subscript by a string or a call on one, as
 ``float(p)`` or ``np.asarray(pvalues)``), the other a level by its name (``alpha``, ``level``,
 ``threshold``) or a literal level (a float in (0, 0.2]). The layer decides with
 :func:`metaeval.analyses.conclusions.rejects` (rule 0) and its family rules."""
@@ -18,7 +18,7 @@ PACKAGES = ("warehouse", "schema", "ingest", "analyses", "runs", "cli")
 #: primitive (stats/multiple.py, below analyses.ranking, which conclusions imports).
 LAYER = {"analyses/conclusions.py", "analyses/stored_tests.py", "analyses/stats/multiple.py"}
 
-P_VALUE = re.compile(r"^(p|pv|padj|adjusted|corrected|p_\w*|\w*pval\w*|\w*p_value\w*|\w*p_adj\w*)$", re.I)
+P_VALUE = re.compile(r"^(p|pv|padj|adjusted|corrected|p_\w*|\w+_p|\w*pval\w*|\w*p_value\w*|\w*p_adj\w*)$", re.I)
 LEVEL = re.compile(r"^(\w*alpha\w*|level|\w+_level|threshold)$", re.I)
 ORDER = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
 
@@ -55,7 +55,7 @@ def comparisons(source: str) -> list[tuple[int, str]]:
 
 def test_the_walk_finds_what_it_looks_for():
     """The check itself, on code that compares and code that does not."""
-    caught = ["significant = p <= alpha", "x = r.p_value < 0.05", "keep &= rows['p_adjusted'] <= level",
+    caught = ["significant = p <= alpha", "share = np.mean(column_p < alpha)", "x = r.p_value < 0.05", "keep &= rows['p_adjusted'] <= level",
               "ok = np.asarray(pvalues) <= self.alpha", "s = float(t.pvalue_corrected) > threshold"]
     for line in caught:
         assert comparisons(line), line

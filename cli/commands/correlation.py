@@ -289,11 +289,11 @@ def _echo_sequential(frame) -> None:
 
 
 
-def _n_valid(frame) -> list:
-    """Each compare row's valid resamples (its conventions' ``n_valid_samples``; None if not said)."""
-    import json
+def _n_valid(frame) -> list | None:
+    """Each compare row's valid resamples (the layer's :func:`~metaeval.analyses.stored_tests.conventions_n_valid`)."""
+    from metaeval.analyses import stored_tests
 
-    return [json.loads(c).get("n_valid_samples") if isinstance(c, str) else None for c in frame.get("conventions", [])] \
-        if "conventions" in frame else None
+    return stored_tests.conventions_n_valid(frame) if "conventions" in frame else None
+
 
 COMMANDS = [correlate, ci, compare]
