@@ -425,8 +425,8 @@ def latex_settings(frame, options=()) -> tuple:
 def printed_frame(frame):
     """``frame`` with its p-value columns as the conclusion layer prints them
     (:func:`conclusions.p_text`: 3 decimals, the digits that show the side of alpha, ``<`` the
-    test's resolution, never 0; empty where undefined): 1/n_valid where the rows count their valid resamples, else
-    1/k where they name their ``k``; a corrected p's floor times the family's size
+    test's resolution, never 0; empty where undefined): 1/n_valid where the rows count their
+    valid resamples, else 1/k where they name their ``k``; a corrected p's floor times the family's size
     (:func:`conclusions.adjusted_floor`, with the rows' ``correction`` and ``family_size``)."""
     import pandas as pd
 

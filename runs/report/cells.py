@@ -64,7 +64,7 @@ def table_html(frame: pd.DataFrame, digits: int = DECIMALS, row_ids: Sequence[st
     for n, row in enumerate(frame.itertuples(index=False)):
         cells = []
         for c, v in zip(columns, row):
-            text, key = p_cell(v, printed[c][n]) if c in printed else cell(v, digits)
+            text, key = p_cell(v, printed[c][n]) if c in printed and not missing_value(v) else cell(v, digits)
             cells.append(f'<td data-v="{html.escape(key)}">{html.escape(text)}</td>' if key else
                          f"<td>{html.escape(text)}</td>")
         attribute = f' id="{html.escape(row_ids[n])}"' if row_ids is not None else ""
