@@ -418,21 +418,14 @@ def ranked_latex(frame: pd.DataFrame, *, caption: str | None, confidence: float 
 
 
 # --- tests between metrics ----------------------------------------------------------------------------
-def p_text(p, digits: int = PAPER_DIGITS, *, latex: bool = True, floor: float = 0.0,
-           alpha: float | None = conclusions.DEFAULT_ALPHA) -> str:
-    """A p-value as printed: :func:`metaeval.analyses.conclusions.p_text` (never finer than its
-    test's resolution ``floor``; near ``alpha``, the digits that show its side)."""
-    return conclusions.p_text(p, floor, digits, latex=latex, alpha=alpha)
-
-
 def _p(r, column: str, digits: int, latex: bool) -> str:
     """A row's p-value (``p_value`` or ``p_adjusted``) at its floor (``p_floor`` /
     ``p_adjusted_floor`` columns, from :func:`metaeval.analyses.conclusions.p_floors`; 0 if absent),
     beside the row's ``alpha`` (default 0.05)."""
     floor = getattr(r, "p_floor" if column == "p_value" else "p_adjusted_floor", 0.0)
     alpha = getattr(r, "alpha", conclusions.DEFAULT_ALPHA)
-    return p_text(getattr(r, column), digits, latex=latex, floor=floor if _defined(floor) else 0.0,
-                  alpha=alpha if _defined(alpha) else conclusions.DEFAULT_ALPHA)
+    return conclusions.p_text(getattr(r, column), floor if _defined(floor) else 0.0, digits, latex=latex,
+                              alpha=alpha if _defined(alpha) else conclusions.DEFAULT_ALPHA)
 
 
 def _floor_note(frame: pd.DataFrame) -> str:

@@ -58,7 +58,7 @@ class JudgeDiagnostics(Family):
             value = (f"{num(r['judge_value'])} vs {num(r['human_value'])}" if r["human_value"] == r["human_value"]
                      and r["human_value"] is not None else num(r["judge_value"]) or "undefined")
             interval = f" [{num(r['lower'])}, {num(r['upper'])}]" if num(r["lower"]) else ""
-            floor = (conclusions.adjusted_floor(1 / r["k"], r["correction"], self_tests)
+            floor = (conclusions.adjusted_floor(conclusions.pvalue_floor("count", r["k"]), r["correction"], self_tests)
                      if r["diagnostic"] == "self_preference" else 0.0)     # a bootstrap p says no more than 1/k
             p = "" if r["pvalue_adjusted"] is None or r["pvalue_adjusted"] != r["pvalue_adjusted"] else (
                 f", adj. p {conclusions.p_text(r['pvalue_adjusted'], floor, latex=False)}"
