@@ -73,6 +73,7 @@ import pandas as pd
 import scipy.special
 import scipy.stats
 
+from metaeval.analyses.conclusions import rejects
 from metaeval.analyses.stats.validation import alpha_iv
 from metaeval.analyses.stats.correlation import kendall_tau
 
@@ -324,7 +325,7 @@ def bin_agreement(A: npt.ArrayLike, B: npt.ArrayLike, positions: npt.ArrayLike, 
     P = np.where(np.isnan(A) | np.isnan(B), np.nan, P)
     k = kendall_per_input(A, B, in_bin(P, bin))
     defined = ~np.isnan(k.tau)
-    significant = defined & (k.pvalue <= alpha)
+    significant = defined & rejects(k.pvalue, alpha)
     kept = significant if significant_only else defined
     pairs, discordant, tied, expected = _disagreement(A, B, P, bin)
     return BinAgreement(
@@ -491,7 +492,7 @@ def property_agreement(taus: npt.ArrayLike, pvalues: npt.ArrayLike, values: npt.
     alpha = alpha_iv(alpha)
     keep = ~np.isnan(t) & ~np.isnan(v)
     if significant_only:
-        keep &= p <= alpha
+        keep &= rejects(p, alpha)
     t, v = t[keep], v[keep]
     corr = [(np.nan, np.nan)] * 2
     if t.size >= 3 and not _constant(t) and not _constant(v):

@@ -16,6 +16,7 @@ from matplotlib.lines import Line2D
 
 from metaeval.analyses.agreement import BINS, CUMULATIVE, NON_CUMULATIVE
 from metaeval.analyses.figures import _one_setting, _require, _wrapped
+from metaeval.analyses.plain import number_text
 
 #: Up to this many metric pairs the tau heatmap has one row per pair; beyond (more than 10
 #: metrics), one row per metric: the mean over the pairs it belongs to.
@@ -81,7 +82,7 @@ def tau_heatmap_table(rows: pd.DataFrame) -> pd.DataFrame:
 
 
 def _annotation(value: float) -> str:
-    return "n/a" if np.isnan(value) else f"{value:.{HEATMAP_DECIMALS}f}"
+    return number_text(value, HEATMAP_DECIMALS, undefined="n/a")
 
 
 def tau_heatmap(rows: pd.DataFrame, title: str = "") -> Figure:
@@ -221,4 +222,4 @@ def tau_vs_property_pairs(series: Mapping[tuple[str, str], pd.DataFrame], prop: 
 
 
 def _fmt(value) -> str:
-    return "n/a" if value is None or pd.isna(value) else f"{float(value):.2f}"
+    return number_text(value, 2, undefined="n/a")

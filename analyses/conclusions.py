@@ -4,10 +4,15 @@ Pure functions, no database. A *family* is the tests one multiple-comparison cor
 applied over (compare: a level and coefficient, and a metric_a with the correction group
 "metric"; detection: a group and statistic, and a metric_a; judges: every pair of judges, per
 test). Every family -- compare, winners and evaluate, detection, judges, the paper tables --
-calls these functions; none writes its own rule.
+calls these functions; none writes its own rule. Stored tests, read back from a warehouse, are
+read by :mod:`metaeval.analyses.stored_tests` (a typed reading, and these rules at any alpha).
 
 The rules
 ---------
+0. **One test on its own** (:func:`rejects`, :func:`metaeval.analyses.stats.multiple.rejects`,
+   below the layer's modules so that :mod:`~metaeval.analyses.ranking` can use it): p defined
+   and p <= alpha, for the procedures an anchor defines per test (no family, no correction);
+   every other rule builds on it.
 1. **Adjusted p** (:func:`decide`): the correction over the family's *defined* p-values
    (:func:`metaeval.analyses.stats.multiple.correct_pvalues`; NaN: undefined, not counted in m).
 2. **Resolution** (:func:`decide`): a family of m tests whose p-values take ``formula`` with k
@@ -40,10 +45,14 @@ The rules
    omega = the share of the family's defined tests (one per left-out annotator, corrected by
    Benjamini-Yekutieli) that are significant; the judge *passes* when omega >= 1/2; undecided
    (None) when the family cannot resolve or holds no defined test.
-8. **Printed p-values** (:func:`p_text`): never finer than the test's resolution: a p below its
-   floor (a count/k p of 0) prints as ``<floor`` (k = 50: ``<0.02``), an adjusted one as
-   ``<`` the floor times the correction's factor (m for Bonferroni, Holm and BH, capped at 1);
-   exact tests print normally (3 decimals; ``<0.001`` below them).
+8. **Printed p-values** (:func:`p_text`, the one function every output prints a p-value with):
+   3 decimals, and as many more as it takes to show which side of alpha p lies on (0.04995 at
+   alpha 0.05 is ``0.04995``, never ``0.050`` beside "significant"); never finer than the test's
+   resolution: a p below its floor (a count/k p of 0) prints as ``<floor`` (k = 50: ``<0.02``),
+   an adjusted one as ``<`` the floor times the correction's factor (m for Bonferroni, Holm and
+   BH, capped at 1); below the printing floor 0.001, ``<0.001`` -- only where that floor is at or
+   below alpha (it then says the side); at a smaller alpha, two significant digits and the side's
+   (alpha 0.0001: 0.00040). Undefined: ``--``.
 """
 
 from __future__ import annotations
@@ -58,7 +67,7 @@ import numpy as np
 import numpy.typing as npt
 
 from metaeval.analyses import ranking as rk
-from metaeval.analyses.stats.multiple import correct_pvalues
+from metaeval.analyses.stats.multiple import correct_pvalues, rejects
 from metaeval.analyses.stats.resolution import PVALUE_FORMULAS, Resolution, family_resolution, pvalue_resolution
 from metaeval.analyses.stats.validation import alpha_iv, correction_iv
 
@@ -164,45 +173,8 @@ def decide(pvalues: npt.ArrayLike, *, formula: str, k: int | None, correction: s
     floors = np.zeros(p.size) if data_floors is None else np.asarray(data_floors, dtype=np.float64).reshape(-1)
     evidence = ((own <= needed) if needed is not None else np.ones(p.size, bool)) & (floors <= best)
     resolvable = resolution is None or resolution.resolvable
-    significant = defined & (np.nan_to_num(adjusted, nan=np.inf) <= alpha) & resolvable & evidence
+    significant = defined & rejects(adjusted, alpha) & resolvable & evidence
     return FamilyVerdict(adjusted, significant, evidence, defined, m, resolution)
-
-
-def own_floor_reaches(formula: str, n_valid: Sequence, correction: str, family_size: Sequence,
-                      alpha: float) -> np.ndarray:
-    """Rule 3 on stored rows (read again at another ``alpha``, as winners does): whether each
-    test's own floor (:func:`pvalue_floor` at its ``n_valid`` resamples; an unknown n_valid passes)
-    reaches its family's threshold (:func:`~metaeval.analyses.stats.resolution.correction_threshold`
-    of ``correction`` over ``family_size`` tests at ``alpha``)."""
-    from metaeval.analyses.stats.resolution import correction_threshold
-
-    out = []
-    for nv, m in zip(n_valid, family_size):
-        nv, m = _int_or_none(nv), _int_or_none(m)
-        if formula == "parametric" or nv is None:
-            out.append(True)
-            continue
-        out.append(pvalue_floor(formula, None, nv) <= correction_threshold(correction, max(m or 1, 1), alpha))
-    return np.array(out, dtype=bool)
-
-
-def rows_reach_own_floor(rows: pd.DataFrame, formula: str, correction: str, alpha: float) -> np.ndarray:
-    """:func:`own_floor_reaches` of stored test rows (``family_size``, and ``n_valid`` or the
-    conventions' ``n_valid_samples``) of a ``count`` formula (the paired bootstrap tests); every
-    row passes for the other formulas (their p counts every resample), and a sequential row
-    (``risk`` set: its decision is certified by its own procedure, on its valid resamples)."""
-    if formula != "count" or rows.empty:
-        return np.ones(len(rows), bool)
-    sequential = rows["risk"].notna().to_numpy() if "risk" in rows.columns else np.zeros(len(rows), bool)
-    if "n_valid" in rows.columns:
-        n_valid = list(rows["n_valid"])
-    elif "conventions" in rows.columns:
-        import json
-
-        n_valid = [(json.loads(c) if isinstance(c, str) else (c or {})).get("n_valid_samples") for c in rows["conventions"]]
-    else:
-        return np.ones(len(rows), bool)
-    return own_floor_reaches(formula, n_valid, correction, list(rows["family_size"]), alpha) | sequential
 
 
 def cannot_resolve(resolution: Resolution, what: str = "") -> str:
@@ -221,10 +193,15 @@ def stored_note(conventions: dict | str | None, correction: str, alpha: float, w
 
         conventions = json.loads(conventions)
     r = (conventions or {}).get("resolution") if isinstance(conventions, dict) else None
-    if isinstance(r, str):               # span-eval stores it as JSON text within the conventions
-        import json
+    return resolution_note(r, correction, alpha, what)
 
-        r = json.loads(r)
+
+def resolution_note(r: dict | Resolution | None, correction: str, alpha: float, what: str = "") -> str | None:
+    """:func:`cannot_resolve` of a stored resolution (a :class:`Resolution`, or the dict of
+    :meth:`Resolution.as_dict`) with the row's ``correction`` and ``alpha``; None when it resolves
+    or says nothing."""
+    if isinstance(r, Resolution):
+        return None if r.resolvable else cannot_resolve(r, what)
     if not r or r.get("resolvable", True):
         return None
     if not {"pvalue_formula", "family_tests", "smallest_p", "needed_p"} <= set(r):
@@ -324,21 +301,28 @@ def adjusted_floor(floor: float, correction: str, m: int | None) -> float:
     return min(1.0, floor * int(m))
 
 
-def p_text(p, floor: float = 0.0, digits: int = P_DIGITS, *, latex: bool = True, alpha=DEFAULT_ALPHA) -> str:
-    """Rule 8: ``p`` with ``digits`` decimals; ``--`` if undefined; below its test's ``floor``
-    (a count/k p of 0 says only p < 1/k) ``<`` the floor, rounded up at ``digits`` and without
-    trailing zeros (k = 50: ``<0.02``); below what the digits show, ``<0.001``. Near ``alpha``
-    (the level its verdict compares it with; None: none) it takes the digits that show which side
-    of alpha it lies on: 0.04995 is ``0.04995``, never ``0.050`` beside a significant verdict."""
+def p_text(p, floor: float = 0.0, digits: int = P_DIGITS, *, latex: bool = True, alpha=DEFAULT_ALPHA,
+           undefined: str = "--") -> str:
+    """Rule 8, the one way a p-value is printed: ``p`` with ``digits`` decimals (3); ``--`` if
+    undefined; below its test's ``floor`` (a count/k p of 0 says only p < 1/k) ``<`` the floor,
+    rounded up at ``digits`` and without trailing zeros (k = 50: ``<0.02``). Near ``alpha`` (the
+    level its verdict compares it with; None: none) it takes the digits that show which side of
+    alpha it lies on: 0.04995 is ``0.04995``, never ``0.050`` beside a significant verdict. Below
+    what the digits show (0.0005 at 3), ``<0.001`` when 0.001 is at or below ``alpha`` (or no alpha
+    is named): p < 0.001 <= alpha says the side (0.000145 prints ``<0.001`` in every output);
+    at a smaller alpha, two significant digits or the side's, whichever is finer (``0.00040``)."""
     if not defined_value(p):
-        return "--"
+        return undefined
     less = "$<$" if latex else "<"
     p, floor = float(p), float(floor or 0.0)
     if math.isfinite(floor) and floor > 0 and p < floor:
         bound = max(math.ceil(floor * 10 ** digits - 1e-9) / 10 ** digits, 10 ** -digits)
         return less + (f"{bound:.{digits}f}".rstrip("0").rstrip(".") if bound < 1 else "1")
     if p < 0.5 * 10 ** -digits:
-        return less + f"{10 ** -digits:.{digits}f}"
+        if alpha is None or not defined_value(alpha) or 10 ** -digits <= float(alpha):
+            return less + f"{10 ** -digits:.{digits}f}"
+        two = digits if p <= 0 else 1 - math.floor(math.log10(p))
+        return f"{p:.{max(side_digits(p, alpha, digits), two)}f}"
     return f"{p:.{side_digits(p, alpha, digits)}f}"
 
 

@@ -22,6 +22,8 @@ import pandas as pd  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.patches import Patch, Rectangle  # noqa: E402
 
+from metaeval.analyses import conclusions  # noqa: E402
+
 #: What each alternative of a test of the pair (a, b) asks, for titles and captions.
 HYPOTHESES = {"greater": "is a better than b? (H1: corr(a) > corr(b))",
               "less": "is a worse than b? (H1: corr(a) < corr(b))",
@@ -194,7 +196,7 @@ def significance_heatmap(rows: pd.DataFrame, alpha: float, title: str = "", alte
         if pd.isna(r.p_value):
             undefined.append((i, j))
         else:
-            raw[i, j] = float(r.p_value <= alpha)
+            raw[i, j] = float(conclusions.rejects(r.p_value, alpha))
     ax.imshow(raw, cmap="Blues", vmin=0, vmax=1.4)
     for i, j in undefined:
         ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, facecolor="0.85", hatch="///", edgecolor="0.5",

@@ -311,6 +311,23 @@ def _wrap(cell: str, width: int) -> list[str]:
 _COMMAND = re.compile(r"`(metaeval [^`]*)`|(?:(?<=: )|^\s*)(metaeval .*)$")
 
 
+def number_text(x, digits: int = 3, *, undefined: str = "undefined") -> str:
+    """The one way a number is printed in prose and text tables: ``digits`` decimals, a value that
+    rounds to zero without its minus (-0.0004 at 3 is ``0.000``); ``undefined`` (default
+    "undefined"; a table cell may pass "") where ``x`` is None, NaN or missing (pandas' NA). p-values
+    are :func:`metaeval.analyses.conclusions.p_text`'s, which says which side of alpha they lie on."""
+    if x is None:
+        return undefined
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        return undefined
+    if math.isnan(v):
+        return undefined
+    text = f"{abs(v):.{digits}f}"
+    return ("-" if v < 0 and float(text) != 0 else "") + text
+
+
 def wrap(text: str, width=DISPLAY) -> str:
     """``text`` (a note, a caption, a hint; lines of prose) with every line at most ``width``
     characters (``None``: as it is): prose wrapped at spaces, a ``metaeval`` command line in it

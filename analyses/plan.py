@@ -53,6 +53,8 @@ import numpy as np
 import numpy.typing as npt
 from scipy import optimize, stats
 
+from metaeval.analyses import conclusions
+
 
 def difference_sd(var_d: float, var_e: float, r0: float, r: float) -> float:
     """sd_d(r): the standard deviation of a paired difference at r ratings per cell (module
@@ -147,7 +149,7 @@ def resampled_power(differences: npt.ArrayLike, delta: float, n: int, level: flo
         t = mean / (sd / math.sqrt(n))
     p = 2 * stats.t.sf(np.abs(t), n - 1)
     p = np.where(sd > 0, p, np.where(mean != 0, 0.0, 1.0))
-    return float((p <= level).mean())
+    return float(conclusions.rejects(p, level).mean())
 
 
 def ppi_moments(y: npt.ArrayLike, f: npt.ArrayLike) -> tuple[float, float, float]:
@@ -263,7 +265,7 @@ def resampled_metric_power(X: npt.ArrayLike, Y: npt.ArrayLike, Z: npt.ArrayLike,
         pick = np.ix_(rows, cols)
         p = hypothesis.permutation_test(X[pick], Y[pick], Z[pick], correlation_level, coefficient, "both", k,
                                         alternative, seed=int(seeds[1].generate_state(1)[0]) + t).pvalue
-        rejected += bool(p <= level)
+        rejected += bool(conclusions.rejects(p, level))
         if tick is not None:
             tick()
     return rejected / trials

@@ -28,6 +28,7 @@ import numpy as np
 import numpy.typing as npt
 
 from metaeval.analyses.stats import correct_pvalues
+from metaeval.analyses.stats.multiple import rejects   # the conclusion layer's rule 0 (conclusions imports this module)
 from metaeval.analyses.stats.validation import alpha_iv, alternative_iv, coefficient_iv, k_iv, matrices_iv, seed_iv
 from metaeval.analyses.stats.reductions import AGGREGATE_VALUES, aggregate_sides, system_scores
 from metaeval.analyses.stats.vocabulary import CLUSTER_RULES
@@ -214,7 +215,7 @@ def input_significance(X: npt.ArrayLike, Z: npt.ArrayLike, coefficient: str = "s
         x, z = X[both, j], Z[both, j]
         if x.size >= 3 and np.ptp(x) > 0 and np.ptp(z) > 0:
             r[j], p[j] = test(x, z, alternative)
-    significant = p <= alpha
+    significant = rejects(p, alpha)
     positive, negative = int((significant & (r > 0)).sum()), int((significant & (r < 0)).sum())
     counted = r[significant & ((r < 0) if alternative == "less" else (r > 0))]
     return InputSignificanceResult(
@@ -371,7 +372,7 @@ def system_agreement(X: npt.ArrayLike, Z: npt.ArrayLike, test: str = "ttest", al
     mt = system_pair_tests(X, test, k=k, seed=seed, mask=common)
     ht = system_pair_tests(Z, test, k=k, seed=seed, mask=common)
     tested = common.sum(axis=1) >= 2
-    sm, sh = (mt.pvalue <= alpha)[tested], (ht.pvalue <= alpha)[tested]
+    sm, sh = rejects(mt.pvalue, alpha)[tested], rejects(ht.pvalue, alpha)[tested]
     same_dir = (mt.direction == ht.direction)[tested]
     return SystemAgreementResult(
         pairs=int(tested.sum()),
@@ -596,7 +597,7 @@ def partial_conjunction(pvalues: npt.ArrayLike, alpha: float = 0.05, method: str
             tail = np.cumsum(-2 * np.log(p[order])[::-1])[::-1]      # -2 sum_{i>=u} ln p_(i)
         pc = np.maximum.accumulate(_scipy_stats().chi2.sf(tail, 2 * (n - np.arange(n))))
         formula = "p^{u/n} = max_{v<=u} P(chi2_{2(n-v+1)} >= -2 sum_{i>=v} ln p_(i))"
-    k_hat = int((pc <= alpha).sum())
+    k_hat = int(rejects(pc, alpha).sum())
     return PartialConjunctionResult(k_hat, pc, order, order[:k_hat] if method == "bonferroni" else None, {
         "method": method, "alpha": alpha, "pc_pvalue": formula,
         "k_hat": "number of u with p^{u/n} <= alpha (step-down)",

@@ -62,11 +62,11 @@ def latex_number(x, digits: int = PAPER_DIGITS, *, pad: bool = False) -> str:
 
 
 def plain_number(x, digits: int = PAPER_DIGITS) -> str:
-    """``x`` with ``digits`` decimals (``-0.123``); ``undefined`` if undefined."""
-    if not _defined(x):
-        return "undefined"
-    negative, text = _rounded(x, digits)
-    return ("-" if negative else "") + text
+    """``x`` with ``digits`` decimals (``-0.123``); ``undefined`` if undefined
+    (:func:`metaeval.analyses.plain.number_text`)."""
+    from metaeval.analyses.plain import number_text
+
+    return number_text(x, digits)
 
 
 def latex_bold(number: str) -> str:
@@ -103,8 +103,9 @@ def bold_ranked(frame: pd.DataFrame, keys: Sequence[str] = ("level", "coefficien
 def unresolved_settings(frame: pd.DataFrame, keys: Sequence[str] = ("level", "coefficient")) -> dict[tuple, str]:
     """setting -> the line saying why its tests cannot resolve, from rows of status
     ``unresolvable`` (winners, evaluate): their ``cluster_note``, else their conventions'
-    ``unresolvable`` lines; empty for other rows."""
-    import json
+    ``unresolvable`` lines (:func:`metaeval.analyses.stored_tests.recorded_unresolvable`); empty for
+    other rows."""
+    from metaeval.analyses.stored_tests import recorded_unresolvable
 
     out: dict[tuple, str] = {}
     if "status" not in frame:
@@ -113,9 +114,7 @@ def unresolved_settings(frame: pd.DataFrame, keys: Sequence[str] = ("level", "co
         setting = tuple(r[k] for k in keys)
         line = r.get("cluster_note")
         if not isinstance(line, str) or not line:
-            c = r.get("conventions")
-            c = json.loads(c) if isinstance(c, str) else (c or {})
-            line = "; ".join(c.get("unresolvable") or []) or "the tests cannot resolve at this k"
+            line = "; ".join(recorded_unresolvable([r.get("conventions")])) or "the tests cannot resolve at this k"
         out.setdefault(setting, line)
     return out
 
@@ -419,21 +418,14 @@ def ranked_latex(frame: pd.DataFrame, *, caption: str | None, confidence: float 
 
 
 # --- tests between metrics ----------------------------------------------------------------------------
-def p_text(p, digits: int = PAPER_DIGITS, *, latex: bool = True, floor: float = 0.0,
-           alpha: float | None = conclusions.DEFAULT_ALPHA) -> str:
-    """A p-value as printed: :func:`metaeval.analyses.conclusions.p_text` (never finer than its
-    test's resolution ``floor``; near ``alpha``, the digits that show its side)."""
-    return conclusions.p_text(p, floor, digits, latex=latex, alpha=alpha)
-
-
 def _p(r, column: str, digits: int, latex: bool) -> str:
     """A row's p-value (``p_value`` or ``p_adjusted``) at its floor (``p_floor`` /
     ``p_adjusted_floor`` columns, from :func:`metaeval.analyses.conclusions.p_floors`; 0 if absent),
     beside the row's ``alpha`` (default 0.05)."""
     floor = getattr(r, "p_floor" if column == "p_value" else "p_adjusted_floor", 0.0)
     alpha = getattr(r, "alpha", conclusions.DEFAULT_ALPHA)
-    return p_text(getattr(r, column), digits, latex=latex, floor=floor if _defined(floor) else 0.0,
-                  alpha=alpha if _defined(alpha) else conclusions.DEFAULT_ALPHA)
+    return conclusions.p_text(getattr(r, column), floor if _defined(floor) else 0.0, digits, latex=latex,
+                              alpha=alpha if _defined(alpha) else conclusions.DEFAULT_ALPHA)
 
 
 def _floor_note(frame: pd.DataFrame) -> str:

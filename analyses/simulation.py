@@ -13,7 +13,7 @@ warehouse). Matrices are N systems x M inputs, NaN = missing, oriented so higher
   human did not judge, each trial's interval or test is the one ``metaeval ci|compare
   --system-inputs`` computes on its data ("judged": on the judged inputs only).
 - **Normality** (appendix A), :func:`normality`: Shapiro-Wilk on the N system means, and the
-  percent of per-input tests with p < alpha.
+  percent of per-input tests with p <= alpha.
 
 Reproducibility: trial t's random numbers depend only on the seed and t, never on how many
 trials are run, in which order, in which process, or on the other configurations:
@@ -41,6 +41,7 @@ from functools import partial
 import numpy as np
 import scipy.stats
 
+from metaeval.analyses import conclusions
 from metaeval.analyses import simulation_kernels as kernels
 from metaeval.analyses import stats, text
 from metaeval.analyses.stats import batched, intervals, protocols, resampling
@@ -342,7 +343,7 @@ class NormalityResult:
 
     system: ``statistic`` and ``p_value`` of the test on the system means, ``n`` of them;
     summary: ``percent_significant`` of the ``n`` inputs (with >= 3 values) whose test has
-    p < alpha.
+    p <= alpha (the conclusion layer's rule 0, :func:`metaeval.analyses.conclusions.rejects`).
     """
 
     level: str
@@ -363,7 +364,7 @@ def normality(A: np.ndarray, alpha: float = 0.05) -> tuple[NormalityResult, Norm
     means = np.where(has, A, 0.0).sum(axis=1)[has.any(axis=1)] / has.sum(axis=1)[has.any(axis=1)]
     statistic, p = _shapiro(means)
     column_p = np.array([_shapiro(A[has[:, j], j])[1] for j in range(A.shape[1]) if has[:, j].sum() >= 3])
-    percent = 100.0 * float(np.mean(column_p < alpha)) if column_p.size else np.nan
+    percent = 100.0 * float(np.mean(conclusions.rejects(column_p, alpha))) if column_p.size else np.nan
     return (NormalityResult("system", statistic, p, np.nan, int(means.size)),
             NormalityResult("summary", np.nan, np.nan, percent, int(column_p.size)))
 

@@ -577,7 +577,7 @@ def merge_groups(groups: list[tuple[str, int]]) -> list[tuple[str, int]]:
 #: The paper tables' names, defined in :mod:`metaeval.analyses.ranking_tables`.
 _PAPER_NAMES = frozenset({"LEVEL_NAMES", "COEFFICIENT_NAMES", "setting_header", "latex_number", "plain_number",
                           "latex_bold", "sort_ranked", "bold_ranked", "bold_sentence", "Ranking", "ranked_latex",
-                          "p_text", "sort_tests", "tests_latex", "tests_markdown"})
+                          "sort_tests", "tests_latex", "tests_markdown"})
 
 
 def __getattr__(name: str):

@@ -30,7 +30,7 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from metaeval.analyses import agreement
+from metaeval.analyses import agreement, conclusions
 from metaeval.analyses.text.tokenize import normalize_words
 from metaeval.core import Store
 from metaeval.errors import Argument, Hint, Message, WarehouseError
@@ -351,6 +351,6 @@ def tau_vs_property(wh: Store, scope: Scope, metric_a: str, metric_b: str, prop:
     data = load(wh, scope, "input") if data is None else data
     k = agreement.kendall_per_input(data.values[metric_a], data.values[metric_b],
                                     agreement.in_bin(data.values[POSITIONS], "L+M+T"))
-    tau = np.where(k.pvalue <= alpha, k.tau, np.nan) if significant_only else k.tau
+    tau = np.where(conclusions.rejects(k.pvalue, alpha), k.tau, np.nan) if significant_only else k.tau
     v = np.array([values.get(i, np.nan) for i in data.inputs], dtype=np.float64)
     return agreement.property_series(tau, v, window=window, inputs=data.inputs)

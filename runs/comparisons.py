@@ -22,7 +22,7 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from metaeval.analyses import annotators, conclusions, stats
+from metaeval.analyses import annotators, conclusions, stats, stored_tests
 from metaeval.analyses.stats import hypothesis, protocols, resolution, sequential, vocabulary
 from metaeval.core import Store
 from metaeval.errors import Argument, Message, WarehouseError
@@ -91,24 +91,8 @@ def comparison_tasks(scope: Scope, focus: Sequence[str] | None = None) -> list[T
             for lv in scope.levels for c in scope.coefficients]
 
 
-#: How each test method forms its p-value (analyses.stats.resolution.PVALUE_FORMULAS).
-def pvalue_formula(method: str) -> str:
-    if method == hypothesis.MTME_SYSTEMS:   # mt-metrics-eval's count / k
-        return "count"
-    return "parametric" if method == "williams" else "add-one" if method.startswith("perm-") else "count"
-
-
-def test_resolution(method: str, k: int | None, correction: str, family_size: int | None,
-                    alpha: float) -> resolution.Resolution | None:
-    """Whether a family of ``family_size`` tests of ``method`` with ``k`` resamples (the most any
-    of them drew) can reach significance under ``correction``; None without a defined test."""
-    if not family_size and correction != "none":
-        return None
-    formula = pvalue_formula(method)
-    if formula != "parametric" and not k:
-        return None
-    return resolution.family_resolution(formula, k if formula != "parametric" else None, correction,
-                                        int(family_size or 1), alpha)
+#: How each test method forms its p-value: the conclusion layer's (analyses.stored_tests.pvalue_formula).
+pvalue_formula = stored_tests.pvalue_formula
 
 
 def analysis_of(scope: Scope, p) -> Analysis:
@@ -521,7 +505,7 @@ def _adjust(tasks: list[Task], raw: dict[int, dict], params: TestParams) -> dict
     defined p-values corrected together) None for "none". A NULL p-value (undefined test) is left
     out of its family: p_adjusted NULL, not significant. ``resolution`` (a dict for the row's
     conventions, or None) says whether the family can reach significance at all with the
-    resamples its tests drew (:func:`test_resolution`); in a family that cannot, no test is
+    resamples its tests drew (:func:`metaeval.analyses.stored_tests.resolution_of`); in a family that cannot, no test is
     significant -- a ``count / k`` p-value of 0 only says p < 1/k, not that p is below the
     corrected threshold -- nor a test whose p counts fewer valid resamples (``n_valid_samples``)
     than its own resolution needs to reach the threshold (p = count / n_valid says only p < 1/n_valid)."""
@@ -536,7 +520,7 @@ def _adjust(tasks: list[Task], raw: dict[int, dict], params: TestParams) -> dict
         verdict = conclusions.decide([raw[i]["p_value"] for i in defined], formula=formula,
                                      k=None if formula == "parametric" else (k or None), correction=correction,
                                      alpha=alpha, n_valid=_n_valid(formula, [raw[i] for i in defined]))
-        res = (test_resolution(method, k, correction, len(defined), alpha)
+        res = (stored_tests.resolution_of(formula, k, correction, len(defined), alpha)
                if method is not None and defined else None)
         note = None if res is None else res.as_dict()
         for i, p, significant in zip(defined, verdict.adjusted, verdict.significant):

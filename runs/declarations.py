@@ -359,7 +359,7 @@ class Normality(Family):
     report = ("metaeval.runs.report.paper:normality",)
     report_position = 100
     summary = ("Shapiro-Wilk normality of the system means, and the percent of inputs whose scores fail it at "
-               "p < 0.05 (the paper's appendix A); table normality.")
+               "p <= 0.05 (the paper's appendix A); table normality.")
     tables = ("normality",)
     options = (DATASET, Option("measures", multiple=True, metavar="GLOB", flag="--measure",
                                help="Measures to test (globs). Default: all. Repeatable."), FORCE)

@@ -25,6 +25,7 @@ class ErrorOverlap(Family):
     name = COMMAND
     summary = "Do two metrics err on the same system pairs? (Louis & Nenkova 2013, Table 4, with McNemar and Fisher)"
     tables = (TABLE,)
+    tests_table = TABLE          # its McNemar and Fisher tests (descriptive: no verdict drawn)
     options = (DATASET, HUMAN, PAIR, SYSTEM_INPUTS, AGGREGATE, WHERE, SYSTEM_TYPE, FORCE)
 
     def compute(self, wh, **params):
@@ -34,6 +35,8 @@ class ErrorOverlap(Family):
         """Text: each row's 2 x 2 table (Table 4's layout) and its two tests; other formats: the rows."""
         if fmt != "text":
             return super().present(outcome, fmt)
+        from metaeval.analyses import conclusions
+
         out = []
         for r in outcome.to_dict("records"):
             a, b, n = r["metric_a"], r["metric_b"], r["n_pairs"]
@@ -41,8 +44,8 @@ class ErrorOverlap(Family):
             def cell(x):
                 return f"{x} ({100 * x / n:.1f}%)"
 
-            def p(x):
-                return "undefined" if x is None or x != x else f"{x:.4g}"
+            def p(x):   # descriptive tests, no verdict: no alpha to show a side of
+                return conclusions.p_text(x, latex=False, alpha=None, undefined="undefined")
 
             width = max(len(a), len(b)) + 10
             out += [f"{r['human']} on {r['dataset']}{' [' + r['subset'] + ']' if r['subset'] else ''}: "

@@ -408,12 +408,12 @@ def evaluation_table(wh: Store, outcomes: dict[str, engine.Outcome], focus: Sequ
             part = tests[(tests["level"] == lv) & (tests["coefficient"] == c)
                          & tests["metric_a"].isin(index) & tests["metric_b"].isin(index)]
             scores = np.array([_value(corr, (m, lv, c), "value") for m in metrics], dtype=float)
-            family = (settings["method"], settings["correction"], "metric")
-            unresolved = ranking_runs.tests_resolution(part, settings["method"], settings["correction"], "metric",
-                                                       settings["alpha"])
+            read = ranking_runs.stored_tests(part, settings["method"], settings["correction"], "metric",
+                                             settings["alternative"])
+            unresolved = read.notes(settings["alpha"])
             clusters, beats, tested = conclusions.clusters(
                 scores, part["metric_a"].map(index), part["metric_b"].map(index), part["delta"].astype(float),
-                ranking_runs.significant_at(part, settings["alpha"], family), alternative=settings["alternative"],
+                read.significant(settings["alpha"]), alternative=settings["alternative"],
                 rule=settings["cluster_rule"], names=metrics, note="; ".join(unresolved) or None)
             note = ("; ".join(unresolved) if unresolved
                     else None if clusters.determined
@@ -468,16 +468,17 @@ def tests_table(tests: pd.DataFrame, table: pd.DataFrame) -> pd.DataFrame:
 
 def _decided(tests: pd.DataFrame, settings: dict) -> pd.DataFrame:
     """The tests with ``significant`` as the evaluation reads them (the conclusion layer's verdict at
-    its alpha, within each level's and coefficient's family: :func:`metaeval.runs.ranking.significant_at`)
+    its alpha, within each level's and coefficient's family:
+    :meth:`metaeval.analyses.stored_tests.StoredTests.significant`)
     and ``alpha`` its alpha."""
     from metaeval.runs import ranking as ranking_runs
 
     if tests.empty:
         return tests
-    family = (settings["method"], settings["correction"], "metric")
     significant = pd.Series(False, index=tests.index)
     for _, part in tests.groupby(["level", "coefficient"], sort=False):
-        significant[part.index] = ranking_runs.significant_at(part, settings["alpha"], family)
+        read = ranking_runs.stored_tests(part, settings["method"], settings["correction"], "metric")
+        significant[part.index] = read.significant(settings["alpha"])
     return tests.assign(significant=significant.astype(bool), alpha=settings["alpha"])
 
 

@@ -11,7 +11,7 @@ with :func:`register`::
         name = "system-tests"               # the registry key = the command (Python: wh.system_tests)
         summary = "Tests between systems."  # first line of --help and of the report section
         tables = ("system_tests",)          # result tables it writes (latest view: latest_<table>)
-        tests_table = "system_tests"        # where its tests live (the conclusion layer), or None
+        tests_table = "system_tests"        # where its tests live (the conclusion layer reads them), or None
         options = (DATASET, HUMAN, Option("measure", required=True, help="..."), K, SEED, FORCE)
 
         def compute(self, wh, **params):    # run (or reuse) and persist; the latest rows back
@@ -320,8 +320,8 @@ class Family:
         """``outcome`` (what :meth:`compute` returned) as text in ``fmt``
         (:func:`metaeval.analyses.tables.render`; several tables: ``render_blocks``). Text and
         LaTeX leave the bookkeeping columns (:data:`BOOKKEEPING`) to json and csv; LaTeX sets the
-        table in a float captioned with :attr:`summary` and prints p-values as the conclusion
-        layer does (:func:`latex_frame`)."""
+        table in a float captioned with :attr:`summary`; every reader's format (not json and csv)
+        prints p-values as the conclusion layer does (:func:`printed_frame`)."""
         from metaeval.analyses import tables
 
         blocks = list(outcome.items()) if isinstance(outcome, Mapping) else [(None, outcome)]
@@ -337,10 +337,12 @@ class Family:
             out = []
             for (name, f), (_, whole) in zip(blocks, original):
                 if f is not None:
-                    f, settings = latex_settings(latex_frame(f), {o.name for o in self.options})
+                    f, settings = latex_settings(printed_frame(f), {o.name for o in self.options})
                     out.append(tables.to_latex(f, caption=f"{title}" + (f" ({name})." if name else "."),
                                                comment=" ".join(x for x in (latex_note(whole), note, settings) if x)))
             return "".join(out)
+        if fmt in ("text", "table", "markdown"):
+            blocks = [(name, printed_frame(f)) for name, f in blocks]
         text = (tables.render_blocks(blocks, fmt) if isinstance(outcome, Mapping)
                 else tables.render(blocks[0][1], fmt))
         return text + (note + "\n" if note else "")
@@ -364,19 +366,20 @@ _P_COLUMN = re.compile(r"^p(_|$)|p_?value|^p_adj")
 
 
 def latex_note(frame) -> str:
-    """The "cannot resolve" line of a table's stored rows (:func:`conclusions.stored_note` of the
-    first row whose conventions record an unresolvable family), for the LaTeX comment: the text
-    output says it under the table; a paper's author reads it above the float. '' otherwise."""
+    """The "cannot resolve" line of a table's stored rows (:func:`stored_tests.row_note` of the
+    first row that records an unresolvable family, in its columns or its conventions), for the
+    LaTeX comment: the text output says it under the table; a paper's author reads it above the
+    float. '' otherwise."""
     if frame is None or not hasattr(frame, "columns") or "conventions" not in frame.columns:
         return ""
-    from metaeval.analyses import conclusions
+    from metaeval.analyses import stored_tests
 
     for i in range(len(frame)):
         row = frame.iloc[i]
         correction = row["correction"] if "correction" in frame.columns else None
         alpha = row["alpha"] if "alpha" in frame.columns else parameters.DEFAULT_ALPHA
         if isinstance(correction, str):
-            said = conclusions.stored_note(row["conventions"], correction, alpha)
+            said = stored_tests.row_note(row, correction, alpha)
             if said:
                 return f"(no groups, ranks or verdicts: {said})"
     return ""
@@ -419,10 +422,11 @@ def latex_settings(frame, options=()) -> tuple:
     return frame.drop(columns=dropped), " ".join(said)
 
 
-def latex_frame(frame):
-    """``frame`` with its p-value columns as the conclusion layer prints them (3 decimals, ``<``
-    the test's resolution, never 0): 1/n_valid where the rows count their valid resamples, else
-    1/k where they name their ``k``; a corrected p's floor times the family's size
+def printed_frame(frame):
+    """``frame`` with its p-value columns as the conclusion layer prints them
+    (:func:`conclusions.p_text`: 3 decimals, the digits that show the side of alpha, ``<`` the
+    test's resolution, never 0; empty where undefined): 1/n_valid where the rows count their
+    valid resamples, else 1/k where they name their ``k``; a corrected p's floor times the family's size
     (:func:`conclusions.adjusted_floor`, with the rows' ``correction`` and ``family_size``)."""
     import pandas as pd
 

@@ -56,12 +56,12 @@ class HeldOutTies(Family):
                    "and the gain of that tuning; untied: epsilon 0.")
 
         def num(x, digits=4):
-            return "undefined" if x is None or x != x else f"{x:.{digits}f}"
+            return plain.number_text(x, digits)
 
         shown = outcome.assign(**{"held out": outcome["value"].map(num), "eps": outcome["epsilon"].map(num),
                                   "tuned on test": outcome["value_on_test"].map(num),
                                   "eps (test)": outcome["epsilon_on_test"].map(num),
-                                  "gain": [num(t - v) if None not in (t, v) and t == t and v == v else "undefined"
+                                  "gain": [num(None if None in (t, v) else t - v)
                                            for t, v in zip(outcome["value_on_test"], outcome["value"])],
                                   "untied": outcome["value_untied"].map(num)})
         table = tables.render(shown[["metric", "level", "held out", "eps", "tuned on test", "eps (test)", "gain",

@@ -26,6 +26,7 @@ class JudgeDiagnostics(Family):
     summary = ("Judges examined for their biases: length preference, self-preference, bias and variance against the "
                "human majority, and the alternative annotator test.")
     tables = (TABLE,)
+    tests_table = TABLE          # its length, self-preference and alternative annotator tests
     options = (DATASET,
                Option("humans", multiple=True, flag="--human", metavar="GLOB",
                       help="Human judges (annotators; globs). Default: every human judge. Repeatable."),
@@ -47,7 +48,7 @@ class JudgeDiagnostics(Family):
         from metaeval.analyses import conclusions, plain, tables
 
         def num(x):
-            return "" if x is None or x != x else f"{x:.3f}"
+            return plain.number_text(x, 3, undefined="")
 
         def row(r):
             if r["diagnostic"] == "alt_test":
@@ -57,7 +58,7 @@ class JudgeDiagnostics(Family):
             value = (f"{num(r['judge_value'])} vs {num(r['human_value'])}" if r["human_value"] == r["human_value"]
                      and r["human_value"] is not None else num(r["judge_value"]) or "undefined")
             interval = f" [{num(r['lower'])}, {num(r['upper'])}]" if num(r["lower"]) else ""
-            floor = (conclusions.adjusted_floor(1 / r["k"], r["correction"], self_tests)
+            floor = (conclusions.adjusted_floor(conclusions.pvalue_floor("count", r["k"]), r["correction"], self_tests)
                      if r["diagnostic"] == "self_preference" else 0.0)     # a bootstrap p says no more than 1/k
             p = "" if r["pvalue_adjusted"] is None or r["pvalue_adjusted"] != r["pvalue_adjusted"] else (
                 f", adj. p {conclusions.p_text(r['pvalue_adjusted'], floor, latex=False)}"

@@ -43,9 +43,10 @@ class JudgeLeaderboard(Family):
         from metaeval.analyses import plain, tables
 
         def num(x, lo=None, hi=None):
-            if x is None or x != x:
-                return "undefined"
-            return f"{x:.3f}" if lo is None or lo != lo else f"{x:.3f} [{lo:.3f}, {hi:.3f}]"
+            text = plain.number_text(x, 3)
+            if text == "undefined" or plain.number_text(lo, 3) == "undefined":
+                return text
+            return f"{text} [{plain.number_text(lo, 3)}, {plain.number_text(hi, 3)}]"
 
         r = outcome.iloc[0]
         shown = outcome.assign(**{

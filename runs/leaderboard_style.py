@@ -216,7 +216,7 @@ def present(rows) -> str:
     r = rows.iloc[0]
 
     def three(x):
-        return "" if x is None or x != x else f"{x:.3f}"
+        return plain.number_text(x, 3, undefined="")
 
     shown = rows.assign(coefficient=rows["coefficient"].map(three), interval=[
         f"[{three(lo)}, {three(hi)}]" if lo is not None and lo == lo else "" for lo, hi in zip(rows["lower"],

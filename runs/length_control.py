@@ -59,7 +59,7 @@ class LengthControlledWinrate(Family):
         r = outcome.iloc[0]
 
         def one(x):
-            return "" if x is None or x != x else f"{x:.1f}"
+            return plain.number_text(x, 1, undefined="")
 
         shown = outcome.assign(**{"win rate": outcome["winrate"].map(one),
                                   "s.e.": outcome["standard_error"].map(one),
@@ -68,7 +68,7 @@ class LengthControlledWinrate(Family):
                                   "interval": [f"[{one(lo)}, {one(hi)}]" if lo == lo and lo is not None else ""
                                                for lo, hi in zip(outcome["lower"], outcome["upper"])],
                                   "length coef.": outcome["length_coefficient"].map(
-                                      lambda x: "" if x is None or x != x else f"{x:.3f}")})
+                                      lambda x: plain.number_text(x, 3, undefined=""))})
         who = f"judge {r['judge']}" if r["judge"] else "the human judges"
         caption = (f"Win rates (%) against {r['baseline']} from {who}: raw (AlpacaEval's win_rate, its standard "
                    f"error, and discrete_win_rate) and length-controlled by {variant(r['glm'], r['difficulty'])}, "

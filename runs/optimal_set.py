@@ -72,7 +72,7 @@ class OptimalSet(Family):
         for key, rows in outcome.groupby(list(SETTING), dropna=False, sort=False):
             n_set = json.loads(rows["conventions"].iloc[0]).get("n_optimal_set")
             shown = rows[["option", "value", "n_optimal", "share", "n_variants"]].assign(
-                share=[("undefined" if s is None or s != s else f"{100 * s:.1f}") for s in rows["share"]])
+                share=[plain.number_text(s if s is None else 100 * s, 1) for s in rows["share"]])
             out += [plain.wrap(f"{rows['human'].iloc[0]} on {rows['dataset'].iloc[0]}: "
                                + ", ".join(f"{c} {v}" for c, v in zip(SETTING, key))
                                + f"; optimal ROUGE variants: {'undetermined' if n_set is None else n_set}"),

@@ -106,7 +106,7 @@ class Plan(Family):
         c = json.loads(r["conventions"])
 
         def f(x, digits=3):
-            return "" if x is None or pd.isna(x) else f"{x:.{digits}f}"
+            return plain.number_text(x, digits, undefined="")
 
         q = r["question"]
         needed = outcome["inputs_needed"].map(lambda x: "none" if pd.isna(x) else str(int(x)))
@@ -450,8 +450,11 @@ def _metrics(wh, dataset, human, system, metrics, n_inputs, n_systems, ratings, 
     X, Y, Z = X[present], Y[present], Z[present]
     family = len(metrics) * (len(metrics) - 1) // 2
     level = _level(alpha, correction, family)
-    if 1 / (k + 1) > level:
-        raise WarehouseError(Message(Argument("k", k), f": its smallest p-value 1/(k + 1) = {1 / (k + 1):.2g} is above "
+    from metaeval.analyses import conclusions
+
+    floor = conclusions.pvalue_floor("add-one", k)        # the permutation test's smallest p, 1/(k + 1)
+    if floor > level:
+        raise WarehouseError(Message(Argument("k", k), f": its smallest p-value 1/(k + 1) = {floor:.2g} is above "
                                      f"the corrected level {level:.2g}; no test could reject (give k of at least "
                                      f"{math.ceil(1 / level) - 1})"))
     pilot = hypothesis.permutation_test(X, Y, Z, correlation_level, coefficient, "both", k, alternative, seed=seed)

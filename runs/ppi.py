@@ -101,7 +101,9 @@ TITLES = {"mean": "Each system's mean", "difference": "Differences (system minus
 
 
 def _f(x, digits: int = 3) -> str:
-    return "" if x is None or x != x else f"{x:.{digits}f}"
+    from metaeval.analyses.plain import number_text
+
+    return number_text(x, digits, undefined="")
 
 
 def shown(rows):

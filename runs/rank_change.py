@@ -38,10 +38,10 @@ class RankChange(Family):
         shown = outcome[["system", "score_a", "score_b", "position_a", "position_b", "change"]].rename(
             columns={"score_a": r["measure_a"], "score_b": r["measure_b"]}).round(4)
 
-        def number(x):
-            return "undefined (a constant measure)" if x is None or x != x else f"{x:.4f}"
-
         from metaeval.analyses import plain, tables
+
+        def number(x):
+            return plain.number_text(x, 4, undefined="undefined (a constant measure)")
 
         return (tables.render(shown, "text") + "\n" + plain.wrap(
             f"Kendall tau-b {number(r['kendall'])}, Spearman {number(r['spearman'])} between the two system "

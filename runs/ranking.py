@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from metaeval.analyses import close_pairs, conclusions, ranking, stats
+from metaeval.analyses import stored_tests as st
 from metaeval.analyses.stats.results import NAN_POLICY
 from metaeval.core import Store
 from metaeval.errors import Argument, Message, WarehouseError
@@ -274,58 +275,13 @@ def evaluate_agreement(arrays, test, alpha, k, seed) -> dict:
 
 
 # --- winners and significance clusters ------------------------------------------------------------
-def _unresolvable(rows: pd.DataFrame, method: str, correction: str, group: str,
-                  alpha: float) -> list[tuple[tuple, pd.Index, object]]:
-    """(family key, row index, Resolution) of each correction family of ``rows`` whose tests
-    cannot reach significance (:func:`comparisons.test_resolution`). A family is the rows of one
-    level and coefficient (and one metric_a for the group "metric")."""
-    if rows.empty:
-        return []
-    k = rows["k_used"] if "k_used" in rows and rows["k_used"].notna().any() else rows["k"]
-    frame = rows.assign(_k=k)
-    out = []
-    for key, part in frame.groupby(["level", "coefficient"] + (["metric_a"] if group == "metric" else []), sort=False):
-        size = part["family_size"].dropna()
-        drawn = part["_k"].dropna()
-        res = comparisons.test_resolution(method, int(drawn.max()) if len(drawn) else None, correction,
-                                          int(size.max()) if len(size) else None, alpha)
-        if res is not None and not res.resolvable:
-            out.append((key, part.index, res))
-    return out
-
-
-def tests_resolution(rows: pd.DataFrame, method: str, correction: str, group: str, alpha: float) -> list[str]:
-    """One line per correction family of ``rows`` (hypothesis_tests rows of one method,
-    correction and correction ``group``) whose tests cannot reach significance; empty when every
-    family can."""
-    lines: list[str] = []
-    for key, _, res in _unresolvable(rows, method, correction, group, alpha):
-        line = f"{key[0]} level, {key[1]}: {res.text()}"
-        if line not in lines:
-            lines.append(line)
-    return lines
-
-
-def significant_at(rows: pd.DataFrame, alpha: float, family: tuple[str, str, str] | None = None) -> np.ndarray:
-    """Whether each stored hypothesis_tests row is significant at ``alpha``: p_adjusted <= alpha
-    for a fixed-k test, a sequential test (``risk`` set) only when its certified decision was made
-    at this alpha (an undecided row can show p_adjusted <= alpha and is not significant).
-    ``family`` (method, correction, group): a row of a family that cannot resolve at ``alpha``
-    (:func:`tests_resolution`) is never significant -- a paired bootstrap p of 0 only says
-    p < 1/k, and its corrected 0 is not a finding."""
-    p = rows["p_adjusted"].astype(float).to_numpy()
-    fixed = (p <= alpha)
-    decided = fixed
-    if "risk" in rows.columns:
-        sequential = rows["risk"].notna().to_numpy()
-        certified = (rows["significant"].fillna(False).astype(bool).to_numpy()
-                     & np.isclose(rows["alpha"].astype(float).to_numpy(), alpha, rtol=0, atol=1e-12))
-        decided = np.where(sequential, certified, fixed)
-    if family is not None:
-        for _, index, _ in _unresolvable(rows, *family, alpha):
-            decided[rows.index.get_indexer(index)] = False
-        decided &= conclusions.rows_reach_own_floor(rows, comparisons.pvalue_formula(family[0]), family[1], alpha)
-    return decided
+def stored_tests(rows: pd.DataFrame, method: str, correction: str, group: str,
+                 alternative: str | None = None) -> st.StoredTests:
+    """The conclusion layer's reading (:class:`metaeval.analyses.stored_tests.StoredTests`) of
+    hypothesis_tests rows of one ``method``, ``correction`` and correction ``group``: families of
+    one level and coefficient (and one metric_a for the group "metric")."""
+    return st.StoredTests.from_frame(rows, formula=st.pvalue_formula(method), correction=correction,
+                                     family_keys=st.compare_family_keys(group), alternative=alternative)
 
 
 def _winners_choices(method: str, alternative: str, correction: str, group: str, cluster_rule: str) -> None:
@@ -353,7 +309,7 @@ def run_winners(wh: Store, scope: Scope, method: str = "perm-both", alternative:
     correlated with the human (< 3 systems in common) are left out (``skipped``), as compare
     leaves them out. A metric with an undefined correlation gets status "undefined" and no rank,
     cluster or winner status; when a family of tests cannot reach its corrected level
-    (:func:`tests_resolution`), every row of that level and coefficient gets status
+    (:meth:`~metaeval.analyses.stored_tests.StoredTests.notes`), every row of that level and coefficient gets status
     "unresolvable" and no cluster or winner status."""
     _winners_choices(method, alternative, correction, group, cluster_rule)
     params = WinnersParams(method, alternative, correction, group, _alpha(alpha), cluster_rule,
@@ -376,10 +332,11 @@ def run_winners(wh: Store, scope: Scope, method: str = "perm-both", alternative:
         for c in scope.coefficients:
             part = frame[(frame["level"] == lv) & (frame["coefficient"] == c)]
             scores = [stats.correlate(*data.restrict((m, scope.human))[0], lv, coefficient_of[c]) for m in metrics]
-            unresolved = tests_resolution(part, method, correction, group, alpha)
+            read = stored_tests(part, method, correction, group, alternative)
+            unresolved = read.notes(alpha)
             clusters, beats, tested = conclusions.clusters(
                 scores, part["metric_a"].map(index), part["metric_b"].map(index), part["delta"].astype(float),
-                significant_at(part, alpha, (method, correction, group)), alternative=alternative,
+                read.significant(alpha), alternative=alternative,
                 rule=cluster_rule, names=metrics, note="; ".join(unresolved) or None)
             fingerprint = derived.digest([lv, c, alpha, cluster_rule,
                                    *[(a, b, t["fingerprint"], t["p_adjusted"], t["delta"])

@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from metaeval import schema
+from metaeval.analyses import conclusions
 from metaeval.analyses import simulation as sim
 from metaeval.analyses.stats import protocols
 from metaeval.analyses.stats.results import NAN_POLICY
@@ -334,7 +335,7 @@ def _power_unit(context: dict, item: tuple) -> list:
         configs = list(dict.fromkeys(key[:2] for key in keys))
         pvalues = sim.power_pvalues(context["X"], Ys, context["Z"], method, configs, trials, k=context["k"],
                                     seed=context["seed"], system_inputs=context["system_inputs"])
-        out += [(g, key, {"rejections": int(np.count_nonzero(pvalues[key[:2]] <= context["alpha"]))})
+        out += [(g, key, {"rejections": int(np.count_nonzero(conclusions.rejects(pvalues[key[:2]], context["alpha"])))})
                 for key in keys]
     return out
 

@@ -85,9 +85,6 @@ def _evaluate(judge: str, human: dict, predicted: dict, k: int, seed: int, alpha
 def _tests(judges, human: dict, predicted: dict, k: int, seed: int, alpha: float, correction: str) -> list[dict]:
     """Every pair of judges' paired test, corrected over the pairs per severity matching."""
     import itertools
-    import json
-
-    import numpy as np
 
     from metaeval.analyses import conclusions, spans
 
@@ -105,11 +102,14 @@ def _tests(judges, human: dict, predicted: dict, k: int, seed: int, alpha: float
             continue
         verdict = conclusions.decide([r["pvalue"] for r in family], formula="add-one", k=k, correction=correction,
                                      alpha=alpha, n_valid=[r["n_valid"] for r in family])
-        resolution = json.dumps(verdict.resolution.as_dict() if verdict.resolution is not None else None)
+        r = verdict.resolution      # the family's resolution, as typed columns (None: no defined test)
+        resolution = {"pvalue_formula": r.formula if r else None, "family_tests": r.m if r else None,
+                      "smallest_p": r.smallest_p if r else None, "needed_p": r.needed_p if r else None,
+                      "k_needed": r.k_needed if r else None}
         for i, row in enumerate(family):
             rows.append({**row, "pvalue_corrected": float(verdict.adjusted[i]), "correction": correction,
                          "significant": bool(verdict.significant[i]) if verdict.defined[i] else None,
-                         "resolvable": verdict.resolvable, "resolution": resolution})
+                         "resolvable": verdict.resolvable, **resolution})
     return rows
 
 
@@ -147,9 +147,8 @@ def span_eval(wh, dataset: str, judges=(), *, k: int = K.default, seed: int = SE
     tests = _tests(judges, human, predicted, k, seed, alpha, correction)
     test_conventions = {"statistic": "micro F1(judge_a) - micro F1(judge_b)", "pvalue_formula": "add-one",
                         "permutation": "each segment's counts swapped between the judges with probability 1/2"}
-    frames[TESTS] = pd.DataFrame([{**base, **{c: v for c, v in row.items() if c != "resolution"},
-                                   "conventions": bookkeeping.conventions_json(
-                                       {**test_conventions, "resolution": row["resolution"]})} for row in tests])
+    frames[TESTS] = pd.DataFrame([{**base, **row, "conventions": bookkeeping.conventions_json(test_conventions)}
+                                  for row in tests])
     persist.ensure_table(wh, TABLE, "87_mqm_results")
     persist.ensure_table(wh, TESTS, "87_mqm_results")
     write_tables(wh, COMMAND, frames, {"dataset": dataset, "judges": list(judges), "k": k, "alpha": alpha,

@@ -108,7 +108,7 @@ CREATE TABLE IF NOT EXISTS normality (
     test                 VARCHAR NOT NULL,   -- shapiro-wilk
     statistic            DOUBLE,             -- W (system level)
     p_value              DOUBLE,             -- (system level)
-    percent_significant  DOUBLE,             -- summary level: percent of inputs with p < alpha
+    percent_significant  DOUBLE,             -- summary level: percent of inputs with p <= alpha
     n                    INTEGER NOT NULL,   -- values tested (system) / inputs tested (summary)
     fingerprint          VARCHAR NOT NULL,
     conventions          JSON NOT NULL

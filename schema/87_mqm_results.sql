@@ -161,7 +161,12 @@ CREATE TABLE IF NOT EXISTS span_tests (
     seed              BIGINT NOT NULL,
     alpha             DOUBLE NOT NULL,
     fingerprint       VARCHAR NOT NULL,
-    conventions       JSON NOT NULL
+    conventions       JSON NOT NULL,
+    pvalue_formula    VARCHAR,
+    family_tests      INTEGER,
+    smallest_p        DOUBLE,
+    needed_p          DOUBLE,
+    k_needed          INTEGER
 );
 
 CREATE OR REPLACE VIEW latest_span_tests AS
@@ -191,5 +196,10 @@ COMMENT ON COLUMN span_tests.k IS 'Permutations.';
 COMMENT ON COLUMN span_tests.seed IS 'Seed of the permutations (numpy default_rng(seed)).';
 COMMENT ON COLUMN span_tests.alpha IS 'Significance level after the correction.';
 COMMENT ON COLUMN span_tests.fingerprint IS 'sha256 of the spans read (the judges'' and the humans'').';
-COMMENT ON COLUMN span_tests.conventions IS 'JSON: the statistic, the permutation, the p-value formula and the family''s resolution.';
+COMMENT ON COLUMN span_tests.conventions IS 'JSON: the statistic, the permutation and the p-value formula (rows written before schema 10 also hold the family''s resolution as JSON text, now in the columns below).';
+COMMENT ON COLUMN span_tests.pvalue_formula IS 'The family''s resolution (analyses.stats.resolution.Resolution): how its p-values are formed (add-one: (1 + count) / (1 + n_valid)); NULL when the family holds no defined test.';
+COMMENT ON COLUMN span_tests.family_tests IS 'The family''s resolution: the defined tests corrected together (the pairs of judges of this severity matching).';
+COMMENT ON COLUMN span_tests.smallest_p IS 'The family''s resolution: the smallest p-value its tests can attain, 1/(k + 1).';
+COMMENT ON COLUMN span_tests.needed_p IS 'The family''s resolution: the largest raw p-value the correction can declare significant (alpha; alpha/m for Bonferroni and Holm); resolvable when smallest_p <= needed_p.';
+COMMENT ON COLUMN span_tests.k_needed IS 'The family''s resolution: the fewest permutations with which it could resolve.';
 COMMENT ON VIEW latest_span_tests IS 'The latest span_tests row of each dataset, subset, pair of judges and severity matching.';

@@ -205,11 +205,11 @@ def test_compare_decides_a_bootstrap_test_on_its_valid_resamples():
     adjusted = _adjust(tasks, raw, params)
     assert adjusted[0][1] is False and adjusted[1][1] is True
     # winners and evaluate read the stored rows again, at their own alpha: the same rule
-    from metaeval.runs.ranking import significant_at
+    from metaeval.runs.ranking import stored_tests
 
     rows = pd.DataFrame({"p_adjusted": [0.0, 0.0], "family_size": [None, None], "k_used": [1000, 1000],
                          "n_valid": [10, 1000], "level": "system", "coefficient": "pearson", "metric_a": "a"})
-    assert list(significant_at(rows, 0.05, ("boot-inputs", "none", "metric"))) == [False, True]
+    assert list(stored_tests(rows, "boot-inputs", "none", "metric").significant(0.05)) == [False, True]
 
 
 def test_decide_validates_its_inputs():
@@ -219,3 +219,46 @@ def test_decide_validates_its_inputs():
         cl.decide([0.1, 0.2], formula="count", k=100, correction="holm", alpha=0.05, n_valid=[10])
     with pytest.raises(ValueError):
         cl.decide([0.1], formula="count", k=100, correction="sidak", alpha=0.05)
+
+
+def test_stored_tests_read_back_decide_as_the_fresh_family_did():
+    """A family decided by :func:`decide` and stored (p, p_adjusted, k, family size) is read back by
+    :class:`StoredTests` to the same verdicts, at its alpha, for every correction and k (resolvable
+    or not), and a family that cannot resolve says it once."""
+    from metaeval.analyses.stored_tests import StoredTests
+
+    rng = np.random.default_rng(0)
+    for k in (9, 19, 50, 1000):
+        for correction in ("none", "bonferroni", "holm", "bh"):
+            p = (1 + rng.integers(0, k, 6)) / (k + 1)
+            p[rng.random(6) < 0.2] = np.nan
+            verdict = cl.decide(p, formula="add-one", k=k, correction=correction, alpha=0.05)
+            rows = pd.DataFrame({"p_value": p, "p_adjusted": verdict.adjusted, "k": k, "level": "system",
+                                 "coefficient": "kendall", "correction": correction,
+                                 "family_size": None if correction == "none" else verdict.size})
+            read = StoredTests.from_frame(rows, formula="add-one", family_keys=("level", "coefficient"))
+            assert read.significant(0.05).tolist() == verdict.significant.tolist(), (k, correction)
+            assert len(read.notes(0.05)) == (0 if verdict.resolvable else 1)
+
+
+def test_p_text_below_the_printing_floor_still_says_the_side_of_alpha():
+    """``<0.001`` only where 0.001 is at or below alpha; at a smaller alpha the digits show the side."""
+    assert cl.p_text(0.000145, latex=False) == "<0.001" and cl.p_text(0.000145, latex=False, alpha=None) == "<0.001"
+    for alpha in (1e-4, 2.5e-4, 1e-3, 0.01, 0.05):
+        for p in np.concatenate([np.geomspace(1e-7, 0.2, 400), [alpha, alpha * (1 - 1e-6), alpha * (1 + 1e-6)]]):
+            printed = cl.p_text(p, latex=False, alpha=alpha)
+            if printed.startswith("<"):
+                assert p < float(printed[1:]) <= alpha, (p, alpha, printed)
+            else:
+                shown = float(printed)
+                assert (shown <= alpha) == (p <= alpha) and shown > 0, (p, alpha, printed)
+
+
+def test_number_text_is_the_one_nan_formatter():
+    from metaeval.analyses.plain import number_text
+
+    for missing in (None, float("nan"), np.nan, pd.NA, np.float64("nan")):
+        assert number_text(missing) == "undefined" and number_text(missing, undefined="") == ""
+    assert number_text(-0.0004) == "0.000" and number_text(-0.0006) == "-0.001" and number_text(1, 2) == "1.00"
+    for x in np.random.default_rng(1).normal(0, 3, 200):
+        assert number_text(x, 4) == f"{x:.4f}" or float(f"{x:.4f}") == 0

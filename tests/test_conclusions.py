@@ -178,15 +178,18 @@ def test_winners_suggests_only_a_compare_that_works(tmp_path):
 
 
 def test_significant_at_never_counts_an_uncertified_sequential_row():
-    from metaeval.runs import ranking as ranking_runs
+    from metaeval.analyses.stored_tests import StoredTests
+
+    def significant_at(rows, alpha):   # a family whose resolution is not known (no k): p and the certificate decide
+        return StoredTests.from_frame(rows, formula="add-one", correction="bonferroni").significant(alpha)
 
     rows = pd.DataFrame({"p_adjusted": [0.01, 0.01, 0.01, 0.2, np.nan],
                          "significant": [True, False, True, False, None],
                          "alpha": [0.05, 0.05, 0.1, 0.05, 0.05],
                          "risk": [None, 1e-3, 1e-3, None, None]})
     # fixed k: p_adjusted <= alpha; sequential: certified at this very alpha only
-    assert ranking_runs.significant_at(rows, 0.05).tolist() == [True, False, False, False, False]
-    assert ranking_runs.significant_at(rows.drop(columns="risk"), 0.05).tolist() == [True, True, True, False, False]
+    assert significant_at(rows, 0.05).tolist() == [True, False, False, False, False]
+    assert significant_at(rows.drop(columns="risk"), 0.05).tolist() == [True, True, True, False, False]
 
 
 def test_a_bootstrap_family_that_cannot_resolve_wins_nothing(tmp_path):

@@ -36,6 +36,25 @@ def test_tests_tables_are_result_tables():
         assert f.summary and f.options, f.name
 
 
+def test_a_family_storing_tests_with_verdicts_declares_its_tests_table():
+    """The conclusion layer (and the report) find a family's stored tests through its
+    ``tests_table``: every result table whose rows hold a corrected p-value and a verdict is its
+    family's tests_table (winners reads compare's: hypothesis_tests)."""
+    import duckdb
+
+    con = duckdb.connect()
+    for _, sql in schema.ddl_scripts():
+        con.execute(sql)
+    corrected = {"p_adjusted", "pvalue_adjusted", "pvalue_corrected"}
+    for f in FAMILIES.values():
+        for table in f.tables:
+            columns = {c for (c,) in con.execute("SELECT column_name FROM duckdb_columns() WHERE table_name = ?",
+                                                 [table]).fetchall()}
+            if columns & corrected and "significant" in columns:
+                assert f.tests_table == table, (f.name, table)
+    assert FAMILIES["winners"].tests_table == FAMILIES["compare"].tests_table == "hypothesis_tests"
+
+
 def test_option_names_are_unique_within_a_family():
     for f in FAMILIES.values():
         names = [o.name for o in f.options]

@@ -4,6 +4,8 @@ against hand-worked numbers and an independent loop over character sets."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -156,8 +158,8 @@ def test_paired_test_against_the_exact_permutation_distribution():
         spans.paired_test(a, spans.SpanCounts(a.tp, a.predicted, a.gold + 1), k=5, seed=0)
 
 
-def test_span_eval_tests_two_judges_through_the_conclusion_layer(db, tmp_path):
-    from metaeval.analyses import conclusions
+def _three_judges_tested(db, tmp_path):
+    """span-eval's latest span_tests rows on three judges (one silent), Holm, k = 50."""
     from metaeval.runs import Warehouse
     from tests.conftest import run_cli
     from tests.test_mqm_ingest import write
@@ -173,6 +175,13 @@ def test_span_eval_tests_two_judges_through_the_conclusion_layer(db, tmp_path):
     with Warehouse(db, read_only=True) as wh:
         tests = wh.sql("SELECT * FROM latest_span_tests ORDER BY severity_matching, judge_a, judge_b")
         evaluation = wh.sql("SELECT * FROM latest_span_evaluation WHERE averaging = 'micro'")
+    return tests, evaluation
+
+
+def test_span_eval_tests_two_judges_through_the_conclusion_layer(db, tmp_path):
+    from metaeval.analyses import conclusions
+
+    tests, evaluation = _three_judges_tested(db, tmp_path)
     assert len(tests) == 6 and set(zip(tests["judge_a"], tests["judge_b"])) == {
         ("all", "silent"), ("all", "xcomet"), ("silent", "xcomet")}
     f1 = {(r.judge, r.severity_matching): r.f1 for r in evaluation.itertuples()}
@@ -187,6 +196,47 @@ def test_span_eval_tests_two_judges_through_the_conclusion_layer(db, tmp_path):
     # per severity matching one family of the defined tests (1 here), Holm at 0.05, k = 50
     verdict = conclusions.decide([0.5], formula="add-one", k=50, correction="holm", alpha=0.05)
     assert set(tests["resolvable"]) == {verdict.resolvable}
+    # the family's resolution in typed columns (schema 10), not JSON text within the conventions
+    r = verdict.resolution
+    assert set(tests["pvalue_formula"]) == {"add-one"} and set(tests["family_tests"]) == {r.m}
+    assert set(tests["smallest_p"]) == {1 / 51} and set(tests["needed_p"]) == {r.needed_p}
+    assert set(tests["k_needed"]) == {r.k_needed}
+    assert all("resolution" not in json.loads(c) for c in tests["conventions"])
+
+
+def test_a_schema_9_warehouse_upgrades_its_span_tests_keeping_every_row(db, tmp_path):
+    """Schema 9 kept span-eval's resolution as JSON text within the conventions JSON: `metaeval
+    init` sets the typed columns from it, every row and every other value kept."""
+    from metaeval import schema
+    from metaeval.analyses import stored_tests
+    from metaeval.connection import duckdb_connect
+    from metaeval.runs import Warehouse
+    from tests.conftest import run_cli
+
+    now, _ = _three_judges_tested(db, tmp_path)
+    typed = ["pvalue_formula", "family_tests", "smallest_p", "needed_p", "k_needed"]
+    with duckdb_connect(db) as con:          # as schema 9 wrote them
+        for r in now.itertuples():
+            old = {"smallest_p": r.smallest_p, "needed_p": r.needed_p, "resolvable": r.resolvable, "k": int(r.k),
+                   "k_needed": int(r.k_needed), "family_tests": int(r.family_tests), "pvalue_formula": "add-one",
+                   "rule": "as Resolution.as_dict wrote it"}
+            c = {**json.loads(r.conventions), "resolution": json.dumps(old)}
+            con.execute("UPDATE span_tests SET conventions = ? WHERE result_id = ?", [json.dumps(c), r.result_id])
+        before = con.execute(f"SELECT * EXCLUDE ({', '.join(typed)}) FROM span_tests ORDER BY result_id").df()
+        con.execute("DROP VIEW latest_span_tests")
+        for c in typed:
+            con.execute(f"ALTER TABLE span_tests DROP COLUMN {c}")
+        con.execute("UPDATE schema_info SET value = '9' WHERE key = 'version'")
+    assert f"from schema 9 to {schema.SCHEMA_VERSION}" in run_cli(db, "init").output
+    with Warehouse(db, read_only=True) as wh:
+        after = wh.sql("SELECT * FROM span_tests ORDER BY result_id")
+        latest = wh.sql("SELECT * FROM latest_span_tests")
+    assert after.drop(columns=typed).equals(before) and len(before) == len(now) == len(latest)
+    for c in typed:
+        assert list(after[c]) == list(now.sort_values("result_id")[c]), c
+    row = after.iloc[0]
+    res = stored_tests.row_resolution(row)
+    assert res.smallest_p == row["smallest_p"] and res.k_needed == row["k_needed"] and res.m == row["family_tests"]
 
 
 def test_span_eval_prints_its_rows_in_one_order_the_judges_by_f1(db, tmp_path):

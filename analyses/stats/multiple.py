@@ -1,4 +1,6 @@
-"""Multiple-comparison corrections of p-values (closed forms, no statsmodels)."""
+"""Multiple-comparison corrections of p-values (closed forms, no statsmodels), and the one test
+of a p-value against its level (:func:`rejects`: the conclusion layer's rule 0,
+:mod:`metaeval.analyses.conclusions`)."""
 
 from __future__ import annotations
 
@@ -6,6 +8,16 @@ import numpy as np
 import numpy.typing as npt
 
 from .validation import correction_iv
+
+
+def rejects(pvalues: npt.ArrayLike, alpha: float) -> np.ndarray:
+    """One test on its own: p defined and p <= ``alpha``, nothing corrected (the conclusion
+    layer's rule 0, :func:`metaeval.analyses.conclusions.rejects`). For the procedures an anchor
+    defines per test rather than per family (a power simulation's rejections, the per-input
+    significance of Louis & Nenkova, a significant-only filter, a count of significant system
+    pairs); the layer's family rules build on it. NaN never rejects."""
+    p = np.asarray(pvalues, dtype=np.float64)
+    return ~np.isnan(p) & (np.nan_to_num(p, nan=np.inf) <= alpha)
 
 
 def correct_pvalues(pvalues: npt.ArrayLike, method: str) -> np.ndarray:

@@ -53,7 +53,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .validation import alpha_iv, correction_iv, k_iv
-from .multiple import correct_pvalues
+from .multiple import correct_pvalues, rejects
 
 #: Resamples of each test in the first round; the schedule grows by GROWTH per round. Part of
 #: the procedure (the rows of a seed depend on them), recorded in every row's conventions.
@@ -118,8 +118,9 @@ def decide(lower: npt.ArrayLike, upper: npt.ArrayLike, alpha: float, correction:
     out = np.full(lower.shape, UNDECIDED, dtype=object)
     if lower.size == 0:
         return out
-    out[correct_pvalues(lower, correction) > alpha] = NOT_SIGNIFICANT
-    out[correct_pvalues(upper, correction) <= alpha] = SIGNIFICANT
+    adjusted_lower, adjusted_upper = correct_pvalues(lower, correction), correct_pvalues(upper, correction)
+    out[~np.isnan(adjusted_lower) & ~rejects(adjusted_lower, alpha)] = NOT_SIGNIFICANT   # the layer's rule 0
+    out[rejects(adjusted_upper, alpha)] = SIGNIFICANT
     return out
 
 

@@ -234,9 +234,10 @@ def compare(obj, fmt, layout, **given):
     frame = frame[(frame["correction"] == p.correction) & (frame["correction_group"] == p.correction_group)]
     from metaeval.runs import ranking as ranking_runs
 
-    for line in ranking_runs.tests_resolution(frame, p.method, p.correction, p.correction_group,
-                                              p.alpha):   # said on every format
-        say(f"not a finding: {line}", err=not is_text(fmt))
+    from metaeval.analyses import stored_tests
+
+    for line in ranking_runs.stored_tests(frame, p.method, p.correction, p.correction_group).notes(p.alpha):
+        say(stored_tests.not_a_finding(line), err=not is_text(fmt))   # said on every format
     cols = ["metric_a", "metric_b", "level", "coefficient", "delta", "p_value", "p_adjusted", "significant"]
     if fmt in ("json", "csv"):  # every row and column; the hints below are for a terminal
         show(frame, fmt)
@@ -288,11 +289,11 @@ def _echo_sequential(frame) -> None:
 
 
 
-def _n_valid(frame) -> list:
-    """Each compare row's valid resamples (its conventions' ``n_valid_samples``; None if not said)."""
-    import json
+def _n_valid(frame) -> list | None:
+    """Each compare row's valid resamples (the layer's :func:`~metaeval.analyses.stored_tests.conventions_n_valid`)."""
+    from metaeval.analyses import stored_tests
 
-    return [json.loads(c).get("n_valid_samples") if isinstance(c, str) else None for c in frame.get("conventions", [])] \
-        if "conventions" in frame else None
+    return stored_tests.conventions_n_valid(frame) if "conventions" in frame else None
+
 
 COMMANDS = [correlate, ci, compare]

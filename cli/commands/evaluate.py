@@ -231,7 +231,7 @@ def _evaluate_judge(obj, preferences, datasets, humans, scores, metrics, against
     if len(mine):
         click.echo()
         from metaeval.analyses import conclusions
-        from metaeval.cli.commands.judges import JUDGE_TEST_FORMULAS
+        from metaeval.analyses.stored_tests import JUDGE_TEST_FORMULAS
 
         printed = conclusions.printed_by(mine, JUDGE_TEST_FORMULAS, key="test", columns=("pvalue", "pvalue_corrected"))
         show(printed[["test", "judge_a", "judge_b", "n", "delta", "pvalue", "pvalue_corrected", "significant"]].round(4),
@@ -367,11 +367,13 @@ def pd_true(frame):
 def _cluster_notes(table) -> list[str]:
     """Why a cluster column shows '-': one line per distinct reason (and where; a note on tests
     that cannot resolve names its level and coefficient itself)."""
+    from metaeval.analyses import stored_tests
+
     notes: dict[str, list[str]] = {}
     for r in table.itertuples():
         if isinstance(r.cluster_note, str) and r.cluster_note and (r.evaluated or r.status != "undefined"):
             if r.status == "unresolvable":
-                notes.setdefault(f"not a finding: {r.cluster_note}", [])
+                notes.setdefault(stored_tests.not_a_finding(r.cluster_note), [])
                 continue
             where = f"{r.level} level, {r.coefficient}" + (f", {r.metric}" if r.status == "undefined" else "")
             notes.setdefault(r.cluster_note, [])

@@ -9,7 +9,7 @@ from metaeval.cli.families import options_of
 
 #: How each test between judges computes its p-value (for printing it at its resolution): the
 #: exact McNemar test, and the permutation test's (1 + count) / (1 + k).
-JUDGE_TEST_FORMULAS = {"mcnemar": "parametric", "permutation": "add-one"}
+from metaeval.analyses.stored_tests import JUDGE_TEST_FORMULAS  # noqa: E402  (how the judges' tests form p)
 
 
 @click.command()

@@ -75,7 +75,9 @@ def _note(rows, alpha: float) -> str | None:
 
 def _echo_note(rows, alpha: float, err: bool = False) -> None:
     if note := _note(rows, alpha):
-        say(f"not a finding: {note}", err=err)
+        from metaeval.analyses import stored_tests
+
+        say(stored_tests.not_a_finding(note), err=err)
 
 
 def _paper(rows, specs, k: int, seed: int, alpha: float, fmt: str, layout: str) -> str:

@@ -195,19 +195,19 @@ def _winners_notes(frame: pd.DataFrame) -> list[str]:
     metrics left out of the ranking."""
     import json
 
+    from metaeval.analyses import stored_tests
+
     notes = []
     undefined = frame[frame["status"] == "undefined"]
     if len(undefined):
         names = sorted(set(undefined["metric"]))
         notes.append(f"undefined (not ranked): {', '.join(names)}: the correlation is undefined, e.g. the metric is "
                      "constant on these inputs")
-    seen = set()
+    notes += [stored_tests.not_a_finding(line, "no cluster or winner is given")
+              for line in stored_tests.recorded_unresolvable(frame["conventions"])]
+    seen = set(notes)
     for conv in frame["conventions"]:
         c = json.loads(conv)
-        for line in (c.get("unresolvable") or []):
-            if line not in seen:
-                seen.add(line)
-                notes.append(f"not a finding: {line}; no cluster or winner is given")
         for reason in (c.get("skipped") or {}).values():
             if reason not in seen:
                 seen.add(reason)

@@ -96,7 +96,7 @@ def power(obj: Context, dataset, human, levels, trials, alpha, system_inputs, jo
 @click.pass_obj
 def normality(obj: Context, dataset, measures, force):
     """Shapiro-Wilk normality of the system means, and the percent of inputs whose scores fail
-    it at p < 0.05 (the paper's appendix A); table normality."""
+    it at p <= 0.05 (the paper's appendix A); table normality."""
     from metaeval.runs import simulation as simulation_runs
 
     with obj.open() as wh:

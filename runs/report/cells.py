@@ -8,7 +8,7 @@ import html
 import json
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -50,21 +50,43 @@ def cell(v, digits: int = DECIMALS) -> tuple[str, str]:
     return str(v), ""
 
 
-def table_html(frame: pd.DataFrame, digits: int = DECIMALS, row_ids: Sequence[str] | None = None) -> str:
+def table_html(frame: pd.DataFrame, digits: int = DECIMALS, row_ids: Sequence[str] | None = None,
+               printed: Mapping[str, Sequence[str]] | None = None) -> str:
     """A sortable HTML table (click a header) of ``frame``; an empty cell where a value is missing.
-    ``row_ids``: an id for each row (links to it)."""
+    ``row_ids``: an id for each row (links to it). ``printed``: column -> the text of each row
+    (p-values as the conclusion layer prints them: :func:`p_texts`), sorted by the value; the p
+    columns of ``frame`` not given print through :func:`metaeval.analyses.conclusions.p_text`
+    (no floor; the digits that show the side of the rows' ``alpha``)."""
     head = "".join(f"<th>{html.escape(str(c))}</th>" for c in frame.columns)
+    printed = {**p_texts(frame), **(printed or {})}
+    columns = list(frame.columns)
     body = []
     for n, row in enumerate(frame.itertuples(index=False)):
         cells = []
-        for v in row:
-            text, key = cell(v, digits)
+        for c, v in zip(columns, row):
+            text, key = p_cell(v, printed[c][n]) if c in printed and not missing_value(v) else cell(v, digits)
             cells.append(f'<td data-v="{html.escape(key)}">{html.escape(text)}</td>' if key else
                          f"<td>{html.escape(text)}</td>")
         attribute = f' id="{html.escape(row_ids[n])}"' if row_ids is not None else ""
         body.append(f"<tr{attribute}>" + "".join(cells) + "</tr>")
     return (f'<table class="data sortable"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody>'
             "</table>")
+
+
+#: A column of p-values (``p_value``, ``pvalue_corrected``, ``pearson_p``, ...).
+_P_COLUMN = re.compile(r"(^p$|^p_(value|adj)|pvalue|_p$)")
+
+
+def p_texts(frame: pd.DataFrame) -> dict[str, list[str]]:
+    """The p-value columns of ``frame`` as :func:`metaeval.analyses.conclusions.p_text` prints them,
+    beside the rows' ``alpha`` where they have one (no floor: a caller that knows the test's gives
+    :func:`metaeval.analyses.conclusions.printed_pvalues`' texts)."""
+    from metaeval.analyses import conclusions
+
+    alphas = list(frame["alpha"]) if "alpha" in frame else [conclusions.DEFAULT_ALPHA] * len(frame)
+    return {c: [conclusions.p_text(v, latex=False, alpha=a if not missing_value(a) else None)
+                for v, a in zip(frame[c], alphas)]
+            for c in frame.columns if _P_COLUMN.search(str(c)) and frame[c].dtype.kind == "f"}
 
 
 def sortable(head: Sequence[str], rows: Sequence[Sequence[tuple[str, str]]]) -> str:
@@ -100,6 +122,12 @@ def interval_text(value, lower=None, upper=None) -> str:
     if missing_value(lower) or missing_value(upper):
         return number(value)
     return f"{number(value)} [{number(lower)}, {number(upper)}]"
+
+
+def p_cell(value, printed: str) -> tuple[str, str]:
+    """A p-value's sortable cell: ``printed`` (as the conclusion layer prints it:
+    :func:`metaeval.analyses.conclusions.printed_pvalues`), sorted by the value; "undefined" when missing."""
+    return value_cell(value) if missing_value(value) else (printed, repr(float(value)))
 
 
 def value_cell(value, bounds: tuple | None = None) -> tuple[str, str]:

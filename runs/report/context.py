@@ -89,6 +89,18 @@ class Context:
             return pd.DataFrame()
         return engine.latest_rows(self.wh, table, self.dataset, subset=None)
 
+    def tests(self, family: str) -> pd.DataFrame:
+        """The latest stored tests of ``family`` for the report's dataset (every subset and human):
+        the rows of its :attr:`~metaeval.runs.families.Family.tests_table`, the table the conclusion
+        layer reads its tests from, in the order they were written; empty when none."""
+        from metaeval.runs.families import FAMILIES
+
+        table = FAMILIES[family].tests_table
+        if table is None:
+            raise ValueError(f"family {family!r} stores no tests (its tests_table is None)")
+        rows = self.latest(table)
+        return rows.sort_values("result_id", kind="stable").reset_index(drop=True) if len(rows) else rows
+
     def figure(self, section: Section, fig, name: str, caption: str, table: pd.DataFrame, note: str = "") -> None:
         """The figure inlined as SVG, its caption (and a note a reader needs: a hidden curve, a
         test that cannot apply) and the table behind it as a CSV download at full precision."""

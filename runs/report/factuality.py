@@ -13,8 +13,8 @@ from metaeval.analyses import figures, tables
 from metaeval.analyses.stats import vocabulary
 from metaeval.errors import Hint
 from metaeval.runs.report.answer import CI_PREFERRED, pick
-from metaeval.runs.report.cells import (flag_cell, in_order, int_cell, interval_text, missing_value, number, slug,
-                                        sortable, subset_text, threshold_cell, value_cell)
+from metaeval.runs.report.cells import (flag_cell, in_order, int_cell, interval_text, missing_value, number, p_cell,
+                                        slug, sortable, subset_text, threshold_cell, value_cell)
 from metaeval.runs.report.context import Context, Section
 
 TITLE, ANCHOR = "Factual consistency: confounding, subsets, detection, error categories", "factuality"
@@ -303,9 +303,6 @@ def _detection_tests(t: pd.DataFrame) -> str:
     from metaeval.analyses import conclusions
 
     printed = conclusions.printed_pvalues(t, "count")   # at its resolution, and its side of alpha
-
-    def p_cell(value, text) -> tuple[str, str]:
-        return value_cell(value) if missing_value(value) else (text, repr(float(value)))
 
     rows_t = [[(r.metric_a, ""), (r.metric_b, ""), (subset_text(r.subset), ""),
                ("macro average" if r.group == "*" else r.group or "—", ""), (r.statistic, ""),

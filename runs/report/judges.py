@@ -9,7 +9,8 @@ import html
 import pandas as pd
 
 from metaeval.errors import Hint
-from metaeval.runs.report.cells import flag_cell, int_cell, interval_text, missing_value, sortable, value_cell
+from metaeval.runs.report.cells import (flag_cell, int_cell, interval_text, missing_value, p_cell, sortable,
+                                        value_cell)
 from metaeval.runs.report.context import Context, Section
 
 #: The judge statistics shown, each with its interval (columns NAME_lower, NAME_upper).
@@ -36,7 +37,7 @@ def judges(ctx: Context) -> Section | None:
             s.note = f"no judge statistics yet: run `{hint}`"
         return s
     s.run_ids |= set(stats["run_id"])
-    tests = ctx.wh.sql("SELECT * FROM latest_judge_tests WHERE dataset = ? ORDER BY result_id", [ctx.dataset])
+    tests = ctx.tests("judges")
     ranks = ctx.wh.sql("SELECT * FROM latest_preference_rankings WHERE dataset = ? ORDER BY result_id",
                        [ctx.dataset])
     for (human, subset), part in stats.groupby(["human", "subset"], sort=True):
@@ -114,10 +115,15 @@ def _statistics(ctx: Context, human: str, stats: pd.DataFrame, tests: pd.DataFra
 
 
 def _tests(tests: pd.DataFrame) -> str:
-    """The judge-vs-judge tests, collapsed."""
+    """The judge-vs-judge tests, collapsed; p as the conclusion layer prints it."""
+    from metaeval.analyses import conclusions
+    from metaeval.analyses.stored_tests import JUDGE_TEST_FORMULAS
+
+    printed = conclusions.printed_by(tests, JUDGE_TEST_FORMULAS, key="test", columns=("pvalue", "pvalue_corrected"))
     rows_t = [[(r.judge_a, ""), (r.judge_b, ""), (r.test, ""), int_cell(r.n), value_cell(r.delta),
-               int_cell(r.discordant_a), int_cell(r.discordant_b), value_cell(r.pvalue),
-               value_cell(r.pvalue_corrected), flag_cell(r.significant)] for r in tests.itertuples()]
+               int_cell(r.discordant_a), int_cell(r.discordant_b), p_cell(r.pvalue, p.pvalue),
+               p_cell(r.pvalue_corrected, p.pvalue_corrected), flag_cell(r.significant)]
+              for r, p in zip(tests.itertuples(), printed.itertuples())]
     return ("<details><summary>" + html.escape(
         f"judge-vs-judge tests ({len(tests)}: exact McNemar on the verdicts both gave and a paired "
         f"permutation test over items; {tests['correction'].iloc[0]} correction, alpha "

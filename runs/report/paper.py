@@ -8,7 +8,7 @@ import json
 
 import pandas as pd
 
-from metaeval.analyses import figures
+from metaeval.analyses import conclusions, figures, stored_tests
 from metaeval.core import Store
 from metaeval.errors import Hint
 from metaeval.runs import annotators
@@ -77,7 +77,10 @@ def tests(ctx: Context) -> Section:
         order = correlations(ctx.wh, ctx.dataset, human, level, coefficient, subset)
         ctx.figure(s, figures.significance_heatmap(part, alpha, setting, alternative, order or None),
                    slug("tests", *key), caption, table)
-        s.blocks.append(f"<details><summary>table</summary>{table_html(table)}</details>")
+        shown = conclusions.printed_pvalues(part, stored_tests.pvalue_formula(method),
+                                            stored_tests.conventions_n_valid(part))   # at their resolution
+        printed = {c: list(shown[c]) for c in ("p_value", "p_adjusted")}
+        s.blocks.append(f"<details><summary>table</summary>{table_html(table, printed=printed)}</details>")
     return s
 
 

@@ -2,7 +2,7 @@
 fewer ratings per segment (``raters``), and a metric's predicted spans against the humans'
 (``span-eval``: precision, recall and F1 at character level, paired tests between metrics).
 Each reads its family's latest rows; a test's verdict and its printed p are the conclusion
-layer's (:func:`metaeval.analyses.conclusions.printed_by`, ``stored_note``)."""
+layer's (:func:`metaeval.analyses.conclusions.printed_by`, :func:`metaeval.analyses.stored_tests.row_note`)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import html
 
 import pandas as pd
 
-from metaeval.analyses import conclusions, figures
-from metaeval.runs.report.cells import flag_cell, int_cell, sortable, value_cell
+from metaeval.analyses import conclusions, figures, stored_tests
+from metaeval.runs.report.cells import flag_cell, int_cell, p_cell, sortable, value_cell
 from metaeval.runs.report.context import Context, Section
 
 #: What each stored agreement statistic is, for the table.
@@ -62,7 +62,7 @@ def span_eval(ctx: Context) -> Section | None:
     rows = ctx.latest("span_evaluation")
     if rows.empty:
         return None
-    tests = ctx.latest("span_tests")
+    tests = ctx.tests("span-eval")
     s = Section("Predicted error spans against the raters'", "span-eval",
                 run_ids={int(r) for f in (rows, tests) if not f.empty for r in f["run_id"]})
     for (subset, k, seed, alpha), part in rows.groupby(["subset", "k", "seed", "alpha"], sort=True):
@@ -99,10 +99,10 @@ def _tests(tests: pd.DataFrame) -> str:
     printed = conclusions.printed_by(tests.assign(kind="paired"), {"paired": "add-one"}, key="kind",
                                      columns=("pvalue", "pvalue_corrected"))
     first = tests.iloc[0]
-    note = conclusions.stored_note(first["conventions"], str(first["correction"]), float(first["alpha"]),
-                                   "the paired tests between judges")
+    note = stored_tests.row_note(first, what="the paired tests between judges")
     rows = [[(r.judge_a, ""), (r.judge_b, ""), ("with" if r.severity_matching else "without", ""),
-             value_cell(r.delta), (p.pvalue, ""), (p.pvalue_corrected, ""), flag_cell(r.significant)]
+             value_cell(r.delta), p_cell(r.pvalue, p.pvalue), p_cell(r.pvalue_corrected, p.pvalue_corrected),
+             flag_cell(r.significant)]
             for r, p in zip(tests.itertuples(), printed.itertuples())]
     head = ["Judge A", "Judge B", "Severity matching", "Δ micro F1 (A − B)", "p", "p corrected", "Significant"]
     caption = (f"Paired permutation tests over segments, {first['correction']} correction, α = "
