@@ -571,24 +571,23 @@ class Commands(MutableMapping):
                 found |= defined_in(sub)
             return found
 
+        from metaeval.cli import sections
+        from metaeval.runs.families import FAMILIES, TOPICS
+
+        def family(name):
+            return FAMILIES[name] if name in FAMILIES else None
+
         return {name: {"modules": [m for m in modules if m in defined_in(command)] or [FAMILY],
                        "help": (command.help or "").split("\n\n")[0] or None, "short_help": command.short_help,
-                       "hidden": command.hidden, "deprecated": command.deprecated}
+                       "hidden": command.hidden, "deprecated": command.deprecated,
+                       "summary": sections.summary(command, family(name)),
+                       "section": sections.section_of(command, getattr(family(name), "topic", None), TOPICS)}
                 for name, command in self.loaded.items()}
 
     def names(self) -> list[str]:
         """Every command's name (from the index: nothing imported)."""
         index = self.index()
         return list(index) + [n for n in self.loaded if n not in index]
-
-    def stub(self, name: str) -> click.Command | None:
-        """``name`` if imported, else a command carrying only what the ``--help`` listing shows
-        of it (from the index), or None when the index does not know it."""
-        entry = self.index().get(name)
-        if entry is None or name in self.loaded:
-            return self.loaded.get(name)
-        return click.Command(name, help=entry["help"], short_help=entry["short_help"], hidden=entry["hidden"],
-                             deprecated=entry["deprecated"])
 
     def __getitem__(self, name: str) -> click.Command:
         if name not in self.loaded:
@@ -625,15 +624,26 @@ class Main(Group):
         return sorted(self.commands.names())
 
     def format_commands(self, ctx, formatter) -> None:
-        commands = self.commands
-        self.get_command = lambda ctx, name: commands.stub(name) or Group.get_command(self, ctx, name)
-        try:
-            super().format_commands(ctx, formatter)
-        finally:
-            del self.get_command
+        """The commands in sections by what they answer, each with its whole summary
+        (:mod:`metaeval.cli.sections`), read from the index: no command module is imported."""
+        from metaeval.cli import sections
+
+        index = self.commands.index()
+        rows = []
+        for name in self.list_commands(ctx):
+            entry = index.get(name)
+            if entry is None:                       # added by add_command: the command itself
+                command = self.commands.loaded.get(name)
+                if command is None or command.hidden:
+                    continue
+                rows.append((sections.section_of(command, None, {}), name, sections.summary(command)))
+            elif not entry["hidden"]:
+                text = entry["summary"] + (" (Deprecated)" if entry["deprecated"] else "")
+                rows.append((entry["section"], name, text))
+        sections.write(formatter, rows)
 
 
-@click.group(cls=Main)
+@click.group(cls=Main, context_settings={"max_content_width": 100})
 @click.option("--db", type=click.Path(dir_okay=False), default=None,
               help=f"Warehouse file. Default: ${connection.ENV_VAR}, else ./{connection.DEFAULT_PATH}.")
 @wide_option

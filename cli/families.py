@@ -177,7 +177,7 @@ def command_of(family: Family) -> click.Command:
     text = doc if doc.startswith(family.summary) else f"{family.summary}\n\n{doc}".strip()
     run = app.fmt_option()(run)
     run = options_of(family)(run)
-    return click.command(family.name, help=text, short_help=family.summary)(run)
+    return click.command(family.name, help=text, short_help=family.headline or family.summary)(run)
 
 
 def generated_commands(handwritten: set[str]) -> list[click.Command]:

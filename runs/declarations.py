@@ -80,6 +80,8 @@ def _correlation_rows(wh, command: str, params: dict):
 @register
 class Correlate(Family):
     name = "correlate"
+    topic = "metrics"
+    headline = "Correlations of metrics with a human judgment, at each level."
     report = ("metaeval.runs.report.factuality:partial", "metaeval.runs.report.factuality:subsets")
     report_position = 10
     summary = "Correlations of metrics with a human judgment (system, summary, global level)."
@@ -93,6 +95,8 @@ class Correlate(Family):
 @register
 class Ci(Family):
     name = "ci"
+    topic = "metrics"
+    headline = "Confidence intervals of correlations (Fisher, or bootstrap resampling)."
     report = ("metaeval.runs.report.paper:intervals",)
     report_position = 50
     summary = "Confidence intervals of correlations (Fisher or bootstrap over systems/inputs/both)."
@@ -111,6 +115,7 @@ class Ci(Family):
 @register
 class Compare(Family):
     name = "compare"
+    topic = "metrics"
     report = ("metaeval.runs.report.paper:tests",)
     report_position = 60
     summary = "Test every ordered pair of metrics: is corr(a, human) > corr(b, human)?"
@@ -146,6 +151,8 @@ class Compare(Family):
 @register
 class Accuracy(Family):
     name = "accuracy"
+    topic = "metrics"
+    headline = "Pairwise accuracy of metrics against a human judgment (Louis & Nenkova)."
     report = ("metaeval.runs.report.paper:close_pairs",)
     report_position = 70
     summary = "Pairwise accuracy of metrics against a human judgment (Louis & Nenkova 2013)."
@@ -190,6 +197,7 @@ class Accuracy(Family):
 @register
 class SystemsAgreement(Family):
     name = "systems-agreement"
+    topic = "metrics"
     summary = "Do metrics reach the same conclusions about systems as the humans?"
     tables = ("system_agreement",)
     options = (DATASET, HUMAN, METRICS,
@@ -207,6 +215,7 @@ class SystemsAgreement(Family):
 @register
 class Winners(Family):
     name = "winners"
+    topic = "metrics"
     summary = "Metrics not significantly beaten by any other, and significance clusters."
     tables = ("winners",)
     tests_table = "hypothesis_tests"
@@ -233,6 +242,7 @@ class Winners(Family):
 @register
 class Replicability(Family):
     name = "replicability"
+    topic = "metrics"
     summary = "On how many datasets does metric A beat metric B? (Dror et al. 2017)"
     tables = ("replicability",)
     options = (Option("datasets", multiple=True, required=True, flag="--dataset",
@@ -262,6 +272,8 @@ class Replicability(Family):
 @register
 class RankTasks(Family):
     name = "rank-tasks"
+    topic = "metrics"
+    headline = "Rank metrics over several tasks: correlations, weighted average, clusters."
     summary = ("Rank metrics over several tasks: each task's correlation, the weighted average of the scores "
                "mapped to [0, 1], and significance clusters from a permutation test on the average (table "
                "task_rankings).")
@@ -310,6 +322,8 @@ CURVE_BASELINE = Option("baseline", default="none", kind="choice",
 @register
 class Agreement(Family):
     name = "agreement"
+    topic = "metrics"
+    headline = "Do metrics agree with each other in the low, middle and top of the range?"
     report = ("metaeval.runs.report.agreement:agreement",)
     report_position = 110
     summary = "Do metrics agree with each other in the low, middle and top of each input's score range?"
@@ -337,6 +351,7 @@ class Agreement(Family):
 @register
 class Annotators(Family):
     name = "annotators"
+    topic = "metrics"
     summary = "How much the annotators agree, and the human ceiling."
     tables = ("annotator_agreement", "human_ceiling")
     options = (DATASET,
@@ -356,6 +371,8 @@ class Annotators(Family):
 @register
 class Normality(Family):
     name = "normality"
+    topic = "metrics"
+    headline = "Shapiro-Wilk normality of the system means and of each input's scores."
     report = ("metaeval.runs.report.paper:normality",)
     report_position = 100
     summary = ("Shapiro-Wilk normality of the system means, and the percent of inputs whose scores fail it at "
@@ -373,6 +390,8 @@ class Normality(Family):
 @register
 class SimulateCoverage(Family):
     name = "simulate-coverage"
+    topic = "metrics"
+    headline = "How often a CI on half of the data contains the correlation on the rest."
     report = ("metaeval.runs.report.paper:coverage",)
     report_position = 90
     summary = ("How often a CI computed on a random half of the systems and inputs contains the correlation of "
@@ -394,6 +413,8 @@ class SimulateCoverage(Family):
 @register
 class SimulatePower(Family):
     name = "simulate-power"
+    topic = "metrics"
+    headline = "How often each test finds ROUGE-1 better than its degraded variants."
     report = ("metaeval.runs.report.paper:power",)
     report_position = 80
     summary = ("How often each test concludes ROUGE-1 > R_k, ROUGE-1 on a random share of the tokens (the "
@@ -424,6 +445,8 @@ class SimulatePower(Family):
 @register
 class Detection(Family):
     name = "detection"
+    topic = "metrics"
+    headline = "Metrics as detectors of the cells a binary human judgment marks positive."
     report = ("metaeval.runs.report.factuality:detection",)
     report_position = 20
     summary = "Metrics judged as detectors of the cells a binary human judgment marks positive."
@@ -459,6 +482,7 @@ class Detection(Family):
 @register
 class Judges(Family):
     name = "judges"
+    topic = "votes"
     report = ("metaeval.runs.report.judges:judges",)
     report_position = 40
     summary = "LLM judges (automatic pairwise judges) against the human preference."
@@ -493,6 +517,8 @@ class Judges(Family):
 @register
 class Categories(Family):
     name = "categories"
+    topic = "metrics"
+    headline = "Error categories of the human judgment: FRANK's ablation (Pagnoni 2021)."
     report = ("metaeval.runs.report.factuality:categories",)
     report_position = 30
     summary = "Error categories of the human judgment (FRANK's ablation, Pagnoni et al. 2021)."

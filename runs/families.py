@@ -10,6 +10,7 @@ with :func:`register`::
     class SystemTests(Family):
         name = "system-tests"               # the registry key = the command (Python: wh.system_tests)
         summary = "Tests between systems."  # first line of --help and of the report section
+        topic = "systems"                   # its section of `metaeval --help` (TOPICS)
         tables = ("system_tests",)          # result tables it writes (latest view: latest_<table>)
         tests_table = "system_tests"        # where its tests live (the conclusion layer), or None
         options = (DATASET, HUMAN, Option("measure", required=True, help="..."), K, SEED, FORCE)
@@ -54,6 +55,13 @@ from metaeval.runs import parameters
 #: probability (0 < p < 1).
 KINDS = ("str", "int", "float", "flag", "switch", "choice", "coefficient", "where", "resamples", "seed",
          "probability")
+
+#: What a command answers, key -> the title of its section of ``metaeval --help``, in the order
+#: the listing shows them: every family declares one (:attr:`Family.topic`), and so does every
+#: command that is not a family, where it is defined (``metaeval.cli.sections.topic``).
+TOPICS = {"start": "Start here (demo, then evaluate, then report)", "storage": "Storage",
+          "ingest": "Ingest", "metrics": "Metrics against humans", "systems": "Systems",
+          "votes": "Judges and votes", "mt": "MT and spans", "output": "Output"}
 
 
 @dataclass(frozen=True)
@@ -250,6 +258,10 @@ class Family:
 
     name: ClassVar[str] = ""
     summary: ClassVar[str] = ""
+    #: what the family answers: a key of :data:`TOPICS` (its section of ``metaeval --help``)
+    topic: ClassVar[str] = ""
+    #: its line in ``metaeval --help``, whole, at most 75 characters: when ``summary`` is longer
+    headline: ClassVar[str] = ""
     tables: ClassVar[tuple[str, ...]] = ()
     tests_table: ClassVar[str | None] = None
     options: ClassVar[tuple[Option, ...]] = ()
@@ -452,9 +464,12 @@ _PYTHON_NAME = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 
 def register(cls: type[Family]) -> type[Family]:
     """Class decorator: add ``cls`` (an instance of it) to :data:`FAMILIES`. Refused: a name
-    that is not lower-case words joined by ``-``, a name or a table already registered."""
+    that is not lower-case words joined by ``-``, a topic not of :data:`TOPICS`, a name or a
+    table already registered."""
     if not _PYTHON_NAME.match(cls.name or ""):
         raise ValueError(f"family name {cls.name!r}: lower-case words joined by '-'")
+    if cls.topic not in TOPICS:
+        raise ValueError(f"family {cls.name!r}: topic {cls.topic!r} is not one of {', '.join(TOPICS)}")
     if cls.name in _REGISTERED:
         raise ValueError(f"family {cls.name!r} is registered twice")
     taken = {t: f.name for f in _REGISTERED.values() for t in f.tables}

@@ -6,6 +6,7 @@ from __future__ import annotations
 import click
 
 from metaeval.cli.app import Context, Group, say
+from metaeval.cli.sections import topic
 
 _CASCADE = click.option(
     "--cascade", is_flag=True,
@@ -13,7 +14,8 @@ _CASCADE = click.option(
          "without it, the command refuses while any do and says which.")
 
 
-@click.group(cls=Group)
+@topic("storage")
+@click.group(cls=Group, short_help='Remove a measure or a dataset (refused while results depend on it).')
 def drop():
     """Remove a measure or a dataset (atomic; refused while results depend on it, unless --cascade)."""
 
@@ -46,6 +48,7 @@ def drop_dataset(obj: Context, dataset, cascade):
         say(str(wh.drop_dataset(dataset, cascade=cascade)))
 
 
+@topic("storage")
 @click.group(cls=Group)
 def rename():
     """Rename a measure (atomic)."""

@@ -9,8 +9,10 @@ import click
 
 from metaeval.cli.app import FORMATS, Context, FiniteFloatRange, LazyChoice, _command_line, show, say
 from metaeval.cli.progress import terminal_progress
+from metaeval.cli.sections import topic
 
 
+@topic("ingest")
 @click.group()
 def index():
     """Search indexes (tantivy) that SERA's queries are run against."""

@@ -9,9 +9,11 @@ import click
 
 from metaeval.cli import stdin
 from metaeval.cli.app import Context, Group, _command_line, echo_reports, say
+from metaeval.cli.sections import topic
 
 
-@click.group(cls=Group)
+@topic("ingest")
+@click.group(cls=Group, short_help='Load files into the warehouse (atomic; re-ingesting changes nothing).')
 def ingest():
     """Load files into the warehouse (atomic; re-ingesting a file changes nothing)."""
 

@@ -8,6 +8,7 @@ import click
 
 from metaeval import files
 from metaeval.cli.app import ALPHA, OVERWRITE, CoefficientChoice, Context, LazyChoice, argument_text, out_file, say
+from metaeval.cli.sections import topic
 from metaeval.errors import WarehouseError
 
 #: The file types ``metaeval plot`` writes (matplotlib's, chosen by the suffix of --out).
@@ -18,7 +19,8 @@ FIGURE_SUFFIXES = (".png", ".svg", ".pdf")
 REPORT_SUFFIXES = (".html", ".htm")
 
 
-@click.command()
+@topic("start")
+@click.command(short_help="Write DATASET's report: one self-contained HTML file.")
 @click.option("--dataset", required=True)
 @click.option("--human", default=None, help="Only results against this human judgment. Default: all.")
 @click.option("--out", required=True, type=click.Path(dir_okay=False, path_type=Path),
@@ -39,6 +41,7 @@ def report(obj: Context, dataset, human, out, overwrite):
     say(f"wrote {path} with {n} figure(s)")
 
 
+@topic("output")
 @click.group()
 def plot():
     """Draw one figure of the persisted results to a file (.png, .svg or .pdf)."""

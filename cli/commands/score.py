@@ -9,6 +9,7 @@ import click
 
 from metaeval.cli.app import Context, FiniteFloatRange, LazyChoice, _command_line, say, show
 from metaeval.cli.progress import terminal_progress
+from metaeval.cli.sections import topic
 
 
 def _comma_list(kind):
@@ -44,7 +45,8 @@ def _cutoffs(ctx, param, value):
     return items
 
 
-@click.command()
+@topic("ingest")
+@click.command(short_help='Score the summary texts of DATASET and store the scores as metrics.')
 @click.argument("dataset")
 @click.option("--metric", "metrics", multiple=True, required=True, type=LazyChoice("metaeval.runs.scoring:METRICS"),
               help="Metric family to compute. Repeatable.")

@@ -9,6 +9,7 @@ import click
 from metaeval.cli.app import Context, Group, interrupted, show, say
 from metaeval.cli.families import options_of
 from metaeval.cli.progress import terminal_progress
+from metaeval.cli.sections import topic
 
 
 def _report(table: str, summary) -> None:
@@ -30,7 +31,8 @@ def _run(build):
                           "run the same command again to resume") from None
 
 
-@click.group(cls=Group)
+@topic("metrics")
+@click.group(cls=Group, short_help="The paper's simulations (§5): CI coverage on held-out data, and power.")
 def simulate():
     """The paper's simulations (§5): CI coverage of held-out data, and statistical power."""
 

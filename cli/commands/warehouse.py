@@ -7,10 +7,12 @@ import click
 
 from metaeval import connection, schema
 from metaeval.cli.app import Context, fmt_option, plain, show, say
+from metaeval.cli.sections import topic
 from metaeval.errors import WarehouseError
 
 
-@click.command()
+@topic("storage")
+@click.command(short_help='Create the warehouse file, or upgrade an older one in place.')
 @click.pass_obj
 def init(obj: Context):
     """Create the warehouse file (harmless if it exists; upgrades an older schema in place)."""
@@ -24,6 +26,7 @@ def init(obj: Context):
         say(f"{'Checked' if existed else 'Created'} warehouse {obj.path}")
 
 
+@topic("storage")
 @click.command()
 @fmt_option()
 @click.option("--from", "url", metavar="URL", default=None,
@@ -45,7 +48,8 @@ def datasets(obj, fmt, url):
         show(wh.datasets(plain=plain(fmt)), fmt)
 
 
-@click.command()
+@topic("storage")
+@click.command(short_help='The measures of DATASET: kind, direction, scale, coverage, duplicates.')
 @click.argument("dataset")
 @click.option("--kind", type=click.Choice(["automatic", "human"]), default=None)
 @fmt_option()
@@ -60,7 +64,8 @@ def measures(obj, dataset, kind, fmt):
         show(wh.measures(dataset, kind, duplicates=True, plain=plain(fmt)), fmt)
 
 
-@click.command()
+@topic("storage")
+@click.command(short_help='Record the scale (range) of MEASURES of DATASET.')
 @click.argument("dataset")
 @click.argument("measures", nargs=-1, required=True)
 @click.option("--range", "range_", metavar="LOW..HIGH", default=None,
@@ -87,6 +92,7 @@ def scale(obj, dataset, measures, range_, unknown):
     say("; ".join(f"{m}: {s if isinstance(s, str) else 'unknown'}" for m, s in zip(shown["measure"], shown["scale"])))
 
 
+@topic("storage")
 @click.command()
 @click.argument("dataset")
 @click.argument("measure")
@@ -106,6 +112,7 @@ def matrix(obj, dataset, measure, fmt):
         say(f"[{frame.shape[0]} systems x {frame.shape[1]} inputs]")
 
 
+@topic("storage")
 @click.command()
 @click.argument("query")
 @fmt_option()
