@@ -303,7 +303,13 @@ class OnceOnly:
                     raise RepeatedOption(f"{max(param.opts, key=len)} is given more than once; it takes one "
                                          "value: give it once")
                 seen.add(param.name)
-        return super().parse_args(ctx, args)
+        from metaeval.cli.dataset_option import as_positional, given_twice
+
+        args = as_positional(self, ctx, args)       # `--dataset X` of a positional DATASET
+        try:
+            return super().parse_args(ctx, args)
+        except click.UsageError as exc:
+            raise given_twice(ctx, exc) or exc from None
 
 
 _ONCE_CLASSES: dict[type, type] = {}

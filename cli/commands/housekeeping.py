@@ -7,6 +7,7 @@ import click
 
 from metaeval.cli.app import Context, Group, say
 from metaeval.cli.sections import topic
+from metaeval.cli.dataset_option import dataset_argument
 
 _CASCADE = click.option(
     "--cascade", is_flag=True,
@@ -21,7 +22,7 @@ def drop():
 
 
 @drop.command("measure")
-@click.argument("dataset")
+@dataset_argument
 @click.argument("name")
 @_CASCADE
 @click.pass_obj
@@ -36,7 +37,7 @@ def drop_measure(obj: Context, dataset, name, cascade):
 
 
 @drop.command("dataset")
-@click.argument("dataset")
+@dataset_argument
 @_CASCADE
 @click.pass_obj
 def drop_dataset(obj: Context, dataset, cascade):
@@ -55,7 +56,7 @@ def rename():
 
 
 @rename.command("measure")
-@click.argument("dataset")
+@dataset_argument
 @click.argument("old")
 @click.argument("new")
 @_CASCADE

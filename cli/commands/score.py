@@ -10,6 +10,7 @@ import click
 from metaeval.cli.app import Context, FiniteFloatRange, LazyChoice, _command_line, say, show
 from metaeval.cli.progress import terminal_progress
 from metaeval.cli.sections import topic
+from metaeval.cli.dataset_option import dataset_argument
 
 
 def _comma_list(kind):
@@ -47,7 +48,7 @@ def _cutoffs(ctx, param, value):
 
 @topic("ingest")
 @click.command(short_help='Score the summary texts of DATASET and store the scores as metrics.')
-@click.argument("dataset")
+@dataset_argument
 @click.option("--metric", "metrics", multiple=True, required=True, type=LazyChoice("metaeval.runs.scoring:METRICS"),
               help="Metric family to compute. Repeatable.")
 @click.option("--variant", "variants", multiple=True, metavar="NAME",

@@ -8,6 +8,7 @@ import click
 from metaeval import connection, schema
 from metaeval.cli.app import Context, fmt_option, plain, show, say
 from metaeval.cli.sections import topic
+from metaeval.cli.dataset_option import dataset_argument
 from metaeval.errors import WarehouseError
 
 
@@ -50,7 +51,7 @@ def datasets(obj, fmt, url):
 
 @topic("storage")
 @click.command(short_help='The measures of DATASET: kind, direction, scale, coverage, duplicates.')
-@click.argument("dataset")
+@dataset_argument
 @click.option("--kind", type=click.Choice(["automatic", "human"]), default=None)
 @fmt_option()
 @click.pass_obj
@@ -66,7 +67,7 @@ def measures(obj, dataset, kind, fmt):
 
 @topic("storage")
 @click.command(short_help='Record the scale (range) of MEASURES of DATASET.')
-@click.argument("dataset")
+@dataset_argument
 @click.argument("measures", nargs=-1, required=True)
 @click.option("--range", "range_", metavar="LOW..HIGH", default=None,
               help="The measures' declared range, e.g. 0..1 or 0..100.")
@@ -94,7 +95,7 @@ def scale(obj, dataset, measures, range_, unknown):
 
 @topic("storage")
 @click.command()
-@click.argument("dataset")
+@dataset_argument
 @click.argument("measure")
 @click.option("--format", "fmt", type=click.Choice(["table", "csv"]), default="table",
               help="csv: one row per system (first column the system id), one column per input.")
