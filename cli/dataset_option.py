@@ -31,6 +31,10 @@ def _split(args: list[str]) -> tuple[str | None, list[str]]:
     value, rest, i = None, [], 0
     while i < len(args):
         arg = args[i]
+        if not isinstance(arg, str):     # a value given from Python (click.testing: a Path)
+            rest.append(arg)
+            i += 1
+            continue
         if arg == "--":
             rest += args[i:]
             break

@@ -101,7 +101,9 @@ class Ci(Family):
     report_position = 50
     summary = "Confidence intervals of correlations (Fisher or bootstrap over systems/inputs/both)."
     tables = ("confidence_intervals",)
-    options = (*SCOPE, Option("method", default="boot-both", kind="choice", choices=_VOCABULARY + "CI_METHODS"),
+    options = (*SCOPE, Option("method", default="boot-both", kind="choice", choices=_VOCABULARY + "CI_METHODS",
+                              flag="--ci-method", renamed_from=("--method",),
+                              help="The interval's method, as `evaluate --ci-method` (--method is a test's)."),
                K, SEED, ALPHA,
                Option("resample_annotators", kind="choice", choices=_VOCABULARY + "ANNOTATOR_RESAMPLING",
                       help="Also re-draw the human annotators in every resample: each cell's (cells) or the panel's "
@@ -177,7 +179,8 @@ class Accuracy(Family):
                       help="Also the accuracy and Kendall's tau within Q quantile bins of the system pairs' human "
                            "difference, closest pairs first (Deutsch, Dror & Roth 2022): table delta_bin_accuracy."),
                K.but(help="--soft: permutations."),
-               SEED.but(default=4, help="--soft: seed of the permutations (4: mt-metrics-eval's default draw)."),
+               SEED.but(default=4, help="--soft: seed of the permutations. 4, not 0 as everywhere else: the draw of "
+                                        "mt-metrics-eval's default, which --soft reproduces."),
                Option("pvalue", default="t", kind="choice", choices="metaeval.runs.ranking:PVALUE_METHODS",
                       help="p-values of the per-input correlations: t (scipy's defaults) or as89 (R's cor.test for "
                            "Spearman, as Louis & Nenkova: exact for n <= 9, AS 89's series above; --coefficient "
@@ -402,7 +405,8 @@ class SimulateCoverage(Family):
                                                 "Repeatable."),
                PLAIN_COEFFICIENTS.but(help="Coefficient(s). Default: all three. Repeatable."),
                Option("methods", kind="choice", multiple=True, choices="metaeval.analyses.simulation:CI_METHODS",
-                      flag="--method", help="CI method(s), as `metaeval ci`. Default: all four. Repeatable."))
+                      flag="--ci-method", renamed_from=("--method",),
+                      help="CI method(s), as `metaeval ci --ci-method`. Default: all four. Repeatable."))
 
     def compute(self, wh, **params):
         from metaeval.runs import api

@@ -87,6 +87,9 @@ class Option:
     maximum: float | None = None
     open: bool = False                   # the bounds themselves excluded (float)
     show_default: bool | None = None     # None: shown when there is a default (not for a flag)
+    #: flags the option was once spelled with, still accepted on the command line with a note
+    #: (the name, and so what is stored and fingerprinted, is the option's)
+    renamed_from: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:

@@ -451,7 +451,7 @@ def test_a_failing_run_is_marked_failed(cli, db, monkeypatch):
 
     monkeypatch.setattr(intervals, "evaluate_ci", broken)
     with pytest.raises(RuntimeError, match="broken evaluation"):
-        cli("ci", "--dataset", "demo", "--human", "expert.relevance", "--method", "fisher")
+        cli("ci", "--dataset", "demo", "--human", "expert.relevance", "--ci-method", "fisher")
     with Store(db, read_only=True) as wh:
         runs = wh.sql("SELECT command, status FROM analysis_runs ORDER BY run_id")
     assert list(runs["status"]) == ["finished"] * 3 + ["failed"] and runs["command"].iloc[-1] == "ci"

@@ -79,3 +79,15 @@ def test_a_command_declares_its_own_topic():
     assert sections.section_of(command, None, TOPICS) == [list(TOPICS).index("storage"), "Storage"]
     assert sections.summary(command) == "Do x."
     assert sections.section_of(click.Command("y"), None, TOPICS)[1] == sections.OTHER[1]
+
+
+@pytest.mark.parametrize("group", ["ingest", "plot", "drop", "rename", "simulate", "index"])
+def test_a_groups_commands_are_listed_whole_on_one_line(group):
+    result = CliRunner().invoke(app.main, [group, "--help"], terminal_width=100)
+    assert result.exit_code == 0, result.output
+    listing = result.output.split("Commands:\n", 1)[1]
+    command = app.main.commands[group]
+    for name, sub in command.commands.items():
+        text = sections.summary(sub)
+        assert len(text) <= sections.SUMMARY_WIDTH and not text.endswith("..."), (group, name, text)
+        assert re.search(rf"^  {re.escape(name)} +{re.escape(text)}$", listing, re.M), (group, name)

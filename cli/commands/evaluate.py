@@ -17,7 +17,7 @@ from metaeval.runs.families import ALPHA, FORCE, JOBS, K, SEED, SYSTEM_INPUTS, W
 from metaeval.cli.progress import terminal_progress
 from metaeval.cli.sections import topic
 
-#: In text output, beats / beaten by lists longer than this many characters are cut (--wide: never).
+#: In text output, beats / beaten by lists longer than this many characters are cut (--full-width: never).
 MAX_LIST = 70
 
 

@@ -21,7 +21,7 @@ def drop():
     """Remove a measure or a dataset (atomic; refused while results depend on it, unless --cascade)."""
 
 
-@drop.command("measure")
+@drop.command("measure", short_help='Remove measure NAME of DATASET: its values and the measure.')
 @dataset_argument
 @click.argument("name")
 @_CASCADE
@@ -36,7 +36,7 @@ def drop_measure(obj: Context, dataset, name, cascade):
         say(str(wh.drop_measure(dataset, name, cascade=cascade)))
 
 
-@drop.command("dataset")
+@drop.command("dataset", short_help='Remove DATASET and everything it holds.')
 @dataset_argument
 @_CASCADE
 @click.pass_obj
@@ -55,7 +55,7 @@ def rename():
     """Rename a measure (atomic)."""
 
 
-@rename.command("measure")
+@rename.command("measure", short_help='Rename measure OLD of DATASET to NEW.')
 @dataset_argument
 @click.argument("old")
 @click.argument("new")

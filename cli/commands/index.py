@@ -18,7 +18,7 @@ def index():
     """Search indexes (tantivy) that SERA's queries are run against."""
 
 
-@index.command("build")
+@index.command("build", short_help="Index CORPUS files (JSONL or Parquet) for SERA's queries.")
 @click.argument("name")
 @click.argument("corpus", nargs=-1, type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--dataset", default=None,

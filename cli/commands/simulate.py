@@ -37,7 +37,7 @@ def simulate():
     """The paper's simulations (§5): CI coverage of held-out data, and statistical power."""
 
 
-@simulate.command("coverage")
+@simulate.command("coverage", short_help='How often a CI on half of the data contains the correlation on the rest.')
 @options_of("simulate-coverage")
 @click.pass_obj
 def coverage(obj: Context, dataset, human, levels, trials, alpha, system_inputs, jobs, force, k, seed, metrics,
@@ -66,7 +66,7 @@ def coverage(obj: Context, dataset, human, levels, trials, alpha, system_inputs,
                "closest to 1 - alpha (below 1); *: that method, significantly different from every other (bold).")
 
 
-@simulate.command("power")
+@simulate.command("power", short_help='How often each test finds ROUGE-1 better than its degraded variants.')
 @options_of("simulate-power")
 @click.pass_obj
 def power(obj: Context, dataset, human, levels, trials, alpha, system_inputs, jobs, force, k, seed, variant,
