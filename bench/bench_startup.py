@@ -6,9 +6,12 @@
 
 Builds a SummEval warehouse (the README's ingest commands) and runs an up-to-date `correlate`
 once to store its rows; then times each command as a new process (CPU seconds, user + system,
-of the whole process: interpreter start, imports, the query, printing) `--runs` times and
-reports the median, the minimum and the median's ratio to the reference's. The reference is the interpreter importing DuckDB alone: no command can
-be faster than that. Targets: the light commands (`--help`, `datasets`, `measures`) within 1.5x
+of the whole process: interpreter start, imports, the query, printing), `--runs` times, each run
+alternating with a run of the reference, also a new process (A B A B ...: both sides see the
+same load), and reports for both the median and minimum CPU and the median peak resident memory,
+and the ratio of the medians. The reference is the interpreter importing DuckDB alone (what both
+sides do: start Python, import DuckDB; the command also parses its line, opens the warehouse,
+queries and prints): no command can be faster than that. Targets: the light commands (`--help`, `datasets`, `measures`) within 1.5x
 the reference's CPU (issue 47 item 5), `results` and `sql` under 0.5 s, an up-to-date
 `correlate` under 1 s. Opening a warehouse is DuckDB's own cost too: the line
 `python -c 'duckdb.connect(warehouse)'` shows it (DuckDB reading the catalog of the schema's
@@ -19,7 +22,8 @@ interpreter (another checkout, e.g. the code before a change), each run of one a
 a run of the other, so that both see the same load.
 
 Also lists, for `datasets`, whether scipy, matplotlib or sklearn-like heavy modules were imported
-(they must not be on the light path), and times `Store.matrix` of every SummEval measure with
+(they must not be on the light path) and the modules it imports beyond `import duckdb` with the
+most import time of their own (`python -X importtime`, one run), and times `Store.matrix` of every SummEval measure with
 the measures fetched together (the default) and one query per measure (as before), same values.
 """
 
