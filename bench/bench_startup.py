@@ -11,8 +11,8 @@ alternating with a run of the reference, also a new process (A B A B ...: both s
 same load), and reports for both the median and minimum CPU and the median peak resident memory,
 and the ratio of the medians. The reference is the interpreter importing DuckDB alone (what both
 sides do: start Python, import DuckDB; the command also parses its line, opens the warehouse,
-queries and prints): no command can be faster than that. Targets: the light commands (`--help`, `datasets`, `measures`) within 1.5x
-the reference's CPU (issue 47 item 5), `results` and `sql` under 0.5 s, an up-to-date
+queries and prints): no command can be faster than that. Targets: the light commands (`--help`,
+`datasets`, `measures`) within 1.5x the reference's CPU (issue 47 item 5), `results` and `sql` under 0.5 s, an up-to-date
 `correlate` under 1 s. Opening a warehouse is DuckDB's own cost too: the line
 `python -c 'duckdb.connect(warehouse)'` shows it (DuckDB reading the catalog of the schema's
 tables and views), the floor of every command that reads the warehouse.

@@ -70,8 +70,8 @@ def _set_wide(ctx: click.Context, param: click.Parameter, value: bool) -> None:
 
 def wide_option(f):
     """``--full-width`` of the ``metaeval`` group (:func:`attach` gives every command its own)."""
-    return click.option("--full-width", "wide", cls=WideOption, is_flag=True, default=False, is_eager=True, expose_value=False,
-                        callback=_set_wide, help=WIDE_HELP)(f)
+    return click.option("--full-width", "wide", cls=WideOption, is_flag=True, default=False, is_eager=True,
+                        expose_value=False, callback=_set_wide, help=WIDE_HELP)(f)
 
 
 def attach(command: click.Command) -> click.Command:

@@ -28,8 +28,9 @@ def _type(option: Option):
         return click.INT if option.minimum is None and option.maximum is None else \
             click.IntRange(option.minimum, option.maximum)
     if kind == "float":
-        return options.FiniteFloatRange(option.minimum, option.maximum, min_open=option.open and option.minimum is not None,
-                                    max_open=option.open and option.maximum is not None)
+        return options.FiniteFloatRange(option.minimum, option.maximum,
+                                        min_open=option.open and option.minimum is not None,
+                                        max_open=option.open and option.maximum is not None)
     if kind == "choice":
         if isinstance(option.choices, str):
             return options.LazyChoice(option.choices)

@@ -29,7 +29,8 @@ def _graph() -> dict[str, set[str]]:
             elif isinstance(node, ast.ImportFrom):
                 base = node.module or ""
                 if node.level:
-                    base = ".".join([*package.split(".")[:len(package.split(".")) - node.level + 1], *[base][:bool(base)]])
+                    parts = package.split(".")
+                    base = ".".join([*parts[:len(parts) - node.level + 1], *([base] if base else [])])
                 targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base for a in node.names]
             else:
                 continue

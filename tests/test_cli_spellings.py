@@ -9,7 +9,8 @@ import pytest
 from tests.conftest import digest, run_cli
 
 ROWS = "system,input,measure,value\n" + "".join(
-    f"{s},d{i},{m},{(ord(s) * 7 + i * 3 + len(m)) % 11 / 10}\n" for s in "ABC" for i in range(4) for m in ("h", "m", "n"))
+    f"{s},d{i},{m},{(ord(s) * 7 + i * 3 + len(m)) % 11 / 10}\n"
+    for s in "ABC" for i in range(4) for m in ("h", "m", "n"))
 
 
 @pytest.fixture

@@ -249,8 +249,8 @@ def test_summary_and_global_levels_do_not_depend_on_the_protocol(db, tmp_path):
         assert got.p_value.tolist() == pytest.approx([test.pvalue] * 2, abs=1e-12)
 
 
-COVERAGE = ["simulate", "coverage", "--human", "h", "--metric", "mx", "--coefficient", "pearson", "--ci-method", "fisher",
-            "--ci-method", "boot-inputs", "--trials", "80", "--k", "40", "--seed", "1"]
+COVERAGE = ["simulate", "coverage", "--human", "h", "--metric", "mx", "--coefficient", "pearson",
+            "--ci-method", "fisher", "--ci-method", "boot-inputs", "--trials", "80", "--k", "40", "--seed", "1"]
 COVERAGE_VALUES = ["metric", "level", "coefficient", "method", "trials", "contains", "too_high", "too_low", "undefined",
                    "coverage", "n_systems", "n_inputs", "fingerprint"]
 
