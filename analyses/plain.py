@@ -31,7 +31,7 @@ import textwrap
 FORMATS: tuple[str, ...] = ("text", "json", "csv")
 #: Columns whose values are JSON documents (stored as JSON text): nested objects in JSON output.
 JSON_COLUMNS: tuple[str, ...] = ("conventions", "parameters", "beaten_by", "consensus", "pc_pvalues", "p_values")
-#: Characters of a line of a text table by default (``metaeval --wide``: no limit), and the
+#: Characters of a line of a text table by default (``metaeval --full-width``: no limit), and the
 #: narrowest a text column is wrapped to before the columns are set in blocks.
 WIDTH, MIN_WRAP = 100, 24
 
@@ -42,7 +42,7 @@ class _Display:
 
 
 #: A ``width`` argument meaning the display width (:func:`display_width`): WIDTH, or None (no
-#: limit) within ``display_width(None)`` (``metaeval --wide``), as pandas' ``display.width``.
+#: limit) within ``display_width(None)`` (``metaeval --full-width``), as pandas' ``display.width``.
 DISPLAY = _Display()
 _DISPLAY_WIDTH: list[int | None] = [WIDTH]
 

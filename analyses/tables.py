@@ -523,12 +523,12 @@ def markdown_caption(caption: str | None, notes: str = "") -> str:
 
 def caption_text(caption: str, notes: str = "", width=DISPLAY) -> str:
     """A caption in text: :func:`split_caption`'s shown part in at most :data:`CAPTION_LINES`
-    lines of ``width`` characters and a pointer to the conventions; all of it under ``--wide``."""
+    lines of ``width`` characters and a pointer to the conventions; all of it under ``--full-width``."""
     width = resolve_width(width)
     if width is None:
         return " ".join(x for x in (caption, notes) if x)
     shown, rest = split_caption(caption, notes, CAPTION_LINES * width - 60)
-    more = " (Conventions and signature: --format json, --format latex or --wide.)" if rest else ""
+    more = " (Conventions and signature: --format json, --format latex or --full-width.)" if rest else ""
     return "\n".join(textwrap.wrap(shown + more, width, break_on_hyphens=False))
 
 

@@ -6,10 +6,13 @@
 
 Builds a SummEval warehouse (the README's ingest commands) and runs an up-to-date `correlate`
 once to store its rows; then times each command as a new process (CPU seconds, user + system,
-of the whole process: interpreter start, imports, the query, printing) `--runs` times and
-reports the median, the minimum and the median's ratio to the reference's. The reference is the interpreter importing DuckDB alone: no command can
-be faster than that. Targets: the light commands (`--help`, `datasets`, `measures`) within 1.5x
-the reference's CPU (issue 47 item 5), `results` and `sql` under 0.5 s, an up-to-date
+of the whole process: interpreter start, imports, the query, printing), `--runs` times, each run
+alternating with a run of the reference, also a new process (A B A B ...: both sides see the
+same load), and reports for both the median and minimum CPU and the median peak resident memory,
+and the ratio of the medians. The reference is the interpreter importing DuckDB alone (what both
+sides do: start Python, import DuckDB; the command also parses its line, opens the warehouse,
+queries and prints): no command can be faster than that. Targets: the light commands (`--help`,
+`datasets`, `measures`) within 1.5x the reference's CPU (issue 47 item 5), `results` and `sql` under 0.5 s, an up-to-date
 `correlate` under 1 s. Opening a warehouse is DuckDB's own cost too: the line
 `python -c 'duckdb.connect(warehouse)'` shows it (DuckDB reading the catalog of the schema's
 tables and views), the floor of every command that reads the warehouse.
@@ -19,7 +22,8 @@ interpreter (another checkout, e.g. the code before a change), each run of one a
 a run of the other, so that both see the same load.
 
 Also lists, for `datasets`, whether scipy, matplotlib or sklearn-like heavy modules were imported
-(they must not be on the light path), and times `Store.matrix` of every SummEval measure with
+(they must not be on the light path) and the modules it imports beyond `import duckdb` with the
+most import time of their own (`python -X importtime`, one run), and times `Store.matrix` of every SummEval measure with
 the measures fetched together (the default) and one query per measure (as before), same values.
 """
 
@@ -36,6 +40,8 @@ from pathlib import Path
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "summeval"
 HUMAN = "expert.relevance"
+#: The light commands (issue 47 item 5): within 1.5x the CPU of `python -c 'import duckdb'`.
+LIGHT = (("--help",), ("datasets",), ("measures", "summeval"))
 
 
 #: The folders of the package (one import name, a folder per floor: an editable install maps them).
@@ -61,27 +67,28 @@ def _metaeval(db: Path, *args: str, python: str | None = None) -> list[str]:
     return [str(script), "--db", str(db), *args]
 
 
-def _once(cmd: list[str]) -> float:
-    """The CPU seconds (user + system) of ``cmd`` run as a new process: on a loaded machine the
-    wall clock measures the other processes too."""
+def _once(cmd: list[str]) -> tuple[float, float]:
+    """(CPU seconds, user + system, peak resident MB) of ``cmd`` run as a new process: on a
+    loaded machine the wall clock measures the other processes too."""
     with tempfile.TemporaryFile() as err:
         process = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err)
         _, status, usage = os.wait4(process.pid, 0)
         if os.waitstatus_to_exitcode(status) != 0:
             err.seek(0)
             raise SystemExit(f"{' '.join(cmd)} failed: {err.read().decode().strip()}")
-    return usage.ru_utime + usage.ru_stime
+    return usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024      # ru_maxrss: KiB on Linux
 
 
-def _time(cmd: list[str], runs: int, baseline: list[str] | None = None) -> tuple[float, ...]:
-    """(median, min) of ``cmd``; with ``baseline``, also its (median, min), runs interleaved."""
-    times, base = [], []
+def _time(sides: list[list[str]], runs: int) -> list[tuple[float, float, float]]:
+    """(median CPU s, min CPU s, median peak MB) of each command of ``sides``, each a fresh
+    process, the sides alternated run by run (A B A B ...) so that they see the same load."""
+    cpu, peak = [[] for _ in sides], [[] for _ in sides]
     for _ in range(runs):
-        times.append(_once(cmd))
-        if baseline is not None:
-            base.append(_once(baseline))
-    out = (statistics.median(times), min(times))
-    return out + ((statistics.median(base), min(base)) if baseline is not None else ())
+        for i, cmd in enumerate(sides):
+            c, m = _once(cmd)
+            cpu[i].append(c)
+            peak[i].append(m)
+    return [(statistics.median(c), min(c), statistics.median(m)) for c, m in zip(cpu, peak)]
 
 
 def main() -> None:
@@ -120,22 +127,27 @@ def main() -> None:
         "metaeval correlate (up to date)": correlate,
     }
     env = dict(os.environ)
-    head = f"{'command (CPU s, user+sys)':40} {'median':>7} {'min':>6} {'x ref':>6}"
-    print(head + (f" {'baseline median':>16} {'min':>6} {'x ref':>6}" if args.baseline else ""))
-    reference = None
+    reference = [sys.executable, "-c", "import duckdb"]
+    print(f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}; {args.runs} runs of each side, alternated; "
+          "CPU s = user + sys of the whole process, peak = its maximum resident set")
+    head = f"{'command':40} {'CPU med':>7} {'min':>6} {'peak MB':>7} {'ref CPU':>7} {'ref MB':>6} {'x ref':>6}"
+    print(head + (f" {'baseline CPU':>12} {'peak MB':>7} {'x ref':>6}" if args.baseline else ""))
     for name, argv in names.items():
-        if argv in (None, "connect"):
-            code = "import duckdb" + (f"; duckdb.connect({str(db)!r}, read_only=True)" if argv else "")
-            cmd = [sys.executable, "-c", code]
-            base = [args.baseline, "-c", code] if args.baseline else None
+        if argv is None:
+            continue
+        if argv == "connect":
+            cmd = [sys.executable, "-c", f"import duckdb; duckdb.connect({str(db)!r}, read_only=True)"]
+            base = None
         else:
             cmd = _metaeval(db, *argv)
             base = _metaeval(db, *argv, python=args.baseline) if args.baseline else None
-        t = _time(cmd, args.runs, base)
-        if reference is None:
-            reference = t[0], (t[2] if base else None)
-        print(f"{name:40} {t[0]:7.3f} {t[1]:6.3f} {t[0] / reference[0]:6.2f}"
-              + (f" {t[2]:16.3f} {t[3]:6.3f} {t[2] / reference[1]:6.2f}" if base else ""))
+        timed = _time([reference, cmd] + ([base] if base else []), args.runs)
+        ref, own = timed[0], timed[1]
+        line = (f"{name:40} {own[0]:7.3f} {own[1]:6.3f} {own[2]:7.1f} {ref[0]:7.3f} {ref[2]:6.1f} "
+                f"{own[0] / ref[0]:6.2f}")
+        if base:
+            line += f" {timed[2][0]:12.3f} {timed[2][2]:7.1f} {timed[2][0] / ref[0]:6.2f}"
+        print(line + ("  (target 1.5)" if argv in LIGHT else ""))
     probe = ("import sys; sys.argv = ['metaeval', '--db', sys.argv[1], 'datasets'];\n"
              "from metaeval.cli import main\n"
              "try:\n    main()\nexcept SystemExit:\n    pass\n"
@@ -143,7 +155,31 @@ def main() -> None:
              "if m in sys.modules]\nprint('heavy modules imported by datasets:', heavy or 'none', file=sys.stderr)")
     out = subprocess.run([sys.executable, "-c", probe, str(db)], capture_output=True, text=True, env=env)
     print(out.stderr.strip().splitlines()[-1])
+    _imports(db)
     _matrix(db, args.runs)
+
+
+def _import_times(code: str, *argv: str) -> dict[str, int]:
+    """Module -> its own import time in microseconds (``python -X importtime``) of ``code``."""
+    done = subprocess.run([sys.executable, "-X", "importtime", "-c", code, *argv], capture_output=True, text=True)
+    times = {}
+    for line in done.stderr.splitlines():
+        if line.startswith("import time:") and "self [us]" not in line:
+            own, _, name = line.removeprefix("import time:").split("|")
+            times[name.strip()] = int(own)
+    return times
+
+
+def _imports(db: Path, shown: int = 12) -> None:
+    """What `metaeval datasets` imports beyond `import duckdb`: the modules with the most import
+    time of their own (one run, so a rough guide), with the total."""
+    code = ("import sys; sys.argv = ['metaeval', '--db', sys.argv[1], 'datasets']\nfrom metaeval.cli import main\n"
+            "try:\n    main()\nexcept SystemExit:\n    pass")
+    duckdb_alone = _import_times("import duckdb")
+    extra = {m: t for m, t in _import_times(code, str(db)).items() if m not in duckdb_alone}
+    top = sorted(extra.items(), key=lambda kv: -kv[1])[:shown]
+    print(f"imported by datasets beyond import duckdb: {len(extra)} modules, {sum(extra.values()) / 1e3:.0f} ms of "
+          "their own; most: " + ", ".join(f"{m} {t / 1e3:.0f}" for m, t in top))
 
 
 def _matrix(db: Path, runs: int) -> None:

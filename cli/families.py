@@ -3,7 +3,7 @@
 :func:`options_of` turns a family's declared options into click options: the flag, the type
 (from the option's kind), the default, the help and the choices are read from the declaration,
 never restated here. A command keeps its own options that are not parameters of the analysis
-(``--format``, ``--layout``, ``--figure``, ...). :func:`command_of` generates the whole command
+(``--format``, ``--layout``, ``--out``, ...). :func:`command_of` generates the whole command
 of a family that has no hand-written one: its options, then ``compute``, then ``present``.
 """
 
@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING
 
 import click
 
-from metaeval.cli import app
+from metaeval.cli import messages, options
+from metaeval.cli.context import Context
 from metaeval.errors import WarehouseError
 
 if TYPE_CHECKING:
@@ -27,14 +28,15 @@ def _type(option: Option):
         return click.INT if option.minimum is None and option.maximum is None else \
             click.IntRange(option.minimum, option.maximum)
     if kind == "float":
-        return app.FiniteFloatRange(option.minimum, option.maximum, min_open=option.open and option.minimum is not None,
-                                    max_open=option.open and option.maximum is not None)
+        return options.FiniteFloatRange(option.minimum, option.maximum,
+                                        min_open=option.open and option.minimum is not None,
+                                        max_open=option.open and option.maximum is not None)
     if kind == "choice":
         if isinstance(option.choices, str):
-            return app.LazyChoice(option.choices)
+            return options.LazyChoice(option.choices)
         return click.Choice(option.choices)
-    return {"coefficient": app.CoefficientChoice() if kind == "coefficient" else None,
-            "resamples": app.RESAMPLES, "seed": app.SEED, "probability": app.ALPHA}.get(kind)
+    return {"coefficient": options.CoefficientChoice() if kind == "coefficient" else None,
+            "resamples": options.RESAMPLES, "seed": options.SEED, "probability": options.ALPHA}.get(kind)
 
 
 def _checked(option: Option):
@@ -44,7 +46,7 @@ def _checked(option: Option):
             try:
                 option.check(value)
             except WarehouseError as exc:
-                raise click.BadParameter(app.error_text(exc), ctx, param) from None
+                raise click.BadParameter(messages.error_text(exc), ctx, param) from None
         return value
     return callback
 
@@ -54,6 +56,10 @@ def click_option(option: Option):
     decls = [f"{option.flag}/--no-{option.flag[2:]}" if option.kind == "switch" else option.flag, option.name]
     kwargs = {"help": option.help, "required": option.required, "multiple": option.multiple,
               "metavar": option.metavar}
+    if option.renamed_from:
+        from metaeval.cli.renamed import Renamed
+
+        kwargs.update(cls=Renamed, renamed_from=option.renamed_from)
     if option.kind == "flag":
         kwargs["is_flag"] = True
     else:
@@ -66,7 +72,7 @@ def click_option(option: Option):
     if show:
         kwargs["show_default"] = True
     if option.kind == "where":
-        kwargs["callback"] = app._parse_where
+        kwargs["callback"] = options._parse_where
     elif option.check is not None and option.kind in ("str", "int", "float"):
         kwargs["callback"] = _checked(option)
     return click.option(*decls, **{k: v for k, v in kwargs.items() if v is not None and v is not False
@@ -90,7 +96,7 @@ def options_of(family: Family | str, *names: str, skip: tuple[str, ...] = ()):
         # --aggregate names the metric's side on the command line, --human-aggregate the human's
         decorators.append(click_option(option.but(choices=AGGREGATES) if option.name == "aggregate" else option))
         if option.name == "jobs":
-            decorators.append(app.scheduler_option)
+            decorators.append(options.scheduler_option)
         if option.name == "aggregate":     # the option carries the human's side (runs.families.HUMAN_AGGREGATE)
             decorators.append(click_option(HUMAN_AGGREGATE))
 
@@ -129,7 +135,7 @@ def _human_in_aggregate(f):
         try:
             aggregate = aggregate_value(aggregate, human_aggregate)
         except WarehouseError as exc:
-            raise click.UsageError(app.error_text(exc)) from None
+            raise click.UsageError(messages.error_text(exc)) from None
         return f(*args, aggregate=aggregate, **kwargs)
     return wrapper
 
@@ -147,7 +153,7 @@ def _types_in_where(f):
         try:
             where = with_system_types(where, system_types)
         except WarehouseError as exc:
-            raise click.UsageError(app.error_text(exc)) from None
+            raise click.UsageError(messages.error_text(exc)) from None
         return f(*args, where=where, **kwargs)
     return wrapper
 
@@ -159,8 +165,8 @@ def command_of(family: Family) -> click.Command:
     ``plain`` returns :class:`~metaeval.rows.Rows` for the formats printed without pandas)."""
 
     @click.pass_obj
-    def run(obj: app.Context, fmt: str, **params):
-        light = {"plain": True} if "plain" in family.run_keywords and app.plain(fmt) else {}
+    def run(obj: Context, fmt: str, **params):
+        light = {"plain": True} if "plain" in family.run_keywords and options.plain(fmt) else {}
         if family.shows_progress:
             from metaeval.cli.progress import terminal_progress
 
@@ -169,15 +175,15 @@ def command_of(family: Family) -> click.Command:
             try:
                 outcome = family.run(wh, **params, **light)
             except KeyboardInterrupt as exc:
-                raise app.interrupted(exc, "the results finished so far are saved; "
+                raise messages.interrupted(exc, "the results finished so far are saved; "
                                            "run the same command again to resume") from None
         click.echo(family.present(outcome, fmt), nl=False)
 
     doc = (type(family).__doc__ or "").strip()
     text = doc if doc.startswith(family.summary) else f"{family.summary}\n\n{doc}".strip()
-    run = app.fmt_option()(run)
+    run = options.fmt_option()(run)
     run = options_of(family)(run)
-    return click.command(family.name, help=text, short_help=family.summary)(run)
+    return click.command(family.name, help=text, short_help=family.headline or family.summary)(run)
 
 
 def generated_commands(handwritten: set[str]) -> list[click.Command]:

@@ -80,6 +80,8 @@ def _correlation_rows(wh, command: str, params: dict):
 @register
 class Correlate(Family):
     name = "correlate"
+    topic = "metrics"
+    headline = "Correlations of metrics with a human judgment, at each level."
     report = ("metaeval.runs.report.factuality:partial", "metaeval.runs.report.factuality:subsets")
     report_position = 10
     summary = "Correlations of metrics with a human judgment (system, summary, global level)."
@@ -93,11 +95,15 @@ class Correlate(Family):
 @register
 class Ci(Family):
     name = "ci"
+    topic = "metrics"
+    headline = "Confidence intervals of correlations (Fisher, or bootstrap resampling)."
     report = ("metaeval.runs.report.paper:intervals",)
     report_position = 50
     summary = "Confidence intervals of correlations (Fisher or bootstrap over systems/inputs/both)."
     tables = ("confidence_intervals",)
-    options = (*SCOPE, Option("method", default="boot-both", kind="choice", choices=_VOCABULARY + "CI_METHODS"),
+    options = (*SCOPE, Option("method", default="boot-both", kind="choice", choices=_VOCABULARY + "CI_METHODS",
+                              flag="--ci-method", renamed_from=("--method",),
+                              help="The interval's method, as `evaluate --ci-method` (--method is a test's)."),
                K, SEED, ALPHA,
                Option("resample_annotators", kind="choice", choices=_VOCABULARY + "ANNOTATOR_RESAMPLING",
                       help="Also re-draw the human annotators in every resample: each cell's (cells) or the panel's "
@@ -111,6 +117,7 @@ class Ci(Family):
 @register
 class Compare(Family):
     name = "compare"
+    topic = "metrics"
     report = ("metaeval.runs.report.paper:tests",)
     report_position = 60
     summary = "Test every ordered pair of metrics: is corr(a, human) > corr(b, human)?"
@@ -146,6 +153,8 @@ class Compare(Family):
 @register
 class Accuracy(Family):
     name = "accuracy"
+    topic = "metrics"
+    headline = "Pairwise accuracy of metrics against a human judgment (Louis & Nenkova)."
     report = ("metaeval.runs.report.paper:close_pairs",)
     report_position = 70
     summary = "Pairwise accuracy of metrics against a human judgment (Louis & Nenkova 2013)."
@@ -170,7 +179,8 @@ class Accuracy(Family):
                       help="Also the accuracy and Kendall's tau within Q quantile bins of the system pairs' human "
                            "difference, closest pairs first (Deutsch, Dror & Roth 2022): table delta_bin_accuracy."),
                K.but(help="--soft: permutations."),
-               SEED.but(default=4, help="--soft: seed of the permutations (4: mt-metrics-eval's default draw)."),
+               SEED.but(default=4, help="--soft: seed of the permutations. 4, not 0 as everywhere else: the draw of "
+                                        "mt-metrics-eval's default, which --soft reproduces."),
                Option("pvalue", default="t", kind="choice", choices="metaeval.runs.ranking:PVALUE_METHODS",
                       help="p-values of the per-input correlations: t (scipy's defaults) or as89 (R's cor.test for "
                            "Spearman, as Louis & Nenkova: exact for n <= 9, AS 89's series above; --coefficient "
@@ -190,6 +200,7 @@ class Accuracy(Family):
 @register
 class SystemsAgreement(Family):
     name = "systems-agreement"
+    topic = "metrics"
     summary = "Do metrics reach the same conclusions about systems as the humans?"
     tables = ("system_agreement",)
     options = (DATASET, HUMAN, METRICS,
@@ -207,6 +218,7 @@ class SystemsAgreement(Family):
 @register
 class Winners(Family):
     name = "winners"
+    topic = "metrics"
     summary = "Metrics not significantly beaten by any other, and significance clusters."
     tables = ("winners",)
     tests_table = "hypothesis_tests"
@@ -233,6 +245,7 @@ class Winners(Family):
 @register
 class Replicability(Family):
     name = "replicability"
+    topic = "metrics"
     summary = "On how many datasets does metric A beat metric B? (Dror et al. 2017)"
     tables = ("replicability",)
     options = (Option("datasets", multiple=True, required=True, flag="--dataset",
@@ -262,6 +275,8 @@ class Replicability(Family):
 @register
 class RankTasks(Family):
     name = "rank-tasks"
+    topic = "metrics"
+    headline = "Rank metrics over several tasks: correlations, weighted average, clusters."
     summary = ("Rank metrics over several tasks: each task's correlation, the weighted average of the scores "
                "mapped to [0, 1], and significance clusters from a permutation test on the average (table "
                "task_rankings).")
@@ -310,6 +325,8 @@ CURVE_BASELINE = Option("baseline", default="none", kind="choice",
 @register
 class Agreement(Family):
     name = "agreement"
+    topic = "metrics"
+    headline = "Do metrics agree with each other in the low, middle and top of the range?"
     report = ("metaeval.runs.report.agreement:agreement",)
     report_position = 110
     summary = "Do metrics agree with each other in the low, middle and top of each input's score range?"
@@ -337,6 +354,7 @@ class Agreement(Family):
 @register
 class Annotators(Family):
     name = "annotators"
+    topic = "metrics"
     summary = "How much the annotators agree, and the human ceiling."
     tables = ("annotator_agreement", "human_ceiling")
     options = (DATASET,
@@ -356,6 +374,8 @@ class Annotators(Family):
 @register
 class Normality(Family):
     name = "normality"
+    topic = "metrics"
+    headline = "Shapiro-Wilk normality of the system means and of each input's scores."
     report = ("metaeval.runs.report.paper:normality",)
     report_position = 100
     summary = ("Shapiro-Wilk normality of the system means, and the percent of inputs whose scores fail it at "
@@ -373,6 +393,8 @@ class Normality(Family):
 @register
 class SimulateCoverage(Family):
     name = "simulate-coverage"
+    topic = "metrics"
+    headline = "How often a CI on half of the data contains the correlation on the rest."
     report = ("metaeval.runs.report.paper:coverage",)
     report_position = 90
     summary = ("How often a CI computed on a random half of the systems and inputs contains the correlation of "
@@ -383,7 +405,8 @@ class SimulateCoverage(Family):
                                                 "Repeatable."),
                PLAIN_COEFFICIENTS.but(help="Coefficient(s). Default: all three. Repeatable."),
                Option("methods", kind="choice", multiple=True, choices="metaeval.analyses.simulation:CI_METHODS",
-                      flag="--method", help="CI method(s), as `metaeval ci`. Default: all four. Repeatable."))
+                      flag="--ci-method", renamed_from=("--method",),
+                      help="CI method(s), as `metaeval ci --ci-method`. Default: all four. Repeatable."))
 
     def compute(self, wh, **params):
         from metaeval.runs import api
@@ -394,6 +417,8 @@ class SimulateCoverage(Family):
 @register
 class SimulatePower(Family):
     name = "simulate-power"
+    topic = "metrics"
+    headline = "How often each test finds ROUGE-1 better than its degraded variants."
     report = ("metaeval.runs.report.paper:power",)
     report_position = 80
     summary = ("How often each test concludes ROUGE-1 > R_k, ROUGE-1 on a random share of the tokens (the "
@@ -424,6 +449,8 @@ class SimulatePower(Family):
 @register
 class Detection(Family):
     name = "detection"
+    topic = "metrics"
+    headline = "Metrics as detectors of the cells a binary human judgment marks positive."
     report = ("metaeval.runs.report.factuality:detection",)
     report_position = 20
     summary = "Metrics judged as detectors of the cells a binary human judgment marks positive."
@@ -459,6 +486,7 @@ class Detection(Family):
 @register
 class Judges(Family):
     name = "judges"
+    topic = "votes"
     report = ("metaeval.runs.report.judges:judges",)
     report_position = 40
     summary = "LLM judges (automatic pairwise judges) against the human preference."
@@ -493,6 +521,8 @@ class Judges(Family):
 @register
 class Categories(Family):
     name = "categories"
+    topic = "metrics"
+    headline = "Error categories of the human judgment: FRANK's ablation (Pagnoni 2021)."
     report = ("metaeval.runs.report.factuality:categories",)
     report_position = 30
     summary = "Error categories of the human judgment (FRANK's ablation, Pagnoni et al. 2021)."

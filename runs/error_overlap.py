@@ -23,6 +23,8 @@ PAIR = Option("metrics", multiple=True, required=True, flag="--metric", metavar=
 @register
 class ErrorOverlap(Family):
     name = COMMAND
+    topic = "metrics"
+    headline = "Do two metrics err on the same system pairs? (McNemar and Fisher tests)"
     summary = "Do two metrics err on the same system pairs? (Louis & Nenkova 2013, Table 4, with McNemar and Fisher)"
     tables = (TABLE,)
     tests_table = TABLE          # its McNemar and Fisher tests (descriptive: no verdict drawn)

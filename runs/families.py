@@ -10,6 +10,7 @@ with :func:`register`::
     class SystemTests(Family):
         name = "system-tests"               # the registry key = the command (Python: wh.system_tests)
         summary = "Tests between systems."  # first line of --help and of the report section
+        topic = "systems"                   # its section of `metaeval --help` (TOPICS)
         tables = ("system_tests",)          # result tables it writes (latest view: latest_<table>)
         tests_table = "system_tests"        # where its tests live (the conclusion layer reads them), or None
         options = (DATASET, HUMAN, Option("measure", required=True, help="..."), K, SEED, FORCE)
@@ -55,6 +56,13 @@ from metaeval.runs import parameters
 KINDS = ("str", "int", "float", "flag", "switch", "choice", "coefficient", "where", "resamples", "seed",
          "probability")
 
+#: What a command answers, key -> the title of its section of ``metaeval --help``, in the order
+#: the listing shows them: every family declares one (:attr:`Family.topic`), and so does every
+#: command that is not a family, where it is defined (``metaeval.cli.sections.topic``).
+TOPICS = {"start": "Start here (demo, then evaluate, then report)", "storage": "Storage",
+          "ingest": "Ingest", "metrics": "Metrics against humans", "systems": "Systems",
+          "votes": "Judges and votes", "mt": "MT and spans", "output": "Output"}
+
 
 @dataclass(frozen=True)
 class Option:
@@ -79,6 +87,9 @@ class Option:
     maximum: float | None = None
     open: bool = False                   # the bounds themselves excluded (float)
     show_default: bool | None = None     # None: shown when there is a default (not for a flag)
+    #: flags the option was once spelled with, still accepted on the command line with a note
+    #: (the name, and so what is stored and fingerprinted, is the option's)
+    renamed_from: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -250,6 +261,10 @@ class Family:
 
     name: ClassVar[str] = ""
     summary: ClassVar[str] = ""
+    #: what the family answers: a key of :data:`TOPICS` (its section of ``metaeval --help``)
+    topic: ClassVar[str] = ""
+    #: its line in ``metaeval --help``, whole, at most 75 characters: when ``summary`` is longer
+    headline: ClassVar[str] = ""
     tables: ClassVar[tuple[str, ...]] = ()
     tests_table: ClassVar[str | None] = None
     options: ClassVar[tuple[Option, ...]] = ()
@@ -456,9 +471,12 @@ _PYTHON_NAME = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 
 def register(cls: type[Family]) -> type[Family]:
     """Class decorator: add ``cls`` (an instance of it) to :data:`FAMILIES`. Refused: a name
-    that is not lower-case words joined by ``-``, a name or a table already registered."""
+    that is not lower-case words joined by ``-``, a topic not of :data:`TOPICS`, a name or a
+    table already registered."""
     if not _PYTHON_NAME.match(cls.name or ""):
         raise ValueError(f"family name {cls.name!r}: lower-case words joined by '-'")
+    if cls.topic not in TOPICS:
+        raise ValueError(f"family {cls.name!r}: topic {cls.topic!r} is not one of {', '.join(TOPICS)}")
     if cls.name in _REGISTERED:
         raise ValueError(f"family {cls.name!r} is registered twice")
     taken = {t: f.name for f in _REGISTERED.values() for t in f.tables}

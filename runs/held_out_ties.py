@@ -21,6 +21,8 @@ SPLIT = "split"
 @register
 class HeldOutTies(Family):
     name = COMMAND
+    topic = "metrics"
+    headline = "acc-eq with its tie threshold chosen on held-out data."
     summary = ("acc-eq with its tie threshold chosen on held-out data (a seeded split of the inputs, or a second "
                "dataset), beside the value tuned on the test itself (table held_out_ties).")
     tables = (TABLE,)

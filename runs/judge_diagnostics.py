@@ -23,6 +23,8 @@ COMMAND, TABLE = "judge-diagnostics", "judge_diagnostics"
 @register
 class JudgeDiagnostics(Family):
     name = COMMAND
+    topic = "votes"
+    headline = "Judges' biases: length, self-preference, bias and variance vs the humans."
     summary = ("Judges examined for their biases: length preference, self-preference, bias and variance against the "
                "human majority, and the alternative annotator test.")
     tables = (TABLE,)

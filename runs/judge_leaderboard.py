@@ -24,6 +24,8 @@ _OUTCOME = {"a": 1.0, "b": 0.0, "tie": 0.5}
 @register
 class JudgeLeaderboard(Family):
     name = COMMAND
+    topic = "votes"
+    headline = "A judge's leaderboard against the humans': rankings, separability, Brier."
     summary = ("A judge's leaderboard against the humans': Kendall, Spearman, Arena-Hard's separability and "
                "agreement with confidence, Brier scores of its pairwise win probabilities.")
     tables = (TABLE,)

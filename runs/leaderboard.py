@@ -53,6 +53,8 @@ OPTIONS = (
 @register
 class Leaderboard(Family):
     name = COMMAND
+    topic = "votes"
+    headline = "Systems ranked from pairwise votes: Bradley-Terry ratings with intervals."
     summary = "Systems ranked from pairwise votes: Bradley-Terry ratings with intervals (Chatbot Arena's method)."
     tables = (TABLE, STYLE_TABLE)
     options = OPTIONS

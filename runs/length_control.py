@@ -29,6 +29,8 @@ COMMAND, TABLE = "lc-winrate", "lc_winrates"
 @register
 class LengthControlledWinrate(Family):
     name = COMMAND
+    topic = "votes"
+    headline = "Win rates against a baseline, raw and length-controlled (AlpacaEval 2.0)."
     summary = ("Win rates against a baseline, raw and length-controlled (AlpacaEval 2.0's GLMs), from pairwise "
                "preferences with the outputs' lengths.")
     tables = (TABLE,)

@@ -34,6 +34,8 @@ MEASURE_ALTERNATIVE = ALTERNATIVE.but(help="H1 of the p-value: the correlation i
 @register
 class MeasureCorrelation(Family):
     name = COMMAND
+    topic = "metrics"
+    headline = "The correlation of two measures (human or metric) with its p-value."
     summary = ("The correlation of two measures (two human judgments, two metrics) with its p-value "
                "(Louis & Nenkova 2013, §2.3; SERA's Table 3).")
     tables = (TABLE,)

@@ -39,6 +39,8 @@ AGGREGATE_TEXT = {"mean": "mean: each system's score is its mean over its inputs
 @register
 class OptimalSet(Family):
     name = COMMAND
+    topic = "metrics"
+    headline = "The optimal ROUGE variants' share per configuration option (Graham 2015)."
     summary = "The optimal ROUGE variants' share per configuration option (Graham 2015, Table 2), from winners."
     tables = (TABLE,)
     options = (DATASET, HUMAN,

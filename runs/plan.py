@@ -47,6 +47,8 @@ def _check_sizes(name: str, least: int, single: bool = False):
 @register
 class Plan(Family):
     name = COMMAND
+    topic = "systems"
+    headline = "How big must the next study be: power, detectable effect, interval width."
     summary = ("How big must the next study be: power, minimum detectable effect and interval width as the "
                "inputs, systems and ratings grow, from the pilot in the warehouse.")
     tables = (TABLE,)

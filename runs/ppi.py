@@ -49,6 +49,8 @@ def _check_label_seed(seed) -> None:
 @register
 class PredictionPowered(Family):
     name = COMMAND
+    topic = "systems"
+    headline = "Systems' human scores estimated with PPI++ from a metric and a few humans."
     summary = ("Prediction-powered estimates (PPI++) of the human scores of every system, their differences, win "
                "rates or Bradley-Terry scores, from a metric or judge on every cell and humans on some.")
     tables = (TABLE,)

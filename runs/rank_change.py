@@ -24,6 +24,8 @@ PAIR = Option("metrics", multiple=True, required=True, flag="--metric", metavar=
 @register
 class RankChange(Family):
     name = COMMAND
+    topic = "systems"
+    headline = "How the ranking of systems changes between two measures (Graham 2015)."
     summary = "How the ranking of systems changes between two measures (Graham 2015, Table 3)."
     tables = (TABLE,)
     options = (DATASET, PAIR, AGGREGATE, WHERE, SYSTEM_TYPE, FORCE)

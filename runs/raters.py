@@ -26,6 +26,8 @@ COMMAND, AGREEMENT, STABILITY = "raters", "rater_agreement", "rating_stability"
 @register
 class Raters(Family):
     name = COMMAND
+    topic = "mt"
+    headline = "Agreement between raters on scores and spans, and the ranking's stability."
     summary = "Agreement between raters on scores and spans, and the ranking's stability vs ratings per segment"
     tables = (AGREEMENT, STABILITY)
     report = ("metaeval.runs.report.spans:raters",)

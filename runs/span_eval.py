@@ -23,6 +23,8 @@ JUDGES = Option("judges", multiple=True, flag="--judge", metavar="NAME",
 @register
 class SpanEval(Family):
     name = COMMAND
+    topic = "mt"
+    headline = "Metrics' predicted error spans against the human ones (character P/R/F1)."
     summary = "Metrics' predicted error spans against the human ones: character precision, recall, F1"
     tables = (TABLE, TESTS)
     report = ("metaeval.runs.report.spans:span_eval",)

@@ -64,6 +64,9 @@ class SystemTests(Family):
     significantly outperformed by any other."""
 
     name = COMMAND
+    topic = "systems"
+
+    headline = "Significance tests between every pair of systems under one measure."
     summary = "Significance tests between every pair of systems under one measure (Graham 2015, Fig. 4)."
     tables = (TABLE,)
     tests_table = TABLE

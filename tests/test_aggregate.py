@@ -94,7 +94,7 @@ def test_correlate_ci_compare_median_rows_against_the_statistics_and_a_loop(hole
     X, Y, Z = (_matrix(cells, m) for m in ("m1", "m2", "human"))
     scope = ["--dataset", "h", "--human", "human", "--metric", "m1", "--metric", "m2", "--level", "system",
              "--coefficient", "pearson", "--format", "csv"]
-    for command, extra in (("correlate", []), ("ci", ["--method", "boot-inputs", "--k", "199", "--seed", "3"]),
+    for command, extra in (("correlate", []), ("ci", ["--ci-method", "boot-inputs", "--k", "199", "--seed", "3"]),
                            ("compare", ["--method", "perm-inputs", "--k", "99", "--seed", "5"])):
         run_cli(db, command, *scope, *extra)
         run_cli(db, command, *scope, *extra, "--aggregate", "median")

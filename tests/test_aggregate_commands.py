@@ -253,7 +253,7 @@ def both(holes):
              "--coefficient", "pearson"]
     for aggregate in ("mean", "median"):
         run_cli(db, "correlate", *scope, "--aggregate", aggregate)
-        run_cli(db, "ci", *scope, "--method", "boot-inputs", "--k", "99", "--aggregate", aggregate)
+        run_cli(db, "ci", *scope, "--ci-method", "boot-inputs", "--k", "99", "--aggregate", aggregate)
         run_cli(db, "compare", *scope, "--method", "perm-inputs", "--k", "99", "--aggregate", aggregate)
     return db, cells
 
@@ -270,7 +270,7 @@ def test_plot_ci_and_heatmap_draw_one_aggregate(both, tmp_path, monkeypatch):
     base = ["--dataset", "h", "--human", "human", "--level", "system", "--coefficient", "pearson"]
     for i, aggregate in enumerate(("mean", "median")):
         extra = [] if aggregate == "mean" else ["--aggregate", "median"]
-        run_cli(db, "plot", "ci", *base, "--method", "boot-inputs", "--out", tmp_path / f"ci{i}.svg", *extra)
+        run_cli(db, "plot", "ci", *base, "--ci-method", "boot-inputs", "--out", tmp_path / f"ci{i}.svg", *extra)
         run_cli(db, "plot", "heatmap", *base, "--method", "perm-inputs", "--out", tmp_path / f"h{i}.svg", *extra)
     with Store(db) as wh:
         corr = wh.sql("SELECT metric, aggregate, value FROM latest_correlations")
@@ -282,7 +282,7 @@ def test_plot_ci_and_heatmap_draw_one_aggregate(both, tmp_path, monkeypatch):
         if "metric_a" in rows:   # the heatmap orders the metrics by the correlations of its aggregate
             mine = corr[corr["aggregate"] == aggregate]
             assert kw["correlations"] == dict(zip(mine["metric"], mine["value"]))
-    missing = run_cli(db, "plot", "ci", *base, "--method", "boot-both", "--out", tmp_path / "x.svg", "--aggregate",
+    missing = run_cli(db, "plot", "ci", *base, "--ci-method", "boot-both", "--out", tmp_path / "x.svg", "--aggregate",
                       "median", ok=False)
     assert "--aggregate median" in missing.output and "stored: " in missing.output
 

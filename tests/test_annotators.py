@@ -334,7 +334,7 @@ def test_ci_resample_annotators_is_persisted_and_reused(db, tmp_path):
         (expected.estimate, expected.lower, expected.upper), abs=1e-12)
     assert aware.estimate == pytest.approx(plain.estimate, abs=1e-15)
     assert "annotators" in json.loads(aware.conventions)
-    result = run_cli(db, "ci", "--dataset", "p", "--human", "h", "--method", "fisher", "--resample-annotators",
+    result = run_cli(db, "ci", "--dataset", "p", "--human", "h", "--ci-method", "fisher", "--resample-annotators",
                      "cells", ok=False)
     assert result.exit_code == 1 and "needs a bootstrap method" in result.output
 

@@ -115,11 +115,11 @@ def test_latex_and_figure(warehouse, tmp_path):
     result = run_cli(db, "categories", "--dataset", "frank", "--human", "human.overall", "--level", "system",
                      "--coefficient", "pearson", "--category", "entity=human.entity", "--ablation",
                      "entity=human.no_entity", "--ablation", "predicate=human.no_predicate", "--format", "latex",
-                     "--figure", out)
+                     "--out", out)
     assert r"\toprule" in result.stdout and r"\caption{Error categories" in result.stdout
     assert out.stat().st_size > 1000
     refused = run_cli(db, "categories", "--dataset", "frank", "--human", "human.overall", "--category",
-                      "entity=human.entity", "--figure", tmp_path / "x.png", ok=False)
+                      "entity=human.entity", "--out", tmp_path / "x.png", ok=False)
     assert refused.exit_code != 0 and "one --level and one --coefficient" in refused.output
 
 

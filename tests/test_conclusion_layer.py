@@ -133,7 +133,7 @@ def test_judges_family_that_cannot_resolve_has_no_cluster_no_bold_and_says_so(ju
     """k = 50 and Holm over 3 pairs: 1/51 = 0.0196 > 0.0167 -- no cluster (NULL in JSON), no
     winner, no bold accuracy, one "cannot resolve ... k >= 59" line in every format."""
     args = ["judges", "--dataset", "judges-demo", "--k", "50"]
-    text = run_cli(judges_demo, "--wide", *args).output      # the line whole (by default wrapped at 100 columns)
+    text = run_cli(judges_demo, "--full-width", *args).output      # the line whole (by default wrapped at 100 columns)
     assert len(re.findall(r"cannot resolve.*k >= 59", text)) == 1
     result = CliRunner().invoke(main, ["--db", str(judges_demo), *args, "--format", "json"])
     assert result.exit_code == 0

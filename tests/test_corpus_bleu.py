@@ -175,7 +175,7 @@ def test_sentence_bleu_in_the_same_scope_keeps_its_system_values(scored):
     db, *_ = scored
     query = ("SELECT coefficient, estimate, lower, upper FROM latest_confidence_intervals "
              "WHERE metric = 'bleu' ORDER BY coefficient")
-    ci = ("ci", "--dataset", "d", "--human", "human", "--level", "system", "--method", "boot-systems", "--k", "50")
+    ci = ("ci", "--dataset", "d", "--human", "human", "--level", "system", "--ci-method", "boot-systems", "--k", "50")
     run_cli(db, "correlate", "--dataset", "d", "--human", "human", "--metric", "bleu", "--level", "system")
     run_cli(db, *ci, "--metric", "bleu")
     with Store(db, read_only=True) as wh:
@@ -193,7 +193,7 @@ def test_sentence_bleu_in_the_same_scope_keeps_its_system_values(scored):
 
 @pytest.mark.parametrize("args, words", [
     (("correlate", "--level", "summary"), "--level 'system'"),
-    (("ci", "--level", "summary", "--method", "boot-inputs"), "--level 'system'"),
+    (("ci", "--level", "summary", "--ci-method", "boot-inputs"), "--level 'system'"),
     (("compare", "--level", "system", "--method", "perm-both", "--metric", "bleu"), "--method 'williams'"),
 ])
 def test_what_needs_cells_is_refused_in_one_line(scored, args, words):
@@ -221,7 +221,7 @@ def test_other_commands_refuse_or_use_system_scores(scored):
     with Store(db, read_only=True) as wh:
         assert set(wh.sql("SELECT DISTINCT metric FROM latest_correlations")["metric"]) == {"bleu"}
     run_cli(db, "ci", "--dataset", "d", "--human", "human", "--metric", "corpus-bleu", "--level", "system",
-            "--method", "boot-systems", "--k", "50")
+            "--ci-method", "boot-systems", "--k", "50")
 
 
 def test_drop_measure_removes_its_statistics(scored):
@@ -243,7 +243,7 @@ def test_input_resampling_ci_equals_a_brute_loop_rescoring_each_resample(scored,
     db, texts, _, _ = scored
     k = 40
     run_cli(db, "ci", "--dataset", "d", "--human", "human", "--metric", "corpus-bleu", "--level", "system",
-            "--coefficient", "pearson", "--method", f"boot-{method}", "--k", k, "--seed", 3)
+            "--coefficient", "pearson", "--ci-method", f"boot-{method}", "--k", k, "--seed", 3)
     with Store(db, read_only=True) as wh:
         row = wh.sql("SELECT lower, upper, n_valid FROM latest_confidence_intervals WHERE metric = 'corpus-bleu' "
                      f"AND method = 'boot-{method}'").iloc[0]
@@ -268,7 +268,7 @@ def test_input_resampling_ci_equals_a_brute_loop_rescoring_each_resample(scored,
 
 def test_input_resampling_of_a_metric_with_cells_is_unchanged_beside_corpus_bleu(scored):
     db, *_ = scored
-    ci = ("ci", "--dataset", "d", "--human", "human", "--level", "system", "--method", "boot-both", "--k", "50")
+    ci = ("ci", "--dataset", "d", "--human", "human", "--level", "system", "--ci-method", "boot-both", "--k", "50")
     query = "SELECT coefficient, lower, upper FROM latest_confidence_intervals WHERE metric = 'bleu' ORDER BY 1"
     run_cli(db, *ci, "--metric", "bleu")
     with Store(db, read_only=True) as wh:

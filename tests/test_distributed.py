@@ -20,7 +20,7 @@ COMMON = ["--dataset", "realsumm", "--human", "litepyramid.recall", "--metric", 
           "--level", "system", "--level", "summary", "--coefficient", "pearson", "--coefficient", "kendall",
           "--k", "100", "--seed", "7"]
 COVERAGE = ["simulate", "coverage", "--dataset", "realsumm", "--human", "litepyramid.recall", "--metric", "qa-eval.f1",
-            "--coefficient", "pearson", "--method", "boot-both", "--trials", 60, "--k", 40, "--seed", 3]
+            "--coefficient", "pearson", "--ci-method", "boot-both", "--trials", 60, "--k", 40, "--seed", 3]
 POWER = ["simulate", "power", "--dataset", "realsumm", "--human", "litepyramid.recall", "--proportions", "0.1,1",
          "--method", "perm-both", "--trials", 8, "--k", 40, "--seed", 3]
 
@@ -55,7 +55,7 @@ def test_ci_and_compare_on_a_cluster_equal_a_local_run(shared_warehouse, tmp_pat
     tables = {}
     for name, extra in (("local", ["--jobs", 1]), ("dask", ["--scheduler", scheduler])):
         db = _copy(shared_warehouse, tmp_path / f"{name}.duckdb")
-        _cli(db, "ci", *COMMON, "--method", "boot-both", *extra)
+        _cli(db, "ci", *COMMON, "--ci-method", "boot-both", *extra)
         _cli(db, "compare", *COMMON, "--method", "perm-both", "--correction", "holm", *extra)
         tables[name] = {t: _rows(db, t) for t in ("confidence_intervals", "hypothesis_tests")}
         tables[name]["executors"] = _executors(db)

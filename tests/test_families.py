@@ -226,14 +226,14 @@ def test_the_declared_computes_give_the_methods_rows(warehouse_copy):
 
 
 def test_declared_flags_agree_with_the_cli_flag_of_each_parameter():
-    """An error names a parameter by its Python name, rendered as cli/app.py's flag(name): a
-    declared option's flag must be that flag wherever FLAGS names one."""
-    from metaeval.cli.app import FLAGS
+    """An error names a parameter by its Python name, rendered as cli/messages.py's flag(name,
+    command): a declared option's flag must be that flag wherever FLAGS or COMMAND_FLAGS names one."""
+    from metaeval.cli.messages import COMMAND_FLAGS, FLAGS, flag
 
     for f in FAMILIES.values():
         for o in f.options:
-            if o.name in FLAGS:
-                assert o.flag == FLAGS[o.name], (f.name, o.name)
+            if o.name in FLAGS or o.name in COMMAND_FLAGS.get(f.python_name, {}):
+                assert o.flag == flag(o.name, f.python_name), (f.name, o.name)
 
 
 def test_migrated_commands_read_their_options_from_the_registry():

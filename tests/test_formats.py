@@ -189,7 +189,7 @@ def test_replicability_prints_formats(demo_db):
 
 
 def test_results_filters(demo_db):
-    _run(demo_db, "ci", "--dataset", "d", "--human", "expert.relevance", "--k", "40", "--method", "fisher")
+    _run(demo_db, "ci", "--dataset", "d", "--human", "expert.relevance", "--k", "40", "--ci-method", "fisher")
     base = ["results", "confidence_intervals", "--dataset", "d", "--format", "json"]
     every = json.loads(_run(demo_db, *base).stdout)
     some = json.loads(_run(demo_db, *base, "--metric", "sim-*.f1", "--level", "system", "--coefficient", "kendall",

@@ -303,10 +303,10 @@ class _FailingCommit:
 
 def _failing_commits(monkeypatch, how: str) -> None:
     """Make the commit of every load fail as ``how`` says (not the warehouse's set-up)."""
-    from metaeval import core
+    from metaeval import load as loading
 
-    real = core.load
-    monkeypatch.setattr(core, "load", lambda con, *args, **kwargs: real(_FailingCommit(con, how), *args, **kwargs))
+    real = loading.load
+    monkeypatch.setattr(loading, "load", lambda con, *args, **kwargs: real(_FailingCommit(con, how), *args, **kwargs))
 
 
 def _scores_table(tmp_path, n=3):

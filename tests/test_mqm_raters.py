@@ -111,7 +111,7 @@ def test_raters_print_their_rows_in_one_order(db, tmp_path):
     third = [("C", "1", "r1", SRC1, "Er <v>sagte</v> hallo.", "Accuracy/Mistranslation", "Major"),
              ("C", "2", "r2", SRC2, "Es regnet.", "No-error", "No-error")]
     run_cli(db, "ingest", "mqm", write(tmp_path / "mqm.tsv", ROWS + third), "--dataset", "wmt")
-    text = run_cli(db, "--wide", "raters", "--dataset", "wmt", "--human", "mqm", "--k", "20").output
+    text = run_cli(db, "--full-width", "raters", "--dataset", "wmt", "--human", "mqm", "--k", "20").output
     shown = [w for line in text.splitlines() for w in line.split() if w in raters.STATISTICS]
     assert shown == list(raters.STATISTICS)
     stability = text[text.index("rating_stability"):].splitlines()

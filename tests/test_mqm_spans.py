@@ -253,7 +253,7 @@ def test_span_eval_prints_its_rows_in_one_order_the_judges_by_f1(db, tmp_path):
     whole = [r[:4] + ("<v>" + r[4].replace("<v>", "").replace("</v>", "") + "</v>", "Other", "major")
              for r in PREDICTED]
     run_cli(db, "ingest", "mqm", write(tmp_path / "c.tsv", whole), "--dataset", "wmt", "--judge", "b-all")
-    out = run_cli(db, "--wide", "span-eval", "--dataset", "wmt", "--k", "50", "--format", "json").output
+    out = run_cli(db, "--full-width", "span-eval", "--dataset", "wmt", "--k", "50", "--format", "json").output
     import json
 
     rows, _ = json.JSONDecoder().raw_decode(out[out.index("["):])     # span_evaluation's, then span_tests'

@@ -77,7 +77,7 @@ def test_ci_and_compare_with_tie_calibration_record_epsilon(mt_db):
 
 
 def test_parametric_methods_and_bad_options_are_refused(mt_db):
-    out = run_cli(mt_db, "ci", "--dataset", "mt", "--human", "mqm", "--coefficient", "acc-23", "--method", "fisher",
+    out = run_cli(mt_db, "ci", "--dataset", "mt", "--human", "mqm", "--coefficient", "acc-23", "--ci-method", "fisher",
                   ok=False)
     assert out.exit_code != 0 and "Fisher" in out.output
     out = run_cli(mt_db, "compare", "--dataset", "mt", "--human", "mqm", "--coefficient", "kendall-23",

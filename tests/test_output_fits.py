@@ -1,6 +1,6 @@
 """Output that fits (issue 34 item 3): the commands of the walk-throughs, run on the data the
 repository ships (the demo, docs/examples, examples/factuality) with a small k, print text of
-at most 100 characters a line (``--wide``: as wide as it is), never ``None``, ``NaN`` or a
+at most 100 characters a line (``--full-width``: as wide as it is), never ``None``, ``NaN`` or a
 count as a float (``261.0``), and LaTeX whose captions have at most 300 characters and whose
 floats each have a ``\\label``. Every command of the program is either run here
 (:data:`SETUP`, :data:`TEXT_COMMANDS`) or listed in :data:`NOT_TABLES` with why; a table's
@@ -445,11 +445,11 @@ def test_no_table_is_printed_by_pandas():
 
 def test_wide_prints_everything(warehouse):
     args = ("evaluate", str(EXAMPLES / "mymetric.csv"), *DEMO, *K)
-    fitted, wide = run(warehouse[0], *args), run(warehouse[0], "--wide", *args)
+    fitted, wide = run(warehouse[0], *args), run(warehouse[0], "--full-width", *args)
     assert max(map(len, wide.splitlines())) > plain.WIDTH >= max(map(len, fitted.splitlines()))
-    assert run(warehouse[0], *args, "--wide") == wide                 # after the command's name too
+    assert run(warehouse[0], *args, "--full-width") == wide                 # after the command's name too
     assert "signature metaeval:" in wide and "signature metaeval:" not in fitted
-    assert plain.resolve_width() == plain.WIDTH                    # --wide ends with its command
+    assert plain.resolve_width() == plain.WIDTH                    # --full-width ends with its command
 
 
 def test_fit_wraps_text_columns_then_sets_blocks():

@@ -130,14 +130,14 @@ def _tiny(tmp_path):
 
 
 def test_plot_commands(analysed, cli, tmp_path):
-    for args in (["ci", "--method", "boot-both"], ["heatmap", "--correction", "holm"]):
+    for args in (["ci", "--ci-method", "boot-both"], ["heatmap", "--correction", "holm"]):
         target = tmp_path / f"{args[0]}.png"
         cli("plot", *args, "--dataset", "demo", "--human", "expert.relevance", "--out", target)
         _valid_png(target)
-    result = cli("plot", "ci", "--dataset", "demo", "--human", "expert.relevance", "--method", "fisher",
+    result = cli("plot", "ci", "--dataset", "demo", "--human", "expert.relevance", "--ci-method", "fisher",
                  "--out", tmp_path / "x.png", expect_ok=False)
     assert result.exit_code != 0 and ("ci --dataset demo --human expert.relevance --level system --coefficient "
-                                      "pearson --method fisher --alpha 0.05` first") in result.output
+                                      "pearson --ci-method fisher --alpha 0.05` first") in result.output
     result = cli("report", "--dataset", "demo", "--human", "nope", "--out", tmp_path / "r.html", expect_ok=False)
     assert "no human judgment 'nope'" in result.output
 

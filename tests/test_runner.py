@@ -50,7 +50,7 @@ def test_ci_and_test_rows_identical_across_runs_and_jobs(shared_warehouse, tmp_p
     for name, jobs in (("a", 1), ("b", 2)):
         db = tmp_path / f"{name}.duckdb"
         db.write_bytes(shared_warehouse.read_bytes())
-        _cli(db, "ci", *common, "--method", "boot-both", "--jobs", jobs)
+        _cli(db, "ci", *common, "--ci-method", "boot-both", "--jobs", jobs)
         _cli(db, "compare", *common, "--method", "perm-both", "--correction", "holm", "--jobs", jobs)
         tables[name] = {"ci": _rows(db, "confidence_intervals", ["metric", "level", "coefficient"]),
                         "tests": _rows(db, "hypothesis_tests", ["metric_a", "metric_b", "level", "coefficient"])}
@@ -59,7 +59,7 @@ def test_ci_and_test_rows_identical_across_runs_and_jobs(shared_warehouse, tmp_p
     pd.testing.assert_frame_equal(tables["a"]["tests"], tables["b"]["tests"])
     # and --force in the same warehouse recomputes the very same numbers
     db = tmp_path / "a.duckdb"
-    _cli(db, "ci", *common, "--method", "boot-both", "--force")
+    _cli(db, "ci", *common, "--ci-method", "boot-both", "--force")
     with Store(db, read_only=True) as wh:
         again = wh.sql("SELECT * FROM latest_confidence_intervals").drop(columns=VOLATILE)
     again = again.sort_values(["metric", "level", "coefficient"]).reset_index(drop=True)
@@ -148,7 +148,7 @@ def test_latest_views_one_row_per_key(warehouse_copy):
     args = ["--dataset", "summeval", "--human", "expert.relevance", "--metric", "rouge-1.f1",
             "--metric", "rouge-2.f1", "--level", "system", "--k", "50"]
     for _ in range(2):
-        _cli(warehouse_copy, "ci", *args, "--method", "boot-systems", "--force")
+        _cli(warehouse_copy, "ci", *args, "--ci-method", "boot-systems", "--force")
         _cli(warehouse_copy, "compare", *args, "--method", "boot-inputs", "--force")
         _cli(warehouse_copy, "correlate", *args[:-2], "--force")  # no --k
     with Store(warehouse_copy, read_only=True) as wh:
@@ -272,7 +272,7 @@ def test_data_changed_back_restores_the_latest_rows_without_computing(warehouse_
 
 def test_other_parameters_in_between_are_reused_not_recomputed(warehouse_copy):
     base = ["ci", "--dataset", "summeval", "--human", "expert.relevance", "--metric", "rouge-2.f1",
-            "--level", "system", "--coefficient", "pearson", "--method", "boot-systems"]
+            "--level", "system", "--coefficient", "pearson", "--ci-method", "boot-systems"]
     _cli(warehouse_copy, *base, "--k", "50")
     _cli(warehouse_copy, *base, "--k", "60")
     assert "computed 0 of 1, wrote 1 rows" in _cli(warehouse_copy, *base, "--k", "50").output

@@ -42,7 +42,7 @@ def test_every_table_view_and_column_has_a_comment(db):
 def test_conventions_method_is_the_method_column(db):
     _run(db, "demo", "--systems", "5", "--inputs", "6", "--k", "40")
     for method in ("boot-systems", "fisher"):
-        _run(db, "ci", "--dataset", "demo", "--human", "expert.relevance", "--method", method, "--k", "40",
+        _run(db, "ci", "--dataset", "demo", "--human", "expert.relevance", "--ci-method", method, "--k", "40",
              "--level", "system")
     for method in ("williams", "boot-inputs", "perm-systems"):
         _run(db, "compare", "--dataset", "demo", "--human", "expert.relevance", "--method", method, "--k", "40",

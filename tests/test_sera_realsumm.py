@@ -38,7 +38,7 @@ def test_sera_on_a_realsumm_slice_scores_every_summary_and_correlates(db, cli, t
         assert documents > 0
     cli("correlate", "--dataset", "realsumm", "--human", "litepyramid.recall", "--metric", "sera*", "--level", "system")
     cli("ci", "--dataset", "realsumm", "--human", "litepyramid.recall", "--metric", "sera-5", "--level", "system",
-        "--method", "boot-both", "--k", "50", "--seed", "0")
+        "--ci-method", "boot-both", "--k", "50", "--seed", "0")
     with Store(db, read_only=True) as wh:
         r = wh.sql("SELECT metric, value FROM latest_correlations WHERE dataset = 'realsumm'")
         ci = wh.sql("SELECT lower, upper FROM latest_confidence_intervals WHERE metric = 'sera-5'")

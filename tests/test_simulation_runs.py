@@ -13,7 +13,7 @@ from tests.conftest import run_cli as _cli
 
 VOLATILE = ["result_id", "run_id"]
 COVERAGE = ["simulate", "coverage", "--dataset", "realsumm", "--human", "litepyramid.recall", "--metric", "qa-eval.f1",
-            "--coefficient", "pearson", "--method", "fisher", "--method", "boot-both", "--trials", 60, "--k", 50,
+            "--coefficient", "pearson", "--ci-method", "fisher", "--ci-method", "boot-both", "--trials", 60, "--k", 50,
             "--seed", 3]
 POWER = ["simulate", "power", "--dataset", "realsumm", "--human", "litepyramid.recall", "--proportions", "0.1,1",
          "--method", "perm-both", "--method", "williams", "--trials", 8, "--k", 50, "--seed", 3]

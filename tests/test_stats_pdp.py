@@ -90,7 +90,7 @@ def test_correlate_ci_compare_commands(tmp_path):
     assert run_cli(db, "correlate", *common, "--level", "system", "--level", "summary").exit_code == 0
     assert run_cli(db, "ci", *common, "--level", "summary", "--k", "50").exit_code == 0
     assert run_cli(db, "compare", *common, "--level", "system", "--k", "50").exit_code == 0
-    out = run_cli(db, "ci", *common, "--level", "system", "--method", "fisher", ok=False)
+    out = run_cli(db, "ci", *common, "--level", "system", "--ci-method", "fisher", ok=False)
     assert out.exit_code != 0 and "pdp" in out.output
     out = run_cli(db, "compare", *common, "--level", "system", "--method", "williams", ok=False)
     assert out.exit_code != 0 and "pdp" in out.output

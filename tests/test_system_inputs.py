@@ -202,9 +202,9 @@ def test_evaluate_rows_are_those_of_correlate_ci_compare_under_each_protocol(db,
 
 def test_evaluate_says_its_protocol_and_records_it(db, tmp_path):
     _ingest(db, tmp_path)
-    # the caption's conventions in full: --wide (by default the caption is cut to three lines)
+    # the caption's conventions in full: --full-width (by default the caption is cut to three lines)
     base = ["evaluate", "--metric", "mx", "--dataset", "t", "--human", "h", "--coefficient", "pearson", "--k", "40",
-            "--wide"]
+            "--full-width"]
     text = run_cli(db, *base, "--system-inputs", "judged").stdout
     assert "(--system-inputs judged)" in text and "over the inputs the human judged only" in text
     assert "(--system-inputs all)" in run_cli(db, *base).stdout        # the default
@@ -249,8 +249,8 @@ def test_summary_and_global_levels_do_not_depend_on_the_protocol(db, tmp_path):
         assert got.p_value.tolist() == pytest.approx([test.pvalue] * 2, abs=1e-12)
 
 
-COVERAGE = ["simulate", "coverage", "--human", "h", "--metric", "mx", "--coefficient", "pearson", "--method", "fisher",
-            "--method", "boot-inputs", "--trials", "80", "--k", "40", "--seed", "1"]
+COVERAGE = ["simulate", "coverage", "--human", "h", "--metric", "mx", "--coefficient", "pearson",
+            "--ci-method", "fisher", "--ci-method", "boot-inputs", "--trials", "80", "--k", "40", "--seed", "1"]
 COVERAGE_VALUES = ["metric", "level", "coefficient", "method", "trials", "contains", "too_high", "too_low", "undefined",
                    "coverage", "n_systems", "n_inputs", "fingerprint"]
 

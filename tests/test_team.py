@@ -88,7 +88,7 @@ def _warehouse(path: Path, *, shift: float = 0.0, results: bool = True) -> Path:
     if results:
         run_cli(path, "correlate", "--dataset", "tiny", "--human", "h")
         run_cli(path, "ci", "--dataset", "tiny", "--human", "h", "--metric", "m1", "--level", "system",
-                "--method", "boot-inputs", "--k", "50")
+                "--ci-method", "boot-inputs", "--k", "50")
     return path
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shlex
 import shutil
@@ -116,6 +115,8 @@ def template() -> Path | None:
     in about 0.2-0.3 ms of CPU whatever their batching, about 0.4 s for every new warehouse, while
     copying the file takes a few milliseconds. None when the directory cannot be written (then
     :func:`create` applies the scripts itself)."""
+    import hashlib                          # here: a command that opens a warehouse needs no OpenSSL
+
     scripts = schema.ddl_scripts()
     digest = hashlib.sha256(f"{schema.SCHEMA_VERSION}\x1e{duckdb.__version__}".encode())
     for name, sql in scripts:

@@ -16,12 +16,13 @@ import duckdb
 
 from metaeval import connection, owners, schema
 from metaeval.errors import CommitError, WarehouseError, no_human_judgment, one_line
-from metaeval.load import Batch, LoadReport, committed, load
 from metaeval.rows import Rows, fetch_rows, left_join
 
 if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
+
+    from metaeval.load import Batch, LoadReport   # the ingest path imports metaeval.load: a read does not
 
 
 @dataclass(frozen=True)
@@ -418,8 +419,10 @@ class Store:
         this connection after the merge, before the commit; if one raises, nothing is written and
         its exception propagates unchanged.
         """
+        from metaeval import load as loading
+
         try:
-            reports = load(self.con, dataset, batches, replace=replace, command=command, allow_new=allow_new,
+            reports = loading.load(self.con, dataset, batches, replace=replace, command=command, allow_new=allow_new,
                            before_commit=before_commit)
         except CommitError as exc:
             if exc.committed is None:
@@ -440,6 +443,8 @@ class Store:
         except (duckdb.Error, WarehouseError) as exc:
             return None, one_line(exc)
         self.con = con
+        from metaeval.load import committed
+
         try:
             return committed(con, ingest_ids), None
         except duckdb.Error as exc:

@@ -12,6 +12,7 @@ from metaeval.cli.app import (OVERWRITE, Context, fmt_option, interrupted, is_te
                               report_outcome, show, say)
 from metaeval.cli.families import options_of
 from metaeval.cli.progress import terminal_progress
+from metaeval.cli.renamed import Renamed
 
 #: The columns of the text, markdown and LaTeX tables (json and csv give every column).
 SHOWN = {"metric": "metric", "level": "level", "coefficient": "coefficient", "category": "category",
@@ -21,7 +22,8 @@ SHOWN = {"metric": "metric", "level": "level", "coefficient": "coefficient", "ca
 
 @click.command()
 @options_of("categories")
-@click.option("--figure", type=click.Path(dir_okay=False, path_type=Path), default=None,
+@click.option("--out", "figure", cls=Renamed, renamed_from=("--figure",),
+              type=click.Path(dir_okay=False, path_type=Path), default=None,
               callback=out_file(".png", ".svg", ".pdf"),
               help="Also draw the drop per category and metric (one --level and one --coefficient) to this file.")
 @OVERWRITE
@@ -43,7 +45,7 @@ def categories(obj: Context, dataset, human, metrics, levels, coefficients, syst
         raise click.UsageError("give at least one --category CATEGORY=MEASURE or --ablation CATEGORY=MEASURE")
     if figure is not None:
         if len(levels) != 1 or len(coefficients) != 1:
-            raise click.UsageError("--figure draws one setting: give one --level and one --coefficient")
+            raise click.UsageError("--out draws one setting: give one --level and one --coefficient")
         files.check_output_file(figure, warehouse=obj.path, overwrite=overwrite)
     err = not is_text(fmt)
     with obj.open() as wh:

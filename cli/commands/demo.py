@@ -11,11 +11,13 @@ from metaeval.cli.app import SEED, _command_line, echo_reports, show, say
 from metaeval.cli.families import click_option
 from metaeval.runs.families import K
 from metaeval.cli.progress import terminal_progress
+from metaeval.cli.sections import topic
 
 #: The demo's smallest dataset (``metaeval.runs.demo.generate`` refuses fewer systems or inputs).
 DEMO_MIN = 3
 
 
+@topic("start")
 @click.command()
 @click.option("--dataset", default="demo", show_default=True)
 @click.option("--systems", "n_systems", default=12, show_default=True, type=click.IntRange(DEMO_MIN))

@@ -5,8 +5,10 @@ from __future__ import annotations
 import click
 
 from metaeval.cli.app import Context, _command_line, echo_reports, say
+from metaeval.cli.sections import topic
 
 
+@topic("ingest")
 @click.command()
 @click.argument("new")
 @click.option("--dataset", required=True, help="Dataset holding the source measures.")

@@ -15,12 +15,14 @@ from metaeval.cli.families import aggregate_options, click_option
 from metaeval.runs.declarations import CONTROL
 from metaeval.runs.families import ALPHA, FORCE, JOBS, K, SEED, SYSTEM_INPUTS, WHERE
 from metaeval.cli.progress import terminal_progress
+from metaeval.cli.sections import topic
 
-#: In text output, beats / beaten by lists longer than this many characters are cut (--wide: never).
+#: In text output, beats / beaten by lists longer than this many characters are cut (--full-width: never).
 MAX_LIST = 70
 
 
-@click.command("evaluate")
+@topic("start")
+@click.command("evaluate", short_help='How good is my metric? Ingest its scores and evaluate them in one run.')
 @click.argument("scores", nargs=-1, metavar="[SCORES]...")
 @click.option("--dataset", "datasets", multiple=True, required=True,
               help="Dataset to evaluate on; repeat it, each with its --human, to evaluate on several.")

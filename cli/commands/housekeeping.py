@@ -6,6 +6,8 @@ from __future__ import annotations
 import click
 
 from metaeval.cli.app import Context, Group, say
+from metaeval.cli.sections import topic
+from metaeval.cli.dataset_option import dataset_argument
 
 _CASCADE = click.option(
     "--cascade", is_flag=True,
@@ -13,13 +15,14 @@ _CASCADE = click.option(
          "without it, the command refuses while any do and says which.")
 
 
-@click.group(cls=Group)
+@topic("storage")
+@click.group(cls=Group, short_help='Remove a measure or a dataset (refused while results depend on it).')
 def drop():
     """Remove a measure or a dataset (atomic; refused while results depend on it, unless --cascade)."""
 
 
-@drop.command("measure")
-@click.argument("dataset")
+@drop.command("measure", short_help='Remove measure NAME of DATASET: its values and the measure.')
+@dataset_argument
 @click.argument("name")
 @_CASCADE
 @click.pass_obj
@@ -33,8 +36,8 @@ def drop_measure(obj: Context, dataset, name, cascade):
         say(str(wh.drop_measure(dataset, name, cascade=cascade)))
 
 
-@drop.command("dataset")
-@click.argument("dataset")
+@drop.command("dataset", short_help='Remove DATASET and everything it holds.')
+@dataset_argument
 @_CASCADE
 @click.pass_obj
 def drop_dataset(obj: Context, dataset, cascade):
@@ -46,13 +49,14 @@ def drop_dataset(obj: Context, dataset, cascade):
         say(str(wh.drop_dataset(dataset, cascade=cascade)))
 
 
+@topic("storage")
 @click.group(cls=Group)
 def rename():
     """Rename a measure (atomic)."""
 
 
-@rename.command("measure")
-@click.argument("dataset")
+@rename.command("measure", short_help='Rename measure OLD of DATASET to NEW.')
+@dataset_argument
 @click.argument("old")
 @click.argument("new")
 @_CASCADE

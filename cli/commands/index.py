@@ -9,14 +9,16 @@ import click
 
 from metaeval.cli.app import FORMATS, Context, FiniteFloatRange, LazyChoice, _command_line, show, say
 from metaeval.cli.progress import terminal_progress
+from metaeval.cli.sections import topic
 
 
+@topic("ingest")
 @click.group()
 def index():
     """Search indexes (tantivy) that SERA's queries are run against."""
 
 
-@index.command("build")
+@index.command("build", short_help="Index CORPUS files (JSONL or Parquet) for SERA's queries.")
 @click.argument("name")
 @click.argument("corpus", nargs=-1, type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--dataset", default=None,

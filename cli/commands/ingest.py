@@ -9,9 +9,11 @@ import click
 
 from metaeval.cli import stdin
 from metaeval.cli.app import Context, Group, _command_line, echo_reports, say
+from metaeval.cli.sections import topic
 
 
-@click.group(cls=Group)
+@topic("ingest")
+@click.group(cls=Group, short_help='Load files into the warehouse (atomic; re-ingesting changes nothing).')
 def ingest():
     """Load files into the warehouse (atomic; re-ingesting a file changes nothing)."""
 
@@ -45,7 +47,7 @@ def _run_ingest(obj: Context, dataset: str, batches, replace: bool, allow_new: b
     echo_reports(reports)
 
 
-@ingest.command("sacrerouge")
+@ingest.command("sacrerouge", short_help='SacreROUGE metrics jsonl files (one summary per line).')
 @click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @_ingest_options
 @_measure_options
@@ -71,7 +73,7 @@ def ingest_summaries(obj, files, dataset, replace, allow_new):
     _run_ingest(obj, dataset, [summaries.parse(f) for f in files], replace, allow_new)
 
 
-@ingest.command("eee")
+@ingest.command("eee", short_help='Every Eval Ever 0.3.0 JSON lines (as `export --format eee` writes).')
 @click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @_ingest_options
 @click.pass_obj
@@ -83,7 +85,7 @@ def ingest_eee(obj, files, dataset, replace, allow_new):
     _run_ingest(obj, dataset, [eee.parse(f) for f in files], replace, allow_new)
 
 
-@ingest.command("table")
+@ingest.command("table", short_help='Tables of scores or judgments (CSV, TSV, Parquet, JSONL), long or wide.')
 @click.argument("files", nargs=-1, required=True,
                 type=click.Path(exists=True, dir_okay=False, path_type=Path, allow_dash=True))
 @_ingest_options
@@ -112,7 +114,7 @@ def ingest_table(obj, files, dataset, replace, allow_new, human, lower, input_fo
     echo_reports(reports)
 
 
-@ingest.command("attributes")
+@ingest.command("attributes", short_help='Attributes of inputs or cells (CSV, TSV, Parquet, JSONL).')
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--dataset", required=True, help="Dataset whose inputs (and cells) the attributes describe.")
 @click.option("--replace", is_flag=True, help="Overwrite stored attribute values that differ, instead of failing.")
@@ -129,7 +131,7 @@ def ingest_attributes(obj, file, dataset, replace):
     echo_reports([report])
 
 
-@ingest.command("mtme")
+@ingest.command("mtme", short_help="An mt-metrics-eval evaluation set directory (wmt23/...), one language pair.")
 @click.argument("directory", type=click.Path(path_type=Path))
 @_ingest_options
 @click.option("--lp", default=None, help="Language pair (e.g. en-de); needed when the set has several.")
@@ -153,7 +155,7 @@ def ingest_mtme(obj, directory, dataset, replace, allow_new, lp, lower):
     _run_ingest(obj, dataset, evalset.batches, replace, allow_new, (), lower)
 
 
-@ingest.command("preferences")
+@ingest.command("preferences", short_help='Pairwise preferences: a long table, arena votes or AlpacaEval annotations.')
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @_ingest_options
 @click.option("--judge", default=None, metavar="NAME",
@@ -179,7 +181,7 @@ def ingest_preferences(obj, file, dataset, replace, allow_new, judge):
 
 
 # --- mqm (issue 36): MQM / ESA error spans ------------------------------------------------
-@ingest.command("mqm")
+@ingest.command("mqm", short_help="MQM / ESA error spans (tab-separated), or ESA's released CSV.")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @_ingest_options
 @click.option("--weights", default=None, metavar="SPECS",

@@ -8,6 +8,8 @@ import click
 
 from metaeval import files
 from metaeval.cli.app import ALPHA, OVERWRITE, CoefficientChoice, Context, LazyChoice, argument_text, out_file, say
+from metaeval.cli.renamed import Renamed
+from metaeval.cli.sections import topic
 from metaeval.errors import WarehouseError
 
 #: The file types ``metaeval plot`` writes (matplotlib's, chosen by the suffix of --out).
@@ -18,7 +20,8 @@ FIGURE_SUFFIXES = (".png", ".svg", ".pdf")
 REPORT_SUFFIXES = (".html", ".htm")
 
 
-@click.command()
+@topic("start")
+@click.command(short_help="Write DATASET's report: one self-contained HTML file.")
 @click.option("--dataset", required=True)
 @click.option("--human", default=None, help="Only results against this human judgment. Default: all.")
 @click.option("--out", required=True, type=click.Path(dir_okay=False, path_type=Path),
@@ -39,6 +42,7 @@ def report(obj: Context, dataset, human, out, overwrite):
     say(f"wrote {path} with {n} figure(s)")
 
 
+@topic("output")
 @click.group()
 def plot():
     """Draw one figure of the persisted results to a file (.png, .svg or .pdf)."""
@@ -124,9 +128,11 @@ def _write(obj: Context, fig, out: Path, overwrite: bool) -> None:
     say(f"wrote {out}")
 
 
-@plot.command("ci")
+@plot.command("ci", short_help='CI of every metric (forest plot), from the latest `ci` rows of one setting.')
 @_common
-@click.option("--method", type=LazyChoice("metaeval.analyses.stats.vocabulary:CI_METHODS"), default="boot-both", show_default=True)
+@click.option("--ci-method", "method", cls=Renamed, renamed_from=("--method",),
+              type=LazyChoice("metaeval.analyses.stats.vocabulary:CI_METHODS"), default="boot-both", show_default=True,
+              help="The intervals' method, as `ci --ci-method`.")
 @click.option("--alpha", default=0.05, show_default=True, type=ALPHA, help="The CIs' level is 1 - alpha.")
 @AGGREGATE_OPTION
 @click.pass_obj
@@ -137,7 +143,7 @@ def plot_ci(obj, dataset, human, level, coefficient, out, overwrite, method, alp
     where = dict(dataset=dataset, human=human, level=level, coefficient=coefficient, method=method, alpha=alpha,
                  aggregate=aggregate)
     hint = obj.command(*_aggregated(("ci", "--dataset", dataset, "--human", human, "--level", level, "--coefficient",
-                                     coefficient, "--method", method, "--alpha", alpha), aggregate))
+                                     coefficient, "--ci-method", method, "--alpha", alpha), aggregate))
     rows = _rows(obj, "confidence_intervals", where,
                  {"level": "level", "coefficient": "coefficient", "method": "method", "alpha": "alpha",
                   "aggregate": "aggregate"},
@@ -154,7 +160,7 @@ def plot_ci(obj, dataset, human, level, coefficient, out, overwrite, method, alp
            out, overwrite)
 
 
-@plot.command("heatmap")
+@plot.command("heatmap", short_help='Pairwise significance heatmap, from the latest `compare` rows.')
 @_common
 @click.option("--method", type=LazyChoice("metaeval.analyses.stats.vocabulary:TEST_METHODS"), default="perm-both", show_default=True)
 @click.option("--alternative", type=LazyChoice("metaeval.runs.ranking:ALTERNATIVES"), default="two-sided",
@@ -190,7 +196,7 @@ def plot_heatmap(obj, dataset, human, level, coefficient, out, overwrite, method
                                              correlations=correlations), out, overwrite)
 
 
-@plot.command("scatter")
+@plot.command("scatter", short_help='One point per summary scored by both measures (Graham 2015, Fig. 1).')
 @click.option("--dataset", required=True)
 @click.option("--x", "x", required=True, metavar="MEASURE", help="The measure on the x axis (e.g. a coverage score).")
 @click.option("--y", "y", required=True, metavar="MEASURE",
@@ -215,7 +221,7 @@ def plot_scatter(obj, dataset, x, y, diagonal, out, overwrite):
                                         title=dataset), out, overwrite)
 
 
-@plot.command("distribution")
+@plot.command("distribution", short_help="The distribution of measures' scores, or of each system's (Graham 2015).")
 @click.option("--dataset", required=True)
 @click.option("--measure", "measures", required=True, multiple=True, metavar="MEASURE",
               help="A measure whose scores are drawn. Repeatable (one histogram each; with --by-system, one).")
@@ -244,7 +250,7 @@ def plot_distribution(obj, dataset, measures, by_system, out, overwrite):
     _write(obj, fig, out, overwrite)
 
 
-@plot.command("power")
+@plot.command("power", short_help='Power curves of the tests, from the latest `simulate power` rows.')
 @_common
 @click.option("--rouge-variant", "variant", type=LazyChoice("metaeval.runs.simulation:ROUGE_VARIANTS"),
               default="recall", show_default=True, help="The ROUGE-1 statistic of the simulation drawn.")

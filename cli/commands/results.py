@@ -8,9 +8,11 @@ import click
 
 from metaeval import files
 from metaeval.cli.app import EXPORT_SUFFIXES, OVERWRITE, RESULT_TABLES, fmt_option, out_file, plain, show, say
+from metaeval.cli.sections import topic
 
 
-@click.command()
+@topic("output")
+@click.command(short_help='The latest result of each key in a results TABLE.')
 @click.argument("table", type=click.Choice(sorted(RESULT_TABLES)))
 @click.option("--dataset", default=None, help="Only this dataset.")
 @click.option("--human", default=None, help="Only rows against this human judgment.")
@@ -88,7 +90,8 @@ def _kept(columns, column, table: str, *, human, metrics, levels, coefficients, 
     return keep
 
 
-@click.command()
+@topic("output")
+@click.command(short_help='Write a results TABLE to a file: CSV, Parquet, JSON lines, or EEE.')
 @click.argument("table", type=click.Choice(sorted(RESULT_TABLES)), required=False)
 @click.option("--format", "fmt", type=click.Choice(sorted({*EXPORT_SUFFIXES.values(), "eee"})), default=None,
               help="File format. Default: from the suffix of --out (.csv, .parquet, .json or .jsonl). eee: the "

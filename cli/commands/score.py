@@ -9,6 +9,8 @@ import click
 
 from metaeval.cli.app import Context, FiniteFloatRange, LazyChoice, _command_line, say, show
 from metaeval.cli.progress import terminal_progress
+from metaeval.cli.sections import topic
+from metaeval.cli.dataset_option import dataset_argument
 
 
 def _comma_list(kind):
@@ -44,8 +46,9 @@ def _cutoffs(ctx, param, value):
     return items
 
 
-@click.command()
-@click.argument("dataset")
+@topic("ingest")
+@click.command(short_help='Score the summary texts of DATASET and store the scores as metrics.')
+@dataset_argument
 @click.option("--metric", "metrics", multiple=True, required=True, type=LazyChoice("metaeval.runs.scoring:METRICS"),
               help="Metric family to compute. Repeatable.")
 @click.option("--variant", "variants", multiple=True, metavar="NAME",

@@ -9,6 +9,7 @@ import shlex
 import sys
 
 from metaeval.cli.app import Context, say
+from metaeval.cli.sections import topic
 
 _URL = click.argument("url", metavar="URL")
 _DATASETS = click.option("--dataset", "datasets", multiple=True, metavar="NAME",
@@ -20,7 +21,8 @@ def _added(rows: dict[str, dict[str, int]]) -> list[str]:
             if any(tables.values())]
 
 
-@click.command()
+@topic("storage")
+@click.command(short_help='Copy datasets and their results to the team warehouse at URL.')
 @_URL
 @_DATASETS
 @click.pass_obj
@@ -46,7 +48,8 @@ def push(obj: Context, url, datasets):
         click.echo(line)
 
 
-@click.command()
+@topic("storage")
+@click.command(short_help='Bring datasets and their results from the team warehouse at URL.')
 @_URL
 @_DATASETS
 @click.pass_obj

@@ -10,7 +10,7 @@ from metaeval.cli.app import Context, _command_line, echo_reports
 from metaeval.cli.commands.ingest import ingest
 
 
-@ingest.command("units")
+@ingest.command("units", short_help='Content-unit judgments, stored as lite and pyramid human measures.')
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--dataset", required=True, help="Dataset to add to (created if new).")
 @click.option("--prefix", default="units", show_default=True,

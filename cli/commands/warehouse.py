@@ -7,10 +7,13 @@ import click
 
 from metaeval import connection, schema
 from metaeval.cli.app import Context, fmt_option, plain, show, say
+from metaeval.cli.sections import topic
+from metaeval.cli.dataset_option import dataset_argument
 from metaeval.errors import WarehouseError
 
 
-@click.command()
+@topic("storage")
+@click.command(short_help='Create the warehouse file, or upgrade an older one in place.')
 @click.pass_obj
 def init(obj: Context):
     """Create the warehouse file (harmless if it exists; upgrades an older schema in place)."""
@@ -24,6 +27,7 @@ def init(obj: Context):
         say(f"{'Checked' if existed else 'Created'} warehouse {obj.path}")
 
 
+@topic("storage")
 @click.command()
 @fmt_option()
 @click.option("--from", "url", metavar="URL", default=None,
@@ -45,8 +49,9 @@ def datasets(obj, fmt, url):
         show(wh.datasets(plain=plain(fmt)), fmt)
 
 
-@click.command()
-@click.argument("dataset")
+@topic("storage")
+@click.command(short_help='The measures of DATASET: kind, direction, scale, coverage, duplicates.')
+@dataset_argument
 @click.option("--kind", type=click.Choice(["automatic", "human"]), default=None)
 @fmt_option()
 @click.pass_obj
@@ -60,8 +65,9 @@ def measures(obj, dataset, kind, fmt):
         show(wh.measures(dataset, kind, duplicates=True, plain=plain(fmt)), fmt)
 
 
-@click.command()
-@click.argument("dataset")
+@topic("storage")
+@click.command(short_help='Record the scale (range) of MEASURES of DATASET.')
+@dataset_argument
 @click.argument("measures", nargs=-1, required=True)
 @click.option("--range", "range_", metavar="LOW..HIGH", default=None,
               help="The measures' declared range, e.g. 0..1 or 0..100.")
@@ -87,8 +93,9 @@ def scale(obj, dataset, measures, range_, unknown):
     say("; ".join(f"{m}: {s if isinstance(s, str) else 'unknown'}" for m, s in zip(shown["measure"], shown["scale"])))
 
 
+@topic("storage")
 @click.command()
-@click.argument("dataset")
+@dataset_argument
 @click.argument("measure")
 @click.option("--format", "fmt", type=click.Choice(["table", "csv"]), default="table",
               help="csv: one row per system (first column the system id), one column per input.")
@@ -106,6 +113,7 @@ def matrix(obj, dataset, measure, fmt):
         say(f"[{frame.shape[0]} systems x {frame.shape[1]} inputs]")
 
 
+@topic("storage")
 @click.command()
 @click.argument("query")
 @fmt_option()
