@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from metaeval.runs import parameters
 from metaeval.runs.families import (AGGREGATE, ALPHA, ALTERNATIVE, BY, COEFFICIENTS, CORRECTION, CORRECTION_GROUP, DATASET, FORCE,
-                                    HUMAN, JOBS, K, LEVELS, METRICS, SEED, SYSTEM_INPUTS, SYSTEM_TYPE, WHERE, Family,
+                                    HUMAN, JOBS, K, LEVELS, METRICS, RESAMPLE_CLUSTERS, SEED, SYSTEM_INPUTS, SYSTEM_TYPE, WHERE, Family,
                                     Option,
                                     register)
 
@@ -102,7 +102,7 @@ class Ci(Family):
                Option("resample_annotators", kind="choice", choices=_VOCABULARY + "ANNOTATOR_RESAMPLING",
                       help="Also re-draw the human annotators in every resample: each cell's (cells) or the panel's "
                            "ids once per resample (panel, for ids that are the same people everywhere)."),
-               EPSILON, TIE_CALIBRATION, WHERE, SYSTEM_TYPE, BY, CONTROL, AGGREGATE)
+               EPSILON, TIE_CALIBRATION, WHERE, SYSTEM_TYPE, BY, CONTROL, AGGREGATE, RESAMPLE_CLUSTERS)
 
     def compute(self, wh, **params):
         return _correlation_rows(wh, "ci", params)
@@ -135,7 +135,7 @@ class Compare(Family):
                Option("risk", kind="float", minimum=0, maximum=1, open=True,
                       help="--sequential: bound on the probability that any decision of a family differs from the "
                            f"one the exact (infinite-k) p-values give  [default: {parameters.DEFAULT_RISK:g}]"),
-               WHERE, SYSTEM_TYPE, CONTROL, AGGREGATE)
+               WHERE, SYSTEM_TYPE, CONTROL, AGGREGATE, RESAMPLE_CLUSTERS)
 
     def compute(self, wh, **params):
         from metaeval.runs import api

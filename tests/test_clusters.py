@@ -1,0 +1,261 @@
+"""Clustered resampling (issue 45 item 3, ``--resample-clusters ATTR``): the statistics against a
+brute-force loop over clusters drawn with numpy's Generator in the same order; one input per
+cluster gives today's numbers bit for bit (statistics and stored rows); intervals widen when the
+inputs of a cluster are strongly correlated; the refusals, each one line with nothing written."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from metaeval import Store
+from metaeval.analyses.stats import clusters as clustering
+from metaeval.analyses.stats import hypothesis, intervals, resampling
+from metaeval.analyses.stats.correlation import level_correlation
+from metaeval.analyses.stats.validation import coefficient_iv
+from metaeval.errors import WarehouseError
+from metaeval.ingest.table import add_scores
+from metaeval.runs import Warehouse, api
+from tests.conftest import digest, run_cli
+
+N, M = 5, 12
+LABELS = ["a", "a", "a", "b", "b", "c", "d", "d", "d", "d", "e", "e"]   # 5 clusters of sizes 3, 2, 1, 4, 2
+
+
+def _matrices(seed=0, n=N, m=M):
+    rng = np.random.default_rng(seed)
+    Z = rng.normal(size=(n, m))
+    return Z + rng.normal(size=(n, m)), Z + 2 * rng.normal(size=(n, m)), Z
+
+
+def _members(labels):
+    order = list(dict.fromkeys(labels))
+    return [np.array([j for j, v in enumerate(labels) if v == c]) for c in order]
+
+
+def _brute_bootstrap(X, Z, level, coefficient, method, k, seed, labels):
+    """r of each resample: systems and clusters drawn block by block as the documented stream
+    does (SeedSequence(seed, spawn_key=(block,)), 256 resamples a block, systems first)."""
+    members, coef = _members(labels), coefficient_iv(coefficient)
+    out = []
+    for block in range(-(-k // resampling.RNG_BLOCK)):
+        rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(block,)))
+        size = resampling.RNG_BLOCK
+        rows = rng.integers(0, X.shape[0], size=(size, X.shape[0]), dtype=np.int32) if method != "inputs" else None
+        drawn = rng.integers(0, len(members), size=(size, len(members)), dtype=np.int32) if method != "systems" else None
+        for b in range(size):
+            r = slice(None) if rows is None else rows[b]
+            c = slice(None) if drawn is None else np.concatenate([members[d] for d in drawn[b]])
+            out.append(level_correlation(X[r][:, c], Z[r][:, c], level, coef))
+    return np.array(out[:k])
+
+
+@pytest.mark.parametrize("level", ["system", "summary", "global"])
+@pytest.mark.parametrize("method", ["inputs", "both"])
+def test_cluster_bootstrap_equals_a_loop_over_clusters(level, method):
+    X, _, Z = _matrices()
+    r = intervals.bootstrap_ci(X, Z, level, "pearson", method, k=300, seed=7, clusters=LABELS)
+    brute = _brute_bootstrap(X, Z, level, "pearson", method, 300, 7, LABELS)
+    np.testing.assert_allclose(r.samples, brute, rtol=1e-10, atol=1e-12)
+    valid = brute[~np.isnan(brute)]
+    assert (r.lower, r.upper) == pytest.approx(tuple(np.percentile(valid, [2.5, 97.5])), abs=1e-12)
+    assert r.conventions["clusters"] == 5
+
+
+def _brute_permutation(X, Y, Z, level, method, k, seed, labels):
+    """delta of each resample: one coin per cluster (perm-inputs) or per system and cluster
+    (perm-both), the coins drawn as resampling._coins draws them (bytes unpacked to bits)."""
+    codes = np.array([list(dict.fromkeys(labels)).index(v) for v in labels])
+    C, coef = codes.max() + 1, coefficient_iv("pearson")
+    Xs, Ys = hypothesis.standardize(X), hypothesis.standardize(Y)
+    out = []
+    for block in range(-(-k // resampling.RNG_BLOCK)):
+        rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(block,)))
+        shape = (resampling.RNG_BLOCK, 1 if method == "inputs" else X.shape[0], C)
+        count = int(np.prod(shape))
+        coins = np.unpackbits(rng.integers(0, 256, size=(count + 7) // 8, dtype=np.uint8))[:count].reshape(shape)
+        for b in range(shape[0]):
+            swap = np.broadcast_to(coins[b][:, codes].astype(bool), X.shape)
+            xp, yp = np.where(swap, Ys, Xs), np.where(swap, Xs, Ys)
+            out.append(level_correlation(xp, Z, level, coef) - level_correlation(yp, Z, level, coef))
+    return np.array(out[:k])
+
+
+@pytest.mark.parametrize("level", ["system", "summary", "global"])
+@pytest.mark.parametrize("method", ["inputs", "both"])
+def test_cluster_permutation_equals_a_loop_over_clusters(level, method):
+    X, Y, Z = _matrices(1)
+    r = hypothesis.permutation_test(X, Y, Z, level, "pearson", method, k=300, seed=3, clusters=LABELS)
+    brute = hypothesis.zero_if_rounding(_brute_permutation(X, Y, Z, level, method, 300, 3, LABELS))
+    np.testing.assert_allclose(r.samples, brute, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("coefficient", ["pearson", "spearman", "kendall"])
+def test_one_input_per_cluster_is_the_unclustered_resampling_bit_for_bit(coefficient):
+    X, Y, Z = _matrices(2)
+    X[1, 4] = np.nan
+    singletons = [f"doc{j}" for j in range(M)]
+    for level in ("system", "summary", "global"):
+        for method in ("systems", "inputs", "both"):
+            a = intervals.bootstrap_ci(X, Z, level, coefficient, method, k=260, seed=5)
+            b = intervals.bootstrap_ci(X, Z, level, coefficient, method, k=260, seed=5, clusters=singletons)
+            assert np.array_equal(a.samples, b.samples, equal_nan=True) and (a.lower, a.upper) == (b.lower, b.upper)
+            for variant in ("paper", "nlpstats"):
+                p = hypothesis.permutation_test(X, Y, Z, level, coefficient, method, k=260, seed=5, variant=variant)
+                q = hypothesis.permutation_test(X, Y, Z, level, coefficient, method, k=260, seed=5, variant=variant,
+                                                clusters=singletons)
+                assert np.array_equal(p.samples, q.samples, equal_nan=True) and p.pvalue == q.pvalue
+            p = hypothesis.paired_bootstrap_test(X, Y, Z, level, coefficient, method, k=260, seed=5)
+            q = hypothesis.paired_bootstrap_test(X, Y, Z, level, coefficient, method, k=260, seed=5,
+                                                 clusters=singletons)
+            assert np.array_equal(p.samples, q.samples, equal_nan=True) and p.pvalue == q.pvalue
+
+
+def test_intervals_widen_when_the_inputs_of_a_cluster_are_correlated():
+    """20 documents of 8 segments: the metric's agreement with the human is a document's
+    (a shared distortion per document), so segments of one document are far from independent."""
+    ratios = []
+    for seed in range(4):
+        rng = np.random.default_rng(seed)
+        docs, per, n = 20, 8, 6
+        labels = np.repeat(np.arange(docs), per)
+        Z = rng.normal(size=(n, docs * per)) + rng.normal(size=docs)[labels]
+        X = Z * rng.uniform(0.0, 2.0, size=docs)[labels] + 0.3 * rng.normal(size=Z.shape)
+        plain = intervals.bootstrap_ci(X, Z, "global", "pearson", "inputs", k=400, seed=seed)
+        clustered = intervals.bootstrap_ci(X, Z, "global", "pearson", "inputs", k=400, seed=seed, clusters=labels)
+        ratios.append((clustered.upper - clustered.lower) / (plain.upper - plain.lower))
+    assert min(ratios) > 1.5, ratios
+    # and no widening where the clusters carry no dependence (labels unrelated to the data)
+    X, _, Z = _matrices(3, 6, 160)
+    plain = intervals.bootstrap_ci(X, Z, "global", "pearson", "inputs", k=400, seed=0)
+    shuffled = intervals.bootstrap_ci(X, Z, "global", "pearson", "inputs", k=400, seed=0,
+                                      clusters=np.repeat(np.arange(20), 8))
+    assert (shuffled.upper - shuffled.lower) / (plain.upper - plain.lower) < 1.3
+
+
+def test_clusters_iv_refuses_a_single_cluster_and_missing_labels():
+    with pytest.raises(ValueError, match="single cluster"):
+        clustering.clusters_iv(["x"] * 4, 4)
+    with pytest.raises(ValueError, match="every input needs"):
+        clustering.clusters_iv(["x", None, "y", "y"], 4)
+    with pytest.raises(ValueError, match="3 labels for 4 inputs"):
+        clustering.clusters_iv(["x", "y", "y"], 4)
+
+
+# --- the families --------------------------------------------------------------------------
+SYSTEMS = [f"s{i}" for i in range(N)]
+INPUTS = [f"i{j:02d}" for j in range(M)]
+
+
+@pytest.fixture
+def clustered(db, tmp_path):
+    """5 systems x 12 inputs, two metrics, one judgment; attributes ``doc`` (5 clusters),
+    ``self`` (one input per cluster), ``one`` (a single cluster), ``part`` (on 9 inputs)."""
+    X, Y, Z = _matrices(4)
+    rows = [{"system": s, "input": i, "m1": X[a, b], "m2": Y[a, b], "h": Z[a, b]}
+            for a, s in enumerate(SYSTEMS) for b, i in enumerate(INPUTS)]
+    with Store(db) as wh:
+        add_scores(wh, "tiny", pd.DataFrame(rows), human=["h"])
+    lines = ["input,attribute,value"]
+    lines += [f"{i},doc,{v}" for i, v in zip(INPUTS, LABELS)]
+    lines += [f"{i},self,{i}" for i in INPUTS] + [f"{i},one,all" for i in INPUTS]
+    lines += [f"{i},part,p{j // 3}" for j, i in enumerate(INPUTS[:9])]
+    path = tmp_path / "attributes.csv"
+    path.write_text("\n".join(lines) + "\n")
+    run_cli(db, "ingest", "attributes", path, "--dataset", "tiny")
+    return db
+
+
+RESULT = {"confidence_intervals": ["estimate", "lower", "upper", "n_valid"],
+          "hypothesis_tests": ["delta", "p_value", "p_adjusted", "k_used"]}
+
+
+def test_one_input_per_cluster_stores_todays_rows(clustered):
+    with Warehouse(clustered) as wh:
+        plain = api.ci(wh, "tiny", "h", method="boot-both", k=300).rows(wh)
+        tests = api.compare(wh, "tiny", "h", method="perm-both", k=300).rows(wh)
+        self_ci = api.ci(wh, "tiny", "h", method="boot-both", k=300, resample_clusters="self").rows(wh)
+        self_tests = api.compare(wh, "tiny", "h", method="perm-both", k=300, resample_clusters="self").rows(wh)
+        recorded = json.loads(wh.sql("SELECT parameters FROM analysis_runs ORDER BY run_id DESC LIMIT 1")
+                              ["parameters"][0])
+    for a, b, table in ((plain, self_ci, "confidence_intervals"), (tests, self_tests, "hypothesis_tests")):
+        assert len(a) == len(b) > 0
+        assert a[RESULT[table]].equals(b[RESULT[table]]), table
+        assert (a["fingerprint"] != b["fingerprint"]).all()   # never reused for one another
+        for ca, cb in zip(a["conventions"], b["conventions"]):
+            ca, cb = json.loads(ca), json.loads(cb)
+            extra = {k: v for k, v in cb.items() if k not in ca}
+            assert extra.pop("resample_clusters") == "self" and extra.pop("clusters") == M
+            assert {k: cb[k] for k in ca} == ca
+    assert recorded["resample_clusters"] == "self"
+
+
+def test_clustered_rows_are_not_reused_for_unclustered_ones(clustered):
+    with Warehouse(clustered) as wh:
+        doc = api.ci(wh, "tiny", "h", method="boot-inputs", k=300, resample_clusters="doc", levels=["global"],
+                    coefficients=["pearson"])
+        plain = api.ci(wh, "tiny", "h", method="boot-inputs", k=300, levels=["global"], coefficients=["pearson"])
+        assert not plain.summary.up_to_date
+        again = api.ci(wh, "tiny", "h", method="boot-inputs", k=300, resample_clusters="doc", levels=["global"],
+                    coefficients=["pearson"])
+        rows = again.rows(wh)
+    assert doc.summary.computed == plain.summary.computed == 2
+    assert again.summary.computed == 0   # the clustered rows reused, shown again as the latest
+    X, Y, Z = _matrices(4)
+    for metric, A in (("m1", X), ("m2", Y)):
+        row = rows[rows["metric"] == metric].iloc[0]
+        r = intervals.bootstrap_ci(A, Z, "global", "pearson", "inputs", k=300, seed=0, clusters=LABELS)
+        assert (row["lower"], row["upper"]) == pytest.approx((r.lower, r.upper), abs=1e-12)
+
+
+def test_ci_reports_the_width_against_the_unclustered_interval(clustered):
+    first = run_cli(clustered, "ci", "--dataset", "tiny", "--human", "h", "--method", "boot-inputs", "--k", "300",
+                    "--level", "global", "--coefficient", "pearson", "--resample-clusters", "doc").output
+    assert "no unclustered interval of this setting is stored" in " ".join(first.split())
+    run_cli(clustered, "ci", "--dataset", "tiny", "--human", "h", "--method", "boot-inputs", "--k", "300",
+            "--level", "global", "--coefficient", "pearson")
+    out = run_cli(clustered, "ci", "--dataset", "tiny", "--human", "h", "--method", "boot-inputs", "--k", "300",
+                  "--level", "global", "--coefficient", "pearson", "--resample-clusters", "doc").output
+    with Warehouse(clustered) as wh:
+        rows = wh.sql("SELECT metric, upper - lower AS width, conventions FROM confidence_intervals "
+                      "WHERE metric = 'm1' ORDER BY result_id")
+    clustered_w = [w for w, c in zip(rows["width"], rows["conventions"]) if "resample_clusters" in c][0]
+    plain_w = [w for w, c in zip(rows["width"], rows["conventions"]) if "resample_clusters" not in c][0]
+    said = " ".join(out.split())
+    assert f"m1 global pearson: {clustered_w:.3f} wide clustered by doc (5 clusters), {plain_w:.3f} unclustered" in said
+
+
+@pytest.mark.parametrize("args, message", [
+    (("--resample-clusters", "nope"), "--resample-clusters 'nope': dataset 'tiny' has no attribute 'nope'; its "
+                                      "attributes: doc, one, part, self"),
+    (("--resample-clusters", "part"), "--resample-clusters 'part': 3 of the 12 inputs have no value of 'part' "
+                                      "(e.g. input 'i09')"),
+    (("--resample-clusters", "one"), "--resample-clusters 'one': every input of dataset 'tiny' is in one cluster"),
+    (("--resample-clusters", "doc", "--method", "fisher"), "--resample-clusters 'doc' is not available "
+                                                           "with --method 'fisher'"),
+])
+def test_refusals_are_one_line_and_write_nothing(clustered, args, message):
+    before = digest(clustered)
+    result = run_cli(clustered, "ci", "--dataset", "tiny", "--human", "h", "--k", "300", *args, ok=False)
+    assert result.exit_code != 0 and message in result.output
+    assert len(result.output.strip().splitlines()) == 1, result.output
+    assert digest(clustered) == before
+
+
+def test_compare_refuses_williams_and_tests_clusters(clustered):
+    result = run_cli(clustered, "compare", "--dataset", "tiny", "--human", "h", "--method", "williams",
+                     "--resample-clusters", "doc", ok=False)
+    assert "--resample-clusters 'doc' is not available with --method 'williams'" in result.output
+    with Warehouse(clustered) as wh:
+        rows = api.compare(wh, "tiny", "h", method="perm-inputs", k=300, levels=["summary"], coefficients=["pearson"],
+                          resample_clusters="doc").rows(wh)
+    X, Y, Z = _matrices(4)
+    row = rows[rows["metric_a"] == "m1"].iloc[0]
+    r = hypothesis.permutation_test(X, Y, Z, "summary", "pearson", "inputs", k=300, seed=0, clusters=LABELS)
+    assert row["p_value"] == pytest.approx(r.pvalue, abs=1e-12)
+    with pytest.raises(WarehouseError):
+        with Warehouse(clustered) as wh:
+            api.ci(wh, "tiny", "h", resample_clusters="doc", control="system", coefficients=["pearson"])
