@@ -259,3 +259,31 @@ def test_compare_refuses_williams_and_tests_clusters(clustered):
     with pytest.raises(WarehouseError):
         with Warehouse(clustered) as wh:
             api.ci(wh, "tiny", "h", resample_clusters="doc", control="system", coefficients=["pearson"])
+
+
+def test_the_signature_names_the_clusters():
+    from metaeval.analyses import signature
+
+    row = {"level": "global", "coefficient": "pearson", "method": "boot-inputs", "k": 1000.0, "seed": 0,
+           "conventions": json.dumps({"resample_clusters": "doc", "clusters": 5}), "fingerprint": "abcdef0123"}
+    said = signature.signature("1.0", "ci", row)
+    assert said == "metaeval:1.0|ci|level:global|coef:pearson|method:boot-inputs|k:1000|seed:0|clus:doc|data:abcdef01"
+    assert "clus:" not in signature.signature("1.0", "ci", {**row, "conventions": "{}"})
+
+
+def test_evaluate_resamples_clusters_as_ci_and_compare_do(clustered):
+    from metaeval.runs import evaluate
+
+    with Warehouse(clustered) as wh:
+        plain = evaluate.evaluate(wh, "tiny", "h", metrics=["m1"], k=300, levels=["summary"]).table
+        singletons = evaluate.evaluate(wh, "tiny", "h", metrics=["m1"], k=300, levels=["summary"],
+                                       resample_clusters="self")
+        doc = evaluate.evaluate(wh, "tiny", "h", metrics=["m1"], k=300, levels=["summary"], resample_clusters="doc")
+        ci = api.ci(wh, "tiny", "h", ["m1"], ["summary"], method="boot-both", k=300, resample_clusters="doc").rows(wh)
+    numbers = ["correlation", "lower", "upper", "rank", "cluster"]
+    pd.testing.assert_frame_equal(plain[numbers], singletons.table[numbers])
+    assert "clusters of inputs (self) resampled whole" in singletons.caption()
+    assert all("clus:doc" in s for s in doc.table["signature"])
+    got = doc.table[doc.table["metric"] == "m1"].set_index("coefficient")
+    for r in ci.itertuples():
+        assert (got.loc[r.coefficient, "lower"], got.loc[r.coefficient, "upper"]) == (r.lower, r.upper)

@@ -13,7 +13,7 @@ from metaeval.cli.app import (Context, LazyChoice, _command_line, echo_reports, 
                               say, say_caption, show, width)
 from metaeval.cli.families import aggregate_options, click_option
 from metaeval.runs.declarations import CONTROL
-from metaeval.runs.families import ALPHA, FORCE, JOBS, K, SEED, SYSTEM_INPUTS, WHERE
+from metaeval.runs.families import ALPHA, FORCE, JOBS, K, RESAMPLE_CLUSTERS, SEED, SYSTEM_INPUTS, WHERE
 from metaeval.cli.progress import terminal_progress
 
 #: In text output, beats / beaten by lists longer than this many characters are cut (--wide: never).
@@ -66,6 +66,7 @@ MAX_LIST = 70
 @click_option(FORCE)
 @click_option(WHERE)
 @click_option(CONTROL)
+@click_option(RESAMPLE_CLUSTERS)
 @aggregate_options
 @fmt_option()
 @layout_option
@@ -73,7 +74,7 @@ MAX_LIST = 70
 @click.pass_obj
 def evaluate(obj: Context, scores, datasets, humans, metrics, against, levels, coefficients, method, ci_method,
              correction, all_pairs, cluster_rule, system_inputs, k, seed, alpha, lower, allow_new, replace, jobs,
-             force, where, control, aggregate, fmt, layout, input_format, preferences=None):
+             force, where, control, resample_clusters, aggregate, fmt, layout, input_format, preferences=None):
     """How good is my metric? Ingest SCORES and evaluate their metrics in one run.
 
     SCORES are score tables as `ingest table` reads them; with several --dataset, give each as
@@ -95,7 +96,7 @@ def evaluate(obj: Context, scores, datasets, humans, metrics, against, levels, c
             raise click.ClickException(f"--aggregate {aggregate} is of metrics' system scores; --preferences "
                                        "evaluates a judge: drop --aggregate")
         _evaluate_judge(obj, preferences, datasets, humans, scores, metrics, against, control, method, k, seed,
-                        alpha, correction, cluster_rule, where, allow_new, replace, force, fmt)
+                        alpha, correction, cluster_rule, where, allow_new, replace, force, fmt, resample_clusters)
         return
     if not humans:
         raise click.UsageError("Missing option '--human' (the human judgment of each --dataset).")
@@ -112,12 +113,12 @@ def evaluate(obj: Context, scores, datasets, humans, metrics, against, levels, c
         files = _assign(scores, datasets, piped)
         _evaluate(obj, pairs, files, metrics, against, levels, coefficients, method, ci_method, correction,
                   all_pairs, cluster_rule, system_inputs, k, seed, alpha, lower, allow_new, replace, jobs, force,
-                  fmt, layout, piped, where, control, aggregate)
+                  fmt, layout, piped, where, control, aggregate, resample_clusters)
 
 
 def _evaluate(obj, pairs, files, metrics, against, levels, coefficients, method, ci_method, correction, all_pairs,
               cluster_rule, system_inputs, k, seed, alpha, lower, allow_new, replace, jobs, force, fmt, layout,
-              piped: Path | None, where=(), control=None, aggregate="mean"):
+              piped: Path | None, where=(), control=None, aggregate="mean", resample_clusters=None):
     import pandas as pd
 
     from metaeval.analyses import ranking_tables, tables
@@ -132,7 +133,7 @@ def _evaluate(obj, pairs, files, metrics, against, levels, coefficients, method,
             levels=levels, coefficients=coefficients, method=method, correction=correction,
             ci_method=ci_method, k=k, seed=seed, alpha=alpha, all_pairs=all_pairs, system_inputs=system_inputs,
             lower=lower, replace=replace, allow_new=allow_new, command=_command_line(), cluster_rule=cluster_rule,
-            where=where, control=control, aggregate=aggregate)
+            where=where, control=control, aggregate=aggregate, resample_clusters=resample_clusters)
             for dataset, human in pairs]
         for batch in (b for request in requests for b in request.batches):
             if piped is not None and batch.file == str(piped):
@@ -183,7 +184,7 @@ def _evaluate(obj, pairs, files, metrics, against, levels, coefficients, method,
 
 
 def _evaluate_judge(obj, preferences, datasets, humans, scores, metrics, against, control, method, k, seed, alpha,
-                    correction, cluster_rule, where, allow_new, replace, force, fmt):
+                    correction, cluster_rule, where, allow_new, replace, force, fmt, resample_clusters=None):
     """``evaluate --preferences FILE``: a new judge (:func:`metaeval.runs.evaluate.evaluate_judge`)."""
     from metaeval.cli.app import show_blocks
     from metaeval.runs import evaluate as evaluation
