@@ -287,3 +287,51 @@ def test_evaluate_resamples_clusters_as_ci_and_compare_do(clustered):
     got = doc.table[doc.table["metric"] == "m1"].set_index("coefficient")
     for r in ci.itertuples():
         assert (got.loc[r.coefficient, "lower"], got.loc[r.coefficient, "upper"]) == (r.lower, r.upper)
+
+
+def test_system_tests_bootstrap_and_randomization_against_a_loop_over_clusters():
+    from metaeval.analyses import system_tests as st
+
+    rng = np.random.default_rng(5)
+    A = rng.normal(size=(3, M)) + rng.normal(size=M)
+    members, codes = _members(LABELS), np.array([list(dict.fromkeys(LABELS)).index(v) for v in LABELS])
+    boot = st.pair_tests(A, "bootstrap", k=300, seed=1, clusters=LABELS)
+    perm = st.pair_tests(A, "randomization", k=300, seed=1, clusters=LABELS)
+    for r, (a, b) in enumerate(zip(boot.a, boot.b)):
+        d = A[a] - A[b]
+        delta, tol = d.mean(), st.ROUNDING * np.abs(d).mean()
+        hits_boot = hits_perm = 0
+        for block in range(2):
+            g = np.random.default_rng(np.random.SeedSequence(1, spawn_key=(block,)))
+            drawn = g.integers(0, len(members), size=(256, len(members)), dtype=np.int32)
+            for i in range(min(256, 300 - 256 * block)):
+                stat = d[np.concatenate([members[c] for c in drawn[i]])].mean()
+                hits_boot += abs(stat - delta) >= abs(delta) - tol
+        for block in range(2):
+            g = np.random.default_rng(np.random.SeedSequence(1, spawn_key=(block,)))
+            count = 256 * len(members)
+            coins = np.unpackbits(g.integers(0, 256, size=(count + 7) // 8, dtype=np.uint8))[:count]
+            coins = coins.reshape(256, len(members)).astype(bool)
+            for i in range(min(256, 300 - 256 * block)):
+                stat = np.where(coins[i][codes], -d, d).mean()
+                hits_perm += abs(stat) >= abs(delta) - tol
+        assert boot.p_value[r] == pytest.approx((1 + hits_boot) / 301, abs=1e-12)
+        assert perm.p_value[r] == pytest.approx((1 + hits_perm) / 301, abs=1e-12)
+    with pytest.raises(ValueError, match="t-test treats the inputs as independent"):
+        st.pair_tests(A, "t-test", clusters=LABELS)
+
+
+def test_system_tests_with_one_input_per_cluster_store_todays_rows(clustered):
+    with Warehouse(clustered) as wh:
+        plain = wh.system_tests("tiny", "m1", methods=("bootstrap", "randomization"), k=300).rows
+        singletons = wh.system_tests("tiny", "m1", methods=("bootstrap", "randomization"), k=300,
+                                     resample_clusters="self").rows
+        doc = wh.system_tests("tiny", "m1", methods=("bootstrap",), k=300, resample_clusters="doc").rows
+    columns = ["method", "system_a", "system_b", "delta", "p_value", "p_adjusted", "n_valid", "significant"]
+    assert plain[columns].equals(singletons[columns])
+    assert (plain["fingerprint"] != singletons["fingerprint"]).all()
+    assert all(json.loads(c)["resample_clusters"] == "self" for c in singletons["conventions"])
+    assert all(json.loads(c)["clusters"] == 5 for c in doc["conventions"])
+    result = run_cli(clustered, "system-tests", "--dataset", "tiny", "--measure", "m1", "--resample-clusters", "doc",
+                     ok=False)
+    assert "--resample-clusters 'doc' is not available with --method 't-test'" in result.output
