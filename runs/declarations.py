@@ -482,7 +482,12 @@ class Judges(Family):
                # analyses.preferences.DEFAULT_RIDGE (a test checks they agree; not imported: a light start-up)
                Option("ridge", default=0.01, kind="float", minimum=0, open=True,
                       help="Bradley-Terry prior: the penalty (ridge/2) * sum of squared log-strengths."),
-               WHERE, BY, FORCE)
+               WHERE, BY, FORCE,
+               RESAMPLE_CLUSTERS.but(help="Resample whole clusters of items, an item's cluster its input's value of "
+                                          "the input attribute ATTR (e.g. the document of each segment): the item "
+                                          "bootstrap draws clusters, the permutation test flips a cluster's items "
+                                          "together (McNemar is unchanged). In the rows' conventions, the run's "
+                                          "parameters and fingerprint."))
 
     def compute(self, wh, *, judge_globs, **params):
         from metaeval.runs import api

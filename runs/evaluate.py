@@ -575,7 +575,8 @@ def evaluate_judge(wh: Store, dataset: str, preferences: str | os.PathLike, *, h
                    k: int = parameters.DEFAULT_K, alpha: float = 0.05, seed: int = parameters.DEFAULT_SEED,
                    test: str = "permutation", correction: str = "holm", cluster_rule: str = "any",
                    where: Sequence = (), replace: bool = False, allow_new: bool = False,
-                   command: str | None = None, force: bool = False) -> JudgeEvaluation:
+                   command: str | None = None, force: bool = False,
+                   resample_clusters: str | None = None) -> JudgeEvaluation:
     """How good is my judge? Ingest a preference file of automatic judges into ``dataset``
     (:func:`metaeval.ingest.preferences.ingest`: atomic, idempotent, conflicts need ``replace``)
     and judge it, with every stored automatic judge, against the majority of the stored human
@@ -616,7 +617,7 @@ def evaluate_judge(wh: Store, dataset: str, preferences: str | os.PathLike, *, h
         wh, dataset, path, replace=replace, allow_new=allow_new, command=command,
         before_commit=lambda: prepared.append(judges_runs.prepare(
             wh, dataset, human_judges, (), k=k, alpha=alpha, seed=seed, test=test, correction=correction,
-            cluster_rule=cluster_rule, where=where, force=force)))
+            cluster_rule=cluster_rule, where=where, force=force, resample_clusters=resample_clusters)))
     summary = judges_runs.write(wh, prepared[0])
     latest = judges_runs.latest(wh, dataset, summary.human, list(summary.tied_majority))
     return JudgeEvaluation(dataset, summary.human, tuple(dict.fromkeys(rows["judge"])), loaded, summary, latest)

@@ -335,3 +335,67 @@ def test_system_tests_with_one_input_per_cluster_store_todays_rows(clustered):
     result = run_cli(clustered, "system-tests", "--dataset", "tiny", "--measure", "m1", "--resample-clusters", "doc",
                      ok=False)
     assert "--resample-clusters 'doc' is not available with --method 't-test'" in result.output
+
+
+@pytest.fixture
+def judged(db, tmp_path):
+    """The guides' preferences (docs/examples/preferences.csv) with attributes ``self`` (each
+    input its own cluster) and ``doc`` (five inputs a cluster)."""
+    from pathlib import Path
+
+    source = Path(__file__).resolve().parents[1] / "docs" / "examples" / "preferences.csv"
+    frame = pd.read_csv(source)
+    first = frame.drop_duplicates("input")[["input", "system_a", "system_b"]]
+    frame.merge(first).to_csv(tmp_path / "one-item-per-input.csv", index=False)   # one item per input
+    run_cli(db, "ingest", "preferences", tmp_path / "one-item-per-input.csv", "--dataset", "prefs")
+    inputs = sorted(set(frame["input"]))
+    lines = ["input,attribute,value"] + [f"{i},self,{i}" for i in inputs]
+    lines += [f"{i},doc,d{j // 5}" for j, i in enumerate(inputs)] + [f"{i},half,h" for i in inputs[:3]]
+    path = tmp_path / "attributes.csv"
+    path.write_text("\n".join(lines) + "\n")
+    run_cli(db, "ingest", "attributes", path, "--dataset", "prefs")
+    return db
+
+
+def test_judges_with_one_item_cluster_per_input_equal_todays_rows(judged):
+    from metaeval.runs import judges as runs
+
+    columns = {"judge_statistics": ["judge", "accuracy", "accuracy_lower", "accuracy_upper", "kappa_lower", "rank"],
+               "judge_tests": ["judge_a", "judge_b", "test", "delta", "pvalue", "pvalue_corrected"],
+               "preference_rankings": ["judge", "system", "strength", "lower", "upper"]}
+    with Warehouse(judged) as wh:
+        plain = wh.judges("prefs", k=300)
+        data = runs.load(wh, "prefs")
+        assert len({i for i, _, _ in data.items}) == len(data.items)   # one item per input: singletons
+        singletons = wh.judges("prefs", k=300, resample_clusters="self")
+        for t, cols in columns.items():
+            assert plain[t][cols].equals(singletons[t][cols]), t
+            assert not plain[t]["fingerprint"].isin(singletons[t]["fingerprint"]).any()
+        clustered = wh.judges("prefs", k=300, resample_clusters="doc")
+        recorded = json.loads(wh.sql("SELECT parameters FROM analysis_runs ORDER BY run_id DESC LIMIT 1")
+                              ["parameters"][0])
+    assert recorded["resample_clusters"] == "doc"
+    assert all(json.loads(c)["resample_clusters"] == "doc" for c in clustered["judge_tests"]["conventions"])
+    perm = clustered["judge_tests"][clustered["judge_tests"]["test"] == "mcnemar"]
+    assert perm["pvalue"].equals(plain["judge_tests"][plain["judge_tests"]["test"] == "mcnemar"]["pvalue"])
+    result = run_cli(judged, "judges", "--dataset", "prefs", "--resample-clusters", "half", ok=False)
+    assert "--resample-clusters 'half':" in result.output and "have no value of 'half'" in result.output
+
+
+def test_clustered_item_weights_and_flips_against_a_loop():
+    from metaeval.analyses import preferences as pf
+    from metaeval.analyses.ranking import sign_flip_test
+
+    labels = ["x", "y", "x", "z", "y", "y"]
+    W = pf.bootstrap_weights(6, 50, 3, clusters=labels)
+    drawn = np.random.default_rng(np.random.SeedSequence(3)).integers(0, 3, size=(50, 3))
+    codes = np.array([0, 1, 0, 2, 1, 1])
+    expected = np.array([[np.sum(row == codes[i]) for i in range(6)] for row in drawn], dtype=float)
+    assert np.array_equal(W, expected)
+    assert np.array_equal(pf.bootstrap_weights(6, 50, 3, clusters=list("abcdef")), pf.bootstrap_weights(6, 50, 3))
+    d = np.array([[1.0, -0.5, 2.0, 0.5, 1.0, -1.0]])
+    p, _, _ = sign_flip_test(d, 200, 4, clusters=labels)
+    flips = np.random.default_rng(np.random.SeedSequence(4)).integers(0, 2, size=(200, 3))[:, codes]
+    T = np.abs(np.where(flips == 1, -d, d).sum(axis=1))
+    assert p[0] == pytest.approx((1 + np.sum(T >= abs(d.sum()) - 1e-12 * np.abs(d).sum())) / 201)
+    assert sign_flip_test(d, 200, 4, clusters=["one"] * 6)[0][0] == 1.0   # one cluster: +-T only

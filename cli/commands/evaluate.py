@@ -199,7 +199,8 @@ def _evaluate_judge(obj, preferences, datasets, humans, scores, metrics, against
     with obj.open() as wh:
         ev = evaluation.evaluate_judge(wh, datasets[0], preferences, humans=humans, k=k, seed=seed, alpha=alpha,
                                        test=test, correction=correction, cluster_rule=cluster_rule, where=where,
-                                       replace=replace, allow_new=allow_new, command=_command_line(), force=force)
+                                       replace=replace, allow_new=allow_new, command=_command_line(), force=force,
+                                       resample_clusters=resample_clusters)
     err = not is_text(fmt)
     echo_reports([ev.loaded], err=err)
     state = ("up to date; nothing computed" if ev.summary.run_id is None
