@@ -399,3 +399,46 @@ def test_clustered_item_weights_and_flips_against_a_loop():
     T = np.abs(np.where(flips == 1, -d, d).sum(axis=1))
     assert p[0] == pytest.approx((1 + np.sum(T >= abs(d.sum()) - 1e-12 * np.abs(d).sum())) / 201)
     assert sign_flip_test(d, 200, 4, clusters=["one"] * 6)[0][0] == 1.0   # one cluster: +-T only
+
+
+def test_ppi_clustered_standard_errors_against_a_loop_over_clusters():
+    from metaeval.analyses import ppi
+
+    rng = np.random.default_rng(8)
+    docs = rng.normal(size=10)
+    lab_c, unl_c = np.arange(40) % 10, np.arange(200) % 10
+    y = docs[lab_c] + rng.normal(size=40)
+    yhat, yhat_u = y + rng.normal(size=40), docs[unl_c] + rng.normal(size=200)
+    e = ppi.mean(y, yhat, yhat_u, clusters=(lab_c, unl_c))
+    r = y - e.lam * yhat
+    total = 0.0
+    for c in range(10):   # each cluster's labelled and unlabelled contributions summed, then squared
+        s = (r[lab_c == c] - r.mean()).sum() / 40 + e.lam * (yhat_u[unl_c == c] - yhat_u.mean()).sum() / 200
+        total += s * s
+    assert e.se == pytest.approx(np.sqrt(total), rel=1e-12)
+    classical = sum(((y[lab_c == c] - y.mean()).sum() / 40) ** 2 for c in range(10))
+    assert e.classical_se == pytest.approx(np.sqrt(classical), rel=1e-12)
+    plain = ppi.mean(y, yhat, yhat_u)
+    assert e.estimate == plain.estimate and e.lam == plain.lam and e.se > 1.5 * plain.se   # correlated within
+    # one cell per cluster: the unclustered numbers bit for bit, and the sandwich is that formula
+    singletons = ppi.mean(y, yhat, yhat_u, clusters=(range(40), range(40, 240)))
+    assert singletons == plain
+    psi = np.concatenate([(r - r.mean()) / 40, e.lam * (yhat_u - yhat_u.mean()) / 200])
+    assert ppi.clustered_se(psi, np.arange(240)) == pytest.approx(
+        np.sqrt(np.var(e.lam * yhat_u) / 200 + np.var(r) / 40), rel=1e-12)
+
+
+def test_ppi_rows_with_clusters(clustered):
+    from metaeval.runs import ppi as runs
+
+    with Warehouse(clustered) as wh:
+        plain = runs.ppi(wh, "tiny", "h", "m1", labelled_share=0.5)
+        singletons = runs.ppi(wh, "tiny", "h", "m1", labelled_share=0.5, resample_clusters="self")
+        doc = runs.ppi(wh, "tiny", "h", "m1", labelled_share=0.5, resample_clusters="doc")
+    columns = ["estimand", "system", "other", "estimate", "se", "lower", "upper", "classical_lower", "lam",
+               "effective_labels", "p_adjusted"]
+    columns = [c for c in columns if c in plain.columns]
+    assert plain[columns].equals(singletons[columns])
+    assert (plain["fingerprint"] != singletons["fingerprint"]).all()
+    assert json.loads(doc["conventions"].iloc[0])["clusters"] == 5
+    assert (doc["estimate"].values == plain["estimate"].values).all() and not doc["se"].equals(plain["se"])
