@@ -137,8 +137,8 @@ def widening(wh, outcome) -> list[str]:
         width = r["upper"] - r["lower"] if r["upper"] is not None and r["lower"] is not None else float("nan")
         head = f"{r['metric']} {r['level']} {r['coefficient']}: {width:.3f} wide clustered by {attribute} ({count} clusters)"
         if not found or found[0][0] is None or found[0][1] is None:
-            lines.append(f"{head}; no unclustered interval of this setting is stored to compare (ci without "
-                         "--resample-clusters)")
+            lines.append(f"{head}; no unclustered interval of this setting is stored to compare (run the same ci "
+                         "without clustering)")
             continue
         before = found[0][1] - found[0][0]
         ratio = f"x{width / before:.2f}" if before > 0 else "unclustered width 0"

@@ -76,7 +76,7 @@ class TestParams(Params):
         if self.sequential:
             return {"method": self.method, "alternative": self.alternative, "seed": self.seed,
                     "system_inputs": self.system_inputs, "aggregate": self.aggregate,
-                    "resample_clusters": self.resample_clusters}
+                    **({} if self.resample_clusters is None else {"resample_clusters": self.resample_clusters})}
         return super().arguments()
 
     def recorded(self) -> dict[str, Any]:

@@ -116,8 +116,10 @@ class Params:
         return self._fields("column")
 
     def arguments(self) -> dict[str, Any]:
-        """The keyword arguments of the family's ``evaluate`` (besides the arrays and the key)."""
-        return self._fields("argument")
+        """The keyword arguments of the family's ``evaluate`` (besides the arrays and the key); a
+        :func:`clusters_setting` only when set (the arguments of an unclustered run as before it)."""
+        unset = {f.name for f in fields(self) if f.metadata.get("recorded") and getattr(self, f.name) is None}
+        return {k: v for k, v in self._fields("argument").items() if k not in unset}
 
     def recorded(self) -> dict[str, Any]:
         """What a run records in ``analysis_runs.parameters`` besides its scope: the columns and
