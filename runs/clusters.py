@@ -111,32 +111,41 @@ def check_clustered(resample_clusters: str | None, method: str, resample_annotat
 
 
 def widening(wh, outcome) -> list[str]:
-    """What the report says of a clustered ci (``outcome``: its :class:`~metaeval.runs.engine.Outcome`):
-    for each interval, its width beside the width of the same setting computed on single inputs
-    when that is stored (the same cells: the fingerprint without the clusters), else that it
-    is clustered and nothing unclustered is stored to compare. [] for an unclustered ci."""
+    """What a clustered ci says (``outcome``: its :class:`~metaeval.runs.engine.Outcome`): for
+    each interval, its width beside the width of the same setting computed on single inputs when
+    that is stored (the same cells: the fingerprint without the clusters), else that it is
+    clustered and nothing unclustered is stored to compare. [] for an unclustered ci."""
+    if getattr(outcome.analysis.params, "resample_clusters", None) is None:
+        return []
+    scope = outcome.scope
+    return widening_lines(wh, outcome.rows(wh), scope.dataset, scope.human, scope.where)
+
+
+def widening_lines(wh, rows, dataset: str, human: str, where=()) -> list[str]:
+    """:func:`widening` of stored ``confidence_intervals`` rows of one dataset, human and subset
+    (``where``; the rows' own settings: method, alpha, k, seed, aggregate, system inputs); the
+    rows without clusters are passed over."""
     from metaeval import schema
     from metaeval.runs import selection
     from metaeval.runs.parameters import aggregate_fingerprint
 
-    params, scope = outcome.analysis.params, outcome.scope
-    attribute = getattr(params, "resample_clusters", None)
-    if attribute is None:
+    clustered = [r for r in rows.to_dict("records") if json_get(r["conventions"], KEY)]
+    if not clustered:
         return []
-    rows = outcome.rows(wh)
+    scope = selection.Scope(dataset, human, tuple(dict.fromkeys(r["metric"] for r in clustered)), (), (),
+                            selection.Subset(where))
     plain = selection.load_data(wh, scope)   # the same cells, unclustered
     lines = []
-    for r in rows.to_dict("records"):
-        count = json_get(r["conventions"], "clusters")
-        fingerprint = aggregate_fingerprint(plain.fingerprint((r["metric"], scope.human))[0], params.aggregate)
+    for r in clustered:
+        attribute, count = json_get(r["conventions"], KEY), json_get(r["conventions"], "clusters")
+        fingerprint = aggregate_fingerprint(plain.fingerprint((r["metric"], human))[0], r["aggregate"])
         found = wh.con.execute(schema.statements("clusters")["unclustered_interval"], {
-            "dataset": scope.dataset, "human": scope.human, "metric": r["metric"], "level": r["level"],
-            "coefficient": r["coefficient"], "method": params.method, "alpha": params.alpha, "k": params.k,
-            "seed": params.seed, "subset": scope.subset, "aggregate": params.aggregate,
-            "system_inputs": params.system_inputs, "fingerprint": fingerprint}).fetchall()
-        width = r["upper"] - r["lower"] if r["upper"] is not None and r["lower"] is not None else float("nan")
+            **{c: r[c] for c in ("dataset", "human", "metric", "level", "coefficient", "method", "alpha", "k",
+                                 "seed", "subset", "aggregate", "system_inputs")},
+            "fingerprint": fingerprint}).fetchall()
+        width = r["upper"] - r["lower"] if _known(r["upper"]) and _known(r["lower"]) else float("nan")
         head = f"{r['metric']} {r['level']} {r['coefficient']}: {width:.3f} wide clustered by {attribute} ({count} clusters)"
-        if not found or found[0][0] is None or found[0][1] is None:
+        if not found or not _known(found[0][0]) or not _known(found[0][1]):
             lines.append(f"{head}; no unclustered interval of this setting is stored to compare (run the same ci "
                          "without clustering)")
             continue
@@ -145,6 +154,10 @@ def widening(wh, outcome) -> list[str]:
         verdict = "widened" if width > before else "not widened"
         lines.append(f"{head}, {before:.3f} unclustered (run {found[0][2]}): {verdict} ({ratio})")
     return lines
+
+
+def _known(x) -> bool:
+    return x is not None and x == x
 
 
 def json_get(conventions, key: str):

@@ -442,3 +442,14 @@ def test_ppi_rows_with_clusters(clustered):
     assert (plain["fingerprint"] != singletons["fingerprint"]).all()
     assert json.loads(doc["conventions"].iloc[0])["clusters"] == 5
     assert (doc["estimate"].values == plain["estimate"].values).all() and not doc["se"].equals(plain["se"])
+
+
+def test_the_report_says_where_clustering_widened_an_interval(clustered, tmp_path):
+    for extra in ((), ("--resample-clusters", "doc")):
+        run_cli(clustered, "ci", "--dataset", "tiny", "--human", "h", "--method", "boot-inputs", "--k", "300",
+                "--level", "global", "--coefficient", "pearson", *extra)
+    out = tmp_path / "report.html"
+    run_cli(clustered, "report", "--dataset", "tiny", "--human", "h", "--out", out)
+    page = out.read_text()
+    assert "Clusters of inputs resampled whole: m1 global pearson:" in page
+    assert "wide clustered by doc (5 clusters)" in page and "unclustered (run 1)" in page
