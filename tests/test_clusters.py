@@ -453,3 +453,20 @@ def test_the_report_says_where_clustering_widened_an_interval(clustered, tmp_pat
     page = out.read_text()
     assert "Clusters of inputs resampled whole: m1 global pearson:" in page
     assert "wide clustered by doc (5 clusters)" in page and "unclustered (run 1)" in page
+
+
+def test_range_exceedances_of_the_sequential_tests_take_clusters():
+    X, Y, Z = _matrices(6)
+    for test, method in (("permutation", "both"), ("bootstrap", "inputs")):
+        plain = hypothesis.range_exceedances(X, Y, Z, "summary", "pearson", test, method, seed=2, start=100, stop=300)
+        same = hypothesis.range_exceedances(X, Y, Z, "summary", "pearson", test, method, seed=2, start=100, stop=300,
+                                            clusters=[f"c{j}" for j in range(M)])
+        assert (plain.count, plain.n_valid, plain.delta) == (same.count, same.n_valid, same.delta)
+        whole = (hypothesis.permutation_test(X, Y, Z, "summary", "pearson", method, k=300, seed=2, clusters=LABELS)
+                 if test == "permutation" else
+                 hypothesis.paired_bootstrap_test(X, Y, Z, "summary", "pearson", method, k=300, seed=2,
+                                                  clusters=LABELS))
+        part = hypothesis.range_exceedances(X, Y, Z, "summary", "pearson", test, method, seed=2, start=0, stop=300,
+                                            clusters=LABELS)
+        assert np.isclose(whole.pvalue, (1 + part.count) / (1 + part.n_valid) if test == "permutation"
+                          else part.count / part.n_valid)

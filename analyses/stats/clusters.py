@@ -97,14 +97,6 @@ def clusters_iv(labels: Sequence | np.ndarray | None, n_inputs: int) -> Clusters
     return Clusters(codes, order, starts, sizes)
 
 
-def restricted(clusters: Clusters | None, kept: np.ndarray | None) -> Clusters | None:
-    """The clusters of the inputs ``kept`` (a column mask; None: all), renumbered."""
-    if clusters is None or kept is None or kept.all():
-        return clusters
-    codes = clusters.codes[kept]
-    return clusters_iv(codes.tolist(), int(codes.size))
-
-
 # --- draws --------------------------------------------------------------------------------
 def bootstrap_draws(rng: np.random.Generator, size: int, n_systems: int, clusters: Clusters,
                     method: str) -> tuple[np.ndarray | None, np.ndarray | None]:

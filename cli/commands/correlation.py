@@ -254,6 +254,9 @@ def compare(obj, fmt, layout, **given):
     for line in ranking_runs.tests_resolution(frame, p.method, p.correction, p.correction_group,
                                               p.alpha):   # said on every format
         say(f"not a finding: {line}", err=not is_text(fmt))
+    if p.resample_clusters is not None:
+        say(f"Clusters of inputs resampled whole ({p.resample_clusters}): drawn by the bootstrap, swapped together by "
+            "the permutation tests (resampling only systems is unchanged).", err=not is_text(fmt))
     cols = ["metric_a", "metric_b", "level", "coefficient", "delta", "p_value", "p_adjusted", "significant"]
     if fmt in ("json", "csv"):  # every row and column; the hints below are for a terminal
         show(frame, fmt)
