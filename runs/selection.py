@@ -373,6 +373,11 @@ class Data:
         if self.clusters is not None:
             digest, n, m = replace(self, clusters=None).fingerprint(measures, control)
             _, _, cols = self.restrict(measures)
+            judged = cols & (~np.isnan(self.values[measures[-1]])).any(axis=0)   # a task's: the human's inputs
+            if len(measures) > 1 and len(set(self.clusters[1][judged])) < 2:   # (when planning: before any write)
+                raise WarehouseError(Message(Argument("resample_clusters", self.clusters[0]), f": the inputs "
+                                             f"{measures[-1]} judged are in one cluster; resampling clusters needs "
+                                             "two or more"))
             text = f"{digest}\x1eclusters\x1f{self.clusters[0]}\x1e" + "\x1f".join(map(str, self.clusters[1][cols]))
             return hashlib.sha256(text.encode()).hexdigest(), n, m
         if control is not None:

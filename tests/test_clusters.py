@@ -470,3 +470,15 @@ def test_range_exceedances_of_the_sequential_tests_take_clusters():
                                             clusters=LABELS)
         assert np.isclose(whole.pvalue, (1 + part.count) / (1 + part.n_valid) if test == "permutation"
                           else part.count / part.n_valid)
+
+
+def test_a_judgment_whose_inputs_are_one_cluster_is_refused_before_any_write(clustered):
+    rows = [{"system": s, "input": i, "h2": float(a * b % 7)} for a, s in enumerate(SYSTEMS)
+            for b, i in enumerate(INPUTS) if LABELS[b] == "d"]
+    with Store(clustered) as wh:
+        add_scores(wh, "tiny", pd.DataFrame(rows), human=["h2"])
+    before = digest(clustered)
+    result = run_cli(clustered, "ci", "--dataset", "tiny", "--human", "h2", "--metric", "m1", "--k", "300",
+                     "--resample-clusters", "doc", ok=False)
+    assert "--resample-clusters 'doc': the inputs h2 judged are in one cluster" in result.output
+    assert len(result.output.strip().splitlines()) == 1 and digest(clustered) == before
