@@ -27,6 +27,17 @@ cells (human ``y`` and metric ``yhat``) and N unlabelled ones (metric ``yhat_u``
   lam at that fit, a refit, lam again at the refit, the final fit and its interval at that lam.
 
 Every interval assumes the labelled cells are a uniform random sample of the cells.
+
+Clustered cells (``clusters``: segments of one document, ``--resample-clusters``): the standard
+errors are the cluster-robust (sandwich) ones, CR0 (no small-sample factor, as the divisor-n
+variances above): theta - E theta is the sum over cells of psi_i = (r_i - mean r) / n on a
+labelled cell (r = y - lam yhat) and lam (yhat_i - mean yhat_u) / N on an unlabelled one, and
+se^2 = sum over clusters of (the cluster's sum of psi_i)^2, a labelled and an unlabelled cell of
+one cluster summed together (they are not independent); the classical se likewise from the
+labelled cells' (y_i - mean y) / n. With one cell per cluster this is the formula above, so every
+cluster of one cell gives the unclustered numbers (computed by that formula, bit for bit). lam is
+estimated as without clusters (any lam in [0, 1] gives a valid interval; this one is no longer
+the variance-minimising one under dependence).
 """
 
 from __future__ import annotations
@@ -84,10 +95,11 @@ def lam_hat(y: npt.ArrayLike, yhat: npt.ArrayLike, yhat_u: npt.ArrayLike) -> flo
 
 
 def mean(y: npt.ArrayLike, yhat: npt.ArrayLike, yhat_u: npt.ArrayLike, *, lam: float | None = None,
-         alpha: float = 0.05) -> Estimate:
+         alpha: float = 0.05, clusters: tuple[npt.ArrayLike, npt.ArrayLike] | None = None) -> Estimate:
     """The PPI++ estimate of the mean of ``y`` over every cell (module docstring): ``y`` and ``yhat``
     on the n labelled cells, ``yhat_u`` on the N unlabelled ones; ``lam`` None: estimated.
-    Undefined (NaN) with fewer than 2 labelled cells or no unlabelled one."""
+    Undefined (NaN) with fewer than 2 labelled cells or no unlabelled one. ``clusters``: (the
+    labelled cells' cluster labels, the unlabelled cells'): cluster-robust standard errors."""
     y, yhat, yhat_u = (np.asarray(a, dtype=np.float64).reshape(-1) for a in (y, yhat, yhat_u))
     if y.size != yhat.size:
         raise ValueError(f"`y` and `yhat` must have the same length; got {y.size} and {yhat.size}.")
@@ -102,12 +114,41 @@ def mean(y: npt.ArrayLike, yhat: npt.ArrayLike, yhat_u: npt.ArrayLike, *, lam: f
     used = lam_hat(y, yhat, yhat_u) if lam is None else float(lam)
     z = float(stats.norm.ppf(1 - alpha / 2))
     theta = float(used * yhat_u.mean() + (y - used * yhat).mean())
-    se = math.sqrt(float(np.var(used * yhat_u)) / N + float(np.var(y - used * yhat)) / n)
-    classical, classical_se = float(y.mean()), math.sqrt(float(np.var(y)) / n)
+    classical = float(y.mean())
+    codes = _cluster_codes(clusters, n, N)
+    if codes is None:
+        se = math.sqrt(float(np.var(used * yhat_u)) / N + float(np.var(y - used * yhat)) / n)
+        classical_se = math.sqrt(float(np.var(y)) / n)
+    else:
+        r = y - used * yhat
+        psi = np.concatenate([(r - r.mean()) / n, used * (yhat_u - yhat_u.mean()) / N])
+        se = clustered_se(psi, codes)
+        classical_se = clustered_se((y - classical) / n, codes[:n])
     lower, upper = _bounds(theta, se, z)
     classical_lower, classical_upper = _bounds(classical, classical_se, z)
     return Estimate(theta, se, lower, upper, used, classical, classical_se, classical_lower, classical_upper, n, N,
                     effective_labels(n, classical_se, se))
+
+
+def _cluster_codes(clusters, n: int, N: int) -> np.ndarray | None:
+    """The clusters of the n labelled then N unlabelled cells, numbered; None without clusters or
+    with one cell per cluster (the unclustered formula is then the clustered one)."""
+    if clusters is None:
+        return None
+    labelled, unlabelled = (list(c) for c in clusters)
+    if len(labelled) != n or len(unlabelled) != N:
+        raise ValueError(f"clusters: {len(labelled)} and {len(unlabelled)} labels for {n} labelled and {N} "
+                         "unlabelled cells")
+    number: dict = {}
+    codes = np.array([number.setdefault(v, len(number)) for v in labelled + unlabelled], dtype=np.int64)
+    return None if len(number) == n + N else codes
+
+
+def clustered_se(psi: np.ndarray, codes: np.ndarray) -> float:
+    """sqrt(sum over clusters of (sum of psi_i over the cluster)^2): the CR0 sandwich standard error
+    of a sum of centred contributions ``psi`` whose clusters are ``codes``."""
+    sums = np.bincount(codes, weights=psi)
+    return math.sqrt(float(np.sum(sums * sums)))
 
 
 def _bounds(theta: float, se: float, z: float) -> tuple[float, float]:

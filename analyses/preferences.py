@@ -175,16 +175,23 @@ class JudgeStatistics:
     conventions: dict[str, Any] = field(default_factory=dict)
 
 
-def bootstrap_weights(n: int, k: int, seed: int | None) -> np.ndarray:
+def bootstrap_weights(n: int, k: int, seed: int | None, clusters=None) -> np.ndarray:
     """(k, n) multiplicities of ``k`` bootstrap resamples of n items: row b counts how often
     each item is drawn in ``rng.integers(0, n, size=(k, n))[b]`` with
     ``rng = default_rng(SeedSequence(seed))``; every statistic that is a ratio of item sums is
-    then ``W @ feature`` ratios (vectorised over resamples)."""
+    then ``W @ feature`` ratios (vectorised over resamples). ``clusters`` (a label per item, e.g.
+    the document of its input): the C clusters are drawn instead, ``rng.integers(0, C, size=(k,
+    C))``, each item as often as its cluster (:mod:`.stats.clusters`; one item per cluster: the
+    same weights)."""
+    from metaeval.analyses.stats.clusters import clusters_iv
+
+    groups = clusters_iv(clusters, n)
+    units = n if groups is None else groups.count
     rng = np.random.default_rng(seed_iv(seed))
-    idx = rng.integers(0, n, size=(k, n)) if n else np.zeros((k, 0), np.int64)
-    W = np.zeros((k, n), np.float64)
-    np.add.at(W, (np.repeat(np.arange(k), n), idx.ravel()), 1.0)
-    return W
+    idx = rng.integers(0, units, size=(k, units)) if units else np.zeros((k, 0), np.int64)
+    W = np.zeros((k, units), np.float64)
+    np.add.at(W, (np.repeat(np.arange(k), units), idx.ravel()), 1.0)
+    return W if groups is None else np.ascontiguousarray(W[:, groups.codes])
 
 
 def _percentile(samples: np.ndarray, point: float, alpha: float) -> tuple[float, float, int]:
@@ -260,7 +267,7 @@ class PairTest:
 
 
 def judge_pair_test(V1: npt.ArrayLike, V2: npt.ArrayLike, h: npt.ArrayLike, *, k: int = 1000,
-                    seed: int | None = 0) -> PairTest:
+                    seed: int | None = 0, clusters=None) -> PairTest:
     """Paired tests of two judges' correctness on the same items.
 
     Common verdicts: (item, order) where the item has a human label and both judges gave a
@@ -274,7 +281,9 @@ def judge_pair_test(V1: npt.ArrayLike, V2: npt.ArrayLike, h: npt.ArrayLike, *, k
       the orders of an item stay together), T = sum_i d_i, p = (1 + #{|T_b| >= |T|}) / (1 + k)
       (``sign_flip_test`` of :mod:`metaeval.analyses.ranking`).
 
-    No common verdict: delta and both p-values NaN (nothing was compared).
+    No common verdict: delta and both p-values NaN (nothing was compared). ``clusters`` (a label
+    per item): the permutation flips the items of a cluster together (one sign per cluster of the
+    compared items; McNemar treats its trials as independent and is unchanged).
     """
     from metaeval.analyses.ranking import sign_flip_test
 
@@ -289,7 +298,8 @@ def judge_pair_test(V1: npt.ArrayLike, V2: npt.ArrayLike, h: npt.ArrayLike, *, k
         return PairTest(0, 0, float("nan"), (0, 0), {"mcnemar": float("nan"), "permutation": float("nan")})
     d = (c1.sum(axis=1) - c2.sum(axis=1))[items] / orders[items]
     b, c = int((c1 & ~c2).sum()), int((~c1 & c2 & common).sum())
-    perm, _, _ = sign_flip_test(d[None, :].astype(np.float64), k, seed)
+    groups = None if clusters is None else [v for v, kept in zip(clusters, items) if kept]
+    perm, _, _ = sign_flip_test(d[None, :].astype(np.float64), k, seed, clusters=groups)
     return PairTest(n, verdicts, float(d.mean()), (b, c), {"mcnemar": mcnemar_exact(b, c), "permutation": float(perm[0])})
 
 

@@ -315,9 +315,18 @@ def system_pair_tests(A: npt.ArrayLike, test: str = "ttest", *, k: int | None = 
     return PairTestsResult(first, second, n, difference, direction, pvalue, conventions)
 
 
-def sign_flip_test(D: np.ndarray, k: int, seed: int | None) -> tuple[np.ndarray, np.ndarray, dict]:
+def sign_flip_test(D: np.ndarray, k: int, seed: int | None, clusters=None) -> tuple[np.ndarray, np.ndarray, dict]:
+    """``clusters`` (a label per column): one sign per cluster, ``integers(0, 2, size=(k, C))``,
+    shared by its columns (one column per cluster: the same flips)."""
     seq = seed_iv(seed)
-    signs = np.where(np.random.default_rng(seq).integers(0, 2, size=(k, D.shape[1])) == 1, -1.0, 1.0)
+    codes = None
+    if clusters is not None:   # numbered by first appearance (a single cluster flips every column together)
+        number: dict = {}
+        codes = np.array([number.setdefault(v, len(number)) for v in clusters], dtype=np.int64)
+    units = D.shape[1] if codes is None else int(codes.max(initial=-1)) + 1
+    signs = np.where(np.random.default_rng(seq).integers(0, 2, size=(k, units)) == 1, -1.0, 1.0)
+    if codes is not None:
+        signs = np.ascontiguousarray(signs[:, codes])
     d = np.nan_to_num(D)                                    # a missing input contributes 0 to any T_b
     T = d.sum(axis=1)
     threshold = np.abs(T) - ROUNDING * np.abs(d).sum(axis=1)

@@ -13,7 +13,9 @@ changes the number and only those a row has::
   positive label's threshold, the tune subset, a fixed threshold), ``method``, ``alt`` (alternative), ``k``, ``kmax`` and ``risk`` (sequential tests),
   ``seed``, ``corr`` (correction and its family group, ``holm/metric``), ``alpha``,
   ``sysin`` (the system-score protocol), ``agg`` (a system's score over its inputs when not the mean:
-  ``median``; a row's ``mean`` is left out, as before the option), ``annot`` (annotators re-drawn), ``rule`` (cluster rule);
+  ``median``; a row's ``mean`` is left out, as before the option), ``annot`` (annotators re-drawn), ``clus`` (the
+  input attribute whose clusters were resampled, ``--resample-clusters``: read from the row's conventions where
+  it is no column), ``rule`` (cluster rule);
 - ``data:`` the first 8 hex digits of the fingerprint of the cells the number was computed
   from (the row's ``fingerprint``; for a table, the run's ``data_fingerprint``).
 
@@ -32,8 +34,8 @@ FIELDS: tuple[tuple[str, str], ...] = (
     ("level", "level"), ("coef", "coefficient"), ("subset", "subset"), ("pos", "positive"), ("tune", "tune"),
     ("thr", "fixed_threshold"), ("method", "method"), ("alt", "alternative"),
     ("k", "k"), ("risk", "risk"), ("seed", "seed"), ("corr", "correction"), ("alpha", "alpha"),
-    ("sysin", "system_inputs"), ("agg", "aggregate"), ("annot", "resample_annotators"), ("rule", "cluster_rule"),
-    ("data", "fingerprint"),
+    ("sysin", "system_inputs"), ("agg", "aggregate"), ("annot", "resample_annotators"), ("clus", "resample_clusters"),
+    ("rule", "cluster_rule"), ("data", "fingerprint"),
 )
 #: Hex digits of a fingerprint kept in a signature.
 FINGERPRINT_DIGITS = 8
@@ -55,11 +57,26 @@ def _text(key: str, value: object) -> str:
     return str(value)
 
 
+def _clusters(row: Mapping[str, object]) -> object:
+    """The row's ``resample_clusters``: its column, else its conventions' (a JSON text or a mapping)."""
+    if not _missing(value := row.get("resample_clusters")):
+        return value
+    conventions = row.get("conventions")
+    if isinstance(conventions, str) and "resample_clusters" in conventions:
+        import json
+
+        try:
+            conventions = json.loads(conventions)
+        except ValueError:
+            return None
+    return conventions.get("resample_clusters") if isinstance(conventions, Mapping) else None
+
+
 def fields(row: Mapping[str, object]) -> dict[str, str]:
     """The signature fields of one result row (a mapping of its columns), in order."""
     out: dict[str, str] = {}
     for key, column in FIELDS:
-        value = row.get(column)
+        value = row.get(column) if column != "resample_clusters" else _clusters(row)
         if _missing(value) or (key == "corr" and value == "none") or (key == "subset" and value == "") \
                 or (key == "agg" and value == "mean"):
             continue

@@ -65,7 +65,9 @@ import numpy as np
 import numpy.typing as npt
 
 from metaeval.analyses.conclusions import decide
+from metaeval.analyses.stats import clusters as clustering
 from metaeval.analyses.stats import resampling
+from metaeval.analyses.stats.clusters import clusters_iv
 from metaeval.analyses.stats.intervals import rng_description
 from metaeval.analyses.stats.resolution import Resolution
 from metaeval.analyses.stats.validation import alpha_iv, alternative_iv, correction_iv, k_iv, matrices_iv, seed_iv
@@ -212,8 +214,9 @@ def _closed_form(method: str, X: np.ndarray, Y: np.ndarray, D: np.ndarray, alter
         return u, np.asarray(r.pvalue, float), np.sign(u - n * n / 2)
 
 
-def _resampled(method: str, D: np.ndarray, alternative: str, k: int, seq: np.random.SeedSequence):
-    """(count, n_valid) of the bootstrap or randomization test of each row of D over k resamples."""
+def _resampled(method: str, D: np.ndarray, alternative: str, k: int, seq: np.random.SeedSequence, groups=None):
+    """(count, n_valid) of the bootstrap or randomization test of each row of D over k resamples;
+    ``groups`` (:class:`.stats.clusters.Clusters`): whole clusters of inputs drawn, or swapped."""
     present = ~np.isnan(D)
     d = np.where(present, D, 0.0)
     n = present.sum(axis=1)
@@ -221,18 +224,23 @@ def _resampled(method: str, D: np.ndarray, alternative: str, k: int, seq: np.ran
         delta = d.sum(axis=1) / n
         tol = ROUNDING * np.abs(d).sum(axis=1) / n
     P, M = D.shape
+    C = M if groups is None else groups.count   # the units drawn: inputs, or clusters of them
     if method == "bootstrap":
-        draw = lambda rng, size: resampling.bootstrap_indices(rng, size, 1, M, "inputs")[1:]  # noqa: E731
-    else:
+        draw = lambda rng, size: resampling.bootstrap_indices(rng, size, 1, C, "inputs")[1:]  # noqa: E731
+    elif groups is None:
         draw = lambda rng, size: resampling.permutation_masks(rng, size, 1, M, "inputs")  # noqa: E731
+    else:
+        draw = lambda rng, size: clustering.permutation_masks(rng, size, 1, groups, "inputs")  # noqa: E731
     stream = resampling.ResampleStream(seq, draw)
     batch = max(1, MEMORY_BUDGET // (8 * 4 * max(P, M)))
     count, valid = np.zeros(P, np.int64), np.zeros(P, np.int64)
     for start in range(0, k, batch):
         (drawn,) = stream.take(start, min(k, start + batch))
         if method == "bootstrap":
-            rows = np.arange(len(drawn))[:, None] * M
-            times = np.bincount((rows + drawn).ravel(), minlength=len(drawn) * M).reshape(len(drawn), M)
+            rows = np.arange(len(drawn))[:, None] * C
+            times = np.bincount((rows + drawn).ravel(), minlength=len(drawn) * C).reshape(len(drawn), C)
+            if groups is not None:   # each input as often as its cluster was drawn
+                times = np.ascontiguousarray(times[:, groups.codes])
             with np.errstate(all="ignore"):
                 stat = (d @ times.T) / (present @ times.T)    # times: each input's multiplicity; NaN: none of the pair's
             ok = ~np.isnan(stat)
@@ -283,11 +291,18 @@ def _setting(alternative: str, alpha: float, correction: str, correction_group: 
 
 def pair_tests(A: npt.ArrayLike, method: str, *, alternative: str = "two-sided", k: int = 1000,
                seed: int | None = 0, alpha: float = 0.05, correction: str = "holm",
-               correction_group: str = "all") -> PairTests:
-    """``method``'s tests of every pair of systems (rows of ``A``), corrected (module docstring)."""
+               correction_group: str = "all", clusters=None) -> PairTests:
+    """``method``'s tests of every pair of systems (rows of ``A``), corrected (module docstring).
+    ``clusters`` (a label per input; the resampling methods only): the bootstrap draws whole
+    clusters of inputs, the randomization swaps a cluster's d_j together (:mod:`.stats.clusters`);
+    one input per cluster gives the unclustered numbers bit for bit."""
     (A,) = matrices_iv(A=A)
     if method not in METHODS:
         raise ValueError(f"`method` must be one of {list(METHODS)}; got {method!r}.")
+    groups = clusters_iv(clusters, A.shape[1])
+    if groups is not None and method not in RESAMPLING_METHODS:
+        raise ValueError(f"clusters: {method} treats the inputs as independent; clustered resampling applies to "
+                         f"{', '.join(RESAMPLING_METHODS)}")
     alternative, alpha, correction = _setting(alternative, alpha, correction, correction_group)
     a, b = pairs(A.shape[0], alternative)
     shared = ~np.isnan(A[a]) & ~np.isnan(A[b])
@@ -300,14 +315,15 @@ def pair_tests(A: npt.ArrayLike, method: str, *, alternative: str = "two-sided",
     formula, n_valid, floors, extra = PVALUE_FORMULA[method], None, None, {}
     if method in RESAMPLING_METHODS:
         k, seq = k_iv(k), seed_iv(seed)
-        count, n_valid = _resampled(method, D, alternative, k, seq)
+        count, n_valid = _resampled(method, D, alternative, k, seq, groups)
         with np.errstate(all="ignore"):
             p = (1.0 + count) / (1.0 + n_valid)
         p = np.where(n_valid > 0, p, np.nan)
         statistic, direction = delta, np.sign(delta)
         floors = _randomization_floors(D, alternative) if method == "randomization" else None
         extra = {"k": k, "seed": seq.entropy, "rng": rng_description(),
-                 "pvalue_formula": f"(1 + count) / (1 + n_valid); count = {_EXTREME[method][alternative]}"}
+                 "pvalue_formula": f"(1 + count) / (1 + n_valid); count = {_EXTREME[method][alternative]}",
+                 **({} if groups is None else groups.conventions())}
     else:
         statistic, p, direction = _closed_form(method, X, Y, D, alternative)
     p = np.where(n >= 2, np.asarray(p, float), np.nan)
@@ -505,14 +521,14 @@ class SystemTests:
 
 def system_tests(A: npt.ArrayLike, methods: Sequence[str] = ("t-test",), *, alternative: str = "two-sided",
                  k: int = 1000, seed: int | None = 0, alpha: float = 0.05, correction: str = "holm",
-                 correction_group: str = "all", shapiro: bool = False) -> SystemTests:
+                 correction_group: str = "all", shapiro: bool = False, clusters=None) -> SystemTests:
     """Tests between every pair of systems (rows of ``A``) by each of ``methods``, each method
     its own family (module docstring); with ``shapiro``, each system's Shapiro-Wilk test."""
     unknown = [m for m in methods if m not in METHODS]
     if unknown or not methods:
         raise ValueError(f"`methods` must be one or more of {list(METHODS)}; got {list(methods)!r}.")
     tests = {m: pair_tests(A, m, alternative=alternative, k=k, seed=seed, alpha=alpha, correction=correction,
-                           correction_group=correction_group) for m in dict.fromkeys(methods)}
+                           correction_group=correction_group, clusters=clusters) for m in dict.fromkeys(methods)}
     return SystemTests(tests, normality(A, alpha=alpha, correction=correction) if shapiro else None)
 
 

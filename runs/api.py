@@ -66,15 +66,17 @@ def ci(wh: Warehouse, dataset: str, human: str, metrics: Sequence[str] = (), lev
        alpha: float = parameters.DEFAULT_ALPHA,
        seed: int = parameters.DEFAULT_SEED, system_inputs: str = parameters.DEFAULT_SYSTEM_INPUTS,
        resample_annotators: str | None = None, control: str | None = None,
-       aggregate: str = parameters.DEFAULT_AGGREGATE, human_aggregate: str | None = None, **run) -> Outcome:
+       aggregate: str = parameters.DEFAULT_AGGREGATE, human_aggregate: str | None = None,
+       resample_clusters: str | None = None, **run) -> Outcome:
     """Confidence intervals of the correlations (table ``confidence_intervals``);
     ``resample_annotators`` ("cells" or "panel") re-draws the annotators in every resample;
-    ``control``: of the partial correlations (as :func:`correlate`)."""
+    ``control``: of the partial correlations (as :func:`correlate`); ``resample_clusters``: the
+    bootstrap draws the clusters of inputs that input attribute names."""
     aggregate = parameters.aggregate_value(aggregate, human_aggregate)
     return _one(wh, lambda scope: intervals.ci_analysis(scope, method, k, alpha, seed, system_inputs,
-                                                        resample_annotators, aggregate),
+                                                        resample_annotators, aggregate, resample_clusters),
                 dataset, human, metrics, levels, coefficients, control, annotations=resample_annotators is not None,
-                **run)
+                clusters=resample_clusters, **run)
 
 
 def compare(wh: Warehouse, *args, **given) -> Outcome:
@@ -96,7 +98,7 @@ def compare(wh: Warehouse, *args, **given) -> Outcome:
     coefficients = selection.with_tie_threshold(p.coefficients, p.epsilon, p.tie_calibration)
     return _one(wh, lambda scope: comparisons.analysis_of(scope, p), p.dataset, p.human, p.metrics, p.levels,
                 coefficients, p.control, annotations=p.resample_annotators is not None, where=p.where, jobs=p.jobs,
-                force=p.force, **p.run)
+                force=p.force, clusters=p.resample_clusters, **p.run)
 
 
 class Warehouse(core.Store):

@@ -27,11 +27,12 @@ from metaeval.analyses.stats import hypothesis, protocols, resolution, sequentia
 from metaeval.core import Store
 from metaeval.errors import Argument, Message, WarehouseError
 from metaeval.runs import bookkeeping, executors
-from metaeval.runs.correlations import aggregated, calibrated_epsilons, partial_protocol, protocol
+from metaeval.runs import clusters as clustering
+from metaeval.runs.correlations import aggregated, calibrated_epsilons, partial_protocol
 from metaeval.runs.parameters import (DEFAULT_AGGREGATE, DEFAULT_CORRECTION, DEFAULT_CORRECTION_GROUP, DEFAULT_K_MAX,
                                       DEFAULT_RISK, DEFAULT_SYSTEM_INPUTS, Params, aggregate_setting, check_aggregate,
                                       check_annotator_resampling, check_k, check_parametric, check_partial,
-                                      check_system_inputs, setting)
+                                      check_system_inputs, clusters_setting, setting)
 from metaeval.runs.runner import (Analysis, Plan, RunSummary, Task, compute, evaluate_chunk, progress_bar,
                                   start_analysis_run, task_id)
 from metaeval.runs.selection import Scope, attribute_control, control_of
@@ -59,6 +60,7 @@ class TestParams(Params):
     correction_group: str = setting(DEFAULT_CORRECTION_GROUP, column=False, argument=False)
     focus: tuple[str, ...] | None = setting(None, column=False, argument=False)
     aggregate: str = aggregate_setting()
+    resample_clusters: str | None = clusters_setting()
 
     @property
     def sequential(self) -> bool:
@@ -73,7 +75,8 @@ class TestParams(Params):
     def arguments(self) -> dict[str, Any]:
         if self.sequential:
             return {"method": self.method, "alternative": self.alternative, "seed": self.seed,
-                    "system_inputs": self.system_inputs, "aggregate": self.aggregate}
+                    "system_inputs": self.system_inputs, "aggregate": self.aggregate,
+                    **({} if self.resample_clusters is None else {"resample_clusters": self.resample_clusters})}
         return super().arguments()
 
     def recorded(self) -> dict[str, Any]:
@@ -108,21 +111,23 @@ def analysis_of(scope: Scope, p) -> Analysis:
     return compare_analysis(scope, p.method, k_max if p.sequential else p.k, p.alpha, p.seed, p.alternative,
                             p.correction, p.correction_group, p.k_block, p.system_inputs,
                             resample_annotators=p.resample_annotators, risk=risk if p.sequential else None,
-                            aggregate=p.aggregate)
+                            aggregate=p.aggregate, resample_clusters=p.resample_clusters)
 
 
 def compare_analysis(scope: Scope, method: str, k: int, alpha: float, seed: int, alternative: str,
                      correction: str, group: str, k_block: int | None = None,
                      system_inputs: str = DEFAULT_SYSTEM_INPUTS, focus: Sequence[str] | None = None,
                      resample_annotators: str | None = None, risk: float | None = None,
-                     aggregate: str = DEFAULT_AGGREGATE) -> Analysis:
+                     aggregate: str = DEFAULT_AGGREGATE, resample_clusters: str | None = None) -> Analysis:
     """``risk``: sequential tests (MMCTest, :mod:`analyses.stats.sequential`), each pair resampled
     only while its decision at the corrected level is uncertain, up to ``k`` (k_max) resamples, with
     P(any decision differs from the exact p-values') <= ``risk``; None: every pair draws ``k``.
     ``focus``: test only the pairs (a, b) with a in ``focus`` (against every other metric of the
     scope). Each such row is the row a compare of every pair writes: with the correction group
     "metric", a's family is its pairs against all the scope's metrics either way (group "all"
-    would change the family, so it is refused with a focus)."""
+    would change the family, so it is refused with a focus). ``resample_clusters``: the
+    resampling tests draw (bootstrap) or swap (permutation) whole clusters of inputs
+    (:mod:`metaeval.analyses.stats.clusters`)."""
     if focus is not None:
         focus = tuple(dict.fromkeys(focus))
         if not focus or any(m not in scope.metrics for m in focus):
@@ -152,9 +157,10 @@ def compare_analysis(scope: Scope, method: str, k: int, alpha: float, seed: int,
     check_aggregate(aggregate, scope.levels, scope.coefficients, resample_annotators=resample_annotators)
     if method == hypothesis.MTME_SYSTEMS:
         _check_mtme_systems(scope, risk)
+    clustering.check_clustered(resample_clusters, method, resample_annotators, scope.coefficients)
     params = TestParams(method, alternative, k if resampled else None, seed if resampled else None, k_block,
                         check_system_inputs(system_inputs), resample_annotators, risk, alpha, correction, group, focus,
-                        aggregate)
+                        aggregate, resample_clusters)
     if risk is not None:
         return _sequential_analysis(params, scope, focus, k_block)
     return Analysis("compare", params, ("metric_a", "metric_b", "level", "coefficient"),
@@ -200,9 +206,11 @@ def _sequential_analysis(params: TestParams, scope: Scope, focus, k_block) -> An
 
 # --- evaluation (pure, runs in worker processes) ---------------------------------------------
 def evaluate_test(arrays, level, coefficient, method, alternative, k, seed, k_block=None,
-                  system_inputs=DEFAULT_SYSTEM_INPUTS, resample_annotators=None, aggregate=DEFAULT_AGGREGATE) -> dict:
+                  system_inputs=DEFAULT_SYSTEM_INPUTS, resample_annotators=None, aggregate=DEFAULT_AGGREGATE,
+                  resample_clusters=None) -> dict:
     from metaeval.analyses.stats import summed
 
+    arrays, labels = clustering.split(arrays, resample_clusters)
     if isinstance(arrays[0], summed.Summed):   # a system-level measure's statistics (runs/system_level.py)
         r = summed.paired_bootstrap_test(*arrays, coefficient, method.removeprefix("boot-"), k=k,
                                          alternative=alternative, seed=seed)
@@ -223,9 +231,10 @@ def evaluate_test(arrays, level, coefficient, method, alternative, k, seed, k_bl
         return {**_test_row(r.delta, None, r.pvalue, {**r.conventions, **conv}), "k_used": int(r.samples.size)}
     if control_of(coefficient) is not None:
         return _evaluate_partial_test(arrays, level, coefficient, method, alternative, k, seed, system_inputs)
-    (X, Y, Z), paired, conv = protocol(arrays, level, system_inputs)
+    (X, Y, Z), paired, conv, kept = protocols.apply(arrays, level, system_inputs)
     coef, conv_aggregate = aggregated(coefficient, aggregate)
-    conv = {**conv, **conv_aggregate}
+    conv = {**conv, **conv_aggregate, **clustering.conventions(resample_clusters)}
+    groups = _clusters_of(labels, kept, paired, resample_clusters)
     if method == "williams":
         r = stats.williams_test(X, Y, Z, level, coef, alternative=alternative)
         return _test_row(r.r12 - r.r13, r.statistic, r.pvalue, {**r.conventions, **conv})
@@ -236,10 +245,10 @@ def evaluate_test(arrays, level, coefficient, method, alternative, k, seed, k_bl
     family, how = method.split("-")
     if family == "perm":
         r = stats.permutation_test(X, Y, Z, level, coef, how, k=k, alternative=alternative, seed=seed,
-                                   k_block=k_block)
+                                   k_block=k_block, clusters=groups)
     else:
         r = stats.paired_bootstrap_test(X, Y, Z, level, coef, how, k=k, alternative=alternative, seed=seed,
-                                        paired_inputs=paired)
+                                        paired_inputs=paired, clusters=groups)
     calibrated = calibrated_epsilons([X, Y, Z], level, coefficient, ["epsilon_a", "epsilon_b"])
     return {**_test_row(r.delta, None, r.pvalue, {**r.conventions, **conv, **calibrated}),
             "k_used": int(r.samples.size)}
@@ -266,19 +275,32 @@ def _evaluate_partial_test(arrays, level, coefficient, method, alternative, k, s
 
 
 def evaluate_test_range(arrays, level, coefficient, method, alternative, seed, start, stop,
-                        system_inputs=DEFAULT_SYSTEM_INPUTS, aggregate=DEFAULT_AGGREGATE) -> dict:
+                        system_inputs=DEFAULT_SYSTEM_INPUTS, aggregate=DEFAULT_AGGREGATE,
+                        resample_clusters=None) -> dict:
     """Resamples ``start .. stop - 1`` of the test :func:`evaluate_test` computes (the same
     resamples for the same seed): delta, the exceedances ``count`` among the ``n_valid`` defined
     ones, and the test's conventions (for the sequential tests, which draw in rounds)."""
-    (X, Y, Z), paired, conv = protocol(arrays, level, system_inputs)
+    arrays, labels = clustering.split(arrays, resample_clusters)
+    (X, Y, Z), paired, conv, kept = protocols.apply(arrays, level, system_inputs)
     coef, conv_aggregate = aggregated(coefficient, aggregate)
-    conv = {**conv, **conv_aggregate}
+    conv = {**conv, **conv_aggregate, **clustering.conventions(resample_clusters)}
     family, how = method.split("-")
     r = hypothesis.range_exceedances(X, Y, Z, level, coef, "permutation" if family == "perm" else "bootstrap",
-                                           how, alternative, seed, start, stop, paired_inputs=paired)
+                                     how, alternative, seed, start, stop, paired_inputs=paired,
+                                     clusters=_clusters_of(labels, kept, paired, resample_clusters))
     calibrated = calibrated_epsilons([X, Y, Z], level, coefficient, ["epsilon_a", "epsilon_b"]) if stop == start else {}
     return {"delta": r.delta, "count": r.count, "n_valid": r.n_valid, "undefined": r.undefined,
             "conventions": {**r.conventions, **conv, **calibrated}}
+
+
+def _clusters_of(labels, kept, paired: bool, resample_clusters: str | None) -> list | None:
+    """The cluster labels of the inputs a test reads (None: unclustered); refused where the
+    metrics' and the human's inputs are drawn unpaired."""
+    if labels is not None and not paired:
+        raise WarehouseError(Message(Argument("resample_clusters", resample_clusters), " draws the metrics' and "
+                                     "the human's inputs together; with inputs the human did not judge, use ",
+                                     Argument("system_inputs", "judged")))
+    return clustering.kept(labels, kept)
 
 
 #: How the statistics core's X, Y, Z map onto a hypothesis_tests row.

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from metaeval.runs import parameters
 from metaeval.runs.families import (AGGREGATE, ALPHA, ALTERNATIVE, BY, COEFFICIENTS, CORRECTION, CORRECTION_GROUP, DATASET, FORCE,
-                                    HUMAN, JOBS, K, LEVELS, METRICS, SEED, SYSTEM_INPUTS, SYSTEM_TYPE, WHERE, Family,
+                                    HUMAN, JOBS, K, LEVELS, METRICS, RESAMPLE_CLUSTERS, SEED, SYSTEM_INPUTS, SYSTEM_TYPE, WHERE, Family,
                                     Option,
                                     register)
 
@@ -108,7 +108,7 @@ class Ci(Family):
                Option("resample_annotators", kind="choice", choices=_VOCABULARY + "ANNOTATOR_RESAMPLING",
                       help="Also re-draw the human annotators in every resample: each cell's (cells) or the panel's "
                            "ids once per resample (panel, for ids that are the same people everywhere)."),
-               EPSILON, TIE_CALIBRATION, WHERE, SYSTEM_TYPE, BY, CONTROL, AGGREGATE)
+               EPSILON, TIE_CALIBRATION, WHERE, SYSTEM_TYPE, BY, CONTROL, AGGREGATE, RESAMPLE_CLUSTERS)
 
     def compute(self, wh, **params):
         return _correlation_rows(wh, "ci", params)
@@ -142,7 +142,7 @@ class Compare(Family):
                Option("risk", kind="float", minimum=0, maximum=1, open=True,
                       help="--sequential: bound on the probability that any decision of a family differs from the "
                            f"one the exact (infinite-k) p-values give  [default: {parameters.DEFAULT_RISK:g}]"),
-               WHERE, SYSTEM_TYPE, CONTROL, AGGREGATE)
+               WHERE, SYSTEM_TYPE, CONTROL, AGGREGATE, RESAMPLE_CLUSTERS)
 
     def compute(self, wh, **params):
         from metaeval.runs import api
@@ -510,7 +510,12 @@ class Judges(Family):
                # analyses.preferences.DEFAULT_RIDGE (a test checks they agree; not imported: a light start-up)
                Option("ridge", default=0.01, kind="float", minimum=0, open=True,
                       help="Bradley-Terry prior: the penalty (ridge/2) * sum of squared log-strengths."),
-               WHERE, BY, FORCE)
+               WHERE, BY, FORCE,
+               RESAMPLE_CLUSTERS.but(help="Resample whole clusters of items, an item's cluster its input's value of "
+                                          "the input attribute ATTR (e.g. the document of each segment): the item "
+                                          "bootstrap draws clusters, the permutation test flips a cluster's items "
+                                          "together (McNemar is unchanged). In the rows' conventions, the run's "
+                                          "parameters and fingerprint."))
 
     def compute(self, wh, *, judge_globs, **params):
         from metaeval.runs import api

@@ -150,7 +150,9 @@ class Evaluation:
                 f"coefficient {', '.join(s['coefficients'])}{kendall}; "
                 f"{100 * (1 - s['alpha']):g}% CI {s['ci_method']} (k={s['k']}, seed={s['seed']}); "
                 f"tests {s['method']} ({s['alternative']}, k={s['k']}, seed={s['seed']}), "
-                f"correction {s['correction']} within each metric's family, alpha={s['alpha']:g}; "
+                + (f"clusters of inputs ({s['resample_clusters']}) resampled whole, " if s.get("resample_clusters")
+                   else "")
+                + f"correction {s['correction']} within each metric's family, alpha={s['alpha']:g}; "
                 + (f"clusters (cl.): {ranking.CLUSTER_RULE_TEXT[s['cluster_rule']]}, given only when every pair of "
                    f"metrics was tested" if self.clustered else
                    "no significance clusters (given only when every pair of metrics was tested and the tests can "
@@ -228,7 +230,8 @@ def prepare(wh: Store, dataset: str, human: str, scores: Sequence = (), *, metri
             system_inputs: str = parameters.DEFAULT_SYSTEM_INPUTS, lower: Sequence[str] = (), replace: bool = False,
             allow_new: bool = False, command: str | None = None,
             cluster_rule: str = parameters.DEFAULT_CLUSTER_RULE, where: Sequence = (),
-            control: str | None = None, aggregate: str = parameters.DEFAULT_AGGREGATE) -> Request:
+            control: str | None = None, aggregate: str = parameters.DEFAULT_AGGREGATE,
+            resample_clusters: str | None = None) -> Request:
     """Parse ``scores`` and check every name and option of an evaluation (see :func:`evaluate`)
     against the warehouse and the measures the score tables add, writing nothing. Without score
     tables the data's checks (metrics too sparse to correlate, too few inputs to resample) are
@@ -245,7 +248,8 @@ def prepare(wh: Store, dataset: str, human: str, scores: Sequence = (), *, metri
                    coefficients=tuple(coefficients), method=method, correction=correction, ci_method=ci_method,
                    k=k, seed=seed, alpha=alpha, all_pairs=all_pairs, system_inputs=system_inputs,
                    replace=replace, allow_new=allow_new, command=command, cluster_rule=cluster_rule,
-                   where=selection.parse_where(where), control=control, aggregate=aggregate)
+                   where=selection.parse_where(where), control=control, aggregate=aggregate,
+                   resample_clusters=resample_clusters)
     if not len(scores):
         request = Request(dataset, human, (), (), options)
         return Request(dataset, human, (), (), options, _plan(wh, request))
@@ -293,8 +297,9 @@ def _plan(wh: Store, request: Request, *, measures: pd.DataFrame | None = None) 
         scope = selection.Scope(dataset, human, (*evaluated, *[m for m in scope.metrics if m not in evaluated]),
                                 scope.levels, scope.coefficients, scope.where)
     data, skipped = None, {}
+    clusters = o.get("resample_clusters")
     if measures is None:
-        data = selection.load_data(wh, scope)
+        data = selection.load_data(wh, scope, clusters=clusters)
         scope, skipped = selection.without_sparse_metrics(data, scope)
     focus = [m for m in evaluated if m in scope.metrics]
     if not focus:
@@ -305,10 +310,11 @@ def _plan(wh: Store, request: Request, *, measures: pd.DataFrame | None = None) 
     analyses = {
         "correlate": correlations.correlate_analysis(scope, o["system_inputs"], aggregate),
         "ci": intervals.ci_analysis(scope, o["ci_method"], o["k"], o["alpha"], o["seed"], o["system_inputs"],
-                                    aggregate=aggregate),
+                                    aggregate=aggregate, resample_clusters=clusters),
         "compare": comparisons.compare_analysis(scope, o["method"], o["k"], o["alpha"], o["seed"], ALTERNATIVE,
                                            o["correction"], "metric", system_inputs=o["system_inputs"],
-                                           focus=None if o["all_pairs"] else focus, aggregate=aggregate),
+                                           focus=None if o["all_pairs"] else focus, aggregate=aggregate,
+                                           resample_clusters=clusters),
     }
     if data is not None:
         for analysis in analyses.values():
@@ -345,7 +351,8 @@ def run_request(wh: Store, request: Request, *, jobs: int = 1, force: bool = Fal
         plan = planned[0]
     scope, focus = plan.scope, plan.focus
     with allpairs.sharing() as shared:   # the pairs' common resamples computed once (analyses/stats/allpairs.py)
-        if shared is not None and plan.data is not None and jobs == 1 and not executors.of(wh).distributed:
+        if shared is not None and plan.data is not None and jobs == 1 and not executors.of(wh).distributed \
+                and o.get("resample_clusters") is None:   # (clustered resamples are never shared)
             _offer(shared, plan, o["system_inputs"])
         outcomes = dict(zip(plan.analyses, engine.run_all(wh, scope, list(plan.analyses.values()), data=plan.data,
                                                           skipped=plan.skipped, jobs=jobs, force=force,
@@ -358,10 +365,13 @@ def run_request(wh: Store, request: Request, *, jobs: int = 1, force: bool = Fal
         settings["aggregate"] = o["aggregate"]   # (only the median: a mean's settings as before the option)
     if scope.where:    # (not said for every cell: the settings of an evaluation are as before subsets)
         settings["subset"] = scope.subset
+    if o.get("resample_clusters") is not None:   # (only when set: an unclustered evaluation's settings as before)
+        settings["resample_clusters"] = o["resample_clusters"]
     from metaeval.runs import annotators
 
     ceiling = annotators.ceilings(wh, request.dataset, request.human)
-    data = plan.data if plan.data is not None else selection.load_data(wh, scope)
+    data = plan.data if plan.data is not None else selection.load_data(wh, scope,
+                                                                       clusters=o.get("resample_clusters"))
     tests = current_tests(wh, outcomes, settings, data)
     table = annotators.with_ceilings(evaluation_table(wh, outcomes, focus, settings, data, tests), ceiling)
     dups = wh.duplicates(request.dataset)
@@ -438,6 +448,8 @@ def evaluation_table(wh: Store, outcomes: dict[str, engine.Outcome], focus: Sequ
                                                                        "alpha", "all_pairs", "system_inputs",
                                                                        "cluster_rule")},
                                     **({"aggregate": settings["aggregate"]} if "aggregate" in settings else {}),
+                                    **({"resample_clusters": settings["resample_clusters"]}
+                                       if "resample_clusters" in settings else {}),
                                     "level": lv, "coefficient": c, **clusters.conventions,
                                     "unresolvable": unresolved or None},
                 })
@@ -524,7 +536,8 @@ def _signature(settings: dict, level: str, coefficient: str, corr: pd.DataFrame,
         "alternative": settings["alternative"], "k": settings["k"], "seed": settings["seed"],
         "correction": settings["correction"], "correction_group": settings["correction_group"],
         "alpha": settings["alpha"], "system_inputs": settings["system_inputs"],
-        "cluster_rule": settings["cluster_rule"], "aggregate": settings.get("aggregate"), "fingerprint": fingerprint})
+        "cluster_rule": settings["cluster_rule"], "aggregate": settings.get("aggregate"),
+        "resample_clusters": settings.get("resample_clusters"), "fingerprint": fingerprint})
 
 
 def _value(frame: pd.DataFrame, key: tuple, column: str) -> float:
@@ -563,7 +576,8 @@ def evaluate_judge(wh: Store, dataset: str, preferences: str | os.PathLike, *, h
                    k: int = parameters.DEFAULT_K, alpha: float = 0.05, seed: int = parameters.DEFAULT_SEED,
                    test: str = "permutation", correction: str = "holm", cluster_rule: str = "any",
                    where: Sequence = (), replace: bool = False, allow_new: bool = False,
-                   command: str | None = None, force: bool = False) -> JudgeEvaluation:
+                   command: str | None = None, force: bool = False,
+                   resample_clusters: str | None = None) -> JudgeEvaluation:
     """How good is my judge? Ingest a preference file of automatic judges into ``dataset``
     (:func:`metaeval.ingest.preferences.ingest`: atomic, idempotent, conflicts need ``replace``)
     and judge it, with every stored automatic judge, against the majority of the stored human
@@ -604,7 +618,7 @@ def evaluate_judge(wh: Store, dataset: str, preferences: str | os.PathLike, *, h
         wh, dataset, path, replace=replace, allow_new=allow_new, command=command,
         before_commit=lambda: prepared.append(judges_runs.prepare(
             wh, dataset, human_judges, (), k=k, alpha=alpha, seed=seed, test=test, correction=correction,
-            cluster_rule=cluster_rule, where=where, force=force)))
+            cluster_rule=cluster_rule, where=where, force=force, resample_clusters=resample_clusters)))
     summary = judges_runs.write(wh, prepared[0])
     latest = judges_runs.latest(wh, dataset, summary.human, list(summary.tied_majority))
     return JudgeEvaluation(dataset, summary.human, tuple(dict.fromkeys(rows["judge"])), loaded, summary, latest)

@@ -201,6 +201,14 @@ BY = Option("by", metavar="ATTR",
                  "their unweighted macro average (subset ATTR=*).")
 JUDGE_GLOBS = Option("judges", multiple=True, flag="--judge", metavar="GLOB",
                      help="Automatic judges (globs). Default: every automatic judge. Repeatable.")
+#: ``--resample-clusters ATTR`` (not ``--cluster``: a cluster is already a significance group):
+#: resample the clusters of inputs an input attribute names (:mod:`metaeval.runs.clusters`)
+RESAMPLE_CLUSTERS = Option("resample_clusters", metavar="ATTR",
+                           help="Resample whole clusters of inputs, the values of the input attribute ATTR (metaeval "
+                                "ingest attributes; e.g. the document of each segment), instead of single inputs: a "
+                                "bootstrap draws clusters (Boot-Both: systems x clusters), a permutation test swaps "
+                                "per cluster (Perm-Both: per system and cluster). In the rows' conventions, "
+                                "fingerprint and signature (clus:ATTR).")
 FORCE = Option("force", default=False, kind="flag", help="Recompute even what is up to date.")
 JOBS = Option("jobs", default=1, kind="int", minimum=1, help="Worker processes.")
 

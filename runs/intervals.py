@@ -16,10 +16,11 @@ from metaeval.analyses import annotators, stats
 from metaeval.analyses.stats import protocols, vocabulary
 from metaeval.errors import Argument, Message, WarehouseError
 from metaeval.runs import bookkeeping
-from metaeval.runs.correlations import aggregated, calibrated_epsilons, correlation_tasks, partial_protocol, protocol
+from metaeval.runs import clusters as clustering
+from metaeval.runs.correlations import aggregated, calibrated_epsilons, correlation_tasks, partial_protocol
 from metaeval.runs.parameters import (DEFAULT_AGGREGATE, DEFAULT_SYSTEM_INPUTS, Params, aggregate_setting,
                                       check_aggregate, check_annotator_resampling, check_k, check_parametric,
-                                      check_partial, check_system_inputs)
+                                      check_partial, check_system_inputs, clusters_setting)
 from metaeval.runs.selection import control_of
 from metaeval.runs.runner import Analysis
 from metaeval.runs.selection import Scope
@@ -38,11 +39,14 @@ class IntervalParams(Params):
     system_inputs: str = DEFAULT_SYSTEM_INPUTS
     resample_annotators: str | None = None
     aggregate: str = aggregate_setting()
+    resample_clusters: str | None = clusters_setting()
 
 
 def ci_analysis(scope: Scope, method: str, k: int, alpha: float, seed: int,
                 system_inputs: str = DEFAULT_SYSTEM_INPUTS, resample_annotators: str | None = None,
-                aggregate: str = DEFAULT_AGGREGATE) -> Analysis:
+                aggregate: str = DEFAULT_AGGREGATE, resample_clusters: str | None = None) -> Analysis:
+    """The ci analysis; ``resample_clusters``: the bootstrap draws the clusters of inputs that
+    attribute names (:mod:`metaeval.analyses.stats.clusters`), not single inputs."""
     if method not in vocabulary.CI_METHODS:
         raise WarehouseError(f"unknown CI method {method!r}; choose from {', '.join(vocabulary.CI_METHODS)}")
     check_parametric(scope.coefficients, method, "fisher", "Fisher's interval has no constants for")
@@ -54,16 +58,18 @@ def ci_analysis(scope: Scope, method: str, k: int, alpha: float, seed: int,
                                    "a bootstrap method (boot-systems, boot-inputs, boot-both)")
     check_partial(scope.coefficients, resample_annotators=resample_annotators)
     check_aggregate(aggregate, scope.levels, scope.coefficients, resample_annotators=resample_annotators)
+    clustering.check_clustered(resample_clusters, method, resample_annotators, scope.coefficients)
     params = IntervalParams(method, alpha, k if resampled else None, seed if resampled else None,
-                            check_system_inputs(system_inputs), resample_annotators, aggregate)
+                            check_system_inputs(system_inputs), resample_annotators, aggregate, resample_clusters)
     return Analysis("ci", params, ("metric", "level", "coefficient"), correlation_tasks(scope), evaluate_ci)
 
 
 # --- evaluation (pure, runs in worker processes) ---------------------------------------------
 def evaluate_ci(arrays, level, coefficient, method, alpha, k, seed, system_inputs=DEFAULT_SYSTEM_INPUTS,
-                resample_annotators=None, aggregate=DEFAULT_AGGREGATE) -> dict:
+                resample_annotators=None, aggregate=DEFAULT_AGGREGATE, resample_clusters=None) -> dict:
     from metaeval.analyses.stats import summed
 
+    arrays, labels = clustering.split(arrays, resample_clusters)
     if isinstance(arrays[0], summed.Summed):   # a system-level measure's statistics (runs/system_level.py)
         r = summed.bootstrap_ci(*arrays, coefficient, method.removeprefix("boot-"), k=k, alpha=alpha, seed=seed)
         return {"estimate": bookkeeping.as_float(r.estimate), "lower": bookkeeping.as_float(r.lower),
@@ -74,18 +80,22 @@ def evaluate_ci(arrays, level, coefficient, method, alpha, k, seed, system_input
                                       resample_annotators)
     if control_of(coefficient) is not None:
         return _evaluate_partial_ci(arrays, level, coefficient, method, alpha, k, seed, system_inputs)
-    (X, Z), paired, conv = protocol(arrays, level, system_inputs)
+    (X, Z), paired, conv, kept = protocols.apply(arrays, level, system_inputs)
     coef, conv_aggregate = aggregated(coefficient, aggregate)
     if method == "fisher":
         r = stats.fisher_ci(X, Z, level, coef, alpha=alpha)
         n_valid = None
     else:
+        if labels is not None and not paired:
+            raise WarehouseError(Message(Argument("resample_clusters", resample_clusters), " draws the metric's and "
+                                         "the human's inputs together; with inputs the human did not judge, use ",
+                                         Argument("system_inputs", "judged")))
         r = stats.bootstrap_ci(X, Z, level, coef, method.removeprefix("boot-"), k=k, alpha=alpha, seed=seed,
-                               paired_inputs=paired)
+                               paired_inputs=paired, clusters=clustering.kept(labels, kept))
         n_valid = int(np.count_nonzero(~np.isnan(r.samples)))
     return {"estimate": bookkeeping.as_float(r.estimate), "lower": bookkeeping.as_float(r.lower), "upper": bookkeeping.as_float(r.upper),
             "n_valid": n_valid,
-            "conventions": {**r.conventions, **conv, **conv_aggregate,
+            "conventions": {**r.conventions, **conv, **conv_aggregate, **clustering.conventions(resample_clusters),
                             **calibrated_epsilons([X, Z], level, coefficient, ["epsilon"])}}
 
 

@@ -55,6 +55,7 @@ class JudgesParams(Params):
     correction: str = setting(column=False, argument=False)
     cluster_rule: str = setting(column=False, argument=False)
     ridge: float = setting(column=False, argument=False)
+    resample_clusters: str | None = setting(None, column=False, argument=False)   # recorded only when set
 
 
 @dataclass(frozen=True)
@@ -150,16 +151,20 @@ def check_options(*, k: int, alpha: float, test: str, correction: str, cluster_r
 def judges(wh: Store, dataset: str, humans: Sequence[str] = (), judge_globs: Sequence[str] = (), *,
            k: int = parameters.DEFAULT_K, alpha: float = 0.05, seed: int = parameters.DEFAULT_SEED, test: str = "permutation",
            correction: str = "holm", cluster_rule: str = "any", ridge: float = pf.DEFAULT_RIDGE,
-           where: Sequence = (), by: str | None = None, force: bool = False) -> Summary:
+           where: Sequence = (), by: str | None = None, force: bool = False,
+           resample_clusters: str | None = None) -> Summary:
     """Compute and persist the judge statistics, tests and rankings of ``dataset`` (see the module).
 
     ``where`` (``["split=test"]`` or pairs): only the items whose input satisfies every condition
     (attributes of ``metaeval ingest attributes``: an item counts when the cells of both its
     systems for its input do); ``by``: one result per value of that attribute (with ``where``),
-    each its own ``subset``. No macro average over the values is computed for judges."""
+    each its own ``subset``. No macro average over the values is computed for judges.
+    ``resample_clusters``: the item bootstrap draws the clusters of items that input attribute
+    names (an item's cluster: its input's value), the permutation test flips a cluster's items
+    together; McNemar is unchanged (it treats its trials as independent)."""
     return write(wh, prepare(wh, dataset, humans, judge_globs, k=k, alpha=alpha, seed=seed, test=test,
                              correction=correction, cluster_rule=cluster_rule, ridge=ridge, where=where, by=by,
-                             force=force))
+                             force=force, resample_clusters=resample_clusters))
 
 
 @dataclass(frozen=True)
@@ -177,14 +182,18 @@ class Prepared:
 def prepare(wh: Store, dataset: str, humans: Sequence[str] = (), judge_globs: Sequence[str] = (), *,
             k: int = parameters.DEFAULT_K, alpha: float = 0.05, seed: int = parameters.DEFAULT_SEED, test: str = "permutation",
             correction: str = "holm", cluster_rule: str = "any", ridge: float = pf.DEFAULT_RIDGE,
-            where: Sequence = (), by: str | None = None, force: bool = False) -> Prepared:
+            where: Sequence = (), by: str | None = None, force: bool = False,
+            resample_clusters: str | None = None) -> Prepared:
     """Every check and computation of :func:`judges`, writing nothing (``evaluate`` runs it inside
     the transaction of a preference file's ingest, so that a refusal leaves nothing stored)."""
     check_options(k=k, alpha=alpha, test=test, correction=correction, cluster_rule=cluster_rule, ridge=ridge)
     data = load(wh, dataset, humans, judge_globs)
     human = ",".join(data.humans)
     subsets = _subsets(wh, dataset, data, where, by)
-    settings = JudgesParams(k, alpha, seed, test, correction, cluster_rule, ridge)
+    labels = None
+    if resample_clusters is not None:
+        data, labels = _clustered(wh, dataset, data, resample_clusters, subsets)
+    settings = JudgesParams(k, alpha, seed, test, correction, cluster_rule, ridge, resample_clusters)
     params = {"dataset": dataset, "human": data.humans, "judges": data.judges, **settings.recorded(),
               "subsets": list(subsets)}
     majorities = {label: pf.human_majority(data.H[:, keep]) for label, keep in subsets.items()}
@@ -199,7 +208,8 @@ def prepare(wh: Store, dataset: str, humans: Sequence[str] = (), judge_globs: Se
         if not keep.any():
             raise WarehouseError(f"the subset {label!r} of {dataset!r} holds no preference item")
         part = compute(data.subset(keep), majorities[label], dataset=dataset, k=k, alpha=alpha, seed=seed, test=test,
-                       correction=correction, cluster_rule=cluster_rule, ridge=ridge)
+                       correction=correction, cluster_rule=cluster_rule, ridge=ridge,
+                       clusters=None if labels is None else (resample_clusters, labels[keep]))
         for t in TABLES:
             rows[t] += [{**r, "subset": label} for r in part[t]]
     total = sum(len(r) for r in rows.values())
@@ -221,21 +231,26 @@ def write(wh: Store, prepared: Prepared) -> Summary:
 
 
 def compute(data: Data, majority: pf.Majority, *, dataset: str, k: int, alpha: float, seed: int, test: str,
-            correction: str, cluster_rule: str, ridge: float) -> dict[str, list[dict]]:
+            correction: str, cluster_rule: str, ridge: float, clusters: tuple | None = None) -> dict[str, list[dict]]:
     """The rows of the three tables (no run id or fingerprint); every verdict (significant, the
-    family's resolution, clusters and winners) from :mod:`metaeval.analyses.conclusions`."""
+    family's resolution, clusters and winners) from :mod:`metaeval.analyses.conclusions`.
+    ``clusters``: (attribute, each item's cluster label) of ``--resample-clusters``."""
     h = majority.label
     common = {"dataset": dataset, "human": ",".join(data.humans)}
-    W = pf.bootstrap_weights(len(data.items), k, seed)
-    rankings, ranking_rows = _rankings(data, W, common, k=k, alpha=alpha, seed=seed, ridge=ridge)
+    labels = None if clusters is None else list(clusters[1])
+    W = pf.bootstrap_weights(len(data.items), k, seed, clusters=labels)
+    said = {} if clusters is None else {"resample_clusters": clusters[0], "clusters": len(set(labels)),
+                                        "cluster_procedure": _CLUSTERED_TEXT}
+    rankings, ranking_rows = _rankings(data, W, common, k=k, alpha=alpha, seed=seed, ridge=ridge, said=said)
     pairs = list(combinations(range(len(data.judges)), 2))
-    results = {(a, b): pf.judge_pair_test(data.V[data.judges[a]], data.V[data.judges[b]], h, k=k, seed=seed)
+    results = {(a, b): pf.judge_pair_test(data.V[data.judges[a]], data.V[data.judges[b]], h, k=k, seed=seed,
+                                          clusters=labels)
                for a, b in pairs}
     verdicts = {name: _decide(name, [results[p] for p in pairs], k=k, correction=correction, alpha=alpha)
                 for name in vocabulary.JUDGE_TESTS}
     test_rows = [row for name in vocabulary.JUDGE_TESTS
                  for row in _test_rows(data, pairs, results, name, verdicts[name], common, k=k, alpha=alpha,
-                                       seed=seed, correction=correction)]
+                                       seed=seed, correction=correction, said=said)]
     stats = {j: pf.judge_statistics(data.V[j], h, alpha=alpha, W=W) for j in data.judges}
     scores = np.array([stats[j].value["accuracy"] for j in data.judges], dtype=np.float64)
     chosen = verdicts[test]
@@ -264,11 +279,15 @@ def compute(data: Data, majority: pf.Majority, *, dataset: str, k: int, alpha: f
             "clusters": {**clusters.conventions, "score": "accuracy", "test": test, "correction": correction,
                          "why_undetermined": clusters.why},
             "rng": "numpy default_rng(SeedSequence(seed)).integers(0, items, size=(k, items)): the item resamples, "
-                   "shared by every judge and the humans"})
+                   "shared by every judge and the humans" + ("" if clusters is None else
+                                                             " (clustered: clusters for items)"), **said})
         judge_rows.append(row)
     return {"judge_statistics": judge_rows, "judge_tests": test_rows, "preference_rankings": ranking_rows}
 
 
+_CLUSTERED_TEXT = ("the item bootstrap draws clusters of items (an item's cluster: its input's value of the "
+                   "attribute), each item as often as its cluster; the permutation test flips a cluster's items "
+                   "together; McNemar counts its trials as independent (unchanged)")
 _MAJORITY_TEXT = ("the label (a, b, tie) with the most human votes, every verdict of every chosen human judge "
                   "in every order one vote; an item whose top count is shared is left out (tied_majority)")
 _KENDALL_TEXT = ("Kendall tau-b between the judge's Bradley-Terry strengths and the humans', interval from "
@@ -278,7 +297,7 @@ _FORMULAS = {"permutation": "add-one", "mcnemar": "parametric"}
 
 
 def _rankings(data: Data, W: np.ndarray, common: dict, *, k: int, alpha: float, seed: int,
-              ridge: float) -> tuple[dict, list[dict]]:
+              ridge: float, said: dict | None = None) -> tuple[dict, list[dict]]:
     """Bradley-Terry rankings of the humans (all their verdicts) and of each judge, on the same
     item resamples, and their preference_rankings rows."""
     sa = np.array([data.systems.index(a) for _, a, _ in data.items], dtype=np.int64)
@@ -300,7 +319,7 @@ def _rankings(data: Data, W: np.ndarray, common: dict, *, k: int, alpha: float, 
                          "comparisons": float(r.comparisons[s]), "ridge": ridge, "alpha": alpha, "k": k,
                          "seed": seed, "conventions": bookkeeping.conventions_json(
                              {**bt, "humans": "every verdict of every chosen human judge"
-                              if j == HUMAN_JUDGE else None})})
+                              if j == HUMAN_JUDGE else None, **(said or {})})})
     return rankings, rows
 
 
@@ -327,7 +346,7 @@ def _decide(name: str, results: Sequence, *, k: int, correction: str, alpha: flo
 
 
 def _test_rows(data: Data, pairs, results, name: str, verdict: conclusions.FamilyVerdict, common: dict, *, k: int,
-               alpha: float, seed: int, correction: str) -> list[dict]:
+               alpha: float, seed: int, correction: str, said: dict | None = None) -> list[dict]:
     """The judge_tests rows of one test over every pair of judges."""
     rows = []
     raw = [results[x].pvalue[name] for x in pairs]
@@ -337,7 +356,7 @@ def _test_rows(data: Data, pairs, results, name: str, verdict: conclusions.Famil
                        "family": "every pair of the automatic judges, per test",
                        "resolution": verdict.resolution.as_dict(),
                        "delta": "accuracy(judge_a) - accuracy(judge_b) over the common verdicts (item-level mean)",
-                       "human": _MAJORITY_TEXT}
+                       "human": _MAJORITY_TEXT, **(said or {})}
         rows.append({**common, "judge_a": data.judges[a], "judge_b": data.judges[b], "test": name,
                      "n": r.n, "verdicts": r.verdicts, "delta": _none(r.delta),
                      "discordant_a": r.discordant[0], "discordant_b": r.discordant[1],
@@ -399,6 +418,25 @@ def _subsets(wh: Store, dataset: str, data: Data, where: Sequence, by: str | Non
         out[selection.subset_label(cond)] = np.array([mask[row[a], col[i]] and mask[row[b], col[i]]
                                                       for i, a, b in data.items], dtype=bool)
     return out
+
+
+def _clustered(wh: Store, dataset: str, data: Data, attribute: str, subsets: dict) -> tuple[Data, np.ndarray]:
+    """``--resample-clusters``: each item's cluster (its input's value of ``attribute``, checked by
+    :func:`metaeval.runs.clusters.input_labels`: every input has one, two or more clusters in each
+    subset -- else a one-line refusal), and the data with a fingerprint covering them."""
+    from metaeval.runs import clusters
+
+    inputs = sorted({i for i, _, _ in data.items})
+    by_input = dict(zip(inputs, clusters.input_labels(wh, dataset, attribute, data.systems, inputs)))
+    labels = np.array([by_input[i] for i, _, _ in data.items], dtype=object)
+    for label, keep in subsets.items():
+        if keep.any() and len(set(labels[keep])) < 2:
+            raise WarehouseError(Message(Argument("resample_clusters", attribute), f": the items of the subset "
+                                         f"{label or 'of every item'!r} are in one cluster; resampling clusters "
+                                         "needs two or more"))
+    digest = hashlib.sha256(f"{data.fingerprint}\x1eclusters\x1f{attribute}\x1e".encode())
+    digest.update("\x1f".join(map(str, labels)).encode())
+    return replace(data, fingerprint=digest.hexdigest()), labels
 
 
 def _none(x) -> float | None:

@@ -89,6 +89,13 @@ def setting(default: Any = MISSING, *, column: bool = True, argument: bool = Tru
     return field(default=default, metadata={"column": column, "argument": argument, "quiet_default": quiet_default})
 
 
+def clusters_setting() -> Any:
+    """The ``resample_clusters`` field (``--resample-clusters ATTR``): an argument of ``evaluate``,
+    no column of the rows (they record it in their conventions and fingerprint), recorded in the
+    run's parameters when set (an unclustered run records what it recorded before the option)."""
+    return field(default=None, metadata={"column": False, "argument": True, "recorded": True})
+
+
 @dataclass(frozen=True)
 class Params:
     """The parameters of one analysis (see the module docstring); subclasses set ``table``."""
@@ -109,14 +116,17 @@ class Params:
         return self._fields("column")
 
     def arguments(self) -> dict[str, Any]:
-        """The keyword arguments of the family's ``evaluate`` (besides the arrays and the key)."""
-        return self._fields("argument")
+        """The keyword arguments of the family's ``evaluate`` (besides the arrays and the key); a
+        :func:`clusters_setting` only when set (the arguments of an unclustered run as before it)."""
+        unset = {f.name for f in fields(self) if f.metadata.get("recorded") and getattr(self, f.name) is None}
+        return {k: v for k, v in self._fields("argument").items() if k not in unset}
 
     def recorded(self) -> dict[str, Any]:
         """What a run records in ``analysis_runs.parameters`` besides its scope: the columns and
         the run-only parameters that are set."""
         extra = {f.name: getattr(self, f.name) for f in fields(self)
-                 if not f.metadata.get("column", True) and not f.metadata.get("argument", True)
+                 if not f.metadata.get("column", True)
+                 and (not f.metadata.get("argument", True) or f.metadata.get("recorded", False))
                  and getattr(self, f.name) is not None}
         quiet = {f.name for f in fields(self) if f.metadata.get("quiet_default") and getattr(self, f.name) == f.default}
         return {k: v for k, v in {**self.columns(), **extra}.items() if k not in quiet}

@@ -24,7 +24,7 @@ run writes the rows of ``ppi_estimates``; the same command on the same cells com
 from __future__ import annotations
 
 from metaeval.errors import Argument, Message, WarehouseError
-from metaeval.runs.families import ALPHA, CORRECTION, DATASET, FORCE, HUMAN, Family, Option, register
+from metaeval.runs.families import ALPHA, CORRECTION, DATASET, FORCE, HUMAN, RESAMPLE_CLUSTERS, Family, Option, register
 
 COMMAND, TABLE, SCRIPT = "ppi", "ppi_estimates", "92_ppi"
 #: Fewer labelled cells than this on a row: said (the interval is the large-sample normal one).
@@ -72,7 +72,12 @@ class PredictionPowered(Family):
                            "--label-seed), from fully labelled data. Default: the labels as stored."),
                Option("label_seed", default=0, kind="seed", check=_check_label_seed,
                       help="Seed of the --labelled-share draw."),
-               CORRECTION, FORCE)
+               CORRECTION, FORCE,
+               RESAMPLE_CLUSTERS.but(help="Clustered cells: the cluster-robust (sandwich, CR0) standard errors over "
+                                          "the clusters of inputs the input attribute ATTR names (a cell's or an "
+                                          "item's cluster: its input's value), labelled and unlabelled cells of "
+                                          "one cluster summed together; not with the Bradley-Terry leaderboard. In "
+                                          "the rows' conventions and fingerprint."))
 
     def compute(self, wh, **params):
         return ppi(wh, **params)
@@ -166,6 +171,9 @@ def notes(rows) -> list[str]:
 
     conventions = json.loads(rows.iloc[0]["conventions"])
     lines = [f"Note: {stat.ASSUMPTION}."]
+    if conventions.get("resample_clusters"):
+        lines.append(f"Standard errors cluster-robust over the {conventions['clusters']} clusters of inputs "
+                     f"({conventions['resample_clusters']}): labelled and unlabelled cells of a cluster summed together.")
     lams = rows["lam"].dropna()
     if rows["lam_given"].isna().all() and len(lams) and (lams <= stat.LAM_NEGLIGIBLE).all():
         lines.append(f"The predictor does not help: lambda <= {stat.LAM_NEGLIGIBLE:g} on every row, so the estimates "
@@ -246,7 +254,7 @@ def _check_mode(human, metric, judge, baseline) -> str:
 def ppi(wh, dataset: str, human: str | None = None, metric: str | None = None, judge: str | None = None,
         baseline: str | None = None, *, lam: float | None = None, alpha: float = ALPHA.default,
         labelled_share: float | None = None, label_seed: int = 0, correction: str = CORRECTION.default,
-        force: bool = False, progress=None):
+        force: bool = False, progress=None, resample_clusters: str | None = None):
     """The latest ``ppi_estimates`` rows of this setting, computed unless up to date (module
     docstring). Every check is made before the one run that writes."""
     from metaeval.runs import persist
@@ -259,10 +267,17 @@ def ppi(wh, dataset: str, human: str | None = None, metric: str | None = None, j
         if human == metric:
             raise WarehouseError(Message(Argument("metric", metric), " is the human measure itself; choose a metric"))
         wh.require_measures(dataset, [human, metric])
-        frame, fingerprint, conventions = _means(wh, dataset, human, metric, lam, alpha, share, label_seed, correction)
+        frame, fingerprint, conventions = _means(wh, dataset, human, metric, lam, alpha, share, label_seed, correction,
+                                                 resample_clusters)
     else:
+        if resample_clusters is not None and mode == "bradley-terry":
+            from metaeval.runs import clusters
+
+            clusters.refuse_with(resample_clusters, "the Bradley-Terry leaderboard (its M-estimator's clustered "
+                                 "sandwich is not implemented); give ", Argument("baseline", placeholder="SYSTEM"),
+                                 " for win rates")
         frame, fingerprint, conventions = _votes(wh, dataset, judge, baseline, mode, lam, alpha, share, label_seed,
-                                                 correction)
+                                                 correction, resample_clusters)
     setting = {"estimand": tuple(sorted(set(frame["estimand"]))), "human": human or "",
                "predictor": metric or judge, "lam_given": lam, "labelled_share": share,
                "label_seed": int(label_seed), "alpha": float(alpha), "correction": correction}
@@ -273,7 +288,8 @@ def ppi(wh, dataset: str, human: str | None = None, metric: str | None = None, j
                          fingerprint=fingerprint, conventions=_json(conventions))
     parameters = {"dataset": dataset, "human": human, "metric": metric, "judge": judge, "baseline": baseline,
                   "lam": lam, "alpha": float(alpha), "labelled_share": share, "label_seed": int(label_seed),
-                  "correction": correction}
+                  "correction": correction,
+                  **({} if resample_clusters is None else {"resample_clusters": resample_clusters})}
     persist.ensure_table(wh, TABLE, SCRIPT)
     persist.write(wh, COMMAND, TABLE, frame, parameters, fingerprint, int(label_seed))
     return _ordered(persist.reusable(wh, TABLE, dataset, fingerprint, subset=None, **setting))
@@ -300,7 +316,7 @@ def _refuse_coverage(n_both: int, n_metric_only: int, what: str, metric_name: st
                                      Argument("labelled_share", placeholder="SHARE"), ")"))
 
 
-def _means(wh, dataset, human, metric, lam, alpha, share, label_seed, correction):
+def _means(wh, dataset, human, metric, lam, alpha, share, label_seed, correction, resample_clusters=None):
     import numpy as np
     import pandas as pd
 
@@ -315,10 +331,16 @@ def _means(wh, dataset, human, metric, lam, alpha, share, label_seed, correction
     Z = _labels(Z, share, label_seed)
     labelled, metric_only = ~np.isnan(X) & ~np.isnan(Z), ~np.isnan(X) & np.isnan(Z)
     _refuse_coverage(int(labelled.sum()), int(metric_only.sum()), "cell", repr(metric))
+    labels = _input_clusters(wh, dataset, resample_clusters, systems, inputs, ~np.isnan(X).all(axis=0))
+
+    def of(*masks):   # the (labelled, unlabelled) cells' clusters, None unclustered
+        return None if labels is None else tuple(labels[m] for m in masks)
+
     rows = []
     means = []
     for i, s in enumerate(systems):
-        e = stat.mean(Z[i, labelled[i]], X[i, labelled[i]], X[i, metric_only[i]], lam=lam, alpha=alpha)
+        e = stat.mean(Z[i, labelled[i]], X[i, labelled[i]], X[i, metric_only[i]], lam=lam, alpha=alpha,
+                      clusters=of(labelled[i], metric_only[i]))
         means.append(e.estimate)
         rows.append(_row("mean", s, "", e))
     a_idx, b_idx, diffs = [], [], []
@@ -327,7 +349,8 @@ def _means(wh, dataset, human, metric, lam, alpha, share, label_seed, correction
             both_metric = ~np.isnan(X[a]) & ~np.isnan(X[b])
             lab = both_metric & labelled[a] & labelled[b]
             unl = both_metric & ~lab
-            e = stat.mean(Z[a, lab] - Z[b, lab], X[a, lab] - X[b, lab], X[a, unl] - X[b, unl], lam=lam, alpha=alpha)
+            e = stat.mean(Z[a, lab] - Z[b, lab], X[a, lab] - X[b, lab], X[a, unl] - X[b, unl], lam=lam, alpha=alpha,
+                          clusters=of(lab, unl))
             a_idx.append(a), b_idx.append(b), diffs.append(e)
             rows.append(_row("difference", systems[a], systems[b], e))
     result = _conclude(rows[:len(systems)], rows[len(systems):], sign * np.array(means, float), diffs, a_idx, b_idx,
@@ -351,15 +374,37 @@ def _means(wh, dataset, human, metric, lam, alpha, share, label_seed, correction
     if share is not None:
         conventions["labelled_share"] = (f"the human measure kept on a uniform {share:g} of the inputs "
                                          f"(numpy default_rng({label_seed}).choice without replacement)")
-    fingerprint = _fingerprint(systems, inputs, X, Z, human, metric)
+    fingerprint = _fingerprint(systems, inputs, X, Z, human, metric,
+                               *(() if labels is None else (resample_clusters, list(labels))))
+    conventions.update(_clustered_text(resample_clusters, labels))
     return frame, fingerprint, conventions
+
+
+def _input_clusters(wh, dataset, attribute, systems, inputs, used):
+    """``--resample-clusters``: each input's cluster label (checked: every used input has one, two
+    or more clusters), None without the option."""
+    if attribute is None:
+        return None
+    from metaeval.runs import clusters
+
+    return clusters.input_labels(wh, dataset, attribute, systems, inputs, used)
+
+
+def _clustered_text(attribute, labels) -> dict:
+    """The conventions of cluster-robust standard errors (none without them)."""
+    if attribute is None:
+        return {}
+    return {"resample_clusters": attribute, "clusters": len({v for v in labels if v is not None}),
+            "clustered_variance": "cluster-robust (sandwich, CR0) standard errors: the squared sums over each "
+                                  "cluster of the cells' centred contributions, labelled and unlabelled cells of a "
+                                  "cluster together; lambda estimated as without clusters"}
 
 
 _LAM_TEXT = ("lambda = cov(y, yhat) / ((1 + n/N) var(yhat, yhat_u)), covariance with divisor n, the pooled variance "
              "with divisor n + N - 1, clipped to [0, 1]; lambda 1 plain PPI, 0 classical")
 
 
-def _votes(wh, dataset, judge, baseline, mode, lam, alpha, share, label_seed, correction):
+def _votes(wh, dataset, judge, baseline, mode, lam, alpha, share, label_seed, correction, resample_clusters=None):
     import numpy as np
     import pandas as pd
     from scipy import stats
@@ -386,7 +431,11 @@ def _votes(wh, dataset, judge, baseline, mode, lam, alpha, share, label_seed, co
     if share is not None:
         conventions["labelled_share"] = (f"the human votes kept on a uniform {share:g} of the inputs "
                                          f"(numpy default_rng({label_seed}).choice without replacement)")
-    fingerprint = _fingerprint(mode, baseline, items.to_csv(index=False), human)
+    by_input = _input_clusters(wh, dataset, resample_clusters, systems, inputs, None)
+    labels = None if by_input is None else items["input"].map(dict(zip(inputs, by_input))).to_numpy(object)
+    fingerprint = _fingerprint(mode, baseline, items.to_csv(index=False), human,
+                               *(() if labels is None else (resample_clusters, list(labels))))
+    conventions.update(_clustered_text(resample_clusters, labels))
     if mode == "winrate":
         if baseline not in systems:
             raise WarehouseError(Message(Argument("baseline", baseline), f" has no verdict of judge {judge!r} in "
@@ -406,7 +455,9 @@ def _votes(wh, dataset, judge, baseline, mode, lam, alpha, share, label_seed, co
                 continue
             mine = on.to_numpy() & (other == s)
             lab, unl = mine & ~np.isnan(human), mine & np.isnan(human)
-            rows.append(_row("winrate", s, baseline, stat.mean(y[lab], yhat[lab], yhat[unl], lam=lam, alpha=alpha)))
+            rows.append(_row("winrate", s, baseline, stat.mean(
+                y[lab], yhat[lab], yhat[unl], lam=lam, alpha=alpha,
+                clusters=None if labels is None else (labels[lab], labels[unl]))))
         # better or worse than the baseline: the two-sided normal test of a win rate of 1/2, corrected over systems
         p = np.array([_half_p(r) for r in rows])
         verdict = conclusions.decide(p, formula="parametric", k=None, correction=correction, alpha=alpha)

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, wait
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from metaeval.core import Store
@@ -132,7 +132,7 @@ def run(wh: Store, scope: Scope, analysis: Analysis, *, jobs: int = 1, force: bo
     :func:`load_data`)."""
     if jobs < 1:
         raise WarehouseError(Message(Argument("jobs"), " must be at least 1"))
-    data = load_data(wh, scope) if data is None else data
+    data = analysis_data(load_data(wh, scope) if data is None else data, analysis)
     tasks = planned(data, scope, analysis)
     done, latest = ({}, set()) if force else existing(wh, scope, analysis)
     todo = [i for i, t in enumerate(tasks) if task_id(t) not in done]
@@ -168,9 +168,19 @@ def _aggregate(analysis: Analysis) -> str:
     return getattr(analysis.params, "aggregate", DEFAULT_AGGREGATE)
 
 
+def analysis_data(data: Data, analysis: Analysis) -> Data:
+    """``data`` as ``analysis`` reads it: without the clusters of ``--resample-clusters`` unless
+    the analysis resamples them (an evaluation's correlations read the same data as its
+    clustered ci and compare, unclustered: the rows and fingerprints of an unclustered run)."""
+    if getattr(data, "clusters", None) is not None and getattr(analysis.params, "resample_clusters", None) is None:
+        return replace(data, clusters=None)
+    return data
+
+
 def planned(data: Data, scope: Scope, analysis: Analysis) -> list[Task]:
     """The analysis' tasks with the fingerprints of the cells they read (as the analysis'
     ``aggregate`` reads them: :func:`metaeval.runs.parameters.aggregate_fingerprint`)."""
+    data = analysis_data(data, analysis)
     planned = []
     cache: dict[tuple[str, ...], tuple] = {}
     for t in analysis.tasks:

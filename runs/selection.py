@@ -16,7 +16,7 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -336,6 +336,9 @@ class Data:
     #: attribute -> its value per cell, (N, M) object array on the same grid (None: no value), for
     #: the partial coefficients controlling for it
     controls: dict[str, np.ndarray] = field(default_factory=dict)
+    #: ``--resample-clusters``: (attribute, each grid input's cluster label, (M,) object array);
+    #: every task's arrays then end with its inputs' labels, and its fingerprint covers them
+    clusters: tuple[str, np.ndarray] | None = None
 
     def restrict(self, measures: Sequence[str]) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
         """The arrays of ``measures`` on the systems and inputs where any of them has a value
@@ -360,12 +363,23 @@ class Data:
         arrays, rows, cols = self.restrict(measures)
         return [*arrays, *(np.ascontiguousarray(self.annotations[m][np.ix_(rows, cols)])
                            for m in measures if m in self.annotations),
-                *([self.controls[control][np.ix_(rows, cols)]] if control is not None else [])]
+                *([self.controls[control][np.ix_(rows, cols)]] if control is not None else []),
+                *([self.clusters[1][cols]] if self.clusters is not None else [])]
 
     def fingerprint(self, measures: Sequence[str], control: str | None = None) -> tuple[str, int, int]:
         """sha256 of the restricted cells (labels, measure names, directions, values), and
         the numbers of systems and inputs they cover; with ``control`` (an attribute), of its
-        per-cell labels too."""
+        per-cell labels too; resampling clusters, of the attribute and its inputs' labels."""
+        if self.clusters is not None:
+            digest, n, m = replace(self, clusters=None).fingerprint(measures, control)
+            _, _, cols = self.restrict(measures)
+            judged = cols & (~np.isnan(self.values[measures[-1]])).any(axis=0)   # a task's: the human's inputs
+            if len(measures) > 1 and len(set(self.clusters[1][judged])) < 2:   # (when planning: before any write)
+                raise WarehouseError(Message(Argument("resample_clusters", self.clusters[0]), f": the inputs "
+                                             f"{measures[-1]} judged are in one cluster; resampling clusters needs "
+                                             "two or more"))
+            text = f"{digest}\x1eclusters\x1f{self.clusters[0]}\x1e" + "\x1f".join(map(str, self.clusters[1][cols]))
+            return hashlib.sha256(text.encode()).hexdigest(), n, m
         if control is not None:
             digest, n, m = self.fingerprint(measures)
             _, rows, cols = self.restrict(measures)
@@ -393,13 +407,15 @@ def _read_only(a: np.ndarray) -> np.ndarray:
     return view
 
 
-def load_data(wh: Store, scope: Scope, *, annotations: bool = False) -> Data:
+def load_data(wh: Store, scope: Scope, *, annotations: bool = False, clusters: str | None = None) -> Data:
     """The scope's matrices on one grid, oriented; with ``annotations``, also every annotator's
     values of the human judgment (for the analyses that resample annotators). A scope with a
     subset (``where``): the cells outside it are NaN (missing), so every statistic's conventions for
     missing cells apply (a system's score is its mean over the subset's inputs). The systems of a
     type that does not take part (the scope's ``system.type`` condition; by default reference,
-    oracle and human systems) are NaN alike: where none is left out, the data are as before."""
+    oracle and human systems) are NaN alike: where none is left out, the data are as before.
+    ``clusters``: the input attribute whose clusters are resampled (:mod:`metaeval.runs.clusters`),
+    checked on the inputs with a value."""
     names = list(scope.measures)
     m = wh.matrix(scope.dataset, names)
     measures = wh.measure_kinds(scope.dataset)
@@ -427,7 +443,14 @@ def load_data(wh: Store, scope: Scope, *, annotations: bool = False) -> Data:
     attributes = dict.fromkeys(attribute_control(c) for c in scope.coefficients)
     controls = {a: np.asarray(wh.attribute_labels(scope.dataset, a, list(m.systems), list(m.inputs)), dtype=object)
                 for a in attributes if a is not None}
-    return Data(m.systems, m.inputs, values, {n: directions[n] for n in names}, tensors, scope.subset, controls)
+    grouped = None
+    if clusters is not None:
+        from metaeval.runs import clusters as clustering
+
+        used = np.any([(~np.isnan(v)).any(axis=0) for v in values.values()], axis=0)
+        grouped = (clusters, clustering.input_labels(wh, scope.dataset, clusters, m.systems, m.inputs, used))
+    return Data(m.systems, m.inputs, values, {n: directions[n] for n in names}, tensors, scope.subset, controls,
+                grouped)
 
 
 def data_fingerprint(data: Data, measures: Iterable[str]) -> str:

@@ -100,6 +100,10 @@ def by_attribute(wh: Store, command: str, by: str, where: Sequence = (), *, data
         if options.get("resample_annotators"):
             raise WarehouseError(Message(Argument("by"), " does not resample annotators (",
                                          Argument("resample_annotators"), ")"))
+        if options.get("resample_clusters"):
+            raise WarehouseError(Message(Argument("by"), " does not resample clusters (",
+                                         Argument("resample_clusters", options["resample_clusters"]),
+                                         "): its macro average's resamples are drawn within each group"))
         if options.get("control") is not None:
             raise WarehouseError(Message(Argument("by"), " does not take a partial coefficient (", Argument("control"),
                                          "): the macro interval's resamples would need re-centring within each "

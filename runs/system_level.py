@@ -140,6 +140,10 @@ def check(measure: str, levels: Sequence[str], params: object | None = None, com
     if getattr(params, "resample_annotators", None) is not None:
         raise WarehouseError(Message(f"{measure!r} is a system-level measure: ", Argument("resample_annotators"),
                                      " redraws cells; leave it out"))
+    if getattr(params, "resample_clusters", None) is not None:
+        raise WarehouseError(Message(f"{measure!r} is a system-level measure: ", Argument("resample_clusters"),
+                                     " draws clusters of cells from its summed statistics' inputs, which it does "
+                                     "not offer; leave it out"))
 
 
 def _alternatives(works: Sequence[str]) -> list:

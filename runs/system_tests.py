@@ -23,9 +23,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from metaeval.errors import Argument, Message, WarehouseError
-from metaeval.runs.families import (ALPHA, ALTERNATIVE, CORRECTION, DATASET, FORCE, K, SEED, SYSTEM_TYPE, WHERE, Family,
-                                    Option,
-                                    register)
+from metaeval.runs.families import (ALPHA, ALTERNATIVE, CORRECTION, DATASET, FORCE, K, RESAMPLE_CLUSTERS, SEED,
+                                    SYSTEM_TYPE, WHERE, Family, Option, register)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -71,7 +70,11 @@ class SystemTests(Family):
     tables = (TABLE,)
     tests_table = TABLE
     options = (DATASET, MEASURE, METHODS, SHAPIRO, K, ALPHA, SEED, SYSTEM_ALTERNATIVE, CORRECTION, CORRECTION_GROUP,
-               WHERE, SYSTEM_TYPE, FORCE)
+               WHERE, SYSTEM_TYPE, FORCE,
+               RESAMPLE_CLUSTERS.but(help="bootstrap and randomization: resample whole clusters of inputs, the values "
+                                          "of the input attribute ATTR (e.g. the document of each segment): the "
+                                          "bootstrap draws clusters, the randomization swaps a cluster's inputs "
+                                          "together. In the rows' conventions and fingerprint."))
 
     def compute(self, wh, **params) -> SystemTestsOutcome:
         return run_system_tests(wh, **params)
@@ -101,7 +104,7 @@ class SystemTestsOutcome:
 
 
 def _check(wh: Store, dataset: str, measure: str, methods, k, alpha, seed, alternative, correction,
-           correction_group, shapiro: bool = False) -> tuple[str, ...]:
+           correction_group, shapiro: bool = False, resample_clusters: str | None = None) -> tuple[str, ...]:
     """Every parameter checked before anything is read or written; the methods, deduplicated."""
     from metaeval.analyses import system_tests as st
     from metaeval.analyses.stats import vocabulary
@@ -141,12 +144,24 @@ def _check(wh: Store, dataset: str, measure: str, methods, k, alpha, seed, alter
         raise WarehouseError(Message(Argument("k", k), f" must be an integer from 1 to {K_MAX:,}"))
     if any(m in st.RESAMPLING_METHODS for m in methods):
         parameters.check_k(k, alpha, "test")
+    if resample_clusters is not None:
+        from metaeval.runs import clusters
+
+        if closed := [m for m in methods if m not in st.RESAMPLING_METHODS]:
+            clusters.refuse_with(resample_clusters, Argument("methods", closed[0]),
+                                 " (it treats the inputs as independent); choose ",
+                                 Argument("methods", list(st.RESAMPLING_METHODS)))
+        if measure in system_level.measures(wh, dataset):
+            clusters.refuse_with(resample_clusters, f"the system-level measure {measure!r} (its statistics are "
+                                 "resampled per input, not per cluster)")
     return methods
 
 
-def _load(wh: Store, dataset: str, measure: str, where) -> tuple[Any, tuple[str, ...], str, str]:
+def _load(wh: Store, dataset: str, measure: str, where, resample_clusters: str | None = None
+          ) -> tuple[Any, tuple[str, ...], str, str]:
     """(the oriented N x M matrix of the systems with a cell in the subset, their names, the subset
-    label, the fingerprint of the cells)."""
+    label, the fingerprint of the cells: with ``resample_clusters``, of the inputs' clusters too,
+    whose labels the last item then is)."""
     import numpy as np
 
     from metaeval.runs import selection
@@ -163,13 +178,30 @@ def _load(wh: Store, dataset: str, measure: str, where) -> tuple[Any, tuple[str,
                                          f"{selection.subset_label(where)}; choose another ", Argument("where")))
         A = np.where(keep, A, np.nan)
     label = selection.subset_label(where)
-    data = selection.Data(m.systems, m.inputs, {measure: A}, {measure: direction}, subset=label)
+    grouped = None
+    if resample_clusters is not None:
+        from metaeval.runs import clusters
+
+        labels = clusters.input_labels(wh, dataset, resample_clusters, m.systems, m.inputs,
+                                       (~np.isnan(A)).any(axis=0))
+        grouped = (resample_clusters, labels)
+    data = selection.Data(m.systems, m.inputs, {measure: A}, {measure: direction}, subset=label, clusters=grouped)
     fingerprint = data.fingerprint([measure])[0]
     present = ~np.isnan(A).all(axis=1)
     if present.sum() < 2:
         raise WarehouseError(f"{measure!r} of {dataset!r} has {int(present.sum())} system(s) with a value"
                              f"{' in the subset ' + label if label else ''}: tests between systems need 2 or more")
-    return A[present], tuple(str(s) for s, keep in zip(m.systems, present) if keep), label, fingerprint
+    out = A[present], tuple(str(s) for s, keep in zip(m.systems, present) if keep), label, fingerprint
+    return out if grouped is None else (*out, _clusters_of(A, grouped[1]))
+
+
+def _clusters_of(A, labels) -> list:
+    """The inputs' cluster labels, an input no system has a value of given a cluster of its own
+    (it is in no pair's tests, whatever it is drawn with)."""
+    import numpy as np
+
+    used = (~np.isnan(A)).any(axis=0)
+    return [v if u else ("\x00unused", j) for j, (v, u) in enumerate(zip(labels, used))]
 
 
 def _load_statistics(wh: Store, dataset: str, measure: str, where) -> tuple[Any, tuple[str, ...], str, str]:
@@ -203,7 +235,7 @@ def run_system_tests(wh: Store, dataset: str, measure: str, methods=METHODS.defa
                      k: int = K.default, alpha: float = ALPHA.default, seed: int = SEED.default,
                      alternative: str = ALTERNATIVE.default, correction: str = CORRECTION.default,
                      correction_group: str = CORRECTION_GROUP.default, where=(), force: bool = False,
-                     progress=None) -> SystemTestsOutcome:
+                     progress=None, resample_clusters: str | None = None) -> SystemTestsOutcome:
     """Test every pair of systems of ``dataset`` under ``measure`` by each of ``methods`` and
     persist the rows (module docstring); ``progress`` is accepted and unused (a few seconds)."""
     import numpy as np
@@ -213,9 +245,14 @@ def run_system_tests(wh: Store, dataset: str, measure: str, methods=METHODS.defa
     from metaeval.analyses.text.mt import system_bleu
     from metaeval.runs import persist, system_level
 
-    methods = _check(wh, dataset, measure, methods, k, alpha, seed, alternative, correction, correction_group, shapiro)
+    methods = _check(wh, dataset, measure, methods, k, alpha, seed, alternative, correction, correction_group, shapiro,
+                     resample_clusters)
     corpus = measure in system_level.measures(wh, dataset)
-    A, systems, subset, fingerprint = (_load_statistics if corpus else _load)(wh, dataset, measure, where)
+    if corpus:
+        A, systems, subset, fingerprint = _load_statistics(wh, dataset, measure, where)
+    else:
+        A, systems, subset, fingerprint, *grouped = _load(wh, dataset, measure, where, resample_clusters)
+    labels = grouped[0] if not corpus and grouped else None
     means = ({s: float(m) for s, m in zip(systems, system_bleu(A))} if corpus else
              {s: float(m) for s, m in zip(systems, np.nanmean(A, axis=1))})
     setting = {"subset": subset, "alternative": alternative, "correction": correction,
@@ -230,21 +267,23 @@ def run_system_tests(wh: Store, dataset: str, measure: str, methods=METHODS.defa
                                  for m in methods}, None)
     else:
         result = st.system_tests(A, methods, alternative=alternative, k=k, seed=seed, alpha=alpha,
-                                 correction=correction, correction_group=correction_group, shapiro=shapiro)
-    rows = [r for t in result.tests.values() for r in _pair_rows(t, systems, k, seed)]
+                                 correction=correction, correction_group=correction_group, shapiro=shapiro,
+                                 clusters=labels)
+    said = {} if resample_clusters is None else {"resample_clusters": resample_clusters}
+    rows = [r for t in result.tests.values() for r in _pair_rows(t, systems, k, seed, said)]
     if result.normality is not None:
         rows += _normality_rows(result.normality, systems, correction)
     frame = pd.DataFrame(rows).assign(dataset=dataset, measure=measure, subset=subset, alpha=float(alpha),
                                       correction=correction, fingerprint=fingerprint)
     run_parameters = {"dataset": dataset, "measure": measure, "methods": list(methods), "shapiro": bool(shapiro),
                       "k": int(k), "alpha": float(alpha), "seed": int(seed), "alternative": alternative,
-                      "correction": correction, "correction_group": correction_group, "where": subset}
+                      "correction": correction, "correction_group": correction_group, "where": subset, **said}
     persist.ensure_table(wh, TABLE, "82_system_tests")   # the first write: an older warehouse gets the table
     run_id = persist.write(wh, COMMAND, TABLE, frame, run_parameters, fingerprint, int(seed))
     return _outcome(run_id, _latest(wh, dataset, measure, setting, methods, shapiro), systems, methods, means)
 
 
-def _pair_rows(t, systems: tuple[str, ...], k: int, seed: int) -> list[dict]:
+def _pair_rows(t, systems: tuple[str, ...], k: int, seed: int, extra: dict | None = None) -> list[dict]:
     """The rows of one method's :class:`~metaeval.analyses.system_tests.PairTests` (``better``: for
     a two-sided test the side of its direction -- the sign of t, delta, W+ - W- or U_a - n^2/2)."""
     from metaeval.analyses import system_tests as st
@@ -253,7 +292,7 @@ def _pair_rows(t, systems: tuple[str, ...], k: int, seed: int) -> list[dict]:
     resampled = t.method in st.RESAMPLING_METHODS
     rows = []
     for r, (i, j) in enumerate(zip(t.a, t.b)):
-        conventions = dict(t.conventions)
+        conventions = {**t.conventions, **(extra or {})}
         if t.resolution[r] is not None:
             conventions["resolution"] = t.resolution[r].as_dict()
         better = None

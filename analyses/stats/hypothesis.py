@@ -11,6 +11,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import _engine, allpairs, batched, permuted_sums, resampling
+from . import clusters as clustering
 from .validation import (
     alternative_iv,
     batch_size_iv,
@@ -195,8 +196,13 @@ def permutation_test(
     variant: str = "paper",
     batch_size: int | None = None,
     k_block: int | None = None,
+    clusters=None,
 ) -> PermutationResult:
     """Permutation test (approximate randomisation) of delta = r(X,Z) - r(Y,Z).
+
+    ``clusters``: a cluster label per input (:mod:`.clusters`): perm-inputs swaps whole
+    clusters, perm-both each system's cells of a cluster together (one coin per system and
+    cluster); perm-systems is unchanged. One input per cluster: the unclustered numbers.
 
     ``k_block``: early stopping as mt-metrics-eval's PermutationSigDiff (block_size, with its
     early_min = 0.02 and early_max = 0.5 of :data:`EARLY_STOPPING`): after every ``k_block``
@@ -225,7 +231,8 @@ def permutation_test(
     variant, batch_size = permutation_variant_iv(variant), batch_size_iv(batch_size)
     if k_block is not None:
         k_block = k_iv(k_block)
-    shared = allpairs.active() if k_block is None else None
+    groups = clustering.clusters_iv(clusters, X.shape[1])
+    shared = allpairs.active() if k_block is None and groups is None else None
     if shared is not None:   # an all-pairs block: the reverse pair's resamples reused (module allpairs)
         linear = allpairs.linear()
         delta, r_xz, r_yz, samples = shared.permutation(
@@ -236,18 +243,15 @@ def permutation_test(
                     batch_size=batch_size, k=k) if linear else None)
     else:
         delta, r_xz, r_yz, samples = _permutation_samples(X, Y, Z, level, coef, method, seq, variant, batch_size, k,
-                                                          k_block, alternative)
+                                                          k_block, alternative, clusters=groups)
     valid = samples[~np.isnan(samples)]
     count = count_extreme(valid, delta, alternative, "permutation")
     pvalue = resampling_pvalue(delta, count, valid.size, add_one=variant == "paper")
     undefined = _resampling_undefined(level, r_xz, r_yz, valid.size)
-    return PermutationResult(
-        delta=delta,
-        pvalue=pvalue,
-        samples=samples,
-        conventions=_permutation_conventions(level, coef, method, variant, k, alternative, seq, int(samples.size),
-                                             int(valid.size), undefined, k_block),
-    )
+    conv = _permutation_conventions(level, coef, method, variant, k, alternative, seq, int(samples.size),
+                                    int(valid.size), undefined, k_block)
+    return PermutationResult(delta=delta, pvalue=pvalue, samples=samples,
+                             conventions={**conv, **({} if groups is None else groups.conventions())})
 
 
 #: The name of mt-metrics-eval's system-level permutation test (:func:`system_scores_permutation_test`)
@@ -319,10 +323,10 @@ def system_scores_permutation_test(
 
 
 def _permutation_samples(X, Y, Z, level, coef, method, seq, variant, batch_size, k, k_block, alternative,
-                         linear: bool = False) -> tuple:
+                         linear: bool = False, clusters=None) -> tuple:
     """(delta, r_xz, r_yz, samples) of :func:`permutation_test` (its early stopping included);
     ``linear``: the resampled deltas from :mod:`.permuted_sums` where it applies."""
-    resampler = _permutation_resampler(X, Y, Z, level, coef, method, seq, variant, batch_size, linear)
+    resampler = _permutation_resampler(X, Y, Z, level, coef, method, seq, variant, batch_size, linear, clusters)
     delta, r_xz, r_yz = resampler.delta, resampler.r_xz, resampler.r_yz
     parts, used = [], 0
     while used < k:
@@ -419,25 +423,37 @@ class _Resampler:
         return zero_if_rounding(_engine.run_range(self.stream, start, stop, self.evaluate, self.batch_size))
 
 
-def _permutation_resampler(X, Y, Z, level, coef, method, seq, variant, batch_size, linear=False) -> _Resampler:
+def _permutation_resampler(X, Y, Z, level, coef, method, seq, variant, batch_size, linear=False,
+                           clusters=None) -> _Resampler:
     """What :func:`permutation_test` resamples: X and Y standardised, swap masks of ``method``
-    (``linear``: evaluated by :mod:`.permuted_sums` where it applies)."""
+    (``linear``: evaluated by :mod:`.permuted_sums` where it applies; ``clusters``: one coin per
+    cluster, :func:`.clusters.permutation_masks`)."""
     Xs, Ys = standardize(X), standardize(Y)
     r_xz, r_yz = level_correlation(Xs, Z, level, coef), level_correlation(Ys, Z, level, coef)
     n_sys, n_in = X.shape
-    stream = resampling.ResampleStream(
-        seq, partial(resampling.permutation_masks, n_systems=n_sys, n_inputs=n_in, method=method, variant=variant))
+    masks = (partial(resampling.permutation_masks, n_systems=n_sys, n_inputs=n_in, method=method, variant=variant)
+             if clusters is None else
+             partial(clustering.permutation_masks, n_systems=n_sys, clusters=clusters, method=method, variant=variant))
+    stream = resampling.ResampleStream(seq, masks)
     size = batch_size or _engine.default_batch_size(batched.resample_bytes(level, coef, n_sys, n_in))
     evaluate = permuted_sums.evaluator(Xs, Ys, Z, level, coef) if linear else None
     return _Resampler(zero_if_rounding(r_xz - r_yz), r_xz, r_yz, stream,
                       evaluate or batched.permutation_evaluator(Xs, Ys, Z, level, coef), size)
 
 
-def _bootstrap_resampler(X, Y, Z, level, coef, method, seq, paired_inputs, batch_size) -> _Resampler:
-    """What :func:`paired_bootstrap_test` resamples: X, Y and Z jointly (or the inputs unpaired)."""
+def _bootstrap_resampler(X, Y, Z, level, coef, method, seq, paired_inputs, batch_size, clusters=None) -> _Resampler:
+    """What :func:`paired_bootstrap_test` resamples: X, Y and Z jointly (or the inputs unpaired;
+    ``clusters``: whole clusters of inputs, :mod:`.clusters`)."""
     r_xz, r_yz = level_correlation(X, Z, level, coef), level_correlation(Y, Z, level, coef)
     n_sys, n_in = X.shape
-    if paired_inputs:
+    if clusters is not None:
+        if not paired_inputs:
+            raise ValueError("clusters: the metrics' and the human's inputs are drawn unpaired; clustered "
+                             "resampling draws them together (system_inputs judged)")
+        draw = partial(clustering.bootstrap_draws, n_systems=n_sys, clusters=clusters, method=method)
+        r_x, r_y = (clustering.bootstrap_evaluator(batched.bootstrap_evaluator(A, Z, level, coef), clusters)
+                    for A in (X, Y))
+    elif paired_inputs:
         draw = partial(resampling.bootstrap_indices, n_systems=n_sys, n_inputs=n_in, method=method)
         r_x, r_y = batched.bootstrap_evaluator(X, Z, level, coef), batched.bootstrap_evaluator(Y, Z, level, coef)
     else:
@@ -483,23 +499,25 @@ def range_exceedances(
     variant: str = "paper",
     paired_inputs: bool = True,
     batch_size: int | None = None,
+    clusters=None,
 ) -> Exceedances:
     """The exceedances of resamples ``start .. stop - 1`` of :func:`permutation_test` (``test``
     "permutation", with ``variant``) or :func:`paired_bootstrap_test` ("bootstrap", with
     ``paired_inputs``) for ``seed``: resample b is resample b of those functions with the same
     arguments, so the counts of 0 .. k - 1 are those of their p-value at k. For sequential
     procedures (:mod:`.sequential`), which draw a test's resamples a range at a time.
-    ``stop == start`` computes delta only."""
+    ``stop == start`` computes delta only; ``clusters`` as theirs."""
     X, Y, Z = matrices_iv(X=X, Y=Y, Z=Z)
+    groups = clustering.clusters_iv(clusters, X.shape[1])
     level, coef, method = level_iv(level), coefficient_iv(coefficient), method_iv(method)
     alternative, seq, batch_size = alternative_iv(alternative), seed_iv(seed), batch_size_iv(batch_size)
     if isinstance(start, bool) or not isinstance(start, (int, np.integer)) or not 0 <= start <= stop:
         raise ValueError(f"`start` and `stop` must be integers with 0 <= start <= stop; got {start!r}, {stop!r}.")
     if test == "permutation":
         variant = permutation_variant_iv(variant)
-        resampler = _permutation_resampler(X, Y, Z, level, coef, method, seq, variant, batch_size)
+        resampler = _permutation_resampler(X, Y, Z, level, coef, method, seq, variant, batch_size, clusters=groups)
     elif test == "bootstrap":
-        resampler = _bootstrap_resampler(X, Y, Z, level, coef, method, seq, paired_inputs, batch_size)
+        resampler = _bootstrap_resampler(X, Y, Z, level, coef, method, seq, paired_inputs, batch_size, groups)
     else:
         raise ValueError(f"`test` must be 'permutation' or 'bootstrap'; got {test!r}.")
     samples = resampler.samples(int(start), int(stop)) if stop > start else np.empty(0)
@@ -512,6 +530,7 @@ def range_exceedances(
     else:
         conv = _bootstrap_conventions(level, coef, method, int(stop), alternative, seq, int(valid.size), undefined,
                                       **({} if paired_inputs else {"paired_inputs": UNPAIRED}))
+    conv.update({} if groups is None else groups.conventions())
     return Exceedances(float(resampler.delta), count_extreme(valid, resampler.delta, alternative, test),
                        int(valid.size), int(start), int(stop), undefined, conv)
 
@@ -568,6 +587,7 @@ def paired_bootstrap_test(
     *,
     batch_size: int | None = None,
     paired_inputs: bool = True,
+    clusters=None,
 ) -> PairedBootstrapResult:
     """Paired bootstrap test (Berg-Kirkpatrick et al. 2012) of delta = r(X,Z) - r(Y,Z).
 
@@ -580,23 +600,26 @@ def paired_bootstrap_test(
     "greater" counts delta_b - delta >= delta and "two-sided" the same on both tails.
     p is NaN when delta is (even if some resamples are defined) or no delta_b is defined;
     ``conventions["pvalue_undefined"]`` then says why. ``paired_inputs=False`` (system level):
-    the metrics' inputs and the human's are drawn independently, as in :func:`bootstrap_ci`.
+    the metrics' inputs and the human's are drawn independently, as in :func:`bootstrap_ci`;
+    ``clusters``: whole clusters of inputs drawn, as there.
     """
     X, Y, Z = matrices_iv(X=X, Y=Y, Z=Z)
     level, coef, method = level_iv(level), coefficient_iv(coefficient), method_iv(method)
     k, alternative, seq, batch_size = k_iv(k), alternative_iv(alternative), seed_iv(seed), batch_size_iv(batch_size)
-    shared = allpairs.active() if paired_inputs else None
+    groups = clustering.clusters_iv(clusters, X.shape[1])
+    shared = allpairs.active() if paired_inputs and groups is None else None
     if shared is not None:   # an all-pairs block: each metric's resampled r computed once (module allpairs)
         r_xz, r_yz = level_correlation(X, Z, level, coef), level_correlation(Y, Z, level, coef)
         delta = zero_if_rounding(r_xz - r_yz)
         r_x, r_y = (allpairs.bootstrap_samples(shared, A, Z, level, coef, method, k, seq, batch_size) for A in (X, Y))
         samples = zero_if_rounding(r_x - r_y)
     else:
-        resampler = _bootstrap_resampler(X, Y, Z, level, coef, method, seq, paired_inputs, batch_size)
+        resampler = _bootstrap_resampler(X, Y, Z, level, coef, method, seq, paired_inputs, batch_size, groups)
         delta, r_xz, r_yz = resampler.delta, resampler.r_xz, resampler.r_yz
         samples = resampler.samples(0, k)
     return paired_bootstrap_result(delta, samples, level, coef, method, k, alternative, seq, r_xz, r_yz,
-                                   **({} if paired_inputs else {"paired_inputs": UNPAIRED}))
+                                   **({} if paired_inputs else {"paired_inputs": UNPAIRED}),
+                                   **({} if groups is None else groups.conventions()))
 
 
 def paired_bootstrap_result(delta: float, samples: np.ndarray, level: str, coef, method: str, k: int,

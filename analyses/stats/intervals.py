@@ -9,6 +9,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import _engine, allpairs, batched, resampling, vocabulary
+from . import clusters as clustering
 from .validation import (
     Coefficient,
     alpha_iv,
@@ -100,6 +101,7 @@ def bootstrap_ci(
     *,
     batch_size: int | None = None,
     paired_inputs: bool = True,
+    clusters=None,
 ) -> BootstrapResult:
     """Percentile bootstrap CI: the alpha/2 and 1 - alpha/2 percentiles (numpy's linear
     interpolation) of r over k resamples, resamples with an undefined r dropped.
@@ -114,15 +116,26 @@ def bootstrap_ci(
     judge, and each side's system means average its own inputs -- X's over the columns where X
     has a value, Z's over those where Z has one; in each resample the two sets of inputs are
     drawn independently (the systems stay paired), as nlpstats does with ``paired_inputs=False``.
+
+    ``clusters``: a cluster label per input (:mod:`.clusters`): whole clusters drawn with
+    replacement instead of single inputs (Boot-Both: systems x clusters); one input per cluster
+    gives the unclustered numbers bit for bit.
     """
     X, Z = matrices_iv(X=X, Z=Z)
     level, coef, method = level_iv(level), coefficient_iv(coefficient), method_iv(method)
     k, alpha, seq, batch_size = k_iv(k), alpha_iv(alpha), seed_iv(seed), batch_size_iv(batch_size)
     n_sys, n_in = X.shape
-    if paired_inputs and (shared := allpairs.active()) is not None:   # the resamples of an all-pairs block
+    groups = clustering.clusters_iv(clusters, n_in)
+    if groups is not None and not paired_inputs:
+        raise ValueError("clusters: the metric's and the human's inputs are drawn unpaired; clustered resampling "
+                         "draws them together (system_inputs judged)")
+    if groups is None and paired_inputs and (shared := allpairs.active()) is not None:   # an all-pairs block
         samples = allpairs.bootstrap_samples(shared, X, Z, level, coef, method, k, seq, batch_size).copy()
     else:
-        if paired_inputs:
+        if groups is not None:
+            draw = partial(clustering.bootstrap_draws, n_systems=n_sys, clusters=groups, method=method)
+            evaluate = clustering.bootstrap_evaluator(batched.bootstrap_evaluator(X, Z, level, coef), groups)
+        elif paired_inputs:
             draw = partial(resampling.bootstrap_indices, n_systems=n_sys, n_inputs=n_in, method=method)
             evaluate = batched.bootstrap_evaluator(X, Z, level, coef)
         else:
@@ -150,6 +163,7 @@ def bootstrap_ci(
             rng=rng_description(),
             n_valid_samples=int(valid.size),
             **({} if paired_inputs else {"paired_inputs": UNPAIRED}),
+            **({} if groups is None else groups.conventions()),
         ),
     )
 

@@ -190,33 +190,50 @@ def _paper(frame, fmt: str, caption: str, layout: str = "auto", **ranking) -> No
 @layout_option
 @click.pass_obj
 def ci(obj, dataset, human, metrics, levels, coefficients, system_inputs, jobs, force, method, k, seed, alpha,
-       resample_annotators, epsilon, tie_calibration, where, by, control, aggregate, fmt, layout):
+       resample_annotators, epsilon, tie_calibration, where, by, control, aggregate, resample_clusters, fmt, layout):
     """Confidence intervals of correlations (Fisher or bootstrap over systems/inputs/both)."""
     from metaeval.runs import api
 
     coefficients = _tied(coefficients, epsilon, tie_calibration)
     kwargs = dict(dataset=dataset, human=human, metrics=metrics, levels=levels, coefficients=coefficients,
                   system_inputs=system_inputs, jobs=jobs, force=force, method=method, k=k, alpha=alpha, seed=seed,
-                  resample_annotators=resample_annotators, control=control, aggregate=aggregate)
+                  resample_annotators=resample_annotators, control=control, aggregate=aggregate,
+                  resample_clusters=resample_clusters)
     if by is not None:
         _by(obj, "ci", fmt, layout, by, where, kwargs)
         return
     from metaeval.runs import intervals
 
-    _, frame = _analyse(obj, api.ci, fmt, where=where, **kwargs)
+    out, frame = _analyse(obj, api.ci, fmt, where=where, **kwargs)
     frame = intervals.with_pairs_wrong(frame)
     if fmt in ("json", "csv"):
         show(frame, fmt)
+        _echo_widening(obj, out, fmt)
         return
     caption = (f"Correlation with {human} on {dataset}{_subset_text(where)} and its {100 * (1 - alpha):g}% {method} confidence interval"
                + ("" if method == "fisher" else f" (k={k}, seed={seed})")
                + (f", annotators re-drawn ({resample_annotators})" if resample_annotators else "")
+               + (f", clusters of inputs resampled ({resample_clusters})" if resample_clusters else "")
                + f": {_conventions(frame)}.")
     _paper(frame.rename(columns={"estimate": "correlation"}), fmt, caption, layout, confidence=1 - alpha, keep_ci=True)
     if is_text(fmt):
         _echo_ceiling(frame)
         _echo_pairs_wrong(frame)
         _echo_aggregate(frame)
+    _echo_widening(obj, out, fmt)
+
+
+def _echo_widening(obj: Context, out, fmt: str) -> None:
+    """A clustered ci: where clustering widened each interval (said on every format; on stderr
+    unless the format is text)."""
+    from metaeval.runs import clusters
+
+    if getattr(out.analysis.params, "resample_clusters", None) is None:
+        return
+    with obj.open() as wh:
+        lines = clusters.widening(wh, out)
+    for line in lines:
+        say(line, err=not is_text(fmt))
 
 
 @click.command()
@@ -238,6 +255,9 @@ def compare(obj, fmt, layout, **given):
 
     for line in ranking_runs.stored_tests(frame, p.method, p.correction, p.correction_group).notes(p.alpha):
         say(stored_tests.not_a_finding(line), err=not is_text(fmt))   # said on every format
+    if p.resample_clusters is not None:
+        say(f"Clusters of inputs resampled whole ({p.resample_clusters}): drawn by the bootstrap, swapped together by "
+            "the permutation tests (resampling only systems is unchanged).", err=not is_text(fmt))
     cols = ["metric_a", "metric_b", "level", "coefficient", "delta", "p_value", "p_adjusted", "significant"]
     if fmt in ("json", "csv"):  # every row and column; the hints below are for a terminal
         show(frame, fmt)

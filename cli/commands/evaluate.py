@@ -13,7 +13,7 @@ from metaeval.cli.app import (Context, LazyChoice, _command_line, echo_reports, 
                               say, say_caption, show, width)
 from metaeval.cli.families import aggregate_options, click_option
 from metaeval.runs.declarations import CONTROL
-from metaeval.runs.families import ALPHA, FORCE, JOBS, K, SEED, SYSTEM_INPUTS, WHERE
+from metaeval.runs.families import ALPHA, FORCE, JOBS, K, RESAMPLE_CLUSTERS, SEED, SYSTEM_INPUTS, WHERE
 from metaeval.cli.progress import terminal_progress
 from metaeval.cli.sections import topic
 
@@ -68,6 +68,7 @@ MAX_LIST = 70
 @click_option(FORCE)
 @click_option(WHERE)
 @click_option(CONTROL)
+@click_option(RESAMPLE_CLUSTERS)
 @aggregate_options
 @fmt_option()
 @layout_option
@@ -75,7 +76,7 @@ MAX_LIST = 70
 @click.pass_obj
 def evaluate(obj: Context, scores, datasets, humans, metrics, against, levels, coefficients, method, ci_method,
              correction, all_pairs, cluster_rule, system_inputs, k, seed, alpha, lower, allow_new, replace, jobs,
-             force, where, control, aggregate, fmt, layout, input_format, preferences=None):
+             force, where, control, resample_clusters, aggregate, fmt, layout, input_format, preferences=None):
     """How good is my metric? Ingest SCORES and evaluate their metrics in one run.
 
     SCORES are score tables as `ingest table` reads them; with several --dataset, give each as
@@ -97,7 +98,7 @@ def evaluate(obj: Context, scores, datasets, humans, metrics, against, levels, c
             raise click.ClickException(f"--aggregate {aggregate} is of metrics' system scores; --preferences "
                                        "evaluates a judge: drop --aggregate")
         _evaluate_judge(obj, preferences, datasets, humans, scores, metrics, against, control, method, k, seed,
-                        alpha, correction, cluster_rule, where, allow_new, replace, force, fmt)
+                        alpha, correction, cluster_rule, where, allow_new, replace, force, fmt, resample_clusters)
         return
     if not humans:
         raise click.UsageError("Missing option '--human' (the human judgment of each --dataset).")
@@ -114,12 +115,12 @@ def evaluate(obj: Context, scores, datasets, humans, metrics, against, levels, c
         files = _assign(scores, datasets, piped)
         _evaluate(obj, pairs, files, metrics, against, levels, coefficients, method, ci_method, correction,
                   all_pairs, cluster_rule, system_inputs, k, seed, alpha, lower, allow_new, replace, jobs, force,
-                  fmt, layout, piped, where, control, aggregate)
+                  fmt, layout, piped, where, control, aggregate, resample_clusters)
 
 
 def _evaluate(obj, pairs, files, metrics, against, levels, coefficients, method, ci_method, correction, all_pairs,
               cluster_rule, system_inputs, k, seed, alpha, lower, allow_new, replace, jobs, force, fmt, layout,
-              piped: Path | None, where=(), control=None, aggregate="mean"):
+              piped: Path | None, where=(), control=None, aggregate="mean", resample_clusters=None):
     import pandas as pd
 
     from metaeval.analyses import ranking_tables, tables
@@ -134,7 +135,7 @@ def _evaluate(obj, pairs, files, metrics, against, levels, coefficients, method,
             levels=levels, coefficients=coefficients, method=method, correction=correction,
             ci_method=ci_method, k=k, seed=seed, alpha=alpha, all_pairs=all_pairs, system_inputs=system_inputs,
             lower=lower, replace=replace, allow_new=allow_new, command=_command_line(), cluster_rule=cluster_rule,
-            where=where, control=control, aggregate=aggregate)
+            where=where, control=control, aggregate=aggregate, resample_clusters=resample_clusters)
             for dataset, human in pairs]
         for batch in (b for request in requests for b in request.batches):
             if piped is not None and batch.file == str(piped):
@@ -185,7 +186,7 @@ def _evaluate(obj, pairs, files, metrics, against, levels, coefficients, method,
 
 
 def _evaluate_judge(obj, preferences, datasets, humans, scores, metrics, against, control, method, k, seed, alpha,
-                    correction, cluster_rule, where, allow_new, replace, force, fmt):
+                    correction, cluster_rule, where, allow_new, replace, force, fmt, resample_clusters=None):
     """``evaluate --preferences FILE``: a new judge (:func:`metaeval.runs.evaluate.evaluate_judge`)."""
     from metaeval.cli.app import show_blocks
     from metaeval.runs import evaluate as evaluation
@@ -200,7 +201,8 @@ def _evaluate_judge(obj, preferences, datasets, humans, scores, metrics, against
     with obj.open() as wh:
         ev = evaluation.evaluate_judge(wh, datasets[0], preferences, humans=humans, k=k, seed=seed, alpha=alpha,
                                        test=test, correction=correction, cluster_rule=cluster_rule, where=where,
-                                       replace=replace, allow_new=allow_new, command=_command_line(), force=force)
+                                       replace=replace, allow_new=allow_new, command=_command_line(), force=force,
+                                       resample_clusters=resample_clusters)
     err = not is_text(fmt)
     echo_reports([ev.loaded], err=err)
     state = ("up to date; nothing computed" if ev.summary.run_id is None

@@ -18,7 +18,7 @@ from metaeval.analyses.stored_tests import JUDGE_TEST_FORMULAS  # noqa: E402  (h
 @layout_option
 @click.pass_obj
 def judges(obj: Context, dataset, humans, judge_globs, k, alpha, seed, test, correction, cluster_rule, ridge, where, by,
-           force, fmt, layout):
+           force, resample_clusters, fmt, layout):
     """LLM judges (automatic pairwise judges) against the human preference.
 
     Per automatic judge, against the majority of the human judges (an item whose majority is
@@ -37,11 +37,12 @@ def judges(obj: Context, dataset, humans, judge_globs, k, alpha, seed, test, cor
     with obj.open() as wh:
         s = runs.judges(wh, dataset, humans, judge_globs, k=k, alpha=alpha, seed=seed, test=test,
                         correction=correction, cluster_rule=cluster_rule, ridge=ridge, where=where, by=by,
-                        force=force)
+                        force=force, resample_clusters=resample_clusters)
         state = "up to date; nothing computed" if s.run_id is None else f"run {s.run_id}: wrote {s.rows} rows"
         tied = "; ".join(f"{n} in {label}" if label else str(n) for label, n in s.tied_majority.items())
+        clustered = f"; clusters of items resampled whole ({resample_clusters})" if resample_clusters else ""
         say(f"judges of {dataset} vs the majority of {s.human}: {state}; items with a tied human majority "
-                   f"left out: {tied}", err=not is_text(fmt))
+                   f"left out: {tied}{clustered}", err=not is_text(fmt))
         rows = runs.latest(wh, dataset, s.human, list(s.tied_majority))
         if fmt in ("markdown", "latex"):
             from metaeval.runs import signatures

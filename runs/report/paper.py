@@ -51,7 +51,24 @@ def intervals(ctx: Context) -> Section:
             caption += f"; dashed: the human ceiling (leave-one-out, metaeval annotators) {number(line[0])}{interval}"
         ctx.figure(s, figures.ci_forest(part, caption, line), slug("ci", *key), caption, table)
         s.blocks.append(f"<details><summary>table</summary>{table_html(table)}</details>")
+        s.blocks.extend(_clustered(ctx, part, human, subset))
     return s
+
+
+def _clustered(ctx: Context, part: pd.DataFrame, human: str, subset: str) -> list[str]:
+    """Where ``--resample-clusters`` widened an interval: each clustered interval's width beside
+    the one on single inputs when stored (every cell; for a subset, only that it is clustered)."""
+    import html
+
+    from metaeval.runs import clusters
+
+    attributes = {clusters.json_get(c, clusters.KEY) for c in part["conventions"]} - {None}
+    if not attributes:
+        return []
+    if subset:
+        return [f"<p>Clusters of inputs resampled whole ({html.escape(', '.join(sorted(attributes)))}).</p>"]
+    lines = clusters.widening_lines(ctx.wh, part, ctx.dataset, human)
+    return ["<p>Clusters of inputs resampled whole: " + "; ".join(html.escape(x) for x in lines) + ".</p>"]
 
 
 def tests(ctx: Context) -> Section:
