@@ -8,7 +8,22 @@ The formulas: :mod:`metaeval.analyses.agreement_curves`. One run writes every ro
 from __future__ import annotations
 
 from metaeval.errors import Argument, Message, WarehouseError
-from metaeval.runs.declarations import CURVE_BASELINE as BASELINE, CURVE_PAIRS as PAIRS, CURVE_PROTOCOL as PROTOCOL
+from metaeval.runs.families import Option
+
+#: agreement --bins: Bhandari et al. 2020, appendices A and B (options of the ``agreement`` family,
+#: :mod:`metaeval.runs.agreement_families`).
+BINS = Option("bins", default=0, kind="int", minimum=0,
+              help="Also the disagreement over sampled summary pairs and the F/N and F'/N ratios in this many "
+                   "bins (Peyrard 2019: 15; table agreement_curves). Default 0: only the three thirds.")
+PROTOCOL = Option("protocol", default=("cumulative", "uniform"), kind="choice", multiple=True,
+                  choices="metaeval.analyses.agreement_curves:PROTOCOLS",
+                  help="--bins: cumulative bins (v >= k/n, Peyrard's) or bins of uniform width (Bhandari et "
+                       "al.'s). Default: both. Repeatable.")
+PAIRS = Option("pairs", default=100_000, kind="int", minimum=1,
+               help="--bins: summary pairs sampled for the disagreement (Peyrard: 100000).")
+BASELINE = Option("baseline", default="none", kind="choice", choices="metaeval.analyses.agreement_curves:BASELINES",
+                  help="--bins: random also computes every statistic on Uniform(0, 1) random scores (seeded), "
+                       "besides the metrics' (Bhandari et al., appendix B).")
 
 TABLE, SCRIPT = "agreement_curves", "52_agreement_curves"
 

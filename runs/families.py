@@ -26,8 +26,8 @@ family that has no hand-written one; ``Warehouse.<python name>(...)`` calls
 :data:`metaeval.schema.RESULT_TABLES` (every ``latest_*`` view) exactly once.
 
 :data:`FAMILIES` finds the families on first use: it imports every module of ``metaeval.runs``
-whose text has a line starting with ``@register`` (``runs/declarations.py`` declares the
-families that existed before the registry). The command line reads the registry when it
+listed in :data:`MODULES` (each family's declaration beside, or in a light module next to, its
+computation: ``runs/correlation_families.py`` declares correlate, ci and compare). The command line reads the registry when it
 starts, so a family module imports its computation (numpy, scipy, the engine) inside
 ``compute``, never at its top: ``metaeval --help`` loads no analysis.
 
@@ -192,6 +192,22 @@ JUDGE_GLOBS = Option("judges", multiple=True, flag="--judge", metavar="GLOB",
                      help="Automatic judges (globs). Default: every automatic judge. Repeatable.")
 FORCE = Option("force", default=False, kind="flag", help="Recompute even what is up to date.")
 JOBS = Option("jobs", default=1, kind="int", minimum=1, help="Worker processes.")
+#: the plain coefficients (no tie threshold): the families reading tests or per-input correlations
+PLAIN_COEFFICIENTS = COEFFICIENTS.but(kind="choice", choices=_VOCABULARY + "COEFFICIENTS",
+                                      help="Coefficient(s). Default: all three.")
+EPSILON = Option("epsilon", kind="float", minimum=0,
+                 help="Tie threshold on the metric's differences (|d| <= E is a tie) for kendall-a, kendall (b), "
+                      "kendall-23, acc-23.")
+TIE_CALIBRATION = Option("tie_calibration", default=False, kind="flag", flag="--tie-calibration",
+                         help="Choose the tie threshold that maximises kendall-23 / acc-23 at each level (Deutsch et "
+                              "al. 2023; default coefficient acc-23); resamples re-calibrate.")
+CONTROL = Option("control", metavar="system|ATTR",
+                 help="Partial correlations at the global level: on the cells where metric and human are both "
+                      "present, each group's mean (each system's, or each value's of the attribute ATTR) subtracted "
+                      "from both before correlating; p-values with n - 2 - (g - 1) df. Coefficients pearson, "
+                      "spearman, kendall; stored as NAME[control=system]. Default level: global.")
+#: the options of the correlation families' scope, in their order on the command line
+SCOPE = (DATASET, HUMAN, METRICS, LEVELS, COEFFICIENTS, SYSTEM_INPUTS, JOBS, FORCE)
 
 
 class Parameters(Mapping):
@@ -264,6 +280,11 @@ class Family:
     #: where the family's sections stand on the report's page: the page shows the answer, then the
     #: families' sections by this position (equal positions: the registry's order), then the dataset
     report_position: ClassVar[int] = 1000
+    #: the options a Python call may give by position, in order (None: every option, as declared);
+    #: the ``Warehouse`` method's signature takes them first (:meth:`signature`)
+    positional: ClassVar[tuple[str, ...] | None] = None
+    #: older Python keywords still accepted: keyword -> the option it gives (``judges=`` for ``judge_globs``)
+    aliases: ClassVar[dict[str, str]] = {}
 
     @property
     def python_name(self) -> str:
@@ -285,9 +306,17 @@ class Family:
         if len(args) == 1 and not given and isinstance(args[0], Parameters) and args[0].family == self.name:
             return args[0]
         names = [o.name for o in self.options]
-        if len(args) > len(names):
-            raise WarehouseError(f"{self.python_name}() takes at most {len(names)} positional arguments")
-        for name, value in zip(names, args):
+        by_position = self.positional_names()
+        if len(args) > len(by_position):
+            raise WarehouseError(f"{self.python_name}() takes at most {len(by_position)} positional arguments "
+                                 f"({', '.join(by_position)})")
+        for old, name in self.aliases.items():
+            if old in given and old not in names:
+                if name in given:
+                    raise WarehouseError(Message(Argument(name, given[name]), f" is given twice to {self.python_name}()"
+                                                 f" (as {old}= too)"))
+                given[name] = given.pop(old)
+        for name, value in zip(by_position, args):
             if name in given:
                 raise WarehouseError(Message(Argument(name, value), f" is given twice to {self.python_name}()"))
             given[name] = value
@@ -306,6 +335,62 @@ class Family:
 
             values["where"] = with_system_types(values["where"], values.pop("system_types"))
         return Parameters(self.name, values, extra)
+
+    def positional_names(self) -> tuple[str, ...]:
+        """The options a call may give by position: :attr:`positional` (default every option), up
+        to the first required one after an optional one (which a signature cannot take by position)."""
+        names = self.positional if self.positional is not None else tuple(o.name for o in self.options)
+        out, optional = [], False
+        for name in names:
+            required = self.option(name).required
+            if required and optional:
+                break
+            optional = optional or not required
+            out.append(name)
+        return tuple(out)
+
+    def signature(self):
+        """The ``inspect.Signature`` of the ``Warehouse`` method (``self`` first): the options of
+        :meth:`positional_names` by position or keyword, every other option keyword-only, each
+        with its default (a repeatable option's ``()``; a required one none), then
+        ``human_aggregate`` beside ``aggregate`` and the run keywords (``progress``)."""
+        import inspect
+
+        P = inspect.Parameter
+        by_position = self.positional_names()
+
+        def parameter(option: Option, kind) -> inspect.Parameter:
+            default = P.empty if option.required else (tuple(option.default or ()) if option.multiple
+                                                       else option.default)
+            return P(option.name, kind, default=default)
+
+        out = [P("self", P.POSITIONAL_OR_KEYWORD)]
+        out += [parameter(self.option(n), P.POSITIONAL_OR_KEYWORD) for n in by_position]
+        out += [parameter(o, P.KEYWORD_ONLY) for o in self.options if o.name not in by_position]
+        if any(o.name == "aggregate" for o in self.options):
+            out.append(P("human_aggregate", P.KEYWORD_ONLY, default=None))
+        out += [P(k, P.KEYWORD_ONLY, default=None) for k in self.run_keywords]
+        return inspect.Signature(out)
+
+    def method(self):
+        """The ``Warehouse`` method of this family (:meth:`run` on the warehouse), with its
+        :meth:`signature` and a docstring naming every option, its default and help."""
+        family = self
+
+        def method(wh, *args, **given):
+            return family.run(wh, *args, **given)
+
+        method.__name__ = method.__qualname__ = self.python_name
+        method.__module__ = type(self).__module__
+        method.__signature__ = self.signature()
+        lines = [self.summary, "", f"The ``metaeval {self.name}`` command's run (the same options, defaults and "
+                 "checks), returning its latest rows (several tables: ``{table: rows}``).", "", "Options:"]
+        for o in self.options:
+            lines.append(f"    {o.name} ({o.flag}{', required' if o.required else ''}"
+                         f"{'' if o.required or o.default in (None, ()) else f', default {o.default!r}'}): "
+                         f"{o.help or ''}")
+        method.__doc__ = "\n".join(lines)
+        return method
 
     def run(self, wh, *args, **given):
         """:meth:`compute` of the checked :meth:`parameters` (``Warehouse.<python name>``)."""
@@ -489,14 +574,19 @@ class _Registry(Mapping):
         return f"FAMILIES({', '.join(self)})"
 
 
-def _discover() -> None:
-    """Import every module of ``metaeval.runs`` with a line starting with ``@register``."""
-    from importlib import resources
+#: The modules declaring the families (``metaeval.runs.<module>``), in registration order: a new
+#: family's module is added here (a test checks that no module of ``runs/`` registers one unlisted).
+MODULES: tuple[str, ...] = (
+    "correlation_families", "ranking_families", "agreement_families", "simulation_families", "factuality_families",
+    "judge_families", "error_overlap", "held_out_ties", "judge_diagnostics", "judge_leaderboard", "leaderboard",
+    "length_control", "measure_correlation", "optimal_set", "plan", "ppi", "rank_change", "raters", "span_eval",
+    "system_tests")
 
-    marker = re.compile(r"^@(families\.)?register\b", re.M)
-    for entry in sorted(resources.files("metaeval.runs").iterdir(), key=lambda e: e.name):
-        if entry.name.endswith(".py") and entry.name != "families.py" and marker.search(entry.read_text("utf-8")):
-            importlib.import_module(f"metaeval.runs.{entry.name[:-3]}")
+
+def _discover() -> None:
+    """Import every module of :data:`MODULES`."""
+    for name in MODULES:
+        importlib.import_module(f"metaeval.runs.{name}")
 
 
 #: Every registered family by name (the command), in registration order.

@@ -1,4 +1,4 @@
-"""The registry of analysis families (runs/families.py, runs/declarations.py)."""
+"""The registry of analysis families (runs/families.py and the family modules of its MODULES)."""
 
 from __future__ import annotations
 
