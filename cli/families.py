@@ -9,6 +9,7 @@ of a family that has no hand-written one: its options, then ``compute``, then ``
 
 from __future__ import annotations
 
+import copy
 from typing import TYPE_CHECKING
 
 import click
@@ -37,6 +38,46 @@ def _type(option: Option):
             "resamples": app.RESAMPLES, "seed": app.SEED, "probability": app.ALPHA}.get(kind)
 
 
+def _as_python(option: Option, value):
+    """``value`` (a command-line string) as the Python value ``option`` checks: an int or float
+    for the numeric kinds, None when it is not one (click's own conversion then says why)."""
+    if option.kind in ("int", "seed", "resamples"):
+        try:
+            return int(value)
+        except (TypeError, ValueError):
+            return None
+    if option.kind in ("float", "probability"):
+        try:
+            return float(value)
+        except (TypeError, ValueError):
+            return None
+    return value
+
+
+def _declared_checks(option: Option, base):
+    """``base`` (a click type) checking first as the Python API does: the value refused by the
+    declared choices or ``check`` (:meth:`Option.value`) fails with that very WarehouseError's
+    text (:func:`metaeval.cli.app.error_text`), so that the command line and ``wh.<family>(...)``
+    refuse a bad seed, k, alpha or choice in the same words."""
+    if option.kind not in ("choice", "seed", "resamples", "probability") or base is None:
+        return base
+    one = option.but(multiple=False, required=False, check=option.check if not option.multiple else None)
+
+    class Checked(type(base)):
+        def convert(self, value, param, ctx):
+            python = _as_python(option, value) if isinstance(value, str) else value
+            if python is not None:
+                try:
+                    one.value(python)
+                except WarehouseError as exc:
+                    self.fail(app.error_text(exc), param, ctx)
+            return super().convert(value, param, ctx)
+
+    checked = copy.copy(base)
+    checked.__class__ = Checked
+    return checked
+
+
 def _checked(option: Option):
     """A click callback running ``option.check`` (its error as the option's one line)."""
     def callback(ctx, param, value):
@@ -57,7 +98,7 @@ def click_option(option: Option):
     if option.kind == "flag":
         kwargs["is_flag"] = True
     else:
-        kwargs["type"] = _type(option)
+        kwargs["type"] = _declared_checks(option, _type(option))
     if option.default is not None and option.default is not False or option.kind == "switch":
         kwargs["default"] = option.default
     show = option.show_default
