@@ -189,9 +189,10 @@ class RankTasks(Family):
                FORCE)
     positional = ("tasks", "metrics", "task_set", "datasets", "human")
 
-    def compute(self, wh, *, tasks, task_set, datasets, human, **params):
+    def compute(self, wh, *, tasks, task_set, datasets, human, metrics, **params):
         """:func:`metaeval.runs.task_ranking.rank_tasks` of the tasks written
         ``DATASET:HUMAN:LEVEL:COEFFICIENT[:WEIGHT]`` and of a named ``task_set`` over ``datasets``."""
         from metaeval.runs import task_ranking
 
-        return task_ranking.rank_tasks(wh, task_ranking.specs_of(tasks, task_set, datasets, human), **params).rows
+        specs = task_ranking.specs_of(tasks, task_set, datasets, human)
+        return task_ranking.rank_tasks(wh, specs, metrics, **params).rows
