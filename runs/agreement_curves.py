@@ -25,7 +25,7 @@ BASELINE = Option("baseline", default="none", kind="choice", choices="metaeval.a
                   help="--bins: random also computes every statistic on Uniform(0, 1) random scores (seeded), "
                        "besides the metrics' (Bhandari et al., appendix B).")
 
-TABLE, SCRIPT = "agreement_curves", "52_agreement_curves"
+TABLE = "agreement_curves"
 
 def run_curves(wh, scope, data, *, bins: int, protocol=PROTOCOL.default, pairs: int = PAIRS.default,
                baseline: str = BASELINE.default, seed: int = 0, force: bool = False):
@@ -43,7 +43,6 @@ def run_curves(wh, scope, data, *, bins: int, protocol=PROTOCOL.default, pairs: 
     fingerprint = selection.data_fingerprint(data, scope.metrics)
     setting = {"consensus": consensus, "n_bins": int(bins), "n_pairs": int(pairs), "seed": int(seed)}
     baselines = ("none",) if baseline == "none" else ("none", "random")
-    persist.ensure_table(wh, TABLE, SCRIPT)
     wanted = [(b, p) for b in baselines for p in protocols]
     if not force and all(persist.reusable(wh, TABLE, scope.dataset, fingerprint, subset=None, baseline=b,
                                           protocol=p, **setting) is not None for b, p in wanted):

@@ -123,7 +123,6 @@ def span_eval(wh, dataset: str, judges=(), *, k: int = K.default, seed: int = SE
     import pandas as pd
 
     from metaeval.runs import bookkeeping, persist
-    from metaeval.runs.raters import write_tables
 
     rows, judges = _read(wh, dataset, judges)
     used = rows[(rows["kind"] == "human") | rows["judge"].isin(judges)]
@@ -150,10 +149,9 @@ def span_eval(wh, dataset: str, judges=(), *, k: int = K.default, seed: int = SE
     frames[TESTS] = pd.DataFrame([{**base, **{c: v for c, v in row.items() if c != "resolution"},
                                    "conventions": bookkeeping.conventions_json(
                                        {**test_conventions, "resolution": row["resolution"]})} for row in tests])
-    persist.ensure_table(wh, TABLE, "87_mqm_results")
-    persist.ensure_table(wh, TESTS, "87_mqm_results")
-    write_tables(wh, COMMAND, frames, {"dataset": dataset, "judges": list(judges), "k": k, "alpha": alpha,
-                                       "correction": correction}, fingerprint, seed)
+    persist.write(wh, COMMAND, TABLE, persist.nan_as_null(frames[TABLE]),
+                  {"dataset": dataset, "judges": list(judges), "k": k, "alpha": alpha, "correction": correction},
+                  fingerprint, seed, more={TESTS: persist.nan_as_null(frames[TESTS])})
     stored = {t: persist.reusable(wh, t, dataset, fingerprint, **extra) for t, extra in setting.items()}
     return ordered({t: (v if v is not None else pd.DataFrame()) for t, v in stored.items()})   # one judge: no test
 
