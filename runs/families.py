@@ -52,6 +52,8 @@ from metaeval.runs import parameters
 #: ``choices``); coefficient (a correlation coefficient, maybe with a tie threshold or a control);
 #: where (``ATTR=VALUE`` conditions, ANDed); resamples (1..K_MAX); seed (0..2**63-1);
 #: probability (0 < p < 1).
+#: What an option is to the rows (:attr:`Option.role`).
+ROLES = ("key", "subset", "setting")
 KINDS = ("str", "int", "float", "flag", "switch", "choice", "coefficient", "where", "resamples", "seed",
          "probability")
 
@@ -79,16 +81,41 @@ class Option:
     maximum: float | None = None
     open: bool = False                   # the bounds themselves excluded (float)
     show_default: bool | None = None     # None: shown when there is a default (not for a flag)
+    #: what the option is to the rows (:data:`ROLES`): ``key``, a parameter of the results (stored
+    #: in the run's parameters, so in the setting a later run reuses; a column of the rows); ``subset``,
+    #: a condition on the cells joined into the option ``into`` (``where``: in the rows' subset and
+    #: fingerprint); ``setting``, how the run is made (``jobs``, ``force``: never in the results)
+    role: str = "key"
+    #: ``subset`` options and companions: the option whose value this one joins, and the function
+    #: joining them (``"module:function"`` of (that value, this value), read on first use)
+    into: str | None = None
+    fold: str | None = None
+    #: options given beside this one and folded into it (:attr:`into` this option's name), each
+    #: also a keyword of the Python call and a flag of the command line (``--human-aggregate``)
+    companions: tuple = ()
+    #: the choices the command line offers when narrower than the Python values (``--aggregate``
+    #: names the metric's side; its companion the human's)
+    cli_choices: tuple | None = None
+    #: command-line options that follow this one's flag (``"module:attr"`` click decorators:
+    #: ``--scheduler`` after ``--jobs``), not parameters of the family
+    cli_after: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
             raise ValueError(f"option {self.name!r}: unknown kind {self.kind!r}; one of {', '.join(KINDS)}")
+        if self.role not in ROLES:
+            raise ValueError(f"option {self.name!r}: unknown role {self.role!r}; one of {', '.join(ROLES)}")
         if self.flag is None:
             object.__setattr__(self, "flag", "--" + self.name.replace("_", "-"))
 
     def but(self, **changes) -> Option:
         """This option with some fields changed (a family's own help text, default, ...)."""
         return replace(self, **changes)
+
+    def joined(self, target: Any, own: Any) -> Any:
+        """``own`` (this option's value) joined into ``target`` (the value of :attr:`into`) by :attr:`fold`."""
+        module, attr = self.fold.split(":")
+        return getattr(importlib.import_module(module), attr)(target, own)
 
     def choice_values(self) -> tuple | None:
         """The choices, a ``"module:ATTR"`` source imported now."""
@@ -166,32 +193,36 @@ CORRECTION_GROUP = Option("correction_group", default=parameters.DEFAULT_CORRECT
 WHERE = Option("where", kind="where", multiple=True, metavar="ATTR=VALUE",
                help="Only the cells whose attribute ATTR (metaeval ingest attributes) is VALUE, e.g. split=test. "
                     "Repeatable: every condition must hold (AND). Recorded as the rows' subset.")
-SYSTEM_TYPE = Option("system_types", multiple=True, flag="--system-type", metavar="TYPE",
+SYSTEM_TYPE = Option("system_types", multiple=True, flag="--system-type", metavar="TYPE", role="subset",
+                     into="where", fold="metaeval.runs.selection:with_system_types",
                      help="Only the systems of this type (the stored systems.type: SacreROUGE's peer, reference, "
                           "oracle, ...; a system without a type is a peer), or all. Default: every type but "
                           "reference, oracle and human. Repeatable. Recorded as the rows' subset (system.type=...).")
+#: The human's side of AGGREGATE, carried by it (every family with an ``aggregate`` option takes
+#: ``human_aggregate`` too: :meth:`Family.parameters` folds it into ``aggregate`` as
+#: "metric/human", :func:`metaeval.runs.parameters.aggregate_value`), never an option of its own.
+HUMAN_AGGREGATE = Option("human_aggregate", default=parameters.DEFAULT_AGGREGATE, kind="choice",
+                         choices=parameters.AGGREGATES, into="aggregate",
+                         fold="metaeval.runs.parameters:aggregate_value",
+                         help="The human's system score: the mean (default; a human cell: the annotators' mean) or "
+                              "the median over its inputs. Not the mean: in the rows' aggregate "
+                              "(agg:median/median), fingerprint and conventions (human_aggregate).")
 AGGREGATE = Option("aggregate", default=parameters.DEFAULT_AGGREGATE, kind="choice",
-                   choices=parameters.AGGREGATE_VALUES,
+                   choices=parameters.AGGREGATE_VALUES, companions=(HUMAN_AGGREGATE,),
+                   cli_choices=parameters.AGGREGATES,
                    help="A metric's system score: the mean or the median over its inputs of each cell's value "
                         "(under resampling, over the inputs drawn); the human's stays its mean unless "
                         "--human-aggregate says otherwise (median: Graham 2015's median variants). The median is a "
                         "system-level notion (the system level alone). A key of the rows; a median is in their "
                         "fingerprint, conventions and signature (agg:median).")
-#: The human's side of AGGREGATE, carried by it (every family with an ``aggregate`` option takes
-#: ``human_aggregate`` too: :meth:`Family.parameters` folds it into ``aggregate`` as
-#: "metric/human", :func:`metaeval.runs.parameters.aggregate_value`), never an option of its own.
-HUMAN_AGGREGATE = Option("human_aggregate", default=parameters.DEFAULT_AGGREGATE, kind="choice",
-                         choices=parameters.AGGREGATES,
-                         help="The human's system score: the mean (default; a human cell: the annotators' mean) or "
-                              "the median over its inputs. Not the mean: in the rows' aggregate "
-                              "(agg:median/median), fingerprint and conventions (human_aggregate).")
 BY = Option("by", metavar="ATTR",
             help="One result per value of the attribute ATTR (each the subset ATTR=value, with any --where), plus "
                  "their unweighted macro average (subset ATTR=*).")
 JUDGE_GLOBS = Option("judges", multiple=True, flag="--judge", metavar="GLOB",
                      help="Automatic judges (globs). Default: every automatic judge. Repeatable.")
-FORCE = Option("force", default=False, kind="flag", help="Recompute even what is up to date.")
-JOBS = Option("jobs", default=1, kind="int", minimum=1, help="Worker processes.")
+FORCE = Option("force", default=False, kind="flag", role="setting", help="Recompute even what is up to date.")
+JOBS = Option("jobs", default=1, kind="int", minimum=1, role="setting", cli_after=("metaeval.cli.app:scheduler_option",),
+              help="Worker processes.")
 #: the plain coefficients (no tie threshold): the families reading tests or per-input correlations
 PLAIN_COEFFICIENTS = COEFFICIENTS.but(kind="choice", choices=_VOCABULARY + "COEFFICIENTS",
                                       help="Coefficient(s). Default: all three.")
@@ -321,19 +352,20 @@ class Family:
                 raise WarehouseError(Message(Argument(name, value), f" is given twice to {self.python_name}()"))
             given[name] = value
         extra = {k: given.pop(k) for k in list(given) if k in self.run_keywords}
-        if "human_aggregate" in given and "aggregate" in names:   # AGGREGATE's human side (HUMAN_AGGREGATE)
-            human = given.pop("human_aggregate")
-            given["aggregate"] = parameters.aggregate_value(
-                parameters.DEFAULT_AGGREGATE if given.get("aggregate") is None else given["aggregate"], human)
+        for option in self.options:        # a companion's value folded into its option's (human_aggregate)
+            for companion in option.companions:
+                if companion.name in given and companion.name not in names:
+                    own = given.pop(companion.name)
+                    given[option.name] = companion.joined(
+                        option.default if given.get(option.name) is None else given[option.name], own)
         unknown = sorted(set(given) - set(names))
         if unknown:
             raise WarehouseError(Message(Argument(unknown[0], given[unknown[0]]),
                                          f" is not a parameter of {self.name}; one of {', '.join(names)}"))
         values = {o.name: o.value(given.get(o.name)) for o in self.options}
-        if "system_types" in values and "where" in values:   # the types chosen are a condition of the subset
-            from metaeval.runs.selection import with_system_types
-
-            values["where"] = with_system_types(values["where"], values.pop("system_types"))
+        for o in self.options:             # a subset condition joins its subset (system types: where)
+            if o.role == "subset" and o.into in values and o.name in values:
+                values[o.into] = o.joined(values[o.into], values.pop(o.name))
         return Parameters(self.name, values, extra)
 
     def positional_names(self) -> tuple[str, ...]:
@@ -367,8 +399,7 @@ class Family:
         out = [P("self", P.POSITIONAL_OR_KEYWORD)]
         out += [parameter(self.option(n), P.POSITIONAL_OR_KEYWORD) for n in by_position]
         out += [parameter(o, P.KEYWORD_ONLY) for o in self.options if o.name not in by_position]
-        if any(o.name == "aggregate" for o in self.options):
-            out.append(P("human_aggregate", P.KEYWORD_ONLY, default=None))
+        out += [P(c.name, P.KEYWORD_ONLY, default=None) for o in self.options for c in o.companions]
         out += [P(k, P.KEYWORD_ONLY, default=None) for k in self.run_keywords]
         return inspect.Signature(out)
 
