@@ -42,7 +42,7 @@ class Warehouse(core.Store):
 
     Every registered analysis family (:data:`metaeval.runs.families.FAMILIES`) is a method, by its
     Python name (``system-tests`` -> ``wh.system_tests(...)``), generated from its declaration
-    (:meth:`~metaeval.runs.families.Family.method`): its
+    (:func:`metaeval.runs.family_methods.method`): its
     :meth:`~metaeval.runs.families.Family.run` (the declared options checked, defaults filled,
     then ``compute``), returning the latest rows of its setting (several tables: ``{table:
     rows}``), with no method to write here; ``evaluate`` is the orchestrator of several.
@@ -106,12 +106,13 @@ class Warehouse(core.Store):
 
 
 def _install_methods() -> None:
-    """Every registered family's method on :class:`Warehouse` (:meth:`Family.method`)."""
+    """Every registered family's method on :class:`Warehouse` (:func:`metaeval.runs.family_methods.method`)."""
     from metaeval.runs.families import FAMILIES
+    from metaeval.runs.family_methods import method
 
     for f in FAMILIES.values():
         if f.python_name not in Warehouse.__dict__:
-            setattr(Warehouse, f.python_name, f.method())
+            setattr(Warehouse, f.python_name, method(f))
 
 
 _install_methods()

@@ -381,48 +381,6 @@ class Family:
             out.append(name)
         return tuple(out)
 
-    def signature(self):
-        """The ``inspect.Signature`` of the ``Warehouse`` method (``self`` first): the options of
-        :meth:`positional_names` by position or keyword, every other option keyword-only, each
-        with its default (a repeatable option's ``()``; a required one none), then
-        ``human_aggregate`` beside ``aggregate`` and the run keywords (``progress``)."""
-        import inspect
-
-        P = inspect.Parameter
-        by_position = self.positional_names()
-
-        def parameter(option: Option, kind) -> inspect.Parameter:
-            default = P.empty if option.required else (tuple(option.default or ()) if option.multiple
-                                                       else option.default)
-            return P(option.name, kind, default=default)
-
-        out = [P("self", P.POSITIONAL_OR_KEYWORD)]
-        out += [parameter(self.option(n), P.POSITIONAL_OR_KEYWORD) for n in by_position]
-        out += [parameter(o, P.KEYWORD_ONLY) for o in self.options if o.name not in by_position]
-        out += [P(c.name, P.KEYWORD_ONLY, default=None) for o in self.options for c in o.companions]
-        out += [P(k, P.KEYWORD_ONLY, default=None) for k in self.run_keywords]
-        return inspect.Signature(out)
-
-    def method(self):
-        """The ``Warehouse`` method of this family (:meth:`run` on the warehouse), with its
-        :meth:`signature` and a docstring naming every option, its default and help."""
-        family = self
-
-        def method(wh, *args, **given):
-            return family.run(wh, *args, **given)
-
-        method.__name__ = method.__qualname__ = self.python_name
-        method.__module__ = type(self).__module__
-        method.__signature__ = self.signature()
-        lines = [self.summary, "", f"The ``metaeval {self.name}`` command's run (the same options, defaults and "
-                 "checks), returning its latest rows (several tables: ``{table: rows}``).", "", "Options:"]
-        for o in self.options:
-            lines.append(f"    {o.name} ({o.flag}{', required' if o.required else ''}"
-                         f"{'' if o.required or o.default in (None, ()) else f', default {o.default!r}'}): "
-                         f"{o.help or ''}")
-        method.__doc__ = "\n".join(lines)
-        return method
-
     def run(self, wh, *args, **given):
         """:meth:`compute` of the checked :meth:`parameters` (``Warehouse.<python name>``)."""
         return self.compute(wh, **self.parameters(*args, **given).keywords())
