@@ -27,19 +27,20 @@ BASELINE = Option("baseline", default="none", kind="choice", choices="metaeval.a
 
 TABLE = "agreement_curves"
 
-def run_curves(wh, scope, data, *, bins: int, protocol=PROTOCOL.default, pairs: int = PAIRS.default,
+def run_curves(wh, scope, data, consensus: str, *, bins: int, protocol=PROTOCOL.default, pairs: int = PAIRS.default,
                baseline: str = BASELINE.default, seed: int = 0, force: bool = False):
-    """The latest ``agreement_curves`` rows of this setting, computed unless up to date."""
+    """The latest ``agreement_curves`` rows of this setting (``consensus``: the label of the
+    metrics' consensus score, :func:`metaeval.runs.agreement.consensus_label`), computed unless up
+    to date."""
     import numpy as np
     import pandas as pd
 
     from metaeval.analyses import agreement_curves as ac
-    from metaeval.runs import agreement, bookkeeping, persist, selection
+    from metaeval.runs import bookkeeping, persist, selection
 
     protocols = tuple(dict.fromkeys(protocol))
     if bins < 1:
         raise WarehouseError(Message(Argument("bins", bins), " must be 1 or more"))
-    consensus = agreement.consensus_label(scope)
     fingerprint = selection.data_fingerprint(data, scope.metrics)
     setting = {"consensus": consensus, "n_bins": int(bins), "n_pairs": int(pairs), "seed": int(seed)}
     baselines = ("none",) if baseline == "none" else ("none", "random")

@@ -27,8 +27,8 @@ family that has no hand-written one; ``Warehouse.<python name>(...)`` calls
 
 :data:`FAMILIES` finds the families on first use: it imports every module of ``metaeval.runs``
 listed in :data:`MODULES` (each family's declaration beside, or in a light module next to, its
-computation: ``runs/correlation_families.py`` declares correlate, ci and compare). The command line reads the registry when it
-starts, so a family module imports its computation (numpy, scipy, the engine) inside
+computation: ``runs/correlation_families.py`` declares correlate, ci and compare). The command
+line reads the registry when it starts, so a family module imports its computation (numpy, scipy, the engine) inside
 ``compute``, never at its top: ``metaeval --help`` loads no analysis.
 
 This module is light and click-free: it imports nothing of ``analyses/`` at load time (choices
@@ -221,8 +221,8 @@ BY = Option("by", metavar="ATTR",
 JUDGE_GLOBS = Option("judges", multiple=True, flag="--judge", metavar="GLOB",
                      help="Automatic judges (globs). Default: every automatic judge. Repeatable.")
 FORCE = Option("force", default=False, kind="flag", role="setting", help="Recompute even what is up to date.")
-JOBS = Option("jobs", default=1, kind="int", minimum=1, role="setting", cli_after=("metaeval.cli.app:scheduler_option",),
-              help="Worker processes.")
+JOBS = Option("jobs", default=1, kind="int", minimum=1, role="setting",
+              cli_after=("metaeval.cli.app:scheduler_option",), help="Worker processes.")
 #: the plain coefficients (no tie threshold): the families reading tests or per-input correlations
 PLAIN_COEFFICIENTS = COEFFICIENTS.but(kind="choice", choices=_VOCABULARY + "COEFFICIENTS",
                                       help="Coefficient(s). Default: all three.")

@@ -81,7 +81,8 @@ def _python_keywords(family, args) -> dict:
 def _result_ids(value) -> set:
     """The result ids of a family's rows (a DataFrame or {table: DataFrame})."""
     frames = value.values() if isinstance(value, dict) else [value]
-    return {int(r) for f in frames if f is not None and "result_id" in getattr(f, "columns", ()) for r in f["result_id"]}
+    return {int(r) for f in frames if f is not None and "result_id" in getattr(f, "columns", ())
+            for r in f["result_id"]}
 
 
 def _printed_ids(output: str) -> set:
