@@ -29,8 +29,7 @@ def ensure_table(wh: Store, table: str, script: str | None = None) -> None:
     same script."""
     from metaeval import schema
 
-    if not wh.con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = ?", [table]).fetchall()[0][0]:
-        wh.con.execute(schema.read(script or schema.script_of(table)))
+    schema.ensure_table(wh.con, table, script)
 
 
 def reusable(wh: Store, table: str, dataset: str, fingerprint: str, *, subset: str | None = "",

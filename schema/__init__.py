@@ -45,6 +45,14 @@ def script_of(table: str) -> str:
         raise KeyError(f"no schema script creates the table {table!r}") from None
 
 
+def ensure_table(con, table: str, script: str | None = None) -> None:
+    """Apply the script creating ``table`` (:func:`script_of`, or ``script``; idempotent) on the
+    DuckDB connection ``con`` when ``table`` is missing: a warehouse made before the table gets
+    it at its first write (or from ``metaeval init``)."""
+    if not con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = ?", [table]).fetchall()[0][0]:
+        con.execute(read(script or script_of(table)))
+
+
 def latest_view(table: str) -> str:
     """The view of ``table``'s latest rows; a KeyError names the registered tables."""
     try:
