@@ -9,6 +9,7 @@ of a family that has no hand-written one: its options, then ``compute``, then ``
 
 from __future__ import annotations
 
+import copy
 from typing import TYPE_CHECKING
 
 import click
@@ -39,6 +40,46 @@ def _type(option: Option):
             "resamples": options.RESAMPLES, "seed": options.SEED, "probability": options.ALPHA}.get(kind)
 
 
+def _as_python(option: Option, value):
+    """``value`` (a command-line string) as the Python value ``option`` checks: an int or float
+    for the numeric kinds, None when it is not one (click's own conversion then says why)."""
+    if option.kind in ("int", "seed", "resamples"):
+        try:
+            return int(value)
+        except (TypeError, ValueError):
+            return None
+    if option.kind in ("float", "probability"):
+        try:
+            return float(value)
+        except (TypeError, ValueError):
+            return None
+    return value
+
+
+def _declared_checks(option: Option, base):
+    """``base`` (a click type) checking first as the Python API does: the value refused by the
+    declared choices or ``check`` (:meth:`Option.value`) fails with that very WarehouseError's
+    text (:func:`metaeval.cli.messages.error_text`), so that the command line and ``wh.<family>(...)``
+    refuse a bad seed, k, alpha or choice in the same words."""
+    if option.kind not in ("choice", "seed", "resamples", "probability") or base is None:
+        return base
+    one = option.but(multiple=False, required=False, check=option.check if not option.multiple else None)
+
+    class Checked(type(base)):
+        def convert(self, value, param, ctx):
+            python = _as_python(option, value) if isinstance(value, str) else value
+            if python is not None:
+                try:
+                    one.value(python)
+                except WarehouseError as exc:
+                    self.fail(messages.error_text(exc), param, ctx)
+            return super().convert(value, param, ctx)
+
+    checked = copy.copy(base)
+    checked.__class__ = Checked
+    return checked
+
+
 def _checked(option: Option):
     """A click callback running ``option.check`` (its error as the option's one line)."""
     def callback(ctx, param, value):
@@ -63,7 +104,7 @@ def click_option(option: Option):
     if option.kind == "flag":
         kwargs["is_flag"] = True
     else:
-        kwargs["type"] = _type(option)
+        kwargs["type"] = _declared_checks(option, _type(option))
     if option.default is not None and option.default is not False or option.kind == "switch":
         kwargs["default"] = option.default
     show = option.show_default
@@ -81,80 +122,80 @@ def click_option(option: Option):
 
 def options_of(family: Family | str, *names: str, skip: tuple[str, ...] = ()):
     """A decorator adding the click options of ``family``'s declared options (a family or its
-    name; only ``names`` if given, in that order; none of ``skip``), in the declared order; the
-    ``--scheduler`` of the executor follows ``--jobs``."""
+    name; only ``names`` if given, in that order; none of ``skip``), in the declared order, as
+    each declares itself (:func:`option_decorators`; a companion or a subset condition folded into
+    the option it joins: :func:`_folded`), never by its name."""
     if isinstance(family, str):
         from metaeval.runs.families import FAMILIES
 
         family = FAMILIES[family]
     chosen = [family.option(n) for n in names] if names else [o for o in family.options if o.name not in skip]
-    decorators = []
-    from metaeval.runs.families import HUMAN_AGGREGATE
-    from metaeval.runs.parameters import AGGREGATES
-
+    declared = {o.name: o for o in family.options}
+    decorators, folds = [], []
     for option in chosen:
-        # --aggregate names the metric's side on the command line, --human-aggregate the human's
-        decorators.append(click_option(option.but(choices=AGGREGATES) if option.name == "aggregate" else option))
-        if option.name == "jobs":
-            decorators.append(options.scheduler_option)
-        if option.name == "aggregate":     # the option carries the human's side (runs.families.HUMAN_AGGREGATE)
-            decorators.append(click_option(HUMAN_AGGREGATE))
+        decorators += option_decorators(option)
+        folds += [(c, option) for c in option.companions]
+        if option.role == "subset" and option.into in declared:      # --system-type joins --where
+            folds.append((option, declared[option.into]))
 
     def decorate(f):
-        if any(o.name == "aggregate" for o in chosen):
-            f = _human_in_aggregate(f)
-        if any(o.name == "system_types" for o in chosen) and any(o.name == "where" for o in family.options):
-            f = _types_in_where(f)
+        for joining, target in folds:
+            f = _folded(f, joining, () if target.multiple else target.default)
         for decorator in reversed(decorators):
             f = decorator(f)
         return f
     return decorate
 
 
+def option_decorators(option: Option) -> list:
+    """The click options of one declared option: its own (with :attr:`~Option.cli_choices` when
+    the command line offers fewer), its companions' (``--human-aggregate`` beside ``--aggregate``),
+    then the command-line options that follow it (:attr:`~Option.cli_after`: ``--scheduler``)."""
+    import importlib
+
+    out = [click_option(option.but(choices=option.cli_choices) if option.cli_choices else option)]
+    out += [click_option(c) for c in option.companions]
+    for ref in option.cli_after:
+        module, attr = ref.split(":")
+        out.append(getattr(importlib.import_module(module), attr))
+    return out
+
+
 def aggregate_options(f):
     """``--aggregate`` (the metric's side) and ``--human-aggregate`` of the one AGGREGATE option,
     folded into ``aggregate`` (a hand-written command's; :func:`options_of` does the same)."""
-    from metaeval.runs.families import AGGREGATE, HUMAN_AGGREGATE
-    from metaeval.runs.parameters import AGGREGATES
+    from metaeval.runs.families import AGGREGATE
 
-    f = _human_in_aggregate(f)
-    f = click_option(HUMAN_AGGREGATE)(f)
-    return click_option(AGGREGATE.but(choices=AGGREGATES))(f)
+    for companion in AGGREGATE.companions:
+        f = _folded(f, companion, AGGREGATE.default)
+    for decorator in reversed(option_decorators(AGGREGATE)):
+        f = decorator(f)
+    return f
 
 
 def _human_in_aggregate(f):
     """``f`` given ``--human-aggregate`` folded into its ``aggregate`` ("metric/human" when not the
     mean: :func:`metaeval.runs.parameters.aggregate_value`)."""
+    from metaeval.runs.families import HUMAN_AGGREGATE
+
+    return _folded(f, HUMAN_AGGREGATE, HUMAN_AGGREGATE.default)
+
+
+def _folded(f, option: Option, target_default):
+    """``f`` given ``option``'s value joined into the value of the option it joins
+    (:attr:`Option.into`, by :meth:`Option.joined`): ``--human-aggregate`` into ``aggregate``,
+    ``--system-type`` into ``where``; a refusal a usage error."""
     import functools
 
     @functools.wraps(f)
-    def wrapper(*args, human_aggregate="mean", aggregate="mean", **kwargs):
-        from metaeval.errors import WarehouseError
-        from metaeval.runs.parameters import aggregate_value
-
+    def wrapper(*args, **kwargs):
+        own = kwargs.pop(option.name, option.default if not option.multiple else ())
+        target = kwargs.pop(option.into, target_default)
         try:
-            aggregate = aggregate_value(aggregate, human_aggregate)
+            kwargs[option.into] = option.joined(target, own)
         except WarehouseError as exc:
             raise click.UsageError(messages.error_text(exc)) from None
-        return f(*args, aggregate=aggregate, **kwargs)
-    return wrapper
-
-
-def _types_in_where(f):
-    """``f`` given ``--system-type`` as a condition of its ``where`` (the one subset of cells:
-    :func:`metaeval.runs.selection.with_system_types`)."""
-    import functools
-
-    @functools.wraps(f)
-    def wrapper(*args, system_types=(), where=(), **kwargs):
-        from metaeval.errors import WarehouseError
-        from metaeval.runs.selection import with_system_types
-
-        try:
-            where = with_system_types(where, system_types)
-        except WarehouseError as exc:
-            raise click.UsageError(messages.error_text(exc)) from None
-        return f(*args, where=where, **kwargs)
+        return f(*args, **kwargs)
     return wrapper
 
 

@@ -309,7 +309,7 @@ def run_agreement(wh: Store, scope: Scope, *, normalisation: str = "input", alph
     curves = None
     if curve_options.get("bins"):
         from metaeval.runs import agreement_curves
-        curves = agreement_curves.run_curves(wh, scope, data, force=force, **curve_options)
+        curves = agreement_curves.run_curves(wh, scope, data, consensus_label(scope), force=force, **curve_options)
     return AgreementSummary(ranges, props, summary, curves)
 
 

@@ -8,27 +8,42 @@ The formulas: :mod:`metaeval.analyses.agreement_curves`. One run writes every ro
 from __future__ import annotations
 
 from metaeval.errors import Argument, Message, WarehouseError
-from metaeval.runs.declarations import CURVE_BASELINE as BASELINE, CURVE_PAIRS as PAIRS, CURVE_PROTOCOL as PROTOCOL
+from metaeval.runs.families import Option
 
-TABLE, SCRIPT = "agreement_curves", "52_agreement_curves"
+#: agreement --bins: Bhandari et al. 2020, appendices A and B (options of the ``agreement`` family,
+#: :mod:`metaeval.runs.agreement_families`).
+BINS = Option("bins", default=0, kind="int", minimum=0,
+              help="Also the disagreement over sampled summary pairs and the F/N and F'/N ratios in this many "
+                   "bins (Peyrard 2019: 15; table agreement_curves). Default 0: only the three thirds.")
+PROTOCOL = Option("protocol", default=("cumulative", "uniform"), kind="choice", multiple=True,
+                  choices="metaeval.analyses.agreement_curves:PROTOCOLS",
+                  help="--bins: cumulative bins (v >= k/n, Peyrard's) or bins of uniform width (Bhandari et "
+                       "al.'s). Default: both. Repeatable.")
+PAIRS = Option("pairs", default=100_000, kind="int", minimum=1,
+               help="--bins: summary pairs sampled for the disagreement (Peyrard: 100000).")
+BASELINE = Option("baseline", default="none", kind="choice", choices="metaeval.analyses.agreement_curves:BASELINES",
+                  help="--bins: random also computes every statistic on Uniform(0, 1) random scores (seeded), "
+                       "besides the metrics' (Bhandari et al., appendix B).")
 
-def run_curves(wh, scope, data, *, bins: int, protocol=PROTOCOL.default, pairs: int = PAIRS.default,
+TABLE = "agreement_curves"
+
+def run_curves(wh, scope, data, consensus: str, *, bins: int, protocol=PROTOCOL.default, pairs: int = PAIRS.default,
                baseline: str = BASELINE.default, seed: int = 0, force: bool = False):
-    """The latest ``agreement_curves`` rows of this setting, computed unless up to date."""
+    """The latest ``agreement_curves`` rows of this setting (``consensus``: the label of the
+    metrics' consensus score, :func:`metaeval.runs.agreement.consensus_label`), computed unless up
+    to date."""
     import numpy as np
     import pandas as pd
 
     from metaeval.analyses import agreement_curves as ac
-    from metaeval.runs import agreement, bookkeeping, persist, selection
+    from metaeval.runs import bookkeeping, persist, selection
 
     protocols = tuple(dict.fromkeys(protocol))
     if bins < 1:
         raise WarehouseError(Message(Argument("bins", bins), " must be 1 or more"))
-    consensus = agreement.consensus_label(scope)
     fingerprint = selection.data_fingerprint(data, scope.metrics)
     setting = {"consensus": consensus, "n_bins": int(bins), "n_pairs": int(pairs), "seed": int(seed)}
     baselines = ("none",) if baseline == "none" else ("none", "random")
-    persist.ensure_table(wh, TABLE, SCRIPT)
     wanted = [(b, p) for b in baselines for p in protocols]
     if not force and all(persist.reusable(wh, TABLE, scope.dataset, fingerprint, subset=None, baseline=b,
                                           protocol=p, **setting) is not None for b, p in wanted):

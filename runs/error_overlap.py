@@ -98,7 +98,6 @@ def error_overlap(wh, dataset: str, human: str, metrics, *, system_inputs: str =
         "fisher_odds_ratio": bookkeeping.none_if_nan(out.fisher_odds_ratio),
         "fisher_p": bookkeeping.none_if_nan(out.fisher_p), "fingerprint": fingerprint,
         "conventions": bookkeeping.conventions_json(conventions), "aggregate": aggregate}])
-    persist.ensure_table(wh, TABLE, "83_error_overlap")
     persist.write(wh, COMMAND, TABLE, frame, {"dataset": dataset, **setting, "where": subset,
                                              **({"aggregate": aggregate} if aggregate != AGGREGATE.default else {})},
                   fingerprint)

@@ -27,9 +27,9 @@ family that has no hand-written one; ``Warehouse.<python name>(...)`` calls
 :data:`metaeval.schema.RESULT_TABLES` (every ``latest_*`` view) exactly once.
 
 :data:`FAMILIES` finds the families on first use: it imports every module of ``metaeval.runs``
-whose text has a line starting with ``@register`` (``runs/declarations.py`` declares the
-families that existed before the registry). The command line reads the registry when it
-starts, so a family module imports its computation (numpy, scipy, the engine) inside
+listed in :data:`MODULES` (each family's declaration beside, or in a light module next to, its
+computation: ``runs/correlation_families.py`` declares correlate, ci and compare). The command
+line reads the registry when it starts, so a family module imports its computation (numpy, scipy, the engine) inside
 ``compute``, never at its top: ``metaeval --help`` loads no analysis.
 
 This module is light and click-free: it imports nothing of ``analyses/`` at load time (choices
@@ -53,6 +53,8 @@ from metaeval.runs import parameters
 #: ``choices``); coefficient (a correlation coefficient, maybe with a tie threshold or a control);
 #: where (``ATTR=VALUE`` conditions, ANDed); resamples (1..K_MAX); seed (0..2**63-1);
 #: probability (0 < p < 1).
+#: What an option is to the rows (:attr:`Option.role`).
+ROLES = ("key", "subset", "setting")
 KINDS = ("str", "int", "float", "flag", "switch", "choice", "coefficient", "where", "resamples", "seed",
          "probability")
 
@@ -90,16 +92,41 @@ class Option:
     #: flags the option was once spelled with, still accepted on the command line with a note
     #: (the name, and so what is stored and fingerprinted, is the option's)
     renamed_from: tuple[str, ...] = ()
+    #: what the option is to the rows (:data:`ROLES`): ``key``, a parameter of the results (stored
+    #: in the run's parameters, so in the setting a later run reuses; a column of the rows); ``subset``,
+    #: a condition on the cells joined into the option ``into`` (``where``: in the rows' subset and
+    #: fingerprint); ``setting``, how the run is made (``jobs``, ``force``: never in the results)
+    role: str = "key"
+    #: ``subset`` options and companions: the option whose value this one joins, and the function
+    #: joining them (``"module:function"`` of (that value, this value), read on first use)
+    into: str | None = None
+    fold: str | None = None
+    #: options given beside this one and folded into it (:attr:`into` this option's name), each
+    #: also a keyword of the Python call and a flag of the command line (``--human-aggregate``)
+    companions: tuple = ()
+    #: the choices the command line offers when narrower than the Python values (``--aggregate``
+    #: names the metric's side; its companion the human's)
+    cli_choices: tuple | None = None
+    #: command-line options that follow this one's flag (``"module:attr"`` click decorators:
+    #: ``--scheduler`` after ``--jobs``), not parameters of the family
+    cli_after: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
             raise ValueError(f"option {self.name!r}: unknown kind {self.kind!r}; one of {', '.join(KINDS)}")
+        if self.role not in ROLES:
+            raise ValueError(f"option {self.name!r}: unknown role {self.role!r}; one of {', '.join(ROLES)}")
         if self.flag is None:
             object.__setattr__(self, "flag", "--" + self.name.replace("_", "-"))
 
     def but(self, **changes) -> Option:
         """This option with some fields changed (a family's own help text, default, ...)."""
         return replace(self, **changes)
+
+    def joined(self, target: Any, own: Any) -> Any:
+        """``own`` (this option's value) joined into ``target`` (the value of :attr:`into`) by :attr:`fold`."""
+        module, attr = self.fold.split(":")
+        return getattr(importlib.import_module(module), attr)(target, own)
 
     def choice_values(self) -> tuple | None:
         """The choices, a ``"module:ATTR"`` source imported now."""
@@ -177,25 +204,28 @@ CORRECTION_GROUP = Option("correction_group", default=parameters.DEFAULT_CORRECT
 WHERE = Option("where", kind="where", multiple=True, metavar="ATTR=VALUE",
                help="Only the cells whose attribute ATTR (metaeval ingest attributes) is VALUE, e.g. split=test. "
                     "Repeatable: every condition must hold (AND). Recorded as the rows' subset.")
-SYSTEM_TYPE = Option("system_types", multiple=True, flag="--system-type", metavar="TYPE",
+SYSTEM_TYPE = Option("system_types", multiple=True, flag="--system-type", metavar="TYPE", role="subset",
+                     into="where", fold="metaeval.runs.selection:with_system_types",
                      help="Only the systems of this type (the stored systems.type: SacreROUGE's peer, reference, "
                           "oracle, ...; a system without a type is a peer), or all. Default: every type but "
                           "reference, oracle and human. Repeatable. Recorded as the rows' subset (system.type=...).")
+#: The human's side of AGGREGATE, carried by it (every family with an ``aggregate`` option takes
+#: ``human_aggregate`` too: :meth:`Family.parameters` folds it into ``aggregate`` as
+#: "metric/human", :func:`metaeval.runs.parameters.aggregate_value`), never an option of its own.
+HUMAN_AGGREGATE = Option("human_aggregate", default=parameters.DEFAULT_AGGREGATE, kind="choice",
+                         choices=parameters.AGGREGATES, into="aggregate",
+                         fold="metaeval.runs.parameters:aggregate_value",
+                         help="The human's system score: the mean (default; a human cell: the annotators' mean) or "
+                              "the median over its inputs. Not the mean: in the rows' aggregate "
+                              "(agg:median/median), fingerprint and conventions (human_aggregate).")
 AGGREGATE = Option("aggregate", default=parameters.DEFAULT_AGGREGATE, kind="choice",
-                   choices=parameters.AGGREGATE_VALUES,
+                   choices=parameters.AGGREGATE_VALUES, companions=(HUMAN_AGGREGATE,),
+                   cli_choices=parameters.AGGREGATES,
                    help="A metric's system score: the mean or the median over its inputs of each cell's value "
                         "(under resampling, over the inputs drawn); the human's stays its mean unless "
                         "--human-aggregate says otherwise (median: Graham 2015's median variants). The median is a "
                         "system-level notion (the system level alone). A key of the rows; a median is in their "
                         "fingerprint, conventions and signature (agg:median).")
-#: The human's side of AGGREGATE, carried by it (every family with an ``aggregate`` option takes
-#: ``human_aggregate`` too: :meth:`Family.parameters` folds it into ``aggregate`` as
-#: "metric/human", :func:`metaeval.runs.parameters.aggregate_value`), never an option of its own.
-HUMAN_AGGREGATE = Option("human_aggregate", default=parameters.DEFAULT_AGGREGATE, kind="choice",
-                         choices=parameters.AGGREGATES,
-                         help="The human's system score: the mean (default; a human cell: the annotators' mean) or "
-                              "the median over its inputs. Not the mean: in the rows' aggregate "
-                              "(agg:median/median), fingerprint and conventions (human_aggregate).")
 BY = Option("by", metavar="ATTR",
             help="One result per value of the attribute ATTR (each the subset ATTR=value, with any --where), plus "
                  "their unweighted macro average (subset ATTR=*).")
@@ -209,8 +239,25 @@ RESAMPLE_CLUSTERS = Option("resample_clusters", metavar="ATTR",
                                 "bootstrap draws clusters (Boot-Both: systems x clusters), a permutation test swaps "
                                 "per cluster (Perm-Both: per system and cluster). In the rows' conventions, "
                                 "fingerprint and signature (clus:ATTR).")
-FORCE = Option("force", default=False, kind="flag", help="Recompute even what is up to date.")
-JOBS = Option("jobs", default=1, kind="int", minimum=1, help="Worker processes.")
+FORCE = Option("force", default=False, kind="flag", role="setting", help="Recompute even what is up to date.")
+JOBS = Option("jobs", default=1, kind="int", minimum=1, role="setting",
+              cli_after=("metaeval.cli.options:scheduler_option",), help="Worker processes.")
+#: the plain coefficients (no tie threshold): the families reading tests or per-input correlations
+PLAIN_COEFFICIENTS = COEFFICIENTS.but(kind="choice", choices=_VOCABULARY + "COEFFICIENTS",
+                                      help="Coefficient(s). Default: all three.")
+EPSILON = Option("epsilon", kind="float", minimum=0,
+                 help="Tie threshold on the metric's differences (|d| <= E is a tie) for kendall-a, kendall (b), "
+                      "kendall-23, acc-23.")
+TIE_CALIBRATION = Option("tie_calibration", default=False, kind="flag", flag="--tie-calibration",
+                         help="Choose the tie threshold that maximises kendall-23 / acc-23 at each level (Deutsch et "
+                              "al. 2023; default coefficient acc-23); resamples re-calibrate.")
+CONTROL = Option("control", metavar="system|ATTR",
+                 help="Partial correlations at the global level: on the cells where metric and human are both "
+                      "present, each group's mean (each system's, or each value's of the attribute ATTR) subtracted "
+                      "from both before correlating; p-values with n - 2 - (g - 1) df. Coefficients pearson, "
+                      "spearman, kendall; stored as NAME[control=system]. Default level: global.")
+#: the options of the correlation families' scope, in their order on the command line
+SCOPE = (DATASET, HUMAN, METRICS, LEVELS, COEFFICIENTS, SYSTEM_INPUTS, JOBS, FORCE)
 
 
 class Parameters(Mapping):
@@ -287,6 +334,11 @@ class Family:
     #: where the family's sections stand on the report's page: the page shows the answer, then the
     #: families' sections by this position (equal positions: the registry's order), then the dataset
     report_position: ClassVar[int] = 1000
+    #: the options a Python call may give by position, in order (None: every option, as declared);
+    #: the ``Warehouse`` method's signature takes them first (:meth:`signature`)
+    positional: ClassVar[tuple[str, ...] | None] = None
+    #: older Python keywords still accepted: keyword -> the option it gives (``judges=`` for ``judge_globs``)
+    aliases: ClassVar[dict[str, str]] = {}
 
     @property
     def python_name(self) -> str:
@@ -308,27 +360,49 @@ class Family:
         if len(args) == 1 and not given and isinstance(args[0], Parameters) and args[0].family == self.name:
             return args[0]
         names = [o.name for o in self.options]
-        if len(args) > len(names):
-            raise WarehouseError(f"{self.python_name}() takes at most {len(names)} positional arguments")
-        for name, value in zip(names, args):
+        by_position = self.positional_names()
+        if len(args) > len(by_position):
+            raise WarehouseError(f"{self.python_name}() takes at most {len(by_position)} positional arguments "
+                                 f"({', '.join(by_position)})")
+        for old, name in self.aliases.items():
+            if old in given and old not in names:
+                if name in given:
+                    raise WarehouseError(Message(Argument(name, given[name]), f" is given twice to {self.python_name}()"
+                                                 f" (as {old}= too)"))
+                given[name] = given.pop(old)
+        for name, value in zip(by_position, args):
             if name in given:
                 raise WarehouseError(Message(Argument(name, value), f" is given twice to {self.python_name}()"))
             given[name] = value
         extra = {k: given.pop(k) for k in list(given) if k in self.run_keywords}
-        if "human_aggregate" in given and "aggregate" in names:   # AGGREGATE's human side (HUMAN_AGGREGATE)
-            human = given.pop("human_aggregate")
-            given["aggregate"] = parameters.aggregate_value(
-                parameters.DEFAULT_AGGREGATE if given.get("aggregate") is None else given["aggregate"], human)
+        for option in self.options:        # a companion's value folded into its option's (human_aggregate)
+            for companion in option.companions:
+                if companion.name in given and companion.name not in names:
+                    own = given.pop(companion.name)
+                    given[option.name] = companion.joined(
+                        option.default if given.get(option.name) is None else given[option.name], own)
         unknown = sorted(set(given) - set(names))
         if unknown:
             raise WarehouseError(Message(Argument(unknown[0], given[unknown[0]]),
                                          f" is not a parameter of {self.name}; one of {', '.join(names)}"))
         values = {o.name: o.value(given.get(o.name)) for o in self.options}
-        if "system_types" in values and "where" in values:   # the types chosen are a condition of the subset
-            from metaeval.runs.selection import with_system_types
-
-            values["where"] = with_system_types(values["where"], values.pop("system_types"))
+        for o in self.options:             # a subset condition joins its subset (system types: where)
+            if o.role == "subset" and o.into in values and o.name in values:
+                values[o.into] = o.joined(values[o.into], values.pop(o.name))
         return Parameters(self.name, values, extra)
+
+    def positional_names(self) -> tuple[str, ...]:
+        """The options a call may give by position: :attr:`positional` (default every option), up
+        to the first required one after an optional one (which a signature cannot take by position)."""
+        names = self.positional if self.positional is not None else tuple(o.name for o in self.options)
+        out, optional = [], False
+        for name in names:
+            required = self.option(name).required
+            if required and optional:
+                break
+            optional = optional or not required
+            out.append(name)
+        return tuple(out)
 
     def run(self, wh, *args, **given):
         """:meth:`compute` of the checked :meth:`parameters` (``Warehouse.<python name>``)."""
@@ -519,14 +593,19 @@ class _Registry(Mapping):
         return f"FAMILIES({', '.join(self)})"
 
 
-def _discover() -> None:
-    """Import every module of ``metaeval.runs`` with a line starting with ``@register``."""
-    from importlib import resources
+#: The modules declaring the families (``metaeval.runs.<module>``), in registration order: a new
+#: family's module is added here (a test checks that no module of ``runs/`` registers one unlisted).
+MODULES: tuple[str, ...] = (
+    "correlation_families", "ranking_families", "agreement_families", "simulation_families", "factuality_families",
+    "judge_families", "error_overlap", "held_out_ties", "judge_diagnostics", "judge_leaderboard", "leaderboard",
+    "length_control", "measure_correlation", "optimal_set", "plan", "ppi", "rank_change", "raters", "span_eval",
+    "system_tests")
 
-    marker = re.compile(r"^@(families\.)?register\b", re.M)
-    for entry in sorted(resources.files("metaeval.runs").iterdir(), key=lambda e: e.name):
-        if entry.name.endswith(".py") and entry.name != "families.py" and marker.search(entry.read_text("utf-8")):
-            importlib.import_module(f"metaeval.runs.{entry.name[:-3]}")
+
+def _discover() -> None:
+    """Import every module of :data:`MODULES`."""
+    for name in MODULES:
+        importlib.import_module(f"metaeval.runs.{name}")
 
 
 #: Every registered family by name (the command), in registration order.

@@ -135,7 +135,6 @@ def held_out_ties(wh, dataset: str, human: str, metrics=(), levels=(), coefficie
     frame = pd.DataFrame(out)
     for column in ("epsilon", "value", "epsilon_on_test", "value_on_test", "value_untied"):
         frame[column] = frame[column].astype(object).map(bookkeeping.none_if_nan)
-    persist.ensure_table(wh, TABLE, "89_held_out_ties")
     parameters = {**setting, "dataset": dataset, "metrics": list(scope.metrics), "levels": list(levels)}
     persist.write(wh, COMMAND, TABLE, frame, parameters, fingerprint, seed)
     return persist.reusable(wh, TABLE, dataset, fingerprint, subset=None, **setting)

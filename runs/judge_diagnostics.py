@@ -120,7 +120,6 @@ def judge_diagnostics(wh, dataset: str, humans=(), judges=(), *, k: int = K.defa
     if not force and (rows := persist.reusable(wh, TABLE, dataset, fingerprint, judge=chosen, **setting)) is not None:
         return _ordered(rows)
     frame = pd.DataFrame(_rows(data, la, lb, setting)).assign(dataset=dataset, fingerprint=fingerprint, **setting)
-    persist.ensure_table(wh, TABLE, "89_judge_diagnostics")
     persist.write(wh, COMMAND, TABLE, frame, {"dataset": dataset, "humans": data.humans, "judges": list(chosen),
                                               **setting}, fingerprint, seed)
     return _ordered(persist.reusable(wh, TABLE, dataset, fingerprint, judge=chosen, **setting))

@@ -135,7 +135,6 @@ def judge_leaderboard(wh, dataset: str, judges=(), *, k: int = K.default, seed: 
                                                  Argument("ridge", 0.01)))
         rows.append(_row(judge, hv, jv, systems, len(items), fp, setting))
     if rows:
-        persist.ensure_table(wh, TABLE, "89_judge_leaderboard")
         frame = pd.DataFrame(rows).assign(dataset=dataset, **setting)
         persist.write(wh, COMMAND, TABLE, frame, {"dataset": dataset, "judges": sorted(chosen), **setting},
                       ",".join(sorted(set(frame["fingerprint"]))), seed)

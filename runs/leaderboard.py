@@ -257,10 +257,8 @@ def leaderboard(wh, dataset: str, judge: str | None = None, *, k: int = K.defaul
             columns, coefficients = _compute(systems, counted, votes, setting, at, anchor_rating, k, seed, alpha,
                                              ridge, ties, correction, pool, covariates)
     columns = persist.columns(len(systems), **columns, dataset=dataset, fingerprint=fingerprint)
-    persist.ensure_table(wh, TABLE, "85_leaderboard")
     more = {}
     if covariates is not None:
-        persist.ensure_table(wh, STYLE_TABLE, "89_leaderboard_style")
         more[STYLE_TABLE] = lstyle.coefficients_frame(covariates, coefficients, setting, counted.n_votes).assign(
             dataset=dataset, fingerprint=fingerprint)
     persist.write(wh, COMMAND, TABLE, columns, {"dataset": dataset, **setting}, fingerprint,

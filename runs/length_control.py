@@ -199,7 +199,6 @@ def lc_winrates(wh, dataset: str, baseline: str, judge: str | None = None, gamed
                    "items_without_lengths": dropped}
     frame = pd.DataFrame(rows).assign(dataset=dataset, fingerprint=fingerprint, **setting,
                                       conventions=_json(conventions))
-    persist.ensure_table(wh, TABLE, "88_lc_winrates")
     persist.write(wh, COMMAND, TABLE, frame, {"dataset": dataset, **setting}, fingerprint, seed)
     return _best_first(persist.reusable(wh, TABLE, dataset, fingerprint, **setting))
 

@@ -115,7 +115,6 @@ def measure_correlation(wh, dataset: str, measures, *, levels=(), coefficients=(
                                  "undefined": "fewer than 3 points or a constant measure: value and p NULL"})})
     frame = pd.DataFrame(records)
     frame["n_inputs"] = frame["n_inputs"].astype("Int64")
-    persist.ensure_table(wh, TABLE, "89_measure_correlations")
     persist.write(wh, COMMAND, TABLE, frame, {"dataset": dataset, "measures": list(pair), "levels": list(levels),
                                              "coefficients": list(coefficients), "alternative": alternative,
                                              "where": subset, **({"aggregate": aggregate}

@@ -146,7 +146,7 @@ def optimal_set(wh, dataset: str, human: str, *, level: str = "system", coeffici
     from metaeval.runs import engine, persist
 
     wh.require_dataset(dataset)
-    persist.ensure_table(wh, TABLE, "86_optimal_set")
+    persist.ensure_table(wh, TABLE)
     if pooled:
         return pooled_set(wh, dataset, human, level=level, coefficient=coefficient, method=method, metrics=metrics,
                           k=k, seed=seed, alpha=alpha, force=force)

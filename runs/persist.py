@@ -22,13 +22,14 @@ if TYPE_CHECKING:
     from metaeval.rows import Rows
 
 
-def ensure_table(wh: Store, table: str, script: str) -> None:
-    """Apply ``schema/<script>.sql`` (idempotent) when ``table`` is missing: a warehouse created
-    before the family gets its table at its first run (or from ``metaeval init``)."""
+def ensure_table(wh: Store, table: str, script: str | None = None) -> None:
+    """Apply the schema script creating ``table`` (:func:`metaeval.schema.script_of`; idempotent)
+    when ``table`` is missing: a warehouse created before the family gets its table at its first
+    write (:func:`write` does it; or from ``metaeval init``). ``script``: an older spelling, the
+    same script."""
     from metaeval import schema
 
-    if not wh.con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = ?", [table]).fetchall()[0][0]:
-        wh.con.execute(schema.read(script))
+    schema.ensure_table(wh.con, table, script)
 
 
 def reusable(wh: Store, table: str, dataset: str, fingerprint: str, *, subset: str | None = "",
@@ -52,20 +53,35 @@ def reusable(wh: Store, table: str, dataset: str, fingerprint: str, *, subset: s
 def write(wh: Store, command: str, table: str, frame: pd.DataFrame | dict, parameters: dict, fingerprint: str,
           seed: int | None = None, more: dict[str, pd.DataFrame | dict] | None = None) -> int:
     """One run of ``command`` writing ``frame`` to ``table`` (and each frame of ``more`` to its
-    table; checked and computed before: this is the first write); its run id. A frame is a
-    DataFrame or :func:`columns`."""
+    table, created first when the warehouse predates it; checked and computed before: this is
+    the first write); its run id. A frame is a DataFrame or :func:`columns`: the one way a
+    family's rows are stored (the engine's :mod:`~metaeval.runs.bookkeeping` writer underneath)."""
     from metaeval.runs import bookkeeping
 
     frames = {table: frame, **(more or {})}
+    for name in frames:                  # a warehouse made before the family: its tables at the first write
+        ensure_table(wh, name)
     lengths = {name: len(next(iter(f.values()))) if isinstance(f, dict) else len(f) for name, f in frames.items()}
     n_rows = sum(lengths.values())
     run_id = bookkeeping.start_run(wh, command, parameters, seed, fingerprint, n_rows)
     with bookkeeping.finishing(wh, run_id):
         for name, rows in frames.items():
-            bookkeeping.insert_rows(wh, name, {**rows, **columns(lengths[name], run_id=run_id)}
-                                    if isinstance(rows, dict) else rows.assign(run_id=run_id))
+            if lengths[name]:            # (no rows: nothing to insert, e.g. the tests of one judge)
+                bookkeeping.insert_rows(wh, name, {**rows, **columns(lengths[name], run_id=run_id)}
+                                        if isinstance(rows, dict) else rows.assign(run_id=run_id))
         bookkeeping.finish_run(wh, run_id, "finished", n_rows)
     return run_id
+
+
+def nan_as_null(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with its float columns as objects, NaN as None (stored NULL whatever the
+    column's type in the table)."""
+    from metaeval.runs import bookkeeping
+
+    for column in frame.columns:
+        if frame[column].dtype == float:
+            frame[column] = frame[column].astype(object).map(bookkeeping.none_if_nan)
+    return frame
 
 
 def columns(n: int, **values: Any) -> dict:

@@ -21,7 +21,7 @@ from metaeval.runs import parameters as _parameters
 from metaeval.runs.families import (ALPHA, ALTERNATIVE, CORRECTION, DATASET, FORCE, HUMAN, SEED, Family, Option,
                                     register)
 
-COMMAND, TABLE, SCRIPT = "plan", "plan_sizes", "93_plan"
+COMMAND, TABLE = "plan", "plan_sizes"
 QUESTIONS = ("systems", "ppi", "metrics")
 #: Resampling rounds by default: the metrics question runs a permutation test in each.
 TRIALS = {"systems": 1000, "ppi": 1000, "metrics": 200}
@@ -257,7 +257,6 @@ def plan(wh, dataset: str, human: str, question: str = "systems", system=(), met
     frame = pd.DataFrame(computed).assign(dataset=dataset, human=human, **setting, **pilot_info,
                                           fingerprint=fingerprint,
                                           conventions=bookkeeping.conventions_json(conventions))
-    persist.ensure_table(wh, TABLE, SCRIPT)
     persist.write(wh, COMMAND, TABLE, frame, {"dataset": dataset, "human": human, **setting,
                                               "n_inputs": list(n_inputs), "n_systems": list(n_systems),
                                               "ratings": list(ratings), "effect": effect, "unlabelled": unlabelled,

@@ -26,7 +26,7 @@ from __future__ import annotations
 from metaeval.errors import Argument, Message, WarehouseError
 from metaeval.runs.families import ALPHA, CORRECTION, DATASET, FORCE, HUMAN, RESAMPLE_CLUSTERS, Family, Option, register
 
-COMMAND, TABLE, SCRIPT = "ppi", "ppi_estimates", "92_ppi"
+COMMAND, TABLE = "ppi", "ppi_estimates"
 #: Fewer labelled cells than this on a row: said (the interval is the large-sample normal one).
 SMALL_N = 10
 
@@ -290,7 +290,6 @@ def ppi(wh, dataset: str, human: str | None = None, metric: str | None = None, j
                   "lam": lam, "alpha": float(alpha), "labelled_share": share, "label_seed": int(label_seed),
                   "correction": correction,
                   **({} if resample_clusters is None else {"resample_clusters": resample_clusters})}
-    persist.ensure_table(wh, TABLE, SCRIPT)
     persist.write(wh, COMMAND, TABLE, frame, parameters, fingerprint, int(label_seed))
     return _ordered(persist.reusable(wh, TABLE, dataset, fingerprint, subset=None, **setting))
 

@@ -80,7 +80,6 @@ def rank_change(wh, dataset: str, metrics, *, aggregate: str = AGGREGATE.default
         dataset=dataset, **setting, subset=subset, kendall=bookkeeping.none_if_nan(out.kendall),
         spearman=bookkeeping.none_if_nan(out.spearman), n_systems=len(systems), fingerprint=fingerprint,
         conventions=bookkeeping.conventions_json(conventions), aggregate=aggregate)
-    persist.ensure_table(wh, TABLE, "84_rank_changes")
     persist.write(wh, COMMAND, TABLE, frame, {"dataset": dataset, **setting, "where": subset,
                                              **({"aggregate": aggregate} if aggregate != AGGREGATE.default else {})},
                   fingerprint)

@@ -147,8 +147,9 @@ def raters(wh, dataset: str, human: str, *, k: int = K.default, seed: int = SEED
                           "top_kept": s.top_kept, "k": k, "seed": seed, "alpha": alpha,
                           "conventions": bookkeeping.conventions_json(stab_conv)})
     frames = {AGREEMENT: agreement, STABILITY: pd.DataFrame(stability)}
-    persist.ensure_table(wh, AGREEMENT, "87_mqm_results")
-    write_tables(wh, COMMAND, frames, {**setting, "dataset": dataset, "k": k, "alpha": alpha}, fingerprint, seed)
+    persist.write(wh, COMMAND, AGREEMENT, persist.nan_as_null(frames[AGREEMENT]),
+                  {**setting, "dataset": dataset, "k": k, "alpha": alpha}, fingerprint, seed,
+                  more={STABILITY: persist.nan_as_null(frames[STABILITY])})
     return ordered({t: persist.reusable(wh, t, dataset, fingerprint, **setting, **extras[t]) for t in frames})
 
 
@@ -168,21 +169,3 @@ def ordered(tables: dict) -> dict:
     if stability is not None and len(stability):
         out[STABILITY] = stability.sort_values(["subset", "ratings"], kind="stable").reset_index(drop=True)
     return out
-
-
-def write_tables(wh, command: str, frames: dict, parameters: dict, fingerprint: str, seed: int | None) -> int:
-    """One run of ``command`` writing each ``{table: frame}`` (NaN stored as NULL); its run id."""
-    from metaeval.runs import bookkeeping
-
-    for frame in frames.values():
-        for column in frame.columns:
-            if frame[column].dtype == float:
-                frame[column] = frame[column].astype(object).map(bookkeeping.none_if_nan)
-    total = sum(len(f) for f in frames.values())
-    run_id = bookkeeping.start_run(wh, command, parameters, seed, fingerprint, total)
-    with bookkeeping.finishing(wh, run_id):
-        for table, frame in frames.items():
-            if len(frame):
-                bookkeeping.insert_rows(wh, table, frame.assign(run_id=run_id))
-        bookkeeping.finish_run(wh, run_id, "finished", total)
-    return run_id

@@ -125,7 +125,6 @@ def span_eval(wh, dataset: str, judges=(), *, k: int = K.default, seed: int = SE
     import pandas as pd
 
     from metaeval.runs import bookkeeping, persist
-    from metaeval.runs.raters import write_tables
 
     rows, judges = _read(wh, dataset, judges)
     used = rows[(rows["kind"] == "human") | rows["judge"].isin(judges)]
@@ -151,10 +150,9 @@ def span_eval(wh, dataset: str, judges=(), *, k: int = K.default, seed: int = SE
                         "permutation": "each segment's counts swapped between the judges with probability 1/2"}
     frames[TESTS] = pd.DataFrame([{**base, **row, "conventions": bookkeeping.conventions_json(test_conventions)}
                                   for row in tests])
-    persist.ensure_table(wh, TABLE, "87_mqm_results")
-    persist.ensure_table(wh, TESTS, "87_mqm_results")
-    write_tables(wh, COMMAND, frames, {"dataset": dataset, "judges": list(judges), "k": k, "alpha": alpha,
-                                       "correction": correction}, fingerprint, seed)
+    persist.write(wh, COMMAND, TABLE, persist.nan_as_null(frames[TABLE]),
+                  {"dataset": dataset, "judges": list(judges), "k": k, "alpha": alpha, "correction": correction},
+                  fingerprint, seed, more={TESTS: persist.nan_as_null(frames[TESTS])})
     stored = {t: persist.reusable(wh, t, dataset, fingerprint, **extra) for t, extra in setting.items()}
     return ordered({t: (v if v is not None else pd.DataFrame()) for t, v in stored.items()})   # one judge: no test
 

@@ -24,11 +24,11 @@ from metaeval.analyses.stats import validation, macro, protocols
 from metaeval.analyses.stats.results import NAN_POLICY
 from metaeval.core import Store
 from metaeval.errors import Argument, Message, WarehouseError
-from metaeval.runs import api, bookkeeping, engine, selection
+from metaeval.runs import bookkeeping, correlation_runs, engine, selection
 from metaeval.runs.runner import RunSummary, Task, has_subset
 
 #: The commands ``--by`` serves, and the analysis each runs per group.
-COMMANDS = {"correlate": api.correlate, "ci": api.ci}
+COMMANDS = {"correlate": correlation_runs.correlate, "ci": correlation_runs.ci}
 MACRO = "unweighted mean over the groups (the values of the attribute `by`) of each group's result; NULL if any is"
 
 

@@ -89,9 +89,8 @@ def store(wh: Store, dataset: str, measure: str, keys: pd.DataFrame, S: np.ndarr
     statistics that differ are a conflict unless ``replace``; the same ones change nothing."""
     from metaeval import schema
     from metaeval.analyses.text.mt import STATISTICS
-    from metaeval.runs import persist
 
-    persist.ensure_table(wh, "bleu_statistics", "89_bleu_statistics")
+    schema.ensure_table(wh.con, "bleu_statistics")
     frame = pd.DataFrame(np.asarray(S, dtype=np.int64), columns=list(STATISTICS))
     frame.insert(0, "input", keys["input"].astype(str).to_numpy())
     frame.insert(0, "system", keys["system"].astype(str).to_numpy())

@@ -278,7 +278,6 @@ def run_system_tests(wh: Store, dataset: str, measure: str, methods=METHODS.defa
     run_parameters = {"dataset": dataset, "measure": measure, "methods": list(methods), "shapiro": bool(shapiro),
                       "k": int(k), "alpha": float(alpha), "seed": int(seed), "alternative": alternative,
                       "correction": correction, "correction_group": correction_group, "where": subset, **said}
-    persist.ensure_table(wh, TABLE, "82_system_tests")   # the first write: an older warehouse gets the table
     run_id = persist.write(wh, COMMAND, TABLE, frame, run_parameters, fingerprint, int(seed))
     return _outcome(run_id, _latest(wh, dataset, measure, setting, methods, shapiro), systems, methods, means)
 

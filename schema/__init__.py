@@ -28,6 +28,31 @@ def _result_tables() -> dict[str, str]:
     return {**tables, "analysis_runs": "analysis_runs"}
 
 
+_CREATE_TABLE = re.compile(r"^\s*CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?(\w+)\b", re.I | re.M)
+_SCRIPTS: dict[str, str] = {}
+
+
+def script_of(table: str) -> str:
+    """The schema script (its name without ``.sql``) that creates ``table``: read from the schema
+    itself, so that a family names its tables, never the file that makes them."""
+    if not _SCRIPTS:
+        for name, sql in ddl_scripts():
+            for t in _CREATE_TABLE.findall(sql):
+                _SCRIPTS.setdefault(t, name[:-len(".sql")])
+    try:
+        return _SCRIPTS[table]
+    except KeyError:
+        raise KeyError(f"no schema script creates the table {table!r}") from None
+
+
+def ensure_table(con, table: str, script: str | None = None) -> None:
+    """Apply the script creating ``table`` (:func:`script_of`, or ``script``; idempotent) on the
+    DuckDB connection ``con`` when ``table`` is missing: a warehouse made before the table gets
+    it at its first write (or from ``metaeval init``)."""
+    if not con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = ?", [table]).fetchall()[0][0]:
+        con.execute(read(script or script_of(table)))
+
+
 def latest_view(table: str) -> str:
     """The view of ``table``'s latest rows; a KeyError names the registered tables."""
     try:

@@ -1,4 +1,4 @@
-"""The registry of analysis families (runs/families.py, runs/declarations.py)."""
+"""The registry of analysis families (runs/families.py and the family modules of its MODULES)."""
 
 from __future__ import annotations
 
@@ -358,3 +358,53 @@ def test_an_automatic_measure_given_as_human_names_measure_correlation(db):
         with pytest.raises(WarehouseError, match=r"'m1' is stored as an automatic metric.*drop.*metaeval "
                                                  r"measure-correlation --dataset tiny --measure m1 --measure OTHER"):
             wh.correlate("tiny", "m1")
+
+
+def _genre_join(where, genres):
+    """A probe subset condition: ``genre=`` each genre given, joined into ``where``."""
+    return (*where, *(f"genre={g}" for g in genres))
+
+
+def test_a_shared_option_says_what_it_is_and_run_applies_it(monkeypatch, tmp_path):
+    """Issue 44 item 4: an Option's role (key, subset, setting), the option it joins and how,
+    its companions and its command-line followers are declared once; Family.parameters and
+    cli/families.py apply them from the declaration, never by the option's name: a new subset
+    condition declared on a probe family reaches its where from Python and from the command line."""
+    import pandas as pd
+    from click.testing import CliRunner
+
+    from metaeval.cli.app import Context
+    from metaeval.cli.families import command_of
+    from metaeval.core import Store
+    from metaeval.runs import families
+
+    assert families.JOBS.role == families.FORCE.role == "setting"
+    assert (families.SYSTEM_TYPE.role, families.SYSTEM_TYPE.into) == ("subset", "where")
+    assert families.HUMAN_AGGREGATE in families.AGGREGATE.companions
+    assert all(o.role in families.ROLES for f in FAMILIES.values() for o in f.options)
+    genre = Option("genres", multiple=True, flag="--genre", role="subset", into="where",
+                   fold="tests.test_families:_genre_join")
+
+    class Probe(Family):
+        name = "probe-subset"
+        summary = "Probe subset."
+        options = (DATASET.but(required=False, default="d"), Option("where", multiple=True), genre,
+                   families.AGGREGATE, families.JOBS)
+
+        def compute(self, wh, **params):
+            return pd.DataFrame([{"where": ";".join(params["where"]), "aggregate": params["aggregate"],
+                                  "jobs": params["jobs"], "has_genres": "genres" in params}])
+
+    monkeypatch.setitem(families._REGISTERED, "probe-subset", Probe())
+    f = FAMILIES["probe-subset"]
+    p = f.parameters(where=["split=test"], genres=["news"], human_aggregate="median")
+    assert p["where"] == ("split=test", "genre=news") and "genres" not in p
+    assert p["aggregate"] == families.parameters.aggregate_value("mean", "median")
+    db = str(tmp_path / "w.duckdb")
+    Store.create(db).close()
+    out = CliRunner().invoke(command_of(f), ["--where", "split=test", "--genre", "news", "--human-aggregate", "median",
+                                             "--format", "csv"], obj=Context(db))
+    assert out.exit_code == 0, out.output
+    row = pd.read_csv(__import__("io").StringIO(out.output)).iloc[0]
+    assert row["where"] == "split=test;genre=news" and row["aggregate"] == p["aggregate"] and not row["has_genres"]
+    assert "--scheduler" in CliRunner().invoke(command_of(f), ["--help"]).output

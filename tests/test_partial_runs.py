@@ -146,5 +146,6 @@ def test_python_api_refuses_with_warehouse_errors(confounded):
     with Warehouse(confounded) as wh:
         with pytest.raises(WarehouseError, match="global level only"):
             wh.correlate("conf", "h", levels=["summary"], control="system")
-        with pytest.raises(WarehouseError, match="computed by correlate, ci and compare only"):
+        # accuracy's coefficients are the plain ones, as on its command line (a choice, refused by name)
+        with pytest.raises(WarehouseError, match=r"unknown coefficients='pearson\[control=system\]'"):
             wh.accuracy("conf", "h", coefficients=["pearson[control=system]"])

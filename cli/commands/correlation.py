@@ -54,11 +54,12 @@ def _echo_ceiling(frame) -> None:
 
 
 def _tied(coefficients, epsilon, tie_calibration):
+    """The family's :func:`~metaeval.runs.correlation_families.tied`, its refusal a usage error."""
     from metaeval.errors import WarehouseError
-    from metaeval.runs import selection
+    from metaeval.runs.correlation_families import tied
 
     try:
-        return selection.with_tie_threshold(coefficients, epsilon, tie_calibration)
+        return tied(coefficients, epsilon, tie_calibration)
     except WarehouseError as exc:
         raise click.UsageError(error_text(exc)) from None
 

@@ -229,10 +229,9 @@ def replicability(obj, datasets, humans, metrics, levels, coefficients, method, 
     Table replicability.
     """
     from metaeval.runs import ranking as ranking_runs
+    from metaeval.runs.ranking_families import replicability_on
 
-    if len(humans) not in (1, len(datasets)):
-        raise click.UsageError(f"give one --human per --dataset ({len(datasets)}), or one for all; got {len(humans)}")
-    on = list(zip(datasets, humans if len(humans) > 1 else humans * len(datasets)))
+    on = replicability_on(datasets, humans)
     with obj.open() as wh:
         summary, frame = ranking_runs.replicability(wh, on, metrics, levels, coefficients, method=method,
                                                     alternative=alternative, pc_methods=pc_methods, alpha=alpha,

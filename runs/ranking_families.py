@@ -1,0 +1,206 @@
+"""The families that rank metrics or systems against a human judgment: ``accuracy``,
+``systems-agreement``, ``winners``, ``replicability`` (their computation:
+:mod:`metaeval.runs.ranking`) and ``rank-tasks`` (:mod:`metaeval.runs.task_ranking`).
+
+This module is read when the command line starts: it imports its computation inside ``compute``.
+"""
+
+from __future__ import annotations
+
+from metaeval.errors import Argument, Message, WarehouseError
+from metaeval.runs import parameters
+from metaeval.runs.families import (AGGREGATE, ALPHA, ALTERNATIVE, CORRECTION, CORRECTION_GROUP, DATASET, FORCE, HUMAN,
+                                    JOBS, K, LEVELS, METRICS, PLAIN_COEFFICIENTS, SEED, SYSTEM_INPUTS, SYSTEM_TYPE,
+                                    WHERE, Family, Option, register)
+
+_VOCABULARY = "metaeval.analyses.stats.vocabulary:"
+
+#: the options of the families that read compare's stored tests (winners, replicability)
+TESTS_READ = (LEVELS.but(help="Correlation level(s) of the tests. Default: all three."),
+              PLAIN_COEFFICIENTS.but(help="Coefficient(s) of the tests. Default: all three."),
+              Option("method", default="perm-both", kind="choice", choices=_VOCABULARY + "TEST_METHODS",
+                     help="The `metaeval compare` test whose rows are read."),
+              ALPHA.but(help="winners: a beats b when p_adjusted <= alpha; replicability: level of the "
+                             "partial-conjunction tests."),
+              FORCE)
+
+
+def replicability_on(datasets, humans) -> list[tuple[str, str]]:
+    """The (dataset, human) pairs of ``replicability``: one human per dataset, or one for all."""
+    if len(humans) not in (1, len(datasets)):
+        raise WarehouseError(Message(Argument("humans", list(humans)), f": give one per dataset ({len(datasets)}),"
+                                     " or one for all"))
+    return list(zip(datasets, humans if len(humans) > 1 else list(humans) * len(datasets)))
+
+
+@register
+class Accuracy(Family):
+    name = "accuracy"
+    topic = "metrics"
+    headline = "Pairwise accuracy of metrics against a human judgment (Louis & Nenkova)."
+    report = ("metaeval.runs.report.paper:close_pairs",)
+    report_position = 70
+    summary = "Pairwise accuracy of metrics against a human judgment (Louis & Nenkova 2013)."
+    tables = ("pairwise_accuracy", "input_significance", "soft_pairwise_accuracy", "delta_bin_accuracy")
+    options = (DATASET, HUMAN, METRICS,
+               LEVELS.but(choices="metaeval.analyses.ranking:ACCURACY_LEVELS",
+                          help="system: pairs of system means (macro); micro: pairs of systems within each input, "
+                               "pooled. Default: both."),
+               PLAIN_COEFFICIENTS.but(help="Coefficient(s) of the per-input significance counts. Default: all three."),
+               ALPHA.but(help="Significance level of the per-input correlations."),
+               ALTERNATIVE.but(choices="metaeval.runs.ranking:ALTERNATIVES",
+                               help="Alternative of the per-input correlation tests (scipy)."),
+               Option("metric_tolerance", default=0.0, kind="float", minimum=0,
+                      help="Metric differences with |d| <= this are ties (metric units; 0: exact ties only)."),
+               Option("human_tolerance", default=0.0, kind="float", minimum=0,
+                      help="Human differences with |d| <= this are ties (0: exact ties only)."),
+               Option("soft", default=False, kind="flag",
+                      help="Soft pairwise accuracy instead (Thompson et al. 2024, WMT24): table "
+                           "soft_pairwise_accuracy."),
+               SYSTEM_INPUTS,
+               Option("delta_bins", kind="int", minimum=1, metavar="Q",
+                      help="Also the accuracy and Kendall's tau within Q quantile bins of the system pairs' human "
+                           "difference, closest pairs first (Deutsch, Dror & Roth 2022): table delta_bin_accuracy."),
+               K.but(help="--soft: permutations."),
+               SEED.but(default=4, help="--soft: seed of the permutations. 4, not 0 as everywhere else: the draw of "
+                                        "mt-metrics-eval's default, which --soft reproduces."),
+               Option("pvalue", default="t", kind="choice", choices="metaeval.runs.ranking:PVALUE_METHODS",
+                      help="p-values of the per-input correlations: t (scipy's defaults) or as89 (R's cor.test for "
+                           "Spearman, as Louis & Nenkova: exact for n <= 9, AS 89's series above; --coefficient "
+                           "spearman)."),
+               JOBS, FORCE, WHERE, SYSTEM_TYPE,
+               AGGREGATE.but(help="A metric's system score: the mean or the median over its inputs, the human's its "
+                                  "mean unless --human-aggregate (system level: give "
+                                  "--level system; --soft: the statistic of each pair's test). A key of the rows; a "
+                                  "median is in their fingerprint, conventions and signature (agg:median)."))
+    positional = ("dataset", "human", "metrics", "levels", "coefficients")
+
+    def compute(self, wh, **params):
+        """:func:`metaeval.runs.ranking.accuracy`: the rows of each table it wrote."""
+        from metaeval.runs import ranking
+
+        return {o.analysis.table: o.rows(wh) for o in ranking.accuracy(wh, **params)}
+
+
+@register
+class SystemsAgreement(Family):
+    name = "systems-agreement"
+    topic = "metrics"
+    summary = "Do metrics reach the same conclusions about systems as the humans?"
+    tables = ("system_agreement",)
+    options = (DATASET, HUMAN, METRICS,
+               Option("tests", kind="choice", multiple=True, choices="metaeval.analyses.ranking:PAIR_TESTS",
+                      flag="--test",
+                      help="Paired two-sided test of each pair of systems over the inputs. Default: all three."),
+               ALPHA, K, SEED, JOBS, FORCE)
+    positional = ("dataset", "human", "metrics", "tests")
+
+    def compute(self, wh, **params):
+        """:func:`metaeval.runs.ranking.systems_agreement`'s rows (table ``system_agreement``)."""
+        import pandas as pd
+
+        from metaeval.runs import ranking
+
+        return pd.concat([o.rows(wh) for o in ranking.systems_agreement(wh, **params)], ignore_index=True)
+
+
+@register
+class Winners(Family):
+    name = "winners"
+    topic = "metrics"
+    summary = "Metrics not significantly beaten by any other, and significance clusters."
+    tables = ("winners",)
+    tests_table = "hypothesis_tests"
+    options = (DATASET, HUMAN, METRICS, *TESTS_READ,
+               ALTERNATIVE.but(choices="metaeval.runs.ranking:ALTERNATIVES",
+                               help="The alternative of the tests read (the default of compare and evaluate)."),
+               CORRECTION.but(help="The correction of the tests read."),
+               CORRECTION_GROUP.but(help="The correction family of the tests read."),
+               Option("cluster_rule", default=parameters.DEFAULT_CLUSTER_RULE, kind="choice",
+                      choices=_VOCABULARY + "CLUSTER_RULES",
+                      help="any: a new cluster starts at the first metric significantly outperformed by any metric "
+                           "of the current cluster (mt-metrics-eval); strict: only where every metric above beats "
+                           "every metric below."),
+               AGGREGATE.but(help="The tests read (and the correlations ranked) of a metric's system mean or median "
+                                  "over its inputs (the compare run with it, and its --human-aggregate; system "
+                                  "level)."))
+    positional = ("dataset", "human", "metrics", "levels", "coefficients")
+
+    def compute(self, wh, **params):
+        """:func:`metaeval.runs.ranking.winners`' rows (table ``winners``; reads stored tests)."""
+        from metaeval.runs import ranking
+
+        return ranking.winners(wh, **params)[1]
+
+
+@register
+class Replicability(Family):
+    name = "replicability"
+    topic = "metrics"
+    summary = "On how many datasets does metric A beat metric B? (Dror et al. 2017)"
+    tables = ("replicability",)
+    options = (Option("datasets", multiple=True, required=True, flag="--dataset",
+                      help="A dataset; name two or more, each followed by its --human."),
+               Option("humans", multiple=True, required=True, flag="--human",
+                      help="The human judgment of each --dataset, in the same order (one for all if given once)."),
+               METRICS, *TESTS_READ,
+               ALTERNATIVE.but(default="greater", choices="metaeval.runs.ranking:ALTERNATIVES",
+                               help="The alternative of the tests read: a replicated claim is directional (run "
+                                    "compare with --alternative greater for it)."),
+               Option("pc_methods", kind="choice", multiple=True, choices="metaeval.analyses.ranking:PC_METHODS",
+                      flag="--pc-method",
+                      help="Partial-conjunction combination: bonferroni (any dependence) or fisher (independent "
+                           "datasets). Default: both."))
+    positional = ("datasets", "humans", "metrics")
+
+    def parameters(self, *args, **given):
+        """As :meth:`Family.parameters`; ``on``, the (dataset, human) pairs (the older Python
+        form), gives ``datasets`` and ``humans``."""
+        if "on" in given:
+            on = [tuple(pair) for pair in given.pop("on")]
+            given["datasets"], given["humans"] = [d for d, _ in on], [h for _, h in on]
+        return super().parameters(*args, **given)
+
+    def compute(self, wh, *, datasets, humans, **params):
+        """:func:`metaeval.runs.ranking.replicability`'s rows over the (dataset, human) pairs."""
+        from metaeval.runs import ranking
+
+        return ranking.replicability(wh, replicability_on(datasets, humans), **params)[1]
+
+
+@register
+class RankTasks(Family):
+    name = "rank-tasks"
+    topic = "metrics"
+    headline = "Rank metrics over several tasks: correlations, weighted average, clusters."
+    summary = ("Rank metrics over several tasks: each task's correlation, the weighted average of the scores "
+               "mapped to [0, 1], and significance clusters from a permutation test on the average (table "
+               "task_rankings).")
+    tables = ("task_rankings",)
+    options = (Option("tasks", multiple=True, flag="--task",
+                      metavar="DATASET:HUMAN:LEVEL:COEFFICIENT[:WEIGHT]",
+                      help="One task (repeat): e.g. wmt23-en-de:mqm.seg:summary:acc-23[tie-calibrated]:1; "
+                           "COEFFICIENT spa at level system: soft pairwise accuracy."),
+               Option("task_set", kind="choice", choices="metaeval.runs.task_ranking:TASK_SETS", metavar="NAME",
+                      help="A named task set over the --dataset given (one per language pair), judged by --human: "
+                           "wmt24 = mt-metrics-eval tasks.WMT24 (system spa, item-grouped acc-eq with the test over "
+                           "pairs, uniform weights)."),
+               Option("datasets", multiple=True, flag="--dataset", metavar="D",
+                      help="--task-set: an evaluation set (repeat, one per language pair)."),
+               HUMAN.but(required=False, help="--task-set: the human judgment of every dataset."),
+               METRICS.but(help="Metrics (globs); only those present in every task are ranked. Default: all."),
+               K.but(help="Permutations."), SEED.but(help="Seed of the permutations."), ALPHA,
+               AGGREGATE.but(help="A metric's system score in every system-level task: the mean or the median over "
+                                  "its inputs, the human's its mean unless --human-aggregate (pearson, spearman, "
+                                  "kendall, kendall-c; not spa). Other levels unchanged. "
+                                  "Recorded in the tasks, fingerprint, conventions and signature (agg:median)."),
+               FORCE)
+    positional = ("tasks", "metrics", "task_set", "datasets", "human")
+
+    def compute(self, wh, *, tasks, task_set, datasets, human, metrics, **params):
+        """:func:`metaeval.runs.task_ranking.rank_tasks` of the tasks written
+        ``DATASET:HUMAN:LEVEL:COEFFICIENT[:WEIGHT]`` and of a named ``task_set`` over ``datasets``."""
+        from metaeval.runs import task_ranking
+
+        specs = task_ranking.specs_of(tasks, task_set, datasets, human)
+        return task_ranking.rank_tasks(wh, specs, metrics, **params).rows
