@@ -212,12 +212,12 @@ def test_clustered_rows_are_not_reused_for_unclustered_ones(clustered):
 
 
 def test_ci_reports_the_width_against_the_unclustered_interval(clustered):
-    first = run_cli(clustered, "ci", "--dataset", "tiny", "--human", "h", "--method", "boot-inputs", "--k", "300",
+    first = run_cli(clustered, "ci", "--dataset", "tiny", "--human", "h", "--ci-method", "boot-inputs", "--k", "300",
                     "--level", "global", "--coefficient", "pearson", "--resample-clusters", "doc").output
     assert "no unclustered interval of this setting is stored" in " ".join(first.split())
-    run_cli(clustered, "ci", "--dataset", "tiny", "--human", "h", "--method", "boot-inputs", "--k", "300",
+    run_cli(clustered, "ci", "--dataset", "tiny", "--human", "h", "--ci-method", "boot-inputs", "--k", "300",
             "--level", "global", "--coefficient", "pearson")
-    out = run_cli(clustered, "ci", "--dataset", "tiny", "--human", "h", "--method", "boot-inputs", "--k", "300",
+    out = run_cli(clustered, "ci", "--dataset", "tiny", "--human", "h", "--ci-method", "boot-inputs", "--k", "300",
                   "--level", "global", "--coefficient", "pearson", "--resample-clusters", "doc").output
     with Warehouse(clustered) as wh:
         rows = wh.sql("SELECT metric, upper - lower AS width, conventions FROM confidence_intervals "
@@ -234,7 +234,7 @@ def test_ci_reports_the_width_against_the_unclustered_interval(clustered):
     (("--resample-clusters", "part"), "--resample-clusters 'part': 3 of the 12 inputs have no value of 'part' "
                                       "(e.g. input 'i09')"),
     (("--resample-clusters", "one"), "--resample-clusters 'one': every input of dataset 'tiny' is in one cluster"),
-    (("--resample-clusters", "doc", "--method", "fisher"), "--resample-clusters 'doc' is not available "
+    (("--resample-clusters", "doc", "--ci-method", "fisher"), "--resample-clusters 'doc' is not available "
                                                            "with --method 'fisher'"),
 ])
 def test_refusals_are_one_line_and_write_nothing(clustered, args, message):
@@ -446,7 +446,7 @@ def test_ppi_rows_with_clusters(clustered):
 
 def test_the_report_says_where_clustering_widened_an_interval(clustered, tmp_path):
     for extra in ((), ("--resample-clusters", "doc")):
-        run_cli(clustered, "ci", "--dataset", "tiny", "--human", "h", "--method", "boot-inputs", "--k", "300",
+        run_cli(clustered, "ci", "--dataset", "tiny", "--human", "h", "--ci-method", "boot-inputs", "--k", "300",
                 "--level", "global", "--coefficient", "pearson", *extra)
     out = tmp_path / "report.html"
     run_cli(clustered, "report", "--dataset", "tiny", "--human", "h", "--out", out)
