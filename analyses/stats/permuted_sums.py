@@ -39,7 +39,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from . import batched
+from . import _engine, batched
 from .correlation import corr, kendall_tau, system_means
 from .reductions import summary_mean
 from .validation import Coefficient
@@ -204,7 +204,8 @@ def _ranked_system(zm: np.ndarray, coefficient: Coefficient) -> Callable[[np.nda
 
     def kendall(m: np.ndarray) -> np.ndarray:
         gt = (m[:, :, None] > m[:, None, :]).reshape(m.shape[0], -1)
-        s = 2 * (gt.astype(np.float32) @ sz).astype(np.float64)
+        with _engine.one_blas_thread():   # exact counts: the same bits on any threads
+            s = 2 * (gt.astype(np.float32) @ sz).astype(np.float64)
         return kendall_tau(s, np.full(m.shape[0], float(n)), 2 * gt.sum(axis=1).astype(np.float64),
                            np.full(m.shape[0], untied_z), "b")
 
