@@ -53,6 +53,9 @@ PAIR_CHUNK = 16
 #: Pairs computed together at most (one :func:`pairs_evaluator`: bounds the memory of all their
 #: forms; 100 metrics' 4950 pairs at once peaked at 1.9 GB).
 PAIR_GROUP = 64 * PAIR_CHUNK
+#: Cells (inputs x resamples x columns) of an exact chunk's product computed at once (a block
+#: of inputs: its temporaries stay in the CPU's cache, :func:`_chunk_deltas`).
+BLOCK_CELLS = 2**16
 
 #: Whether summary-level Kendall tau-b is computed here: its stacked products measured slower
 #: than :mod:`.batched`'s per-pair matmul (bench/bench_allpairs.py, 40 metrics), so it is not.
@@ -91,32 +94,60 @@ def pairs_evaluator(metrics: list[np.ndarray], Z: np.ndarray, level: str, coeffi
     kendall_off = coefficient.name == "kendall" and (not KENDALL_SUMMARY or coefficient.variant != "b")
     if level != "summary" or forms is None or kendall_off:
         return None
+    found = [forms(metrics[i], metrics[j], Z) for i, j in pairs]
+    if any(f is None for f in found):
+        return None
+    # chunks of pairs of like width (Spearman's: the tied values V of the pair), so that a chunk
+    # of pairs without ties carries no tie columns; a pair's deltas do not depend on its chunk
+    order = sorted(range(len(pairs)), key=lambda q: found[q]["A"].shape[2])
     chunks = []
     for start in range(0, len(pairs), PAIR_CHUNK):
-        chunk = [forms(metrics[i], metrics[j], Z) for i, j in pairs[start:start + PAIR_CHUNK]]
-        if any(f is None for f in chunk):
-            return None
-        chunks.append(_stacked(_without_zero_blocks(chunk, n)))
+        chunks.append(_stacked(_without_zero_blocks([found[q] for q in order[start:start + PAIR_CHUNK]], n)))
+        for q in order[start:start + PAIR_CHUNK]:
+            found[q] = None   # (each pair's forms held once: stacked)
     width = max(c["A"].shape[2] for c in chunks)
     kernel = {"pearson": _pearson_r, "spearman": _spearman_r, "kendall": _kendall_r}[coefficient.name]
+    back = np.argsort(order)
 
     def evaluate(mask: np.ndarray) -> np.ndarray:
         full = np.broadcast_to(mask, (mask.shape[0], n, m))
         bits = np.ascontiguousarray(full.transpose(2, 0, 1))  # (M, c, N) bool
-        return np.concatenate([_chunk_deltas(chunk, bits, kernel) for chunk in chunks])
+        return np.concatenate([_chunk_deltas(chunk, bits, kernel) for chunk in chunks])[back]
 
     return evaluate, 8 * m * (n + 2 * width) + 48 * m * PAIR_CHUNK
 
 
 def _chunk_deltas(chunk: dict, bits: np.ndarray, kernel) -> np.ndarray:
-    """(p, c): the deltas of a chunk's pairs; the product bits @ A of every input at once
-    (einsum: numpy's stacked matmul of these small float32 products costs several times more
-    CPU with OpenBLAS' threads on a loaded machine)."""
+    """(p, c): the deltas of a chunk's pairs from the products bits @ A of each input.
+
+    Pearson: einsum over every input at once (float64: the order of its sums is einsum's, the
+    same whatever the threads). The exact forms (Spearman's quarters, Kendall's integers) take
+    BLAS' product on one thread (:func:`._engine.one_blas_thread`; exact sums: the same bits
+    as einsum's) a block of inputs at a time, the block's temporaries within
+    :data:`BLOCK_CELLS` (the CPU's cache; 40 metrics' summary Spearman allocated and read
+    ~60 MB products per chunk and batch)."""
     A = chunk["A"]
-    b = bits.astype(A.dtype)
-    P = np.einsum("mcn,mnk->mck", b, A).reshape(*bits.shape[:2], chunk["p"], -1)  # (M, c, p, width)
-    rx, ry = kernel(chunk, P, b)  # (M, c, p) each
+    m, c = bits.shape[:2]
+    if kernel is _pearson_r:
+        b = bits.astype(A.dtype)
+        P = np.einsum("mcn,mnk->mck", b, A).reshape(m, c, chunk["p"], -1)  # (M, c, p, width)
+        rx, ry = kernel(chunk, P, b)  # (M, c, p) each
+        return summary_mean(rx.transpose(2, 1, 0)) - summary_mean(ry.transpose(2, 1, 0))
+    rx, ry = np.empty((m, c, chunk["p"])), np.empty((m, c, chunk["p"]))
+    step = max(1, BLOCK_CELLS // (c * A.shape[2]))
+    with _engine.one_blas_thread():
+        for start in range(0, m, step):
+            block = slice(start, start + step)
+            b = bits[block].astype(A.dtype)
+            P = np.matmul(b, A[block]).reshape(b.shape[0], c, chunk["p"], -1)
+            rx[block], ry[block] = kernel(_inputs(chunk, block), P, b)
     return summary_mean(rx.transpose(2, 1, 0)) - summary_mean(ry.transpose(2, 1, 0))
+
+
+def _inputs(chunk: dict, block: slice) -> dict:
+    """The forms of a chunk for a block of inputs (every array's first axis: the inputs)."""
+    return {key: value[block] if isinstance(value, np.ndarray) and key != "blocks" else value
+            for key, value in chunk.items()}
 
 
 def _without_zero_blocks(forms: list[dict], n: int) -> list[dict]:
@@ -296,13 +327,19 @@ def _spearman_r(chunk: dict, P: np.ndarray, bits: np.ndarray) -> tuple[np.ndarra
     """(M, c, p) per-input Spearman r of X' and Y' from the forms of :func:`_spearman_forms`."""
     n = bits.shape[2]
     quad = np.einsum("mcpn,mcn->mcp", P[..., :n], bits).astype(np.float64)
-    t = P[..., n + 2:].astype(np.float64)
+    t = P[..., n + 2:]
+    tied = bool(chunk["alpha_x"].any() or chunk["alpha_y"].any())   # else every t_v is 0: no ties
     var_z = chunk["var_z"][:, None]
     out = []
-    for num, alpha, sign in ((chunk["c0"][:, None] + P[..., n] + quad, chunk["alpha_x"], 1.0),
-                             (chunk["cy"][:, None] - P[..., n + 1] + quad, chunk["alpha_y"], -1.0)):
-        tv = alpha[:, None] + sign * t
-        var_x = (n**3 - n - (tv * tv * tv - tv).sum(axis=-1)) / 12
+    for num, alpha, sign in ((chunk["c0"][:, None] + P[..., n] + quad, chunk["alpha_x"], 1),
+                             (chunk["cy"][:, None] - P[..., n + 1] + quad, chunk["alpha_y"], -1)):
+        ties = 0.0
+        if tied:   # counts below 2n, sum_v t_v^3 <= (2n)^3: exact in P's dtype (see _spearman_forms)
+            tv = alpha[:, None].astype(t.dtype) + t if sign > 0 else alpha[:, None].astype(t.dtype) - t
+            cubes = tv * tv * tv - tv   # summed over v by one BLAS product with ones (exact)
+            ties = (cubes.reshape(-1, cubes.shape[-1]) @ np.ones(cubes.shape[-1], t.dtype)).reshape(
+                cubes.shape[:-1]).astype(np.float64)
+        var_x = (n**3 - n - ties) / 12
         with np.errstate(invalid="ignore", divide="ignore"):
             r = np.clip(num / np.sqrt(var_x * var_z), -1.0, 1.0)
         out.append(np.where((var_x > 0) & (var_z > 0), r, np.nan))
