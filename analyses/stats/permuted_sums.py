@@ -18,7 +18,7 @@ that are linear (or quadratic) in the bits given the pair:
   input's mean of X and Y, which keeps the variance's cancellation small), r = sum x'u /
   sqrt(sum x'^2 - (sum x')^2 / n); Spearman: sum_i w_i R'_i (w the human's centred ranks) as the
   quadratic form of the rank tables (:func:`_spearman_forms`) and the tie counts of X'; Kendall
-  tau-b: the quadratic forms of :func:`.batched._perm_pairs` (off: :data:`KENDALL_SUMMARY`).
+  tau-b: the quadratic forms of :func:`.batched._perm_pairs` (:data:`KENDALL_SUMMARY`).
   The A of :data:`PAIR_CHUNK` pairs are stacked side by side: one product per chunk and batch
   of resamples. Y' takes the same products (bits 1 - a).
 
@@ -51,15 +51,18 @@ TIE_GAP = 1e-9
 #: Pairs whose forms are stacked into one product (bounds the forms' and products' memory).
 PAIR_CHUNK = 16
 #: Pairs computed together at most (one :func:`pairs_evaluator`: bounds the memory of all their
-#: forms; 100 metrics' 4950 pairs at once peaked at 1.9 GB).
-PAIR_GROUP = 64 * PAIR_CHUNK
+#: forms; 100 metrics' 4950 pairs at once peaked at 1.9 GB; 40 metrics' 780 summary Kendall
+#: forms at once, 0.96 GB).
+PAIR_GROUP = 16 * PAIR_CHUNK
 #: Cells (inputs x resamples x columns) of an exact chunk's product computed at once (a block
 #: of inputs: its temporaries stay in the CPU's cache, :func:`_chunk_deltas`).
 BLOCK_CELLS = 2**16
 
-#: Whether summary-level Kendall tau-b is computed here: its stacked products measured slower
-#: than :mod:`.batched`'s per-pair matmul (bench/bench_allpairs.py, 40 metrics), so it is not.
-KENDALL_SUMMARY = False
+#: Whether summary-level Kendall tau-b is computed here. Its stacked products measured slower
+#: than :mod:`.batched`'s per-pair matmul while they were einsums over every input at once;
+#: by blocks of inputs on one BLAS thread (:func:`_chunk_deltas`) they take 0.7 of its CPU
+#: (40 metrics' tests: 11.2 vs 16 CPU-s), the same bits (exact integer sums).
+KENDALL_SUMMARY = True
 
 Evaluate = Callable[[np.ndarray], np.ndarray]
 
