@@ -131,13 +131,15 @@ def _chunk_deltas(chunk: dict, bits: np.ndarray, kernel) -> np.ndarray:
     ~60 MB products per chunk and batch)."""
     A = chunk["A"]
     m, c = bits.shape[:2]
-    if kernel is _pearson_r:
-        b = bits.astype(A.dtype)
-        P = np.einsum("mcn,mnk->mck", b, A).reshape(m, c, chunk["p"], -1)  # (M, c, p, width)
-        rx, ry = kernel(chunk, P, b)  # (M, c, p) each
-        return summary_mean(rx.transpose(2, 1, 0)) - summary_mean(ry.transpose(2, 1, 0))
     rx, ry = np.empty((m, c, chunk["p"])), np.empty((m, c, chunk["p"]))
     step = max(1, BLOCK_CELLS // (c * A.shape[2]))
+    if kernel is _pearson_r:   # the product at once (einsum's rounding as it was), r by blocks
+        b = bits.astype(A.dtype)
+        P = np.einsum("mcn,mnk->mck", b, A).reshape(m, c, chunk["p"], -1)  # (M, c, p, width)
+        for start in range(0, m, step):
+            block = slice(start, start + step)
+            rx[block], ry[block] = kernel(_inputs(chunk, block), P[block], b[block])
+        return summary_mean(rx.transpose(2, 1, 0)) - summary_mean(ry.transpose(2, 1, 0))
     with _engine.one_blas_thread():
         for start in range(0, m, step):
             block = slice(start, start + step)
@@ -288,9 +290,16 @@ def _pearson_r(chunk: dict, P: np.ndarray, bits: np.ndarray) -> tuple[np.ndarray
     """(M, c, p) per-input r of X' and Y': sum x'u / sqrt(sum x'^2 - (sum x')^2 / n)."""
     n = bits.shape[2]
     out = []
-    for sums in (chunk["base_x"][:, None] + P, chunk["base_y"][:, None] - P):
+    for base, add in ((chunk["base_x"][:, None], np.add), (chunk["base_y"][:, None], np.subtract)):
+        # each sum's plane on its own (contiguous), the operations in place: the same operations
+        s0, s1, s2 = (add(base[..., f], P[..., f]) for f in range(3))
         with np.errstate(invalid="ignore", divide="ignore"):
-            out.append(np.clip(sums[..., 2] / np.sqrt(sums[..., 1] - sums[..., 0] * sums[..., 0] / n), -1.0, 1.0))
+            np.multiply(s0, s0, out=s0)
+            np.divide(s0, n, out=s0)
+            np.subtract(s1, s0, out=s1)
+            np.sqrt(s1, out=s1)
+            np.divide(s2, s1, out=s2)
+            out.append(np.clip(s2, -1.0, 1.0, out=s2))
     return out[0], out[1]
 
 
