@@ -371,15 +371,22 @@ def _kendall_forms(X: np.ndarray, Y: np.ndarray, Z: np.ndarray) -> dict:
 def _kendall_r(chunk: dict, P: np.ndarray, bits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(M, c, p) per-input tau-b of X' and Y' from the forms of :func:`_kendall_forms`."""
     n = bits.shape[2]
-    linear = P[..., :7].astype(np.float64)
-    la, da, dn = linear[..., :3], linear[..., 3:6], linear[..., 6]
-    quad = np.zeros((*P.shape[:3], 3))
+    # each sum's plane on its own (contiguous): l (3), D1 (3), the valid count's change (1)
+    lin = [P[..., f].astype(np.float64) for f in range(7)]
+    quad = [0.0, 0.0, 0.0]
     at = 7
     for f in np.flatnonzero(chunk["blocks"]):   # the blocks kept (:func:`_without_zero_blocks`)
-        quad[..., f] = np.einsum("mcpn,mcn->mcp", P[..., at:at + n], bits)
+        quad[f] = np.einsum("mcpn,mcn->mcp", P[..., at:at + n], bits).astype(np.float64)
         at += n
     out = []
-    for count, sums in ((chunk["n_x"][:, None] + dn, chunk["const_x"][:, None] + la + quad),
-                        (chunk["n_y"][:, None] - dn, chunk["const_y"][:, None] - la - 2 * da + quad)):
-        out.append(kendall_tau(sums[..., 0], count, count * count - sums[..., 1], count * count - sums[..., 2], "b"))
+    for side, sign in (("x", 1), ("y", -1)):
+        const = chunk["const_" + side][:, None]
+        if sign > 0:
+            count = chunk["n_x"][:, None] + lin[6]
+            sums = [const[..., f] + lin[f] + quad[f] for f in range(3)]
+        else:
+            count = chunk["n_y"][:, None] - lin[6]
+            sums = [const[..., f] - lin[f] - 2 * lin[3 + f] + quad[f] for f in range(3)]
+        total = count * count
+        out.append(kendall_tau(sums[0], count, total - sums[1], total - sums[2], "b"))
     return out[0], out[1]
