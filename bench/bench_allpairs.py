@@ -1,32 +1,46 @@
-"""``metaeval evaluate --all-pairs`` on REALSumm-shaped data, shared resamples vs per pair, in one run.
+"""``metaeval evaluate --all-pairs`` on REALSumm-shaped data: CPU against the arithmetic floor.
 
-Generates (seeded) a wide score table of S systems × N inputs (REALSumm: 24 × 100) with a human
+What it compares: our own command against (1) the **arithmetic floor** -- the count of the
+operations the tests and intervals need, times the elementwise throughput numpy reaches on this
+machine, measured in the same run -- and optionally (2) **our own older code** (``--baseline``:
+another checkout's ``metaeval``, e.g. main's in a venv under /tmp; or ``--shared``: this checkout's
+cell-by-cell evaluators, ``METAEVAL_ALLPAIRS=shared``). It does not run an outside tool:
+mt-metrics-eval needs ~464 s for system-level Pearson alone at 40 metrics (issue 47), which is not
+the same work and is not timed here.
+
+Generates (seeded) a wide score table of S systems x N inputs (REALSumm: 24 x 100) with a human
 judgment ``human`` and K metrics ``metric.00`` .. (the human plus noise of growing size, every
 third metric rounded to tenths so that Kendall and Spearman see ties), ingests it into a new
-warehouse per run (``metaeval ingest table``, not timed) and times, in a child process each
-(``/usr/bin/time -v``: user + sys CPU seconds of the whole command, wall seconds, peak RSS)::
+warehouse per run (``metaeval ingest table``, not timed) and times, in a fresh child process each
+(``/usr/bin/time -v``: user + sys CPU seconds of the whole command, wall seconds, peak RSS; the
+load average before and after)::
 
     metaeval evaluate --dataset bench --human human --metric 'metric.*' --all-pairs --k K
 
 with evaluate's defaults otherwise (system and summary levels, Pearson, Spearman and Kendall,
-tests perm-both two-sided with Holm, intervals boot-both, seed 0), once with the resamples shared
-across pairs and the permutation deltas from sums linear in the masks (the default:
-``analyses/stats/allpairs.py``, ``permuted_sums.py``), once with the resamples shared and the
-deltas computed cell by cell (``METAEVAL_ALLPAIRS=shared``, the implementation before) and, with
-``--per-pair``, once per pair (``METAEVAL_ALLPAIRS=per-pair``), and compares what they stored
-in hypothesis_tests and confidence_intervals (p-values, deltas, intervals: identical, or the
-largest absolute differences)::
+tests perm-both two-sided with Holm, intervals boot-both, seed 0). With a baseline the two
+sides alternate per metric count and what they stored in hypothesis_tests and
+confidence_intervals is compared (identical, or the largest absolute differences)::
 
-    python bench/bench_allpairs.py --metrics 10 --metrics 40 --k 1000
+    python bench/bench_allpairs.py                                   # 5, 10, 20, 40 metrics
+    python bench/bench_allpairs.py --baseline /tmp/allpairs-base/.venv/bin/metaeval
+
+The floor (:func:`floor_flops`): per resample and pair of metrics, at each level, the swaps
+(x', y': 2 N M selections), then at the system level the permuted row sums (2 N M) and the
+coefficients' updates on the N means (Pearson ~10 N; Spearman's and Kendall's N (N - 1) / 2
+comparisons for each of X' and Y'), at the summary level per input Pearson's three sums for X'
+and Y' (12 N), Spearman's and Kendall's N (N - 1) / 2 comparisons for each of X' and Y'; the
+intervals per metric and resample likewise (the drawn sums, 5 sums for Pearson, N (N - 1) / 2
+comparisons for each rank coefficient); each operation counted as one flop, at the
+throughput of ``a * b + c`` on cache-resident float64 arrays (``out=`` buffers, one thread:
+:func:`throughput`). It is a floor for the computation as the tests define it (no method
+that skips resamples or comparisons), not a bound any code must reach.
 
 ``--local-cluster 2`` runs the default path in one process and then with its tasks on a Dask
 LocalCluster of 2 worker processes (the command's CPU and its workers' are reported; the workers
 compute blocks of 128 pairs batched, runs/pair_blocks.py), and compares what they stored::
 
     python bench/bench_allpairs.py --metrics 100 --k 100 --local-cluster 2
-
-``--baseline METAEVAL`` times that executable (e.g. another checkout's venv) as the per-pair run
-instead of this checkout with the environment variable.
 """
 
 from __future__ import annotations
@@ -55,6 +69,38 @@ def generate(path: Path, systems: int, inputs: int, metrics: int, seed: int) -> 
     frame.to_csv(path, index=False)
 
 
+def floor_flops(metrics: int, systems: int, inputs: int, k: int) -> float:
+    """The operations evaluate --all-pairs' defaults need (module docstring): every pair's
+    permutation tests and every metric's bootstrap intervals, k resamples each, both levels,
+    Pearson, Spearman and Kendall."""
+    n, m = systems, inputs
+    pairs = metrics * (metrics - 1) // 2
+    comparisons = n * (n - 1) // 2
+    swaps = 2 * n * m
+    system_test = swaps + 2 * n * m + 10 * n + 2 * comparisons + 2 * comparisons
+    summary_test = swaps + m * (12 * n + 2 * comparisons + 2 * comparisons)
+    system_interval = n * m + 10 * n + comparisons + comparisons
+    summary_interval = m * (10 * n + comparisons + comparisons)
+    return float(k * (pairs * (system_test + summary_test) + metrics * (system_interval + summary_interval)))
+
+
+def throughput(seconds: float = 1.0) -> float:
+    """Flops per CPU-second of numpy's elementwise ``a * b + c`` (two flops an element) on
+    float64 arrays that stay in the CPU's cache (2^15 elements, ``out=`` buffers), measured here."""
+    import time
+
+    rng = np.random.default_rng(0)
+    a, b, c = (rng.random(2**15) for _ in range(3))
+    t = np.empty_like(a)
+    done, start = 0, time.process_time()
+    while time.process_time() - start < seconds:
+        for _ in range(200):
+            np.multiply(a, b, out=t)
+            np.add(t, c, out=t)
+        done += 200
+    return 2 * done * a.size / (time.process_time() - start)
+
+
 def timed(command: list[str], env: dict) -> dict:
     """CPU (user + sys), wall and peak RSS of ``command`` (``/usr/bin/time -v``)."""
     result = subprocess.run(["/usr/bin/time", "-v", *command], capture_output=True, text=True, env=env)
@@ -67,7 +113,8 @@ def timed(command: list[str], env: dict) -> dict:
     for part in field["Elapsed (wall clock) time (h:mm:ss or m:ss)"].split(":"):
         wall = 60 * wall + float(part)
     return {"cpu": float(field["User time (seconds)"]) + float(field["System time (seconds)"]), "wall": wall,
-            "rss_gb": int(field["Maximum resident set size (kbytes)"]) / 2**20}
+            "sys": float(field["System time (seconds)"]),
+            "rss_gb": int(field["Maximum resident set size (kbytes)"]) / 2**20, "load": os.getloadavg()[0]}
 
 
 def stored(db: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -131,13 +178,15 @@ def dask_run(args, metaeval: str, csv: Path, metrics: int) -> tuple:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/metaeval-bench-allpairs"))
-    parser.add_argument("--metrics", type=int, action="append", help="metrics K (repeatable; default 10 and 40)")
+    parser.add_argument("--metrics", type=int, action="append", help="metrics K (repeatable; default 5, 10, 20, 40)")
     parser.add_argument("--systems", type=int, default=24)
     parser.add_argument("--inputs", type=int, default=100)
     parser.add_argument("--k", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=37)
-    parser.add_argument("--baseline", default=None, help="the metaeval executable of the baseline runs")
-    parser.add_argument("--skip-baseline", action="store_true", help="time the default path only")
+    parser.add_argument("--baseline", default=None,
+                        help="the metaeval executable of older code (another checkout's venv), run alternately")
+    parser.add_argument("--shared", action="store_true",
+                        help="time this checkout's cell-by-cell evaluators too (METAEVAL_ALLPAIRS=shared)")
     parser.add_argument("--per-pair", action="store_true", help="time the per-pair path too")
     parser.add_argument("--local-cluster", type=int, default=0, metavar="WORKERS",
                         help="run the default path's tasks on a Dask LocalCluster of WORKERS processes "
@@ -145,30 +194,40 @@ def main() -> None:
     args = parser.parse_args()
     args.workdir.mkdir(parents=True, exist_ok=True)
     mine = str(Path(sys.executable).parent / "metaeval")
-    print("| metrics | pairs | k | path | CPU s | wall s | peak RSS GB |\n|---|---|---|---|---|---|---|")
-    for metrics in args.metrics or [10, 40]:
+    rate = throughput()
+    print(f"Compared with the arithmetic floor (operations counted x numpy's elementwise a*b+c throughput "
+          f"measured now: {rate / 1e9:.2f} GFLOP per CPU-second) and, if given, with our own older code; "
+          f"not with an outside tool.\n")
+    print("| metrics | pairs | k | path | CPU s (user+sys) | sys s | wall s | peak RSS GB | load | floor CPU s | "
+          "CPU / floor |\n|---|---|---|---|---|---|---|---|---|---|---|")
+    for metrics in args.metrics or [5, 10, 20, 40]:
         csv = args.workdir / f"scores-{metrics}.csv"
         generate(csv, args.systems, args.inputs, metrics, args.seed)
-        paths = [("linear", mine, {**os.environ, "METAEVAL_ALLPAIRS": ""})]
+        floor = floor_flops(metrics, args.systems, args.inputs, args.k) / rate
+        paths = [("this checkout", mine, {**os.environ, "METAEVAL_ALLPAIRS": ""})]
         if args.local_cluster:
             figures, local = run(mine, args.workdir, csv, f"linear-{metrics}", args.k, paths[0][2])
             print(f"| {metrics} | {metrics * (metrics - 1) // 2} | {args.k} | linear, one process | "
-                  f"{figures['cpu']:.1f} | {figures['wall']:.1f} | {figures['rss_gb']:.2f} |", flush=True)
+                  f"{figures['cpu']:.1f} | {figures['sys']:.1f} | {figures['wall']:.1f} | {figures['rss_gb']:.2f} | "
+                  f"{figures['load']:.1f} | {floor:.1f} | {figures['cpu'] / floor:.2f} |", flush=True)
             rows = dask_run(args, mine, csv, metrics)
-            print(f"|   | stored values on dask: {differences(local, rows)} | | | | | |", flush=True)
+            print(f"|   | stored values on dask: {differences(local, rows)} | | | | | | | | | |", flush=True)
             continue
-        if not args.skip_baseline:
-            paths.append(("shared", args.baseline or mine, {**os.environ, "METAEVAL_ALLPAIRS": "shared"}))
+        if args.baseline:
+            paths.append(("older code (--baseline)", args.baseline, {**os.environ, "METAEVAL_ALLPAIRS": ""}))
+        if args.shared:
+            paths.append(("cell by cell (shared)", mine, {**os.environ, "METAEVAL_ALLPAIRS": "shared"}))
         if args.per_pair:
-            paths.append(("per-pair", args.baseline or mine, {**os.environ, "METAEVAL_ALLPAIRS": "per-pair"}))
+            paths.append(("per-pair", mine, {**os.environ, "METAEVAL_ALLPAIRS": "per-pair"}))
         values = []
-        for label, metaeval, env in paths:
-            figures, rows = run(metaeval, args.workdir, csv, f"{label}-{metrics}", args.k, env)
+        for n, (label, metaeval, env) in enumerate(paths):
+            figures, rows = run(metaeval, args.workdir, csv, f"path{n}-{metrics}", args.k, env)
             values.append(rows)
             print(f"| {metrics} | {metrics * (metrics - 1) // 2} | {args.k} | {label} | {figures['cpu']:.1f} | "
-                  f"{figures['wall']:.1f} | {figures['rss_gb']:.2f} |", flush=True)
+                  f"{figures['sys']:.1f} | {figures['wall']:.1f} | {figures['rss_gb']:.2f} | {figures['load']:.1f} | "
+                  f"{floor:.1f} | {figures['cpu'] / floor:.2f} |", flush=True)
         for (label, *_), other in zip(paths[1:], values[1:]):
-            print(f"|   | stored values as {label}: {differences(values[0], other)} | | | | | |", flush=True)
+            print(f"|   | stored values as {label}'s: {differences(values[0], other)} | | | | | | | | | |", flush=True)
 
 
 if __name__ == "__main__":

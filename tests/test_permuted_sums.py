@@ -36,7 +36,7 @@ def _same(a, b) -> bool:
 @pytest.mark.parametrize("level", ["system", "summary"])
 @pytest.mark.parametrize("method", ["both", "systems", "inputs"])
 def test_pairs_deltas_equal_cell_by_cell(summeval, level, method, monkeypatch):
-    monkeypatch.setattr(permuted_sums, "KENDALL_SUMMARY", True)   # (off by default: slower, still exact)
+    monkeypatch.setattr(permuted_sums, "KENDALL_SUMMARY", True)   # (the default)
     metrics, Z = summeval
     standard = [hypothesis.standardize(X) for X in metrics]
     (mask,) = resampling.permutation_masks(np.random.default_rng(5), 200, *Z.shape, method)
@@ -163,6 +163,31 @@ def test_a_pair_deltas_do_not_depend_on_its_block(summeval, level, monkeypatch):
                 part = evaluate(mask[batch])
                 for p, pair in enumerate(pairs):
                     assert _same(part[p], whole[everything.index(pair)][batch]), (name, pair, batch)
+
+
+@pytest.mark.parametrize("name", ["spearman", "kendall"])
+def test_exact_forms_do_not_depend_on_the_input_blocks(summeval, name, monkeypatch):
+    """The exact forms' deltas (summary Spearman, Kendall tau-b) are the same bits whether each
+    chunk's product takes one input at a time or every input at once (BLOCK_CELLS), and
+    computed on one BLAS thread or two: every sum is exact."""
+    from threadpoolctl import threadpool_limits
+
+    metrics, Z = summeval
+    metrics = [*metrics, np.round(metrics[0], 1)]
+    standard = [hypothesis.standardize(X) for X in metrics]
+    (mask,) = resampling.permutation_masks(np.random.default_rng(8), 40, *Z.shape, "both")
+    coef = coefficient_iv(name)
+    runs = []
+    for cells in (1, 2**30):
+        monkeypatch.setattr(permuted_sums, "BLOCK_CELLS", cells)
+        runs.append(permuted_sums.pairs_evaluator(standard, Z, "summary", coef)[0](mask))
+    with threadpool_limits(limits=2, user_api="blas"):
+        A = np.random.default_rng(1).integers(-8, 8, (300, 24)).astype(np.float32) / 4
+        B = np.random.default_rng(2).integers(-8, 8, (24, 500)).astype(np.float32) / 4
+        two = A @ B
+    with permuted_sums._engine.one_blas_thread():
+        one = A @ B
+    assert _same(runs[0], runs[1]) and np.isfinite(runs[0]).any() and np.array_equal(one, two)
 
 
 def test_all_pairs_in_groups_equal_all_pairs_at_once(summeval, monkeypatch):

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
 
 import numpy as np
 
@@ -10,6 +11,25 @@ from .resampling import Draw, ResampleStream
 
 #: Bytes of temporaries one batch may use; the batch size is derived from it.
 MEMORY_BUDGET = 256 * 2**20
+
+
+_controller: list = []
+
+
+@contextlib.contextmanager
+def one_blas_thread() -> Iterator[None]:
+    """A block in which BLAS runs on one thread (threadpoolctl; restored after). For the
+    resampling kernels' small stacked products (a few dozen rows and columns per input): a
+    second OpenBLAS thread costs them 10x the CPU it saves in wall time (summary-level Kendall's
+    permuted pair sums, bench/bench_allpairs.py). Only around products whose every sum is exact
+    (integers, halves and quarters in float32/float64): their bits do not depend on the threads
+    nor on the order of the sums. The controller is made once (~5 ms); a block costs ~50 us."""
+    if not _controller:
+        from threadpoolctl import ThreadpoolController
+
+        _controller.append(ThreadpoolController())
+    with _controller[0].limit(limits=1, user_api="blas"):
+        yield
 
 
 def default_batch_size(resample_bytes: int) -> int:

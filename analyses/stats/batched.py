@@ -45,6 +45,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._engine import one_blas_thread
 from .validation import Coefficient, coefficient_iv
 from .correlation import (
     corr,
@@ -481,6 +482,7 @@ def _boot_pairs(X: np.ndarray, Z: np.ndarray) -> _BootPairs:
     return _BootPairs(stacked, present, valid.astype(np.float64))
 
 
+@one_blas_thread()   # exact integer products: the same bits on any threads
 def _kendall_weighted_columns(pairs: _BootPairs, W: np.ndarray, variant: str) -> np.ndarray:
     """Per-input Kendall tau (c, inputs) of the bootstrap samples where system i appears W_bi times.
 
@@ -556,6 +558,7 @@ def _perm_pairs(X: np.ndarray, Y: np.ndarray, Z: np.ndarray) -> _PermPairs:
     )
 
 
+@one_blas_thread()   # exact integer products: the same bits on any threads
 def _kendall_b_permuted_columns(pairs: _PermPairs, mask: np.ndarray) -> np.ndarray:
     """Per-input Kendall tau-b of X' and Y' vs Z, stacked as (2, c, inputs); ``mask`` (c, N, inputs)."""
     n_in, n_sys = pairs.coef.shape[:2]

@@ -29,6 +29,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ._engine import one_blas_thread
 from .reductions import summary_mean
 from .validation import Coefficient
 
@@ -59,6 +60,7 @@ def bootstrap_evaluator(X: np.ndarray, Z: np.ndarray, level: str, coefficient: C
     return evaluate
 
 
+@one_blas_thread()   # exact 0/1 counts: the same bits on any threads
 def _constant_drawn(classes: np.ndarray, starts: np.ndarray, W: np.ndarray) -> np.ndarray:
     """(c, M): whether the drawn systems of each input share one value (the counts drawn in a
     class of equal values (``classes`` (N, total) 0/1, the classes of input j from ``starts[j]``)
@@ -107,7 +109,8 @@ def _spearman_tables(X: np.ndarray, Z: np.ndarray) -> Callable[[np.ndarray], np.
     T = np.concatenate([table(X), table(Z)], axis=1)
 
     def per_input(W: np.ndarray) -> np.ndarray:
-        ranks = (W @ T).reshape(W.shape[0], 2, m, n) + (0.5 - (n + 1) / 2)  # centred ranks
+        with one_blas_thread():   # exact (halves): the same bits on any threads
+            ranks = (W @ T).reshape(W.shape[0], 2, m, n) + (0.5 - (n + 1) / 2)  # centred ranks
         w = W[:, None, :]
         rx, rz = ranks[:, 0], ranks[:, 1]
         num = (w * rx * rz).sum(axis=2)

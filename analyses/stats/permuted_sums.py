@@ -18,7 +18,7 @@ that are linear (or quadratic) in the bits given the pair:
   input's mean of X and Y, which keeps the variance's cancellation small), r = sum x'u /
   sqrt(sum x'^2 - (sum x')^2 / n); Spearman: sum_i w_i R'_i (w the human's centred ranks) as the
   quadratic form of the rank tables (:func:`_spearman_forms`) and the tie counts of X'; Kendall
-  tau-b: the quadratic forms of :func:`.batched._perm_pairs` (off: :data:`KENDALL_SUMMARY`).
+  tau-b: the quadratic forms of :func:`.batched._perm_pairs` (:data:`KENDALL_SUMMARY`).
   The A of :data:`PAIR_CHUNK` pairs are stacked side by side: one product per chunk and batch
   of resamples. Y' takes the same products (bits 1 - a).
 
@@ -39,7 +39,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from . import batched
+from . import _engine, batched
 from .correlation import corr, kendall_tau, system_means
 from .reductions import summary_mean
 from .validation import Coefficient
@@ -51,12 +51,18 @@ TIE_GAP = 1e-9
 #: Pairs whose forms are stacked into one product (bounds the forms' and products' memory).
 PAIR_CHUNK = 16
 #: Pairs computed together at most (one :func:`pairs_evaluator`: bounds the memory of all their
-#: forms; 100 metrics' 4950 pairs at once peaked at 1.9 GB).
-PAIR_GROUP = 64 * PAIR_CHUNK
+#: forms; 100 metrics' 4950 pairs at once peaked at 1.9 GB; 40 metrics' 780 summary Kendall
+#: forms at once, 0.96 GB).
+PAIR_GROUP = 16 * PAIR_CHUNK
+#: Cells (inputs x resamples x columns) of an exact chunk's product computed at once (a block
+#: of inputs: its temporaries stay in the CPU's cache, :func:`_chunk_deltas`).
+BLOCK_CELLS = 2**16
 
-#: Whether summary-level Kendall tau-b is computed here: its stacked products measured slower
-#: than :mod:`.batched`'s per-pair matmul (bench/bench_allpairs.py, 40 metrics), so it is not.
-KENDALL_SUMMARY = False
+#: Whether summary-level Kendall tau-b is computed here. Its stacked products measured slower
+#: than :mod:`.batched`'s per-pair matmul while they were einsums over every input at once;
+#: by blocks of inputs on one BLAS thread (:func:`_chunk_deltas`) they take 0.7 of its CPU
+#: (40 metrics' tests: 11.2 vs 16 CPU-s), the same bits (exact integer sums).
+KENDALL_SUMMARY = True
 
 Evaluate = Callable[[np.ndarray], np.ndarray]
 
@@ -91,32 +97,62 @@ def pairs_evaluator(metrics: list[np.ndarray], Z: np.ndarray, level: str, coeffi
     kendall_off = coefficient.name == "kendall" and (not KENDALL_SUMMARY or coefficient.variant != "b")
     if level != "summary" or forms is None or kendall_off:
         return None
+    found = [forms(metrics[i], metrics[j], Z) for i, j in pairs]
+    if any(f is None for f in found):
+        return None
+    # chunks of pairs of like width (Spearman's: the tied values V of the pair), so that a chunk
+    # of pairs without ties carries no tie columns; a pair's deltas do not depend on its chunk
+    order = sorted(range(len(pairs)), key=lambda q: found[q]["A"].shape[2])
     chunks = []
     for start in range(0, len(pairs), PAIR_CHUNK):
-        chunk = [forms(metrics[i], metrics[j], Z) for i, j in pairs[start:start + PAIR_CHUNK]]
-        if any(f is None for f in chunk):
-            return None
-        chunks.append(_stacked(_without_zero_blocks(chunk, n)))
+        chunks.append(_stacked(_without_zero_blocks([found[q] for q in order[start:start + PAIR_CHUNK]], n)))
+        for q in order[start:start + PAIR_CHUNK]:
+            found[q] = None   # (each pair's forms held once: stacked)
     width = max(c["A"].shape[2] for c in chunks)
     kernel = {"pearson": _pearson_r, "spearman": _spearman_r, "kendall": _kendall_r}[coefficient.name]
+    back = np.argsort(order)
 
     def evaluate(mask: np.ndarray) -> np.ndarray:
         full = np.broadcast_to(mask, (mask.shape[0], n, m))
         bits = np.ascontiguousarray(full.transpose(2, 0, 1))  # (M, c, N) bool
-        return np.concatenate([_chunk_deltas(chunk, bits, kernel) for chunk in chunks])
+        return np.concatenate([_chunk_deltas(chunk, bits, kernel) for chunk in chunks])[back]
 
     return evaluate, 8 * m * (n + 2 * width) + 48 * m * PAIR_CHUNK
 
 
 def _chunk_deltas(chunk: dict, bits: np.ndarray, kernel) -> np.ndarray:
-    """(p, c): the deltas of a chunk's pairs; the product bits @ A of every input at once
-    (einsum: numpy's stacked matmul of these small float32 products costs several times more
-    CPU with OpenBLAS' threads on a loaded machine)."""
+    """(p, c): the deltas of a chunk's pairs from the products bits @ A of each input.
+
+    Pearson: einsum over every input at once (float64: the order of its sums is einsum's, the
+    same whatever the threads). The exact forms (Spearman's quarters, Kendall's integers) take
+    BLAS' product on one thread (:func:`._engine.one_blas_thread`; exact sums: the same bits
+    as einsum's) a block of inputs at a time, the block's temporaries within
+    :data:`BLOCK_CELLS` (the CPU's cache; 40 metrics' summary Spearman allocated and read
+    ~60 MB products per chunk and batch)."""
     A = chunk["A"]
-    b = bits.astype(A.dtype)
-    P = np.einsum("mcn,mnk->mck", b, A).reshape(*bits.shape[:2], chunk["p"], -1)  # (M, c, p, width)
-    rx, ry = kernel(chunk, P, b)  # (M, c, p) each
+    m, c = bits.shape[:2]
+    rx, ry = np.empty((m, c, chunk["p"])), np.empty((m, c, chunk["p"]))
+    step = max(1, BLOCK_CELLS // (c * A.shape[2]))
+    if kernel is _pearson_r:   # the product at once (einsum's rounding as it was), r by blocks
+        b = bits.astype(A.dtype)
+        P = np.einsum("mcn,mnk->mck", b, A).reshape(m, c, chunk["p"], -1)  # (M, c, p, width)
+        for start in range(0, m, step):
+            block = slice(start, start + step)
+            rx[block], ry[block] = kernel(_inputs(chunk, block), P[block], b[block])
+        return summary_mean(rx.transpose(2, 1, 0)) - summary_mean(ry.transpose(2, 1, 0))
+    with _engine.one_blas_thread():
+        for start in range(0, m, step):
+            block = slice(start, start + step)
+            b = bits[block].astype(A.dtype)
+            P = np.matmul(b, A[block]).reshape(b.shape[0], c, chunk["p"], -1)
+            rx[block], ry[block] = kernel(_inputs(chunk, block), P, b)
     return summary_mean(rx.transpose(2, 1, 0)) - summary_mean(ry.transpose(2, 1, 0))
+
+
+def _inputs(chunk: dict, block: slice) -> dict:
+    """The forms of a chunk for a block of inputs (every array's first axis: the inputs)."""
+    return {key: value[block] if isinstance(value, np.ndarray) and key != "blocks" else value
+            for key, value in chunk.items()}
 
 
 def _without_zero_blocks(forms: list[dict], n: int) -> list[dict]:
@@ -204,7 +240,8 @@ def _ranked_system(zm: np.ndarray, coefficient: Coefficient) -> Callable[[np.nda
 
     def kendall(m: np.ndarray) -> np.ndarray:
         gt = (m[:, :, None] > m[:, None, :]).reshape(m.shape[0], -1)
-        s = 2 * (gt.astype(np.float32) @ sz).astype(np.float64)
+        with _engine.one_blas_thread():   # exact counts: the same bits on any threads
+            s = 2 * (gt.astype(np.float32) @ sz).astype(np.float64)
         return kendall_tau(s, np.full(m.shape[0], float(n)), 2 * gt.sum(axis=1).astype(np.float64),
                            np.full(m.shape[0], untied_z), "b")
 
@@ -253,9 +290,16 @@ def _pearson_r(chunk: dict, P: np.ndarray, bits: np.ndarray) -> tuple[np.ndarray
     """(M, c, p) per-input r of X' and Y': sum x'u / sqrt(sum x'^2 - (sum x')^2 / n)."""
     n = bits.shape[2]
     out = []
-    for sums in (chunk["base_x"][:, None] + P, chunk["base_y"][:, None] - P):
+    for base, add in ((chunk["base_x"][:, None], np.add), (chunk["base_y"][:, None], np.subtract)):
+        # each sum's plane on its own (contiguous), the operations in place: the same operations
+        s0, s1, s2 = (add(base[..., f], P[..., f]) for f in range(3))
         with np.errstate(invalid="ignore", divide="ignore"):
-            out.append(np.clip(sums[..., 2] / np.sqrt(sums[..., 1] - sums[..., 0] * sums[..., 0] / n), -1.0, 1.0))
+            np.multiply(s0, s0, out=s0)
+            np.divide(s0, n, out=s0)
+            np.subtract(s1, s0, out=s1)
+            np.sqrt(s1, out=s1)
+            np.divide(s2, s1, out=s2)
+            out.append(np.clip(s2, -1.0, 1.0, out=s2))
     return out[0], out[1]
 
 
@@ -295,13 +339,19 @@ def _spearman_r(chunk: dict, P: np.ndarray, bits: np.ndarray) -> tuple[np.ndarra
     """(M, c, p) per-input Spearman r of X' and Y' from the forms of :func:`_spearman_forms`."""
     n = bits.shape[2]
     quad = np.einsum("mcpn,mcn->mcp", P[..., :n], bits).astype(np.float64)
-    t = P[..., n + 2:].astype(np.float64)
+    t = P[..., n + 2:]
+    tied = bool(chunk["alpha_x"].any() or chunk["alpha_y"].any())   # else every t_v is 0: no ties
     var_z = chunk["var_z"][:, None]
     out = []
-    for num, alpha, sign in ((chunk["c0"][:, None] + P[..., n] + quad, chunk["alpha_x"], 1.0),
-                             (chunk["cy"][:, None] - P[..., n + 1] + quad, chunk["alpha_y"], -1.0)):
-        tv = alpha[:, None] + sign * t
-        var_x = (n**3 - n - (tv * tv * tv - tv).sum(axis=-1)) / 12
+    for num, alpha, sign in ((chunk["c0"][:, None] + P[..., n] + quad, chunk["alpha_x"], 1),
+                             (chunk["cy"][:, None] - P[..., n + 1] + quad, chunk["alpha_y"], -1)):
+        ties = 0.0
+        if tied:   # counts below 2n, sum_v t_v^3 <= (2n)^3: exact in P's dtype (see _spearman_forms)
+            tv = alpha[:, None].astype(t.dtype) + t if sign > 0 else alpha[:, None].astype(t.dtype) - t
+            cubes = tv * tv * tv - tv   # summed over v by one BLAS product with ones (exact)
+            ties = (cubes.reshape(-1, cubes.shape[-1]) @ np.ones(cubes.shape[-1], t.dtype)).reshape(
+                cubes.shape[:-1]).astype(np.float64)
+        var_x = (n**3 - n - ties) / 12
         with np.errstate(invalid="ignore", divide="ignore"):
             r = np.clip(num / np.sqrt(var_x * var_z), -1.0, 1.0)
         out.append(np.where((var_x > 0) & (var_z > 0), r, np.nan))
@@ -321,15 +371,22 @@ def _kendall_forms(X: np.ndarray, Y: np.ndarray, Z: np.ndarray) -> dict:
 def _kendall_r(chunk: dict, P: np.ndarray, bits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(M, c, p) per-input tau-b of X' and Y' from the forms of :func:`_kendall_forms`."""
     n = bits.shape[2]
-    linear = P[..., :7].astype(np.float64)
-    la, da, dn = linear[..., :3], linear[..., 3:6], linear[..., 6]
-    quad = np.zeros((*P.shape[:3], 3))
+    # each sum's plane on its own (contiguous): l (3), D1 (3), the valid count's change (1)
+    lin = [P[..., f].astype(np.float64) for f in range(7)]
+    quad = [0.0, 0.0, 0.0]
     at = 7
     for f in np.flatnonzero(chunk["blocks"]):   # the blocks kept (:func:`_without_zero_blocks`)
-        quad[..., f] = np.einsum("mcpn,mcn->mcp", P[..., at:at + n], bits)
+        quad[f] = np.einsum("mcpn,mcn->mcp", P[..., at:at + n], bits).astype(np.float64)
         at += n
     out = []
-    for count, sums in ((chunk["n_x"][:, None] + dn, chunk["const_x"][:, None] + la + quad),
-                        (chunk["n_y"][:, None] - dn, chunk["const_y"][:, None] - la - 2 * da + quad)):
-        out.append(kendall_tau(sums[..., 0], count, count * count - sums[..., 1], count * count - sums[..., 2], "b"))
+    for side, sign in (("x", 1), ("y", -1)):
+        const = chunk["const_" + side][:, None]
+        if sign > 0:
+            count = chunk["n_x"][:, None] + lin[6]
+            sums = [const[..., f] + lin[f] + quad[f] for f in range(3)]
+        else:
+            count = chunk["n_y"][:, None] - lin[6]
+            sums = [const[..., f] - lin[f] - 2 * lin[3 + f] + quad[f] for f in range(3)]
+        total = count * count
+        out.append(kendall_tau(sums[0], count, total - sums[1], total - sums[2], "b"))
     return out[0], out[1]
