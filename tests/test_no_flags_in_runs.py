@@ -34,7 +34,7 @@ def _flag_strings(path: Path):
     tree = ast.parse(path.read_text())
     docstrings = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.keyword) and node.arg in ("help", "flag"):
+        if isinstance(node, ast.keyword) and node.arg in ("help", "flag", "renamed_from"):
             docstrings.update(id(n) for n in ast.walk(node.value))
     for node in ast.walk(tree):
         if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.body:
