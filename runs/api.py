@@ -112,7 +112,9 @@ def _install_methods() -> None:
 
     for f in FAMILIES.values():
         if f.python_name not in Warehouse.__dict__:
-            setattr(Warehouse, f.python_name, method(f))
+            fn = method(f)
+            fn.__module__, fn.__qualname__ = __name__, f"Warehouse.{f.python_name}"   # documented as the class's
+            setattr(Warehouse, f.python_name, fn)
 
 
 _install_methods()
