@@ -29,7 +29,7 @@ import click
 from metaeval import connection, signals
 from metaeval.cli.context import Context, _command_line, _environment_executor  # noqa: F401  (the commands')
 from metaeval.cli.db_option import attach, wide_option
-from metaeval.cli.messages import (COMMANDS, FLAGS, argument_text, command_line, error_text,  # noqa: F401
+from metaeval.cli.messages import (COMMANDS, FLAGS, argument_text, command_line, command_of, error_text,  # noqa: F401
                                    flag, interrupted)
 from metaeval.cli.options import (ALPHA, EXPORT_SUFFIXES, FORMATS, OVERWRITE, RESAMPLES, SEED,  # noqa: F401
                                   CoefficientChoice, FiniteFloatRange, LazyChoice, Resamples, _parse_where,
@@ -190,8 +190,9 @@ class Group(OnceOnly, WholeSummaries, click.Group):
         except BaseException as exc:
             if (stop := signals.interruption(exc)) is not None:
                 raise interrupted(stop) from None
-            if isinstance(exc, WarehouseError):
-                raise click.ClickException(error_text(exc)) from None
+            if isinstance(exc, WarehouseError):   # named as the command that refused spells its options
+                words = " ".join([*ctx.command_path.split()[1:], ctx.invoked_subcommand or ""]).strip()
+                raise click.ClickException(error_text(exc, command_of(words))) from None
             raise
 
 

@@ -19,9 +19,6 @@ FLAGS = {"metrics": "--metric", "levels": "--level", "coefficients": "--coeffici
          "sera": "--index", "judges": "--judge", "categories": "--category", "ablations": "--ablation",
          "system_types": "--system-type", "formula": "--as", "sources": "--from", "fmt": "--format",
          "predictors": "--predictor", "correlation_level": "--level"}
-#: The flag of a parameter in one command's hints only (the method's name, then the parameter's):
-#: a CI method is ``--ci-method`` wherever the same name means a test elsewhere.
-COMMAND_FLAGS = {"ci": {"method": "--ci-method"}, "simulate_coverage": {"methods": "--ci-method"}}
 
 
 #: The command of a ``Warehouse`` method (a :class:`~metaeval.errors.Hint`'s ``command``) whose
@@ -36,15 +33,34 @@ COMMANDS = {"simulate_coverage": "simulate coverage", "simulate_power": "simulat
 def flag(name: str, command: str | None = None) -> str:
     """The command-line flag of the Python parameter ``name`` (``k`` -> ``--k``,
     ``system_inputs`` -> ``--system-inputs``, ``metrics`` -> ``--metric``); of ``command`` (a
-    ``Warehouse`` method) when it spells it its own way (:data:`COMMAND_FLAGS`)."""
-    own = COMMAND_FLAGS.get(command or "", {}).get(name)
-    return own or FLAGS.get(name, "--" + name.replace("_", "-"))
+    ``Warehouse`` method) as its family declares it where it spells it its own way (``ci``'s
+    ``method`` is ``--ci-method``: :attr:`metaeval.runs.families.Option.flag`)."""
+    return _declared_flag(name, command) or FLAGS.get(name, "--" + name.replace("_", "-"))
 
 
-def argument_text(argument: Argument) -> str:
+def _declared_flag(name: str, command: str | None) -> str | None:
+    """The flag the family of the ``Warehouse`` method ``command`` declares for ``name``, None
+    where ``command`` is not a family's or the family has no such option."""
+    if not command:
+        return None
+    from metaeval.runs.families import FAMILIES
+
+    family = next((f for f in FAMILIES.values() if f.python_name == command), None)
+    option = None if family is None else next((o for o in family.options if o.name == name), None)
+    return None if option is None else option.flag
+
+
+def command_of(path: str) -> str:
+    """The ``Warehouse`` method of the command line words ``path`` (``simulate coverage`` ->
+    ``simulate_coverage``; the inverse of :data:`COMMANDS`)."""
+    return next((method for method, words in COMMANDS.items() if words == path), path.replace("-", "_"))
+
+
+def argument_text(argument: Argument, command: str | None = None) -> str:
     """A parameter named in an error (:class:`metaeval.errors.Argument`) as its flag: ``--k 5``,
-    ``--metric 'rouge-*'``, ``--system-inputs``, ``--overwrite`` (True: a switch)."""
-    name = flag(argument.name)
+    ``--metric 'rouge-*'``, ``--system-inputs``, ``--overwrite`` (True: a switch); of ``command``
+    (a ``Warehouse`` method) as :func:`flag` gives it."""
+    name = flag(argument.name, command)
     if argument.placeholder is not None:
         return f"{name} {argument.placeholder}"
     if argument.value is NO_VALUE or argument.value is True:
@@ -68,10 +84,10 @@ def command_line(hint: Hint) -> str:
     return shlex.join(args)
 
 
-def error_text(exc: WarehouseError) -> str:
-    """The message the command line prints for ``exc``: its parameters as flags, its hint as a
-    command line."""
-    message = exc.render(argument_text, command_line)
+def error_text(exc: WarehouseError, command: str | None = None) -> str:
+    """The message the command line prints for ``exc``: its parameters as flags (of ``command``,
+    the ``Warehouse`` method of the command that refused, when known), its hint as a command line."""
+    message = exc.render(lambda argument: argument_text(argument, command), command_line)
     return message if exc.hint is None else f"{message}\n  {command_line(exc.hint)}"
 
 

@@ -235,7 +235,7 @@ def test_ci_reports_the_width_against_the_unclustered_interval(clustered):
                                       "(e.g. input 'i09')"),
     (("--resample-clusters", "one"), "--resample-clusters 'one': every input of dataset 'tiny' is in one cluster"),
     (("--resample-clusters", "doc", "--ci-method", "fisher"), "--resample-clusters 'doc' is not available "
-                                                           "with --method 'fisher'"),
+                                                           "with --ci-method 'fisher'"),
 ])
 def test_refusals_are_one_line_and_write_nothing(clustered, args, message):
     before = digest(clustered)
