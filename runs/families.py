@@ -151,6 +151,10 @@ class Option:
             from metaeval.runs.selection import Subset
 
             return Subset(given)
+        if self.multiple and isinstance(given, Mapping):   # {KEY: VALUE} for a KEY=VALUE option
+            if "=" not in (self.metavar or ""):
+                raise WarehouseError(Message(Argument(self.name, list(given)), " takes a list, not a mapping"))
+            given = [f"{k}={v}" for k, v in given.items()]
         values = (given,) if not self.multiple or isinstance(given, str) else tuple(given)
         choices = self.choice_values() if self.kind == "choice" else None
         for v in values:

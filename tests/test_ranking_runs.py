@@ -207,7 +207,7 @@ def test_replicability_across_datasets(warehouse_copy):
     (["winners", *SUMMEVAL, "--metric", "rouge-1.f1"], "needs at least two"),
     (["replicability", *SUMMEVAL], "at least two datasets"),
     (["replicability", "--dataset", "summeval", "--dataset", "realsumm", "--human", "a", "--human", "b",
-      "--human", "c"], "one --human per --dataset"),
+      "--human", "c"], "give one per dataset (2), or one for all"),
     (["replicability", *SUMMEVAL, *REALSUMM, "--metric", "rouge-3.f1"], "matches no automatic measure of 'realsumm'"),
 ])
 def test_clear_errors_leave_the_warehouse_unchanged(warehouse_copy, args, message):

@@ -177,7 +177,7 @@ def test_a_signal_during_a_query_stops_the_run_as_interrupted(demo_db, signum, c
 
 
 def test_ctrl_c_exits_130_with_one_line(demo_db, tmp_path, monkeypatch):
-    from metaeval import core
+    from metaeval import load as loading
 
     def interrupt(*args, **kwargs):
         raise KeyboardInterrupt
@@ -187,7 +187,7 @@ def test_ctrl_c_exits_130_with_one_line(demo_db, tmp_path, monkeypatch):
     assert result.exit_code == 130 and result.output.splitlines() == [
         "Error: interrupted: the results finished so far are saved; run the same command again to resume"]
     assert _run(demo_db, 1)[0]["status"] == "interrupted"
-    monkeypatch.setattr(core, "load", interrupt)  # a command without its own message: the same exit
+    monkeypatch.setattr(loading, "load", interrupt)  # a command without its own message: the same exit
     table = tmp_path / "t.csv"
     table.write_text("system,input,measure,value\ns,i,m,1\n")
     result = run_cli(demo_db, "ingest", "table", table, "--dataset", "t", ok=False)
