@@ -1,5 +1,5 @@
 """Paper tables of the detection, judges and categories families (issue 27 items 1-2): each
-family's stored rows as a :class:`metaeval.analyses.tables.Ranking` -- booktabs LaTeX that fits an
+family's stored rows as a :class:`metaeval.analyses.ranking_tables.Ranking` -- booktabs LaTeX that fits an
 ACL page (``--layout auto|wide|compact|long``), numbers with a true minus aligned on the decimal
 point, rows sorted, the top significance cluster in bold where tests decide it (else the single
 best value; never an undefined one), and markdown in the same order with the same bold.

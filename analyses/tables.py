@@ -15,7 +15,7 @@ Pure functions, no database inside: :func:`render` turns a DataFrame into
 The LaTeX page model (:class:`Tabular`, :func:`float_env`, :func:`choose_layout`) is here too;
 the tables a paper shows -- a ranking of metrics with CIs and clusters (``Ranking``,
 ``ranked_latex``) and the tests between them (``tests_latex``, ``tests_markdown``) -- are in
-:mod:`metaeval.analyses.ranking_tables` (their names are also reachable from this module), and
+:mod:`metaeval.analyses.ranking_tables` (which imports this module, never the reverse), and
 what is bold and how a p-value prints is decided by :mod:`metaeval.analyses.conclusions`.
 """
 
@@ -572,19 +572,3 @@ def merge_groups(groups: list[tuple[str, int]]) -> list[tuple[str, int]]:
         else:
             out.append((text, n))
     return out
-
-
-#: The paper tables' names, defined in :mod:`metaeval.analyses.ranking_tables`.
-_PAPER_NAMES = frozenset({"LEVEL_NAMES", "COEFFICIENT_NAMES", "setting_header", "latex_number", "plain_number",
-                          "latex_bold", "sort_ranked", "bold_ranked", "bold_sentence", "Ranking", "ranked_latex",
-                          "sort_tests", "tests_latex", "tests_markdown"})
-
-
-def __getattr__(name: str):
-    """The paper tables' names (:data:`_PAPER_NAMES`) from :mod:`metaeval.analyses.ranking_tables`."""
-    if name in _PAPER_NAMES:
-        from metaeval.analyses import ranking_tables
-
-        return getattr(ranking_tables, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-

@@ -20,7 +20,7 @@ from metaeval.core import Store
 from metaeval.errors import InputError
 from metaeval.ingest.common import identifier, sha256
 from metaeval.ingest.table import present, stream_rows
-from metaeval.load import LoadReport
+from metaeval.batch import LoadReport
 
 REQUIRED = ("input", "attribute", "value")
 OPTIONAL = ("system",)

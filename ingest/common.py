@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from metaeval.errors import InputError
-from metaeval.load import CELL_COLUMNS, MEASURE_COLUMNS
+from metaeval.batch import CELL_COLUMNS, MEASURE_COLUMNS
 from metaeval.names import problem as name_problem
 from metaeval.names import strip as strip_spaces
 

@@ -22,7 +22,7 @@ import pandas as pd
 from metaeval.errors import InputError
 from metaeval.ingest.common import cells_frame, check_name, identifier, jsonl_objects, number, sha256
 from metaeval.ingest.summaries import _put  # a text given again must be the same
-from metaeval.load import DOCUMENT_COLUMNS, MEASURE_COLUMNS, REFERENCE_COLUMNS, SUMMARY_COLUMNS, Batch
+from metaeval.batch import DOCUMENT_COLUMNS, MEASURE_COLUMNS, REFERENCE_COLUMNS, SUMMARY_COLUMNS, Batch
 
 FORMAT = "eee"
 

@@ -38,7 +38,7 @@ import pandas as pd
 from metaeval.errors import InputError
 from metaeval.ingest.common import cells_frame, identifier, measures_frame, number_text, sha256, text_lines
 from metaeval.ingest.table import SYSTEM_LEVEL_INPUT
-from metaeval.load import DOCUMENT_COLUMNS, REFERENCE_COLUMNS, SUMMARY_COLUMNS, Batch
+from metaeval.batch import DOCUMENT_COLUMNS, REFERENCE_COLUMNS, SUMMARY_COLUMNS, Batch
 
 FORMAT = "mtme"
 LEVELS = ("seg", "sys")

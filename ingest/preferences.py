@@ -18,7 +18,7 @@ file changes nothing.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -27,9 +27,9 @@ from metaeval.schema import read as read_sql
 from metaeval.core import Store
 from metaeval.errors import ConflictError, InputError, NewIdsError, WarehouseError
 from metaeval.ingest.common import identifiers, sha256
-from metaeval.ingest.table_files import KINDS as JUDGE_KINDS
+from metaeval.ingest.preferences_formats import PREFERENCE_LABELS, PRESENTATION_ORDERS, judge_kind, word
 from metaeval.ingest.table_files import stream_rows
-from metaeval.load import LoadReport
+from metaeval.batch import LoadReport
 from metaeval.names import check_option
 
 if TYPE_CHECKING:
@@ -38,9 +38,6 @@ if TYPE_CHECKING:
 FORMAT = "preferences"
 REQUIRED = ("input", "system_a", "system_b", "judge", "order", "winner")
 OPTIONAL = ("kind",)
-#: The words of the ``order`` and ``winner`` columns (analyses.stats.vocabulary has the same).
-PRESENTATION_ORDERS = ("ab", "ba")
-PREFERENCE_LABELS = ("a", "b", "tie")
 COLUMNS = ["line", "input", "system_a", "system_b", "judge", "kind", "presentation", "winner", "probability"]
 _SWAP_ORDER = {"ab": "ba", "ba": "ab"}
 _SWAP_WINNER = {"a": "b", "b": "a", "tie": "tie"}
@@ -99,13 +96,6 @@ def _native_rows(file: str, records):
         yield line, ids["input"], ids["system_a"], ids["system_b"], ids["judge"], kind, order, winner, None
 
 
-def judge_kind(value, file: str, line: int | None) -> str:
-    """A ``kind`` field: ``automatic`` (also when empty) or ``human``."""
-    if value is None or (isinstance(value, str) and not value.strip()):
-        return "automatic"
-    return word(value, JUDGE_KINDS, file, line, "kind")
-
-
 def _normalised(file: str, tuples) -> pd.DataFrame:
     """The rows with their systems in name order, checked: two different systems, one kind per
     judge, one verdict per judge, item and order."""
@@ -135,14 +125,6 @@ def _normalised(file: str, tuples) -> pd.DataFrame:
 
 def _shown_first(a: str, b: str, order: str) -> str:
     return a if order == "ab" else b
-
-
-def word(value, choices: Sequence[str], file: str, line: int | None, field: str) -> str:
-    """One of the words ``choices`` (spaces around it and the letters' case aside)."""
-    if isinstance(value, str) and value.strip().lower() in choices:
-        return value.strip().lower()
-    got = "nothing" if value is None or (isinstance(value, str) and not value.strip()) else repr(value)
-    raise InputError(file, line, field, f"expected one of {', '.join(choices)}, got {got}")
 
 
 def ingest(wh: Store, dataset: str, path: Path, *, replace: bool = False, allow_new: bool = False,

@@ -26,16 +26,25 @@ characters) or ``length_1``/``length_2`` (integers), and stored as the cell attr
 record's place among the file's records of the same two generators (0, 1, ...: AlpacaEval's
 ``index`` of the instruction, which its ``df_gamed.csv`` names) is stored as the input-level
 attribute ``instruction_index``.
+
+The words every layout's fields are read as (``order``, ``winner``, ``kind``: :func:`word`,
+:func:`judge_kind`) are here too, for the Python reader and the DuckDB one
+(:mod:`metaeval.ingest.preferences_staged`) alike.
 """
 
 from __future__ import annotations
 
 import hashlib
 import math
+from collections.abc import Sequence
 
 from metaeval.errors import InputError
 from metaeval.ingest.common import identifiers
+from metaeval.ingest.table_files import KINDS as JUDGE_KINDS
 
+#: The words of the ``order`` and ``winner`` columns (analyses.stats.vocabulary has the same).
+PRESENTATION_ORDERS = ("ab", "ba")
+PREFERENCE_LABELS = ("a", "b", "tie")
 ARENA = ("model_a", "model_b", "winner")
 ALPACA = ("generator_1", "generator_2", "preference")
 ARENA_WINNERS = {"model_a": "a", "model_b": "b", "tie": "tie", "tie (bothbad)": "tie"}
@@ -161,3 +170,18 @@ def _length(rec, n: str, file, line) -> int | None:
     if not isinstance(text, str):
         raise InputError(file, line, f"output_{n}", f"expected the output's text, got {type(text).__name__}")
     return len(text)
+
+
+def word(value, choices: Sequence[str], file: str, line: int | None, field: str) -> str:
+    """One of the words ``choices`` (spaces around it and the letters' case aside)."""
+    if isinstance(value, str) and value.strip().lower() in choices:
+        return value.strip().lower()
+    got = "nothing" if value is None or (isinstance(value, str) and not value.strip()) else repr(value)
+    raise InputError(file, line, field, f"expected one of {', '.join(choices)}, got {got}")
+
+
+def judge_kind(value, file: str, line: int | None) -> str:
+    """A ``kind`` field: ``automatic`` (also when empty) or ``human``."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return "automatic"
+    return word(value, JUDGE_KINDS, file, line, "kind")

@@ -121,11 +121,9 @@ def _checked(con, file: str, layout: str, fields: dict, judge: str | None) -> di
 
 def _words(field: str, layout: str, values: list[str], file: str) -> tuple[list[str], list[str]]:
     """Each value of a word field and the word it is read as (an InputError for one refused)."""
-    from metaeval.ingest import preferences
-
     if field == "winner" and layout == "arena":
         return values, [formats.arena_winner(v, file, None) for v in values]
     if field == "kind":
-        return values, [preferences.judge_kind(v, file, None) for v in values]
-    choices = preferences.PRESENTATION_ORDERS if field == "order" else preferences.PREFERENCE_LABELS
-    return values, [preferences.word(v, choices, file, None, field) for v in values]
+        return values, [formats.judge_kind(v, file, None) for v in values]
+    choices = formats.PRESENTATION_ORDERS if field == "order" else formats.PREFERENCE_LABELS
+    return values, [formats.word(v, choices, file, None, field) for v in values]

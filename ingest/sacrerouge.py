@@ -33,7 +33,7 @@ from metaeval.ingest.common import (
     sha256,
     stage_rows,
 )
-from metaeval.load import MEASURE_COLUMNS, Batch, LoadReport
+from metaeval.batch import MEASURE_COLUMNS, Batch, LoadReport
 
 FORMAT = "sacrerouge"
 

@@ -15,7 +15,7 @@ import pandas as pd
 
 from metaeval.errors import InputError
 from metaeval.ingest.common import identifier, jsonl_objects, sha256
-from metaeval.load import DOCUMENT_COLUMNS, REFERENCE_COLUMNS, SUMMARY_COLUMNS, Batch
+from metaeval.batch import DOCUMENT_COLUMNS, REFERENCE_COLUMNS, SUMMARY_COLUMNS, Batch
 
 FORMAT = "summaries"
 

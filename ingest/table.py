@@ -71,7 +71,7 @@ from metaeval.ingest.table_files import (  # noqa: F401 (the table's layout and 
     wide_measures,
 )
 from metaeval.ingest.table_staged import Unsure, drop_staged, stage
-from metaeval.load import Batch, LoadReport
+from metaeval.batch import Batch, LoadReport
 
 
 def parse(path: Path, *, human: Sequence[str] = (), lower: Sequence[str] = ()) -> Batch:

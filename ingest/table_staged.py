@@ -28,7 +28,7 @@ from metaeval.ingest.table_files import (
     is_wide,
     wide_measures,
 )
-from metaeval.load import Batch
+from metaeval.batch import Batch
 
 if TYPE_CHECKING:  # imported where used
     import pandas as pd

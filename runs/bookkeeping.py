@@ -4,6 +4,7 @@ interrupted), the versions whose rows it may reuse, and the writer of its result
 - :func:`start_run` records the run: command, parameters (with the executor), seed, data
   fingerprint, version, the command line it was given (None from Python) and its owner process;
 - :func:`finishing` marks a run that raises 'failed' or 'interrupted' (Ctrl-C, SIGTERM);
+- :class:`Task` is one result row to be (its key, the measures it reads, its fingerprint);
 - :class:`Writer` buffers rows and inserts them in small transactions (every
   :data:`FLUSH_SECONDS` at most), so an interrupted run keeps what it finished;
 - :data:`THIS_VERSION` / :func:`version_parameter`: a result is reused only if written by a
@@ -15,7 +16,8 @@ from __future__ import annotations
 import json
 import time
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 import numpy as np
@@ -31,7 +33,20 @@ if TYPE_CHECKING:
 
     from metaeval.runs.parameters import Params
     from metaeval.runs.selection import Scope
-    from metaeval.runs.runner import Task
+
+# --- the rows a run writes ------------------------------------------------------------------
+@dataclass(frozen=True)
+class Task:
+    """One result row to be: its key columns and the measures whose cells it reads (and the
+    attribute whose per-cell labels it reads too: ``control``, a partial coefficient's)."""
+
+    key: dict[str, Any]
+    measures: tuple[str, ...]
+    fingerprint: str = ""
+    n_systems: int = 0
+    n_inputs: int = 0
+    control: str | None = None
+
 
 FLUSH_SECONDS = 2.0
 ORIENTATION = "measures whose direction is 'lower' (lower is better) are negated before analysis"

@@ -23,47 +23,6 @@ from metaeval.errors import Argument, Message, WarehouseError
 KEY = "resample_clusters"
 
 
-def input_labels(wh, dataset: str, attribute: str, systems: Sequence[str], inputs: Sequence[str],
-                 used: np.ndarray | None = None) -> np.ndarray:
-    """(M,) object array: each input's value of ``attribute`` (its cluster), checked on the inputs
-    ``used`` (a mask; default all): every one has a value, one value per input, two or more
-    clusters -- else a WarehouseError in one line naming the option."""
-    from metaeval import attributes
-
-    option = Argument(KEY, attribute)
-    if attribute not in attributes.names(wh.con, dataset):
-        have = attributes.names(wh.con, dataset)
-        raise WarehouseError(Message(option, f": dataset {dataset!r} has no attribute {attribute!r}; its attributes: "
-                                     f"{', '.join(have) or 'none (metaeval ingest attributes adds them)'}"))
-    cells = wh.attribute_labels(dataset, attribute, list(systems), list(inputs))
-    used = np.ones(len(inputs), dtype=bool) if used is None else np.asarray(used, dtype=bool)
-    labels = np.full(len(inputs), None, dtype=object)
-    missing, mixed = [], []
-    for j in np.flatnonzero(used):
-        values = {v for v in cells[:, j] if v is not None}
-        if not values:
-            missing.append(inputs[j])
-        elif len(values) > 1:
-            mixed.append((inputs[j], sorted(values)))
-        else:
-            labels[j] = values.pop()
-    if missing:
-        raise WarehouseError(Message(option, f": {len(missing)} of the {int(used.sum())} inputs have no value of "
-                                     f"{attribute!r} (e.g. input {missing[0]!r}); give every input one with metaeval "
-                                     "ingest attributes"))
-    if mixed:
-        name, values = mixed[0]
-        raise WarehouseError(Message(option, f": input {name!r} has several values of {attribute!r} on its cells "
-                                     f"({', '.join(map(repr, values[:3]))}); a cluster is a set of inputs: one value "
-                                     "per input"))
-    count = len(set(labels[used]))
-    if count < 2:
-        raise WarehouseError(Message(option, f": every input of dataset {dataset!r} is in one cluster "
-                                     f"({attribute}={next(iter(set(labels[used])), None)!r}); resampling clusters "
-                                     "needs two or more"))
-    return labels
-
-
 def split(arrays: Sequence, resample_clusters: str | None) -> tuple[list, np.ndarray | None]:
     """A task's arrays without the clusters' labels the data append last when resampling
     clusters (:meth:`metaeval.runs.selection.Data.task_arrays`), and those labels (None if not)."""

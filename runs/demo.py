@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from metaeval.errors import Argument, ConflictError, Message, NewIdsError
-from metaeval.load import LoadReport
+from metaeval.batch import LoadReport
 from metaeval.runs import parameters
 
 if TYPE_CHECKING:

@@ -29,7 +29,7 @@ import pandas as pd
 from metaeval.analyses import derived
 from metaeval.core import Store
 from metaeval.errors import Argument, Hint, Message, WarehouseError, measures_hint, no_human_judgment
-from metaeval.load import CELL_COLUMNS, Batch, LoadReport
+from metaeval.batch import CELL_COLUMNS, Batch, LoadReport
 
 PER = ("annotator", "cell")
 CELL_ANNOTATOR = "mean"

@@ -48,7 +48,7 @@ from metaeval.runs import (comparisons, correlations, engine, executors, interva
 if TYPE_CHECKING:
     from metaeval.runs.runner import ProgressFactory
     from metaeval.core import Store
-    from metaeval.load import Batch, LoadReport
+    from metaeval.batch import Batch, LoadReport
 
 #: Levels evaluated by default: between systems and between the summaries of each input.
 LEVELS = ("system", "summary")
@@ -62,7 +62,7 @@ SYSTEM_INPUTS_TEXT = {"all": "the metric's mean over every input it scored, the 
 # --- adding scores --------------------------------------------------------------------------------
 def parse_scores(source: str | os.PathLike | pd.DataFrame, *, human: Sequence[str] = (),
                  lower: Sequence[str] = ()) -> Batch:
-    """A table of scores (a file or a DataFrame, wide or long) as a :class:`~metaeval.load.Batch`,
+    """A table of scores (a file or a DataFrame, wide or long) as a :class:`~metaeval.batch.Batch`,
     read by the table ingest's exact reader (:func:`metaeval.ingest.table.parse` /
     :func:`~metaeval.ingest.table.parse_frame`, a DataFrame named ``<DataFrame>`` in messages)."""
     from metaeval.ingest import table

@@ -422,12 +422,10 @@ def _subsets(wh: Store, dataset: str, data: Data, where: Sequence, by: str | Non
 
 def _clustered(wh: Store, dataset: str, data: Data, attribute: str, subsets: dict) -> tuple[Data, np.ndarray]:
     """``--resample-clusters``: each item's cluster (its input's value of ``attribute``, checked by
-    :func:`metaeval.runs.clusters.input_labels`: every input has one, two or more clusters in each
+    :func:`metaeval.runs.selection.cluster_labels`: every input has one, two or more clusters in each
     subset -- else a one-line refusal), and the data with a fingerprint covering them."""
-    from metaeval.runs import clusters
-
     inputs = sorted({i for i, _, _ in data.items})
-    by_input = dict(zip(inputs, clusters.input_labels(wh, dataset, attribute, data.systems, inputs)))
+    by_input = dict(zip(inputs, selection.cluster_labels(wh, dataset, attribute, data.systems, inputs)))
     labels = np.array([by_input[i] for i, _, _ in data.items], dtype=object)
     for label, keep in subsets.items():
         if keep.any() and len(set(labels[keep])) < 2:

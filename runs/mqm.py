@@ -28,7 +28,7 @@ from metaeval.analyses import mqm
 from metaeval.core import Store
 from metaeval.errors import Argument, Message, WarehouseError
 from metaeval.ingest import mqm as parser
-from metaeval.load import CELL_COLUMNS, Batch, LoadReport
+from metaeval.batch import CELL_COLUMNS, Batch, LoadReport
 
 DEFAULT_WEIGHTS = mqm.DEFAULT_WEIGHTS
 

@@ -319,7 +319,6 @@ def _means(wh, dataset, human, metric, lam, alpha, share, label_seed, correction
     import numpy as np
     import pandas as pd
 
-    from metaeval.analyses import conclusions
     from metaeval.analyses import ppi as stat
 
     X, Z, systems, inputs, direction = _oriented(wh, dataset, metric, human)
@@ -384,9 +383,9 @@ def _input_clusters(wh, dataset, attribute, systems, inputs, used):
     or more clusters), None without the option."""
     if attribute is None:
         return None
-    from metaeval.runs import clusters
+    from metaeval.runs import selection
 
-    return clusters.input_labels(wh, dataset, attribute, systems, inputs, used)
+    return selection.cluster_labels(wh, dataset, attribute, systems, inputs, used)
 
 
 def _clustered_text(attribute, labels) -> dict:

@@ -33,25 +33,13 @@ from typing import Any, Protocol
 from metaeval.core import Store
 from metaeval.errors import Argument, Message, WarehouseError
 from metaeval.runs import bookkeeping, executors
+from metaeval.runs.bookkeeping import Task
 from metaeval.runs.parameters import DEFAULT_AGGREGATE, Params, aggregate_fingerprint
 from metaeval.runs.selection import Data, Scope, data_fingerprint, load_data, too_sparse
 from metaeval.signals import interruption
 
 
 # --- tasks and analyses ----------------------------------------------------------------------
-@dataclass(frozen=True)
-class Task:
-    """One result row to be: its key columns and the measures whose cells it reads (and the
-    attribute whose per-cell labels it reads too: ``control``, a partial coefficient's)."""
-
-    key: dict[str, Any]
-    measures: tuple[str, ...]
-    fingerprint: str = ""
-    n_systems: int = 0
-    n_inputs: int = 0
-    control: str | None = None
-
-
 @dataclass
 class Analysis:
     """How one command maps onto a results table: its typed parameters (which name the table),

@@ -20,7 +20,7 @@ import pandas as pd
 from metaeval.analyses import text
 from metaeval.core import Store
 from metaeval.errors import Argument, ConflictError, Hint, Message, WarehouseError
-from metaeval.load import CELL_COLUMNS, Batch, LoadReport
+from metaeval.batch import CELL_COLUMNS, Batch, LoadReport
 from metaeval.runs.sera import SERASetting
 
 from typing import TYPE_CHECKING  # noqa: E402

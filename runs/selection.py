@@ -199,9 +199,9 @@ def resolve_scope(wh: Store, dataset: str, human: str | None, metric_globs: Sequ
                                              f"; it has: {', '.join(automatic)}"))
             metrics += [m for m in hit if m not in metrics]
     else:   # by default the measures with cells (a system-level one is analysed when named)
-        from metaeval.runs import system_level
+        from metaeval import housekeeping
 
-        system_scored = set(system_level.measures(wh, dataset)) if automatic else set()
+        system_scored = set(housekeeping.system_level_measures(wh.con, dataset)) if automatic else set()
         metrics = [m for m in automatic if m not in system_scored]
     if not metrics:
         raise WarehouseError(Message(f"dataset {dataset!r} has no automatic measures to analyse"
@@ -445,12 +445,52 @@ def load_data(wh: Store, scope: Scope, *, annotations: bool = False, clusters: s
                 for a in attributes if a is not None}
     grouped = None
     if clusters is not None:
-        from metaeval.runs import clusters as clustering
-
         used = np.any([(~np.isnan(v)).any(axis=0) for v in values.values()], axis=0)
-        grouped = (clusters, clustering.input_labels(wh, scope.dataset, clusters, m.systems, m.inputs, used))
+        grouped = (clusters, cluster_labels(wh, scope.dataset, clusters, m.systems, m.inputs, used))
     return Data(m.systems, m.inputs, values, {n: directions[n] for n in names}, tensors, scope.subset, controls,
                 grouped)
+
+
+def cluster_labels(wh, dataset: str, attribute: str, systems: Sequence[str], inputs: Sequence[str],
+                 used: np.ndarray | None = None) -> np.ndarray:
+    """(M,) object array: each input's value of ``attribute`` (its cluster), checked on the inputs
+    ``used`` (a mask; default all): every one has a value, one value per input, two or more
+    clusters -- else a WarehouseError in one line naming the option (``--resample-clusters``,
+    :mod:`metaeval.runs.clusters`)."""
+    from metaeval import attributes
+
+    option = Argument("resample_clusters", attribute)
+    if attribute not in attributes.names(wh.con, dataset):
+        have = attributes.names(wh.con, dataset)
+        raise WarehouseError(Message(option, f": dataset {dataset!r} has no attribute {attribute!r}; its attributes: "
+                                     f"{', '.join(have) or 'none (metaeval ingest attributes adds them)'}"))
+    cells = wh.attribute_labels(dataset, attribute, list(systems), list(inputs))
+    used = np.ones(len(inputs), dtype=bool) if used is None else np.asarray(used, dtype=bool)
+    labels = np.full(len(inputs), None, dtype=object)
+    missing, mixed = [], []
+    for j in np.flatnonzero(used):
+        values = {v for v in cells[:, j] if v is not None}
+        if not values:
+            missing.append(inputs[j])
+        elif len(values) > 1:
+            mixed.append((inputs[j], sorted(values)))
+        else:
+            labels[j] = values.pop()
+    if missing:
+        raise WarehouseError(Message(option, f": {len(missing)} of the {int(used.sum())} inputs have no value of "
+                                     f"{attribute!r} (e.g. input {missing[0]!r}); give every input one with metaeval "
+                                     "ingest attributes"))
+    if mixed:
+        name, values = mixed[0]
+        raise WarehouseError(Message(option, f": input {name!r} has several values of {attribute!r} on its cells "
+                                     f"({', '.join(map(repr, values[:3]))}); a cluster is a set of inputs: one value "
+                                     "per input"))
+    count = len(set(labels[used]))
+    if count < 2:
+        raise WarehouseError(Message(option, f": every input of dataset {dataset!r} is in one cluster "
+                                     f"({attribute}={next(iter(set(labels[used])), None)!r}); resampling clusters "
+                                     "needs two or more"))
+    return labels
 
 
 def data_fingerprint(data: Data, measures: Iterable[str]) -> str:

@@ -60,17 +60,12 @@ def _statement(name: str) -> str:
     return schema.statements("bleu_statistics")[name]
 
 
-def _has_table(wh: Store) -> bool:
+def measures(wh: Store, dataset: str) -> list[str]:
+    """The system-level measures of ``dataset``
+    (:func:`metaeval.housekeeping.system_level_measures`)."""
     from metaeval import housekeeping
 
-    return housekeeping.has_statistics(wh.con)
-
-
-def measures(wh: Store, dataset: str) -> list[str]:
-    """The system-level measures of ``dataset`` (those with sufficient statistics)."""
-    if not _has_table(wh):
-        return []
-    return [r[0] for r in wh.con.execute(_statement("measures"), {"dataset": dataset}).fetchall()]
+    return housekeeping.system_level_measures(wh.con, dataset)
 
 
 def statistics(wh: Store, dataset: str, measure: str) -> pd.DataFrame:

@@ -180,10 +180,8 @@ def _load(wh: Store, dataset: str, measure: str, where, resample_clusters: str |
     label = selection.subset_label(where)
     grouped = None
     if resample_clusters is not None:
-        from metaeval.runs import clusters
-
-        labels = clusters.input_labels(wh, dataset, resample_clusters, m.systems, m.inputs,
-                                       (~np.isnan(A)).any(axis=0))
+        labels = selection.cluster_labels(wh, dataset, resample_clusters, m.systems, m.inputs,
+                                          (~np.isnan(A)).any(axis=0))
         grouped = (resample_clusters, labels)
     data = selection.Data(m.systems, m.inputs, {measure: A}, {measure: direction}, subset=label, clusters=grouped)
     fingerprint = data.fingerprint([measure])[0]

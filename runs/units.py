@@ -26,7 +26,7 @@ from metaeval.analyses import pyramid
 from metaeval.core import Store
 from metaeval.errors import Argument, Message, WarehouseError
 from metaeval.ingest import units as parser
-from metaeval.load import CELL_COLUMNS, Batch, LoadReport
+from metaeval.batch import CELL_COLUMNS, Batch, LoadReport
 
 COMBINE = ("majority", "mean")
 

@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from metaeval.analyses import tables
+from metaeval.analyses import ranking_tables, tables
 from metaeval.cli import main
 
 FRAME = pd.DataFrame({
@@ -84,7 +84,7 @@ def _ranked():
 
 def test_ranked_latex_orders_by_correlation_and_bolds_the_top_cluster():
     # issue 27 changed: cluster 1 is bold (it was the single best value), the CI has its own column
-    out = tables.ranked_latex(_ranked(), caption="conventions here", layout="wide")
+    out = ranking_tables.ranked_latex(_ranked(), caption="conventions here", layout="wide")
     body = [line for line in out.splitlines() if line.startswith(("m1", "m2", r"m\_3"))]
     assert [line.split(" & ")[0] for line in body] == ["m2", "m1", r"m\_3"]
     assert r"\textbf{0.}\rlap{\textbf{900}}\phantom{900} & [0.800, 0.950]" in body[0]
@@ -95,7 +95,7 @@ def test_ranked_latex_orders_by_correlation_and_bolds_the_top_cluster():
 @pytest.mark.skipif(shutil.which("pdflatex") is None, reason="needs pdflatex (apt-get install texlive-latex-base "
                                                               "texlive-latex-recommended)")
 def test_latex_outputs_compile(tmp_path):
-    body = tables.ranked_latex(_ranked(), caption="x_y 95% & more") + tables.render(FRAME, "latex", caption="t")
+    body = ranking_tables.ranked_latex(_ranked(), caption="x_y 95% & more") + tables.render(FRAME, "latex", caption="t")
     compile_latex(tmp_path, body)
 
 

@@ -23,8 +23,8 @@ PACKAGE_DIR = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setu
 FOLDER = {package: ROOT / folder for package, folder in PACKAGE_DIR.items()}
 
 #: floor -> the metaeval packages its modules may import (besides their own)
-CORE = {"metaeval.errors", "metaeval.connection", "metaeval.core", "metaeval.load", "metaeval.files", "metaeval.schema",
-        "metaeval.names"}
+CORE = {"metaeval.errors", "metaeval.connection", "metaeval.core", "metaeval.load", "metaeval.batch", "metaeval.merge",
+        "metaeval.files", "metaeval.schema", "metaeval.names"}
 ALLOWED = {
     "metaeval": CORE,
     "metaeval.schema": set(),
@@ -83,6 +83,73 @@ def project_imports(name: str, path: Path) -> set[str]:
         else:
             out.add("metaeval")
     return out
+
+
+def imported_modules(name: str, path: Path, known) -> set[str]:
+    """The modules of ``known`` that the import statements of module ``name`` load: ``from P
+    import x`` is module ``P.x`` when that is a module, else ``P`` (nearest known parent)."""
+    tree = ast.parse(path.read_text(), str(path))
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            targets = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = name.split(".")[: len(name.split(".")) - node.level + (path.name == "__init__.py")]
+            module = ".".join(base + [node.module] if node.module else base) if node.level else node.module
+            targets = [f"{module}.{a.name}" if f"{module}.{a.name}" in known else module for a in node.names]
+        else:
+            continue
+        for target in targets:
+            while target and target not in known:
+                target = target.rpartition(".")[0]
+            if target and target != name:
+                found.add(target)
+    return found
+
+
+def module_graph() -> dict[str, set[str]]:
+    """module -> the metaeval modules it imports, from every import statement: at module level,
+    inside functions, under ``if TYPE_CHECKING``."""
+    files = {name: path for package in PACKAGE_DIR for name, path in modules(package)
+             if not (package == "metaeval" and path.parent != FOLDER["metaeval"])}
+    return {name: imported_modules(name, path, files) for name, path in files.items()}
+
+
+def import_circle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One circle of imports (a module, the modules it leads to, the first again), or None."""
+    state: dict[str, int] = {}                        # 1 on the current path, 2 finished
+    path: list[str] = []
+
+    def visit(module: str) -> list[str] | None:
+        state[module] = 1
+        path.append(module)
+        for target in sorted(graph[module]):
+            if state.get(target) == 1:
+                return path[path.index(target):] + [target]
+            if target not in state and (found := visit(target)):
+                return found
+        state[module] = 2
+        path.pop()
+        return None
+
+    for module in sorted(graph):
+        if module not in state and (found := visit(module)):
+            return found
+    return None
+
+
+def test_the_imports_of_metaeval_have_no_circle():
+    """0 import circles (issue 44 item 5): the graph of every import in metaeval, module and
+    function level alike, is acyclic, so every module can be read after the ones it imports."""
+    graph = module_graph()
+    assert len(graph) > 200 and sum(map(len, graph.values())) > 1000      # the walk saw the package
+    circle = import_circle(graph)
+    assert circle is None, "an import circle: " + " -> ".join(circle)
+
+
+def test_a_circle_is_found_where_there_is_one():
+    assert import_circle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == ["a", "b", "c", "a"]
+    assert import_circle({"a": {"b", "c"}, "b": {"c"}, "c": set()}) is None
 
 
 @pytest.mark.parametrize("package", sorted(ALLOWED))

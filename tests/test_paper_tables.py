@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from metaeval.analyses import paper_tables, tables
+from metaeval.analyses import paper_tables, ranking_tables, tables
 from metaeval.analyses.preferences_synthetic import synthetic_preferences
 from metaeval.cli import main
 from tests.test_formats import compile_latex
@@ -40,17 +40,17 @@ def _body(latex: str, names) -> list[str]:
 
 # --- the pure renderers --------------------------------------------------------------------------------
 def test_numbers_have_a_true_minus_and_fixed_digits():
-    assert tables.latex_number(-0.1234) == "$-$0.123" and tables.latex_number(0.5) == "0.500"
-    assert tables.latex_number(-0.0004) == "0.000"                     # no "-0.000"
-    assert tables.latex_number(0.5, pad=True) == r"\phantom{$-$}0.500"
-    assert tables.latex_number(float("nan")) == "--" and tables.plain_number(None) == "undefined"
-    assert tables.plain_number(-0.25) == "-0.250"
+    assert ranking_tables.latex_number(-0.1234) == "$-$0.123" and ranking_tables.latex_number(0.5) == "0.500"
+    assert ranking_tables.latex_number(-0.0004) == "0.000"                     # no "-0.000"
+    assert ranking_tables.latex_number(0.5, pad=True) == r"\phantom{$-$}0.500"
+    assert ranking_tables.latex_number(float("nan")) == "--" and ranking_tables.plain_number(None) == "undefined"
+    assert ranking_tables.plain_number(-0.25) == "-0.250"
     # bold keeps the decimal point where the regular number has it: the decimals overprint their width
-    assert tables.latex_bold("$-$0.123") == r"\textbf{$-$0.}\rlap{\textbf{123}}\phantom{123}"
+    assert ranking_tables.latex_bold("$-$0.123") == r"\textbf{$-$0.}\rlap{\textbf{123}}\phantom{123}"
 
 
 def test_ci_bounds_align_with_a_phantom_minus_where_signs_differ():
-    out = tables.ranked_latex(_frame(), caption="c", layout="wide")
+    out = ranking_tables.ranked_latex(_frame(), caption="c", layout="wide")
     cells = [line.split(" & ")[-1] for line in _body(out, {"m1", "m2", r"m\_3"})]
     # m_3's lower bound is negative: the other lower bounds get a phantom minus; no upper bound is negative
     assert cells[0] == r"[\phantom{$-$}0.800, 1.000] \\" and cells[2] == r"[$-$0.200, 0.000] \\"
@@ -59,13 +59,13 @@ def test_ci_bounds_align_with_a_phantom_minus_where_signs_differ():
 
 def test_bold_is_the_top_cluster_only_never_undefined():
     frame = _frame(("a", "b", "c", "d"), (0.9, 0.85, 0.5, np.nan), (1, 1, 2, np.nan))
-    bold = tables.bold_ranked(frame)
+    bold = ranking_tables.bold_ranked(frame)
     assert bold.tolist() == [True, True, False, False]
     # no clusters (no tests run): the single best value; an undefined one never
     frame = _frame(("a", "b", "d"), (0.9, 0.85, np.nan), (np.nan, np.nan, np.nan))
-    assert tables.bold_ranked(frame).tolist() == [True, False, False]
-    assert not tables.bold_ranked(_frame(("d",), (np.nan,), (np.nan,))).any()
-    out = tables.ranked_latex(frame, caption="c")
+    assert ranking_tables.bold_ranked(frame).tolist() == [True, False, False]
+    assert not ranking_tables.bold_ranked(_frame(("d",), (np.nan,), (np.nan,))).any()
+    out = ranking_tables.ranked_latex(frame, caption="c")
     assert out.count(r"\textbf") == 2 and "(no significance clusters)" in out   # 0.9 (two \textbf: "0." and "900")
     line = _body(out, {"d"})[0]
     assert "--" in line and r"\textbf" not in line
@@ -73,11 +73,11 @@ def test_bold_is_the_top_cluster_only_never_undefined():
 
 def test_rows_are_sorted_by_correlation_undefined_last():
     frame = _frame(("low", "undef", "high", "mid"), (0.1, np.nan, 0.9, 0.5), (2, np.nan, 1, 1))
-    out = tables.ranked_latex(frame, caption="c")
+    out = ranking_tables.ranked_latex(frame, caption="c")
     assert [line.split(" & ")[0] for line in _body(out, {"low", "undef", "high", "mid"})] == \
         ["high", "mid", "low", "undef"]
     assert "undefined last" in out
-    ranking = tables.Ranking(frame)
+    ranking = ranking_tables.Ranking(frame)
     md = ranking.markdown("caption").splitlines()
     assert md[0].startswith("caption Metrics sorted by their system kendall correlation")
     assert [row.split(" | ")[0].strip("| ") for row in md[4:]] == ["high", "mid", "low", "undef"]
@@ -89,13 +89,13 @@ def test_rows_are_sorted_by_correlation_undefined_last():
 
 def test_the_human_ceiling_is_a_row():
     frame = _frame().assign(human_ceiling=0.7, human_ceiling_lower=-0.05, human_ceiling_upper=0.9)
-    out = tables.ranked_latex(frame, caption="c", layout="wide")
+    out = ranking_tables.ranked_latex(frame, caption="c", layout="wide")
     lines = out.splitlines()
     i = next(i for i, line in enumerate(lines) if line.startswith(r"\emph{Human ceiling}"))
     assert lines[i - 1] == r"\midrule" and lines[i + 1] == r"\bottomrule"
     assert lines[i].endswith(r"0.700 & [$-$0.050, \phantom{$-$}0.900] \\") is False  # upper bounds never negative
     assert r"0.700 & [$-$0.050, 0.900]" in lines[i] and r"\textbf" not in lines[i]
-    assert "(human ceiling)" in tables.Ranking(frame).markdown(None)
+    assert "(human ceiling)" in ranking_tables.Ranking(frame).markdown(None)
 
 
 def _realsumm_like():
@@ -111,7 +111,7 @@ def _realsumm_like():
 
 def test_layout_choice_on_a_wide_realsumm_like_frame():
     frame = _realsumm_like()
-    ranking = tables.Ranking(frame)
+    ranking = ranking_tables.Ranking(frame)
     tabs = ranking.tabulars()
     assert tabs["wide"].width() > tables.TEXT_WIDTH_PT                       # 6 x (cl., r, CI): not even table*
     assert tables.COLUMN_WIDTH_PT < tabs["compact"].width() <= tables.TEXT_WIDTH_PT
@@ -120,9 +120,9 @@ def test_layout_choice_on_a_wide_realsumm_like_frame():
     assert out.startswith(r"\begin{table*}") and "Confidence intervals: in the wide and long layouts" in out
     # one setting without CIs fits a column as the wide layout
     one = frame[(frame.level == "system") & (frame.coefficient == "kendall")].drop(columns=["lower", "upper"])
-    assert tables.Ranking(one).latex_layout() == ("wide", "table")
+    assert ranking_tables.Ranking(one).latex_layout() == ("wide", "table")
     # a table of CIs never drops them by itself
-    assert tables.Ranking(frame, keep_ci=True).latex_layout()[0] != "compact"
+    assert ranking_tables.Ranking(frame, keep_ci=True).latex_layout()[0] != "compact"
     assert tables.choose_layout(tabs, "long")[0] == "long"
     with pytest.raises(ValueError, match="unknown layout"):
         tables.choose_layout(tabs, "tall")
@@ -131,7 +131,7 @@ def test_layout_choice_on_a_wide_realsumm_like_frame():
 def test_width_estimate_is_stated_and_bounds_long_names():
     assert tables.latex_width("0.123") == 4 * tables.CHAR_PT + tables.NARROW_PT
     assert tables.latex_width("$-$0.123") == tables.MINUS_PT + tables.latex_width("0.123")
-    assert tables.latex_width(tables.latex_bold("0.123")) == tables.latex_width("0.123")
+    assert tables.latex_width(ranking_tables.latex_bold("0.123")) == tables.latex_width("0.123")
     assert tables.latex_width(r"rouge\_2") == 7 * tables.CHAR_PT
 
 
@@ -140,10 +140,10 @@ def test_every_layout_compiles_without_an_overfull_box(tmp_path):
     frame = _realsumm_like().assign(human_ceiling=0.8, human_ceiling_lower=0.1, human_ceiling_upper=0.95)
     frame.loc[frame["metric"] == "s3.resp", ["correlation", "lower", "upper", "cluster"]] = np.nan   # undefined
     one = frame[frame.coefficient == "kendall"]
-    body = tables.ranked_latex(frame, caption="REALSumm-like 35 x 6 (auto)")
-    body += tables.ranked_latex(frame[frame.level == "system"].iloc[:60], caption="compact", layout="compact")
-    body += tables.ranked_latex(one[one.level == "system"], caption="one setting, long", layout="long")
-    body += tables.ranked_latex(one[one.level == "system"], caption="one setting (auto) x_y 95% & more")
+    body = ranking_tables.ranked_latex(frame, caption="REALSumm-like 35 x 6 (auto)")
+    body += ranking_tables.ranked_latex(frame[frame.level == "system"].iloc[:60], caption="compact", layout="compact")
+    body += ranking_tables.ranked_latex(one[one.level == "system"], caption="one setting, long", layout="long")
+    body += ranking_tables.ranked_latex(one[one.level == "system"], caption="one setting (auto) x_y 95% & more")
     assert "\u2013: undefined correlation" in body and "s3.resp & -- &" in body
     compile_latex(tmp_path, body)
 

@@ -21,7 +21,8 @@ import pandas as pd
 
 from metaeval import schema
 from metaeval.errors import ConflictError, InputError, WarehouseError, one_line
-from metaeval.load import MAX_CONFLICTS_SHOWN, LoadReport
+from metaeval.batch import LoadReport
+from metaeval.merge import MAX_CONFLICTS_SHOWN
 
 #: Columns of the rows :func:`load_attributes` takes (``system`` '' for an input-level value).
 ROW_COLUMNS = ["system", "input", "attribute", "value", "line"]

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
 
-    from metaeval.load import Batch, LoadReport   # the ingest path imports metaeval.load: a read does not
+    from metaeval.batch import Batch, LoadReport   # the ingest path imports metaeval.load: a read does not
 
 
 @dataclass(frozen=True)

@@ -255,6 +255,14 @@ def has_statistics(con) -> bool:
     return bool(con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'bleu_statistics'").fetchall()[0][0])
 
 
+def system_level_measures(con, dataset: str) -> list[str]:
+    """The system-level measures of ``dataset``: those with sufficient statistics (a corpus
+    BLEU's), analysed on the system scores they sum to, never cell by cell."""
+    if not has_statistics(con):
+        return []
+    return [r[0] for r in con.execute(schema.statements("bleu_statistics")["measures"], {"dataset": dataset}).fetchall()]
+
+
 def drop_measure(con: duckdb.DuckDBPyConnection, dataset: str, measure: str, *, cascade: bool = False) -> Removal:
     """Remove ``measure`` of ``dataset``: its scores or judgments and its ``measures`` row (and,
     with ``cascade``, the results that depend on it)."""

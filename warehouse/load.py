@@ -25,159 +25,22 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import duckdb
 
+from metaeval.batch import Batch, LoadReport
 from metaeval.errors import CommitError, ConflictError, Hint, NewIdsError, WarehouseError, one_line, text
 from metaeval.merge import (
     MAX_CONFLICTS_SHOWN,
-    TARGETS,
+    Loaded,
     check_conflicts,
     check_duplicates,
     check_fresh_duplicates,
     check_input_conflicts,
     merge,
     merge_judgments,
-    row_keys,
     stored_measures,
 )
-
-if TYPE_CHECKING:
-    import pandas as pd
-
-CELL_COLUMNS = ["system", "input", "measure", "annotator", "value", "line"]
-MEASURE_COLUMNS = ["name", "kind", "direction"]
-SUMMARY_COLUMNS = ["system", "input", "text", "line"]
-REFERENCE_COLUMNS = ["input", "reference_id", "text", "line"]
-DOCUMENT_COLUMNS = ["input", "position", "text", "line"]
-
-
-def _frame(columns: list[str]) -> pd.DataFrame:
-    import pandas as pd  # here: importing the core must not import pandas (the light commands)
-
-    return pd.DataFrame({c: pd.Series(dtype=object) for c in columns})
-
-
-@dataclass
-class Batch:
-    """What one file contributes. ``cells.annotator`` is None for automatic scores."""
-
-    file: str
-    format: str
-    sha256: str
-    options: dict
-    systems: pd.DataFrame = field(default_factory=lambda: _frame(["name", "type"]))
-    measures: pd.DataFrame = field(default_factory=lambda: _frame(MEASURE_COLUMNS))
-    cells: pd.DataFrame = field(default_factory=lambda: _frame(CELL_COLUMNS))
-    summaries: pd.DataFrame = field(default_factory=lambda: _frame(SUMMARY_COLUMNS))
-    references: pd.DataFrame = field(default_factory=lambda: _frame(REFERENCE_COLUMNS))
-    documents: pd.DataFrame = field(default_factory=lambda: _frame(DOCUMENT_COLUMNS))
-    #: When the cells were staged inside DuckDB instead (see :mod:`ingest.table`): the temporary
-    #: table of the warehouse connection holding them (columns as ``cells``, ``line`` may be
-    #: null), and how many of them are (scores, judgments). ``cells`` is then empty.
-    cells_table: str | None = None
-    cell_counts: tuple[int, int] | None = None
-    #: Whether ``cells_table`` is known to give each cell (system, input, measure, annotator)
-    #: once. When not, :func:`load` checks it on the resolved ids (:func:`check_duplicates`, far
-    #: cheaper than on the names) and raises :class:`DuplicateCellsError`; cells in ``cells`` are
-    #: checked always.
-    unique_cells: bool = True
-    #: For cells read through a view of a file (not copied): raises if the file changed since it
-    #: was staged; :func:`load` calls it before committing, after the last read.
-    unchanged: Callable[[], None] | None = None
-    #: The distinct inputs of ``cells_table`` when its staging found them (its checks read every
-    #: id): :func:`load` then adds the new ones from this list instead of reading the cells again.
-    cell_inputs: list[str] | None = None
-
-    @property
-    def counts(self) -> tuple[int, int]:
-        """(scores, judgments) given."""
-        if self.cell_counts is not None:
-            return self.cell_counts
-        human = int(self.cells["annotator"].notna().sum())
-        return len(self.cells) - human, human
-
-    @property
-    def rows(self) -> int:
-        return sum(self.counts) + len(self.summaries) + len(self.references) + len(self.documents)
-
-    @property
-    def contents(self) -> str:
-        """What the file gave, e.g. ``"2400 summaries, 100 references, 0 documents"``: the
-        kinds of values it has, and all three kinds of text if it has any text."""
-        scores, human = self.counts
-        values = [(scores, "score", "scores"), (human, "judgment", "judgments")]
-        texts = [(len(self.summaries), "summary", "summaries"), (len(self.references), "reference", "references"),
-                 (len(self.documents), "document", "documents")]
-        shown = [v for v in values if v[0]] + (texts if any(n for n, _, _ in texts) else [])
-        return ", ".join(_count(*v) for v in shown) or "nothing"
-
-
-def _count(n: int, singular: str, plural: str) -> str:
-    return f"{n} {singular if n == 1 else plural}"
-
-
-@dataclass(frozen=True)
-class LoadReport:
-    file: str
-    rows: int
-    inserted: int
-    replaced: int
-    contents: str = ""  # what was read, as Batch.contents says it
-
-    @property
-    def changed(self) -> bool:
-        return bool(self.inserted or self.replaced)
-
-
-@dataclass
-class _Loaded:
-    """What the earlier batches of one :func:`load` call gave: to tell a conflict inside
-    the input (naming both files) from a conflict with the warehouse, and to gather each
-    judgment cell's annotators over the batches. Rows are kept in temporary tables of the
-    connection (``_loaded_<table>``), never in Python."""
-
-    con: duckdb.DuckDBPyConnection
-    measures: dict[str, str] = field(default_factory=dict)         # name -> first file giving it
-    rows: dict[str, str] = field(default_factory=dict)             # table -> temp table of rows with file, origin
-    ingest_ids: list[int] = field(default_factory=list)            # the ingests rows written
-    temp: list[str] = field(default_factory=list)                  # temp tables and views to drop at the end
-    files: list[str] = field(default_factory=list)                 # origin -> file
-    single: bool = False                                           # one batch: no other batch to check against
-    fresh: set[str] = field(default_factory=set)                   # staged views of values of new measures
-
-    def remember(self, table: str, relation: str) -> None:
-        """Keep the rows of ``relation`` (staged rows with their file and origin) whose key no
-        earlier batch gave."""
-        name = f"_loaded_{table.strip(chr(34))}"
-        if table not in self.rows:
-            self.con.execute(f"CREATE OR REPLACE TEMP TABLE {name} AS SELECT * FROM {relation}")
-            self.temp.append(name)
-            self.rows[table] = name
-            return
-        on = " AND ".join(f"e.{k} = r.{k}" for k in row_keys(table))
-        self.con.execute(f"INSERT INTO {name} SELECT * FROM {relation} r "
-                         f"WHERE NOT EXISTS (SELECT 1 FROM {name} e WHERE {on})")
-
-    def judgment_cells(self, origin: int, own: str) -> str:
-        """The judgment rows, from every batch, of the cells that batch ``origin`` is the
-        first to give (``own``, its staged judgments, when no batch gives any); ``line`` is
-        null on the rows of other batches, so that a cell is named by its first batch's line."""
-        union = self.rows.get("judgments")
-        if union is None:
-            return own
-        name = f"_cells_of_{origin}"
-        cell = ", ".join(TARGETS["judgments"][0])
-        self.con.execute(
-            f"""CREATE OR REPLACE TEMP TABLE {name} AS
-                SELECT * REPLACE (CASE WHEN origin = {int(origin)} THEN line END AS line)
-                FROM (SELECT *, min(origin) OVER (PARTITION BY {cell}) AS _first FROM {union})
-                WHERE _first = {int(origin)} ORDER BY origin""")
-        self.con.execute(f"ALTER TABLE {name} DROP COLUMN _first")
-        self.temp.append(name)
-        return name
 
 
 def load(
@@ -207,7 +70,7 @@ def load(
     """
     if not dataset or not dataset.strip():
         raise WarehouseError("the dataset name must not be empty")
-    loaded = _Loaded(con, single=len(batches) == 1)
+    loaded = Loaded(con, single=len(batches) == 1)
     con.begin()
     try:
         dataset_id = _ensure_dataset(con, dataset)
@@ -267,7 +130,7 @@ def _commit_outcome(con: duckdb.DuckDBPyConnection, ingest_ids: list[int]) -> tu
         return None, one_line(exc)
 
 
-def _drop_staged(con: duckdb.DuckDBPyConnection, loaded: _Loaded) -> None:
+def _drop_staged(con: duckdb.DuckDBPyConnection, loaded: Loaded) -> None:
     for name in _STAGED:
         _quietly(con.unregister, name)
     for name in loaded.temp:
@@ -301,7 +164,7 @@ _FRAME_KEYS = {"cells": ["system", "input", "measure", "annotator"], "summaries"
 _SINGULAR = {"cells": "cell", "summaries": "summary", "references": "reference", "documents": "document"}
 
 
-def _sources(con, batch: Batch, origin: int, loaded: _Loaded) -> dict[str, str | None]:
+def _sources(con, batch: Batch, origin: int, loaded: Loaded) -> dict[str, str | None]:
     """The relations (SQL names) holding the batch's cells and texts as parsed (names, not
     ids): ``cells``, ``summaries``, ``references``, ``documents``; None for what it lacks."""
     out: dict[str, str | None] = {"cells": batch.cells_table}
@@ -362,7 +225,7 @@ def _new_ids(con, dataset_id: int, batches: list[Batch], sources: list[dict[str,
     return list(found.items())
 
 
-def _stage_batch(con, dataset_id: int, batch: Batch, origin: int, source: dict[str, str | None], loaded: _Loaded,
+def _stage_batch(con, dataset_id: int, batch: Batch, origin: int, source: dict[str, str | None], loaded: Loaded,
                  *, remember: bool) -> dict[str, str | None]:
     """Add the batch's names and measures, resolve its rows to ids and check them against
     the earlier batches of the call; its staged rows (temp tables) by target table.
@@ -379,7 +242,7 @@ def _stage_batch(con, dataset_id: int, batch: Batch, origin: int, source: dict[s
 
 
 def _load_batch(con, dataset_id: int, batch: Batch, origin: int, staged: dict[str, str | None], replace: bool,
-                command, loaded: _Loaded, counted: dict[int, list[int]]) -> LoadReport:
+                command, loaded: Loaded, counted: dict[int, list[int]]) -> LoadReport:
     """Check the batch against the warehouse and merge it. Its judgments are the whole cells
     (all batches' annotators) it is the first to give; their rows are counted for the
     batch giving each (``counted``: origin -> [inserted, replaced])."""
@@ -437,7 +300,7 @@ def _add_names(con, dataset_id: int, batch: Batch, source: dict[str, str | None]
                 WHERE name NOT IN (SELECT name FROM inputs WHERE dataset_id = $dataset_id)""", p)
 
 
-def _add_measures(con, dataset_id: int, batch: Batch, loaded: _Loaded) -> None:
+def _add_measures(con, dataset_id: int, batch: Batch, loaded: Loaded) -> None:
     """Add the batch's new measures; a measure stored (or given by an earlier batch) with
     another kind or direction is an error, which ``replace`` does not lift."""
     con.register("staged_measures", batch.measures)
@@ -498,7 +361,7 @@ _SOURCE = {"scores": "cells", "judgments": "cells", "summaries": "summaries", '"
 
 
 def _resolve(con, dataset_id: int, batch: Batch, origin: int, source: dict[str, str | None],
-             loaded: _Loaded) -> dict[str, str | None]:
+             loaded: Loaded) -> dict[str, str | None]:
     """The batch's rows with names resolved to ids, by target table: temporary tables
     ``_staged_<table>_<origin>`` with the key, the value, ``line``, ``file`` and ``origin``."""
     joins = {

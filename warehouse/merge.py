@@ -4,12 +4,15 @@ that conflict (with the warehouse, or within the input), and the set-based merge
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from metaeval.errors import ConflictError, DuplicateCellsError
 
 if TYPE_CHECKING:
-    from metaeval.load import Batch, _Loaded
+    import duckdb
+
+    from metaeval.batch import Batch
 
 MAX_CONFLICTS_SHOWN = 20
 
@@ -197,7 +200,7 @@ def check_conflicts(con, staged: dict[str, str | None], file: str, files: list[s
         raise ConflictError(shown, total, headline=headline)
 
 
-def check_input_conflicts(con, staged: dict[str, str | None], file: str, loaded: _Loaded) -> None:
+def check_input_conflicts(con, staged: dict[str, str | None], file: str, loaded: Loaded) -> None:
     """Values of the batch that an earlier batch of the same call gave otherwise: an error
     naming both places, whatever ``replace`` says."""
     total, shown = 0, []
@@ -291,3 +294,51 @@ def merge_judgments(con, relation: str, fresh: set[str] = frozenset()) -> dict[i
             WHERE NOT EXISTS (SELECT 1 FROM judgments t WHERE {same_row})""")
     con.execute("DROP TABLE changed_cells")
     return {origin: (inserted, replaced) for origin, inserted, replaced in counts}
+
+
+@dataclass
+class Loaded:
+    """What the earlier batches of one :func:`load` call gave: to tell a conflict inside
+    the input (naming both files) from a conflict with the warehouse, and to gather each
+    judgment cell's annotators over the batches. Rows are kept in temporary tables of the
+    connection (``_loaded_<table>``), never in Python."""
+
+    con: duckdb.DuckDBPyConnection
+    measures: dict[str, str] = field(default_factory=dict)         # name -> first file giving it
+    rows: dict[str, str] = field(default_factory=dict)             # table -> temp table of rows with file, origin
+    ingest_ids: list[int] = field(default_factory=list)            # the ingests rows written
+    temp: list[str] = field(default_factory=list)                  # temp tables and views to drop at the end
+    files: list[str] = field(default_factory=list)                 # origin -> file
+    single: bool = False                                           # one batch: no other batch to check against
+    fresh: set[str] = field(default_factory=set)                   # staged views of values of new measures
+
+    def remember(self, table: str, relation: str) -> None:
+        """Keep the rows of ``relation`` (staged rows with their file and origin) whose key no
+        earlier batch gave."""
+        name = f"_loaded_{table.strip(chr(34))}"
+        if table not in self.rows:
+            self.con.execute(f"CREATE OR REPLACE TEMP TABLE {name} AS SELECT * FROM {relation}")
+            self.temp.append(name)
+            self.rows[table] = name
+            return
+        on = " AND ".join(f"e.{k} = r.{k}" for k in row_keys(table))
+        self.con.execute(f"INSERT INTO {name} SELECT * FROM {relation} r "
+                         f"WHERE NOT EXISTS (SELECT 1 FROM {name} e WHERE {on})")
+
+    def judgment_cells(self, origin: int, own: str) -> str:
+        """The judgment rows, from every batch, of the cells that batch ``origin`` is the
+        first to give (``own``, its staged judgments, when no batch gives any); ``line`` is
+        null on the rows of other batches, so that a cell is named by its first batch's line."""
+        union = self.rows.get("judgments")
+        if union is None:
+            return own
+        name = f"_cells_of_{origin}"
+        cell = ", ".join(TARGETS["judgments"][0])
+        self.con.execute(
+            f"""CREATE OR REPLACE TEMP TABLE {name} AS
+                SELECT * REPLACE (CASE WHEN origin = {int(origin)} THEN line END AS line)
+                FROM (SELECT *, min(origin) OVER (PARTITION BY {cell}) AS _first FROM {union})
+                WHERE _first = {int(origin)} ORDER BY origin""")
+        self.con.execute(f"ALTER TABLE {name} DROP COLUMN _first")
+        self.temp.append(name)
+        return name

@@ -835,7 +835,8 @@ def _merge_pulled(con, dataset: str, fetched: dict, url: str, command: str | Non
     """One dataset's fetched rows into the warehouse, in one transaction (:func:`metaeval.load.load`)."""
     import pandas as pd
 
-    from metaeval.load import Batch, load
+    from metaeval.batch import Batch
+    from metaeval.load import load
 
     source = f"{url} ({dataset})"
     frames = {}

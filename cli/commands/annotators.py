@@ -58,13 +58,13 @@ def annotators(obj: Context, dataset, humans, levels, coefficients, k, alpha, sp
 def _formats(agreement, ceiling, dataset, k, alpha, splits, seed, fmt, layout) -> None:
     """json / csv: both tables' rows; markdown / latex: the agreement statistics, then the ceiling
     per human and estimator (value [CI]) for each level and coefficient, as a paper shows them."""
-    from metaeval.analyses import tables
+    from metaeval.analyses import ranking_tables, tables
     from metaeval.runs import annotators as runs
 
     if fmt in ("json", "csv"):
         click.echo(tables.render_blocks([("annotator_agreement", agreement), ("human_ceiling", ceiling)], fmt), nl=False)
         return
-    shown = agreement.assign(value=[tables.plain_number(v) for v in agreement["value"]])[
+    shown = agreement.assign(value=[ranking_tables.plain_number(v) for v in agreement["value"]])[
         ["human", "annotators", "median_per_cell", "statistic", "variant", "value"]]
     shown = shown.assign(median_per_cell=[f"{v:g}" for v in shown["median_per_cell"]]).rename(
         columns={"median_per_cell": "per cell (median)"})
@@ -72,7 +72,7 @@ def _formats(agreement, ceiling, dataset, k, alpha, splits, seed, fmt, layout) -
                f"mean pairwise correlation between annotators (level/coefficient).")
     ceiling = ceiling.assign(metric=[f"{h} ({e})" for h, e in zip(ceiling["human"], ceiling["estimator"])],
                              correlation=ceiling["value"])
-    ranking = tables.Ranking(ceiling, bold=False, ceiling=False, confidence=1 - alpha, keep_ci=True,
+    ranking = ranking_tables.Ranking(ceiling, bold=False, ceiling=False, confidence=1 - alpha, keep_ci=True,
                              row_header="Human (estimator)", rows_name="Rows")
     ceiling_caption = (f"Human ceiling of {dataset}: leave-one-annotator-out (mean over annotators of the correlation "
                        f"of one with the mean of the others; {100 * (1 - alpha):g}% Boot-Both CI, k={k}, seed={seed}) "

@@ -85,11 +85,11 @@ def _paper(rows, specs, k: int, seed: int, alpha: float, fmt: str, layout: str) 
     average (its cluster; bold: cluster 1) and each task's correlation (bold: the best)."""
     import pandas as pd
 
-    from metaeval.analyses import tables
+    from metaeval.analyses import ranking_tables, tables
 
     long, headers = [], {"average": ("", "Average", "Avg.", "average")}
     for i, s in enumerate(specs):
-        group, name, short, _ = tables.setting_header(s.level, s.coefficient)
+        group, name, short, _ = ranking_tables.setting_header(s.level, s.coefficient)
         headers[f"task {i + 1}"] = (tables.latex_escape(s.dataset), f"{group} {name}", f"{group[:3]}. {short}",
                                     f"{s.dataset} {s.level} {s.coefficient}")
     for r in rows.itertuples():
@@ -98,7 +98,7 @@ def _paper(rows, specs, k: int, seed: int, alpha: float, fmt: str, layout: str) 
             long.append({"metric": r.metric, "task": f"task {i + 1}", "correlation": c, "cluster": None})
     frame = pd.DataFrame(long).astype({"correlation": float})
     note = _note(rows, alpha)   # no bold from tests that cannot resolve (the conclusion layer)
-    ranking = tables.Ranking(frame, keys=("task",), headers={(t,): h for t, h in headers.items()},
+    ranking = ranking_tables.Ranking(frame, keys=("task",), headers={(t,): h for t, h in headers.items()},
                              unresolved={("average",): note} if note else {})
     tasks = "; ".join(f"{i + 1}: {s.name}{' of system ' + _sides(s.aggregate) if s.aggregate != 'mean' else ''} "
                       f"(weight {s.weight:g})" for i, s in enumerate(specs))

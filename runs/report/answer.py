@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from metaeval.analyses import figures, signature, tables
+from metaeval.analyses import figures, ranking_tables, signature
 from metaeval.analyses.stats import vocabulary
 from metaeval.core import Store
 from metaeval.errors import Argument, Hint
@@ -70,9 +70,9 @@ class Ranked:
 
     @property
     def heading(self) -> str:
-        name = tables.COEFFICIENT_NAMES.get(self.coefficient, (self.coefficient,))[0]
+        name = ranking_tables.COEFFICIENT_NAMES.get(self.coefficient, (self.coefficient,))[0]
         kendall = " τ-b" if self.coefficient == "kendall" else ""
-        return f"{tables.LEVEL_NAMES.get(self.level, self.level)} level, {name}{kendall}"
+        return f"{ranking_tables.LEVEL_NAMES.get(self.level, self.level)} level, {name}{kendall}"
 
 
 def pick(frame: pd.DataFrame, columns: Sequence[str], preferred: tuple, order: dict) -> tuple[pd.DataFrame, tuple]:
@@ -221,7 +221,7 @@ def ranked_html(ctx: Context, r: Ranked, primary: bool = False) -> str:
     the best where no clusters), its interval as numbers and drawn on a common axis, the
     metrics it beats and is beaten by; the human ceiling in the table's foot."""
     frame = r.table
-    rk = tables.Ranking(frame[["metric", "level", "coefficient", "correlation", "lower", "upper", "cluster"]],
+    rk = ranking_tables.Ranking(frame[["metric", "level", "coefficient", "correlation", "lower", "upper", "cluster"]],
                         ceiling=False)
     ceiling = frame.iloc[0]
     has_ceiling = not missing_value(ceiling.get("human_ceiling"))
@@ -274,7 +274,7 @@ def _ranked_head(r: Ranked, axis: _Axis, confidence: str, tested: bool) -> list[
     return head
 
 
-def _ranked_row(r: Ranked, rk: tables.Ranking, x: pd.Series, m: str, axis: _Axis, tested: bool) -> str:
+def _ranked_row(r: Ranked, rk: ranking_tables.Ranking, x: pd.Series, m: str, axis: _Axis, tested: bool) -> str:
     """The row of metric ``m`` (its stored row ``x``) in a ranking's table."""
     dash = f'<span title="{html.escape(ranking_undefined())}">—</span>'
     undefined = x["status"] == "undefined"
@@ -304,7 +304,7 @@ def _ranked_row(r: Ranked, rk: tables.Ranking, x: pd.Series, m: str, axis: _Axis
     return f"<tr{css}>" + "".join(cells) + "</tr>"
 
 
-def answer_text(r: Ranked, rk: tables.Ranking) -> str:
+def answer_text(r: Ranked, rk: ranking_tables.Ranking) -> str:
     """The finding in a sentence or two: the top cluster, or the best metric and how many
     other intervals overlap its own; the human ceiling."""
     t = r.table.set_index("metric")
@@ -336,7 +336,7 @@ def answer_text(r: Ranked, rk: tables.Ranking) -> str:
     return text
 
 
-def ranked_caption(ctx: Context, r: Ranked, rk: tables.Ranking, confidence: str) -> str:
+def ranked_caption(ctx: Context, r: Ranked, rk: ranking_tables.Ranking, confidence: str) -> str:
     conventions = r.table["conventions"].iloc[0]
     parts = [f"{r.heading} correlation of each metric with {r.human}"
              + (f" (system scores: {ctx.words.argument(Argument('system_inputs', placeholder=conventions['system_inputs']))})"

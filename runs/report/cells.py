@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from metaeval.analyses import tables
+from metaeval.analyses import ranking_tables
 from metaeval.analyses.stats import vocabulary
 
 DECIMALS = 4
@@ -112,7 +112,7 @@ def integer(v) -> int | None:
 
 
 def number(v) -> str:
-    return minus(tables.plain_number(v))
+    return minus(ranking_tables.plain_number(v))
 
 
 def interval_text(value, lower=None, upper=None) -> str:

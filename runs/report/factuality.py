@@ -9,7 +9,7 @@ import html
 
 import pandas as pd
 
-from metaeval.analyses import figures, tables
+from metaeval.analyses import figures, ranking_tables
 from metaeval.analyses.stats import vocabulary
 from metaeval.errors import Hint
 from metaeval.runs.report.answer import CI_PREFERRED, pick
@@ -98,7 +98,7 @@ def _partial_block(ctx: Context, key: tuple, rows: pd.DataFrame, pooled: pd.Data
         p = pooled["value"][r.metric]
         table.append([(r.metric, ""), value_cell(p, interval(r.metric, base)), partial_cell,
                       value_cell(p - r.value if not (missing_value(p) or missing_value(r.value)) else None)])
-    name = tables.COEFFICIENT_NAMES.get(base, (base,))[0]
+    name = ranking_tables.COEFFICIENT_NAMES.get(base, (base,))[0]
     within = "system" if control == "system" else f"value of {control}"
     answer = _partial_answer(rows, pooled, name, within, control)
     where = f", subset {subset}" if subset else ""
