@@ -150,6 +150,7 @@ def test_the_imports_of_metaeval_have_no_circle():
 def test_a_circle_is_found_where_there_is_one():
     assert import_circle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == ["a", "b", "c", "a"]
     assert import_circle({"a": {"b", "c"}, "b": {"c"}, "c": set()}) is None
+    assert import_circle({"a": {"b"}, "b": set()}) is None
 
 
 @pytest.mark.parametrize("package", sorted(ALLOWED))
