@@ -19,7 +19,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from metaeval import Store, team
+from metaeval import Store, team, team_server
 from metaeval.ingest.table import add_scores
 from metaeval.ingest import preferences
 from tests import _postgres
@@ -42,7 +42,7 @@ def url(server_url) -> str:
     name = f"t_{uuid.uuid4().hex[:12]}"
     with _admin(server_url) as con:
         con.execute(f'CREATE DATABASE "{name}"')
-    base = team._url(server_url).set(drivername="postgresql", database=name)
+    base = team_server._url(server_url).set(drivername="postgresql", database=name)
     yield base.render_as_string(hide_password=False)
     _drop_database(server_url, name)
 
@@ -113,15 +113,15 @@ def _named(path: Path) -> dict[str, list]:
     out = {}
     with Store(path, read_only=True) as wh:
         con = wh.con
-        for t in (*team.DATA_TABLES, "analysis_runs", *team.result_tables()):
-            columns = team._columns(con, t)
+        for t in (*team_server.DATA_TABLES, "analysis_runs", *team_server.result_tables()):
+            columns = team_server._columns(con, t)
             select, joins = [], []
             for c in columns:
-                entity = team.REFERENCES.get(c)
-                if c in ("result_id", "run_id") or (t in team.ENTITIES and c == team.ENTITIES[t][0]):
+                entity = team_server.REFERENCES.get(c)
+                if c in ("result_id", "run_id") or (t in team_server.ENTITIES and c == team_server.ENTITIES[t][0]):
                     continue
-                if entity in team.ENTITIES:
-                    joins.append(f'JOIN {entity} n_{c} ON n_{c}.{team.ENTITIES[entity][0]} = t."{c}"')
+                if entity in team_server.ENTITIES:
+                    joins.append(f'JOIN {entity} n_{c} ON n_{c}.{team_server.ENTITIES[entity][0]} = t."{c}"')
                     select.append(f"n_{c}.name")
                 elif c == "created_at" or t == "analysis_runs" and c in ("owner_pid", "owner_host", "owner_start"):
                     continue
@@ -287,7 +287,7 @@ def test_a_refused_connection_in_one_line(tmp_path, db, built):
 
 
 def test_a_wrong_password_in_one_line(url, db):
-    wrong = team._url(url).set(drivername="postgresql", password="not-the-password").render_as_string(
+    wrong = team_server._url(url).set(drivername="postgresql", password="not-the-password").render_as_string(
         hide_password=False)
     for args in (["datasets", "--from", wrong], ["pull", wrong]):
         out = run_cli(db, *args, ok=False).output
@@ -296,17 +296,17 @@ def test_a_wrong_password_in_one_line(url, db):
 
 
 def test_a_server_below_the_floor_in_one_line(url, db, monkeypatch):
-    monkeypatch.setattr(team, "server_version_num", lambda raw: 130016)
+    monkeypatch.setattr(team_server, "server_version_num", lambda raw: 130016)
     out = run_cli(db, "pull", url, ok=False).output
     assert out.startswith("Error: postgresql://metaeval:***@") and out.count("\n") == 1
     assert "is PostgreSQL 13.16; a team warehouse needs PostgreSQL 14 or later" in out
 
 
 def test_every_latest_view_translates_and_hides_no_column():
-    views = [m.group(0) for _, sql in team.schema.ddl_scripts() for m in team._VIEW.finditer(sql)]
-    assert len(views) == len(team.result_tables())
+    views = [m.group(0) for _, sql in team_server.schema.ddl_scripts() for m in team_server._VIEW.finditer(sql)]
+    assert len(views) == len(team_server.result_tables())
     for sql in views:
-        translated = team.postgres_view(sql, ["a", "b"])
+        translated = team_server.postgres_view(sql, ["a", "b"])
         assert "EXCLUDE" not in translated.upper() and translated.count("(") == translated.count(")")
 
 

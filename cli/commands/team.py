@@ -57,13 +57,13 @@ def pull(obj: Context, url, datasets):
     """Bring datasets (all by default) of the team warehouse at URL, with their results, into
     this warehouse, under the ingest's rules: new rows added, identical rows skipped, a
     conflicting row refused (naming it) and nothing of its dataset written."""
-    from metaeval import team
+    from metaeval import team_pull, team_server
 
     # recorded with the ingest: the URL masked (a password is never stored)
-    command = shlex.join(["metaeval", *(team.mask(a) if a == url else a for a in sys.argv[1:])])
+    command = shlex.join(["metaeval", *(team_server.mask(a) if a == url else a for a in sys.argv[1:])])
     with obj.open(create=True) as wh:
         wh.command_line = command
-        report = team.pull(wh.con, url, list(datasets), command=command)
+        report = team_pull.pull(wh.con, url, list(datasets), command=command)
     if not report.added:
         say(f"Nothing to pull: this warehouse has every row of {', '.join(report.rows) or 'the team'}"
             f" from {report.url}")

@@ -36,9 +36,9 @@ def init(obj: Context):
 def datasets(obj, fmt, url):
     """The datasets in the warehouse, with their sizes."""
     if url is not None:
-        from metaeval import team
+        from metaeval import team_pull
 
-        rows = team.team_datasets(url)
+        rows = team_pull.team_datasets(url)
         if not plain(fmt):
             import pandas as pd
 
