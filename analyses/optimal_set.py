@@ -25,7 +25,7 @@ correlation as ``correlate --aggregate agg_v`` stores it -- Graham's median vari
 of the metric's summary scores against the human's one system score, so every variant is
 correlated with the same human vector -- and every ordered pair (u, v) is tested by Williams'
 test on the three system-level vectors (Graham's Table 1: r12 = |r(x_u, z)|, r13 = |r(x_v, z)|,
-r23 = |r(x_u, x_v)|, n the systems, :func:`.stats.hypothesis.williams_test`), or by the paired
+r23 = |r(x_u, x_v)|, n the systems, :func:`.stats.williams.williams_test`), or by the paired
 bootstrap of :func:`.stats.hypothesis.paired_bootstrap_test`: the same k draws of systems and/or
 inputs for every variant (:func:`.stats.intervals.bootstrap_ci`'s resamples for the seed),
 delta_b = r_u,b - r_v,b, p by its formula (:func:`.stats.hypothesis.paired_bootstrap_result`).
@@ -147,7 +147,7 @@ def pooled_ranking(matrices: Mapping[str, np.ndarray], Z: np.ndarray, coefficien
     M inputs each, on one grid with the human ``Z``) by Williams' test (``method`` "williams") or
     paired bootstraps on shared draws (module docstring; ``method`` systems, inputs or both)."""
     from metaeval.analyses import conclusions
-    from metaeval.analyses.stats import hypothesis, intervals
+    from metaeval.analyses.stats import hypothesis, intervals, williams
     from metaeval.analyses.stats.reductions import system_scores
     from metaeval.analyses.stats.validation import aggregate_iv, coefficient_iv, seed_iv
 
@@ -161,7 +161,7 @@ def pooled_ranking(matrices: Mapping[str, np.ndarray], Z: np.ndarray, coefficien
         plain = coefficient_iv(coefficient)          # on the variants' system scores, each its own column
         scores = np.array([hypothesis.level_correlation(x[v], z, "system", plain) for v in variants], dtype=float)
         for i, j in ((i, j) for i in range(n) for j in range(n) if i != j):
-            r = hypothesis.williams_test(x[variants[i]], x[variants[j]], z, "system", coefficient, alternative)
+            r = williams.williams_test(x[variants[i]], x[variants[j]], z, "system", coefficient, alternative)
             delta[i, j], p[i, j] = hypothesis.zero_if_rounding(scores[i] - scores[j]), r.pvalue
         formula, k_used, tests = "parametric", None, "Williams' tests"
     else:

@@ -250,7 +250,7 @@ def test_rank_change_and_error_overlap_keep_the_mean_and_the_median_and_a_schema
 
 
 def test_sequential_and_williams_tests_of_the_median_against_the_statistics(holes):
-    from metaeval.analyses.stats import hypothesis
+    from metaeval.analyses.stats import hypothesis, williams
     from metaeval.analyses.stats.validation import aggregate_iv
 
     db, cells = holes
@@ -262,7 +262,7 @@ def test_sequential_and_williams_tests_of_the_median_against_the_statistics(hole
     with Store(db) as wh:
         rows = wh.sql("SELECT * FROM latest_hypothesis_tests WHERE metric_a = 'm1' ORDER BY method")
     assert rows["method"].tolist() == ["perm-systems", "williams"] and set(rows["aggregate"]) == {"median"}
-    w = hypothesis.williams_test(X, Y, Z, "system", aggregate_iv("spearman", "median"), alternative="two-sided")
+    w = williams.williams_test(X, Y, Z, "system", aggregate_iv("spearman", "median"), alternative="two-sided")
     assert rows["p_value"][1] == pytest.approx(w.pvalue, abs=1e-12)
     delta = hypothesis.permutation_test(X, Y, Z, "system", aggregate_iv("spearman", "median"), "systems", k=10,
                                         alternative="two-sided", seed=0).delta

@@ -10,7 +10,7 @@ import scipy.stats
 
 from metaeval.analyses.stats import validation, partial, resampling
 from metaeval.analyses.stats.correlation import corr
-from metaeval.analyses.stats.hypothesis import williams_t
+from metaeval.analyses.stats.williams import williams_t
 
 
 def _data(seed=0, n_sys=7, n_in=25, missing=True):

@@ -37,7 +37,7 @@ Intervals and tests:
   cells (the group means of the resample, a drawn-twice cell counted twice; a system drawn twice
   keeps its group, so with ``"system"`` its copies share one mean) before correlating, vectorised
   over the resamples; a resample with fewer than two degrees of freedom is undefined (dropped);
-- :func:`partial_williams_test`: Williams' t (:func:`.hypothesis.williams_t`) on the three partial
+- :func:`partial_williams_test`: Williams' t (:func:`.williams.williams_t`) on the three partial
   correlations r(X~, Z~), r(Y~, Z~), r(X~, Y~) with n reduced by g - 1 (df = n - (g - 1) - 3);
 - :func:`partial_permutation_test`: X, Y and Z residualised; the residuals of X and of Y divided by
   their standard deviation (ddof 0); each resample swaps the two metrics' standardised *residuals*
@@ -339,9 +339,9 @@ def _common(X: np.ndarray, Y: np.ndarray, Z: np.ndarray, codes: np.ndarray) -> t
 def partial_williams_test(X: npt.ArrayLike, Y: npt.ArrayLike, Z: npt.ArrayLike, groups: object,
                           coefficient: str = "pearson", alternative: str = "two-sided") -> WilliamsResult:
     """Williams' t on the partial correlations r12 = |r(X~, Z~)|, r13 = |r(Y~, Z~)|, r23 =
-    |r(X~, Y~)| (absolute values as :func:`.hypothesis.williams_test`) over the cells where X, Y and
+    |r(X~, Y~)| (absolute values as :func:`.williams.williams_test`) over the cells where X, Y and
     Z are present, with n reduced by g - 1: df = n - (g - 1) - 3."""
-    from .hypothesis import _williams_undefined, williams_t
+    from .williams import _williams_undefined, williams_t
     X, Y, Z = matrices_iv(X=X, Y=Y, Z=Z)
     coef, alternative = coefficient_iv(coefficient), alternative_iv(alternative)
     base = _base(coef)
