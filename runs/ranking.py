@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from metaeval.analyses import close_pairs, conclusions, ranking, stats
+from metaeval.analyses.replicability import PC_METHODS, partial_conjunction
 from metaeval.analyses import stored_tests as st
 from metaeval.analyses.stats.results import NAN_POLICY
 from metaeval.core import Store
@@ -383,7 +384,7 @@ def run_winners(wh: Store, scope: Scope, method: str = "perm-both", alternative:
 # --- replicability across datasets -------------------------------------------------------------------
 def run_replicability(wh: Store, on: Sequence[tuple[str, str]], metric_globs: Sequence[str] = (),
                       levels: Sequence[str] = (), coefficients: Sequence[str] = (), method: str = "perm-both",
-                      alternative: str = "greater", pc_methods: Sequence[str] = ranking.PC_METHODS,
+                      alternative: str = "greater", pc_methods: Sequence[str] = PC_METHODS,
                       alpha: float = 0.05, force: bool = False) -> RunSummary:
     """Partial-conjunction replicability of every ordered pair of metrics over the datasets ``on``
     ((dataset, human) pairs), from the uncorrected p-values of the latest ``hypothesis_tests`` rows
@@ -395,8 +396,8 @@ def run_replicability(wh: Store, on: Sequence[tuple[str, str]], metric_globs: Se
     _choice(method, vocabulary.TEST_METHODS, "test method")
     _choice(alternative, ALTERNATIVES, "alternative")
     for pc in pc_methods:
-        _choice(pc, ranking.PC_METHODS, "partial-conjunction method")
-    pc_methods = tuple(dict.fromkeys(pc_methods)) or ranking.PC_METHODS
+        _choice(pc, PC_METHODS, "partial-conjunction method")
+    pc_methods = tuple(dict.fromkeys(pc_methods)) or PC_METHODS
     alpha = _alpha(alpha)
     if len(dict(on)) != len(on):
         raise WarehouseError("each dataset may be named once")
@@ -419,7 +420,7 @@ def run_replicability(wh: Store, on: Sequence[tuple[str, str]], metric_globs: Se
         p = np.array([1.0 if pd.isna(r["p_value"]) else r["p_value"] for r in rows])
         fingerprint = derived.digest([(d, r["fingerprint"], r["p_value"]) for (d, _), r in zip(on, rows)])
         for pc in pc_methods:
-            result = ranking.partial_conjunction(p, alpha, pc)
+            result = partial_conjunction(p, alpha, pc)
             task = Task({"metric_a": key[0], "metric_b": key[1], "level": key[2], "coefficient": key[3],
                          "pc_method": pc}, key[:2], fingerprint)
             planned.append((task, {
@@ -518,7 +519,7 @@ def replicability(wh: Store, on: Sequence[tuple[str, str]], metrics: Sequence[st
     on = sorted(on)
     frame = engine.latest_rows(wh, "replicability", "+".join(d for d, _ in on), "+".join(h for _, h in on),
                                method=method, alternative=alternative, alpha=alpha,
-                               pc_method=tuple(pc_methods) or ranking.PC_METHODS)
+                               pc_method=tuple(pc_methods) or PC_METHODS)
     if levels:
         frame = frame[frame["level"].isin(levels)]
     if coefficients:

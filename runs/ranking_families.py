@@ -147,7 +147,7 @@ class Replicability(Family):
                ALTERNATIVE.but(default="greater", choices="metaeval.runs.ranking:ALTERNATIVES",
                                help="The alternative of the tests read: a replicated claim is directional (run "
                                     "compare with --alternative greater for it)."),
-               Option("pc_methods", kind="choice", multiple=True, choices="metaeval.analyses.ranking:PC_METHODS",
+               Option("pc_methods", kind="choice", multiple=True, choices="metaeval.analyses.replicability:PC_METHODS",
                       flag="--pc-method",
                       help="Partial-conjunction combination: bonferroni (any dependence) or fisher (independent "
                            "datasets). Default: both."))

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import scipy.stats
 
-from metaeval.analyses import ranking
+from metaeval.analyses import ranking, replicability
 
 
 def _sign(d, tol=0.0):
@@ -303,11 +303,11 @@ def _fisher_sf(x, df):
 def test_partial_conjunction_by_hand():
     # the example of Dror et al.'s code: k_Bonferroni = 1, k_Fisher = 2, Holm rejects dataset 6
     p = [0.168, 0.297, 0.357, 0.019, 0.218, 0.001]
-    b = ranking.partial_conjunction(p, 0.05, "bonferroni")
+    b = replicability.partial_conjunction(p, 0.05, "bonferroni")
     # sorted: .001 .019 .168 .218 .297 .357; (n-u+1) p_(u) = .006 .095 .672 .654 .594 .357; running max
     np.testing.assert_allclose(b.pc_pvalues, [0.006, 0.095, 0.672, 0.672, 0.672, 0.672])
     assert b.k_hat == 1 and list(b.identified) == [5]
-    f = ranking.partial_conjunction(p, 0.05, "fisher")
+    f = replicability.partial_conjunction(p, 0.05, "fisher")
     s = sorted(p)
     raw = [_fisher_sf(-2 * sum(math.log(q) for q in s[u:]), 2 * (6 - u)) for u in range(6)]
     np.testing.assert_allclose(f.pc_pvalues, np.maximum.accumulate(raw), rtol=1e-12)
@@ -316,12 +316,12 @@ def test_partial_conjunction_by_hand():
 
 def test_partial_conjunction_step_down():
     # raw Bonferroni-PC: .03, .08, .04 -- u = 3 alone would pass, but not after u = 2 failed
-    r = ranking.partial_conjunction([0.04, 0.01, 0.04], 0.05, "bonferroni")
+    r = replicability.partial_conjunction([0.04, 0.01, 0.04], 0.05, "bonferroni")
     np.testing.assert_allclose(r.pc_pvalues, [0.03, 0.08, 0.08])
     assert r.k_hat == 1 and list(r.identified) == [1]
-    everything = ranking.partial_conjunction([0.001, 0.002], 0.05, "bonferroni")
+    everything = replicability.partial_conjunction([0.001, 0.002], 0.05, "bonferroni")
     assert everything.k_hat == 2 and sorted(everything.identified) == [0, 1]
-    assert ranking.partial_conjunction([0.0, 0.5], 0.05, "fisher").k_hat == 1
+    assert replicability.partial_conjunction([0.0, 0.5], 0.05, "fisher").k_hat == 1
 
 
 @pytest.mark.parametrize("args, message", [
@@ -333,7 +333,7 @@ def test_partial_conjunction_step_down():
 ])
 def test_partial_conjunction_errors(args, message):
     with pytest.raises(ValueError, match=message):
-        ranking.partial_conjunction(*args)
+        replicability.partial_conjunction(*args)
 
 
 # --- mt-metrics-eval's AssignRanks, the default cluster rule -------------------------------------

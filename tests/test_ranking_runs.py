@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from metaeval import Store
-from metaeval.analyses import ranking
+from metaeval.analyses import ranking, replicability
 from metaeval.cli import main
 from tests.conftest import run_cli as _cli
 
@@ -187,7 +187,7 @@ def test_replicability_across_datasets(warehouse_copy):
             smallest_first = p.sort_values(kind="stable").index.tolist()
             assert json.loads(row.identified) == sorted(smallest_first[:row.k_hat])
         else:
-            pc = list(ranking.partial_conjunction(p.to_numpy(), 0.05, "fisher").pc_pvalues)
+            pc = list(replicability.partial_conjunction(p.to_numpy(), 0.05, "fisher").pc_pvalues)
             assert row.identified is None or pd.isna(row.identified)
         assert json.loads(row.pc_pvalues) == pytest.approx(pc)
         assert row.k_hat == sum(x <= 0.05 for x in pc) and row.n_datasets == 2
