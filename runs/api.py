@@ -98,11 +98,11 @@ class Warehouse(core.Store):
                                  aggregate=aggregate, jobs=jobs, force=force, progress=progress)
 
     def evaluate_judge(self, dataset: str, preferences, **options):
-        """:func:`metaeval.runs.evaluate.evaluate_judge`: ingest a new judge's preference file and
-        judge it with the stored judges against the human preference."""
-        from metaeval.runs import evaluate
+        """:func:`metaeval.runs.judge_evaluation.evaluate_judge`: ingest a new judge's preference file
+        and judge it with the stored judges against the human preference."""
+        from metaeval.runs import judge_evaluation
 
-        return evaluate.evaluate_judge(self, dataset, preferences, **options)
+        return judge_evaluation.evaluate_judge(self, dataset, preferences, **options)
 
 
 def _install_methods() -> None:

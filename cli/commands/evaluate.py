@@ -187,9 +187,9 @@ def _evaluate(obj, pairs, files, metrics, against, levels, coefficients, method,
 
 def _evaluate_judge(obj, preferences, datasets, humans, scores, metrics, against, control, method, k, seed, alpha,
                     correction, cluster_rule, where, allow_new, replace, force, fmt, resample_clusters=None):
-    """``evaluate --preferences FILE``: a new judge (:func:`metaeval.runs.evaluate.evaluate_judge`)."""
+    """``evaluate --preferences FILE``: a new judge (:func:`metaeval.runs.judge_evaluation.evaluate_judge`)."""
     from metaeval.cli.app import show_blocks
-    from metaeval.runs import evaluate as evaluation
+    from metaeval.runs import judge_evaluation
     from metaeval.runs import judges as judges_runs
 
     if len(datasets) != 1:
@@ -199,7 +199,7 @@ def _evaluate_judge(obj, preferences, datasets, humans, scores, metrics, against
                                "in a separate evaluate (of metrics)")
     test = "permutation"   # both tests are stored; the clusters rest on the permutation test (as judges)
     with obj.open() as wh:
-        ev = evaluation.evaluate_judge(wh, datasets[0], preferences, humans=humans, k=k, seed=seed, alpha=alpha,
+        ev = judge_evaluation.evaluate_judge(wh, datasets[0], preferences, humans=humans, k=k, seed=seed, alpha=alpha,
                                        test=test, correction=correction, cluster_rule=cluster_rule, where=where,
                                        replace=replace, allow_new=allow_new, command=_command_line(), force=force,
                                        resample_clusters=resample_clusters)
