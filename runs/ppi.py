@@ -25,10 +25,9 @@ from __future__ import annotations
 
 from metaeval.errors import Argument, Message, WarehouseError
 from metaeval.runs.families import ALPHA, CORRECTION, DATASET, FORCE, HUMAN, RESAMPLE_CLUSTERS, Family, Option, register
+from metaeval.runs.ppi_present import TITLES, caption, notes, shown
 
 COMMAND, TABLE = "ppi", "ppi_estimates"
-#: Fewer labelled cells than this on a row: said (the interval is the large-sample normal one).
-SMALL_N = 10
 
 
 def _check_lam(lam) -> None:
@@ -101,101 +100,6 @@ class PredictionPowered(Family):
         return "\n".join(parts) + "\n" + "".join(plain.wrap(line) + "\n" for line in notes(outcome))
 
 
-TITLES = {"mean": "Each system's mean", "difference": "Differences (system minus vs, paired on inputs)",
-          "winrate": "Win rates against the baseline (verdict: a win rate of 1/2 rejected)",
-          "bradley-terry": "Bradley-Terry scores (log-odds, vs the reference)",
-          "bradley-terry-difference": "Differences of Bradley-Terry scores (system minus vs)"}
-
-
-def _f(x, digits: int = 3) -> str:
-    from metaeval.analyses.plain import number_text
-
-    return number_text(x, digits, undefined="")
-
-
-def shown(rows):
-    """The printed table of one estimand's rows."""
-    import pandas as pd
-
-    from metaeval.analyses import conclusions
-
-    def interval(lo, hi):
-        return "" if lo is None or lo != lo else f"[{_f(lo)}, {_f(hi)}]"
-
-    estimand = rows["estimand"].iloc[0]
-    out = pd.DataFrame({"system": rows["system"]})
-    if estimand != "mean":
-        out["vs"] = rows["other"]
-    out = out.assign(**{
-        "estimate": rows["estimate"].map(_f),
-        "interval": [interval(a, b) for a, b in zip(rows["lower"], rows["upper"])],
-        "classical": [interval(a, b) for a, b in zip(rows["classical_lower"], rows["classical_upper"])],
-        "lambda": rows["lam"].map(lambda x: _f(x, 2)), "n": rows["n_labelled"], "N": rows["n_unlabelled"],
-        "eff. n": rows["effective_labels"].map(lambda x: _f(x, 1))})
-    if estimand in ("difference", "winrate", "bradley-terry-difference"):
-        out["p adj."] = [conclusions.p_text(p, latex=False) if p == p and p is not None else ""
-                         for p in rows["p_adjusted"]]
-        centre = 0.5 if estimand == "winrate" else 0.0
-        sign = -1.0 if '"human_direction": "lower"' in str(rows["conventions"].iloc[0]) else 1.0
-        out["verdict"] = [_verdict(s, None if d is None or d != d else sign * (d - centre))
-                          for s, d in zip(rows["significant"], rows["estimate"])]
-    if estimand in ("mean", "bradley-terry"):
-        out["group"] = rows["cluster"].map(lambda c: "" if c is None or c != c else str(int(c)))
-    return out.reset_index(drop=True)
-
-
-def _verdict(significant, delta) -> str:
-    import pandas as pd
-
-    if significant is None or pd.isna(significant) or delta is None or pd.isna(delta):
-        return "untested"
-    return ("better" if delta > 0 else "worse") if significant else "-"
-
-
-def caption(rows) -> str:
-    r = rows.iloc[0]
-    lam = "estimated (PPI++)" if r["lam_given"] is None or r["lam_given"] != r["lam_given"] else f"{r['lam_given']:g}"
-    share = "" if r["labelled_share"] is None or r["labelled_share"] != r["labelled_share"] else \
-        f"; the human labels kept on a uniform {100 * r['labelled_share']:g}% of the inputs (seed {r['label_seed']})"
-    what = (f"{r['human']} predicted by {r['predictor']}" if r["estimand"] in ("mean", "difference")
-            else f"human votes predicted by judge {r['predictor']}")
-    return (f"Prediction-powered estimates of {what} on {r['dataset']}, lambda {lam}, "
-            f"{100 * (1 - r['alpha']):g}% normal intervals{share}:")
-
-
-def notes(rows) -> list[str]:
-    """What every output says: the assumption, a metric that does not help, the groups' basis."""
-    import json
-
-    from metaeval.analyses import ppi as stat
-
-    conventions = json.loads(rows.iloc[0]["conventions"])
-    lines = [f"Note: {stat.ASSUMPTION}."]
-    if conventions.get("resample_clusters"):
-        lines.append(f"Standard errors cluster-robust over the {conventions['clusters']} clusters of inputs "
-                     f"({conventions['resample_clusters']}): labelled and unlabelled cells of a cluster summed together.")
-    lams = rows["lam"].dropna()
-    if rows["lam_given"].isna().all() and len(lams) and (lams <= stat.LAM_NEGLIGIBLE).all():
-        lines.append(f"The predictor does not help: lambda <= {stat.LAM_NEGLIGIBLE:g} on every row, so the estimates "
-                     "are (nearly) the classical ones from the human labels alone.")
-    elif rows["lam_given"].isna().all() and (low := int((lams <= stat.LAM_NEGLIGIBLE).sum())):
-        lines.append(f"The predictor does not help on {low} of {len(lams)} rows (lambda <= "
-                     f"{stat.LAM_NEGLIGIBLE:g}): those estimates are (nearly) the classical ones.")
-    if (few := int((rows["n_labelled"] < SMALL_N).sum())):
-        lines.append(f"{few} row(s) rest on fewer than {SMALL_N} human labels: a normal interval from so few is rough "
-                     "(its coverage is the large-sample one).")
-    if conventions.get("groups"):
-        lines.append(conventions["groups"])
-    if conventions.get("converged") is False:
-        lines.append("No Bradley-Terry fit: the rectified loss has no finite minimum (votes that separate the "
-                     "systems, a system winning or losing every comparison: the human ones, or the judge's at "
-                     "lambda 1, PPI++'s first fit); every score is undefined.")
-    if (rows["estimand"] != "bradley-terry").any() and rows["se"].eq(0).any():
-        lines.append("An interval is left empty where the labels and predictions do not vary (standard error 0).")
-    return lines
-
-
-# --- the data ---------------------------------------------------------------------------------------
 def _oriented(wh, dataset: str, metric: str, human: str):
     """(metric, human) matrices of the systems with a human cell, the human measure in its own scale
     and the metric negated when its direction is not the human's (so that lambda >= 0 can use it);
@@ -405,10 +309,8 @@ _LAM_TEXT = ("lambda = cov(y, yhat) / ((1 + n/N) var(yhat, yhat_u)), covariance 
 def _votes(wh, dataset, judge, baseline, mode, lam, alpha, share, label_seed, correction, resample_clusters=None):
     import numpy as np
     import pandas as pd
-    from scipy import stats
 
     from metaeval import schema
-    from metaeval.analyses import conclusions
     from metaeval.analyses import ppi as stat
 
     items = wh.con.execute(schema.read("ppi_preferences"), {"dataset": dataset, "judge": judge}).df()
@@ -435,39 +337,62 @@ def _votes(wh, dataset, judge, baseline, mode, lam, alpha, share, label_seed, co
                                *(() if labels is None else (resample_clusters, list(labels))))
     conventions.update(_clustered_text(resample_clusters, labels))
     if mode == "winrate":
-        if baseline not in systems:
-            raise WarehouseError(Message(Argument("baseline", baseline), f" has no verdict of judge {judge!r} in "
-                                         f"{dataset!r}"))
-        on = (items["system_a"] == baseline) | (items["system_b"] == baseline)
-        if not on.any():
-            raise WarehouseError(Message(Argument("baseline", baseline), " is compared with no system"))
-        labelled = on.to_numpy() & ~np.isnan(human)
-        _refuse_coverage(int(labelled.sum()), int((on.to_numpy() & np.isnan(human)).sum()),
-                         f"comparison with {baseline!r}", f"judge {judge!r}'s verdict")
-        flip = (items["system_b"] == baseline).to_numpy()        # the preference for the other system
-        y, yhat = np.where(flip, 1 - human, human), np.where(flip, 1 - judged, judged)
-        other = np.where(flip, items["system_a"], items["system_b"])
-        rows = []
-        for s in systems:
-            if s == baseline:
-                continue
-            mine = on.to_numpy() & (other == s)
-            lab, unl = mine & ~np.isnan(human), mine & np.isnan(human)
-            rows.append(_row("winrate", s, baseline, stat.mean(
-                y[lab], yhat[lab], yhat[unl], lam=lam, alpha=alpha,
-                clusters=None if labels is None else (labels[lab], labels[unl]))))
-        # better or worse than the baseline: the two-sided normal test of a win rate of 1/2, corrected over systems
-        p = np.array([_half_p(r) for r in rows])
-        verdict = conclusions.decide(p, formula="parametric", k=None, correction=correction, alpha=alpha)
-        for r, adj, sig, defined in zip(rows, verdict.adjusted, verdict.significant, verdict.defined):
-            r.update(p_value=_none(r["_p"]), p_adjusted=_none(adj), significant=bool(sig) if defined else None)
-            del r["_p"]
-        conventions["tests"] = f"win rate = 1/2: two-sided normal p, {correction} over the systems"
-        conventions["interval"] = (f"{100 * (1 - alpha):g}% normal interval, not clipped to [0, 1] (as ppi_py's); "
-                                   "variances with divisor n (ddof 0)")
-        conventions["lambda"] = _LAM_TEXT
-        return pd.DataFrame(rows), fingerprint, conventions
-    # Bradley-Terry
+        rows = _vote_winrates(items, systems, human, judged, labels, dataset, judge, baseline, lam, alpha, correction,
+                              conventions)
+    else:
+        rows = _vote_bradley_terry(items, systems, human, judged, judge, lam, alpha, correction, conventions)
+    return pd.DataFrame(rows), fingerprint, conventions
+
+
+def _vote_winrates(items, systems, human, judged, labels, dataset, judge, baseline, lam, alpha, correction,
+                   conventions) -> list[dict]:
+    """Each system's PPI++ win rate against ``baseline``, tested against 1/2 (``_votes``'s win rates)."""
+    import numpy as np
+
+    from metaeval.analyses import conclusions
+    from metaeval.analyses import ppi as stat
+
+    if baseline not in systems:
+        raise WarehouseError(Message(Argument("baseline", baseline), f" has no verdict of judge {judge!r} in "
+                                     f"{dataset!r}"))
+    on = (items["system_a"] == baseline) | (items["system_b"] == baseline)
+    if not on.any():
+        raise WarehouseError(Message(Argument("baseline", baseline), " is compared with no system"))
+    labelled = on.to_numpy() & ~np.isnan(human)
+    _refuse_coverage(int(labelled.sum()), int((on.to_numpy() & np.isnan(human)).sum()),
+                     f"comparison with {baseline!r}", f"judge {judge!r}'s verdict")
+    flip = (items["system_b"] == baseline).to_numpy()        # the preference for the other system
+    y, yhat = np.where(flip, 1 - human, human), np.where(flip, 1 - judged, judged)
+    other = np.where(flip, items["system_a"], items["system_b"])
+    rows = []
+    for s in systems:
+        if s == baseline:
+            continue
+        mine = on.to_numpy() & (other == s)
+        lab, unl = mine & ~np.isnan(human), mine & np.isnan(human)
+        rows.append(_row("winrate", s, baseline, stat.mean(
+            y[lab], yhat[lab], yhat[unl], lam=lam, alpha=alpha,
+            clusters=None if labels is None else (labels[lab], labels[unl]))))
+    # better or worse than the baseline: the two-sided normal test of a win rate of 1/2, corrected over systems
+    p = np.array([_half_p(r) for r in rows])
+    verdict = conclusions.decide(p, formula="parametric", k=None, correction=correction, alpha=alpha)
+    for r, adj, sig, defined in zip(rows, verdict.adjusted, verdict.significant, verdict.defined):
+        r.update(p_value=_none(r["_p"]), p_adjusted=_none(adj), significant=bool(sig) if defined else None)
+        del r["_p"]
+    conventions["tests"] = f"win rate = 1/2: two-sided normal p, {correction} over the systems"
+    conventions["interval"] = (f"{100 * (1 - alpha):g}% normal interval, not clipped to [0, 1] (as ppi_py's); "
+                               "variances with divisor n (ddof 0)")
+    conventions["lambda"] = _LAM_TEXT
+    return rows
+
+
+def _vote_bradley_terry(items, systems, human, judged, judge, lam, alpha, correction, conventions) -> list[dict]:
+    """The PPI++ Bradley-Terry scores and every pair's difference (``_votes``'s Bradley-Terry)."""
+    import numpy as np
+    from scipy import stats
+
+    from metaeval.analyses import ppi as stat
+
     lab, unl = ~np.isnan(human), np.isnan(human)
     _refuse_coverage(int(lab.sum()), int(unl.sum()), "comparison", f"judge {judge!r}'s verdict")
     index = {s: i for i, s in enumerate(systems)}
@@ -506,7 +431,7 @@ def _votes(wh, dataset, judge, baseline, mode, lam, alpha, share, label_seed, co
                     "count - 1 (ppi_py's logistic conventions)",
         "lambda": "tr(H^-1 C H^-1) / (2 (1 + n/N) tr(H^-1 V H^-1)) clipped to [0, 1], estimated twice as ppi_py does",
         "converged": bool(fit.converged)})
-    return pd.DataFrame(rows), fingerprint, conventions
+    return rows
 
 
 def _half_p(row) -> float:
