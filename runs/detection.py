@@ -172,20 +172,8 @@ def detection(wh: Store, dataset: str, human: str, metrics: Sequence[str] = (), 
         for r in result.rows:
             rows.append(_row(params, where, m, r, fp, result.conventions, data.directions[m] == "lower",
                              positive_rule))
-    test_rows = []
-    if test_params is not None:
-        for a in scope.metrics:
-            for b in scope.metrics:
-                if a == b:
-                    continue
-                try:
-                    found, conv = det.paired_detection_test(scores(a), scores(b), labels, alternative=alternative,
-                                                            threshold=(oriented(a), oriented(b)), **common)
-                except ValueError as exc:
-                    raise WarehouseError(f"{a} vs {b}: {exc}") from None
-                fp = fingerprint(a, b)
-                test_rows += [_test_row(test_params, where, a, b, t, fp, conv, positive_rule) for t in found]
-        _correct(test_rows, test_params)
+    test_rows = [] if test_params is None else _pair_tests(scope.metrics, scores, oriented, labels, common, fingerprint,
+                                                           test_params, where, positive_rule)
 
     n = len(rows) + len(test_rows)
     run_id = bookkeeping.start_run(wh, COMMAND, run_parameters, int(seed), run_fp, n)
@@ -195,6 +183,24 @@ def detection(wh: Store, dataset: str, human: str, metrics: Sequence[str] = (), 
                 bookkeeping.insert_rows(wh, table, pd.DataFrame(frame).assign(run_id=run_id, dataset=dataset, human=human))
         bookkeeping.finish_run(wh, run_id, "finished", n)
     return _outcome(wh, run_id, dataset, human, scope.metrics, where, params, test_params)
+
+
+def _pair_tests(metrics, scores, oriented, labels, common, fingerprint, test_params, where, positive_rule) -> list[dict]:
+    """Every ordered pair of metrics' paired detection test, corrected (:func:`_correct`)."""
+    test_rows = []
+    for a in metrics:
+        for b in metrics:
+            if a == b:
+                continue
+            try:
+                found, conv = det.paired_detection_test(scores(a), scores(b), labels, alternative=test_params.alternative,
+                                                        threshold=(oriented(a), oriented(b)), **common)
+            except ValueError as exc:
+                raise WarehouseError(f"{a} vs {b}: {exc}") from None
+            fp = fingerprint(a, b)
+            test_rows += [_test_row(test_params, where, a, b, t, fp, conv, positive_rule) for t in found]
+    _correct(test_rows, test_params)
+    return test_rows
 
 
 def _cells(wh: Store, dataset: str, human: str, data, positive: float, where, tune, by):

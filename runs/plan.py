@@ -177,8 +177,6 @@ def plan(wh, dataset: str, human: str, question: str = "systems", system=(), met
          force: bool = False, progress=None):
     """The latest ``plan_sizes`` rows of this setting, computed unless up to date (module docstring).
     Every check is made before the one run that writes."""
-    import math
-
     from metaeval.runs import bookkeeping, persist
 
     if question not in QUESTIONS:
@@ -186,6 +184,51 @@ def plan(wh, dataset: str, human: str, question: str = "systems", system=(), met
     _check_power(power)
     system, metrics = tuple(system), tuple(metrics)
     trials = TRIALS[question] if trials is None else int(trials)
+    _check_request(question, human, system, metrics, ratings, unlabelled, effect, out, correlation_level=correlation_level,
+                   coefficient=coefficient, k=k, alternative=alternative)
+    wh.require_dataset(dataset)
+    wh.require_measures(dataset, [human, *metrics])
+    setting = {"question": question, "system_a": system[0] if system else None,
+               "system_b": system[1] if system else None, "metric_a": metrics[0] if metrics else None,
+               "metric_b": metrics[1] if question == "metrics" else None, "alpha": float(alpha),
+               "correction": correction, "target_power": float(power), "trials": trials, "seed": int(seed),
+               "effect_given": effect is not None}
+    if question == "metrics":
+        setting.update(correlation_level=correlation_level, coefficient=coefficient, k=int(k),
+                       alternative=alternative)
+    compute = {"systems": _systems, "ppi": _ppi, "metrics": _metrics}[question]
+    work = compute(wh, dataset, human, system, metrics, tuple(n_inputs), tuple(n_systems), tuple(ratings),
+                   unlabelled=unlabelled, effect=effect, power=power, alpha=alpha, correction=correction,
+                   trials=trials, correlation_level=correlation_level, coefficient=coefficient, k=int(k),
+                   alternative=alternative, seed=int(seed), force=force, progress=progress)
+    fingerprint, sizes, delta, pilot_info, conventions, rows_of = work
+    keys = {"human": human, "effect": delta, **setting}
+    if question == "metrics":
+        keys.pop("effect")
+    import pandas as pd
+
+    if not force and (rows := persist.reusable(wh, TABLE, dataset, fingerprint, subset=None, **keys)) is not None:
+        stored = rows[["n_inputs", "n_systems", "ratings"]].itertuples(index=False)
+        whole = [tuple(None if pd.isna(v) else int(v) for v in t) for t in stored]
+        if sorted(whole, key=repr) == sorted(sizes, key=repr):
+            return _drawn(_ordered(rows), out, power)
+    computed = rows_of()
+    frame = pd.DataFrame(computed).assign(dataset=dataset, human=human, **setting, **pilot_info,
+                                          fingerprint=fingerprint,
+                                          conventions=bookkeeping.conventions_json(conventions))
+    persist.write(wh, COMMAND, TABLE, frame, {"dataset": dataset, "human": human, **setting,
+                                              "n_inputs": list(n_inputs), "n_systems": list(n_systems),
+                                              "ratings": list(ratings), "effect": effect, "unlabelled": unlabelled,
+                                              "alternative": alternative if question == "metrics" else None},
+                  fingerprint, int(seed))
+    return _drawn(_ordered(persist.reusable(wh, TABLE, dataset, fingerprint, subset=None, **keys)), out, power)
+
+
+def _check_request(question, human, system, metrics, ratings, unlabelled, effect, out, *, correlation_level,
+                   coefficient, k, alternative) -> None:
+    """The options of one question, refused in one line when they do not fit it (before the data is read)."""
+    import math
+
     if question != "metrics" and (len(system) != 2 or system[0] == system[1]):
         raise WarehouseError(Message(f"the {question} question compares two systems: give ",
                                      Argument("system", placeholder="SYSTEM"), " twice (two different ones)"))
@@ -227,42 +270,6 @@ def plan(wh, dataset: str, human: str, question: str = "systems", system=(), met
             raise WarehouseError(Message(Argument("out", out), ": its folder does not exist"))
     if effect is not None and (isinstance(effect, bool) or not math.isfinite(float(effect)) or effect == 0):
         raise WarehouseError(Message(Argument("effect", effect), " must be a finite number other than 0"))
-    wh.require_dataset(dataset)
-    wh.require_measures(dataset, [human, *metrics])
-    setting = {"question": question, "system_a": system[0] if system else None,
-               "system_b": system[1] if system else None, "metric_a": metrics[0] if metrics else None,
-               "metric_b": metrics[1] if question == "metrics" else None, "alpha": float(alpha),
-               "correction": correction, "target_power": float(power), "trials": trials, "seed": int(seed),
-               "effect_given": effect is not None}
-    if question == "metrics":
-        setting.update(correlation_level=correlation_level, coefficient=coefficient, k=int(k),
-                       alternative=alternative)
-    compute = {"systems": _systems, "ppi": _ppi, "metrics": _metrics}[question]
-    work = compute(wh, dataset, human, system, metrics, tuple(n_inputs), tuple(n_systems), tuple(ratings),
-                   unlabelled=unlabelled, effect=effect, power=power, alpha=alpha, correction=correction,
-                   trials=trials, correlation_level=correlation_level, coefficient=coefficient, k=int(k),
-                   alternative=alternative, seed=int(seed), force=force, progress=progress)
-    fingerprint, sizes, delta, pilot_info, conventions, rows_of = work
-    keys = {"human": human, "effect": delta, **setting}
-    if question == "metrics":
-        keys.pop("effect")
-    import pandas as pd
-
-    if not force and (rows := persist.reusable(wh, TABLE, dataset, fingerprint, subset=None, **keys)) is not None:
-        stored = rows[["n_inputs", "n_systems", "ratings"]].itertuples(index=False)
-        whole = [tuple(None if pd.isna(v) else int(v) for v in t) for t in stored]
-        if sorted(whole, key=repr) == sorted(sizes, key=repr):
-            return _drawn(_ordered(rows), out, power)
-    computed = rows_of()
-    frame = pd.DataFrame(computed).assign(dataset=dataset, human=human, **setting, **pilot_info,
-                                          fingerprint=fingerprint,
-                                          conventions=bookkeeping.conventions_json(conventions))
-    persist.write(wh, COMMAND, TABLE, frame, {"dataset": dataset, "human": human, **setting,
-                                              "n_inputs": list(n_inputs), "n_systems": list(n_systems),
-                                              "ratings": list(ratings), "effect": effect, "unlabelled": unlabelled,
-                                              "alternative": alternative if question == "metrics" else None},
-                  fingerprint, int(seed))
-    return _drawn(_ordered(persist.reusable(wh, TABLE, dataset, fingerprint, subset=None, **keys)), out, power)
 
 
 def _digest(*arrays) -> str:

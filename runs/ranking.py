@@ -343,22 +343,8 @@ def run_winners(wh: Store, scope: Scope, method: str = "perm-both", alternative:
                                    *[(a, b, t["fingerprint"], t["p_adjusted"], t["delta"])
                                      for (a, b, tl, tc), t in sorted(tests.items(), key=lambda kv: kv[0])
                                      if (tl, tc) == (lv, c)]])
-            tested_k = sorted({(int(t["k"]), int(t["seed"])) for (_, _, tl, tc), t in tests.items()
-                               if (tl, tc) == (lv, c) and not pd.isna(t["k"])})
-            conventions = {**clusters.conventions, "level": lv, "coefficient": c, "nan_policy": NAN_POLICY,
-                           "score": "corr(metric, human) at this level and coefficient (analyses.correlate)",
-                           "tests": f"latest_hypothesis_tests rows of method {method}, alternative {alternative}, "
-                                    f"correction {correction} within each {group} family, as persisted by compare",
-                           "beats": "a beats b when p_adjusted <= alpha in the direction of the alternative (a "
-                                    "sequential test: when its decision was certified at this alpha); a test with "
-                                    "a NULL delta or p-value is neither a win nor a loss; of the two two-sided rows "
-                                    "of a pair, the row of the metric with the higher correlation",
-                           "family": comparisons.correction_family(metrics, correction) if correction else None,
-                           "family_size": sorted({int(t["family_size"]) for (_, _, tl, tc), t in tests.items()
-                                                  if (tl, tc) == (lv, c) and not pd.isna(t["family_size"])}),
-                           "resamples_k_seed": tested_k,
-                           "unresolvable": unresolved or None,
-                           "skipped": skipped or None}
+            conventions = _winners_conventions(clusters.conventions, lv, c, method, alternative, correction, group,
+                                               metrics, tests, unresolved, skipped)
             for i, m in enumerate(metrics):
                 _, n_systems, n_inputs = data.fingerprint((m, scope.human))
                 task = Task({"level": lv, "coefficient": c, "metric": m}, (m, scope.human), fingerprint,
@@ -379,6 +365,28 @@ def run_winners(wh: Store, scope: Scope, method: str = "perm-both", alternative:
     cells = parameters.aggregate_fingerprint(selection.data_fingerprint(data, [*metrics, scope.human]), aggregate)
     return derived.write_new(wh, scope, "winners", ("level", "coefficient", "metric"), params, recorded, cells,
                              planned, force)
+
+
+def _winners_conventions(cluster_conventions, lv, c, method, alternative, correction, group, metrics, tests,
+                         unresolved, skipped) -> dict:
+    """The conventions of run_winners' rows at level ``lv`` and coefficient ``c``."""
+    tested_k = sorted({(int(t["k"]), int(t["seed"])) for (_, _, tl, tc), t in tests.items()
+                       if (tl, tc) == (lv, c) and not pd.isna(t["k"])})
+    conventions = {**cluster_conventions, "level": lv, "coefficient": c, "nan_policy": NAN_POLICY,
+                   "score": "corr(metric, human) at this level and coefficient (analyses.correlate)",
+                   "tests": f"latest_hypothesis_tests rows of method {method}, alternative {alternative}, "
+                            f"correction {correction} within each {group} family, as persisted by compare",
+                   "beats": "a beats b when p_adjusted <= alpha in the direction of the alternative (a "
+                            "sequential test: when its decision was certified at this alpha); a test with "
+                            "a NULL delta or p-value is neither a win nor a loss; of the two two-sided rows "
+                            "of a pair, the row of the metric with the higher correlation",
+                   "family": comparisons.correction_family(metrics, correction) if correction else None,
+                   "family_size": sorted({int(t["family_size"]) for (_, _, tl, tc), t in tests.items()
+                                          if (tl, tc) == (lv, c) and not pd.isna(t["family_size"])}),
+                   "resamples_k_seed": tested_k,
+                   "unresolvable": unresolved or None,
+                   "skipped": skipped or None}
+    return conventions
 
 
 # --- replicability across datasets -------------------------------------------------------------------

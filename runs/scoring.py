@@ -199,22 +199,7 @@ def score_dataset(wh: Store, dataset: str, metrics: Sequence[str], rouge_variant
     sentinels = [m for m in metrics if m in SENTINELS]
     rows = summary_rows(wh, dataset, references=len(sentinels) < len(metrics))   # sentinels: none needed
     corpus, keys = corpus_of(rows) if len(sentinels) < len(metrics) else (None, _keys(rows))
-    if (predictors or trained_on is not None) and "regression" not in metrics:
-        raise WarehouseError(Message(Argument("predictors" if predictors else "trained_on",
-                                              list(predictors) if predictors else trained_on),
-                                     " sets the regression: add the metric regression"))
-    if "regression" in metrics or sentinels:   # checked before any text is scored
-        from metaeval.runs import regression as regression_runs
-
-        if not human and "regression" not in metrics:
-            raise WarehouseError(Message("a sentinel predicts a human score: give ", Argument("human", placeholder="H")))
-        if trained_on is not None and not sentinels:   # the human is the training dataset's
-            wh.require_dataset(trained_on)
-            regression_runs.human_cells(wh, trained_on, human, pd.DataFrame({"system": [], "input": []}))
-        else:
-            regression_runs.human_cells(wh, dataset, human, pd.DataFrame({"system": [], "input": []}))
-    elif human:
-        raise WarehouseError(Message(Argument("human", human), " is the regression's target: add the metric regression"))
+    _check_regression(wh, dataset, metrics, sentinels, human, predictors, trained_on)   # before any text is scored
     others = [m for m in metrics if m not in ("sera", "regression", "corpus-bleu", *SENTINELS)]
     scores = {prefix + name: values for name, values in score(corpus, others, rouge_variants, js, model_free).items()} \
         if others else {}
@@ -226,6 +211,8 @@ def score_dataset(wh: Store, dataset: str, metrics: Sequence[str], rouge_variant
         scores.update({prefix + name: values for name, values in sera_scores.items()})
     directions, fitted = {}, None
     if "regression" in metrics:
+        from metaeval.runs import regression as regression_runs
+
         name, values, direction, fitted = regression_runs.score(wh, dataset, corpus, keys, human, model_free.stem,
                                                                 model_free.stop, model_free.cutoff, predictors,
                                                                 trained_on)
@@ -269,3 +256,24 @@ def score_dataset(wh: Store, dataset: str, metrics: Sequence[str], rouge_variant
                                      "released scores, say), store the computed ones under other names with ",
                                      Argument("prefix"), ", e.g. ", Argument("prefix", "ours:"))) from None
     return report, [*scores, *(batch.measures["name"].iloc[len(scores):])], dropped
+
+
+def _check_regression(wh: Store, dataset: str, metrics: Sequence[str], sentinels: Sequence[str], human: str | None,
+                      predictors: Sequence[str], trained_on: str | None) -> None:
+    """The regression's and the sentinels' options, and their human cells, refused in one line when wrong."""
+    if (predictors or trained_on is not None) and "regression" not in metrics:
+        raise WarehouseError(Message(Argument("predictors" if predictors else "trained_on",
+                                              list(predictors) if predictors else trained_on),
+                                     " sets the regression: add the metric regression"))
+    if "regression" in metrics or sentinels:
+        from metaeval.runs import regression as regression_runs
+
+        if not human and "regression" not in metrics:
+            raise WarehouseError(Message("a sentinel predicts a human score: give ", Argument("human", placeholder="H")))
+        if trained_on is not None and not sentinels:   # the human is the training dataset's
+            wh.require_dataset(trained_on)
+            regression_runs.human_cells(wh, trained_on, human, pd.DataFrame({"system": [], "input": []}))
+        else:
+            regression_runs.human_cells(wh, dataset, human, pd.DataFrame({"system": [], "input": []}))
+    elif human:
+        raise WarehouseError(Message(Argument("human", human), " is the regression's target: add the metric regression"))

@@ -216,13 +216,10 @@ def _register(con, name: str, columns: list[str], rows: list[tuple]) -> None:
     con.register(name, _arrow(columns, rows))
 
 
-def _merge_rest(con, dataset: str, fetched: dict, source: str) -> dict[str, int]:
-    """Inside the pull's transaction: the measures' scales, attributes, preferences, spans,
-    BLEU statistics, then the runs and result rows this warehouse lacks."""
-    counts: dict[str, int] = {}
+def _merge_scales(con, dataset: str, fetched: dict, source: str) -> None:
+    """The measures' scales: set where this warehouse has none; another one is a conflict."""
     d = {"dataset": dataset}
     ids = "(SELECT dataset_id FROM datasets WHERE name = $dataset)"
-    # scales: set where this warehouse has none; another one is a conflict
     columns, rows = fetched["measures"]
     _register(con, "_pull_measures", columns, rows)
     clash = con.execute(f"""SELECT m.name, m.scale, p.scale FROM _pull_measures p JOIN measures m
@@ -238,6 +235,14 @@ def _merge_rest(con, dataset: str, fetched: dict, source: str) -> dict[str, int]
                     WHERE measures.dataset_id = {ids} AND measures.name = p.name AND measures.scale IS NULL
                       AND p.scale IS NOT NULL""", d)
     con.unregister("_pull_measures")
+
+def _merge_rest(con, dataset: str, fetched: dict, source: str) -> dict[str, int]:
+    """Inside the pull's transaction: the measures' scales, attributes, preferences, spans,
+    BLEU statistics, then the runs and result rows this warehouse lacks."""
+    counts: dict[str, int] = {}
+    d = {"dataset": dataset}
+    ids = "(SELECT dataset_id FROM datasets WHERE name = $dataset)"
+    _merge_scales(con, dataset, fetched, source)
     resolve = {"system": ("systems", "system_id"), "system_a": ("systems", "system_a_id"),
                "system_b": ("systems", "system_b_id"), "input": ("inputs", "input_id"),
                "measure": ("measures", "measure_id")}
