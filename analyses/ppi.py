@@ -37,7 +37,10 @@ one cluster summed together (they are not independent); the classical se likewis
 labelled cells' (y_i - mean y) / n. With one cell per cluster this is the formula above, so every
 cluster of one cell gives the unclustered numbers (computed by that formula, bit for bit). lam is
 estimated as without clusters (any lam in [0, 1] gives a valid interval; this one is no longer
-the variance-minimising one under dependence).
+the variance-minimising one under dependence). The Bradley-Terry fit likewise: Sigma / n becomes
+H^-1 M H^-1, M the sum over clusters of the outer products of the cluster's summed psi_i, now the
+gradients' (g_i - lam g_hat_i centred, over n; lam g_hat_u,i centred, over N), CR0 (without the
+count - 1 divisor of the unclustered covariances).
 """
 
 from __future__ import annotations
@@ -294,12 +297,29 @@ def _covariance(theta, lam, X, y, yhat, Xu, yhat_u):
     return sigma / n
 
 
+def _clustered_covariance(theta, lam, X, y, yhat, Xu, yhat_u, codes: np.ndarray) -> np.ndarray:
+    """The cluster-robust (CR0) sandwich H^-1 M H^-1 of the fit ``theta`` at ``lam``: M = sum over
+    clusters of S_c S_c', S_c the cluster's sum of psi_i = (r_i - mean r) / n on a labelled
+    comparison (r = g - lam g_hat, the gradients of :func:`_stats`) and lam (g_hat_u,i - mean
+    g_hat_u) / N on an unlabelled one (0 at lam = 0: the classical fit's labelled cells alone)."""
+    n, N = X.shape[0], Xu.shape[0]
+    g, g_hat, g_hat_u, inv_h = _stats(theta, X, y, yhat, Xu, yhat_u, lam != 0)
+    r = g - lam * g_hat
+    psi = np.concatenate([(r - r.mean(axis=0)) / n, lam * (g_hat_u - g_hat_u.mean(axis=0)) / N])
+    sums = np.zeros((int(codes.max()) + 1, psi.shape[1]))
+    np.add.at(sums, codes, psi)
+    return inv_h @ (sums.T @ sums) @ inv_h
+
+
 def bradley_terry(X: npt.ArrayLike, y: npt.ArrayLike, yhat: npt.ArrayLike, Xu: npt.ArrayLike,
-                  yhat_u: npt.ArrayLike, *, lam: float | None = None, alpha: float = 0.05) -> BradleyTerry:
+                  yhat_u: npt.ArrayLike, *, lam: float | None = None, alpha: float = 0.05,
+                  clusters: tuple[npt.ArrayLike, npt.ArrayLike] | None = None) -> BradleyTerry:
     """PPI++ Bradley-Terry coefficients (module docstring) from design rows ``X`` (:func:`design`) of
     the n comparisons with a human verdict ``y`` (1: the first system preferred, 0: the second) and
     the judge's ``yhat`` (in [0, 1]), and rows ``Xu`` of the N comparisons with the judge's
-    ``yhat_u`` only; ``lam`` None: estimated."""
+    ``yhat_u`` only; ``lam`` None: estimated. ``clusters``: (the labelled comparisons' cluster
+    labels, the unlabelled ones'): the cluster-robust (CR0) sandwich (:func:`_clustered_covariance`;
+    lam estimated as without clusters); one comparison per cluster: the unclustered formula."""
     X, Xu = np.asarray(X, np.float64), np.asarray(Xu, np.float64)
     y, yhat, yhat_u = (np.asarray(a, np.float64).reshape(-1) for a in (y, yhat, yhat_u))
     if lam is not None and not 0 <= lam <= 1:
@@ -329,8 +349,13 @@ def bradley_terry(X: npt.ArrayLike, y: npt.ArrayLike, yhat: npt.ArrayLike, Xu: n
     theta = _fit(X, y, yhat, Xu, yhat_u, used, classical)
     if theta is None:
         return failed
-    cov = _covariance(theta, used, X, y, yhat, Xu, yhat_u)
-    ccov = _covariance(classical, 0.0, X, y, yhat, Xu, yhat_u)
+    codes = _cluster_codes(clusters, n, N)
+    if codes is None:
+        cov = _covariance(theta, used, X, y, yhat, Xu, yhat_u)
+        ccov = _covariance(classical, 0.0, X, y, yhat, Xu, yhat_u)
+    else:
+        cov = _clustered_covariance(theta, used, X, y, yhat, Xu, yhat_u, codes)
+        ccov = _clustered_covariance(classical, 0.0, X, y, yhat, Xu, yhat_u, codes)
     se, cse = np.sqrt(np.diag(cov)), np.sqrt(np.diag(ccov))
     with np.errstate(divide="ignore", invalid="ignore"):
         eff = np.where((se > 0) & (cse > 0), n * (cse / se) ** 2, np.nan)

@@ -75,8 +75,8 @@ class PredictionPowered(Family):
                RESAMPLE_CLUSTERS.but(help="Clustered cells: the cluster-robust (sandwich, CR0) standard errors over "
                                           "the clusters of inputs the input attribute ATTR names (a cell's or an "
                                           "item's cluster: its input's value), labelled and unlabelled cells of "
-                                          "one cluster summed together; not with the Bradley-Terry leaderboard. In "
-                                          "the rows' conventions and fingerprint."))
+                                          "one cluster summed together (the Bradley-Terry fit's gradients "
+                                          "likewise). In the rows' conventions and fingerprint."))
 
     def compute(self, wh, **params):
         return ppi(wh, **params)
@@ -174,12 +174,6 @@ def ppi(wh, dataset: str, human: str | None = None, metric: str | None = None, j
         frame, fingerprint, conventions = _means(wh, dataset, human, metric, lam, alpha, share, label_seed, correction,
                                                  resample_clusters)
     else:
-        if resample_clusters is not None and mode == "bradley-terry":
-            from metaeval.runs import clusters
-
-            clusters.refuse_with(resample_clusters, "the Bradley-Terry leaderboard (its M-estimator's clustered "
-                                 "sandwich is not implemented); give ", Argument("baseline", placeholder="SYSTEM"),
-                                 " for win rates")
         frame, fingerprint, conventions = _votes(wh, dataset, judge, baseline, mode, lam, alpha, share, label_seed,
                                                  correction, resample_clusters)
     setting = {"estimand": tuple(sorted(set(frame["estimand"]))), "human": human or "",
@@ -340,7 +334,7 @@ def _votes(wh, dataset, judge, baseline, mode, lam, alpha, share, label_seed, co
         rows = _vote_winrates(items, systems, human, judged, labels, dataset, judge, baseline, lam, alpha, correction,
                               conventions)
     else:
-        rows = _vote_bradley_terry(items, systems, human, judged, judge, lam, alpha, correction, conventions)
+        rows = _vote_bradley_terry(items, systems, human, judged, labels, judge, lam, alpha, correction, conventions)
     return pd.DataFrame(rows), fingerprint, conventions
 
 
@@ -386,7 +380,8 @@ def _vote_winrates(items, systems, human, judged, labels, dataset, judge, baseli
     return rows
 
 
-def _vote_bradley_terry(items, systems, human, judged, judge, lam, alpha, correction, conventions) -> list[dict]:
+def _vote_bradley_terry(items, systems, human, judged, labels, judge, lam, alpha, correction,
+                        conventions) -> list[dict]:
     """The PPI++ Bradley-Terry scores and every pair's difference (``_votes``'s Bradley-Terry)."""
     import numpy as np
     from scipy import stats
@@ -399,7 +394,8 @@ def _vote_bradley_terry(items, systems, human, judged, judge, lam, alpha, correc
     a = items["system_a"].map(index).to_numpy()
     b = items["system_b"].map(index).to_numpy()
     X = stat.design(b, a, len(systems))    # y is the preference for system_b: b first
-    fit = stat.bradley_terry(X[lab], human[lab], judged[lab], X[unl], judged[unl], lam=lam, alpha=alpha)
+    fit = stat.bradley_terry(X[lab], human[lab], judged[lab], X[unl], judged[unl], lam=lam, alpha=alpha,
+                             clusters=None if labels is None else (labels[lab], labels[unl]))
     reference = systems[0]
     rows = [_bt_row(reference, reference, fit, None)] + [_bt_row(s, reference, fit, j) for j, s in enumerate(systems[1:])]
     # every pair's difference of scores (the covariance of the fit), for the conclusion layer's groups
@@ -428,7 +424,9 @@ def _vote_bradley_terry(items, systems, human, judged, judge, lam, alpha, correc
                 "soft labels of the logistic loss (ppi_py's start, scikit-learn's logistic fit, takes 0/1 labels only; "
                 "ours starts from the classical fit)",
         "interval": f"{100 * (1 - alpha):g}% normal interval from the sandwich covariance, covariances with divisor "
-                    "count - 1 (ppi_py's logistic conventions)",
+                    "count - 1 (ppi_py's logistic conventions)" + (
+                        "" if labels is None else "; clustered: the CR0 sandwich over the clusters (each cluster's "
+                        "summed centred gradients, no count - 1 divisor) unless every cluster is one comparison"),
         "lambda": "tr(H^-1 C H^-1) / (2 (1 + n/N) tr(H^-1 V H^-1)) clipped to [0, 1], estimated twice as ppi_py does",
         "converged": bool(fit.converged)})
     return rows

@@ -428,6 +428,114 @@ def test_ppi_clustered_standard_errors_against_a_loop_over_clusters():
         np.sqrt(np.var(e.lam * yhat_u) / 200 + np.var(r) / 40), rel=1e-12)
 
 
+def _bt_votes(seed: int = 1, docs: int = 24, per_doc: int = 10, labelled_docs: int = 12):
+    """Comparisons of 4 systems in documents, each document one pair compared again and again
+    with a shift of its own (its votes lean together: clusters); the first half labelled."""
+    from metaeval.analyses import ppi
+
+    rng = np.random.default_rng(seed)
+    pa, pb = rng.integers(0, 4, docs), rng.integers(0, 4, docs)
+    pb = np.where(pa == pb, (pb + 1) % 4, pb)
+    doc = np.repeat(np.arange(docs), per_doc)
+    a, b = pa[doc], pb[doc]
+    strength = np.array([0.0, 0.4, 0.8, 1.2])
+    shift = rng.normal(scale=1.5, size=docs)[doc]
+    p = 1 / (1 + np.exp(-(strength[a] - strength[b] + shift)))
+    y = (rng.random(doc.size) < p).astype(float)
+    judged = np.clip(p + rng.normal(scale=0.1, size=doc.size), 0, 1)
+    return ppi.design(a, b, 4), y, judged, doc, doc < labelled_docs
+
+
+def test_ppi_bradley_terry_clustered_sandwich_against_a_loop_over_clusters():
+    from metaeval.analyses import ppi
+
+    X, y, judged, doc, lab = _bt_votes()
+    unl = ~lab
+    fit = ppi.bradley_terry(X[lab], y[lab], judged[lab], X[unl], judged[unl], clusters=(doc[lab], doc[unl]))
+    plain = ppi.bradley_terry(X[lab], y[lab], judged[lab], X[unl], judged[unl])
+    assert fit.converged and np.array_equal(fit.estimate, plain.estimate) and fit.lam == plain.lam
+    # by hand: each comparison's gradient of the logistic loss, summed over its cluster, then the sandwich
+    theta, lam, n, N = fit.estimate, fit.lam, int(lab.sum()), int(unl.sum())
+    Xl, Xu = X[lab], X[unl]
+    mu = lambda A: 1 / (1 + np.exp(-(A @ theta)))   # noqa: E731
+    H = np.zeros((3, 3))
+    for A in (Xl, Xu):
+        for x, w in zip(A, mu(A) * (1 - mu(A))):
+            H += w * np.outer(x, x)
+    H /= n + N
+    r = [x * (mu(Xl)[i] - y[lab][i]) - lam * x * (mu(Xl)[i] - judged[lab][i]) for i, x in enumerate(Xl)]
+    u = [lam * x * (mu(Xu)[i] - judged[unl][i]) for i, x in enumerate(Xu)]
+    r_bar, u_bar = np.mean(r, axis=0), np.mean(u, axis=0)
+    M = np.zeros((3, 3))
+    for c in np.unique(doc):
+        s = sum(((r[i] - r_bar) / n for i in np.flatnonzero(doc[lab] == c)), np.zeros(3))
+        s = s + sum(((u[i] - u_bar) / N for i in np.flatnonzero(doc[unl] == c)), np.zeros(3))
+        M += np.outer(s, s)
+    Hi = np.linalg.inv(H)
+    np.testing.assert_allclose(fit.covariance, Hi @ M @ Hi, rtol=1e-9, atol=1e-14)
+    assert (fit.se > 1.2 * plain.se).all()           # votes leaning together in a document: wider
+    # one comparison per cluster: the unclustered fit, bit for bit
+    single = ppi.bradley_terry(X[lab], y[lab], judged[lab], X[unl], judged[unl],
+                               clusters=(np.arange(n), np.arange(n, n + N)))
+    assert np.array_equal(single.se, plain.se) and np.array_equal(single.covariance, plain.covariance)
+
+
+def test_ppi_bradley_terry_duplicated_votes_clustered_are_the_votes_once():
+    """Each vote twice, the copies one cluster: the clustered se is the unclustered se of the votes
+    once (to the count - 1 divisor the unclustered covariances use); unclustered it is ~1/sqrt(2) of it."""
+    from metaeval.analyses import ppi
+
+    rng = np.random.default_rng(5)
+    X, y, judged, _, _ = _bt_votes(seed=9)
+    lab = rng.random(len(y)) < 0.3
+    unl = ~lab
+    once = ppi.bradley_terry(X[lab], y[lab], judged[lab], X[unl], judged[unl], lam=0.5)
+    twice = [np.repeat(a, 2, axis=0) for a in (X[lab], y[lab], judged[lab], X[unl], judged[unl])]
+    n, N = int(lab.sum()), int(unl.sum())
+    codes = (np.repeat(np.arange(n), 2), np.repeat(np.arange(n, n + N), 2))
+    clustered = ppi.bradley_terry(*twice, lam=0.5, clusters=codes)
+    naive = ppi.bradley_terry(*twice, lam=0.5)
+    np.testing.assert_allclose(clustered.estimate, once.estimate, rtol=1e-8)
+    np.testing.assert_allclose(clustered.se, once.se, rtol=1.5 / min(n, N))
+    np.testing.assert_allclose(naive.se * np.sqrt(2), once.se, rtol=1.5 / min(n, N))
+
+
+@pytest.fixture
+def clustered_votes(db, tmp_path):
+    """:func:`_bt_votes` as a warehouse: one input a comparison, the human verdict on the labelled
+    documents' comparisons, judge ``j``'s on every one; attributes ``doc`` and ``self``."""
+    X, y, judged, doc, lab = _bt_votes()
+    first, second = X.argmax(axis=1), X.argmin(axis=1)   # design(): +1 the first system, -1 the second
+    rows, attributes = [], ["input,attribute,value"]
+    for i in range(len(y)):
+        a, b = f"s{first[i] + 1 if X[i].max() > 0 else 0}", f"s{second[i] + 1 if X[i].min() < 0 else 0}"
+        names = {"input": f"c{i:03d}", "system_a": a, "system_b": b, "order": "ab"}
+        if lab[i]:
+            rows.append({**names, "judge": "h", "winner": "a" if y[i] else "b", "kind": "human"})
+        rows.append({**names, "judge": "j", "winner": "a" if judged[i] > 0.5 else "b", "kind": "automatic"})
+        attributes += [f"c{i:03d},doc,d{doc[i]}", f"c{i:03d},self,c{i:03d}"]
+    pd.DataFrame(rows).to_csv(tmp_path / "votes.csv", index=False)
+    (tmp_path / "attributes.csv").write_text("\n".join(attributes) + "\n")
+    run_cli(db, "ingest", "preferences", tmp_path / "votes.csv", "--dataset", "v")
+    run_cli(db, "ingest", "attributes", tmp_path / "attributes.csv", "--dataset", "v")
+    return db
+
+
+def test_ppi_bradley_terry_rows_with_clusters(clustered_votes):
+    from metaeval.runs import ppi as runs
+
+    with Warehouse(clustered_votes) as wh:
+        plain = runs.ppi(wh, "v", judge="j")
+        singletons = runs.ppi(wh, "v", judge="j", resample_clusters="self")
+        doc = runs.ppi(wh, "v", judge="j", resample_clusters="doc")
+    columns = ["estimand", "system", "other", "estimate", "se", "lower", "upper", "lam", "p_adjusted"]
+    assert plain[columns].equals(singletons[columns])
+    assert plain["se"].iloc[1:].notna().all()                      # a fit, not a degenerate one
+    conventions = json.loads(doc["conventions"].iloc[0])
+    assert conventions["resample_clusters"] == "doc" and "clustered: the CR0 sandwich" in conventions["interval"]
+    assert doc["estimate"].equals(plain["estimate"]) and (doc["se"].iloc[1:] > plain["se"].iloc[1:]).all()
+
+
 def test_ppi_rows_with_clusters(clustered):
     from metaeval.runs import ppi as runs
 
