@@ -176,7 +176,11 @@ class BradleyTerry:
     """The PPI++ Bradley-Terry fit: per coefficient (the systems but the reference, whose score is
     0) the estimate, its se and interval, the classical fit's (human votes alone), lam (one for
     every coefficient), n labelled and N unlabelled comparisons, and each coefficient's effective
-    number of human votes; ``converged`` False: no finite fit (NaN everywhere)."""
+    number of human votes; ``converged`` False: no finite fit (NaN everywhere), also when a
+    coefficient's variance is not finite and positive (quasi-separated votes: a system that never
+    wins or never loses, whose likelihood has no finite maximum; Newton's iterate there is an
+    artefact of where it stopped, not an estimate). The classical fit likewise: NaN where the human
+    votes alone have no finite fit."""
 
     estimate: np.ndarray
     se: np.ndarray
@@ -356,7 +360,12 @@ def bradley_terry(X: npt.ArrayLike, y: npt.ArrayLike, yhat: npt.ArrayLike, Xu: n
     else:
         cov = _clustered_covariance(theta, used, X, y, yhat, Xu, yhat_u, codes)
         ccov = _clustered_covariance(classical, 0.0, X, y, yhat, Xu, yhat_u, codes)
-    se, cse = np.sqrt(np.diag(cov)), np.sqrt(np.diag(ccov))
+    with np.errstate(invalid="ignore"):
+        se, cse = np.sqrt(np.diag(cov)), np.sqrt(np.diag(ccov))
+    if not (np.isfinite(se) & (se > 0)).all():
+        return failed     # a direction without a finite maximum (a system that never wins, or never loses)
+    if not (np.isfinite(cse) & (cse > 0)).all():          # the human votes alone: no classical fit
+        classical, cse, ccov = nan, nan, None
     with np.errstate(divide="ignore", invalid="ignore"):
         eff = np.where((se > 0) & (cse > 0), n * (cse / se) ** 2, np.nan)
     return BradleyTerry(theta, se, theta - z * se, theta + z * se, used, classical, cse, classical - z * cse,

@@ -94,6 +94,26 @@ def test_bradley_terry_equals_ppi_py(key):
         np.testing.assert_allclose(ours, theirs, rtol=1e-4)
 
 
+def test_bradley_terry_of_a_system_that_never_wins_is_no_fit(recwarn):
+    """Quasi-separated votes (system C loses every comparison, to humans and judge alike): the
+    likelihood has no finite maximum, so Newton's iterate (where it stopped) is no estimate: every
+    score NaN, ``converged`` False, and no RuntimeWarning from a negative variance's square root."""
+    rng = np.random.default_rng(0)
+    a = rng.integers(0, 3, 300)
+    b = (a + rng.integers(1, 3, 300)) % 3
+    y = np.where(a == 2, 0.0, np.where(b == 2, 1.0, (rng.random(300) < 0.5).astype(float)))   # 1: a preferred
+    judged = np.clip(y + rng.normal(scale=0.2, size=300), 0, 1)
+    X = stat.design(a, b, 3)
+    lab = np.arange(300) < 60
+    fit = stat.bradley_terry(X[lab], y[lab], judged[lab], X[~lab], judged[~lab])
+    assert not fit.converged and np.isnan(fit.estimate).all() and np.isnan(fit.se).all()
+    assert not [w for w in recwarn.list if issubclass(w.category, RuntimeWarning)]
+    # the same votes with C winning a few: a fit, finite everywhere
+    y[np.flatnonzero(a == 2)[:15]] = 1.0
+    fit = stat.bradley_terry(X[lab], y[lab], judged[lab], X[~lab], judged[~lab])
+    assert fit.converged and np.isfinite(fit.se).all()
+
+
 def _vote_items():
     """The fixture's items (one human vote, or none, and one judge verdict each)."""
     index = {s: i for i, s in enumerate("ABCD")}
