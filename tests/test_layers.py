@@ -227,3 +227,35 @@ def test_the_public_api_is_reached_through_metaeval():
     assert Path(metaeval.schema.__file__).parent == FOLDER["metaeval.schema"]
     with pytest.raises(AttributeError):
         metaeval.no_such_thing  # noqa: B018
+
+
+#: The size floors of issue 44 item 5 (docs/contributing.md): a module reads in one sitting, a
+#: function on one screen or two.
+MODULE_LINES, FUNCTION_LINES = 600, 80
+
+
+def oversized(limit_module: int = MODULE_LINES, limit_function: int = FUNCTION_LINES) -> list[str]:
+    """Every module of metaeval longer than ``limit_module`` lines and every function or method
+    longer than ``limit_function`` (from its ``def`` to its last line, decorators excluded)."""
+    found = []
+    for package in PACKAGE_DIR:
+        for name, path in modules(package):
+            text = path.read_text()
+            if (n := text.count("\n")) > limit_module:
+                found.append(f"{path.relative_to(ROOT)}: {n} lines (at most {limit_module})")
+            for node in ast.walk(ast.parse(text, str(path))):
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    if (n := node.end_lineno - node.lineno + 1) > limit_function:
+                        found.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name}: {n} lines "
+                                     f"(at most {limit_function})")
+    return found
+
+
+def test_modules_and_functions_keep_their_floors():
+    assert oversized() == []
+
+
+def test_the_floor_check_finds_what_is_too_long():
+    found = oversized(limit_module=1000, limit_function=30)
+    assert found and all(" lines (at most 30)" in f for f in found)   # functions of 31+ lines exist
+    assert any("runs/" in f for f in found) and any("cli/" in f for f in found)   # every folder is read
