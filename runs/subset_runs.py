@@ -201,7 +201,7 @@ def across(family, params, by: str | None, n: int) -> str:
                 f"the {n} values, so a group, rank or verdict holds for its value alone; to claim one across the "
                 f"values, read them at alpha / {n}{level}.")
     return (f"{n} tables, one per value of {by}: each table's intervals are at 1 - alpha within it, not simultaneous "
-            f"across the {n} values (no correction across them){level}; no test between them is made.")
+            f"across the {n} values: no correction is made across them{level}; no test compares the values.")
 
 
 def present(outcome: Subsets, fmt: str, shown: Callable[[object, str], str]) -> str:
