@@ -189,3 +189,19 @@ def test_python_gives_the_command_lines_rows(tmp_path):
     pd.testing.assert_frame_equal(one["category=B"].reset_index(drop=True),
                                   got["category=B"].reset_index(drop=True))
     assert got.note and "alpha / 2" in got.note and got.votes["category=A"] + got.votes["category=B"] == got.total
+
+
+def test_the_report_shows_each_category_and_the_correction_across(tmp_path):
+    import html
+
+    db = tmp_path / "w.duckdb"
+    _with_categories(db, "preferences.csv", tmp_path)
+    run_cli(db, "leaderboard", "--dataset", "d", "--k", "40")
+    run_cli(db, "leaderboard", "--dataset", "d", "--k", "40", "--by", "category")
+    out = tmp_path / "r.html"
+    run_cli(db, "report", "--dataset", "d", "--out", out)
+    text = " ".join(html.unescape(out.read_text()).split())
+    heads = [h for h in ("Ratings from the human votes</h3>", "Ratings from the human votes on the inputs with "
+                         "category=A</h3>", "Ratings from the human votes on the inputs with category=B</h3>")]
+    assert all(h in text for h in heads) and text.index(heads[0]) < text.index(heads[1]) < text.index(heads[2])
+    assert text.count("no correction is made across the 2 values") == 2
