@@ -205,3 +205,29 @@ def test_the_report_shows_each_category_and_the_correction_across(tmp_path):
                          "category=A</h3>", "Ratings from the human votes on the inputs with category=B</h3>")]
     assert all(h in text for h in heads) and text.index(heads[0]) < text.index(heads[1]) < text.index(heads[2])
     assert text.count("no correction is made across the 2 values") == 2
+
+
+def test_a_schema_10_warehouse_upgrades_keeping_its_vote_rows(tmp_path):
+    from metaeval import schema
+    from metaeval.connection import duckdb_connect
+
+    db = tmp_path / "w.duckdb"
+    _with_categories(db, "preferences.csv", tmp_path)
+    run_cli(db, "leaderboard", "--dataset", "d", "--k", "40")
+    run_cli(db, "judge-diagnostics", "--dataset", "d", "--k", "40")
+    tables = ("leaderboard", "judge_diagnostics")
+    with duckdb_connect(db) as con:                   # as schema 10 had them: no subset column
+        before = {t: con.execute(f"SELECT * EXCLUDE (subset) FROM {t} ORDER BY result_id").df() for t in tables}
+        for t in tables:
+            con.execute(f"DROP VIEW latest_{t}")
+            con.execute(f"ALTER TABLE {t} DROP COLUMN subset")
+        con.execute("UPDATE schema_info SET value = '10' WHERE key = 'version'")
+    assert f"from schema 10 to {schema.SCHEMA_VERSION}" in run_cli(db, "init").output
+    with Warehouse(db, read_only=True) as wh:
+        for t in tables:
+            after = wh.sql(f"SELECT * FROM {t} ORDER BY result_id")
+            assert set(after["subset"]) == {""} and len(wh.sql(f"SELECT * FROM latest_{t}")) == len(after)
+            pd.testing.assert_frame_equal(after.drop(columns="subset"), before[t])
+    state = digest(db)                                # still up to date
+    run_cli(db, "leaderboard", "--dataset", "d", "--k", "40")
+    assert digest(db) == state
