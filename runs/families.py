@@ -55,6 +55,8 @@ from metaeval.runs import parameters
 #: probability (0 < p < 1).
 #: What an option is to the rows (:attr:`Option.role`).
 ROLES = ("key", "subset", "setting")
+#: The stored tables a ``subset`` option can restrict (:attr:`Option.restricts`; :mod:`metaeval.runs.subset_runs`).
+RESTRICTABLE = ("preferences",)
 KINDS = ("str", "int", "float", "flag", "switch", "choice", "coefficient", "where", "resamples", "seed",
          "probability")
 
@@ -124,6 +126,9 @@ class Option:
             raise ValueError(f"option {self.name!r}: unknown kind {self.kind!r}; one of {', '.join(KINDS)}")
         if self.role not in ROLES:
             raise ValueError(f"option {self.name!r}: unknown role {self.role!r}; one of {', '.join(ROLES)}")
+        if self.restricts is not None and (self.restricts not in RESTRICTABLE or self.role != "subset"):
+            raise ValueError(f"option {self.name!r}: restricts {self.restricts!r} needs the role 'subset' and one of "
+                             f"{', '.join(RESTRICTABLE)}")
         if self.flag is None:
             object.__setattr__(self, "flag", "--" + self.name.replace("_", "-"))
 
@@ -432,7 +437,7 @@ class Family:
         :func:`metaeval.runs.subset_runs.run`: ``compute`` once per subset on its rows only, and
         ``{subset label: what compute returned}``."""
         params = self.parameters(*args, **given)
-        applied = [o.name for o in self.options if o.restricts and o.role == "subset"]
+        applied = [o.name for o in self.options if o.restricts]
         if applied:
             from metaeval.runs import subset_runs
 

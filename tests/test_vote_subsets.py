@@ -231,3 +231,25 @@ def test_a_schema_10_warehouse_upgrades_keeping_its_vote_rows(tmp_path):
     state = digest(db)                                # still up to date
     run_cli(db, "leaderboard", "--dataset", "d", "--k", "40")
     assert digest(db) == state
+
+
+def test_a_family_with_vote_subsets_declares_them_and_its_tables_key_them(tmp_path):
+    """The families whose options restrict the votes (Option.restricts) are the four vote families,
+    and each of their tables has the subset key, so that a family added with the two options
+    cannot store a subset's rows as every vote's; a restriction of another table is refused."""
+    from metaeval.runs import families
+    from metaeval.runs.families import FAMILIES
+
+    with_subsets = {n for n, f in FAMILIES.items() if any(o.restricts for o in f.options)}
+    assert with_subsets == set(CASES)
+    db = tmp_path / "w.duckdb"
+    with Warehouse.create(db) as wh:
+        for name in with_subsets:
+            assert {o.name: o.role for o in FAMILIES[name].options if o.restricts} == {"where": "subset",
+                                                                                       "by": "subset"}
+            for table in FAMILIES[name].tables:
+                assert "subset" in set(wh.sql(f"SELECT * FROM {table} LIMIT 0").columns), table
+    with pytest.raises(ValueError, match="restricts 'scores'"):
+        families.WHERE.but(role="subset", restricts="scores")
+    with pytest.raises(ValueError, match="needs the role 'subset'"):
+        families.WHERE.but(restricts="preferences")
