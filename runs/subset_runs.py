@@ -194,7 +194,7 @@ def across(family, params, by: str | None, n: int) -> str:
         return ""
     alpha = params.get("alpha")
     names = {o.name for o in family.options}
-    level = "" if alpha is None else f" (Bonferroni over the {n}: rerun with --alpha {alpha / n:.4g})"
+    level = "" if alpha is None else f" (Bonferroni over the {n}: alpha = {alpha / n:.4g})"
     if "correction" in names:
         return (f"{n} tables, one per value of {by}: each table's tests are corrected within it "
                 f"({params['correction']} over its own tests, at alpha = {alpha:g}); no correction is made across "

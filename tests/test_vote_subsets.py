@@ -100,7 +100,7 @@ def test_a_category_table_is_the_table_of_a_warehouse_of_its_votes_only(name, tm
     whole = tmp_path / "whole.duckdb"
     categories = _with_categories(whole, example, tmp_path)
     out = run_cli(whole, name, "--dataset", "d", *args, "--by", "category").output
-    assert "no correction is made across" in " ".join(out.split()) and "--alpha 0.025" in " ".join(out.split())
+    assert "no correction is made across" in " ".join(out.split()) and "alpha = 0.025)" in " ".join(out.split())
     for category in "AB":
         label = f"category={category}"
         alone = tmp_path / f"only-{category}.duckdb"
