@@ -54,13 +54,12 @@ def run(family, wh, params, applied: list[str]):
     subsets = _subsets(wh, dataset, where, by)
     items, total = _items(wh, dataset)
     kept = {}
-    for subset in subsets:                   # every check before the first write
-        keep = _kept(wh, dataset, subset, items)
-        if not any(keep):
+    for subset, keep in zip(subsets, _memberships(wh, dataset, subsets, items)):   # every check before a write
+        if not keep.any():
             raise WarehouseError(Message(f"the subset {subset.label} of dataset {dataset!r} holds no vote (no item "
                                          "whose input's cells of both systems hold it): choose another ",
                                          Argument("where" if by is None else "by")))
-        kept[subset.label] = [row for row, k in zip(items, keep) if k]
+        kept[subset.label] = [row for row, k in zip(items, keep.tolist()) if k]
     note = across(family, params, by, len(kept))
     said = {"subset_votes": CONVENTION, **({"by": by, "across_subsets": note} if by is not None else {})}
     parts = {}
@@ -127,17 +126,28 @@ def _items(wh, dataset: str) -> tuple[list[tuple], int]:
     return rows, sum(r[-1] for r in rows)
 
 
-def _kept(wh, dataset: str, subset, items: list[tuple]) -> list[bool]:
-    """Whether each item is in ``subset``: the cells of both its systems for its input hold every
-    condition (an input-level value holds for every system's cell; a cell's own overrides it)."""
+def _memberships(wh, dataset: str, subsets: list, items: list[tuple]) -> list:
+    """For each subset, whether each item is in it (a bool array): the cells of both its systems
+    for its input hold every condition (an input-level value holds for every system's cell; a
+    cell's own overrides it). Each attribute's values are read once, at the items' cells only."""
+    import numpy as np
+
     systems = sorted({r[1] for r in items} | {r[2] for r in items})
     inputs = sorted({r[0] for r in items})
     row, col = {s: i for i, s in enumerate(systems)}, {x: j for j, x in enumerate(inputs)}
-    holds = None
-    for attribute, value in subset:
-        labels = wh.attribute_labels(dataset, attribute, systems, inputs) == value
-        holds = labels if holds is None else holds & labels
-    return [bool(holds[row[a], col[i]] and holds[row[b], col[i]]) for i, a, b, *_ in items]
+    at = np.array([col[r[0]] for r in items], dtype=np.int64)
+    sides = [np.array([row[r[k]] for r in items], dtype=np.int64) for k in (1, 2)]
+    values = {}                          # attribute -> (its value at each item's system_a cell, system_b cell)
+    for attribute in sorted({a for subset in subsets for a, _ in subset}):
+        grid = wh.attribute_labels(dataset, attribute, systems, inputs)
+        values[attribute] = [grid[side, at] for side in sides]
+    out = []
+    for subset in subsets:
+        keep = np.ones(len(items), dtype=bool)
+        for attribute, value in subset:
+            keep &= (values[attribute][0] == value) & (values[attribute][1] == value)
+        out.append(keep)
+    return out
 
 
 @contextmanager
