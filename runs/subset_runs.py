@@ -14,7 +14,8 @@ signature's ``subset:`` field). An item (input, pair of systems) is in a subset 
 both its systems for its input hold every condition, as ``judges --where`` says
 (:func:`metaeval.runs.judges._subsets`); an input-level attribute (a category) holds for every
 system's cell. ``--by ATTR``: one subset per value, all in one transaction (a refusal in one
-leaves nothing written), and the correction across the values said (:func:`across`).
+leaves nothing written; an interruption keeps the values finished, each a finished run), and the
+correction across the values said (:func:`across`).
 """
 
 from __future__ import annotations
@@ -72,9 +73,13 @@ def run(family, wh, params, applied: list[str]):
                 parts[label] = family.compute(wh, **rest)
         if one:
             wh.con.commit()
-    except BaseException:
+    except KeyboardInterrupt:            # the values finished are kept (finished runs), as a run's rows are
         if one:
-            _rollback(wh)
+            _end(wh, commit=True)
+        raise
+    except BaseException:                # a refusal or an error in one value: nothing of the command is written
+        if one:
+            _end(wh, commit=False)
         raise
     votes = {label: sum(r[-1] for r in rows) for label, rows in kept.items()}
     return Subsets(parts, by=by, votes=votes, total=total, note=note)
@@ -186,9 +191,16 @@ def _drop(wh) -> None:
         pass
 
 
-def _rollback(wh) -> None:
+def _end(wh, *, commit: bool) -> None:
+    """End the ``--by`` transaction: commit it (else, or when it cannot, roll it back)."""
     import duckdb
 
+    try:
+        if commit:
+            wh.con.commit()
+            return
+    except duckdb.Error:
+        pass
     try:
         wh.con.rollback()
     except duckdb.Error:

@@ -253,3 +253,29 @@ def test_a_family_with_vote_subsets_declares_them_and_its_tables_key_them(tmp_pa
         families.WHERE.but(role="subset", restricts="scores")
     with pytest.raises(ValueError, match="needs the role 'subset'"):
         families.WHERE.but(restricts="preferences")
+
+
+def test_an_interrupted_by_run_keeps_the_categories_finished(tmp_path, monkeypatch):
+    from metaeval.runs.families import FAMILIES
+
+    db = tmp_path / "w.duckdb"
+    _with_categories(db, "preferences.csv", tmp_path)
+    family = FAMILIES["leaderboard"]
+    own, calls = type(family).compute, []
+
+    def compute(self, wh, **params):
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return own(self, wh, **params)
+
+    monkeypatch.setattr(type(family), "compute", compute)
+    with Warehouse(db) as wh, pytest.raises(KeyboardInterrupt):
+        wh.leaderboard("d", k=40, by="category")
+    monkeypatch.undo()
+    assert set(_latest(db, "leaderboard", None, ["system"])["subset"]) == {"category=A"}
+    before = digest(db)
+    with Warehouse(db) as wh:                 # A is up to date; B is computed
+        assert list(wh.leaderboard("d", k=40, by="category")) == ["category=A", "category=B"]
+        statuses = set(wh.sql("SELECT status FROM analysis_runs")["status"])
+    assert digest(db) != before and statuses == {"finished"}
