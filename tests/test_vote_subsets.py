@@ -129,6 +129,12 @@ def test_every_vote_rows_stay_and_a_subset_is_its_own_latest(tmp_path):
     with Warehouse(db, read_only=True) as wh:
         runs = wh.sql("SELECT parameters FROM analysis_runs ORDER BY run_id")["parameters"].map(json.loads)
     assert "subset" not in runs[0] and runs[1]["subset"] == "category=A"
+    from metaeval.runs import signatures
+
+    with Warehouse(db, read_only=True) as wh:       # the signature says the subset; every vote's as before
+        signed = signatures.with_signatures(wh, _latest(db, "leaderboard", None, ["subset", "system"]))
+    assert all("subset:" not in x for x in signed.loc[signed["subset"] == "", "signature"])
+    assert all("|subset:category=A|" in x for x in signed.loc[signed["subset"] != "", "signature"])
     before = digest(db)                                  # both up to date, from either entry point
     run_cli(db, "leaderboard", "--dataset", "d", "--k", "40")
     run_cli(db, "leaderboard", "--dataset", "d", "--k", "40", "--where", "category=A")
