@@ -55,6 +55,8 @@ from metaeval.runs import parameters
 #: probability (0 < p < 1).
 #: What an option is to the rows (:attr:`Option.role`).
 ROLES = ("key", "subset", "setting")
+#: The stored tables a ``subset`` option can restrict (:attr:`Option.restricts`; :mod:`metaeval.runs.subset_runs`).
+RESTRICTABLE = ("preferences",)
 KINDS = ("str", "int", "float", "flag", "switch", "choice", "coefficient", "where", "resamples", "seed",
          "probability")
 
@@ -94,9 +96,17 @@ class Option:
     renamed_from: tuple[str, ...] = ()
     #: what the option is to the rows (:data:`ROLES`): ``key``, a parameter of the results (stored
     #: in the run's parameters, so in the setting a later run reuses; a column of the rows); ``subset``,
-    #: a condition on the cells joined into the option ``into`` (``where``: in the rows' subset and
-    #: fingerprint); ``setting``, how the run is made (``jobs``, ``force``: never in the results)
+    #: a condition on what the family reads, either joined into the option ``into`` (``where``: in the
+    #: rows' subset and fingerprint) or, with ``restricts``, applied by :meth:`Family.run`; ``setting``,
+    #: how the run is made (``jobs``, ``force``: never in the results)
     role: str = "key"
+    #: a ``subset`` option :meth:`Family.run` applies (:mod:`metaeval.runs.subset_runs`): the stored
+    #: table the family reads only the rows in the subset of (``preferences``: the votes on the inputs
+    #: whose attributes hold), never given to ``compute``. The rows are those of a warehouse holding
+    #: only that subset, with its label in their key (the ``subset`` column, '' for every row: the rows
+    #: and fingerprints of before), fingerprint (the label folded into the data's) and signature
+    #: (``subset:category=math``)
+    restricts: str | None = None
     #: ``subset`` options and companions: the option whose value this one joins, and the function
     #: joining them (``"module:function"`` of (that value, this value), read on first use)
     into: str | None = None
@@ -116,6 +126,9 @@ class Option:
             raise ValueError(f"option {self.name!r}: unknown kind {self.kind!r}; one of {', '.join(KINDS)}")
         if self.role not in ROLES:
             raise ValueError(f"option {self.name!r}: unknown role {self.role!r}; one of {', '.join(ROLES)}")
+        if self.restricts is not None and (self.restricts not in RESTRICTABLE or self.role != "subset"):
+            raise ValueError(f"option {self.name!r}: restricts {self.restricts!r} needs the role 'subset' and one of "
+                             f"{', '.join(RESTRICTABLE)}")
         if self.flag is None:
             object.__setattr__(self, "flag", "--" + self.name.replace("_", "-"))
 
@@ -233,6 +246,16 @@ AGGREGATE = Option("aggregate", default=parameters.DEFAULT_AGGREGATE, kind="choi
 BY = Option("by", metavar="ATTR",
             help="One result per value of the attribute ATTR (each the subset ATTR=value, with any --where), plus "
                  "their unweighted macro average (subset ATTR=*).")
+#: ``--where`` / ``--by`` of the families reading votes, applied by :meth:`Family.run` (``restricts``)
+VOTES_WHERE = WHERE.but(role="subset", restricts="preferences",
+                        help="Only the votes on the inputs whose attribute ATTR (metaeval ingest attributes) is VALUE, "
+                             "e.g. category=math (an item counts when its input's cells of both systems hold): the "
+                             "rows of a warehouse holding only those votes. Repeatable (AND). Recorded as the rows' "
+                             "subset.")
+VOTES_BY = BY.but(role="subset", restricts="preferences",
+                  help="One table per value of the attribute ATTR (each the votes of --where and ATTR=value), as "
+                       "FastChat's per-category leaderboards; each table's tests are corrected within it, and the "
+                       "output says the correction across the values.")
 JUDGE_GLOBS = Option("judges", multiple=True, flag="--judge", metavar="GLOB",
                      help="Automatic judges (globs). Default: every automatic judge. Repeatable.")
 #: ``--resample-clusters ATTR`` (not ``--cluster``: a cluster is already a significance group):
@@ -409,8 +432,17 @@ class Family:
         return tuple(out)
 
     def run(self, wh, *args, **given):
-        """:meth:`compute` of the checked :meth:`parameters` (``Warehouse.<python name>``)."""
-        return self.compute(wh, **self.parameters(*args, **given).keywords())
+        """:meth:`compute` of the checked :meth:`parameters` (``Warehouse.<python name>``); with a
+        ``subset`` option that restricts what the family reads (:attr:`Option.restricts`) given,
+        :func:`metaeval.runs.subset_runs.run`: ``compute`` once per subset on its rows only, and
+        ``{subset label: what compute returned}``."""
+        params = self.parameters(*args, **given)
+        applied = [o.name for o in self.options if o.restricts]
+        if applied:
+            from metaeval.runs import subset_runs
+
+            return subset_runs.run(self, wh, params, applied)
+        return self.compute(wh, **params.keywords())
 
     def compute(self, wh, **params):
         """Run (or reuse) and persist; the latest rows of the setting (a DataFrame, or
@@ -484,8 +516,24 @@ def register(cls: type[Family]) -> type[Family]:
     for table in cls.tables:
         if table in taken:
             raise ValueError(f"table {table!r} of family {cls.name!r} is already family {taken[table]!r}'s")
+    if any(o.restricts for o in cls.options):  # its subsets' outcome shown table by table, then the correction
+        cls.present = _by_subset(cls.present)
     _REGISTERED[cls.name] = cls()
     return cls
+
+
+def _by_subset(present):
+    """``present`` of a family with subsets (:attr:`Option.restricts`): an outcome of several
+    (:class:`metaeval.runs.subset_runs.Subsets`) is shown subset by subset, as
+    :func:`metaeval.runs.subset_runs.present` says."""
+    def shown(self, outcome, fmt: str) -> str:
+        from metaeval.runs import subset_runs
+
+        if isinstance(outcome, subset_runs.Subsets):
+            return subset_runs.present(outcome, fmt, lambda part, f: present(self, part, f))
+        return present(self, outcome, fmt)
+    shown.__doc__, shown.__name__ = present.__doc__, present.__name__
+    return shown
 
 
 class _Registry(Mapping):

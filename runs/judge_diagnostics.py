@@ -15,7 +15,8 @@ is ``metaeval judges``' (``first_position_rate``). One run writes the rows of ``
 
 from __future__ import annotations
 
-from metaeval.runs.families import ALPHA, CORRECTION, DATASET, FORCE, JUDGE_GLOBS, K, SEED, Family, Option, register
+from metaeval.runs.families import (ALPHA, CORRECTION, DATASET, FORCE, JUDGE_GLOBS, K, SEED, VOTES_BY, VOTES_WHERE,
+                                    Family, Option, register)
 
 COMMAND, TABLE = "judge-diagnostics", "judge_diagnostics"
 
@@ -39,7 +40,8 @@ class JudgeDiagnostics(Family):
                            "0.15 skilled annotators, 0.1 crowd workers)."),
                Option("min_items", default=30, kind="int", minimum=2,
                       help="The alternative annotator test leaves out annotators with fewer items (the authors' 30)."),
-               CORRECTION.but(help="Correction over the judges of the length and self-preference tests."), FORCE)
+               CORRECTION.but(help="Correction over the judges of the length and self-preference tests."),
+               VOTES_WHERE, VOTES_BY, FORCE)
 
     def compute(self, wh, **params):
         return judge_diagnostics(wh, **params)

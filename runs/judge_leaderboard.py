@@ -15,7 +15,8 @@ of ``judge_leaderboard``.
 from __future__ import annotations
 
 from metaeval.errors import Argument, Message, WarehouseError, ingest_hint
-from metaeval.runs.families import ALPHA, DATASET, FORCE, JUDGE_GLOBS, K, SEED, Family, Option, register
+from metaeval.runs.families import (ALPHA, DATASET, FORCE, JUDGE_GLOBS, K, SEED, VOTES_BY, VOTES_WHERE, Family, Option,
+                                    register)
 
 COMMAND, TABLE = "judge-leaderboard", "judge_leaderboard"
 _OUTCOME = {"a": 1.0, "b": 0.0, "tie": 0.5}
@@ -34,7 +35,7 @@ class JudgeLeaderboard(Family):
                K.but(help="Bootstrap rounds over the items (the same for the judge and the humans)."), SEED, ALPHA,
                Option("ridge", default=0.0, kind="float", minimum=0,
                       help="A Gaussian prior -ridge/2 * ||theta||^2 on both sides' strengths (default none)."),
-               FORCE)
+               VOTES_WHERE, VOTES_BY, FORCE)
 
     def compute(self, wh, **params):
         return judge_leaderboard(wh, **params)

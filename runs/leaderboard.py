@@ -21,7 +21,8 @@ scipy with the default bootstrap intervals: the command starts in a third of the
 from __future__ import annotations
 
 from metaeval.errors import Argument, Message, WarehouseError, ingest_hint
-from metaeval.runs.families import ALPHA, CORRECTION, DATASET, FORCE, JOBS, K, SEED, Family, Option, register
+from metaeval.runs.families import (ALPHA, CORRECTION, DATASET, FORCE, JOBS, K, SEED, VOTES_BY, VOTES_WHERE, Family,
+                                    Option, register)
 
 COMMAND, TABLE, STYLE_TABLE = "leaderboard", "leaderboard", "leaderboard_style"
 
@@ -46,6 +47,7 @@ OPTIONS = (
            help="Control the ratings for this style covariate (Chatbot Arena's style control; repeatable): length "
                 "(output_length, else the text's characters), headers, lists, bold (markdown counts of the stored "
                 "texts), or a numeric attribute. Its coefficient: table leaderboard_style."),
+    VOTES_WHERE, VOTES_BY,
     FORCE, JOBS.but(help="Worker processes for the bootstrap rounds (or a Dask scheduler's workers)."),
 )
 

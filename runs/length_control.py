@@ -21,7 +21,7 @@ of ``lc_winrates``; the same command on the same items and files computes nothin
 from __future__ import annotations
 
 from metaeval.errors import Argument, Message, WarehouseError
-from metaeval.runs.families import ALPHA, DATASET, FORCE, K, SEED, Family, Option, register
+from metaeval.runs.families import ALPHA, DATASET, FORCE, K, SEED, VOTES_BY, VOTES_WHERE, Family, Option, register
 
 COMMAND, TABLE = "lc-winrate", "lc_winrates"
 
@@ -48,7 +48,7 @@ class LengthControlledWinrate(Family):
                            "instruction_difficulty.csv), or 'joint': fitted jointly over the dataset's systems as "
                            "AlpacaEval's notebooks/instruction_difficulty.ipynb does; without --gamed: "
                            "length_controlled_noreg."),
-               K.but(help="Bootstrap rounds over the items."), SEED, ALPHA, FORCE)
+               K.but(help="Bootstrap rounds over the items."), SEED, ALPHA, VOTES_WHERE, VOTES_BY, FORCE)
 
     def compute(self, wh, **params):
         return lc_winrates(wh, **params)

@@ -10,6 +10,8 @@ Without pandas (a command that must start at once: ``leaderboard``): the rows to
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
 from metaeval.errors import Argument, Message, WarehouseError
@@ -22,6 +24,71 @@ if TYPE_CHECKING:
     from metaeval.rows import Rows
 
 
+#: The subset of what the family reads that the rows written and reused now are of (its label, ''
+#: for every row, and what its rows' conventions say of it), set by :func:`of_subset`.
+_SUBSET: ContextVar[tuple[str, dict]] = ContextVar("subset", default=("", {}))
+#: :func:`reusable`'s ``subset`` when not given: the current one
+CURRENT = object()
+
+
+@contextmanager
+def of_subset(label: str, conventions: dict | None = None):
+    """Within: the rows :func:`write` stores are of the subset ``label`` (its ``subset`` column;
+    the label folded into their fingerprints (:func:`subset_fingerprint`) and recorded in the run's
+    parameters; ``conventions`` added to theirs), and :func:`reusable` and :func:`reusable_rows`
+    look for that subset's rows (:func:`metaeval.runs.subset_runs.run` sets it)."""
+    token = _SUBSET.set((label, dict(conventions or {})))
+    try:
+        yield
+    finally:
+        _SUBSET.reset(token)
+
+
+def subset_fingerprint(fingerprint: str, label: str | None = None) -> str:
+    """``fingerprint`` of data read in the subset ``label`` (default the current one): the same for
+    every row (''), else the sha256 of it and the label (a subset of the same data is another
+    result, as :meth:`metaeval.runs.selection.Data.fingerprint` says)."""
+    import hashlib
+
+    label = _SUBSET.get()[0] if label is None else label
+    if not label:
+        return fingerprint
+    return hashlib.sha256(f"{fingerprint}\x1esubset\x1f{label}\x1e".encode()).hexdigest()
+
+
+def _in_subset(wh: Store, table: str, rows):
+    """``rows`` (a DataFrame or :func:`columns`) of the current subset: its label in the ``subset``
+    column, folded into the fingerprints, its conventions added (every row: as they are)."""
+    import json
+
+    label, said = _SUBSET.get()
+    if not label:
+        return rows
+    if not _has_subset(wh, table):
+        raise WarehouseError(f"{table} has no subset column: run `metaeval init` to upgrade the warehouse")
+    n = len(next(iter(rows.values()))) if isinstance(rows, dict) else len(rows)
+
+    def conventions(c):
+        c = json.loads(c) if isinstance(c, str) else dict(c)
+        return json.dumps({**c, **said}, sort_keys=True)
+
+    changed = {"subset": [label] * n, "fingerprint": [subset_fingerprint(f, label) for f in rows["fingerprint"]]}
+    if "conventions" in rows and said:
+        changed["conventions"] = [conventions(c) for c in rows["conventions"]]
+    if isinstance(rows, dict):               # text as objects (a numpy str array is stored as a JSON string)
+        import numpy as np
+
+        return {**rows, **{c: np.array(v, dtype=object) for c, v in changed.items()}}
+    return rows.assign(**changed)
+
+
+def _has_subset(wh: Store, table: str) -> bool:
+    """Whether ``table`` has the ``subset`` column (:func:`metaeval.runs.runner.has_subset`, which
+    this module does not import: it loads pandas, which the leaderboard's ``plain`` start does not)."""
+    return bool(wh.con.execute("SELECT count(*) FROM information_schema.columns WHERE table_name = ? "
+                               "AND column_name = 'subset'", [table]).fetchall()[0][0])
+
+
 def ensure_table(wh: Store, table: str, script: str | None = None) -> None:
     """Apply the schema script creating ``table`` (:func:`metaeval.schema.script_of`; idempotent)
     when ``table`` is missing: a warehouse created before the family gets its table at its first
@@ -32,17 +99,22 @@ def ensure_table(wh: Store, table: str, script: str | None = None) -> None:
     schema.ensure_table(wh.con, table, script)
 
 
-def reusable(wh: Store, table: str, dataset: str, fingerprint: str, *, subset: str | None = "",
+def reusable(wh: Store, table: str, dataset: str, fingerprint: str, *, subset: Any = CURRENT,
              **filters: Any) -> pd.DataFrame | None:
-    """The latest rows of ``table`` for this setting (``filters``: column values) when every one
-    of them was computed on cells of ``fingerprint`` by a version giving the same results
-    (:data:`metaeval.runs.bookkeeping.SAME_RESULTS_AS`); None: compute them."""
+    """The latest rows of ``table`` for this setting (``filters``: column values; ``subset``: of
+    that subset, None: of any, default the current one (:func:`of_subset`; every row: '')) when every one of them
+    was computed on cells of ``fingerprint`` (in that subset: :func:`subset_fingerprint`) by a
+    version giving the same results (:data:`metaeval.runs.bookkeeping.SAME_RESULTS_AS`); None:
+    compute them."""
     from metaeval import schema
     from metaeval.runs import bookkeeping, engine
 
     view = schema.latest_view(table)
     if not wh.con.execute("SELECT count(*) FROM duckdb_views() WHERE view_name = ?", [view]).fetchall()[0][0]:
         return None
+    if subset is CURRENT:
+        subset = _SUBSET.get()[0]
+        fingerprint = subset_fingerprint(fingerprint, subset)
     rows = engine.latest_rows(wh, table, dataset, subset=subset, **filters)
     if rows.empty or set(rows["fingerprint"]) != {fingerprint}:
         return None
@@ -61,6 +133,9 @@ def write(wh: Store, command: str, table: str, frame: pd.DataFrame | dict, param
     frames = {table: frame, **(more or {})}
     for name in frames:                  # a warehouse made before the family: its tables at the first write
         ensure_table(wh, name)
+    if label := _SUBSET.get()[0]:        # the rows of a subset (of_subset): its label, fingerprints, conventions
+        frames = {name: _in_subset(wh, name, rows) for name, rows in frames.items()}
+        parameters, fingerprint = {**parameters, "subset": label}, subset_fingerprint(fingerprint, label)
     lengths = {name: len(next(iter(f.values()))) if isinstance(f, dict) else len(f) for name, f in frames.items()}
     n_rows = sum(lengths.values())
     run_id = bookkeeping.start_run(wh, command, parameters, seed, fingerprint, n_rows)
@@ -104,15 +179,19 @@ def columns(n: int, **values: Any) -> dict:
 
 
 def reusable_rows(wh: Store, table: str, dataset: str, fingerprint: str, **filters: Any) -> Rows | None:
-    """:func:`reusable` as :class:`~metaeval.rows.Rows` (by result id; no pandas), for a table
-    without subsets: the latest rows of this setting (``filters``: column values, None: NULL) when
-    every one was computed on cells of ``fingerprint`` by a version giving the same results."""
+    """:func:`reusable` as :class:`~metaeval.rows.Rows` (by result id; no pandas): the latest rows
+    of this setting (``filters``: column values, None: NULL; of the current subset in a table with
+    subsets) when every one was computed on cells of ``fingerprint`` by a version giving the same
+    results."""
     from metaeval import schema
     from metaeval.runs import bookkeeping
 
     view = schema.latest_view(table)
     if not wh.con.execute("SELECT count(*) FROM duckdb_views() WHERE view_name = ?", [view]).fetchall()[0][0]:
         return None
+    if "subset" not in filters and _has_subset(wh, table):
+        filters = {**filters, "subset": _SUBSET.get()[0]}
+        fingerprint = subset_fingerprint(fingerprint)
     where = ["dataset = ?", *(f'"{c}" IS NULL' if v is None else f'"{c}" = ?' for c, v in filters.items())]
     rows = wh.rows(f"SELECT * FROM {view} WHERE {' AND '.join(where)} ORDER BY result_id",
                    [dataset, *(v for v in filters.values() if v is not None)])

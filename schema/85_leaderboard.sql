@@ -6,6 +6,7 @@ CREATE TABLE IF NOT EXISTS leaderboard (
     result_id      BIGINT PRIMARY KEY DEFAULT nextval('result_id_seq'),
     run_id         INTEGER NOT NULL REFERENCES analysis_runs (run_id),
     dataset        VARCHAR NOT NULL,
+    subset         VARCHAR NOT NULL DEFAULT '',  -- the votes' subset (--where/--by): '' = every vote
     judge          VARCHAR NOT NULL,      -- '' = the human votes; else one automatic judge's
     system         VARCHAR NOT NULL,
     votes          INTEGER NOT NULL,      -- votes the system took part in
@@ -49,13 +50,13 @@ ALTER TABLE leaderboard ADD COLUMN IF NOT EXISTS fragility_exact BOOLEAN;
 
 CREATE OR REPLACE VIEW latest_leaderboard AS
 SELECT * EXCLUDE (latest_run) FROM (
-    SELECT *, max(run_id) OVER (PARTITION BY dataset, judge, style) AS latest_run
+    SELECT *, max(run_id) OVER (PARTITION BY dataset, judge, style, subset) AS latest_run
     FROM leaderboard
     WHERE run_id IN (SELECT run_id FROM analysis_runs WHERE status = 'finished'))
 WHERE run_id = latest_run;
 
 COMMENT ON TABLE leaderboard IS '`metaeval leaderboard`: Bradley-Terry ratings of the systems from pairwise votes (human, or one judge''s), maximum likelihood on counted distinct votes, with bootstrap or sandwich intervals.';
-COMMENT ON VIEW latest_leaderboard IS 'The rows of the finished run written last for each dataset, judge and style.';
+COMMENT ON VIEW latest_leaderboard IS 'The rows of the finished run written last for each dataset, judge and style (and subset).';
 COMMENT ON COLUMN leaderboard.rating IS 'elo: 1000 + 400/ln(10) * strength (or shifted so the anchor has anchor_rating); logit: the centred strength. Votes that form unconnected groups (conventions.connected_group, the systems of each in conventions.connected_groups): each group centred on its own (or the anchor''s group on the anchor), and ratings of different groups not comparable.';
 COMMENT ON COLUMN leaderboard.lower IS 'Lower bound of the 1 - alpha interval: percentile over the valid bootstrap rounds, or rating - z * sandwich standard error.';
 COMMENT ON COLUMN leaderboard.result_id IS 'Unique id of this result row (one sequence across the results tables; higher = written later).';
@@ -87,3 +88,4 @@ COMMENT ON COLUMN leaderboard."rank" IS '1 + the number of systems significantly
 COMMENT ON COLUMN leaderboard.fragility IS 'The fewest votes whose removal makes another system rate at least as high as the leader (same for every row of a run); NULL: no removal does.';
 COMMENT ON COLUMN leaderboard.fragility_exact IS 'True: fragility from an exhaustive search; false: a greedy search''s verified upper bound.';
 COMMENT ON COLUMN leaderboard.style IS 'The style covariates the ratings are controlled for (Chatbot Arena''s style control), comma-separated: length, headers, lists, bold, or a numeric attribute; '''' none. Their coefficients: table leaderboard_style.';
+COMMENT ON COLUMN leaderboard.subset IS 'The votes the row was computed on (--where, --by): the label of the conditions on their inputs'' attributes (category=math; conditions joined by '' & ''), the rows of a warehouse holding only those votes; '''' = every vote.';

@@ -6,6 +6,7 @@ CREATE TABLE IF NOT EXISTS lc_winrates (
     result_id      BIGINT PRIMARY KEY DEFAULT nextval('result_id_seq'),
     run_id         INTEGER NOT NULL REFERENCES analysis_runs (run_id),
     dataset        VARCHAR NOT NULL,
+    subset         VARCHAR NOT NULL DEFAULT '',  -- the votes' subset (--where/--by): '' = every vote
     judge          VARCHAR NOT NULL,
     baseline       VARCHAR NOT NULL,
     system         VARCHAR NOT NULL,
@@ -32,13 +33,13 @@ CREATE TABLE IF NOT EXISTS lc_winrates (
 
 CREATE OR REPLACE VIEW latest_lc_winrates AS
 SELECT * EXCLUDE (latest_run) FROM (
-    SELECT *, max(run_id) OVER (PARTITION BY dataset, judge, baseline, glm) AS latest_run
+    SELECT *, max(run_id) OVER (PARTITION BY dataset, judge, baseline, glm, subset) AS latest_run
     FROM lc_winrates
     WHERE run_id IN (SELECT run_id FROM analysis_runs WHERE status = 'finished'))
 WHERE run_id = latest_run;
 
 COMMENT ON TABLE lc_winrates IS '`metaeval lc-winrate`: each system''s win rate and length-controlled win rate against one baseline (the AlpacaEval 2.0 GLM named by glm), with percentile bootstrap intervals over the items.';
-COMMENT ON VIEW latest_lc_winrates IS 'The rows of the finished run written last for each dataset, judge, baseline and glm.';
+COMMENT ON VIEW latest_lc_winrates IS 'The rows of the finished run written last for each dataset, judge, baseline and glm (and subset).';
 COMMENT ON COLUMN lc_winrates.result_id IS 'Unique id of this result row (one sequence across the results tables; higher = written later).';
 COMMENT ON COLUMN lc_winrates.run_id IS 'The analysis_runs row of the command that wrote this row.';
 COMMENT ON COLUMN lc_winrates.dataset IS 'Dataset name (datasets.name).';
@@ -64,3 +65,4 @@ COMMENT ON COLUMN lc_winrates.standard_error IS '100 * the standard error (ddof 
 COMMENT ON COLUMN lc_winrates.discrete_winrate IS '100 * the mean of the rounded preferences (> 0.5 a win, < 0.5 a loss, 0.5 a draw), AlpacaEval''s discrete_win_rate.';
 COMMENT ON COLUMN lc_winrates.difficulty_coefficient IS 'The coefficient of the instruction difficulty; NULL when the GLM has none.';
 COMMENT ON COLUMN lc_winrates.penalty_c IS 'The L1 penalty''s C chosen by 5-fold GroupKFold cross-validation (AlpacaEval''s LogisticRegressionCV); NULL for the maximum-likelihood fit.';
+COMMENT ON COLUMN lc_winrates.subset IS 'The votes the row was computed on (--where, --by): the label of the conditions on their inputs'' attributes (category=math; conditions joined by '' & ''), the rows of a warehouse holding only those votes; '''' = every vote.';

@@ -6,6 +6,7 @@ CREATE TABLE IF NOT EXISTS judge_diagnostics (
     result_id      BIGINT PRIMARY KEY DEFAULT nextval('result_id_seq'),
     run_id         INTEGER NOT NULL REFERENCES analysis_runs (run_id),
     dataset        VARCHAR NOT NULL,
+    subset         VARCHAR NOT NULL DEFAULT '',  -- the votes' subset (--where/--by): '' = every vote
     judge          VARCHAR NOT NULL,
     diagnostic     VARCHAR NOT NULL,
     annotator      VARCHAR NOT NULL,
@@ -36,13 +37,13 @@ CREATE TABLE IF NOT EXISTS judge_diagnostics (
 
 CREATE OR REPLACE VIEW latest_judge_diagnostics AS
 SELECT * EXCLUDE (latest_run) FROM (
-    SELECT *, max(run_id) OVER (PARTITION BY dataset, judge, diagnostic, annotator, system) AS latest_run
+    SELECT *, max(run_id) OVER (PARTITION BY dataset, judge, diagnostic, annotator, system, subset) AS latest_run
     FROM judge_diagnostics
     WHERE run_id IN (SELECT run_id FROM analysis_runs WHERE status = 'finished'))
 WHERE run_id = latest_run;
 
 COMMENT ON TABLE judge_diagnostics IS '`metaeval judge-diagnostics`: automatic judges examined for their biases: length preference and self-preference beside the humans'' on the same items, AlpacaEval''s bias and variance, Calderon et al.''s alternative annotator test.';
-COMMENT ON VIEW latest_judge_diagnostics IS 'The rows of the finished run written last for each dataset, judge, diagnostic, annotator and system.';
+COMMENT ON VIEW latest_judge_diagnostics IS 'The rows of the finished run written last for each dataset, judge, diagnostic, annotator and system (and subset).';
 COMMENT ON COLUMN judge_diagnostics.result_id IS 'Unique id of this result row (one sequence across the results tables; higher = written later).';
 COMMENT ON COLUMN judge_diagnostics.run_id IS 'The analysis_runs row of the command that wrote this row.';
 COMMENT ON COLUMN judge_diagnostics.dataset IS 'Dataset name (datasets.name).';
@@ -72,3 +73,4 @@ COMMENT ON COLUMN judge_diagnostics.seed IS 'Seed of the item resamples.';
 COMMENT ON COLUMN judge_diagnostics.alpha IS 'Intervals at 1 - alpha; tests significant at alpha after their correction.';
 COMMENT ON COLUMN judge_diagnostics.fingerprint IS 'sha256 of the chosen judges'' and humans'' verdicts and the outputs'' lengths.';
 COMMENT ON COLUMN judge_diagnostics.conventions IS 'JSON: the definition of the row''s statistic, its test and correction, the resolution.';
+COMMENT ON COLUMN judge_diagnostics.subset IS 'The votes the row was computed on (--where, --by): the label of the conditions on their inputs'' attributes (category=math; conditions joined by '' & ''), the rows of a warehouse holding only those votes; '''' = every vote.';

@@ -5,6 +5,7 @@ CREATE TABLE IF NOT EXISTS judge_leaderboard (
     result_id      BIGINT PRIMARY KEY DEFAULT nextval('result_id_seq'),
     run_id         INTEGER NOT NULL REFERENCES analysis_runs (run_id),
     dataset        VARCHAR NOT NULL,
+    subset         VARCHAR NOT NULL DEFAULT '',  -- the votes' subset (--where/--by): '' = every vote
     judge          VARCHAR NOT NULL,
     systems        INTEGER NOT NULL,
     items          INTEGER NOT NULL,
@@ -40,13 +41,13 @@ CREATE TABLE IF NOT EXISTS judge_leaderboard (
 
 CREATE OR REPLACE VIEW latest_judge_leaderboard AS
 SELECT * EXCLUDE (latest_run) FROM (
-    SELECT *, max(run_id) OVER (PARTITION BY dataset, judge) AS latest_run
+    SELECT *, max(run_id) OVER (PARTITION BY dataset, judge, subset) AS latest_run
     FROM judge_leaderboard
     WHERE run_id IN (SELECT run_id FROM analysis_runs WHERE status = 'finished'))
 WHERE run_id = latest_run;
 
 COMMENT ON TABLE judge_leaderboard IS '`metaeval judge-leaderboard`: each automatic judge''s Bradley-Terry leaderboard against the humans'': Kendall and Spearman of the ratings, Arena-Hard''s separability and agreement with confidence, Brier scores of its pairwise win probabilities, with paired bootstrap intervals over items.';
-COMMENT ON VIEW latest_judge_leaderboard IS 'The rows of the finished run written last for each dataset and judge.';
+COMMENT ON VIEW latest_judge_leaderboard IS 'The rows of the finished run written last for each dataset and judge (and subset).';
 COMMENT ON COLUMN judge_leaderboard.result_id IS 'Unique id of this result row (one sequence across the results tables; higher = written later).';
 COMMENT ON COLUMN judge_leaderboard.run_id IS 'The analysis_runs row of the command that wrote this row.';
 COMMENT ON COLUMN judge_leaderboard.dataset IS 'Dataset name (datasets.name).';
@@ -81,3 +82,4 @@ COMMENT ON COLUMN judge_leaderboard.alpha IS 'Intervals at 1 - alpha (also the i
 COMMENT ON COLUMN judge_leaderboard.ridge IS 'The Gaussian prior''s weight on both sides'' strengths (0: maximum likelihood).';
 COMMENT ON COLUMN judge_leaderboard.fingerprint IS 'sha256 of the systems, the human votes and the judge''s votes.';
 COMMENT ON COLUMN judge_leaderboard.conventions IS 'JSON: the ratings, the bootstrap, every statistic''s definition and both sides'' point ratings.';
+COMMENT ON COLUMN judge_leaderboard.subset IS 'The votes the row was computed on (--where, --by): the label of the conditions on their inputs'' attributes (category=math; conditions joined by '' & ''), the rows of a warehouse holding only those votes; '''' = every vote.';

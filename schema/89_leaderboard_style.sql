@@ -5,6 +5,7 @@ CREATE TABLE IF NOT EXISTS leaderboard_style (
     result_id      BIGINT PRIMARY KEY DEFAULT nextval('result_id_seq'),
     run_id         INTEGER NOT NULL REFERENCES analysis_runs (run_id),
     dataset        VARCHAR NOT NULL,
+    subset         VARCHAR NOT NULL DEFAULT '',  -- the votes' subset (--where/--by): '' = every vote
     judge          VARCHAR NOT NULL,      -- '' = the human votes; else one automatic judge's
     style          VARCHAR NOT NULL,      -- every covariate of the model, comma-separated
     covariate      VARCHAR NOT NULL,      -- this row's covariate
@@ -27,13 +28,13 @@ CREATE TABLE IF NOT EXISTS leaderboard_style (
 
 CREATE OR REPLACE VIEW latest_leaderboard_style AS
 SELECT * EXCLUDE (latest_run) FROM (
-    SELECT *, max(run_id) OVER (PARTITION BY dataset, judge, style) AS latest_run
+    SELECT *, max(run_id) OVER (PARTITION BY dataset, judge, style, subset) AS latest_run
     FROM leaderboard_style
     WHERE run_id IN (SELECT run_id FROM analysis_runs WHERE status = 'finished'))
 WHERE run_id = latest_run;
 
 COMMENT ON TABLE leaderboard_style IS '`metaeval leaderboard --style`: the coefficient of each style covariate in the Bradley-Terry model P(a beats b) = sigma(theta_a - theta_b + z''gamma) (Chatbot Arena''s style control); the controlled ratings are the leaderboard rows of the same run.';
-COMMENT ON VIEW latest_leaderboard_style IS 'The rows of the finished run written last for each dataset, judge and style.';
+COMMENT ON VIEW latest_leaderboard_style IS 'The rows of the finished run written last for each dataset, judge and style (and subset).';
 COMMENT ON COLUMN leaderboard_style.result_id IS 'Unique id of this result row (one sequence across the results tables; higher = written later).';
 COMMENT ON COLUMN leaderboard_style.run_id IS 'The analysis_runs row of the command that wrote this row (and the controlled ratings in leaderboard).';
 COMMENT ON COLUMN leaderboard_style.dataset IS 'Dataset name (datasets.name).';
@@ -55,3 +56,4 @@ COMMENT ON COLUMN leaderboard_style.n_valid IS 'Bootstrap rounds whose resampled
 COMMENT ON COLUMN leaderboard_style.votes IS 'Votes in the model (each verdict in each presentation order is one vote).';
 COMMENT ON COLUMN leaderboard_style.fingerprint IS 'sha256 of the counted votes with their raw features (systems, covariates, outcomes, counts).';
 COMMENT ON COLUMN leaderboard_style.conventions IS 'JSON: the model, the features, the estimator and the interval.';
+COMMENT ON COLUMN leaderboard_style.subset IS 'The votes the row was computed on (--where, --by): the label of the conditions on their inputs'' attributes (category=math; conditions joined by '' & ''), the rows of a warehouse holding only those votes; '''' = every vote.';

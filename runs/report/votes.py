@@ -14,10 +14,17 @@ from metaeval.analyses import conclusions, figures
 from metaeval.runs.report.cells import int_cell, missing_value, sortable, value_cell
 from metaeval.runs.report.context import Context, Section
 
-#: The columns that tell one leaderboard's setting from another's (one table and figure each).
-LEADERBOARD_SETTING = ["judge", "scale", "interval", "ties", "anchor", "ridge", "correction", "k", "seed", "alpha"]
+#: The columns that tell one leaderboard's setting from another's (one table and figure each); a
+#: subset of the votes (``--where``/``--by``: ``subset``, '' every vote, first) is a table of its own.
+LEADERBOARD_SETTING = ["subset", "judge", "scale", "interval", "ties", "anchor", "ridge", "correction", "k", "seed",
+                       "alpha"]
 #: The columns that tell one length-controlled comparison from another.
-LC_SETTING = ["judge", "baseline", "k", "seed", "alpha", "glm", "difficulty"]
+LC_SETTING = ["subset", "judge", "baseline", "k", "seed", "alpha", "glm", "difficulty"]
+
+
+def _on(setting: dict) -> str:
+    """Which votes, when a subset of them: " on the inputs with category=math"; '' for every vote."""
+    return f" on the inputs with {setting['subset']}" if setting.get("subset") else ""
 
 
 def leaderboard(ctx: Context) -> Section | None:
@@ -26,10 +33,11 @@ def leaderboard(ctx: Context) -> Section | None:
     if rows.empty:
         return None
     s = Section("Leaderboard from pairwise votes", "leaderboard", run_ids=set(int(r) for r in rows["run_id"]))
-    for key, part in rows.fillna({"judge": "", "anchor": ""}).groupby(LEADERBOARD_SETTING, sort=True, dropna=False):
+    rows = rows.fillna({"judge": "", "anchor": ""}).assign(subset=rows.get("subset", "")).fillna({"subset": ""})
+    for key, part in rows.groupby(LEADERBOARD_SETTING, sort=True, dropna=False):
         setting = dict(zip(LEADERBOARD_SETTING, key))
         part = part.sort_values("rating", ascending=False, na_position="last")
-        who = f"judge {setting['judge']}" if setting["judge"] else "the human votes"
+        who = (f"judge {setting['judge']}" if setting["judge"] else "the human votes") + _on(setting)
         s.blocks.append(f"<h3>{html.escape(f'Ratings from {who}')}</h3>")
         conventions = [json.loads(c) if isinstance(c, str) else c for c in part["conventions"]]
         groups = [c.get("connected_group") for c in conventions]
@@ -50,7 +58,8 @@ def leaderboard(ctx: Context) -> Section | None:
                                      xlabel=f"rating ({setting['scale']} scale)", point="rating (point estimate)",
                                      interval=f"{1 - float(setting['alpha']):.0%} {setting['interval']} interval",
                                      groups=list(part["cluster"]), group_name="group", title=title)
-        name = "leaderboard" + (f"-{setting['judge']}" if setting["judge"] else "")
+        name = "leaderboard" + (f"-{setting['judge']}" if setting["judge"] else "") + (
+            f"-{setting['subset']}" if setting["subset"] else "")
         ctx.figure(s, fig, name, title, part[["system", "rating", "lower", "upper", "rank", "cluster", "votes"]])
     return s
 
@@ -77,6 +86,8 @@ def _leaderboard_answer(part: pd.DataFrame, setting: dict) -> str:
     else:
         answer = "No groups: a pair of systems has no defined test."
     conventions = json.loads(first["conventions"]) if isinstance(first["conventions"], str) else first["conventions"]
+    if conventions.get("across_subsets"):    # one table per value of --by: the correction across them said
+        answer += f" {conventions['across_subsets']}"
     if not missing_value(first["fragility"]):
         bound = "" if bool(first["fragility_exact"]) else "at most "
         answer += (f" Removing {bound}{int(first['fragility'])} of the {conventions.get('n_votes', 'stored')} votes "
@@ -122,10 +133,11 @@ def lc_winrate(ctx: Context) -> Section | None:
     if rows.empty:
         return None
     s = Section("Length-controlled win rates", "lc-winrate", run_ids=set(int(r) for r in rows["run_id"]))
-    for key, part in rows.fillna({"judge": ""}).groupby(LC_SETTING, sort=True, dropna=False):
+    rows = rows.fillna({"judge": ""}).assign(subset=rows.get("subset", "")).fillna({"subset": ""})
+    for key, part in rows.groupby(LC_SETTING, sort=True, dropna=False):
         setting = dict(zip(LC_SETTING, key))
         part = part.sort_values("lc_winrate", ascending=False, na_position="last")
-        who = f"judge {setting['judge']}" if setting["judge"] else "the human votes"
+        who = (f"judge {setting['judge']}" if setting["judge"] else "the human votes") + _on(setting)
         level = f"{1 - float(setting['alpha']):.0%}"
         heading = f"Against {setting['baseline']} from {who} ({setting['glm']})"
         s.blocks.append(f"<h3>{html.escape(heading)}</h3>")
@@ -144,6 +156,7 @@ def lc_winrate(ctx: Context) -> Section | None:
                                      xlabel="win rate against the baseline (%)", point="LC win rate",
                                      interval=f"{level} percentile interval", title=title,
                                      extra=("raw win rate", part["winrate"]))
-        ctx.figure(s, fig, f"lc-winrate-{setting['baseline']}", title,
+        ctx.figure(s, fig, f"lc-winrate-{setting['baseline']}" + (f"-{setting['subset']}" if setting["subset"] else ""),
+                   title,
                    part[["system", "lc_winrate", "lower", "upper", "winrate", "length_coefficient", "n_items"]])
     return s
