@@ -23,7 +23,9 @@ a run of the other, so that both see the same load.
 
 Also lists, for `datasets`, whether scipy, matplotlib or sklearn-like heavy modules were imported
 (they must not be on the light path) and the modules it imports beyond `import duckdb` with the
-most import time of their own (`python -X importtime`, one run), and times `Store.matrix` of every SummEval measure with
+most import time of their own (`python -X importtime`, one run), the stages of `datasets` and
+`measures` in one process (import duckdb, opening the warehouse, our imports, the command's own
+queries and printing: `_stages`), and times `Store.matrix` of every SummEval measure with
 the measures fetched together (the default) and one query per measure (as before), same values.
 """
 
@@ -156,6 +158,7 @@ def main() -> None:
     out = subprocess.run([sys.executable, "-c", probe, str(db)], capture_output=True, text=True, env=env)
     print(out.stderr.strip().splitlines()[-1])
     _imports(db)
+    _stages(db, args.runs)
     _matrix(db, args.runs)
 
 
@@ -180,6 +183,53 @@ def _imports(db: Path, shown: int = 12) -> None:
     top = sorted(extra.items(), key=lambda kv: -kv[1])[:shown]
     print(f"imported by datasets beyond import duckdb: {len(extra)} modules, {sum(extra.values()) / 1e3:.0f} ms of "
           "their own; most: " + ", ".join(f"{m} {t / 1e3:.0f}" for m, t in top))
+
+
+#: One process timing the stages of a light command in turn (CPU seconds, ``time.process_time``):
+#: importing DuckDB, importing the command line and the modules the command uses, and the command,
+#: of which the time inside ``duckdb.connect`` (opening the warehouse, timed where the command
+#: opens it: ``connection.duckdb_connect``).
+_STAGES = """import sys, time
+t0 = time.process_time()
+import duckdb
+t1 = time.process_time()
+from metaeval import connection
+from metaeval.cli import main
+import metaeval.cli.commands.warehouse, metaeval.core, metaeval.rows, metaeval.analyses.plain
+t2 = time.process_time()
+opening = []
+def timed(*args, _connect=connection.duckdb_connect, **kwargs):
+    start = time.process_time()
+    try:
+        return _connect(*args, **kwargs)
+    finally:
+        opening.append(time.process_time() - start)
+connection.duckdb_connect = timed
+try:
+    main(["--db", sys.argv[1], *sys.argv[2:]])
+except SystemExit:
+    pass
+t3 = time.process_time()
+print("STAGES", t1 - t0, sum(opening), t2 - t1, t3 - t2 - sum(opening), file=sys.stderr)
+"""
+
+
+def _stages(db: Path, runs: int) -> None:
+    """Where the CPU of `datasets` and `measures` goes beyond starting Python (the median of
+    ``runs`` processes each): import duckdb, opening the warehouse (``duckdb.connect``), our
+    imports, and the command's own work (parsing its line, the version check, its queries,
+    printing and closing: the command minus the opening)."""
+    for argv in (("datasets",), ("measures", "summeval")):
+        stages = []
+        for _ in range(runs):
+            done = subprocess.run([sys.executable, "-c", _STAGES, str(db), *argv], capture_output=True, text=True,
+                                  check=True)
+            line = next(x for x in done.stderr.splitlines() if x.startswith("STAGES "))
+            stages.append([float(x) for x in line.split()[1:]])
+        duck, connect, ours, command = (statistics.median(s[i] for s in stages) for i in range(4))
+        print(f"stages of `metaeval {' '.join(argv)}` (CPU s, medians of {runs}, in one process): import duckdb "
+              f"{duck:.3f}, duckdb.connect(warehouse) {connect:.3f}, our imports {ours:.3f}, the command's "
+              f"queries, printing and closing {command:.3f}")
 
 
 def _matrix(db: Path, runs: int) -> None:

@@ -487,6 +487,13 @@ def report_outcome(out, fmt: str = "text") -> None:
     report_run(out.analysis.table, out.summary, fmt)
 
 
-from metaeval.schema import RESULT_TABLES  # noqa: E402  (the results tables `results` and `export` offer)
+def __getattr__(name: str):
+    """``RESULT_TABLES`` (the results tables `results` and `export` offer: ``schema.result_tables``),
+    read from the schema at its first use, not by every command that imports this module."""
+    if name == "RESULT_TABLES":
+        from metaeval import schema
+
+        return schema.result_tables()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

@@ -1,4 +1,6 @@
 -- What the warehouse holds: one row per dataset, one row per dataset/measure.
+-- `metaeval datasets` and `measures` (Store.datasets, Store.measures) read the same rows, faster,
+-- from dataset_sizes.sql and measure_coverage.sql (tests/test_catalog_queries.py).
 CREATE OR REPLACE VIEW dataset_summary AS
 SELECT d.name AS dataset,
        (SELECT count(*) FROM systems s WHERE s.dataset_id = d.dataset_id) AS n_systems,

@@ -4,7 +4,8 @@
 -- r >= 1 - 1e-9 over the shared cells, i.e. equal up to the rounding of the stored values, as
 -- SummEval's NPowER = 0.83 AutoSummENG + 0.06), so every correlation, CI and test gives them
 -- the same numbers (up to that rounding, which may break or make ties). `duplicate_of` is the first such measure by name. Computed when queried
--- (a self-join of the dataset's cells): `metaeval measures` and Warehouse.duplicates use it.
+-- (a self-join of the dataset's cells); `metaeval measures` and Store.duplicates read the same rows
+-- of one dataset, faster, from measure_duplicates_of.sql (tests/test_catalog_queries.py).
 -- A measure constant over the shared cells is nobody's duplicate, nor has one: its correlations are
 -- undefined, not equal to anything's (DuckDB's corr of a constant is NaN, and NaN >= x is true: so
 -- both must vary, and r must be a number), and duplicates never chain through a constant.

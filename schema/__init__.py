@@ -56,9 +56,9 @@ def ensure_table(con, table: str, script: str | None = None) -> None:
 def latest_view(table: str) -> str:
     """The view of ``table``'s latest rows; a KeyError names the registered tables."""
     try:
-        return RESULT_TABLES[table]
+        return result_tables()[table]
     except KeyError:
-        raise KeyError(f"{table!r} is not a registered result table; one of {sorted(RESULT_TABLES)}") from None
+        raise KeyError(f"{table!r} is not a registered result table; one of {sorted(result_tables())}") from None
 
 
 _DDL = re.compile(r"^\d\d_.*\.sql$")
@@ -87,11 +87,23 @@ def ddl_scripts() -> list[tuple[str, str]]:
     return [(f.name, f.read_text(encoding="utf-8")) for f in files]
 
 
-#: The result tables and the views of their latest rows: the one registry of table -> view,
-#: read from the schema itself (a result table is one with a ``latest_<table>`` view; so a new
-#: analysis family's ``schema/NN_<family>.sql`` registers its tables). ``analysis_runs``: every
-#: run of every analysis (its own view). :func:`metaeval.runs.engine.latest_rows` reads through
-#: it, the ``results`` and ``export`` commands offer exactly these tables, and each (but
-#: ``analysis_runs``) belongs to exactly one family of ``metaeval.runs.families.FAMILIES``
-#: (tests/test_families.py).
-RESULT_TABLES: dict[str, str] = _result_tables()
+def result_tables() -> dict[str, str]:
+    """The result tables and the views of their latest rows: the one registry of table -> view,
+    read from the schema itself (a result table is one with a ``latest_<table>`` view; so a new
+    analysis family's ``schema/NN_<family>.sql`` registers its tables). ``analysis_runs``: every
+    run of every analysis (its own view). :func:`metaeval.runs.engine.latest_rows` reads through
+    it, the ``results`` and ``export`` commands offer exactly these tables, and each (but
+    ``analysis_runs``) belongs to exactly one family of ``metaeval.runs.families.FAMILIES``
+    (tests/test_families.py). Made at its first use (it reads every schema script, which a command
+    that only opens a warehouse, as ``datasets`` or ``measures``, does not need: issue 47 item 5),
+    then kept as the module's ``RESULT_TABLES``."""
+    if "RESULT_TABLES" not in globals():
+        globals()["RESULT_TABLES"] = _result_tables()
+    return globals()["RESULT_TABLES"]
+
+
+def __getattr__(name: str):
+    """``RESULT_TABLES`` (:func:`result_tables`), made at its first use."""
+    if name == "RESULT_TABLES":
+        return result_tables()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

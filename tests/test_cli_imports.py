@@ -20,3 +20,43 @@ def test_the_command_line_has_no_import_circle():
     assert "metaeval.cli.app" in graph["metaeval.cli.commands.warehouse"]      # the graph is read
     assert "metaeval.cli.options" in graph["metaeval.cli.families"]
     assert import_circle(graph) is None, " -> ".join(import_circle(graph))
+
+
+#: What the light commands (issue 47 item 5: `--help`, `datasets`, `measures`, each within 1.5x the
+#: CPU of `python -c 'import duckdb'`, bench/bench_startup.py) never import: pandas, numpy and
+#: pyarrow (0.3 s), scipy, the ingest and run layers, the executors (multiprocessing). (hashlib:
+#: `import duckdb` imports it itself.)
+HEAVY = ("pandas", "numpy", "pyarrow", "scipy", "metaeval.runs", "metaeval.load", "metaeval.merge",
+         "metaeval.ingest", "metaeval.analyses.tables", "multiprocessing")
+
+_PROBE = ("import sys\nfrom metaeval.cli import main\n"
+          "try:\n    main(sys.argv[1:])\nexcept SystemExit as exc:\n    assert not exc.code, exc.code\n"
+          "schema = sys.modules.get('metaeval.schema')\n"
+          "print('LOADED', sorted(m for m in sys.modules if m in {heavy!r} or m.startswith('metaeval.cli.commands.')),"
+          " schema is not None and 'RESULT_TABLES' in vars(schema), file=sys.stderr)")
+
+
+def test_light_commands_import_only_their_own_module(tmp_path):
+    """`--help` no command module; `datasets` and `measures` only theirs
+    (metaeval.cli.commands.warehouse), none of HEAVY, and the registry of result tables is not
+    read from the schema scripts (schema.result_tables, made at its first use)."""
+    import subprocess
+    import sys
+
+    from tests.conftest import run_cli
+
+    db = tmp_path / "wh.duckdb"
+    table = tmp_path / "t.csv"
+    table.write_text("system,input,measure,value\n" + "".join(
+        f"s{s},d{d},{m},{(s * 7 + d * 3 + len(m)) % 5}\n" for s in range(3) for d in range(2) for m in ("h", "m", "n")))
+    run_cli(db, "init")
+    run_cli(db, "ingest", "table", table, "--dataset", "x", "--human", "h")
+    probe = _PROBE.format(heavy=HEAVY)
+    for argv, commands in ((["--help"], []), (["datasets"], ["metaeval.cli.commands.warehouse"]),
+                           (["measures", "x"], ["metaeval.cli.commands.warehouse"]),
+                           (["measures", "x", "--format", "json"], ["metaeval.cli.commands.warehouse"])):
+        done = subprocess.run([sys.executable, "-c", probe, "--db", str(db), *argv], capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        line = done.stderr.strip().splitlines()[-1]
+        assert line == f"LOADED {commands!r} False", (argv, line)
+        assert done.stdout.strip(), argv

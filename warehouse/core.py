@@ -73,10 +73,6 @@ class Annotations:
         return self.annotators == tuple(str(i) for i in range(len(self.annotators)))
 
 
-_DATASETS = "SELECT * FROM dataset_summary"
-_MEASURES = "SELECT * FROM measure_summary WHERE dataset = ? AND (? IS NULL OR kind = ?)"
-_DUPLICATES = "SELECT * FROM measure_duplicates WHERE dataset = ? ORDER BY measure"
-
 #: Cells of the grids of the measures :meth:`Store.matrix` reads in one query (memory: the
 #: fetched cells, at most this many, beside the matrix).
 MATRIX_CHUNK_CELLS = 2_000_000
@@ -177,7 +173,7 @@ class Store:
 
     def datasets(self, *, plain: bool = False) -> pd.DataFrame | Rows:
         """The datasets with their sizes (``plain``: as :class:`~warehouse.rows.Rows`)."""
-        return (self.rows if plain else self.sql)(_DATASETS)
+        return (self.rows if plain else self.sql)(schema.read("dataset_sizes"))
 
     def measures(self, dataset: str, kind: str | None = None, *, duplicates: bool = False,
                  plain: bool = False) -> pd.DataFrame | Rows:
@@ -186,9 +182,9 @@ class Store:
         ``plain``: as :class:`~warehouse.rows.Rows`, the same table."""
         self.require_dataset(dataset)
         read = self.rows if plain else self.sql
-        frame = read(_MEASURES, [dataset, kind, kind])
+        frame = read(schema.read("measure_coverage"), {"dataset": dataset, "kind": kind})
         if duplicates:
-            dups = read(_DUPLICATES, [dataset])
+            dups = read(schema.read("measure_duplicates_of"), {"dataset": dataset})
             if plain:
                 return left_join(frame, dups, "measure", ["duplicate_of", "relation"])
             frame = frame.merge(dups[["measure", "duplicate_of", "relation"]], on="measure", how="left")
@@ -206,7 +202,7 @@ class Store:
         transform of it once oriented, up to rounding (``affine``: Pearson r >= 1 - 1e-9), so that
         every correlation, CI and test gives both the same numbers; ``duplicate_of`` is the first such measure by name."""
         self.require_dataset(dataset)
-        return self.sql(_DUPLICATES, [dataset])
+        return self.sql(schema.read("measure_duplicates_of"), {"dataset": dataset})
 
     def set_scale(self, dataset: str, measures: Sequence[str], scale: tuple[float, float] | None) -> None:
         """Record the range ``(low, high)`` of ``measures`` (``measures.scale`` = 'low..high'),
