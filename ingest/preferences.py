@@ -139,9 +139,7 @@ def _normalised(file: str, tuples) -> pd.DataFrame:
         rows.append((line, item, a, b, judge, kind, order, winner, probability, run))
     if not rows:
         raise InputError(file, None, None, "the file has no rows")
-    frame = pd.DataFrame(rows, columns=COLUMNS)
-    frame["replicate"] = frame["replicate"].astype("Int64")
-    return frame
+    return pd.DataFrame(rows, columns=COLUMNS)
 
 
 def _shown_first(a: str, b: str, order: str) -> str:

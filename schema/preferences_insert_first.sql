@@ -4,7 +4,7 @@
 INSERT INTO preferences (dataset_id, input_id, system_a_id, system_b_id, judge, kind, presentation, winner,
                          probability, replicate)
 SELECT $dataset_id, i.input_id, sa.system_id, sb.system_id, s.judge, s.kind, s.presentation, s.winner, s.probability,
-       coalesce(s.replicate, $replicate)
+       coalesce(CAST(s.replicate AS INTEGER), $replicate)
 FROM _staged_preferences AS s
 JOIN inputs AS i ON i.dataset_id = $dataset_id AND i.name = s.input
 JOIN systems AS sa ON sa.dataset_id = $dataset_id AND sa.name = s.system_a

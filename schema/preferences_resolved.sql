@@ -4,7 +4,7 @@
 -- probability: given where none was stored, or another); conflict: a change that needs --replace
 -- (a new probability where none was stored fills it in).
 CREATE OR REPLACE TEMP TABLE _resolved_preferences AS
-SELECT s.line, s.judge, s.kind, s.presentation, s.winner, coalesce(s.replicate, $replicate) AS replicate, i.input_id, sa.system_id AS system_a_id, sb.system_id AS system_b_id,
+SELECT s.line, s.judge, s.kind, s.presentation, s.winner, coalesce(CAST(s.replicate AS INTEGER), $replicate) AS replicate, i.input_id, sa.system_id AS system_a_id, sb.system_id AS system_b_id,
        s.probability, p.winner AS stored_winner, p.probability AS stored_probability,
        p.winner IS NOT NULL AND (p.winner <> s.winner OR s.probability IS DISTINCT FROM p.probability) AS changed,
        p.winner IS NOT NULL AND (p.winner <> s.winner
@@ -19,4 +19,4 @@ JOIN systems AS sb ON sb.dataset_id = $dataset_id AND sb.name = s.system_b
 LEFT JOIN preferences AS p
   ON p.dataset_id = $dataset_id AND p.input_id = i.input_id AND p.system_a_id = sa.system_id
  AND p.system_b_id = sb.system_id AND p.judge = s.judge AND p.presentation = s.presentation
- AND p.replicate = coalesce(s.replicate, $replicate)
+ AND p.replicate = coalesce(CAST(s.replicate AS INTEGER), $replicate)
