@@ -5,12 +5,19 @@
 -- once is its row as stored (winner and probability unchanged: results computed before the runs
 -- existed read the same rows). runs: how many runs the cell has.
 CREATE OR REPLACE VIEW preference_means AS
-WITH grouped AS (
+WITH repeated AS (SELECT EXISTS (SELECT 1 FROM preferences WHERE replicate > 0) AS yes),
+grouped AS (      -- (only when some run is not run 0: a warehouse without runs reads its rows as they are)
     SELECT dataset_id, input_id, system_a_id, system_b_id, judge, kind, presentation, count(*) AS runs,
            any_value(winner) AS one_winner, any_value(probability) AS one_probability,
            avg(coalesce(probability, CASE winner WHEN 'b' THEN 1.0 WHEN 'a' THEN 0.0 ELSE 0.5 END)) AS soft
     FROM preferences
+    WHERE (SELECT yes FROM repeated)
     GROUP BY dataset_id, input_id, system_a_id, system_b_id, judge, kind, presentation)
+SELECT dataset_id, input_id, system_a_id, system_b_id, judge, kind, presentation, winner, probability,
+       CAST(1 AS BIGINT) AS runs
+FROM preferences
+WHERE NOT (SELECT yes FROM repeated)
+UNION ALL
 SELECT dataset_id, input_id, system_a_id, system_b_id, judge, kind, presentation,
        CASE WHEN runs = 1 THEN one_winner WHEN soft > 0.5 THEN 'b' WHEN soft < 0.5 THEN 'a' ELSE 'tie' END AS winner,
        CASE WHEN runs = 1 THEN one_probability ELSE soft END AS probability,
