@@ -204,7 +204,7 @@ def _percentile(samples: np.ndarray, point: float, alpha: float) -> tuple[float,
 
 
 def judge_statistics(V: npt.ArrayLike, h: npt.ArrayLike, *, k: int = 1000, alpha: float = 0.05,
-                     seed: int | None = 0, W: np.ndarray | None = None) -> JudgeStatistics:
+                     seed: int | None = 0, W: np.ndarray | None = None, resampled=None) -> JudgeStatistics:
     """:data:`STATISTICS` of a judge's verdicts ``V`` (items, 2) against the human labels ``h``
     (items; -1: none) with percentile bootstrap intervals over items.
 
@@ -213,6 +213,8 @@ def judge_statistics(V: npt.ArrayLike, h: npt.ArrayLike, *, k: int = 1000, alpha
     several judges share the resamples) and recomputes every ratio per resample; the interval is
     the (alpha/2, 1 - alpha/2) quantiles of the resamples where the statistic is defined. Items
     without a human label or verdict are carried along with zero weight in every sum.
+    ``resampled``: a function giving, for resample ``b``, the verdicts to weigh by ``W[b]`` (the
+    second stage of a two-stage bootstrap: a judge's runs drawn again, :mod:`metaeval.analyses.replicates`).
     """
     V = _labels_iv(V, "V", 2)
     h = np.asarray(h, np.int64)
@@ -223,7 +225,14 @@ def judge_statistics(V: npt.ArrayLike, h: npt.ArrayLike, *, k: int = 1000, alpha
     point = _statistics({name: f.sum() for name, f in F.items()})
     if W is None:
         W = bootstrap_weights(V.shape[0], k, seed)
-    boot = _statistics({name: W @ f for name, f in F.items()})
+    if resampled is None:
+        boot = _statistics({name: W @ f for name, f in F.items()})
+    else:
+        sums = {name: np.empty(W.shape[0]) for name in F}
+        for b in range(W.shape[0]):
+            for name, f in _item_features(_labels_iv(resampled(b), "V", 2), h).items():
+                sums[name][b] = W[b] @ f
+        boot = _statistics(sums)
     lower, upper, undefined = {}, {}, {}
     for name in STATISTICS:
         lower[name], upper[name], undefined[name] = _percentile(boot[name], float(point[name]), alpha)

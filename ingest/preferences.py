@@ -1,11 +1,13 @@
 """Pairwise preferences — CSV, TSV, Parquet or JSONL — one judgment a row::
 
-    input,system_a,system_b,judge,order,winner[,kind]
+    input,system_a,system_b,judge,order,winner[,kind][,replicate]
 
 ``order`` is the presentation order (``ab``: system_a's output shown first; ``ba``: swapped);
 ``winner`` is ``a``, ``b`` or ``tie`` and names the *system*, not the position; ``kind`` is
 ``human`` or ``automatic`` (default automatic; several human annotators are several human
-judges). A row is stored with its systems in name order (a row ``B,A,ab,a`` is stored as
+judges); ``replicate`` is the run (a non-negative integer, default 0, or ``--replicate N`` for a
+file's every row that gives none): the same judge asked again on the same item and order is run
+1, 2, ..., and the analyses read the mean over the runs (view ``preference_means``). A row is stored with its systems in name order (a row ``B,A,ab,a`` is stored as
 ``A,B,ba,b``, the same judgment), so the same comparison given either way round is one item.
 
 The ingest is one transaction: every row is checked first (errors name the file, line and
@@ -37,8 +39,9 @@ if TYPE_CHECKING:
 
 FORMAT = "preferences"
 REQUIRED = ("input", "system_a", "system_b", "judge", "order", "winner")
-OPTIONAL = ("kind",)
-COLUMNS = ["line", "input", "system_a", "system_b", "judge", "kind", "presentation", "winner", "probability"]
+OPTIONAL = ("kind", "replicate")
+COLUMNS = ["line", "input", "system_a", "system_b", "judge", "kind", "presentation", "winner", "probability",
+           "replicate"]
 _SWAP_ORDER = {"ab": "ba", "ba": "ab"}
 _SWAP_WINNER = {"a": "b", "b": "a", "tie": "tie"}
 
@@ -80,7 +83,7 @@ def _check_native_columns(file: str, columns, judge: str | None) -> None:
     unknown = [c for c in columns if c not in REQUIRED + OPTIONAL]
     if unknown:
         raise InputError(file, None, unknown[0], f"unknown column(s) {unknown}; a preference file has the columns "
-                         f"{', '.join(REQUIRED)}[, kind]")
+                         f"{', '.join(REQUIRED)}[, kind][, replicate]")
     if judge is not None:
         raise InputError(file, None, "judge", "this file names its judges in its judge column: a judge name is "
                          "given only with arena vote tables and AlpacaEval annotations")
@@ -93,7 +96,21 @@ def _native_rows(file: str, records):
         order = word(rec.get("order"), PRESENTATION_ORDERS, file, line, "order")
         winner = word(rec.get("winner"), PREFERENCE_LABELS, file, line, "winner")
         kind = judge_kind(rec.get("kind"), file, line)
-        yield line, ids["input"], ids["system_a"], ids["system_b"], ids["judge"], kind, order, winner, None
+        run = replicate_number(rec.get("replicate"), file, line)
+        yield line, ids["input"], ids["system_a"], ids["system_b"], ids["judge"], kind, order, winner, None, run
+
+
+def replicate_number(value, file: str, line: int | None, field: str = "replicate") -> int | None:
+    """A run number as given (None: not given): a non-negative integer, else an InputError naming
+    the file, line and field."""
+    if value is None or (isinstance(value, str) and not value.strip()) or value != value:
+        return None
+    if isinstance(value, bool) or not (isinstance(value, (int, str)) or (isinstance(value, float) and value.is_integer())):
+        raise InputError(file, line, field, f"the run number must be a non-negative integer; got {value!r}")
+    text = str(int(value)) if isinstance(value, float) else str(value).strip()
+    if not text.isdigit() or not text.isascii() or int(text) > 2**31 - 1:
+        raise InputError(file, line, field, f"the run number must be a non-negative integer; got {value!r}")
+    return int(text)
 
 
 def _normalised(file: str, tuples) -> pd.DataFrame:
@@ -102,7 +119,8 @@ def _normalised(file: str, tuples) -> pd.DataFrame:
     import pandas as pd
 
     rows, seen, kinds = [], {}, {}
-    for line, item, a, b, judge, kind, order, winner, probability in tuples:
+    for line, item, a, b, judge, kind, order, winner, probability, *run in tuples:
+        run = run[0] if run else None
         if a == b:
             raise InputError(file, line, "system_b", f"system_a and system_b are both {a!r}: a preference compares "
                              "two different systems")
@@ -112,12 +130,13 @@ def _normalised(file: str, tuples) -> pd.DataFrame:
         if kinds.setdefault(judge, (kind, line))[0] != kind:
             raise InputError(file, line, "kind", f"judge {judge!r} is {kind} here but {kinds[judge][0]} on line "
                              f"{kinds[judge][1]}: a judge is a model or a person, not both")
-        key = (item, a, b, judge, order)
+        key = (item, a, b, judge, order, run)
         if key in seen:
             raise InputError(file, line, "winner", f"judge {judge!r} already judged input {item!r}, "
-                             f"{a} vs {b}, with {_shown_first(a, b, order)} shown first, on line {seen[key]}")
+                             f"{a} vs {b}, with {_shown_first(a, b, order)} shown first, on line {seen[key]}"
+                             + ("" if run is None else f" (run {run})"))
         seen[key] = line
-        rows.append((line, item, a, b, judge, kind, order, winner, probability))
+        rows.append((line, item, a, b, judge, kind, order, winner, probability, run))
     if not rows:
         raise InputError(file, None, None, "the file has no rows")
     return pd.DataFrame(rows, columns=COLUMNS)
@@ -129,17 +148,21 @@ def _shown_first(a: str, b: str, order: str) -> str:
 
 def ingest(wh: Store, dataset: str, path: Path, *, replace: bool = False, allow_new: bool = False,
            command: str | None = None, before_commit: Callable[[], object] | None = None,
-           judge: str | None = None) -> LoadReport:
+           judge: str | None = None, replicate: int = 0) -> LoadReport:
     """Merge the preferences of ``path`` into ``dataset`` (created if new) in one transaction;
     ``before_commit`` runs inside it, on the merged preferences, just before the commit (an error
     it raises rolls everything back: ``evaluate`` computes its judges there). ``judge``: whose
-    votes an arena vote table or AlpacaEval annotations are (an automatic judge's name)."""
+    votes an arena vote table or AlpacaEval annotations are (an automatic judge's name).
+    ``replicate``: the run of the rows that give none (a non-negative integer)."""
     if not dataset or not dataset.strip():
         raise WarehouseError("the dataset name must not be empty")
     if judge is not None:                    # the names rule of the files ('' is the human votes' key)
         check_option("judge", judge, "judge name")
     path, con = Path(path), wh.con
     file = str(path)
+    if replicate_number(replicate, file, None, "--replicate") is None:
+        raise InputError(file, None, "--replicate", f"the run number must be a non-negative integer; got {replicate!r}")
+    replicate = int(replicate)
     read = _staged(con, path, judge)
     con.begin()
     try:
@@ -155,7 +178,7 @@ def ingest(wh: Store, dataset: str, path: Path, *, replace: bool = False, allow_
                               [(n, f"{file}:{line}") for part, n, line in new if part == "input"])
         con.execute(read_sql("preferences_insert_systems"), {"dataset_id": dataset_id})
         con.execute(read_sql("preferences_insert_inputs"), {"dataset_id": dataset_id})
-        inserted, replaced = _merge(con, dataset_id, file, replace, read.rows)
+        inserted, replaced = _merge(con, dataset_id, file, replace, read.rows, replicate)
         attributes_changed = bool(read.lengths) and _store_lengths(con, dataset, read.lengths, file, replace)
         left_out = read.left_out
         report = LoadReport(file, read.rows, inserted, replaced, f"{read.rows} preferences" + (
@@ -165,7 +188,7 @@ def ingest(wh: Store, dataset: str, path: Path, *, replace: bool = False, allow_
             con.execute("INSERT INTO ingests (dataset_id, format, file, sha256, options, rows, inserted, replaced, "
                         "command) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                         [dataset_id, FORMAT, file, read.sha256 or sha256(path),
-                         json.dumps(_options(read.layout, judge)), read.rows, inserted, replaced,
+                         json.dumps(_options(read.layout, judge, replicate)), read.rows, inserted, replaced,
                          command if command is not None else wh.command_line])
         if before_commit is not None:
             before_commit()
@@ -214,15 +237,15 @@ def _staged(con, path: Path, judge: str | None) -> _Read:
     return _Read(len(rows), rows.attrs["format"], None, rows.attrs["lengths"], rows.attrs["left_out"])
 
 
-def _merge(con, dataset_id: int, file: str, replace: bool, rows: int) -> tuple[int, int]:
+def _merge(con, dataset_id: int, file: str, replace: bool, rows: int, replicate: int = 0) -> tuple[int, int]:
     """The staged preferences merged into the dataset's (whose systems and inputs are stored):
     how many inserted, how many replaced; the errors of :func:`_check_stored`."""
     params = {"dataset_id": dataset_id}
     if not con.execute("SELECT EXISTS (SELECT 1 FROM preferences WHERE dataset_id = $dataset_id)",
                        params).fetchall()[0][0]:
-        con.execute(read_sql("preferences_insert_first"), params)
+        con.execute(read_sql("preferences_insert_first"), {**params, "replicate": replicate})
         return rows, 0
-    con.execute(read_sql("preferences_resolved"), params)
+    con.execute(read_sql("preferences_resolved"), {**params, "replicate": replicate})
     _check_stored(con, file, replace)
     [(inserted, replaced)] = con.execute(
         "SELECT count(*) FILTER (WHERE stored_winner IS NULL), count(*) FILTER (WHERE changed) "
@@ -254,9 +277,10 @@ def _check_stored(con, file: str, replace: bool) -> None:
                              for line, j, i, a, b, o, w, s, p, q in rows[:10]], len(rows))
 
 
-def _options(kind: str, judge: str | None) -> dict:
-    """The ingest's recorded options: none for a native file (as before the other formats)."""
-    return {} if kind == "native" and judge is None else {"format": kind, **({"judge": judge} if judge else {})}
+def _options(kind: str, judge: str | None, replicate: int = 0) -> dict:
+    """The ingest's recorded options: none for a native file of run 0 (as before the other formats)."""
+    run = {"replicate": replicate} if replicate else {}
+    return run if kind == "native" and judge is None else {"format": kind, **({"judge": judge} if judge else {}), **run}
 
 
 def _store_lengths(con, dataset: str, given: list, file: str, replace: bool) -> bool:

@@ -49,6 +49,8 @@ def stage(con, path: Path, judge: str | None, check_native_columns) -> tuple[int
 
     def wanted(header: list[str]) -> list[str]:
         layout = formats.format_of(header)
+        if "replicate" in header:
+            raise Unsure("a run number column (replicate) is read in Python")
         if layout == "alpaca_eval":
             raise Unsure("AlpacaEval annotations are read in Python")
         if layout == "native":

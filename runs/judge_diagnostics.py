@@ -127,7 +127,8 @@ def judge_diagnostics(wh, dataset: str, humans=(), judges=(), *, k: int = K.defa
     return _ordered(persist.reusable(wh, TABLE, dataset, fingerprint, judge=chosen, **setting))
 
 
-_ORDER = ("length_preference", "self_preference", "bias", "variance", "alt_test", "alt_test_annotator")
+_ORDER = ("length_preference", "self_preference", "bias", "variance", "repetition_stability", "alt_test",
+          "alt_test_annotator")
 
 
 def _ordered(rows):
@@ -166,6 +167,8 @@ def _rows(data, la, lb, setting) -> list[dict]:
             rows.append(_comparison_row(judge, diagnostic, v, verdict, i, correction))
     for judge in data.judges:
         rows += _bias_variance_rows(judge, jd.bias_variance(data.V[judge], data.H, W, alpha=alpha))
+        if data.runs:      # some chosen judge was run more than once (else no row: the rows of before)
+            rows.append(_stability_row(judge, data, W, alpha))
         rows += _alt_test_rows(judge, data.humans, jd.alt_test(data.V[judge], data.H, epsilon=epsilon, alpha=alpha,
                                                                  min_items=min_items))
     return rows
@@ -194,6 +197,10 @@ _DEFINITIONS = {
             "majority label; lower/upper its percentile interval over item resamples",
     "variance": "AlpacaEval's variance: expected leave-one-out disagreement of one judge verdict with the mode of its "
                 "other verdicts on the item (two orders: 1 - position consistency)",
+    "repetition_stability": "the judge's agreement with itself: share of the pairs of its runs (preferences.replicate) "
+                            "on the same item and order that gave the same verdict (a, b, tie), pooled over the cells; "
+                            "n: items with such a pair, verdicts: the pairs; percentile interval over item resamples; "
+                            "NULL for a judge run once. Every other diagnostic reads the mean over the runs",
     "alt_test": "Calderon et al. 2025: omega = share of annotators whose H0 (rho_f <= rho_h - epsilon) is rejected "
                 "(one-sided paired t-test, Benjamini-Yekutieli over the annotators); passes = omega >= 0.5; rho = the "
                 "average advantage probability mean_j rho_f_j",
@@ -222,6 +229,26 @@ def _bias_variance_rows(judge, r) -> list[dict]:
              "upper": _none(hi), "conventions": bookkeeping.conventions_json({"definition": _DEFINITIONS[name]})}
             for name, n, value, lo, hi in (("bias", r.n_bias, r.bias, r.bias_lower, r.bias_upper),
                                            ("variance", r.n_variance, r.variance, r.variance_lower, r.variance_upper))]
+
+
+def _stability_row(judge, data, W, alpha) -> dict:
+    """Repetition stability: the judge's agreement with itself across its runs (NULL: run once)."""
+    from metaeval.analyses import preferences as pf
+    from metaeval.analyses import replicates as rp
+    from metaeval.runs import bookkeeping
+
+    runs = data.runs.get(judge)
+    value = lower = upper = None
+    n = pairs = 0
+    if runs is not None:
+        point, boot = rp.stability(runs, len(data.items), W)
+        lo, hi, _ = pf._percentile(boot, point, alpha)
+        value, lower, upper = _none(point), _none(lo), _none(hi)
+        agree, per_item = rp.stability_terms(runs, len(data.items))
+        n, pairs = int((per_item > 0).sum()), int(per_item.sum())
+    return {**_BLANK, "judge": judge, "diagnostic": "repetition_stability", "n": n, "verdicts": pairs,
+            "judge_value": value, "lower": lower, "upper": upper,
+            "conventions": bookkeeping.conventions_json({"definition": _DEFINITIONS["repetition_stability"]})}
 
 
 def _alt_test_rows(judge, humans, r) -> list[dict]:

@@ -44,7 +44,12 @@ class Judges(Family):
                                           "the input attribute ATTR (e.g. the document of each segment): the item "
                                           "bootstrap draws clusters, the permutation test flips a cluster's items "
                                           "together (McNemar is unchanged). In the rows' conventions, the run's "
-                                          "parameters and fingerprint."))
+                                          "parameters and fingerprint."),
+               Option("replicates", default="mean", kind="choice", choices=("mean", "resample"),
+                      help="A judge run several times on the same items (preferences.replicate): mean reads each "
+                           "item and order as the mean over its runs (the soft preference; its rounding the "
+                           "verdict); resample also draws the runs again inside each item resample, so that the "
+                           "statistics' intervals include the judge's run-to-run noise (seeded)."))
     positional = ("dataset", "humans", "judge_globs")
     aliases = {"judges": "judge_globs"}
 

@@ -20,7 +20,7 @@ import hashlib
 import json
 from collections.abc import Sequence
 from typing import ClassVar
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from itertools import combinations
 
 import numpy as np
@@ -29,6 +29,7 @@ import pandas as pd
 from metaeval import schema
 from metaeval.analyses import conclusions
 from metaeval.analyses import preferences as pf
+from metaeval.analyses import replicates as rp
 from metaeval.analyses.stats import vocabulary
 from metaeval.core import Store
 from metaeval.errors import Argument, Message, WarehouseError, ingest_hint
@@ -56,6 +57,7 @@ class JudgesParams(Params):
     cluster_rule: str = setting(column=False, argument=False)
     ridge: float = setting(column=False, argument=False)
     resample_clusters: str | None = setting(None, column=False, argument=False)   # recorded only when set
+    replicates: str = setting("mean", column=False, argument=False, quiet_default=True)  # recorded when not mean
 
 
 @dataclass(frozen=True)
@@ -79,11 +81,14 @@ class Data:
     V: dict[str, np.ndarray]
     H: np.ndarray
     fingerprint: str
+    #: judge -> its runs on the cells it judged more than once (V holds their mean's verdict)
+    runs: dict[str, rp.Runs] = field(default_factory=dict)
 
     def subset(self, keep: np.ndarray) -> Data:
         """The same data on the items where ``keep`` is True."""
         return Data([it for it, k in zip(self.items, keep) if k], self.systems, self.judges, self.humans,
-                    {j: v[keep] for j, v in self.V.items()}, self.H[:, keep], self.fingerprint)
+                    {j: v[keep] for j, v in self.V.items()}, self.H[:, keep], self.fingerprint,
+                    {j: r.subset(keep) for j, r in self.runs.items()})
 
 
 def choose(names: Sequence[str], globs: Sequence[str], what: str, option: str, dataset: str) -> list[str]:
@@ -128,8 +133,26 @@ def load(wh: Store, dataset: str, humans: Sequence[str] = (), judges: Sequence[s
     digest = hashlib.sha256()
     digest.update(rows.sort_values(["judge", "input", "system_a", "system_b", "presentation"])
                   .to_csv(index=False).encode())
+    runs = _runs(wh, dataset, judges, index)
+    if runs is not None:      # (none run twice: the fingerprint of before the runs were stored)
+        digest.update(runs[0])
     return Data(items, systems, judges, humans, {j: verdicts(j) for j in judges},
-                np.stack([verdicts(h) for h in humans]), digest.hexdigest())
+                np.stack([verdicts(h) for h in humans]), digest.hexdigest(), {} if runs is None else runs[1])
+
+
+def _runs(wh: Store, dataset: str, judges: Sequence[str], index: dict) -> tuple[bytes, dict] | None:
+    """The runs of the chosen automatic judges on the cells they judged more than once: their
+    text for the fingerprint and judge -> :class:`~metaeval.analyses.replicates.Runs`; None without any."""
+    rows = wh.con.execute(schema.read("preference_runs"), {"dataset": dataset}).df()
+    rows = rows[rows["judge"].isin(judges)]
+    if rows.empty:
+        return None
+    out = {}
+    for j, r in rows.groupby("judge", sort=True):
+        out[j] = rp.Runs.of([index[k] for k in zip(r["input"], r["system_a"], r["system_b"])],
+                            r["presentation"].map(_ORDER).to_numpy(), r["replicate"].to_numpy(),
+                            r["winner"].map(_LABEL).to_numpy(), r["probability"].astype(float).to_numpy())
+    return b"\x1eruns\x1e" + rows.to_csv(index=False).encode(), out
 
 
 def check_options(*, k: int, alpha: float, test: str, correction: str, cluster_rule: str, ridge: float) -> None:
@@ -152,7 +175,7 @@ def judges(wh: Store, dataset: str, humans: Sequence[str] = (), judge_globs: Seq
            k: int = parameters.DEFAULT_K, alpha: float = 0.05, seed: int = parameters.DEFAULT_SEED, test: str = "permutation",
            correction: str = "holm", cluster_rule: str = "any", ridge: float = pf.DEFAULT_RIDGE,
            where: Sequence = (), by: str | None = None, force: bool = False,
-           resample_clusters: str | None = None) -> Summary:
+           resample_clusters: str | None = None, replicates: str = "mean") -> Summary:
     """Compute and persist the judge statistics, tests and rankings of ``dataset`` (see the module).
 
     ``where`` (``["split=test"]`` or pairs): only the items whose input satisfies every condition
@@ -161,10 +184,12 @@ def judges(wh: Store, dataset: str, humans: Sequence[str] = (), judge_globs: Seq
     each its own ``subset``. No macro average over the values is computed for judges.
     ``resample_clusters``: the item bootstrap draws the clusters of items that input attribute
     names (an item's cluster: its input's value), the permutation test flips a cluster's items
-    together; McNemar is unchanged (it treats its trials as independent)."""
+    together; McNemar is unchanged (it treats its trials as independent).
+    ``replicates``: ``mean`` (each cell the mean over a judge's runs) or ``resample`` (the statistics'
+    intervals draw each cell's runs again inside each item resample: the judge's run-to-run noise)."""
     return write(wh, prepare(wh, dataset, humans, judge_globs, k=k, alpha=alpha, seed=seed, test=test,
                              correction=correction, cluster_rule=cluster_rule, ridge=ridge, where=where, by=by,
-                             force=force, resample_clusters=resample_clusters))
+                             force=force, resample_clusters=resample_clusters, replicates=replicates))
 
 
 @dataclass(frozen=True)
@@ -183,17 +208,19 @@ def prepare(wh: Store, dataset: str, humans: Sequence[str] = (), judge_globs: Se
             k: int = parameters.DEFAULT_K, alpha: float = 0.05, seed: int = parameters.DEFAULT_SEED, test: str = "permutation",
             correction: str = "holm", cluster_rule: str = "any", ridge: float = pf.DEFAULT_RIDGE,
             where: Sequence = (), by: str | None = None, force: bool = False,
-            resample_clusters: str | None = None) -> Prepared:
+            resample_clusters: str | None = None, replicates: str = "mean") -> Prepared:
     """Every check and computation of :func:`judges`, writing nothing (``evaluate`` runs it inside
     the transaction of a preference file's ingest, so that a refusal leaves nothing stored)."""
     check_options(k=k, alpha=alpha, test=test, correction=correction, cluster_rule=cluster_rule, ridge=ridge)
+    if replicates not in REPLICATES:
+        raise WarehouseError(Message(Argument("replicates", replicates), f" must be one of {', '.join(REPLICATES)}"))
     data = load(wh, dataset, humans, judge_globs)
     human = ",".join(data.humans)
     subsets = _subsets(wh, dataset, data, where, by)
     labels = None
     if resample_clusters is not None:
         data, labels = _clustered(wh, dataset, data, resample_clusters, subsets)
-    settings = JudgesParams(k, alpha, seed, test, correction, cluster_rule, ridge, resample_clusters)
+    settings = JudgesParams(k, alpha, seed, test, correction, cluster_rule, ridge, resample_clusters, replicates)
     params = {"dataset": dataset, "human": data.humans, "judges": data.judges, **settings.recorded(),
               "subsets": list(subsets)}
     majorities = {label: pf.human_majority(data.H[:, keep]) for label, keep in subsets.items()}
@@ -209,7 +236,7 @@ def prepare(wh: Store, dataset: str, humans: Sequence[str] = (), judge_globs: Se
             raise WarehouseError(f"the subset {label!r} of {dataset!r} holds no preference item")
         part = compute(data.subset(keep), majorities[label], dataset=dataset, k=k, alpha=alpha, seed=seed, test=test,
                        correction=correction, cluster_rule=cluster_rule, ridge=ridge,
-                       clusters=None if labels is None else (resample_clusters, labels[keep]))
+                       clusters=None if labels is None else (resample_clusters, labels[keep]), replicates=replicates)
         for t in TABLES:
             rows[t] += [{**r, "subset": label} for r in part[t]]
     total = sum(len(r) for r in rows.values())
@@ -231,7 +258,8 @@ def write(wh: Store, prepared: Prepared) -> Summary:
 
 
 def compute(data: Data, majority: pf.Majority, *, dataset: str, k: int, alpha: float, seed: int, test: str,
-            correction: str, cluster_rule: str, ridge: float, clusters: tuple | None = None) -> dict[str, list[dict]]:
+            correction: str, cluster_rule: str, ridge: float, clusters: tuple | None = None,
+            replicates: str = "mean") -> dict[str, list[dict]]:
     """The rows of the three tables (no run id or fingerprint); every verdict (significant, the
     family's resolution, clusters and winners) from :mod:`metaeval.analyses.conclusions`.
     ``clusters``: (attribute, each item's cluster label) of ``--resample-clusters``."""
@@ -251,7 +279,8 @@ def compute(data: Data, majority: pf.Majority, *, dataset: str, k: int, alpha: f
     test_rows = [row for name in vocabulary.JUDGE_TESTS
                  for row in _test_rows(data, pairs, results, name, verdicts[name], common, k=k, alpha=alpha,
                                        seed=seed, correction=correction, said=said)]
-    stats = {j: pf.judge_statistics(data.V[j], h, alpha=alpha, W=W) for j in data.judges}
+    stats = {j: pf.judge_statistics(data.V[j], h, alpha=alpha, W=W, resampled=_resampler(data, j, seed, replicates))
+             for j in data.judges}
     scores = np.array([stats[j].value["accuracy"] for j in data.judges], dtype=np.float64)
     chosen = verdicts[test]
     clusters, _, _ = conclusions.clusters(
@@ -271,6 +300,7 @@ def compute(data: Data, majority: pf.Majority, *, dataset: str, k: int, alpha: f
                    rank=_int(clusters.rank[i]), cluster=_int(clusters.cluster[i]),
                    is_winner=bool(clusters.is_winner[i]) if clusters.winner_known[i] else None,
                    alpha=alpha, k=k, seed=seed, test=test, correction=correction)
+        row.update(_stability(data, j, W, alpha))
         row["conventions"] = bookkeeping.conventions_json({
             **s.conventions, "human": _MAJORITY_TEXT, "humans": data.humans,
             "undefined_resamples": {**s.undefined_resamples, "kendall": tau_undefined},
@@ -280,9 +310,51 @@ def compute(data: Data, majority: pf.Majority, *, dataset: str, k: int, alpha: f
                          "why_undetermined": clusters.why},
             "rng": "numpy default_rng(SeedSequence(seed)).integers(0, items, size=(k, items)): the item resamples, "
                    "shared by every judge and the humans" + ("" if clusters is None else
-                                                             " (clustered: clusters for items)"), **said})
+                                                             " (clustered: clusters for items)"), **said,
+            **_replicates_said(data, j, replicates)})
         judge_rows.append(row)
     return {"judge_statistics": judge_rows, "judge_tests": test_rows, "preference_rankings": ranking_rows}
+
+
+REPLICATES = ("mean", "resample")
+_MEAN_TEXT = ("each cell (item, order) of a judge run several times is the mean over its runs: the soft preference "
+              "(share of the runs preferring system_b, a tie 1/2), its rounding (> 1/2 b, < 1/2 a, 1/2 tie) the "
+              "verdict analysed")
+_RESAMPLE_TEXT = ("two-stage bootstrap: in each item resample, each cell's runs are drawn again with replacement (as "
+                  "many as it has; numpy default_rng(SeedSequence([seed, 45])), per judge) and their mean's rounding "
+                  "is the verdict, so that the statistics' intervals include the judge's run-to-run noise; the point "
+                  "estimates, tests and rankings use the mean")
+_STABILITY_TEXT = ("share of the pairs of the judge's runs on the same item and order that gave the same verdict "
+                   "(a, b, tie), pooled over the cells; percentile interval over the item resamples; NULL when no "
+                   "cell was run twice")
+
+
+def _resampler(data: Data, judge: str, seed: int, replicates: str):
+    """``--replicates resample``: resample b's verdicts of ``judge`` (its runs drawn again), or None."""
+    runs = data.runs.get(judge)
+    if replicates != "resample" or runs is None or runs.most < 2:
+        return None
+    rng = rp.second_stage_rng(seed)
+    return lambda b: rp.resampled_verdicts(data.V[judge], runs, rng)
+
+
+def _stability(data: Data, judge: str, W: np.ndarray, alpha: float) -> dict:
+    """The repetition stability columns of ``judge``'s row."""
+    runs = data.runs.get(judge)
+    if runs is None or runs.most < 2:
+        return {"stability": None, "stability_lower": None, "stability_upper": None, "runs": 1}
+    point, boot = rp.stability(runs, len(data.items), W)
+    lower, upper, _ = pf._percentile(boot, point, alpha)
+    return {"stability": _none(point), "stability_lower": _none(lower), "stability_upper": _none(upper),
+            "runs": runs.most}
+
+
+def _replicates_said(data: Data, judge: str, replicates: str) -> dict:
+    """The conventions of the runs (nothing for a judge run once: the rows of before)."""
+    if judge not in data.runs:
+        return {}
+    return {"replicates": _MEAN_TEXT + ("; " + _RESAMPLE_TEXT if replicates == "resample" else ""),
+            "stability": _STABILITY_TEXT}
 
 
 _CLUSTERED_TEXT = ("the item bootstrap draws clusters of items (an item's cluster: its input's value of the "

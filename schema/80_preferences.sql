@@ -3,7 +3,9 @@
 -- a person (kind human: several annotators are several human judges).
 -- Each comparison is stored with its systems in name order (system_a's name < system_b's); a
 -- row given the other way round is stored swapped (system_a <-> system_b, ab <-> ba, a <-> b),
--- which says the same thing. Written only by the ingest (ingest/preferences.py).
+-- which says the same thing. A judge's repeated runs on the same item and order are rows of
+-- their run numbers (replicate, default 0); the analyses read their mean (view preference_means).
+-- Written only by the ingest (ingest/preferences.py).
 CREATE TABLE IF NOT EXISTS preferences (
     dataset_id    INTEGER NOT NULL,        -- datasets.dataset_id
     input_id      INTEGER NOT NULL,        -- inputs.input_id
@@ -15,18 +17,6 @@ CREATE TABLE IF NOT EXISTS preferences (
     winner        VARCHAR NOT NULL CHECK (winner IN ('a', 'b', 'tie')),   -- names the system, not the position
     probability   DOUBLE,                  -- P(system_b preferred) of a continuous judge (AlpacaEval's weighted
                                            -- preferences); winner its rounding; NULL: a verdict only
-    PRIMARY KEY (dataset_id, input_id, system_a_id, system_b_id, judge, presentation)
+    replicate     INTEGER NOT NULL DEFAULT 0 CHECK (replicate >= 0),  -- the run (0, 1, ...: the judge asked again)
+    PRIMARY KEY (dataset_id, input_id, system_a_id, system_b_id, judge, presentation, replicate)
 );
-
--- The judge x item matrix: one row per judge and item (input, system_a, system_b), with its
--- verdict in each presentation order (NULL: not judged in that order).
-CREATE OR REPLACE VIEW preference_matrix AS
-SELECT d.name AS dataset, i.name AS input, sa.name AS system_a, sb.name AS system_b, p.judge, p.kind,
-       max(p.winner) FILTER (WHERE p.presentation = 'ab') AS winner_ab,
-       max(p.winner) FILTER (WHERE p.presentation = 'ba') AS winner_ba
-FROM preferences AS p
-JOIN datasets AS d ON d.dataset_id = p.dataset_id
-JOIN inputs AS i ON i.input_id = p.input_id
-JOIN systems AS sa ON sa.system_id = p.system_a_id
-JOIN systems AS sb ON sb.system_id = p.system_b_id
-GROUP BY d.name, i.name, sa.name, sb.name, p.judge, p.kind;

@@ -34,7 +34,9 @@ CREATE TABLE IF NOT EXISTS judge_statistics (
     test                        VARCHAR NOT NULL,  -- the judge-vs-judge test the clusters rest on
     correction                  VARCHAR NOT NULL,
     fingerprint                 VARCHAR NOT NULL,
-    conventions                 JSON NOT NULL
+    conventions                 JSON NOT NULL,
+    stability                   DOUBLE, stability_lower DOUBLE, stability_upper DOUBLE,  -- agreement of its runs
+    runs                        INTEGER            -- the most runs of a cell (item and order)
 );
 
 CREATE TABLE IF NOT EXISTS judge_tests (

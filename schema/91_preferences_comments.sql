@@ -112,3 +112,10 @@ COMMENT ON VIEW "preference_matrix" IS 'The judge x item matrix of the preferenc
 COMMENT ON VIEW "latest_judge_statistics" IS 'The latest judge_statistics row of each dataset, human judges, subset and judge.';
 COMMENT ON VIEW "latest_judge_tests" IS 'The latest judge_tests row of each dataset, human judges, subset, pair of judges and test.';
 COMMENT ON VIEW "latest_preference_rankings" IS 'The latest preference_rankings row of each dataset, human judges, subset, judge and system.';
+
+COMMENT ON COLUMN "preferences".replicate IS 'The run: 0 for a judge''s first (and only) run, 1, 2, ... for the same judge asked again on the same item and order (a replicate column of the file, or --replicate at ingest). The analyses read the mean over the runs (view preference_means).';
+COMMENT ON VIEW "preference_means" IS 'The preferences as the analyses read them, one row per judge, item and order: the mean over the judge''s runs, i.e. the soft preference (share of the runs preferring system_b, a tie 1/2, a continuous run its probability) as probability and its rounding (> 0.5 b, < 0.5 a, 0.5 tie) as winner; a cell judged once is its stored row. runs: how many runs.';
+COMMENT ON COLUMN "judge_statistics".stability IS 'Repetition stability: the share of pairs of the judge''s runs on the same item and order that gave the same verdict (a, b, tie); NULL when the judge has no cell run twice.';
+COMMENT ON COLUMN "judge_statistics".stability_lower IS 'Lower end of the percentile bootstrap interval of stability (over items).';
+COMMENT ON COLUMN "judge_statistics".stability_upper IS 'Upper end of the percentile bootstrap interval of stability (over items).';
+COMMENT ON COLUMN "judge_statistics".runs IS 'The most runs (replicates) of a cell (item and order) of the judge; NULL: written before runs were stored.';

@@ -13,7 +13,7 @@ SELECT CASE WHEN sa.name = $baseline THEN sb.name ELSE sa.name END AS system,
        TRY_CAST(lm.value AS DOUBLE) AS length_system,
        TRY_CAST(lb.value AS DOUBLE) AS length_baseline,
        TRY_CAST(ix.value AS BIGINT) AS instruction_index
-FROM preferences AS p
+FROM preference_means AS p  -- the mean over each cell's runs
 JOIN datasets AS d ON d.dataset_id = p.dataset_id
 JOIN inputs AS i ON i.input_id = p.input_id
 JOIN systems AS sa ON sa.system_id = p.system_a_id

@@ -1,7 +1,7 @@
 -- The votes of dataset $dataset counted by (system_a, system_b, winner): the human judges'
 -- ($judge NULL) or one judge's; each judge's verdict in each presentation order is one vote.
 SELECT sa.name AS system_a, sb.name AS system_b, p.winner, count(*) AS n
-FROM preferences AS p
+FROM preference_means AS p  -- the mean over each cell's runs
 JOIN datasets AS d ON d.dataset_id = p.dataset_id
 JOIN systems AS sa ON sa.system_id = p.system_a_id
 JOIN systems AS sb ON sb.system_id = p.system_b_id

@@ -8,7 +8,7 @@ SELECT i.name AS input, sa.name AS system_a, sb.name AS system_b,
            FILTER (WHERE p.kind = 'human') AS human,
        avg(CASE p.winner WHEN 'b' THEN 1.0 WHEN 'a' THEN 0.0 ELSE 0.5 END)
            FILTER (WHERE p.judge = $judge AND p.kind = 'automatic') AS judged
-FROM preferences AS p
+FROM preference_means AS p  -- the mean over each cell's runs
 JOIN datasets AS d ON d.dataset_id = p.dataset_id
 JOIN inputs AS i ON i.input_id = p.input_id
 JOIN systems AS sa ON sa.system_id = p.system_a_id

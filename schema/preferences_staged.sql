@@ -22,5 +22,6 @@ SELECT line, input,
             ELSE presentation END AS presentation,
        CASE WHEN system_a > system_b THEN CASE winner WHEN 'a' THEN 'b' WHEN 'b' THEN 'a' ELSE winner END
             ELSE winner END AS winner,
-       CAST(NULL AS DOUBLE) AS probability
+       CAST(NULL AS DOUBLE) AS probability,
+       CAST(NULL AS INTEGER) AS replicate   -- (a file with a replicate column is read by the Python reader)
 FROM given  -- in the order of the lines (DuckDB keeps a scan's order)

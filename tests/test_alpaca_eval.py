@@ -298,13 +298,17 @@ def test_a_schema_8_warehouse_upgrades_keeping_every_row(db):
     run_cli(db, "lc-winrate", "--dataset", "alpaca", "--baseline", "baseline", "--judge", "gpt4", "--k", "50")
     new = ["glm", "gamed", "difficulty", "standard_error", "discrete_winrate", "difficulty_coefficient", "penalty_c"]
     with duckdb_connect(db) as con:   # as schema 8 had them: no probability, lc_winrates without the new columns
-        prefs = con.execute("SELECT * EXCLUDE (probability) FROM preferences ORDER BY ALL").df()
+        prefs = con.execute("SELECT * EXCLUDE (probability, replicate) FROM preferences ORDER BY ALL").df()
         lcs = con.execute(f"SELECT * EXCLUDE ({', '.join(new)}) FROM lc_winrates ORDER BY result_id").df()
         con.execute("DROP VIEW preference_matrix")
+        con.execute("DROP VIEW preference_means")       # (schema 12's)
         for view in [v for (v,) in con.execute("SELECT view_name FROM duckdb_views() WHERE NOT internal").fetchall()
                      if v == "latest_lc_winrates"]:
             con.execute(f"DROP VIEW {view}")
-        con.execute("ALTER TABLE preferences DROP COLUMN probability")
+        # the table of schema 8 (no probability; and none of schema 12's replicate, which joined the key)
+        con.execute("CREATE TABLE old AS SELECT * EXCLUDE (probability, replicate) FROM preferences")
+        con.execute("DROP TABLE preferences")
+        con.execute("ALTER TABLE old RENAME TO preferences")
         for c in new:
             con.execute(f"ALTER TABLE lc_winrates DROP COLUMN {c}")
         con.execute("UPDATE schema_info SET value = '8' WHERE key = 'version'")
@@ -312,7 +316,8 @@ def test_a_schema_8_warehouse_upgrades_keeping_every_row(db):
     with Store(db) as wh:
         after = wh.sql("SELECT * FROM preferences ORDER BY ALL")
         assert after["probability"].isna().all()
-        assert after.drop(columns=["probability"]).equals(prefs) and len(prefs) > 0
+        assert (after["replicate"] == 0).all()
+        assert after.drop(columns=["probability", "replicate"]).equals(prefs) and len(prefs) > 0
         rows = wh.sql("SELECT * FROM lc_winrates ORDER BY result_id")
         assert rows.drop(columns=new).equals(lcs) and len(lcs) > 0
         assert set(rows["glm"]) == {"maximum_likelihood"} and set(rows["gamed"]) == {""}

@@ -161,22 +161,27 @@ def ingest_mtme(obj, directory, dataset, replace, allow_new, lp, lower):
 @click.option("--judge", default=None, metavar="NAME",
               help="Arena vote tables and AlpacaEval annotations: the automatic judge whose votes these are "
                    "(arena votes are human without it).")
+@click.option("--replicate", default=0, type=int, show_default=True, metavar="N",
+              help="The run of the rows that give none (a judge asked again on the same items: run 1, 2, ...; "
+                   "the analyses read the mean over the runs).")
 @click.pass_obj
-def ingest_preferences(obj, file, dataset, replace, allow_new, judge):
+def ingest_preferences(obj, file, dataset, replace, allow_new, judge, replicate):
     """Pairwise preferences: a long table (CSV, TSV, Parquet, JSONL) input,system_a,system_b,
-    judge,order,winner[,kind]; or an arena vote table (model_a, model_b, winner[, question_id]
+    judge,order,winner[,kind][,replicate]; or an arena vote table (model_a, model_b, winner[, question_id]
     [, judge]); or AlpacaEval annotations (generator_1, generator_2, preference 1/2/1.5,
     instruction or instruction_id[, annotator][, output_1, output_2 or length_1, length_2]).
 
     order: ab (system_a's output shown first) or ba; winner: a, b or tie (names the system, not
-    the position); kind: automatic (default) or human (each annotator is a human judge).
-    Table preferences; view preference_matrix (judge x item, the verdict in each order).
+    the position); kind: automatic (default) or human (each annotator is a human judge);
+    replicate: the run (a non-negative integer; default --replicate's, 0).
+    Table preferences; views preference_means (the mean over runs: the soft preference) and
+    preference_matrix (judge x item, the verdict in each order).
     """
     from metaeval.ingest import preferences
 
     with obj.open(create=not obj.path.exists()) as wh:
         report = preferences.ingest(wh, dataset, file, replace=replace, allow_new=allow_new, command=_command_line(),
-                                    judge=judge)
+                                    judge=judge, replicate=replicate)
     echo_reports([report])
 
 

@@ -18,7 +18,7 @@ from metaeval.analyses.stored_tests import JUDGE_TEST_FORMULAS  # noqa: E402  (h
 @layout_option
 @click.pass_obj
 def judges(obj: Context, dataset, humans, judge_globs, k, alpha, seed, test, correction, cluster_rule, ridge, where, by,
-           force, resample_clusters, fmt, layout):
+           force, resample_clusters, replicates, fmt, layout):
     """LLM judges (automatic pairwise judges) against the human preference.
 
     Per automatic judge, against the majority of the human judges (an item whose majority is
@@ -30,17 +30,20 @@ def judges(obj: Context, dataset, humans, judge_globs, k, alpha, seed, test, cor
     systems per judge and for the humans. Tables judge_statistics, judge_tests, preference_rankings.
 
     --where/--by select items by input attributes (metaeval ingest attributes); --by gives one
-    result per value (no macro average for judges).
+    result per value (no macro average for judges). A judge run several times (preferences.replicate)
+    is read as the mean over its runs; --replicates resample draws its runs again inside each item
+    resample; stability (with its interval) is its agreement with itself across runs.
     """
     from metaeval.runs import judges as runs
 
     with obj.open() as wh:
         s = runs.judges(wh, dataset, humans, judge_globs, k=k, alpha=alpha, seed=seed, test=test,
                         correction=correction, cluster_rule=cluster_rule, ridge=ridge, where=where, by=by,
-                        force=force, resample_clusters=resample_clusters)
+                        force=force, resample_clusters=resample_clusters, replicates=replicates)
         state = "up to date; nothing computed" if s.run_id is None else f"run {s.run_id}: wrote {s.rows} rows"
         tied = "; ".join(f"{n} in {label}" if label else str(n) for label, n in s.tied_majority.items())
         clustered = f"; clusters of items resampled whole ({resample_clusters})" if resample_clusters else ""
+        clustered += "; each judge's runs resampled within the item resamples" if replicates == "resample" else ""
         say(f"judges of {dataset} vs the majority of {s.human}: {state}; items with a tied human majority "
                    f"left out: {tied}{clustered}", err=not is_text(fmt))
         rows = runs.latest(wh, dataset, s.human, list(s.tied_majority))
@@ -64,6 +67,9 @@ def judges(obj: Context, dataset, humans, judge_globs, k, alpha, seed, test, cor
     for name in ("accuracy", "accuracy_ab", "accuracy_ba", "both_correct", "position_consistency",
                  "first_position_rate", "tie_rate", "kappa", "kendall"):
         shown[name] = [_ci(v, lo, hi) for v, lo, hi in zip(stats[name], stats[f"{name}_lower"], stats[f"{name}_upper"])]
+    if "stability" in stats and stats["stability"].notna().any():        # a judge run more than once
+        shown["stability"] = [_ci(v, lo, hi) for v, lo, hi in zip(stats["stability"], stats["stability_lower"],
+                                                                   stats["stability_upper"])]
     confidence = f"{100 * (1 - alpha):g}%"
     if fmt in ("markdown", "latex"):
         _paper(stats, fmt, layout, signed, dataset=dataset, human=s.human, confidence=confidence, k=k, seed=seed,
