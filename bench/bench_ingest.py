@@ -39,7 +39,6 @@ import sys
 import tempfile
 from pathlib import Path
 
-import duckdb
 
 MEASURES = [f"metric.{i:02d}" for i in range(10)] + ["human"]
 
@@ -48,6 +47,8 @@ def generate(path: Path, systems: int, inputs: int, seed: int, kind: bool = Fals
     """A seeded long CSV: values are a hash of (seed, system, input, measure) scaled to [0, 1),
     the human judgment plus a system effect so that metrics correlate with something; ``kind``:
     with a column ``kind`` (``human`` for the measure ``human``, else ``automatic``)."""
+    import duckdb  # here, not in the bench's own process (see in_child)
+
     con = duckdb.connect(config={"autoinstall_known_extensions": False, "autoload_known_extensions": False})
     measures = "[" + ", ".join(f"'{m}'" for m in MEASURES) + "]"
     con.execute(f"""
@@ -59,6 +60,24 @@ def generate(path: Path, systems: int, inputs: int, seed: int, kind: bool = Fals
             ORDER BY s, i, m
         ) TO '{path}' (HEADER, DELIMITER ',')""")
     con.close()
+
+
+def to_jsonl(csv: str, jsonl: str) -> None:
+    """The rows of ``csv`` as a JSONL file ``jsonl``."""
+    import duckdb  # here, not in the bench's own process (see in_child)
+
+    con = duckdb.connect(config={"autoinstall_known_extensions": False, "autoload_known_extensions": False})
+    con.execute(f"COPY (SELECT * FROM read_csv('{csv}')) TO '{jsonl}' (FORMAT json)")
+    con.close()
+
+
+def in_child(function: str, *args) -> None:
+    """``function(*args)`` of this module in a child process: this process must stay small, as a
+    child's ``ru_maxrss`` is at least its parent's peak when it was started (Linux copies the
+    high-water mark at fork and exec), so generating a file here would inflate both sides' peaks."""
+    code = (f"import sys; sys.path.insert(0, {str(Path(__file__).parent)!r}); import bench_ingest; "
+            f"bench_ingest.{function}(*{[str(a) if isinstance(a, Path) else a for a in args]!r})")
+    subprocess.run([sys.executable, "-c", code], check=True)
 
 
 def run(command: list[str]) -> tuple[int, str, float, float]:
@@ -127,7 +146,7 @@ def main() -> None:
         inputs = 10_000 * scale
         csv = args.workdir / f"long_{args.systems}x{inputs}x{len(MEASURES)}{'_kind' if args.kind else ''}.csv"
         if not csv.exists():
-            generate(csv, args.systems, inputs, args.seed, args.kind)
+            in_child("generate", csv, args.systems, inputs, args.seed, args.kind)
         n = args.systems * inputs * len(MEASURES)
         size = csv.stat().st_size / 1e6
         plain = args.workdir / "plain.duckdb"
@@ -166,9 +185,7 @@ def main() -> None:
         if args.jsonl:
             jsonl = csv.with_suffix(".jsonl")
             if not jsonl.exists():
-                con = duckdb.connect(config={"autoinstall_known_extensions": False, "autoload_known_extensions": False})
-                con.execute(f"COPY (SELECT * FROM read_csv('{csv}')) TO '{jsonl}' (FORMAT json)")
-                con.close()
+                in_child("to_jsonl", csv, jsonl)
             fresh()
             code = (f"import duckdb; con = duckdb.connect({str(plain)!r}); "
                     f"con.execute(\"CREATE TABLE t AS SELECT * FROM read_json('{jsonl}')\"); con.close()")
