@@ -80,6 +80,17 @@ def number_cast_sql(column: str) -> str:
 #: The column of :func:`number_cast_sql` of the value that :func:`_select` computes beneath its checks.
 _CAST = "_number"
 
+#: A staged row's ``kind`` as a 1-byte code (a UTINYINT, not the text: 16 bytes a row less to store
+#: and scan; 5.5M cells with a kind column: ~0.5 s of CPU less, bench/README.md): none given
+#: (NULL, an empty field), ``automatic``, ``human``, anything else (refused by the checks).
+KIND_NONE, KIND_AUTOMATIC, KIND_HUMAN, KIND_OTHER = 0, 1, 2, 3
+
+
+def kind_code_sql(column: str) -> str:
+    """SQL of the text ``column`` (a kind) as its code (:data:`KIND_NONE` ...)."""
+    return (f"CAST(CASE WHEN {column} IS NULL THEN {KIND_NONE} WHEN {column} = 'automatic' THEN {KIND_AUTOMATIC} "
+            f"WHEN {column} = 'human' THEN {KIND_HUMAN} ELSE {KIND_OTHER} END AS UTINYINT)")
+
 
 def stage(con: duckdb.DuckDBPyConnection, source: Path | pd.DataFrame, *, human: Sequence[str] = (),
           lower: Sequence[str] = (), name: str | None = None, origin: int = 0,
@@ -374,7 +385,8 @@ def _stage_relation(con, relation: str, columns: list[str], typed: bool, file: s
     # cheaper to read again at each step than a copy spilled to disk (110M Parquet cells: 7.8 s to copy, then
     # each check 5-10x slower on the copy), so they are read through a view (a file changed meanwhile:
     # Batch.unchanged)
-    absent = "".join(f", CAST(NULL AS VARCHAR) AS {c}" for c in ("annotator", "kind") if wide or c not in columns)
+    absent = "".join(f", CAST({null} AS {kind}) AS {c}" for c, null, kind in
+                     (("annotator", "NULL", "VARCHAR"), ("kind", KIND_NONE, "UTINYINT")) if wide or c not in columns)
     if not flagged:
         absent += ", false AS _bad"  # only a JSONL line can be doubted before the checks below
     try:
@@ -439,12 +451,12 @@ def _select(con, relation: str, columns: list[str], typed: bool, flagged: bool) 
         present = "value IS NOT NULL AND " + ("NOT isnan(CAST(value AS DOUBLE))" if typed
                                               else "trim(value, ' \t\r\n\f\v') <> ''")
         select = (f"SELECT {text('system')} AS system, {input_} AS input, measure, CAST(NULL AS VARCHAR) AS annotator, "
-                  f"CAST(NULL AS VARCHAR) AS kind, {value('value')} AS value "
+                  f"CAST({KIND_NONE} AS UTINYINT) AS kind, {value('value')} AS value "
                   f"FROM (SELECT {keep}, measure, value{cast} FROM (UNPIVOT ({columns_as_values}) "
                   f"ON {unpivot} INTO NAME measure VALUE value)) WHERE {present}")
     else:
         annotator = f", {text('annotator')} AS annotator" if "annotator" in columns else ""
-        kind = f", {text('kind')} AS kind" if "kind" in columns else ""
+        kind = f", {kind_code_sql(text('kind'))} AS kind" if "kind" in columns else ""
         select = (f"SELECT {text('system')} AS system, {input_} AS input, {text('measure')} AS measure"
                   f"{annotator}{kind}, {value('value')} AS value{', _bad' if flagged else ''} "
                   f"FROM {f'(SELECT *{cast} FROM {relation})' if cast else relation}")
@@ -470,8 +482,8 @@ def _validated(con, raw: str, file: str, human, lower, wide: bool, has_input: bo
     # testing every row
     bad = " + ".join(f"(count(*) - count({c}))" for c in ("system", "input", "measure", "value"))
     if labelled or flagged:
-        bad += (" + count(*) FILTER (WHERE _bad OR (kind IS NOT NULL AND kind NOT IN ('automatic', 'human')) "
-                "OR (kind = 'automatic' AND annotator IS NOT NULL))")
+        bad += (f" + count(*) FILTER (WHERE _bad OR kind = {KIND_OTHER} "
+                f"OR (kind = {KIND_AUTOMATIC} AND annotator IS NOT NULL))")
     [(rows, bad, largest, duplicates, *distinct)] = con.execute(
         f"""SELECT count(*), {bad}, max(abs(value)), {duplicates},
                    list(DISTINCT system) FILTER (WHERE system IS NOT NULL),
@@ -480,7 +492,9 @@ def _validated(con, raw: str, file: str, human, lower, wide: bool, has_input: bo
             FROM {raw}""").fetchall()
     if not rows or bad or duplicates or (largest is not None and not largest <= MAX_ABS_VALUE):
         raise Unsure("rows the Python reader explains")
-    given = con.execute(f"SELECT measure, kind, annotator IS NOT NULL, count(*) FROM {raw} GROUP BY ALL").fetchall()
+    given = con.execute(f"SELECT measure, CASE kind WHEN {KIND_AUTOMATIC} THEN 'automatic' WHEN {KIND_HUMAN} "
+                        f"THEN 'human' END, annotator IS NOT NULL, count(*) FROM {raw} GROUP BY measure, kind, "
+                        "annotator IS NOT NULL").fetchall()
     ids = dict(zip(("system", "input", "annotator"), (names or [] for names in distinct)))
     ids["measure"] = sorted({m for m, *_ in given})
     for column, names in ids.items():
@@ -492,19 +506,17 @@ def _validated(con, raw: str, file: str, human, lower, wide: bool, has_input: bo
     measures = ids["measure"]
     globbed = "[" + ", ".join(f"'{_escape(m)}'" for m in measures if matches(m, human)) + "]"
     view = f"_cells_{origin}"
+    # the rows as two parts: load's scans of the scores (annotator NULL) and of the judgments each
+    # read one part, filtered in the scan (1.5 s of CPU less on 22M rows without kinds; with kinds,
+    # a CASE over every row made both scans read all of them). A row is a judgment when its kind
+    # is human, it has an annotator, or it has no kind and ``human`` matches its measure.
+    judged = f"list_contains({globbed}, measure)"
     if labelled:
-        cells = f"""SELECT system, input, measure,
-                           CASE WHEN kind = 'human' OR annotator IS NOT NULL
-                                  OR (kind IS NULL AND list_contains({globbed}, measure))
-                                THEN coalesce(annotator, '0') END AS annotator,
-                           value, CAST(NULL AS BIGINT) AS line
-                    FROM {raw}"""
-    else:  # the same rows, as two parts: load's scans of the scores (annotator NULL) and of the
-        # judgments each read one part, filtered on the measure in the scan (1.5 s of CPU less on 22M rows)
-        cells = " UNION ALL ".join(
-            f"""SELECT system, input, measure, {label} AS annotator, value, CAST(NULL AS BIGINT) AS line
-                FROM {raw} WHERE {test}list_contains({globbed}, measure)"""
-            for label, test in (("CAST(NULL AS VARCHAR)", "NOT "), ("'0'", "")))
+        judged = f"(kind = {KIND_HUMAN} OR annotator IS NOT NULL OR (kind = {KIND_NONE} AND {judged}))"
+    cells = " UNION ALL ".join(
+        f"""SELECT system, input, measure, {label} AS annotator, value, CAST(NULL AS BIGINT) AS line
+            FROM {raw} WHERE {test}{judged}"""
+        for label, test in (("CAST(NULL AS VARCHAR)", "NOT "), ("coalesce(annotator, '0')" if labelled else "'0'", "")))
     con.execute(f"CREATE OR REPLACE TEMP VIEW {view} AS {cells}")
     kinds = _kinds(given, human)
     if any(some != every for _, some, every, _ in kinds):

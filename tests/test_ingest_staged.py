@@ -74,6 +74,12 @@ TRICKY_CSV = {
     "bad kind": "system,input,measure,value,kind\ns1,d1,m,1,other\n",
     "automatic with annotator": "system,input,measure,value,kind,annotator\ns1,d1,m,1,automatic,a\n",
     "mixed kinds": "system,input,measure,value,annotator\ns1,d1,m,1,a\ns2,d1,m,1,\n",
+    # a kind column without annotators (staged as a 1-byte code, read in two parts): empty kinds
+    # decided by the human glob, a kind human on a measure no glob matches, automatic on one it does
+    "kind only": "system,input,measure,value,kind\ns1,d1,h,1,\ns1,d1,m,2,automatic\ns2,d1,e,3,human\ns2,d1,m,4,\n",
+    "kind automatic on a human measure": "system,input,measure,value,kind\ns1,d1,h,1,automatic\ns2,d1,h,2,\n",
+    "kind capitalised": "system,input,measure,value,kind\ns1,d1,m,1,Human\n",
+    "kind with spaces": "system,input,measure,value,kind\ns1,d1,m,1, human\n",
     "short row": "system,input,measure,value\ns1,d1,m\n",
     "no rows": "system,input,measure,value\n",
     "no input column": "system,measure,value\ns1,bleu,30.5\n",
@@ -113,7 +119,8 @@ def test_duckdb_reading_agrees_with_python_or_steps_aside(db, tmp_path, name):
         _agree_or_step_aside(wh, *_both(wh, path, human=["expert", "h"] if "human" in name or "kind" in name else []))
 
 
-@pytest.mark.parametrize("name", ["plain", "kind and annotator", "no input column", "wide", "wide human"])
+@pytest.mark.parametrize("name", ["plain", "kind and annotator", "kind only", "no input column", "wide",
+                                  "wide human"])
 def test_clean_files_are_read_by_duckdb(db, tmp_path, name):
     """The fast path is taken for ordinary files, CSV and Parquet (else it would be dead code)."""
     csv = tmp_path / "t.csv"
