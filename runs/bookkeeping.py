@@ -92,7 +92,15 @@ ORIENTATION = "measures whose direction is 'lower' (lower is better) are negated
 #: input_significance's min/max_significant keep the sign that counts; the leaderboard's first_share
 #: splits exact ties at a round's top, a disconnected comparison graph is rated group by group, and its
 #: small solves run on one BLAS thread (last bits, <= 2.3e-13 Elo at 150 systems).
-SAME_RESULTS_AS = ("0.10.0",)
+#: 0.11.0: schema 12 (span_tests' resolution as typed columns; the vote families' subset column;
+#: preferences' replicate in the key, judge_statistics' repetition stability), and changes to what
+#: 0.10.0 stored, so its results are recomputed once, not reused: ppi's Bradley-Terry fit is no fit
+#: (NaN) where a coefficient's variance is not finite and positive (0.10.0 stored Newton's last
+#: iterate, e.g. -33.7 log-odds, with a NaN interval); stored tests are read by the conclusion layer
+#: (verdicts, "cannot resolve" notes). Rows and fingerprints of one run per cell and of every vote
+#: ('' subset) are those 0.10.0 computes: a warehouse upgraded by `metaeval init` at 0.11.0 reuses
+#: what 0.11.0 stored in it.
+SAME_RESULTS_AS = ("0.11.0",)
 #: SQL condition on a results table: the row was written by one of those versions. Results are
 #: reused only under it, so an upgrade that changes a computation never serves old numbers.
 THIS_VERSION = "run_id IN (SELECT run_id FROM analysis_runs WHERE list_contains($versions, version))"
