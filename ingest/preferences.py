@@ -163,7 +163,7 @@ def ingest(wh: Store, dataset: str, path: Path, *, replace: bool = False, allow_
     if replicate_number(replicate, file, None, "--replicate") is None:
         raise InputError(file, None, "--replicate", f"the run number must be a non-negative integer; got {replicate!r}")
     replicate = int(replicate)
-    read = _staged(con, path, judge)
+    read = _staged(con, path, judge, replicate)
     con.begin()
     try:
         con.execute("INSERT INTO datasets (name) SELECT $name WHERE NOT EXISTS "      # no sequence value burnt
@@ -221,10 +221,11 @@ class _Read:
     left_out: list = field(default_factory=list)
 
 
-def _staged(con, path: Path, judge: str | None) -> _Read:
+def _staged(con, path: Path, judge: str | None, replicate: int = 0) -> _Read:
     """``path``'s preferences as the view or table ``_staged_preferences`` of ``con``: read by
     DuckDB where it vouches for the file (:mod:`metaeval.ingest.preferences_staged`), else by
-    :func:`parse`, whose errors name the file, line and field."""
+    :func:`parse`, whose errors name the file, line and field (and :func:`_check_runs`'s, once the
+    rows without a run number are given ``replicate``)."""
     from metaeval.ingest import preferences_staged
     from metaeval.ingest.table_staged import Unsure
 
@@ -233,8 +234,29 @@ def _staged(con, path: Path, judge: str | None) -> _Read:
     except Unsure:
         pass
     rows = parse(path, judge)
+    _check_runs(str(path), rows, replicate)
     con.register("_staged_preferences", rows)
     return _Read(len(rows), rows.attrs["format"], None, rows.attrs["lengths"], rows.attrs["left_out"])
+
+
+def _check_runs(file: str, rows, replicate: int) -> None:
+    """A row without a run number is run ``replicate`` (``--replicate``, default 0): refused, naming
+    both lines, when the file gives that run of the same judge, item and order explicitly too (the
+    reader's own check, before the default, sees two different keys)."""
+    runs = rows["replicate"]
+    if runs.isna().all() or runs.notna().all():
+        return
+    key = ["input", "system_a", "system_b", "judge", "presentation", "run"]
+    keyed = rows.assign(run=runs.fillna(replicate).astype("int64"))
+    again = keyed[keyed.duplicated(key, keep="first")]
+    if len(again):
+        second = again.iloc[0]
+        first = keyed[(keyed[key] == second[key]).all(axis=1)].iloc[0]
+        raise InputError(file, int(second["line"]), "replicate", f"judge {second['judge']!r} already judged input "
+                         f"{second['input']!r}, {second['system_a']} vs {second['system_b']}, with "
+                         f"{_shown_first(second['system_a'], second['system_b'], second['presentation'])} shown "
+                         f"first, on line {int(first['line'])} (run {int(second['run'])}: a row that gives no run "
+                         f"number is run {replicate}, --replicate)")
 
 
 def _merge(con, dataset_id: int, file: str, replace: bool, rows: int, replicate: int = 0) -> tuple[int, int]:

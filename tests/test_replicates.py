@@ -78,6 +78,28 @@ def test_a_bad_run_number_is_refused_in_one_line_nothing_written(db, tmp_path, v
     assert out.exit_code != 0 and "Traceback" not in out.output
 
 
+@pytest.mark.parametrize("default", [None, 3])
+def test_a_run_given_twice_once_by_default_is_refused_naming_both_lines(db, tmp_path, default):
+    """A row without a run number is run --replicate (0 by default): the same run given explicitly
+    on another line of the file is the same verdict twice, refused in one line, nothing written."""
+    run = 0 if default is None else default
+    path = _write(tmp_path / "twice.csv", ["i1,x,y,j,ab,b,", "i2,x,y,j,ab,a,", f"i1,x,y,j,ab,a,{run}"])
+    options = {} if default is None else {"replicate": default}
+    with Warehouse(db) as wh:
+        with pytest.raises(InputError) as exc:
+            preferences.ingest(wh, "d", path, **options)
+        assert wh.sql("SELECT count(*) AS n FROM preferences")["n"][0] == 0
+    text = str(exc.value)
+    assert "twice.csv:4" in text and "'replicate'" in text and "on line 2" in text and f"(run {run}:" in text
+    flags = [] if default is None else ["--replicate", str(default)]
+    out = run_cli(db, "ingest", "preferences", str(path), "--dataset", "d", *flags, ok=False)
+    assert out.exit_code != 0 and "Traceback" not in out.output and out.output.count("\n") == 1
+    other = _write(tmp_path / "other.csv", ["i1,x,y,j,ab,b,", f"i1,x,y,j,ab,a,{run + 1}"])
+    with Warehouse(db) as wh:                                  # another run of the same verdict: two runs
+        preferences.ingest(wh, "d", other, **options)
+        assert sorted(wh.sql("SELECT replicate FROM preferences")["replicate"]) == [run, run + 1]
+
+
 def test_replicate_option_refused(db, tmp_path):
     path = _write(tmp_path / "a.csv", ["i1,x,y,j,ab,b"], header="input,system_a,system_b,judge,order,winner")
     out = run_cli(db, "ingest", "preferences", str(path), "--dataset", "d", "--replicate", "-2", ok=False)
