@@ -195,12 +195,42 @@ class RankTasks(Family):
                                   "kendall, kendall-c; not spa). Other levels unchanged. "
                                   "Recorded in the tasks, fingerprint, conventions and signature (agg:median)."),
                FORCE)
+    presented = (Option("layout", default="auto", kind="choice", choices="metaeval.analyses.tables:LAYOUTS",
+                        help="LaTeX layout: wide (per setting its cluster, correlation and CI), compact (the "
+                             "correlations only), long (one row per metric and setting); auto: the first that fits "
+                             "an ACL column, else the page (table*)."),)
     positional = ("tasks", "metrics", "task_set", "datasets", "human")
 
     def compute(self, wh, *, tasks, task_set, datasets, human, metrics, **params):
         """:func:`metaeval.runs.task_ranking.rank_tasks` of the tasks written
-        ``DATASET:HUMAN:LEVEL:COEFFICIENT[:WEIGHT]`` and of a named ``task_set`` over ``datasets``."""
+        ``DATASET:HUMAN:LEVEL:COEFFICIENT[:WEIGHT]`` and of a named ``task_set`` over ``datasets``;
+        the rows carry the run (:func:`metaeval.runs.family_present.with_run`)."""
+        from dataclasses import replace
+
         from metaeval.runs import task_ranking
+        from metaeval.runs.family_present import with_run
 
         specs = task_ranking.specs_of(tasks, task_set, datasets, human)
-        return task_ranking.rank_tasks(wh, specs, metrics, **params).rows
+        out = task_ranking.rank_tasks(wh, specs, metrics, **params)
+        return with_run(out.rows, replace(out, rows=None))
+
+    def notes(self, outcome, fmt: str) -> list[str]:
+        from metaeval.runs import task_ranking
+        from metaeval.runs.family_present import TEXT
+
+        return [] if fmt in TEXT else task_ranking.note_line(outcome)
+
+    def present(self, outcome, fmt: str, layout: str = "auto") -> str:
+        """Text: the run, the tasks and one line per metric; json: per metric its correlations by
+        task and p-values; markdown and latex: the paper's table (:func:`metaeval.runs.task_ranking.paper`)."""
+        from metaeval.runs import task_ranking
+        from metaeval.runs.family_present import TEXT, prose, run_of
+
+        if fmt in TEXT:
+            run = run_of(outcome)
+            return prose(*task_ranking.text(outcome, None if run is None else run.run_id))
+        if fmt == "json":
+            return task_ranking.as_json(outcome)
+        if fmt in ("latex", "markdown"):
+            return task_ranking.paper(outcome, fmt, layout)
+        return super().present(outcome, fmt)
