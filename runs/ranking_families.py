@@ -96,12 +96,41 @@ class SystemsAgreement(Family):
     positional = ("dataset", "human", "metrics", "tests")
 
     def compute(self, wh, **params):
-        """:func:`metaeval.runs.ranking.systems_agreement`'s rows (table ``system_agreement``)."""
+        """:func:`metaeval.runs.ranking.systems_agreement`'s rows (table ``system_agreement``), carrying
+        each test's run and its number of rows, and the metrics left out (:func:`with_run`)."""
         import pandas as pd
 
         from metaeval.runs import ranking
+        from metaeval.runs.family_present import with_run
 
-        return pd.concat([o.rows(wh) for o in ranking.systems_agreement(wh, **params)], ignore_index=True)
+        outcomes = ranking.systems_agreement(wh, **params)
+        parts = [o.rows(wh) for o in outcomes]
+        return with_run(pd.concat(parts, ignore_index=True),
+                        ([(o.summary, len(p)) for o, p in zip(outcomes, parts)],
+                         list(outcomes[0].skipped.values()) if outcomes else []))
+
+    def notes(self, outcome, fmt: str) -> list[str]:
+        from metaeval.runs.family_present import TEXT, run_line, run_of
+
+        runs, skipped = run_of(outcome) or ([], [])
+        return [f"skipped: {r}" for r in skipped] + ([] if fmt in TEXT else
+                                                     [run_line("system_agreement", s) for s, _ in runs])
+
+    def present(self, outcome, fmt: str) -> str:
+        """Text: each test's run, then its rows; json and csv: every column; else the counts."""
+        from metaeval.analyses import tables
+        from metaeval.runs.family_present import TEXT, prose, run_line, run_of
+
+        cols = ["metric", "test", "pairs", "same", "opposite", "metric_only", "human_only", "neither", "agreement"]
+        if fmt not in TEXT:
+            return tables.render_blocks([("system_agreement", outcome if fmt in ("json", "csv") else outcome[cols])],
+                                        fmt)
+        out, start = [], 0
+        for summary, n in (run_of(outcome) or ([], []))[0]:
+            part = outcome.iloc[start:start + n]
+            start += n
+            out += [prose(run_line("system_agreement", summary)), tables.render(part[cols].round(3), fmt)]
+        return "".join(out)
 
 
 @register
@@ -162,10 +191,31 @@ class Replicability(Family):
         return super().parameters(*args, **given)
 
     def compute(self, wh, *, datasets, humans, **params):
-        """:func:`metaeval.runs.ranking.replicability`'s rows over the (dataset, human) pairs."""
+        """:func:`metaeval.runs.ranking.replicability`'s rows over the (dataset, human) pairs,
+        carrying the run (:func:`metaeval.runs.family_present.with_run`)."""
         from metaeval.runs import ranking
+        from metaeval.runs.family_present import with_run
 
-        return ranking.replicability(wh, replicability_on(datasets, humans), **params)[1]
+        summary, rows = ranking.replicability(wh, replicability_on(datasets, humans), **params)
+        return with_run(rows, summary)
+
+    def notes(self, outcome, fmt: str) -> list[str]:
+        from metaeval.runs.family_present import TEXT, run_line, run_of
+
+        return [] if fmt in TEXT or run_of(outcome) is None else [run_line("replicability", run_of(outcome))]
+
+    def present(self, outcome, fmt: str) -> str:
+        """Text: the run, then per ordered pair and combination k_hat and the datasets; json and
+        csv: every column; markdown and latex: those of the text."""
+        from metaeval.analyses import tables
+        from metaeval.runs.family_present import TEXT, prose, run_line, run_of
+
+        cols = ["metric_a", "metric_b", "level", "coefficient", "pc_method", "k_hat", "n_datasets", "identified"]
+        if fmt in TEXT:
+            said = prose(run_line("replicability", run_of(outcome))) if run_of(outcome) is not None else ""
+            return said + tables.render(outcome[cols].fillna(""), fmt)
+        shown = outcome.reset_index(drop=True) if fmt in ("json", "csv") else outcome[cols].reset_index(drop=True)
+        return tables.render(shown, fmt, caption="The rows of metaeval replicability." if fmt == "latex" else None)
 
 
 @register

@@ -1,6 +1,6 @@
-"""``metaeval accuracy``, ``systems-agreement``, ``winners``, ``replicability``: ranking and
-agreement analyses (Louis & Nenkova 2013, Graham 2015, Dror et al. 2017), persisted like
-``correlate``/``ci``/``compare``."""
+"""``metaeval accuracy``, ``winners``: ranking analyses (Louis & Nenkova 2013, Graham 2015),
+persisted like ``correlate``/``ci``/``compare`` (``systems-agreement`` and ``replicability`` are
+their families' generated commands: :mod:`metaeval.runs.ranking_families`)."""
 
 from __future__ import annotations
 
@@ -115,31 +115,6 @@ def _median_note(aggregate: str) -> None:
         say(f"a system's score: its {aggregate} over its inputs (--aggregate {aggregate})")
 
 
-@click.command("systems-agreement")
-@options_of("systems-agreement")
-@fmt_option()
-@click.pass_obj
-def systems_agreement(obj, dataset, human, metrics, tests, alpha, k, seed, jobs, force, fmt):
-    """Do metrics reach the same conclusions about systems as the humans?
-
-    Every pair of systems is tested (paired over inputs: t-test, Wilcoxon signed-rank, or a
-    seeded permutation test with --k sign flips) under the human judgment and under each
-    metric; per metric, the pairs where both are significant in the same direction, in
-    opposite directions, only the metric, only the human, or neither: table system_agreement.
-    """
-    from metaeval.runs import ranking as ranking_runs
-
-    def rows(frame, analysis):
-        cols = ["metric", "test", "pairs", "same", "opposite", "metric_only", "human_only", "neither", "agreement"]
-        if not is_text(fmt):
-            return analysis.table, _shown(frame, fmt, cols)
-        show(frame[cols].round(3), fmt)
-
-    _run_analyses(obj, lambda wh, progress: ranking_runs.systems_agreement(
-        wh, dataset, human, metrics, tests, alpha=alpha, k=k, seed=seed, jobs=jobs, force=force, progress=progress),
-        {"system_agreement": rows}, fmt)
-
-
 @click.command("winners")
 @options_of("winners")
 @fmt_option()
@@ -215,35 +190,9 @@ def _winners_notes(frame: pd.DataFrame) -> list[str]:
     return notes
 
 
-@click.command("replicability")
-@options_of("replicability")
-@fmt_option()
-@click.pass_obj
-def replicability(obj, datasets, humans, metrics, levels, coefficients, method, alternative, alpha, force,
-                  pc_methods, fmt):
-    """On how many datasets does metric A beat metric B? (Dror et al. 2017)
-
-    For each ordered pair of metrics (by name, present in every dataset), the uncorrected
-    p-values of the latest `metaeval compare` rows on each dataset are combined by the
-    partial-conjunction test; k_hat estimates the number of datasets where A beats B.
-    Table replicability.
-    """
-    from metaeval.runs import ranking as ranking_runs
-    from metaeval.runs.ranking_families import replicability_on
-
-    on = replicability_on(datasets, humans)
-    with obj.open() as wh:
-        summary, frame = ranking_runs.replicability(wh, on, metrics, levels, coefficients, method=method,
-                                                    alternative=alternative, pc_methods=pc_methods, alpha=alpha,
-                                                    force=force)
-        report_run("replicability", summary, fmt)
-    cols = ["metric_a", "metric_b", "level", "coefficient", "pc_method", "k_hat", "n_datasets", "identified"]
-    show(_shown(frame, fmt, cols) if not is_text(fmt) else frame[cols].fillna(""), fmt)
-
-
 def _shown(frame: pd.DataFrame, fmt: str, cols: list[str]) -> pd.DataFrame:
     """json and csv: every column of the rows; markdown and latex: ``cols``."""
     return frame.reset_index(drop=True) if fmt in ("json", "csv") else frame[cols].reset_index(drop=True)
 
 
-COMMANDS = [accuracy, systems_agreement, winners, replicability]
+COMMANDS = [accuracy, winners]
