@@ -25,6 +25,13 @@ TESTS_READ = (LEVELS.but(help="Correlation level(s) of the tests. Default: all t
               FORCE)
 
 
+#: ``--layout`` of a paper table (``--format latex``; a CLI-only option: :attr:`Family.presented`)
+LAYOUT = Option("layout", default="auto", kind="choice", choices="metaeval.analyses.tables:LAYOUTS",
+                help="LaTeX layout: wide (per setting its cluster, correlation and CI), compact (the correlations "
+                     "only), long (one row per metric and setting); auto: the first that fits an ACL column, else "
+                     "the page (table*).")
+
+
 def replicability_on(datasets, humans) -> list[tuple[str, str]]:
     """The (dataset, human) pairs of ``replicability``: one human per dataset, or one for all."""
     if len(humans) not in (1, len(datasets)):
@@ -84,6 +91,14 @@ class Accuracy(Family):
 
 @register
 class SystemsAgreement(Family):
+    """Do metrics reach the same conclusions about systems as the humans?
+
+    Every pair of systems is tested (paired over inputs: t-test, Wilcoxon signed-rank, or a
+    seeded permutation test with --k sign flips) under the human judgment and under each
+    metric; per metric, the pairs where both are significant in the same direction, in
+    opposite directions, only the metric, only the human, or neither: table system_agreement.
+    """
+
     name = "systems-agreement"
     topic = "metrics"
     summary = "Do metrics reach the same conclusions about systems as the humans?"
@@ -135,6 +150,16 @@ class SystemsAgreement(Family):
 
 @register
 class Winners(Family):
+    """Metrics not significantly beaten by any other, and significance clusters.
+
+    Reads the latest `metaeval compare` rows (never recomputes a test) of every ordered pair of
+    the metrics. A winner is beaten by no other metric (Graham 2015); clusters by --cluster-rule
+    (default mt-metrics-eval's: sorted by correlation, a new cluster starts at the first metric
+    significantly beaten by any metric of the current cluster). A metric whose correlation is
+    undefined is listed apart; when the tests cannot reach their corrected level, no cluster or
+    winner is given. Table winners.
+    """
+
     name = "winners"
     topic = "metrics"
     summary = "Metrics not significantly beaten by any other, and significance clusters."
@@ -153,17 +178,94 @@ class Winners(Family):
                AGGREGATE.but(help="The tests read (and the correlations ranked) of a metric's system mean or median "
                                   "over its inputs (the compare run with it, and its --human-aggregate; system "
                                   "level)."))
+    presented = (LAYOUT,)
     positional = ("dataset", "human", "metrics", "levels", "coefficients")
 
     def compute(self, wh, **params):
-        """:func:`metaeval.runs.ranking.winners`' rows (table ``winners``; reads stored tests)."""
+        """:func:`metaeval.runs.ranking.winners`' rows (table ``winners``; reads stored tests),
+        carrying the run (:func:`metaeval.runs.family_present.with_run`)."""
         from metaeval.runs import ranking
+        from metaeval.runs.family_present import with_run
 
-        return ranking.winners(wh, **params)[1]
+        summary, rows = ranking.winners(wh, **params)
+        return with_run(rows, summary)
+
+    def _said(self, outcome) -> list[str]:
+        """The run's line, then what the table cannot show (:func:`winners_notes`)."""
+        from metaeval.runs.family_present import run_line, run_of
+
+        run = run_of(outcome)
+        return ([run_line("winners", run)] if run is not None else []) + winners_notes(outcome)
+
+    def notes(self, outcome, fmt: str) -> list[str]:
+        from metaeval.runs.family_present import TEXT
+
+        return [] if fmt in TEXT else self._said(outcome)
+
+    def present(self, outcome, fmt: str, layout: str = "auto") -> str:
+        """Text: the run and the notes, then the ranked metrics (cluster, * a winner); json and csv:
+        every column; markdown and latex: the paper's table of the clusters."""
+        import pandas as pd
+
+        from metaeval.analyses import tables
+        from metaeval.runs.family_present import TEXT, prose
+
+        frame = outcome
+        if fmt in ("json", "csv") or (fmt not in TEXT and frame.empty):
+            return tables.render(frame.reset_index(drop=True), fmt)
+        if fmt not in TEXT:
+            from metaeval.analyses import ranking, ranking_tables
+
+            r = frame.iloc[0]
+            caption = (f"Significance clusters of the correlation with {r['human']} on {r['dataset']}: {r['method']} "
+                       f"tests ({r['alternative']}), correction {r['correction']} per {r['correction_group']}, "
+                       f"alpha={r['alpha']:g}"
+                       + ("; a system's score the median over its inputs" if r["aggregate"] == "median" else "")
+                       + f"; clusters (cl.): {ranking.CLUSTER_RULE_TEXT[r['cluster_rule']]}.")
+            ranked = ranking_tables.Ranking(frame.sort_values(["rank"], na_position="last", kind="stable"))
+            return ranked.latex(caption, layout) if fmt == "latex" else ranked.markdown(caption)
+        ranked = frame[frame["status"] != "undefined"]
+        shown = ranked.assign(winner=[("*" if w else "") if pd.notna(w) else "-" for w in ranked["is_winner"]],
+                              cluster=["-" if pd.isna(v) else int(v) for v in ranked["cluster"]])
+        return prose(*self._said(outcome)) + tables.render(
+            shown[["level", "coefficient", "rank", "metric", "correlation", "cluster", "winner", "n_beaten_by"]]
+            .round(4), fmt)
+
+
+def winners_notes(frame) -> list[str]:
+    """What the winners table cannot show: metrics set apart as undefined, families that cannot
+    resolve, metrics left out of the ranking."""
+    import json
+
+    from metaeval.analyses import stored_tests
+
+    notes = []
+    undefined = frame[frame["status"] == "undefined"]
+    if len(undefined):
+        names = sorted(set(undefined["metric"]))
+        notes.append(f"undefined (not ranked): {', '.join(names)}: the correlation is undefined, e.g. the metric is "
+                     "constant on these inputs")
+    notes += [stored_tests.not_a_finding(line, "no cluster or winner is given")
+              for line in stored_tests.recorded_unresolvable(frame["conventions"])]
+    seen = set(notes)
+    for conv in frame["conventions"]:
+        for reason in (json.loads(conv).get("skipped") or {}).values():
+            if reason not in seen:
+                seen.add(reason)
+                notes.append(f"skipped: {reason}")
+    return notes
 
 
 @register
 class Replicability(Family):
+    """On how many datasets does metric A beat metric B? (Dror et al. 2017)
+
+    For each ordered pair of metrics (by name, present in every dataset), the uncorrected
+    p-values of the latest `metaeval compare` rows on each dataset are combined by the
+    partial-conjunction test; k_hat estimates the number of datasets where A beats B.
+    Table replicability.
+    """
+
     name = "replicability"
     topic = "metrics"
     summary = "On how many datasets does metric A beat metric B? (Dror et al. 2017)"
@@ -220,6 +322,11 @@ class Replicability(Family):
 
 @register
 class RankTasks(Family):
+    """Rank metrics over several tasks: each task's correlation, the weighted average of the
+    scores mapped to [0, 1], and significance clusters from a permutation test on the average
+    (table task_rankings). --aggregate median: every system-level task's system scores are
+    medians over the inputs (Graham 2015)."""
+
     name = "rank-tasks"
     topic = "metrics"
     headline = "Rank metrics over several tasks: correlations, weighted average, clusters."
@@ -245,10 +352,7 @@ class RankTasks(Family):
                                   "kendall, kendall-c; not spa). Other levels unchanged. "
                                   "Recorded in the tasks, fingerprint, conventions and signature (agg:median)."),
                FORCE)
-    presented = (Option("layout", default="auto", kind="choice", choices="metaeval.analyses.tables:LAYOUTS",
-                        help="LaTeX layout: wide (per setting its cluster, correlation and CI), compact (the "
-                             "correlations only), long (one row per metric and setting); auto: the first that fits "
-                             "an ACL column, else the page (table*)."),)
+    presented = (LAYOUT,)
     positional = ("tasks", "metrics", "task_set", "datasets", "human")
 
     def compute(self, wh, *, tasks, task_set, datasets, human, metrics, **params):

@@ -1,5 +1,5 @@
-"""``metaeval accuracy``, ``winners``: ranking analyses (Louis & Nenkova 2013, Graham 2015),
-persisted like ``correlate``/``ci``/``compare`` (``systems-agreement`` and ``replicability`` are
+"""``metaeval accuracy``: pairwise accuracy (Louis & Nenkova 2013), persisted like
+``correlate``/``ci``/``compare`` (``systems-agreement``, ``winners`` and ``replicability`` are
 their families' generated commands: :mod:`metaeval.runs.ranking_families`)."""
 
 from __future__ import annotations
@@ -8,8 +8,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from metaeval.cli.app import (Context, fmt_option, interrupted, is_text, layout_option, report_run, show,
-                              show_blocks, say)
+from metaeval.cli.app import (Context, fmt_option, interrupted, is_text, report_run, show, show_blocks, say)
 from metaeval.cli.families import options_of
 from metaeval.cli.progress import terminal_progress
 
@@ -115,84 +114,9 @@ def _median_note(aggregate: str) -> None:
         say(f"a system's score: its {aggregate} over its inputs (--aggregate {aggregate})")
 
 
-@click.command("winners")
-@options_of("winners")
-@fmt_option()
-@layout_option
-@click.pass_obj
-def winners(obj, dataset, human, metrics, levels, coefficients, method, alternative, alpha, force, correction,
-            correction_group, cluster_rule, aggregate, fmt, layout):
-    """Metrics not significantly beaten by any other, and significance clusters.
-
-    Reads the latest `metaeval compare` rows (never recomputes a test) of every ordered pair of
-    the metrics. A winner is beaten by no other metric (Graham 2015); clusters by --cluster-rule
-    (default mt-metrics-eval's: sorted by correlation, a new cluster starts at the first metric
-    significantly beaten by any metric of the current cluster). A metric whose correlation is
-    undefined is listed apart; when the tests cannot reach their corrected level, no cluster or
-    winner is given. Table winners.
-    """
-    import pandas as pd
-
-    from metaeval.runs import ranking as ranking_runs
-
-    with obj.open() as wh:
-        summary, frame = ranking_runs.winners(wh, dataset, human, metrics, levels, coefficients, method=method,
-                                              alternative=alternative, correction=correction,
-                                              correction_group=correction_group, alpha=alpha,
-                                              cluster_rule=cluster_rule, force=force, aggregate=aggregate)
-        report_run("winners", summary, fmt)
-    notes = _winners_notes(frame)
-    for line in notes:
-        say(line, err=not is_text(fmt))
-    if fmt in ("json", "csv"):
-        show(_shown(frame, fmt, []), fmt)
-        return
-    if not is_text(fmt):
-        from metaeval.analyses import ranking_tables, ranking
-
-        caption = (f"Significance clusters of the correlation with {human} on {dataset}: {method} tests "
-                   f"({alternative}), correction {correction} per {correction_group}, alpha={alpha:g}"
-                   + ("; a system's score the median over its inputs" if aggregate == "median" else "")
-                   + "; clusters (cl.): "
-                   f"{ranking.CLUSTER_RULE_TEXT[cluster_rule]}.")
-        r = ranking_tables.Ranking(frame.sort_values(["rank"], na_position="last", kind="stable"))
-        click.echo(r.latex(caption, layout) if fmt == "latex" else r.markdown(caption), nl=False)
-        return
-    ranked = frame[frame["status"] != "undefined"]
-    shown = ranked.assign(winner=[("*" if w else "") if pd.notna(w) else "-" for w in ranked["is_winner"]],
-                          cluster=["-" if pd.isna(v) else int(v) for v in ranked["cluster"]])
-    show(shown[["level", "coefficient", "rank", "metric", "correlation", "cluster", "winner", "n_beaten_by"]]
-         .round(4), fmt)
-
-
-def _winners_notes(frame: pd.DataFrame) -> list[str]:
-    """What the table cannot show: metrics set apart as undefined, families that cannot resolve,
-    metrics left out of the ranking."""
-    import json
-
-    from metaeval.analyses import stored_tests
-
-    notes = []
-    undefined = frame[frame["status"] == "undefined"]
-    if len(undefined):
-        names = sorted(set(undefined["metric"]))
-        notes.append(f"undefined (not ranked): {', '.join(names)}: the correlation is undefined, e.g. the metric is "
-                     "constant on these inputs")
-    notes += [stored_tests.not_a_finding(line, "no cluster or winner is given")
-              for line in stored_tests.recorded_unresolvable(frame["conventions"])]
-    seen = set(notes)
-    for conv in frame["conventions"]:
-        c = json.loads(conv)
-        for reason in (c.get("skipped") or {}).values():
-            if reason not in seen:
-                seen.add(reason)
-                notes.append(f"skipped: {reason}")
-    return notes
-
-
 def _shown(frame: pd.DataFrame, fmt: str, cols: list[str]) -> pd.DataFrame:
     """json and csv: every column of the rows; markdown and latex: ``cols``."""
     return frame.reset_index(drop=True) if fmt in ("json", "csv") else frame[cols].reset_index(drop=True)
 
 
-COMMANDS = [accuracy, winners]
+COMMANDS = [accuracy]
