@@ -42,6 +42,20 @@ def replicability_on(datasets, humans) -> list[tuple[str, str]]:
 
 @register
 class Accuracy(Family):
+    """Pairwise accuracy of metrics against a human judgment (Louis & Nenkova 2013).
+
+    Over every pair of systems, the share where the metric orders the pair as the human does
+    (sign of the differences, a tie being its own order), at the system level (system means)
+    and the micro level (pairs within each input, pooled): table pairwise_accuracy. Also the
+    number and percent of inputs whose per-input correlation is significant at --alpha:
+    table input_significance. With --soft: soft pairwise accuracy (Thompson et al. 2024), per
+    system pair a one-sided paired permutation test over the inputs under the human and under the
+    metric, SPA = 1 - mean |p_human - p_metric|: table soft_pairwise_accuracy. With --delta-bins Q:
+    also the accuracy and tau within Q bins of the human difference: table delta_bin_accuracy.
+    --aggregate median (with --level system, or --soft): a system's score is its median over the
+    inputs (Graham 2015), a key of the rows beside the mean's.
+    """
+
     name = "accuracy"
     topic = "metrics"
     headline = "Pairwise accuracy of metrics against a human judgment (Louis & Nenkova)."
@@ -83,10 +97,82 @@ class Accuracy(Family):
     positional = ("dataset", "human", "metrics", "levels", "coefficients")
 
     def compute(self, wh, **params):
-        """:func:`metaeval.runs.ranking.accuracy`: the rows of each table it wrote."""
+        """:func:`metaeval.runs.ranking.accuracy`: the rows of each table it wrote, each carrying its
+        run, the metrics left out and the settings the text says (:func:`with_run`)."""
         from metaeval.runs import ranking
+        from metaeval.runs.family_present import with_run
 
-        return {o.analysis.table: o.rows(wh) for o in ranking.accuracy(wh, **params)}
+        outcomes = ranking.accuracy(wh, **params)
+        said = (list(outcomes[0].skipped.values()) if outcomes else [], params["alpha"], params["alternative"],
+                params["aggregate"])
+        return {o.analysis.table: with_run(o.rows(wh), (o.summary, *said)) for o in outcomes}
+
+    def notes(self, outcome, fmt: str) -> list[str]:
+        from metaeval.runs.family_present import TEXT, run_line, run_of
+
+        runs = [(t, run_of(f)) for t, f in outcome.items() if run_of(f) is not None]
+        skipped = [f"skipped: {r}" for r in runs[0][1][1]] if runs else []
+        return skipped + ([] if fmt in TEXT else [run_line(t, r[0]) for t, r in runs])
+
+    def present(self, outcome, fmt: str) -> str:
+        """Text: per table its run, then its rows as the hand-written command printed them
+        (:func:`accuracy_text`); json and csv: every column; markdown and latex: the main columns."""
+        from metaeval.analyses import tables
+        from metaeval.runs.family_present import TEXT, prose, run_line, run_of
+
+        if fmt not in TEXT:
+            shown = {t: _accuracy_sorted(t, f) for t, f in outcome.items()}
+            return tables.render_blocks([(t, f.reset_index(drop=True) if fmt in ("json", "csv") else
+                                          f[ACCURACY_COLUMNS[t]].reset_index(drop=True)) for t, f in shown.items()],
+                                        fmt)
+        out = []
+        for table, frame in outcome.items():
+            run = run_of(frame)
+            out += [prose(run_line(table, run[0])) if run else "", accuracy_text(table, frame, fmt, *(run or ())[2:])]
+        return "".join(out)
+
+
+#: the columns of accuracy's tables in markdown and latex
+ACCURACY_COLUMNS = {"pairwise_accuracy": ["metric", "level", "accuracy"],
+                    "input_significance": ["metric", "coefficient", "n_inputs", "n_significant", "percent_significant"],
+                    "soft_pairwise_accuracy": ["metric", "spa", "pairs", "systems_used", "inputs_used"],
+                    "delta_bin_accuracy": ["metric", "bin", "low", "high", "pairs", "accuracy", "kendall"]}
+
+
+def _accuracy_sorted(table: str, frame):
+    """Soft pairwise accuracy by SPA, the best first (undefined last; equal SPAs by name), not by name."""
+    if table != "soft_pairwise_accuracy":
+        return frame
+    return frame.sort_values(["spa", "metric"], ascending=[False, True], na_position="last", kind="stable")
+
+
+def accuracy_text(table: str, frame, fmt: str, alpha=0.05, alternative="two-sided", aggregate="mean") -> str:
+    """One table of ``accuracy`` as its text output shows it: accuracy by metric and level; the
+    inputs with a significant correlation by coefficient; soft pairwise accuracy; accuracy / tau by
+    bin of the human difference. A median's note after the accuracies."""
+    import pandas as pd
+
+    from metaeval.analyses import tables
+    from metaeval.runs.family_present import prose
+
+    median = prose(f"a system's score: its {aggregate} over its inputs (--aggregate {aggregate})") \
+        if aggregate != "mean" else ""
+    if table == "pairwise_accuracy":
+        wide = frame.pivot_table(index="metric", columns="level", values="accuracy", dropna=False)
+        return tables.render(wide.round(3), "text") + median
+    if table == "input_significance":
+        frame = frame.assign(significant=[f"{n} ({p:.1f}%)" for n, p in
+                                          zip(frame["n_significant"], frame["percent_significant"])])
+        wide = frame.pivot(index="metric", columns="coefficient", values="significant")
+        return prose(f"inputs with a significant correlation (p <= {alpha}, {alternative}), of "
+                     f"{frame['n_inputs'].max()}:") + tables.render(wide, "text")
+    if table == "soft_pairwise_accuracy":
+        return tables.render(_accuracy_sorted(table, frame)[ACCURACY_COLUMNS[table]].round(4), fmt) + median
+    frame = frame.assign(cell=[f"{a:.3f} / {t:+.3f} ({n})" if pd.notna(a) else f"- ({n})"
+                               for a, t, n in zip(frame["accuracy"], frame["kendall"], frame["pairs"])])
+    wide = frame.pivot(index="metric", columns="bin", values="cell")
+    return prose("accuracy / tau (pairs) by bin of |human difference|, bin 0 = the closest pairs:") + \
+        tables.render(wide, "text")
 
 
 @register
