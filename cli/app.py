@@ -472,12 +472,9 @@ def report_lines(head: str, said: str, columns: int | None) -> str:
 def report_run(table: str, summary, fmt: str = "text") -> None:
     """What a run of ``table`` did (a ``runner.RunSummary``); on stderr unless ``fmt`` is text
     (stdout then holds only the rows)."""
-    if summary.up_to_date:
-        say(f"{table}: all {summary.tasks} results up to date; nothing computed (--force recomputes)",
-                   err=not is_text(fmt))
-    else:
-        say(f"{table}: run {summary.run_id}: computed {summary.computed} of {summary.tasks}, "
-                   f"wrote {summary.written} rows", err=not is_text(fmt))
+    from metaeval.runs.family_present import run_line
+
+    say(run_line(table, summary), err=not is_text(fmt))
 
 
 def report_outcome(out, fmt: str = "text") -> None:

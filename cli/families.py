@@ -202,11 +202,14 @@ def _folded(f, option: Option, target_default):
 def command_of(family: Family) -> click.Command:
     """The generated command of ``family``: its declared options and ``--format``; it runs
     :meth:`~metaeval.runs.families.Family.run` on the warehouse and prints
-    :meth:`~metaeval.runs.families.Family.present` of what it returned (a family whose run takes
+    :meth:`~metaeval.runs.families.Family.present` of what it returned, after its
+    :meth:`~metaeval.runs.families.Family.notes` on standard error; the options it
+    :attr:`~metaeval.runs.families.Family.presented` go to ``present`` (a family whose run takes
     ``plain`` returns :class:`~metaeval.rows.Rows` for the formats printed without pandas)."""
 
     @click.pass_obj
     def run(obj: Context, fmt: str, **params):
+        shown = {o.name: params.pop(o.name) for o in family.presented}
         light = {"plain": True} if "plain" in family.run_keywords and options.plain(fmt) else {}
         if family.shows_progress:
             from metaeval.cli.progress import terminal_progress
@@ -218,10 +221,17 @@ def command_of(family: Family) -> click.Command:
             except KeyboardInterrupt as exc:
                 raise messages.interrupted(exc, "the results finished so far are saved; "
                                            "run the same command again to resume") from None
-        click.echo(family.present(outcome, fmt), nl=False)
+        notes = family.notes(outcome, fmt)
+        if notes:
+            from metaeval.runs.family_present import prose
+
+            click.echo(prose(*notes), nl=False, err=True)
+        click.echo(family.present(outcome, fmt, **shown), nl=False)
 
     doc = (type(family).__doc__ or "").strip()
     text = doc if doc.startswith(family.summary) else f"{family.summary}\n\n{doc}".strip()
+    for option in reversed(family.presented):      # listed after --format
+        run = click_option(option)(run)
     run = options.fmt_option()(run)
     run = options_of(family)(run)
     return click.command(family.name, help=text, short_help=family.headline or family.summary)(run)

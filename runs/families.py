@@ -364,6 +364,8 @@ class Family:
     #: the options a Python call may give by position, in order (None: every option, as declared);
     #: the ``Warehouse`` method's signature takes them first (:meth:`signature`)
     positional: ClassVar[tuple[str, ...] | None] = None
+    #: options of the command line only, given to :meth:`present` as keywords (``--layout``), never to compute
+    presented: ClassVar[tuple[Option, ...]] = ()
     #: older Python keywords still accepted: keyword -> the option it gives (``judges=`` for ``judge_globs``)
     aliases: ClassVar[dict[str, str]] = {}
 
@@ -480,6 +482,10 @@ class Family:
         text = (tables.render_blocks(blocks, fmt) if isinstance(outcome, Mapping)
                 else tables.render(blocks[0][1], fmt))
         return text + (note + "\n" if note else "")
+
+    def notes(self, outcome, fmt: str) -> list[str]:
+        """Lines the command prints on standard error before :meth:`present`'s text (what the run did)."""
+        return []
 
     def section(self, ctx) -> list:
         """The family's sections of the report: ``ctx`` is the report's

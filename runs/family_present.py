@@ -96,3 +96,38 @@ def printed_frame(frame):
                  for p, f, a in zip(frame[c], corrected if "adj" in str(c) else floors, alphas)]
              for c in frame.columns if _P_COLUMN.search(str(c)) and frame[c].dtype.kind == "f"}
     return frame.assign(**shown) if shown else frame
+
+
+#: The key of a family's rows' ``attrs`` holding what its run did (a summary whose ``run_id`` is
+#: None when everything was up to date): what the command says beside the rows (:meth:`Family.notes`,
+#: :meth:`Family.present`), never a column; ``wh.<family>(...)`` returns the same rows, with it.
+RUN = "run"
+#: The aligned text formats: a run's lines are printed with the rows (else on standard error, so
+#: that standard output holds only the JSON/CSV/... document).
+TEXT = ("text", "table")
+
+
+def with_run(rows, summary):
+    """``rows`` (a DataFrame) carrying ``summary`` (:data:`RUN`; small: pandas copies it with the rows)."""
+    rows.attrs[RUN] = summary
+    return rows
+
+
+def run_of(rows):
+    """The summary ``rows`` carry (:func:`with_run`), or None."""
+    return getattr(rows, "attrs", {}).get(RUN)
+
+
+def run_line(table: str, summary) -> str:
+    """What a run of ``table`` did (a ``runner.RunSummary``): computed and written, or up to date."""
+    if summary.up_to_date:
+        return f"{table}: all {summary.tasks} results up to date; nothing computed (--force recomputes)"
+    return f"{table}: run {summary.run_id}: computed {summary.computed} of {summary.tasks}, wrote {summary.written} rows"
+
+
+def prose(*lines: str) -> str:
+    """``lines`` of prose as the command line prints them (wrapped to the display width:
+    :func:`metaeval.analyses.plain.wrap`), each ending with a newline."""
+    from metaeval.analyses.plain import wrap
+
+    return "".join(wrap(line) + "\n" for line in lines)

@@ -32,11 +32,42 @@ class Normality(Family):
     positional = ("dataset", "measures")
 
     def compute(self, wh, *, dataset, measures, **params):
-        """:func:`metaeval.runs.simulation.normality`'s rows (table ``normality``)."""
+        """:func:`metaeval.runs.simulation.normality`'s rows (table ``normality``), carrying what
+        the run did (:func:`metaeval.runs.family_present.with_run`)."""
         from metaeval.runs import simulation
+        from metaeval.runs.family_present import with_run
 
-        simulation.normality(wh, dataset, measures, **params)
-        return simulation.latest_normality(wh, dataset, measures)
+        summary = simulation.normality(wh, dataset, measures, **params)
+        return with_run(simulation.latest_normality(wh, dataset, measures), summary)
+
+    @staticmethod
+    def _run_line(rows) -> list[str]:
+        from metaeval.runs.family_present import run_of
+
+        s = run_of(rows)
+        if s is None:
+            return []
+        return [f"normality: all {s.results} results up to date; nothing computed (--force recomputes)"
+                if s.up_to_date else f"normality: run {s.run_id}: wrote {s.written} rows"]
+
+    def notes(self, outcome, fmt: str) -> list[str]:
+        from metaeval.runs.family_present import TEXT
+
+        return [] if fmt in TEXT else self._run_line(outcome)
+
+    def present(self, outcome, fmt: str) -> str:
+        """Text: the run's line, then per measure and level the statistic, p (Shapiro-Wilk's is
+        exact: printed as ``p_text`` prints it) and the percent of inputs failing; else the rows."""
+        from metaeval.runs.family_present import TEXT, prose
+
+        if fmt not in TEXT:
+            return super().present(outcome, fmt)
+        from metaeval.analyses import conclusions, tables
+
+        frame = outcome.assign(p_value=[conclusions.p_text(p, latex=False) if conclusions.defined_value(p) else None
+                                        for p in outcome["p_value"]])
+        shown = frame[["measure", "level", "statistic", "p_value", "percent_significant", "n"]].round(4)
+        return prose(*self._run_line(outcome)) + tables.render(shown, "table")
 
 
 @register

@@ -213,3 +213,97 @@ def rank_tasks(wh: Store, specs: Sequence[TaskSpec], metric_globs: Sequence[str]
         bookkeeping.finish_run(wh, run_id, "finished", len(rows))
     out = wh.con.execute("SELECT * FROM task_rankings WHERE run_id = ? ORDER BY rank", [run_id]).df()
     return Outcome(run_id, out)
+
+
+# --- what `metaeval rank-tasks` prints (:meth:`metaeval.runs.ranking_families.RankTasks.present`) --------
+def specs_of_rows(rows: pd.DataFrame) -> list[TaskSpec]:
+    """The tasks of stored ``task_rankings`` rows (their ``tasks`` JSON, in the order given)."""
+    return [TaskSpec(**d) for d in json.loads(rows["tasks"].iloc[0])] if len(rows) else []
+
+
+def _int(x) -> int | None:
+    """A stored integer (or bool), None where NULL."""
+    return None if x is None or pd.isna(x) else int(x)
+
+
+def _sides(aggregate: str) -> str:
+    """A task's system scores under ``aggregate``: the metric's, then the human's."""
+    metric, human = parameters.aggregate_sides(aggregate)
+    return f"{metric}s (metric), {human}s (human)"
+
+
+def note_line(rows: pd.DataFrame) -> list[str]:
+    """The one "cannot resolve" line of the stored ranking (the conclusion layer's), as the
+    command prints it; none when the tests can resolve."""
+    from metaeval.analyses import stored_tests
+
+    note = _bare_note(rows)
+    return [stored_tests.not_a_finding(note)] if note else []
+
+
+def text(rows: pd.DataFrame, run_id: int | None) -> list[str]:
+    """The text output's lines: the run, the tasks, one line per metric (rank, cluster, * a
+    winner, the average, each task's correlation), then the "cannot resolve" line."""
+    specs = specs_of_rows(rows)
+    out = ["task_rankings: " + ("up to date; nothing computed (--force recomputes)" if run_id is None
+                                else f"run {run_id}: ranked {len(rows)} metrics over {len(specs)} tasks")]
+    for i, s in enumerate(specs, 1):
+        test = " (test over pairs)" if s.test == "pairs" else ""
+        test += f" (system scores: {_sides(s.aggregate)})" if s.aggregate != "mean" else ""
+        out.append(f"  task {i}: {s.name} (weight {s.weight:g}){test}")
+    for r in rows.itertuples():
+        corr = " ".join(f"{c:7.3f}" if c is not None else "     --" for c in json.loads(r.correlations))
+        avg = "--" if r.average is None or r.average != r.average else f"{r.average:.4f}"
+        rank, cluster = (f"{v:{w}d}" if (v := _int(x)) is not None else " " * (w - 2) + "--"
+                         for x, w in ((r.rank, 3), (r.cluster, 2)))
+        out.append(f"{rank}  cluster {cluster}{' *' if _int(r.winner) else '  '}  {r.metric:30s} {avg}   {corr}")
+    return out + note_line(rows)
+
+
+def as_json(rows: pd.DataFrame) -> str:
+    """The json output: per metric its rank, cluster, winner, average, each task's correlation
+    (by task name) and its p-values against the others."""
+    names = [s.name for s in specs_of_rows(rows)]
+    return json.dumps([{"metric": r.metric, "rank": _int(r.rank), "cluster": _int(r.cluster),
+                        "winner": None if _int(r.winner) is None else bool(r.winner), "average": r.average,
+                        "correlations": dict(zip(names, json.loads(r.correlations))),
+                        "p_values": json.loads(r.p_values)} for r in rows.itertuples()], indent=2) + "\n"
+
+
+def paper(rows: pd.DataFrame, fmt: str, layout: str) -> str:
+    """The ranking as a paper's table (latex) or the markdown that agrees with it: per metric the
+    average (its cluster; bold: cluster 1) and each task's correlation (bold: the best)."""
+    from metaeval.analyses import ranking_tables, tables
+
+    specs = specs_of_rows(rows)
+    k, seed, alpha = (int(rows["k"].iloc[0]), int(rows["seed"].iloc[0]), float(rows["alpha"].iloc[0])) \
+        if len(rows) else (parameters.DEFAULT_K, parameters.DEFAULT_SEED, parameters.DEFAULT_ALPHA)
+    long, headers = [], {"average": ("", "Average", "Avg.", "average")}
+    for i, s in enumerate(specs):
+        group, name, short, _ = ranking_tables.setting_header(s.level, s.coefficient)
+        headers[f"task {i + 1}"] = (tables.latex_escape(s.dataset), f"{group} {name}", f"{group[:3]}. {short}",
+                                    f"{s.dataset} {s.level} {s.coefficient}")
+    for r in rows.itertuples():
+        long.append({"metric": r.metric, "task": "average", "correlation": r.average, "cluster": r.cluster})
+        for i, c in enumerate(json.loads(r.correlations)):
+            long.append({"metric": r.metric, "task": f"task {i + 1}", "correlation": c, "cluster": None})
+    frame = pd.DataFrame(long).astype({"correlation": float})
+    note = _bare_note(rows)   # no bold from tests that cannot resolve (the conclusion layer)
+    ranking = ranking_tables.Ranking(frame, keys=("task",), headers={(t,): h for t, h in headers.items()},
+                                     unresolved={("average",): note} if note else {})
+    tasks = "; ".join(f"{i + 1}: {s.name}{' of system ' + _sides(s.aggregate) if s.aggregate != 'mean' else ''} "
+                      f"(weight {s.weight:g})" for i, s in enumerate(specs))
+    caption = (f"Metrics ranked over {len(specs)} tasks ({tasks}): each task's correlation, and their weighted "
+               f"average after mapping each score to [0, 1] (WMT23/24); clusters (cl.) from permutation tests on "
+               f"the average (k={k}, seed={seed}, alpha={alpha:g}).")
+    return ranking.latex(caption, layout) if fmt == "latex" else ranking.markdown(caption)
+
+
+def _bare_note(rows: pd.DataFrame) -> str | None:
+    """The conclusion layer's "cannot resolve" note itself (not yet said as "not a finding")."""
+    from metaeval.analyses import conclusions
+
+    if not len(rows):
+        return None
+    return conclusions.stored_note(rows["conventions"].iloc[0], "none", float(rows["alpha"].iloc[0]),
+                                   "the permutation tests between metrics")

@@ -106,20 +106,25 @@ def test_one_set_of_defaults_compare_then_winners_and_heatmap(small, tmp_path):
     run_cli(small, "plot", "heatmap", "--dataset", "demo", "--human", "expert.relevance", "--level", "system",
             "--coefficient", "kendall", "--out", tmp_path / "h.png")
     assert (tmp_path / "h.png").exists()
-    from metaeval.cli.commands import correlation, ranking, report
+    import click
+
+    from metaeval.cli import main
+    from metaeval.cli.commands import correlation, report
     from metaeval.runs import parameters
+
+    winners = main.get_command(click.Context(main), "winners")    # its family's generated command
 
     def default(command, name):
         return next(p.default for p in command.params if p.name == name)
 
-    for command in (correlation.compare, ranking.winners, report.plot_heatmap):
+    for command in (correlation.compare, winners, report.plot_heatmap):
         assert default(command, "alternative") == parameters.DEFAULT_ALTERNATIVE
         assert default(command, "correction") == parameters.DEFAULT_CORRECTION
         assert default(command, "correction_group") == parameters.DEFAULT_CORRECTION_GROUP
     from metaeval.cli.commands import evaluate
 
     assert default(evaluate.evaluate, "correction") == parameters.DEFAULT_CORRECTION
-    assert default(evaluate.evaluate, "cluster_rule") == default(ranking.winners, "cluster_rule") == parameters.DEFAULT_CLUSTER_RULE
+    assert default(evaluate.evaluate, "cluster_rule") == default(winners, "cluster_rule") == parameters.DEFAULT_CLUSTER_RULE
 
 
 def test_evaluate_gives_clusters_only_from_every_pair(small, tmp_path):

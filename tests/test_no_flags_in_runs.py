@@ -25,6 +25,11 @@ ALLOWED = {
     ("evaluate.py", "--all-pairs"): "Evaluation.caption / cluster_note: the table's note (the report rewrites it)",
     ("evaluate.py", "--system-inputs"): "Evaluation.caption: the system-score protocol of the table's note",
     ("report/answer.py", "--all-pairs"): "the report removes evaluate's --all-pairs note from its own text",
+    # the run lines and notes of the generated commands (moved from cli/commands/ with their presents)
+    ("family_present.py", "--force"): "run_line: 'up to date; nothing computed (--force recomputes)'",
+    ("simulation_families.py", "--force"): "normality's run line: 'up to date ... (--force recomputes)'",
+    ("task_ranking.py", "--force"): "rank-tasks' run line: 'up to date ... (--force recomputes)'",
+    ("ranking_families.py", "--aggregate"): "accuracy's note: 'a system's score: its median ... (--aggregate median)'",
 }
 
 

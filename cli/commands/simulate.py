@@ -1,5 +1,6 @@
-"""``metaeval simulate coverage|power`` and ``metaeval normality``: which CI and which test to
-trust on a dataset (Deutsch, Dror & Roth 2021, §5 and appendix A), persisted."""
+"""``metaeval simulate coverage|power``: which CI to trust on a dataset, and the power of each test
+(Deutsch, Dror & Roth 2021, §5), persisted. ``metaeval normality`` (appendix A) is its family's
+generated command (:mod:`metaeval.runs.simulation_families`)."""
 
 from __future__ import annotations
 
@@ -93,26 +94,4 @@ def power(obj: Context, dataset, human, levels, trials, alpha, system_inputs, jo
     show(wide.round(3), "text")
 
 
-@click.command("normality")
-@options_of("normality")
-@click.pass_obj
-def normality(obj: Context, dataset, measures, force):
-    """Shapiro-Wilk normality of the system means, and the percent of inputs whose scores fail
-    it at p <= 0.05 (the paper's appendix A); table normality."""
-    from metaeval.runs import simulation as simulation_runs
-
-    with obj.open() as wh:
-        summary = simulation_runs.normality(wh, dataset, measures, force=force)
-        if summary.up_to_date:
-            say(f"normality: all {summary.results} results up to date; nothing computed (--force recomputes)")
-        else:
-            say(f"normality: run {summary.run_id}: wrote {summary.written} rows")
-        frame = simulation_runs.latest_normality(wh, dataset, measures)
-    from metaeval.analyses import conclusions          # Shapiro-Wilk's p is exact: printed as p_text prints it
-
-    frame = frame.assign(p_value=[conclusions.p_text(p, latex=False) if conclusions.defined_value(p) else None
-                                  for p in frame["p_value"]])
-    show(frame[["measure", "level", "statistic", "p_value", "percent_significant", "n"]].round(4), "table")
-
-
-COMMANDS = [simulate, normality]
+COMMANDS = [simulate]
