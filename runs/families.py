@@ -156,12 +156,12 @@ class Option:
                 raise WarehouseError(Message(Argument(self.name, placeholder=self.metavar or "VALUE"),
                                              " is required"))
             if self.kind == "where":
-                from metaeval.runs.selection import Subset
+                from metaeval.runs.subset import Subset
 
                 return Subset(self.default or ())
             return self.default if not self.multiple else tuple(self.default or ())
         if self.kind == "where":             # one type of subset, whatever shape it is given in
-            from metaeval.runs.selection import Subset
+            from metaeval.runs.subset import Subset
 
             return Subset(given)
         if self.multiple and isinstance(given, Mapping):   # {KEY: VALUE} for a KEY=VALUE option

@@ -87,7 +87,7 @@ def run(family, wh, params, applied: list[str]):
 
 def _given(family, params, applied):
     """(the conditions, the attribute of ``by`` or None) of the applied options."""
-    from metaeval.runs.selection import Subset
+    from metaeval.runs.subset import Subset
 
     where, by = Subset(), None
     for name in applied:
@@ -100,10 +100,10 @@ def _given(family, params, applied):
 
 
 def _subsets(wh, dataset: str, where, by: str | None) -> list:
-    """The subsets (:class:`~metaeval.runs.selection.Subset`): ``where``, or ``where`` and each
+    """The subsets (:class:`~metaeval.runs.subset.Subset`): ``where``, or ``where`` and each
     value of ``by``; an unknown attribute or value refused, naming the dataset's."""
     from metaeval import attributes
-    from metaeval.runs.selection import Subset
+    from metaeval.runs.subset import Subset
 
     wh.require_dataset(dataset)
     if attributes.SYSTEM_TYPE in dict(where) or by == attributes.SYSTEM_TYPE:
