@@ -1,7 +1,7 @@
 """Analyses over metric and human-judgment matrices.
 
 The statistics core (:mod:`analyses.stats`) is re-exported here, imported on first use (PEP 562):
-``import metaeval.analyses.tables`` does not load scipy, so the light commands start at once.
+``import metaeval.present.tables`` (the presentation floor) does not load scipy, so the light commands start at once.
 """
 
 __all__ = [

@@ -530,37 +530,3 @@ def system_tests(A: npt.ArrayLike, methods: Sequence[str] = ("t-test",), *, alte
     tests = {m: pair_tests(A, m, alternative=alternative, k=k, seed=seed, alpha=alpha, correction=correction,
                            correction_group=correction_group, clusters=clusters) for m in dict.fromkeys(methods)}
     return SystemTests(tests, normality(A, alpha=alpha, correction=correction) if shapiro else None)
-
-
-def heatmap(p: npt.ArrayLike, significant: npt.ArrayLike, names: Sequence[str], *, undefined: npt.ArrayLike | None = None,
-            title: str = ""):
-    """Graham (2015) Fig. 4 as a matplotlib Figure: cell (i, j) coloured when system i (row) is
-    significantly better than system j (column), darker for a smaller adjusted ``p`` (N x N, as
-    :meth:`PairTests.matrix`); ``undefined`` (N x N bool) cells hatched grey (no defined test of
-    the pair). Systems in the order given (Graham: by score, best first)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    from matplotlib.patches import Patch, Rectangle
-
-    p, sig = np.asarray(p, dtype=np.float64), np.asarray(significant, dtype=bool)
-    n = len(names)
-    with np.errstate(all="ignore"):
-        shade = np.where(sig, 0.45 + 0.55 * np.clip(-np.log10(np.nan_to_num(p, nan=1.0)) / 4, 0, 1), 0.0)
-    side = max(4.0, 1.5 + 0.35 * n)
-    fig, ax = plt.subplots(figsize=(side + 1, side + 0.8), layout="constrained")
-    ax.imshow(shade, cmap="Greens", vmin=0, vmax=1)
-    for i, j in zip(*np.nonzero(np.zeros((n, n), bool) if undefined is None else np.asarray(undefined, bool))):
-        ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, facecolor="0.85", hatch="///", edgecolor="0.5", linewidth=0))
-    ax.set_xticks(range(n), names, rotation=90, fontsize=7)
-    ax.set_yticks(range(n), names, fontsize=7)
-    ax.set_xlabel("system j")
-    ax.set_ylabel("system i")
-    handles = [Patch(facecolor=plt.get_cmap("Greens")(0.75), label="i significantly better than j (darker: smaller p)")]
-    if undefined is not None and np.asarray(undefined).any():
-        handles.append(Patch(facecolor="0.85", hatch="///", edgecolor="0.5", label="undefined test"))
-    fig.legend(handles=handles, loc="outside lower center", fontsize=7, frameon=False)
-    if title:
-        ax.set_title(title, fontsize=8, wrap=True)
-    return fig

@@ -195,7 +195,7 @@ import duckdb
 t1 = time.process_time()
 from metaeval import connection
 from metaeval.cli import main
-import metaeval.cli.commands.warehouse, metaeval.core, metaeval.rows, metaeval.analyses.plain
+import metaeval.cli.commands.warehouse, metaeval.core, metaeval.rows, metaeval.present.plain
 t2 = time.process_time()
 opening = []
 def timed(*args, _connect=connection.duckdb_connect, **kwargs):

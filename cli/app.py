@@ -44,9 +44,9 @@ if TYPE_CHECKING:  # annotations only: importing them at start-up would slow `--
 
 
 def width() -> int | None:
-    """The most characters of a line of text output: :data:`metaeval.analyses.plain.WIDTH`, or
-    None (no limit) under ``--full-width`` (:func:`metaeval.analyses.plain.display_width`)."""
-    from metaeval.analyses.plain import resolve_width
+    """The most characters of a line of text output: :data:`metaeval.present.plain.WIDTH`, or
+    None (no limit) under ``--full-width`` (:func:`metaeval.present.plain.display_width`)."""
+    from metaeval.present.plain import resolve_width
 
     return resolve_width()
 
@@ -55,15 +55,15 @@ def say(text: str = "", *, err: bool = False) -> None:
     """Print prose (a note, a caption, a hint) wrapped to :func:`width` columns: a line of text as
     words; a command line in it (after ``: ``) on lines of its own, continued with `` \\``, so that it
     still runs when copy-pasted."""
-    from metaeval.analyses.plain import wrap
+    from metaeval.present.plain import wrap
 
     click.echo(wrap(text, width()), err=err)
 
 
 def say_caption(caption: str, notes: str = "", *, err: bool = False) -> None:
     """Print a table's caption in text: its title and notes in at most three lines of
-    :func:`width` (:func:`metaeval.analyses.tables.caption_text`), all of it under ``--full-width``."""
-    from metaeval.analyses.tables import caption_text
+    :func:`width` (:func:`metaeval.present.tables.caption_text`), all of it under ``--full-width``."""
+    from metaeval.present.tables import caption_text
 
     click.echo(caption_text(caption, notes, width()), err=err)
 
@@ -72,15 +72,15 @@ def show(frame: pd.DataFrame | Rows, fmt: str, *, caption: str | None = None) ->
     """Print a DataFrame in ``fmt`` (:data:`FORMATS`): an aligned table, JSON (one object per
     row, typed, ``conventions`` nested), CSV, markdown or a LaTeX booktabs tabular. Or
     :class:`~metaeval.rows.Rows` (a light command's, fetched as such when :func:`plain` says
-    so): printed the same without pandas (:mod:`metaeval.analyses.plain`)."""
+    so): printed the same without pandas (:mod:`metaeval.present.plain`)."""
     from metaeval.rows import Rows
 
     if isinstance(frame, Rows) and frame.plain and caption is None:
-        from metaeval.analyses import plain as plain_tables
+        from metaeval.present import plain as plain_tables
 
         click.echo(plain_tables.render(frame, fmt, width=width()), nl=False)
         return
-    from metaeval.analyses import tables
+    from metaeval.present import tables
 
     frame = frame.frame if isinstance(frame, Rows) else frame
     if fmt == "latex" and caption is None:          # every float captioned and labelled: the command's words
@@ -92,8 +92,8 @@ def show(frame: pd.DataFrame | Rows, fmt: str, *, caption: str | None = None) ->
 
 
 def show_blocks(blocks, fmt: str) -> None:
-    """Print several named tables [(name, DataFrame)] in ``fmt`` (see analyses.tables.render_blocks)."""
-    from metaeval.analyses import tables
+    """Print several named tables [(name, DataFrame)] in ``fmt`` (see present.tables.render_blocks)."""
+    from metaeval.present import tables
 
     click.echo(tables.render_blocks(blocks, fmt, width=width()), nl=False)
 

@@ -46,7 +46,7 @@ def _set_db(ctx: click.Context, param: click.Parameter, value: str | None) -> No
 
 class WideOption(click.Option):
     """``--full-width`` (before or after the command): text output as wide as it is, not fitted to
-    :data:`metaeval.analyses.plain.WIDTH` columns. It was ``--wide``, still accepted in this
+    :data:`metaeval.present.plain.WIDTH` columns. It was ``--wide``, still accepted in this
     release (:mod:`metaeval.cli.renamed`): "wide" is the shape of a table (one column per measure,
     as ``ingest table`` reads one, or per setting, as ``--layout wide`` prints one)."""
 
@@ -59,7 +59,7 @@ WIDE_HELP = "Print text as wide as it is (tables, captions, notes): by default a
 def _set_wide(ctx: click.Context, param: click.Parameter, value: bool) -> None:
     if not value:
         return
-    from metaeval.analyses.plain import display_width
+    from metaeval.present.plain import display_width
 
     obj = ctx.find_object(Context)
     if obj is None:                      # the command run on its own (no `metaeval` group above it)

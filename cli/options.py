@@ -18,7 +18,7 @@ from metaeval.cli.messages import error_text
 from metaeval.errors import WarehouseError
 
 
-#: ``--format`` of the commands that print rows (analyses.tables); ``table`` is the old name of ``text``.
+#: ``--format`` of the commands that print rows (present.tables); ``table`` is the old name of ``text``.
 FORMATS = ("text", "json", "csv", "markdown", "latex", "table")
 
 
@@ -147,7 +147,7 @@ def _require_directory(path: Path, ctx=None, param=None) -> None:
 def plain(fmt: str) -> bool:
     """Whether a light command fetches :class:`~metaeval.rows.Rows` for ``fmt`` (text, json, csv:
     printed without importing pandas) rather than a DataFrame (markdown, latex)."""
-    from metaeval.analyses.plain import FORMATS as PLAIN_FORMATS
+    from metaeval.present.plain import FORMATS as PLAIN_FORMATS
 
     return ("text" if fmt == "table" else fmt) in PLAIN_FORMATS
 
@@ -161,7 +161,7 @@ def fmt_option(default: str = "text", help: str | None = None):
 
 def layout_option(f):
     """``--layout`` of a paper table (``--format latex``): auto fits an ACL two-column page
-    (see :func:`metaeval.analyses.tables.choose_layout`)."""
+    (see :func:`metaeval.present.tables.choose_layout`)."""
     return click.option("--layout", type=click.Choice(("auto", "wide", "compact", "long")), default="auto",
                         show_default=True,
                         help="LaTeX layout: wide (per setting its cluster, correlation and CI), compact (the "

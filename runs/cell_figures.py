@@ -1,8 +1,8 @@
 """The figures of stored cells (``metaeval plot scatter`` / ``plot distribution``; Graham 2015,
 Figs. 1-2): each measure's values as stored, per (system, input), for the pure figures of
-:mod:`metaeval.analyses.figures` (:func:`~metaeval.analyses.figures.measure_scatter`,
-:func:`~metaeval.analyses.figures.score_distributions`,
-:func:`~metaeval.analyses.figures.system_distributions`)."""
+:mod:`metaeval.present.figures` (:func:`~metaeval.present.figures.measure_scatter`,
+:func:`~metaeval.present.figures.score_distributions`,
+:func:`~metaeval.present.figures.system_distributions`)."""
 
 from __future__ import annotations
 

@@ -175,7 +175,7 @@ class Evaluation:
         evaluate`` prints them -- per level and coefficient in the order evaluated, by correlation
         descending, undefined last -- with the columns a reader reads (:attr:`ROW_COLUMNS`; every
         column is in :attr:`table`). ``print(ev.rows().to_string(index=False))`` prints them whole."""
-        from metaeval.analyses import ranking_tables
+        from metaeval.present import ranking_tables
 
         shown = self.table if everyone else self.table[self.table["evaluated"]]
         return ranking_tables.sort_ranked(shown.reset_index(drop=True))[list(self.ROW_COLUMNS)]

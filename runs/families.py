@@ -453,11 +453,11 @@ class Family:
 
     def present(self, outcome, fmt: str) -> str:
         """``outcome`` (what :meth:`compute` returned) as text in ``fmt``
-        (:func:`metaeval.analyses.tables.render`; several tables: ``render_blocks``). Text and
+        (:func:`metaeval.present.tables.render`; several tables: ``render_blocks``). Text and
         LaTeX leave the bookkeeping columns (:data:`BOOKKEEPING`) to json and csv; LaTeX sets the
         table in a float captioned with :attr:`summary`; every reader's format (not json and csv)
         prints p-values as the conclusion layer does (:func:`printed_frame`)."""
-        from metaeval.analyses import tables
+        from metaeval.present import tables
         from metaeval.runs.family_present import latex_note, latex_settings, printed_frame
 
         blocks = list(outcome.items()) if isinstance(outcome, Mapping) else [(None, outcome)]

@@ -127,7 +127,7 @@ def run_line(table: str, summary) -> str:
 
 def prose(*lines: str) -> str:
     """``lines`` of prose as the command line prints them (wrapped to the display width:
-    :func:`metaeval.analyses.plain.wrap`), each ending with a newline."""
-    from metaeval.analyses.plain import wrap
+    :func:`metaeval.present.plain.wrap`), each ending with a newline."""
+    from metaeval.present.plain import wrap
 
     return "".join(wrap(line) + "\n" for line in lines)

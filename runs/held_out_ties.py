@@ -46,7 +46,7 @@ class HeldOutTies(Family):
     def present(self, outcome, fmt: str) -> str:
         if fmt != "text" or outcome.empty:
             return super().present(outcome, fmt)
-        from metaeval.analyses import plain, tables
+        from metaeval.present import plain, tables
 
         outcome = outcome.sort_values(["metric", "level"]).reset_index(drop=True)
         r = outcome.iloc[0]

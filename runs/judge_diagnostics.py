@@ -49,7 +49,8 @@ class JudgeDiagnostics(Family):
     def present(self, outcome, fmt: str) -> str:
         if fmt != "text" or outcome.empty:
             return super().present(outcome, fmt)
-        from metaeval.analyses import conclusions, plain, tables
+        from metaeval.analyses import conclusions
+        from metaeval.present import plain, tables
 
         def num(x):
             return plain.number_text(x, 3, undefined="")

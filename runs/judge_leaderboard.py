@@ -43,7 +43,7 @@ class JudgeLeaderboard(Family):
     def present(self, outcome, fmt: str) -> str:
         if fmt != "text" or outcome.empty:
             return super().present(outcome, fmt)
-        from metaeval.analyses import plain, tables
+        from metaeval.present import plain, tables
 
         def num(x, lo=None, hi=None):
             text = plain.number_text(x, 3)

@@ -79,7 +79,7 @@ class Leaderboard(Family):
         if isinstance(outcome, Rows):            # ``plain``: printed without pandas, as the DataFrame would be
             if fmt == "text" and len(outcome):
                 return _text([dict(zip(outcome.columns, row)) for row in outcome.data])
-            from metaeval.analyses import plain
+            from metaeval.present import plain
             from metaeval.runs.families import BOOKKEEPING
 
             hidden = [c for c in BOOKKEEPING if c in outcome.columns] if fmt in ("text", "table") else []
@@ -104,7 +104,7 @@ def _text(rows: list[dict]) -> str:
     import json
     import math
 
-    from metaeval.analyses import plain
+    from metaeval.present import plain
 
     conventions = [json.loads(row["conventions"]) if isinstance(row["conventions"], str) else row["conventions"]
                    for row in rows]

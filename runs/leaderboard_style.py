@@ -209,7 +209,7 @@ def coefficients_frame(covariates: Covariates, coefficients: dict, setting: dict
 
 def present(rows) -> str:
     """The coefficients as text, under the controlled ratings."""
-    from metaeval.analyses import plain, tables
+    from metaeval.present import plain, tables
 
     if rows.empty:
         return ""

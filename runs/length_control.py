@@ -56,7 +56,7 @@ class LengthControlledWinrate(Family):
     def present(self, outcome, fmt: str) -> str:
         if fmt != "text" or outcome.empty:
             return super().present(outcome, fmt)
-        from metaeval.analyses import plain, tables
+        from metaeval.present import plain, tables
 
         r = outcome.iloc[0]
 

@@ -68,7 +68,7 @@ class OptimalSet(Family):
         other formats: the rows."""
         if fmt != "text" or outcome.empty:
             return super().present(outcome, fmt)
-        from metaeval.analyses import plain, tables
+        from metaeval.present import plain, tables
 
         out = []
         for key, rows in outcome.groupby(list(SETTING), dropna=False, sort=False):

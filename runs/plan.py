@@ -102,7 +102,7 @@ class Plan(Family):
 
         import pandas as pd
 
-        from metaeval.analyses import plain, tables
+        from metaeval.present import plain, tables
 
         r = outcome.iloc[0]
         c = json.loads(r["conventions"])
@@ -518,8 +518,6 @@ def _drawn(rows, out: str | None, target: float):
     if out is not None:
         import matplotlib.pyplot as plt
 
-        from metaeval.analyses import plan as stat
-
         r = rows.iloc[0]
         if r["question"] == "metrics":
             title = (f"{r['metric_a']} vs {r['metric_b']} against {r['human']} ({r['dataset']}), "
@@ -533,7 +531,9 @@ def _drawn(rows, out: str | None, target: float):
         else:
             title = f"{r['system_a']} vs {r['system_b']} under {r['human']} ({r['dataset']}), effect {r['effect']:.3f}"
             labels = ("inputs", "power of the paired t-test at the corrected level")
-        fig = stat.power_figure(rows, target, title, *labels)
+        from metaeval.present import study_figures
+
+        fig = study_figures.power_figure(rows, target, title, *labels)
         fig.savefig(out, dpi=150)
         plt.close(fig)
     return rows

@@ -91,7 +91,7 @@ class PredictionPowered(Family):
                            else "".join(f"% {line}\n" for line in said))
         if fmt not in ("text", "table"):
             return super().present(outcome, fmt)
-        from metaeval.analyses import plain, tables
+        from metaeval.present import plain, tables
 
         parts = [plain.wrap(caption(outcome))]
         for estimand in dict.fromkeys(outcome["estimand"]):

@@ -15,7 +15,7 @@ TITLES = {"mean": "Each system's mean", "difference": "Differences (system minus
 
 
 def _f(x, digits: int = 3) -> str:
-    from metaeval.analyses.plain import number_text
+    from metaeval.present.plain import number_text
 
     return number_text(x, digits, undefined="")
 

@@ -40,7 +40,7 @@ class RankChange(Family):
         shown = outcome[["system", "score_a", "score_b", "position_a", "position_b", "change"]].rename(
             columns={"score_a": r["measure_a"], "score_b": r["measure_b"]}).round(4)
 
-        from metaeval.analyses import plain, tables
+        from metaeval.present import plain, tables
 
         def number(x):
             return plain.number_text(x, 4, undefined="undefined (a constant measure)")

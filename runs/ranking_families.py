@@ -26,7 +26,7 @@ TESTS_READ = (LEVELS.but(help="Correlation level(s) of the tests. Default: all t
 
 
 #: ``--layout`` of a paper table (``--format latex``; a CLI-only option: :attr:`Family.presented`)
-LAYOUT = Option("layout", default="auto", kind="choice", choices="metaeval.analyses.tables:LAYOUTS",
+LAYOUT = Option("layout", default="auto", kind="choice", choices="metaeval.present.tables:LAYOUTS",
                 help="LaTeX layout: wide (per setting its cluster, correlation and CI), compact (the correlations "
                      "only), long (one row per metric and setting); auto: the first that fits an ACL column, else "
                      "the page (table*).")
@@ -117,7 +117,7 @@ class Accuracy(Family):
     def present(self, outcome, fmt: str) -> str:
         """Text: per table its run, then its rows as the hand-written command printed them
         (:func:`accuracy_text`); json and csv: every column; markdown and latex: the main columns."""
-        from metaeval.analyses import tables
+        from metaeval.present import tables
         from metaeval.runs.family_present import TEXT, prose, run_line, run_of
 
         if fmt not in TEXT:
@@ -152,7 +152,7 @@ def accuracy_text(table: str, frame, fmt: str, alpha=0.05, alternative="two-side
     bin of the human difference. A median's note after the accuracies."""
     import pandas as pd
 
-    from metaeval.analyses import tables
+    from metaeval.present import tables
     from metaeval.runs.family_present import prose
 
     median = prose(f"a system's score: its {aggregate} over its inputs (--aggregate {aggregate})") \
@@ -219,7 +219,7 @@ class SystemsAgreement(Family):
 
     def present(self, outcome, fmt: str) -> str:
         """Text: each test's run, then its rows; json and csv: every column; else the counts."""
-        from metaeval.analyses import tables
+        from metaeval.present import tables
         from metaeval.runs.family_present import TEXT, prose, run_line, run_of
 
         cols = ["metric", "test", "pairs", "same", "opposite", "metric_only", "human_only", "neither", "agreement"]
@@ -293,14 +293,15 @@ class Winners(Family):
         every column; markdown and latex: the paper's table of the clusters."""
         import pandas as pd
 
-        from metaeval.analyses import tables
+        from metaeval.present import tables
         from metaeval.runs.family_present import TEXT, prose
 
         frame = outcome
         if fmt in ("json", "csv") or (fmt not in TEXT and frame.empty):
             return tables.render(frame.reset_index(drop=True), fmt)
         if fmt not in TEXT:
-            from metaeval.analyses import ranking, ranking_tables
+            from metaeval.analyses import ranking
+            from metaeval.present import ranking_tables
 
             r = frame.iloc[0]
             caption = (f"Significance clusters of the correlation with {r['human']} on {r['dataset']}: {r['method']} "
@@ -395,7 +396,7 @@ class Replicability(Family):
     def present(self, outcome, fmt: str) -> str:
         """Text: the run, then per ordered pair and combination k_hat and the datasets; json and
         csv: every column; markdown and latex: those of the text."""
-        from metaeval.analyses import tables
+        from metaeval.present import tables
         from metaeval.runs.family_present import TEXT, prose, run_line, run_of
 
         cols = ["metric_a", "metric_b", "level", "coefficient", "pc_method", "k_hat", "n_datasets", "identified"]

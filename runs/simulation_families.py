@@ -62,7 +62,8 @@ class Normality(Family):
 
         if fmt not in TEXT:
             return super().present(outcome, fmt)
-        from metaeval.analyses import conclusions, tables
+        from metaeval.analyses import conclusions
+        from metaeval.present import tables
 
         frame = outcome.assign(p_value=[conclusions.p_text(p, latex=False) if conclusions.defined_value(p) else None
                                         for p in outcome["p_value"]])

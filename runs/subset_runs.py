@@ -246,7 +246,7 @@ def present(outcome: Subsets, fmt: str, shown: Callable[[object, str], str]) -> 
         out.append(f"Votes on the inputs with {label} ({outcome.votes[label]} of the {outcome.total} stored "
                    f"verdicts):\n{text}")
     if outcome.note:
-        from metaeval.analyses import plain
+        from metaeval.present import plain
 
         out.append(plain.wrap(outcome.note) + "\n")
     return "\n".join(out)

@@ -465,16 +465,16 @@ def matrix(outcome: SystemTestsOutcome, method: str) -> pd.DataFrame:
 
 
 def figure(outcome: SystemTestsOutcome, method: str):
-    """Graham's Fig. 4 of ``method`` (:func:`metaeval.analyses.system_tests.heatmap`), systems by
+    """Graham's Fig. 4 of ``method`` (:func:`metaeval.present.study_figures.heatmap`), systems by
     their mean score, best first; a family that cannot resolve says so in the title."""
-    from metaeval.analyses import system_tests as st
+    from metaeval.present import study_figures
 
     p, sig, undefined = _cells(outcome, method)
     order = sorted(range(len(outcome.systems)), key=lambda i: -outcome.means[outcome.systems[i]])
     title = f"{method}: is system i significantly better than system j?"
     if outcome.notes.get(method):
         title += " " + outcome.notes[method]
-    return st.heatmap(p[order][:, order], sig[order][:, order], [outcome.systems[i] for i in order],
+    return study_figures.heatmap(p[order][:, order], sig[order][:, order], [outcome.systems[i] for i in order],
                       undefined=undefined[order][:, order], title=title)
 
 
@@ -483,7 +483,8 @@ def present(outcome: SystemTestsOutcome, fmt: str) -> str:
     matrix (Graham's Fig. 4) and its conclusion, in ``fmt``."""
     import pandas as pd
 
-    from metaeval.analyses import conclusions, tables
+    from metaeval.analyses import conclusions
+    from metaeval.present import tables
     from metaeval.analyses import system_tests as st
 
     shown = ["method", "alternative", "system_a", "system_b", "n", "mean_a", "mean_b", "delta", "statistic",

@@ -273,7 +273,7 @@ def as_json(rows: pd.DataFrame) -> str:
 def paper(rows: pd.DataFrame, fmt: str, layout: str) -> str:
     """The ranking as a paper's table (latex) or the markdown that agrees with it: per metric the
     average (its cluster; bold: cluster 1) and each task's correlation (bold: the best)."""
-    from metaeval.analyses import ranking_tables, tables
+    from metaeval.present import ranking_tables, tables
 
     specs = specs_of_rows(rows)
     k, seed, alpha = (int(rows["k"].iloc[0]), int(rows["seed"].iloc[0]), float(rows["alpha"].iloc[0])) \

@@ -259,7 +259,7 @@ def both(holes):
 
 
 def test_plot_ci_and_heatmap_draw_one_aggregate(both, tmp_path, monkeypatch):
-    from metaeval.analyses import figures
+    from metaeval.present import figures
 
     db, _ = both
     drawn = []

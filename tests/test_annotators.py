@@ -374,7 +374,7 @@ def test_the_ceiling_is_printed_beside_the_metrics_and_drawn(db, tmp_path):
     out = run_cli(db, "evaluate", "--dataset", "demo", "--human", "expert.relevance", "--metric", "sim-high.f1",
                   "--level", "system", "--coefficient", "kendall", "--k", "40").output
     assert f"Human ceiling (leave-one-out, metaeval annotators): system/kendall {c.value:.3f}" in out
-    from metaeval.analyses import figures
+    from metaeval.present import figures
 
     calls = []
     original = figures.ci_forest

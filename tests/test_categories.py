@@ -126,7 +126,7 @@ def test_latex_and_figure(warehouse, tmp_path):
 def test_figure_legend_and_title():
     import pandas as pd
 
-    from metaeval.analyses import figures
+    from metaeval.present import figures
 
     rows = pd.DataFrame({"metric": ["a", "a", "b", "b"], "category": ["entity", "predicate"] * 2,
                          "correlation_drop": [0.2, -0.1, np.nan, 0.05], "level": "system", "coefficient": "pearson",

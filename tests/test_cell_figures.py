@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from matplotlib.image import imread
 
-from metaeval.analyses import figures
+from metaeval.present import figures
 
 
 def _grid(seed=0):

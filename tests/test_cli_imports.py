@@ -27,7 +27,7 @@ def test_the_command_line_has_no_import_circle():
 #: pyarrow (0.3 s), scipy, the ingest and run layers, the executors (multiprocessing). (hashlib:
 #: `import duckdb` imports it itself.)
 HEAVY = ("pandas", "numpy", "pyarrow", "scipy", "metaeval.runs", "metaeval.load", "metaeval.merge",
-         "metaeval.ingest", "metaeval.analyses.tables", "multiprocessing")
+         "metaeval.ingest", "metaeval.present.tables", "multiprocessing")
 
 _PROBE = ("import sys\nfrom metaeval.cli import main\n"
           "try:\n    main(sys.argv[1:])\nexcept SystemExit as exc:\n    assert not exc.code, exc.code\n"

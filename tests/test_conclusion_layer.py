@@ -255,7 +255,7 @@ def test_p_text_below_the_printing_floor_still_says_the_side_of_alpha():
 
 
 def test_number_text_is_the_one_nan_formatter():
-    from metaeval.analyses.plain import number_text
+    from metaeval.present.plain import number_text
 
     for missing in (None, float("nan"), np.nan, pd.NA, np.float64("nan")):
         assert number_text(missing) == "undefined" and number_text(missing, undefined="") == ""

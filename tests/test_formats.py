@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from metaeval.analyses import ranking_tables, tables
+from metaeval.present import ranking_tables, tables
 from metaeval.cli import main
 
 FRAME = pd.DataFrame({

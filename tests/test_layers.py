@@ -2,7 +2,7 @@
 
 The repository's folders are the subpackages of ``metaeval`` (pyproject's package-dir):
 warehouse/ = ``metaeval`` (the storage core), schema/, ingest/, analyses/ (pure computations),
-runs/ (persisted analyses), cli/ (the command line). Each floor imports only the floors below.
+present/ (tables and figures of rows, no database), runs/ (persisted analyses), cli/ (the command line). Each floor imports only the floors below.
 These tests read every module's import statements (relative ones resolved), so an arrow that
 runs back up fails here, whether or not a test happens to execute it.
 """
@@ -30,10 +30,11 @@ ALLOWED = {
     "metaeval.schema": set(),
     "metaeval.ingest": CORE,
     "metaeval.analyses": set(),
-    "metaeval.runs": CORE | {"metaeval", "metaeval.ingest", "metaeval.analyses"},
-    "metaeval.cli": CORE | {"metaeval", "metaeval.ingest", "metaeval.analyses", "metaeval.runs"},
+    "metaeval.present": {"metaeval.analyses"},
+    "metaeval.runs": CORE | {"metaeval", "metaeval.ingest", "metaeval.analyses", "metaeval.present"},
+    "metaeval.cli": CORE | {"metaeval", "metaeval.ingest", "metaeval.analyses", "metaeval.present", "metaeval.runs"},
 }
-OLD_NAMES = {"warehouse", "schema", "ingest", "analyses", "runs", "cli"}
+OLD_NAMES = {"warehouse", "schema", "ingest", "analyses", "present", "runs", "cli"}
 
 
 def modules(package: str) -> list[tuple[str, Path]]:
@@ -169,21 +170,30 @@ def test_each_floor_imports_only_the_floors_below(package):
 def test_the_storage_core_imports_no_floor_above_it():
     """warehouse/ (the package metaeval and its core modules) names neither ingest, analyses,
     runs nor the CLI in any import statement; the package's lazy attributes load them by name."""
-    above = {"metaeval.ingest", "metaeval.analyses", "metaeval.runs", "metaeval.cli"}
+    above = {"metaeval.ingest", "metaeval.analyses", "metaeval.present", "metaeval.runs", "metaeval.cli"}
     for name, path in modules("metaeval"):
         assert not project_imports(name, path) & above, path
 
 
-def test_pure_computations_import_no_database_code():
-    for name, path in modules("metaeval.analyses"):
+@pytest.mark.parametrize("package", ["metaeval.analyses", "metaeval.present"])
+def test_pure_computations_import_no_database_code(package):
+    for name, path in modules(package):
         named = {m.split(".")[0] for m in imports(name, path)}
         assert not named & {"duckdb", "sqlalchemy", "duckdb_engine"}, path
-        assert project_imports(name, path) <= {"metaeval.analyses"}, path
+        assert project_imports(name, path) <= {"metaeval.analyses", package}, path
+
+
+def test_computations_draw_nothing():
+    """The floor of pure computation holds no presentation: no module of analyses/ imports
+    matplotlib or the presentation floor (present/ draws and prints their results)."""
+    for name, path in modules("metaeval.analyses"):
+        named = set(imports(name, path))
+        assert not {m for m in named if m.split(".")[0] == "matplotlib" or m.startswith("metaeval.present")}, path
 
 
 def test_importing_every_pure_module_loads_no_database_module():
     """Not only the import statements: nothing they pull in at run time loads duckdb either."""
-    names = [name for name, _ in modules("metaeval.analyses")]
+    names = [name for p in ("metaeval.analyses", "metaeval.present") for name, _ in modules(p)]
     code = ("import importlib, sys\n"
             f"for name in {names!r}:\n    importlib.import_module(name)\n"
             "print(sorted(m for m in ('duckdb', 'sqlalchemy', 'metaeval.core', 'metaeval.connection') "

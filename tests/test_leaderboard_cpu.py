@@ -13,7 +13,7 @@ from scipy.special import expit as scipy_expit
 
 from metaeval.runs import Warehouse
 from metaeval.analyses import leaderboard as lb
-from metaeval.analyses import plain, tables
+from metaeval.present import plain, tables
 from metaeval.rows import Rows
 from metaeval.runs import persist
 from tests.conftest import run_cli

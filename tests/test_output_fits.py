@@ -4,7 +4,7 @@ at most 100 characters a line (``--full-width``: as wide as it is), never ``None
 count as a float (``261.0``), and LaTeX whose captions have at most 300 characters and whose
 floats each have a ``\\label``. Every command of the program is either run here
 (:data:`SETUP`, :data:`TEXT_COMMANDS`) or listed in :data:`NOT_TABLES` with why; a table's
-columns (read where :func:`metaeval.analyses.plain.fit` sets them) keep one number of decimals,
+columns (read where :func:`metaeval.present.plain.fit` sets them) keep one number of decimals,
 and a p-value column prints what the conclusion layer prints (never ``0``, never finer than 3
 decimals: ``<floor`` below its resolution)."""
 
@@ -21,7 +21,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from metaeval.analyses import plain, tables
+from metaeval.present import plain, tables
 from metaeval.cli import main
 from tests.conftest import ROOT
 
@@ -432,10 +432,10 @@ def test_latex_compiles_without_an_overfull_box_in_a_two_column_paper(latex_outp
 
 
 def test_no_table_is_printed_by_pandas():
-    """Every text table goes through the text table helper (:func:`metaeval.analyses.plain.fit`:
+    """Every text table goes through the text table helper (:func:`metaeval.present.plain.fit`:
     it fits the terminal, prints no None / NaN, counts as integers), never ``DataFrame.to_string``
     or ``print``."""
-    found = [f"{path}:{n}" for folder in ("warehouse", "ingest", "analyses", "runs", "cli")
+    found = [f"{path}:{n}" for folder in ("warehouse", "ingest", "analyses", "present", "runs", "cli")
              for path in sorted((ROOT / folder).rglob("*.py"))
              for n, line in enumerate(path.read_text().splitlines(), 1)
              if re.search(r"\.to_string\(|(?<![\w.])print\(", line.split("#")[0]) and '"""' not in line

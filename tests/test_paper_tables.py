@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from metaeval.analyses import paper_tables, ranking_tables, tables
+from metaeval.present import paper_tables, ranking_tables, tables
 from metaeval.analyses.preferences_synthetic import synthetic_preferences
 from metaeval.cli import main
 from tests.test_formats import compile_latex

@@ -1,5 +1,5 @@
 """The light path of the commands that print a table (issue 27 item 6): rows fetched without pandas
-(metaeval.rows) and printed by metaeval.analyses.plain exactly as analyses.tables prints DuckDB's
+(metaeval.rows) and printed by metaeval.present.plain exactly as present.tables prints DuckDB's
 DataFrame of the same query; and the light commands do not import pandas or numpy."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import sys
 import duckdb
 import pytest
 
-from metaeval.analyses import plain, tables
+from metaeval.present import plain, tables
 from metaeval.rows import Rows, fetch_rows, left_join
 from tests.conftest import run_cli
 

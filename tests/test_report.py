@@ -143,7 +143,7 @@ def test_plot_commands(analysed, cli, tmp_path):
 
 
 def test_power_curves_figure(tmp_path):
-    from metaeval.analyses import figures
+    from metaeval.present import figures
 
     rows = pd.DataFrame([{"method": m, "proportion": p, "power": min(1.0, (1 - p) * s), "alpha": 0.05}
                          for m, s in (("williams", 1.5), ("perm-both", 2.0)) for p in (0.1, 0.5, 1.0)])
@@ -155,8 +155,8 @@ def test_power_curves_figure(tmp_path):
 
 
 def _spy_agreement(monkeypatch, name):
-    """Capture (positional arguments, returned figure) of each call of ``analyses.agreement_plots.<name>``."""
-    from metaeval.analyses import agreement_plots
+    """Capture (positional arguments, returned figure) of each call of ``present.agreement_plots.<name>``."""
+    from metaeval.present import agreement_plots
 
     calls = []
     original = getattr(agreement_plots, name)
@@ -383,8 +383,8 @@ def test_report_agreement_on_realsumm(warehouse_copy, tmp_path, monkeypatch):
 
 
 def _drawn(monkeypatch, name):
-    """Capture the rows handed to ``analyses.figures.<name>``."""
-    from metaeval.analyses import figures
+    """Capture the rows handed to ``present.figures.<name>``."""
+    from metaeval.present import figures
 
     calls = []
     original = getattr(figures, name)
@@ -427,7 +427,7 @@ def test_plot_ci_draws_one_alpha_only(analysed, cli, tmp_path, monkeypatch):
 
 
 def test_figures_refuse_rows_of_several_settings(analysed):
-    from metaeval.analyses import figures
+    from metaeval.present import figures
 
     with Store(analysed, read_only=True) as wh:
         tests = wh.sql("SELECT * FROM latest_hypothesis_tests WHERE level = 'system' AND coefficient = 'pearson'")
@@ -445,7 +445,7 @@ def test_figures_refuse_rows_of_several_settings(analysed):
                                                    ("less", "is a worse than b?"),
                                                    ("two-sided", "do a and b differ?")])
 def test_heatmap_states_the_alternative(analysed, cli, tmp_path, alternative, question):
-    from metaeval.analyses import figures
+    from metaeval.present import figures
 
     if alternative != "two-sided":    # the demo's tests are two-sided
         cli("compare", "--dataset", "demo", "--human", "expert.relevance", "--level", "system", "--coefficient",
@@ -512,7 +512,7 @@ def _tests(correction: str, p: dict, significant: dict) -> pd.DataFrame:
 
 
 def test_heatmap_title_and_legend_state_the_correction():
-    from metaeval.analyses import figures
+    from metaeval.present import figures
 
     pairs = [("a", "b"), ("b", "a"), ("a", "c"), ("c", "a"), ("b", "c"), ("c", "b")]
     p = dict(zip(pairs, [0.01, 0.9, 0.04, 0.95, float("nan"), float("nan")], strict=True))
@@ -532,7 +532,7 @@ def test_heatmap_title_and_legend_state_the_correction():
 
 
 def test_heatmap_orders_metrics_by_their_correlation_with_the_human():
-    from metaeval.analyses import figures
+    from metaeval.present import figures
 
     pairs = [(a, b) for a in "abc" for b in "abc" if a != b]
     p = {k: 0.5 for k in pairs}
@@ -545,7 +545,7 @@ def test_heatmap_orders_metrics_by_their_correlation_with_the_human():
 
 def test_plot_heatmap_uses_stored_correlations_for_the_order(analysed, cli, tmp_path, monkeypatch):
     calls = []
-    from metaeval.analyses import figures
+    from metaeval.present import figures
 
     original = figures.significance_heatmap
     monkeypatch.setattr(figures, "significance_heatmap",
@@ -592,7 +592,7 @@ def test_heatmap_orders_by_correlation_only_when_every_metric_has_one():
     """A metric without a stored correlation is not "n/a" at the end of an order said to be by
     correlation: the order is by name and the title names what is missing; a stored NaN is an
     undefined correlation, last and labelled so."""
-    from metaeval.analyses import figures
+    from metaeval.present import figures
 
     pairs = [(a, b) for a in "abc" for b in "abc" if a != b]
     rows = _tests("none", {k: 0.5 for k in pairs}, {k: False for k in pairs})
@@ -612,7 +612,7 @@ def test_heatmap_orders_by_correlation_only_when_every_metric_has_one():
 
 
 def test_plot_heatmap_of_metrics_partly_correlated(db, cli, tmp_path, monkeypatch):
-    from metaeval.analyses import figures
+    from metaeval.present import figures
 
     cli("ingest", "table", _toy_table(tmp_path), "--dataset", "toy")
     base = ["--dataset", "toy", "--human", "human.q", "--level", "system", "--coefficient", "pearson"]

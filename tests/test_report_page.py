@@ -66,7 +66,7 @@ def _power_rows():
 def test_every_figure_has_a_legend_and_its_title_fits():
     """The system-level CI figure's title was clipped on both sides (issue 27): titles are wrapped
     to the figure, and each figure says what its marks mean."""
-    from metaeval.analyses import agreement_plots, figures
+    from metaeval.present import agreement_plots, figures
 
     long = ("95% boot-both CIs, system level, kendall, against expert.relevance; dashed: the human ceiling "
             "(leave-one-out, metaeval annotators) 0.769 [0.503, 0.909] and some more words to be long")
@@ -95,7 +95,7 @@ def test_every_figure_has_a_legend_and_its_title_fits():
 
 
 def test_power_figure_says_which_curves_coincide_and_which_test_never_rejects():
-    from metaeval.analyses import figures
+    from metaeval.present import figures
     from metaeval.runs.report.paper import power_note as _power_note
 
     rows = _power_rows()

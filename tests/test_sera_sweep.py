@@ -8,6 +8,7 @@ import pytest
 
 from metaeval import Store
 from metaeval.analyses.text import sera_sweep
+from metaeval.present import study_figures
 from tests.conftest import write_jsonl
 from tests.test_sera_scoring import REFS
 
@@ -40,13 +41,13 @@ def test_the_figure_has_a_line_per_variant_and_coefficient_and_labels():
     rows = pd.DataFrame({"metric": ["sera-1", "sera-3", "sera-dis-1", "sera-dis-3"] * 2,
                          "coefficient": ["pearson"] * 4 + ["kendall"] * 4,
                          "value": [0.9, 0.5, 0.8, None, 0.7, 0.4, 0.6, 0.2]})
-    fig = sera_sweep.cutoff_figure(sera_sweep.sweep_frame(rows), "pyramid", "system")
+    fig = study_figures.cutoff_figure(sera_sweep.sweep_frame(rows), "pyramid", "system")
     ax = fig.axes[0]
     assert len(ax.lines) == 4 and "cut-off" in ax.get_xlabel() and "pyramid" in ax.get_ylabel()
     assert {t.get_text() for t in ax.get_legend().get_texts()} == {
         "sera, pearson", "sera, kendall", "sera-dis, pearson", "sera-dis, kendall"}
     with pytest.raises(ValueError, match="two cut-offs"):
-        sera_sweep.cutoff_figure(sera_sweep.sweep_frame(rows[rows["metric"].str.endswith("1")]), "h", "system")
+        study_figures.cutoff_figure(sera_sweep.sweep_frame(rows[rows["metric"].str.endswith("1")]), "h", "system")
 
 
 def test_score_sweep_stores_the_correlations_and_draws(toy, cli, tmp_path):

@@ -167,7 +167,7 @@ def test_present_shows_graham_fig4(demo):
 
 
 def test_the_heatmap_orders_systems_by_mean(demo, tmp_path):
-    from metaeval.analyses import figures
+    from metaeval.present import figures
 
     with Store(demo) as wh:
         out = rs.run_system_tests(wh, "d", HUMAN, ("t-test", "bootstrap"), k=19)

@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("warehouse", "schema", "ingest", "analyses", "runs", "cli")
+PACKAGES = ("warehouse", "schema", "ingest", "analyses", "present", "runs", "cli")
 #: The conclusion layer: the rules (conclusions), its reading of stored tests, and rule 0's
 #: primitive (stats/multiple.py, below analyses.ranking, which conclusions imports).
 LAYER = {"analyses/conclusions.py", "analyses/stored_tests.py", "analyses/stats/multiple.py"}

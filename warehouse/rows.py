@@ -3,8 +3,8 @@ of each column), for the light commands, which print a table and must start at o
 
 Importing pandas (and pyarrow, numpy with it) costs ~0.3 s, more than the rest of a light command
 (``datasets``, ``measures``, ``results``, ``sql``). Those commands fetch :class:`Rows` instead of
-a DataFrame and print them with :mod:`metaeval.analyses.plain`, exactly as
-:func:`metaeval.analyses.tables.render` prints the DataFrame DuckDB's ``.df()`` gives for the same
+a DataFrame and print them with :mod:`metaeval.present.plain`, exactly as
+:func:`metaeval.present.tables.render` prints the DataFrame DuckDB's ``.df()`` gives for the same
 query. That needs each column's *kind*: the pandas dtype ``.df()`` gives it, which depends on the
 SQL type and on the values (a VARCHAR column is pandas' ``str`` unless every value is NULL, then
 ``object``; an integer column with a NULL is the nullable ``Int64``):

@@ -2,8 +2,8 @@
 Fig. 1: "as the search cut-off point increases, the correlation with pyramid scores decreases").
 
 :func:`sweep_frame` reads the cut-off and the variant (SERA or SERA-DIS, with its query and
-retrieval flags) out of each SERA measure name of the correlation rows; :func:`cutoff_figure`
-draws one line per variant and coefficient: the correlation (y) against the cut-off (x). Pure:
+retrieval flags) out of each SERA measure name of the correlation rows;
+:func:`metaeval.present.study_figures.cutoff_figure` draws one line per variant and coefficient: the correlation (y) against the cut-off (x). Pure:
 the rows are the stored correlations, nothing is recomputed. An undefined correlation (NULL) is a
 gap in its line, never a point.
 """
@@ -34,28 +34,3 @@ def sweep_frame(rows: pd.DataFrame, prefix: str = "") -> pd.DataFrame:
     parsed = [parse(m.removeprefix(prefix)) for m in rows["metric"]]
     out = rows.assign(variant=[v for v, _ in parsed], cutoff=[n for _, n in parsed])
     return out.sort_values(["variant", "coefficient", "cutoff"]).reset_index(drop=True)
-
-
-def cutoff_figure(frame: pd.DataFrame, human: str, level: str, title: str = ""):
-    """Correlation against cut-off: one line (with markers) per variant x coefficient, a legend,
-    the axes labelled; at least two cut-offs make a sweep."""
-    from metaeval.analyses.figures import plt
-
-    if frame.empty or frame["cutoff"].nunique() < 2:
-        raise ValueError("a cut-off sweep needs at least two cut-offs")
-    fig, ax = plt.subplots(figsize=(6.4, 4.0))
-    variants = sorted(frame["variant"].unique())
-    coefficients = sorted(frame["coefficient"].unique())
-    styles, markers = ("-", "--", ":", "-."), ("o", "s", "^", "D", "v")
-    for (variant, coefficient), group in frame.groupby(["variant", "coefficient"], sort=True):
-        v, c = variants.index(variant), coefficients.index(coefficient)   # a variant's style, a coefficient's colour
-        ax.plot(group["cutoff"], group["value"].astype(float), linestyle=styles[v % 4], marker=markers[v % 5],
-                color=f"C{c}", label=f"{variant}, {coefficient}")
-    ax.set_xlabel("rank cut-off n (documents retrieved per query)")
-    ax.set_ylabel(f"{level}-level correlation with {human}")
-    ax.set_xticks(sorted(frame["cutoff"].unique()))
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8, title="SERA variant, coefficient", title_fontsize=8)
-    ax.set_title(title or f"SERA against its cut-off (Cohan & Goharian 2016, Fig. 1)", fontsize=9)
-    fig.tight_layout()
-    return fig

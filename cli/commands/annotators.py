@@ -58,7 +58,7 @@ def annotators(obj: Context, dataset, humans, levels, coefficients, k, alpha, sp
 def _formats(agreement, ceiling, dataset, k, alpha, splits, seed, fmt, layout) -> None:
     """json / csv: both tables' rows; markdown / latex: the agreement statistics, then the ceiling
     per human and estimator (value [CI]) for each level and coefficient, as a paper shows them."""
-    from metaeval.analyses import ranking_tables, tables
+    from metaeval.present import ranking_tables, tables
     from metaeval.runs import annotators as runs
 
     if fmt in ("json", "csv"):

@@ -77,7 +77,7 @@ def categories(obj: Context, dataset, human, metrics, levels, coefficients, syst
 def _paper(frame, fmt: str, layout: str, human: str, dataset: str, signature: str | None) -> None:
     """The paper table: metrics x (r with the overall judgment, then each category's drop, or its
     r where no ablation was given), LaTeX or the markdown that agrees with it."""
-    from metaeval.analyses import paper_tables
+    from metaeval.present import paper_tables
     from metaeval.runs.evaluate import SYSTEM_INPUTS_TEXT
 
     protocols = sorted(set(frame["system_inputs"].dropna()))
@@ -104,7 +104,7 @@ def _draw(obj: Context, frame, human: str, dataset: str, figure: Path, overwrite
     import matplotlib.pyplot as plt
 
     from metaeval import files
-    from metaeval.analyses import figures
+    from metaeval.present import figures
 
     level, coefficient = frame["level"].iloc[0], frame["coefficient"].iloc[0]
     fig = figures.category_drops(frame, f"Drop of each metric's {level}-level {coefficient} correlation with "

@@ -174,7 +174,7 @@ def _conventions(frame) -> str:
 def _paper(frame, fmt: str, caption: str, layout: str = "auto", **ranking) -> None:
     """A ranking of metrics (correlation, optional lower/upper/cluster, human ceiling) as the paper
     table (latex), or the markdown or text that agree with it (same order, same bold)."""
-    from metaeval.analyses import ranking_tables
+    from metaeval.present import ranking_tables
 
     r = ranking_tables.Ranking(frame, **ranking)
     if fmt == "latex":
@@ -264,7 +264,8 @@ def compare(obj, fmt, layout, **given):
         show(frame, fmt)
         return
     if not is_text(fmt):
-        from metaeval.analyses import conclusions, ranking_tables
+        from metaeval.analyses import conclusions
+        from metaeval.present import ranking_tables
         from metaeval.runs import comparisons
 
         frame = conclusions.with_floors(frame, comparisons.pvalue_formula(p.method), _n_valid(frame))
@@ -277,7 +278,8 @@ def compare(obj, fmt, layout, **given):
             click.echo(ranking_tables.tests_markdown(frame, caption, alpha=p.alpha), nl=False)
         return
     if len(frame) <= 60:
-        from metaeval.analyses import conclusions, ranking_tables
+        from metaeval.analyses import conclusions
+        from metaeval.present import ranking_tables
         from metaeval.runs import comparisons
 
         printed = conclusions.printed_pvalues(frame, comparisons.pvalue_formula(p.method), _n_valid(frame))

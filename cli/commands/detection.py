@@ -49,7 +49,7 @@ def detection(obj: Context, dataset, human, positive, metrics, by, where, tune, 
     # a lower-is-better human: a cell is positive when its value is <= positive
     relation = "<=" if "<=" in (json.loads(out.rows["conventions"].iloc[0]).get("positive", "")
                                 if not out.rows.empty else "") else ">="
-    from metaeval.analyses import paper_tables
+    from metaeval.present import paper_tables
 
     unresolved = list(dict.fromkeys(paper_tables.detection_unresolved(out.tests).values()))
     if fmt in ("json", "csv"):
@@ -84,7 +84,8 @@ def _paper(out, fmt: str, layout: str, *, dataset, human, positive, subset, sour
            correction, correction_group, signature, relation: str = ">=") -> None:
     """The paper table (metrics x groups' ROC-AUC and balanced accuracy, clusters from the paired
     tests) and the tests' table, in LaTeX or in markdown that agrees with it."""
-    from metaeval.analyses import conclusions, paper_tables, ranking_tables
+    from metaeval.analyses import conclusions
+    from metaeval.present import paper_tables, ranking_tables
 
     family = "metric_a" if correction_group == "metric" else "group"
     tested = not out.tests.empty

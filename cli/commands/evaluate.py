@@ -123,7 +123,7 @@ def _evaluate(obj, pairs, files, metrics, against, levels, coefficients, method,
               piped: Path | None, where=(), control=None, aggregate="mean", resample_clusters=None):
     import pandas as pd
 
-    from metaeval.analyses import ranking_tables, tables
+    from metaeval.present import ranking_tables, tables
     from metaeval.runs import evaluate as evaluation
 
     err = not is_text(fmt)
@@ -208,7 +208,7 @@ def _evaluate_judge(obj, preferences, datasets, humans, scores, metrics, against
     state = ("up to date; nothing computed" if ev.summary.run_id is None
              else f"run {ev.summary.run_id}: wrote {ev.summary.rows} rows")
     say(f"judges of {ev.dataset} vs the majority of {ev.human}: {state}", err=err)
-    from metaeval.analyses import paper_tables
+    from metaeval.present import paper_tables
 
     stats = ev.rows["judge_statistics"]
     why = paper_tables.judges_undetermined(stats)
@@ -246,7 +246,7 @@ def _evaluate_judge(obj, preferences, datasets, humans, scores, metrics, against
 def _interval(v, lo, hi) -> str:
     if pd_isna(v):
         return "undefined"
-    from metaeval.analyses import ranking_tables
+    from metaeval.present import ranking_tables
 
     return ranking_tables.plain_number(v) + ("" if pd_isna(lo) or pd_isna(hi) else
                                      f" [{ranking_tables.plain_number(lo)}, {ranking_tables.plain_number(hi)}]")
@@ -304,7 +304,7 @@ def _readable(table, *, everyone: bool, cut: int | None = None, marker: str = "*
     correlation, undefined last): correlation [CI] (the LaTeX table's bold between ``marker`` in
     markdown, followed by it in text), rank of n, cluster, beats / beaten by; and the caption's
     sentences on order and bold."""
-    from metaeval.analyses import ranking_tables
+    from metaeval.present import ranking_tables
 
     ranking = ranking_tables.Ranking(table, ceiling=False)
     table = ranking_tables.sort_ranked(table.reset_index(drop=True))
@@ -342,7 +342,8 @@ def _tests_readable(ev):
     """The tests of :attr:`Evaluation.tests` as text rows: the other metric's correlation [CI],
     delta, p and corrected p as the conclusion layer prints them (at their resolution), a ``*``
     on a significant corrected p."""
-    from metaeval.analyses import conclusions, ranking_tables
+    from metaeval.analyses import conclusions
+    from metaeval.present import ranking_tables
     from metaeval.runs import comparisons
 
     t = ev.tests

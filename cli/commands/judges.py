@@ -52,7 +52,7 @@ def judges(obj: Context, dataset, humans, judge_globs, k, alpha, seed, test, cor
 
             signed = {subset: signatures.table_signature(wh, part)
                       for subset, part in rows["judge_statistics"].groupby("subset", sort=False)}
-    from metaeval.analyses import paper_tables
+    from metaeval.present import paper_tables
 
     stats = rows["judge_statistics"]
     why = paper_tables.judges_undetermined(stats)
@@ -103,7 +103,7 @@ def _paper(stats, fmt: str, layout: str, signed: dict, *, dataset, human, confid
            cluster_rule, alpha) -> None:
     """One paper table per subset: judges x statistics with their intervals, accuracy's top
     significance cluster in bold (LaTeX, or markdown that agrees with it)."""
-    from metaeval.analyses import paper_tables
+    from metaeval.present import paper_tables
 
     for i, (subset, part) in enumerate(stats.groupby("subset", sort=False)):
         caption = (f"Automatic judges of {dataset}{f' (items {subset})' if subset else ''} against the majority of "

@@ -138,7 +138,7 @@ def _write(obj: Context, fig, out: Path, overwrite: bool) -> None:
 @click.pass_obj
 def plot_ci(obj, dataset, human, level, coefficient, out, overwrite, method, alpha, aggregate):
     """CI of every metric (forest plot), from the latest `metaeval ci` rows of one setting."""
-    from metaeval.analyses import figures
+    from metaeval.present import figures
 
     where = dict(dataset=dataset, human=human, level=level, coefficient=coefficient, method=method, alpha=alpha,
                  aggregate=aggregate)
@@ -177,7 +177,7 @@ def plot_heatmap(obj, dataset, human, level, coefficient, out, overwrite, method
     """Pairwise significance heatmap, from the latest `metaeval compare` rows of one setting:
     filled = p <= alpha, outlined = significant after the correction (title and legend say
     which); metrics ordered by their correlation with the human judgment when `correlate` ran."""
-    from metaeval.analyses import figures
+    from metaeval.present import figures
     from metaeval.runs import report as reporting
 
     where = dict(dataset=dataset, human=human, level=level, coefficient=coefficient, method=method,
@@ -210,7 +210,7 @@ def plot_heatmap(obj, dataset, human, level, coefficient, out, overwrite, method
 def plot_scatter(obj, dataset, x, y, diagonal, out, overwrite):
     """One point per summary scored by both measures, from the stored cells (Graham 2015, Fig. 1:
     linguistic quality against coverage)."""
-    from metaeval.analyses import figures
+    from metaeval.present import figures
     from metaeval.runs import cell_figures
 
     with obj.open(read_only=True) as wh:
@@ -235,7 +235,7 @@ def plot_scatter(obj, dataset, x, y, diagonal, out, overwrite):
 def plot_distribution(obj, dataset, measures, by_system, out, overwrite):
     """The distribution of measures' scores from the stored cells: a histogram of every summary's
     score per measure (Graham 2015, Fig. 2), or with --by-system each system's scores."""
-    from metaeval.analyses import figures
+    from metaeval.present import figures
     from metaeval.runs import cell_figures
 
     if by_system and len(set(measures)) != 1:
@@ -259,7 +259,7 @@ def plot_distribution(obj, dataset, measures, by_system, out, overwrite):
 def plot_power(obj, dataset, human, level, coefficient, out, overwrite, variant, alpha):
     """Power curves of the tests against the proportion of tokens kept, from the latest
     `metaeval simulate power` rows of one setting."""
-    from metaeval.analyses import figures
+    from metaeval.present import figures
 
     where = dict(dataset=dataset, human=human, variant=variant, level=level, coefficient=coefficient, alpha=alpha)
     hint = obj.command("simulate", "power", "--dataset", dataset, "--human", human, "--level", level,

@@ -39,7 +39,7 @@ def results(obj, table, dataset, human, metrics, levels, coefficients, methods, 
     conventions, parameters and fingerprints."""
     from metaeval.runs import stored
 
-    light = plain(fmt) and not signed    # printed without pandas (metaeval.analyses.plain)
+    light = plain(fmt) and not signed    # printed without pandas (metaeval.present.plain)
     with obj.open(read_only=True) as wh:
         frame = stored.table_rows(wh, table, dataset, latest=True, plain=light)
         if signed:

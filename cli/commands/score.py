@@ -190,10 +190,9 @@ def _sweep(obj: Context, dataset, human, measures, prefix, stem):
     wide.columns = [f"{variant} {coefficient}" for variant, coefficient in wide.columns]
     show(wide.round(3).reset_index(), "text")          # the text table helper: fits, missing cells empty
     if stem is not None:
-        from metaeval.analyses import figures
-        from metaeval.analyses.text import sera_sweep
+        from metaeval.present import figures, study_figures
 
-        paths = figures.save(sera_sweep.cutoff_figure(frame, human, "system"), stem)
+        paths = figures.save(study_figures.cutoff_figure(frame, human, "system"), stem)
         click.echo(f"wrote {', '.join(map(str, paths))}")
 
 

@@ -23,7 +23,7 @@ PROPERTY_COLUMNS = ["metric_a", "metric_b", "property", "n_used", "tau_mean", "p
 
 
 def agreement(ctx: Context) -> Section:
-    from metaeval.analyses import agreement_plots
+    from metaeval.present import agreement_plots
 
     s = Section("Inter-metric agreement by score range (Bhandari et al. 2020)", "agreement")
     rows = ctx.wh.sql("SELECT * FROM latest_score_range_agreement WHERE dataset = ? ORDER BY result_id",
@@ -83,7 +83,8 @@ def _properties(ctx: Context, s: Section, n: int, consensus: str, alpha: float, 
     """Per-input tau against each stored property, for one setting of latest_property_agreement
     (one figure per property). Per-input tau is not persisted: it is computed from the
     warehouse's matrices by agreement_runs.tau_vs_property, for at most MAX_PROPERTY_PAIRS pairs."""
-    from metaeval.analyses import agreement, agreement_plots
+    from metaeval.analyses import agreement
+    from metaeval.present import agreement_plots
     from metaeval.runs import agreement as agreement_runs
 
     metrics = json.loads(consensus)

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from metaeval.analyses import figures, ranking_tables, signature
+from metaeval.analyses import signature
+from metaeval.present import figures, ranking_tables
 from metaeval.analyses.stats import vocabulary
 from metaeval.core import Store
 from metaeval.errors import Argument, Hint

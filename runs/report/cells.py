@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from metaeval.analyses import ranking_tables
+from metaeval.present import ranking_tables
 from metaeval.analyses.stats import vocabulary
 
 DECIMALS = 4

@@ -11,7 +11,7 @@ from functools import cached_property
 
 import pandas as pd
 
-from metaeval.analyses import figures
+from metaeval.present import figures
 from metaeval.analyses.stats import vocabulary
 from metaeval.core import Store
 from metaeval.errors import Argument, Hint

@@ -9,7 +9,7 @@ import html
 
 import pandas as pd
 
-from metaeval.analyses import figures, ranking_tables
+from metaeval.present import figures, ranking_tables
 from metaeval.analyses.stats import vocabulary
 from metaeval.errors import Hint
 from metaeval.runs.report.answer import CI_PREFERRED, pick

@@ -8,7 +8,8 @@ import json
 
 import pandas as pd
 
-from metaeval.analyses import conclusions, figures, stored_tests
+from metaeval.analyses import conclusions, stored_tests
+from metaeval.present import figures
 from metaeval.core import Store
 from metaeval.errors import Hint
 from metaeval.runs import annotators

@@ -10,7 +10,8 @@ import html
 
 import pandas as pd
 
-from metaeval.analyses import conclusions, figures, stored_tests
+from metaeval.analyses import conclusions, stored_tests
+from metaeval.present import figures
 from metaeval.runs.report.cells import flag_cell, int_cell, p_cell, sortable, value_cell
 from metaeval.runs.report.context import Context, Section
 

@@ -10,7 +10,8 @@ import json
 
 import pandas as pd
 
-from metaeval.analyses import conclusions, figures
+from metaeval.analyses import conclusions
+from metaeval.present import figures
 from metaeval.runs.report.cells import int_cell, missing_value, sortable, value_cell
 from metaeval.runs.report.context import Context, Section
 

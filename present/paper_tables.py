@@ -1,5 +1,5 @@
 """Paper tables of the detection, judges and categories families (issue 27 items 1-2): each
-family's stored rows as a :class:`metaeval.analyses.ranking_tables.Ranking` -- booktabs LaTeX that fits an
+family's stored rows as a :class:`metaeval.present.ranking_tables.Ranking` -- booktabs LaTeX that fits an
 ACL page (``--layout auto|wide|compact|long``), numbers with a true minus aligned on the decimal
 point, rows sorted, the top significance cluster in bold where tests decide it (else the single
 best value; never an undefined one), and markdown in the same order with the same bold.
@@ -26,8 +26,8 @@ import numpy as np
 import pandas as pd
 
 from metaeval.analyses import conclusions
-from metaeval.analyses.ranking_tables import COEFFICIENT_NAMES, LEVEL_NAMES, LONG_MAX_ROWS, Ranking
-from metaeval.analyses.tables import latex_escape
+from metaeval.present.ranking_tables import COEFFICIENT_NAMES, LEVEL_NAMES, LONG_MAX_ROWS, Ranking
+from metaeval.present.tables import latex_escape
 
 MACRO = "*"   # the macro row's group (analyses.detection.MACRO; not imported: that module loads scipy)
 

@@ -15,7 +15,7 @@ Pure functions, no database inside: :func:`render` turns a DataFrame into
 The LaTeX page model (:class:`Tabular`, :func:`float_env`, :func:`choose_layout`) is here too;
 the tables a paper shows -- a ranking of metrics with CIs and clusters (``Ranking``,
 ``ranked_latex``) and the tests between them (``tests_latex``, ``tests_markdown``) -- are in
-:mod:`metaeval.analyses.ranking_tables` (which imports this module, never the reverse), and
+:mod:`metaeval.present.ranking_tables` (which imports this module, never the reverse), and
 what is bold and how a p-value prints is decided by :mod:`metaeval.analyses.conclusions`.
 """
 
@@ -32,9 +32,9 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from metaeval.analyses import plain
-from metaeval.analyses.plain import JSON_COLUMNS  # columns of JSON text: nested objects in JSON output
-from metaeval.analyses.plain import DISPLAY, resolve_width  # the characters of a line of text
+from metaeval.present import plain
+from metaeval.present.plain import JSON_COLUMNS  # columns of JSON text: nested objects in JSON output
+from metaeval.present.plain import DISPLAY, resolve_width  # the characters of a line of text
 
 FORMATS: tuple[str, ...] = ("text", "json", "csv", "markdown", "latex")
 #: Older names of a format, still accepted.
@@ -56,7 +56,7 @@ def render(frame: pd.DataFrame, fmt: str, *, caption: str | None = None, width=D
 
     ``caption``: a LaTeX caption (the tabular is then wrapped in a ``table`` environment);
     in markdown, a line above the table; ignored by text, json and csv. ``width``: the most
-    characters of a line of text (:func:`metaeval.analyses.plain.fit`; ``None``: no limit).
+    characters of a line of text (:func:`metaeval.present.plain.fit`; ``None``: no limit).
     """
     fmt = normalise(fmt)
     if fmt == "json":
@@ -72,7 +72,7 @@ def render(frame: pd.DataFrame, fmt: str, *, caption: str | None = None, width=D
 
 def text(frame: pd.DataFrame, width=DISPLAY) -> str:
     """``frame`` as an aligned text table of at most ``width`` characters a line, ending with a
-    newline: the one text rendering of every table (:func:`metaeval.analyses.plain.to_text`; a
+    newline: the one text rendering of every table (:func:`metaeval.present.plain.to_text`; a
     frame's index is printed as leading columns when it is named)."""
     if any(name is not None for name in frame.index.names):
         frame = frame.reset_index()
@@ -249,7 +249,7 @@ def to_latex(frame: pd.DataFrame, *, caption: str | None = None, digits: int = D
     than an ACL column, ``table*``) environment with ``caption`` when one is given (``comment``:
     plain text added to the ``%`` lines above it). A table wider than the page is set as
     several tabulars one under the other, each led by the rows' key columns (as text is:
-    :func:`metaeval.analyses.plain.fit`). More rows than :data:`LATEX_ROWS`: a ``%`` line saying so
+    :func:`metaeval.present.plain.fit`). More rows than :data:`LATEX_ROWS`: a ``%`` line saying so
     (no page holds them; TeX runs out of memory on thousands)."""
     if len(frame) > LATEX_ROWS:
         return f"% {split_caption(caption or 'a table')[0].rstrip('.')}: {len(frame)} rows, more than a page holds: " \

@@ -9,19 +9,18 @@ text that agree with it (same order, same bold).
 - :func:`tests_latex`, :func:`tests_markdown`: the tests between metrics, bold where significant,
   p-values printed at their test's resolution (:func:`metaeval.analyses.conclusions.p_text`).
 
-The page model (:class:`~metaeval.analyses.tables.Tabular`, layouts) is :mod:`metaeval.analyses.tables`'.
+The page model (:class:`~metaeval.present.tables.Tabular`, layouts) is :mod:`metaeval.present.tables`'.
 Pure functions, no database.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
 from metaeval.analyses import conclusions
-from metaeval.analyses.tables import (COMPACT_TABCOLSEP_PT, PAPER_DIGITS, TABCOLSEP_PT, Tabular, choose_layout,
+from metaeval.present.tables import (COMPACT_TABCOLSEP_PT, PAPER_DIGITS, TABCOLSEP_PT, Tabular, choose_layout,
                                       float_env, header_rows, latex_caption, latex_escape, markdown_caption,
                                       merge_groups, render, to_markdown)
 
@@ -63,8 +62,8 @@ def latex_number(x, digits: int = PAPER_DIGITS, *, pad: bool = False) -> str:
 
 def plain_number(x, digits: int = PAPER_DIGITS) -> str:
     """``x`` with ``digits`` decimals (``-0.123``); ``undefined`` if undefined
-    (:func:`metaeval.analyses.plain.number_text`)."""
-    from metaeval.analyses.plain import number_text
+    (:func:`metaeval.present.plain.number_text`)."""
+    from metaeval.present.plain import number_text
 
     return number_text(x, digits)
 
@@ -398,8 +397,8 @@ class Ranking:
     def text(self, caption: str | None = None) -> str:
         """The table in text, then ``caption`` (at most three lines: :func:`caption_text`) or
         the notes, fitted to the display width."""
-        from metaeval.analyses.plain import wrap
-        from metaeval.analyses.tables import caption_text
+        from metaeval.present.plain import wrap
+        from metaeval.present.tables import caption_text
 
         notes = self.notes("wide", marker="*")
         tail = caption_text(caption, notes) if caption else wrap(notes.strip())

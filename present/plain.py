@@ -1,9 +1,9 @@
 """Tables printed without pandas: :class:`metaeval.rows.Rows` (column names, kinds, tuples) in the
-text, json and csv formats, character for character as :func:`metaeval.analyses.tables.render`
+text, json and csv formats, character for character as :func:`metaeval.present.tables.render`
 prints the DataFrame DuckDB's ``.df()`` gives for the same query (its text goes through
 :func:`to_text` too; csv is pandas 3's ``to_csv``, json the tables' JSON). The light commands use
 it, so that they start without importing pandas and numpy; markdown and LaTeX stay with
-:mod:`metaeval.analyses.tables`. :func:`wrap` fits prose (notes, captions, hints) alike.
+:mod:`metaeval.present.tables`. :func:`wrap` fits prose (notes, captions, hints) alike.
 
 ``text`` follows pandas' ``DataFrame.to_string(index=False)`` at its default options: each
 column formatted by its dtype (the row's *kind*, see :mod:`metaeval.rows`), right-justified
@@ -27,7 +27,7 @@ import math
 import re
 import textwrap
 
-#: The formats printed here (the others need pandas: :mod:`metaeval.analyses.tables`).
+#: The formats printed here (the others need pandas: :mod:`metaeval.present.tables`).
 FORMATS: tuple[str, ...] = ("text", "json", "csv")
 #: Columns whose values are JSON documents (stored as JSON text): nested objects in JSON output.
 JSON_COLUMNS: tuple[str, ...] = ("conventions", "parameters", "beaten_by", "consensus", "pc_pvalues", "p_values")
@@ -87,7 +87,7 @@ def render(rows, fmt: str, *, width=DISPLAY) -> str:
 # --- JSON and CSV ----------------------------------------------------------------------------------
 def value(v, parse: bool = False):
     """A cell as a JSON value: NULL / NaN / infinity -> None, timestamps as ISO 8601, JSON text parsed
-    when ``parse`` (as :func:`metaeval.analyses.tables.records` does)."""
+    when ``parse`` (as :func:`metaeval.present.tables.records` does)."""
     if v is None:
         return None
     if isinstance(v, float):

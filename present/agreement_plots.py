@@ -1,6 +1,6 @@
 """Figures of inter-metric agreement (Bhandari et al. 2020), drawn from persisted rows.
 
-Like :mod:`analyses.figures`: pure functions taking the rows of a results table (or the series of
+Like :mod:`present.figures`: pure functions taking the rows of a results table (or the series of
 :func:`metaeval.runs.agreement.tau_vs_property`) and returning a matplotlib Figure (Agg backend).
 """
 
@@ -15,8 +15,8 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
 from metaeval.analyses.agreement import BINS, CUMULATIVE, NON_CUMULATIVE
-from metaeval.analyses.figures import _one_setting, _require, _wrapped
-from metaeval.analyses.plain import number_text
+from metaeval.present.figures import _one_setting, _require, _wrapped
+from metaeval.present.plain import number_text
 
 #: Up to this many metric pairs the tau heatmap has one row per pair; beyond (more than 10
 #: metrics), one row per metric: the mean over the pairs it belongs to.
