@@ -28,7 +28,7 @@ CORE = {"metaeval.errors", "metaeval.connection", "metaeval.core", "metaeval.loa
 ALLOWED = {
     "metaeval": CORE,
     "metaeval.schema": set(),
-    "metaeval.ingest": CORE,
+    "metaeval.ingest": CORE | {"metaeval.analyses"},   # its storage steps compute (pyramid scores, derived measures)
     "metaeval.analyses": set(),
     "metaeval.present": {"metaeval.analyses"},
     "metaeval.runs": CORE | {"metaeval", "metaeval.ingest", "metaeval.analyses", "metaeval.present"},

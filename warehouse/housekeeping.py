@@ -163,20 +163,6 @@ def count_dependents(con: duckdb.DuckDBPyConnection, dataset: str, measure: str 
     return counts
 
 
-def check_name(name: str, what: str = "measure name") -> str:
-    """A new measure name: non-empty, no spaces around it (ingest strips them), and what
-    :func:`metaeval.names.problem` refuses in every name ingest reads (a control character, ...)."""
-    if not isinstance(name, str) or not name.strip():
-        raise WarehouseError(f"the new {what} is empty; give a name")
-    if name != names.strip(name):
-        raise WarehouseError(f"the new {what} {name!r} has whitespace around it (ingest strips it from names); "
-                             f"give {names.strip(name)!r}")
-    problem = names.problem(name, f"new {what}")
-    if problem:
-        raise WarehouseError(problem)
-    return name
-
-
 def _refuse(what: str, counts: dict[str, int], remedy: str) -> WarehouseError:
     total = sum(counts.values())
     return WarehouseError(f"cannot {what}: {total} result row{'s' if total != 1 else ''} depend on it "
@@ -290,7 +276,7 @@ def rename_measure(con: duckdb.DuckDBPyConnection, dataset: str, old: str, new: 
     Refused if ``new`` exists, or while results depend on ``old`` unless ``cascade`` (which
     deletes them: see the module's docstring)."""
     what = f"rename measure {old!r} of dataset {dataset!r} to {new!r}"
-    check_name(new)
+    names.check_new(new)
     renamed = lambda: bool(con.execute(statement("measure"), {"dataset": dataset, "measure": new}).fetchall())
     with _Transaction(con, what, renamed):
         measure_id, _ = _measure(con, dataset, old)

@@ -58,3 +58,19 @@ def check_option(option: str, name, what: str = "name") -> str:
     if why:
         raise WarehouseError(Message(Argument(option, name), f": {why}"))
     return name
+
+
+def check_new(name: str, what: str = "measure name") -> str:
+    """A new measure name: non-empty, no spaces around it (ingest strips them), and what
+    :func:`problem` refuses in every name ingest reads (a control character, ...)."""
+    from metaeval.errors import WarehouseError
+
+    if not isinstance(name, str) or not name.strip():
+        raise WarehouseError(f"the new {what} is empty; give a name")
+    if name != strip(name):
+        raise WarehouseError(f"the new {what} {name!r} has whitespace around it (ingest strips it from names); "
+                             f"give {strip(name)!r}")
+    why = problem(name, f"new {what}")
+    if why:
+        raise WarehouseError(why)
+    return name

@@ -30,7 +30,7 @@ def derive(obj: Context, new, dataset, sources, formula, per):
     (`metaeval sql "SELECT options FROM ingests WHERE format = 'derive'"`); a cell gets a value
     only where every source has one. One transaction: a refusal stores nothing.
     """
-    from metaeval.runs import derive as derived
+    from metaeval.ingest import derive as derived
 
     with obj.open() as wh:
         report, n = derived.derive(wh, dataset, new, list(sources), formula, per=per, command=_command_line())

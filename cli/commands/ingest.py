@@ -216,7 +216,7 @@ def ingest_mqm(obj, file, dataset, replace, allow_new, weights, judge, fmt, lp, 
     per segment; each rater's segment score becomes its judgment of the human measure mqm (or
     mqm[...] with --weights), or esa with a score column (0-100).
     """
-    from metaeval.runs import mqm
+    from metaeval.ingest import mqm_store as mqm
 
     if weights is not None and judge is not None:
         raise click.UsageError("--weights scores raters' errors; a --judge's spans are stored without a score")

@@ -25,7 +25,7 @@ def ingest_units(obj: Context, file, dataset, prefix, combine, replace, allow_ne
     """Content-unit judgments (long table: input, system, unit, present[, annotator][, weight]) stored
     as the human measures PREFIX.lite and, with weights, PREFIX.pyramid (Louis & Nenkova Eq. 1) and
     PREFIX.pyramid-tiered (tiers with P_max)."""
-    from metaeval.runs import units
+    from metaeval.ingest import units_store as units
 
     with obj.open(create=not obj.path.exists()) as wh:
         report = units.ingest(wh, dataset, file, prefix=prefix, combine=combine, replace=replace,

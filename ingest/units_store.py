@@ -56,9 +56,9 @@ def scores(units: parser.Units, combine: str = "majority") -> pd.DataFrame:
 def ingest(wh: Store, dataset: str, path: Path, *, prefix: str = "units", combine: str = "majority",
            replace: bool = False, allow_new: bool = False, command: str | None = None) -> LoadReport:
     """Parse, score and load ``path`` into ``dataset`` (one transaction)."""
-    from metaeval import housekeeping
+    from metaeval.names import check_new
 
-    housekeeping.check_name(prefix, "measure prefix")   # the one rule for a name
+    check_new(prefix, "measure prefix")   # the one rule for a name
     units = parser.parse(Path(path))
     table = scores(units, combine)
     measures = [m for m in ("lite", "pyramid", "pyramid-tiered") if m in table

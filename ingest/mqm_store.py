@@ -101,12 +101,12 @@ def ingest(wh: Store, dataset: str, path: Path, *, weights: str = DEFAULT_WEIGHT
     ``fmt``: tsv, esa-csv (:mod:`metaeval.ingest.esa_csv`, of language pair ``lp``; its target
     texts read from the directory ``targets`` of SYSTEM.txt files, else the dataset's stored
     summaries, every span checked within its text) or auto."""
-    from metaeval import names
     from metaeval.ingest import esa_csv
-    from metaeval.runs.persist import ensure_table
+    from metaeval.names import check_option
+    from metaeval.schema import ensure_table
 
     if judge is not None:
-        names.check_option("judge", judge, "judge name")
+        check_option("judge", judge, "judge name")
     if fmt not in FORMATS:
         raise WarehouseError(Message("unknown ", Argument("fmt", fmt), f"; choose from {', '.join(FORMATS)}"))
     csv_layout = fmt == "esa-csv" or (fmt == "auto" and esa_csv.looks_like(Path(path)))
@@ -132,7 +132,7 @@ def ingest(wh: Store, dataset: str, path: Path, *, weights: str = DEFAULT_WEIGHT
                                      "column (ESA): its measure is esa, the raters' scores; leave out ",
                                      Argument("weights")))
     loaded = batch(spans, weights, esa_csv.FORMAT if csv_layout else parser.FORMAT, extra)
-    ensure_table(wh, "error_spans", "86_error_spans")
+    ensure_table(wh.con, "error_spans")   # a warehouse made before the table gets it
     written: list[tuple[int, int]] = []
     (report,) = wh.load(dataset, [loaded], replace=replace, allow_new=allow_new, command=command,
                         before_commit=lambda: written.append(parser.store(wh.con, dataset, spans, replace=replace)))

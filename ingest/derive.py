@@ -36,9 +36,9 @@ CELL_ANNOTATOR = "mean"
 
 
 def _sources(wh: Store, dataset: str, new: str, sources: Sequence[str], formula: str, per: str):
-    from metaeval import housekeeping
+    from metaeval.names import check_new
 
-    housekeeping.check_name(new)   # the one rule for a name (as rename: no control character, ...)
+    check_new(new)   # the one rule for a name (as rename: no control character, ...)
     wh.require_dataset(dataset)
     if per not in PER:
         raise WarehouseError(Message("unknown ", Argument("per", per), f"; choose from {', '.join(PER)}"))
