@@ -1,6 +1,6 @@
 """The paper's simulations (Deutsch, Dror & Roth 2021, §5) and normality tests (appendix A).
 
-Pure functions on arrays, no database (:mod:`metaeval.runs.simulation` runs them over the
+Pure functions on arrays, no database (:mod:`metaeval.runs.metrics.simulation` runs them over the
 warehouse). Matrices are N systems x M inputs, NaN = missing, oriented so higher is better.
 
 - **CI coverage** (§5.1), :func:`coverage_trials`: trial t splits the systems and the inputs at

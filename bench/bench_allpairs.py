@@ -38,7 +38,7 @@ that skips resamples or comparisons), not a bound any code must reach.
 
 ``--local-cluster 2`` runs the default path in one process and then with its tasks on a Dask
 LocalCluster of 2 worker processes (the command's CPU and its workers' are reported; the workers
-compute blocks of 128 pairs batched, runs/pair_blocks.py), and compares what they stored::
+compute blocks of 128 pairs batched, runs/metrics/pair_blocks.py), and compares what they stored::
 
     python bench/bench_allpairs.py --metrics 100 --k 100 --local-cluster 2
 """

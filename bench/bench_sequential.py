@@ -48,7 +48,8 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=1)
     args = ap.parse_args()
 
-    from metaeval.runs import Warehouse, api
+    from metaeval.runs import Warehouse
+    from metaeval.runs.engine import api
 
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "realsumm.duckdb"

@@ -4,7 +4,7 @@
     python bench/bench_simulation.py --what coverage --jobs 2  # 3 coefficients x 2 levels x 4 methods x 1000 trials
     python bench/bench_simulation.py --what power --jobs 2     # 11 proportions x 3 tests x 2 levels x 1000 trials
 
-Grids run through ``metaeval.runs.simulation`` into a fresh warehouse (k = 1000 resamples per
+Grids run through ``metaeval.runs.metrics.simulation`` into a fresh warehouse (k = 1000 resamples per
 CI/test; QAEval-F1 for coverage, ROUGE-1 recall vs R_k for power, against LitePyramid recall).
 "The paper's approach" is its reference code's shape: a Python loop over trials and over
 resamples, scipy.stats.pearsonr per resampled input; timed on a few trials, per trial, against
@@ -27,8 +27,8 @@ from click.testing import CliRunner
 from metaeval import Store
 from metaeval.analyses import simulation as sim
 from metaeval.cli import main
-from metaeval.runs import simulation as simulation_runs
-from metaeval.runs.scoring import load_corpus
+from metaeval.runs.metrics import simulation as simulation_runs
+from metaeval.runs.texts.scoring import load_corpus
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "realsumm"
 HUMAN, METRIC = "litepyramid.recall", "qa-eval.f1"

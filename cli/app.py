@@ -313,7 +313,7 @@ class Commands(MutableMapping):
         for module in entry["modules"] if entry is not None else ():
             if module == FAMILY:
                 from metaeval.cli.families import command_of
-                from metaeval.runs.families import FAMILIES
+                from metaeval.runs.engine.families import FAMILIES
 
                 self._add(command_of(FAMILIES[name]))
             else:
@@ -353,7 +353,7 @@ class Commands(MutableMapping):
             return found
 
         from metaeval.cli import sections
-        from metaeval.runs.families import FAMILIES, TOPICS
+        from metaeval.runs.engine.families import FAMILIES, TOPICS
 
         def family(name):
             return FAMILIES[name] if name in FAMILIES else None
@@ -472,7 +472,7 @@ def report_lines(head: str, said: str, columns: int | None) -> str:
 def report_run(table: str, summary, fmt: str = "text") -> None:
     """What a run of ``table`` did (a ``runner.RunSummary``); on stderr unless ``fmt`` is text
     (stdout then holds only the rows)."""
-    from metaeval.runs.family_present import run_line
+    from metaeval.runs.engine.family_present import run_line
 
     say(run_line(table, summary), err=not is_text(fmt))
 

@@ -26,7 +26,7 @@ class Context:
     def __init__(self, db: str | None):
         self.db = db                                  # --db as given (None: $METAEVAL_DB or the default)
         self.path = connection.resolve_path(db)
-        #: what computes the tasks (a metaeval.runs.executors.Executor), from --scheduler or
+        #: what computes the tasks (a metaeval.runs.engine.executors.Executor), from --scheduler or
         #: $METAEVAL_SCHEDULER (:data:`scheduler_option`); None: $METAEVAL_SCHEDULER, else local
         self.executor = None
         #: --full-width: text output as wide as it is (:func:`width`)
@@ -70,6 +70,6 @@ def _environment_executor():
     command does not import the executors (and multiprocessing)."""
     if not os.environ.get("METAEVAL_SCHEDULER"):    # executors.ENV_VAR; unset: local (the Store's None)
         return None
-    from metaeval.runs import executors
+    from metaeval.runs.engine import executors
 
     return executors.Executor.from_environment()

@@ -1,4 +1,4 @@
-"""The command line of the registered analysis families (:mod:`metaeval.runs.families`).
+"""The command line of the registered analysis families (:mod:`metaeval.runs.engine.families`).
 
 :func:`options_of` turns a family's declared options into click options: the flag, the type
 (from the option's kind), the default, the help and the choices are read from the declaration,
@@ -19,7 +19,7 @@ from metaeval.cli.context import Context
 from metaeval.errors import WarehouseError
 
 if TYPE_CHECKING:
-    from metaeval.runs.families import Family, Option
+    from metaeval.runs.engine.families import Family, Option
 
 
 def _type(option: Option):
@@ -126,7 +126,7 @@ def options_of(family: Family | str, *names: str, skip: tuple[str, ...] = ()):
     each declares itself (:func:`option_decorators`; a companion or a subset condition folded into
     the option it joins: :func:`_folded`), never by its name."""
     if isinstance(family, str):
-        from metaeval.runs.families import FAMILIES
+        from metaeval.runs.engine.families import FAMILIES
 
         family = FAMILIES[family]
     chosen = [family.option(n) for n in names] if names else [o for o in family.options if o.name not in skip]
@@ -164,7 +164,7 @@ def option_decorators(option: Option) -> list:
 def aggregate_options(f):
     """``--aggregate`` (the metric's side) and ``--human-aggregate`` of the one AGGREGATE option,
     folded into ``aggregate`` (a hand-written command's; :func:`options_of` does the same)."""
-    from metaeval.runs.families import AGGREGATE
+    from metaeval.runs.engine.families import AGGREGATE
 
     for companion in AGGREGATE.companions:
         f = _folded(f, companion, AGGREGATE.default)
@@ -175,8 +175,8 @@ def aggregate_options(f):
 
 def _human_in_aggregate(f):
     """``f`` given ``--human-aggregate`` folded into its ``aggregate`` ("metric/human" when not the
-    mean: :func:`metaeval.runs.parameters.aggregate_value`)."""
-    from metaeval.runs.families import HUMAN_AGGREGATE
+    mean: :func:`metaeval.runs.engine.parameters.aggregate_value`)."""
+    from metaeval.runs.engine.families import HUMAN_AGGREGATE
 
     return _folded(f, HUMAN_AGGREGATE, HUMAN_AGGREGATE.default)
 
@@ -201,10 +201,10 @@ def _folded(f, option: Option, target_default):
 
 def command_of(family: Family) -> click.Command:
     """The generated command of ``family``: its declared options and ``--format``; it runs
-    :meth:`~metaeval.runs.families.Family.run` on the warehouse and prints
-    :meth:`~metaeval.runs.families.Family.present` of what it returned, after its
-    :meth:`~metaeval.runs.families.Family.notes` on standard error; the options it
-    :attr:`~metaeval.runs.families.Family.presented` go to ``present`` (a family whose run takes
+    :meth:`~metaeval.runs.engine.families.Family.run` on the warehouse and prints
+    :meth:`~metaeval.runs.engine.families.Family.present` of what it returned, after its
+    :meth:`~metaeval.runs.engine.families.Family.notes` on standard error; the options it
+    :attr:`~metaeval.runs.engine.families.Family.presented` go to ``present`` (a family whose run takes
     ``plain`` returns :class:`~metaeval.rows.Rows` for the formats printed without pandas)."""
 
     @click.pass_obj
@@ -223,7 +223,7 @@ def command_of(family: Family) -> click.Command:
                                            "run the same command again to resume") from None
         notes = family.notes(outcome, fmt)
         if notes:
-            from metaeval.runs.family_present import prose
+            from metaeval.runs.engine.family_present import prose
 
             click.echo(prose(*notes), nl=False, err=True)
         click.echo(family.present(outcome, fmt, **shown), nl=False)
@@ -240,6 +240,6 @@ def command_of(family: Family) -> click.Command:
 def generated_commands(handwritten: set[str]) -> list[click.Command]:
     """The commands of the registered families whose name is not in ``handwritten`` (a nested
     command's path joined by ``-``: ``simulate-coverage``)."""
-    from metaeval.runs.families import FAMILIES
+    from metaeval.runs.engine.families import FAMILIES
 
     return [command_of(f) for name, f in FAMILIES.items() if name not in handwritten]

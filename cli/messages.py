@@ -34,7 +34,7 @@ def flag(name: str, command: str | None = None) -> str:
     """The command-line flag of the Python parameter ``name`` (``k`` -> ``--k``,
     ``system_inputs`` -> ``--system-inputs``, ``metrics`` -> ``--metric``); of ``command`` (a
     ``Warehouse`` method) as its family declares it where it spells it its own way (``ci``'s
-    ``method`` is ``--ci-method``: :attr:`metaeval.runs.families.Option.flag`)."""
+    ``method`` is ``--ci-method``: :attr:`metaeval.runs.engine.families.Option.flag`)."""
     return _declared_flag(name, command) or FLAGS.get(name, "--" + name.replace("_", "-"))
 
 
@@ -43,7 +43,7 @@ def _declared_flag(name: str, command: str | None) -> str | None:
     where ``command`` is not a family's or the family has no such option."""
     if not command:
         return None
-    from metaeval.runs.families import FAMILIES
+    from metaeval.runs.engine.families import FAMILIES
 
     family = next((f for f in FAMILIES.values() if f.python_name == command), None)
     option = None if family is None else next((o for o in family.options if o.name == name), None)

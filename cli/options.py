@@ -114,7 +114,7 @@ class CoefficientChoice(LazyChoice):
     def convert(self, value, param, ctx):
         if isinstance(value, str) and "[" in value:
             from metaeval.errors import WarehouseError
-            from metaeval.runs import selection
+            from metaeval.runs.engine import selection
 
             try:
                 return selection.coefficient_choices([value])[0]
@@ -176,12 +176,12 @@ def is_text(fmt: str) -> bool:
 
 
 def _set_scheduler(ctx, param, value) -> None:
-    """The executor of this command (:class:`metaeval.runs.executors.Executor`, given to the
+    """The executor of this command (:class:`metaeval.runs.engine.executors.Executor`, given to the
     warehouse it opens: ``Context.open``). A malformed address fails here, at once; whether a
     Dask scheduler answers there is checked before a run is recorded (``Executor.check``), so
     that parsing needs no network. Errors name the option (``--scheduler``, the parameter
     ``scheduler`` rendered) or the environment variable it came from."""
-    from metaeval.runs import executors
+    from metaeval.runs.engine import executors
 
     from_env = ctx.get_parameter_source(param.name) is click.core.ParameterSource.ENVIRONMENT
     executor = executors.Executor(value or None, f"${executors.ENV_VAR}" if from_env else None)
@@ -203,10 +203,10 @@ scheduler_option = click.option(
 
 def _parse_where(ctx, param, value):
     """``--where`` as the canonical ``((attribute, value), ...)`` of
-    :func:`metaeval.runs.selection.parse_where` (sorted, deduplicated)."""
+    :func:`metaeval.runs.engine.selection.parse_where` (sorted, deduplicated)."""
     if not value:
         return ()
-    from metaeval.runs import selection
+    from metaeval.runs.engine import selection
 
     try:
         return selection.parse_where(value)

@@ -1,7 +1,7 @@
 """The progress bar the command line gives the runs (``progress=terminal_progress()``).
 
 The runs report progress to a factory ``progress(total, label)`` returning an object with
-``advance(n)`` and ``close()`` (:class:`metaeval.runs.runner.Progress`); they import no display
+``advance(n)`` and ``close()`` (:class:`metaeval.runs.engine.runner.Progress`); they import no display
 library. Here that factory draws a transient rich bar on standard error, when it is a terminal.
 """
 

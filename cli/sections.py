@@ -1,13 +1,13 @@
 """The sections of ``metaeval --help``: the commands grouped by what they answer.
 
-A family declares its section as :attr:`metaeval.runs.families.Family.topic`; a command that is
+A family declares its section as :attr:`metaeval.runs.engine.families.Family.topic`; a command that is
 not a family declares it where it is defined, with :func:`topic`::
 
     @topic("storage")
     @click.command()
     def datasets(...): ...
 
-The keys and titles are :data:`metaeval.runs.families.TOPICS`, in the listing's order; the
+The keys and titles are :data:`metaeval.runs.engine.families.TOPICS`, in the listing's order; the
 "start here" section lists its commands in :data:`START`'s order (demo, then evaluate, then
 report), every other section by name. A command's line in the listing is its whole summary
 (:func:`summary`), never cut, at most :data:`SUMMARY_WIDTH` characters so that it takes one
@@ -35,7 +35,7 @@ _SENTENCE_END = re.compile(r"(?<=[.?!])\s+(?=[A-Z`(])")
 
 
 def topic(key: str):
-    """Decorator: ``key`` (of :data:`metaeval.runs.families.TOPICS`) is the section of this
+    """Decorator: ``key`` (of :data:`metaeval.runs.engine.families.TOPICS`) is the section of this
     command in ``metaeval --help``; put it above the ``@click.command`` (or group) decorator."""
     def mark(command: click.Command) -> click.Command:
         command.topic = key
@@ -51,7 +51,7 @@ def first_sentence(text: str) -> str:
 
 def summary(command: click.Command, family=None) -> str:
     """What the listing says of ``command`` (of ``family``, a
-    :class:`~metaeval.runs.families.Family`, or None), whole: the family's ``headline``, else the
+    :class:`~metaeval.runs.engine.families.Family`, or None), whole: the family's ``headline``, else the
     command's ``short_help``, else the family's summary, else the first sentence of its help."""
     text = (getattr(family, "headline", "") or command.short_help or getattr(family, "summary", "")
             or first_sentence(command.help or ""))

@@ -1,7 +1,7 @@
 """Figures of inter-metric agreement (Bhandari et al. 2020), drawn from persisted rows.
 
 Like :mod:`present.figures`: pure functions taking the rows of a results table (or the series of
-:func:`metaeval.runs.agreement.tau_vs_property`) and returning a matplotlib Figure (Agg backend).
+:func:`metaeval.runs.agreement.score_ranges.tau_vs_property`) and returning a matplotlib Figure (Agg backend).
 """
 
 from __future__ import annotations
@@ -170,7 +170,7 @@ def tau_vs_property(series: pd.DataFrame, prop: str, title: str = "") -> Figure:
 def tau_vs_property_pairs(series: Mapping[tuple[str, str], pd.DataFrame], prop: str,
                           stored: pd.DataFrame | None = None, title: str = "") -> Figure:
     """The paper's figure 1 (appendix figures 5-10) for several metric pairs: one panel per pair
-    (``series``: (metric_a, metric_b) -> the frame of :func:`metaeval.runs.agreement.tau_vs_property`),
+    (``series``: (metric_a, metric_b) -> the frame of :func:`metaeval.runs.agreement.score_ranges.tau_vs_property`),
     per-input tau against property ``prop``, moving average in red. ``stored``: the pairs'
     ``property_agreement`` rows of this property and setting (checked), whose Pearson and
     Spearman correlations and n are written in each panel's title."""

@@ -17,10 +17,10 @@ import pandas as pd
 
 from metaeval.errors import Argument, ConflictError, Message, NewIdsError
 from metaeval.batch import LoadReport
-from metaeval.runs import parameters
+from metaeval.runs.engine import parameters
 
 if TYPE_CHECKING:
-    from metaeval.runs.runner import ProgressFactory
+    from metaeval.runs.engine.runner import ProgressFactory
     from metaeval.core import Store
 
 HUMAN = "expert.relevance"
@@ -115,7 +115,8 @@ def analyse(wh: Store, dataset: str, *, k: int = parameters.DEFAULT_K, seed: int
     judgment, 95% Boot-Both CIs and Perm-Both tests (Holm-corrected within each metric's
     family), at the system and summary level, Pearson and Kendall; persisted like the commands.
     A ``(analysis, run summary)`` pair per analysis."""
-    from metaeval.runs import comparisons, correlations, intervals, parameters, runner, selection
+    from metaeval.runs.metrics import comparisons, correlations, intervals
+    from metaeval.runs.engine import parameters, runner, selection
 
     scope = selection.resolve_scope(wh, dataset, HUMAN, levels=("system", "summary"), coefficients=("pearson", "kendall"))
     analyses = (correlations.correlate_analysis(scope),

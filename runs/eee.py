@@ -173,7 +173,7 @@ def item_records(wh: Store, dataset: str, stamp: str) -> Iterator[dict]:
 def result_records(wh: Store, table: str, dataset: str | None, stamp: str) -> Iterator[dict]:
     """The latest rows of result ``table`` (of ``dataset``; None: all), as aggregate records: one
     per (dataset, evaluated thing), each defined number of a row one evaluation result."""
-    from metaeval.runs import stored
+    from metaeval.runs.engine import stored
 
     view = schema.latest_view(table)
     types = {c: t for (c, t, *_) in wh.con.execute(f"DESCRIBE {view}").fetchall()}

@@ -91,9 +91,9 @@ def result_tables() -> dict[str, str]:
     """The result tables and the views of their latest rows: the one registry of table -> view,
     read from the schema itself (a result table is one with a ``latest_<table>`` view; so a new
     analysis family's ``schema/NN_<family>.sql`` registers its tables). ``analysis_runs``: every
-    run of every analysis (its own view). :func:`metaeval.runs.engine.latest_rows` reads through
+    run of every analysis (its own view). :func:`metaeval.runs.engine.analyse.latest_rows` reads through
     it, the ``results`` and ``export`` commands offer exactly these tables, and each (but
-    ``analysis_runs``) belongs to exactly one family of ``metaeval.runs.families.FAMILIES``
+    ``analysis_runs``) belongs to exactly one family of ``metaeval.runs.engine.families.FAMILIES``
     (tests/test_families.py). Made at its first use (it reads every schema script, which a command
     that only opens a warehouse, as ``datasets`` or ``measures``, does not need: issue 47 item 5),
     then kept as the module's ``RESULT_TABLES``."""

@@ -1,4 +1,4 @@
--- Statements of the system-level measures (runs/system_level.py): BLEU's sufficient statistics per
+-- Statements of the system-level measures (runs/engine/system_level.py): BLEU's sufficient statistics per
 -- cell (table bleu_statistics, schema/89_bleu_statistics.sql), written by `score --metric
 -- corpus-bleu` and summed by the analyses. One per `-- name:` section, with bound parameters.
 

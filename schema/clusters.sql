@@ -1,4 +1,4 @@
--- --resample-clusters (runs/clusters.py): the interval of the same setting computed on single
+-- --resample-clusters (runs/engine/clusters.py): the interval of the same setting computed on single
 -- inputs, to say how much clustering widened it. Bound parameters only.
 
 -- name: unclustered_interval

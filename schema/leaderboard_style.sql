@@ -1,4 +1,4 @@
--- Statements of the style-controlled leaderboard (runs/leaderboard_style.py), one per `-- name:`
+-- Statements of the style-controlled leaderboard (runs/votes/leaderboard_style.py), one per `-- name:`
 -- section (schema.statements), run with bound parameters.
 
 -- name: votes

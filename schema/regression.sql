@@ -1,4 +1,4 @@
--- Statements of the regression over the model-free features (runs/regression.py). One per
+-- Statements of the regression over the model-free features (runs/texts/regression.py). One per
 -- `-- name:` section, with bound parameters.
 
 -- name: fits

@@ -1,4 +1,4 @@
--- The votes of a subset (`--where` / `--by` of the vote families; runs/subset_runs.py): the
+-- The votes of a subset (`--where` / `--by` of the vote families; runs/engine/subset_runs.py): the
 -- stored items and their verdicts, and the temporary view that restricts `preferences` to the
 -- items of one subset while the family computes.
 

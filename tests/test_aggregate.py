@@ -11,7 +11,7 @@ import pytest
 
 from metaeval import Store
 from metaeval.errors import WarehouseError
-from metaeval.runs import persist, signatures
+from metaeval.runs.engine import persist, signatures
 
 from .conftest import run_cli
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from metaeval import Store
-from metaeval.runs import signatures
+from metaeval.runs.engine import signatures
 
 from .conftest import run_cli
 from .test_aggregate import _loop, _matrix, holes  # noqa: F401  (the fixture)

@@ -12,7 +12,7 @@ import pytest
 from metaeval import Store, WarehouseError
 from metaeval.analyses import agreement
 from metaeval.present import agreement_plots
-from metaeval.runs import agreement as agreement_runs
+from metaeval.runs.agreement import score_ranges as agreement_runs
 from tests.conftest import run_cli as _cli
 from tests.conftest import write_jsonl
 

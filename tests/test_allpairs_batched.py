@@ -88,7 +88,7 @@ def test_evaluate_all_pairs_stores_the_per_pair_rows(tmp_path, monkeypatch):
     import pandas as pd
 
     from metaeval.core import Store
-    from metaeval.runs import evaluate as ev
+    from metaeval.runs.metrics import evaluate as ev
 
     rng = np.random.default_rng(5)
     rows = []
@@ -145,14 +145,15 @@ def _evaluation_rows(wh) -> dict:
 
 def test_all_pairs_on_workers_in_blocks_equal_one_process(tmp_path, monkeypatch):
     """``evaluate --all-pairs`` on a Dask LocalCluster (one in-process worker, blocks of 3 pairs:
-    runs/pair_blocks.py) stores bit for bit the rows of the run in one process, and each block's
+    runs/metrics/pair_blocks.py) stores bit for bit the rows of the run in one process, and each block's
     permutation tests are batched together on the worker."""
     import pandas as pd
 
     distributed = pytest.importorskip("distributed")
     from metaeval.core import Store
-    from metaeval.runs import evaluate as ev
-    from metaeval.runs import executors, pair_blocks
+    from metaeval.runs.metrics import evaluate as ev
+    from metaeval.runs.engine import executors
+    from metaeval.runs.metrics import pair_blocks
 
     rng = np.random.default_rng(11)
     frame = pd.DataFrame([{"system": f"s{s}", "input": f"i{i}", "human": (h := rng.normal()),

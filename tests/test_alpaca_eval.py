@@ -97,7 +97,7 @@ def test_lc_winrate_is_alpaca_evals_own_number_on_the_sample(sample, glm):
 
 def test_every_output_names_the_variant(sample):
     _, _, rows = sample
-    from metaeval.runs.length_control import variant
+    from metaeval.runs.votes.length_control import variant
 
     for glm, frame in rows.items():
         conventions = json.loads(frame["conventions"][0])

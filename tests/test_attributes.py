@@ -14,7 +14,7 @@ from metaeval import Store
 from metaeval.errors import ConflictError, InputError, WarehouseError
 from metaeval.ingest import attributes as ingest_attributes
 from metaeval.ingest.table import add_scores
-from metaeval.runs.selection import parse_where, subset_label
+from metaeval.runs.engine.selection import parse_where, subset_label
 from tests.conftest import digest, run_cli
 
 SYSTEMS = ("A", "B", "C")
@@ -158,7 +158,7 @@ def test_where_option_is_parsed_by_the_cli():
     from click.testing import CliRunner
 
     from metaeval.cli.families import click_option
-    from metaeval.runs.families import BY, WHERE
+    from metaeval.runs.engine.families import BY, WHERE
 
     @click.command()
     @click_option(WHERE)

@@ -20,7 +20,7 @@ from click.testing import CliRunner
 from metaeval import Store, WarehouseError, schema
 from metaeval.cli import main
 from metaeval.connection import duckdb_connect
-from metaeval.runs.families import ALPHA, K, SEED
+from metaeval.runs.engine.families import ALPHA, K, SEED
 from tests.conftest import ROOT, run_cli
 
 
@@ -458,7 +458,7 @@ def test_largest_seed_runs(cli, db):
 
 
 def test_a_failing_run_is_marked_failed(cli, db, monkeypatch):
-    from metaeval.runs import intervals
+    from metaeval.runs.metrics import intervals
 
     cli("demo", "--systems", "4", "--inputs", "5", "--k", "40")
 
@@ -558,16 +558,16 @@ def test_results_and_export_offer_every_result_table():
 
 def test_help_imports_no_heavy_module():
     """`metaeval --help` loads neither scipy, matplotlib, the text metrics nor the analyses; of
-    runs/, only the registry of families (runs/families.py, runs/parameters.py and the modules
+    runs/, only the registry of families (runs/engine/families.py, runs/engine/parameters.py and the modules
     declaring families, which import their computation inside ``compute``)."""
     code = ("import sys\nfrom metaeval.cli import main\n"
             "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
             "heavy = ('scipy', 'matplotlib', 'metaeval.analyses', 'metaeval.analyses.text', 'nltk', 'sacrebleu',\n"
-            "         'metaeval.runs.engine', 'metaeval.runs.runner', 'metaeval.runs.selection', 'metaeval.runs.api')\n"
+            "         'metaeval.runs.engine.analyse', 'metaeval.runs.engine.runner', 'metaeval.runs.engine.selection', 'metaeval.runs.engine.api')\n"
             "from importlib import resources\n"
             "declaring = {'metaeval.runs.' + f.name[:-3] for f in resources.files('metaeval.runs').iterdir()\n"
             "             if f.name.endswith('.py') and '\\n@register' in f.read_text()}\n"
-            "light = {'metaeval.runs', 'metaeval.runs.families', 'metaeval.runs.parameters'} | declaring\n"
+            "light = {'metaeval.runs', 'metaeval.runs.engine.families', 'metaeval.runs.engine.parameters'} | declaring\n"
             "print('LOADED', [m for m in heavy if m in sys.modules]\n"
             "      + [m for m in sys.modules if m.startswith('metaeval.runs') and m not in light])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
@@ -623,7 +623,7 @@ def test_light_command_imports_only_its_own_module(db):
     code = ("import sys\nfrom metaeval.cli import main\n"
             "try:\n    main(sys.argv[1:])\nexcept SystemExit as exc:\n    print('EXIT', exc.code)\n"
             "print('LOADED', sorted(m for m in sys.modules if m.startswith(('metaeval.cli.commands.',\n"
-            "      'metaeval.runs.families', 'metaeval.runs.executors', 'metaeval.cli.families'))))")
+            "      'metaeval.runs.engine.families', 'metaeval.runs.engine.executors', 'metaeval.cli.families'))))")
     for argv in (["datasets"], ["measures", "nosuch"], ["--help"]):
         out = subprocess.run([sys.executable, "-c", code, "--db", str(db), *argv], capture_output=True, text=True)
         loaded = out.stdout.strip().splitlines()[-1]
@@ -636,10 +636,10 @@ def test_light_command_imports_only_its_own_module(db):
 
 def test_option_choices_come_from_the_analysis_modules():
     from metaeval.analyses import ranking, simulation
-    from metaeval.runs import ranking as ranking_runs
+    from metaeval.runs.metrics import ranking as ranking_runs
     from metaeval.analyses.stats import vocabulary
-    from metaeval.runs import scoring
-    from metaeval.runs import simulation as simulation_runs
+    from metaeval.runs.texts import scoring
+    from metaeval.runs.metrics import simulation as simulation_runs
 
     def choices(*path):
         command, name = main, path[-1]
@@ -673,7 +673,7 @@ def test_option_choices_come_from_the_analysis_modules():
 ])
 def test_a_run_failing_after_its_evaluation_is_marked_failed_not_left_running(cli, db, monkeypatch, command):
     """Every path that starts a run, not only the evaluation loop, marks a failed run 'failed'."""
-    from metaeval.runs import bookkeeping
+    from metaeval.runs.engine import bookkeeping
 
     cli("demo", "--systems", "4", "--inputs", "5", "--k", "40")
     finish = bookkeeping.finish_run

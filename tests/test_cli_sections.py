@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from metaeval.cli import app, sections
-from metaeval.runs.families import FAMILIES, TOPICS, Family, register
+from metaeval.runs.engine.families import FAMILIES, TOPICS, Family, register
 
 
 def _listing(width: int) -> str:

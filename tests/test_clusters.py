@@ -18,7 +18,8 @@ from metaeval.analyses.stats.correlation import level_correlation
 from metaeval.analyses.stats.validation import coefficient_iv
 from metaeval.errors import WarehouseError
 from metaeval.ingest.table import add_scores
-from metaeval.runs import Warehouse, api
+from metaeval.runs import Warehouse
+from metaeval.runs.engine import api
 from tests.conftest import digest, run_cli
 
 N, M = 5, 12
@@ -272,7 +273,7 @@ def test_the_signature_names_the_clusters():
 
 
 def test_evaluate_resamples_clusters_as_ci_and_compare_do(clustered):
-    from metaeval.runs import evaluate
+    from metaeval.runs.metrics import evaluate
 
     with Warehouse(clustered) as wh:
         plain = evaluate.evaluate(wh, "tiny", "h", metrics=["m1"], k=300, levels=["summary"]).table
@@ -358,7 +359,7 @@ def judged(db, tmp_path):
 
 
 def test_judges_with_one_item_cluster_per_input_equal_todays_rows(judged):
-    from metaeval.runs import judges as runs
+    from metaeval.runs.votes import judges as runs
 
     columns = {"judge_statistics": ["judge", "accuracy", "accuracy_lower", "accuracy_upper", "kappa_lower", "rank"],
                "judge_tests": ["judge_a", "judge_b", "test", "delta", "pvalue", "pvalue_corrected"],
@@ -522,7 +523,7 @@ def clustered_votes(db, tmp_path):
 
 
 def test_ppi_bradley_terry_rows_with_clusters(clustered_votes):
-    from metaeval.runs import ppi as runs
+    from metaeval.runs.studies import ppi as runs
 
     with Warehouse(clustered_votes) as wh:
         plain = runs.ppi(wh, "v", judge="j")
@@ -537,7 +538,7 @@ def test_ppi_bradley_terry_rows_with_clusters(clustered_votes):
 
 
 def test_ppi_rows_with_clusters(clustered):
-    from metaeval.runs import ppi as runs
+    from metaeval.runs.studies import ppi as runs
 
     with Warehouse(clustered) as wh:
         plain = runs.ppi(wh, "tiny", "h", "m1", labelled_share=0.5)

@@ -194,8 +194,8 @@ def test_detection_prints_a_bootstrap_p_of_zero_at_its_resolution(tmp_path):
 def test_compare_decides_a_bootstrap_test_on_its_valid_resamples():
     """count / n_valid with n_valid < k: the test must reach the family's threshold on 1/n_valid
     (as detection does); with every resample valid the decision is k's, as before."""
-    from metaeval.runs.comparisons import TestParams, _adjust
-    from metaeval.runs.runner import Task
+    from metaeval.runs.metrics.comparisons import TestParams, _adjust
+    from metaeval.runs.engine.runner import Task
 
     params = TestParams("boot-inputs", "two-sided", 1000, 0, correction="none", alpha=0.05)
     tasks = [Task({"metric_a": "a", "metric_b": b, "level": "system", "coefficient": "pearson"}, ("a", b, "h"))
@@ -205,7 +205,7 @@ def test_compare_decides_a_bootstrap_test_on_its_valid_resamples():
     adjusted = _adjust(tasks, raw, params)
     assert adjusted[0][1] is False and adjusted[1][1] is True
     # winners and evaluate read the stored rows again, at their own alpha: the same rule
-    from metaeval.runs.ranking import stored_tests
+    from metaeval.runs.metrics.ranking import stored_tests
 
     rows = pd.DataFrame({"p_adjusted": [0.0, 0.0], "family_size": [None, None], "k_used": [1000, 1000],
                          "n_valid": [10, 1000], "level": "system", "coefficient": "pearson", "metric_a": "a"})

@@ -110,7 +110,7 @@ def test_one_set_of_defaults_compare_then_winners_and_heatmap(small, tmp_path):
 
     from metaeval.cli import main
     from metaeval.cli.commands import correlation, report
-    from metaeval.runs import parameters
+    from metaeval.runs.engine import parameters
 
     winners = main.get_command(click.Context(main), "winners")    # its family's generated command
 

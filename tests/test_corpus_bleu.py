@@ -143,7 +143,7 @@ def scored(tmp_path):
 def test_score_stores_statistics_and_a_measure_without_cells(scored):
     db, texts, expected, _ = scored
     with Store(db, read_only=True) as wh:
-        from metaeval.runs import system_level
+        from metaeval.runs.engine import system_level
 
         assert system_level.measures(wh, "d") == ["corpus-bleu"]
         n_cells = wh.sql("SELECT count(*) AS n FROM scores JOIN measures USING (measure_id) "

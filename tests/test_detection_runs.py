@@ -17,7 +17,8 @@ from metaeval.analyses import detection as det
 from metaeval.analyses.stats import multiple
 from metaeval.errors import WarehouseError
 from metaeval.ingest.table import add_scores
-from metaeval.runs import detection, selection
+from metaeval.runs.factuality import detection
+from metaeval.runs.engine import selection
 from tests.conftest import digest, run_cli
 
 SYSTEMS = tuple(f"s{i}" for i in range(4))

@@ -85,9 +85,9 @@ def test_simulations_on_a_cluster_from_the_environment_equal_a_local_run(shared_
 
 
 def test_the_scheduler_option_holds_for_its_command_only(db, scheduler):
-    """The executor is a value (runs/executors.py Executor) the warehouse of one command carries:
+    """The executor is a value (runs/engine/executors.py Executor) the warehouse of one command carries:
     the next command, without --scheduler, computes locally; from Python, ``wh.executor``."""
-    from metaeval.runs import executors
+    from metaeval.runs.engine import executors
 
     ci = ["ci", "--dataset", "demo", "--human", "expert.relevance", "--k", 40, "--force"]
     _cli(db, "demo", "--systems", 3, "--inputs", 3, "--k", 40)
@@ -201,7 +201,7 @@ def test_a_scheduler_address_where_nothing_dask_answers_fails_in_one_line(reques
 
     from metaeval.cli.app import error_text
     from metaeval.errors import WarehouseError
-    from metaeval.runs import executors
+    from metaeval.runs.engine import executors
 
     monkeypatch.setattr(executors, "SCHEDULER_TIMEOUT", 0.2)
     address = request.getfixturevalue(server)
@@ -242,7 +242,7 @@ def test_a_bad_scheduler_from_the_environment_names_the_variable(tmp_path):
 def test_only_a_dask_scheduler_passes_the_probe():
     """The probe accepts a scheduler and refuses a Dask worker's address (not a scheduler)."""
     from metaeval.errors import WarehouseError
-    from metaeval.runs import executors
+    from metaeval.runs.engine import executors
 
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, protocol="tcp",
                                   host="127.0.0.1", dashboard_address=":0") as cluster:
@@ -278,7 +278,7 @@ def test_a_malformed_address_from_python_names_the_parameter():
     """runs/ names the Python parameter (scheduler=...); the command line renders --scheduler."""
     from metaeval.cli.app import error_text
     from metaeval.errors import WarehouseError
-    from metaeval.runs import executors
+    from metaeval.runs.engine import executors
 
     with pytest.raises(WarehouseError) as caught:
         executors.Executor("notanaddress").check()

@@ -1,4 +1,4 @@
-"""error-overlap and rank-change persisted (runs/error_overlap.py, runs/rank_change.py): the stored
+"""error-overlap and rank-change persisted (runs/metrics/error_overlap.py, runs/systems/rank_change.py): the stored
 rows against the pure computations on the system scores, reuse, refusals that write nothing."""
 
 from __future__ import annotations

@@ -100,7 +100,7 @@ def test_evaluate_preferences_cli(db, split):
 def test_a_refusal_of_the_judges_leaves_the_preference_file_unstored(db, split, monkeypatch):
     """The judges are computed inside the ingest's transaction: a refusal they raise (here
     simulated in their computation) rolls the ingest back, so the command writes nothing."""
-    from metaeval.runs import judges as judges_runs
+    from metaeval.runs.votes import judges as judges_runs
 
     stored, new = split
     run_cli(db, "ingest", "preferences", stored, "--dataset", "j")

@@ -1,4 +1,4 @@
-"""The registry of analysis families (runs/families.py and the family modules of its MODULES)."""
+"""The registry of analysis families (runs/engine/families.py and the family modules of its MODULES)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import pytest
 
 from metaeval import schema
 from metaeval.errors import WarehouseError
-from metaeval.runs import parameters
-from metaeval.runs.families import (ALPHA, DATASET, FAMILIES, K, SEED, Family, Option, by_table, family,
+from metaeval.runs.engine import parameters
+from metaeval.runs.engine.families import (ALPHA, DATASET, FAMILIES, K, SEED, Family, Option, by_table, family,
                                     register)
 
 EXISTING = ("correlate", "ci", "compare", "accuracy", "systems-agreement", "winners", "replicability", "rank-tasks",
@@ -66,7 +66,7 @@ def test_option_names_are_unique_within_a_family():
 def test_the_default_number_of_resamples_is_defined_once():
     assert K.default == parameters.DEFAULT_K == 1000
     assert SEED.default == parameters.DEFAULT_SEED and ALPHA.default == parameters.DEFAULT_ALPHA
-    from metaeval.runs import plan
+    from metaeval.runs.studies import plan
 
     for f in FAMILIES.values():
         if "k" in [o.name for o in f.options]:
@@ -143,7 +143,7 @@ def test_a_family_without_a_command_gets_a_generated_one(monkeypatch, tmp_path):
     from click.testing import CliRunner
 
     from metaeval.cli.families import command_of
-    from metaeval.runs import families
+    from metaeval.runs.engine import families
 
     class Probe(Family):
         """Probe family.
@@ -187,7 +187,8 @@ def test_the_cli_offers_each_family_a_command():
 
 
 def test_a_registered_family_is_a_warehouse_method(monkeypatch, tmp_path):
-    from metaeval.runs import Warehouse, families
+    from metaeval.runs import Warehouse
+    from metaeval.runs.engine import families
 
     class Probe(Family):
         name = "probe-method"
@@ -247,7 +248,7 @@ def test_migrated_commands_read_their_options_from_the_registry():
     import click
 
     from metaeval.cli.app import main
-    from metaeval.runs.families import HUMAN_AGGREGATE
+    from metaeval.runs.engine.families import HUMAN_AGGREGATE
 
     cli_only = {"fmt", "layout", "scheduler", "db", "wide", "figure", "overwrite"}
     for f in FAMILIES.values():
@@ -269,7 +270,7 @@ def test_one_subset_type_whatever_the_shape_it_is_given_in():
     import json
     import pickle
 
-    from metaeval.runs.selection import Subset, parse_where, subset_label
+    from metaeval.runs.engine.selection import Subset, parse_where, subset_label
 
     canonical = (("source", "xsum"), ("split", "test"))
     shapes = (["split=test", "source=xsum"], [("split", "test"), ("source", "xsum")], {"split": "test", "source": "xsum"},
@@ -286,7 +287,7 @@ def test_one_subset_type_whatever_the_shape_it_is_given_in():
 
 # --- a family's parameters are one typed object, carried whole ------------------------------------
 def test_parameters_are_one_read_only_checked_object():
-    from metaeval.runs.families import Parameters
+    from metaeval.runs.engine.families import Parameters
 
     p = family("compare").parameters("summeval", "expert.relevance", method="perm-systems", k=200)
     assert isinstance(p, Parameters) and p.family == "compare"
@@ -315,7 +316,8 @@ def test_compare_carries_its_parameters_whole_from_the_command_line_to_the_analy
 
     from metaeval.cli import main
     from metaeval.ingest.table import add_scores
-    from metaeval.runs import Warehouse, comparisons
+    from metaeval.runs import Warehouse
+    from metaeval.runs.metrics import comparisons
 
     rng = np.random.default_rng(0)
     rows = [{"system": f"S{i}", "input": f"d{j}", "h": rng.normal(), "m1": rng.normal(), "m2": rng.normal()}
@@ -380,7 +382,7 @@ def test_a_shared_option_says_what_it_is_and_run_applies_it(monkeypatch, tmp_pat
     from metaeval.cli.app import Context
     from metaeval.cli.families import command_of
     from metaeval.core import Store
-    from metaeval.runs import families
+    from metaeval.runs.engine import families
 
     assert families.JOBS.role == families.FORCE.role == "setting"
     assert (families.SYSTEM_TYPE.role, families.SYSTEM_TYPE.into) == ("subset", "where")

@@ -24,7 +24,7 @@ from metaeval.cli import main
 from metaeval.cli.app import error_text
 from metaeval.errors import WarehouseError
 from metaeval.runs import Warehouse
-from metaeval.runs.families import FAMILIES
+from metaeval.runs.engine.families import FAMILIES
 from tests.conftest import ROOT, run_cli
 
 
@@ -192,13 +192,14 @@ def test_the_methods_have_the_families_signatures():
 
 
 def test_no_module_registers_a_family_unlisted():
-    """FAMILIES reads runs/families.py MODULES, not the modules' text: a family module not listed
+    """FAMILIES reads runs/engine/families.py MODULES, not the modules' text: a family module not listed
     there would be missed; this finds it."""
     import re
 
-    from metaeval.runs import families
+    from metaeval.runs.engine import families
 
     marker = re.compile(r"^@(families\.)?register\b", re.M)
-    found = {f[:-3] for f in os.listdir(ROOT / "runs") if f.endswith(".py") and f != "families.py"
-             and marker.search((ROOT / "runs" / f).read_text("utf-8"))}
+    runs = ROOT / "runs"
+    found = {".".join(f.relative_to(runs).with_suffix("").parts) for f in runs.rglob("*.py")
+             if f.name != "families.py" and marker.search(f.read_text("utf-8"))}
     assert found == set(families.MODULES)

@@ -13,7 +13,8 @@ import pytest
 import scipy.stats
 
 from metaeval import Store
-from metaeval.runs import Warehouse, signatures
+from metaeval.runs import Warehouse
+from metaeval.runs.engine import signatures
 
 from .conftest import run_cli
 

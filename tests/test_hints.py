@@ -46,14 +46,14 @@ def test_a_message_reads_as_each_caller_writes():
     # composed (a ConflictError's headline), the parts stay structured
     assert str(Message("a ", message)) == "a " + str(message) and ("x" + Message(Argument("k"))).parts == ("x", Argument("k"))
     positional = Hint("build_index", (("overwrite", True),), positional=("ix", "..."),
-                      python="metaeval.runs.index.build(wh, 'ix', ..., overwrite=True)")
+                      python="metaeval.runs.texts.index.build(wh, 'ix', ..., overwrite=True)")
     assert command_line(positional) == "metaeval index build ix ... --overwrite"
-    assert str(positional) == "metaeval.runs.index.build(wh, 'ix', ..., overwrite=True)"
+    assert str(positional) == "metaeval.runs.texts.index.build(wh, 'ix', ..., overwrite=True)"
 
 
 def test_the_errors_of_runs_name_python_parameters_and_the_cli_flags():
     from metaeval.files import check_output_file
-    from metaeval.runs import parameters, selection
+    from metaeval.runs.engine import parameters, selection
 
     with pytest.raises(WarehouseError) as caught:
         parameters.check_k(5, 0.05, "interval")

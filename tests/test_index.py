@@ -1,4 +1,4 @@
-"""Search indexes on tantivy (runs/index.py, `metaeval index`): statistics, rankings, files."""
+"""Search indexes on tantivy (runs/texts/index.py, `metaeval index`): statistics, rankings, files."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 
 from metaeval import Store
 from metaeval.analyses.text import retrieval
-from metaeval.runs import index
+from metaeval.runs.texts import index
 from tests.conftest import write_jsonl
 
 WORDS = ["heart", "attack", "aspirin", "dose", "trial", "patient", "cancer", "tumor", "growth", "cell",

@@ -100,7 +100,7 @@ def test_demo_conflict_says_what_to_do_without_replace(db, tmp_path):
 
 def test_ingests_format_comment_lists_the_formats_written(db, tmp_path):
     from metaeval.ingest import attributes, preferences, sacrerouge, summaries, table
-    from metaeval.runs.scoring import score_dataset
+    from metaeval.runs.texts.scoring import score_dataset
     from tests.conftest import write_jsonl
 
     texts = write_jsonl(tmp_path / "s.jsonl", [{"instance_id": f"d{j}", "summarizer_id": f"s{i}",

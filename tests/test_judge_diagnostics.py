@@ -1,4 +1,4 @@
-"""`metaeval judge-diagnostics` (analyses/judge_diagnostics.py, runs/judge_diagnostics.py): the
+"""`metaeval judge-diagnostics` (analyses/judge_diagnostics.py, runs/votes/judge_diagnostics.py): the
 alternative annotator test against a brute-force loop (scipy's one-sample t-test and
 Benjamini-Yekutieli), length and self-preference and bias/variance on hand-counted examples, the
 winning rate from the conclusion layer; the stored rows, reuse and refusals."""

@@ -1,4 +1,4 @@
-"""`metaeval judge-leaderboard` (analyses/judge_leaderboard.py, runs/judge_leaderboard.py): the rank
+"""`metaeval judge-leaderboard` (analyses/judge_leaderboard.py, runs/votes/judge_leaderboard.py): the rank
 correlations equal scipy's, separability and agreement count the pairs of a hand-made example,
 the Brier scores equal worked examples and brute-force loops, the paired bootstrap equals a loop
 over explicit item resamples; the stored rows, reuse and refusals."""

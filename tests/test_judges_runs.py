@@ -14,7 +14,7 @@ from metaeval.runs import Warehouse
 from metaeval.analyses.preferences_synthetic import TRUE_STRENGTHS, synthetic_preferences
 from metaeval.errors import WarehouseError
 from metaeval.ingest import preferences
-from metaeval.runs import judges as runs
+from metaeval.runs.votes import judges as runs
 from tests.conftest import run_cli
 
 

@@ -1,4 +1,4 @@
-"""`metaeval lc-winrate` (runs/length_control.py): the stored rows equal the pure statistic on
+"""`metaeval lc-winrate` (runs/votes/length_control.py): the stored rows equal the pure statistic on
 the file's own numbers, reuse, refusals."""
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ from metaeval.runs import Warehouse
 from metaeval.analyses import leaderboard as lb
 from metaeval.present import plain, tables
 from metaeval.rows import Rows
-from metaeval.runs import persist
+from metaeval.runs.engine import persist
 from tests.conftest import run_cli
 
 PREFERENCES = Path(__file__).resolve().parents[1] / "docs" / "examples" / "preferences.csv"

@@ -1,4 +1,4 @@
-"""metaeval leaderboard (runs/leaderboard.py): the stored ratings are the pure fit's, reused when up
+"""metaeval leaderboard (runs/votes/leaderboard.py): the stored ratings are the pure fit's, reused when up
 to date; votes without an estimate are refused, nothing written."""
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ def test_no_estimate_is_refused_and_a_ridge_makes_one(db, tmp_path):
 
 def test_tie_models_groups_and_fragility_as_stored(votes_db):
     from metaeval.analyses import leaderboard_ties as lt
-    from metaeval.runs import leaderboard as runs_lb
+    from metaeval.runs.votes import leaderboard as runs_lb
 
     run_cli(votes_db, "leaderboard", "--dataset", "jd", "--k", "100", "--ties", "davidson")
     with Store(votes_db, read_only=True) as wh:

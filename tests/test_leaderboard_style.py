@@ -1,4 +1,4 @@
-"""leaderboard --style (analyses/leaderboard_style.py, runs/leaderboard_style.py): Chatbot Arena's
+"""leaderboard --style (analyses/leaderboard_style.py, runs/votes/leaderboard_style.py): Chatbot Arena's
 style control. The fit equals scikit-learn's unpenalised logistic regression on the same design
 matrix; a winner decided by length alone gives a large length coefficient and equal controlled
 ratings; without covariates the leaderboard is the uncontrolled one; votes lacking a covariate
@@ -179,7 +179,7 @@ def test_stored_controlled_ratings_and_coefficient_equal_sklearn(alpaca_db):
 def test_bootstrap_intervals_of_the_coefficients_come_from_the_rounds_of_the_ratings(alpaca_db):
     run_cli(alpaca_db, "leaderboard", "--dataset", "alpaca", "--judge", "gpt4", "--style", "length", "--k", "50",
             "--seed", "3")
-    from metaeval.runs import leaderboard_style as lstyle
+    from metaeval.runs.votes import leaderboard_style as lstyle
 
     with Store(alpaca_db, read_only=True) as wh:
         rows = wh.sql("SELECT * FROM latest_leaderboard WHERE style = 'length' ORDER BY system")

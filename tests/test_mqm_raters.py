@@ -106,7 +106,7 @@ def test_raters_print_their_rows_in_one_order(db, tmp_path):
     order and the ratings ascending, whatever the store returns."""
     import pandas as pd
 
-    from metaeval.runs import raters
+    from metaeval.runs.mt import raters
 
     third = [("C", "1", "r1", SRC1, "Er <v>sagte</v> hallo.", "Accuracy/Mistranslation", "Major"),
              ("C", "2", "r2", SRC2, "Es regnet.", "No-error", "No-error")]

@@ -16,26 +16,27 @@ import pytest
 
 from metaeval.cli.app import error_text
 from metaeval.errors import WarehouseError
-from metaeval.runs import categories, parameters, selection
+from metaeval.runs.factuality import categories
+from metaeval.runs.engine import parameters, selection
 
 RUNS = Path(__file__).resolve().parents[1] / "runs"
 FLAG = re.compile(r"(?<![\w-])--[a-z][a-z-]*")
 #: (file, flag): a printed note, not an error.
 ALLOWED = {
-    ("evaluate.py", "--all-pairs"): "Evaluation.caption / cluster_note: the table's note (the report rewrites it)",
-    ("evaluate.py", "--system-inputs"): "Evaluation.caption: the system-score protocol of the table's note",
+    ("metrics/evaluate.py", "--all-pairs"): "Evaluation.caption / cluster_note: the table's note (the report rewrites it)",
+    ("metrics/evaluate.py", "--system-inputs"): "Evaluation.caption: the system-score protocol of the table's note",
     ("report/answer.py", "--all-pairs"): "the report removes evaluate's --all-pairs note from its own text",
     # the run lines and notes of the generated commands (moved from cli/commands/ with their presents)
-    ("family_present.py", "--force"): "run_line: 'up to date; nothing computed (--force recomputes)'",
-    ("simulation_families.py", "--force"): "normality's run line: 'up to date ... (--force recomputes)'",
-    ("task_ranking.py", "--force"): "rank-tasks' run line: 'up to date ... (--force recomputes)'",
-    ("ranking_families.py", "--aggregate"): "accuracy's note: 'a system's score: its median ... (--aggregate median)'",
+    ("engine/family_present.py", "--force"): "run_line: 'up to date; nothing computed (--force recomputes)'",
+    ("metrics/simulation_families.py", "--force"): "normality's run line: 'up to date ... (--force recomputes)'",
+    ("metrics/task_ranking.py", "--force"): "rank-tasks' run line: 'up to date ... (--force recomputes)'",
+    ("metrics/ranking_families.py", "--aggregate"): "accuracy's note: 'a system's score: its median ... (--aggregate median)'",
 }
 
 
 def _flag_strings(path: Path):
     """Flag text in the string literals of ``path``, but for docstrings and the ``help=`` texts and
-    ``flag=`` of the registry's options (runs/families.py: the command line's, read by cli/)."""
+    ``flag=`` of the registry's options (runs/engine/families.py: the command line's, read by cli/)."""
     tree = ast.parse(path.read_text())
     docstrings = set()
     for node in ast.walk(tree):

@@ -16,7 +16,7 @@ import pytest
 
 from metaeval import Store, connection
 from metaeval.errors import WarehouseError
-from metaeval.runs import bookkeeping
+from metaeval.runs.engine import bookkeeping
 from tests.conftest import digest, run_cli
 
 HUMAN = "expert.relevance"
@@ -130,7 +130,7 @@ def test_accuracy_checks_every_analysis_before_the_first_writes(demo, monkeypatc
     (once, a NaN --alpha; the command line now refuses that itself, so a check of the later
     analysis is made to fail here)."""
     from metaeval.errors import WarehouseError
-    from metaeval.runs import ranking as ranking_runs
+    from metaeval.runs.metrics import ranking as ranking_runs
 
     def refuse(*args, **kwargs):
         raise WarehouseError("the significance analysis refuses its options")

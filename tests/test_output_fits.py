@@ -510,7 +510,7 @@ def test_a_short_command_in_backticks_stays_in_its_sentence():
 def test_a_family_table_leaves_its_bookkeeping_to_json_and_a_wide_table_repeats_its_keys():
     frame = pd.DataFrame({"method": ["t-test"], "system_a": ["S00"], "system_b": ["S01"],
                           **{f"statistic_{i}": [0.5] for i in range(12)}, "result_id": [3], "fingerprint": ["ab" * 32]})
-    from metaeval.runs.families import Family
+    from metaeval.runs.engine.families import Family
 
     text = Family.present(None, frame, "text")
     table, note = text.rstrip("\n").rsplit("\n", 1)
@@ -544,7 +544,7 @@ def test_a_wide_latex_table_of_rows_is_set_in_column_blocks_with_long_texts_as_p
 def test_a_familys_latex_leaves_its_bookkeeping_to_json_and_prints_p_at_its_resolution():
     from types import SimpleNamespace
 
-    from metaeval.runs.families import Family
+    from metaeval.runs.engine.families import Family
 
     frame = pd.DataFrame({"method": ["perm"], "k": [50], "p_value": [0.0], "p_adjusted": [0.5], "result_id": [3],
                           "fingerprint": ["ab" * 32]})
@@ -562,7 +562,7 @@ def test_a_familys_latex_says_shared_settings_once_and_keeps_every_result_column
     from types import SimpleNamespace
 
     from metaeval.analyses.stats.resolution import Resolution
-    from metaeval.runs.families import Family, Option
+    from metaeval.runs.engine.families import Family, Option
 
     res = Resolution("count", 100, "holm", 10, 0.05, 0.01, 0.005, False, 200)
     frame = pd.DataFrame({"dataset": ["d", "d"], "system": ["a", "b"], "rating": [1010.5, 990.25],
@@ -591,7 +591,7 @@ def test_a_familys_latex_prints_p_at_its_resolution_when_k_is_said_once():
     floor is times the family's size; n_valid, where the rows count it, is the resolution."""
     from types import SimpleNamespace
 
-    from metaeval.runs.families import Family
+    from metaeval.runs.engine.families import Family
 
     family = SimpleNamespace(summary="Tests.", name="x", options=())
     frame = pd.DataFrame({"metric": ["a", "b"], "k": [50, 50], "pvalue": [0.0, 0.3],

@@ -1,4 +1,4 @@
-"""The typed parameters of the analyses (runs/parameters.py): tables, roles, immutability."""
+"""The typed parameters of the analyses (runs/engine/parameters.py): tables, roles, immutability."""
 
 from __future__ import annotations
 
@@ -7,7 +7,9 @@ import dataclasses
 import pytest
 
 from metaeval import schema
-from metaeval.runs import agreement, comparisons, correlations, intervals, parameters, ranking, simulation
+from metaeval.runs.agreement import score_ranges as agreement
+from metaeval.runs.metrics import comparisons, correlations, intervals, ranking, simulation
+from metaeval.runs.engine import parameters
 
 
 def _subclasses(cls):
@@ -65,7 +67,8 @@ def test_a_column_that_is_not_an_argument():
 def test_the_families_written_by_their_own_loop_declare_their_parameters_too():
     """winners, replicability, rank-tasks, annotators and the input properties write their rows
     outside the run loop; their parameters are typed all the same (issue 25)."""
-    from metaeval.runs import annotators, task_ranking
+    from metaeval.runs.agreement import annotators
+    from metaeval.runs.metrics import task_ranking
 
     families = {p.__name__ for p in _subclasses(parameters.Params)}
     assert families >= {"WinnersParams", "ReplicabilityParams", "TaskRankingParams", "AnnotatorsParams",

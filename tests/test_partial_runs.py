@@ -73,7 +73,7 @@ def test_correlate_control_equals_lstsq_residuals_and_keeps_pooled_rows_apart(co
         assert again["value"].tolist() == pooled["value"].tolist()
         assert set(again["coefficient"]) == {"pearson"}
         # rerunning computes nothing
-        from metaeval.runs import api
+        from metaeval.runs.engine import api
         assert api.correlate(wh, "conf", "h", control=control).summary.up_to_date
 
 
@@ -91,7 +91,7 @@ def test_attribute_labels_are_in_the_fingerprint(confounded, tmp_path):
     (tmp_path / "relabel.csv").write_text("\n".join(lines) + "\n")
     run_cli(confounded, "ingest", "attributes", tmp_path / "relabel.csv", "--dataset", "conf", "--replace")
     with Warehouse(confounded) as wh:
-        from metaeval.runs import api
+        from metaeval.runs.engine import api
         out = api.correlate(wh, "conf", "h", metrics=["m2"], coefficients=["pearson"], control="source")
         assert not out.summary.up_to_date
         second = out.rows(wh)

@@ -144,7 +144,7 @@ def test_shared_intervals_within_1e12(summeval, monkeypatch):
 @pytest.mark.parametrize("level", ["system", "summary"])
 def test_a_pair_deltas_do_not_depend_on_its_block(summeval, level, monkeypatch):
     """A pair's deltas are the same bits whatever other pairs are computed with it and however
-    many masks a batch holds: the blocks of an all-pairs run on workers (runs/pair_blocks.py)
+    many masks a batch holds: the blocks of an all-pairs run on workers (runs/metrics/pair_blocks.py)
     store the numbers of the whole run in one process."""
     monkeypatch.setattr(permuted_sums, "KENDALL_SUMMARY", True)
     metrics, Z = summeval

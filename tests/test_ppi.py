@@ -1,4 +1,4 @@
-"""Prediction-powered inference (analyses/ppi.py, runs/ppi.py, ``metaeval ppi``): PPI++'s mean and
+"""Prediction-powered inference (analyses/ppi.py, runs/studies/ppi.py, ``metaeval ppi``): PPI++'s mean and
 lambda against loops written from the paper's formulas, the authors' implementation ppi_py run
 beside ours (tests/anchors/ppi_py.json, written by tests/anchors/ppi_py_fixtures.py), the
 interval's coverage over simulated pilots, and the command's refusals."""

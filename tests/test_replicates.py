@@ -21,7 +21,7 @@ from metaeval.core import Store
 from metaeval.errors import InputError
 from metaeval.ingest import preferences
 from metaeval.runs import Warehouse
-from metaeval.runs import judges as runs
+from metaeval.runs.votes import judges as runs
 from tests.conftest import run_cli
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "docs" / "examples" / "preferences.csv"

@@ -42,7 +42,7 @@ def sections(monkeypatch):
 def test_the_sections_in_their_order():
     """The page is assembled from the registry: the answer, every family's sections by its
     report_position, the dataset's."""
-    from metaeval.runs.families import FAMILIES
+    from metaeval.runs.engine.families import FAMILIES
 
     names = [n for n, _ in page.page_sections()]
     assert names[0] == "answer" and names[-1] == "dataset"

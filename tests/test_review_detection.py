@@ -107,7 +107,7 @@ def test_a_test_with_few_valid_resamples_is_never_significant_by_its_coarse_p():
     """A paired test's p is a count over its valid resamples (those where every group has both
     classes): with 10 valid of k = 1000, p = 0 only says p < 1/10, so it can never pass a threshold
     of 0.05 however small the count — while a test with every resample valid can."""
-    from metaeval.runs.detection import DetectionTestParams, _correct
+    from metaeval.runs.factuality.detection import DetectionTestParams, _correct
 
     params = DetectionTestParams(1.0, "", "", None, "two-sided", 1000, 0, "none", "all", 0.05)
 

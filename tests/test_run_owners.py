@@ -18,7 +18,9 @@ import pandas as pd
 import pytest
 
 from metaeval import Store, owners
-from metaeval.runs import bookkeeping, comparisons, correlations, demo, runner, selection
+from metaeval.runs import demo
+from metaeval.runs.engine import bookkeeping, runner, selection
+from metaeval.runs.metrics import comparisons, correlations
 from tests.conftest import ROOT, run_cli
 
 LINUX_PROC = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
@@ -28,7 +30,7 @@ POSIX = pytest.mark.skipif(os.name != "posix", reason="needs POSIX signals")
 #: rows (written at once: FLUSH_SECONDS 0), so that a test knows when to kill it
 CHILD = """
 import sys
-from metaeval.runs import bookkeeping
+from metaeval.runs.engine import bookkeeping
 from metaeval.cli.app import main
 
 bookkeeping.FLUSH_SECONDS = 0.0
@@ -49,7 +51,7 @@ main(sys.argv[1:], prog_name="metaeval")
 #: handler surely runs inside the query)
 CHILD_SIGNALLED_IN_QUERY = """
 import os, sys, threading
-from metaeval.runs import bookkeeping
+from metaeval.runs.engine import bookkeeping
 from metaeval.cli.app import main
 
 bookkeeping.FLUSH_SECONDS = 0.0

@@ -11,7 +11,8 @@ from click.testing import CliRunner
 
 from metaeval import Store, analyses
 from metaeval.cli import main
-from metaeval.runs import bookkeeping, comparisons, correlations, runner, selection
+from metaeval.runs.engine import bookkeeping, runner, selection
+from metaeval.runs.metrics import comparisons, correlations
 from tests.conftest import run_cli as _cli
 
 VOLATILE = ["result_id", "run_id"]

@@ -7,7 +7,7 @@ import pytest
 
 from metaeval import Store
 from metaeval.analyses import text
-from metaeval.runs import scoring
+from metaeval.runs.texts import scoring
 from tests.conftest import assert_same, shared, snapshot, write_jsonl
 
 SUMMARIES = [

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from metaeval import Store
-from metaeval.runs import sera as sera_runs
+from metaeval.runs.texts import sera as sera_runs
 from tests.conftest import read_jsonl, shared, write_jsonl
 
 pytestmark = pytest.mark.shared_data

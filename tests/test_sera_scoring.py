@@ -10,8 +10,8 @@ import pytest
 from metaeval import Store
 from metaeval.analyses import text
 from metaeval.analyses.text import retrieval
-from metaeval.runs import index, scoring
-from metaeval.runs import sera as sera_runs
+from metaeval.runs.texts import index, scoring
+from metaeval.runs.texts import sera as sera_runs
 from tests.conftest import digest, write_jsonl
 
 REFS = {

@@ -189,7 +189,7 @@ def test_coverage_under_each_system_inputs_protocol_is_what_ci_computes(method):
     human's inputs drawn independently, elsewhere the judged inputs only) and the held-out value
     `correlate --system-inputs all` on half B; judged: the trials of the data holding only the
     judged inputs. The levels other than system do not depend on the protocol."""
-    from metaeval.runs import comparisons, correlations, intervals
+    from metaeval.runs.metrics import comparisons, correlations, intervals
 
     X, _, Z, judged = _partly_judged()
     trials, configs = [0, 5, 9], [(lv, c) for lv in ("system", "summary", "global") for c in ("pearson", "kendall")]
@@ -218,7 +218,7 @@ def test_coverage_under_each_system_inputs_protocol_is_what_ci_computes(method):
 
 @pytest.mark.parametrize("method", sim.TEST_METHODS)
 def test_power_under_each_system_inputs_protocol_is_what_compare_computes(method):
-    from metaeval.runs import comparisons, correlations, intervals
+    from metaeval.runs.metrics import comparisons, correlations, intervals
 
     X, Y, Z, judged = _partly_judged(seed=8)
     Ys = np.stack([Y, X + 0.5 * Y])

@@ -8,7 +8,7 @@ import pytest
 import scipy.stats
 
 from metaeval import Store
-from metaeval.runs import simulation as simulation_runs
+from metaeval.runs.metrics import simulation as simulation_runs
 from tests.conftest import run_cli as _cli
 
 VOLATILE = ["result_id", "run_id"]

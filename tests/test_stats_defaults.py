@@ -1,6 +1,6 @@
 """Issue 44.1: the public functions of ``metaeval.analyses.stats`` default to what the command line does.
 
-The CLI's defaults are read from the registry (``metaeval.runs.families``), not restated here: a
+The CLI's defaults are read from the registry (``metaeval.runs.engine.families``), not restated here: a
 change of a command's default shows up as a failure of this walk until the Python default follows.
 """
 
@@ -13,7 +13,7 @@ import pytest
 
 import metaeval.analyses.stats as stats
 from metaeval.analyses.stats import soft_pairwise
-from metaeval.runs.families import ALTERNATIVE, FAMILIES, SEED
+from metaeval.runs.engine.families import ALTERNATIVE, FAMILIES, SEED
 
 
 def _option(family: str, name: str):

@@ -54,7 +54,7 @@ def test_closest_coverage_picks_the_closest_below_one_and_tests_it_against_each_
 def test_with_coverage_tests_marks_bold_only_when_every_test_is_significant():
     import pandas as pd
 
-    from metaeval.runs.simulation import with_coverage_tests
+    from metaeval.runs.metrics.simulation import with_coverage_tests
 
     def rows(contains):
         return pd.DataFrame({"dataset": "d", "metric": "m", "human": "h", "level": "system", "coefficient": "pearson",
@@ -70,7 +70,7 @@ def test_with_coverage_tests_marks_bold_only_when_every_test_is_significant():
 def test_with_pairs_wrong_reads_kendall_intervals_only():
     import pandas as pd
 
-    from metaeval.runs.intervals import with_pairs_wrong
+    from metaeval.runs.metrics.intervals import with_pairs_wrong
 
     frame = pd.DataFrame({"coefficient": ["kendall", "pearson", "kendall-a", "kendall"],
                           "lower": [0.08, 0.1, -0.2, np.nan], "upper": [0.82, 0.9, 0.6, 0.5]})

@@ -15,7 +15,7 @@ from metaeval import Store
 from metaeval.analyses.stats import bootstrap_ci
 from metaeval.analyses.stats.macro import macro_average, macro_bootstrap_ci
 from metaeval.errors import WarehouseError
-from metaeval.runs import api, subsets
+from metaeval.runs.engine import api, subsets
 from tests.conftest import run_cli
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "factuality"

@@ -1,4 +1,4 @@
-"""The system-tests family persisted (runs/system_tests.py): rows against the pure computation,
+"""The system-tests family persisted (runs/systems/system_tests.py): rows against the pure computation,
 reuse, refusals that write nothing, a warehouse made before the table, subsets, presentation."""
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from metaeval.analyses import system_tests as st
 from metaeval.errors import WarehouseError
 from tests.conftest import digest, run_cli
 
-from metaeval.runs import system_tests as rs
-from metaeval.runs.families import FAMILIES
+from metaeval.runs.systems import system_tests as rs
+from metaeval.runs.engine.families import FAMILIES
 
 HUMAN = "expert.relevance"
 

@@ -12,7 +12,7 @@ import scipy.stats as sps
 
 from metaeval import Store
 from metaeval.errors import WarehouseError
-from metaeval.runs import api, persist, selection
+from metaeval.runs.engine import api, persist, selection
 
 from .conftest import run_cli, write_jsonl
 

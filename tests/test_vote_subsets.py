@@ -1,4 +1,4 @@
-"""``--where`` / ``--by`` of the vote families (issue 44 item 4; runs/subset_runs.py): a per-category
+"""``--where`` / ``--by`` of the vote families (issue 44 item 4; runs/engine/subset_runs.py): a per-category
 table is the table a warehouse holding only that category's votes gives (computed there, on an
 ingest of the filtered file); the refusals are one line with nothing written; Python's
 ``wh.leaderboard(..., by=...)`` gives the command line's rows; every-vote rows stay as they were."""
@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 from metaeval.runs import Warehouse
-from metaeval.runs.persist import subset_fingerprint
+from metaeval.runs.engine.persist import subset_fingerprint
 from tests.conftest import digest, run_cli
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "docs" / "examples"
@@ -129,7 +129,7 @@ def test_every_vote_rows_stay_and_a_subset_is_its_own_latest(tmp_path):
     with Warehouse(db, read_only=True) as wh:
         runs = wh.sql("SELECT parameters FROM analysis_runs ORDER BY run_id")["parameters"].map(json.loads)
     assert "subset" not in runs[0] and runs[1]["subset"] == "category=A"
-    from metaeval.runs import signatures
+    from metaeval.runs.engine import signatures
 
     with Warehouse(db, read_only=True) as wh:       # the signature says the subset; every vote's as before
         signed = signatures.with_signatures(wh, _latest(db, "leaderboard", None, ["subset", "system"]))
@@ -243,8 +243,8 @@ def test_a_family_with_vote_subsets_declares_them_and_its_tables_key_them(tmp_pa
     """The families whose options restrict the votes (Option.restricts) are the four vote families,
     and each of their tables has the subset key, so that a family added with the two options
     cannot store a subset's rows as every vote's; a restriction of another table is refused."""
-    from metaeval.runs import families
-    from metaeval.runs.families import FAMILIES
+    from metaeval.runs.engine import families
+    from metaeval.runs.engine.families import FAMILIES
 
     with_subsets = {n for n, f in FAMILIES.items() if any(o.restricts for o in f.options)}
     assert with_subsets == set(CASES)
@@ -262,7 +262,7 @@ def test_a_family_with_vote_subsets_declares_them_and_its_tables_key_them(tmp_pa
 
 
 def test_an_interrupted_by_run_keeps_the_categories_finished(tmp_path, monkeypatch):
-    from metaeval.runs.families import FAMILIES
+    from metaeval.runs.engine.families import FAMILIES
 
     db = tmp_path / "w.duckdb"
     _with_categories(db, "preferences.csv", tmp_path)

@@ -11,8 +11,12 @@ package               folder of the repository     what it holds
 ``metaeval.ingest``   ``ingest/``                  one parser per input format, onto the core
 ``metaeval.analyses`` ``analyses/``                pure statistics and text metrics: arrays in,
                                                    numbers out, no database inside
+``metaeval.present``  ``present/``                 tables, figures and paper tables of computed
+                                                   rows, no database inside
 ``metaeval.runs``     ``runs/``                    the analyses run over the warehouse and
-                                                   persisted (parameters, seed, fingerprint)
+                                                   persisted (parameters, seed, fingerprint):
+                                                   ``engine/`` and the families by what they
+                                                   study (``metrics/``, ``votes/``, ...)
 ``metaeval.cli``      ``cli/``                     the ``metaeval`` command line: parses options,
                                                    calls the floors below, prints
 ====================  ===========================  ==============================================
@@ -35,7 +39,7 @@ if TYPE_CHECKING:
 __all__ = ["ConflictError", "InputError", "Matrix", "Store", "WarehouseError"]
 __version__ = "0.11.0"
 
-_SUBPACKAGES = ("analyses", "cli", "ingest", "runs", "schema")
+_SUBPACKAGES = ("analyses", "cli", "ingest", "present", "runs", "schema")
 
 
 def __getattr__(name: str):

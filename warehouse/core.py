@@ -93,7 +93,7 @@ class Store:
     command_line: str | None = None
 
     #: What computes the tasks of the analysis runs it starts: a
-    #: :class:`metaeval.runs.executors.Executor` (a Dask scheduler's address), set by the command
+    #: :class:`metaeval.runs.engine.executors.Executor` (a Dask scheduler's address), set by the command
     #: line from ``--scheduler`` / ``$METAEVAL_SCHEDULER`` or by a Python caller
     #: (``wh.executor = Executor("tcp://host:8786")``); None: this process and local workers
     #: (the runs' ``jobs``). Recorded with every run (``analysis_runs.parameters["executor"]``).

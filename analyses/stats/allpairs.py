@@ -68,7 +68,7 @@ class Shared:
         """Matrices that will be tested in pairs against the human Z: the first permutation test
         of two of them computes every pair's test at once (``batch`` of :meth:`permutation`):
         every pair i < j of the offered matrices (in the order offered), or only ``pairs`` (i < j
-        indices into ``metrics``; a block of an all-pairs run on a worker, runs/pair_blocks.py)."""
+        indices into ``metrics``; a block of an all-pairs run on a worker, runs/metrics/pair_blocks.py)."""
         dz = digest(Z)
         names = [digest(X) for X in metrics]
         self.offered.setdefault(dz, {}).update(zip(names, metrics))
@@ -141,7 +141,7 @@ def enabled() -> bool:
 def sharing(on: bool = True, path: str | None = None) -> Iterator[Shared | None]:
     """A block whose tests and intervals share their resamples (nothing shared if ``on`` is
     false or the path is "per-pair"); what was stored is dropped at its end. ``path``: a
-    :func:`mode` value (a worker's block takes the command's, runs/pair_blocks.py); None: this
+    :func:`mode` value (a worker's block takes the command's, runs/metrics/pair_blocks.py); None: this
     process' :func:`mode`."""
     path = mode() if path is None else path
     if not on or path == "per-pair":

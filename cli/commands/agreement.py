@@ -34,7 +34,7 @@ def agreement_command(obj: Context, dataset, metrics, alpha, significant_only, n
     (ease of summarisation; abstractiveness and coverage when documents are stored) and the
     correlation of per-input tau with each.
     """
-    from metaeval.runs import agreement as agreement_runs
+    from metaeval.runs.agreement import score_ranges as agreement_runs
 
     with obj.open() as wh:
         scope = agreement_runs.resolve(wh, dataset, metrics)

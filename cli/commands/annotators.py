@@ -23,7 +23,7 @@ def annotators(obj: Context, dataset, humans, levels, coefficients, k, alpha, sp
     the split-half estimate (Spearman-Brown corrected) -- at each level and coefficient. Tables
     annotator_agreement and human_ceiling.
     """
-    from metaeval.runs import annotators as runs
+    from metaeval.runs.agreement import annotators as runs
 
     with obj.open() as wh:
         summaries = runs.annotators(wh, dataset, humans, levels, coefficients, k=k, alpha=alpha, seed=seed,
@@ -32,7 +32,7 @@ def annotators(obj: Context, dataset, humans, levels, coefficients, k, alpha, sp
             state = "up to date; nothing computed" if s.run_id is None else f"run {s.run_id}: wrote {s.rows} rows"
             say(f"{s.human}: {state}", err=not is_text(fmt))
         chosen = [s.human for s in summaries]
-        from metaeval.runs import selection
+        from metaeval.runs.engine import selection
 
         agreement, ceiling = runs.latest(wh, dataset, chosen, selection.subset_label(where))
     if not is_text(fmt):
@@ -59,7 +59,7 @@ def _formats(agreement, ceiling, dataset, k, alpha, splits, seed, fmt, layout) -
     """json / csv: both tables' rows; markdown / latex: the agreement statistics, then the ceiling
     per human and estimator (value [CI]) for each level and coefficient, as a paper shows them."""
     from metaeval.present import ranking_tables, tables
-    from metaeval.runs import annotators as runs
+    from metaeval.runs.agreement import annotators as runs
 
     if fmt in ("json", "csv"):
         click.echo(tables.render_blocks([("annotator_agreement", agreement), ("human_ceiling", ceiling)], fmt), nl=False)

@@ -1,6 +1,6 @@
 """``metaeval categories``: error categories of a human judgment (each metric's correlation with
 each category, and the drop of its correlation when the category is ignored); a call of
-:meth:`metaeval.runs.api.Warehouse.categories` plus printing."""
+:meth:`metaeval.runs.engine.api.Warehouse.categories` plus printing."""
 
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ def categories(obj: Context, dataset, human, metrics, levels, coefficients, syst
     category is ignored (--ablation); drop = r_overall - r_without (> 0: the metric's agreement
     rests on that category). An undefined correlation (a constant category) is NaN (null), never 0."""
     from metaeval import files
-    from metaeval.runs import categories as family
+    from metaeval.runs.factuality import categories as family
 
     if not category_measures and not ablations:
         raise click.UsageError("give at least one --category CATEGORY=MEASURE or --ablation CATEGORY=MEASURE")
@@ -58,7 +58,7 @@ def categories(obj: Context, dataset, human, metrics, levels, coefficients, syst
         report_outcome(out, fmt)
         frame = family.rows(wh, out)
         if fmt in ("markdown", "latex"):
-            from metaeval.runs import signatures
+            from metaeval.runs.engine import signatures
 
             signature = signatures.table_signature(wh, frame)
     if fmt in ("json", "csv"):
@@ -78,7 +78,7 @@ def _paper(frame, fmt: str, layout: str, human: str, dataset: str, signature: st
     """The paper table: metrics x (r with the overall judgment, then each category's drop, or its
     r where no ablation was given), LaTeX or the markdown that agrees with it."""
     from metaeval.present import paper_tables
-    from metaeval.runs.evaluate import SYSTEM_INPUTS_TEXT
+    from metaeval.runs.metrics.evaluate import SYSTEM_INPUTS_TEXT
 
     protocols = sorted(set(frame["system_inputs"].dropna()))
     measures = "; ".join(f"{c}: " + ", ".join(filter(None, (

@@ -1,5 +1,5 @@
 """``metaeval correlate|ci|compare``: correlations with a human judgment, their confidence
-intervals and the tests between metrics; each a call of :mod:`metaeval.runs.api`."""
+intervals and the tests between metrics; each a call of :mod:`metaeval.runs.engine.api`."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from metaeval.cli.progress import terminal_progress
 
 
 def _analyse(obj: Context, call, fmt: str = "text", *params, **kwargs):
-    """Run one :mod:`metaeval.runs.api` function (on the family's ``params`` object, or keywords),
+    """Run one :mod:`metaeval.runs.engine.api` function (on the family's ``params`` object, or keywords),
     print what it computed (to stderr unless ``fmt`` is text, so that stdout holds only the rows);
     its Outcome and latest rows."""
     if params:
@@ -27,7 +27,8 @@ def _analyse(obj: Context, call, fmt: str = "text", *params, **kwargs):
             raise interrupted(exc, "the results finished so far are saved; "
                                    "run the same command again to resume") from None
         report_outcome(out, fmt)
-        from metaeval.runs import annotators, signatures
+        from metaeval.runs.agreement import annotators
+        from metaeval.runs.engine import signatures
 
         ceiling = annotators.ceilings(wh, out.scope.dataset, out.scope.human, out.scope.subset)
         return out, annotators.with_ceilings(signatures.with_signatures(wh, out.rows(wh)), ceiling)
@@ -48,15 +49,15 @@ def _echo_ceiling(frame) -> None:
     """The human ceiling of the shown levels and coefficients (stored by `metaeval annotators`)."""
     ceiling = frame.drop_duplicates(["level", "coefficient"]).dropna(subset=["human_ceiling"])
     if not ceiling.empty:
-        from metaeval.runs import annotators
+        from metaeval.runs.agreement import annotators
 
         say(f"human ceiling (leave-one-out, metaeval annotators): {annotators.ceiling_text(ceiling)}")
 
 
 def _tied(coefficients, epsilon, tie_calibration):
-    """The family's :func:`~metaeval.runs.correlation_families.tied`, its refusal a usage error."""
+    """The family's :func:`~metaeval.runs.metrics.correlation_families.tied`, its refusal a usage error."""
     from metaeval.errors import WarehouseError
-    from metaeval.runs.correlation_families import tied
+    from metaeval.runs.metrics.correlation_families import tied
 
     try:
         return tied(coefficients, epsilon, tie_calibration)
@@ -77,7 +78,7 @@ def correlate(obj, dataset, human, metrics, levels, coefficients, system_inputs,
     latest rows (json and csv with every column, conventions included)."""
     import pandas as pd
 
-    from metaeval.runs import api
+    from metaeval.runs.engine import api
 
     coefficients = _tied(coefficients, epsilon, tie_calibration)
     kwargs = dict(dataset=dataset, human=human, metrics=metrics, levels=levels, coefficients=coefficients,
@@ -105,7 +106,7 @@ def _echo_aggregate(frame) -> None:
 
 def _aggregate_text(aggregate: str) -> str:
     """How a system's score is made under ``aggregate`` (the metric's, then the human's after /)."""
-    from metaeval.runs.parameters import aggregate_sides
+    from metaeval.runs.engine.parameters import aggregate_sides
 
     metric, human = aggregate_sides(aggregate)
     flags = " ".join(f"--{name} {value}" for name, value in (("aggregate", metric), ("human-aggregate", human))
@@ -115,7 +116,7 @@ def _aggregate_text(aggregate: str) -> str:
 
 def _subset_text(where) -> str:
     """`` (subset split=test)`` for a caption; '' for every cell."""
-    from metaeval.runs import selection
+    from metaeval.runs.engine import selection
 
     label = selection.subset_label(where)
     return f" (subset {label})" if label else ""
@@ -123,8 +124,8 @@ def _subset_text(where) -> str:
 
 def _by(obj: Context, command: str, fmt: str, layout: str, by: str, where, kwargs: dict) -> None:
     """``--by ATTR``: one result per value of ATTR (each with ``where``) and their macro average
-    (:func:`metaeval.runs.subsets.by_attribute`); a table per subset (text), or every row."""
-    from metaeval.runs import subsets
+    (:func:`metaeval.runs.engine.subsets.by_attribute`); a table per subset (text), or every row."""
+    from metaeval.runs.engine import subsets
 
     err = not is_text(fmt)
     with obj.open() as wh:
@@ -153,7 +154,7 @@ def _conventions(frame) -> str:
     """Level(s), coefficient(s), systems x inputs, the system-score protocol of the rows and
     the signature they share (:mod:`metaeval.analyses.signature`), for a caption."""
     from metaeval.analyses import signature
-    from metaeval.runs.evaluate import SYSTEM_INPUTS_TEXT
+    from metaeval.runs.metrics.evaluate import SYSTEM_INPUTS_TEXT
 
     levels = list(dict.fromkeys(frame["level"]))
     parts = [f"level {', '.join(levels)}", f"coefficient {', '.join(dict.fromkeys(frame['coefficient']))}"
@@ -193,7 +194,7 @@ def _paper(frame, fmt: str, caption: str, layout: str = "auto", **ranking) -> No
 def ci(obj, dataset, human, metrics, levels, coefficients, system_inputs, jobs, force, method, k, seed, alpha,
        resample_annotators, epsilon, tie_calibration, where, by, control, aggregate, resample_clusters, fmt, layout):
     """Confidence intervals of correlations (Fisher or bootstrap over systems/inputs/both)."""
-    from metaeval.runs import api
+    from metaeval.runs.engine import api
 
     coefficients = _tied(coefficients, epsilon, tie_calibration)
     kwargs = dict(dataset=dataset, human=human, metrics=metrics, levels=levels, coefficients=coefficients,
@@ -203,7 +204,7 @@ def ci(obj, dataset, human, metrics, levels, coefficients, system_inputs, jobs, 
     if by is not None:
         _by(obj, "ci", fmt, layout, by, where, kwargs)
         return
-    from metaeval.runs import intervals
+    from metaeval.runs.metrics import intervals
 
     out, frame = _analyse(obj, api.ci, fmt, where=where, **kwargs)
     frame = intervals.with_pairs_wrong(frame)
@@ -227,7 +228,7 @@ def ci(obj, dataset, human, metrics, levels, coefficients, system_inputs, jobs, 
 def _echo_widening(obj: Context, out, fmt: str) -> None:
     """A clustered ci: where clustering widened each interval (said on every format; on stderr
     unless the format is text)."""
-    from metaeval.runs import clusters
+    from metaeval.runs.engine import clusters
 
     if getattr(out.analysis.params, "resample_clusters", None) is None:
         return
@@ -244,13 +245,13 @@ def _echo_widening(obj: Context, out, fmt: str) -> None:
 @click.pass_obj
 def compare(obj, fmt, layout, **given):
     """Test every ordered pair of metrics: is corr(a, human) > corr(b, human)?"""
-    from metaeval.runs import api
-    from metaeval.runs.families import family
+    from metaeval.runs.engine import api
+    from metaeval.runs.engine.families import family
 
     p = family("compare").parameters(**given)   # one object, from here to the analysis
     out, frame = _analyse(obj, api.compare, fmt, p)
     frame = frame[(frame["correction"] == p.correction) & (frame["correction_group"] == p.correction_group)]
-    from metaeval.runs import ranking as ranking_runs
+    from metaeval.runs.metrics import ranking as ranking_runs
 
     from metaeval.analyses import stored_tests
 
@@ -266,7 +267,7 @@ def compare(obj, fmt, layout, **given):
     if not is_text(fmt):
         from metaeval.analyses import conclusions
         from metaeval.present import ranking_tables
-        from metaeval.runs import comparisons
+        from metaeval.runs.metrics import comparisons
 
         frame = conclusions.with_floors(frame, comparisons.pvalue_formula(p.method), _n_valid(frame))
         caption = (f"{p.method} tests ({p.alternative}, k={p.k}, seed={p.seed}) of the difference in correlation "
@@ -280,7 +281,7 @@ def compare(obj, fmt, layout, **given):
     if len(frame) <= 60:
         from metaeval.analyses import conclusions
         from metaeval.present import ranking_tables
-        from metaeval.runs import comparisons
+        from metaeval.runs.metrics import comparisons
 
         printed = conclusions.printed_pvalues(frame, comparisons.pvalue_formula(p.method), _n_valid(frame))
         show(ranking_tables.sort_tests(printed)[cols].round(4), "table")   # in the LaTeX table's order

@@ -9,7 +9,7 @@ import click
 
 from metaeval.cli.app import SEED, _command_line, echo_reports, show, say
 from metaeval.cli.families import click_option
-from metaeval.runs.families import K
+from metaeval.runs.engine.families import K
 from metaeval.cli.progress import terminal_progress
 from metaeval.cli.sections import topic
 
@@ -32,7 +32,7 @@ def demo(obj, dataset, n_systems, n_inputs, seed, k):
     two-sided Perm-Both tests (Holm-corrected), at the system and summary level, all persisted.
     """
     from metaeval.runs import demo as demo_data
-    from metaeval.runs import parameters
+    from metaeval.runs.engine import parameters
 
     parameters.check_k(k, demo_data.ALPHA, "interval")   # before anything is written
     with tempfile.TemporaryDirectory() as tmp, obj.open(create=not obj.path.exists()) as wh:

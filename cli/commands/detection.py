@@ -31,8 +31,8 @@ def detection(obj: Context, dataset, human, positive, metrics, by, where, tune, 
     threshold) and paired bootstrap tests between the metrics of the difference in balanced
     accuracy and in ROC-AUC, corrected within each family. Tables detection and detection_tests.
     """
-    from metaeval.runs import detection as runs
-    from metaeval.runs import signatures
+    from metaeval.runs.factuality import detection as runs
+    from metaeval.runs.engine import signatures
 
     with obj.open() as wh:
         out = runs.detection(wh, dataset, human, metrics, positive=positive, where=where, tune=tune, by=by,

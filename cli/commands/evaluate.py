@@ -1,5 +1,5 @@
 """``metaeval evaluate``: ingest a new metric's scores and evaluate it in one command
-(a call of :func:`metaeval.runs.evaluate.evaluate` per dataset)."""
+(a call of :func:`metaeval.runs.metrics.evaluate.evaluate` per dataset)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from metaeval.cli import stdin
 from metaeval.cli.app import (Context, LazyChoice, _command_line, echo_reports, fmt_option, is_text, layout_option,
                               say, say_caption, show, width)
 from metaeval.cli.families import aggregate_options, click_option
-from metaeval.runs.families import CONTROL
-from metaeval.runs.families import ALPHA, FORCE, JOBS, K, RESAMPLE_CLUSTERS, SEED, SYSTEM_INPUTS, WHERE
+from metaeval.runs.engine.families import CONTROL
+from metaeval.runs.engine.families import ALPHA, FORCE, JOBS, K, RESAMPLE_CLUSTERS, SEED, SYSTEM_INPUTS, WHERE
 from metaeval.cli.progress import terminal_progress
 from metaeval.cli.sections import topic
 
@@ -124,7 +124,7 @@ def _evaluate(obj, pairs, files, metrics, against, levels, coefficients, method,
     import pandas as pd
 
     from metaeval.present import ranking_tables, tables
-    from metaeval.runs import evaluate as evaluation
+    from metaeval.runs.metrics import evaluate as evaluation
 
     err = not is_text(fmt)
     results = []
@@ -187,10 +187,10 @@ def _evaluate(obj, pairs, files, metrics, against, levels, coefficients, method,
 
 def _evaluate_judge(obj, preferences, datasets, humans, scores, metrics, against, control, method, k, seed, alpha,
                     correction, cluster_rule, where, allow_new, replace, force, fmt, resample_clusters=None):
-    """``evaluate --preferences FILE``: a new judge (:func:`metaeval.runs.judge_evaluation.evaluate_judge`)."""
+    """``evaluate --preferences FILE``: a new judge (:func:`metaeval.runs.votes.judge_evaluation.evaluate_judge`)."""
     from metaeval.cli.app import show_blocks
-    from metaeval.runs import judge_evaluation
-    from metaeval.runs import judges as judges_runs
+    from metaeval.runs.votes import judge_evaluation
+    from metaeval.runs.votes import judges as judges_runs
 
     if len(datasets) != 1:
         raise click.UsageError("--preferences evaluates a judge on one --dataset")
@@ -344,7 +344,7 @@ def _tests_readable(ev):
     on a significant corrected p."""
     from metaeval.analyses import conclusions
     from metaeval.present import ranking_tables
-    from metaeval.runs import comparisons
+    from metaeval.runs.metrics import comparisons
 
     t = ev.tests
     printed = conclusions.printed_pvalues(t, comparisons.pvalue_formula(ev.settings["method"]))

@@ -25,7 +25,7 @@ def index():
               help="Index this dataset's stored source documents and references (instead of CORPUS files).")
 @click.option("--dir", "directory", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="The index directory. Default: <warehouse file>.indexes/NAME, beside the warehouse.")
-@click.option("--model", type=LazyChoice("metaeval.runs.index:MODELS"), default="lm-dirichlet", show_default=True,
+@click.option("--model", type=LazyChoice("metaeval.runs.texts.index:MODELS"), default="lm-dirichlet", show_default=True,
               help="The retrieval model `score --metric sera` uses with this index unless told otherwise.")
 @click.option("--mu", type=FiniteFloatRange(0, min_open=True), default=2000.0, show_default=True,
               help="The Dirichlet prior of lm-dirichlet used by default with this index.")
@@ -34,7 +34,7 @@ def index():
 def build(obj: Context, name, corpus, dataset, directory, model, mu, overwrite):
     """Index CORPUS files (JSONL or Parquet with the fields id and text) as NAME, or with
     --dataset the dataset's own documents and references, and record it in the warehouse."""
-    from metaeval.runs import index as indexing
+    from metaeval.runs.texts import index as indexing
 
     if corpus and dataset:
         raise click.UsageError("give CORPUS files or --dataset, not both")
@@ -53,7 +53,7 @@ def build(obj: Context, name, corpus, dataset, directory, model, mu, overwrite):
 @click.pass_obj
 def list_(obj: Context, fmt):
     """The indexes recorded in the warehouse."""
-    from metaeval.runs import index as indexing
+    from metaeval.runs.texts import index as indexing
 
     with obj.open(read_only=True) as wh:
         show(indexing.list_indexes(wh), fmt)

@@ -34,7 +34,7 @@ def judges(obj: Context, dataset, humans, judge_globs, k, alpha, seed, test, cor
     is read as the mean over its runs; --replicates resample draws its runs again inside each item
     resample; stability (with its interval) is its agreement with itself across runs.
     """
-    from metaeval.runs import judges as runs
+    from metaeval.runs.votes import judges as runs
 
     with obj.open() as wh:
         s = runs.judges(wh, dataset, humans, judge_globs, k=k, alpha=alpha, seed=seed, test=test,
@@ -48,7 +48,7 @@ def judges(obj: Context, dataset, humans, judge_globs, k, alpha, seed, test, cor
                    f"left out: {tied}{clustered}", err=not is_text(fmt))
         rows = runs.latest(wh, dataset, s.human, list(s.tied_majority))
         if fmt in ("markdown", "latex"):
-            from metaeval.runs import signatures
+            from metaeval.runs.engine import signatures
 
             signed = {subset: signatures.table_signature(wh, part)
                       for subset, part in rows["judge_statistics"].groupby("subset", sort=False)}

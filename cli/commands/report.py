@@ -56,7 +56,7 @@ def _rows(obj: Context, table: str, where: dict, options: dict, what: str, hint:
     """The latest rows of ``table`` whose columns equal ``where`` (dataset, human and the settings
     chosen by the command's ``options``: column -> option name), or an error saying how to
     produce them and which settings the warehouse holds."""
-    from metaeval.runs import engine
+    from metaeval.runs.engine import analyse as engine
 
     with obj.open(read_only=True) as wh:
         rows, stored = engine.setting_rows(wh, table, where, list(options))
@@ -101,7 +101,7 @@ def AGGREGATE_OPTION(f):
 
 def _aggregated(command: tuple, aggregate: str) -> tuple:
     """A hint's command line with ``--aggregate`` (``--human-aggregate``) when not the mean (a mean's as before)."""
-    from metaeval.runs.parameters import aggregate_sides
+    from metaeval.runs.engine.parameters import aggregate_sides
 
     metric, human = aggregate_sides(aggregate)
     return (*command, *(("--aggregate", metric) if metric != "mean" else ()),
@@ -109,7 +109,7 @@ def _aggregated(command: tuple, aggregate: str) -> tuple:
 
 
 def _medians(aggregate: str) -> str:
-    from metaeval.runs.parameters import aggregate_sides
+    from metaeval.runs.engine.parameters import aggregate_sides
 
     if aggregate == "mean":
         return ""
@@ -148,7 +148,7 @@ def plot_ci(obj, dataset, human, level, coefficient, out, overwrite, method, alp
                  {"level": "level", "coefficient": "coefficient", "method": "method", "alpha": "alpha",
                   "aggregate": "aggregate"},
                  "confidence intervals", hint)
-    from metaeval.runs import annotators
+    from metaeval.runs.agreement import annotators
 
     with obj.open(read_only=True) as wh:
         ceiling = annotators.ceilings(wh, dataset, human)
@@ -163,7 +163,7 @@ def plot_ci(obj, dataset, human, level, coefficient, out, overwrite, method, alp
 @plot.command("heatmap", short_help='Pairwise significance heatmap, from the latest `compare` rows.')
 @_common
 @click.option("--method", type=LazyChoice("metaeval.analyses.stats.vocabulary:TEST_METHODS"), default="perm-both", show_default=True)
-@click.option("--alternative", type=LazyChoice("metaeval.runs.ranking:ALTERNATIVES"), default="two-sided",
+@click.option("--alternative", type=LazyChoice("metaeval.runs.metrics.ranking:ALTERNATIVES"), default="two-sided",
               show_default=True, help="The alternative of the tests drawn (the default of compare and evaluate).")
 @click.option("--correction", type=LazyChoice("metaeval.analyses.stats.vocabulary:CORRECTIONS"), default="holm", show_default=True)
 @click.option("--correction-group", type=LazyChoice("metaeval.analyses.stats.vocabulary:CORRECTION_GROUPS"), default="metric",
@@ -211,7 +211,7 @@ def plot_scatter(obj, dataset, x, y, diagonal, out, overwrite):
     """One point per summary scored by both measures, from the stored cells (Graham 2015, Fig. 1:
     linguistic quality against coverage)."""
     from metaeval.present import figures
-    from metaeval.runs import cell_figures
+    from metaeval.runs.metrics import cell_figures
 
     with obj.open(read_only=True) as wh:
         c = cell_figures.cells(wh, dataset, [x, y])
@@ -236,7 +236,7 @@ def plot_distribution(obj, dataset, measures, by_system, out, overwrite):
     """The distribution of measures' scores from the stored cells: a histogram of every summary's
     score per measure (Graham 2015, Fig. 2), or with --by-system each system's scores."""
     from metaeval.present import figures
-    from metaeval.runs import cell_figures
+    from metaeval.runs.metrics import cell_figures
 
     if by_system and len(set(measures)) != 1:
         raise WarehouseError("--by-system draws one measure: give one --measure")
@@ -252,7 +252,7 @@ def plot_distribution(obj, dataset, measures, by_system, out, overwrite):
 
 @plot.command("power", short_help='Power curves of the tests, from the latest `simulate power` rows.')
 @_common
-@click.option("--rouge-variant", "variant", type=LazyChoice("metaeval.runs.simulation:ROUGE_VARIANTS"),
+@click.option("--rouge-variant", "variant", type=LazyChoice("metaeval.runs.metrics.simulation:ROUGE_VARIANTS"),
               default="recall", show_default=True, help="The ROUGE-1 statistic of the simulation drawn.")
 @click.option("--alpha", default=0.05, show_default=True, type=ALPHA, help="The simulation's significance level.")
 @click.pass_obj

@@ -37,13 +37,13 @@ def results(obj, table, dataset, human, metrics, levels, coefficients, methods, 
     A filter on a column the table does not have is an error. json and csv give every column
     (conventions and parameters nested in json); text, markdown and latex leave out the
     conventions, parameters and fingerprints."""
-    from metaeval.runs import stored
+    from metaeval.runs.engine import stored
 
     light = plain(fmt) and not signed    # printed without pandas (metaeval.present.plain)
     with obj.open(read_only=True) as wh:
         frame = stored.table_rows(wh, table, dataset, latest=True, plain=light)
         if signed:
-            from metaeval.runs import signatures
+            from metaeval.runs.engine import signatures
 
             frame = signatures.with_signatures(wh, frame)
     hidden = () if fmt in ("json", "csv") else ("conventions", "fingerprint", "parameters")
@@ -119,7 +119,7 @@ def export(obj, table, fmt, out, latest, dataset, overwrite):
                                  "make them agree", param_hint="--out")
     fmt = fmt or suffix_format
     from metaeval import schema
-    from metaeval.runs import engine
+    from metaeval.runs.engine import analyse as engine
 
     source = schema.RESULT_TABLES[table] if latest else table
     files.check_output_file(out, warehouse=obj.path, overwrite=overwrite)

@@ -49,13 +49,13 @@ def _cutoffs(ctx, param, value):
 @topic("ingest")
 @click.command(short_help='Score the summary texts of DATASET and store the scores as metrics.')
 @dataset_argument
-@click.option("--metric", "metrics", multiple=True, required=True, type=LazyChoice("metaeval.runs.scoring:METRICS"),
+@click.option("--metric", "metrics", multiple=True, required=True, type=LazyChoice("metaeval.runs.texts.scoring:METRICS"),
               help="Metric family to compute. Repeatable.")
 @click.option("--variant", "variants", multiple=True, metavar="NAME",
               help="ROUGE variant by name, e.g. 'rouge-2.recall[stem,stop]' (kinds rouge-1..4, rouge-l, "
                    "rouge-lsum, rouge-w, rouge-s4, rouge-su4, rouge-s, rouge-su (unlimited skip); statistics "
                    "precision, recall, f1; flags stem, stop, maxref). Repeatable.")
-@click.option("--grid", type=LazyChoice("metaeval.runs.scoring:GRIDS"), default=None,
+@click.option("--grid", type=LazyChoice("metaeval.runs.texts.scoring:GRIDS"), default=None,
               help="A whole grid of ROUGE variants: default (ROUGE-1/2/L x P/R/F1), graham (Graham 2015's "
                    "96 summary-level variants), full (every kind x statistic x stem x stop).")
 @click.option("--js-n", default=2, show_default=True, type=click.IntRange(1), help="JS divergence: n-gram order.")
@@ -79,7 +79,7 @@ def _cutoffs(ctx, param, value):
                    "key phrases above the index's mean idf; np: noun phrases, needs spaCy).  [default: plain]")
 @click.option("--cutoff", "cutoffs", default=None, metavar="5,10", callback=_cutoffs,
               help="SERA: rank cut-offs n, comma-separated.  [default: 5,10]")
-@click.option("--model", default=None, type=LazyChoice("metaeval.runs.index:MODELS"),
+@click.option("--model", default=None, type=LazyChoice("metaeval.runs.texts.index:MODELS"),
               help="SERA: retrieval model. Default: the index's (see `metaeval index list`).")
 @click.option("--mu", default=None, type=FiniteFloatRange(0, min_open=True),
               help="SERA: Dirichlet prior of lm-dirichlet. Default: the index's (2000 unless built otherwise).")
@@ -125,7 +125,7 @@ def score(obj: Context, dataset, metrics, variants, grid, js_n, js_target, js_st
     sentinel-src, sentinel-ref (with --human H) one-sided baselines checking the meta-evaluation
     (lightweight stand-ins for Perrella et al.'s 2024 sentinels).
     """
-    from metaeval.runs import scoring
+    from metaeval.runs.texts import scoring
 
     rouge_variants = list(variants)
     if grid:
@@ -145,7 +145,7 @@ def score(obj: Context, dataset, metrics, variants, grid, js_n, js_target, js_st
     plots = _plot_paths(sweep_plot, sweep_human)
     with obj.open() as wh:
         if sweep_human:
-            from metaeval.runs import sera as sera_runs
+            from metaeval.runs.texts import sera as sera_runs
 
             sera_runs.check_sweep(wh, dataset, sweep_human, sera)
         report, names, dropped = scoring.score_dataset(
@@ -181,7 +181,7 @@ def _plot_paths(stem, human):
 
 def _sweep(obj: Context, dataset, human, measures, prefix, stem):
     """The cut-off sweep's correlations (stored by the correlate analysis), printed and drawn."""
-    from metaeval.runs import sera as sera_runs
+    from metaeval.runs.texts import sera as sera_runs
 
     with obj.open() as wh:
         frame = sera_runs.sweep(wh, dataset, human, measures, prefix=prefix, progress=terminal_progress())

@@ -1,6 +1,6 @@
 """``metaeval simulate coverage|power``: which CI to trust on a dataset, and the power of each test
 (Deutsch, Dror & Roth 2021, §5), persisted. ``metaeval normality`` (appendix A) is its family's
-generated command (:mod:`metaeval.runs.simulation_families`)."""
+generated command (:mod:`metaeval.runs.metrics.simulation_families`)."""
 
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ def coverage(obj: Context, dataset, human, levels, trials, alpha, system_inputs,
              coefficients, methods):
     """How often a CI computed on a random half of the systems and inputs contains the
     correlation of the other half (the paper's Table 1); table ci_coverage."""
-    from metaeval.runs import simulation as simulation_runs
+    from metaeval.runs.metrics import simulation as simulation_runs
 
     with obj.open() as wh:
         summary = _run(lambda: simulation_runs.simulate_coverage(
@@ -74,7 +74,7 @@ def power(obj: Context, dataset, human, levels, trials, alpha, system_inputs, jo
           proportions, coefficients, methods):
     """How often each test concludes ROUGE-1 > R_k, ROUGE-1 on a random share of the tokens
     (the paper's Figure 3); scored from the stored texts; table power."""
-    from metaeval.runs import simulation as simulation_runs
+    from metaeval.runs.metrics import simulation as simulation_runs
 
     if proportions is None:
         proportions = ",".join(map(str, simulation_runs.PROPORTIONS))

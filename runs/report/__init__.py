@@ -6,18 +6,18 @@ Its first screen answers "which metrics agree best with the humans, and how sure
 metrics ranked by their correlation with the human judgment, with confidence intervals, the
 significance clusters where the stored tests support them, and the human ceiling as a row. The
 ranking is computed from the stored rows exactly as ``metaeval evaluate`` computes its table
-(:func:`metaeval.runs.evaluate.evaluation_table`: clusters only when every pair of ranked metrics
+(:func:`metaeval.runs.metrics.evaluate.evaluation_table`: clusters only when every pair of ranked metrics
 was tested on the cells the warehouse holds now and the tests can reach their corrected level;
 an undefined correlation is never ranked). Then the figures, then the datasets, measures and the
 runs behind every number (parameters, versions, data fingerprints), collapsed.
 
 Nothing is recomputed, with one exception, said in its captions: the per-input Kendall tau drawn
 against the input properties (the figure 1 of Bhandari et al. 2020) is not persisted, so it is
-computed from the stored scores by :func:`metaeval.runs.agreement.tau_vs_property` for a few
+computed from the stored scores by :func:`metaeval.runs.agreement.score_ranges.tau_vs_property` for a few
 metric pairs. The report only reads the warehouse (it is opened read-only).
 
 The page is a list of sections assembled from the family registry (:func:`page.page_sections`):
-the answer, every family's sections (:meth:`metaeval.runs.families.Family.section`, by its
+the answer, every family's sections (:meth:`metaeval.runs.engine.families.Family.section`, by its
 ``report_position``), the dataset's. Each is a small function ``fn(ctx) -> Section | None`` of a
 :class:`Context` (the warehouse, the dataset, the human judgment, the reader's :class:`Words`,
 the runs collected): ``answer`` (the first screen), ``factuality`` (partial, subsets, detection,

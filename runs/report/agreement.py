@@ -85,7 +85,7 @@ def _properties(ctx: Context, s: Section, n: int, consensus: str, alpha: float, 
     warehouse's matrices by agreement_runs.tau_vs_property, for at most MAX_PROPERTY_PAIRS pairs."""
     from metaeval.analyses import agreement
     from metaeval.present import agreement_plots
-    from metaeval.runs import agreement as agreement_runs
+    from metaeval.runs.agreement import score_ranges as agreement_runs
 
     metrics = json.loads(consensus)
     setting = (f"{'significant' if significant_only else 'all'} per-input taus (alpha {alpha}), consensus of "

@@ -1,7 +1,7 @@
 """The first screen: the metrics ranked by their correlation with each human judgment, with
 their intervals, the significance clusters where the stored tests support them, and the human
 ceiling as a row -- computed from the stored rows exactly as ``evaluate`` computes its table
-(:func:`metaeval.runs.evaluate.evaluation_table`)."""
+(:func:`metaeval.runs.metrics.evaluate.evaluation_table`)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from metaeval.present import figures, ranking_tables
 from metaeval.analyses.stats import vocabulary
 from metaeval.core import Store
 from metaeval.errors import Argument, Hint
-from metaeval.runs import annotators
+from metaeval.runs.agreement import annotators
 from metaeval.runs.report.cells import integer, minus, missing_value, number, slug
 from metaeval.runs.report.context import Context, Section
 
@@ -40,7 +40,7 @@ def _cluster_rule_text(rule: str = "any") -> str:
 
 @dataclass
 class _Stored:
-    """Stored rows in the shape :func:`metaeval.runs.evaluate.evaluation_table` reads an analysis'
+    """Stored rows in the shape :func:`metaeval.runs.metrics.evaluate.evaluation_table` reads an analysis'
     outcome: its scope and its latest rows (nothing is run)."""
 
     scope: object
@@ -53,7 +53,7 @@ class _Stored:
 @dataclass
 class Ranked:
     """The metrics ranked against one human judgment at one level and coefficient: the rows of
-    :func:`metaeval.runs.evaluate.evaluation_table` (with the human ceiling's columns), the
+    :func:`metaeval.runs.metrics.evaluate.evaluation_table` (with the human ceiling's columns), the
     intervals' and tests' settings read (None: none stored), and why no clusters are given."""
 
     human: str
@@ -152,7 +152,8 @@ def _ranked(ctx: Context, human: str, level: str, coefficient: str, c: pd.DataFr
             t: pd.DataFrame, ceiling: pd.DataFrame, every_metric: list[str]) -> Ranked:
     """The ranking of one level and coefficient from its stored correlations ``c``, intervals
     ``ci`` and tests ``t``, as ``evaluate`` would table them (nothing is run)."""
-    from metaeval.runs import evaluate, parameters, selection
+    from metaeval.runs.metrics import evaluate
+    from metaeval.runs.engine import parameters, selection
 
     metrics = tuple(sorted(c["metric"]))
     scope = selection.Scope(ctx.dataset, human, metrics, (level,), (coefficient,))

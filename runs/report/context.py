@@ -82,7 +82,7 @@ class Context:
         """The latest rows of the result ``table`` for the report's dataset, every subset (and
         every human: a family's table may have none); empty when no run ever created the table."""
         from metaeval import schema
-        from metaeval.runs import engine
+        from metaeval.runs.engine import analyse as engine
 
         view = schema.latest_view(table)
         if not self.wh.con.execute("SELECT count(*) FROM duckdb_views() WHERE view_name = ?", [view]).fetchall()[0][0]:
@@ -91,9 +91,9 @@ class Context:
 
     def tests(self, family: str) -> pd.DataFrame:
         """The latest stored tests of ``family`` for the report's dataset (every subset and human):
-        the rows of its :attr:`~metaeval.runs.families.Family.tests_table`, the table the conclusion
+        the rows of its :attr:`~metaeval.runs.engine.families.Family.tests_table`, the table the conclusion
         layer reads its tests from, in the order they were written; empty when none."""
-        from metaeval.runs.families import FAMILIES
+        from metaeval.runs.engine.families import FAMILIES
 
         table = FAMILIES[family].tests_table
         if table is None:
@@ -116,7 +116,7 @@ class Context:
     def data(self, human: str, metrics: Sequence[str]):
         """The cells of ``metrics`` and ``human`` (read once per human), to check that stored
         tests were computed on the cells the warehouse holds now."""
-        from metaeval.runs import selection
+        from metaeval.runs.engine import selection
 
         if self._data is None or self._data[0] != human or not set(metrics) <= set(self._data[1]):
             scope = selection.Scope(self.dataset, human, tuple(metrics), vocabulary.LEVELS[:1],

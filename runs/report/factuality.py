@@ -132,7 +132,7 @@ def _pooled_missing(ctx: Context, key: tuple, name: str, metrics: list[str]) -> 
 def subset_arguments(subset: str) -> tuple:
     """The ``where`` and ``by`` arguments that compute the results of ``subset`` (its label:
     ``attr=value`` conditions joined with `` & ``; ``attr=*`` the macro average over attr)."""
-    from metaeval.runs import selection
+    from metaeval.runs.engine import selection
 
     if not subset:
         return ()

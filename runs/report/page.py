@@ -21,7 +21,7 @@ from metaeval.runs.report.context import Context, Section, Words
 SectionFn = Callable[[Context], "Section | None"]
 
 #: The page's own sections, in order: (name, function): the answer and the dataset's. Every
-#: family's sections stand between them (:meth:`metaeval.runs.families.Family.section`, by the
+#: family's sections stand between them (:meth:`metaeval.runs.engine.families.Family.section`, by the
 #: families' ``report_position``: :func:`page_sections`); sections that share an anchor (the four
 #: of factual consistency) are one section of the page (:func:`merge`). :func:`register_section`
 #: adds a section that is no family's; the page closes with what is not computed yet (before the
@@ -36,7 +36,7 @@ def register_section(name: str, fn: SectionFn, after: str | None = None) -> None
     """Add the section ``fn(ctx) -> Section | None`` named ``name`` to the page: after the section
     named ``after`` (a name of :func:`page_sections`), by default after the last section of
     results (before the dataset's). A family shows its sections through its
-    :meth:`~metaeval.runs.families.Family.section` instead."""
+    :meth:`~metaeval.runs.engine.families.Family.section` instead."""
     names = [n for n, _ in page_sections()]
     if name in names:
         raise ValueError(f"the report already has a section named {name!r}")
@@ -54,10 +54,10 @@ _PLACED: dict[str, str | None] = {}
 
 def page_sections() -> list[tuple[str, SectionFn]]:
     """The page's sections in order: the answer, every registered family's
-    (:meth:`metaeval.runs.families.Family.section`, by ``report_position``, then the registry's
+    (:meth:`metaeval.runs.engine.families.Family.section`, by ``report_position``, then the registry's
     order), the dataset's; a section added by :func:`register_section` where it was placed. A
     family declared in its own module adds its sections to the page with no change here."""
-    from metaeval.runs.families import FAMILIES
+    from metaeval.runs.engine.families import FAMILIES
 
     families = sorted(FAMILIES.values(), key=lambda f: f.report_position)   # stable: the registry's order
     page = [s for s in SECTIONS if s[0] not in _PLACED]

@@ -12,7 +12,7 @@ from metaeval.analyses import conclusions, stored_tests
 from metaeval.present import figures
 from metaeval.core import Store
 from metaeval.errors import Hint
-from metaeval.runs import annotators
+from metaeval.runs.agreement import annotators
 from metaeval.runs.report.cells import in_order, missing_value, number, slug, table_html
 from metaeval.runs.report.context import Context, Section
 
@@ -61,7 +61,7 @@ def _clustered(ctx: Context, part: pd.DataFrame, human: str, subset: str) -> lis
     the one on single inputs when stored (every cell; for a subset, only that it is clustered)."""
     import html
 
-    from metaeval.runs import clusters
+    from metaeval.runs.engine import clusters
 
     attributes = {clusters.json_get(c, clusters.KEY) for c in part["conventions"]} - {None}
     if not attributes:

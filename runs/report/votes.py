@@ -128,7 +128,7 @@ def _rating(value, lower, upper, scale: str) -> tuple[str, str]:
 
 def lc_winrate(ctx: Context) -> Section | None:
     """The length-controlled win rates stored for the dataset; None when none is."""
-    from metaeval.runs.length_control import variant
+    from metaeval.runs.votes.length_control import variant
 
     rows = ctx.latest("lc_winrates")
     if rows.empty:

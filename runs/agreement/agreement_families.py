@@ -1,0 +1,75 @@
+"""The agreement families: do metrics agree with each other (``agreement``: its computation
+:mod:`metaeval.runs.agreement.score_ranges`, with ``--bins`` :mod:`metaeval.runs.agreement.agreement_curves`), and do the
+annotators (``annotators``: :mod:`metaeval.runs.agreement.annotators`)?
+
+This module is read when the command line starts: it imports its computation inside ``compute``.
+"""
+
+from __future__ import annotations
+
+from metaeval.runs.agreement.agreement_curves import BASELINE as CURVE_BASELINE, BINS as CURVE_BINS, PAIRS as CURVE_PAIRS
+from metaeval.runs.agreement.agreement_curves import PROTOCOL as CURVE_PROTOCOL
+from metaeval.runs.engine.families import (ALPHA, DATASET, FORCE, JOBS, K, LEVELS, METRICS, PLAIN_COEFFICIENTS, SEED, WHERE,
+                                    Family, Option, register)
+
+
+@register
+class Agreement(Family):
+    name = "agreement"
+    topic = "metrics"
+    headline = "Do metrics agree with each other in the low, middle and top of the range?"
+    report = ("metaeval.runs.report.agreement:agreement",)
+    report_position = 110
+    summary = "Do metrics agree with each other in the low, middle and top of each input's score range?"
+    tables = ("score_range_agreement", "input_properties", "property_agreement", "agreement_curves")
+    options = (DATASET.but(help="Dataset to analyse (no human judgment needed)."),
+               METRICS.but(help="Metrics (globs over automatic measures); their mean normalised score defines each "
+                                "input's score range. Default: all. Repeatable."),
+               ALPHA.but(help="Significance level of the per-input Kendall taus."),
+               Option("significant_only", default=False, kind="flag",
+                      help="Average only per-input taus with p <= alpha (the paper's setting)."),
+               Option("normalisation", default="input", kind="choice",
+                      choices="metaeval.analyses.agreement:NORMALISATIONS",
+                      help="Min-max normalise each metric over each input's summaries, or over the whole dataset, "
+                           "before averaging them into the consensus score."),
+               CURVE_BINS, CURVE_PROTOCOL, CURVE_PAIRS, CURVE_BASELINE,
+               SEED.but(help="--bins: seed of the pair sampling and of the random scores; recorded with every row."),
+               JOBS, FORCE)
+    positional = ("dataset", "metrics")
+
+    def compute(self, wh, *, dataset, metrics, **params):
+        """:func:`metaeval.runs.agreement.score_ranges.run_agreement`: ``score_range_agreement`` and
+        ``property_agreement`` rows of its setting (and ``agreement_curves`` with ``bins``)."""
+        from metaeval.runs.agreement import score_ranges as agreement
+
+        scope = agreement.resolve(wh, dataset, metrics)
+        summary = agreement.run_agreement(wh, scope, **params)
+        alpha, significant_only = params["alpha"], params["significant_only"]
+        return {"score_range_agreement": agreement.latest_rows(wh, scope, params["normalisation"], alpha,
+                                                               significant_only),
+                "property_agreement": agreement.latest_property_rows(wh, scope, alpha, significant_only),
+                **({} if summary.curves is None else {"agreement_curves": summary.curves})}
+
+
+@register
+class Annotators(Family):
+    name = "annotators"
+    topic = "metrics"
+    summary = "How much the annotators agree, and the human ceiling."
+    tables = ("annotator_agreement", "human_ceiling")
+    options = (DATASET,
+               Option("humans", multiple=True, metavar="GLOB", flag="--human",
+                      help="Human measures (globs), e.g. 'expert.*'. Default: every human measure. Repeatable."),
+               LEVELS.but(help="Level(s) of the correlations. Default: all three."), PLAIN_COEFFICIENTS,
+               K.but(help="Boot-Both resamples of the leave-one-out ceiling's interval."), ALPHA,
+               Option("splits", default=100, kind="int", minimum=1, help="Random splits of the split-half estimate."),
+               SEED, FORCE, WHERE)
+    positional = ("dataset", "humans", "levels", "coefficients")
+
+    def compute(self, wh, *, dataset, **params):
+        """:func:`metaeval.runs.agreement.annotators.annotators`: ``annotator_agreement`` and ``human_ceiling`` rows."""
+        from metaeval.runs.agreement import annotators
+
+        summaries = annotators.annotators(wh, dataset, **params)
+        agreement, ceiling = annotators.latest(wh, dataset, [s.human for s in summaries])
+        return {"annotator_agreement": agreement, "human_ceiling": ceiling}

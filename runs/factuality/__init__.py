@@ -1,0 +1,3 @@
+"""Factual-consistency protocol: metrics as detectors on binary labels (detection) and error categories
+of a human judgment (categories).
+"""

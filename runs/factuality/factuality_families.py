@@ -1,0 +1,81 @@
+"""The factuality families: metrics as detectors of the cells a binary human judgment marks
+(``detection``: :mod:`metaeval.runs.factuality.detection`) and the error categories of the human judgment
+(``categories``: :mod:`metaeval.runs.factuality.categories`, FRANK's ablation).
+
+This module is read when the command line starts: it imports its computation inside ``compute``.
+"""
+
+from __future__ import annotations
+
+from metaeval.runs.engine.families import (ALPHA, ALTERNATIVE, BY, CORRECTION, CORRECTION_GROUP, DATASET, FORCE, HUMAN, K,
+                                    METRICS, SCOPE, SEED, WHERE, Family, Option, register)
+
+
+@register
+class Detection(Family):
+    name = "detection"
+    topic = "metrics"
+    headline = "Metrics as detectors of the cells a binary human judgment marks positive."
+    report = ("metaeval.runs.report.factuality:detection",)
+    report_position = 20
+    summary = "Metrics judged as detectors of the cells a binary human judgment marks positive."
+    tables = ("detection", "detection_tests")
+    tests_table = "detection_tests"
+    options = (DATASET, HUMAN.but(help="The human judgment giving the labels, e.g. consistent."),
+               Option("positive", kind="float", required=True, metavar="V",
+                      help="A cell is positive (consistent) when its human value is >= V (<= V for a lower-is-better "
+                           "judgment); a 0/1 label: --positive 1."),
+               METRICS, WHERE, BY,
+               Option("tune", kind="where", multiple=True, metavar="ATTR=VALUE",
+                      help="Tune each metric's threshold (maximising balanced accuracy) on the cells of this subset, "
+                           "e.g. split=validation (with --by, per group), and apply it to the --where cells. "
+                           "Repeatable (AND). Default: tuned on the evaluated cells themselves (optimistic)."),
+               Option("threshold", kind="float", metavar="T",
+                      help="A fixed threshold instead of a tuned one: predicted positive when score > T (score < T "
+                           "for a lower-is-better measure: T in each measure's own scale)."),
+               K.but(help="Bootstrap resamples of the intervals and the paired tests (each re-tunes the threshold)."),
+               ALPHA.but(help="Intervals 1 - alpha; tests' level."), SEED,
+               ALTERNATIVE.but(help="H1 of the paired tests between metrics."),
+               CORRECTION.but(help="Multiple-comparison correction of the paired tests."),
+               CORRECTION_GROUP.but(help="The family corrected together: each metric_a's tests (per group and "
+                                         "statistic), or all."),
+               Option("tests", default=True, kind="switch", help="Paired tests between the metrics."),
+               FORCE)
+    positional = ("dataset", "human", "metrics")
+
+    def compute(self, wh, **params):
+        """:func:`metaeval.runs.factuality.detection.detection`: the ``detection`` rows of its setting (per
+        metric and group, the macro average last) and the ``detection_tests`` rows (empty with one
+        metric or ``tests=False``)."""
+        from metaeval.runs.factuality import detection
+
+        out = detection.detection(wh, **params)
+        return {"detection": out.rows, "detection_tests": out.tests}
+
+
+@register
+class Categories(Family):
+    name = "categories"
+    topic = "metrics"
+    headline = "Error categories of the human judgment: FRANK's ablation (Pagnoni 2021)."
+    report = ("metaeval.runs.report.factuality:categories",)
+    report_position = 30
+    summary = "Error categories of the human judgment (FRANK's ablation, Pagnoni et al. 2021)."
+    tables = ("error_categories",)
+    options = (*SCOPE,
+               Option("category_measures", multiple=True, metavar="CATEGORY=MEASURE", flag="--category",
+                      help="An error category and its human measure (one judgment per error type). Repeatable."),
+               Option("ablations", multiple=True, metavar="CATEGORY=MEASURE", flag="--ablation",
+                      help="The overall judgment (--human) with CATEGORY ignored, as a human measure. Repeatable."))
+    positional = ("dataset", "human", "category_measures", "ablations", "metrics", "levels", "coefficients")
+    aliases = {"categories": "category_measures"}
+
+    def compute(self, wh, *, dataset, human, category_measures, ablations, metrics, levels, coefficients, **params):
+        """:func:`metaeval.runs.factuality.categories.categories`' rows (table ``error_categories``): each
+        metric's correlation with each error category and the drop of its correlation with
+        ``human`` when the category is ignored (``ablations``)."""
+        from metaeval.runs.factuality import categories as family
+
+        out = family.categories(wh, dataset, human, category_measures, ablations, metrics, levels, coefficients,
+                                **params)
+        return family.rows(wh, out)

@@ -1,0 +1,3 @@
+"""MT and spans: raters of MQM / ESA judgments (raters) and predicted error spans against the human
+ones (span-eval).
+"""
