@@ -320,19 +320,33 @@ def _spearman_forms(X: np.ndarray, Y: np.ndarray, Z: np.ndarray) -> dict:
     Q = w[:, :, None] * (G2 - G1)
     l = w * (sums[:, 1] - sums[:, 0]) + np.einsum("mik,mi->mk", G1, w)
     c0 = (w * sums[:, 0]).sum(axis=1)
-    values = [np.unique(np.concatenate([X[:, j], Y[:, j]]), return_counts=True) for j in range(m)]
-    values = [v[c > 1] for v, c in values]
-    V = max(1, max(len(v) for v in values))
-    B, alpha_x, alpha_y = np.zeros((m, n, V)), np.zeros((m, V)), np.zeros((m, V))
-    for j, v in enumerate(values):
-        ex, ey = X[:, j, None] == v, Y[:, j, None] == v  # (N, len(v))
-        B[j, :, :len(v)] = ey.astype(float) - ex
-        alpha_x[j, :len(v)], alpha_y[j, :len(v)] = ex.sum(axis=0), ey.sum(axis=0)
+    B, alpha_x, alpha_y = _tied_values(X, Y)
     l_y = l + Q.sum(axis=1) + Q.sum(axis=2)
     A = np.concatenate([Q.transpose(0, 2, 1), l[..., None], l_y[..., None], B], axis=2)
     dtype = np.float32 if 2 * n**3 < 2**22 else np.float64
     return {"A": np.ascontiguousarray(A, dtype=dtype), "c0": c0, "cy": c0 + l.sum(axis=1) + Q.sum(axis=(1, 2)),
             "alpha_x": alpha_x, "alpha_y": alpha_y, "var_z": (w * w).sum(axis=1)}
+
+
+def _tied_values(X: np.ndarray, Y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per input j, the values v_q (q < V, ascending) seen twice or more among X[:, j] and
+    Y[:, j] (no NaN): B (M, N, V) = [y_ij = v_q] - [x_ij = v_q], alpha_x, alpha_y (M, V) the
+    counts of v_q in X[:, j] and Y[:, j]; zero-padded to the widest input (V >= 1). All inputs
+    at once (sorted columns; the equalities of np.unique's)."""
+    n, m = X.shape
+    S = np.sort(np.concatenate([X, Y]), axis=0)  # (2N, M)
+    first = np.ones(S.shape, dtype=bool)
+    first[1:] = S[1:] != S[:-1]   # a run of equal values starts
+    tied = first.copy()
+    tied[:-1] &= ~first[1:]       # ... and has a second value: a tied value
+    tied[-1] = False
+    rank = np.cumsum(tied, axis=0) - 1   # its q in the column
+    V = max(1, int(tied.sum(axis=0).max()))
+    values = np.full((m, V), np.nan)   # NaN: equal to nothing (the data have no NaN)
+    rows, cols = np.nonzero(tied)
+    values[cols, rank[rows, cols]] = S[rows, cols]
+    ex, ey = X.T[:, :, None] == values[:, None, :], Y.T[:, :, None] == values[:, None, :]  # (M, N, V)
+    return ey.astype(float) - ex, ex.sum(axis=1).astype(float), ey.sum(axis=1).astype(float)
 
 
 def _spearman_r(chunk: dict, P: np.ndarray, bits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
