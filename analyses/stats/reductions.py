@@ -115,7 +115,8 @@ def summary_mean(r: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray
         with np.errstate(invalid="ignore", divide="ignore"):
             if weights is None:
                 return r.sum(axis=-1) / r.shape[-1]
-            w = np.ascontiguousarray(np.broadcast_to(weights, r.shape))   # where's copy: its layout
+            shape = np.broadcast_shapes(r.shape, np.shape(weights))   # where's copy: its shape and layout
+            w = np.ascontiguousarray(np.broadcast_to(weights, shape))
             return (r * w).sum(axis=-1) / w.sum(axis=-1)
     defined = ~np.isnan(r)
     w = defined if weights is None else np.where(defined, weights, 0)
