@@ -242,10 +242,11 @@ def _ranked_system(zm: np.ndarray, coefficient: Coefficient) -> Callable[[np.nda
     n = zm.shape[0]
     if coefficient.name == "spearman":
         rz = scipy.stats.rankdata(zm)
+        count = np.uint8 if n <= 256 else np.int64   # counts below n: exact in uint8 (faster to sum)
 
         def spearman(m: np.ndarray) -> np.ndarray:
-            gt = m[:, :, None] > m[:, None, :]
-            less, greater = gt.sum(axis=2), gt.sum(axis=1)
+            gt = (m[:, :, None] > m[:, None, :]).view(np.uint8)
+            less, greater = (gt.sum(axis=a, dtype=count).astype(np.float64) for a in (2, 1))
             ranks = less + (n - less - greater + 1) / 2
             return corr(ranks, np.broadcast_to(rz, ranks.shape), batched.PEARSON)
 
@@ -370,15 +371,17 @@ def _spearman_r(chunk: dict, P: np.ndarray, bits: np.ndarray) -> tuple[np.ndarra
     """(M, c, p) per-input Spearman r of X' and Y' from the forms of :func:`_spearman_forms`."""
     n = bits.shape[2]
     quad = np.einsum("mcpn,mcn->mcp", P[..., :n], bits).astype(np.float64)
-    t = P[..., n + 2:]
     tied = bool(chunk["alpha_x"].any() or chunk["alpha_y"].any())   # else every t_v is 0: no ties
+    t = P[..., n + 2:].copy() if tied else None   # (a strided plane: its contiguous copy is faster to add to)
     var_z = chunk["var_z"][:, None]
     out = []
     for num, alpha, sign in ((chunk["c0"][:, None] + P[..., n] + quad, chunk["alpha_x"], 1),
                              (chunk["cy"][:, None] - P[..., n + 1] + quad, chunk["alpha_y"], -1)):
         ties = 0.0
         if tied:   # counts below 2n, sum_v t_v^3 <= (2n)^3: exact in P's dtype (see _spearman_forms)
-            tv = alpha[:, None].astype(t.dtype) + t if sign > 0 else alpha[:, None].astype(t.dtype) - t
+            # alpha + t, alpha - t (the latter in place of t: the x side's sums are taken)
+            tv = np.add(alpha[:, None].astype(t.dtype), t) if sign > 0 else np.subtract(
+                alpha[:, None].astype(t.dtype), t, out=t)
             cubes = np.multiply(tv, tv)   # tv * tv * tv - tv in place: the same operations
             np.multiply(cubes, tv, out=cubes)
             np.subtract(cubes, tv, out=cubes)   # summed over v by one BLAS product with ones (exact)
