@@ -168,8 +168,8 @@ def test_a_pair_deltas_do_not_depend_on_its_block(summeval, level, monkeypatch):
 @pytest.mark.parametrize("name", ["spearman", "kendall"])
 def test_exact_forms_do_not_depend_on_the_input_blocks(summeval, name, monkeypatch):
     """The exact forms' deltas (summary Spearman, Kendall tau-b) are the same bits whether each
-    chunk's product takes one input at a time or every input at once (BLOCK_CELLS), and
-    computed on one BLAS thread or two: every sum is exact."""
+    chunk's product takes one input at a time or every input at once (BLOCK_CELLS,
+    KENDALL_BLOCK_CELLS), and computed on one BLAS thread or two: every sum is exact."""
     from threadpoolctl import threadpool_limits
 
     metrics, Z = summeval
@@ -180,6 +180,7 @@ def test_exact_forms_do_not_depend_on_the_input_blocks(summeval, name, monkeypat
     runs = []
     for cells in (1, 2**30):
         monkeypatch.setattr(permuted_sums, "BLOCK_CELLS", cells)
+        monkeypatch.setattr(permuted_sums, "KENDALL_BLOCK_CELLS", cells)
         runs.append(permuted_sums.pairs_evaluator(standard, Z, "summary", coef)[0](mask))
     with threadpool_limits(limits=2, user_api="blas"):
         A = np.random.default_rng(1).integers(-8, 8, (300, 24)).astype(np.float32) / 4

@@ -141,7 +141,8 @@ def _chunk_deltas(chunk: dict, as_dtype: Callable[..., np.ndarray], kernel) -> n
     BLAS' product on one thread (:func:`._engine.one_blas_thread`; exact sums: the same bits
     as einsum's) a block of inputs at a time, the block's temporaries within
     :data:`BLOCK_CELLS` (the CPU's cache; 40 metrics' summary Spearman allocated and read
-    ~60 MB products per chunk and batch). Each block's r go to (p, c, M) arrays, the layout
+    ~60 MB products per chunk and batch; :data:`KENDALL_BLOCK_CELLS` for Kendall; at least
+    one input a block), each block's product into one reused buffer. Each block's r go to (p, c, M) arrays, the layout
     :func:`.reductions.summary_mean` sums in (no transposed copy of the whole)."""
     A = chunk["A"]
     bits = as_dtype(A.dtype)
