@@ -168,8 +168,8 @@ def test_a_pair_deltas_do_not_depend_on_its_block(summeval, level, monkeypatch):
 @pytest.mark.parametrize("name", ["spearman", "kendall"])
 def test_exact_forms_do_not_depend_on_the_input_blocks(summeval, name, monkeypatch):
     """The exact forms' deltas (summary Spearman, Kendall tau-b) are the same bits whether each
-    chunk's product takes one input at a time or every input at once (BLOCK_CELLS), and
-    computed on one BLAS thread or two: every sum is exact."""
+    chunk's product takes one input at a time or every input at once (BLOCK_CELLS,
+    KENDALL_BLOCK_CELLS), and computed on one BLAS thread or two: every sum is exact."""
     from threadpoolctl import threadpool_limits
 
     metrics, Z = summeval
@@ -180,6 +180,7 @@ def test_exact_forms_do_not_depend_on_the_input_blocks(summeval, name, monkeypat
     runs = []
     for cells in (1, 2**30):
         monkeypatch.setattr(permuted_sums, "BLOCK_CELLS", cells)
+        monkeypatch.setattr(permuted_sums, "KENDALL_BLOCK_CELLS", cells)
         runs.append(permuted_sums.pairs_evaluator(standard, Z, "summary", coef)[0](mask))
     with threadpool_limits(limits=2, user_api="blas"):
         A = np.random.default_rng(1).integers(-8, 8, (300, 24)).astype(np.float32) / 4
@@ -229,3 +230,53 @@ def test_summary_bootstrap_sums_do_not_depend_on_blas_threads(tmp_path):
                        env={**os.environ, "OPENBLAS_NUM_THREADS": threads, "OMP_NUM_THREADS": threads})
         samples.append(np.load(path))
     assert _same(*samples)
+
+
+def test_summary_mean_without_nan_is_the_masked_mean_bit_for_bit() -> None:
+    """summary_mean's path for r without NaN (the all-pairs kernels') gives the bits of the
+    masked formula it skips (where(defined, r, 0) * w summed, over sum w), unweighted and
+    weighted (weights broadcast like np.where's), on a transposed input too; and the weighted
+    means of a plain loop (math.fsum) to rounding, NaN inputs skipped."""
+    import math
+
+    from metaeval.analyses.stats.reductions import summary_mean
+
+    rng = np.random.default_rng(3)
+    r = rng.uniform(-1, 1, (100, 5, 3)).transpose(2, 1, 0)   # (3, 5, 100), not contiguous
+    counts = rng.integers(0, 3, (5, 100)).astype(np.float64)
+    for weights in (None, counts, counts[0]):
+        got = summary_mean(r, weights)
+        rc = np.ascontiguousarray(r)
+        defined = ~np.isnan(rc)
+        w = defined if weights is None else np.where(defined, weights, 0)
+        masked = (np.where(defined, rc, 0.0) * w).sum(axis=-1) / w.sum(axis=-1)
+        assert got.shape == masked.shape and got.tobytes() == masked.tobytes()
+        wb = np.broadcast_to(np.ones(100) if weights is None else weights, r.shape)
+        loop = [[math.fsum(r[a, b] * wb[a, b]) / math.fsum(wb[a, b]) for b in range(5)] for a in range(3)]
+        np.testing.assert_allclose(got, loop, rtol=1e-13)
+    with_nan = r.copy()
+    with_nan[0, 0, :7] = np.nan
+    keep = ~np.isnan(with_nan[0, 0])
+    np.testing.assert_allclose(summary_mean(with_nan)[0, 0], math.fsum(with_nan[0, 0][keep]) / keep.sum(), rtol=1e-13)
+
+
+def test_tied_values_equal_np_unique_per_input() -> None:
+    """_tied_values (every input at once) against np.unique input by input: the values seen
+    twice or more among X[:, j] and Y[:, j], ascending, their indicator differences and counts."""
+    rng = np.random.default_rng(5)
+    X, Y = rng.integers(0, 6, (7, 11)) / 2, rng.integers(0, 6, (7, 11)) / 2
+    X[:, 3], Y[:, 3] = np.arange(7), np.arange(7) + 10.5   # an input without ties
+    X[0, 4] = -0.0
+    Y[1, 4] = 0.0
+    B, alpha_x, alpha_y = permuted_sums._tied_values(X, Y)
+    V = max(1, max(int((np.unique(np.concatenate([X[:, j], Y[:, j]]), return_counts=True)[1] > 1).sum())
+                   for j in range(11)))
+    assert B.shape == (11, 7, V) and alpha_x.shape == alpha_y.shape == (11, V)
+    for j in range(11):
+        values, counts = np.unique(np.concatenate([X[:, j], Y[:, j]]), return_counts=True)
+        v = values[counts > 1]
+        np.testing.assert_array_equal(B[j, :, :len(v)], (Y[:, j, None] == v).astype(float) - (X[:, j, None] == v))
+        np.testing.assert_array_equal(alpha_x[j, :len(v)], (X[:, j, None] == v).sum(axis=0))
+        np.testing.assert_array_equal(alpha_y[j, :len(v)], (Y[:, j, None] == v).sum(axis=0))
+        assert not B[j, :, len(v):].any() and not alpha_x[j, len(v):].any() and not alpha_y[j, len(v):].any()
+    assert not B[3].any()

@@ -113,8 +113,9 @@ def _spearman_tables(X: np.ndarray, Z: np.ndarray) -> Callable[[np.ndarray], np.
             ranks = (W @ T).reshape(W.shape[0], 2, m, n) + (0.5 - (n + 1) / 2)  # centred ranks
         w = W[:, None, :]
         rx, rz = ranks[:, 0], ranks[:, 1]
-        num = (w * rx * rz).sum(axis=2)
-        vx, vz = (w * rx * rx).sum(axis=2), (w * rz * rz).sum(axis=2)
+        wx = w * rx   # (w * rx) * rz and (w * rx) * rx: the product w * rx once, the same operations
+        num = (wx * rz).sum(axis=2)
+        vx, vz = np.multiply(wx, rx, out=wx).sum(axis=2), (w * rz * rz).sum(axis=2)
         with np.errstate(invalid="ignore", divide="ignore"):
             r = np.clip(num / np.sqrt(vx * vz), -1.0, 1.0)
         return np.where((vx > 0) & (vz > 0), r, np.nan)

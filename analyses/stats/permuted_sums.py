@@ -57,6 +57,11 @@ PAIR_GROUP = 16 * PAIR_CHUNK
 #: Cells (inputs x resamples x columns) of an exact chunk's product computed at once (a block
 #: of inputs: its temporaries stay in the CPU's cache, :func:`_chunk_deltas`).
 BLOCK_CELLS = 2**16
+#: The same for summary Kendall: its kernel's many operations on small (inputs, c, p) planes
+#: cost more in call overhead than its larger product (~4 MB of float32) loses in cache:
+#: 2^20 cells took 0.7-0.8 of the CPU of 2^16 (one input a block at 40 metrics; the bits
+#: do not depend on the block: exact sums, elementwise operations).
+KENDALL_BLOCK_CELLS = 2**20
 
 #: Whether summary-level Kendall tau-b is computed here. Its stacked products measured slower
 #: than :mod:`.batched`'s per-pair matmul while they were einsums over every input at once;
@@ -115,38 +120,51 @@ def pairs_evaluator(metrics: list[np.ndarray], Z: np.ndarray, level: str, coeffi
     def evaluate(mask: np.ndarray) -> np.ndarray:
         full = np.broadcast_to(mask, (mask.shape[0], n, m))
         bits = np.ascontiguousarray(full.transpose(2, 0, 1))  # (M, c, N) bool
-        return np.concatenate([_chunk_deltas(chunk, bits, kernel) for chunk in chunks])[back]
+        converted: dict = {}   # the bits in a form's dtype, converted once per batch (not per chunk)
+
+        def as_dtype(dtype) -> np.ndarray:
+            if dtype not in converted:
+                converted[dtype] = bits.astype(dtype)
+            return converted[dtype]
+
+        return np.concatenate([_chunk_deltas(chunk, as_dtype, kernel) for chunk in chunks])[back]
 
     return evaluate, 8 * m * (n + 2 * width) + 48 * m * PAIR_CHUNK
 
 
-def _chunk_deltas(chunk: dict, bits: np.ndarray, kernel) -> np.ndarray:
-    """(p, c): the deltas of a chunk's pairs from the products bits @ A of each input.
+def _chunk_deltas(chunk: dict, as_dtype: Callable[..., np.ndarray], kernel) -> np.ndarray:
+    """(p, c): the deltas of a chunk's pairs from the products bits @ A of each input
+    (``as_dtype(A.dtype)``: the bits (M, c, N) in A's dtype).
 
     Pearson: einsum over every input at once (float64: the order of its sums is einsum's, the
     same whatever the threads). The exact forms (Spearman's quarters, Kendall's integers) take
     BLAS' product on one thread (:func:`._engine.one_blas_thread`; exact sums: the same bits
     as einsum's) a block of inputs at a time, the block's temporaries within
     :data:`BLOCK_CELLS` (the CPU's cache; 40 metrics' summary Spearman allocated and read
-    ~60 MB products per chunk and batch)."""
+    ~60 MB products per chunk and batch; :data:`KENDALL_BLOCK_CELLS` for Kendall; at least
+    one input a block), each block's product into one reused buffer. Each block's r go to (p, c, M) arrays, the layout
+    :func:`.reductions.summary_mean` sums in (no transposed copy of the whole)."""
     A = chunk["A"]
+    bits = as_dtype(A.dtype)
     m, c = bits.shape[:2]
-    rx, ry = np.empty((m, c, chunk["p"])), np.empty((m, c, chunk["p"]))
-    step = max(1, BLOCK_CELLS // (c * A.shape[2]))
+    rx, ry = np.empty((chunk["p"], c, m)), np.empty((chunk["p"], c, m))
+    step = max(1, (KENDALL_BLOCK_CELLS if kernel is _kendall_r else BLOCK_CELLS) // (c * A.shape[2]))
     if kernel is _pearson_r:   # the product at once (einsum's rounding as it was), r by blocks
-        b = bits.astype(A.dtype)
-        P = np.einsum("mcn,mnk->mck", b, A).reshape(m, c, chunk["p"], -1)  # (M, c, p, width)
+        P = np.einsum("mcn,mnk->mck", bits, A).reshape(m, c, chunk["p"], -1)  # (M, c, p, width)
         for start in range(0, m, step):
             block = slice(start, start + step)
-            rx[block], ry[block] = kernel(_inputs(chunk, block), P[block], b[block])
-        return summary_mean(rx.transpose(2, 1, 0)) - summary_mean(ry.transpose(2, 1, 0))
+            x, y = kernel(_inputs(chunk, block), P[block], bits[block])
+            rx[:, :, block], ry[:, :, block] = x.transpose(2, 1, 0), y.transpose(2, 1, 0)
+        return summary_mean(rx) - summary_mean(ry)
+    product = np.empty((min(step, m), c, A.shape[2]), A.dtype)   # each block's, reused
     with _engine.one_blas_thread():
         for start in range(0, m, step):
             block = slice(start, start + step)
-            b = bits[block].astype(A.dtype)
-            P = np.matmul(b, A[block]).reshape(b.shape[0], c, chunk["p"], -1)
-            rx[block], ry[block] = kernel(_inputs(chunk, block), P, b)
-    return summary_mean(rx.transpose(2, 1, 0)) - summary_mean(ry.transpose(2, 1, 0))
+            b = bits[block]
+            P = np.matmul(b, A[block], out=product[:b.shape[0]]).reshape(b.shape[0], c, chunk["p"], -1)
+            x, y = kernel(_inputs(chunk, block), P, b)
+            rx[:, :, block], ry[:, :, block] = x.transpose(2, 1, 0), y.transpose(2, 1, 0)
+    return summary_mean(rx) - summary_mean(ry)
 
 
 def _inputs(chunk: dict, block: slice) -> dict:
@@ -225,10 +243,11 @@ def _ranked_system(zm: np.ndarray, coefficient: Coefficient) -> Callable[[np.nda
     n = zm.shape[0]
     if coefficient.name == "spearman":
         rz = scipy.stats.rankdata(zm)
+        count = np.uint8 if n <= 256 else np.int64   # counts below n: exact in uint8 (faster to sum)
 
         def spearman(m: np.ndarray) -> np.ndarray:
-            gt = m[:, :, None] > m[:, None, :]
-            less, greater = gt.sum(axis=2), gt.sum(axis=1)
+            gt = (m[:, :, None] > m[:, None, :]).view(np.uint8)
+            less, greater = (gt.sum(axis=a, dtype=count).astype(np.float64) for a in (2, 1))
             ranks = less + (n - less - greater + 1) / 2
             return corr(ranks, np.broadcast_to(rz, ranks.shape), batched.PEARSON)
 
@@ -320,14 +339,7 @@ def _spearman_forms(X: np.ndarray, Y: np.ndarray, Z: np.ndarray) -> dict:
     Q = w[:, :, None] * (G2 - G1)
     l = w * (sums[:, 1] - sums[:, 0]) + np.einsum("mik,mi->mk", G1, w)
     c0 = (w * sums[:, 0]).sum(axis=1)
-    values = [np.unique(np.concatenate([X[:, j], Y[:, j]]), return_counts=True) for j in range(m)]
-    values = [v[c > 1] for v, c in values]
-    V = max(1, max(len(v) for v in values))
-    B, alpha_x, alpha_y = np.zeros((m, n, V)), np.zeros((m, V)), np.zeros((m, V))
-    for j, v in enumerate(values):
-        ex, ey = X[:, j, None] == v, Y[:, j, None] == v  # (N, len(v))
-        B[j, :, :len(v)] = ey.astype(float) - ex
-        alpha_x[j, :len(v)], alpha_y[j, :len(v)] = ex.sum(axis=0), ey.sum(axis=0)
+    B, alpha_x, alpha_y = _tied_values(X, Y)
     l_y = l + Q.sum(axis=1) + Q.sum(axis=2)
     A = np.concatenate([Q.transpose(0, 2, 1), l[..., None], l_y[..., None], B], axis=2)
     dtype = np.float32 if 2 * n**3 < 2**22 else np.float64
@@ -335,26 +347,56 @@ def _spearman_forms(X: np.ndarray, Y: np.ndarray, Z: np.ndarray) -> dict:
             "alpha_x": alpha_x, "alpha_y": alpha_y, "var_z": (w * w).sum(axis=1)}
 
 
+def _tied_values(X: np.ndarray, Y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per input j, the values v_q (q < V, ascending) seen twice or more among X[:, j] and
+    Y[:, j] (no NaN): B (M, N, V) = [y_ij = v_q] - [x_ij = v_q], alpha_x, alpha_y (M, V) the
+    counts of v_q in X[:, j] and Y[:, j]; zero-padded to the widest input (V >= 1). All inputs
+    at once (sorted columns; the equalities of np.unique's)."""
+    n, m = X.shape
+    S = np.sort(np.concatenate([X, Y]), axis=0)  # (2N, M)
+    first = np.ones(S.shape, dtype=bool)
+    first[1:] = S[1:] != S[:-1]   # a run of equal values starts
+    tied = first.copy()
+    tied[:-1] &= ~first[1:]       # ... and has a second value: a tied value
+    tied[-1] = False
+    rank = np.cumsum(tied, axis=0) - 1   # its q in the column
+    V = max(1, int(tied.sum(axis=0).max()))
+    values = np.full((m, V), np.nan)   # NaN: equal to nothing (the data have no NaN)
+    rows, cols = np.nonzero(tied)
+    values[cols, rank[rows, cols]] = S[rows, cols]
+    ex, ey = X.T[:, :, None] == values[:, None, :], Y.T[:, :, None] == values[:, None, :]  # (M, N, V)
+    return ey.astype(float) - ex, ex.sum(axis=1).astype(float), ey.sum(axis=1).astype(float)
+
+
 def _spearman_r(chunk: dict, P: np.ndarray, bits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(M, c, p) per-input Spearman r of X' and Y' from the forms of :func:`_spearman_forms`."""
     n = bits.shape[2]
     quad = np.einsum("mcpn,mcn->mcp", P[..., :n], bits).astype(np.float64)
-    t = P[..., n + 2:]
     tied = bool(chunk["alpha_x"].any() or chunk["alpha_y"].any())   # else every t_v is 0: no ties
+    t = P[..., n + 2:].copy() if tied else None   # (a strided plane: its contiguous copy is faster to add to)
     var_z = chunk["var_z"][:, None]
     out = []
     for num, alpha, sign in ((chunk["c0"][:, None] + P[..., n] + quad, chunk["alpha_x"], 1),
                              (chunk["cy"][:, None] - P[..., n + 1] + quad, chunk["alpha_y"], -1)):
         ties = 0.0
         if tied:   # counts below 2n, sum_v t_v^3 <= (2n)^3: exact in P's dtype (see _spearman_forms)
-            tv = alpha[:, None].astype(t.dtype) + t if sign > 0 else alpha[:, None].astype(t.dtype) - t
-            cubes = tv * tv * tv - tv   # summed over v by one BLAS product with ones (exact)
+            # alpha + t, alpha - t (the latter in place of t: the x side's sums are taken)
+            tv = np.add(alpha[:, None].astype(t.dtype), t) if sign > 0 else np.subtract(
+                alpha[:, None].astype(t.dtype), t, out=t)
+            cubes = np.multiply(tv, tv)   # tv * tv * tv - tv in place: the same operations
+            np.multiply(cubes, tv, out=cubes)
+            np.subtract(cubes, tv, out=cubes)   # summed over v by one BLAS product with ones (exact)
             ties = (cubes.reshape(-1, cubes.shape[-1]) @ np.ones(cubes.shape[-1], t.dtype)).reshape(
                 cubes.shape[:-1]).astype(np.float64)
         var_x = (n**3 - n - ties) / 12
+        # clip(num / sqrt(var_x var_z)), NaN where a variance is 0: in place (num is new), the same operations
+        scale = np.multiply(var_x, var_z)
         with np.errstate(invalid="ignore", divide="ignore"):
-            r = np.clip(num / np.sqrt(var_x * var_z), -1.0, 1.0)
-        out.append(np.where((var_x > 0) & (var_z > 0), r, np.nan))
+            np.sqrt(scale, out=scale)
+            np.divide(num, scale, out=num)
+        np.clip(num, -1.0, 1.0, out=num)
+        num[~np.broadcast_to((var_x > 0) & (var_z > 0), num.shape)] = np.nan
+        out.append(num)
     return out[0], out[1]
 
 
@@ -388,5 +430,20 @@ def _kendall_r(chunk: dict, P: np.ndarray, bits: np.ndarray) -> tuple[np.ndarray
             count = chunk["n_y"][:, None] - lin[6]
             sums = [const[..., f] - lin[f] - 2 * lin[3 + f] + quad[f] for f in range(3)]
         total = count * count
-        out.append(kendall_tau(sums[0], count, total - sums[1], total - sums[2], "b"))
+        out.append(_tau_b(sums[0], np.subtract(total, sums[1], out=sums[1]), np.subtract(total, sums[2], out=sums[2])))
     return out[0], out[1]
+
+
+def _tau_b(s: np.ndarray, untied_x: np.ndarray, untied_z: np.ndarray) -> np.ndarray:
+    """:func:`.correlation.kendall_tau`'s tau-b (the same operations, in the same order) in
+    place of the new arrays ``s``, ``untied_x`` and ``untied_z`` (all of one shape)."""
+    undefined = (untied_x == 0) | (untied_z == 0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        np.divide(s, 2, out=s)   # s / 2 / sqrt(untied_x / 2) / sqrt(untied_z / 2)
+        for untied in (untied_x, untied_z):
+            np.divide(untied, 2, out=untied)
+            np.sqrt(untied, out=untied)
+            np.divide(s, untied, out=s)
+    np.clip(s, -1.0, 1.0, out=s)
+    s[undefined] = np.nan
+    return s

@@ -109,6 +109,15 @@ def summary_mean(r: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray
     has a defined correlation.
     """
     r = np.ascontiguousarray(r)  # numpy's summation order depends on the memory layout
+    if r.ndim and r.shape[-1] and not np.isnan(r).any():
+        # every correlation defined: where(defined, r, 0) * w is r * w (times 1 without
+        # weights), the same values in the same layout, summed in the same order
+        with np.errstate(invalid="ignore", divide="ignore"):
+            if weights is None:
+                return r.sum(axis=-1) / r.shape[-1]
+            shape = np.broadcast_shapes(r.shape, np.shape(weights))   # where's copy: its shape and layout
+            w = np.ascontiguousarray(np.broadcast_to(weights, shape))
+            return (r * w).sum(axis=-1) / w.sum(axis=-1)
     defined = ~np.isnan(r)
     w = defined if weights is None else np.where(defined, weights, 0)
     with np.errstate(invalid="ignore", divide="ignore"):
