@@ -503,24 +503,23 @@ def _validated(con, raw: str, file: str, human, lower, wide: bool, has_input: bo
                 raise Unsure(f"{column} ids with spaces around them, or longer than a CSV field may be")
         except InputError:
             raise Unsure(f"a blank {column}, or one with a control character") from None
-    measures = ids["measure"]
-    globbed = "[" + ", ".join(f"'{_escape(m)}'" for m in measures if matches(m, human)) + "]"
+    kinds = _kinds(given, human)
+    if any(some != every for _, some, every, _ in kinds):
+        raise Unsure("a measure with rows of both kinds")
     view = f"_cells_{origin}"
     # the rows as two parts: load's scans of the scores (annotator NULL) and of the judgments each
-    # read one part, filtered in the scan (1.5 s of CPU less on 22M rows without kinds; with kinds,
-    # a CASE over every row made both scans read all of them). A row is a judgment when its kind
-    # is human, it has an annotator, or it has no kind and ``human`` matches its measure.
-    judged = f"list_contains({globbed}, measure)"
-    if labelled:
-        judged = f"(kind = {KIND_HUMAN} OR annotator IS NOT NULL OR (kind = {KIND_NONE} AND {judged}))"
+    # read one part, filtered in the scan on the measure (1.5 s of CPU less on 22M rows). A row is
+    # a judgment when its kind is human, it has an annotator, or it has no kind and ``human``
+    # matches its measure; every row of a measure is of one kind (checked just above, from the
+    # same rows), so a row is a judgment exactly when its measure is one of the judged ones, also
+    # in a file with kinds or annotators (a test of the kind and annotator on every row there made
+    # both scans read all rows and every column: bench/README.md)
+    judged = "list_contains([" + ", ".join(f"'{_escape(m)}'" for m, some, *_ in kinds if some) + "], measure)"
     cells = " UNION ALL ".join(
         f"""SELECT system, input, measure, {label} AS annotator, value, CAST(NULL AS BIGINT) AS line
             FROM {raw} WHERE {test}{judged}"""
         for label, test in (("CAST(NULL AS VARCHAR)", "NOT "), ("coalesce(annotator, '0')" if labelled else "'0'", "")))
     con.execute(f"CREATE OR REPLACE TEMP VIEW {view} AS {cells}")
-    kinds = _kinds(given, human)
-    if any(some != every for _, some, every, _ in kinds):
-        raise Unsure("a measure with rows of both kinds")
     judgments = sum(n for *_, n in kinds)
     systems = sorted(ids["system"])
     return Batch(
