@@ -6,6 +6,7 @@ through Python. Anything it cannot vouch for is :class:`Unsure`, and
 from __future__ import annotations
 
 import csv
+import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -28,7 +29,7 @@ from metaeval.ingest.table_files import (
     is_wide,
     wide_measures,
 )
-from metaeval.batch import Batch
+from metaeval.batch import REFERENCE_COLUMNS, SUMMARY_COLUMNS, DOCUMENT_COLUMNS, CELL_COLUMNS, Batch, Columns
 
 if TYPE_CHECKING:  # imported where used
     import pandas as pd
@@ -107,9 +108,7 @@ def stage(con: duckdb.DuckDBPyConnection, source: Path | pd.DataFrame, *, human:
     cost of comparing the names here: what :func:`ingest` does."""
     import threading
 
-    import pandas as pd
-
-    frame = source if isinstance(source, pd.DataFrame) else None
+    frame = source if is_frame(source) else None
     file = name if frame is not None or name is not None else str(source)
     digest: list[str] = []
     text: dict[str, int | bool] = {}
@@ -153,6 +152,13 @@ def stage(con: duckdb.DuckDBPyConnection, source: Path | pd.DataFrame, *, human:
     if frame is None and not copy:  # read through a view until the merge: it must not change meanwhile
         batch.unchanged = lambda: _check_unchanged(Path(source), stat)
     return batch
+
+
+def is_frame(source) -> bool:
+    """Whether ``source`` is a pandas DataFrame (none is when pandas was never imported: a file's
+    ingest does not import it)."""
+    pd = sys.modules.get("pandas")
+    return pd is not None and isinstance(source, pd.DataFrame)
 
 
 def _check_csv_text(con, relation: str, columns: list[str], text: dict, records: int | None) -> None:
@@ -469,8 +475,6 @@ def _validated(con, raw: str, file: str, human, lower, wide: bool, has_input: bo
     (cells given twice: only with ``check_duplicates``). ``labelled``: the rows may have a kind
     or an annotator (else a row is a judgment exactly when ``human`` matches its measure);
     ``flagged``: they may have ``_bad`` set (else it is false)."""
-    import pandas as pd
-
     duplicates = ("count(*) - count(DISTINCT hash(system, input, measure, annotator))" if check_duplicates
                   else "0")
     # one scan for the row checks and the distinct ids, one GROUP BY for the measures' kinds (the
@@ -524,11 +528,12 @@ def _validated(con, raw: str, file: str, human, lower, wide: bool, has_input: bo
     systems = sorted(ids["system"])
     return Batch(
         file=file, format=FORMAT, sha256="", options=batch_options(human, lower, has_input, wide),
-        systems=pd.DataFrame({"name": systems, "type": None}),
-        measures=pd.DataFrame({"name": [m for m, *_ in kinds],
-                               "kind": ["human" if k else "automatic" for _, k, *_ in kinds],
-                               "direction": ["lower" if matches(m, lower) else "higher" for m, *_ in kinds]},
-                              columns=["name", "kind", "direction"]),
+        systems=Columns({"name": systems, "type": [None] * len(systems)}),
+        measures=Columns({"name": [m for m, *_ in kinds],
+                          "kind": ["human" if k else "automatic" for _, k, *_ in kinds],
+                          "direction": ["lower" if matches(m, lower) else "higher" for m, *_ in kinds]}),
+        cells=Columns.empty_of(CELL_COLUMNS), summaries=Columns.empty_of(SUMMARY_COLUMNS),
+        references=Columns.empty_of(REFERENCE_COLUMNS), documents=Columns.empty_of(DOCUMENT_COLUMNS),
         cells_table=view, cell_counts=(rows - judgments, judgments), unique_cells=check_duplicates,
         cell_inputs=ids["input"],
     )
