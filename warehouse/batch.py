@@ -1,5 +1,6 @@
 """What one parsed file contributes to :func:`metaeval.load.load` (:class:`Batch`, plain
-DataFrames of names and values, each row remembering its line) and what loading it did
+DataFrames of names and values, each row remembering its line, or lists of them,
+:class:`Columns`, for a file staged in DuckDB) and what loading it did
 (:class:`LoadReport`). Its own module so that the merge step (:mod:`metaeval.merge`) and the
 ingest parsers name these types without importing the loader."""
 

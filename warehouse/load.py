@@ -1,7 +1,8 @@
 """Atomic, idempotent loading of parsed files into the warehouse.
 
 Ingest modules parse a file into a :class:`Batch` (plain DataFrames of names and values,
-each row remembering its line). :func:`load` merges batches in one transaction: new
+each row remembering its line; a file staged in DuckDB: its cells there, its systems and
+measures as :class:`~metaeval.batch.Columns`, without pandas). :func:`load` merges batches in one transaction: new
 measures are added, and new systems and inputs (to a dataset that has some, only with
 ``allow_new``: an unknown id is more often a typo); values new to the warehouse are inserted;
 values equal to the stored ones are left alone (so re-ingesting a file changes nothing); values
