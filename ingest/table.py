@@ -37,9 +37,9 @@ import itertools
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import duckdb
-import pandas as pd
 
 from metaeval.core import Store
 from metaeval.errors import ConflictError, DuplicateCellsError, InputError, NewIdsError, WarehouseError
@@ -70,8 +70,11 @@ from metaeval.ingest.table_files import (  # noqa: F401 (the table's layout and 
     stream_rows,
     wide_measures,
 )
-from metaeval.ingest.table_staged import Unsure, drop_staged, stage
+from metaeval.ingest.table_staged import Unsure, drop_staged, is_frame, stage
 from metaeval.batch import Batch, LoadReport
+
+if TYPE_CHECKING:  # imported where used: a file's ingest needs no pandas (~0.5 s of CPU)
+    import pandas as pd
 
 
 def parse(path: Path, *, human: Sequence[str] = (), lower: Sequence[str] = ()) -> Batch:
@@ -101,6 +104,8 @@ def stage_exact(con: duckdb.DuckDBPyConnection, path: Path, *, human: Sequence[s
     malformed CSV line, bytes that are not UTF-8) is the error even after a bad record: so here,
     after the first bad record, the rest of the file is read for such an error. ``name``: the
     file's name in the batch and in its errors (default: the path)."""
+    import pandas as pd
+
     file = str(path) if name is None else name
     columns, records, typed = stream_rows(path)
     first = next(records, None)
@@ -150,6 +155,8 @@ def _read_to_the_end(records: Iterator, bad: InputError) -> None:
 
 def _parse_records(file: str, digest: str, columns: list[str], records: list[dict], lines: list[int], typed: bool,
                    human: Sequence[str], lower: Sequence[str]) -> Batch:
+    import pandas as pd
+
     if not records:
         raise InputError(file, None, None, "the file has no rows")
     wide = _check_columns(file, columns, human)
@@ -286,7 +293,7 @@ def _check_wide_columns(file: str, columns: Sequence[str], human: Sequence[str])
                              f"measures (mark them with --human); {automatic} are not")
 
 
-Source = Path | pd.DataFrame
+Source = "Path | pd.DataFrame"
 
 
 def ingest(wh: Store, dataset: str, sources: Sequence[Source], *, human: Sequence[str] = (),
@@ -299,7 +306,7 @@ def ingest(wh: Store, dataset: str, sources: Sequence[Source], *, human: Sequenc
     whatever the file's size) and loaded the same way, so that the error is the exact one,
     naming file, line and field."""
     names = list(names) if names is not None else [
-        f"<DataFrame {i + 1}>" if isinstance(s, pd.DataFrame) else str(s) for i, s in enumerate(sources)]
+        f"<DataFrame {i + 1}>" if is_frame(s) else str(s) for i, s in enumerate(sources)]
     batches: list[Batch] = []
     with bounded_memory(wh.con):
         try:
@@ -319,7 +326,7 @@ def ingest(wh: Store, dataset: str, sources: Sequence[Source], *, human: Sequenc
     with bounded_memory(wh.con):
         try:
             for i, (s, n) in enumerate(zip(sources, names)):
-                exact.append(parse_frame(s, str(n), human=human, lower=lower) if isinstance(s, pd.DataFrame)
+                exact.append(parse_frame(s, str(n), human=human, lower=lower) if is_frame(s)
                              else stage_exact(wh.con, Path(s), human=human, lower=lower, origin=i, name=str(n)))
             _check_globs(exact, human, lower)
             return wh.load(dataset, exact, replace=replace, command=command, allow_new=allow_new)

@@ -6,6 +6,7 @@ through Python. Anything it cannot vouch for is :class:`Unsure`, and
 from __future__ import annotations
 
 import csv
+import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -28,7 +29,7 @@ from metaeval.ingest.table_files import (
     is_wide,
     wide_measures,
 )
-from metaeval.batch import Batch
+from metaeval.batch import REFERENCE_COLUMNS, SUMMARY_COLUMNS, DOCUMENT_COLUMNS, CELL_COLUMNS, Batch, Columns
 
 if TYPE_CHECKING:  # imported where used
     import pandas as pd
@@ -107,9 +108,7 @@ def stage(con: duckdb.DuckDBPyConnection, source: Path | pd.DataFrame, *, human:
     cost of comparing the names here: what :func:`ingest` does."""
     import threading
 
-    import pandas as pd
-
-    frame = source if isinstance(source, pd.DataFrame) else None
+    frame = source if is_frame(source) else None
     file = name if frame is not None or name is not None else str(source)
     digest: list[str] = []
     text: dict[str, int | bool] = {}
@@ -153,6 +152,13 @@ def stage(con: duckdb.DuckDBPyConnection, source: Path | pd.DataFrame, *, human:
     if frame is None and not copy:  # read through a view until the merge: it must not change meanwhile
         batch.unchanged = lambda: _check_unchanged(Path(source), stat)
     return batch
+
+
+def is_frame(source) -> bool:
+    """Whether ``source`` is a pandas DataFrame (none is when pandas was never imported: a file's
+    ingest does not import it)."""
+    pd = sys.modules.get("pandas")
+    return pd is not None and isinstance(source, pd.DataFrame)
 
 
 def _check_csv_text(con, relation: str, columns: list[str], text: dict, records: int | None) -> None:
@@ -469,8 +475,6 @@ def _validated(con, raw: str, file: str, human, lower, wide: bool, has_input: bo
     (cells given twice: only with ``check_duplicates``). ``labelled``: the rows may have a kind
     or an annotator (else a row is a judgment exactly when ``human`` matches its measure);
     ``flagged``: they may have ``_bad`` set (else it is false)."""
-    import pandas as pd
-
     duplicates = ("count(*) - count(DISTINCT hash(system, input, measure, annotator))" if check_duplicates
                   else "0")
     # one scan for the row checks and the distinct ids, one GROUP BY for the measures' kinds (the
@@ -503,33 +507,33 @@ def _validated(con, raw: str, file: str, human, lower, wide: bool, has_input: bo
                 raise Unsure(f"{column} ids with spaces around them, or longer than a CSV field may be")
         except InputError:
             raise Unsure(f"a blank {column}, or one with a control character") from None
-    measures = ids["measure"]
-    globbed = "[" + ", ".join(f"'{_escape(m)}'" for m in measures if matches(m, human)) + "]"
+    kinds = _kinds(given, human)
+    if any(some != every for _, some, every, _ in kinds):
+        raise Unsure("a measure with rows of both kinds")
     view = f"_cells_{origin}"
     # the rows as two parts: load's scans of the scores (annotator NULL) and of the judgments each
-    # read one part, filtered in the scan (1.5 s of CPU less on 22M rows without kinds; with kinds,
-    # a CASE over every row made both scans read all of them). A row is a judgment when its kind
-    # is human, it has an annotator, or it has no kind and ``human`` matches its measure.
-    judged = f"list_contains({globbed}, measure)"
-    if labelled:
-        judged = f"(kind = {KIND_HUMAN} OR annotator IS NOT NULL OR (kind = {KIND_NONE} AND {judged}))"
+    # read one part, filtered in the scan on the measure (1.5 s of CPU less on 22M rows). A row is
+    # a judgment when its kind is human, it has an annotator, or it has no kind and ``human``
+    # matches its measure; every row of a measure is of one kind (checked just above, from the
+    # same rows), so a row is a judgment exactly when its measure is one of the judged ones, also
+    # in a file with kinds or annotators (a test of the kind and annotator on every row there made
+    # both scans read all rows and every column: bench/README.md)
+    judged = "list_contains([" + ", ".join(f"'{_escape(m)}'" for m, some, *_ in kinds if some) + "], measure)"
     cells = " UNION ALL ".join(
         f"""SELECT system, input, measure, {label} AS annotator, value, CAST(NULL AS BIGINT) AS line
             FROM {raw} WHERE {test}{judged}"""
         for label, test in (("CAST(NULL AS VARCHAR)", "NOT "), ("coalesce(annotator, '0')" if labelled else "'0'", "")))
     con.execute(f"CREATE OR REPLACE TEMP VIEW {view} AS {cells}")
-    kinds = _kinds(given, human)
-    if any(some != every for _, some, every, _ in kinds):
-        raise Unsure("a measure with rows of both kinds")
     judgments = sum(n for *_, n in kinds)
     systems = sorted(ids["system"])
     return Batch(
         file=file, format=FORMAT, sha256="", options=batch_options(human, lower, has_input, wide),
-        systems=pd.DataFrame({"name": systems, "type": None}),
-        measures=pd.DataFrame({"name": [m for m, *_ in kinds],
-                               "kind": ["human" if k else "automatic" for _, k, *_ in kinds],
-                               "direction": ["lower" if matches(m, lower) else "higher" for m, *_ in kinds]},
-                              columns=["name", "kind", "direction"]),
+        systems=Columns({"name": systems, "type": [None] * len(systems)}),
+        measures=Columns({"name": [m for m, *_ in kinds],
+                          "kind": ["human" if k else "automatic" for _, k, *_ in kinds],
+                          "direction": ["lower" if matches(m, lower) else "higher" for m, *_ in kinds]}),
+        cells=Columns.empty_of(CELL_COLUMNS), summaries=Columns.empty_of(SUMMARY_COLUMNS),
+        references=Columns.empty_of(REFERENCE_COLUMNS), documents=Columns.empty_of(DOCUMENT_COLUMNS),
         cells_table=view, cell_counts=(rows - judgments, judgments), unique_cells=check_duplicates,
         cell_inputs=ids["input"],
     )

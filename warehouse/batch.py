@@ -1,5 +1,6 @@
 """What one parsed file contributes to :func:`metaeval.load.load` (:class:`Batch`, plain
-DataFrames of names and values, each row remembering its line) and what loading it did
+DataFrames of names and values, each row remembering its line, or lists of them,
+:class:`Columns`, for a file staged in DuckDB) and what loading it did
 (:class:`LoadReport`). Its own module so that the merge step (:mod:`metaeval.merge`) and the
 ingest parsers name these types without importing the loader."""
 
@@ -25,9 +26,41 @@ def _frame(columns: list[str]) -> pd.DataFrame:
     return pd.DataFrame({c: pd.Series(dtype=object) for c in columns})
 
 
+class Columns:
+    """Named columns of equal length, as lists: a :class:`Batch`'s systems, measures and (empty)
+    texts built without pandas, as :func:`metaeval.ingest.table.stage` builds them (importing
+    pandas costs ~0.5 s of CPU, a tenth of ingesting 5.5M cells; bench/README.md). What
+    :func:`metaeval.load.load` reads of a DataFrame there: ``frame[column]`` (iterated),
+    ``len``, ``empty`` and ``columns``."""
+
+    def __init__(self, columns: dict[str, list]):
+        self._data = {name: list(values) for name, values in columns.items()}
+        if len({len(v) for v in self._data.values()}) > 1:
+            raise ValueError("columns of different lengths")
+
+    @classmethod
+    def empty_of(cls, columns: list[str]) -> Columns:
+        return cls({c: [] for c in columns})
+
+    @property
+    def columns(self) -> list[str]:
+        return list(self._data)
+
+    def __getitem__(self, column: str) -> list:
+        return self._data[column]
+
+    def __len__(self) -> int:
+        return len(next(iter(self._data.values()), []))
+
+    @property
+    def empty(self) -> bool:
+        return len(self) == 0
+
+
 @dataclass
 class Batch:
-    """What one file contributes. ``cells.annotator`` is None for automatic scores."""
+    """What one file contributes. ``cells.annotator`` is None for automatic scores. Each table
+    is a DataFrame, or :class:`Columns` (a staged batch: cells in ``cells_table``)."""
 
     file: str
     format: str

@@ -1,7 +1,8 @@
 """Atomic, idempotent loading of parsed files into the warehouse.
 
 Ingest modules parse a file into a :class:`Batch` (plain DataFrames of names and values,
-each row remembering its line). :func:`load` merges batches in one transaction: new
+each row remembering its line; a file staged in DuckDB: its cells there, its systems and
+measures as :class:`~metaeval.batch.Columns`, without pandas). :func:`load` merges batches in one transaction: new
 measures are added, and new systems and inputs (to a dataset that has some, only with
 ``allow_new``: an unknown id is more often a typo); values new to the warehouse are inserted;
 values equal to the stored ones are left alone (so re-ingesting a file changes nothing); values
@@ -28,7 +29,7 @@ from collections.abc import Callable
 
 import duckdb
 
-from metaeval.batch import Batch, LoadReport
+from metaeval.batch import Batch, Columns, LoadReport
 from metaeval.errors import CommitError, ConflictError, Hint, NewIdsError, WarehouseError, one_line, text
 from metaeval.merge import (
     MAX_CONFLICTS_SHOWN,
@@ -219,7 +220,7 @@ def _new_ids(con, dataset_id: int, batches: list[Batch], sources: list[dict[str,
         if column == "system":  # systems listed without rows (possible in a Batch built in Python)
             known = {r[0] for r in con.execute("SELECT name FROM systems WHERE dataset_id = ?",
                                                 [dataset_id]).fetchall()}
-            for name in batch.systems["name"].astype(str):
+            for name in (str(n) for n in batch.systems["name"]):
                 if name not in known:
                     found.setdefault(name, batch.file)
     return list(found.items())
@@ -230,7 +231,7 @@ def _stage_batch(con, dataset_id: int, batch: Batch, origin: int, source: dict[s
     """Add the batch's names and measures, resolve its rows to ids and check them against
     the earlier batches of the call; its staged rows (temp tables) by target table.
     ``remember``: keep them for the later batches to be checked against (judgments always)."""
-    _add_names(con, dataset_id, batch, source)
+    _add_names(con, dataset_id, batch, source, loaded)
     _add_measures(con, dataset_id, batch, loaded)
     staged = _resolve(con, dataset_id, batch, origin, source, loaded)
     loaded.files.append(batch.file)
@@ -278,13 +279,29 @@ def _load_batch(con, dataset_id: int, batch: Batch, origin: int, staged: dict[st
     return report
 
 
-def _add_names(con, dataset_id: int, batch: Batch, source: dict[str, str | None]) -> None:
+def _register(con, name: str, frame, loaded: Loaded) -> str:
+    """The relation holding ``frame``'s rows: a DataFrame registered as ``name``, or
+    :class:`Columns` (text) as the temporary table ``<name>_columns`` (no pandas needed)."""
+    if not isinstance(frame, Columns):
+        con.register(name, frame)
+        return name
+    table = f"{name}_columns"
+    columns = frame.columns
+    con.execute(f"CREATE OR REPLACE TEMP TABLE {table} AS SELECT "
+                + ", ".join(f"unnest(CAST(${i + 1} AS VARCHAR[])) AS {c}" for i, c in enumerate(columns)),
+                [[None if v is None else str(v) for v in frame[c]] for c in columns])
+    loaded.temp.append(table)
+    return table
+
+
+def _add_names(con, dataset_id: int, batch: Batch, source: dict[str, str | None], loaded: Loaded) -> None:
     """Add the batch's systems and inputs that the dataset does not have yet."""
-    con.register("staged_systems", batch.systems.astype({"name": str}))
+    systems = batch.systems if isinstance(batch.systems, Columns) else batch.systems.astype({"name": str})
+    staged = _register(con, "staged_systems", systems, loaded)
     p = {"dataset_id": dataset_id}
     con.execute(
-        """INSERT INTO systems (dataset_id, name, type)
-           SELECT $dataset_id, name, any_value(type) FROM staged_systems
+        f"""INSERT INTO systems (dataset_id, name, type)
+           SELECT $dataset_id, name, any_value(type) FROM {staged}
            WHERE name NOT IN (SELECT name FROM systems WHERE dataset_id = $dataset_id)
            GROUP BY name""", p)
     known = batch.cell_inputs is not None and source["cells"] == batch.cells_table
@@ -303,11 +320,11 @@ def _add_names(con, dataset_id: int, batch: Batch, source: dict[str, str | None]
 def _add_measures(con, dataset_id: int, batch: Batch, loaded: Loaded) -> None:
     """Add the batch's new measures; a measure stored (or given by an earlier batch) with
     another kind or direction is an error, which ``replace`` does not lift."""
-    con.register("staged_measures", batch.measures)
+    staged = _register(con, "staged_measures", batch.measures, loaded)
     p = {"dataset_id": dataset_id}
     clashes = con.execute(
-        """SELECT s.name, m.kind, s.kind, m.direction, s.direction
-           FROM staged_measures AS s JOIN measures AS m
+        f"""SELECT s.name, m.kind, s.kind, m.direction, s.direction
+           FROM {staged} AS s JOIN measures AS m
              ON m.dataset_id = $dataset_id AND m.name = s.name
            WHERE m.kind <> s.kind OR m.direction <> s.direction
            ORDER BY s.name""", p).fetchall()
@@ -335,8 +352,8 @@ def _add_measures(con, dataset_id: int, batch: Batch, loaded: Loaded) -> None:
             "`, and each other measure below; --cascade if results were computed from it), then ingest again. "
             f"Otherwise {how} (or load them into another dataset)"))
     con.execute(
-        """INSERT INTO measures (dataset_id, name, kind, direction)
-           SELECT $dataset_id, name, kind, direction FROM staged_measures
+        f"""INSERT INTO measures (dataset_id, name, kind, direction)
+           SELECT $dataset_id, name, kind, direction FROM {staged}
            WHERE name NOT IN (SELECT name FROM measures WHERE dataset_id = $dataset_id)""", p)
     for name in batch.measures["name"]:
         loaded.measures.setdefault(name, batch.file)
