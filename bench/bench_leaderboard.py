@@ -125,7 +125,7 @@ def _duckdb_store(csv: str, db: str) -> None:
     con.execute("""INSERT INTO preferences SELECT 1, i.input_id, sa.system_id, sb.system_id, 'arena', 'human',
                        CASE WHEN swapped THEN 'ba' ELSE 'ab' END,
                        CASE WHEN winner LIKE 'tie%' THEN 'tie' WHEN (winner = 'model_a') <> swapped THEN 'a' ELSE 'b' END,
-                       NULL
+                       NULL, 0
                    FROM v JOIN inputs AS i ON i.dataset_id = 1 AND i.name = 'vote-' || v.line
                    JOIN systems AS sa ON sa.dataset_id = 1 AND sa.name = v.a
                    JOIN systems AS sb ON sb.dataset_id = 1 AND sb.name = v.b""")

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from metaeval.schema import read as read_sql
+from metaeval.schema import read as read_sql, statements
 from metaeval.core import Store
 from metaeval.errors import ConflictError, InputError, NewIdsError, WarehouseError
 from metaeval.ingest.common import identifiers, sha256
@@ -169,16 +169,19 @@ def ingest(wh: Store, dataset: str, path: Path, *, replace: bool = False, allow_
         con.execute("INSERT INTO datasets (name) SELECT $name WHERE NOT EXISTS "      # no sequence value burnt
                     "(SELECT 1 FROM datasets WHERE name = $name)", {"name": dataset})
         [(dataset_id,)] = con.execute("SELECT dataset_id FROM datasets WHERE name = ?", [dataset]).fetchall()
-        [(stored,)] = con.execute("SELECT (SELECT count(*) FROM systems WHERE dataset_id = $d) "
-                                  "+ (SELECT count(*) FROM inputs WHERE dataset_id = $d)", {"d": dataset_id}).fetchall()
-        new = stored and not allow_new and con.execute(read_sql("preferences_new_ids"),
+        [(systems, inputs)] = con.execute("SELECT (SELECT count(*) FROM systems WHERE dataset_id = $d), "
+                                          "(SELECT count(*) FROM inputs WHERE dataset_id = $d)", {"d": dataset_id}).fetchall()
+        new = (systems or inputs) and not allow_new and con.execute(read_sql("preferences_new_ids"),
                                                        {"dataset_id": dataset_id}).fetchall()
         if new:
             raise NewIdsError(dataset, [(n, f"{file}:{line}") for part, n, line in new if part == "system"],
                               [(n, f"{file}:{line}") for part, n, line in new if part == "input"])
         con.execute(read_sql("preferences_insert_systems"), {"dataset_id": dataset_id})
-        con.execute(read_sql("preferences_insert_inputs"), {"dataset_id": dataset_id})
-        inserted, replaced = _merge(con, dataset_id, file, replace, read.rows, replicate)
+        if read.own_inputs and not inputs:      # every vote its own input, none stored: nothing to merge
+            inserted, replaced = _insert_votes(con, dataset_id, read.rows, replicate)
+        else:
+            con.execute(read_sql("preferences_insert_inputs"), {"dataset_id": dataset_id})
+            inserted, replaced = _merge(con, dataset_id, file, replace, read.rows, replicate)
         attributes_changed = bool(read.lengths) and _store_lengths(con, dataset, read.lengths, file, replace)
         left_out = read.left_out
         report = LoadReport(file, read.rows, inserted, replaced, f"{read.rows} preferences" + (
@@ -213,12 +216,14 @@ def ingest(wh: Store, dataset: str, path: Path, *, replace: bool = False, allow_
 class _Read:
     """A file's preferences staged as ``_staged_preferences``: how many, their layout, the file's
     sha256 (None: not computed, read by the Python reader), an AlpacaEval file's lengths and the
-    lines of its null preferences."""
+    lines of its null preferences; ``own_inputs``: every row its own input, ``vote-<line>``, on
+    consecutive lines (an arena vote table without question_id, read by DuckDB)."""
     rows: int
     layout: str
     sha256: str | None = None
     lengths: list = field(default_factory=list)
     left_out: list = field(default_factory=list)
+    own_inputs: bool = False
 
 
 def _staged(con, path: Path, judge: str | None, replicate: int = 0) -> _Read:
@@ -230,7 +235,8 @@ def _staged(con, path: Path, judge: str | None, replicate: int = 0) -> _Read:
     from metaeval.ingest.table_staged import Unsure
 
     try:
-        return _Read(*preferences_staged.stage(con, path, judge, _check_native_columns))
+        rows, layout, digest, own_inputs = preferences_staged.stage(con, path, judge, _check_native_columns)
+        return _Read(rows, layout, digest, own_inputs=own_inputs)
     except Unsure:
         pass
     rows = parse(path, judge)
@@ -257,6 +263,18 @@ def _check_runs(file: str, rows, replicate: int) -> None:
                          f"{_shown_first(second['system_a'], second['system_b'], second['presentation'])} shown "
                          f"first, on line {int(first['line'])} (run {int(second['run'])}: a row that gives no run "
                          f"number is run {replicate}, --replicate)")
+
+
+def _insert_votes(con, dataset_id: int, rows: int, replicate: int) -> tuple[int, int]:
+    """The staged votes, each its own input (:attr:`_Read.own_inputs`), into a dataset with no inputs:
+    the inputs and preferences :func:`_merge` would store, with the same ids
+    (schema/preferences_votes.sql); every vote inserted, none replaced."""
+    sql = statements("preferences_votes")
+    [(base,)] = con.execute(sql["base"], {"n": rows}).fetchall()
+    params = {"dataset_id": dataset_id, "base": base}
+    con.execute(sql["inputs"], params)
+    con.execute(sql["preferences"], {**params, "replicate": replicate})
+    return rows, 0
 
 
 def _merge(con, dataset_id: int, file: str, replace: bool, rows: int, replicate: int = 0) -> tuple[int, int]:

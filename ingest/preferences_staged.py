@@ -40,9 +40,10 @@ PLAIN_ID = "[!-~]([ -~]*[!-~])?"
 FILE_TABLE = "_preference_file"
 
 
-def stage(con, path: Path, judge: str | None, check_native_columns) -> tuple[int, str, str]:
+def stage(con, path: Path, judge: str | None, check_native_columns) -> tuple[int, str, str, bool]:
     """``path``'s preferences into the temporary table ``_staged_preferences`` of ``con``: its
-    rows, its layout (``arena``, ``native``) and its sha256; :class:`Unsure` if the Python reader
+    rows, its layout (``arena``, ``native``), its sha256 and whether each row is its own input
+    (``vote-<line>``: an arena vote table without question_id); :class:`Unsure` if the Python reader
     must read it, an :class:`InputError` for a header the Python reader refuses alike
     (``check_native_columns(file, header, judge)``)."""
     file, found = str(path), {}
@@ -79,7 +80,7 @@ def stage(con, path: Path, judge: str | None, check_native_columns) -> tuple[int
     except BaseException:
         drop(con)
         raise
-    return records, layout, digest
+    return records, layout, digest, "input" not in fields
 
 
 def drop(con) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import duckdb
 import pytest
 
+from metaeval.core import Store
 from metaeval.errors import InputError
 from metaeval.ingest import preferences, preferences_staged
 from metaeval.ingest.table_staged import Unsure
@@ -132,3 +133,47 @@ def test_a_bad_row_of_a_native_file_is_named_by_its_line(db, tmp_path):
     rows[3210] = "d1,S2,S1,gpt,ba,b,"                       # the same judgment as line 3 (d1, S1 vs S2, ab)
     path = _write(tmp_path / "q.csv", NATIVE + "\n".join(rows) + "\n")
     assert _refused(db, path).startswith(f"{path}:3212: field 'winner': judge 'gpt' already judged input 'd1'")
+
+
+def _stored(db) -> dict:
+    with Warehouse(db) as wh:
+        return {t: wh.con.execute(f"SELECT {cols} FROM {t} ORDER BY ALL").fetchall() for t, cols in [
+            ("datasets", "dataset_id, name"), ("systems", "*"), ("inputs", "*"), ("preferences", "*"),
+            ("ingests", "* EXCLUDE (ingested_at, command)")]}
+
+
+def test_votes_each_their_own_input_are_stored_as_the_merge_stores_them(tmp_path, monkeypatch):
+    """An arena vote table without question_id into a dataset without inputs (_insert_votes: ids
+    taken from the inputs' sequence at once) stores the rows, ids included, that the general path
+    (preferences_insert_inputs + _merge) stores, after other datasets and before later ingests."""
+    arena = _write(tmp_path / "arena.csv", CASES["arena_bom_crlf.csv"])
+    native = _write(tmp_path / "native.csv", CASES["native.csv"])
+
+    def ingests(db):
+        Store.create(db).close()
+        with Warehouse(db) as wh:
+            preferences.ingest(wh, "first", native)
+            preferences.ingest(wh, "votes", arena)
+            preferences.ingest(wh, "votes", arena)                      # again: changes nothing
+            preferences.ingest(wh, "judged", arena, judge="gpt", replicate=2)
+            preferences.ingest(wh, "first", arena, allow_new=True)      # inputs stored: merged
+            preferences.ingest(wh, "last", native)
+        return _stored(db)
+
+    real, used = preferences._insert_votes, []
+    monkeypatch.setattr(preferences, "_insert_votes", lambda *args: used.append(args[1]) or real(*args))
+    fast = ingests(tmp_path / "fast.duckdb")
+    assert len(used) == 2                                          # "votes" the first time, "judged"
+    assert len(fast["inputs"]) == 3 * 50 + 2 * 2 and len(fast["preferences"]) == 3 * 50 + 2 * 4
+    assert len(fast["ingests"]) == 5
+    Store.create(tmp_path / "refused.duckdb").close()
+    with Warehouse(tmp_path / "refused.duckdb") as wh:       # an error after the votes' inserts: nothing written
+        with pytest.raises(ZeroDivisionError):
+            preferences.ingest(wh, "votes", arena, before_commit=lambda: 1 / 0)
+        assert wh.con.execute("SELECT (SELECT count(*) FROM systems) + (SELECT count(*) FROM inputs) "
+                              "+ (SELECT count(*) FROM preferences)").fetchall() == [(0,)]
+    calls = []
+    monkeypatch.setattr(preferences, "_insert_votes", lambda *args: calls.append(args))
+    staged = preferences_staged.stage
+    monkeypatch.setattr(preferences_staged, "stage", lambda *args: (*staged(*args)[:3], False))
+    assert ingests(tmp_path / "merged.duckdb") == fast and not calls
