@@ -9,10 +9,21 @@ from __future__ import annotations
 
 from metaeval.runs.families import (ALPHA, ALTERNATIVE, BY, CORRECTION, CORRECTION_GROUP, DATASET, FORCE, HUMAN, K,
                                     METRICS, SCOPE, SEED, WHERE, Family, Option, register)
+from metaeval.runs.ranking_families import LAYOUT
 
 
 @register
 class Detection(Family):
+    """Metrics judged as detectors of the cells a binary human judgment marks positive.
+
+    Per metric: ROC-AUC, and the balanced accuracy at the threshold tuned on --tune (exact search
+    over the distinct scores, the smallest of equal maxima) or fixed by --threshold, on the --where
+    cells; with --by, per group (a threshold tuned per group) and their unweighted macro average
+    (group *). Percentile bootstrap intervals over the cells (every resample re-tunes the
+    threshold) and paired bootstrap tests between the metrics of the difference in balanced
+    accuracy and in ROC-AUC, corrected within each family. Tables detection and detection_tests.
+    """
+
     name = "detection"
     topic = "metrics"
     headline = "Metrics as detectors of the cells a binary human judgment marks positive."
@@ -41,16 +52,33 @@ class Detection(Family):
                                          "statistic), or all."),
                Option("tests", default=True, kind="switch", help="Paired tests between the metrics."),
                FORCE)
+    presented = (LAYOUT,)
     positional = ("dataset", "human", "metrics")
 
     def compute(self, wh, **params):
         """:func:`metaeval.runs.detection.detection`: the ``detection`` rows of its setting (per
         metric and group, the macro average last) and the ``detection_tests`` rows (empty with one
-        metric or ``tests=False``)."""
-        from metaeval.runs import detection
+        metric or ``tests=False``); the rows carry the run and what the output says of the setting
+        (:func:`metaeval.runs.factuality_present.detection_said`)."""
+        from metaeval.runs import detection, signatures
+        from metaeval.runs.factuality_present import detection_said
+        from metaeval.runs.family_present import with_run
 
         out = detection.detection(wh, **params)
-        return {"detection": out.rows, "detection_tests": out.tests}
+        said = detection_said(out, params, signatures.table_signature(wh, out.rows))
+        return {"detection": with_run(out.rows, said), "detection_tests": out.tests}
+
+    def notes(self, outcome, fmt: str) -> list[str]:
+        from metaeval.runs.factuality_present import detection_notes
+
+        return detection_notes(outcome, fmt)
+
+    def present(self, outcome, fmt: str, layout: str = "auto") -> str:
+        """Text: the run, the setting, the rows and the tests; json and csv: both tables; markdown
+        and latex: the paper tables (:func:`metaeval.runs.factuality_present.detection`)."""
+        from metaeval.runs import factuality_present
+
+        return factuality_present.detection(outcome, fmt, layout)
 
 
 @register
