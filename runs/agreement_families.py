@@ -11,6 +11,7 @@ from metaeval.runs.agreement_curves import BASELINE as CURVE_BASELINE, BINS as C
 from metaeval.runs.agreement_curves import PROTOCOL as CURVE_PROTOCOL
 from metaeval.runs.families import (ALPHA, DATASET, FORCE, JOBS, K, LEVELS, METRICS, PLAIN_COEFFICIENTS, SEED, WHERE,
                                     Family, Option, register)
+from metaeval.runs.ranking_families import LAYOUT
 
 
 @register
@@ -53,6 +54,15 @@ class Agreement(Family):
 
 @register
 class Annotators(Family):
+    """How much the annotators agree, and the human ceiling.
+
+    Per human measure: annotators per cell, Krippendorff's alpha (interval, ordinal), the mean
+    pairwise correlation between annotators, and the ceiling -- the leave-one-annotator-out
+    correlation (mean over annotators of Corr(one, mean of the others), with a Boot-Both CI) and
+    the split-half estimate (Spearman-Brown corrected) -- at each level and coefficient. Tables
+    annotator_agreement and human_ceiling.
+    """
+
     name = "annotators"
     topic = "metrics"
     summary = "How much the annotators agree, and the human ceiling."
@@ -64,12 +74,33 @@ class Annotators(Family):
                K.but(help="Boot-Both resamples of the leave-one-out ceiling's interval."), ALPHA,
                Option("splits", default=100, kind="int", minimum=1, help="Random splits of the split-half estimate."),
                SEED, FORCE, WHERE)
+    presented = (LAYOUT,)
     positional = ("dataset", "humans", "levels", "coefficients")
 
     def compute(self, wh, *, dataset, **params):
-        """:func:`metaeval.runs.annotators.annotators`: ``annotator_agreement`` and ``human_ceiling`` rows."""
+        """:func:`metaeval.runs.annotators.annotators`: ``annotator_agreement`` and ``human_ceiling``
+        rows of the subset ``where``, the agreement rows carrying each human's run line and the
+        captions' settings (:func:`metaeval.runs.family_present.with_run`)."""
         from metaeval.runs import annotators
+        from metaeval.runs.family_present import with_run
+        from metaeval.runs.subset import subset_label
 
         summaries = annotators.annotators(wh, dataset, **params)
-        agreement, ceiling = annotators.latest(wh, dataset, [s.human for s in summaries])
-        return {"annotator_agreement": agreement, "human_ceiling": ceiling}
+        agreement, ceiling = annotators.latest(wh, dataset, [s.human for s in summaries], subset_label(params["where"]))
+        lines = [f"{s.human}: " + ("up to date; nothing computed" if s.run_id is None else
+                                   f"run {s.run_id}: wrote {s.rows} rows") for s in summaries]
+        said = {"lines": lines, "dataset": dataset, **{k: params[k] for k in ("levels", "coefficients", "k", "alpha",
+                                                                              "splits", "seed")}}
+        return {"annotator_agreement": with_run(agreement, said), "human_ceiling": ceiling}
+
+    def notes(self, outcome, fmt: str) -> list[str]:
+        from metaeval.runs.agreement_present import annotators_notes
+
+        return annotators_notes(outcome, fmt)
+
+    def present(self, outcome, fmt: str, layout: str = "auto") -> str:
+        """Text: each human's run, then the agreement statistics and the ceilings; json and csv:
+        both tables; markdown and latex: the paper tables."""
+        from metaeval.runs import agreement_present
+
+        return agreement_present.annotators(outcome, fmt, layout)
