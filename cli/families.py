@@ -232,7 +232,7 @@ def command_of(family: Family) -> click.Command:
     text = doc if doc.startswith(family.summary) else f"{family.summary}\n\n{doc}".strip()
     for option in reversed(family.presented):      # listed after --format
         run = click_option(option)(run)
-    run = options.fmt_option()(run)
+    run = options.fmt_option(help=getattr(family, "format_help", None))(run)   # a family's own words for --format
     run = options_of(family)(run)
     return click.command(family.name, help=text, short_help=family.headline or family.summary)(run)
 

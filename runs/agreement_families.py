@@ -16,6 +16,15 @@ from metaeval.runs.ranking_families import LAYOUT
 
 @register
 class Agreement(Family):
+    """Do metrics agree with each other in the low, middle and top of each input's score range?
+
+    Kendall tau between every pair of metrics over the summaries of each input in the bottom,
+    middle and top third of its score range (L, M, T) and cumulatively (L+M+T, M+T), averaged
+    over inputs; pairwise disagreement by bin with a random-score baseline; input properties
+    (ease of summarisation; abstractiveness and coverage when documents are stored) and the
+    correlation of per-input tau with each.
+    """
+
     name = "agreement"
     topic = "metrics"
     headline = "Do metrics agree with each other in the low, middle and top of the range?"
@@ -37,19 +46,40 @@ class Agreement(Family):
                SEED.but(help="--bins: seed of the pair sampling and of the random scores; recorded with every row."),
                JOBS, FORCE)
     positional = ("dataset", "metrics")
+    shows_progress = True
+    #: the help of its command's --format (:func:`metaeval.cli.families.command_of`)
+    format_help = ("text: the tau tables and means; json, csv, markdown, latex: the latest rows of "
+                   "score_range_agreement and property_agreement (json: an object with one list each).")
 
     def compute(self, wh, *, dataset, metrics, **params):
         """:func:`metaeval.runs.agreement.run_agreement`: ``score_range_agreement`` and
-        ``property_agreement`` rows of its setting (and ``agreement_curves`` with ``bins``)."""
+        ``property_agreement`` rows of its setting (and ``agreement_curves`` with ``bins``); the
+        first carrying the runs' lines and what the text says (:func:`with_run`)."""
         from metaeval.runs import agreement
+        from metaeval.runs.agreement_present import agreement_lines
+        from metaeval.runs.family_present import with_run
 
         scope = agreement.resolve(wh, dataset, metrics)
         summary = agreement.run_agreement(wh, scope, **params)
         alpha, significant_only = params["alpha"], params["significant_only"]
-        return {"score_range_agreement": agreement.latest_rows(wh, scope, params["normalisation"], alpha,
-                                                               significant_only),
+        said = {"lines": agreement_lines(summary), "n_metrics": len(scope.metrics), "dataset": dataset,
+                "db": None if getattr(wh, "path", None) is None else str(wh.path)}
+        return {"score_range_agreement": with_run(agreement.latest_rows(wh, scope, params["normalisation"], alpha,
+                                                                        significant_only), said),
                 "property_agreement": agreement.latest_property_rows(wh, scope, alpha, significant_only),
                 **({} if summary.curves is None else {"agreement_curves": summary.curves})}
+
+    def notes(self, outcome, fmt: str) -> list[str]:
+        from metaeval.runs.agreement_present import agreement_notes
+
+        return agreement_notes(outcome, fmt)
+
+    def present(self, outcome, fmt: str) -> str:
+        """Text: the runs, the tau tables and means; json, csv, markdown, latex: the latest rows of
+        score_range_agreement and property_agreement (json: an object with one list each)."""
+        from metaeval.runs import agreement_present
+
+        return agreement_present.agreement(outcome, fmt)
 
 
 @register
