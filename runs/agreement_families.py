@@ -69,7 +69,7 @@ class Agreement(Family):
                 "property_agreement": agreement.latest_property_rows(wh, scope, alpha, significant_only),
                 **({} if summary.curves is None else {"agreement_curves": summary.curves})}
 
-    def notes(self, outcome, fmt: str) -> list[str]:
+    def notes(self, outcome, fmt: str, **shown) -> list[str]:
         from metaeval.runs.agreement_present import agreement_notes
 
         return agreement_notes(outcome, fmt)
@@ -123,7 +123,7 @@ class Annotators(Family):
                                                                               "splits", "seed")}}
         return {"annotator_agreement": with_run(agreement, said), "human_ceiling": ceiling}
 
-    def notes(self, outcome, fmt: str) -> list[str]:
+    def notes(self, outcome, fmt: str, **shown) -> list[str]:
         from metaeval.runs.agreement_present import annotators_notes
 
         return annotators_notes(outcome, fmt)

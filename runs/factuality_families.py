@@ -68,7 +68,7 @@ class Detection(Family):
         said = detection_said(out, params, signatures.table_signature(wh, out.rows))
         return {"detection": with_run(out.rows, said), "detection_tests": out.tests}
 
-    def notes(self, outcome, fmt: str) -> list[str]:
+    def notes(self, outcome, fmt: str, **shown) -> list[str]:
         from metaeval.runs.factuality_present import detection_notes
 
         return detection_notes(outcome, fmt)
@@ -81,8 +81,29 @@ class Detection(Family):
         return factuality_present.detection(outcome, fmt, layout)
 
 
+def _figure_file(value) -> None:
+    from metaeval.runs.factuality_present import figure_file
+
+    figure_file(value)
+
+
+#: ``--out`` of categories' figure and its ``--overwrite`` (CLI-only: :attr:`Family.presented`)
+FIGURE = Option("figure", flag="--out", renamed_from=("--figure",), metavar="FILE", check=_figure_file,
+                help="Also draw the drop per category and metric (one --level and one --coefficient) to this file.")
+OVERWRITE = Option("overwrite", default=False, kind="flag",
+                   help="Replace the --out file (or report directory) if it exists. Never the warehouse.")
+
+
 @register
 class Categories(Family):
+    """Error categories of the human judgment (FRANK's ablation, Pagnoni et al. 2021).
+
+    For each metric, level, coefficient and category: r_category, the correlation with the
+    category's measure (--category); r_overall, with the human judgment --human; r_without, with
+    --human when the category is ignored (--ablation); drop = r_overall - r_without (> 0: the
+    metric's agreement rests on that category). An undefined correlation (a constant category) is
+    NaN (null), never 0."""
+
     name = "categories"
     topic = "metrics"
     headline = "Error categories of the human judgment: FRANK's ablation (Pagnoni 2021)."
@@ -95,8 +116,10 @@ class Categories(Family):
                       help="An error category and its human measure (one judgment per error type). Repeatable."),
                Option("ablations", multiple=True, metavar="CATEGORY=MEASURE", flag="--ablation",
                       help="The overall judgment (--human) with CATEGORY ignored, as a human measure. Repeatable."))
+    presented = (FIGURE, OVERWRITE, LAYOUT)
     positional = ("dataset", "human", "category_measures", "ablations", "metrics", "levels", "coefficients")
     aliases = {"categories": "category_measures"}
+    shows_progress = True
 
     def compute(self, wh, *, dataset, human, category_measures, ablations, metrics, levels, coefficients, **params):
         """:func:`metaeval.runs.categories.categories`' rows (table ``error_categories``): each
@@ -104,6 +127,29 @@ class Categories(Family):
         ``human`` when the category is ignored (``ablations``)."""
         from metaeval.runs import categories as family
 
+        from metaeval.runs.factuality_present import categories_said
+        from metaeval.runs.family_present import with_run
+
         out = family.categories(wh, dataset, human, category_measures, ablations, metrics, levels, coefficients,
                                 **params)
-        return family.rows(wh, out)
+        frame = family.rows(wh, out)
+        return with_run(frame, categories_said(wh, out, {"dataset": dataset, "human": human}, frame))
+
+    def refusal(self, warehouse, params: dict, **shown):
+        """What the command line refuses before it runs (a usage error's text, or None:
+        :func:`~metaeval.runs.factuality_present.categories_refusal`)."""
+        from metaeval.runs.factuality_present import categories_refusal
+
+        return categories_refusal(warehouse, params, **shown)
+
+    def notes(self, outcome, fmt: str, **shown) -> list[str]:
+        from metaeval.runs.factuality_present import categories_notes
+
+        return categories_notes(outcome, fmt, **shown)
+
+    def present(self, outcome, fmt: str, figure=None, overwrite: bool = False, layout: str = "auto") -> str:
+        """Text: the run, the rows, what drop is; json and csv: every column; markdown and latex:
+        the paper table; with ``--out`` the figure of the drops too."""
+        from metaeval.runs import factuality_present
+
+        return factuality_present.categories(outcome, fmt, figure, overwrite, layout)

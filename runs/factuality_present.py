@@ -60,7 +60,8 @@ def detection(outcome, fmt: str, layout: str = "auto") -> str:
     alpha = s["alpha"]
     out = [s["state"] + "\n",
            prose(f"\n{s['human']} {s['relation']} {s['positive']:g} is positive; evaluated: {s['subset']}; "
-                 f"{s['source']}; {100 * (1 - alpha):g}% percentile bootstrap intervals, k={s['k']}, seed={s['seed']}."),
+                 f"{s['source']}; {100 * (1 - alpha):g}% percentile bootstrap intervals, k={s['k']}, "
+                 f"seed={s['seed']}."),
            tables.render(rows[DETECTION_ROWS].round(4), "text")]
     lower = sorted({m for m, c in zip(rows["metric"], rows["conventions"])
                     if "lower-is-better" in json.loads(c).get("prediction", "")})
@@ -105,3 +106,137 @@ def detection_paper(rows, tests, s: dict, fmt: str, layout: str) -> str:
         out += ["\n", (ranking_tables.tests_latex(named, test_caption, alpha=alpha, value="value") if fmt == "latex"
                        else ranking_tables.tests_markdown(named, test_caption, alpha=alpha, value="value"))]
     return "".join(out)
+
+
+# --- categories -----------------------------------------------------------------------------------
+#: categories' columns of the text table (json and csv give every column)
+CATEGORY_COLUMNS = {"metric": "metric", "level": "level", "coefficient": "coefficient", "category": "category",
+                    "category_correlation": "r_category", "overall_correlation": "r_overall",
+                    "ablated_correlation": "r_without", "correlation_drop": "drop"}
+
+
+def figure_file(value) -> None:
+    """``--out`` of categories: a .png, .svg or .pdf file in a directory that exists."""
+    from pathlib import Path
+
+    from metaeval.errors import WarehouseError
+
+    path = Path(value)
+    if path.suffix.lower() not in (".png", ".svg", ".pdf"):
+        raise WarehouseError(f"{str(path)!r}: unsupported file type {path.suffix or '(no suffix)'!r}; "
+                             "use .png, .svg, .pdf")
+    if not path.parent.is_dir():
+        what = "is not a directory" if path.parent.exists() else "does not exist"
+        raise WarehouseError(f"{str(path)!r}: directory {str(path.parent)!r} {what}")
+
+
+def categories_refusal(warehouse, params: dict, figure=None, overwrite: bool = False, **_):
+    """What the command line refuses before categories runs: a usage error's text (no category
+    nor ablation; ``--out`` with more than one level or coefficient), or None; an ``--out`` file it
+    may not write is a WarehouseError (:func:`metaeval.files.check_output_file`)."""
+    from metaeval.errors import Argument, Message
+
+    if not params["category_measures"] and not params["ablations"]:
+        return Message("give at least one ", Argument("category_measures", placeholder="CATEGORY=MEASURE"), " or ",
+                       Argument("ablations", placeholder="CATEGORY=MEASURE"))
+    if figure is not None:
+        if len(params["levels"]) != 1 or len(params["coefficients"]) != 1:
+            return Message("--out draws one setting: give one ", Argument("levels"), " and one ",
+                           Argument("coefficients"))
+        from metaeval import files
+
+        files.check_output_file(figure, warehouse=warehouse, overwrite=overwrite)
+    return None
+
+
+def categories_said(wh, out, params: dict, frame) -> dict:
+    """What categories' output says besides its rows (carried by them): the run's line, the
+    metrics left out, the caption's settings."""
+    from metaeval.runs import signatures
+    from metaeval.runs.family_present import run_line
+
+    return {"skipped": [f"skipped: {r}" for r in out.skipped.values()],
+            "line": run_line(out.analysis.table, out.summary), "human": params["human"],
+            "dataset": params["dataset"], "warehouse": None if getattr(wh, "path", None) is None else str(wh.path),
+            "signature": signatures.table_signature(wh, frame)}
+
+
+def categories_notes(outcome, fmt: str, figure=None, overwrite: bool = False, **_) -> list[str]:
+    """The metrics left out; outside text the run's line, and the figure's (drawn now: the text
+    says it after its table, :func:`categories`)."""
+    s = run_of(outcome)
+    if s is None:
+        return []
+    if fmt in TEXT:
+        return s["skipped"]
+    return s["skipped"] + [s["line"]] + ([draw(outcome, s, figure, overwrite)] if figure is not None else [])
+
+
+def categories(outcome, fmt: str, figure=None, overwrite: bool = False, layout: str = "auto") -> str:
+    """Text: the run, the rows (:data:`CATEGORY_COLUMNS`), what drop is, the figure's line;
+    json and csv: every column; markdown and latex: the paper table (:func:`categories_paper`)."""
+    from metaeval.analyses import tables
+
+    frame, s = outcome, run_of(outcome)
+    if fmt in ("json", "csv"):
+        return tables.render(frame, fmt)
+    if fmt in ("markdown", "latex"):
+        return categories_paper(frame, fmt, layout, s["human"], s["dataset"], s["signature"])
+    return "".join([prose(s["line"]), tables.render(frame[list(CATEGORY_COLUMNS)].rename(columns=CATEGORY_COLUMNS),
+                                                                                   fmt),
+                    prose("drop = r_overall - r_without: the fall of the correlation with the overall judgment when "
+                          "the category is ignored (> 0: the metric's agreement rests on it); empty: undefined (a "
+                          "constant judgment) or no such measure given"),
+                    prose(draw(outcome, s, figure, overwrite)) if figure is not None else ""])
+
+
+def categories_paper(frame, fmt: str, layout: str, human: str, dataset: str, signature: str | None) -> str:
+    """The paper table: metrics x (r with the overall judgment, then each category's drop, or its
+    r where no ablation was given), LaTeX or the markdown that agrees with it."""
+    from metaeval.analyses import paper_tables
+    from metaeval.runs.evaluate import SYSTEM_INPUTS_TEXT
+
+    protocols = sorted(set(frame["system_inputs"].dropna()))
+    measures = "; ".join(f"{c}: " + ", ".join(filter(None, (
+        f"judgment {cm}" if isinstance(cm, str) else "", f"ablation {am}" if isinstance(am, str) else "")))
+        for c, cm, am in frame.drop_duplicates("category")[["category", "category_measure", "ablated_measure"]]
+        .itertuples(index=False))
+    caption = (f"Error categories of {human} on {dataset} (FRANK's ablation, Pagnoni et al. 2021): each metric's "
+               f"correlation with {human} (overall), then per category the drop of that correlation when the category "
+               f"is ignored (drop) or, without an ablation, the correlation with the category's judgment ({measures})"
+               + (f"; system scores: {SYSTEM_INPUTS_TEXT.get(protocols[0], protocols[0])}"
+                  if len(protocols) == 1 and "system" in set(frame["level"]) else "")
+               + (f"; signature {signature}" if signature else "") + ".")
+    settings = list(dict.fromkeys(zip(frame["level"], frame["coefficient"])))
+    out = []
+    for i, (level, coefficient) in enumerate(settings):   # a table per level and coefficient: each fits the page
+        part = frame[(frame["level"] == level) & (frame["coefficient"] == coefficient)]
+        ranking = paper_tables.categories_ranking(part)
+        text = caption if len(settings) == 1 else f"{caption[:-1]}; {level} level, {coefficient}."
+        out.append(("\n" if i else "") + (ranking.latex(text, layout) if fmt == "latex" else ranking.markdown(text)))
+    return "".join(out)
+
+
+def draw(frame, s: dict, figure, overwrite: bool) -> str:
+    """The drop per category and metric of ``frame`` (one level and coefficient) drawn to
+    ``figure`` (written whole or not at all); its line."""
+    from pathlib import Path
+
+    import matplotlib.pyplot as plt
+
+    from metaeval import files
+    from metaeval.analyses import figures
+
+    figure = Path(figure)
+    human, dataset = s["human"], s["dataset"]
+    level, coefficient = frame["level"].iloc[0], frame["coefficient"].iloc[0]
+    fig = figures.category_drops(frame, f"Drop of each metric's {level}-level {coefficient} correlation with "
+                                        f"{human} ({dataset}) when an error category is ignored: "
+                                        f"r(metric, overall) - r(metric, overall without the category)")
+    warehouse = None if s["warehouse"] is None else Path(s["warehouse"])
+    try:
+        with files.atomic_file(figure, warehouse=warehouse, overwrite=overwrite) as tmp:
+            fig.savefig(tmp, dpi=150, format=figure.suffix[1:].lower())
+    finally:
+        plt.close(fig)
+    return f"wrote {figure}"

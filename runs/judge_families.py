@@ -83,7 +83,7 @@ class Judges(Family):
         with_run(rows["judge_statistics"], judge_present.said(wh, summary, rows, {"dataset": dataset, **params}))
         return rows
 
-    def notes(self, outcome, fmt: str) -> list[str]:
+    def notes(self, outcome, fmt: str, **shown) -> list[str]:
         from metaeval.runs import judge_present
 
         return judge_present.notes(outcome, fmt)

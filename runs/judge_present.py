@@ -85,7 +85,8 @@ def present(outcome, fmt: str, layout: str = "auto") -> str:
             "test", "judge_a", "judge_b", "n", "delta", "discordant_a", "discordant_b", "pvalue", "pvalue_corrected",
             "significant"]].round(4), "table")]
     ranking = outcome["preference_rankings"]
-    out.append(prose(f"\nBradley-Terry strengths (log scale, mean 0; ties half a win each side; ridge {s['ridge']:g}):"))
+    out.append(prose("\nBradley-Terry strengths (log scale, mean 0; ties half a win each side; "
+                     f"ridge {s['ridge']:g}):"))
     out.append(tables.render(
         ranking.assign(strength=[_ci(v, lo, hi) for v, lo, hi in zip(ranking["strength"], ranking["lower"],
                                                                       ranking["upper"])])
