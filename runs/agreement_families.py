@@ -14,6 +14,15 @@ from metaeval.runs.families import (ALPHA, DATASET, FORCE, JOBS, K, LEVELS, METR
 from metaeval.runs.ranking_families import LAYOUT
 
 
+def _check_splits(splits) -> None:
+    """``splits`` of annotators: an integer >= 1 (the command line's range; from Python a
+    WarehouseError, not the ValueError of :func:`metaeval.analyses.annotators.split_half`)."""
+    from metaeval.errors import Argument, Message, WarehouseError
+
+    if isinstance(splits, bool) or not isinstance(splits, int) or splits < 1:
+        raise WarehouseError(Message(Argument("splits", splits), " must be an integer >= 1"))
+
+
 @register
 class Agreement(Family):
     """Do metrics agree with each other in the low, middle and top of each input's score range?
@@ -102,7 +111,8 @@ class Annotators(Family):
                       help="Human measures (globs), e.g. 'expert.*'. Default: every human measure. Repeatable."),
                LEVELS.but(help="Level(s) of the correlations. Default: all three."), PLAIN_COEFFICIENTS,
                K.but(help="Boot-Both resamples of the leave-one-out ceiling's interval."), ALPHA,
-               Option("splits", default=100, kind="int", minimum=1, help="Random splits of the split-half estimate."),
+               Option("splits", default=100, kind="int", minimum=1, check=_check_splits,
+                      help="Random splits of the split-half estimate."),
                SEED, FORCE, WHERE)
     presented = (LAYOUT,)
     positional = ("dataset", "humans", "levels", "coefficients")
