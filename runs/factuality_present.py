@@ -141,7 +141,7 @@ def categories_refusal(warehouse, params: dict, figure=None, overwrite: bool = F
                        Argument("ablations", placeholder="CATEGORY=MEASURE"))
     if figure is not None:
         if len(params["levels"]) != 1 or len(params["coefficients"]) != 1:
-            return Message("--out draws one setting: give one ", Argument("levels"), " and one ",
+            return Message(Argument("figure"), " draws one setting: give one ", Argument("levels"), " and one ",
                            Argument("coefficients"))
         from metaeval import files
 

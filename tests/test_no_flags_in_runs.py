@@ -30,6 +30,10 @@ ALLOWED = {
     ("simulation_families.py", "--force"): "normality's run line: 'up to date ... (--force recomputes)'",
     ("task_ranking.py", "--force"): "rank-tasks' run line: 'up to date ... (--force recomputes)'",
     ("ranking_families.py", "--aggregate"): "accuracy's note: 'a system's score: its median ... (--aggregate median)'",
+    ("agreement_present.py", "--force"): "agreement's run line: 'all results up to date ... (--force recomputes)'",
+    ("agreement_present.py", "--db"): "agreement's text: the `metaeval --db ... results TABLE` commands it suggests",
+    ("agreement_present.py", "--dataset"): "agreement's text: the `results TABLE --dataset ...` commands it suggests",
+    ("factuality_present.py", "--layout"): "detection's tests caption: '(--layout sets the table above)'",
 }
 
 
