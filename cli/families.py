@@ -204,12 +204,18 @@ def command_of(family: Family) -> click.Command:
     :meth:`~metaeval.runs.engine.families.Family.run` on the warehouse and prints
     :meth:`~metaeval.runs.engine.families.Family.present` of what it returned, after its
     :meth:`~metaeval.runs.engine.families.Family.notes` on standard error; the options it
-    :attr:`~metaeval.runs.engine.families.Family.presented` go to ``present`` (a family whose run takes
+    :attr:`~metaeval.runs.engine.families.Family.presented` go to ``notes`` and ``present``, and to a
+    family's ``refusal(warehouse path, params, **presented)`` before the run (its text a usage
+    error; categories' ``--out`` with two levels) when it has one (a family whose run takes
     ``plain`` returns :class:`~metaeval.rows.Rows` for the formats printed without pandas)."""
 
     @click.pass_obj
     def run(obj: Context, fmt: str, **params):
         shown = {o.name: params.pop(o.name) for o in family.presented}
+        refusal = getattr(family, "refusal", None)      # what the command line refuses before it runs
+        said = refusal(obj.path, params, **shown) if refusal is not None else None
+        if said is not None:
+            raise click.UsageError(messages.error_text(WarehouseError(said), family.python_name))
         light = {"plain": True} if "plain" in family.run_keywords and options.plain(fmt) else {}
         if family.shows_progress:
             from metaeval.cli.progress import terminal_progress
@@ -221,7 +227,7 @@ def command_of(family: Family) -> click.Command:
             except KeyboardInterrupt as exc:
                 raise messages.interrupted(exc, "the results finished so far are saved; "
                                            "run the same command again to resume") from None
-        notes = family.notes(outcome, fmt)
+        notes = family.notes(outcome, fmt, **shown)
         if notes:
             from metaeval.runs.engine.family_present import prose
 
@@ -232,7 +238,7 @@ def command_of(family: Family) -> click.Command:
     text = doc if doc.startswith(family.summary) else f"{family.summary}\n\n{doc}".strip()
     for option in reversed(family.presented):      # listed after --format
         run = click_option(option)(run)
-    run = options.fmt_option()(run)
+    run = options.fmt_option(help=getattr(family, "format_help", None))(run)   # a family's own words for --format
     run = options_of(family)(run)
     return click.command(family.name, help=text, short_help=family.headline or family.summary)(run)
 

@@ -46,7 +46,7 @@ def _declared_flag(name: str, command: str | None) -> str | None:
     from metaeval.runs.engine.families import FAMILIES
 
     family = next((f for f in FAMILIES.values() if f.python_name == command), None)
-    option = None if family is None else next((o for o in family.options if o.name == name), None)
+    option = None if family is None else next((o for o in (*family.options, *family.presented) if o.name == name), None)
     return None if option is None else option.flag
 
 

@@ -186,6 +186,42 @@ def test_annotators_command_persists_and_reuses(db, tmp_path):
     assert alpha.identity_free and not agreement[agreement.statistic == "pairwise-correlation"].identity_free.any()
 
 
+def test_python_refuses_what_the_command_line_refuses_and_gets_its_rows(db, tmp_path):
+    """wh.annotators: splits < 1 a WarehouseError naming it (the command line: click's range),
+    nothing written; the rows of a --where subset are that subset's (the command's), carrying
+    each human's run line."""
+    from metaeval.errors import WarehouseError
+    from metaeval.runs import Warehouse
+    from metaeval.runs.engine.family_present import run_of
+
+    A = _panel(5, missing=0.1)
+    _ingest_panel(db, tmp_path, A)
+    refused = run_cli(db, "annotators", "--dataset", "p", "--splits", "0", ok=False)
+    assert refused.exit_code == 2 and "--splits" in refused.output
+    with Warehouse(db) as wh:
+        for bad in (0, -3, 1.5, True):
+            with pytest.raises(WarehouseError, match=f"splits={bad!r} must be an integer >= 1"):
+                wh.annotators("p", k=50, splits=bad)
+        assert wh.sql("SELECT count(*) AS n FROM analysis_runs")["n"].iloc[0] == 0
+    printed = json.loads(run_cli(db, "annotators", "--dataset", "p", "--k", "50", "--splits", "5", "--format",
+                                 "json").stdout)
+    with Warehouse(db) as wh:
+        rows = wh.annotators("p", k=50, splits=5)
+    assert run_of(rows["annotator_agreement"])["lines"] == ["h: up to date; nothing computed"]
+    assert sorted(r["result_id"] for r in printed["annotator_agreement"]) == \
+        sorted(rows["annotator_agreement"]["result_id"])
+    assert sorted(r["result_id"] for r in printed["human_ceiling"]) == sorted(rows["human_ceiling"]["result_id"])
+    (tmp_path / "attributes.csv").write_text("input,attribute,value\n" + "".join(
+        f"D{j},half,{'a' if j < 6 else 'b'}\n" for j in range(A.shape[1])))
+    run_cli(db, "ingest", "attributes", tmp_path / "attributes.csv", "--dataset", "p")
+    where = json.loads(run_cli(db, "annotators", "--dataset", "p", "--k", "50", "--splits", "5", "--where", "half=a",
+                               "--format", "json").stdout)
+    with Warehouse(db) as wh:
+        subset = wh.annotators("p", k=50, splits=5, where=["half=a"])
+    assert set(subset["human_ceiling"]["subset"]) == {"half=a"}
+    assert sorted(r["result_id"] for r in where["human_ceiling"]) == sorted(subset["human_ceiling"]["result_id"])
+
+
 def test_summeval_expert_agreement_and_ceiling(tmp_path):
     """The issue's check: alpha of each expert dimension equals the krippendorff package on the
     lists as released, and the leave-one-out ceiling of expert.relevance equals scipy on them."""

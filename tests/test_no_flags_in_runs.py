@@ -31,6 +31,10 @@ ALLOWED = {
     ("metrics/simulation_families.py", "--force"): "normality's run line: 'up to date ... (--force recomputes)'",
     ("metrics/task_ranking.py", "--force"): "rank-tasks' run line: 'up to date ... (--force recomputes)'",
     ("metrics/ranking_families.py", "--aggregate"): "accuracy's note: 'a system's score: its median ... (--aggregate median)'",
+    ("agreement/agreement_present.py", "--force"): "agreement's run line: 'all results up to date ... (--force recomputes)'",
+    ("agreement/agreement_present.py", "--db"): "agreement's text: the `metaeval --db ... results TABLE` commands it suggests",
+    ("agreement/agreement_present.py", "--dataset"): "agreement's text: the `results TABLE --dataset ...` commands it suggests",
+    ("factuality/factuality_present.py", "--layout"): "detection's tests caption: '(--layout sets the table above)'",
 }
 
 

@@ -483,8 +483,8 @@ class Family:
                 else tables.render(blocks[0][1], fmt))
         return text + (note + "\n" if note else "")
 
-    def notes(self, outcome, fmt: str) -> list[str]:
-        """Lines the command prints on standard error before :meth:`present`'s text (what the run did)."""
+    def notes(self, outcome, fmt: str, **shown) -> list[str]:
+        """Lines said on standard error before :meth:`present`'s text (the run's); ``shown``: :attr:`presented`."""
         return []
 
     def section(self, ctx) -> list:

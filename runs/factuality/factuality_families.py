@@ -9,10 +9,21 @@ from __future__ import annotations
 
 from metaeval.runs.engine.families import (ALPHA, ALTERNATIVE, BY, CORRECTION, CORRECTION_GROUP, DATASET, FORCE, HUMAN, K,
                                     METRICS, SCOPE, SEED, WHERE, Family, Option, register)
+from metaeval.runs.metrics.ranking_families import LAYOUT
 
 
 @register
 class Detection(Family):
+    """Metrics judged as detectors of the cells a binary human judgment marks positive.
+
+    Per metric: ROC-AUC, and the balanced accuracy at the threshold tuned on --tune (exact search
+    over the distinct scores, the smallest of equal maxima) or fixed by --threshold, on the --where
+    cells; with --by, per group (a threshold tuned per group) and their unweighted macro average
+    (group *). Percentile bootstrap intervals over the cells (every resample re-tunes the
+    threshold) and paired bootstrap tests between the metrics of the difference in balanced
+    accuracy and in ROC-AUC, corrected within each family. Tables detection and detection_tests.
+    """
+
     name = "detection"
     topic = "metrics"
     headline = "Metrics as detectors of the cells a binary human judgment marks positive."
@@ -41,20 +52,59 @@ class Detection(Family):
                                          "statistic), or all."),
                Option("tests", default=True, kind="switch", help="Paired tests between the metrics."),
                FORCE)
+    presented = (LAYOUT,)
     positional = ("dataset", "human", "metrics")
 
     def compute(self, wh, **params):
         """:func:`metaeval.runs.factuality.detection.detection`: the ``detection`` rows of its setting (per
         metric and group, the macro average last) and the ``detection_tests`` rows (empty with one
-        metric or ``tests=False``)."""
+        metric or ``tests=False``); the rows carry the run and what the output says of the setting
+        (:func:`metaeval.runs.factuality.factuality_present.detection_said`)."""
         from metaeval.runs.factuality import detection
+        from metaeval.runs.engine import signatures
+        from metaeval.runs.factuality.factuality_present import detection_said
+        from metaeval.runs.engine.family_present import with_run
 
         out = detection.detection(wh, **params)
-        return {"detection": out.rows, "detection_tests": out.tests}
+        said = detection_said(out, params, signatures.table_signature(wh, out.rows))
+        return {"detection": with_run(out.rows, said), "detection_tests": out.tests}
+
+    def notes(self, outcome, fmt: str, **shown) -> list[str]:
+        from metaeval.runs.factuality.factuality_present import detection_notes
+
+        return detection_notes(outcome, fmt)
+
+    def present(self, outcome, fmt: str, layout: str = "auto") -> str:
+        """Text: the run, the setting, the rows and the tests; json and csv: both tables; markdown
+        and latex: the paper tables (:func:`metaeval.runs.factuality.factuality_present.detection`)."""
+        from metaeval.runs.factuality import factuality_present
+
+        return factuality_present.detection(outcome, fmt, layout)
+
+
+def _figure_file(value) -> None:
+    from metaeval.runs.factuality.factuality_present import figure_file
+
+    figure_file(value)
+
+
+#: ``--out`` of categories' figure and its ``--overwrite`` (CLI-only: :attr:`Family.presented`)
+FIGURE = Option("figure", flag="--out", renamed_from=("--figure",), metavar="FILE", check=_figure_file,
+                help="Also draw the drop per category and metric (one --level and one --coefficient) to this file.")
+OVERWRITE = Option("overwrite", default=False, kind="flag",
+                   help="Replace the --out file (or report directory) if it exists. Never the warehouse.")
 
 
 @register
 class Categories(Family):
+    """Error categories of the human judgment (FRANK's ablation, Pagnoni et al. 2021).
+
+    For each metric, level, coefficient and category: r_category, the correlation with the
+    category's measure (--category); r_overall, with the human judgment --human; r_without, with
+    --human when the category is ignored (--ablation); drop = r_overall - r_without (> 0: the
+    metric's agreement rests on that category). An undefined correlation (a constant category) is
+    NaN (null), never 0."""
+
     name = "categories"
     topic = "metrics"
     headline = "Error categories of the human judgment: FRANK's ablation (Pagnoni 2021)."
@@ -67,8 +117,10 @@ class Categories(Family):
                       help="An error category and its human measure (one judgment per error type). Repeatable."),
                Option("ablations", multiple=True, metavar="CATEGORY=MEASURE", flag="--ablation",
                       help="The overall judgment (--human) with CATEGORY ignored, as a human measure. Repeatable."))
+    presented = (FIGURE, OVERWRITE, LAYOUT)
     positional = ("dataset", "human", "category_measures", "ablations", "metrics", "levels", "coefficients")
     aliases = {"categories": "category_measures"}
+    shows_progress = True
 
     def compute(self, wh, *, dataset, human, category_measures, ablations, metrics, levels, coefficients, **params):
         """:func:`metaeval.runs.factuality.categories.categories`' rows (table ``error_categories``): each
@@ -76,6 +128,29 @@ class Categories(Family):
         ``human`` when the category is ignored (``ablations``)."""
         from metaeval.runs.factuality import categories as family
 
+        from metaeval.runs.factuality.factuality_present import categories_said
+        from metaeval.runs.engine.family_present import with_run
+
         out = family.categories(wh, dataset, human, category_measures, ablations, metrics, levels, coefficients,
                                 **params)
-        return family.rows(wh, out)
+        frame = family.rows(wh, out)
+        return with_run(frame, categories_said(wh, out, {"dataset": dataset, "human": human}, frame))
+
+    def refusal(self, warehouse, params: dict, **shown):
+        """What the command line refuses before it runs (a usage error's text, or None:
+        :func:`~metaeval.runs.factuality.factuality_present.categories_refusal`)."""
+        from metaeval.runs.factuality.factuality_present import categories_refusal
+
+        return categories_refusal(warehouse, params, **shown)
+
+    def notes(self, outcome, fmt: str, **shown) -> list[str]:
+        from metaeval.runs.factuality.factuality_present import categories_notes
+
+        return categories_notes(outcome, fmt, **shown)
+
+    def present(self, outcome, fmt: str, figure=None, overwrite: bool = False, layout: str = "auto") -> str:
+        """Text: the run, the rows, what drop is; json and csv: every column; markdown and latex:
+        the paper table; with ``--out`` the figure of the drops too."""
+        from metaeval.runs.factuality import factuality_present
+
+        return factuality_present.categories(outcome, fmt, figure, overwrite, layout)

@@ -107,7 +107,7 @@ class Accuracy(Family):
                 params["aggregate"])
         return {o.analysis.table: with_run(o.rows(wh), (o.summary, *said)) for o in outcomes}
 
-    def notes(self, outcome, fmt: str) -> list[str]:
+    def notes(self, outcome, fmt: str, **shown) -> list[str]:
         from metaeval.runs.engine.family_present import TEXT, run_line, run_of
 
         runs = [(t, run_of(f)) for t, f in outcome.items() if run_of(f) is not None]
@@ -210,7 +210,7 @@ class SystemsAgreement(Family):
                         ([(o.summary, len(p)) for o, p in zip(outcomes, parts)],
                          list(outcomes[0].skipped.values()) if outcomes else []))
 
-    def notes(self, outcome, fmt: str) -> list[str]:
+    def notes(self, outcome, fmt: str, **shown) -> list[str]:
         from metaeval.runs.engine.family_present import TEXT, run_line, run_of
 
         runs, skipped = run_of(outcome) or ([], [])
@@ -283,7 +283,7 @@ class Winners(Family):
         run = run_of(outcome)
         return ([run_line("winners", run)] if run is not None else []) + winners_notes(outcome)
 
-    def notes(self, outcome, fmt: str) -> list[str]:
+    def notes(self, outcome, fmt: str, **shown) -> list[str]:
         from metaeval.runs.engine.family_present import TEXT
 
         return [] if fmt in TEXT else self._said(outcome)
@@ -388,7 +388,7 @@ class Replicability(Family):
         summary, rows = ranking.replicability(wh, replicability_on(datasets, humans), **params)
         return with_run(rows, summary)
 
-    def notes(self, outcome, fmt: str) -> list[str]:
+    def notes(self, outcome, fmt: str, **shown) -> list[str]:
         from metaeval.runs.engine.family_present import TEXT, run_line, run_of
 
         return [] if fmt in TEXT or run_of(outcome) is None else [run_line("replicability", run_of(outcome))]
@@ -455,7 +455,7 @@ class RankTasks(Family):
         out = task_ranking.rank_tasks(wh, specs, metrics, **params)
         return with_run(out.rows, replace(out, rows=None))
 
-    def notes(self, outcome, fmt: str) -> list[str]:
+    def notes(self, outcome, fmt: str, **shown) -> list[str]:
         from metaeval.runs.metrics import task_ranking
         from metaeval.runs.engine.family_present import TEXT
 

@@ -50,7 +50,7 @@ class Normality(Family):
         return [f"normality: all {s.results} results up to date; nothing computed (--force recomputes)"
                 if s.up_to_date else f"normality: run {s.run_id}: wrote {s.written} rows"]
 
-    def notes(self, outcome, fmt: str) -> list[str]:
+    def notes(self, outcome, fmt: str, **shown) -> list[str]:
         from metaeval.runs.engine.family_present import TEXT
 
         return [] if fmt in TEXT else self._run_line(outcome)

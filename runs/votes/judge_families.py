@@ -8,12 +8,29 @@ from __future__ import annotations
 
 from metaeval.runs.engine import parameters
 from metaeval.runs.engine.families import ALPHA, BY, CORRECTION, DATASET, FORCE, K, RESAMPLE_CLUSTERS, SEED, WHERE, Family, Option, register
+from metaeval.runs.metrics.ranking_families import LAYOUT
 
 _VOCABULARY = "metaeval.analyses.stats.vocabulary:"
 
 
 @register
 class Judges(Family):
+    """LLM judges (automatic pairwise judges) against the human preference.
+
+    Per automatic judge, against the majority of the human judges (an item whose majority is
+    tied is left out and counted): n, accuracy_ab, accuracy_ba, accuracy, both_correct,
+    position_consistency, first_position_rate, tie_rate, kappa (Cohen's, over a/b/tie), and
+    kendall (its Bradley-Terry system ranking vs the humans'), each with a percentile bootstrap
+    interval over items; judge-vs-judge tests (permutation over items, exact McNemar), corrected
+    over the judge pairs, and significance clusters by accuracy; Bradley-Terry strengths of the
+    systems per judge and for the humans. Tables judge_statistics, judge_tests, preference_rankings.
+
+    --where/--by select items by input attributes (metaeval ingest attributes); --by gives one
+    result per value (no macro average for judges). A judge run several times (preferences.replicate)
+    is read as the mean over its runs; --replicates resample draws its runs again inside each item
+    resample; stability (with its interval) is its agreement with itself across runs.
+    """
+
     name = "judges"
     topic = "votes"
     report = ("metaeval.runs.report.judges:judges",)
@@ -50,13 +67,31 @@ class Judges(Family):
                            "item and order as the mean over its runs (the soft preference; its rounding the "
                            "verdict); resample also draws the runs again inside each item resample, so that the "
                            "statistics' intervals include the judge's run-to-run noise (seeded)."))
+    presented = (LAYOUT,)
     positional = ("dataset", "humans", "judge_globs")
     aliases = {"judges": "judge_globs"}
 
     def compute(self, wh, *, dataset, humans, judge_globs, **params):
         """:func:`metaeval.runs.votes.judges.judges`: ``judge_statistics``, ``judge_tests`` and
-        ``preference_rankings`` rows of the human judges ``humans`` (globs; default all)."""
+        ``preference_rankings`` rows of the human judges ``humans`` (globs; default all); the
+        statistics carry the run and what the output says of the setting (:func:`with_run`)."""
         from metaeval.runs.votes import judges as runs
+        from metaeval.runs.votes import judge_present
+        from metaeval.runs.engine.family_present import with_run
 
         summary = runs.judges(wh, dataset, humans, judge_globs, **params)
-        return runs.latest(wh, dataset, summary.human, list(summary.tied_majority))
+        rows = runs.latest(wh, dataset, summary.human, list(summary.tied_majority))
+        with_run(rows["judge_statistics"], judge_present.said(wh, summary, rows, {"dataset": dataset, **params}))
+        return rows
+
+    def notes(self, outcome, fmt: str, **shown) -> list[str]:
+        from metaeval.runs.votes import judge_present
+
+        return judge_present.notes(outcome, fmt)
+
+    def present(self, outcome, fmt: str, layout: str = "auto") -> str:
+        """Text: the run, the statistics with their intervals, the tests, the strengths; json and
+        csv: the three tables; markdown and latex: a paper table per subset."""
+        from metaeval.runs.votes import judge_present
+
+        return judge_present.present(outcome, fmt, layout)
