@@ -199,17 +199,28 @@ def _folded(f, option: Option, target_default):
     return wrapper
 
 
-def command_of(family: Family) -> click.Command:
+def command_of(family: Family, name: str | None = None) -> click.Command:
     """The generated command of ``family``: its declared options and ``--format``; it runs
     :meth:`~metaeval.runs.families.Family.run` on the warehouse and prints
     :meth:`~metaeval.runs.families.Family.present` of what it returned, after its
     :meth:`~metaeval.runs.families.Family.notes` on standard error; the options it
     :attr:`~metaeval.runs.families.Family.presented` go to ``present`` (a family whose run takes
-    ``plain`` returns :class:`~metaeval.rows.Rows` for the formats printed without pandas)."""
+    ``plain`` returns :class:`~metaeval.rows.Rows` for the formats printed without pandas). A
+    ``present`` taking ``hint`` is given how this command line writes a Hint (with its ``--db``:
+    :meth:`~metaeval.cli.context.Context.hint`); a family's ``interrupted`` says what a run stopped
+    by Ctrl-C keeps. ``name``: the command's, when not the family's (a subcommand of a group:
+    ``simulate coverage``)."""
+    import inspect
+
+    hinted = "hint" in inspect.signature(family.present).parameters
+    saved = getattr(family, "interrupted", "the results finished so far are saved; "
+                                           "run the same command again to resume")
 
     @click.pass_obj
     def run(obj: Context, fmt: str, **params):
         shown = {o.name: params.pop(o.name) for o in family.presented}
+        if hinted:
+            shown["hint"] = obj.hint
         light = {"plain": True} if "plain" in family.run_keywords and options.plain(fmt) else {}
         if family.shows_progress:
             from metaeval.cli.progress import terminal_progress
@@ -219,8 +230,7 @@ def command_of(family: Family) -> click.Command:
             try:
                 outcome = family.run(wh, **params, **light)
             except KeyboardInterrupt as exc:
-                raise messages.interrupted(exc, "the results finished so far are saved; "
-                                           "run the same command again to resume") from None
+                raise messages.interrupted(exc, saved) from None
         notes = family.notes(outcome, fmt)
         if notes:
             from metaeval.runs.family_present import prose
@@ -234,7 +244,7 @@ def command_of(family: Family) -> click.Command:
         run = click_option(option)(run)
     run = options.fmt_option()(run)
     run = options_of(family)(run)
-    return click.command(family.name, help=text, short_help=family.headline or family.summary)(run)
+    return click.command(name or family.name, help=text, short_help=family.headline or family.summary)(run)
 
 
 def generated_commands(handwritten: set[str]) -> list[click.Command]:

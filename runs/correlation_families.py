@@ -22,26 +22,85 @@ def tied(coefficients, epsilon, tie_calibration) -> tuple:
     return selection.with_tie_threshold(coefficients, epsilon, tie_calibration)
 
 
-def correlation_rows(wh, command: str, params: dict):
-    """correlate / ci: the latest rows of the setting (per value of ``by`` and their macro
-    average with ``by``; a Kendall interval's share of pairs ranked wrongly with ci)."""
-    from metaeval.runs import correlation_runs, subsets
+#: ``--layout`` of a paper table (``--format latex``; a CLI-only option: :attr:`Family.presented`)
+LAYOUT = Option("layout", default="auto", kind="choice", choices="metaeval.analyses.tables:LAYOUTS",
+                help="LaTeX layout: wide (per setting its cluster, correlation and CI), compact (the correlations "
+                     "only), long (one row per metric and setting); auto: the first that fits an ACL column, else "
+                     "the page (table*).")
 
+
+def _said(out, params: dict, **more):
+    """What the run of ``out`` (an Outcome) did, with the ``params`` the output names
+    (:class:`metaeval.runs.correlation_present.Said`)."""
+    from metaeval.runs.correlation_present import Said
+    from metaeval.runs.family_present import run_line
+
+    return Said({k: v for k, v in params.items() if k != "progress"},
+                skipped=tuple(f"skipped: {r}" for r in out.skipped.values()),
+                run=(run_line(out.analysis.table, out.summary),), **more)
+
+
+def outcome_rows(wh, out):
+    """The latest rows of ``out`` (an Outcome) with their signatures and the human ceiling of
+    their level and coefficient (stored by ``metaeval annotators``)."""
+    from metaeval.runs import annotators, signatures
+
+    ceiling = annotators.ceilings(wh, out.scope.dataset, out.scope.human, out.scope.subset)
+    return annotators.with_ceilings(signatures.with_signatures(wh, out.rows(wh)), ceiling)
+
+
+def correlation_rows(wh, command: str, params: dict):
+    """correlate / ci: the latest rows of the setting, with their signatures and human ceiling
+    (per value of ``by`` and their macro average with ``by``; a Kendall interval's share of pairs
+    ranked wrongly with ci), carrying what the run did (:func:`metaeval.runs.family_present.with_run`)."""
+    from metaeval.runs import correlation_runs, subsets
+    from metaeval.runs.correlation_present import Said
+    from metaeval.runs.family_present import with_run
+
+    given = dict(params)
     params = dict(params)
     params["coefficients"] = tied(params["coefficients"], params.pop("epsilon"), params.pop("tie_calibration"))
     by, where = params.pop("by", None), params.pop("where")
     if by is not None:
-        return subsets.by_attribute(wh, command, by, where, **params).rows(wh)
-    rows = getattr(correlation_runs, command)(wh, where=where, **params).rows(wh)
-    if command == "ci":
-        from metaeval.runs import intervals
+        result = subsets.by_attribute(wh, command, by, where, **params)
+        return with_run(result.rows(wh), Said({k: v for k, v in given.items() if k != "progress"},
+                                              run=tuple(result.messages()), by=True))
+    out = getattr(correlation_runs, command)(wh, where=where, **params)
+    rows = outcome_rows(wh, out)
+    if command == "correlate":
+        return with_run(rows, _said(out, given))
+    from metaeval.runs import clusters, intervals
 
-        rows = intervals.with_pairs_wrong(rows)
-    return rows
+    return with_run(intervals.with_pairs_wrong(rows), _said(out, given, after=tuple(clusters.widening(wh, out))))
+
+
+class _Correlation(Family):
+    """What correlate and ci share: a progress bar, ``--layout``, the run's lines on the rows."""
+
+    shows_progress = True
+    presented = (LAYOUT,)
+
+    def notes(self, outcome, fmt: str) -> list[str]:
+        from metaeval.runs import correlation_present
+
+        return correlation_present.notes(outcome, fmt)
+
+    def present(self, outcome, fmt: str, layout: str = "auto") -> str:
+        """Text: the run's lines, one row per metric, a column per level and coefficient, and the
+        notes; markdown and latex: the paper's table; json and csv: every row and column."""
+        from metaeval.runs import correlation_present
+
+        return correlation_present.correlation_text(outcome, self.name, fmt, layout)
 
 
 @register
-class Correlate(Family):
+class Correlate(_Correlation):
+    """Correlations of metrics with a human judgment (system, summary, global level).
+
+    text: one row per metric, a column per level and coefficient; the other formats: the
+    latest rows (json and csv with every column, conventions included)."""
+
+
     name = "correlate"
     topic = "metrics"
     headline = "Correlations of metrics with a human judgment, at each level."
@@ -57,7 +116,7 @@ class Correlate(Family):
 
 
 @register
-class Ci(Family):
+class Ci(_Correlation):
     name = "ci"
     topic = "metrics"
     headline = "Confidence intervals of correlations (Fisher, or bootstrap resampling)."
@@ -110,11 +169,33 @@ class Compare(Family):
                WHERE, SYSTEM_TYPE, CONTROL, AGGREGATE, RESAMPLE_CLUSTERS)
     positional = ("dataset", "human", "metrics", "levels", "coefficients")
 
+    shows_progress = True
+    presented = (LAYOUT,)
+
     def compute(self, wh, **params):
-        """The tests of the setting under its correction (table ``hypothesis_tests``)."""
+        """The tests of the setting under its correction (table ``hypothesis_tests``), with their
+        signatures and human ceiling, carrying what the run did and the ``plot heatmap`` commands
+        of its settings (:class:`metaeval.runs.correlation_present.Said`)."""
         from metaeval.runs import correlation_runs
+        from metaeval.runs.correlation_present import heatmaps
+        from metaeval.runs.family_present import with_run
 
         out = correlation_runs.compare(wh, **params)
-        rows, p = out.rows(wh), out.analysis.params
-        return rows[(rows["correction"] == p.correction)
+        rows, p = outcome_rows(wh, out), out.analysis.params
+        rows = rows[(rows["correction"] == p.correction)
                     & (rows["correction_group"] == p.correction_group)].reset_index(drop=True)
+        return with_run(rows, _said(out, params, heatmaps=heatmaps(out.scope, params)))
+
+    def notes(self, outcome, fmt: str) -> list[str]:
+        from metaeval.runs import correlation_present
+        from metaeval.runs.family_present import TEXT
+
+        return correlation_present.notes(outcome, fmt, None if fmt in TEXT else correlation_present.findings(outcome))
+
+    def present(self, outcome, fmt: str, layout: str = "auto", hint=None) -> str:
+        """Text: the run's lines and notes, the tests, how many are significant and the ``plot
+        heatmap`` commands drawing them (``hint``: a Hint as a command line); markdown and latex:
+        the paper's table of tests; json and csv: every row and column."""
+        from metaeval.runs import correlation_present
+
+        return correlation_present.compare_text(outcome, fmt, layout, hint)
