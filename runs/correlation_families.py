@@ -6,9 +6,10 @@ This module is read when the command line starts: it imports its computation ins
 
 from __future__ import annotations
 
+from metaeval.errors import WarehouseError
 from metaeval.runs import parameters
-from metaeval.runs.families import (AGGREGATE, ALPHA, ALTERNATIVE, BY, CONTROL, CORRECTION, CORRECTION_GROUP, EPSILON,
-                                    K, RESAMPLE_CLUSTERS, SCOPE, SEED, SYSTEM_TYPE, TIE_CALIBRATION, WHERE, Family, Option,
+from metaeval.runs.families import (AGGREGATE, ALPHA, ALTERNATIVE, BY, CONTROL, CORRECTION, CORRECTION_GROUP, DATASET,
+                                    EPSILON, HUMAN, HUMAN_AGGREGATE, K, RESAMPLE_CLUSTERS, SCOPE, SEED, SYSTEM_TYPE, TIE_CALIBRATION, WHERE, Family, Option,
                                     register)
 
 _VOCABULARY = "metaeval.analyses.stats.vocabulary:"
@@ -199,3 +200,55 @@ class Compare(Family):
         from metaeval.runs import correlation_present
 
         return correlation_present.compare_text(outcome, fmt, layout, hint)
+
+
+# --- plot ci: the forest plot of ci's stored rows -------------------------------------------------
+#: the file types of a figure (matplotlib's, chosen by the suffix of ``out``)
+FIGURE_SUFFIXES = (".png", ".svg", ".pdf")
+
+
+def check_figure(out) -> None:
+    """``out``: a figure's file (a suffix of :data:`FIGURE_SUFFIXES`) in a directory that exists."""
+    from pathlib import Path
+
+    path = Path(out)
+    if path.suffix.lower() not in FIGURE_SUFFIXES:
+        raise WarehouseError(f"{str(path)!r}: unsupported file type {path.suffix or '(no suffix)'!r}; "
+                             f"use {', '.join(FIGURE_SUFFIXES)}")
+    if not path.parent.is_dir():
+        what = "is not a directory" if path.parent.exists() else "does not exist"
+        raise WarehouseError(f"{str(path)!r}: directory {str(path.parent)!r} {what}")
+
+
+@register
+class PlotCi(Family):
+    name = "plot-ci"
+    topic = "output"
+    headline = "CI of every metric (forest plot), from the latest `ci` rows of one setting."
+    summary = "CI of every metric (forest plot), from the latest `metaeval ci` rows of one setting."
+    options = (DATASET.but(help=None), HUMAN.but(help=None),
+               Option("level", default="system", kind="choice", choices=_VOCABULARY + "LEVELS"),
+               Option("coefficient", default="pearson", kind="coefficient"),
+               Option("out", required=True, metavar="FILE", check=check_figure, help="The figure: .png, .svg or .pdf."),
+               Option("overwrite", default=False, kind="flag", role="setting",
+                      help="Replace the --out file (or report directory) if it exists. Never the warehouse."),
+               Option("method", default="boot-both", kind="choice", choices=_VOCABULARY + "CI_METHODS",
+                      flag="--ci-method", renamed_from=("--method",), help="The intervals' method, as `ci --ci-method`."),
+               ALPHA.but(help="The CIs' level is 1 - alpha."),
+               AGGREGATE.but(help="Draw the rows of a metric's system mean or of its median over the inputs "
+                                  "(compare/ci --aggregate).",
+                             companions=(HUMAN_AGGREGATE.but(help="Draw the rows of the human's mean or median system "
+                                                                  "score (compare/ci --human-aggregate)."),)))
+    positional = ("dataset", "human", "level", "coefficient", "out")
+
+    def compute(self, wh, **params):
+        """Draw the forest plot of the setting's latest ``confidence_intervals`` rows (and the human
+        ceiling) to ``out``; its path (:func:`metaeval.runs.correlation_present.plot_ci`)."""
+        from metaeval.runs import correlation_present
+
+        return correlation_present.plot_ci(wh, **params)
+
+    def present(self, outcome, fmt: str) -> str:
+        from metaeval.runs.family_present import prose
+
+        return prose(f"wrote {outcome}")

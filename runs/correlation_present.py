@@ -267,3 +267,66 @@ def heatmaps(scope, p: dict) -> tuple:
                                   ("correction_group", p["correction_group"]), ("alpha", p["alpha"]),
                                   ("out", f"tests-{level}-{coefficient}.png")))
                  for level in scope.levels for coefficient in scope.coefficients)
+
+
+# --- plot ci ------------------------------------------------------------------------------------
+def _medians(aggregate: str) -> str:
+    """``, system medians`` for a figure's title (nothing for the mean)."""
+    from metaeval.runs.parameters import aggregate_sides
+
+    if aggregate == "mean":
+        return ""
+    metric, human = aggregate_sides(aggregate)
+    return f", system {metric}s" if human == "mean" else f", system {metric}s (metric), {human}s (human)"
+
+
+def _ci_hint(wh, dataset, human, level, coefficient, method, alpha, aggregate):
+    """The ``ci`` call computing the rows plot ci draws (a Hint on this warehouse)."""
+    from metaeval.errors import Hint
+    from metaeval.runs.parameters import aggregate_sides
+
+    metric, side = aggregate_sides(aggregate)
+    extra = ((("aggregate", metric),) if metric != "mean" else ()) + \
+        ((("human_aggregate", side),) if side != "mean" else ())
+    return Hint("ci", (("dataset", dataset), ("human", human), ("level", level), ("coefficient", coefficient),
+                       ("method", method), ("alpha", alpha), *extra), db=str(wh.path))
+
+
+def plot_ci(wh, *, dataset, human, level, coefficient, out, overwrite, method, alpha, aggregate):
+    """The forest plot of the latest ``confidence_intervals`` rows of one setting, the human
+    ceiling as a line, written to ``out`` (replaced only with ``overwrite``); its path. No rows:
+    an error naming the ``ci`` that computes them and the settings stored."""
+    from pathlib import Path
+
+    import matplotlib.pyplot as plt
+
+    from metaeval import files
+    from metaeval.analyses import figures
+    from metaeval.errors import Message, WarehouseError
+    from metaeval.runs import annotators, engine
+
+    where = dict(dataset=dataset, human=human, level=level, coefficient=coefficient, method=method, alpha=alpha,
+                 aggregate=aggregate)
+    settings = ("level", "coefficient", "method", "alpha", "aggregate")
+    rows, stored = engine.setting_rows(wh, "confidence_intervals", where, list(settings))
+    if rows.empty:
+        def said(values) -> str:
+            return " ".join(f"--{c.replace('_', '-')} {values[c]}" for c in settings)
+        message = [f"no confidence intervals of {dataset} against {human} with {said(where)}: run `",
+                   _ci_hint(wh, dataset, human, level, coefficient, method, alpha, aggregate), "` first"]
+        if not stored.empty:
+            message.append("; stored: " + " | ".join(said(r) for r in stored.to_dict("records")))
+        raise WarehouseError(Message(*message))
+    ceiling = annotators.ceilings(wh, dataset, human)
+    ceiling = ceiling[(ceiling["level"] == level) & (ceiling["coefficient"] == coefficient)]
+    line = (tuple(float(ceiling[c].iloc[0]) for c in ("human_ceiling", "human_ceiling_lower", "human_ceiling_upper"))
+            if not ceiling.empty and ceiling["human_ceiling"].notna().iloc[0] else None)
+    fig = figures.ci_forest(rows, f"{1 - alpha:.0%} {method} CIs, {level} level{_medians(aggregate)}, "
+                                  f"{coefficient}, against {human}", line)
+    out = Path(out)
+    try:
+        with files.atomic_file(out, warehouse=wh.path, overwrite=overwrite) as tmp:
+            fig.savefig(tmp, dpi=150, format=out.suffix[1:].lower())
+    finally:
+        plt.close(fig)
+    return out
