@@ -120,6 +120,8 @@ REGISTRY = [
     ("correlate", ["correlate", "--dataset", "factuality", "--human", "human.consistency", "--by", "source",
                    "--level", "global", "--coefficient", "pearson"]),
     ("ci", ["ci", "--dataset", "demo", "--human", "expert.relevance", "--level", "system", "--k", "40", "--seed", "1"]),
+    ("plot-ci", ["plot", "ci", "--dataset", "demo", "--human", "expert.relevance", "--level", "system",
+                 "--out", "{TMP}/ci.svg", "--overwrite"]),
     ("compare", ["compare", "--dataset", "demo", "--human", "expert.relevance", "--level", "system",
                  "--coefficient", "kendall", "--k", "40", "--seed", "1"]),
     ("compare", ["compare", "--dataset", "demo", "--human", "expert.relevance", "--level", "system",

@@ -199,7 +199,7 @@ def _folded(f, option: Option, target_default):
     return wrapper
 
 
-def command_of(family: Family) -> click.Command:
+def command_of(family: Family, name: str | None = None) -> click.Command:
     """The generated command of ``family``: its declared options and ``--format``; it runs
     :meth:`~metaeval.runs.engine.families.Family.run` on the warehouse and prints
     :meth:`~metaeval.runs.engine.families.Family.present` of what it returned, after its
@@ -207,7 +207,16 @@ def command_of(family: Family) -> click.Command:
     :attr:`~metaeval.runs.engine.families.Family.presented` go to ``notes`` and ``present``, and to a
     family's ``refusal(warehouse path, params, **presented)`` before the run (its text a usage
     error; categories' ``--out`` with two levels) when it has one (a family whose run takes
-    ``plain`` returns :class:`~metaeval.rows.Rows` for the formats printed without pandas)."""
+    ``plain`` returns :class:`~metaeval.rows.Rows` for the formats printed without pandas). A
+    ``present`` taking ``hint`` is given how this command line writes a Hint (with its ``--db``:
+    :meth:`~metaeval.cli.context.Context.hint`); a family's ``interrupted`` says what a run stopped
+    by Ctrl-C keeps. ``name``: the command's, when not the family's (a subcommand of a group:
+    ``simulate coverage``)."""
+    import inspect
+
+    hinted = "hint" in inspect.signature(family.present).parameters
+    saved = getattr(family, "interrupted", "the results finished so far are saved; "
+                                           "run the same command again to resume")
 
     @click.pass_obj
     def run(obj: Context, fmt: str, **params):
@@ -216,6 +225,8 @@ def command_of(family: Family) -> click.Command:
         said = refusal(obj.path, params, **shown) if refusal is not None else None
         if said is not None:
             raise click.UsageError(messages.error_text(WarehouseError(said), family.python_name))
+        if hinted:
+            shown["hint"] = obj.hint
         light = {"plain": True} if "plain" in family.run_keywords and options.plain(fmt) else {}
         if family.shows_progress:
             from metaeval.cli.progress import terminal_progress
@@ -225,9 +236,8 @@ def command_of(family: Family) -> click.Command:
             try:
                 outcome = family.run(wh, **params, **light)
             except KeyboardInterrupt as exc:
-                raise messages.interrupted(exc, "the results finished so far are saved; "
-                                           "run the same command again to resume") from None
-        notes = family.notes(outcome, fmt, **shown)
+                raise messages.interrupted(exc, saved) from None
+        notes = family.notes(outcome, fmt, **{k: v for k, v in shown.items() if k != "hint"})
         if notes:
             from metaeval.runs.engine.family_present import prose
 
@@ -240,7 +250,7 @@ def command_of(family: Family) -> click.Command:
         run = click_option(option)(run)
     run = options.fmt_option(help=getattr(family, "format_help", None))(run)   # a family's own words for --format
     run = options_of(family)(run)
-    return click.command(family.name, help=text, short_help=family.headline or family.summary)(run)
+    return click.command(name or family.name, help=text, short_help=family.headline or family.summary)(run)
 
 
 def generated_commands(handwritten: set[str]) -> list[click.Command]:

@@ -109,15 +109,16 @@ def test_one_set_of_defaults_compare_then_winners_and_heatmap(small, tmp_path):
     import click
 
     from metaeval.cli import main
-    from metaeval.cli.commands import correlation, report
+    from metaeval.cli.commands import report
     from metaeval.runs.engine import parameters
 
     winners = main.get_command(click.Context(main), "winners")    # its family's generated command
+    compare = main.get_command(click.Context(main), "compare")    # its family's generated command
 
     def default(command, name):
         return next(p.default for p in command.params if p.name == name)
 
-    for command in (correlation.compare, winners, report.plot_heatmap):
+    for command in (compare, winners, report.plot_heatmap):
         assert default(command, "alternative") == parameters.DEFAULT_ALTERNATIVE
         assert default(command, "correction") == parameters.DEFAULT_CORRECTION
         assert default(command, "correction_group") == parameters.DEFAULT_CORRECTION_GROUP

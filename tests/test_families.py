@@ -252,10 +252,12 @@ def test_migrated_commands_read_their_options_from_the_registry():
 
     cli_only = {"fmt", "layout", "scheduler", "db", "wide", "figure", "overwrite"}
     for f in FAMILIES.values():
-        group, _, sub = f.name.partition("-") if f.name.startswith("simulate-") else (f.name, "", "")
+        group, _, sub = f.name.partition("-") if f.name.startswith(("simulate-", "plot-")) else (f.name, "", "")
         command = main.commands[group].commands[sub] if sub else main.commands[group]
         params = {p.name: p for p in command.params if isinstance(p, click.Option) and p.name not in cli_only}
-        declared = [o for o in f.options for o in ((o, HUMAN_AGGREGATE) if o.name == "aggregate" else (o,))]
+        declared = [o for o in f.options for o in ((o, *o.companions) if o.name == "aggregate" else (o,))
+                    if o.name not in cli_only]
+        assert all(c.name == HUMAN_AGGREGATE.name for o in f.options if o.name == "aggregate" for c in o.companions)
         assert list(params) == [o.name for o in declared], f.name
         for o in declared:
             p = params[o.name]

@@ -8,12 +8,9 @@ import click
 
 from metaeval import files
 from metaeval.cli.app import ALPHA, OVERWRITE, CoefficientChoice, Context, LazyChoice, argument_text, out_file, say
-from metaeval.cli.renamed import Renamed
 from metaeval.cli.sections import topic
 from metaeval.errors import WarehouseError
-
-#: The file types ``metaeval plot`` writes (matplotlib's, chosen by the suffix of --out).
-FIGURE_SUFFIXES = (".png", ".svg", ".pdf")
+from metaeval.runs.metrics.correlation_families import FIGURE_SUFFIXES  # the file types of --out, declared once
 
 
 #: The file types ``metaeval report`` writes: one self-contained HTML page.
@@ -46,6 +43,17 @@ def report(obj: Context, dataset, human, out, overwrite):
 @click.group()
 def plot():
     """Draw one figure of the persisted results to a file (.png, .svg or .pdf)."""
+
+
+def _generated() -> None:
+    """``plot ci``: the family ``plot-ci``'s generated command (:mod:`metaeval.runs.metrics.correlation_families`)."""
+    from metaeval.cli.families import command_of
+    from metaeval.runs.engine.families import FAMILIES
+
+    plot.add_command(command_of(FAMILIES["plot-ci"], name="ci"))
+
+
+_generated()
 
 
 def _options(settings: dict) -> str:
@@ -126,38 +134,6 @@ def _write(obj: Context, fig, out: Path, overwrite: bool) -> None:
     finally:
         plt.close(fig)
     say(f"wrote {out}")
-
-
-@plot.command("ci", short_help='CI of every metric (forest plot), from the latest `ci` rows of one setting.')
-@_common
-@click.option("--ci-method", "method", cls=Renamed, renamed_from=("--method",),
-              type=LazyChoice("metaeval.analyses.stats.vocabulary:CI_METHODS"), default="boot-both", show_default=True,
-              help="The intervals' method, as `ci --ci-method`.")
-@click.option("--alpha", default=0.05, show_default=True, type=ALPHA, help="The CIs' level is 1 - alpha.")
-@AGGREGATE_OPTION
-@click.pass_obj
-def plot_ci(obj, dataset, human, level, coefficient, out, overwrite, method, alpha, aggregate):
-    """CI of every metric (forest plot), from the latest `metaeval ci` rows of one setting."""
-    from metaeval.present import figures
-
-    where = dict(dataset=dataset, human=human, level=level, coefficient=coefficient, method=method, alpha=alpha,
-                 aggregate=aggregate)
-    hint = obj.command(*_aggregated(("ci", "--dataset", dataset, "--human", human, "--level", level, "--coefficient",
-                                     coefficient, "--ci-method", method, "--alpha", alpha), aggregate))
-    rows = _rows(obj, "confidence_intervals", where,
-                 {"level": "level", "coefficient": "coefficient", "method": "method", "alpha": "alpha",
-                  "aggregate": "aggregate"},
-                 "confidence intervals", hint)
-    from metaeval.runs.agreement import annotators
-
-    with obj.open(read_only=True) as wh:
-        ceiling = annotators.ceilings(wh, dataset, human)
-    ceiling = ceiling[(ceiling["level"] == level) & (ceiling["coefficient"] == coefficient)]
-    line = (tuple(float(ceiling[c].iloc[0]) for c in ("human_ceiling", "human_ceiling_lower", "human_ceiling_upper"))
-            if not ceiling.empty and ceiling["human_ceiling"].notna().iloc[0] else None)
-    _write(obj, figures.ci_forest(rows, f"{1 - alpha:.0%} {method} CIs, {level} level{_medians(aggregate)}, "
-                                        f"{coefficient}, against {human}", line),
-           out, overwrite)
 
 
 @plot.command("heatmap", short_help='Pairwise significance heatmap, from the latest `compare` rows.')

@@ -6,9 +6,10 @@ This module is read when the command line starts: it imports its computation ins
 
 from __future__ import annotations
 
+from metaeval.errors import WarehouseError
 from metaeval.runs.engine import parameters
-from metaeval.runs.engine.families import (AGGREGATE, ALPHA, ALTERNATIVE, BY, CONTROL, CORRECTION, CORRECTION_GROUP, EPSILON,
-                                    K, RESAMPLE_CLUSTERS, SCOPE, SEED, SYSTEM_TYPE, TIE_CALIBRATION, WHERE, Family, Option,
+from metaeval.runs.engine.families import (AGGREGATE, ALPHA, ALTERNATIVE, BY, CONTROL, CORRECTION, CORRECTION_GROUP, DATASET,
+                                    EPSILON, HUMAN, HUMAN_AGGREGATE, K, RESAMPLE_CLUSTERS, SCOPE, SEED, SYSTEM_TYPE, TIE_CALIBRATION, WHERE, Family, Option,
                                     register)
 
 _VOCABULARY = "metaeval.analyses.stats.vocabulary:"
@@ -22,27 +23,88 @@ def tied(coefficients, epsilon, tie_calibration) -> tuple:
     return selection.with_tie_threshold(coefficients, epsilon, tie_calibration)
 
 
+#: ``--layout`` of a paper table (``--format latex``; a CLI-only option: :attr:`Family.presented`)
+LAYOUT = Option("layout", default="auto", kind="choice", choices="metaeval.present.tables:LAYOUTS",
+                help="LaTeX layout: wide (per setting its cluster, correlation and CI), compact (the correlations "
+                     "only), long (one row per metric and setting); auto: the first that fits an ACL column, else "
+                     "the page (table*).")
+
+
+def _said(out, params: dict, **more):
+    """What the run of ``out`` (an Outcome) did, with the ``params`` the output names
+    (:class:`metaeval.runs.metrics.correlation_present.Said`)."""
+    from metaeval.runs.metrics.correlation_present import Said
+    from metaeval.runs.engine.family_present import run_line
+
+    return Said({k: v for k, v in params.items() if k != "progress"},
+                skipped=tuple(f"skipped: {r}" for r in out.skipped.values()),
+                run=(run_line(out.analysis.table, out.summary),), **more)
+
+
+def outcome_rows(wh, out):
+    """The latest rows of ``out`` (an Outcome) with their signatures and the human ceiling of
+    their level and coefficient (stored by ``metaeval annotators``)."""
+    from metaeval.runs.agreement import annotators
+    from metaeval.runs.engine import signatures
+
+    ceiling = annotators.ceilings(wh, out.scope.dataset, out.scope.human, out.scope.subset)
+    return annotators.with_ceilings(signatures.with_signatures(wh, out.rows(wh)), ceiling)
+
+
 def correlation_rows(wh, command: str, params: dict):
-    """correlate / ci: the latest rows of the setting (per value of ``by`` and their macro
-    average with ``by``; a Kendall interval's share of pairs ranked wrongly with ci)."""
+    """correlate / ci: the latest rows of the setting, with their signatures and human ceiling
+    (per value of ``by`` and their macro average with ``by``; a Kendall interval's share of pairs
+    ranked wrongly with ci), carrying what the run did (:func:`metaeval.runs.engine.family_present.with_run`)."""
     from metaeval.runs.metrics import correlation_runs
     from metaeval.runs.engine import subsets
+    from metaeval.runs.metrics.correlation_present import Said
+    from metaeval.runs.engine.family_present import with_run
 
+    given = dict(params)
     params = dict(params)
     params["coefficients"] = tied(params["coefficients"], params.pop("epsilon"), params.pop("tie_calibration"))
     by, where = params.pop("by", None), params.pop("where")
     if by is not None:
-        return subsets.by_attribute(wh, command, by, where, **params).rows(wh)
-    rows = getattr(correlation_runs, command)(wh, where=where, **params).rows(wh)
-    if command == "ci":
-        from metaeval.runs.metrics import intervals
+        result = subsets.by_attribute(wh, command, by, where, **params)
+        return with_run(result.rows(wh), Said({k: v for k, v in given.items() if k != "progress"},
+                                              run=tuple(result.messages()), by=True))
+    out = getattr(correlation_runs, command)(wh, where=where, **params)
+    rows = outcome_rows(wh, out)
+    if command == "correlate":
+        return with_run(rows, _said(out, given))
+    from metaeval.runs.engine import clusters
+    from metaeval.runs.metrics import intervals
 
-        rows = intervals.with_pairs_wrong(rows)
-    return rows
+    return with_run(intervals.with_pairs_wrong(rows), _said(out, given, after=tuple(clusters.widening(wh, out))))
+
+
+class _Correlation(Family):
+    """What correlate and ci share: a progress bar, ``--layout``, the run's lines on the rows."""
+
+    shows_progress = True
+    presented = (LAYOUT,)
+
+    def notes(self, outcome, fmt: str, **shown) -> list[str]:
+        from metaeval.runs.metrics import correlation_present
+
+        return correlation_present.notes(outcome, fmt)
+
+    def present(self, outcome, fmt: str, layout: str = "auto") -> str:
+        """Text: the run's lines, one row per metric, a column per level and coefficient, and the
+        notes; markdown and latex: the paper's table; json and csv: every row and column."""
+        from metaeval.runs.metrics import correlation_present
+
+        return correlation_present.correlation_text(outcome, self.name, fmt, layout)
 
 
 @register
-class Correlate(Family):
+class Correlate(_Correlation):
+    """Correlations of metrics with a human judgment (system, summary, global level).
+
+    text: one row per metric, a column per level and coefficient; the other formats: the
+    latest rows (json and csv with every column, conventions included)."""
+
+
     name = "correlate"
     topic = "metrics"
     headline = "Correlations of metrics with a human judgment, at each level."
@@ -58,7 +120,7 @@ class Correlate(Family):
 
 
 @register
-class Ci(Family):
+class Ci(_Correlation):
     name = "ci"
     topic = "metrics"
     headline = "Confidence intervals of correlations (Fisher, or bootstrap resampling)."
@@ -111,11 +173,85 @@ class Compare(Family):
                WHERE, SYSTEM_TYPE, CONTROL, AGGREGATE, RESAMPLE_CLUSTERS)
     positional = ("dataset", "human", "metrics", "levels", "coefficients")
 
+    shows_progress = True
+    presented = (LAYOUT,)
+
     def compute(self, wh, **params):
-        """The tests of the setting under its correction (table ``hypothesis_tests``)."""
+        """The tests of the setting under its correction (table ``hypothesis_tests``), with their
+        signatures and human ceiling, carrying what the run did and the ``plot heatmap`` commands
+        of its settings (:class:`metaeval.runs.metrics.correlation_present.Said`)."""
         from metaeval.runs.metrics import correlation_runs
+        from metaeval.runs.metrics.correlation_present import heatmaps
+        from metaeval.runs.engine.family_present import with_run
 
         out = correlation_runs.compare(wh, **params)
-        rows, p = out.rows(wh), out.analysis.params
-        return rows[(rows["correction"] == p.correction)
+        rows, p = outcome_rows(wh, out), out.analysis.params
+        rows = rows[(rows["correction"] == p.correction)
                     & (rows["correction_group"] == p.correction_group)].reset_index(drop=True)
+        return with_run(rows, _said(out, params, heatmaps=heatmaps(out.scope, params)))
+
+    def notes(self, outcome, fmt: str, **shown) -> list[str]:
+        from metaeval.runs.metrics import correlation_present
+        from metaeval.runs.engine.family_present import TEXT
+
+        return correlation_present.notes(outcome, fmt, None if fmt in TEXT else correlation_present.findings(outcome))
+
+    def present(self, outcome, fmt: str, layout: str = "auto", hint=None) -> str:
+        """Text: the run's lines and notes, the tests, how many are significant and the ``plot
+        heatmap`` commands drawing them (``hint``: a Hint as a command line); markdown and latex:
+        the paper's table of tests; json and csv: every row and column."""
+        from metaeval.runs.metrics import correlation_present
+
+        return correlation_present.compare_text(outcome, fmt, layout, hint)
+
+
+# --- plot ci: the forest plot of ci's stored rows -------------------------------------------------
+#: the file types of a figure (matplotlib's, chosen by the suffix of ``out``)
+FIGURE_SUFFIXES = (".png", ".svg", ".pdf")
+
+
+def check_figure(out) -> None:
+    """``out``: a figure's file (a suffix of :data:`FIGURE_SUFFIXES`) in a directory that exists."""
+    from pathlib import Path
+
+    path = Path(out)
+    if path.suffix.lower() not in FIGURE_SUFFIXES:
+        raise WarehouseError(f"{str(path)!r}: unsupported file type {path.suffix or '(no suffix)'!r}; "
+                             f"use {', '.join(FIGURE_SUFFIXES)}")
+    if not path.parent.is_dir():
+        what = "is not a directory" if path.parent.exists() else "does not exist"
+        raise WarehouseError(f"{str(path)!r}: directory {str(path.parent)!r} {what}")
+
+
+@register
+class PlotCi(Family):
+    name = "plot-ci"
+    topic = "output"
+    headline = "CI of every metric (forest plot), from the latest `ci` rows of one setting."
+    summary = "CI of every metric (forest plot), from the latest `metaeval ci` rows of one setting."
+    options = (DATASET.but(help=None), HUMAN.but(help=None),
+               Option("level", default="system", kind="choice", choices=_VOCABULARY + "LEVELS"),
+               Option("coefficient", default="pearson", kind="coefficient"),
+               Option("out", required=True, metavar="FILE", check=check_figure, help="The figure: .png, .svg or .pdf."),
+               Option("overwrite", default=False, kind="flag", role="setting",
+                      help="Replace the --out file (or report directory) if it exists. Never the warehouse."),
+               Option("method", default="boot-both", kind="choice", choices=_VOCABULARY + "CI_METHODS",
+                      flag="--ci-method", renamed_from=("--method",), help="The intervals' method, as `ci --ci-method`."),
+               ALPHA.but(help="The CIs' level is 1 - alpha."),
+               AGGREGATE.but(help="Draw the rows of a metric's system mean or of its median over the inputs "
+                                  "(compare/ci --aggregate).",
+                             companions=(HUMAN_AGGREGATE.but(help="Draw the rows of the human's mean or median system "
+                                                                  "score (compare/ci --human-aggregate)."),)))
+    positional = ("dataset", "human", "level", "coefficient", "out")
+
+    def compute(self, wh, **params):
+        """Draw the forest plot of the setting's latest ``confidence_intervals`` rows (and the human
+        ceiling) to ``out``; its path (:func:`metaeval.runs.metrics.correlation_present.plot_ci`)."""
+        from metaeval.runs.metrics import correlation_present
+
+        return correlation_present.plot_ci(wh, **params)
+
+    def present(self, outcome, fmt: str) -> str:
+        from metaeval.runs.engine.family_present import prose
+
+        return prose(f"wrote {outcome}")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from metaeval.errors import Argument, Message, WarehouseError
 from metaeval.runs.engine import parameters
+from metaeval.runs.metrics.correlation_families import LAYOUT
 from metaeval.runs.engine.families import (AGGREGATE, ALPHA, ALTERNATIVE, CORRECTION, CORRECTION_GROUP, DATASET, FORCE, HUMAN,
                                     JOBS, K, LEVELS, METRICS, PLAIN_COEFFICIENTS, SEED, SYSTEM_INPUTS, SYSTEM_TYPE,
                                     WHERE, Family, Option, register)
@@ -23,13 +24,6 @@ TESTS_READ = (LEVELS.but(help="Correlation level(s) of the tests. Default: all t
               ALPHA.but(help="winners: a beats b when p_adjusted <= alpha; replicability: level of the "
                              "partial-conjunction tests."),
               FORCE)
-
-
-#: ``--layout`` of a paper table (``--format latex``; a CLI-only option: :attr:`Family.presented`)
-LAYOUT = Option("layout", default="auto", kind="choice", choices="metaeval.present.tables:LAYOUTS",
-                help="LaTeX layout: wide (per setting its cluster, correlation and CI), compact (the correlations "
-                     "only), long (one row per metric and setting); auto: the first that fits an ACL column, else "
-                     "the page (table*).")
 
 
 def replicability_on(datasets, humans) -> list[tuple[str, str]]:

@@ -6,6 +6,7 @@ This module is read when the command line starts: it imports its computation ins
 
 from __future__ import annotations
 
+from metaeval.errors import WarehouseError
 from metaeval.runs.engine.families import (ALPHA, DATASET, FORCE, HUMAN, JOBS, K, LEVELS, METRICS, PLAIN_COEFFICIENTS, SEED,
                                     SYSTEM_INPUTS, Family, Option, register)
 
@@ -15,6 +16,50 @@ SIMULATION = (K, SEED, DATASET.but(help="Dataset to simulate on."),
               LEVELS.but(help="Correlation level(s). Default: system, summary (the paper's). Repeatable."),
               Option("trials", default=1000, kind="int", minimum=1),
               ALPHA.but(help="CI level 1 - alpha (coverage); significance level (power)."), SYSTEM_INPUTS, JOBS, FORCE)
+
+
+#: what an interrupted simulation keeps (the command's one line: :func:`metaeval.cli.families.command_of`)
+INTERRUPTED = "the finished blocks of trials are saved; run the same command again to resume"
+
+
+def _check_proportions(value) -> None:
+    """``proportions``: the command line's comma-separated shares, or a list of numbers."""
+    try:
+        [float(p) for p in (value.split(",") if isinstance(value, str) else value) if str(p).strip()]
+    except (TypeError, ValueError):
+        raise WarehouseError(f"not a comma-separated list of numbers: {value!r}") from None
+
+
+def simulation_line(table: str, summary) -> str:
+    """What a simulation's run did (a :class:`metaeval.runs.metrics.simulation_engine.Summary`): the
+    blocks computed and reused, the results written; or up to date."""
+    from metaeval.analyses import simulation
+
+    if summary.up_to_date:
+        return f"{table}: all {summary.results} results up to date; nothing computed (--force recomputes)"
+    reused = f", reused {summary.reused_blocks} blocks of earlier runs" if summary.reused_blocks else ""
+    return (f"{table}: run {summary.run_id}: computed {summary.computed_blocks} blocks (of up to "
+            f"{simulation.TRIAL_BLOCK} trials){reused}; wrote {summary.written} of {summary.results} results")
+
+
+class _Simulation(Family):
+    """What the two simulations share: a progress bar, the run's line on the rows (said with the
+    rows in text, else on standard error), their interruption's line."""
+
+    shows_progress = True
+    interrupted = INTERRUPTED
+
+    def notes(self, outcome, fmt: str, **shown) -> list[str]:
+        from metaeval.runs.engine.family_present import TEXT, run_of
+
+        run = run_of(outcome)
+        return [] if fmt in TEXT or run is None else [simulation_line(self.tables[0], run)]
+
+    def run_text(self, outcome) -> str:
+        from metaeval.runs.engine.family_present import prose, run_of
+
+        run = run_of(outcome)
+        return "" if run is None else prose(simulation_line(self.tables[0], run))
 
 
 @register
@@ -72,7 +117,7 @@ class Normality(Family):
 
 
 @register
-class SimulateCoverage(Family):
+class SimulateCoverage(_Simulation):
     name = "simulate-coverage"
     topic = "metrics"
     headline = "How often a CI on half of the data contains the correlation on the rest."
@@ -92,13 +137,38 @@ class SimulateCoverage(Family):
 
     def compute(self, wh, **params):
         """:func:`metaeval.runs.metrics.simulation.simulate_coverage`'s rows (table ``ci_coverage``)."""
-        from metaeval.runs.metrics import simulation
+        from dataclasses import replace
 
-        return simulation.with_coverage_tests(simulation.simulate_coverage(wh, **params).rows)
+        from metaeval.runs.metrics import simulation
+        from metaeval.runs.engine.family_present import with_run
+
+        summary = simulation.simulate_coverage(wh, **params)
+        return with_run(simulation.with_coverage_tests(summary.rows), replace(summary, rows=None))
+
+    def present(self, outcome, fmt: str) -> str:
+        """Text: the run's line, then per metric, level, coefficient and method the trials whose CI
+        contains the other half's correlation, coverage (*: the paper's bold) and the z-test's p
+        against the method closest to 1 - alpha; else the rows."""
+        from metaeval.runs.engine.family_present import TEXT
+
+        if fmt not in TEXT:
+            return super().present(outcome, fmt)
+        from metaeval.present import tables
+        from metaeval.analyses.conclusions import p_text
+
+        frame = outcome.sort_values(["metric", "level", "coefficient", "method"])
+        shown = frame[["metric", "level", "coefficient", "method", "trials", "contains", "too_high", "too_low",
+                       "coverage"]].round(3)
+        shown["coverage"] = [f"{c:.3f}{'*' if b else ''}" if c == c else "undefined"
+                             for c, b in zip(frame["coverage"].astype(float), frame["bold"])]
+        shown["z_test_p"] = ["closest" if c else p_text(p, latex=False) for c, p in zip(frame["closest"], frame["p_z"])]
+        return (self.run_text(outcome) + tables.render(shown, "table")
+                + "z_test_p: one-tailed difference-of-proportions z-test against the method whose coverage is\n"
+                  "closest to 1 - alpha (below 1); *: that method, significantly different from every other (bold).\n")
 
 
 @register
-class SimulatePower(Family):
+class SimulatePower(_Simulation):
     name = "simulate-power"
     topic = "metrics"
     headline = "How often each test finds ROUGE-1 better than its degraded variants."
@@ -111,7 +181,7 @@ class SimulatePower(Family):
                Option("variant", default="recall", kind="choice", choices="metaeval.runs.metrics.simulation:ROUGE_VARIANTS",
                       flag="--rouge-variant",
                       help="ROUGE-1 statistic compared with R_k (the paper: recall on REALSumm, f1 on SummEval)."),
-               Option("proportions", metavar="LIST",
+               Option("proportions", metavar="LIST", check=_check_proportions,
                       help="Comma-separated shares of each candidate's tokens R_k keeps. Default: 0.05, 0.1, 0.2, "
                            "..., 0.9, 1.0 (the paper's)."),
                PLAIN_COEFFICIENTS.but(default=("pearson",), help="Coefficient(s). Repeatable."),
@@ -124,9 +194,25 @@ class SimulatePower(Family):
     def compute(self, wh, *, proportions=None, **params):
         """:func:`metaeval.runs.metrics.simulation.simulate_power`'s rows (table ``power``); ``proportions``
         a list of shares or the command line's comma-separated text."""
+        from dataclasses import replace
+
         from metaeval.runs.metrics import simulation
+        from metaeval.runs.engine.family_present import with_run
 
         if isinstance(proportions, str):
             proportions = [float(p) for p in proportions.split(",") if p.strip()]
-        return simulation.simulate_power(wh, **params, **({} if proportions is None else
-                                                          {"proportions": proportions})).rows
+        summary = simulation.simulate_power(wh, **params, **({} if proportions is None else
+                                                             {"proportions": proportions}))
+        return with_run(summary.rows, replace(summary, rows=None))
+
+    def present(self, outcome, fmt: str) -> str:
+        """Text: the run's line, then the power by share of tokens (rows) and level, coefficient and
+        test (columns); else the rows."""
+        from metaeval.runs.engine.family_present import TEXT
+
+        if fmt not in TEXT:
+            return super().present(outcome, fmt)
+        from metaeval.present import tables
+
+        wide = outcome.pivot_table(index="proportion", columns=["level", "coefficient", "method"], values="power")
+        return self.run_text(outcome) + tables.render(wide.round(3), "text")
