@@ -181,8 +181,11 @@ def _merge_pulled(con, dataset: str, fetched: dict, url: str, command: str | Non
         frames[t] = pd.DataFrame.from_records(rows, columns=columns) if rows else pd.DataFrame(columns=columns)
     scores, judgments = frames["scores"], frames["judgments"]
     scores = scores.assign(annotator=None)
-    cells = pd.concat([scores[["system", "input", "measure", "annotator", "value"]],
+    run = ["replicate"] if "replicate" in scores.columns else []   # (a server of schema 12 has no runs: run 0)
+    cells = pd.concat([scores[["system", "input", "measure", "annotator", "value", *run]],
                        judgments[["system", "input", "measure", "annotator", "value"]]], ignore_index=True)
+    if run:
+        cells["replicate"] = cells["replicate"].astype(object).where(cells["replicate"].notna(), None)
     cells["line"] = range(1, len(cells) + 1)
 
     def lined(frame, columns):
