@@ -42,7 +42,7 @@ def _fill(con: duckdb.DuckDBPyConnection, seed: int) -> None:
                                          rng.choice([None, "0..1"])]).fetchone()
             for (s, i), v in values.items():
                 if kind == "automatic":
-                    con.execute("INSERT INTO scores VALUES (?, ?, ?, ?)", [s, i, measure_id, v])
+                    con.execute("INSERT INTO scores (system_id, input_id, measure_id, value) VALUES (?, ?, ?, ?)", [s, i, measure_id, v])
                 else:
                     n = rng.randint(1, 3)                   # annotators around v
                     for a, offset in enumerate({1: [0], 2: [-0.5, 0.5], 3: [-0.5, 0, 0.5]}[n]):

@@ -78,7 +78,7 @@ def check_duplicates(con, table: str, relation: str, file: str, where: str = "",
         if table == "judgments":
             params = [*params, annotators]
     else:
-        count = f"count(DISTINCT ({', '.join(row_keys(table))}))"
+        count = f"count(DISTINCT ({', '.join(k for k in row_keys(table) if k != 'replicate')}))"   # (runs not counted)
     [(duplicates,)] = con.execute(f"SELECT count(*) - {count} FROM {relation} {where}", params).fetchall()
     if duplicates:
         raise DuplicateCellsError(file, duplicates)
