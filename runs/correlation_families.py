@@ -10,6 +10,7 @@ from metaeval.runs import parameters
 from metaeval.runs.families import (AGGREGATE, ALPHA, ALTERNATIVE, BY, CONTROL, CORRECTION, CORRECTION_GROUP, EPSILON,
                                     K, RESAMPLE_CLUSTERS, SCOPE, SEED, SYSTEM_TYPE, TIE_CALIBRATION, WHERE, Family, Option,
                                     register)
+from metaeval.runs.judge_families import REPLICATES
 
 _VOCABULARY = "metaeval.analyses.stats.vocabulary:"
 
@@ -72,7 +73,11 @@ class Ci(Family):
                Option("resample_annotators", kind="choice", choices=_VOCABULARY + "ANNOTATOR_RESAMPLING",
                       help="Also re-draw the human annotators in every resample: each cell's (cells) or the panel's "
                            "ids once per resample (panel, for ids that are the same people everywhere)."),
-               EPSILON, TIE_CALIBRATION, WHERE, SYSTEM_TYPE, BY, CONTROL, AGGREGATE, RESAMPLE_CLUSTERS)
+               EPSILON, TIE_CALIBRATION, WHERE, SYSTEM_TYPE, BY, CONTROL, AGGREGATE, RESAMPLE_CLUSTERS,
+               REPLICATES.but(help="A metric run several times on the same cells (scores.replicate): mean reads each "
+                                   "cell as the mean over its runs; resample also draws each cell's runs again inside "
+                                   "every bootstrap resample (a second stage, seeded), so that the interval includes "
+                                   "the metric's run-to-run noise; with one run per cell the intervals of mean."))
     positional = ("dataset", "human", "metrics", "levels", "coefficients")
 
     def compute(self, wh, **params):

@@ -12,6 +12,15 @@ from metaeval.runs.families import ALPHA, BY, CORRECTION, DATASET, FORCE, K, RES
 _VOCABULARY = "metaeval.analyses.stats.vocabulary:"
 
 
+#: ``--replicates mean|resample``, declared once: the judges' (preferences.replicate) and, with its own
+#: help, the scores' intervals (scores.replicate: ``ci``)
+REPLICATES = Option("replicates", default="mean", kind="choice", choices=("mean", "resample"),
+                    help="A judge run several times on the same items (preferences.replicate): mean reads each "
+                         "item and order as the mean over its runs (the soft preference; its rounding the "
+                         "verdict); resample also draws the runs again inside each item resample, so that the "
+                         "statistics' intervals include the judge's run-to-run noise (seeded).")
+
+
 @register
 class Judges(Family):
     name = "judges"
@@ -45,11 +54,7 @@ class Judges(Family):
                                           "bootstrap draws clusters, the permutation test flips a cluster's items "
                                           "together (McNemar is unchanged). In the rows' conventions, the run's "
                                           "parameters and fingerprint."),
-               Option("replicates", default="mean", kind="choice", choices=("mean", "resample"),
-                      help="A judge run several times on the same items (preferences.replicate): mean reads each "
-                           "item and order as the mean over its runs (the soft preference; its rounding the "
-                           "verdict); resample also draws the runs again inside each item resample, so that the "
-                           "statistics' intervals include the judge's run-to-run noise (seeded)."))
+               REPLICATES)
     positional = ("dataset", "humans", "judge_globs")
     aliases = {"judges": "judge_globs"}
 

@@ -266,3 +266,99 @@ def test_init_upgrades_schema_12_keeping_every_row(db, tmp_path):
         with pytest.raises(duckdb.ConstraintException):
             wh.con.execute("INSERT INTO scores (system_id, input_id, measure_id, value, replicate) "
                            "VALUES (1, 1, 1, 0.5, NULL)")
+
+
+# --- ci --replicates resample: the runs drawn again inside each resample ------------------------
+def _runs_warehouse(db, tmp_path, most: int = 3, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    rows = [(s, i, "m", float(np.round(rng.normal(k * 0.5, 1), 6)), r)
+            for k, s in enumerate(SYSTEMS) for i in INPUTS for r in range(int(rng.integers(1, most + 1)))]
+    with Warehouse(db) as wh:
+        table.ingest(wh, "d", [_write(pd.DataFrame(rows, columns=["system", "input", "measure", "value", "replicate"]),
+                                      tmp_path / "m.csv"), _write(_human(), tmp_path / "h.csv")], human=["h"])
+    return rows
+
+
+def test_second_stage_against_a_brute_force_loop(db, tmp_path):
+    from functools import partial
+
+    from scipy import stats as sps
+
+    from metaeval.analyses import score_runs
+    from metaeval.analyses.stats import resampling
+    from metaeval.analyses.stats.validation import seed_iv
+
+    rows = _runs_warehouse(db, tmp_path)
+    runs: dict = {}
+    for s, i, _, v, _r in rows:
+        runs.setdefault((SYSTEMS.index(s), INPUTS.index(i)), []).append(v)
+    K = max(len(v) for v in runs.values())
+    R = np.full((len(SYSTEMS), len(INPUTS), K), np.nan)
+    for (a, b), vs in runs.items():
+        R[a, b, :len(vs)] = vs
+    X = np.array([[np.mean(runs[a, b]) for b in range(len(INPUTS))] for a in range(len(SYSTEMS))])
+    Z = _human().pivot(index="system", columns="input", values="value").loc[SYSTEMS, INPUTS].to_numpy()
+    k, seed = 40, 5
+    got = score_runs.run_bootstrap_ci(X, R, Z, "system", "pearson", "both", k=k, seed=seed)
+    seq = seed_iv(seed)
+    rows_b, cols_b = resampling.ResampleStream(seq, partial(resampling.bootstrap_indices, n_systems=len(SYSTEMS),
+                                                            n_inputs=len(INPUTS), method="both")).take(0, k)
+    (u,) = resampling.ResampleStream(np.random.SeedSequence(seq.entropy, spawn_key=(score_runs.RUN_STREAM,)),
+                                     lambda rng, size: (rng.random((size, *R.shape)),)).take(0, k)
+    for b in range(k):
+        Xb = np.empty_like(X)
+        for (a, c), vs in runs.items():                           # each cell's runs drawn with replacement
+            Xb[a, c] = sum(vs[int(u[b, a, c, slot] * len(vs))] for slot in range(len(vs))) / len(vs)
+        sub_x, sub_z = Xb[rows_b[b]][:, cols_b[b]], Z[rows_b[b]][:, cols_b[b]]
+        x, z = sub_x.mean(axis=1), sub_z.mean(axis=1)
+        want = np.nan if np.ptp(x) == 0 or np.ptp(z) == 0 else sps.pearsonr(x, z)[0]
+        assert got.samples[b] == pytest.approx(want, abs=1e-12, nan_ok=True)
+    assert got.estimate == pytest.approx(sps.pearsonr(X.mean(axis=1), Z.mean(axis=1))[0], abs=1e-12)
+    valid = got.samples[~np.isnan(got.samples)]
+    assert (got.lower, got.upper) == tuple(np.percentile(valid, [2.5, 97.5]))
+
+
+def test_resample_with_one_run_per_cell_is_the_mean_bit_for_bit(db, tmp_path):
+    _runs_warehouse(db, tmp_path, most=1)
+    cols = ["metric", "level", "coefficient", "estimate", "lower", "upper"]
+    with Warehouse(db) as wh:
+        mean = wh.ci("d", "h", k=60, seed=2)[cols]
+        resampled = wh.ci("d", "h", k=60, seed=2, replicates="resample")
+        runs = wh.sql("SELECT parameters FROM analysis_runs ORDER BY run_id")["parameters"].map(json.loads).tolist()
+    pd.testing.assert_frame_equal(mean.reset_index(drop=True), resampled[cols].reset_index(drop=True))
+    assert "replicates" not in runs[0] and runs[-1]["replicates"] == "resample"
+    assert all("replicates" in json.loads(c) for c in resampled["conventions"])
+
+
+def test_resample_is_seeded_and_draws_the_runs(db, tmp_path):
+    _runs_warehouse(db, tmp_path)
+    cols = ["level", "coefficient", "estimate", "lower", "upper"]
+    with Warehouse(db) as wh:
+        mean = wh.ci("d", "h", k=60, seed=2)
+        a = wh.ci("d", "h", k=60, seed=2, replicates="resample")
+        b = wh.ci("d", "h", k=60, seed=2, replicates="resample", force=True)
+        c = wh.ci("d", "h", k=60, seed=3, replicates="resample")
+    pd.testing.assert_frame_equal(a[cols], b[cols])
+    mean = mean[cols + ["fingerprint"]]
+    assert (a["estimate"].to_numpy() == mean["estimate"].to_numpy()).all()       # the estimate: the mean's
+    assert not np.array_equal(a[["lower", "upper"]].to_numpy(), mean[["lower", "upper"]].to_numpy())
+    assert not np.array_equal(a[["lower", "upper"]].to_numpy(), c[["lower", "upper"]].to_numpy())
+    assert set(a["fingerprint"]).isdisjoint(set(mean["fingerprint"]))           # the runs are in its fingerprint
+
+
+@pytest.mark.parametrize("extra, said", [({"method": "fisher"}, "bootstrap"),
+                                         ({"resample_annotators": "cells"}, "resample_annotators"),
+                                         ({"control": "system"}, "partial")])
+def test_resample_refusals_write_nothing(db, tmp_path, extra, said):
+    from metaeval.errors import WarehouseError
+
+    _runs_warehouse(db, tmp_path)
+    with Warehouse(db) as wh:
+        with pytest.raises(WarehouseError) as exc:
+            wh.ci("d", "h", k=60, replicates="resample", **extra)
+        assert said in str(exc.value) and "\n" not in str(exc.value)
+        assert wh.sql("SELECT count(*) AS n FROM analysis_runs")["n"][0] == 0
+    out = run_cli(db, "ci", "--dataset", "d", "--human", "h", "--replicates", "sometimes", ok=False)
+    assert out.exit_code != 0 and "Traceback" not in out.output
+    ok = run_cli(db, "ci", "--dataset", "d", "--human", "h", "--k", "60", "--replicates", "resample")
+    assert ok.exit_code == 0

@@ -191,7 +191,8 @@ def _paper(frame, fmt: str, caption: str, layout: str = "auto", **ranking) -> No
 @layout_option
 @click.pass_obj
 def ci(obj, dataset, human, metrics, levels, coefficients, system_inputs, jobs, force, method, k, seed, alpha,
-       resample_annotators, epsilon, tie_calibration, where, by, control, aggregate, resample_clusters, fmt, layout):
+       resample_annotators, epsilon, tie_calibration, where, by, control, aggregate, resample_clusters, replicates,
+       fmt, layout):
     """Confidence intervals of correlations (Fisher or bootstrap over systems/inputs/both)."""
     from metaeval.runs import api
 
@@ -199,7 +200,7 @@ def ci(obj, dataset, human, metrics, levels, coefficients, system_inputs, jobs, 
     kwargs = dict(dataset=dataset, human=human, metrics=metrics, levels=levels, coefficients=coefficients,
                   system_inputs=system_inputs, jobs=jobs, force=force, method=method, k=k, alpha=alpha, seed=seed,
                   resample_annotators=resample_annotators, control=control, aggregate=aggregate,
-                  resample_clusters=resample_clusters)
+                  resample_clusters=resample_clusters, replicates=replicates)
     if by is not None:
         _by(obj, "ci", fmt, layout, by, where, kwargs)
         return
@@ -215,6 +216,7 @@ def ci(obj, dataset, human, metrics, levels, coefficients, system_inputs, jobs, 
                + ("" if method == "fisher" else f" (k={k}, seed={seed})")
                + (f", annotators re-drawn ({resample_annotators})" if resample_annotators else "")
                + (f", clusters of inputs resampled ({resample_clusters})" if resample_clusters else "")
+               + (", each cell's runs of a metric resampled" if replicates == "resample" else "")
                + f": {_conventions(frame)}.")
     _paper(frame.rename(columns={"estimate": "correlation"}), fmt, caption, layout, confidence=1 - alpha, keep_ci=True)
     if is_text(fmt):
