@@ -208,7 +208,7 @@ def _describe_server(cur, server: Server):
             if entity in ENTITIES and entity != table:
                 cur.execute(f"SELECT name FROM {server.q(entity)} WHERE {_q(ENTITIES[entity][0])} = %s", [value])
                 parts.append(f"{column.removesuffix('_id')}={cur.fetchone()[0]}")
-            else:
+            elif not (column == "replicate" and value == 0):   # a score's run 0: unsaid, as before runs
                 parts.append(f"{column}={value}")
         return f"{table} " + " ".join(parts)
     return describe

@@ -291,7 +291,8 @@ def _merge_rest(con, dataset: str, fetched: dict, source: str) -> dict[str, int]
             if bad:
                 n = len(keys)
                 raise ConflictError(
-                    [f"{source}: {t} " + " ".join(f"{k}={v}" for k, v in zip(keys, r[:n])) +
+                    [f"{source}: {t} " + " ".join(f"{k}={v}" for k, v in zip(keys, r[:n])
+                                                   if not (k == "replicate" and v == 0)) +
                      f": warehouse has {_short(r[n:n + len(values)])}, the team warehouse "
                      f"{_short(r[n + len(values):-1])}" for r in bad], bad[0][-1],
                     headline=f"{bad[0][-1]} row(s) of the team warehouse conflict with this warehouse; nothing of "
