@@ -131,7 +131,8 @@ def _refuse_conflicts(cur, table: str, keys: tuple[str, ...], values: list[str],
     differ = " OR ".join(f"o.{_q(v)} IS DISTINCT FROM r.{_q(v)}" for v in values)
     cur.execute(f"SELECT count(*) OVER (), {', '.join('r.' + _q(k) for k in keys)}, "
                 f"{', '.join('o.' + _q(v) for v in values)}, {', '.join('r.' + _q(v) for v in values)} "
-                f"FROM ({mapped}) r JOIN {target} o ON {on} WHERE {differ} LIMIT 20")
+                f"FROM ({mapped}) r JOIN {target} o ON {on} WHERE {differ} "
+                f"ORDER BY {', '.join('r.' + _q(k) for k in keys)} LIMIT 20")   # the first 20 by key, whatever the plan
     rows = cur.fetchall()
     if rows:
         total = rows[0][0]
