@@ -405,6 +405,19 @@ def _finite(value: float, file: str, line: int | None, field: str) -> float:
     return value
 
 
+def replicate_number(value, file: str, line: int | None, field: str = "replicate") -> int | None:
+    """A run number as given (None: not given): a non-negative integer, else an InputError naming
+    the file, line and field."""
+    if value is None or (isinstance(value, str) and not value.strip()) or value != value:
+        return None
+    if isinstance(value, bool) or not (isinstance(value, (int, str)) or (isinstance(value, float) and value.is_integer())):
+        raise InputError(file, line, field, f"the run number must be a non-negative integer; got {value!r}")
+    text = str(int(value)) if isinstance(value, float) else str(value).strip()
+    if not text.isdigit() or not text.isascii() or int(text) > 2**31 - 1:
+        raise InputError(file, line, field, f"the run number must be a non-negative integer; got {value!r}")
+    return int(text)
+
+
 def matches(name: str, globs: Sequence[str]) -> bool:
     return any(fnmatch.fnmatchcase(name, g) for g in globs)
 
@@ -424,22 +437,27 @@ def measures_frame(cells: pd.DataFrame, lower: Sequence[str]) -> pd.DataFrame:
     })
 
 
-def cells_frame(rows: list[tuple], file: str, field: Callable[[str], str] = lambda measure: "value") -> pd.DataFrame:
+def cells_frame(rows: list[tuple], file: str, field: Callable[[str], str] = lambda measure: "value",
+                runs: bool = False) -> pd.DataFrame:
     """Rows ``(system, input, measure, annotator, value, line)`` as a frame, with no
-    cell given twice (the error names both lines, and the field ``field(measure)``)."""
+    cell given twice (the error names both lines, and the field ``field(measure)``). ``runs``:
+    the rows end with a run number (``replicate``, part of the key: a run of a cell once)."""
     import pandas as pd
 
-    cells = pd.DataFrame(rows, columns=CELL_COLUMNS)
+    cells = pd.DataFrame(rows, columns=RUN_COLUMNS if runs else CELL_COLUMNS)
     if cells.empty:
         raise InputError(file, None, None, "no values found")
-    key = ["system", "input", "measure", "annotator"]
+    key = ["system", "input", "measure", "annotator", *(["replicate"] if runs else [])]
     dup = cells.duplicated(key, keep=False)
     if dup.any():
         first = cells[dup].sort_values("line").iloc[0]
         same = cells[dup & (cells["system"] == first.system) & (cells["input"] == first.input)
                      & (cells["measure"] == first.measure)]
+        if runs:
+            same = same[same["replicate"] == first.replicate]
         lines = ", ".join(str(n) for n in same["line"])
         who = f" annotator={first.annotator}" if pd.notna(first.annotator) else ""
+        who += f" replicate={first.replicate}" if runs and pd.notna(first.replicate) and first.replicate else ""
         raise InputError(file, int(first.line), field(first.measure),
                          f"cell system={first.system} input={first.input} measure={first.measure}{who} "
                          f"is given more than once (lines {lines})")
@@ -449,20 +467,25 @@ def cells_frame(rows: list[tuple], file: str, field: Callable[[str], str] = lamb
 #: Rows of a file staged at a time by :func:`stage_rows` (memory bounded whatever the file's size).
 CHUNK = 200_000
 STAGED_COLUMNS = [*CELL_COLUMNS, "seq"]
+#: The cell rows of a file with a run column: a score's run number (``replicate``) after its line.
+RUN_COLUMNS = [*CELL_COLUMNS, "replicate"]
 
 
-def stage_rows(con, name: str, rows: Iterator[tuple], chunk: int | None = None) -> int:
+def stage_rows(con, name: str, rows: Iterator[tuple], chunk: int | None = None, runs: bool = False) -> int:
     """Cell rows ``(system, input, measure, annotator, value, line)`` into a new temporary
-    table ``name`` of ``con`` (with ``seq``, their order), :data:`CHUNK` at a time; how many."""
+    table ``name`` of ``con`` (with ``seq``, their order), :data:`CHUNK` at a time; how many.
+    ``runs``: the rows end with a run number (:data:`RUN_COLUMNS`), staged as ``replicate``."""
     import pandas as pd
 
+    run = ", replicate INTEGER" if runs else ""
     con.execute(f"CREATE OR REPLACE TEMP TABLE {name} (system VARCHAR, input VARCHAR, measure VARCHAR, "
-                "annotator VARCHAR, value DOUBLE, line BIGINT, seq BIGINT)")
+                f"annotator VARCHAR, value DOUBLE, line BIGINT{run}, seq BIGINT)")
+    columns = [*RUN_COLUMNS, "seq"] if runs else STAGED_COLUMNS
     count, block, chunk = 0, [], chunk or CHUNK
 
     def flush() -> None:
         con.register("_chunk", pd.DataFrame([(*r, count - len(block) + i) for i, r in enumerate(block)],
-                                            columns=STAGED_COLUMNS))
+                                            columns=columns))
         con.execute(f"INSERT INTO {name} SELECT * FROM _chunk")
         con.unregister("_chunk")
         block.clear()
@@ -477,25 +500,30 @@ def stage_rows(con, name: str, rows: Iterator[tuple], chunk: int | None = None) 
     return count
 
 
-def check_staged_cells(con, name: str, file: str, field: Callable[[str], str] = lambda measure: "value") -> None:
+def check_staged_cells(con, name: str, file: str, field: Callable[[str], str] = lambda measure: "value",
+                       runs: bool = False) -> None:
     """:func:`cells_frame`'s checks, with its errors, on rows staged by :func:`stage_rows`:
-    no rows, a cell given twice."""
+    no rows, a cell given twice (``runs``: a run of a cell given twice)."""
     if not con.execute(f"SELECT EXISTS (SELECT 1 FROM {name})").fetchall()[0][0]:
         raise InputError(file, None, None, "no values found")
-    key = "system, input, measure, annotator"
-    first = con.execute(f"SELECT system, input, measure, annotator FROM {name} GROUP BY {key} HAVING count(*) > 1 "
-                        "ORDER BY min((line, seq)) LIMIT 1").fetchall()
+    run = "replicate" if runs else "CAST(NULL AS INTEGER)"
+    key = f"system, input, measure, annotator, {run}"
+    first = con.execute(f"SELECT system, input, measure, annotator, {run} FROM {name} GROUP BY {key} "
+                        "HAVING count(*) > 1 ORDER BY min((line, seq)) LIMIT 1").fetchall()
     if not first:
         return
-    system, input_, measure, annotator = first[0]
+    system, input_, measure, annotator, replicate = first[0]
     same = {"s": system, "i": input_, "m": measure}
     rows = con.execute(
-        f"""WITH cell AS (SELECT annotator, line, seq FROM {name} WHERE system = $s AND input = $i AND measure = $m),
-                 twice AS (SELECT annotator FROM cell GROUP BY annotator HAVING count(*) > 1)
-            SELECT line FROM cell WHERE EXISTS (SELECT 1 FROM twice WHERE twice.annotator IS NOT DISTINCT FROM cell.annotator)
+        f"""WITH cell AS (SELECT annotator, {run} AS run, line, seq FROM {name}
+                          WHERE system = $s AND input = $i AND measure = $m),
+                 twice AS (SELECT annotator, run FROM cell GROUP BY annotator, run HAVING count(*) > 1)
+            SELECT line FROM cell WHERE EXISTS (SELECT 1 FROM twice WHERE twice.annotator IS NOT DISTINCT FROM
+                                                cell.annotator AND twice.run IS NOT DISTINCT FROM cell.run)
             ORDER BY seq""", same).fetchall()
     lines = [r[0] for r in rows]
     who = f" annotator={annotator}" if annotator is not None else ""
+    who += f" replicate={replicate}" if replicate else ""
     raise InputError(file, int(min(lines)), field(measure),
                      f"cell system={system} input={input_} measure={measure}{who} "
                      f"is given more than once (lines {', '.join(str(n) for n in lines)})")

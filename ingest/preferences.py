@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 from metaeval.schema import read as read_sql, statements
 from metaeval.core import Store
 from metaeval.errors import ConflictError, InputError, NewIdsError, WarehouseError
-from metaeval.ingest.common import identifiers, sha256
+from metaeval.ingest.common import identifiers, replicate_number, sha256
 from metaeval.ingest.preferences_formats import PREFERENCE_LABELS, PRESENTATION_ORDERS, judge_kind, word
 from metaeval.ingest.table_files import stream_rows
 from metaeval.batch import LoadReport
@@ -98,19 +98,6 @@ def _native_rows(file: str, records):
         kind = judge_kind(rec.get("kind"), file, line)
         run = replicate_number(rec.get("replicate"), file, line)
         yield line, ids["input"], ids["system_a"], ids["system_b"], ids["judge"], kind, order, winner, None, run
-
-
-def replicate_number(value, file: str, line: int | None, field: str = "replicate") -> int | None:
-    """A run number as given (None: not given): a non-negative integer, else an InputError naming
-    the file, line and field."""
-    if value is None or (isinstance(value, str) and not value.strip()) or value != value:
-        return None
-    if isinstance(value, bool) or not (isinstance(value, (int, str)) or (isinstance(value, float) and value.is_integer())):
-        raise InputError(file, line, field, f"the run number must be a non-negative integer; got {value!r}")
-    text = str(int(value)) if isinstance(value, float) else str(value).strip()
-    if not text.isdigit() or not text.isascii() or int(text) > 2**31 - 1:
-        raise InputError(file, line, field, f"the run number must be a non-negative integer; got {value!r}")
-    return int(text)
 
 
 def _normalised(file: str, tuples) -> pd.DataFrame:

@@ -52,6 +52,7 @@ from metaeval.ingest.common import (
     measures_frame,
     number,
     number_text,
+    replicate_number,
     sha256,
     stage_rows,
 )
@@ -77,24 +78,26 @@ if TYPE_CHECKING:  # imported where used: a file's ingest needs no pandas (~0.5 
     import pandas as pd
 
 
-def parse(path: Path, *, human: Sequence[str] = (), lower: Sequence[str] = ()) -> Batch:
+def parse(path: Path, *, human: Sequence[str] = (), lower: Sequence[str] = (), replicate: int = 0) -> Batch:
     """The exact Python reader: a file as a :class:`Batch`, or an :class:`InputError` naming
-    the file, line and field of the first problem."""
+    the file, line and field of the first problem. ``replicate``: the run of the scores that
+    give none (``--replicate``)."""
     columns, records, lines, typed = read_all(path)
-    return _parse_records(str(path), sha256(path), columns, records, lines, typed, human, lower)
+    return _parse_records(str(path), sha256(path), columns, records, lines, typed, human, lower, replicate)
 
 
-def parse_frame(frame: pd.DataFrame, name: str, *, human: Sequence[str] = (), lower: Sequence[str] = ()) -> Batch:
+def parse_frame(frame: pd.DataFrame, name: str, *, human: Sequence[str] = (), lower: Sequence[str] = (),
+                replicate: int = 0) -> Batch:
     """A DataFrame (long or wide, typed like Parquet) as a :class:`Batch`; rows are numbered
     from 1 in the order of the frame; ``name`` stands for the file in messages."""
     columns = [str(c) for c in frame.columns]
     records = [dict(zip(columns, r.values())) for r in frame.to_dict("records")]  # Python values, None for NA
     return _parse_records(name, frame_digest(frame), columns, records, list(range(1, 1 + len(records))), True,
-                          human, lower)
+                          human, lower, replicate)
 
 
 def stage_exact(con: duckdb.DuckDBPyConnection, path: Path, *, human: Sequence[str] = (),
-                lower: Sequence[str] = (), origin: int = 0, name: str | None = None) -> Batch:
+                lower: Sequence[str] = (), origin: int = 0, name: str | None = None, replicate: int = 0) -> Batch:
     """:func:`parse`, streamed: the same errors and the same cells, but the cells go to a
     temporary table of ``con`` (``Batch.cells_table``, with their lines) :data:`CHUNK` rows at a
     time, so memory does not grow with the file. What :func:`ingest` reads a file with when
@@ -116,12 +119,15 @@ def stage_exact(con: duckdb.DuckDBPyConnection, path: Path, *, human: Sequence[s
     except InputError as bad:
         _read_to_the_end(records, bad)
     name = f"_cells_{origin}"
+    runs = "replicate" in columns
     try:
         try:
-            rows = stage_rows(con, name, _rows(file, columns, itertools.chain([first], records), typed, human))
+            rows = stage_rows(con, name, _rows(file, columns, itertools.chain([first], records), typed, human,
+                                               replicate), runs=runs)
         except InputError as bad:
             _read_to_the_end(records, bad)
-        check_staged_cells(con, name, file, field=(lambda measure: measure) if wide else (lambda measure: "value"))
+        check_staged_cells(con, name, file, field=(lambda measure: measure) if wide else (lambda measure: "value"),
+                           runs=runs)
         kinds = con.execute(f"SELECT measure, bool_or(annotator IS NOT NULL), bool_and(annotator IS NOT NULL) "
                             f"FROM {name} GROUP BY measure ORDER BY measure").fetchall()
         mixed = [m for m, some, every in kinds if some != every]
@@ -135,13 +141,14 @@ def stage_exact(con: duckdb.DuckDBPyConnection, path: Path, *, human: Sequence[s
         con.execute(f"DROP TABLE IF EXISTS {name}")
         raise
     return Batch(
-        file=file, format=FORMAT, sha256=sha256(path), options=batch_options(human, lower, "input" in columns, wide),
+        file=file, format=FORMAT, sha256=sha256(path),
+        options=batch_options(human, lower, "input" in columns, wide, replicate),
         systems=pd.DataFrame({"name": systems, "type": None}),
         measures=pd.DataFrame({"name": [m for m, *_ in kinds],
                                "kind": ["human" if some else "automatic" for _, some, _ in kinds],
                                "direction": ["lower" if matches(m, lower) else "higher" for m, *_ in kinds]},
                               columns=["name", "kind", "direction"]),
-        cells_table=name, cell_counts=(rows - judgments, judgments),
+        cells_table=name, cell_counts=(rows - judgments, judgments), replicate=replicate, runs=runs,
     )
 
 
@@ -154,14 +161,13 @@ def _read_to_the_end(records: Iterator, bad: InputError) -> None:
 
 
 def _parse_records(file: str, digest: str, columns: list[str], records: list[dict], lines: list[int], typed: bool,
-                   human: Sequence[str], lower: Sequence[str]) -> Batch:
-    import pandas as pd
-
+                   human: Sequence[str], lower: Sequence[str], replicate: int = 0) -> Batch:
     if not records:
         raise InputError(file, None, None, "the file has no rows")
     wide = _check_columns(file, columns, human)
-    rows = list(_rows(file, columns, zip(lines, records), typed, human))
-    cells = cells_frame(rows, file, field=(lambda measure: measure) if wide else (lambda measure: "value"))
+    runs = "replicate" in columns
+    rows = list(_rows(file, columns, zip(lines, records), typed, human, replicate))
+    cells = cells_frame(rows, file, field=(lambda measure: measure) if wide else (lambda measure: "value"), runs=runs)
     measures = measures_frame(cells, lower)
     mixed = set(cells.loc[cells["annotator"].isna(), "measure"]) & set(cells.loc[cells["annotator"].notna(), "measure"])
     if mixed:
@@ -170,9 +176,9 @@ def _parse_records(file: str, digest: str, columns: list[str], records: list[dic
         raise InputError(file, line, "kind", _MIXED.format(m=m))
     return Batch(
         file=file, format=FORMAT, sha256=digest,
-        options=batch_options(human, lower, "input" in columns, wide),
+        options=batch_options(human, lower, "input" in columns, wide, replicate),
         systems=pd.DataFrame({"name": cells["system"].drop_duplicates(), "type": None}),
-        measures=measures, cells=cells,
+        measures=measures, cells=cells, replicate=replicate, runs=runs,
     )
 
 
@@ -195,9 +201,11 @@ def _check_columns(file: str, columns: list[str], human: Sequence[str]) -> bool:
     return wide
 
 
-def _rows(file: str, columns: list[str], records, typed: bool, human: Sequence[str]):
+def _rows(file: str, columns: list[str], records, typed: bool, human: Sequence[str], replicate: int = 0):
     """Cell rows ``(system, input, measure, annotator, value, line)`` of ``(line, record)``
-    pairs, in order; the first bad record is an :class:`InputError` naming its line and field."""
+    pairs, in order; the first bad record is an :class:`InputError` naming its line and field.
+    A table with a ``replicate`` column: each row ends with its run (a score without one is run
+    ``replicate``; a judgment has none: its repeated values are its annotators')."""
     to_number = number if typed else number_text
     has = {c: c in columns for c in OPTIONAL}
     wide = is_wide(columns)
@@ -222,7 +230,15 @@ def _rows(file: str, columns: list[str], records, typed: bool, human: Sequence[s
                 raise InputError(file, line, "annotator", "an annotator on a row of kind 'automatic'")
             if is_human:
                 annotator = "0" if annotator is None else identifier(annotator, file, line, "annotator")
-            yield system, input_, measure, annotator, value, line
+            if not has["replicate"]:
+                yield system, input_, measure, annotator, value, line
+                continue
+            run = replicate_number(rec.get("replicate"), file, line)
+            if is_human and run is not None:
+                raise InputError(file, line, "replicate", "a run number on a human judgment: runs are an automatic "
+                                 "measure's (a judgment's repeated values are its annotators')")
+            yield system, input_, measure, annotator, value, line, (None if is_human else replicate if run is None
+                                                                    else run)
 
 
 def _check_first_values(file: str, line: int, columns: list[str], rec: dict, unseen: dict[str, None]) -> None:
@@ -273,7 +289,8 @@ def _reads_as_float(text: str) -> bool:
 def _unpivot_one(rec: dict, measures: list[str]) -> list[dict]:
     """A wide record as long ones: one per measure with a value."""
     return [{"system": rec.get("system"), "input": rec.get("input"), "annotator": rec.get("annotator"),
-             "measure": m, "value": rec[m]} for m in measures if present(rec.get(m)) is not None]
+             "replicate": rec.get("replicate"), "measure": m, "value": rec[m]}
+            for m in measures if present(rec.get(m)) is not None]
 
 
 def _check_wide_columns(file: str, columns: Sequence[str], human: Sequence[str]) -> None:
@@ -298,19 +315,22 @@ Source = "Path | pd.DataFrame"
 
 def ingest(wh: Store, dataset: str, sources: Sequence[Source], *, human: Sequence[str] = (),
            lower: Sequence[str] = (), replace: bool = False, allow_new: bool = False, command: str | None = None,
-           names: Sequence[str] | None = None) -> list[LoadReport]:
+           names: Sequence[str] | None = None, replicate: int = 0) -> list[LoadReport]:
     """Load table files (and/or DataFrames, named by ``names`` in messages) into ``dataset``
     of ``wh`` in one transaction, as ``metaeval ingest table`` does: staged and checked in
     DuckDB; when DuckDB's reading finds anything wrong (a bad value, a conflict, a new id),
     everything is read again by :func:`stage_exact` (:func:`parse`, streamed: memory bounded
     whatever the file's size) and loaded the same way, so that the error is the exact one,
-    naming file, line and field."""
+    naming file, line and field. ``replicate``: the run (``--replicate``, a non-negative integer) of
+    the scores whose row gives none (a ``replicate`` column gives each row's; default 0)."""
     names = list(names) if names is not None else [
         f"<DataFrame {i + 1}>" if is_frame(s) else str(s) for i, s in enumerate(sources)]
+    replicate = run_option(replicate, names)
     batches: list[Batch] = []
     with bounded_memory(wh.con):
         try:
-            return _ingest_staged(wh, dataset, sources, names, batches, human, lower, replace, allow_new, command)
+            return _ingest_staged(wh, dataset, sources, names, batches, human, lower, replace, allow_new, command,
+                                  replicate)
         except (Unsure, InputError, ConflictError, NewIdsError, DuplicateCellsError):
             pass  # read again below, by the exact reader, for the exact error (or a file DuckDB doubted)
         except (duckdb.ConstraintException, duckdb.ConversionException, duckdb.InvalidInputException):
@@ -326,9 +346,12 @@ def ingest(wh: Store, dataset: str, sources: Sequence[Source], *, human: Sequenc
     with bounded_memory(wh.con):
         try:
             for i, (s, n) in enumerate(zip(sources, names)):
-                exact.append(parse_frame(s, str(n), human=human, lower=lower) if is_frame(s)
-                             else stage_exact(wh.con, Path(s), human=human, lower=lower, origin=i, name=str(n)))
+                exact.append(parse_frame(s, str(n), human=human, lower=lower, replicate=replicate)
+                             if is_frame(s) else
+                             stage_exact(wh.con, Path(s), human=human, lower=lower, origin=i, name=str(n),
+                                         replicate=replicate))
             _check_globs(exact, human, lower)
+            _check_replicate(exact, replicate)
             return wh.load(dataset, exact, replace=replace, command=command, allow_new=allow_new)
         finally:
             for b in exact:
@@ -339,11 +362,34 @@ def ingest(wh: Store, dataset: str, sources: Sequence[Source], *, human: Sequenc
                         pass
 
 
-def _ingest_staged(wh, dataset, sources, names, batches, human, lower, replace, allow_new, command):
+def _ingest_staged(wh, dataset, sources, names, batches, human, lower, replace, allow_new, command, replicate=0):
     for i, (s, n) in enumerate(zip(sources, names)):
         batches.append(stage(wh.con, s, human=human, lower=lower, name=str(n), origin=i, check_duplicates=False))
+        batches[-1].replicate = replicate
+        if replicate:   # (as batch_options says it)
+            batches[-1].options["replicate"] = replicate
     _check_globs(batches, human, lower)
+    _check_replicate(batches, replicate)
     return wh.load(dataset, batches, replace=replace, command=command, allow_new=allow_new)
+
+
+def run_option(replicate, names: Sequence[str]) -> int:
+    """``--replicate N`` checked: a non-negative integer, else an :class:`InputError` naming the files."""
+    files = ", ".join(map(str, names))
+    if replicate_number(replicate, files, None, "--replicate") is None:
+        raise InputError(files, None, "--replicate", f"the run number must be a non-negative integer; got {replicate!r}")
+    return int(replicate)
+
+
+def _check_replicate(batches: Sequence[Batch], replicate: int) -> None:
+    """``--replicate N`` (N > 0) names a run of automatic scores: a file with human judgments is
+    refused (their repeated values are their annotators')."""
+    for b in batches:
+        if replicate and b.counts[1]:
+            human = b.measures.loc[b.measures["kind"] == "human", "name"]
+            raise InputError(b.file, None, "--replicate", f"a run number for human judgments (measure "
+                             f"{human.iloc[0]!r}): runs are an automatic measure's (a judgment's repeated values "
+                             "are its annotators'); ingest the judgments without --replicate")
 
 
 #: DuckDB's memory while it stages and merges a table (it spills to the warehouse's .tmp
@@ -374,12 +420,12 @@ def bounded_memory(con: duckdb.DuckDBPyConnection, limit: str = MEMORY_LIMIT):
 
 def add_scores(wh: Store, dataset: str, frame: pd.DataFrame, *, human: Sequence[str] = (),
                lower: Sequence[str] = (), replace: bool = False, allow_new: bool = False,
-               name: str = "<DataFrame>") -> LoadReport:
+               name: str = "<DataFrame>", replicate: int = 0) -> LoadReport:
     """A pandas DataFrame of scores, wide (``system, [input,] <measure>...``) or long
-    (``system, [input,] measure, value[, annotator][, kind]``), into ``dataset``: as
+    (``system, [input,] measure, value[, annotator][, kind][, replicate]``), into ``dataset``: as
     :func:`ingest` for one file, rows named by their position in the frame (from 1)."""
     return ingest(wh, dataset, [frame], human=human, lower=lower, replace=replace, allow_new=allow_new,
-                  names=[name])[0]
+                  names=[name], replicate=replicate)[0]
 
 
 def _check_globs(batches: Sequence[Batch], human, lower) -> None:

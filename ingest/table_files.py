@@ -20,7 +20,7 @@ if TYPE_CHECKING:  # imported where used
 
 FORMAT = "table"
 REQUIRED = ("system", "measure", "value")
-OPTIONAL = ("input", "annotator", "kind")
+OPTIONAL = ("input", "annotator", "kind", "replicate")
 SYSTEM_LEVEL_INPUT = "all"
 KINDS = ("automatic", "human")
 
@@ -35,7 +35,7 @@ def wide_measures(columns: Sequence[str]) -> list[str]:
     return [c for c in columns if c not in WIDE_KEYS]
 
 
-WIDE_KEYS = ("system", "input", "annotator")
+WIDE_KEYS = ("system", "input", "annotator", "replicate")
 
 
 def frame_digest(frame: pd.DataFrame) -> str:
@@ -49,10 +49,12 @@ def frame_digest(frame: pd.DataFrame) -> str:
     return digest.hexdigest()
 
 
-def batch_options(human, lower, has_input: bool, wide: bool) -> dict:
+def batch_options(human, lower, has_input: bool, wide: bool, replicate: int = 0) -> dict:
     options = {"human": sorted(human), "lower": sorted(lower), "system_level": not has_input}
     if wide:
         options["wide"] = True
+    if replicate:   # --replicate N (run 0, the default, unsaid: the options of a file without runs as before)
+        options["replicate"] = replicate
     return options
 
 

@@ -379,6 +379,8 @@ def _stage_relation(con, relation: str, columns: list[str], typed: bool, file: s
     """``relation`` (a file's or a DataFrame's rows) staged and validated. ``copy``: parse it once
     into a table; ``flagged``: it has a column ``_bad``, true on rows to be doubted."""
     wide = is_wide(columns)
+    if "replicate" in columns:
+        raise Unsure("a run number column (replicate) is read in Python")
     if wide:
         if "system" not in columns or not wide_measures(columns) or "annotator" in columns:
             raise Unsure("a wide table the Python reader explains")

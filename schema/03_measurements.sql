@@ -10,7 +10,9 @@ CREATE TABLE IF NOT EXISTS measures (
     UNIQUE (dataset_id, name)
 );
 
--- One automatic value per (system, input, measure).
+-- One automatic value per (system, input, measure) and run (replicate: 0, or 1, 2, ... for a metric
+-- run again on the same cell, issue 45 item 4); the analyses read a cell's mean over its runs (view
+-- score_means).
 -- scores and judgments declare no FOREIGN KEY and no PRIMARY KEY (since schema 3): only the
 -- ingest (warehouse/load.py) writes them, with ids it resolved by joining systems, inputs and
 -- measures (which nothing deletes), and with at most one row per key (it checks duplicates
@@ -20,7 +22,8 @@ CREATE TABLE IF NOT EXISTS scores (
     system_id   INTEGER NOT NULL,        -- systems.system_id
     input_id    INTEGER NOT NULL,        -- inputs.input_id
     measure_id  INTEGER NOT NULL,        -- measures.measure_id
-    value       DOUBLE NOT NULL         -- key: (system_id, input_id, measure_id)
+    value       DOUBLE NOT NULL,        -- key: (system_id, input_id, measure_id, replicate)
+    replicate   INTEGER NOT NULL DEFAULT 0  -- the run (since schema 13; the ingest checks it is >= 0)
 );
 
 -- Human values, one per annotator (the source's position in a list, or its annotator id).

@@ -1,9 +1,9 @@
--- One row per (dataset, measure, system, input): automatic scores as stored, human
--- judgments averaged over annotators. Names, not internal ids.
+-- One row per (dataset, measure, system, input): automatic scores as stored (the mean over a
+-- cell's runs, view score_means), human judgments averaged over annotators. Names, not internal ids.
 CREATE OR REPLACE VIEW cells AS
 WITH values_by_cell AS (
     SELECT system_id, input_id, measure_id, value, 1 AS n_annotators
-    FROM scores
+    FROM score_means
     UNION ALL
     SELECT system_id, input_id, measure_id, avg(value), count(*)
     FROM judgments

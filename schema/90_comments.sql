@@ -350,11 +350,12 @@ COMMENT ON COLUMN "score_range_agreement".n_inputs IS 'Inputs with a value in th
 COMMENT ON COLUMN "score_range_agreement".fingerprint IS 'sha256 of the cells (labels, measure names, directions, values) this row was computed from; a different fingerprint means other data.';
 COMMENT ON COLUMN "score_range_agreement".conventions IS 'JSON object: every convention needed to reproduce the number (level, coefficient and variant, method, k, seed, alpha, NaN policy, p-value formula, ...).';
 
-COMMENT ON TABLE "scores" IS 'One automatic value per (system, input, measure).';
+COMMENT ON TABLE "scores" IS 'One automatic value per (system, input, measure) and run (replicate); the analyses read the mean over a cell''s runs (view score_means).';
 COMMENT ON COLUMN "scores".system_id IS 'Internal surrogate key of the system (systems.system_id).';
 COMMENT ON COLUMN "scores".input_id IS 'Internal surrogate key of the input (inputs.input_id).';
 COMMENT ON COLUMN "scores".measure_id IS 'Internal surrogate key of the measure (measures.measure_id).';
 COMMENT ON COLUMN "scores".value IS 'The automatic score of this system on this input (never NaN or infinite).';
+COMMENT ON COLUMN "scores".replicate IS 'The run: 0 for a metric''s first (and only) run, 1, 2, ... for the same metric run again on the same cell (a replicate column, or ingest table --replicate N).';
 
 COMMENT ON TABLE "summaries" IS 'The summary a system produced for an input.';
 COMMENT ON COLUMN "summaries".system_id IS 'Internal surrogate key of the system (systems.system_id).';
@@ -418,6 +419,7 @@ COMMENT ON COLUMN "winners".cluster_rule IS 'any: a new cluster starts at the fi
 COMMENT ON COLUMN "winners".status IS 'ranked; undefined (the correlation is undefined, e.g. a constant metric: no rank, cluster or winner); unresolvable (no test of the family can reach its corrected level with the resamples drawn: clusters and winners are not findings). NULL: rows of schema 3.';
 COMMENT ON COLUMN "winners".conventions IS 'JSON object: every convention needed to reproduce the number (level, coefficient and variant, method, k, seed, alpha, NaN policy, p-value formula, ...).';
 
+COMMENT ON VIEW score_means IS 'One automatic value per (system, input, measure): the mean over the cell''s runs (scores.replicate); a cell run once is its stored value. runs: how many runs.';
 COMMENT ON VIEW cells IS 'One value per (dataset, measure, system, input), by name: automatic scores, and human judgments averaged over annotators (n_annotators of them).';
 COMMENT ON COLUMN cells.dataset IS 'Dataset name (datasets.name).';
 COMMENT ON COLUMN cells.measure IS 'Measure name (measures.name).';

@@ -13,7 +13,7 @@ WITH chosen AS (
 ),
 values_by_cell AS (
     SELECT system_id, input_id, measure_id, 1 AS n_annotators
-    FROM scores WHERE measure_id IN (SELECT measure_id FROM chosen)
+    FROM score_means WHERE measure_id IN (SELECT measure_id FROM chosen)
     UNION ALL
     SELECT system_id, input_id, measure_id, count(*)
     FROM judgments WHERE measure_id IN (SELECT measure_id FROM chosen)

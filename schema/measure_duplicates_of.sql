@@ -12,7 +12,7 @@ WITH chosen AS (            -- pos: the order of the names, so that the join com
 ),
 values_by_cell AS (
     SELECT system_id, input_id, measure_id, value
-    FROM scores WHERE measure_id IN (SELECT measure_id FROM chosen)
+    FROM score_means WHERE measure_id IN (SELECT measure_id FROM chosen)
     UNION ALL
     SELECT system_id, input_id, measure_id, avg(value)
     FROM judgments WHERE measure_id IN (SELECT measure_id FROM chosen)

@@ -40,9 +40,13 @@ def _fill(con: duckdb.DuckDBPyConnection, seed: int) -> None:
                 "INSERT INTO measures (dataset_id, name, kind, direction, scale) VALUES (?, ?, ?, ?, ?) "
                 "RETURNING measure_id", [dataset_id, f"m{rng.randint(0, 99):02d}.{m}", kind, direction,
                                          rng.choice([None, "0..1"])]).fetchone()
+            runs = kind == "automatic" and rng.random() < 0.4      # a second run (replicate 1) of some cells
             for (s, i), v in values.items():
                 if kind == "automatic":
-                    con.execute("INSERT INTO scores VALUES (?, ?, ?, ?)", [s, i, measure_id, v])
+                    con.execute("INSERT INTO scores (system_id, input_id, measure_id, value) VALUES (?, ?, ?, ?)", [s, i, measure_id, v])
+                    if runs and rng.random() < 0.5:
+                        con.execute("INSERT INTO scores (system_id, input_id, measure_id, value, replicate) "
+                                    "VALUES (?, ?, ?, ?, 1)", [s, i, measure_id, rng.choice([v, rng.random()])])
                 else:
                     n = rng.randint(1, 3)                   # annotators around v
                     for a, offset in enumerate({1: [0], 2: [-0.5, 0.5], 3: [-0.5, 0, 0.5]}[n]):
@@ -80,8 +84,11 @@ def _tables(con):
     measures = con.execute("SELECT measure_id, dataset_id, name, kind, direction, scale FROM measures").fetchall()
     summaries = con.execute("SELECT system_id FROM summaries").fetchall()
     cells = defaultdict(dict)       # measure_id -> (system, input) -> (value, annotators)
+    runs = defaultdict(list)        # a score cell's runs: read as their mean (view score_means)
     for s, i, m, v in con.execute("SELECT system_id, input_id, measure_id, value FROM scores").fetchall():
-        cells[m][s, i] = (v, 1)
+        runs[m, s, i].append(v)
+    for (m, s, i), vs in runs.items():
+        cells[m][s, i] = (sum(vs) / len(vs), 1)
     judged = defaultdict(list)
     for s, i, m, v in con.execute("SELECT system_id, input_id, measure_id, value FROM judgments").fetchall():
         judged[m, s, i].append(v)

@@ -882,7 +882,7 @@ def test_a_long_table_under_other_column_names_is_an_unknown_layout(db, tmp_path
         assert str(caught.value) == (
             f"{where}: field 'metric': unknown column layout ['system', 'input', 'metric', 'score']: column 'metric' "
             "holds text ('rouge-1'), not numbers; expected a long table (columns system, measure, value; optionally "
-            "input, annotator, kind) or a wide one (system, optionally input and annotator, and one column of "
+            "input, annotator, kind, replicate) or a wide one (system, optionally input and annotator, and one column of "
             "numbers per measure); if it is a long table, rename 'metric' to 'measure' and 'score' to 'value'")
         assert_same(before, snapshot(wh))
 

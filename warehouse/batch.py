@@ -88,6 +88,12 @@ class Batch:
     #: The distinct inputs of ``cells_table`` when its staging found them (its checks read every
     #: id): :func:`load` then adds the new ones from this list instead of reading the cells again.
     cell_inputs: list[str] | None = None
+    #: The run (``scores.replicate``) of the automatic scores that give none: ``--replicate N`` at
+    #: ingest, 0 by default (a file's first and only run). ``runs``: the cells (``cells`` or
+    #: ``cells_table``) have a ``replicate`` column (an integer, or null for this default), which
+    #: joins a score's key; their reader has checked that no (cell, replicate) is given twice.
+    replicate: int = 0
+    runs: bool = False
 
     @property
     def counts(self) -> tuple[int, int]:

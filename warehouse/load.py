@@ -160,7 +160,7 @@ def _ensure_dataset(con: duckdb.DuckDBPyConnection, name: str) -> int:
     return con.execute("SELECT dataset_id FROM datasets WHERE name = ?", [name]).fetchall()[0][0]
 
 
-_FRAME_KEYS = {"cells": ["system", "input", "measure", "annotator"], "summaries": ["system", "input"],
+_FRAME_KEYS = {"cells": ["system", "input", "measure", "annotator", "replicate"], "summaries": ["system", "input"],
                "references": ["input", "reference_id"], "documents": ["input", "position"]}
 _SINGULAR = {"cells": "cell", "summaries": "summary", "references": "reference", "documents": "document"}
 
@@ -173,7 +173,7 @@ def _sources(con, batch: Batch, origin: int, loaded: Loaded) -> dict[str, str | 
     if batch.cells_table is None:
         frames["cells"] = batch.cells.astype({"system": str, "input": str, "measure": str, "value": float})
     for key, frame in frames.items():  # parsers refuse these; the tables have no primary key to catch them
-        if not frame.empty and frame.duplicated(_FRAME_KEYS[key]).any():
+        if not frame.empty and frame.duplicated([c for c in _FRAME_KEYS[key] if c in frame.columns]).any():
             raise WarehouseError(f"{batch.file}: a {_SINGULAR[key]} is given more than once (same {_FRAME_KEYS[key]}); "
                                  "nothing was written")
     for key, frame in frames.items():
@@ -364,8 +364,8 @@ def _kind(kind: str, direction: str) -> str:
 
 
 _RESOLVE = {
-    "scores": ("SELECT s.system_id, i.input_id, m.measure_id, CAST(t.value AS DOUBLE) AS value, {line}, {tag} "
-               "FROM {rel} t {systems} {inputs} {measures} WHERE t.annotator IS NULL"),
+    "scores": ("SELECT s.system_id, i.input_id, m.measure_id, CAST(t.value AS DOUBLE) AS value, {line}, {tag}, "
+               "{replicate} AS replicate FROM {rel} t {systems} {inputs} {measures} WHERE t.annotator IS NULL"),
     "judgments": ("SELECT s.system_id, i.input_id, m.measure_id, CAST(t.annotator AS VARCHAR) AS annotator, "
                   "CAST(t.value AS DOUBLE) AS value, {line}, {tag} "
                   "FROM {rel} t {systems} {inputs} {measures} WHERE t.annotator IS NOT NULL"),
@@ -375,6 +375,18 @@ _RESOLVE = {
 }
 _SOURCE = {"scores": "cells", "judgments": "cells", "summaries": "summaries", '"references"': "references",
            "documents": "documents"}
+
+
+def _run_sql(batch: Batch) -> str:
+    """SQL of a staged score's run (``t.replicate`` where the batch's cells have one, else the
+    batch's ``replicate``): a non-negative integer."""
+    default = batch.replicate
+    if isinstance(default, bool) or not isinstance(default, int) or not 0 <= default <= 2**31 - 1:
+        raise WarehouseError(f"{batch.file}: the run number must be a non-negative integer; got {default!r}")
+    runs = batch.runs or (batch.cells_table is None and "replicate" in batch.cells.columns)
+    if runs and not batch.unique_cells:   # check_duplicates counts cells, not runs
+        raise WarehouseError(f"{batch.file}: cells with runs must be checked for duplicates by their reader")
+    return f"coalesce(CAST(t.replicate AS INTEGER), {default})" if runs else f"CAST({default} AS INTEGER)"
 
 
 def _resolve(con, dataset_id: int, batch: Batch, origin: int, source: dict[str, str | None],
@@ -397,7 +409,7 @@ def _resolve(con, dataset_id: int, batch: Batch, origin: int, source: dict[str, 
             out[table] = None
             continue
         query = sql.format(rel=relation, line="CAST(t.line AS BIGINT) AS line",
-                           tag=f"CAST({int(origin)} AS INTEGER) AS origin", **joins)
+                           tag=f"CAST({int(origin)} AS INTEGER) AS origin", replicate=_run_sql(batch), **joins)
         query = query.replace("$dataset_id", str(int(dataset_id)))
         loaded.temp.append(name)
         if loaded.single and table in ("scores", "judgments") and not stored_measures(con, table, dataset_id, batch):

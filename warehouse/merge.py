@@ -20,7 +20,7 @@ MAX_CONFLICTS_SHOWN = 20
 # judgments the key is the cell's and the value its annotators' values (see _comparable);
 # ROW_KEYS are the stored rows' keys where they differ from that.
 TARGETS = {
-    "scores": (["system_id", "input_id", "measure_id"], "value"),
+    "scores": (["system_id", "input_id", "measure_id", "replicate"], "value"),  # a run (replicate) is a value
     "judgments": (["system_id", "input_id", "measure_id"], "value"),
     "summaries": (["system_id", "input_id"], "text"),
     '"references"': (["input_id", "reference_id"], "text"),
@@ -50,7 +50,9 @@ def check_duplicates(con, table: str, relation: str, file: str, where: str = "",
     ``(((s - s0) * I + (i - i0)) * M + (m - m0)) * K + a``, and ``bitstring_agg`` sets one bit per
     number, so the distinct keys are the bits set (exact, one bit per possible key: 0.36 s against
     4.3 s for a DISTINCT over the 50M keys of bench_ingest.py's 55M-row file, which spills; see
-    bench/profile_ingest.py). A box of over :data:`BITMAP_KEYS` keys (or over
+    bench/profile_ingest.py). A score's run (replicate) is not counted: a batch whose cells give runs
+    is checked by its reader (``Batch.runs``, :func:`metaeval.load.load` refuses it otherwise), and
+    the others give one run. A box of over :data:`BITMAP_KEYS` keys (or over
     :data:`BITMAP_ANNOTATORS` annotators) is counted with ``count(DISTINCT key)``. ``bounds``:
     ``(s0, s1, i0, i1, m0, m1)`` known to hold every id of the rows (else read from them)."""
     params = params or []
@@ -76,7 +78,7 @@ def check_duplicates(con, table: str, relation: str, file: str, where: str = "",
         if table == "judgments":
             params = [*params, annotators]
     else:
-        count = f"count(DISTINCT ({', '.join(row_keys(table))}))"
+        count = f"count(DISTINCT ({', '.join(k for k in row_keys(table) if k != 'replicate')}))"   # (runs not counted)
     [(duplicates,)] = con.execute(f"SELECT count(*) - {count} FROM {relation} {where}", params).fetchall()
     if duplicates:
         raise DuplicateCellsError(file, duplicates)
@@ -227,7 +229,8 @@ def _what(con, table: str, key: dict) -> str:
         if col in key:
             name = con.execute(f"SELECT name FROM {names} WHERE {col} = ?", [key[col]]).fetchall()[0][0]
             parts.append(f"{label}={name}")
-    parts += [f"{k}={v}" for k, v in key.items() if not k.endswith("_id") or k == "reference_id"]
+    parts += [f"{k}={v}" for k, v in key.items() if (not k.endswith("_id") or k == "reference_id")
+              and not (k == "replicate" and v == 0)]   # run 0 (every score of a file without runs): unsaid
     return f"{table.strip(chr(34))} " + " ".join(parts)
 
 

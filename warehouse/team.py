@@ -131,7 +131,8 @@ def _refuse_conflicts(cur, table: str, keys: tuple[str, ...], values: list[str],
     differ = " OR ".join(f"o.{_q(v)} IS DISTINCT FROM r.{_q(v)}" for v in values)
     cur.execute(f"SELECT count(*) OVER (), {', '.join('r.' + _q(k) for k in keys)}, "
                 f"{', '.join('o.' + _q(v) for v in values)}, {', '.join('r.' + _q(v) for v in values)} "
-                f"FROM ({mapped}) r JOIN {target} o ON {on} WHERE {differ} LIMIT 20")
+                f"FROM ({mapped}) r JOIN {target} o ON {on} WHERE {differ} "
+                f"ORDER BY {', '.join('r.' + _q(k) for k in keys)} LIMIT 20")   # the first 20 by key, whatever the plan
     rows = cur.fetchall()
     if rows:
         total = rows[0][0]
@@ -208,7 +209,7 @@ def _describe_server(cur, server: Server):
             if entity in ENTITIES and entity != table:
                 cur.execute(f"SELECT name FROM {server.q(entity)} WHERE {_q(ENTITIES[entity][0])} = %s", [value])
                 parts.append(f"{column.removesuffix('_id')}={cur.fetchone()[0]}")
-            else:
+            elif not (column == "replicate" and value == 0):   # a score's run 0: unsaid, as before runs
                 parts.append(f"{column}={value}")
         return f"{table} " + " ".join(parts)
     return describe

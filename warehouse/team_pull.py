@@ -181,8 +181,11 @@ def _merge_pulled(con, dataset: str, fetched: dict, url: str, command: str | Non
         frames[t] = pd.DataFrame.from_records(rows, columns=columns) if rows else pd.DataFrame(columns=columns)
     scores, judgments = frames["scores"], frames["judgments"]
     scores = scores.assign(annotator=None)
-    cells = pd.concat([scores[["system", "input", "measure", "annotator", "value"]],
+    run = ["replicate"] if "replicate" in scores.columns else []   # (a server of schema 12 has no runs: run 0)
+    cells = pd.concat([scores[["system", "input", "measure", "annotator", "value", *run]],
                        judgments[["system", "input", "measure", "annotator", "value"]]], ignore_index=True)
+    if run:
+        cells["replicate"] = cells["replicate"].astype(object).where(cells["replicate"].notna(), None)
     cells["line"] = range(1, len(cells) + 1)
 
     def lined(frame, columns):
@@ -288,7 +291,8 @@ def _merge_rest(con, dataset: str, fetched: dict, source: str) -> dict[str, int]
             if bad:
                 n = len(keys)
                 raise ConflictError(
-                    [f"{source}: {t} " + " ".join(f"{k}={v}" for k, v in zip(keys, r[:n])) +
+                    [f"{source}: {t} " + " ".join(f"{k}={v}" for k, v in zip(keys, r[:n])
+                                                   if not (k == "replicate" and v == 0)) +
                      f": warehouse has {_short(r[n:n + len(values)])}, the team warehouse "
                      f"{_short(r[n + len(values):-1])}" for r in bad], bad[0][-1],
                     headline=f"{bad[0][-1]} row(s) of the team warehouse conflict with this warehouse; nothing of "

@@ -51,7 +51,7 @@ REFERENCES = {"dataset_id": "datasets", "system_id": "systems", "system_a_id": "
 
 
 #: The key of the data tables whose catalog declares none (warehouse/merge.py's keys of a value).
-KEYS = {"scores": ("system_id", "input_id", "measure_id"), "judgments": ("system_id", "input_id", "measure_id",
+KEYS = {"scores": ("system_id", "input_id", "measure_id", "replicate"), "judgments": ("system_id", "input_id", "measure_id",
                                                                         "annotator")}
 
 

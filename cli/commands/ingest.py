@@ -91,13 +91,17 @@ def ingest_eee(obj, files, dataset, replace, allow_new):
 @_ingest_options
 @_measure_options
 @stdin.format_option()
+@click.option("--replicate", default=0, type=int, show_default=True, metavar="N",
+              help="The run of the scores whose row gives none (a metric run again on the same cells: 1, 2, ...); "
+                   "the analyses read each cell's mean over its runs.")
 @click.pass_obj
-def ingest_table(obj, files, dataset, replace, allow_new, human, lower, input_format):
-    """Tables (.csv, .tsv, .parquet, .jsonl), long: system, [input,] measure, value[, annotator][, kind];
-    or wide: system, [input,] and one column per measure (--human marks judgment columns).
+def ingest_table(obj, files, dataset, replace, allow_new, human, lower, input_format, replicate):
+    """Tables (.csv, .tsv, .parquet, .jsonl), long: system, [input,] measure, value[, annotator][, kind][, replicate];
+    or wide: system, [input,] [replicate,] and one column per measure (--human marks judgment columns).
 
     Without an input column the values are per system and stored under one input 'all'. A file
-    - is standard input (its format given by --format or told from its first bytes).
+    - is standard input (its format given by --format or told from its first bytes). replicate:
+    the run of an automatic score (a non-negative integer; default --replicate's, 0).
     """
     from metaeval.ingest import table
 
@@ -108,9 +112,10 @@ def ingest_table(obj, files, dataset, replace, allow_new, human, lower, input_fo
         piped = stack.enter_context(stdin.stdin_table(input_format)) if dashes else None
         paths = [piped if str(f) == stdin.DASH else f for f in files]
         names = [stdin.NAME if str(f) == stdin.DASH else str(f) for f in files]
+        table.run_option(replicate, names)   # before a new warehouse is made
         with obj.open(create=not obj.path.exists()) as wh:
             reports = table.ingest(wh, dataset, paths, human=human, lower=lower, replace=replace,
-                                   allow_new=allow_new, command=_command_line(), names=names)
+                                   allow_new=allow_new, command=_command_line(), names=names, replicate=replicate)
     echo_reports(reports)
 
 

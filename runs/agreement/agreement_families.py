@@ -11,7 +11,7 @@ from metaeval.runs.agreement.agreement_curves import BASELINE as CURVE_BASELINE,
 from metaeval.runs.agreement.agreement_curves import PROTOCOL as CURVE_PROTOCOL
 from metaeval.runs.engine.families import (ALPHA, DATASET, FORCE, JOBS, K, LEVELS, METRICS, PLAIN_COEFFICIENTS, SEED, WHERE,
                                     Family, Option, register)
-from metaeval.runs.metrics.ranking_families import LAYOUT
+from metaeval.runs.engine.shared_options import LAYOUT
 
 
 def _check_splits(splits) -> None:

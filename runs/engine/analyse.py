@@ -72,19 +72,20 @@ class Outcome:
 def analyse(wh: Store, build: Callable[[selection.Scope], Sequence[runner.Analysis]], dataset: str,
             human: str, metrics: Sequence[str] = (), levels: Sequence[str] = (), coefficients: Sequence[str] = (),
             *, valid_levels: Sequence[str] | None = None, annotations: bool = False, where: Sequence = (),
-            partial: bool = False, clusters: str | None = None,
+            partial: bool = False, clusters: str | None = None, runs: bool = False,
             jobs: int = 1, force: bool = False, progress: ProgressFactory | None = None) -> list[Outcome]:
     """Run the analyses ``build`` makes of the resolved scope, in order (see the module
     docstring); ``valid_levels``: the levels the analyses accept (default the correlation
     levels); ``annotations``: they read every annotator's values of the human judgment;
     ``where``: only the cells of that subset (:func:`metaeval.runs.engine.selection.parse_where`);
     ``partial``: they accept partial coefficients (``NAME[control=GROUPS]``); ``clusters``: the
-    input attribute whose clusters they resample (``--resample-clusters``)."""
+    input attribute whose clusters they resample (``--resample-clusters``); ``runs``: they read every
+    run of the metrics' scores (``--replicates resample``)."""
     extra = {} if valid_levels is None else {"valid_levels": valid_levels}
     if partial:
         extra["partial"] = True
     scope = selection.resolve_scope(wh, dataset, human, metrics, levels, coefficients, where=where, **extra)
-    data = selection.load_data(wh, scope, annotations=annotations, clusters=clusters)
+    data = selection.load_data(wh, scope, annotations=annotations, clusters=clusters, runs=runs)
     data = system_level.prepare(wh, scope, data, build)   # a system-level measure: its system scores
     scope, skipped = selection.without_sparse_metrics(data, scope)
     analyses = list(build(scope))   # every argument checked before the first run writes

@@ -339,7 +339,8 @@ def _read_only(a: np.ndarray) -> np.ndarray:
     return view
 
 
-def load_data(wh: Store, scope: Scope, *, annotations: bool = False, clusters: str | None = None) -> Data:
+def load_data(wh: Store, scope: Scope, *, annotations: bool = False, clusters: str | None = None,
+              runs: bool = False) -> Data:
     """The scope's matrices on one grid, oriented; with ``annotations``, also every annotator's
     values of the human judgment (for the analyses that resample annotators). A scope with a
     subset (``where``): the cells outside it are NaN (missing), so every statistic's conventions for
@@ -347,7 +348,8 @@ def load_data(wh: Store, scope: Scope, *, annotations: bool = False, clusters: s
     type that does not take part (the scope's ``system.type`` condition; by default reference,
     oracle and human systems) are NaN alike: where none is left out, the data are as before.
     ``clusters``: the input attribute whose clusters are resampled (:mod:`metaeval.runs.engine.clusters`),
-    checked on the inputs with a value."""
+    checked on the inputs with a value. ``runs``: also each metric's runs (``scores.replicate``), (N, M, K)
+    in ``annotations`` on the same grid and orientation (``ci --replicates resample``)."""
     names = list(scope.measures)
     m = wh.matrix(scope.dataset, names)
     measures = wh.measure_kinds(scope.dataset)
@@ -361,6 +363,9 @@ def load_data(wh: Store, scope: Scope, *, annotations: bool = False, clusters: s
         cols = [m.inputs.index(i) for i in a.inputs]
         grid[np.ix_(rows, cols)] = a.values
         tensors[scope.human] = -grid if directions[scope.human] == "lower" else grid
+    if runs:
+        tensors.update({metric: _runs(wh, scope.dataset, metric, m.systems, m.inputs, directions[metric])
+                        for metric in scope.metrics})
     keep = wh.attribute_mask(scope.dataset, scope.where, m.systems, m.inputs)
     if not keep.all():
         if not keep.any() and not scope.where:
@@ -381,6 +386,21 @@ def load_data(wh: Store, scope: Scope, *, annotations: bool = False, clusters: s
         grouped = (clusters, cluster_labels(wh, scope.dataset, clusters, m.systems, m.inputs, used))
     return Data(m.systems, m.inputs, values, {n: directions[n] for n in names}, tensors, scope.subset, controls,
                 grouped)
+
+
+def _runs(wh: Store, dataset: str, metric: str, systems, inputs, direction: str) -> np.ndarray:
+    """(N, M, K) the runs of ``metric`` on the grid (NaN where a cell has fewer), oriented; K the
+    most runs of a cell (the runs placed in replicate order)."""
+    from metaeval import schema
+
+    rows = wh.con.execute(schema.read("score_runs"), {"dataset": dataset, "measure": metric}).df()
+    row = pd.Index(systems).get_indexer(rows["system"])
+    col = pd.Index(inputs).get_indexer(rows["input"])
+    rows = rows.assign(row=row, col=col).sort_values(["row", "col", "replicate"])
+    slot = rows.groupby(["row", "col"]).cumcount().to_numpy()
+    grid = np.full((len(systems), len(inputs), int(slot.max(initial=0)) + 1), np.nan)
+    grid[rows["row"].to_numpy(), rows["col"].to_numpy(), slot] = rows["value"].to_numpy(dtype=float)
+    return -grid if direction == "lower" else grid
 
 
 def cluster_labels(wh, dataset: str, attribute: str, systems: Sequence[str], inputs: Sequence[str],

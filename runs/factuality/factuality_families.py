@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from metaeval.runs.engine.families import (ALPHA, ALTERNATIVE, BY, CORRECTION, CORRECTION_GROUP, DATASET, FORCE, HUMAN, K,
                                     METRICS, SCOPE, SEED, WHERE, Family, Option, register)
-from metaeval.runs.metrics.ranking_families import LAYOUT
+from metaeval.runs.engine.shared_options import LAYOUT
 
 
 @register

@@ -11,6 +11,7 @@ from metaeval.runs.engine import parameters
 from metaeval.runs.engine.families import (AGGREGATE, ALPHA, ALTERNATIVE, BY, CONTROL, CORRECTION, CORRECTION_GROUP, DATASET,
                                     EPSILON, HUMAN, HUMAN_AGGREGATE, K, RESAMPLE_CLUSTERS, SCOPE, SEED, SYSTEM_TYPE, TIE_CALIBRATION, WHERE, Family, Option,
                                     register)
+from metaeval.runs.engine.shared_options import LAYOUT, REPLICATES
 
 _VOCABULARY = "metaeval.analyses.stats.vocabulary:"
 
@@ -21,13 +22,6 @@ def tied(coefficients, epsilon, tie_calibration) -> tuple:
     from metaeval.runs.engine import selection
 
     return selection.with_tie_threshold(coefficients, epsilon, tie_calibration)
-
-
-#: ``--layout`` of a paper table (``--format latex``; a CLI-only option: :attr:`Family.presented`)
-LAYOUT = Option("layout", default="auto", kind="choice", choices="metaeval.present.tables:LAYOUTS",
-                help="LaTeX layout: wide (per setting its cluster, correlation and CI), compact (the correlations "
-                     "only), long (one row per metric and setting); auto: the first that fits an ACL column, else "
-                     "the page (table*).")
 
 
 def _said(out, params: dict, **more):
@@ -135,7 +129,11 @@ class Ci(_Correlation):
                Option("resample_annotators", kind="choice", choices=_VOCABULARY + "ANNOTATOR_RESAMPLING",
                       help="Also re-draw the human annotators in every resample: each cell's (cells) or the panel's "
                            "ids once per resample (panel, for ids that are the same people everywhere)."),
-               EPSILON, TIE_CALIBRATION, WHERE, SYSTEM_TYPE, BY, CONTROL, AGGREGATE, RESAMPLE_CLUSTERS)
+               EPSILON, TIE_CALIBRATION, WHERE, SYSTEM_TYPE, BY, CONTROL, AGGREGATE, RESAMPLE_CLUSTERS,
+               REPLICATES.but(help="A metric run several times on the same cells (scores.replicate): mean reads each "
+                                   "cell as the mean over its runs; resample also draws each cell's runs again inside "
+                                   "every bootstrap resample (a second stage, seeded), so that the interval includes "
+                                   "the metric's run-to-run noise; with one run per cell the intervals of mean."))
     positional = ("dataset", "human", "metrics", "levels", "coefficients")
 
     def compute(self, wh, **params):

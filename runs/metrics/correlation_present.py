@@ -168,6 +168,7 @@ def correlation_text(rows, command: str, fmt: str, layout: str = "auto") -> str:
                + ("" if method == "fisher" else f" (k={p['k']}, seed={p['seed']})")
                + (f", annotators re-drawn ({p['resample_annotators']})" if p["resample_annotators"] else "")
                + (f", clusters of inputs resampled ({p['resample_clusters']})" if p["resample_clusters"] else "")
+               + (", each cell's runs of a metric resampled" if p.get("replicates") == "resample" else "")
                + f": {conventions(rows)}.")
     out.append(paper(rows.rename(columns={"estimate": "correlation"}), fmt, caption, layout, confidence=1 - alpha,
                      keep_ci=True))

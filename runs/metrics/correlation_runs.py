@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from metaeval.core import Store
+from metaeval.errors import Argument, Message, WarehouseError
 from metaeval.runs.metrics import comparisons, correlations, intervals
 from metaeval.runs.engine import analyse as engine, parameters, runner, selection
 
@@ -60,16 +61,22 @@ def ci(wh: Store, dataset: str, human: str, metrics: Sequence[str] = (), levels:
        seed: int = parameters.DEFAULT_SEED, system_inputs: str = parameters.DEFAULT_SYSTEM_INPUTS,
        resample_annotators: str | None = None, control: str | None = None,
        aggregate: str = parameters.DEFAULT_AGGREGATE, human_aggregate: str | None = None,
-       resample_clusters: str | None = None, **run) -> Outcome:
-    """Confidence intervals of the correlations (table ``confidence_intervals``);
+       resample_clusters: str | None = None, replicates: str = "mean", **run) -> Outcome:
+    """Confidence intervals of the correlations (table ``confidence_intervals``); ``replicates``
+    "resample": each cell's runs of a metric (``scores.replicate``) drawn again in every resample
+    (:mod:`metaeval.analyses.score_runs`; "mean", the default: the mean over the runs);
     ``resample_annotators`` ("cells" or "panel") re-draws the annotators in every resample;
     ``control``: of the partial correlations (as :func:`correlate`); ``resample_clusters``: the
     bootstrap draws the clusters of inputs that input attribute names."""
     aggregate = parameters.aggregate_value(aggregate, human_aggregate)
+    if replicates not in intervals.REPLICATES:
+        raise WarehouseError(Message(Argument("replicates", replicates), f" must be one of "
+                                     f"{', '.join(intervals.REPLICATES)}"))
+    resample = "resample" if replicates == "resample" else None
     return _one(wh, lambda scope: intervals.ci_analysis(scope, method, k, alpha, seed, system_inputs,
-                                                        resample_annotators, aggregate, resample_clusters),
+                                                        resample_annotators, aggregate, resample_clusters, resample),
                 dataset, human, metrics, levels, coefficients, control, annotations=resample_annotators is not None,
-                clusters=resample_clusters, **run)
+                clusters=resample_clusters, runs=resample is not None, **run)
 
 
 def compare(wh: Store, *args, **given) -> Outcome:

@@ -40,13 +40,20 @@ class IntervalParams(Params):
     resample_annotators: str | None = None
     aggregate: str = aggregate_setting()
     resample_clusters: str | None = clusters_setting()
+    #: ``--replicates resample`` (None: the mean over a metric's runs, recorded as before the runs)
+    replicates: str | None = clusters_setting()
 
 
 def ci_analysis(scope: Scope, method: str, k: int, alpha: float, seed: int,
                 system_inputs: str = DEFAULT_SYSTEM_INPUTS, resample_annotators: str | None = None,
-                aggregate: str = DEFAULT_AGGREGATE, resample_clusters: str | None = None) -> Analysis:
+                aggregate: str = DEFAULT_AGGREGATE, resample_clusters: str | None = None,
+                replicates: str | None = None) -> Analysis:
     """The ci analysis; ``resample_clusters``: the bootstrap draws the clusters of inputs that
-    attribute names (:mod:`metaeval.analyses.stats.clusters`), not single inputs."""
+    attribute names (:mod:`metaeval.analyses.stats.clusters`), not single inputs; ``replicates``
+    "resample": each cell's runs of the metric drawn again in every resample
+    (:mod:`metaeval.analyses.score_runs`; None: the mean over the runs)."""
+    if replicates is not None:
+        _check_replicates(scope, method, resample_annotators, aggregate, resample_clusters)
     if method not in vocabulary.CI_METHODS:
         raise WarehouseError(f"unknown CI method {method!r}; choose from {', '.join(vocabulary.CI_METHODS)}")
     check_parametric(scope.coefficients, method, "fisher", "Fisher's interval has no constants for")
@@ -60,16 +67,19 @@ def ci_analysis(scope: Scope, method: str, k: int, alpha: float, seed: int,
     check_aggregate(aggregate, scope.levels, scope.coefficients, resample_annotators=resample_annotators)
     clustering.check_clustered(resample_clusters, method, resample_annotators, scope.coefficients)
     params = IntervalParams(method, alpha, k if resampled else None, seed if resampled else None,
-                            check_system_inputs(system_inputs), resample_annotators, aggregate, resample_clusters)
+                            check_system_inputs(system_inputs), resample_annotators, aggregate, resample_clusters,
+                            replicates)
     return Analysis("ci", params, ("metric", "level", "coefficient"), correlation_tasks(scope), evaluate_ci)
 
 
 # --- evaluation (pure, runs in worker processes) ---------------------------------------------
 def evaluate_ci(arrays, level, coefficient, method, alpha, k, seed, system_inputs=DEFAULT_SYSTEM_INPUTS,
-                resample_annotators=None, aggregate=DEFAULT_AGGREGATE, resample_clusters=None) -> dict:
+                resample_annotators=None, aggregate=DEFAULT_AGGREGATE, resample_clusters=None, replicates=None) -> dict:
     from metaeval.analyses.stats import summed
 
     arrays, labels = clustering.split(arrays, resample_clusters)
+    if replicates is not None:
+        return _evaluate_runs_ci(arrays, level, coefficient, method, alpha, k, seed, system_inputs)
     if isinstance(arrays[0], summed.Summed):   # a system-level measure's statistics (runs/engine/system_level.py)
         r = summed.bootstrap_ci(*arrays, coefficient, method.removeprefix("boot-"), k=k, alpha=alpha, seed=seed)
         return {"estimate": bookkeeping.as_float(r.estimate), "lower": bookkeeping.as_float(r.lower),
@@ -115,6 +125,46 @@ def _evaluate_partial_ci(arrays, level, coefficient, method, alpha, k, seed, sys
     return {"estimate": bookkeeping.as_float(r.estimate), "lower": bookkeeping.as_float(r.lower),
             "upper": bookkeeping.as_float(r.upper), "n_valid": n_valid,
             "conventions": {**r.conventions, "coefficient": coefficient, **conv}}
+
+
+REPLICATES = ("mean", "resample")
+
+
+def _check_replicates(scope: Scope, method: str, resample_annotators, aggregate, resample_clusters) -> None:
+    """``--replicates resample``: a bootstrap of plain coefficients, alone of the second stages."""
+    option = Argument("replicates", "resample")
+    if method == "fisher":
+        raise WarehouseError(Message(option, " draws the runs inside the resamples: choose a bootstrap ",
+                                     Argument("method", "boot-both")))
+    for name, value, default in (("resample_annotators", resample_annotators, None), ("aggregate", aggregate,
+                                 DEFAULT_AGGREGATE), ("resample_clusters", resample_clusters, None)):
+        if value != default:
+            raise WarehouseError(Message(option, " and ", Argument(name, value), " cannot be combined"))
+    if partial := [c for c in scope.coefficients if control_of(c) is not None]:
+        raise WarehouseError(Message(option, f" applies to plain coefficients, not the partial {partial[0]}"))
+
+
+def _evaluate_runs_ci(arrays, level, coefficient, method, alpha, k, seed, system_inputs) -> dict:
+    """A bootstrap CI whose resamples also draw each cell's runs of the metric again."""
+    from metaeval.analyses import score_runs
+    from metaeval.analyses.stats import summed
+
+    if isinstance(arrays[0], summed.Summed) or len(arrays) != 3:
+        raise WarehouseError(Message(Argument("replicates", "resample"), " draws a metric's runs per cell; a "
+                                     "system-level measure has none"))
+    X, Z, R = arrays
+    (X, Z), paired, conv, kept = protocols.apply([X, Z], level, system_inputs)
+    if kept is not None:
+        R = R[:, kept]
+    if not paired:
+        raise WarehouseError(Message(Argument("replicates", "resample"), " draws the metric's and the human's "
+                                     "inputs together; with inputs the human did not judge, use ",
+                                     Argument("system_inputs", "judged")))
+    r = score_runs.run_bootstrap_ci(X, R, Z, level, coefficient, method.removeprefix("boot-"), k=k, alpha=alpha,
+                                    seed=seed)
+    return {"estimate": bookkeeping.as_float(r.estimate), "lower": bookkeeping.as_float(r.lower),
+            "upper": bookkeeping.as_float(r.upper), "n_valid": int(np.count_nonzero(~np.isnan(r.samples))),
+            "conventions": {**r.conventions, **conv}}
 
 
 def _evaluate_annotator_ci(arrays, level, coefficient, method, alpha, k, seed, system_inputs, how) -> dict:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from metaeval.errors import Argument, Message, WarehouseError
 from metaeval.runs.engine import parameters
-from metaeval.runs.metrics.correlation_families import LAYOUT
+from metaeval.runs.engine.shared_options import LAYOUT
 from metaeval.runs.engine.families import (AGGREGATE, ALPHA, ALTERNATIVE, CORRECTION, CORRECTION_GROUP, DATASET, FORCE, HUMAN,
                                     JOBS, K, LEVELS, METRICS, PLAIN_COEFFICIENTS, SEED, SYSTEM_INPUTS, SYSTEM_TYPE,
                                     WHERE, Family, Option, register)

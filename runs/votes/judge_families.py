@@ -8,11 +8,13 @@ from __future__ import annotations
 
 from metaeval.runs.engine import parameters
 from metaeval.runs.engine.families import ALPHA, BY, CORRECTION, DATASET, FORCE, K, RESAMPLE_CLUSTERS, SEED, WHERE, Family, Option, register
-from metaeval.runs.metrics.ranking_families import LAYOUT
+from metaeval.runs.engine.shared_options import LAYOUT, REPLICATES
 
 _VOCABULARY = "metaeval.analyses.stats.vocabulary:"
 
 
+#: ``--replicates mean|resample``, declared once: the judges' (preferences.replicate) and, with its own
+#: help, the scores' intervals (scores.replicate: ``ci``)
 @register
 class Judges(Family):
     """LLM judges (automatic pairwise judges) against the human preference.
@@ -62,11 +64,7 @@ class Judges(Family):
                                           "bootstrap draws clusters, the permutation test flips a cluster's items "
                                           "together (McNemar is unchanged). In the rows' conventions, the run's "
                                           "parameters and fingerprint."),
-               Option("replicates", default="mean", kind="choice", choices=("mean", "resample"),
-                      help="A judge run several times on the same items (preferences.replicate): mean reads each "
-                           "item and order as the mean over its runs (the soft preference; its rounding the "
-                           "verdict); resample also draws the runs again inside each item resample, so that the "
-                           "statistics' intervals include the judge's run-to-run noise (seeded)."))
+               REPLICATES)
     presented = (LAYOUT,)
     positional = ("dataset", "humans", "judge_globs")
     aliases = {"judges": "judge_globs"}
