@@ -162,6 +162,8 @@ def _read_to_the_end(records: Iterator, bad: InputError) -> None:
 
 def _parse_records(file: str, digest: str, columns: list[str], records: list[dict], lines: list[int], typed: bool,
                    human: Sequence[str], lower: Sequence[str], replicate: int = 0) -> Batch:
+    import pandas as pd
+
     if not records:
         raise InputError(file, None, None, "the file has no rows")
     wide = _check_columns(file, columns, human)
