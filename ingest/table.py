@@ -388,9 +388,9 @@ def _check_replicate(batches: Sequence[Batch], replicate: int) -> None:
     refused (their repeated values are their annotators')."""
     for b in batches:
         if replicate and b.counts[1]:
-            human = b.measures.loc[b.measures["kind"] == "human", "name"]
+            human = next(n for n, kind in zip(b.measures["name"], b.measures["kind"]) if kind == "human")
             raise InputError(b.file, None, "--replicate", f"a run number for human judgments (measure "
-                             f"{human.iloc[0]!r}): runs are an automatic measure's (a judgment's repeated values "
+                             f"{human!r}): runs are an automatic measure's (a judgment's repeated values "
                              "are its annotators'); ingest the judgments without --replicate")
 
 

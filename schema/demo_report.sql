@@ -16,4 +16,4 @@ JOIN latest_confidence_intervals AS ci
  AND ci.coefficient = c.coefficient AND ci.method = 'boot-both' AND ci.k = $3 AND ci.seed = $4
  AND ci.aggregate = c.aggregate
 WHERE c.dataset = $1 AND c.human = $2 AND c.aggregate = 'mean'
-ORDER BY c.level DESC, c.coefficient DESC, c.value DESC;
+ORDER BY c.level DESC, c.coefficient DESC, c.value DESC, c.metric;   -- a tie in name order, every run

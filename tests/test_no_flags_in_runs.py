@@ -28,6 +28,9 @@ ALLOWED = {
     ("report/answer.py", "--all-pairs"): "the report removes evaluate's --all-pairs note from its own text",
     # the run lines and notes of the generated commands (moved from cli/commands/ with their presents)
     ("engine/family_present.py", "--force"): "run_line: 'up to date; nothing computed (--force recomputes)'",
+    ("metrics/correlation_present.py", "--system-inputs"): "correlate/ci's caption: the system-score protocol said "
+                                                          "with its flag (moved from cli/commands/correlation.py)",
+    ("metrics/correlation_present.py", "--k-max"): "compare --sequential's summary: 'raise --k-max to decide them'",
     ("metrics/simulation_families.py", "--force"): "normality's run line: 'up to date ... (--force recomputes)'",
     ("metrics/task_ranking.py", "--force"): "rank-tasks' run line: 'up to date ... (--force recomputes)'",
     ("metrics/ranking_families.py", "--aggregate"): "accuracy's note: 'a system's score: its median ... (--aggregate median)'",

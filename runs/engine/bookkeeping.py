@@ -100,7 +100,11 @@ ORIENTATION = "measures whose direction is 'lower' (lower is better) are negated
 #: (verdicts, "cannot resolve" notes). Rows and fingerprints of one run per cell and of every vote
 #: ('' subset) are those 0.10.0 computes: a warehouse upgraded by `metaeval init` at 0.11.0 reuses
 #: what 0.11.0 stored in it.
-SAME_RESULTS_AS = ("0.11.0",)
+#: 0.12.0: schema 13 (scores' replicate in the key, view score_means), the house rearranged (present/,
+#: runs/ sub-packages) and faster paths (all pairs, ingest table, arena votes) that store the same rows
+#: (bench/engine_identity.py --registry: every stored table identical to 0.11.0's): what 0.11.0 stored is
+#: reused; with one run per cell, rows and fingerprints are unchanged.
+SAME_RESULTS_AS = ("0.11.0", "0.12.0")
 #: SQL condition on a results table: the row was written by one of those versions. Results are
 #: reused only under it, so an upgrade that changes a computation never serves old numbers.
 THIS_VERSION = "run_id IN (SELECT run_id FROM analysis_runs WHERE list_contains($versions, version))"
