@@ -219,7 +219,7 @@ def command_of(family: Family, name: str | None = None) -> click.Command:
                                            "run the same command again to resume")
 
     @click.pass_obj
-    def run(obj: Context, fmt: str, **params):
+    def run(obj: Context, fmt: str = "text", **params):
         shown = {o.name: params.pop(o.name) for o in family.presented}
         refusal = getattr(family, "refusal", None)      # what the command line refuses before it runs
         said = refusal(obj.path, params, **shown) if refusal is not None else None
@@ -248,7 +248,8 @@ def command_of(family: Family, name: str | None = None) -> click.Command:
     text = doc if doc.startswith(family.summary) else f"{family.summary}\n\n{doc}".strip()
     for option in reversed(family.presented):      # listed after --format
         run = click_option(option)(run)
-    run = options.fmt_option(help=getattr(family, "format_help", None))(run)   # a family's own words for --format
+    if not getattr(family, "figure_only", False):   # a family that draws a figure prints no rows (plot ci)
+        run = options.fmt_option(help=getattr(family, "format_help", None))(run)   # a family's own words for --format
     run = options_of(family)(run)
     return click.command(name or family.name, help=text, short_help=family.headline or family.summary)(run)
 

@@ -78,6 +78,15 @@ class _Correlation(Family):
     shows_progress = True
     presented = (LAYOUT,)
 
+    def refusal(self, warehouse, params: dict, **shown):
+        """The command line refuses a tie threshold that no coefficient takes (or both kinds) as a
+        usage error, before it opens the warehouse (:func:`tied`'s message; None when it holds)."""
+        try:
+            tied(params.get("coefficients") or (), params.get("epsilon"), params.get("tie_calibration", False))
+        except WarehouseError as exc:
+            return exc.args[0]
+        return None
+
     def notes(self, outcome, fmt: str, **shown) -> list[str]:
         from metaeval.runs.metrics import correlation_present
 
@@ -227,6 +236,7 @@ class PlotCi(Family):
     topic = "output"
     headline = "CI of every metric (forest plot), from the latest `ci` rows of one setting."
     summary = "CI of every metric (forest plot), from the latest `metaeval ci` rows of one setting."
+    figure_only = True   # its command writes the figure and takes no --format
     options = (DATASET.but(help=None), HUMAN.but(help=None),
                Option("level", default="system", kind="choice", choices=_VOCABULARY + "LEVELS"),
                Option("coefficient", default="pearson", kind="coefficient"),
