@@ -73,12 +73,14 @@ def render(frame: pd.DataFrame, fmt: str, *, caption: str | None = None, width=D
 def text(frame: pd.DataFrame, width=DISPLAY) -> str:
     """``frame`` as an aligned text table of at most ``width`` characters a line, ending with a
     newline: the one text rendering of every table (:func:`metaeval.present.plain.to_text`; a
-    frame's index is printed as leading columns when it is named)."""
+    frame's index is printed as leading columns when it is named; a column of several levels, a
+    pivot's, is headed by its levels' names joined by spaces)."""
     if any(name is not None for name in frame.index.names):
         frame = frame.reset_index()
     if frame.empty or not len(frame.columns):
         return "(no rows)\n"
-    columns = [str(c) for c in frame.columns]
+    columns = [" ".join(str(p) for p in c if str(p)) if isinstance(c, tuple) else str(c)   # a pivot's levels
+               for c in frame.columns]
     kinds = tuple(_kind(frame.iloc[:, i]) for i in range(len(columns)))
     data = list(zip(*(_values(frame.iloc[:, i], k) for i, k in enumerate(kinds))))
     return plain.columns_text(columns, kinds, data, width) + "\n"

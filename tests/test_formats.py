@@ -207,3 +207,14 @@ def test_old_table_format_still_works(demo_db):
     assert _run(demo_db, "results", "correlations", "--format", "table").stdout == \
         _run(demo_db, "results", "correlations", "--format", "text").stdout
     assert "sim-high.f1" in _run(demo_db, "measures", "d", "--format", "table").stdout
+
+
+def test_a_pivots_levels_head_its_columns_in_text():
+    """A pivot's columns of several levels (simulate power: level, coefficient, test) are headed
+    by their names joined by spaces in text, not by a Python tuple."""
+    rows = pd.DataFrame({"proportion": [0.1, 0.1, 0.5, 0.5], "level": ["system", "summary"] * 2,
+                         "coefficient": ["pearson"] * 4, "method": ["perm-both"] * 4, "power": [0.1, 0.2, 0.5, 0.6]})
+    wide = rows.pivot_table(index="proportion", columns=["level", "coefficient", "method"], values="power")
+    header, first, second = tables.text(wide).splitlines()
+    assert header.split() == ["proportion", *"summary pearson perm-both".split(), *"system pearson perm-both".split()]
+    assert "(" not in header and first.split() == ["0.1", "0.2", "0.1"] and second.split() == ["0.5", "0.6", "0.5"]
