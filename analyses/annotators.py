@@ -172,12 +172,11 @@ def leave_one_out(A: npt.ArrayLike, level: str, coefficient: str = "pearson", *,
         samples = _engine.run_resamples(
             k, seq, partial(resampling.bootstrap_indices, n_systems=n_sys, n_inputs=n_in, method="both"), evaluate,
             _engine.default_batch_size(batched.resample_bytes(level, coef, n_sys, n_in) * A.shape[2]))
-        valid = samples[~np.isnan(samples)]
-        if valid.size:
-            result.lower, result.upper = (float(v) for v in np.percentile(valid, [100 * alpha / 2,
-                                                                              100 * (1 - alpha / 2)]))
+        lower, upper, n_valid = resampling.percentile_interval(samples, alpha)
+        if n_valid:
+            result.lower, result.upper = lower, upper
         result.samples = samples
-        conv.update(method="bootstrap-both", k=k, alpha=alpha, seed=seq.entropy, n_valid_samples=int(valid.size),
+        conv.update(method="bootstrap-both", k=k, alpha=alpha, seed=seq.entropy, n_valid_samples=n_valid,
                     interval="percentile (numpy linear interpolation), two-sided")
     return result
 
@@ -332,13 +331,10 @@ def annotator_bootstrap_ci(X: npt.ArrayLike, A: npt.ArrayLike, level: str, coeff
     if annotators not in ANNOTATOR_RESAMPLING:
         raise ValueError(f"annotators must be one of {ANNOTATOR_RESAMPLING}; got {annotators!r}")
     (samples,) = _annotator_samples([X], A, level, coef, method, k, seq, annotators)
-    valid = samples[~np.isnan(samples)]
-    lower = upper = float("nan")
-    if valid.size:
-        lower, upper = (float(v) for v in np.percentile(valid, [100 * alpha / 2, 100 * (1 - alpha / 2)]))
+    lower, upper, n_valid = resampling.percentile_interval(samples, alpha)
     return AnnotatorBootstrapResult(level_correlation(X, Z, level, coef), lower, upper, samples, conventions={
         "level": level, "coefficient": coef.label, "method": f"bootstrap-{method}", "k": k, "alpha": alpha,
-        "seed": seq.entropy, "n_valid_samples": int(valid.size),
+        "seed": seq.entropy, "n_valid_samples": n_valid,
         "annotators": _ANNOTATOR_TEXT[annotators],
         "interval": "percentile (numpy linear interpolation), two-sided"})
 

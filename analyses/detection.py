@@ -243,16 +243,6 @@ def macro_average(values: npt.ArrayLike) -> float:
     return float(v.mean()) if v.size and not np.isnan(v).any() else np.nan
 
 
-def percentile_interval(samples: np.ndarray, alpha: float) -> tuple[float, float, int]:
-    """(lower, upper, n_valid): the alpha/2 and 1 - alpha/2 percentiles (numpy linear
-    interpolation) of the defined ``samples``; NaN bounds when none is defined."""
-    valid = samples[~np.isnan(samples)]
-    if not valid.size:
-        return np.nan, np.nan, 0
-    lower, upper = np.percentile(valid, [100 * alpha / 2, 100 * (1 - alpha / 2)])
-    return float(lower), float(upper), int(valid.size)
-
-
 # --- groups, strata and resamples --------------------------------------------------------------
 def group_key(label: str) -> int:
     """The spawn key of a group's draws: the first 4 bytes (little-endian) of sha256(label)."""
@@ -471,8 +461,8 @@ def detection(scores: npt.ArrayLike, labels: npt.ArrayLike, *, evaluated: npt.Ar
 
 
 def _row(g: _Group, y: np.ndarray, v: _Values, alpha: float) -> GroupDetection:
-    auc_lo, auc_hi, n_auc = percentile_interval(v.auc_samples, alpha)
-    ba_lo, ba_hi, n_ba = percentile_interval(v.ba_samples, alpha)
+    auc_lo, auc_hi, n_auc = resampling.percentile_interval(v.auc_samples, alpha)
+    ba_lo, ba_hi, n_ba = resampling.percentile_interval(v.ba_samples, alpha)
     tuned = g.tune is not None
     return GroupDetection(
         g.label, int(g.evaluated.size), int(y[g.evaluated].sum()),
@@ -484,8 +474,8 @@ def _row(g: _Group, y: np.ndarray, v: _Values, alpha: float) -> GroupDetection:
 def _macro(rows: Sequence[GroupDetection], alpha: float) -> GroupDetection:
     auc = np.mean([r.auc_samples for r in rows], axis=0)    # NaN when any group's resample is
     ba = np.mean([r.ba_samples for r in rows], axis=0)
-    auc_lo, auc_hi, n_auc = percentile_interval(auc, alpha)
-    ba_lo, ba_hi, n_ba = percentile_interval(ba, alpha)
+    auc_lo, auc_hi, n_auc = resampling.percentile_interval(auc, alpha)
+    ba_lo, ba_hi, n_ba = resampling.percentile_interval(ba, alpha)
     tuned = rows[0].n_tune is not None
     return GroupDetection(
         MACRO, sum(r.n for r in rows), sum(r.n_positive for r in rows),

@@ -54,6 +54,7 @@ from scipy import stats
 
 from metaeval.analyses import conclusions
 from metaeval.analyses import preferences as pf
+from metaeval.analyses.stats import resampling
 
 A, B, TIE, MISSING = pf.A, pf.B, pf.TIE, pf.MISSING
 #: The cost-benefit margin epsilon of the alternative annotator test (Calderon et al. 2025, for experts).
@@ -89,11 +90,8 @@ def _ratio(num, den):
 
 def _interval(samples: np.ndarray, point: float, alpha: float) -> tuple[float, float, int]:
     """Percentile interval of the defined rounds (NaN when the point or every round is undefined)."""
-    defined = samples[~np.isnan(samples)]
-    if np.isnan(point) or not defined.size:
-        return float("nan"), float("nan"), int(defined.size)
-    lo, hi = np.percentile(defined, [100 * alpha / 2, 100 * (1 - alpha / 2)])
-    return float(lo), float(hi), int(defined.size)
+    lo, hi, n_valid = resampling.percentile_interval(samples, alpha)
+    return (float("nan"), float("nan"), n_valid) if np.isnan(point) else (lo, hi, n_valid)
 
 
 def _paired(jn, jd, hn, hd, W, alpha):

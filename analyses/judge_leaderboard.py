@@ -58,6 +58,7 @@ from metaeval.analyses import leaderboard as lb
 from metaeval.analyses import preferences as pf
 from metaeval.analyses.stats.correlation import corr
 from metaeval.analyses.stats.validation import alpha_iv, coefficient_iv
+from metaeval.analyses.stats import resampling
 
 STATISTICS = ("kendall", "spearman", "brier", "brier_votes")
 
@@ -201,9 +202,5 @@ def evaluate(human: Votes, judge: Votes, n_systems: int, n_items: int, *, k: int
 
 def _percentile(samples: np.ndarray, point: float, alpha: float) -> tuple[float, float]:
     """The percentile interval of the defined rounds; NaN when the point or every round is undefined."""
-    defined = np.asarray(samples, float)
-    defined = defined[~np.isnan(defined)]
-    if np.isnan(point) or not defined.size:
-        return float("nan"), float("nan")
-    lo, hi = np.percentile(defined, [100 * alpha / 2, 100 * (1 - alpha / 2)])
-    return float(lo), float(hi)
+    lo, hi, _ = resampling.percentile_interval(samples, alpha)
+    return (float("nan"), float("nan")) if np.isnan(point) else (lo, hi)

@@ -199,7 +199,7 @@ def coverage_trials(X: np.ndarray, Z: np.ndarray, method: str, configs: Sequence
                 unpaired = [intervals._unpaired(xa, za, "system", coefficient_iv(c[1]), how) for c in group]
                 draw, evaluators = unpaired[0][0], [evaluate for _, evaluate in unpaired]
             samples = _resampled(k, trial_seed(seed, RESAMPLE_STREAM, t), draw, xa.size, evaluators)
-            bounds.update({c: _percentile_interval(s, alpha) for c, s in zip(group, samples)})
+            bounds.update({c: resampling.percentile_interval(s, alpha)[:2] for c, s in zip(group, samples)})
         for (xb, zb), _, group in _protocol_groups([XB, ZB], configs, system_inputs):
             for c in group:
                 out[c][:, i] = (*bounds[c], stats.correlate(xb, zb, *c))
@@ -229,15 +229,6 @@ def _bootstrap_statistics(X, Z, level, coefficient, rows, cols) -> np.ndarray:
         counts = [None if a is None else batched._counts(a, n) for a, n in ((rows, X.shape[0]), (cols, X.shape[1]))]
         return kernels.bootstrap_summary(X, Z, coefficient, *counts)
     return batched.bootstrap_statistics(X, Z, level, coefficient_iv(coefficient), rows, cols)
-
-
-def _percentile_interval(samples: np.ndarray, alpha: float) -> tuple[float, float]:
-    """As bootstrap_ci: percentiles alpha/2 and 1 - alpha/2 of the defined resamples."""
-    valid = samples[~np.isnan(samples)]
-    if not valid.size:
-        return np.nan, np.nan
-    lower, upper = np.percentile(valid, [100 * alpha / 2, 100 * (1 - alpha / 2)])
-    return float(lower), float(upper)
 
 
 # --- power ---------------------------------------------------------------------------------

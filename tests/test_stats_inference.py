@@ -129,6 +129,23 @@ def test_bootstrap_ci_is_the_percentile_interval_of_its_samples(xyz, method: str
                                  "kendall_variant": "b"} == result.conventions
 
 
+def test_the_percentile_interval_is_numpys_over_the_defined_samples() -> None:
+    """resampling.percentile_interval, the one percentile interval of every bootstrap: numpy's
+    nanpercentile at 100 alpha/2 and 100 (1 - alpha/2), the defined count, NaN bounds for none."""
+    from metaeval.analyses.stats.resampling import percentile_interval
+
+    rng = np.random.default_rng(3)
+    samples = rng.normal(size=501)
+    samples[rng.choice(501, 40, replace=False)] = np.nan
+    for alpha in (0.05, 0.1, 0.3):
+        lower, upper, n = percentile_interval(samples, alpha)
+        assert (lower, upper) == tuple(np.nanpercentile(samples, [100 * alpha / 2, 100 * (1 - alpha / 2)]))
+        assert n == 461 and isinstance(lower, float) and lower < upper
+    lower, upper, n = percentile_interval(np.full(7, np.nan), 0.05)
+    assert np.isnan(lower) and np.isnan(upper) and n == 0
+    assert percentile_interval(np.array([2.0]), 0.05) == (2.0, 2.0, 1)
+
+
 def test_bootstrap_drops_undefined_resamples() -> None:
     # 3 systems, one differing: many Boot-Systems resamples are constant -> NaN, dropped
     X = np.array([[1.0, 2.0], [1.0, 2.0], [3.0, 1.0]])

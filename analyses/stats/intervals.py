@@ -142,10 +142,7 @@ def bootstrap_ci(
             draw, evaluate = _unpaired(X, Z, level, coef, method)
         size = batch_size or _engine.default_batch_size(batched.resample_bytes(level, coef, n_sys, n_in))
         samples = _engine.run_resamples(k, seq, draw, evaluate, size)
-    valid = samples[~np.isnan(samples)]
-    lower = upper = np.nan
-    if valid.size:
-        lower, upper = (float(v) for v in np.percentile(valid, [100 * alpha / 2, 100 * (1 - alpha / 2)]))
+    lower, upper, n_valid = resampling.percentile_interval(samples, alpha)
     return BootstrapResult(
         estimate=level_correlation(X, Z, level, coef),
         lower=lower,
@@ -161,7 +158,7 @@ def bootstrap_ci(
             interval="percentile (numpy linear interpolation), two-sided",
             seed=seq.entropy,
             rng=rng_description(),
-            n_valid_samples=int(valid.size),
+            n_valid_samples=n_valid,
             **({} if paired_inputs else {"paired_inputs": UNPAIRED}),
             **({} if groups is None else groups.conventions()),
         ),

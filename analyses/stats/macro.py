@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from . import _engine, batched
+from . import _engine, batched, resampling
 from .validation import alpha_iv, coefficient_iv, k_iv, level_iv, matrices_iv, method_iv, seed_iv
 from .correlation import level_correlation
 from .results import BootstrapResult
@@ -59,12 +59,9 @@ def macro_bootstrap_ci(groups: Sequence[tuple[np.ndarray, np.ndarray]], level: s
 
     budget = sum(batched.resample_bytes(level, coef, n, m) for n, m in shapes)
     samples = _engine.run_resamples(k, seq, draw, evaluate, _engine.default_batch_size(budget))
-    valid = samples[~np.isnan(samples)]
-    lower = upper = np.nan
-    if valid.size:
-        lower, upper = (float(v) for v in np.percentile(valid, [100 * alpha / 2, 100 * (1 - alpha / 2)]))
+    lower, upper, n_valid = resampling.percentile_interval(samples, alpha)
     estimate = macro_average([level_correlation(X, Z, level, coef) for X, Z in pairs])
     return BootstrapResult(estimate=estimate, lower=lower, upper=upper, samples=samples, conventions={
         "method": f"boot-{method}", "procedure": PROCEDURE, "k": k, "alpha": alpha,
         "interval": "percentile (numpy linear interpolation), two-sided", "seed": seq.entropy,
-        "groups": len(pairs), "n_valid_samples": int(valid.size)})
+        "groups": len(pairs), "n_valid_samples": n_valid})

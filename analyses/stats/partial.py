@@ -318,16 +318,13 @@ def partial_bootstrap_ci(X: npt.ArrayLike, Z: npt.ArrayLike, groups: object, coe
     draw = partial(resampling.bootstrap_indices, n_systems=X.shape[0], n_inputs=X.shape[1], method=method)
     samples = _engine.run_resamples(k, seq, draw, _bootstrap_evaluator([X, Z], codes, n_codes, base),
                                     _batch_size(batch_size, X.shape))
-    valid = samples[~np.isnan(samples)]
-    lower = upper = np.nan
-    if valid.size:
-        lower, upper = (float(v) for v in np.percentile(valid, [100 * alpha / 2, 100 * (1 - alpha / 2)]))
+    lower, upper, n_valid = resampling.percentile_interval(samples, alpha)
     r, n, g = _statistic(X, Z, codes, n_codes, base)
     return BootstrapResult(r, lower, upper, samples, conventions(
         coef, groups, method=f"boot-{method}", procedure=f"percentile bootstrap resampling {method}; each resample "
         "re-centred within its own groups (its group means over its drawn cells, duplicates included)",
         k=k, alpha=alpha, interval="percentile (numpy linear interpolation), two-sided", n=n, groups=g,
-        seed=seq.entropy, rng=rng_description(), n_valid_samples=int(valid.size)))
+        seed=seq.entropy, rng=rng_description(), n_valid_samples=n_valid))
 
 
 def _common(X: np.ndarray, Y: np.ndarray, Z: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, ...]:

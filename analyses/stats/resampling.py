@@ -123,3 +123,16 @@ def draw_range(
 ) -> tuple[np.ndarray | None, ...]:
     """The draws of resamples ``start .. stop-1`` of ``seed`` (one-off :class:`ResampleStream` slice)."""
     return ResampleStream(seed, draw).take(start, stop)
+
+
+def percentile_interval(samples: np.ndarray, alpha: float) -> tuple[float, float, int]:
+    """The percentile interval of a resampling distribution: (lower, upper, n_valid), the
+    ``100 alpha/2`` and ``100 (1 - alpha/2)`` percentiles (numpy's linear interpolation) of the
+    defined (non-NaN) ``samples`` and how many there are; NaN bounds when none is defined (an
+    undefined interval, never a point)."""
+    samples = np.asarray(samples, dtype=np.float64)
+    valid = samples[~np.isnan(samples)]
+    if not valid.size:
+        return float("nan"), float("nan"), 0
+    lower, upper = np.percentile(valid, [100 * alpha / 2, 100 * (1 - alpha / 2)])
+    return float(lower), float(upper), int(valid.size)

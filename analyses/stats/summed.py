@@ -89,15 +89,12 @@ def bootstrap_ci(X: Summed, Z: Summed, coefficient: str = "pearson", method: str
 
     draw = partial(resampling.bootstrap_indices, n_systems=n_sys, n_inputs=n_in, method=method)
     samples = _engine.run_resamples(k, seq, draw, evaluate, batch_size)
-    valid = samples[~np.isnan(samples)]
-    lower = upper = np.nan
-    if valid.size:
-        lower, upper = (float(v) for v in np.percentile(valid, [100 * alpha / 2, 100 * (1 - alpha / 2)]))
+    lower, upper, n_valid = resampling.percentile_interval(samples, alpha)
     estimate = float(corr(X.scores(), Z.scores(), coef))
     return BootstrapResult(estimate, lower, upper, samples, conventions(
         "system", coef, method=f"boot-{method}", procedure=f"percentile bootstrap resampling {method}",
         k=k, alpha=alpha, interval="percentile (numpy linear interpolation), two-sided", seed=seq.entropy,
-        rng=rng_description(), n_valid_samples=int(valid.size),
+        rng=rng_description(), n_valid_samples=n_valid,
         system_scores="the statistics summed over each resample's drawn inputs (mean, or corpus BLEU)"))
 
 
