@@ -8,6 +8,7 @@ import click
 
 from metaeval import files
 from metaeval.cli.app import ALPHA, OVERWRITE, CoefficientChoice, Context, LazyChoice, argument_text, out_file, say
+from metaeval.cli.families import options_of
 from metaeval.cli.sections import topic
 from metaeval.errors import WarehouseError
 from metaeval.runs.metrics.correlation_families import FIGURE_SUFFIXES  # the file types of --out, declared once
@@ -93,20 +94,6 @@ def _common(f):
     return f
 
 
-def AGGREGATE_OPTION(f):
-    """plot ci / heatmap --aggregate (and --human-aggregate): which rows of a view keyed by the
-    aggregate are drawn (never both), folded into one ``aggregate`` as the analyses store it."""
-    from metaeval.cli.families import _human_in_aggregate
-
-    f = _human_in_aggregate(f)
-    f = click.option("--human-aggregate", type=click.Choice(["mean", "median"]), default="mean", show_default=True,
-                     help="Draw the rows of the human's mean or median system score (compare/ci "
-                          "--human-aggregate).")(f)
-    return click.option(
-        "--aggregate", type=click.Choice(["mean", "median"]), default="mean", show_default=True,
-        help="Draw the rows of a metric's system mean or of its median over the inputs (compare/ci --aggregate).")(f)
-
-
 def _aggregated(command: tuple, aggregate: str) -> tuple:
     """A hint's command line with ``--aggregate`` (``--human-aggregate``) when not the mean (a mean's as before)."""
     from metaeval.runs.engine.parameters import aggregate_sides
@@ -146,7 +133,7 @@ def _write(obj: Context, fig, out: Path, overwrite: bool) -> None:
               show_default=True)
 @click.option("--alpha", default=0.05, show_default=True, type=ALPHA,
               help="The tests' significance level (as given to `metaeval compare`).")
-@AGGREGATE_OPTION
+@options_of("plot-ci", "aggregate")   # the same declared option as plot ci's
 @click.pass_obj
 def plot_heatmap(obj, dataset, human, level, coefficient, out, overwrite, method, alternative, correction,
                  correction_group, alpha, aggregate):
