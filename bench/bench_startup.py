@@ -4,6 +4,12 @@
     python bench/bench_startup.py --runs 15 --workdir /tmp/startup
     python bench/bench_startup.py --baseline /work/main/.venv/bin/python   # side by side with another install
 
+Three warehouses: SummEval (42 measures, 16 x 100 cells, from ../shared/data/summeval), the demo's
+(`metaeval demo --k 100`: 12 systems x 50 inputs, 5 measures) and one of 20 measures made from a
+generated long CSV (``--grid SYSTEMS INPUTS``, default 50 x 1000: 19 metrics and one human
+judgment, 1 000 000 cells, values a seeded hash); the light commands are timed on each, the
+other commands on SummEval.
+
 Builds a SummEval warehouse (the README's ingest commands) and runs an up-to-date `correlate`
 once to store its rows; then times each command as a new process (CPU seconds, user + system,
 of the whole process: interpreter start, imports, the query, printing), `--runs` times, each run
@@ -19,7 +25,7 @@ tables and views), the floor of every command that reads the warehouse.
 
 ``--baseline PYTHON``: also time each command with the ``metaeval`` installed beside that
 interpreter (another checkout, e.g. the code before a change), each run of one alternating with
-a run of the other, so that both see the same load.
+a run of the other, so that both see the same load (its bytecode is written first too).
 
 Also lists, for `datasets`, whether scipy, matplotlib or sklearn-like heavy modules were imported
 (they must not be on the light path) and the modules it imports beyond `import duckdb` with the
@@ -42,8 +48,6 @@ from pathlib import Path
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "summeval"
 HUMAN = "expert.relevance"
-#: The light commands (issue 47 item 5): within 1.5x the CPU of `python -c 'import duckdb'`.
-LIGHT = (("--help",), ("datasets",), ("measures", "summeval"))
 
 
 #: The folders of the package (one import name, a folder per floor: an editable install maps them).
@@ -99,6 +103,10 @@ def main() -> None:
     parser.add_argument("--workdir", type=Path, default=None)
     parser.add_argument("--baseline", default=None, metavar="PYTHON",
                         help="Also time the metaeval installed beside this interpreter, interleaved.")
+    parser.add_argument("--grid", type=int, nargs=2, default=(50, 1000), metavar=("SYSTEMS", "INPUTS"),
+                        help="The 20-measure warehouse's systems x inputs (default 50 x 1000).")
+    parser.add_argument("--only", choices=("summeval", "demo", "m20"), action="append", default=None,
+                        help="Only these warehouses (repeatable; default all three).")
     parser.add_argument("--no-compile", action="store_true",
                         help="Do not write the package's bytecode first (compile_package).")
     args = parser.parse_args()
@@ -110,56 +118,96 @@ def main() -> None:
         raise SystemExit(f"needs {DATA} (the shared SummEval data)")
     work = args.workdir or Path(tempfile.mkdtemp(prefix="startup-"))
     work.mkdir(parents=True, exist_ok=True)
+    only = args.only or ["summeval", "demo", "m20"]
+    print(f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}; {args.runs} runs of each side, alternated; "
+          "CPU s = user + sys of the whole process, peak = its maximum resident set; both sides start Python and "
+          "import DuckDB, the command also parses its line, opens the warehouse, queries, prints and ends")
+    head = f"{'command':48} {'CPU med':>7} {'min':>6} {'peak MB':>7} {'ref CPU':>7} {'ref MB':>6} {'x ref':>6}"
+    print(head + (f" {'baseline CPU':>12} {'peak MB':>7} {'x ref':>6}" if args.baseline else ""))
     db = work / "summeval.duckdb"
+    if "summeval" in only:
+        _summeval(db)
+        correlate = ("correlate", "--dataset", "summeval", "--human", HUMAN)
+        subprocess.run(_metaeval(db, *correlate), check=True, stdout=subprocess.DEVNULL)   # stored: up to date
+        _table(db, "summeval", {
+            "metaeval --help": ("--help",),
+            "metaeval datasets": ("datasets",),
+            "metaeval measures summeval": ("measures", "summeval"),
+            "metaeval results correlations": ("results", "correlations", "--dataset", "summeval"),
+            "metaeval sql 'SELECT 1'": ("sql", "SELECT 1"),
+            "metaeval correlate (up to date)": correlate}, args)
+    if "demo" in only:
+        demo = work / "demo.duckdb"
+        if not demo.exists():
+            subprocess.run(_metaeval(demo, "demo", "--k", "100"), check=True, stdout=subprocess.DEVNULL)
+        _table(demo, "demo", {"metaeval datasets": ("datasets",), "metaeval measures demo": ("measures", "demo")},
+               args)
+    if "m20" in only:
+        systems, inputs = args.grid
+        m20 = work / f"m20_{systems}x{inputs}.duckdb"
+        if not m20.exists():
+            generated = work / f"m20_{systems}x{inputs}.csv"
+            generate_m20(generated, systems, inputs)
+            subprocess.run(_metaeval(m20, "init"), check=True, stdout=subprocess.DEVNULL)
+            subprocess.run(_metaeval(m20, "ingest", "table", str(generated), "--dataset", "m20", "--human", "human"),
+                           check=True, stdout=subprocess.DEVNULL)
+        _table(m20, f"20 measures, {systems} x {inputs}",
+               {"metaeval datasets": ("datasets",), "metaeval measures m20": ("measures", "m20")}, args)
+    if "summeval" in only:
+        probe = ("import sys\nfrom metaeval.cli import main\n"
+                 "try:\n    main(['--db', sys.argv[1], 'datasets'])\nexcept SystemExit:\n    pass\n"
+                 "heavy = [m for m in ('pandas', 'numpy', 'scipy', 'matplotlib', 'sklearn', 'rich', 'distributed', "
+                 "'nltk', 'sacrebleu') if m in sys.modules]\n"
+                 "print('heavy modules imported by datasets:', heavy or 'none', file=sys.stderr)")
+        out = subprocess.run([sys.executable, "-c", probe, str(db)], capture_output=True, text=True)
+        print(out.stderr.strip().splitlines()[-1])
+        _imports(db)
+        _stages(db, args.runs)
+        _matrix(db, args.runs)
+
+
+def _summeval(db: Path) -> None:
+    """The SummEval warehouse (the README's ingest commands), unless ``db`` exists."""
     if not db.exists():
         files = sorted(str(p) for p in DATA.glob("*.jsonl"))
         subprocess.run(_metaeval(db, "init"), check=True, stdout=subprocess.DEVNULL)
         subprocess.run(_metaeval(db, "ingest", "sacrerouge", *files, "--dataset", "summeval", "--human", "expert.*",
                                  "--human", "turker.*"), check=True, stdout=subprocess.DEVNULL)
-    correlate = ("correlate", "--dataset", "summeval", "--human", HUMAN)
-    subprocess.run(_metaeval(db, *correlate), check=True, stdout=subprocess.DEVNULL)   # stored: up to date
-    names = {
-        "python -c 'import duckdb' (reference)": None,
-        "python -c 'duckdb.connect(warehouse)'": "connect",
-        "metaeval --help": ("--help",),
-        "metaeval datasets": ("datasets",),
-        "metaeval measures summeval": ("measures", "summeval"),
-        "metaeval results correlations": ("results", "correlations", "--dataset", "summeval"),
-        "metaeval sql 'SELECT 1'": ("sql", "SELECT 1"),
-        "metaeval correlate (up to date)": correlate,
-    }
-    env = dict(os.environ)
+
+
+def generate_m20(path: Path, systems: int, inputs: int, seed: int = 1) -> None:
+    """A seeded long CSV (system, input, measure, value) of ``systems`` x ``inputs`` cells of 20
+    measures: ``metric.00`` .. ``metric.18`` and ``human``, each value a hash of (seed, system,
+    input, measure) scaled to [0, 1) plus a system effect (bench_ingest.py's values), written by
+    DuckDB in a child process (this one stays small)."""
+    code = ("import sys, duckdb\n"
+            "con = duckdb.connect(config={'autoinstall_known_extensions': False, 'autoload_known_extensions': False})\n"
+            "path, s, i, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])\n"
+            "names = [f'metric.{k:02d}' for k in range(19)] + ['human']\n"
+            "con.execute(f\"\"\"COPY (SELECT 'sys' || a.s AS system, 'in' || b.i AS input, c.m AS measure,\n"
+            "    round(a.s / {s} * 0.5 + (hash({seed}, a.s, b.i, c.m) % 1000000) / 2e6, 6) AS value\n"
+            "    FROM range({s}) AS a(s), range({i}) AS b(i), unnest({names!r}) AS c(m) ORDER BY 1, 2, 3)\n"
+            "    TO '{path}' (HEADER, DELIMITER ',')\"\"\")\n")
+    subprocess.run([sys.executable, "-c", code, str(path), str(systems), str(inputs), str(seed)], check=True)
+
+
+def _table(db: Path, title: str, commands: dict[str, tuple], args) -> None:
+    """Time ``commands`` (name -> arguments) on the warehouse ``db``, each against the reference
+    (and the baseline's install), alternated; first the opening of ``db`` by DuckDB alone."""
     reference = [sys.executable, "-c", "import duckdb"]
-    print(f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}; {args.runs} runs of each side, alternated; "
-          "CPU s = user + sys of the whole process, peak = its maximum resident set")
-    head = f"{'command':40} {'CPU med':>7} {'min':>6} {'peak MB':>7} {'ref CPU':>7} {'ref MB':>6} {'x ref':>6}"
-    print(head + (f" {'baseline CPU':>12} {'peak MB':>7} {'x ref':>6}" if args.baseline else ""))
-    for name, argv in names.items():
-        if argv is None:
-            continue
-        if argv == "connect":
-            cmd = [sys.executable, "-c", f"import duckdb; duckdb.connect({str(db)!r}, read_only=True)"]
-            base = None
-        else:
-            cmd = _metaeval(db, *argv)
-            base = _metaeval(db, *argv, python=args.baseline) if args.baseline else None
+    print(f"-- {title} ({db.name}, {db.stat().st_size / 1e6:.1f} MB)")
+    connect = [sys.executable, "-c", f"import duckdb; duckdb.connect({str(db)!r}, read_only=True)"]
+    for name, argv in {"python -c 'duckdb.connect(warehouse)'": None, **commands}.items():
+        cmd = connect if argv is None else _metaeval(db, *argv)
+        base = _metaeval(db, *argv, python=args.baseline) if args.baseline and argv is not None else None
         timed = _time([reference, cmd] + ([base] if base else []), args.runs)
         ref, own = timed[0], timed[1]
-        line = (f"{name:40} {own[0]:7.3f} {own[1]:6.3f} {own[2]:7.1f} {ref[0]:7.3f} {ref[2]:6.1f} "
+        line = (f"{name:48} {own[0]:7.3f} {own[1]:6.3f} {own[2]:7.1f} {ref[0]:7.3f} {ref[2]:6.1f} "
                 f"{own[0] / ref[0]:6.2f}")
         if base:
             line += f" {timed[2][0]:12.3f} {timed[2][2]:7.1f} {timed[2][0] / ref[0]:6.2f}"
-        print(line + ("  (target 1.5)" if argv in LIGHT else ""))
-    probe = ("import sys; sys.argv = ['metaeval', '--db', sys.argv[1], 'datasets'];\n"
-             "from metaeval.cli import main\n"
-             "try:\n    main()\nexcept SystemExit:\n    pass\n"
-             "heavy = [m for m in ('scipy', 'matplotlib', 'sklearn', 'rich', 'distributed', 'nltk', 'sacrebleu') "
-             "if m in sys.modules]\nprint('heavy modules imported by datasets:', heavy or 'none', file=sys.stderr)")
-    out = subprocess.run([sys.executable, "-c", probe, str(db)], capture_output=True, text=True, env=env)
-    print(out.stderr.strip().splitlines()[-1])
-    _imports(db)
-    _stages(db, args.runs)
-    _matrix(db, args.runs)
+        light = argv is not None and (argv[0] == "--help" or argv[0] in ("datasets", "measures") and len(argv) <= 2)
+        print(line + ("  (target 1.5)" if light else ""))
 
 
 def _import_times(code: str, *argv: str) -> dict[str, int]:
@@ -176,8 +224,8 @@ def _import_times(code: str, *argv: str) -> dict[str, int]:
 def _imports(db: Path, shown: int = 12) -> None:
     """What `metaeval datasets` imports beyond `import duckdb`: the modules with the most import
     time of their own (one run, so a rough guide), with the total."""
-    code = ("import sys; sys.argv = ['metaeval', '--db', sys.argv[1], 'datasets']\nfrom metaeval.cli import main\n"
-            "try:\n    main()\nexcept SystemExit:\n    pass")
+    code = ("import sys\nfrom metaeval.cli import main\n"
+            "try:\n    main(['--db', sys.argv[1], 'datasets'])\nexcept SystemExit:\n    pass")
     duckdb_alone = _import_times("import duckdb")
     extra = {m: t for m, t in _import_times(code, str(db)).items() if m not in duckdb_alone}
     top = sorted(extra.items(), key=lambda kv: -kv[1])[:shown]

@@ -400,6 +400,27 @@ class Main(Group):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.commands = Commands()
+        self.invoked: str | None = None       # the command the line named, once resolved
+
+    def resolve_command(self, ctx, args):
+        name, command, rest = super().resolve_command(ctx, args)
+        self.invoked = name
+        return name, command, rest
+
+    def main(self, args=None, *more, **options):
+        """As click's; as the process's entry point (no ``args``: the console script), a light
+        command's or the group's own ``--help`` ends the process at once (:mod:`~metaeval.cli.ending`)."""
+        if args is not None or more or not options.get("standalone_mode", True):
+            return super().main(args, *more, **options)
+        from metaeval.cli import ending
+
+        self.invoked = None
+        try:
+            return super().main(None, **options)
+        except SystemExit as exc:
+            if self.invoked is None or self.invoked in ending.LIGHT:
+                ending.end_now(exc.code)
+            raise
 
     def list_commands(self, ctx) -> list[str]:
         return sorted(self.commands.names())

@@ -19,10 +19,7 @@ the table is fitted to the display width (:data:`WIDTH`, 100 characters; :func:`
 from __future__ import annotations
 
 import contextlib
-import csv
 import datetime as _dt
-import io
-import json
 import math
 import re
 import textwrap
@@ -74,6 +71,8 @@ def render(rows, fmt: str, *, width=DISPLAY) -> str:
     is ``text``, fitted to ``width`` columns: :func:`fit`), ending with a newline."""
     fmt = "text" if fmt == "table" else fmt
     if fmt == "json":
+        import json         # here: the text tables (most light commands) need neither json nor csv
+
         return json.dumps(records(rows), indent=1, allow_nan=False) + "\n"
     if fmt == "csv":
         return to_csv(rows)
@@ -97,6 +96,8 @@ def value(v, parse: bool = False):
     if isinstance(v, (_dt.datetime, _dt.date)):
         return v.isoformat()
     if parse and isinstance(v, str):
+        import json
+
         try:
             return json.loads(v)
         except ValueError:
@@ -133,6 +134,9 @@ def _timestamps(values: list, missing: str) -> list[str]:
 
 def to_csv(rows) -> str:
     """pandas' ``to_csv(index=False)``: a header, missing values empty, floats as their shortest repr."""
+    import csv
+    import io
+
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
     writer.writerow(rows.columns)

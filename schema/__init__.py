@@ -8,7 +8,7 @@ with bound parameters and reads with :func:`read`.
 from __future__ import annotations
 
 import re
-from importlib import resources
+from pathlib import Path
 
 #: Bumped whenever a table changes shape; a warehouse of another version is refused, except
 #: that `metaeval init` upgrades one of a version listed in MIGRATIONS.
@@ -19,17 +19,19 @@ MIGRATIONS = {1: "migrate_1", 2: "migrate_2", 3: "migrate_3", 4: "migrate_4", 5:
               7: "migrate_7", 8: "migrate_8", 9: "migrate_9", 10: "migrate_subsets", 11: "migrate_11",
               12: "migrate_12"}
 
-_LATEST_VIEW = re.compile(r"^\s*CREATE\s+OR\s+REPLACE\s+VIEW\s+latest_(\w+)\b", re.I | re.M)
+#: The patterns below are compiled at their first use (re's cache), not at every import: a light
+#: command reads one script and needs none of them (issue 47 item 5).
+_LATEST_VIEW = r"^\s*CREATE\s+OR\s+REPLACE\s+VIEW\s+latest_(\w+)\b"
 
 
 def _result_tables() -> dict[str, str]:
     """Every table ``T`` whose latest rows a schema script defines as the view ``latest_T``, in
     the order of the scripts, and ``analysis_runs`` (itself)."""
-    tables = {t: f"latest_{t}" for _, sql in ddl_scripts() for t in _LATEST_VIEW.findall(sql)}
+    tables = {t: f"latest_{t}" for _, sql in ddl_scripts() for t in re.findall(_LATEST_VIEW, sql, re.I | re.M)}
     return {**tables, "analysis_runs": "analysis_runs"}
 
 
-_CREATE_TABLE = re.compile(r"^\s*CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?(\w+)\b", re.I | re.M)
+_CREATE_TABLE = r"^\s*CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?(\w+)\b"
 _SCRIPTS: dict[str, str] = {}
 
 
@@ -38,7 +40,7 @@ def script_of(table: str) -> str:
     itself, so that a family names its tables, never the file that makes them."""
     if not _SCRIPTS:
         for name, sql in ddl_scripts():
-            for t in _CREATE_TABLE.findall(sql):
+            for t in re.findall(_CREATE_TABLE, sql, re.I | re.M):
                 _SCRIPTS.setdefault(t, name[:-len(".sql")])
     try:
         return _SCRIPTS[table]
@@ -62,12 +64,12 @@ def latest_view(table: str) -> str:
         raise KeyError(f"{table!r} is not a registered result table; one of {sorted(result_tables())}") from None
 
 
-_DDL = re.compile(r"^\d\d_.*\.sql$")
+_DDL = r"^\d\d_.*\.sql$"
 
 
 def read(name: str) -> str:
     """The text of ``schema/<name>.sql``."""
-    return resources.files(__package__).joinpath(f"{name}.sql").read_text(encoding="utf-8")
+    return Path(__file__).with_name(f"{name}.sql").read_text(encoding="utf-8")   # the package's folder
 
 
 _SECTIONS: dict[str, dict[str, str]] = {}
@@ -84,7 +86,7 @@ def statements(name: str) -> dict[str, str]:
 
 def ddl_scripts() -> list[tuple[str, str]]:
     """``(file name, SQL)`` of every schema script, in the order they are applied."""
-    files = sorted(f for f in resources.files(__package__).iterdir() if _DDL.match(f.name))
+    files = sorted(f for f in Path(__file__).parent.iterdir() if re.match(_DDL, f.name))
     return [(f.name, f.read_text(encoding="utf-8")) for f in files]
 
 

@@ -18,8 +18,9 @@ import pytest
 from metaeval import Store, schema
 
 
-def _fill(con: duckdb.DuckDBPyConnection, seed: int) -> None:
-    """A random warehouse of 1-3 datasets written into the tables themselves."""
+def _fill(con: duckdb.DuckDBPyConnection, seed: int, full: bool = False) -> None:
+    """A random warehouse of 1-3 datasets written into the tables themselves; ``full``: every
+    measure on every cell of its dataset (a grid the measures share), some nearly affine."""
     rng = random.Random(seed)
     for d in range(rng.randint(1, 3)):
         (dataset_id,) = con.execute("INSERT INTO datasets (name) VALUES (?) RETURNING dataset_id", [f"d{d}"]).fetchone()
@@ -33,8 +34,8 @@ def _fill(con: duckdb.DuckDBPyConnection, seed: int) -> None:
                     con.execute("INSERT INTO summaries VALUES (?, ?, 'text')", [s, i])
         grids = []          # earlier measures' values, to derive duplicates from
         for m in range(rng.randint(0, 7)):
-            cells = [(s, i) for s in systems for i in inputs if rng.random() < 0.8]
-            kind, direction, values = _values(rng, cells, grids)
+            cells = [(s, i) for s in systems for i in inputs if full or rng.random() < 0.8]
+            kind, direction, values = _values(rng, cells, grids, full)
             grids.append((kind, direction, values))
             (measure_id,) = con.execute(
                 "INSERT INTO measures (dataset_id, name, kind, direction, scale) VALUES (?, ?, ?, ?, ?) "
@@ -54,11 +55,19 @@ def _fill(con: duckdb.DuckDBPyConnection, seed: int) -> None:
                                     [s, i, measure_id, f"a{a}", v + offset])
 
 
-def _values(rng: random.Random, cells: list, grids: list[tuple[str, str, dict]]) -> tuple[str, str, dict]:
+def _values(rng: random.Random, cells: list, grids: list[tuple[str, str, dict]],
+            nearly: bool = False) -> tuple[str, str, dict]:
     """The kind, direction and values of a new measure on ``cells``: random, constant, with ties,
     or derived from an earlier measure (of its kind: identical, affine, or negated with the other
-    direction) on the cells both have, a random value on one more cell at times."""
-    how = rng.choice(["random", "ties", "constant", "copy", "copy", "affine", "negated"])
+    direction) on the cells both have, a random value on one more cell at times; ``nearly``: also
+    affine plus noise that puts Pearson's r near the threshold 1 - 1e-9, on either side."""
+    how = rng.choice(["random", "ties", "constant", "copy", "copy", "affine", "negated"] + ["nearly"] * (2 * nearly))
+    if how == "nearly" and grids:
+        kind, direction, base = rng.choice(grids)
+        noise = rng.choice([1e-6, 3e-6, 1e-5, 3e-5, 1e-4])
+        return kind, direction, {c: base[c] * 0.5 + 2 + rng.gauss(0, noise) for c in cells if c in base}
+    if how == "nearly":
+        how = "random"
     kind, direction = rng.choice(["automatic", "human"]), rng.choice(["higher", "higher", "lower"])
     if how in ("copy", "affine", "negated") and grids:
         kind, direction, base = rng.choice(grids)
@@ -168,6 +177,18 @@ def warehouses(tmp_path_factory):
     return paths
 
 
+@pytest.fixture(scope="module")
+def grids(tmp_path_factory):
+    """Warehouses whose measures share their dataset's grid: the sketched query settles pairs there."""
+    paths = []
+    for seed in range(100, 112):
+        path = tmp_path_factory.mktemp("grids") / f"wh{seed}.duckdb"
+        with Store.create(path) as wh:
+            _fill(wh.con, seed, full=True)
+        paths.append(path)
+    return paths
+
+
 def test_dataset_sizes_are_the_views_rows_and_counted_in_python(warehouses):
     for path in warehouses:
         with Store(path, read_only=True) as wh:
@@ -191,18 +212,72 @@ def test_measure_coverage_is_the_views_rows_and_counted_in_python(warehouses):
     assert {(True, 0), (False, 1), (False, 2), (False, 3)} <= seen     # no cells, 1-3 annotators
 
 
-def test_measure_duplicates_of_is_the_views_rows_and_found_in_python(warehouses):
+@pytest.mark.parametrize("script", ["measure_duplicates_of", "measure_duplicates_sketched"])
+@pytest.mark.parametrize("which", ["warehouses", "grids"])
+def test_measure_duplicates_of_is_the_views_rows_and_found_in_python(script, which, request):
+    """Both scripts (the self-join; the sketch, then the self-join of the pairs it did not settle)
+    give the view's rows and Python's, on partly covered measures and on shared grids."""
     relations = set()
-    for path in warehouses:
+    for path in request.getfixturevalue(which):
         with Store(path, read_only=True) as wh:
             for dataset in ("d0", "d1", "d2", "none"):
-                rows, columns = _run(wh.con, schema.read("measure_duplicates_of"), {"dataset": dataset})
+                rows, columns = _run(wh.con, schema.read(script), {"dataset": dataset})
                 view = _run(wh.con, "SELECT * FROM measure_duplicates WHERE dataset = ? ORDER BY measure", [dataset])
                 assert rows == view[0], (path, dataset)
                 assert [c for c, _ in columns] == [c for c, _ in view[1]]
                 assert rows == _duplicates(wh.con, dataset)
                 relations |= {r[4] for r in rows}
     assert relations == {"identical", "affine"}
+
+
+def _settled(con, dataset: str) -> tuple[int, int]:
+    """(pairs of measures of the same kind, pairs the sketched script settles without the self-join)."""
+    sql = schema.read("measure_duplicates_sketched")
+    head = sql[:sql.index("SELECT $dataset AS dataset")]
+    return con.execute(head + "SELECT (SELECT count(*) FROM spread AS a JOIN spread AS b ON b.human = a.human "
+                       "AND b.pos < a.pos), (SELECT count(*) FROM settled)", {"dataset": dataset}).fetchone()
+
+
+def test_the_sketch_settles_most_pairs_on_a_shared_grid(grids):
+    """Not a vacuous comparison: on shared grids most pairs are settled by the sketch (the rest,
+    duplicates and near ones, by the self-join), and no pair of a duplicate row is among them."""
+    pairs = settled = 0
+    for path in grids:
+        with Store(path, read_only=True) as wh:
+            for dataset in ("d0", "d1", "d2"):
+                p, s = _settled(wh.con, dataset)
+                pairs, settled = pairs + p, settled + s
+    assert pairs > 50 and settled > 0.5 * pairs, (pairs, settled)
+
+
+def test_the_script_is_chosen_by_the_pairs_of_cells():
+    from metaeval.core import SKETCH_PAIRS, duplicates_script
+
+    assert duplicates_script([], []) == "measure_duplicates_of"
+    assert duplicates_script(["automatic"] * 34 + ["human"] * 8, [1600] * 42) == "measure_duplicates_of"  # SummEval
+    assert duplicates_script(["automatic"] * 40, [1600] * 40) == "measure_duplicates_sketched"
+    assert duplicates_script(["automatic", "human"] * 10, [SKETCH_PAIRS] * 20) == "measure_duplicates_sketched"
+    assert duplicates_script(["automatic", "human"], [SKETCH_PAIRS] * 2) == "measure_duplicates_of"   # no pair
+
+
+@pytest.mark.parametrize("sketch", [False, True])
+def test_the_measures_command_prints_the_same_with_either_script(grids, sketch, monkeypatch):
+    """Store.measures with duplicates through either script (SKETCH_PAIRS forced), plain and as a
+    DataFrame: the view's duplicates."""
+    from metaeval import core
+
+    monkeypatch.setattr(core, "SKETCH_PAIRS", 0 if sketch else 10 ** 18)
+    for path in grids:
+        with Store(path, read_only=True) as wh:
+            for dataset in [r[0] for r in wh.con.execute("SELECT name FROM datasets").fetchall()]:
+                plain = wh.measures(dataset, duplicates=True, plain=True)
+                frame = wh.measures(dataset, duplicates=True)
+                dups = dict(wh.con.execute("SELECT measure, duplicate_of FROM measure_duplicates WHERE dataset = ?",
+                                           [dataset]).fetchall())
+                assert [dups.get(m) for m in plain.column("measure")] == [
+                    None if isinstance(v, float) else v for v in plain.column("duplicate_of")]
+                assert [dups.get(m) for m in frame["measure"]] == [
+                    None if isinstance(v, float) else v for v in frame["duplicate_of"]]
 
 
 def test_the_measures_command_prints_the_same_with_the_new_queries(warehouses, monkeypatch):

@@ -60,3 +60,41 @@ def test_light_commands_import_only_their_own_module(tmp_path):
         line = done.stderr.strip().splitlines()[-1]
         assert line == f"LOADED {commands!r} False", (argv, line)
         assert done.stdout.strip(), argv
+
+
+#: A process whose entry point is ``main()`` (as the console script's), with an exit handler
+#: that says whether Python's shutdown ran (it does not after a light command: cli/ending.py).
+_ENTRY = ("import atexit, sys\natexit.register(lambda: print('SHUTDOWN', file=sys.stderr))\n"
+          "from metaeval.cli import main\nmain()")
+_CALLED = ("import sys\nfrom metaeval.cli import main\nmain(sys.argv[1:])")
+
+
+def test_light_commands_end_without_pythons_shutdown_and_print_the_same(tmp_path):
+    """As the process's entry point, `datasets`, `measures` and the group's own `--help` (and its
+    usage errors) end with os._exit once their output is flushed; every other command, and
+    `main([...])` from Python, end as before. The same bytes on stdout and stderr and the same
+    exit status either way (an unknown dataset: 1; a usage error: 2)."""
+    import subprocess
+    import sys
+
+    from tests.conftest import run_cli
+
+    db = tmp_path / "wh.duckdb"
+    table = tmp_path / "t.csv"
+    table.write_text("system,input,measure,value\n" + "".join(
+        f"s{s},d{d},{m},{(s * 7 + d * 3 + len(m)) % 5}\n" for s in range(3) for d in range(2) for m in ("h", "m", "n")))
+    run_cli(db, "init")
+    run_cli(db, "ingest", "table", table, "--dataset", "x", "--human", "h")
+    cases = [(["--db", str(db), "datasets"], 0, True), (["--db", str(db), "measures", "x", "--format", "json"], 0, True),
+             (["--db", str(db), "measures", "nope"], 1, True), (["--help"], 0, True), (["--bogus"], 2, True),
+             (["--db", str(db), "measures", "x", "--kind", "bogus"], 2, True),
+             (["--db", str(db), "sql", "SELECT 1 AS one"], 0, False), (["--db", str(tmp_path / "none.duckdb"), "datasets"], 1, True)]
+    for argv, status, light in cases:
+        entry = subprocess.run([sys.executable, "-c", _ENTRY, *argv], capture_output=True, text=True)
+        called = subprocess.run([sys.executable, "-c", _CALLED, *argv], capture_output=True, text=True)
+        assert entry.returncode == called.returncode == status, (argv, entry.stderr, called.stderr)
+        assert entry.stdout == called.stdout, argv
+        assert bool(entry.stdout.strip()) is (status == 0), argv
+        shutdown = entry.stderr.endswith("SHUTDOWN\n")
+        assert shutdown is not light, (argv, entry.stderr)
+        assert entry.stderr.removesuffix("SHUTDOWN\n") == called.stderr, argv

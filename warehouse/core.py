@@ -25,6 +25,23 @@ if TYPE_CHECKING:
     from metaeval.batch import Batch, LoadReport   # the ingest path imports metaeval.load: a read does not
 
 
+#: Pairs of cells of the same kind (about) from which ``Store.measures`` settles most pairs of
+#: measures from a sketch of each (``schema/measure_duplicates_sketched.sql``) rather than by the
+#: self-join of every cell (``measure_duplicates_of.sql``): the same rows; below it the sketch's
+#: longer plan costs more than the join it saves (issue 47 item 5).
+SKETCH_PAIRS = 1_000_000
+
+
+def duplicates_script(kinds: Sequence[str], cells: Sequence[int]) -> str:
+    """The script finding the duplicates of measures of ``kinds`` with ``cells`` cells each: the
+    sketched one when their pairs of the same kind share about :data:`SKETCH_PAIRS` cells or more."""
+    pairs = 0
+    for kind in set(kinds):
+        counts = [int(n) for k, n in zip(kinds, cells) if k == kind]
+        pairs += sum(counts) * (len(counts) - 1) // 2
+    return "measure_duplicates_sketched" if pairs >= SKETCH_PAIRS else "measure_duplicates_of"
+
+
 @dataclass(frozen=True)
 class Matrix:
     """Values of one or more measures on the same systems × inputs grid.
@@ -184,7 +201,9 @@ class Store:
         read = self.rows if plain else self.sql
         frame = read(schema.read("measure_coverage"), {"dataset": dataset, "kind": kind})
         if duplicates:
-            dups = read(schema.read("measure_duplicates_of"), {"dataset": dataset})
+            cells = frame.column("n_cells") if plain else list(frame["n_cells"])
+            kinds = frame.column("kind") if plain else list(frame["kind"])
+            dups = read(schema.read(duplicates_script(kinds, cells)), {"dataset": dataset})
             if plain:
                 return left_join(frame, dups, "measure", ["duplicate_of", "relation"])
             frame = frame.merge(dups[["measure", "duplicate_of", "relation"]], on="measure", how="left")
