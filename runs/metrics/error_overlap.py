@@ -11,8 +11,8 @@ command on the same cells computes nothing.
 from __future__ import annotations
 
 from metaeval.errors import Argument, Message, WarehouseError
-from metaeval.runs.engine.families import (AGGREGATE, DATASET, FORCE, HUMAN, SYSTEM_INPUTS, SYSTEM_TYPE, WHERE, Family, Option,
-                                    register)
+from metaeval.runs.engine.families import Family, register
+from metaeval.runs.engine.options import AGGREGATE, DATASET, FORCE, HUMAN, SYSTEM_INPUTS, SYSTEM_TYPE, WHERE, Option
 
 COMMAND, TABLE = "error-overlap", "error_overlap"
 

@@ -12,7 +12,8 @@ seed and the calibration dataset are columns and parameters of the run.
 from __future__ import annotations
 
 from metaeval.errors import Argument, Message, WarehouseError
-from metaeval.runs.engine.families import DATASET, FORCE, HUMAN, METRICS, SEED, Family, Option, register
+from metaeval.runs.engine.families import Family, register
+from metaeval.runs.engine.options import DATASET, FORCE, HUMAN, METRICS, SEED, Option
 
 COMMAND, TABLE = "held-out-ties", "held_out_ties"
 SPLIT = "split"

@@ -14,7 +14,8 @@ computes nothing. No verdict is stored: the p-value is read by the conclusion la
 from __future__ import annotations
 
 from metaeval.errors import Argument, Message, WarehouseError
-from metaeval.runs.engine.families import AGGREGATE, ALTERNATIVE, DATASET, FORCE, SYSTEM_TYPE, WHERE, Family, Option, register
+from metaeval.runs.engine.families import Family, register
+from metaeval.runs.engine.options import AGGREGATE, ALTERNATIVE, DATASET, FORCE, SYSTEM_TYPE, WHERE, Option
 
 COMMAND, TABLE = "measure-correlation", "measure_correlations"
 LEVELS = ("system", "global")

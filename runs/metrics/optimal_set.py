@@ -21,7 +21,8 @@ import json
 
 from metaeval.errors import Argument, Message, WarehouseError
 from metaeval.runs.engine import parameters
-from metaeval.runs.engine.families import ALPHA, DATASET, FORCE, HUMAN, K, METRICS, SEED, Family, Option, register
+from metaeval.runs.engine.families import Family, register
+from metaeval.runs.engine.options import ALPHA, DATASET, FORCE, HUMAN, K, METRICS, SEED, Option
 
 COMMAND, TABLE = "optimal-set", "optimal_set_shares"
 #: the winners columns that name one ranking (besides dataset and human)

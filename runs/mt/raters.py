@@ -18,7 +18,8 @@ computes nothing.
 from __future__ import annotations
 
 from metaeval.errors import Argument, Message, WarehouseError
-from metaeval.runs.engine.families import ALPHA, DATASET, FORCE, HUMAN, K, SEED, Family, register
+from metaeval.runs.engine.families import Family, register
+from metaeval.runs.engine.options import ALPHA, DATASET, FORCE, HUMAN, K, SEED
 
 COMMAND, AGREEMENT, STABILITY = "raters", "rater_agreement", "rating_stability"
 

@@ -12,7 +12,8 @@ rows of every judge; the same command on the same spans computes nothing.
 from __future__ import annotations
 
 from metaeval.errors import Argument, Message, WarehouseError, ingest_hint
-from metaeval.runs.engine.families import ALPHA, CORRECTION, DATASET, FORCE, K, SEED, Family, Option, register
+from metaeval.runs.engine.families import Family, register
+from metaeval.runs.engine.options import ALPHA, CORRECTION, DATASET, FORCE, K, SEED, Option
 
 COMMAND, TABLE, TESTS = "span-eval", "span_evaluation", "span_tests"
 

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from metaeval.errors import Argument, Message, WarehouseError
 from metaeval.runs.engine import parameters as _parameters
-from metaeval.runs.engine.families import (ALPHA, ALTERNATIVE, CORRECTION, DATASET, FORCE, HUMAN, SEED, Family, Option,
-                                    register)
+from metaeval.runs.engine.families import Family, register
+from metaeval.runs.engine.options import ALPHA, ALTERNATIVE, CORRECTION, DATASET, FORCE, HUMAN, SEED, Option
 
 COMMAND, TABLE = "plan", "plan_sizes"
 QUESTIONS = ("systems", "ppi", "metrics")

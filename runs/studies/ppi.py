@@ -24,7 +24,8 @@ run writes the rows of ``ppi_estimates``; the same command on the same cells com
 from __future__ import annotations
 
 from metaeval.errors import Argument, Message, WarehouseError
-from metaeval.runs.engine.families import ALPHA, CORRECTION, DATASET, FORCE, HUMAN, RESAMPLE_CLUSTERS, Family, Option, register
+from metaeval.runs.engine.families import Family, register
+from metaeval.runs.engine.options import ALPHA, CORRECTION, DATASET, FORCE, HUMAN, RESAMPLE_CLUSTERS, Option
 from metaeval.runs.studies.ppi_present import TITLES, caption, notes, shown
 
 COMMAND, TABLE = "ppi", "ppi_estimates"

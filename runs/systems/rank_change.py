@@ -12,7 +12,8 @@ nothing.
 from __future__ import annotations
 
 from metaeval.errors import Argument, Message, WarehouseError
-from metaeval.runs.engine.families import AGGREGATE, DATASET, FORCE, SYSTEM_TYPE, WHERE, Family, Option, register
+from metaeval.runs.engine.families import Family, register
+from metaeval.runs.engine.options import AGGREGATE, DATASET, FORCE, SYSTEM_TYPE, WHERE, Option
 
 COMMAND, TABLE = "rank-change", "rank_changes"
 

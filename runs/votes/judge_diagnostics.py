@@ -15,8 +15,9 @@ is ``metaeval judges``' (``first_position_rate``). One run writes the rows of ``
 
 from __future__ import annotations
 
-from metaeval.runs.engine.families import (ALPHA, CORRECTION, DATASET, FORCE, JUDGE_GLOBS, K, SEED, VOTES_BY, VOTES_WHERE,
-                                    Family, Option, register)
+from metaeval.runs.engine.families import Family, register
+from metaeval.runs.engine.options import (ALPHA, CORRECTION, DATASET, FORCE, JUDGE_GLOBS, K, SEED, VOTES_BY,
+                                          VOTES_WHERE, Option)
 
 COMMAND, TABLE = "judge-diagnostics", "judge_diagnostics"
 

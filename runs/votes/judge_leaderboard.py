@@ -15,8 +15,8 @@ of ``judge_leaderboard``.
 from __future__ import annotations
 
 from metaeval.errors import Argument, Message, WarehouseError, ingest_hint
-from metaeval.runs.engine.families import (ALPHA, DATASET, FORCE, JUDGE_GLOBS, K, SEED, VOTES_BY, VOTES_WHERE, Family, Option,
-                                    register)
+from metaeval.runs.engine.families import Family, register
+from metaeval.runs.engine.options import ALPHA, DATASET, FORCE, JUDGE_GLOBS, K, SEED, VOTES_BY, VOTES_WHERE, Option
 
 COMMAND, TABLE = "judge-leaderboard", "judge_leaderboard"
 _OUTCOME = {"a": 1.0, "b": 0.0, "tie": 0.5}

@@ -21,7 +21,8 @@ of ``lc_winrates``; the same command on the same items and files computes nothin
 from __future__ import annotations
 
 from metaeval.errors import Argument, Message, WarehouseError
-from metaeval.runs.engine.families import ALPHA, DATASET, FORCE, K, SEED, VOTES_BY, VOTES_WHERE, Family, Option, register
+from metaeval.runs.engine.families import Family, register
+from metaeval.runs.engine.options import ALPHA, DATASET, FORCE, K, SEED, VOTES_BY, VOTES_WHERE, Option
 
 COMMAND, TABLE = "lc-winrate", "lc_winrates"
 
