@@ -227,8 +227,35 @@ class Family:
 
     def compute(self, wh, **params):
         """Run (or reuse) and persist; the latest rows of the setting (a DataFrame, or
-        ``{table: rows}``)."""
-        raise NotImplementedError(f"family {self.name!r} has no compute")
+        ``{table: rows}``). The default is the one way to store (:func:`metaeval.runs.engine.store.run`):
+        the family gives its :meth:`inputs` and its :meth:`rows`; the store reuses what is up to date,
+        creates the tables, writes one run and reads the rows back (:meth:`outcome` of them). A
+        family whose rows are written task by task (the engine: :mod:`metaeval.runs.engine.runner`)
+        gives its own ``compute``."""
+        if type(self).inputs is Family.inputs:
+            raise NotImplementedError(f"family {self.name!r} has no compute")
+        from metaeval.runs.engine import store
+
+        return store.run(self, wh, **params)
+
+    def inputs(self, wh, **params):
+        """What the rows of ``params`` are of (:class:`metaeval.runs.engine.store.Inputs`: dataset,
+        fingerprint, the keys selecting them, the data read), checked: every refusal comes here or
+        in :meth:`rows`, before the first write."""
+        raise NotImplementedError(f"family {self.name!r} declares no inputs")
+
+    def rows(self, wh, inputs, **params):
+        """The rows of ``inputs`` (:class:`metaeval.runs.engine.store.Rows`: a frame per table, the
+        run's parameters and seed), computed; the store writes them."""
+        raise NotImplementedError(f"family {self.name!r} computes no rows")
+
+    def enough(self, stored, inputs, **params) -> bool:
+        """Whether the stored rows of the setting answer ``params`` (default: yes)."""
+        return True
+
+    def outcome(self, stored, inputs, **params):
+        """What the family returns of the rows read back (default: as read)."""
+        return stored
 
     def present(self, outcome, fmt: str) -> str:
         """``outcome`` (what :meth:`compute` returned) as text in ``fmt``
