@@ -69,11 +69,14 @@ class Rows:
 
 def run(family: Family, wh: Store, *, force: bool = False, progress=None, **params):
     """``family``'s outcome of ``params`` (see the module docstring): the stored rows when up to
-    date, else one run computing and writing them, then read back."""
-    inputs = family.inputs(wh, **params)
+    date, else one run computing and writing them, then read back. ``progress``: given to
+    :meth:`~metaeval.runs.engine.families.Family.inputs` and ``rows`` of a family that
+    ``shows_progress``."""
+    shown = {"progress": progress} if family.shows_progress else {}   # (a family showing progress takes it)
+    inputs = family.inputs(wh, **shown, **params)
     stored = None if force else read(wh, family, inputs)
     if stored is None or not family.enough(stored, inputs, **params):
-        computed = family.rows(wh, inputs, **({"progress": progress} if family.shows_progress else {}), **params)
+        computed = family.rows(wh, inputs, **shown, **params)
         write(wh, family, inputs, computed)
         stored = read(wh, family, inputs)
     return family.outcome(stored, inputs, **params)
