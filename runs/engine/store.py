@@ -78,19 +78,20 @@ def run(family: Family, wh: Store, *, force: bool = False, progress=None, **para
     if stored is None or not family.enough(stored, inputs, **params):
         computed = family.rows(wh, inputs, **shown, **params)
         write(wh, family, inputs, computed)
-        stored = read(wh, family, inputs)
+        stored = read(wh, family, inputs, every=False)
     return family.outcome(stored, inputs, **params)
 
 
-def read(wh: Store, family: Family, inputs: Inputs):
+def read(wh: Store, family: Family, inputs: Inputs, *, every: bool = True):
     """The latest rows of the setting ``inputs`` selects, when every one was computed on its
     fingerprint by a version giving the same results: a DataFrame (several tables: ``{table:
-    DataFrame}``, None when any is not up to date); None: compute them."""
+    DataFrame}``, None when any is not up to date); None: compute them. ``every=False`` (the rows
+    just written): a table without such rows is None in the mapping (a run may write no row to one)."""
     found = {}
     for table in family.tables:
         rows = persist.reusable(wh, table, inputs.dataset, inputs.fingerprint, subset=inputs.subset,
                                 **inputs.keys_of(family, table))
-        if rows is None:
+        if rows is None and every:
             return None
         found[table] = rows
     return found[family.tables[0]] if len(found) == 1 else found
