@@ -250,8 +250,9 @@ class Family:
         raise NotImplementedError(f"family {self.name!r} computes no rows")
 
     def enough(self, stored, inputs, **params) -> bool:
-        """Whether the stored rows of the setting answer ``params`` (default: yes)."""
-        return True
+        """Whether the stored rows of the setting answer ``params`` (default: yes; of several
+        tables, ``{table: rows or None}``: when every table has its rows)."""
+        return not isinstance(stored, Mapping) or all(rows is not None for rows in stored.values())
 
     def outcome(self, stored, inputs, **params):
         """What the family returns of the rows read back (default: as read)."""

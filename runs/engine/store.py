@@ -78,22 +78,19 @@ def run(family: Family, wh: Store, *, force: bool = False, progress=None, **para
     if stored is None or not family.enough(stored, inputs, **params):
         computed = family.rows(wh, inputs, **shown, **params)
         write(wh, family, inputs, computed)
-        stored = read(wh, family, inputs, every=False)
+        stored = read(wh, family, inputs)
     return family.outcome(stored, inputs, **params)
 
 
-def read(wh: Store, family: Family, inputs: Inputs, *, every: bool = True):
+def read(wh: Store, family: Family, inputs: Inputs):
     """The latest rows of the setting ``inputs`` selects, when every one was computed on its
-    fingerprint by a version giving the same results: a DataFrame (several tables: ``{table:
-    DataFrame}``, None when any is not up to date); None: compute them. ``every=False`` (the rows
-    just written): a table without such rows is None in the mapping (a run may write no row to one)."""
+    fingerprint by a version giving the same results: a DataFrame, None when there are none or
+    not all up to date (compute them); several tables: ``{table: DataFrame or None}`` (a run may
+    write no row to one: the family's ``enough`` says whether what is stored will do)."""
     found = {}
     for table in family.tables:
-        rows = persist.reusable(wh, table, inputs.dataset, inputs.fingerprint, subset=inputs.subset,
-                                **inputs.keys_of(family, table))
-        if rows is None and every:
-            return None
-        found[table] = rows
+        found[table] = persist.reusable(wh, table, inputs.dataset, inputs.fingerprint, subset=inputs.subset,
+                                        **inputs.keys_of(family, table))
     return found[family.tables[0]] if len(found) == 1 else found
 
 
