@@ -32,7 +32,9 @@ from metaeval.runs.engine import persist
 
 if TYPE_CHECKING:
     from metaeval.core import Store
-    from metaeval.runs.engine.families import Family
+
+#: (``family`` below: a :class:`metaeval.runs.engine.families.Family`, which calls this module: not imported here)
+Family = Any
 
 
 @dataclass(frozen=True)
