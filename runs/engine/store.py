@@ -52,6 +52,10 @@ class Inputs:
     subset: Any = persist.CURRENT
     data: Any = None
     more: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    #: rows of the first table read of several fingerprints, ``((fingerprint, keys), ...)``
+    #: (one run writes every part: measure-correlation's levels, each on its own cells); the
+    #: setting's rows are theirs, concatenated in order; ``fingerprint`` is then the run's
+    parts: tuple = ()
 
     def keys_of(self, family: Family, table: str) -> Mapping[str, Any]:
         """The keys selecting this setting's rows of ``table``."""
@@ -89,6 +93,12 @@ def read(wh: Store, family: Family, inputs: Inputs):
     fingerprint by a version giving the same results: a DataFrame, None when there are none or
     not all up to date (compute them); several tables: ``{table: DataFrame or None}`` (a run may
     write no row to one: the family's ``enough`` says whether what is stored will do)."""
+    if inputs.parts:
+        import pandas as pd
+
+        found = [persist.reusable(wh, family.tables[0], inputs.dataset, fingerprint, subset=inputs.subset, **keys)
+                 for fingerprint, keys in inputs.parts]
+        return None if any(rows is None for rows in found) else pd.concat(found, ignore_index=True)
     found = {}
     for table in family.tables:
         found[table] = persist.reusable(wh, table, inputs.dataset, inputs.fingerprint, subset=inputs.subset,
