@@ -145,10 +145,11 @@ class Option:
         for v in values:
             if choices is not None and v not in choices:
                 raise WarehouseError(Message("unknown ", Argument(self.name, v), f"; choose from {', '.join(choices)}"))
-            if self.kind in ("int", "float"):
-                self._in_range(v)
-        if self.check is not None:
+        if self.check is not None:       # the family's own words first, where it has a check
             self.check(values if self.multiple else given)
+        if self.kind in ("int", "float"):
+            for v in values:
+                self._in_range(v)
         return values if self.multiple else given
 
 
