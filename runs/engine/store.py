@@ -53,8 +53,9 @@ class Inputs:
     data: Any = None
     more: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     #: rows of the first table read of several fingerprints, ``((fingerprint, keys), ...)``
-    #: (one run writes every part: measure-correlation's levels, each on its own cells); the
-    #: setting's rows are theirs, concatenated in order; ``fingerprint`` is then the run's
+    #: (one run writes the parts: measure-correlation's levels, each on its own cells, or
+    #: judge-leaderboard's judges, only those without rows: :func:`missing`); the setting's rows
+    #: are theirs, concatenated in order; ``fingerprint`` is then the run's
     parts: tuple = ()
 
     def keys_of(self, family: Family, table: str) -> Mapping[str, Any]:
@@ -71,6 +72,8 @@ class Rows:
     frame: Any
     parameters: Mapping[str, Any]
     seed: int | None = None
+    #: the run's data fingerprint, when not the inputs' (the parts it computed: judge-leaderboard's judges)
+    fingerprint: str | None = None
 
 
 def run(family: Family, wh: Store, *, force: bool = False, progress=None, **params):
@@ -82,7 +85,8 @@ def run(family: Family, wh: Store, *, force: bool = False, progress=None, **para
     inputs = family.inputs(wh, **shown, **params)
     stored = None if force else read(wh, family, inputs)
     if stored is None or not family.enough(stored, inputs, **params):
-        computed = family.rows(wh, inputs, **shown, **params)
+        parts = {"missing": missing(wh, family, inputs, force)} if inputs.parts else {}
+        computed = family.rows(wh, inputs, **shown, **parts, **params)
         write(wh, family, inputs, computed)
         stored = read(wh, family, inputs)
     return family.outcome(stored, inputs, **params)
@@ -106,13 +110,25 @@ def read(wh: Store, family: Family, inputs: Inputs):
     return found[family.tables[0]] if len(found) == 1 else found
 
 
+def missing(wh: Store, family: Family, inputs: Inputs, force: bool = False) -> tuple[int, ...]:
+    """The indices of the :attr:`Inputs.parts` without up-to-date rows (every one with ``force``):
+    given to the ``rows`` of a family whose inputs have parts (as ``missing``), which may compute
+    only those."""
+    if force:
+        return tuple(range(len(inputs.parts)))
+    return tuple(i for i, (fingerprint, keys) in enumerate(inputs.parts)
+                 if persist.reusable(wh, family.tables[0], inputs.dataset, fingerprint, subset=inputs.subset,
+                                     **keys) is None)
+
+
 def write(wh: Store, family: Family, inputs: Inputs, rows: Rows) -> int:
     """One run of ``family`` writing ``rows`` (every table created first when the warehouse
     predates it; checked and computed before: this is the first write); its run id."""
     frames = dict(rows.frame) if isinstance(rows.frame, Mapping) and _by_table(family, rows.frame) \
         else {family.tables[0]: rows.frame}
     first, *others = family.tables
-    return persist.write(wh, family.name, first, frames.pop(first), dict(rows.parameters), inputs.fingerprint,
+    fingerprint = inputs.fingerprint if rows.fingerprint is None else rows.fingerprint
+    return persist.write(wh, family.name, first, frames.pop(first), dict(rows.parameters), fingerprint,
                          rows.seed, more={t: frames[t] for t in others if t in frames} or None)
 
 
