@@ -213,7 +213,8 @@ class Family:
         return tuple(out)
 
     def run(self, wh, *args, **given):
-        """:meth:`compute` of the checked :meth:`parameters` (``Warehouse.<python name>``); with a
+        """:meth:`compute` of the checked :meth:`parameters` (``Warehouse.<python name>``; by
+        default the one way to store, :func:`metaeval.runs.engine.store.run`); with a
         ``subset`` option that restricts what the family reads (:attr:`Option.restricts`) given,
         :func:`metaeval.runs.engine.subset_runs.run`: ``compute`` once per subset on its rows only, and
         ``{subset label: what compute returned}``."""
