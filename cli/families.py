@@ -19,7 +19,8 @@ from metaeval.cli.context import Context
 from metaeval.errors import WarehouseError
 
 if TYPE_CHECKING:
-    from metaeval.runs.engine.families import Family, Option
+    from metaeval.runs.engine.families import Family
+    from metaeval.runs.engine.options import Option
 
 
 def _type(option: Option):
@@ -164,7 +165,7 @@ def option_decorators(option: Option) -> list:
 def aggregate_options(f):
     """``--aggregate`` (the metric's side) and ``--human-aggregate`` of the one AGGREGATE option,
     folded into ``aggregate`` (a hand-written command's; :func:`options_of` does the same)."""
-    from metaeval.runs.engine.families import AGGREGATE
+    from metaeval.runs.engine.options import AGGREGATE
 
     for companion in AGGREGATE.companions:
         f = _folded(f, companion, AGGREGATE.default)
@@ -176,7 +177,7 @@ def aggregate_options(f):
 def _human_in_aggregate(f):
     """``f`` given ``--human-aggregate`` folded into its ``aggregate`` ("metric/human" when not the
     mean: :func:`metaeval.runs.engine.parameters.aggregate_value`)."""
-    from metaeval.runs.engine.families import HUMAN_AGGREGATE
+    from metaeval.runs.engine.options import HUMAN_AGGREGATE
 
     return _folded(f, HUMAN_AGGREGATE, HUMAN_AGGREGATE.default)
 
@@ -204,29 +205,21 @@ def command_of(family: Family, name: str | None = None) -> click.Command:
     :meth:`~metaeval.runs.engine.families.Family.run` on the warehouse and prints
     :meth:`~metaeval.runs.engine.families.Family.present` of what it returned, after its
     :meth:`~metaeval.runs.engine.families.Family.notes` on standard error; the options it
-    :attr:`~metaeval.runs.engine.families.Family.presented` go to ``notes`` and ``present``, and to a
-    family's ``refusal(warehouse path, params, **presented)`` before the run (its text a usage
-    error; categories' ``--out`` with two levels) when it has one (a family whose run takes
+    :attr:`~metaeval.runs.engine.families.Family.presented` go to ``notes`` and ``present``, and to
+    the family's ``refusal(warehouse path, params, **presented)`` before the run (its text a usage
+    error; categories' ``--out`` with two levels) (a family whose run takes
     ``plain`` returns :class:`~metaeval.rows.Rows` for the formats printed without pandas). A
-    ``present`` taking ``hint`` is given how this command line writes a Hint (with its ``--db``:
-    :meth:`~metaeval.cli.context.Context.hint`); a family's ``interrupted`` says what a run stopped
-    by Ctrl-C keeps. ``name``: the command's, when not the family's (a subcommand of a group:
+    ``hinted`` family's ``present`` is given how this command line writes a Hint (with its ``--db``:
+    :meth:`~metaeval.cli.context.Context.hint`); the family's ``interrupted`` says what a run stopped
+    by Ctrl-C keeps; ``figure_only``: no ``--format``; ``format_help``: its own. ``name``: the command's, when not the family's (a subcommand of a group:
     ``simulate coverage``)."""
-    import inspect
-
-    hinted = "hint" in inspect.signature(family.present).parameters
-    saved = getattr(family, "interrupted", "the results finished so far are saved; "
-                                           "run the same command again to resume")
-
     @click.pass_obj
     def run(obj: Context, fmt: str = "text", **params):
         shown = {o.name: params.pop(o.name) for o in family.presented}
-        refusal = getattr(family, "refusal", None)      # what the command line refuses before it runs
-        said = refusal(obj.path, params, **shown) if refusal is not None else None
+        said = family.refusal(obj.path, params, **shown)      # what the command line refuses before it runs
         if said is not None:
             raise click.UsageError(messages.error_text(WarehouseError(said), family.python_name))
-        if hinted:
-            shown["hint"] = obj.hint
+        hint = {"hint": obj.hint} if family.hinted else {}
         light = {"plain": True} if "plain" in family.run_keywords and options.plain(fmt) else {}
         if family.shows_progress:
             from metaeval.cli.progress import terminal_progress
@@ -236,20 +229,20 @@ def command_of(family: Family, name: str | None = None) -> click.Command:
             try:
                 outcome = family.run(wh, **params, **light)
             except KeyboardInterrupt as exc:
-                raise messages.interrupted(exc, saved) from None
-        notes = family.notes(outcome, fmt, **{k: v for k, v in shown.items() if k != "hint"})
+                raise messages.interrupted(exc, family.interrupted) from None
+        notes = family.notes(outcome, fmt, **shown)
         if notes:
             from metaeval.runs.engine.family_present import prose
 
             click.echo(prose(*notes), nl=False, err=True)
-        click.echo(family.present(outcome, fmt, **shown), nl=False)
+        click.echo(family.present(outcome, fmt, **shown, **hint), nl=False)
 
     doc = (type(family).__doc__ or "").strip()
     text = doc if doc.startswith(family.summary) else f"{family.summary}\n\n{doc}".strip()
     for option in reversed(family.presented):      # listed after --format
         run = click_option(option)(run)
-    if not getattr(family, "figure_only", False):   # a family that draws a figure prints no rows (plot ci)
-        run = options.fmt_option(help=getattr(family, "format_help", None))(run)   # a family's own words for --format
+    if not family.figure_only:                     # a family that draws a figure prints no rows (plot ci)
+        run = options.fmt_option(help=family.format_help)(run)   # a family's own words for --format
     run = options_of(family)(run)
     return click.command(name or family.name, help=text, short_help=family.headline or family.summary)(run)
 

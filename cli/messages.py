@@ -34,7 +34,7 @@ def flag(name: str, command: str | None = None) -> str:
     """The command-line flag of the Python parameter ``name`` (``k`` -> ``--k``,
     ``system_inputs`` -> ``--system-inputs``, ``metrics`` -> ``--metric``); of ``command`` (a
     ``Warehouse`` method) as its family declares it where it spells it its own way (``ci``'s
-    ``method`` is ``--ci-method``: :attr:`metaeval.runs.engine.families.Option.flag`)."""
+    ``method`` is ``--ci-method``: :attr:`metaeval.runs.engine.options.Option.flag`)."""
     return _declared_flag(name, command) or FLAGS.get(name, "--" + name.replace("_", "-"))
 
 

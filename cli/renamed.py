@@ -2,7 +2,7 @@
 this release with a one-line note on standard error naming the new one.
 
 An option declares the flags it was once spelled with (:class:`Renamed`'s ``renamed_from``; a
-family's :class:`~metaeval.runs.engine.families.Option` says ``renamed_from`` too, and
+family's :class:`~metaeval.runs.engine.options.Option` says ``renamed_from`` too, and
 :func:`metaeval.cli.families.click_option` passes it on). Before click reads a command line,
 :func:`respell` (called by every command's parsing: :class:`metaeval.cli.app.OnceOnly`)
 replaces each old flag by its new one and says so. Only the spelling changes: the parameter's

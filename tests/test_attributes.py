@@ -158,7 +158,7 @@ def test_where_option_is_parsed_by_the_cli():
     from click.testing import CliRunner
 
     from metaeval.cli.families import click_option
-    from metaeval.runs.engine.families import BY, WHERE
+    from metaeval.runs.engine.options import BY, WHERE
 
     @click.command()
     @click_option(WHERE)

@@ -20,7 +20,7 @@ from click.testing import CliRunner
 from metaeval import Store, WarehouseError, schema
 from metaeval.cli import main
 from metaeval.connection import duckdb_connect
-from metaeval.runs.engine.families import ALPHA, K, SEED
+from metaeval.runs.engine.options import ALPHA, K, SEED
 from tests.conftest import ROOT, run_cli
 
 

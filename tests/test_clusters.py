@@ -523,12 +523,10 @@ def clustered_votes(db, tmp_path):
 
 
 def test_ppi_bradley_terry_rows_with_clusters(clustered_votes):
-    from metaeval.runs.studies import ppi as runs
-
     with Warehouse(clustered_votes) as wh:
-        plain = runs.ppi(wh, "v", judge="j")
-        singletons = runs.ppi(wh, "v", judge="j", resample_clusters="self")
-        doc = runs.ppi(wh, "v", judge="j", resample_clusters="doc")
+        plain = wh.ppi("v", judge="j")
+        singletons = wh.ppi("v", judge="j", resample_clusters="self")
+        doc = wh.ppi("v", judge="j", resample_clusters="doc")
     columns = ["estimand", "system", "other", "estimate", "se", "lower", "upper", "lam", "p_adjusted"]
     assert plain[columns].equals(singletons[columns])
     assert plain["se"].iloc[1:].notna().all()                      # a fit, not a degenerate one
@@ -538,12 +536,10 @@ def test_ppi_bradley_terry_rows_with_clusters(clustered_votes):
 
 
 def test_ppi_rows_with_clusters(clustered):
-    from metaeval.runs.studies import ppi as runs
-
     with Warehouse(clustered) as wh:
-        plain = runs.ppi(wh, "tiny", "h", "m1", labelled_share=0.5)
-        singletons = runs.ppi(wh, "tiny", "h", "m1", labelled_share=0.5, resample_clusters="self")
-        doc = runs.ppi(wh, "tiny", "h", "m1", labelled_share=0.5, resample_clusters="doc")
+        plain = wh.ppi("tiny", "h", "m1", labelled_share=0.5)
+        singletons = wh.ppi("tiny", "h", "m1", labelled_share=0.5, resample_clusters="self")
+        doc = wh.ppi("tiny", "h", "m1", labelled_share=0.5, resample_clusters="doc")
     columns = ["estimand", "system", "other", "estimate", "se", "lower", "upper", "classical_lower", "lam",
                "effective_labels", "p_adjusted"]
     columns = [c for c in columns if c in plain.columns]

@@ -7,8 +7,8 @@ import pytest
 from metaeval import schema
 from metaeval.errors import WarehouseError
 from metaeval.runs.engine import parameters
-from metaeval.runs.engine.families import (ALPHA, DATASET, FAMILIES, K, SEED, Family, Option, by_table, family,
-                                    register)
+from metaeval.runs.engine.families import FAMILIES, Family, by_table, family, register
+from metaeval.runs.engine.options import ALPHA, DATASET, K, SEED, Option
 
 EXISTING = ("correlate", "ci", "compare", "accuracy", "systems-agreement", "winners", "replicability", "rank-tasks",
             "agreement", "annotators", "normality", "simulate-coverage", "simulate-power", "detection", "judges",
@@ -144,6 +144,7 @@ def test_a_family_without_a_command_gets_a_generated_one(monkeypatch, tmp_path):
 
     from metaeval.cli.families import command_of
     from metaeval.runs.engine import families
+    from metaeval.runs.engine import options as shared
 
     class Probe(Family):
         """Probe family.
@@ -153,7 +154,7 @@ def test_a_family_without_a_command_gets_a_generated_one(monkeypatch, tmp_path):
         name = "probe-family"
         summary = "Probe family."
         options = (DATASET.but(required=False, default="d"), K, Option("measures", multiple=True, flag="--measure"),
-                   Option("mode", default="a", kind="choice", choices=("a", "b")), families.FORCE)
+                   Option("mode", default="a", kind="choice", choices=("a", "b")), shared.FORCE)
 
         def compute(self, wh, **params):
             return pd.DataFrame([{"dataset": params["dataset"], "k": params["k"], "measures": ",".join(params["measures"]),
@@ -248,7 +249,7 @@ def test_migrated_commands_read_their_options_from_the_registry():
     import click
 
     from metaeval.cli.app import main
-    from metaeval.runs.engine.families import HUMAN_AGGREGATE
+    from metaeval.runs.engine.options import HUMAN_AGGREGATE
 
     cli_only = {"fmt", "layout", "scheduler", "db", "wide", "figure", "overwrite"}
     for f in FAMILIES.values():
@@ -385,11 +386,12 @@ def test_a_shared_option_says_what_it_is_and_run_applies_it(monkeypatch, tmp_pat
     from metaeval.cli.families import command_of
     from metaeval.core import Store
     from metaeval.runs.engine import families
+    from metaeval.runs.engine import options as shared
 
-    assert families.JOBS.role == families.FORCE.role == "setting"
-    assert (families.SYSTEM_TYPE.role, families.SYSTEM_TYPE.into) == ("subset", "where")
-    assert families.HUMAN_AGGREGATE in families.AGGREGATE.companions
-    assert all(o.role in families.ROLES for f in FAMILIES.values() for o in f.options)
+    assert shared.JOBS.role == shared.FORCE.role == "setting"
+    assert (shared.SYSTEM_TYPE.role, shared.SYSTEM_TYPE.into) == ("subset", "where")
+    assert shared.HUMAN_AGGREGATE in shared.AGGREGATE.companions
+    assert all(o.role in shared.ROLES for f in FAMILIES.values() for o in f.options)
     genre = Option("genres", multiple=True, flag="--genre", role="subset", into="where",
                    fold="tests.test_families:_genre_join")
 
@@ -397,7 +399,7 @@ def test_a_shared_option_says_what_it_is_and_run_applies_it(monkeypatch, tmp_pat
         name = "probe-subset"
         summary = "Probe subset."
         options = (DATASET.but(required=False, default="d"), Option("where", multiple=True), genre,
-                   families.AGGREGATE, families.JOBS)
+                   shared.AGGREGATE, shared.JOBS)
 
         def compute(self, wh, **params):
             return pd.DataFrame([{"where": ";".join(params["where"]), "aggregate": params["aggregate"],
@@ -407,7 +409,7 @@ def test_a_shared_option_says_what_it_is_and_run_applies_it(monkeypatch, tmp_pat
     f = FAMILIES["probe-subset"]
     p = f.parameters(where=["split=test"], genres=["news"], human_aggregate="median")
     assert p["where"] == ("split=test", "genre=news") and "genres" not in p
-    assert p["aggregate"] == families.parameters.aggregate_value("mean", "median")
+    assert p["aggregate"] == parameters.aggregate_value("mean", "median")
     db = str(tmp_path / "w.duckdb")
     Store.create(db).close()
     out = CliRunner().invoke(command_of(f), ["--where", "split=test", "--genre", "news", "--human-aggregate", "median",
@@ -416,3 +418,41 @@ def test_a_shared_option_says_what_it_is_and_run_applies_it(monkeypatch, tmp_pat
     row = pd.read_csv(__import__("io").StringIO(out.output)).iloc[0]
     assert row["where"] == "split=test;genre=news" and row["aggregate"] == p["aggregate"] and not row["has_genres"]
     assert "--scheduler" in CliRunner().invoke(command_of(f), ["--help"]).output
+
+
+def test_option_value_checks_bounds_as_the_command_line_does():
+    """Option.value refuses an int or float outside minimum/maximum (open: the bounds excluded) and a
+    float that is not finite, naming Argument(name, value) in the words of the click type the
+    command line builds from the same declaration (cli/families._type)."""
+    import math
+
+    import click
+
+    from metaeval.cli.families import _type
+    from metaeval.errors import Argument
+
+    cases = [(Option("jobs", kind="int", minimum=1), [0, -3], [1, 7]),
+             (Option("share", kind="float", minimum=0.0, maximum=1.0, open=True), [0.0, 1.0, 1.5, math.nan, math.inf],
+              [0.5, 1e-9]),
+             (Option("ridge", kind="float", minimum=0), [-0.1, math.nan], [0, 0.0, 3.5]),
+             (Option("rating", kind="float"), [math.inf, -math.inf], [-1e9, 0.0])]
+    for option, refused, accepted in cases:
+        for v in accepted:
+            assert option.value(v) == v
+        for v in refused:
+            with pytest.raises(WarehouseError) as python:
+                option.value(v)
+            arguments = [p for p in python.value.args[0].parts if isinstance(p, Argument)]
+            assert arguments[0].name == option.name
+            assert arguments[0].value is v
+            with pytest.raises(click.BadParameter) as cli:
+                _type(option).convert(repr(v) if isinstance(v, float) else str(v), None, None)
+            said = str(python.value).removeprefix(str(arguments[0]))
+            given = repr(v) if isinstance(v, float) else str(v)
+            cli_said = cli.value.message.removeprefix(repr(given)).removeprefix(given)   # 'nan' / inf
+            assert cli_said.rstrip(".") == said, (option, v)
+    with pytest.raises(WarehouseError, match="is not an integer"):
+        Option("n", kind="int", minimum=1).value(2.5)
+    assert FAMILIES["correlate"].option("jobs").minimum == 1      # a registered family's call refuses it
+    with pytest.raises(WarehouseError, match=r"^jobs=0 is not in the range x>=1$"):
+        FAMILIES["correlate"].parameters(dataset="d", human="h", jobs=0)

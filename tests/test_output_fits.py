@@ -562,7 +562,8 @@ def test_a_familys_latex_says_shared_settings_once_and_keeps_every_result_column
     from types import SimpleNamespace
 
     from metaeval.analyses.stats.resolution import Resolution
-    from metaeval.runs.engine.families import Family, Option
+    from metaeval.runs.engine.families import Family
+    from metaeval.runs.engine.options import Option
 
     res = Resolution("count", 100, "holm", 10, 0.05, 0.01, 0.005, False, 200)
     frame = pd.DataFrame({"dataset": ["d", "d"], "system": ["a", "b"], "rating": [1010.5, 990.25],

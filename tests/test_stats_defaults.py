@@ -13,7 +13,8 @@ import pytest
 
 import metaeval.analyses.stats as stats
 from metaeval.analyses.stats import soft_pairwise
-from metaeval.runs.engine.families import ALTERNATIVE, FAMILIES, SEED
+from metaeval.runs.engine.families import FAMILIES
+from metaeval.runs.engine.options import ALTERNATIVE, SEED
 
 
 def _option(family: str, name: str):

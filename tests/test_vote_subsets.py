@@ -243,7 +243,7 @@ def test_a_family_with_vote_subsets_declares_them_and_its_tables_key_them(tmp_pa
     """The families whose options restrict the votes (Option.restricts) are the four vote families,
     and each of their tables has the subset key, so that a family added with the two options
     cannot store a subset's rows as every vote's; a restriction of another table is refused."""
-    from metaeval.runs.engine import families
+    from metaeval.runs.engine import options
     from metaeval.runs.engine.families import FAMILIES
 
     with_subsets = {n for n, f in FAMILIES.items() if any(o.restricts for o in f.options)}
@@ -256,9 +256,9 @@ def test_a_family_with_vote_subsets_declares_them_and_its_tables_key_them(tmp_pa
             for table in FAMILIES[name].tables:
                 assert "subset" in set(wh.sql(f"SELECT * FROM {table} LIMIT 0").columns), table
     with pytest.raises(ValueError, match="restricts 'scores'"):
-        families.WHERE.but(role="subset", restricts="scores")
+        options.WHERE.but(role="subset", restricts="scores")
     with pytest.raises(ValueError, match="needs the role 'subset'"):
-        families.WHERE.but(restricts="preferences")
+        options.WHERE.but(restricts="preferences")
 
 
 def test_an_interrupted_by_run_keeps_the_categories_finished(tmp_path, monkeypatch):

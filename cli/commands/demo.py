@@ -9,7 +9,7 @@ import click
 
 from metaeval.cli.app import SEED, _command_line, echo_reports, show, say
 from metaeval.cli.families import click_option
-from metaeval.runs.engine.families import K
+from metaeval.runs.engine.options import K
 from metaeval.cli.progress import terminal_progress
 from metaeval.cli.sections import topic
 

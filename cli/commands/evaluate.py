@@ -12,8 +12,8 @@ from metaeval.cli import stdin
 from metaeval.cli.app import (Context, LazyChoice, _command_line, echo_reports, fmt_option, is_text, layout_option,
                               say, say_caption, show, width)
 from metaeval.cli.families import aggregate_options, click_option
-from metaeval.runs.engine.families import CONTROL
-from metaeval.runs.engine.families import ALPHA, FORCE, JOBS, K, RESAMPLE_CLUSTERS, SEED, SYSTEM_INPUTS, WHERE
+from metaeval.runs.engine.options import CONTROL
+from metaeval.runs.engine.options import ALPHA, FORCE, JOBS, K, RESAMPLE_CLUSTERS, SEED, SYSTEM_INPUTS, WHERE
 from metaeval.cli.progress import terminal_progress
 from metaeval.cli.sections import topic
 

@@ -8,7 +8,7 @@ The formulas: :mod:`metaeval.analyses.agreement_curves`. One run writes every ro
 from __future__ import annotations
 
 from metaeval.errors import Argument, Message, WarehouseError
-from metaeval.runs.engine.families import Option
+from metaeval.runs.engine.options import Option
 
 #: agreement --bins: Bhandari et al. 2020, appendices A and B (options of the ``agreement`` family,
 #: :mod:`metaeval.runs.agreement.agreement_families`).

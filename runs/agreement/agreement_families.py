@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from metaeval.runs.agreement.agreement_curves import BASELINE as CURVE_BASELINE, BINS as CURVE_BINS, PAIRS as CURVE_PAIRS
 from metaeval.runs.agreement.agreement_curves import PROTOCOL as CURVE_PROTOCOL
-from metaeval.runs.engine.families import (ALPHA, DATASET, FORCE, JOBS, K, LEVELS, METRICS, PLAIN_COEFFICIENTS, SEED, WHERE,
-                                    Family, Option, register)
+from metaeval.runs.engine.families import Family, register
+from metaeval.runs.engine.options import (ALPHA, DATASET, FORCE, JOBS, K, LEVELS, METRICS, PLAIN_COEFFICIENTS, SEED,
+                                          WHERE, Option)
 from metaeval.runs.engine.shared_options import LAYOUT
 
 

@@ -84,7 +84,7 @@ class Warehouse(core.Store):
         ``--coefficient`` -> ``coefficients``), with its defaults and checks (``k``, ``seed``,
         ``alpha``, ``where`` as the families check them)."""
         from metaeval.runs.metrics import evaluate
-        from metaeval.runs.engine.families import ALPHA, K, SEED
+        from metaeval.runs.engine.options import ALPHA, K, SEED
 
         for option, value in ((K, k), (SEED, seed), (ALPHA, alpha)):
             option.value(value)

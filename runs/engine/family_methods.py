@@ -11,7 +11,8 @@ import inspect
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from metaeval.runs.engine.families import Family, Option
+    from metaeval.runs.engine.families import Family
+    from metaeval.runs.engine.options import Option
 
 
 def signature(family: Family) -> inspect.Signature:

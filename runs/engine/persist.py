@@ -1,7 +1,9 @@
-"""What a small family's computation shares when it writes its rows itself (one run, one table):
-its table in a warehouse made before it, the stored rows it may reuse, and the one run that
-writes new ones. The families of the registry that compute every row of a setting at once
-(``error-overlap``, ``rank-change``) call these three instead of writing them again.
+"""What the one way to store (:mod:`metaeval.runs.engine.store`) is built on: a table in a
+warehouse made before it, the stored rows that may be reused, and the one run that writes new ones
+(every table of it, the bookkeeping underneath). The families giving their inputs and rows
+(``error-overlap``, ``rank-change``, ...) reach these through :func:`metaeval.runs.engine.store.run`;
+those still calling them directly: ``optimal-set``, ``system-tests`` (its write), ``leaderboard``
+and the agreement family's curves.
 
 Without pandas (a command that must start at once: ``leaderboard``): the rows to write as
 :func:`columns` (numpy arrays, which DuckDB reads as it reads a DataFrame's), the stored ones as

@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from metaeval.runs.engine.families import Option
+from metaeval.runs.engine.options import Option
 
 #: ``--layout`` of a paper table (``--format latex``; a CLI-only option: :attr:`Family.presented`)
 LAYOUT = Option("layout", default="auto", kind="choice", choices="metaeval.present.tables:LAYOUTS",

@@ -1,6 +1,6 @@
 """Subsets of cells (attributes, issue 26): :class:`Subset`, the one type of ``where`` from the
 command line to the SQL, and its label (the rows' ``subset`` column). Light: the registry's
-options make one for every family with a ``where`` (:meth:`metaeval.runs.engine.families.Option.value`)
+options make one for every family with a ``where`` (:meth:`metaeval.runs.engine.options.Option.value`)
 before anything is read, so this module imports neither numpy nor pandas
 (:mod:`metaeval.runs.engine.selection` re-exports it).
 """

@@ -3,8 +3,8 @@
 ``judge-leaderboard``, ``judge-diagnostics``), as FastChat's per-category arena leaderboards.
 
 A family declares them as options of role ``subset`` that restrict a stored table
-(:attr:`~metaeval.runs.engine.families.Option.restricts`: :data:`~metaeval.runs.engine.families.VOTES_WHERE`,
-:data:`~metaeval.runs.engine.families.VOTES_BY`); its ``compute`` never sees them. :func:`run` checks
+(:attr:`~metaeval.runs.engine.options.Option.restricts`: :data:`~metaeval.runs.engine.options.VOTES_WHERE`,
+:data:`~metaeval.runs.engine.options.VOTES_BY`); its ``compute`` never sees them. :func:`run` checks
 every subset first (the attribute and its values known, no subset empty), then runs ``compute``
 once per subset with the table restricted to the subset's rows (:func:`restricted`: a temporary
 view of the same name over them, so every query of the family reads only them: its rows are those

@@ -7,8 +7,9 @@ This module is read when the command line starts: it imports its computation ins
 
 from __future__ import annotations
 
-from metaeval.runs.engine.families import (ALPHA, ALTERNATIVE, BY, CORRECTION, CORRECTION_GROUP, DATASET, FORCE, HUMAN, K,
-                                    METRICS, SCOPE, SEED, WHERE, Family, Option, register)
+from metaeval.runs.engine.families import Family, register
+from metaeval.runs.engine.options import (ALPHA, ALTERNATIVE, BY, CORRECTION, CORRECTION_GROUP, DATASET, FORCE, HUMAN,
+                                          K, METRICS, SCOPE, SEED, WHERE, Option)
 from metaeval.runs.engine.shared_options import LAYOUT
 
 

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from metaeval.errors import WarehouseError
 from metaeval.runs.engine import parameters
-from metaeval.runs.engine.families import (AGGREGATE, ALPHA, ALTERNATIVE, BY, CONTROL, CORRECTION, CORRECTION_GROUP, DATASET,
-                                    EPSILON, HUMAN, HUMAN_AGGREGATE, K, RESAMPLE_CLUSTERS, SCOPE, SEED, SYSTEM_TYPE, TIE_CALIBRATION, WHERE, Family, Option,
-                                    register)
+from metaeval.runs.engine.families import Family, register
+from metaeval.runs.engine.options import (AGGREGATE, ALPHA, ALTERNATIVE, BY, CONTROL, CORRECTION, CORRECTION_GROUP,
+                                          DATASET, EPSILON, HUMAN, HUMAN_AGGREGATE, K, RESAMPLE_CLUSTERS, SCOPE, SEED,
+                                          SYSTEM_TYPE, TIE_CALIBRATION, WHERE, Option)
 from metaeval.runs.engine.shared_options import LAYOUT, REPLICATES
 
 _VOCABULARY = "metaeval.analyses.stats.vocabulary:"
@@ -158,6 +159,7 @@ class Compare(Family):
     summary = "Test every ordered pair of metrics: is corr(a, human) > corr(b, human)?"
     tables = ("hypothesis_tests",)
     tests_table = "hypothesis_tests"
+    hinted = True        # its text suggests the plot heatmap commands, written as the caller writes them
     options = (*SCOPE, Option("method", default="perm-both", kind="choice", choices=_VOCABULARY + "TEST_METHODS"),
                K, SEED, ALPHA, ALTERNATIVE, CORRECTION, CORRECTION_GROUP, EPSILON, TIE_CALIBRATION,
                Option("resample_annotators", kind="choice", choices=_VOCABULARY + "ANNOTATOR_RESAMPLING",

@@ -12,7 +12,8 @@ seed and the calibration dataset are columns and parameters of the run.
 from __future__ import annotations
 
 from metaeval.errors import Argument, Message, WarehouseError
-from metaeval.runs.engine.families import DATASET, FORCE, HUMAN, METRICS, SEED, Family, Option, register
+from metaeval.runs.engine.families import Family, register
+from metaeval.runs.engine.options import DATASET, FORCE, HUMAN, METRICS, SEED, Option
 
 COMMAND, TABLE = "held-out-ties", "held_out_ties"
 SPLIT = "split"
@@ -40,8 +41,21 @@ class HeldOutTies(Family):
                            "on every input of --dataset."),
                FORCE)
 
-    def compute(self, wh, **params):
-        return held_out_ties(wh, **params)
+    def inputs(self, wh, **params):
+        return _inputs(wh, **params)
+
+    def rows(self, wh, inputs, **params):
+        return _rows(inputs)
+
+    def enough(self, stored, inputs, **params) -> bool:
+        """The stored rows cover every metric and level asked."""
+        scope, levels = inputs.data[0], inputs.data[-1]
+        return {(r.metric, r.level) for r in stored.itertuples()} >= {(m, lv) for m in scope.metrics for lv in levels}
+
+    def outcome(self, stored, inputs, **params):
+        """The rows of the metrics and levels asked."""
+        scope, levels = inputs.data[0], inputs.data[-1]
+        return stored[stored["metric"].isin(scope.metrics) & stored["level"].isin(levels)].reset_index(drop=True)
 
     def present(self, outcome, fmt: str) -> str:
         if fmt != "text" or outcome.empty:
@@ -81,16 +95,13 @@ def _matrices(wh, dataset: str, human: str, metrics, levels):
     return scope, data, selection.data_fingerprint(data, scope.measures)
 
 
-def held_out_ties(wh, dataset: str, human: str, metrics=(), levels=(), coefficient: str = "acc-23",
-                  fraction: float = 0.5, seed: int = SEED.default, calibration_dataset: str | None = None,
-                  force: bool = False, progress=None):
-    """The latest ``held_out_ties`` rows of this setting, computed unless up to date."""
+def _inputs(wh, dataset: str, human: str, metrics=(), levels=(), coefficient: str = "acc-23",
+            fraction: float = 0.5, seed: int = SEED.default, calibration_dataset: str | None = None):
+    """What the ``held_out_ties`` rows of this setting are of: the matrices (of the calibration
+    dataset too), their fingerprint and the setting's keys."""
     import hashlib
 
-    import pandas as pd
-
-    from metaeval.analyses import held_out_ties as analysis
-    from metaeval.runs.engine import bookkeeping, persist
+    from metaeval.runs.engine import store
 
     levels = tuple(dict.fromkeys(levels)) or ("summary",)
     scope, data, fingerprint = _matrices(wh, dataset, human, metrics, levels)
@@ -110,9 +121,22 @@ def held_out_ties(wh, dataset: str, human: str, metrics=(), levels=(), coefficie
     calibration = SPLIT if calibration_dataset is None else calibration_dataset
     setting = {"human": human, "coefficient": coefficient, "calibration": calibration, "fraction": fraction,
                "seed": seed}
-    if not force and (rows := persist.reusable(wh, TABLE, dataset, fingerprint, subset=None, **setting)) is not None:
-        if {(r.metric, r.level) for r in rows.itertuples()} >= {(m, lv) for m in scope.metrics for lv in levels}:
-            return rows[rows["metric"].isin(scope.metrics) & rows["level"].isin(levels)].reset_index(drop=True)
+    calibrating = (cal_scope, cal_data) if calibration_dataset is not None else None
+    return store.Inputs(dataset, fingerprint, setting, None, (scope, data, calibrating, levels))
+
+
+def _rows(inputs):
+    """Each metric's held-out tie threshold and value at each level."""
+    import pandas as pd
+
+    from metaeval.analyses import held_out_ties as analysis
+    from metaeval.runs.engine import bookkeeping, store
+
+    scope, data, calibrating, levels = inputs.data      # calibrating: another dataset's (scope, data), or None
+    dataset, fingerprint, setting = inputs.dataset, inputs.fingerprint, dict(inputs.keys)
+    human, coefficient, fraction, seed = setting["human"], setting["coefficient"], setting["fraction"], setting["seed"]
+    calibration_dataset = None if calibrating is None else setting["calibration"]
+    cal_data = None if calibrating is None else calibrating[1]
     variant = "acc23" if coefficient == "acc-23" else "23"
     Zall = data.values[human]
     if calibration_dataset is None:
@@ -136,5 +160,4 @@ def held_out_ties(wh, dataset: str, human: str, metrics=(), levels=(), coefficie
     for column in ("epsilon", "value", "epsilon_on_test", "value_on_test", "value_untied"):
         frame[column] = frame[column].astype(object).map(bookkeeping.none_if_nan)
     parameters = {**setting, "dataset": dataset, "metrics": list(scope.metrics), "levels": list(levels)}
-    persist.write(wh, COMMAND, TABLE, frame, parameters, fingerprint, seed)
-    return persist.reusable(wh, TABLE, dataset, fingerprint, subset=None, **setting)
+    return store.Rows(frame, parameters, seed)

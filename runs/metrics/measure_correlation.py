@@ -14,7 +14,8 @@ computes nothing. No verdict is stored: the p-value is read by the conclusion la
 from __future__ import annotations
 
 from metaeval.errors import Argument, Message, WarehouseError
-from metaeval.runs.engine.families import AGGREGATE, ALTERNATIVE, DATASET, FORCE, SYSTEM_TYPE, WHERE, Family, Option, register
+from metaeval.runs.engine.families import Family, register
+from metaeval.runs.engine.options import AGGREGATE, ALTERNATIVE, DATASET, FORCE, SYSTEM_TYPE, WHERE, Option
 
 COMMAND, TABLE = "measure-correlation", "measure_correlations"
 LEVELS = ("system", "global")
@@ -42,20 +43,35 @@ class MeasureCorrelation(Family):
     options = (DATASET, PAIR, MEASURE_LEVELS, MEASURE_COEFFICIENTS, MEASURE_ALTERNATIVE, AGGREGATE, WHERE,
                SYSTEM_TYPE, FORCE)
 
-    def compute(self, wh, **params):
-        return measure_correlation(wh, **params)
+    def inputs(self, wh, **params):
+        return _inputs(wh, **params)
+
+    def rows(self, wh, inputs, **params):
+        return _rows(inputs)
+
+    def enough(self, stored, inputs, **params) -> bool:
+        """Every level stored has every coefficient asked."""
+        coefficients = inputs.data[2]
+        return all(set(coefficients) <= set(part["coefficient"]) for _, part in stored.groupby("level", sort=False))
+
+    def outcome(self, stored, inputs, **params):
+        """Levels, then coefficients, in the order given."""
+        import numpy as np
+
+        _, levels, coefficients, _ = inputs.data
+        rows = stored[stored["coefficient"].isin(coefficients)]
+        key = {(lv, c): i for i, (lv, c) in enumerate((lv, c) for lv in levels for c in coefficients)}
+        return rows.iloc[np.argsort([key[(r.level, r.coefficient)] for r in rows.itertuples()], kind="stable")
+                         ].reset_index(drop=True)
 
 
-def measure_correlation(wh, dataset: str, measures, *, levels=(), coefficients=(),
-                        alternative: str = ALTERNATIVE.default, aggregate: str = AGGREGATE.default, where=(),
-                        force: bool = False, progress=None):
-    """The latest ``measure_correlations`` rows of this setting (levels, then coefficients, in the
-    order given), computed unless up to date."""
+def _inputs(wh, dataset: str, measures, *, levels=(), coefficients=(), alternative: str = ALTERNATIVE.default,
+            aggregate: str = AGGREGATE.default, where=()):
+    """What the ``measure_correlations`` rows of this setting are of: each level's points (the
+    systems' scores, or every cell both measures score) and their fingerprints."""
     import numpy as np
-    import pandas as pd
 
-    from metaeval.analyses import measure_correlation as mc
-    from metaeval.runs.engine import bookkeeping, persist, selection, system_level
+    from metaeval.runs.engine import persist, selection, store, system_level
 
     pair = tuple(dict.fromkeys(measures))
     if len(pair) != 2:
@@ -91,17 +107,19 @@ def measure_correlation(wh, dataset: str, measures, *, levels=(), coefficients=(
                             int(both.any(axis=1).sum()), int(both.any(axis=0).sum()))
     setting = {"measure_a": pair[0], "measure_b": pair[1], "alternative": alternative, "aggregate": aggregate}
 
-    def ordered(rows):
-        rows = rows[rows["coefficient"].isin(coefficients)]
-        key = {(lv, c): i for i, (lv, c) in enumerate((lv, c) for lv in levels for c in coefficients)}
-        return rows.iloc[np.argsort([key[(r.level, r.coefficient)] for r in rows.itertuples()], kind="stable")
-                         ].reset_index(drop=True)
+    parts = tuple((points[lv][2], {"level": lv, **setting}) for lv in levels)
+    return store.Inputs(dataset, points[levels[0]][2], setting, subset, (points, levels, coefficients, pair), parts=parts)
 
-    if not force:
-        stored = [persist.reusable(wh, TABLE, dataset, points[lv][2], subset=subset, level=lv, **setting)
-                  for lv in levels]
-        if all(s is not None and set(coefficients) <= set(s["coefficient"]) for s in stored):
-            return ordered(pd.concat(stored, ignore_index=True))
+
+def _rows(inputs):
+    """Each level's correlation under each coefficient, with its p-value."""
+    import pandas as pd
+
+    from metaeval.analyses import measure_correlation as mc
+    from metaeval.runs.engine import bookkeeping, store
+
+    (points, levels, coefficients, pair), setting = inputs.data, dict(inputs.keys)
+    dataset, subset, alternative, aggregate = inputs.dataset, inputs.subset, setting["alternative"], setting["aggregate"]
     records = []
     for lv in levels:
         a, b, fingerprint, conventions, n_systems, n_inputs = points[lv]
@@ -115,10 +133,6 @@ def measure_correlation(wh, dataset: str, measures, *, levels=(), coefficients=(
                                  "undefined": "fewer than 3 points or a constant measure: value and p NULL"})})
     frame = pd.DataFrame(records)
     frame["n_inputs"] = frame["n_inputs"].astype("Int64")
-    persist.write(wh, COMMAND, TABLE, frame, {"dataset": dataset, "measures": list(pair), "levels": list(levels),
-                                             "coefficients": list(coefficients), "alternative": alternative,
-                                             "where": subset, **({"aggregate": aggregate}
-                                                                 if aggregate != AGGREGATE.default else {})},
-                  points[levels[0]][2])
-    stored = [persist.reusable(wh, TABLE, dataset, points[lv][2], subset=subset, level=lv, **setting) for lv in levels]
-    return ordered(pd.concat(stored, ignore_index=True))
+    return store.Rows(frame, {"dataset": dataset, "measures": list(pair), "levels": list(levels),
+                              "coefficients": list(coefficients), "alternative": alternative, "where": subset,
+                              **({"aggregate": aggregate} if aggregate != AGGREGATE.default else {})})

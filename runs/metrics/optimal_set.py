@@ -21,7 +21,8 @@ import json
 
 from metaeval.errors import Argument, Message, WarehouseError
 from metaeval.runs.engine import parameters
-from metaeval.runs.engine.families import ALPHA, DATASET, FORCE, HUMAN, K, METRICS, SEED, Family, Option, register
+from metaeval.runs.engine.families import Family, register
+from metaeval.runs.engine.options import ALPHA, DATASET, FORCE, HUMAN, K, METRICS, SEED, Option
 
 COMMAND, TABLE = "optimal-set", "optimal_set_shares"
 #: the winners columns that name one ranking (besides dataset and human)
@@ -60,8 +61,27 @@ class OptimalSet(Family):
                K.but(help="--pooled: bootstrap resamples."), SEED.but(help="--pooled: seed of the draws."),
                ALPHA.but(help="--pooled: the tests' level."), FORCE)
 
-    def compute(self, wh, **params):
-        return optimal_set(wh, **params)
+    def inputs(self, wh, **params):
+        return _inputs(wh, **params)
+
+    def rows(self, wh, inputs, *, missing=(), **params):
+        """The pooled ranking's shares; else the shares of the winners rankings without rows."""
+        import hashlib
+
+        import pandas as pd
+
+        from metaeval.runs.engine import store
+
+        kind, *data = inputs.data
+        if kind == "pooled":
+            return _pooled_rows(inputs, *data)
+        blocks, recorded = data
+        todo = [blocks[i] for i in missing]      # one run, one transaction, for every ranking that needs its rows
+        fingerprint = hashlib.sha256("\x1e".join(fp for _, _, fp in todo).encode()).hexdigest()
+        return store.Rows(pd.concat([f for _, f, _ in todo], ignore_index=True), recorded, None, fingerprint)
+
+    def outcome(self, stored, inputs, **params):
+        return stored.drop(columns=["result_id", "run_id"])
 
     def present(self, outcome, fmt: str) -> str:
         """Text: per winners ranking, its setting and each option's values with their shares (%);
@@ -132,24 +152,19 @@ def _frame(dataset: str, human: str, setting: dict, optimal: dict, aggregates: d
     return frame
 
 
-def optimal_set(wh, dataset: str, human: str, *, level: str = "system", coefficient: str = "pearson",
-                method: str = "perm-both", force: bool = False, progress=None, pooled: bool = False,
-                metrics=(), k: int = parameters.DEFAULT_K, seed: int = parameters.DEFAULT_SEED,
-                alpha: float = parameters.DEFAULT_ALPHA):
-    """The latest ``optimal_set_shares`` rows of every stored winners ranking of this level,
-    coefficient and method, computed unless up to date; ``pooled``: of the pooled ranking of the
-    mean and median variants of ``metrics`` (:func:`pooled_set`)."""
-    import hashlib
-
-    import pandas as pd
-
-    from metaeval.runs.engine import analyse as engine, persist
+def _inputs(wh, dataset: str, human: str, *, level: str = "system", coefficient: str = "pearson",
+            method: str = "perm-both", pooled: bool = False, metrics=(), k: int = parameters.DEFAULT_K,
+            seed: int = parameters.DEFAULT_SEED, alpha: float = parameters.DEFAULT_ALPHA):
+    """What the ``optimal_set_shares`` rows of every stored winners ranking of this level,
+    coefficient and method are of (a part per ranking, its shares computed here: every block
+    checked before a write); ``pooled``: the pooled ranking of the mean and median variants of
+    ``metrics`` (:func:`pooled_set`)."""
+    from metaeval.runs.engine import analyse as engine, store
 
     wh.require_dataset(dataset)
-    persist.ensure_table(wh, TABLE)
     if pooled:
         return pooled_set(wh, dataset, human, level=level, coefficient=coefficient, method=method, metrics=metrics,
-                          k=k, seed=seed, alpha=alpha, force=force)
+                          k=k, seed=seed, alpha=alpha)
     if metrics:
         raise WarehouseError(Message(Argument("metrics", list(metrics)), " choose the variants of a pooled ranking: "
                                      "add ", Argument("pooled", True), " (otherwise the winners rows say which)"))
@@ -158,32 +173,23 @@ def optimal_set(wh, dataset: str, human: str, *, level: str = "system", coeffici
         raise WarehouseError(Message(f"no winners rows of {dataset}/{human} at the {level} level with {coefficient} "
                                      f"and {method}: run winners first with the same ", Argument("level", level),
                                      ", ", Argument("coefficient", coefficient), " and ", Argument("method", method)))
-    blocks, out = [], []
+    blocks = []
     for key, rows in winners.groupby(list(SETTING[3:]), dropna=False, sort=True):
         setting = {"level": level, "coefficient": coefficient, "method": method, **dict(zip(SETTING[3:], key))}
         blocks.append((setting, *_block(dataset, human, setting, rows)))   # every block checked before a write
-    todo = [(setting, frame, fp) for setting, frame, fp in blocks
-            if force or persist.reusable(wh, TABLE, dataset, fp, subset=None, human=human, **setting) is None]
-    if todo:   # one run, one transaction, for every ranking that needs its rows
-        fingerprint = hashlib.sha256("\x1e".join(fp for _, _, fp in todo).encode()).hexdigest()
-        persist.write(wh, COMMAND, TABLE, pd.concat([f for _, f, _ in todo], ignore_index=True),
-                      {"dataset": dataset, "human": human, "level": level, "coefficient": coefficient, "method": method},
-                      fingerprint)
-    for setting, _, fp in blocks:
-        out.append(persist.reusable(wh, TABLE, dataset, fp, subset=None, human=human, **setting))
-    return pd.concat(out, ignore_index=True).drop(columns=["result_id", "run_id"])
+    recorded = {"dataset": dataset, "human": human, "level": level, "coefficient": coefficient, "method": method}
+    return store.Inputs(dataset, "", {"human": human}, None, ("blocks", blocks, recorded),
+                        parts=tuple((fp, {"human": human, **setting}) for setting, _, fp in blocks))
 
 
 def pooled_set(wh, dataset: str, human: str, *, level: str, coefficient: str, method: str, metrics=(),
                k: int = parameters.DEFAULT_K, seed: int = parameters.DEFAULT_SEED,
-               alpha: float = parameters.DEFAULT_ALPHA, force: bool = False):
-    """The shares of Graham's pooled ranking (the module docstring): the latest rows of its block
-    (aggregate ``pooled``), computed unless the same cells, metrics and parameters made them."""
+               alpha: float = parameters.DEFAULT_ALPHA):
+    """What the shares of Graham's pooled ranking are of (the module docstring): its block
+    (aggregate ``pooled``) of these cells, metrics and parameters."""
     import hashlib
 
-    from metaeval.analyses import optimal_set as osa
-    from metaeval.runs.metrics import correlations
-    from metaeval.runs.engine import persist, selection
+    from metaeval.runs.engine import selection, store
 
     _check_pooled(level, coefficient, method, k, alpha)
     scope = selection.resolve_scope(wh, dataset, human, metrics, ["system"], [coefficient])
@@ -199,9 +205,17 @@ def pooled_set(wh, dataset: str, human: str, *, level: str, coefficient: str, me
     if method == "williams":   # nothing drawn: no k, no seed
         k, seed = None, None
     fingerprint = hashlib.sha256(f"{cells}\x1epooled\x1f{k}\x1f{seed}\x1f{method}\x1f{alpha}".encode()).hexdigest()
-    if not force and (rows := persist.reusable(wh, TABLE, dataset, fingerprint, subset=None, human=human,
-                                               **setting)) is not None:
-        return rows.drop(columns=["result_id", "run_id"])
+    return store.Inputs(dataset, fingerprint, {"human": human, **setting}, None,
+                        ("pooled", scope, data, skipped, setting, coefficient, method, k, seed, alpha))
+
+
+def _pooled_rows(inputs, scope, data, skipped, setting, coefficient, method, k, seed, alpha):
+    """The pooled ranking's shares."""
+    from metaeval.analyses import optimal_set as osa
+    from metaeval.runs.metrics import correlations
+    from metaeval.runs.engine import store
+
+    dataset, human, fingerprint = inputs.dataset, inputs.keys["human"], inputs.fingerprint
     arrays, paired, _ = correlations.protocol(data.task_arrays((*scope.metrics, human)), "system",
                                               parameters.DEFAULT_SYSTEM_INPUTS)
     how = method if method == "williams" else method.removeprefix("boot-")
@@ -215,11 +229,8 @@ def pooled_set(wh, dataset: str, human: str, *, level: str, coefficient: str, me
                  "beaten_by": {name: b for name, b in r.beaten_by.items() if b},
                  "unresolvable": r.note, "skipped": skipped or None}
     frame = _frame(dataset, human, setting, r.optimal, None, fingerprint, described)
-    persist.write(wh, COMMAND, TABLE, frame, {"dataset": dataset, "human": human, "pooled": True,
-                                              "metrics": list(scope.metrics), "coefficient": coefficient,
-                                              "method": method, "k": k, "alpha": alpha}, fingerprint, seed)
-    return persist.reusable(wh, TABLE, dataset, fingerprint, subset=None, human=human, **setting).drop(
-        columns=["result_id", "run_id"])
+    return store.Rows(frame, {"dataset": dataset, "human": human, "pooled": True, "metrics": list(scope.metrics),
+                              "coefficient": coefficient, "method": method, "k": k, "alpha": alpha}, seed)
 
 
 def _check_pooled(level: str, coefficient: str, method: str, k: int, alpha: float) -> None:

@@ -10,9 +10,10 @@ from __future__ import annotations
 from metaeval.errors import Argument, Message, WarehouseError
 from metaeval.runs.engine import parameters
 from metaeval.runs.engine.shared_options import LAYOUT
-from metaeval.runs.engine.families import (AGGREGATE, ALPHA, ALTERNATIVE, CORRECTION, CORRECTION_GROUP, DATASET, FORCE, HUMAN,
-                                    JOBS, K, LEVELS, METRICS, PLAIN_COEFFICIENTS, SEED, SYSTEM_INPUTS, SYSTEM_TYPE,
-                                    WHERE, Family, Option, register)
+from metaeval.runs.engine.families import Family, register
+from metaeval.runs.engine.options import (AGGREGATE, ALPHA, ALTERNATIVE, CORRECTION, CORRECTION_GROUP, DATASET, FORCE,
+                                          HUMAN, JOBS, K, LEVELS, METRICS, PLAIN_COEFFICIENTS, SEED, SYSTEM_INPUTS,
+                                          SYSTEM_TYPE, WHERE, Option)
 
 _VOCABULARY = "metaeval.analyses.stats.vocabulary:"
 

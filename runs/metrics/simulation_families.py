@@ -7,8 +7,9 @@ This module is read when the command line starts: it imports its computation ins
 from __future__ import annotations
 
 from metaeval.errors import WarehouseError
-from metaeval.runs.engine.families import (ALPHA, DATASET, FORCE, HUMAN, JOBS, K, LEVELS, METRICS, PLAIN_COEFFICIENTS, SEED,
-                                    SYSTEM_INPUTS, Family, Option, register)
+from metaeval.runs.engine.families import Family, register
+from metaeval.runs.engine.options import (ALPHA, DATASET, FORCE, HUMAN, JOBS, K, LEVELS, METRICS, PLAIN_COEFFICIENTS,
+                                          SEED, SYSTEM_INPUTS, Option)
 
 #: the options the two simulations share
 SIMULATION = (K, SEED, DATASET.but(help="Dataset to simulate on."),

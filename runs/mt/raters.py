@@ -18,7 +18,8 @@ computes nothing.
 from __future__ import annotations
 
 from metaeval.errors import Argument, Message, WarehouseError
-from metaeval.runs.engine.families import ALPHA, DATASET, FORCE, HUMAN, K, SEED, Family, register
+from metaeval.runs.engine.families import Family, register
+from metaeval.runs.engine.options import ALPHA, DATASET, FORCE, HUMAN, K, SEED
 
 COMMAND, AGREEMENT, STABILITY = "raters", "rater_agreement", "rating_stability"
 
@@ -35,8 +36,28 @@ class Raters(Family):
     options = (DATASET, HUMAN.but(help="The human measure whose raters are compared, e.g. mqm."),
                K.but(help="Draws of raters per number of ratings."), SEED, ALPHA, FORCE)
 
-    def compute(self, wh, **params):
-        return raters(wh, **params)
+    def inputs(self, wh, dataset: str, human: str, *, k: int = K.default, seed: int = SEED.default,
+               alpha: float = ALPHA.default):
+        """The ratings and the spans (both in the fingerprint); the keys of each table."""
+        import hashlib
+
+        import numpy as np
+
+        from metaeval.runs.engine import store
+
+        annotations = wh.annotations(dataset, human)
+        spans = _spans(wh, dataset)
+        fingerprint = hashlib.sha256(np.ascontiguousarray(annotations.values).tobytes() + repr(
+            (annotations.systems, annotations.inputs, annotations.annotators)).encode() + spans[2].encode()).hexdigest()
+        return store.Inputs(dataset, fingerprint, {"human": human}, data=(annotations, spans),
+                            more={STABILITY: {"human": human, "k": k, "seed": seed, "alpha": alpha}})
+
+    def rows(self, wh, inputs, *, k: int = K.default, seed: int = SEED.default, alpha: float = ALPHA.default,
+             **params):
+        return _rows(wh, inputs, k, seed, alpha)
+
+    def outcome(self, stored, inputs, **params):
+        return ordered(stored)
 
 
 def rated_rows(wh, dataset: str):
@@ -98,28 +119,16 @@ def _agreement(annotations, segments, raters) -> list[dict]:
     return rows
 
 
-def raters(wh, dataset: str, human: str, *, k: int = K.default, seed: int = SEED.default,
-           alpha: float = ALPHA.default, force: bool = False, progress=None):
-    """The latest ``rater_agreement`` and ``rating_stability`` rows of this setting, computed unless
-    up to date (a dict: table -> rows)."""
-    import hashlib
-
+def _rows(wh, inputs, k: int, seed: int, alpha: float):
+    """The ``rater_agreement`` and ``rating_stability`` rows of these ratings (``{table: rows}``)."""
     import numpy as np
     import pandas as pd
 
     from metaeval.analyses import mqm
-    from metaeval.runs.engine import bookkeeping, persist
+    from metaeval.runs.engine import bookkeeping, persist, store
 
-    annotations = wh.annotations(dataset, human)
-    segments, judges, span_text, unmarked = _spans(wh, dataset)
-    fingerprint = hashlib.sha256(np.ascontiguousarray(annotations.values).tobytes() + repr(
-        (annotations.systems, annotations.inputs, annotations.annotators)).encode() + span_text.encode()).hexdigest()
-    setting = {"human": human}
-    extras = {AGREEMENT: {}, STABILITY: {"k": k, "seed": seed, "alpha": alpha}}
-    reuse = {t: None if force else persist.reusable(wh, t, dataset, fingerprint, **setting, **extra)
-             for t, extra in extras.items()}
-    if all(r is not None for r in reuse.values()):
-        return ordered(reuse)
+    (annotations, (segments, judges, span_text, unmarked)), setting = inputs.data, dict(inputs.keys)
+    dataset, fingerprint, human = inputs.dataset, inputs.fingerprint, setting["human"]
     most = int((~np.isnan(annotations.values)).sum(axis=2).max()) if annotations.values.size else 0
     if most < 1:
         raise WarehouseError(f"{human!r} of {dataset!r} has no rating")
@@ -147,10 +156,10 @@ def raters(wh, dataset: str, human: str, *, k: int = K.default, seed: int = SEED
                           "top_kept": s.top_kept, "k": k, "seed": seed, "alpha": alpha,
                           "conventions": bookkeeping.conventions_json(stab_conv)})
     frames = {AGREEMENT: agreement, STABILITY: pd.DataFrame(stability)}
-    persist.write(wh, COMMAND, AGREEMENT, persist.nan_as_null(frames[AGREEMENT]),
-                  {**setting, "dataset": dataset, "k": k, "alpha": alpha}, fingerprint, seed,
-                  more={STABILITY: persist.nan_as_null(frames[STABILITY])})
-    return ordered({t: persist.reusable(wh, t, dataset, fingerprint, **setting, **extras[t]) for t in frames})
+    return store.Rows({t: persist.nan_as_null(f) for t, f in frames.items()},
+                      {**setting, "dataset": dataset, "k": k, "alpha": alpha}, seed)
+
+
 
 
 #: The order of rater_agreement's statistics as printed (the scores', then the spans').

@@ -12,7 +12,8 @@ rows of every judge; the same command on the same spans computes nothing.
 from __future__ import annotations
 
 from metaeval.errors import Argument, Message, WarehouseError, ingest_hint
-from metaeval.runs.engine.families import ALPHA, CORRECTION, DATASET, FORCE, K, SEED, Family, Option, register
+from metaeval.runs.engine.families import Family, register
+from metaeval.runs.engine.options import ALPHA, CORRECTION, DATASET, FORCE, K, SEED, Option
 
 COMMAND, TABLE, TESTS = "span-eval", "span_evaluation", "span_tests"
 
@@ -33,8 +34,34 @@ class SpanEval(Family):
     options = (DATASET, JUDGES, K.but(help="Bootstrap resamples of the segments, and permutations of the tests."),
                SEED, ALPHA, CORRECTION, FORCE)
 
-    def compute(self, wh, **params):
-        return span_eval(wh, **params)
+    def inputs(self, wh, dataset: str, judges=(), *, k: int = K.default, seed: int = SEED.default,
+               alpha: float = ALPHA.default, correction: str = CORRECTION.default):
+        """The spans of the humans and the chosen judges (their fingerprint); each table's keys."""
+        import hashlib
+
+        from metaeval.runs.engine import store
+
+        rows, judges = _read(wh, dataset, judges)
+        used = rows[(rows["kind"] == "human") | rows["judge"].isin(judges)]
+        fingerprint = hashlib.sha256(used.to_csv(index=False).encode()).hexdigest()
+        return store.Inputs(dataset, fingerprint, {"k": k, "seed": seed, "alpha": alpha, "judge": judges},
+                            data=(used, judges),
+                            more={TESTS: {"k": k, "seed": seed, "alpha": alpha, "correction": correction}})
+
+    def rows(self, wh, inputs, *, k: int = K.default, seed: int = SEED.default, alpha: float = ALPHA.default,
+             correction: str = CORRECTION.default, **params):
+        return _rows(inputs, k, seed, alpha, correction)
+
+    def enough(self, stored, inputs, **params) -> bool:
+        """Every judge's evaluation stored, and the tests between them when there are two or more."""
+        judges = inputs.data[1]
+        return stored[TABLE] is not None and set(stored[TABLE]["judge"]) == set(judges) and \
+            (len(judges) < 2 or stored[TESTS] is not None)
+
+    def outcome(self, stored, inputs, **params):
+        import pandas as pd
+
+        return ordered({t: (v if v is not None else pd.DataFrame()) for t, v in stored.items()})   # one judge: no test
 
 
 def _segments(rows) -> dict:
@@ -115,27 +142,13 @@ def _tests(judges, human: dict, predicted: dict, k: int, seed: int, alpha: float
     return rows
 
 
-def span_eval(wh, dataset: str, judges=(), *, k: int = K.default, seed: int = SEED.default,
-              alpha: float = ALPHA.default, correction: str = CORRECTION.default, force: bool = False,
-              progress=None):
-    """The latest ``span_evaluation`` and ``span_tests`` rows of this setting, computed unless up
-    to date (a dict: table -> rows)."""
-    import hashlib
-
+def _rows(inputs, k: int, seed: int, alpha: float, correction: str):
+    """The ``span_evaluation`` rows of every judge and the ``span_tests`` between them (``{table: rows}``)."""
     import pandas as pd
 
-    from metaeval.runs.engine import bookkeeping, persist
+    from metaeval.runs.engine import bookkeeping, persist, store
 
-    rows, judges = _read(wh, dataset, judges)
-    used = rows[(rows["kind"] == "human") | rows["judge"].isin(judges)]
-    fingerprint = hashlib.sha256(used.to_csv(index=False).encode()).hexdigest()
-    setting = {TABLE: {"k": k, "seed": seed, "alpha": alpha, "judge": judges},
-               TESTS: {"k": k, "seed": seed, "alpha": alpha, "correction": correction}}
-    if not force:
-        stored = {t: persist.reusable(wh, t, dataset, fingerprint, **extra) for t, extra in setting.items()}
-        if stored[TABLE] is not None and set(stored[TABLE]["judge"]) == set(judges) and \
-                (len(judges) < 2 or stored[TESTS] is not None):
-            return ordered({t: (v if v is not None else pd.DataFrame()) for t, v in stored.items()})
+    (used, judges), dataset, fingerprint = inputs.data, inputs.dataset, inputs.fingerprint
     human = _segments(used[used["kind"] == "human"])
     predicted = _segments(used[used["kind"] == "automatic"])
     conventions = {"gold": "the union of the human raters' spans", "units": "characters of source and target",
@@ -150,11 +163,11 @@ def span_eval(wh, dataset: str, judges=(), *, k: int = K.default, seed: int = SE
                         "permutation": "each segment's counts swapped between the judges with probability 1/2"}
     frames[TESTS] = pd.DataFrame([{**base, **row, "conventions": bookkeeping.conventions_json(test_conventions)}
                                   for row in tests])
-    persist.write(wh, COMMAND, TABLE, persist.nan_as_null(frames[TABLE]),
-                  {"dataset": dataset, "judges": list(judges), "k": k, "alpha": alpha, "correction": correction},
-                  fingerprint, seed, more={TESTS: persist.nan_as_null(frames[TESTS])})
-    stored = {t: persist.reusable(wh, t, dataset, fingerprint, **extra) for t, extra in setting.items()}
-    return ordered({t: (v if v is not None else pd.DataFrame()) for t, v in stored.items()})   # one judge: no test
+    return store.Rows({t: persist.nan_as_null(f) for t, f in frames.items()},
+                      {"dataset": dataset, "judges": list(judges), "k": k, "alpha": alpha, "correction": correction},
+                      seed)
+
+
 
 
 def ordered(tables: dict) -> dict:

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from metaeval.errors import Argument, Message, WarehouseError
 from metaeval.runs.engine import parameters as _parameters
-from metaeval.runs.engine.families import (ALPHA, ALTERNATIVE, CORRECTION, DATASET, FORCE, HUMAN, SEED, Family, Option,
-                                    register)
+from metaeval.runs.engine.families import Family, register
+from metaeval.runs.engine.options import ALPHA, ALTERNATIVE, CORRECTION, DATASET, FORCE, HUMAN, SEED, Option
 
 COMMAND, TABLE = "plan", "plan_sizes"
 QUESTIONS = ("systems", "ppi", "metrics")
@@ -92,8 +92,31 @@ class Plan(Family):
                       help="Also draw the power curves, the target power marked, to this .png, .svg or .pdf file."),
                FORCE)
 
-    def compute(self, wh, **params):
-        return plan(wh, **params)
+    def inputs(self, wh, **params):
+        return _inputs(wh, **params)
+
+    def rows(self, wh, inputs, **params):
+        """The rows of every size asked (the pilot's numbers and the conventions with them)."""
+        import pandas as pd
+
+        from metaeval.runs.engine import bookkeeping, store
+
+        setting, sizes, pilot_info, conventions, rows_of, recorded = inputs.data
+        frame = pd.DataFrame(rows_of()).assign(dataset=inputs.dataset, human=inputs.keys["human"], **setting,
+                                               **pilot_info, fingerprint=inputs.fingerprint,
+                                               conventions=bookkeeping.conventions_json(conventions))
+        return store.Rows(frame, recorded, int(setting["seed"]))
+
+    def enough(self, stored, inputs, **params) -> bool:
+        """The stored rows answer every size asked (no more, no fewer)."""
+        import pandas as pd
+
+        whole = [tuple(None if pd.isna(v) else int(v) for v in t)
+                 for t in stored[["n_inputs", "n_systems", "ratings"]].itertuples(index=False)]
+        return sorted(whole, key=repr) == sorted(inputs.data[1], key=repr)
+
+    def outcome(self, stored, inputs, *, out: str | None = None, power: float = 0.8, **params):
+        return _drawn(_ordered(stored), out, power)
 
     def present(self, outcome, fmt: str) -> str:
         if fmt not in ("text", "table") or outcome.empty:
@@ -169,15 +192,16 @@ def _level(alpha: float, correction: str, m: int) -> float:
     return alpha if correction == "none" else alpha / m
 
 
-def plan(wh, dataset: str, human: str, question: str = "systems", system=(), metrics=(), n_inputs=(), n_systems=(),
-         ratings=(), *, unlabelled: int | None = None, effect: float | None = None, power: float = 0.8,
-         alpha: float = ALPHA.default, correction: str = CORRECTION.default, trials: int | None = None,
-         correlation_level: str = "system", coefficient: str = "kendall", k: int = PERMUTATIONS,
-         alternative: str = ALTERNATIVE.default, seed: int = SEED.default, out: str | None = None,
-         force: bool = False, progress=None):
-    """The latest ``plan_sizes`` rows of this setting, computed unless up to date (module docstring).
-    Every check is made before the one run that writes."""
-    from metaeval.runs.engine import bookkeeping, persist
+def _inputs(wh, dataset: str, human: str, question: str = "systems", system=(), metrics=(), n_inputs=(),
+            n_systems=(), ratings=(), *, unlabelled: int | None = None, effect: float | None = None,
+            power: float = 0.8, alpha: float = ALPHA.default, correction: str = CORRECTION.default,
+            trials: int | None = None, correlation_level: str = "system", coefficient: str = "kendall",
+            k: int = PERMUTATIONS, alternative: str = ALTERNATIVE.default, seed: int = SEED.default,
+            out: str | None = None, progress=None):
+    """What the ``plan_sizes`` rows of this setting are of (module docstring): the pilot read, its
+    fingerprint, the setting's keys and what computes the rows. Every check is made here, before
+    the one run that writes."""
+    from metaeval.runs.engine import store
 
     if question not in QUESTIONS:
         raise WarehouseError(Message("unknown ", Argument("question", question), f"; choose from {', '.join(QUESTIONS)}"))
@@ -200,28 +224,15 @@ def plan(wh, dataset: str, human: str, question: str = "systems", system=(), met
     work = compute(wh, dataset, human, system, metrics, tuple(n_inputs), tuple(n_systems), tuple(ratings),
                    unlabelled=unlabelled, effect=effect, power=power, alpha=alpha, correction=correction,
                    trials=trials, correlation_level=correlation_level, coefficient=coefficient, k=int(k),
-                   alternative=alternative, seed=int(seed), force=force, progress=progress)
+                   alternative=alternative, seed=int(seed), progress=progress)
     fingerprint, sizes, delta, pilot_info, conventions, rows_of = work
     keys = {"human": human, "effect": delta, **setting}
     if question == "metrics":
         keys.pop("effect")
-    import pandas as pd
-
-    if not force and (rows := persist.reusable(wh, TABLE, dataset, fingerprint, subset=None, **keys)) is not None:
-        stored = rows[["n_inputs", "n_systems", "ratings"]].itertuples(index=False)
-        whole = [tuple(None if pd.isna(v) else int(v) for v in t) for t in stored]
-        if sorted(whole, key=repr) == sorted(sizes, key=repr):
-            return _drawn(_ordered(rows), out, power)
-    computed = rows_of()
-    frame = pd.DataFrame(computed).assign(dataset=dataset, human=human, **setting, **pilot_info,
-                                          fingerprint=fingerprint,
-                                          conventions=bookkeeping.conventions_json(conventions))
-    persist.write(wh, COMMAND, TABLE, frame, {"dataset": dataset, "human": human, **setting,
-                                              "n_inputs": list(n_inputs), "n_systems": list(n_systems),
-                                              "ratings": list(ratings), "effect": effect, "unlabelled": unlabelled,
-                                              "alternative": alternative if question == "metrics" else None},
-                  fingerprint, int(seed))
-    return _drawn(_ordered(persist.reusable(wh, TABLE, dataset, fingerprint, subset=None, **keys)), out, power)
+    recorded = {"dataset": dataset, "human": human, **setting, "n_inputs": list(n_inputs),
+                "n_systems": list(n_systems), "ratings": list(ratings), "effect": effect, "unlabelled": unlabelled,
+                "alternative": alternative if question == "metrics" else None}
+    return store.Inputs(dataset, fingerprint, keys, None, (setting, sizes, pilot_info, conventions, rows_of, recorded))
 
 
 def _check_request(question, human, system, metrics, ratings, unlabelled, effect, out, *, correlation_level,

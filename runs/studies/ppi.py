@@ -24,7 +24,8 @@ run writes the rows of ``ppi_estimates``; the same command on the same cells com
 from __future__ import annotations
 
 from metaeval.errors import Argument, Message, WarehouseError
-from metaeval.runs.engine.families import ALPHA, CORRECTION, DATASET, FORCE, HUMAN, RESAMPLE_CLUSTERS, Family, Option, register
+from metaeval.runs.engine.families import Family, register
+from metaeval.runs.engine.options import ALPHA, CORRECTION, DATASET, FORCE, HUMAN, RESAMPLE_CLUSTERS, Option
 from metaeval.runs.studies.ppi_present import TITLES, caption, notes, shown
 
 COMMAND, TABLE = "ppi", "ppi_estimates"
@@ -78,8 +79,21 @@ class PredictionPowered(Family):
                                           "one cluster summed together (the Bradley-Terry fit's gradients "
                                           "likewise). In the rows' conventions and fingerprint."))
 
-    def compute(self, wh, **params):
-        return ppi(wh, **params)
+    def inputs(self, wh, **params):
+        return _inputs(wh, **params)
+
+    def rows(self, wh, inputs, **params):
+        """The estimates (computed with the inputs: the estimands they give are keys of the setting)."""
+        from metaeval.runs.engine import store
+
+        frame, conventions, parameters = inputs.data
+        setting = {k: v for k, v in inputs.keys.items() if k != "estimand"}   # (the estimands: the frame's own)
+        frame = frame.assign(dataset=inputs.dataset, **setting, fingerprint=inputs.fingerprint,
+                             conventions=_json(conventions))
+        return store.Rows(frame, parameters, parameters["label_seed"])
+
+    def outcome(self, stored, inputs, **params):
+        return _ordered(stored)
 
     def present(self, outcome, fmt: str) -> str:
         if outcome.empty:
@@ -155,13 +169,14 @@ def _check_mode(human, metric, judge, baseline) -> str:
     return "means"
 
 
-def ppi(wh, dataset: str, human: str | None = None, metric: str | None = None, judge: str | None = None,
-        baseline: str | None = None, *, lam: float | None = None, alpha: float = ALPHA.default,
-        labelled_share: float | None = None, label_seed: int = 0, correction: str = CORRECTION.default,
-        force: bool = False, progress=None, resample_clusters: str | None = None):
-    """The latest ``ppi_estimates`` rows of this setting, computed unless up to date (module
-    docstring). Every check is made before the one run that writes."""
-    from metaeval.runs.engine import persist
+def _inputs(wh, dataset: str, human: str | None = None, metric: str | None = None, judge: str | None = None,
+            baseline: str | None = None, *, lam: float | None = None, alpha: float = ALPHA.default,
+            labelled_share: float | None = None, label_seed: int = 0, correction: str = CORRECTION.default,
+            resample_clusters: str | None = None):
+    """What the ``ppi_estimates`` rows of this setting are (module docstring): the estimates
+    computed with their fingerprint and keys (the estimands among them). Every check is made
+    before the one run that writes."""
+    from metaeval.runs.engine import store
 
     mode = _check_mode(human, metric, judge, baseline)
     wh.require_dataset(dataset)
@@ -179,17 +194,11 @@ def ppi(wh, dataset: str, human: str | None = None, metric: str | None = None, j
     setting = {"estimand": tuple(sorted(set(frame["estimand"]))), "human": human or "",
                "predictor": metric or judge, "lam_given": lam, "labelled_share": share,
                "label_seed": int(label_seed), "alpha": float(alpha), "correction": correction}
-    if not force and (rows := persist.reusable(wh, TABLE, dataset, fingerprint, subset=None, **setting)) is not None:
-        return _ordered(rows)
-    frame = frame.assign(dataset=dataset, human=human or "", predictor=metric or judge, lam_given=lam,
-                         labelled_share=share, label_seed=int(label_seed), alpha=float(alpha), correction=correction,
-                         fingerprint=fingerprint, conventions=_json(conventions))
     parameters = {"dataset": dataset, "human": human, "metric": metric, "judge": judge, "baseline": baseline,
                   "lam": lam, "alpha": float(alpha), "labelled_share": share, "label_seed": int(label_seed),
                   "correction": correction,
                   **({} if resample_clusters is None else {"resample_clusters": resample_clusters})}
-    persist.write(wh, COMMAND, TABLE, frame, parameters, fingerprint, int(label_seed))
-    return _ordered(persist.reusable(wh, TABLE, dataset, fingerprint, subset=None, **setting))
+    return store.Inputs(dataset, fingerprint, setting, None, (frame, conventions, parameters))
 
 
 def _labels(Z, share, label_seed):

@@ -12,7 +12,8 @@ nothing.
 from __future__ import annotations
 
 from metaeval.errors import Argument, Message, WarehouseError
-from metaeval.runs.engine.families import AGGREGATE, DATASET, FORCE, SYSTEM_TYPE, WHERE, Family, Option, register
+from metaeval.runs.engine.families import Family, register
+from metaeval.runs.engine.options import AGGREGATE, DATASET, FORCE, SYSTEM_TYPE, WHERE, Option
 
 COMMAND, TABLE = "rank-change", "rank_changes"
 
@@ -30,8 +31,47 @@ class RankChange(Family):
     tables = (TABLE,)
     options = (DATASET, PAIR, AGGREGATE, WHERE, SYSTEM_TYPE, FORCE)
 
-    def compute(self, wh, **params):
-        return rank_change(wh, **params)
+    def inputs(self, wh, dataset: str, metrics, *, aggregate: str = AGGREGATE.default, where=()):
+        """Each system's score under the two measures, on the systems having both."""
+        from metaeval.runs.engine import persist, selection, store
+
+        measures = tuple(dict.fromkeys(metrics))   # any measures: metrics, variants or human judgments
+        if len(measures) != 2:
+            raise WarehouseError(Message("give exactly two measures: ", Argument("metrics", list(measures))))
+        systems, scores, fingerprint, conventions = persist.system_scores(wh, dataset, measures, where=where,
+                                                                          aggregate=aggregate)
+        if len(systems) < 2:
+            raise WarehouseError(f"{len(systems)} system(s) of {dataset!r} have a score under both {measures[0]} "
+                                 f"and {measures[1]}: a ranking needs 2 or more")
+        subset = selection.subset_label(selection.parse_where(where))
+        keys = {"aggregate": aggregate, "measure_a": measures[0], "measure_b": measures[1]}
+        return store.Inputs(dataset, fingerprint, keys, subset, (systems, scores, conventions))
+
+    def rows(self, wh, inputs, *, aggregate: str = AGGREGATE.default, **params):
+        """Each system's positions under the two measures and the two rankings' correlations."""
+        import pandas as pd
+
+        from metaeval.analyses import rank_change as rc
+        from metaeval.runs.engine import bookkeeping, store
+
+        (systems, scores, conventions), subset = inputs.data, inputs.subset
+        setting = {"measure_a": inputs.keys["measure_a"], "measure_b": inputs.keys["measure_b"]}
+        a, b = scores[setting["measure_a"]], scores[setting["measure_b"]]
+        out = rc.rank_change(a, b)
+        conventions = {**conventions,
+                       "position": "1 = best; ties share the best position of their group (competition ranking)",
+                       "score": f"a system's {aggregate} over its cells of the measure", "kendall": "tau-b (scipy)"}
+        frame = pd.DataFrame({"system": systems, "score_a": a, "score_b": b, "position_a": out.position_a,
+                              "position_b": out.position_b, "change": out.change}).assign(
+            dataset=inputs.dataset, **setting, subset=subset, kendall=bookkeeping.none_if_nan(out.kendall),
+            spearman=bookkeeping.none_if_nan(out.spearman), n_systems=len(systems), fingerprint=inputs.fingerprint,
+            conventions=bookkeeping.conventions_json(conventions), aggregate=aggregate)
+        return store.Rows(frame, {"dataset": inputs.dataset, **setting, "where": subset,
+                                  **({"aggregate": aggregate} if aggregate != AGGREGATE.default else {})})
+
+    def outcome(self, stored, inputs, **params):
+        """Best system under the first measure first."""
+        return stored.sort_values(["position_a", "system"]).reset_index(drop=True)
 
     def present(self, outcome, fmt: str) -> str:
         if fmt != "text" or outcome.empty:
@@ -48,40 +88,3 @@ class RankChange(Family):
         return (tables.render(shown, "text") + "\n" + plain.wrap(
             f"Kendall tau-b {number(r['kendall'])}, Spearman {number(r['spearman'])} between the two system "
             f"rankings ({r['n_systems']} systems).") + "\n")
-
-
-def rank_change(wh, dataset: str, metrics, *, aggregate: str = AGGREGATE.default, where=(), force: bool = False,
-                progress=None):
-    """The latest ``rank_changes`` rows of this setting (best system under ``measures[0]`` first),
-    computed unless up to date."""
-    import pandas as pd
-
-    from metaeval.analyses import rank_change as rc
-    from metaeval.runs.engine import bookkeeping, persist, selection
-
-    measures = tuple(dict.fromkeys(metrics))   # any measures: metrics, variants or human judgments
-    if len(measures) != 2:
-        raise WarehouseError(Message("give exactly two measures: ", Argument("metrics", list(measures))))
-    systems, scores, fingerprint, conventions = persist.system_scores(wh, dataset, measures, where=where,
-                                                                  aggregate=aggregate)
-    if len(systems) < 2:
-        raise WarehouseError(f"{len(systems)} system(s) of {dataset!r} have a score under both {measures[0]} and "
-                             f"{measures[1]}: a ranking needs 2 or more")
-    subset = selection.subset_label(selection.parse_where(where))
-    setting = {"measure_a": measures[0], "measure_b": measures[1]}
-    if not force and (rows := persist.reusable(wh, TABLE, dataset, fingerprint, subset=subset, aggregate=aggregate,
-                                               **setting)) is not None:
-        return rows.sort_values(["position_a", "system"]).reset_index(drop=True)
-    out = rc.rank_change(scores[measures[0]], scores[measures[1]])
-    conventions.update({"position": "1 = best; ties share the best position of their group (competition ranking)",
-                        "score": f"a system's {aggregate} over its cells of the measure", "kendall": "tau-b (scipy)"})
-    frame = pd.DataFrame({"system": systems, "score_a": scores[measures[0]], "score_b": scores[measures[1]],
-                          "position_a": out.position_a, "position_b": out.position_b, "change": out.change}).assign(
-        dataset=dataset, **setting, subset=subset, kendall=bookkeeping.none_if_nan(out.kendall),
-        spearman=bookkeeping.none_if_nan(out.spearman), n_systems=len(systems), fingerprint=fingerprint,
-        conventions=bookkeeping.conventions_json(conventions), aggregate=aggregate)
-    persist.write(wh, COMMAND, TABLE, frame, {"dataset": dataset, **setting, "where": subset,
-                                             **({"aggregate": aggregate} if aggregate != AGGREGATE.default else {})},
-                  fingerprint)
-    rows = persist.reusable(wh, TABLE, dataset, fingerprint, subset=subset, aggregate=aggregate, **setting)
-    return rows.sort_values(["position_a", "system"]).reset_index(drop=True)

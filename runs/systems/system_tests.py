@@ -23,8 +23,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from metaeval.errors import Argument, Message, WarehouseError
-from metaeval.runs.engine.families import (ALPHA, ALTERNATIVE, CORRECTION, DATASET, FORCE, K, RESAMPLE_CLUSTERS, SEED,
-                                    SYSTEM_TYPE, WHERE, Family, Option, register)
+from metaeval.runs.engine.families import Family, register
+from metaeval.runs.engine.options import (ALPHA, ALTERNATIVE, CORRECTION, DATASET, FORCE, K, RESAMPLE_CLUSTERS, SEED,
+                                          SYSTEM_TYPE, WHERE, Option)
 
 if TYPE_CHECKING:
     import pandas as pd

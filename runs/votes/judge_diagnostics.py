@@ -15,8 +15,9 @@ is ``metaeval judges``' (``first_position_rate``). One run writes the rows of ``
 
 from __future__ import annotations
 
-from metaeval.runs.engine.families import (ALPHA, CORRECTION, DATASET, FORCE, JUDGE_GLOBS, K, SEED, VOTES_BY, VOTES_WHERE,
-                                    Family, Option, register)
+from metaeval.runs.engine.families import Family, register
+from metaeval.runs.engine.options import (ALPHA, CORRECTION, DATASET, FORCE, JUDGE_GLOBS, K, SEED, VOTES_BY,
+                                          VOTES_WHERE, Option)
 
 COMMAND, TABLE = "judge-diagnostics", "judge_diagnostics"
 
@@ -43,8 +44,24 @@ class JudgeDiagnostics(Family):
                CORRECTION.but(help="Correction over the judges of the length and self-preference tests."),
                VOTES_WHERE, VOTES_BY, FORCE)
 
-    def compute(self, wh, **params):
-        return judge_diagnostics(wh, **params)
+    def inputs(self, wh, **params):
+        return _inputs(wh, **params)
+
+    def rows(self, wh, inputs, **params):
+        """Every diagnostic of every chosen judge."""
+        import pandas as pd
+
+        from metaeval.runs.engine import store
+
+        data, la, lb = inputs.data
+        setting = {k: v for k, v in inputs.keys.items() if k != "judge"}
+        frame = pd.DataFrame(_rows(data, la, lb, setting)).assign(dataset=inputs.dataset,
+                                                                  fingerprint=inputs.fingerprint, **setting)
+        return store.Rows(frame, {"dataset": inputs.dataset, "humans": data.humans, "judges": list(data.judges),
+                                  **setting}, setting["seed"])
+
+    def outcome(self, stored, inputs, **params):
+        return _ordered(stored)
 
     def present(self, outcome, fmt: str) -> str:
         if fmt != "text" or outcome.empty:
@@ -95,18 +112,18 @@ def _lengths(wh, dataset: str, items, systems):
     return la, lb
 
 
-def judge_diagnostics(wh, dataset: str, humans=(), judges=(), *, k: int = K.default, seed: int = SEED.default,
-                      alpha: float = ALPHA.default, epsilon: float = 0.2, min_items: int = 30,
-                      correction: str = CORRECTION.default, force: bool = False, progress=None):
-    """The latest ``judge_diagnostics`` rows of the chosen judges, computed unless up to date."""
+def _inputs(wh, dataset: str, humans=(), judges=(), *, k: int = K.default, seed: int = SEED.default,
+            alpha: float = ALPHA.default, epsilon: float = 0.2, min_items: int = 30,
+            correction: str = CORRECTION.default):
+    """What the ``judge_diagnostics`` rows of the chosen judges are of: their votes and the
+    outputs' lengths (both in the fingerprint), the setting's keys."""
     import hashlib
 
     import numpy as np
-    import pandas as pd
 
     from metaeval.errors import Argument, Message, WarehouseError
     from metaeval.runs.votes import judges as jg
-    from metaeval.runs.engine import parameters, persist
+    from metaeval.runs.engine import parameters, store
 
     parameters.check_k(k, alpha, "interval")
     if not 0 <= epsilon < 1:
@@ -116,16 +133,9 @@ def judge_diagnostics(wh, dataset: str, humans=(), judges=(), *, k: int = K.defa
     la, lb = _lengths(wh, dataset, data.items, data.systems)
     digest = hashlib.sha256(data.fingerprint.encode())
     digest.update(np.nan_to_num(np.concatenate([la, lb]), nan=-1.0).astype("<f8").tobytes())
-    fingerprint = digest.hexdigest()
     setting = {"k": int(k), "seed": int(seed), "alpha": float(alpha), "epsilon": float(epsilon),
                "min_items": int(min_items), "correction": correction}
-    chosen = tuple(data.judges)
-    if not force and (rows := persist.reusable(wh, TABLE, dataset, fingerprint, judge=chosen, **setting)) is not None:
-        return _ordered(rows)
-    frame = pd.DataFrame(_rows(data, la, lb, setting)).assign(dataset=dataset, fingerprint=fingerprint, **setting)
-    persist.write(wh, COMMAND, TABLE, frame, {"dataset": dataset, "humans": data.humans, "judges": list(chosen),
-                                              **setting}, fingerprint, seed)
-    return _ordered(persist.reusable(wh, TABLE, dataset, fingerprint, judge=chosen, **setting))
+    return store.Inputs(dataset, digest.hexdigest(), {"judge": tuple(data.judges), **setting}, data=(data, la, lb))
 
 
 _ORDER = ("length_preference", "self_preference", "bias", "variance", "repetition_stability", "alt_test",

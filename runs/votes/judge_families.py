@@ -7,7 +7,9 @@ This module is read when the command line starts: it imports its computation ins
 from __future__ import annotations
 
 from metaeval.runs.engine import parameters
-from metaeval.runs.engine.families import ALPHA, BY, CORRECTION, DATASET, FORCE, K, RESAMPLE_CLUSTERS, SEED, WHERE, Family, Option, register
+from metaeval.runs.engine.families import Family, register
+from metaeval.runs.engine.options import (ALPHA, BY, CORRECTION, DATASET, FORCE, K, RESAMPLE_CLUSTERS, SEED, WHERE,
+                                          Option)
 from metaeval.runs.engine.shared_options import LAYOUT, REPLICATES
 
 _VOCABULARY = "metaeval.analyses.stats.vocabulary:"

@@ -15,8 +15,8 @@ of ``judge_leaderboard``.
 from __future__ import annotations
 
 from metaeval.errors import Argument, Message, WarehouseError, ingest_hint
-from metaeval.runs.engine.families import (ALPHA, DATASET, FORCE, JUDGE_GLOBS, K, SEED, VOTES_BY, VOTES_WHERE, Family, Option,
-                                    register)
+from metaeval.runs.engine.families import Family, register
+from metaeval.runs.engine.options import ALPHA, DATASET, FORCE, JUDGE_GLOBS, K, SEED, VOTES_BY, VOTES_WHERE, Option
 
 COMMAND, TABLE = "judge-leaderboard", "judge_leaderboard"
 _OUTCOME = {"a": 1.0, "b": 0.0, "tie": 0.5}
@@ -37,8 +37,25 @@ class JudgeLeaderboard(Family):
                       help="A Gaussian prior -ridge/2 * ||theta||^2 on both sides' strengths (default none)."),
                VOTES_WHERE, VOTES_BY, FORCE)
 
-    def compute(self, wh, **params):
-        return judge_leaderboard(wh, **params)
+    def inputs(self, wh, dataset: str, judges=(), *, k: int = K.default, seed: int = SEED.default,
+               alpha: float = ALPHA.default, ridge: float = 0.0):
+        """The human votes and each chosen judge's (a part each: its own fingerprint)."""
+        from metaeval.runs.engine import parameters, store
+
+        parameters.check_k(k, alpha, "interval")
+        systems, human, chosen = _data(wh, dataset, judges)
+        setting = {"k": int(k), "seed": int(seed), "alpha": float(alpha), "ridge": float(ridge)}
+        parts = tuple((_fingerprint(systems, human, frame), {"judge": judge, **setting})
+                      for judge, frame in chosen.items())
+        return store.Inputs(dataset, "", setting, data=(systems, human, chosen), parts=parts)
+
+    def rows(self, wh, inputs, *, missing=(), **params):
+        return _rows(inputs, missing)
+
+    def outcome(self, stored, inputs, **params):
+        """By Kendall, best first."""
+        return stored.sort_values(["kendall", "judge"], ascending=[False, True], na_position="last").reset_index(
+            drop=True)
 
     def present(self, outcome, fmt: str) -> str:
         if fmt != "text" or outcome.empty:
@@ -107,23 +124,19 @@ def _fingerprint(systems, human, judge) -> str:
     return digest.hexdigest()
 
 
-def judge_leaderboard(wh, dataset: str, judges=(), *, k: int = K.default, seed: int = SEED.default,
-                      alpha: float = ALPHA.default, ridge: float = 0.0, force: bool = False, progress=None):
-    """The latest ``judge_leaderboard`` rows of the chosen judges (by Kendall, best first),
-    computed unless up to date."""
+def _rows(inputs, missing):
+    """The rows of the judges without up-to-date rows (``missing``: indices of the inputs' parts)."""
     import pandas as pd
 
     from metaeval.analyses import leaderboard as lb
-    from metaeval.runs.engine import parameters, persist
+    from metaeval.runs.engine import store
 
-    parameters.check_k(k, alpha, "interval")
-    systems, human, chosen = _data(wh, dataset, judges)
-    setting = {"k": int(k), "seed": int(seed), "alpha": float(alpha), "ridge": float(ridge)}
-    rows, fingerprints = [], {}
-    for judge, frame in chosen.items():
-        fingerprints[judge] = fp = _fingerprint(systems, human, frame)
-        if not force and persist.reusable(wh, TABLE, dataset, fp, judge=judge, **setting) is not None:
-            continue
+    (systems, human, chosen), setting, dataset = inputs.data, dict(inputs.keys), inputs.dataset
+    ridge, judges = setting["ridge"], list(chosen)
+    rows = []
+    for i in missing:
+        judge, (fp, _) = judges[i], inputs.parts[i]
+        frame = chosen[judge]
         items = {key: i for i, key in enumerate(sorted(set(zip(human["input"], human["system_a"], human["system_b"]))
                                                         | set(zip(frame["input"], frame["system_a"],
                                                                   frame["system_b"]))))}
@@ -135,12 +148,9 @@ def judge_leaderboard(wh, dataset: str, judges=(), *, k: int = K.default, seed: 
                                                  "loses or never wins, so its rating is infinite): give a prior, e.g. ",
                                                  Argument("ridge", 0.01)))
         rows.append(_row(judge, hv, jv, systems, len(items), fp, setting))
-    if rows:
-        frame = pd.DataFrame(rows).assign(dataset=dataset, **setting)
-        persist.write(wh, COMMAND, TABLE, frame, {"dataset": dataset, "judges": sorted(chosen), **setting},
-                      ",".join(sorted(set(frame["fingerprint"]))), seed)
-    out = pd.concat([persist.reusable(wh, TABLE, dataset, fingerprints[j], judge=j, **setting) for j in chosen])
-    return out.sort_values(["kendall", "judge"], ascending=[False, True], na_position="last").reset_index(drop=True)
+    frame = pd.DataFrame(rows).assign(dataset=dataset, **setting)
+    return store.Rows(frame, {"dataset": dataset, "judges": sorted(chosen), **setting}, setting["seed"],
+                      ",".join(sorted(set(frame["fingerprint"]))))
 
 
 def _row(judge: str, hv, jv, systems, n_items: int, fingerprint: str, setting: dict) -> dict:

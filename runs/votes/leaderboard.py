@@ -21,8 +21,8 @@ scipy with the default bootstrap intervals: the command starts in a third of the
 from __future__ import annotations
 
 from metaeval.errors import Argument, Message, WarehouseError, ingest_hint
-from metaeval.runs.engine.families import (ALPHA, CORRECTION, DATASET, FORCE, JOBS, K, SEED, VOTES_BY, VOTES_WHERE, Family,
-                                    Option, register)
+from metaeval.runs.engine.families import Family, register
+from metaeval.runs.engine.options import ALPHA, CORRECTION, DATASET, FORCE, JOBS, K, SEED, VOTES_BY, VOTES_WHERE, Option
 
 COMMAND, TABLE, STYLE_TABLE = "leaderboard", "leaderboard", "leaderboard_style"
 

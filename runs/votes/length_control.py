@@ -21,7 +21,8 @@ of ``lc_winrates``; the same command on the same items and files computes nothin
 from __future__ import annotations
 
 from metaeval.errors import Argument, Message, WarehouseError
-from metaeval.runs.engine.families import ALPHA, DATASET, FORCE, K, SEED, VOTES_BY, VOTES_WHERE, Family, Option, register
+from metaeval.runs.engine.families import Family, register
+from metaeval.runs.engine.options import ALPHA, DATASET, FORCE, K, SEED, VOTES_BY, VOTES_WHERE, Option
 
 COMMAND, TABLE = "lc-winrate", "lc_winrates"
 
@@ -50,8 +51,14 @@ class LengthControlledWinrate(Family):
                            "length_controlled_noreg."),
                K.but(help="Bootstrap rounds over the items."), SEED, ALPHA, VOTES_WHERE, VOTES_BY, FORCE)
 
-    def compute(self, wh, **params):
-        return lc_winrates(wh, **params)
+    def inputs(self, wh, **params):
+        return _inputs(wh, **params)
+
+    def rows(self, wh, inputs, **params):
+        return _rows(inputs)
+
+    def outcome(self, stored, inputs, **params):
+        return _best_first(stored)
 
     def present(self, outcome, fmt: str) -> str:
         if fmt != "text" or outcome.empty:
@@ -121,16 +128,12 @@ GAMED_COLUMNS = ("model", "index", "preference", "std_delta_len", "instruction_d
 DIFFICULTY_COLUMNS = ("index", "instruction_difficulty")
 
 
-def lc_winrates(wh, dataset: str, baseline: str, judge: str | None = None, gamed: str | None = None,
-                difficulty: str | None = None, *, k: int = K.default, seed: int = SEED.default,
-                alpha: float = ALPHA.default, force: bool = False, progress=None):
-    """The latest ``lc_winrates`` rows of these preferences and settings (best first), computed
-    unless up to date."""
-    import numpy as np
-    import pandas as pd
-
-    from metaeval.analyses import length_control as lc
-    from metaeval.runs.engine import parameters, persist
+def _inputs(wh, dataset: str, baseline: str, judge: str | None = None, gamed: str | None = None,
+            difficulty: str | None = None, *, k: int = K.default, seed: int = SEED.default,
+            alpha: float = ALPHA.default):
+    """What the ``lc_winrates`` rows of these preferences and settings are of: the items, the
+    files read (their digests in the keys), the fingerprint."""
+    from metaeval.runs.engine import parameters, store
 
     parameters.check_k(k, alpha, "interval")
     if gamed is not None and difficulty is not None:
@@ -157,8 +160,21 @@ def lc_winrates(wh, dataset: str, baseline: str, judge: str | None = None, gamed
         "length_controlled_noreg" if difficulty is not None else "length_controlled_minimal")
     setting = {"judge": judge or "", "baseline": baseline, "k": int(k), "seed": int(seed), "alpha": float(alpha),
                "glm": glm, **digests}
-    if not force and (rows := persist.reusable(wh, TABLE, dataset, fingerprint, **setting)) is not None:
-        return _best_first(rows)
+    return store.Inputs(dataset, fingerprint, setting, data=(items, inputs, gamed_rows, difficulty))
+
+
+def _rows(inputs_of):
+    """Each system's AlpacaEval length-controlled win rate, its interval and coefficients."""
+    import numpy as np
+    import pandas as pd
+
+    from metaeval.analyses import length_control as lc
+    from metaeval.runs.engine import store
+
+    (items, inputs, gamed_rows, difficulty), setting = inputs_of.data, dict(inputs_of.keys)
+    dataset, fingerprint, glm, k, seed, alpha = (inputs_of.dataset, inputs_of.fingerprint, setting["glm"],
+                                                 setting["k"], setting["seed"], setting["alpha"])
+    digests = {"gamed": setting["gamed"], "difficulty": setting["difficulty"]}
     gamed_arrays = None if gamed_rows is None else {
         c: gamed_rows[c].to_numpy(float) for c in ("preference", "std_delta_len", "instruction_difficulty",
                                                    "not_gamed_baseline")}
@@ -199,8 +215,7 @@ def lc_winrates(wh, dataset: str, baseline: str, judge: str | None = None, gamed
                    "items_without_lengths": dropped}
     frame = pd.DataFrame(rows).assign(dataset=dataset, fingerprint=fingerprint, **setting,
                                       conventions=_json(conventions))
-    persist.write(wh, COMMAND, TABLE, frame, {"dataset": dataset, **setting}, fingerprint, seed)
-    return _best_first(persist.reusable(wh, TABLE, dataset, fingerprint, **setting))
+    return store.Rows(frame, {"dataset": dataset, **setting}, seed)
 
 
 def _csv(file: str, columns: tuple):
