@@ -40,6 +40,7 @@ class VoteRuns:
     :attr:`counted` for the verdicts a, b, tie of the vote's pair."""
 
     counted: Counted
+    item: np.ndarray
     row: np.ndarray
     start: np.ndarray
     count: np.ndarray
@@ -51,10 +52,12 @@ class VoteRuns:
         return int(self.count.max()) if len(self.count) else 1
 
 
-def of(counted: Counted, a, b, outcome, vote, soft) -> VoteRuns:
+def of(counted: Counted, a, b, outcome, vote, soft, item=None) -> VoteRuns:
     """From one row per run of the votes run several times: systems ``a``, ``b`` (indices as in
     ``counted``), the vote's counted ``outcome`` (its mean's verdict), a vote key ``vote`` (an
-    integer per vote) and the run's share of preferring system_b ``soft``."""
+    integer per vote), the run's share of preferring system_b ``soft`` and the vote's ``item``
+    (an index; for :func:`item_stage`)."""
+    item = np.zeros(len(vote), np.int64) if item is None else np.asarray(item, np.int64)
     a, b, vote = (np.asarray(x, np.int64) for x in (a, b, vote))
     outcome, soft = np.asarray(outcome, float), np.asarray(soft, float)
     key = {(int(x), int(y), float(z)): i for i, (x, y, z) in enumerate(zip(counted.a, counted.b, counted.y))}
@@ -69,7 +72,7 @@ def of(counted: Counted, a, b, outcome, vote, soft) -> VoteRuns:
                   y=np.concatenate([counted.y, more[:, 2]]), w=np.concatenate([counted.w, np.zeros(len(extra))]),
                   n_systems=counted.n_systems)
     by = np.lexsort((vote, np.array([key[(int(x), int(y), float(z))] for x, y, z in zip(a, b, outcome)], np.int64)))
-    a, b, outcome, vote, soft = a[by], b[by], outcome[by], vote[by], soft[by]
+    a, b, outcome, vote, soft, item = a[by], b[by], outcome[by], vote[by], soft[by], item[by]
     new = np.ones(len(vote), bool)
     new[1:] = vote[1:] != vote[:-1]
     start = np.flatnonzero(new)
@@ -78,7 +81,7 @@ def of(counted: Counted, a, b, outcome, vote, soft) -> VoteRuns:
     target = np.array([[key[(*p, OUTCOME[code])] for code in (rp.A, rp.B, rp.TIE)] for p in first],
                       np.int64).reshape(-1, 3)
     rows = np.array([key[(*p, float(z))] for p, z in zip(first, outcome[start])], np.int64)
-    return VoteRuns(ext, rows, start, count, soft, target)
+    return VoteRuns(ext, item[start], rows, start, count, soft, target)
 
 
 def second_stage(runs: VoteRuns, W: np.ndarray, rng: np.random.Generator) -> tuple[Counted, np.ndarray]:
@@ -97,11 +100,33 @@ def second_stage(runs: VoteRuns, W: np.ndarray, rng: np.random.Generator) -> tup
         hits = rng.binomial(W[:, b].astype(np.int64), share)
         row = np.repeat(np.arange(rows), hits)
         picked = first[row] + np.minimum((rng.random(len(row)) * multi[row]).astype(np.int64), multi[row] - 1)
-        count = runs.count[picked]
-        draw = np.repeat(np.arange(len(picked)), count)
-        u = rng.random(len(draw))
-        run = runs.start[picked][draw] + np.minimum((u * count[draw]).astype(np.int64), count[draw] - 1)
-        mean = np.bincount(draw, weights=runs.soft[run], minlength=len(picked)) / np.maximum(count, 1)
-        to = runs.target[picked, rp.rounded(mean)]
-        out[:, b] += np.bincount(to, minlength=len(out)) - np.bincount(row, minlength=len(out))
+        out[:, b] += _moved(runs, picked, rng, len(out))
     return runs.counted, out
+
+
+def item_stage(runs: VoteRuns, W: np.ndarray, stored: np.ndarray, rng: np.random.Generator) -> tuple[Counted, np.ndarray]:
+    """A bootstrap over items (``W``: items x rounds, how many times each item is drawn; ``stored``:
+    the counted rows x rounds it gives) with each drawn copy of a vote of ``runs`` counted as its
+    resampled runs' verdict: per round the copies of the votes by counted row, then vote (as many
+    as their item's draws), each copy's runs drawn as :func:`second_stage` draws them. Without a vote run
+    twice: ``runs.counted`` and ``stored`` as they are."""
+    if runs.most < 2:
+        return runs.counted, stored
+    out = np.zeros((len(runs.counted.a), W.shape[1]))
+    out[:len(stored)] = stored
+    for b in range(W.shape[1]):
+        picked = np.repeat(np.arange(len(runs.item)), W[runs.item, b].astype(np.int64))
+        out[:, b] += _moved(runs, picked, rng, len(out))
+    return runs.counted, out
+
+
+def _moved(runs: VoteRuns, picked: np.ndarray, rng: np.random.Generator, rows: int) -> np.ndarray:
+    """The change of a round's counts when the drawn votes ``picked`` (one entry per draw) are
+    counted as the verdicts of their runs drawn again: one uniform per run, in order."""
+    count = runs.count[picked]
+    draw = np.repeat(np.arange(len(picked)), count)
+    u = rng.random(len(draw))
+    run = runs.start[picked][draw] + np.minimum((u * count[draw]).astype(np.int64), count[draw] - 1)
+    mean = np.bincount(draw, weights=runs.soft[run], minlength=len(picked)) / np.maximum(count, 1)
+    to = runs.target[picked, rp.rounded(mean)]
+    return np.bincount(to, minlength=rows) - np.bincount(runs.row[picked], minlength=rows)

@@ -144,3 +144,84 @@ def test_refusals_are_one_line_and_write_nothing(db, tmp_path, extra, said):
     out = run_cli(db, "leaderboard", "--dataset", "d", "--replicates", "resample", ok=False)
     assert out.exit_code != 0 and "Traceback" not in out.output and "--judge" in out.output
     run_cli(db, "leaderboard", "--dataset", "d", "--judge", "J", "--k", "40", "--replicates", "resample")
+
+
+# --- judge-leaderboard --replicates resample: the runs inside the bootstrap over items ----------
+def _with_humans(tmp_path, most: int):
+    frame, path = _preferences(tmp_path, most=most)
+    humans = frame[frame["replicate"] == 0].assign(judge="H", kind="human").drop(columns="replicate")
+    humans["winner"] = np.where(np.arange(len(humans)) % 4 == 0, "tie", humans["winner"])
+    both = pd.concat([frame.assign(kind="automatic"), humans.assign(replicate=0)])
+    both.to_csv(path, index=False)
+    return frame, path
+
+
+def test_item_stage_against_a_python_loop(db, tmp_path):
+    from metaeval.analyses import judge_leaderboard as jl
+    from metaeval.analyses import preferences as pf
+    from metaeval.analyses import vote_runs
+    from metaeval.runs.votes import judge_leaderboard as board
+    from metaeval.runs.votes import vote_runs as runs_io
+
+    frame, path = _with_humans(tmp_path, most=3)
+    run_cli(db, "ingest", "preferences", path, "--dataset", "d")
+    k, seed = 40, 3
+    with Warehouse(db) as wh:
+        systems, human, chosen = board._data(wh, "d", ())
+        items = board._items(human, chosen["J"])
+        jv = board._votes(chosen["J"], items, systems)
+        cj, Mj = jl.counted(jv, len(systems), len(items))
+        runs, _ = runs_io.load(wh, "d", "J", systems, cj, items)
+        order = wh.sql("SELECT i.name AS input, p.presentation FROM preferences p JOIN inputs i USING (input_id) "
+                       "WHERE p.judge = 'J' ORDER BY p.input_id, p.system_a_id, p.system_b_id, p.presentation")
+    soft = {"a": 0.0, "b": 1.0, "tie": 0.5}
+    position = {key: n for n, key in enumerate(dict.fromkeys(zip(order["input"], order["presentation"])))}
+    cells = []                                                # from the file, in vote order
+    for (item, _), g in sorted(frame.groupby(["input", "order"]), key=lambda c: position[c[0]]):
+        values = [soft[w] for w in g.sort_values("replicate")["winner"]]
+        if len(values) > 1:
+            mean = sum(values) / len(values)
+            a, b = SYSTEMS.index(g["system_a"].iloc[0]), SYSTEMS.index(g["system_b"].iloc[0])
+            cells.append((items[(item, SYSTEMS[a], SYSTEMS[b])], (a, b, 0.0 if mean > 0.5 else 1.0 if mean < 0.5
+                                                                  else 0.5), values))
+    W = pf.bootstrap_weights(len(items), k, seed).T
+    Wj = np.asarray(Mj @ W)
+    ext, got = vote_runs.item_stage(runs, W, Wj, rp.second_stage_rng(seed))
+    rng = rp.second_stage_rng(seed)
+    keys = [(int(a), int(b), float(y)) for a, b, y in zip(cj.a, cj.b, cj.y)]
+    cells.sort(key=lambda c: keys.index(c[1]))                # by counted row, then vote (a stable sort)
+    for r in range(k):
+        counts = {key: float(Wj[n, r]) for n, key in enumerate(keys)}
+        for item, key, values in cells:
+            for _ in range(int(W[item, r])):                  # each copy of the vote: its runs drawn again
+                drawn = [values[int(rng.random() * len(values))] for _ in values]
+                mean = sum(drawn) / len(drawn)
+                counts[key] -= 1
+                moved = (key[0], key[1], 0.0 if mean > 0.5 else 1.0 if mean < 0.5 else 0.5)
+                counts[moved] = counts.get(moved, 0.0) + 1
+        have = {(int(a), int(b), float(y)): v for a, b, y, v in zip(ext.a, ext.b, ext.y, got[:, r]) if v}
+        assert have == {key: v for key, v in counts.items() if v}
+    with Warehouse(db) as wh:
+        mean = wh.judge_leaderboard("d", k=k, seed=seed)
+        a = wh.judge_leaderboard("d", k=k, seed=seed, replicates="resample")
+        b = wh.judge_leaderboard("d", k=k, seed=seed, replicates="resample", force=True)
+    columns = ["judge", "kendall", "kendall_lower", "kendall_upper", "brier", "brier_lower", "brier_upper"]
+    pd.testing.assert_frame_equal(a[columns], b[columns])
+    assert a["kendall"].tolist() == mean["kendall"].tolist()                     # the estimate: the mean's
+    assert not np.array_equal(a[["brier_lower", "brier_upper"]].to_numpy(),
+                              mean[["brier_lower", "brier_upper"]].to_numpy())
+    assert json.loads(a["conventions"].iloc[0])["most_runs"] == 3
+
+
+def test_judge_leaderboard_one_run_per_vote_is_the_mean_bit_for_bit(db, tmp_path):
+    _, path = _with_humans(tmp_path, most=1)
+    run_cli(db, "ingest", "preferences", path, "--dataset", "d")
+    columns = ["judge", "kendall", "kendall_lower", "kendall_upper", "spearman_lower", "spearman_upper", "brier",
+               "brier_lower", "brier_upper", "brier_votes", "separability", "agreement", "n_valid"]
+    with Warehouse(db) as wh:
+        mean = wh.judge_leaderboard("d", k=40, seed=2)
+        resampled = wh.judge_leaderboard("d", k=40, seed=2, replicates="resample")
+        params = wh.sql("SELECT parameters FROM analysis_runs ORDER BY run_id")["parameters"].map(json.loads).tolist()
+    pd.testing.assert_frame_equal(mean[columns], resampled[columns])
+    assert "replicates" not in params[0] and params[-1]["replicates"] == "resample"
+    assert "replicates" not in json.loads(mean["conventions"].iloc[0])

@@ -32,21 +32,24 @@ def check(replicates: str, judge: str | None, interval: str, style) -> bool:
     return True
 
 
-def prepared(wh, dataset: str, resample: bool, judge: str, several: bool, systems, counted, fingerprint: str):
+def prepared(wh, dataset: str, resample: bool, judge: str, several: bool, systems, counted, fingerprint: str,
+             items: dict | None = None):
     """(the judge's votes run several times, :class:`metaeval.analyses.vote_runs.VoteRuns`, or None for
-    the mean; the rows' fingerprint: with the runs, of the votes and their runs)."""
+    the mean; the rows' fingerprint: with the runs, of the votes and their runs); ``items``: as
+    :func:`load`'s."""
     if not resample:
         return None, fingerprint
     if several:
         raise WarehouseError(Message(Argument("replicates", "resample"), " draws the runs of connected votes only; these votes form unconnected "
                                      "groups of systems (leave it out)"))
-    runs, digest = load(wh, dataset, judge, systems, counted)
+    runs, digest = load(wh, dataset, judge, systems, counted, items)
     return runs, hashlib.sha256(f"{fingerprint}\x1e{digest}".encode()).hexdigest()
 
 
-def load(wh, dataset: str, judge: str, systems, counted):
+def load(wh, dataset: str, judge: str, systems, counted, items: dict | None = None):
     """The judge's votes run several times (:class:`metaeval.analyses.vote_runs.VoteRuns` on
-    ``counted``, the leaderboard's rows) and the digest of their runs."""
+    ``counted``, the leaderboard's rows) and the digest of their runs; ``items``: (input, system_a,
+    system_b) -> item index, each vote's item (judge-leaderboard's bootstrap over items)."""
     import numpy as np
 
     from metaeval import schema
@@ -55,8 +58,10 @@ def load(wh, dataset: str, judge: str, systems, counted):
     rows = wh.con.execute(schema.read("leaderboard_runs"), {"dataset": dataset, "judge": judge}).fetchall()
     index = {s: i for i, s in enumerate(systems)}
     outcome = {"a": 1.0, "b": 0.0, "tie": 0.5}
-    a, b, y, vote, soft = (np.array(c) for c in zip(*rows)) if rows else ([], [], [], [], [])
-    runs = vote_runs.of(counted, [index[s] for s in a], [index[s] for s in b], [outcome[w] for w in y], vote, soft)
+    a, b, y, vote, soft, inputs = (np.array(c) for c in zip(*rows)) if rows else ([], [], [], [], [], [])
+    item = None if items is None else [items[key] for key in zip(inputs, a, b)]
+    runs = vote_runs.of(counted, [index[s] for s in a], [index[s] for s in b], [outcome[w] for w in y], vote, soft,
+                        item)
     digest = hashlib.sha256(b"replicates\x1fresample\x1e")
     digest.update(np.ascontiguousarray(np.asarray(soft, dtype=float), dtype="<f8").tobytes())
     digest.update(np.ascontiguousarray(np.asarray(vote, dtype=np.int64), dtype="<i8").tobytes())
