@@ -119,6 +119,21 @@ def test_refusals_are_one_line_and_write_nothing(db, tmp_path, extra, said):
         assert wh.sql("SELECT count(*) AS n FROM analysis_runs")["n"][0] == 0
 
 
+def test_unjudged_inputs_under_all_are_refused_before_any_write(db, tmp_path):
+    _warehouse(db, tmp_path)
+    extra = pd.DataFrame([(s, "extra", "m", 0.5, 0) for s in SYSTEMS] + [(s, "extra", "n", 0.1, 0) for s in SYSTEMS],
+                         columns=["system", "input", "measure", "value", "replicate"])
+    extra.to_csv(tmp_path / "extra.csv", index=False)
+    with Warehouse(db) as wh:
+        table.ingest(wh, "d", [str(tmp_path / "extra.csv")], allow_new=True)
+        with pytest.raises(WarehouseError) as exc:
+            wh.evaluate("d", "h", metrics=["m"], k=40, replicates="resample")
+        assert "system_inputs" in str(exc.value) and "\n" not in str(exc.value)
+        assert wh.sql("SELECT count(*) AS n FROM analysis_runs")["n"][0] == 0
+        ev = wh.evaluate("d", "h", metrics=["m"], k=40, replicates="resample", system_inputs="judged")
+    assert ev.table["lower"].notna().all()
+
+
 def test_the_command_line(db, tmp_path):
     _warehouse(db, tmp_path)
     out = run_cli(db, "evaluate", "--dataset", "d", "--human", "h", "--metric", "m", "--k", "40",

@@ -311,6 +311,7 @@ def _plan(wh: Store, request: Request, *, measures: pd.DataFrame | None = None) 
         data = selection.load_data(wh, scope, clusters=clusters, runs=resample is not None)
         if resample is not None:   # the runs for the intervals only; correlate and compare read the means
             runs, data = data, replace(data, annotations={})
+            _check_paired(data, scope, o["system_inputs"])
         scope, skipped = selection.without_sparse_metrics(data, scope)
     focus = [m for m in evaluated if m in scope.metrics]
     if not focus:
@@ -334,6 +335,20 @@ def _plan(wh: Store, request: Request, *, measures: pd.DataFrame | None = None) 
     analyses["ci"].units = pair_blocks.chunk_units
     analyses["compare"].units = partial(pair_blocks.pair_units, system_inputs=o["system_inputs"])
     return _Plan(scope, data, skipped, focus, analyses, runs)
+
+
+def _check_paired(data: selection.Data, scope: selection.Scope, system_inputs: str) -> None:
+    """``replicates="resample"`` draws a metric's and the human's inputs together: at the system
+    level under "all", a metric scoring inputs the human did not judge is refused before any write."""
+    from metaeval.analyses.stats import protocols
+
+    if "system" not in scope.levels or system_inputs != "all":
+        return
+    for metric in scope.metrics:
+        if protocols.unjudged_inputs(data.values[scope.human], data.values[metric]):
+            raise WarehouseError(Message(Argument("replicates", "resample"), " draws the metric's and the human's "
+                                         f"inputs together; {metric} scores inputs the human did not judge: use ",
+                                         Argument("system_inputs", "judged")))
 
 
 def evaluate(wh: Store, dataset: str, human: str, scores: Sequence = (), *, jobs: int = 1,
