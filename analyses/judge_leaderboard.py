@@ -168,15 +168,22 @@ class Result:
 
 
 def evaluate(human: Votes, judge: Votes, n_systems: int, n_items: int, *, k: int = 1000, seed: int = 0,
-             alpha: float = 0.05, ridge: float = 0.0) -> Result:
-    """Every statistic of the module docstring for one judge against the humans."""
+             alpha: float = 0.05, ridge: float = 0.0, runs=None) -> Result:
+    """Every statistic of the module docstring for one judge against the humans; ``runs``: the
+    judge's votes run several times (:class:`metaeval.analyses.vote_runs.VoteRuns` on its counted
+    rows), drawn again inside every item resample (:func:`metaeval.analyses.vote_runs.item_stage`)."""
     alpha = alpha_iv(alpha)
     ch, Mh = counted(human, n_systems, n_items)
     cj, Mj = counted(judge, n_systems, n_items)
     th, tj = lb.fit(ch, ridge=ridge), lb.fit(cj, ridge=ridge)
     W = pf.bootstrap_weights(n_items, k, seed).T                        # items x rounds
     Wh, Wj = np.asarray(Mh @ W), np.asarray(Mj @ W)
-    sh, sj = lb.fit(ch, Wh, ridge=ridge), lb.fit(cj, Wj, ridge=ridge)
+    cjb = cj
+    if runs is not None:
+        from metaeval.analyses import replicates, vote_runs
+
+        cjb, Wj = vote_runs.item_stage(runs, W, Wj, replicates.second_stage_rng(seed))
+    sh, sj = lb.fit(ch, Wh, ridge=ridge), lb.fit(cjb, Wj, ridge=ridge)
     valid = np.isfinite(sh).all(axis=1) & np.isfinite(sj).all(axis=1)
     sh, sj, Wh = sh[valid], sj[valid], Wh[:, valid]
     rh, rj = lb.elo(th), lb.elo(tj)

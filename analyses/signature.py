@@ -15,7 +15,8 @@ changes the number and only those a row has::
   ``sysin`` (the system-score protocol), ``agg`` (a system's score over its inputs when not the mean:
   ``median``; a row's ``mean`` is left out, as before the option), ``annot`` (annotators re-drawn), ``clus`` (the
   input attribute whose clusters were resampled, ``--resample-clusters``: read from the row's conventions where
-  it is no column), ``rule`` (cluster rule);
+  it is no column), ``reps`` (``resample``: a metric's or judge's runs drawn again inside the resamples,
+  ``--replicates resample``; the mean's left out, as before the runs), ``rule`` (cluster rule);
 - ``data:`` the first 8 hex digits of the fingerprint of the cells the number was computed
   from (the row's ``fingerprint``; for a table, the run's ``data_fingerprint``).
 
@@ -35,7 +36,7 @@ FIELDS: tuple[tuple[str, str], ...] = (
     ("thr", "fixed_threshold"), ("method", "method"), ("alt", "alternative"),
     ("k", "k"), ("risk", "risk"), ("seed", "seed"), ("corr", "correction"), ("alpha", "alpha"),
     ("sysin", "system_inputs"), ("agg", "aggregate"), ("annot", "resample_annotators"), ("clus", "resample_clusters"),
-    ("rule", "cluster_rule"), ("data", "fingerprint"),
+    ("reps", "replicates"), ("rule", "cluster_rule"), ("data", "fingerprint"),
 )
 #: Hex digits of a fingerprint kept in a signature.
 FINGERPRINT_DIGITS = 8
@@ -78,7 +79,7 @@ def fields(row: Mapping[str, object]) -> dict[str, str]:
     for key, column in FIELDS:
         value = row.get(column) if column != "resample_clusters" else _clusters(row)
         if _missing(value) or (key == "corr" and value == "none") or (key == "subset" and value == "") \
-                or (key == "agg" and value == "mean"):
+                or (key in ("agg", "reps") and value == "mean"):
             continue
         if key == "corr" and not _missing(row.get("correction_group")):
             value = f"{value}/{row['correction_group']}"

@@ -9,7 +9,10 @@ the system's output), ``input.reference`` (ids in ``metadata.reference_ids``), t
 documents (``metadata.documents``, else a non-empty ``input.raw``). Aggregate records give
 each measure's direction (``metric_config.lower_is_better``; higher is better when no record
 says); those of result tables (``source_metadata.additional_details.metaeval = results``) are
-results, not data, and are left out. ``is_correct`` is not read.
+results, not data, and are left out. ``is_correct`` is not read. ``metadata.replicate``: the run of
+an automatic score (``scores.replicate``, a non-negative integer; a record without one is run
+``--replicate N``, default 0; a human judgment has none), as ``export --format eee`` writes a
+score run several times (one record per run).
 """
 
 from __future__ import annotations
@@ -20,14 +23,19 @@ from pathlib import Path
 import pandas as pd
 
 from metaeval.errors import InputError
-from metaeval.ingest.common import cells_frame, check_name, identifier, jsonl_objects, number, sha256
+from metaeval.ingest.common import (cells_frame, check_name, identifier, jsonl_objects, number, replicate_number,
+                                    sha256)
 from metaeval.ingest.summaries import _put  # a text given again must be the same
 from metaeval.batch import DOCUMENT_COLUMNS, MEASURE_COLUMNS, REFERENCE_COLUMNS, SUMMARY_COLUMNS, Batch
 
 FORMAT = "eee"
 
 
-def parse(path: Path) -> Batch:
+def parse(path: Path, *, replicate: int = 0) -> Batch:
+    """The file as a batch (module docstring); ``replicate``: the run of the scores whose record
+    gives none (``--replicate``)."""
+    from metaeval.ingest import run_numbers
+
     file = str(path)
     rows: list[tuple] = []
     directions: dict[str, tuple[str, int]] = {}
@@ -44,19 +52,23 @@ def parse(path: Path) -> Batch:
         else:
             raise InputError(file, line, None, "neither an aggregate record (evaluation_results) nor an "
                              "instance-level record (sample_id) of Every Eval Ever")
-    cells = cells_frame(rows, file, field=lambda measure: "evaluation.score")
+    runs = any(r[-1] is not None for r in rows)   # a record with metadata.replicate: the rows keep their runs
+    rows = [r if runs else r[:-1] for r in rows]
+    cells = cells_frame(rows, file, field=lambda measure: "evaluation.score", runs=runs)
     human = set(cells.loc[cells["annotator"].notna(), "measure"])
     names = sorted(set(cells["measure"]))
     measures = pd.DataFrame([(m, "human" if m in human else "automatic", directions.get(m, ("higher",))[0])
                              for m in names], columns=MEASURE_COLUMNS)
-    return Batch(
+    batch = Batch(
         file=file, format=FORMAT, sha256=sha256(path), options={},
         systems=pd.DataFrame({"name": list(systems), "type": [None] * len(systems)}),
         measures=measures, cells=cells,
         summaries=pd.DataFrame([(s, i, t, n) for (s, i), (t, n) in summaries.items()], columns=SUMMARY_COLUMNS),
         references=pd.DataFrame([(i, r, t, n) for (i, r), (t, n) in references.items()], columns=REFERENCE_COLUMNS),
         documents=pd.DataFrame([(i, p, t, n) for (i, p), (t, n) in documents.items()], columns=DOCUMENT_COLUMNS),
+        runs=runs,
     )
+    return run_numbers.given([batch], replicate)[0]
 
 
 def _field(obj: dict, file: str, line: int, *path: str, kind=dict, required: bool = True):
@@ -112,8 +124,12 @@ def _instance(obj: dict, file: str, line: int, rows: list, systems: dict, summar
     annotator = metadata.get("annotator")
     if annotator is not None:
         annotator = identifier(annotator, file, line, "metadata.annotator")
+    run = replicate_number(metadata.get("replicate"), file, line, "metadata.replicate")
+    if run is not None and annotator is not None:
+        raise InputError(file, line, "metadata.replicate", "a run number on a human judgment: runs are an automatic "
+                         "measure's (a judgment's repeated values are its annotators')")
     systems.setdefault(system, None)
-    rows.append((system, input_, measure, annotator, value, line))
+    rows.append((system, input_, measure, annotator, value, line, run))
     outputs = _field(obj, file, line, "output", "raw", kind=list, required=False) or []
     if len(outputs) > 1 or not all(isinstance(t, str) for t in outputs):
         raise InputError(file, line, "output.raw", "expected at most one output text (a string)")

@@ -133,9 +133,14 @@ def _flatten(metrics: dict, prefix: str = "", file: str = "", line: int = 0):
 
 def ingest(wh: Store, dataset: str, paths: Sequence[Path], *, human: Sequence[str] = (),
            lower: Sequence[str] = (), replace: bool = False, allow_new: bool = False,
-           command: str | None = None) -> list[LoadReport]:
+           command: str | None = None, replicate: int = 0) -> list[LoadReport]:
     """SacreROUGE metrics files into ``dataset`` of ``wh`` in one transaction, as
-    ``metaeval ingest sacrerouge`` does: each streamed into DuckDB by :func:`stage`."""
+    ``metaeval ingest sacrerouge`` does: each streamed into DuckDB by :func:`stage`. ``replicate``:
+    the run of their scores (``--replicate``; :mod:`metaeval.ingest.run_numbers`)."""
+    from metaeval.ingest import run_numbers
+    from metaeval.ingest.table import run_option
+
+    run_option(replicate, [str(p) for p in paths])   # before anything is staged
     batches: list[Batch] = []
     try:
         for i, path in enumerate(paths):
@@ -144,6 +149,7 @@ def ingest(wh: Store, dataset: str, paths: Sequence[Path], *, human: Sequence[st
         files = [b.file for b in batches]
         check_globs_used(human, measures, "--human", files)
         check_globs_used(lower, measures, "--lower", files)
+        run_numbers.given(batches, replicate)
         return wh.load(dataset, batches, replace=replace, command=command, allow_new=allow_new)
     finally:
         for b in batches:

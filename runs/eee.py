@@ -90,7 +90,8 @@ def _source(dataset: str, kind: str, **details: str) -> tuple[dict, dict]:
 
 
 def item_records(wh: Store, dataset: str, stamp: str) -> Iterator[dict]:
-    """The aggregate record of each system of ``dataset``, then one instance record per value."""
+    """The aggregate record of each system of ``dataset``, then one instance record per value (a
+    score run several times: one per run, ``metadata.replicate`` the run when not the first)."""
     measures = wh.con.execute(
         "SELECT m.name, m.kind, m.direction, m.scale FROM measures m JOIN datasets d USING (dataset_id) "
         "WHERE d.name = ? ORDER BY m.name", [dataset]).fetchall()
@@ -145,29 +146,36 @@ def item_records(wh: Store, dataset: str, stamp: str) -> Iterator[dict]:
     for _, i, t in texts["documents"]:
         documents.setdefault(i, []).append(t)
     cursor = wh.con.execute(
-        "SELECT s.name, i.name, m.name, NULL, v.value FROM scores v JOIN systems s USING (system_id) "
+        "SELECT s.name, i.name, m.name, NULL, v.value, v.replicate FROM scores v JOIN systems s USING (system_id) "
         "JOIN inputs i USING (input_id) JOIN measures m USING (measure_id) JOIN datasets d ON d.dataset_id = "
         "m.dataset_id WHERE d.name = $d "
-        "UNION ALL SELECT s.name, i.name, m.name, v.annotator, v.value FROM judgments v JOIN systems s "
+        "UNION ALL SELECT s.name, i.name, m.name, v.annotator, v.value, NULL FROM judgments v JOIN systems s "
         "USING (system_id) JOIN inputs i USING (input_id) JOIN measures m USING (measure_id) JOIN datasets d "
-        "ON d.dataset_id = m.dataset_id WHERE d.name = $d ORDER BY 1, 2, 3, 4", {"d": dataset})
-    for system, input_, measure, annotator, value in (row for rows in iter(lambda: cursor.fetchmany(10_000), [])
-                                                      for row in rows):
-        refs = references.get(input_, [])
-        metadata = {"dataset": dataset, "kind": kinds[measure][0], "is_correct": "undefined"}
-        if annotator is not None:
-            metadata["annotator"] = annotator
-        if refs:
-            metadata["reference_ids"] = json.dumps([r for r, _ in refs])
-        if input_ in documents:
-            metadata["documents"] = json.dumps(documents[input_])
-        output = {"raw": [summaries[system, input_]] if (system, input_) in summaries else []}
-        yield {"schema_version": SCHEMA_VERSION, "evaluation_id": f"metaeval/{dataset}/{system}",
-               "model_id": system, "evaluation_name": measure, "evaluation_result_id": f"{dataset}/{measure}",
-               "sample_id": input_, "interaction_type": "single_turn",
-               "input": {"raw": "\n\n".join(documents.get(input_, [])), "reference": [t for _, t in refs]},
-               "output": output, "answer_attribution": [],
-               "evaluation": {"score": float(value), "is_correct": False}, "metadata": metadata}
+        "ON d.dataset_id = m.dataset_id WHERE d.name = $d ORDER BY 1, 2, 3, 4, 6", {"d": dataset})
+    for row in (row for rows in iter(lambda: cursor.fetchmany(10_000), []) for row in rows):
+        yield _instance(dataset, row, kinds, summaries, references, documents)
+
+
+def _instance(dataset: str, row: tuple, kinds: dict, summaries: dict, references: dict, documents: dict) -> dict:
+    """The instance record of one stored value ``row`` (system, input, measure, annotator, value, run)."""
+    system, input_, measure, annotator, value, run = row
+    refs = references.get(input_, [])
+    metadata = {"dataset": dataset, "kind": kinds[measure][0], "is_correct": "undefined"}
+    if annotator is not None:
+        metadata["annotator"] = annotator
+    if run:   # a score's run after the first (scores.replicate): one record per run, read back by ingest eee
+        metadata["replicate"] = str(run)
+    if refs:
+        metadata["reference_ids"] = json.dumps([r for r, _ in refs])
+    if input_ in documents:
+        metadata["documents"] = json.dumps(documents[input_])
+    output = {"raw": [summaries[system, input_]] if (system, input_) in summaries else []}
+    return {"schema_version": SCHEMA_VERSION, "evaluation_id": f"metaeval/{dataset}/{system}",
+            "model_id": system, "evaluation_name": measure, "evaluation_result_id": f"{dataset}/{measure}",
+            "sample_id": input_, "interaction_type": "single_turn",
+            "input": {"raw": "\n\n".join(documents.get(input_, [])), "reference": [t for _, t in refs]},
+            "output": output, "answer_attribution": [],
+            "evaluation": {"score": float(value), "is_correct": False}, "metadata": metadata}
 
 
 def result_records(wh: Store, table: str, dataset: str | None, stamp: str) -> Iterator[dict]:

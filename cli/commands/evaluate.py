@@ -14,6 +14,7 @@ from metaeval.cli.app import (Context, LazyChoice, _command_line, echo_reports, 
 from metaeval.cli.families import aggregate_options, click_option
 from metaeval.runs.engine.options import CONTROL
 from metaeval.runs.engine.options import ALPHA, FORCE, JOBS, K, RESAMPLE_CLUSTERS, SEED, SYSTEM_INPUTS, WHERE
+from metaeval.runs.engine.shared_options import REPLICATES
 from metaeval.cli.progress import terminal_progress
 from metaeval.cli.sections import topic
 
@@ -69,6 +70,14 @@ MAX_LIST = 70
 @click_option(WHERE)
 @click_option(CONTROL)
 @click_option(RESAMPLE_CLUSTERS)
+@click_option(REPLICATES.but(help="A metric (scores.replicate) or, with --preferences, a judge "
+                                  "(preferences.replicate) run several times on the same cells: mean reads each cell "
+                                  "as the mean over its runs; resample also draws the runs again inside every "
+                                  "bootstrap resample of the intervals (seeded), so that they include the run-to-run "
+                                  "noise."))
+@click.option("--replicate", "replicate", type=int, default=None, metavar="N",
+              help="With --preferences: the run number of the file's rows that give none (default 0), as "
+                   "`ingest preferences --replicate`.")
 @aggregate_options
 @fmt_option()
 @layout_option
@@ -76,7 +85,8 @@ MAX_LIST = 70
 @click.pass_obj
 def evaluate(obj: Context, scores, datasets, humans, metrics, against, levels, coefficients, method, ci_method,
              correction, all_pairs, cluster_rule, system_inputs, k, seed, alpha, lower, allow_new, replace, jobs,
-             force, where, control, resample_clusters, aggregate, fmt, layout, input_format, preferences=None):
+             force, where, control, resample_clusters, aggregate, fmt, layout, input_format, preferences=None,
+             replicates="mean", replicate=None):
     """How good is my metric? Ingest SCORES and evaluate their metrics in one run.
 
     SCORES are score tables as `ingest table` reads them; with several --dataset, give each as
@@ -98,8 +108,12 @@ def evaluate(obj: Context, scores, datasets, humans, metrics, against, levels, c
             raise click.ClickException(f"--aggregate {aggregate} is of metrics' system scores; --preferences "
                                        "evaluates a judge: drop --aggregate")
         _evaluate_judge(obj, preferences, datasets, humans, scores, metrics, against, control, method, k, seed,
-                        alpha, correction, cluster_rule, where, allow_new, replace, force, fmt, resample_clusters)
+                        alpha, correction, cluster_rule, where, allow_new, replace, force, fmt, resample_clusters,
+                        replicates, 0 if replicate is None else replicate)
         return
+    if replicate is not None:
+        raise click.UsageError("--replicate N is the run number of a --preferences file's rows; a score table's "
+                               "runs are its replicate column (or `ingest table --replicate N`)")
     if not humans:
         raise click.UsageError("Missing option '--human' (the human judgment of each --dataset).")
     if len(humans) not in (1, len(datasets)):
@@ -115,12 +129,13 @@ def evaluate(obj: Context, scores, datasets, humans, metrics, against, levels, c
         files = _assign(scores, datasets, piped)
         _evaluate(obj, pairs, files, metrics, against, levels, coefficients, method, ci_method, correction,
                   all_pairs, cluster_rule, system_inputs, k, seed, alpha, lower, allow_new, replace, jobs, force,
-                  fmt, layout, piped, where, control, aggregate, resample_clusters)
+                  fmt, layout, piped, where, control, aggregate, resample_clusters, replicates)
 
 
 def _evaluate(obj, pairs, files, metrics, against, levels, coefficients, method, ci_method, correction, all_pairs,
               cluster_rule, system_inputs, k, seed, alpha, lower, allow_new, replace, jobs, force, fmt, layout,
-              piped: Path | None, where=(), control=None, aggregate="mean", resample_clusters=None):
+              piped: Path | None, where=(), control=None, aggregate="mean", resample_clusters=None,
+              replicates="mean"):
     import pandas as pd
 
     from metaeval.present import ranking_tables, tables
@@ -135,7 +150,8 @@ def _evaluate(obj, pairs, files, metrics, against, levels, coefficients, method,
             levels=levels, coefficients=coefficients, method=method, correction=correction,
             ci_method=ci_method, k=k, seed=seed, alpha=alpha, all_pairs=all_pairs, system_inputs=system_inputs,
             lower=lower, replace=replace, allow_new=allow_new, command=_command_line(), cluster_rule=cluster_rule,
-            where=where, control=control, aggregate=aggregate, resample_clusters=resample_clusters)
+            where=where, control=control, aggregate=aggregate, resample_clusters=resample_clusters,
+            replicates=replicates)
             for dataset, human in pairs]
         for batch in (b for request in requests for b in request.batches):
             if piped is not None and batch.file == str(piped):
@@ -186,7 +202,8 @@ def _evaluate(obj, pairs, files, metrics, against, levels, coefficients, method,
 
 
 def _evaluate_judge(obj, preferences, datasets, humans, scores, metrics, against, control, method, k, seed, alpha,
-                    correction, cluster_rule, where, allow_new, replace, force, fmt, resample_clusters=None):
+                    correction, cluster_rule, where, allow_new, replace, force, fmt, resample_clusters=None,
+                    replicates="mean", replicate=0):
     """``evaluate --preferences FILE``: a new judge (:func:`metaeval.runs.votes.judge_evaluation.evaluate_judge`)."""
     from metaeval.cli.app import show_blocks
     from metaeval.runs.votes import judge_evaluation
@@ -202,7 +219,8 @@ def _evaluate_judge(obj, preferences, datasets, humans, scores, metrics, against
         ev = judge_evaluation.evaluate_judge(wh, datasets[0], preferences, humans=humans, k=k, seed=seed, alpha=alpha,
                                        test=test, correction=correction, cluster_rule=cluster_rule, where=where,
                                        replace=replace, allow_new=allow_new, command=_command_line(), force=force,
-                                       resample_clusters=resample_clusters)
+                                       resample_clusters=resample_clusters, replicates=replicates,
+                                       replicate=replicate)
     err = not is_text(fmt)
     echo_reports([ev.loaded], err=err)
     state = ("up to date; nothing computed" if ev.summary.run_id is None

@@ -35,6 +35,12 @@ def _measure_options(f):
     return f
 
 
+def _replicate_option(f):
+    return click.option("--replicate", default=0, type=int, show_default=True, metavar="N",
+                        help="The run of the files' automatic scores (a metric run again on the same cells: run 1, "
+                             "2, ...; default 0, the first); the analyses read the mean over the runs.")(f)
+
+
 def _run_ingest(obj: Context, dataset: str, batches, replace: bool, allow_new: bool, human=(), lower=()) -> None:
     from metaeval.ingest.common import check_globs_used
 
@@ -51,14 +57,16 @@ def _run_ingest(obj: Context, dataset: str, batches, replace: bool, allow_new: b
 @click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @_ingest_options
 @_measure_options
+@_replicate_option
 @click.pass_obj
-def ingest_sacrerouge(obj, files, dataset, replace, allow_new, human, lower):
+def ingest_sacrerouge(obj, files, dataset, replace, allow_new, human, lower, replicate):
     """SacreROUGE metrics jsonl files (one summary per line, nested 'metrics')."""
-    from metaeval.ingest import sacrerouge
+    from metaeval.ingest import sacrerouge, table
 
+    table.run_option(replicate, list(files))   # before a new warehouse is made
     with obj.open(create=not obj.path.exists()) as wh:
         reports = sacrerouge.ingest(wh, dataset, list(files), human=human, lower=lower, replace=replace,
-                                    allow_new=allow_new, command=_command_line())
+                                    allow_new=allow_new, command=_command_line(), replicate=replicate)
     echo_reports(reports)
 
 
@@ -76,13 +84,15 @@ def ingest_summaries(obj, files, dataset, replace, allow_new):
 @ingest.command("eee", short_help='Every Eval Ever 0.3.0 JSON lines (as `export --format eee` writes).')
 @click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @_ingest_options
+@_replicate_option
 @click.pass_obj
-def ingest_eee(obj, files, dataset, replace, allow_new):
+def ingest_eee(obj, files, dataset, replace, allow_new, replicate):
     """Every Eval Ever 0.3.0 JSON lines (as `export --format eee` writes): instance-level records
     as values (systems = models, inputs = samples, measures = evaluation names), with their texts."""
-    from metaeval.ingest import eee
+    from metaeval.ingest import eee, table
 
-    _run_ingest(obj, dataset, [eee.parse(f) for f in files], replace, allow_new)
+    table.run_option(replicate, list(files))
+    _run_ingest(obj, dataset, [eee.parse(f, replicate=replicate) for f in files], replace, allow_new)
 
 
 @ingest.command("table", short_help='Tables of scores or judgments (CSV, TSV, Parquet, JSONL), long or wide.')
@@ -142,17 +152,22 @@ def ingest_attributes(obj, file, dataset, replace):
 @click.option("--lp", default=None, help="Language pair (e.g. en-de); needed when the set has several.")
 @click.option("--lower", "lower", multiple=True, metavar="GLOB",
               help="Measures for which lower is better (mt-metrics-eval's scores are higher-better). Repeatable.")
+@click.option("--replicate", default=0, type=int, show_default=True, metavar="N",
+              help="The run of the set's metric scores (a metric run again: 1, 2, ...; default 0); the human "
+                   "scores are ingested as they are (a judgment has no runs).")
 @click.pass_obj
-def ingest_mtme(obj, directory, dataset, replace, allow_new, lp, lower):
+def ingest_mtme(obj, directory, dataset, replace, allow_new, lp, lower, replicate):
     """An mt-metrics-eval evaluation set directory (e.g. wmt23/), one language pair.
 
     human-scores/LP.NAME.LEVEL.score and metric-scores/LP/NAME.LEVEL.score become measures
     NAME.seg (cells: system x segment index) and NAME.sys (per system, input 'all'); sources,
     references and system-outputs the texts.
     """
-    from metaeval.ingest import mtme
+    from metaeval.ingest import mtme, run_numbers, table
 
+    table.run_option(replicate, [str(directory)])   # before the set is read
     evalset = mtme.parse(directory, lp, lower=lower)
+    run_numbers.given(evalset.batches, replicate, judgments="skip")
     say(f"{directory}: language pair {evalset.lp}, {evalset.n_segments} segments, "
                f"{len(evalset.batches)} files")
     for path in evalset.not_read:

@@ -31,7 +31,7 @@ from __future__ import annotations
 import glob
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -149,7 +149,9 @@ class Evaluation:
                     *parameters.aggregate_sides(s["aggregate"])) if s.get("aggregate") else "")
                 + f": level {', '.join(s['levels'])}; "
                 f"coefficient {', '.join(s['coefficients'])}{kendall}; "
-                f"{100 * (1 - s['alpha']):g}% CI {s['ci_method']} (k={s['k']}, seed={s['seed']}); "
+                f"{100 * (1 - s['alpha']):g}% CI {s['ci_method']} (k={s['k']}, seed={s['seed']}"
+                + ("; each cell's runs of a metric drawn again inside every resample" if s.get("replicates") ==
+                   "resample" else "") + "); "
                 f"tests {s['method']} ({s['alternative']}, k={s['k']}, seed={s['seed']}), "
                 + (f"clusters of inputs ({s['resample_clusters']}) resampled whole, " if s.get("resample_clusters")
                    else "")
@@ -222,6 +224,8 @@ class _Plan:
     skipped: dict[str, str]
     focus: list[str]
     analyses: dict[str, runner.Analysis]
+    #: ``replicates="resample"``: the data of the intervals, with each metric's runs (the others read ``data``)
+    runs: selection.Data | None = None
 
 
 def prepare(wh: Store, dataset: str, human: str, scores: Sequence = (), *, metrics: Sequence[str] = (),
@@ -232,13 +236,16 @@ def prepare(wh: Store, dataset: str, human: str, scores: Sequence = (), *, metri
             allow_new: bool = False, command: str | None = None,
             cluster_rule: str = parameters.DEFAULT_CLUSTER_RULE, where: Sequence = (),
             control: str | None = None, aggregate: str = parameters.DEFAULT_AGGREGATE,
-            resample_clusters: str | None = None) -> Request:
+            resample_clusters: str | None = None, replicates: str = "mean") -> Request:
     """Parse ``scores`` and check every name and option of an evaluation (see :func:`evaluate`)
     against the warehouse and the measures the score tables add, writing nothing. Without score
     tables the data's checks (metrics too sparse to correlate, too few inputs to resample) are
     made too; with them, they need the merged scores and are made inside the ingest's
     transaction, before its commit (:func:`run_request`)."""
     parameters.system_inputs_parameter(system_inputs)
+    if replicates not in intervals.REPLICATES:
+        raise WarehouseError(Message(Argument("replicates", replicates), f" must be one of "
+                                     f"{', '.join(intervals.REPLICATES)}"))
     if control is not None:   # partial correlations: at the global level, NAME[control=...] (as correlate)
         coefficients = selection.with_control(coefficients, control)
     levels = tuple(levels) or (("global",) if control is not None else LEVELS)
@@ -250,7 +257,7 @@ def prepare(wh: Store, dataset: str, human: str, scores: Sequence = (), *, metri
                    k=k, seed=seed, alpha=alpha, all_pairs=all_pairs, system_inputs=system_inputs,
                    replace=replace, allow_new=allow_new, command=command, cluster_rule=cluster_rule,
                    where=selection.parse_where(where), control=control, aggregate=aggregate,
-                   resample_clusters=resample_clusters)
+                   resample_clusters=resample_clusters, replicates=replicates)
     if not len(scores):
         request = Request(dataset, human, (), (), options)
         return Request(dataset, human, (), (), options, _plan(wh, request))
@@ -297,10 +304,14 @@ def _plan(wh: Store, request: Request, *, measures: pd.DataFrame | None = None) 
     if others is None:  # every automatic measure, the evaluated ones first
         scope = selection.Scope(dataset, human, (*evaluated, *[m for m in scope.metrics if m not in evaluated]),
                                 scope.levels, scope.coefficients, scope.where)
-    data, skipped = None, {}
+    data, skipped, runs = None, {}, None
     clusters = o.get("resample_clusters")
+    resample = "resample" if o.get("replicates", "mean") == "resample" else None
     if measures is None:
-        data = selection.load_data(wh, scope, clusters=clusters)
+        data = selection.load_data(wh, scope, clusters=clusters, runs=resample is not None)
+        if resample is not None:   # the runs for the intervals only; correlate and compare read the means
+            runs, data = data, replace(data, annotations={})
+            _check_paired(data, scope, o["system_inputs"])
         scope, skipped = selection.without_sparse_metrics(data, scope)
     focus = [m for m in evaluated if m in scope.metrics]
     if not focus:
@@ -311,19 +322,33 @@ def _plan(wh: Store, request: Request, *, measures: pd.DataFrame | None = None) 
     analyses = {
         "correlate": correlations.correlate_analysis(scope, o["system_inputs"], aggregate),
         "ci": intervals.ci_analysis(scope, o["ci_method"], o["k"], o["alpha"], o["seed"], o["system_inputs"],
-                                    aggregate=aggregate, resample_clusters=clusters),
+                                    aggregate=aggregate, resample_clusters=clusters, replicates=resample),
         "compare": comparisons.compare_analysis(scope, o["method"], o["k"], o["alpha"], o["seed"], ALTERNATIVE,
                                            o["correction"], "metric", system_inputs=o["system_inputs"],
                                            focus=None if o["all_pairs"] else focus, aggregate=aggregate,
                                            resample_clusters=clusters),
     }
     if data is not None:
-        for analysis in analyses.values():
-            runner.planned(data, scope, analysis)  # its checks (inputs enough to resample, ...)
+        for name, analysis in analyses.items():
+            runner.planned(runs if name == "ci" and runs is not None else data, scope, analysis)  # its checks
     # on workers, in blocks sharing their resamples as one process does (runs/metrics/pair_blocks.py)
     analyses["ci"].units = pair_blocks.chunk_units
     analyses["compare"].units = partial(pair_blocks.pair_units, system_inputs=o["system_inputs"])
-    return _Plan(scope, data, skipped, focus, analyses)
+    return _Plan(scope, data, skipped, focus, analyses, runs)
+
+
+def _check_paired(data: selection.Data, scope: selection.Scope, system_inputs: str) -> None:
+    """``replicates="resample"`` draws a metric's and the human's inputs together: at the system
+    level under "all", a metric scoring inputs the human did not judge is refused before any write."""
+    from metaeval.analyses.stats import protocols
+
+    if "system" not in scope.levels or system_inputs != "all":
+        return
+    for metric in scope.metrics:
+        if protocols.unjudged_inputs(data.values[scope.human], data.values[metric]):
+            raise WarehouseError(Message(Argument("replicates", "resample"), " draws the metric's and the human's "
+                                         f"inputs together; {metric} scores inputs the human did not judge: use ",
+                                         Argument("system_inputs", "judged")))
 
 
 def evaluate(wh: Store, dataset: str, human: str, scores: Sequence = (), *, jobs: int = 1,
@@ -355,9 +380,9 @@ def run_request(wh: Store, request: Request, *, jobs: int = 1, force: bool = Fal
         if shared is not None and plan.data is not None and jobs == 1 and not executors.of(wh).distributed \
                 and o.get("resample_clusters") is None:   # (clustered resamples are never shared)
             _offer(shared, plan, o["system_inputs"])
-        outcomes = dict(zip(plan.analyses, engine.run_all(wh, scope, list(plan.analyses.values()), data=plan.data,
-                                                          skipped=plan.skipped, jobs=jobs, force=force,
-                                                          progress=progress)))
+        outcomes = {name: engine.run_all(wh, scope, [analysis], data=plan.runs if name == "ci" and plan.runs
+                                         is not None else plan.data, skipped=plan.skipped, jobs=jobs, force=force,
+                                         progress=progress)[0] for name, analysis in plan.analyses.items()}
     settings = {"levels": list(scope.levels), "coefficients": list(scope.coefficients), "method": o["method"],
                 "alternative": ALTERNATIVE, "correction": o["correction"], "correction_group": "metric",
                 "ci_method": o["ci_method"], "k": o["k"], "seed": o["seed"], "alpha": o["alpha"],
@@ -368,6 +393,8 @@ def run_request(wh: Store, request: Request, *, jobs: int = 1, force: bool = Fal
         settings["subset"] = scope.subset
     if o.get("resample_clusters") is not None:   # (only when set: an unclustered evaluation's settings as before)
         settings["resample_clusters"] = o["resample_clusters"]
+    if o.get("replicates", "mean") != "mean":   # (only when set: the settings of the mean as before the runs)
+        settings["replicates"] = o["replicates"]
     from metaeval.runs.agreement import annotators
 
     ceiling = annotators.ceilings(wh, request.dataset, request.human)
@@ -538,7 +565,8 @@ def _signature(settings: dict, level: str, coefficient: str, corr: pd.DataFrame,
         "correction": settings["correction"], "correction_group": settings["correction_group"],
         "alpha": settings["alpha"], "system_inputs": settings["system_inputs"],
         "cluster_rule": settings["cluster_rule"], "aggregate": settings.get("aggregate"),
-        "resample_clusters": settings.get("resample_clusters"), "fingerprint": fingerprint})
+        "resample_clusters": settings.get("resample_clusters"), "replicates": settings.get("replicates"),
+        "fingerprint": fingerprint})
 
 
 def _value(frame: pd.DataFrame, key: tuple, column: str) -> float:

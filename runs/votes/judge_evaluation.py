@@ -42,12 +42,16 @@ def evaluate_judge(wh: Store, dataset: str, preferences: str | os.PathLike, *, h
                    test: str = "permutation", correction: str = "holm", cluster_rule: str = "any",
                    where: Sequence = (), replace: bool = False, allow_new: bool = False,
                    command: str | None = None, force: bool = False,
-                   resample_clusters: str | None = None) -> JudgeEvaluation:
+                   resample_clusters: str | None = None, replicates: str = "mean",
+                   replicate: int = 0) -> JudgeEvaluation:
     """How good is my judge? Ingest a preference file of automatic judges into ``dataset``
     (:func:`metaeval.ingest.preferences.ingest`: atomic, idempotent, conflicts need ``replace``)
     and judge it, with every stored automatic judge, against the majority of the stored human
     judges (``humans`` globs; default all): :func:`metaeval.runs.votes.judges.judges`'s statistics,
-    intervals, judge-vs-judge tests and clusters, and Bradley-Terry rankings.
+    intervals, judge-vs-judge tests and clusters, and Bradley-Terry rankings. ``replicate``: the run
+    number of the file's rows that give none (as ``ingest preferences --replicate``); ``replicates``:
+    as :func:`~metaeval.runs.votes.judges.judges`' (``resample``: the judges' runs drawn again inside
+    the item resamples).
 
     Everything that can be checked is checked before the ingest writes: the options, the file
     (every row parsed; its judges automatic: human verdicts are the reference, ingested with
@@ -80,10 +84,11 @@ def evaluate_judge(wh: Store, dataset: str, preferences: str | os.PathLike, *, h
                                  f"its values: {', '.join(values)}")
     prepared = []   # the judges computed on the merged preferences, inside the ingest's transaction
     loaded = ingest_preferences.ingest(
-        wh, dataset, path, replace=replace, allow_new=allow_new, command=command,
+        wh, dataset, path, replace=replace, allow_new=allow_new, command=command, replicate=replicate,
         before_commit=lambda: prepared.append(judges_runs.prepare(
             wh, dataset, human_judges, (), k=k, alpha=alpha, seed=seed, test=test, correction=correction,
-            cluster_rule=cluster_rule, where=where, force=force, resample_clusters=resample_clusters)))
+            cluster_rule=cluster_rule, where=where, force=force, resample_clusters=resample_clusters,
+            replicates=replicates)))
     summary = judges_runs.write(wh, prepared[0])
     latest = judges_runs.latest(wh, dataset, summary.human, list(summary.tied_majority))
     return JudgeEvaluation(dataset, summary.human, tuple(dict.fromkeys(rows["judge"])), loaded, summary, latest)

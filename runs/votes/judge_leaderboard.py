@@ -17,6 +17,7 @@ from __future__ import annotations
 from metaeval.errors import Argument, Message, WarehouseError, ingest_hint
 from metaeval.runs.engine.families import Family, register
 from metaeval.runs.engine.options import ALPHA, DATASET, FORCE, JUDGE_GLOBS, K, SEED, VOTES_BY, VOTES_WHERE, Option
+from metaeval.runs.engine.shared_options import REPLICATES
 
 COMMAND, TABLE = "judge-leaderboard", "judge_leaderboard"
 _OUTCOME = {"a": 1.0, "b": 0.0, "tie": 0.5}
@@ -35,19 +36,35 @@ class JudgeLeaderboard(Family):
                K.but(help="Bootstrap rounds over the items (the same for the judge and the humans)."), SEED, ALPHA,
                Option("ridge", default=0.0, kind="float", minimum=0,
                       help="A Gaussian prior -ridge/2 * ||theta||^2 on both sides' strengths (default none)."),
-               VOTES_WHERE, VOTES_BY, FORCE)
+               VOTES_WHERE, VOTES_BY,
+               REPLICATES.but(help="A judge run several times on the same items (preferences.replicate): mean "
+                                   "counts each vote as the mean over its runs; resample also draws each drawn "
+                                   "vote's runs again inside every item resample (the humans' votes are one run "
+                                   "each), so that the judge's intervals include its run-to-run noise."),
+               FORCE)
 
     def inputs(self, wh, dataset: str, judges=(), *, k: int = K.default, seed: int = SEED.default,
-               alpha: float = ALPHA.default, ridge: float = 0.0):
-        """The human votes and each chosen judge's (a part each: its own fingerprint)."""
+               alpha: float = ALPHA.default, ridge: float = 0.0, replicates: str = "mean"):
+        """The human votes and each chosen judge's (a part each: its own fingerprint); ``replicates``
+        "resample": each judge's runs drawn again inside every item resample
+        (:mod:`metaeval.analyses.vote_runs`; the runs in the fingerprint)."""
+        from metaeval.analyses import judge_leaderboard as jl
         from metaeval.runs.engine import parameters, store
+        from metaeval.runs.votes import vote_runs
 
         parameters.check_k(k, alpha, "interval")
+        resample = vote_runs.check(replicates, "", "bootstrap", ())
         systems, human, chosen = _data(wh, dataset, judges)
         setting = {"k": int(k), "seed": int(seed), "alpha": float(alpha), "ridge": float(ridge)}
-        parts = tuple((_fingerprint(systems, human, frame), {"judge": judge, **setting})
-                      for judge, frame in chosen.items())
-        return store.Inputs(dataset, "", setting, data=(systems, human, chosen), parts=parts)
+        parts, runs = [], {}
+        for judge, frame in chosen.items():
+            fp, runs[judge] = _fingerprint(systems, human, frame), None
+            if resample:   # the judge's votes run several times, in the fingerprint
+                items = _items(human, frame)
+                runs[judge], fp = vote_runs.prepared(wh, dataset, True, judge, False, systems, jl.counted(
+                    _votes(frame, items, systems), len(systems), len(items))[0], fp, items)
+            parts.append((fp, {"judge": judge, **setting}))
+        return store.Inputs(dataset, "", setting, data=(systems, human, chosen, runs, resample), parts=tuple(parts))
 
     def rows(self, wh, inputs, *, missing=(), **params):
         return _rows(inputs, missing)
@@ -131,15 +148,13 @@ def _rows(inputs, missing):
     from metaeval.analyses import leaderboard as lb
     from metaeval.runs.engine import store
 
-    (systems, human, chosen), setting, dataset = inputs.data, dict(inputs.keys), inputs.dataset
+    (systems, human, chosen, runs, resample), setting, dataset = inputs.data, dict(inputs.keys), inputs.dataset
     ridge, judges = setting["ridge"], list(chosen)
     rows = []
     for i in missing:
         judge, (fp, _) = judges[i], inputs.parts[i]
         frame = chosen[judge]
-        items = {key: i for i, key in enumerate(sorted(set(zip(human["input"], human["system_a"], human["system_b"]))
-                                                        | set(zip(frame["input"], frame["system_a"],
-                                                                  frame["system_b"]))))}
+        items = _items(human, frame)
         hv, jv = _votes(human, items, systems), _votes(frame, items, systems)
         if ridge == 0:
             for who, v in (("the human", hv), (f"judge {judge!r}'s", jv)):
@@ -147,18 +162,27 @@ def _rows(inputs, missing):
                     raise WarehouseError(Message(f"{who} votes admit no maximum-likelihood ratings (a system never "
                                                  "loses or never wins, so its rating is infinite): give a prior, e.g. ",
                                                  Argument("ridge", 0.01)))
-        rows.append(_row(judge, hv, jv, systems, len(items), fp, setting))
+        rows.append(_row(judge, hv, jv, systems, len(items), fp, setting, runs[judge]))
     frame = pd.DataFrame(rows).assign(dataset=dataset, **setting)
-    return store.Rows(frame, {"dataset": dataset, "judges": sorted(chosen), **setting}, setting["seed"],
+    return store.Rows(frame, {"dataset": dataset, "judges": sorted(chosen), **setting,
+                              **({"replicates": "resample"} if resample else {})}, setting["seed"],
                       ",".join(sorted(set(frame["fingerprint"]))))
 
 
-def _row(judge: str, hv, jv, systems, n_items: int, fingerprint: str, setting: dict) -> dict:
-    """One judge's row (without dataset and the setting's columns)."""
+def _items(human, frame) -> dict:
+    """(input, system_a, system_b) -> item index: the items either side voted on, sorted."""
+    return {key: i for i, key in enumerate(sorted(set(zip(human["input"], human["system_a"], human["system_b"]))
+                                                  | set(zip(frame["input"], frame["system_a"], frame["system_b"]))))}
+
+
+def _row(judge: str, hv, jv, systems, n_items: int, fingerprint: str, setting: dict, runs=None) -> dict:
+    """One judge's row (without dataset and the setting's columns); ``runs``: its votes run
+    several times, drawn again inside every item resample."""
     from metaeval.analyses import judge_leaderboard as jl
     from metaeval.runs.engine import bookkeeping
+    from metaeval.runs.votes import vote_runs
 
-    r = jl.evaluate(hv, jv, len(systems), n_items, **setting)
+    r = jl.evaluate(hv, jv, len(systems), n_items, **setting, runs=runs)
     none = bookkeeping.none_if_nan
     row = {"judge": judge, "systems": len(systems), "items": n_items, "votes_judge": len(jv.a),
            "votes_human": len(hv.a), "n_valid": r.n_valid, "pairs": r.pairs,
@@ -187,5 +211,5 @@ def _row(judge: str, hv, jv, systems, n_items: int, fingerprint: str, setting: d
                  "humans rate equal left out",
         "brier_votes": "mean over human votes of (sigma(theta_J,a - theta_J,b) - y)^2, y = 1, 1/2 (tie), 0",
         "ratings_judge": dict(zip(systems, map(float, r.rating_judge))),
-        "ratings_human": dict(zip(systems, map(float, r.rating_human)))})
+        "ratings_human": dict(zip(systems, map(float, r.rating_human))), **vote_runs.said({}, runs)})
     return row

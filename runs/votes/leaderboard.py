@@ -23,6 +23,8 @@ from __future__ import annotations
 from metaeval.errors import Argument, Message, WarehouseError, ingest_hint
 from metaeval.runs.engine.families import Family, register
 from metaeval.runs.engine.options import ALPHA, CORRECTION, DATASET, FORCE, JOBS, K, SEED, VOTES_BY, VOTES_WHERE, Option
+from metaeval.runs.engine.shared_options import REPLICATES
+from metaeval.runs.votes import vote_runs
 
 COMMAND, TABLE, STYLE_TABLE = "leaderboard", "leaderboard", "leaderboard_style"
 
@@ -48,6 +50,9 @@ OPTIONS = (
                 "(output_length, else the text's characters), headers, lists, bold (markdown counts of the stored "
                 "texts), or a numeric attribute. Its coefficient: table leaderboard_style."),
     VOTES_WHERE, VOTES_BY,
+    REPLICATES.but(help="A judge run several times on the same items (preferences.replicate): mean counts each vote "
+                        "as the mean over its runs; resample also draws each drawn vote's runs again inside every "
+                        "bootstrap round (with --judge), so that the intervals include its run-to-run noise."),
     FORCE, JOBS.but(help="Worker processes for the bootstrap rounds (or a Dask scheduler's workers)."),
 )
 
@@ -192,11 +197,10 @@ def leaderboard(wh, dataset: str, judge: str | None = None, *, k: int = K.defaul
                 alpha: float = ALPHA.default, interval: str = "bootstrap", scale: str = "elo", anchor: str | None = None,
                 anchor_rating: float = 1000.0, ridge: float = 0.0, ties: str = "half",
                 correction: str = CORRECTION.default, style=(), force: bool = False, jobs: int = 1, progress=None,
-                plain: bool = False):
-    """The latest ``leaderboard`` rows of these votes and settings (best first), computed unless
-    up to date; with ``style`` covariates, {table: rows} of ``leaderboard`` (the controlled
-    ratings) and ``leaderboard_style`` (the coefficients). ``plain`` (without ``style``): as
-    :class:`~metaeval.rows.Rows`, pandas never imported."""
+                plain: bool = False, replicates: str = "mean"):
+    """The latest ``leaderboard`` rows of these votes and settings (best first), computed unless up to date; with
+    ``style`` covariates, {table: rows} of ``leaderboard`` (the controlled ratings) and ``leaderboard_style`` (the
+    coefficients). ``plain`` (without ``style``): as :class:`~metaeval.rows.Rows`, pandas never imported."""
     from metaeval import names
     from metaeval.analyses import leaderboard as lb
     from metaeval.runs.votes import leaderboard_style as lstyle
@@ -205,6 +209,7 @@ def leaderboard(wh, dataset: str, judge: str | None = None, *, k: int = K.defaul
     if judge is not None:                    # '' is the human votes' key, never a judge's name
         names.check_option("judge", judge, "judge name")
     style = lstyle.canonical(style)
+    resample = vote_runs.check(replicates, judge, interval, style)   # (a judge's runs: runs/votes/vote_runs.py)
     if interval == "bootstrap":
         parameters.check_k(k, alpha, "interval")
     if ridge and ties != "half":
@@ -238,6 +243,7 @@ def leaderboard(wh, dataset: str, judge: str | None = None, *, k: int = K.defaul
     if ties != "half" and not 0 < counted.w[counted.y == lb.TIE].sum() < counted.n_votes:
         raise WarehouseError(Message(Argument("ties", ties), " needs votes with ties and votes without: the tie "
                                      "parameter of these votes is at its bound"))
+    runs, fingerprint = vote_runs.prepared(wh, dataset, resample, judge, several, systems, counted, fingerprint)
     setting = {"judge": judge or "", "scale": scale, "interval": interval, "anchor": anchor or "",
                "ridge": float(ridge), "alpha": float(alpha), "ties": ties, "correction": correction}
     if interval == "bootstrap":
@@ -257,13 +263,14 @@ def leaderboard(wh, dataset: str, judge: str | None = None, *, k: int = K.defaul
                                                     anchor_rating, k, seed, alpha, ridge, ties, correction, pool), None
         else:
             columns, coefficients = _compute(systems, counted, votes, setting, at, anchor_rating, k, seed, alpha,
-                                             ridge, ties, correction, pool, covariates)
+                                             ridge, ties, correction, pool, covariates, runs=runs)
     columns = persist.columns(len(systems), **columns, dataset=dataset, fingerprint=fingerprint)
     more = {}
     if covariates is not None:
         more[STYLE_TABLE] = lstyle.coefficients_frame(covariates, coefficients, setting, counted.n_votes).assign(
             dataset=dataset, fingerprint=fingerprint)
-    persist.write(wh, COMMAND, TABLE, columns, {"dataset": dataset, **setting}, fingerprint,
+    persist.write(wh, COMMAND, TABLE, columns, {"dataset": dataset, **setting, **vote_runs.recorded(runs)},
+                  fingerprint,
                   seed if interval == "bootstrap" else None, more=more)
     return _reusable(wh, dataset, fingerprint, setting, plain)
 
@@ -394,11 +401,11 @@ def _compute_groups(systems, counted, votes, setting, members, anchor, anchor_ra
 
 
 def _compute(systems, counted, votes, setting, at, anchor_rating, k, seed, alpha, ridge, ties, correction, pool,
-             covariates=None, W=None):
+             covariates=None, W=None, runs=None):
     """(the columns of the rows without dataset and fingerprint, {column: values or one value}:
     ratings, intervals, order, fragility; with covariates, their coefficients {coefficient,
     lower, upper}, else None). ``W``: the bootstrap's counts (rows x rounds; default: drawn
-    here with ``k`` and ``seed``)."""
+    here with ``k`` and ``seed``); ``runs``: the judge's votes run several times, drawn again in each round."""
     import numpy as np
 
     from metaeval.analyses import leaderboard as lb
@@ -422,7 +429,8 @@ def _compute(systems, counted, votes, setting, at, anchor_rating, k, seed, alpha
     nan = np.full(S, np.nan)
     first, n_valid, rank_lower, rank_upper, coefficients = nan, None, nan, nan, None
     if interval == "bootstrap":
-        both = _rounds(counted, lb.bootstrap_counts(counted, k, seed) if W is None else W, ties, ridge, pool, Z)
+        W = lb.bootstrap_counts(counted, k, seed) if W is None else W
+        both = _rounds(*vote_runs.stage(counted, W, runs, seed), ties, ridge, pool, Z)
         samples = transform(both[:, :S])
         boot = lb.summarise(samples, alpha)
         lower, upper, first, n_valid = boot.lower, boot.upper, boot.first, boot.n_valid
@@ -436,7 +444,7 @@ def _compute(systems, counted, votes, setting, at, anchor_rating, k, seed, alpha
                                                       lb.ELO_PER_LOGIT if scale == "elo" else 1.0, alpha)
     order, resolution = _order(systems, rating, tests, k, correction, alpha)
     fragile = lr.fragility(counted, lambda W: fit(W)[0])
-    conventions = _conventions(setting, ridge, counted, tau, resolution, fragile, systems)
+    conventions = vote_runs.said(_conventions(setting, ridge, counted, tau, resolution, fragile, systems), runs)
     tie_parameter = None
     if tau is not None:
         from metaeval.analyses import leaderboard_ties as lt
