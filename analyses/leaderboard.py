@@ -137,6 +137,19 @@ def estimable(c: Counted, w: np.ndarray | None = None) -> bool:
     return _reaches_all(beat) and _reaches_all(beat.T)
 
 
+def _estimable_rounds(c: Counted, W: np.ndarray) -> np.ndarray:
+    """:func:`estimable` of each round (a row of ``W``: rounds x rows), once per distinct set of
+    the rows a round draws (which alone decides it: most rounds of many votes draw every row)."""
+    seen: dict[bytes, bool] = {}
+    out = np.empty(len(W), dtype=bool)
+    for r, w in enumerate(W):
+        drawn = (w > 0).tobytes()
+        if drawn not in seen:
+            seen[drawn] = estimable(c, w)
+        out[r] = seen[drawn]
+    return out
+
+
 def _reaches_all(adjacency: np.ndarray) -> bool:
     """Whether every node is reached from node 0 along the edges (breadth first, by rows)."""
     seen = np.zeros(len(adjacency), dtype=bool)
@@ -196,7 +209,7 @@ def fit(c: Counted, weights: np.ndarray | None = None, *, ridge: float = 0.0, to
     if ridge < 0 or not math.isfinite(ridge):
         raise ValueError(f"ridge must be a finite number >= 0; got {ridge}")
     S, R = c.n_systems, len(W)
-    ok = np.ones(R, dtype=bool) if ridge > 0 else np.array([estimable(c, w) for w in W])
+    ok = np.ones(R, dtype=bool) if ridge > 0 else _estimable_rounds(c, W)
     W = np.ascontiguousarray(W)
     theta = np.zeros((R, S)) if start is None else np.tile(np.asarray(start, dtype=float), (R, 1))
     centre = np.ones((S, S)) / S
@@ -227,41 +240,46 @@ class _NewtonTerms:
     rounds of them 27 MB an array, which allocated anew at every operation of every step cost as
     much CPU as the arithmetic (the pages' faults). ``P(a beats b)`` is computed once per pair of
     systems and round (a pair's three outcome rows share it). Every sum is the one of the
-    straightforward form (``np.add.at``'s, added in the same order, by ``bincount``: the
-    gradient's bins get each row's residual at a, then its negative at b), so the strengths are
-    the same to the last bit."""
+    straightforward form (``np.add.at``'s, added in the same order, by ``bincount``: a round's
+    gradient bins get each row's residual at a, then its negative at b; its information bins
+    each row's curvature), round by round (a round's bins are its own: the same additions in
+    the same order as one ``bincount`` over every round), so the strengths are the same to the
+    last bit."""
 
     def __init__(self, c: Counted, W: np.ndarray, ridge: float):
         S, (R, n) = c.n_systems, W.shape
         self.c, self.W, self.ridge, self.S, self.R = c, W, ridge, S, R
         pairs, self.row_pair = np.unique(c.a * S + c.b, return_inverse=True)
         self.pa, self.pb = pairs // S, pairs % S
-        rounds = np.arange(R)[:, None]
-        self.rounds = rounds
-        self.bins = np.concatenate([(rounds * S + c.a).ravel(), (rounds * S + c.b).ravel()])
-        self.pair = (rounds * S * S + c.a * S + c.b).ravel()
-        self.signed = np.empty(2 * W.size)
-        self.d, self.pp = np.empty((R, len(pairs))), np.empty((R, len(pairs)))
-        self.z = np.empty((R, len(pairs)), dtype=complex)
-        self.p, self.residual, self.curvature = np.empty((R, n)), np.empty((R, n)), np.empty((R, n))
+        self.ends = np.concatenate([c.a, c.b])          # a round's gradient bins
+        self.pair = c.a * S + c.b                       # a round's information bins
+        self.signed = np.empty(2 * n)
+        P = len(pairs)
+        self.d, self.pp, self.z = np.empty(P), np.empty(P), np.empty(P, dtype=complex)
+        self.p, self.residual, self.curvature = np.empty(n), np.empty(n), np.empty(n)
+        self.grad, self.info = np.empty((R, S)), np.empty((R, S, S))
 
     def at(self, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(gradient rounds x S, information rounds x S x S, its diagonal plus ``ridge``)."""
-        c, W, S, R, n = self.c, self.W, self.S, self.R, self.W.size
-        p, residual, curvature = self.p, self.residual, self.curvature
-        np.subtract(theta[:, self.pa], theta[:, self.pb], out=self.d)
-        np.take(expit_into(self.d, self.z, self.pp), self.row_pair, axis=1, out=p)     # rounds x rows
-        np.multiply(W, np.subtract(c.y, p, out=residual), out=residual)                 # W * (y - p)
-        np.multiply(np.multiply(W, p, out=curvature), np.subtract(1, p, out=p), out=curvature)  # W * p * (1 - p)
+        c, S, n = self.c, self.S, len(self.c.w)
+        p, residual, curvature, grad, info = self.p, self.residual, self.curvature, self.grad, self.info
         if self.ridge:
             grad = -self.ridge * theta
-            np.add.at(grad, (self.rounds, c.a[None, :]), residual)
-            np.add.at(grad, (self.rounds, c.b[None, :]), -residual)
-        else:
-            self.signed[:n] = residual.ravel()
-            np.negative(residual.ravel(), out=self.signed[n:])
-            grad = np.bincount(self.bins, self.signed, R * S).reshape(R, S)
-        info = np.bincount(self.pair, np.negative(curvature, out=curvature).ravel(), R * S * S).reshape(R, S, S)
+        for r in range(self.R):
+            W, t = self.W[r], theta[r]
+            np.subtract(t[self.pa], t[self.pb], out=self.d)
+            np.take(expit_into(self.d, self.z, self.pp), self.row_pair, out=p)
+            np.multiply(W, np.subtract(c.y, p, out=residual), out=residual)                 # W * (y - p)
+            np.multiply(np.multiply(W, p, out=curvature), np.subtract(1, p, out=p), out=curvature)  # W * p * (1 - p)
+            np.negative(curvature, out=curvature)
+            if self.ridge:
+                np.add.at(grad[r], c.a, residual)
+                np.add.at(grad[r], c.b, -residual)
+            else:
+                self.signed[:n] = residual
+                np.negative(residual, out=self.signed[n:])
+                grad[r] = np.bincount(self.ends, self.signed, S)
+            info[r] = np.bincount(self.pair, curvature, S * S).reshape(S, S)
         info += info.transpose(0, 2, 1)
         info[:, np.arange(S), np.arange(S)] = -info.sum(axis=2) + self.ridge
         return grad, info
