@@ -12,12 +12,12 @@ from importlib import resources
 
 #: Bumped whenever a table changes shape; a warehouse of another version is refused, except
 #: that `metaeval init` upgrades one of a version listed in MIGRATIONS.
-SCHEMA_VERSION = 13
+SCHEMA_VERSION = 14
 
 #: version -> the script (``schema/<name>.sql``) that brings it to the next version.
 MIGRATIONS = {1: "migrate_1", 2: "migrate_2", 3: "migrate_3", 4: "migrate_4", 5: "migrate_5", 6: "migrate_6",
               7: "migrate_7", 8: "migrate_8", 9: "migrate_9", 10: "migrate_subsets", 11: "migrate_11",
-              12: "migrate_12"}
+              12: "migrate_12", 13: "migrate_13"}
 
 _LATEST_VIEW = re.compile(r"^\s*CREATE\s+OR\s+REPLACE\s+VIEW\s+latest_(\w+)\b", re.I | re.M)
 
