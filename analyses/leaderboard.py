@@ -52,16 +52,25 @@ def expit(x) -> np.ndarray:
     ``tests/test_leaderboard_cpu.py`` checks the equality against scipy."""
     x = np.asarray(x, dtype=float)
     flat = x.reshape(-1)
-    z = np.negative(flat).astype(complex)
+    out = expit_into(flat, np.empty(flat.shape, dtype=complex), np.empty(flat.shape))
+    return out.reshape(x.shape) if x.ndim else out[0]
+
+
+def expit_into(x: np.ndarray, z: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """:func:`expit` of ``x`` into ``out`` (both float, one shape), ``z`` a complex array of
+    that shape to work in: the same operations on the same numbers, without allocating (the
+    Newton steps of :func:`fit` call it on every round at every step)."""
+    np.negative(x, out=z.real)
+    z.imag[...] = 0.0
     with np.errstate(all="ignore"):
         np.exp(z, out=z)
-    e = z.real
-    big = flat < -_CEXP_SCALES
+    np.copyto(out, z.real)
+    big = x < -_CEXP_SCALES
     if big.any():
-        e[big] = [_exp(v) for v in -flat[big]]
-    out = np.add(e, 1.0)
+        out[big] = [_exp(v) for v in -x[big]]
+    np.add(out, 1.0, out=out)
     np.divide(1.0, out, out=out)
-    return out.reshape(x.shape) if x.ndim else out[0]
+    return out
 
 
 #: Above this argument glibc's ``cexp`` computes ``exp`` as a product of two (709 and more).
@@ -128,6 +137,19 @@ def estimable(c: Counted, w: np.ndarray | None = None) -> bool:
     return _reaches_all(beat) and _reaches_all(beat.T)
 
 
+def _estimable_rounds(c: Counted, W: np.ndarray) -> np.ndarray:
+    """:func:`estimable` of each round (a row of ``W``: rounds x rows), once per distinct set of
+    the rows a round draws (which alone decides it: most rounds of many votes draw every row)."""
+    seen: dict[bytes, bool] = {}
+    out = np.empty(len(W), dtype=bool)
+    for r, w in enumerate(W):
+        drawn = (w > 0).tobytes()
+        if drawn not in seen:
+            seen[drawn] = estimable(c, w)
+        out[r] = seen[drawn]
+    return out
+
+
 def _reaches_all(adjacency: np.ndarray) -> bool:
     """Whether every node is reached from node 0 along the edges (breadth first, by rows)."""
     seen = np.zeros(len(adjacency), dtype=bool)
@@ -187,34 +209,21 @@ def fit(c: Counted, weights: np.ndarray | None = None, *, ridge: float = 0.0, to
     if ridge < 0 or not math.isfinite(ridge):
         raise ValueError(f"ridge must be a finite number >= 0; got {ridge}")
     S, R = c.n_systems, len(W)
-    ok = np.ones(R, dtype=bool) if ridge > 0 else np.array([estimable(c, w) for w in W])
+    ok = np.ones(R, dtype=bool) if ridge > 0 else _estimable_rounds(c, W)
     W = np.ascontiguousarray(W)
     theta = np.zeros((R, S)) if start is None else np.tile(np.asarray(start, dtype=float), (R, 1))
-    rounds = np.arange(R)[:, None]
     centre = np.ones((S, S)) / S
     last = np.full(R, np.inf)                       # each round's last Newton step
-    # np.add.at's sums, added in the same order, by bincount (an order of magnitude faster): the
-    # gradient's bins get each row's residual at a, then its negative at b; the bins, once
-    at = np.concatenate([(rounds * S + c.a).ravel(), (rounds * S + c.b).ravel()])
-    pair = (rounds * S * S + c.a * S + c.b).ravel()
-    n = W.size
-    signed = np.empty(2 * n)
+    terms = _NewtonTerms(c, W, ridge)
     for _ in range(max_iter if ok.any() else 0):
-        p = expit(theta[:, c.a] - theta[:, c.b])                                        # rounds x rows
-        residual, curvature = W * (c.y - p), W * p * (1 - p)
-        if ridge:
-            grad = -ridge * theta
-            np.add.at(grad, (rounds, c.a[None, :]), residual)
-            np.add.at(grad, (rounds, c.b[None, :]), -residual)
+        grad, info = terms.at(theta)
+        if ok.all():                                # (the same numbers as the masked copies below)
+            np.add(info, centre, out=info)
+            step = np.linalg.solve(info, grad[..., None])[..., 0]
+            theta += step
         else:
-            signed[:n] = residual.ravel()
-            np.negative(residual.ravel(), out=signed[n:])
-            grad = np.bincount(at, signed, R * S).reshape(R, S)
-        info = np.bincount(pair, -curvature.ravel(), R * S * S).reshape(R, S, S)
-        info += info.transpose(0, 2, 1)
-        info[:, np.arange(S), np.arange(S)] = -info.sum(axis=2) + ridge
-        step = np.linalg.solve(info[ok] + centre, grad[ok][..., None])[..., 0]
-        theta[ok] += step
+            step = np.linalg.solve(info[ok] + centre, grad[ok][..., None])[..., 0]
+            theta[ok] += step
         theta -= theta.mean(axis=1, keepdims=True)
         last[ok] = np.max(np.abs(step), axis=1)
         if np.max(last[ok]) < tol:
@@ -223,6 +232,57 @@ def fit(c: Counted, weights: np.ndarray | None = None, *, ridge: float = 0.0, to
     ok &= (last < tol) & np.isfinite(theta).all(axis=1)
     theta[~ok] = np.nan
     return theta[0] if weights is None else theta
+
+
+class _NewtonTerms:
+    """The gradient and the information of every round at its strengths (:meth:`at`), in arrays
+    made once for all the steps: a million votes among 150 systems are 33 500 distinct rows, 100
+    rounds of them 27 MB an array, which allocated anew at every operation of every step cost as
+    much CPU as the arithmetic (the pages' faults). ``P(a beats b)`` is computed once per pair of
+    systems and round (a pair's three outcome rows share it). Every sum is the one of the
+    straightforward form (``np.add.at``'s, added in the same order, by ``bincount``: a round's
+    gradient bins get each row's residual at a, then its negative at b; its information bins
+    each row's curvature), round by round (a round's bins are its own: the same additions in
+    the same order as one ``bincount`` over every round), so the strengths are the same to the
+    last bit."""
+
+    def __init__(self, c: Counted, W: np.ndarray, ridge: float):
+        S, (R, n) = c.n_systems, W.shape
+        self.c, self.W, self.ridge, self.S, self.R = c, W, ridge, S, R
+        pairs, self.row_pair = np.unique(c.a * S + c.b, return_inverse=True)
+        self.pa, self.pb = pairs // S, pairs % S
+        self.ends = np.concatenate([c.a, c.b])          # a round's gradient bins
+        self.pair = c.a * S + c.b                       # a round's information bins
+        self.signed = np.empty(2 * n)
+        P = len(pairs)
+        self.d, self.pp, self.z = np.empty(P), np.empty(P), np.empty(P, dtype=complex)
+        self.p, self.residual, self.curvature = np.empty(n), np.empty(n), np.empty(n)
+        self.grad, self.info = np.empty((R, S)), np.empty((R, S, S))
+
+    def at(self, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(gradient rounds x S, information rounds x S x S, its diagonal plus ``ridge``)."""
+        c, S, n = self.c, self.S, len(self.c.w)
+        p, residual, curvature, grad, info = self.p, self.residual, self.curvature, self.grad, self.info
+        if self.ridge:
+            grad = -self.ridge * theta
+        for r in range(self.R):
+            W, t = self.W[r], theta[r]
+            np.subtract(t[self.pa], t[self.pb], out=self.d)
+            np.take(expit_into(self.d, self.z, self.pp), self.row_pair, out=p)
+            np.multiply(W, np.subtract(c.y, p, out=residual), out=residual)                 # W * (y - p)
+            np.multiply(np.multiply(W, p, out=curvature), np.subtract(1, p, out=p), out=curvature)  # W * p * (1 - p)
+            np.negative(curvature, out=curvature)
+            if self.ridge:
+                np.add.at(grad[r], c.a, residual)
+                np.add.at(grad[r], c.b, -residual)
+            else:
+                self.signed[:n] = residual
+                np.negative(residual, out=self.signed[n:])
+                grad[r] = np.bincount(self.ends, self.signed, S)
+            info[r] = np.bincount(self.pair, curvature, S * S).reshape(S, S)
+        info += info.transpose(0, 2, 1)
+        info[:, np.arange(S), np.arange(S)] = -info.sum(axis=2) + self.ridge
+        return grad, info
 
 
 def elo(theta, anchor: int | None = None, anchor_rating: float = ELO_CENTRE) -> np.ndarray:

@@ -163,7 +163,8 @@ def ingest(wh: Store, dataset: str, path: Path, *, replace: bool = False, allow_
         if new:
             raise NewIdsError(dataset, [(n, f"{file}:{line}") for part, n, line in new if part == "system"],
                               [(n, f"{file}:{line}") for part, n, line in new if part == "input"])
-        con.execute(read_sql("preferences_insert_systems"), {"dataset_id": dataset_id})
+        con.execute(statements("preferences_votes")["systems"] if read.sha256 else    # (read by DuckDB)
+                    read_sql("preferences_insert_systems"), {"dataset_id": dataset_id})
         if read.own_inputs and not inputs:      # every vote its own input, none stored: nothing to merge
             inserted, replaced = _insert_votes(con, dataset_id, read.rows, replicate)
         else:

@@ -5,7 +5,11 @@
 -- row given the other way round is stored swapped (system_a <-> system_b, ab <-> ba, a <-> b),
 -- which says the same thing. A judge's repeated runs on the same item and order are rows of
 -- their run numbers (replicate, default 0); the analyses read their mean (view preference_means).
--- Written only by the ingest (ingest/preferences.py).
+-- Written only by the ingest (ingest/preferences.py), which keeps the table's key -- one row per
+-- (dataset_id, input_id, system_a_id, system_b_id, judge, presentation, replicate): a file's rows
+-- are checked to give each once, and each is inserted, replaced or refused against the stored row of
+-- its key -- as the scores' (schema 14: no declared primary key, whose index, kept row by row, cost
+-- more CPU than reading, checking and storing a million arena votes together; migrate_13.sql).
 CREATE TABLE IF NOT EXISTS preferences (
     dataset_id    INTEGER NOT NULL,        -- datasets.dataset_id
     input_id      INTEGER NOT NULL,        -- inputs.input_id
@@ -17,6 +21,5 @@ CREATE TABLE IF NOT EXISTS preferences (
     winner        VARCHAR NOT NULL CHECK (winner IN ('a', 'b', 'tie')),   -- names the system, not the position
     probability   DOUBLE,                  -- P(system_b preferred) of a continuous judge (AlpacaEval's weighted
                                            -- preferences); winner its rounding; NULL: a verdict only
-    replicate     INTEGER NOT NULL DEFAULT 0 CHECK (replicate >= 0),  -- the run (0, 1, ...: the judge asked again)
-    PRIMARY KEY (dataset_id, input_id, system_a_id, system_b_id, judge, presentation, replicate)
+    replicate     INTEGER NOT NULL DEFAULT 0 CHECK (replicate >= 0)   -- the run (0, 1, ...: the judge asked again)
 );

@@ -12,12 +12,12 @@ from pathlib import Path
 
 #: Bumped whenever a table changes shape; a warehouse of another version is refused, except
 #: that `metaeval init` upgrades one of a version listed in MIGRATIONS.
-SCHEMA_VERSION = 13
+SCHEMA_VERSION = 14
 
 #: version -> the script (``schema/<name>.sql``) that brings it to the next version.
 MIGRATIONS = {1: "migrate_1", 2: "migrate_2", 3: "migrate_3", 4: "migrate_4", 5: "migrate_5", 6: "migrate_6",
               7: "migrate_7", 8: "migrate_8", 9: "migrate_9", 10: "migrate_subsets", 11: "migrate_11",
-              12: "migrate_12"}
+              12: "migrate_12", 13: "migrate_13"}
 
 #: The patterns below are compiled at their first use (re's cache), not at every import: a light
 #: command reads one script and needs none of them (issue 47 item 5).

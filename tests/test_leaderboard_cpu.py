@@ -111,3 +111,54 @@ def test_the_leaderboard_fits_on_one_blas_thread(db, monkeypatch):
     run_cli(db, "ingest", "preferences", PREFERENCES, "--dataset", "jd")
     run_cli(db, "leaderboard", "--dataset", "jd", "--k", "50")
     assert seen and all(threads == {1} for threads in seen)
+
+
+def _straightforward_fit(c, W, ridge=0.0, start=None, tol=1e-10, max_iter=100):
+    """Newton's steps as the formulas read: every round's gradient and information summed with
+    np.add.at over its rows in their order (what lb.fit's bincounts must add, in that order),
+    P(a beats b) by scipy for every row, the masked solve of the estimable rounds."""
+    W = W.T
+    R, S = len(W), c.n_systems
+    ok = np.ones(R, bool) if ridge else np.array([lb.estimable(c, w) for w in W])
+    theta = np.zeros((R, S)) if start is None else np.tile(start, (R, 1))
+    last = np.full(R, np.inf)
+    for _ in range(max_iter):
+        p = scipy_expit(theta[:, c.a] - theta[:, c.b])
+        residual, curvature = W * (c.y - p), W * p * (1 - p)
+        grad = -ridge * theta if ridge else np.zeros((R, S))
+        info = np.zeros((R, S, S))
+        for r in range(R):
+            np.add.at(grad[r], c.a, residual[r])
+            np.add.at(grad[r], c.b, -residual[r])
+            np.add.at(info[r], (c.a, c.b), -curvature[r])
+        info += info.transpose(0, 2, 1)
+        info[:, np.arange(S), np.arange(S)] = -info.sum(axis=2) + ridge
+        step = np.linalg.solve(info[ok] + np.ones((S, S)) / S, grad[ok][..., None])[..., 0]
+        theta[ok] += step
+        theta -= theta.mean(axis=1, keepdims=True)
+        last[ok] = np.max(np.abs(step), axis=1)
+        if np.max(last[ok]) < tol:
+            break
+    ok &= (last < tol) & np.isfinite(theta).all(axis=1)
+    theta[~ok] = np.nan
+    return theta
+
+
+@pytest.mark.parametrize("ridge", [0.0, 0.3])
+def test_the_batched_newton_steps_are_the_straightforward_ones_bit_for_bit(ridge):
+    # issue 47 item 2: lb.fit's arrays made once, P per pair of systems, round-by-round bincounts
+    rng = np.random.default_rng(11)
+    S, n = 12, 3000
+    a = rng.integers(0, S, n)
+    b = (a + rng.integers(1, S, n)) % S
+    y = np.where(rng.random(n) < 0.2, 0.5, (rng.random(n) < scipy_expit(np.linspace(-1, 1, S)[a]
+                                                                      - np.linspace(-1, 1, S)[b])) * 1.0)
+    c = lb.count(a, b, y, S)
+    W = lb.bootstrap_counts(c, 25, seed=4)
+    W[((c.a == 3) & (c.y < 1)) | ((c.b == 3) & (c.y > 0)), 2] = 0     # round 2: system 3 never loses
+    with lb.one_blas_thread():
+        point = lb.fit(c, ridge=ridge)
+        rounds = lb.fit(c, W, ridge=ridge, start=point)
+        assert np.array_equal(point, _straightforward_fit(c, c.w[:, None], ridge)[0])
+        assert np.array_equal(rounds, _straightforward_fit(c, W, ridge, start=point), equal_nan=True)
+    assert np.isnan(rounds[2]).all() != bool(ridge) and np.isfinite(np.delete(rounds, 2, axis=0)).all()

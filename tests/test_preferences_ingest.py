@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -129,3 +130,58 @@ def test_drop_dataset_removes_its_preferences_and_judge_results(db, tmp_path):
         assert wh.sql("SELECT count(*) AS n FROM judge_statistics")["n"].iloc[0] == 0
         assert wh.sql("SELECT DISTINCT dataset FROM preference_matrix")["dataset"].tolist() == ["y"]
         assert _count(wh) == 2
+
+
+def _as_schema_13(db) -> None:
+    """The warehouse as schema 13 made it: preferences under their seven-column primary key."""
+    import duckdb
+
+    con = duckdb.connect(str(db))
+    con.execute("CREATE TABLE p13 AS SELECT * FROM preferences")
+    con.execute("DROP VIEW preference_matrix")
+    con.execute("DROP VIEW preference_means")
+    con.execute("DROP TABLE preferences")
+    con.execute("""CREATE TABLE preferences (dataset_id INTEGER NOT NULL, input_id INTEGER NOT NULL,
+        system_a_id INTEGER NOT NULL, system_b_id INTEGER NOT NULL, judge VARCHAR NOT NULL,
+        kind VARCHAR NOT NULL CHECK (kind IN ('automatic', 'human')),
+        presentation VARCHAR NOT NULL CHECK (presentation IN ('ab', 'ba')),
+        winner VARCHAR NOT NULL CHECK (winner IN ('a', 'b', 'tie')), probability DOUBLE,
+        replicate INTEGER NOT NULL DEFAULT 0 CHECK (replicate >= 0),
+        PRIMARY KEY (dataset_id, input_id, system_a_id, system_b_id, judge, presentation, replicate))""")
+    con.execute("INSERT INTO preferences SELECT * FROM p13")
+    con.execute("DROP TABLE p13")
+    con.execute("UPDATE schema_info SET value = '13' WHERE key = 'version'")
+    con.close()
+
+
+def test_init_upgrades_schema_13_keeping_every_preference(db, tmp_path):
+    # issue 47 item 1: schema 14 stores preferences without a declared key (the ingest keeps it)
+    from metaeval import schema
+    from tests.conftest import run_cli
+
+    examples = Path(__file__).resolve().parents[1] / "docs" / "examples"
+    runs = _write(tmp_path / "runs.csv", HEADER.replace("kind\n", "kind,replicate\n")
+                  + "d1,S1,S2,gpt,ab,a,,0\nd1,S1,S2,gpt,ab,b,,1\nd1,S2,S1,gpt,ab,tie,,1\n")
+    with Warehouse(db) as wh:
+        preferences.ingest(wh, "p", examples / "preferences.csv")
+        preferences.ingest(wh, "alp", examples / "alpaca.csv", judge="gpt4")
+        preferences.ingest(wh, "r", runs)
+        before = wh.sql("SELECT * FROM preferences")                  # (in their stored order)
+        matrix = wh.sql("SELECT * FROM preference_matrix ORDER BY ALL")
+        board = run_cli(db, "leaderboard", "--dataset", "p", "--k", "40", "--format", "json").output
+    _as_schema_13(db)
+    refused = run_cli(db, "datasets", ok=False)
+    assert refused.exit_code != 0 and "init" in refused.output
+    out = run_cli(db, "init")
+    assert f"from schema 13 to {schema.SCHEMA_VERSION}" in out.output and schema.SCHEMA_VERSION == 14
+    with Warehouse(db) as wh:
+        pd.testing.assert_frame_equal(wh.sql("SELECT * FROM preferences"), before)
+        pd.testing.assert_frame_equal(wh.sql("SELECT * FROM preference_matrix ORDER BY ALL"), matrix)
+        assert wh.sql("SELECT count(*) AS n FROM duckdb_constraints() WHERE table_name = 'preferences' "
+                      "AND constraint_type IN ('PRIMARY KEY', 'UNIQUE')")["n"].iloc[0] == 0
+        assert not preferences.ingest(wh, "p", examples / "preferences.csv").changed     # the key, kept by the ingest
+        with pytest.raises(ConflictError):
+            preferences.ingest(wh, "r", _write(tmp_path / "other.csv", HEADER.replace("kind\n", "kind,replicate\n")
+                                               + "d1,S1,S2,gpt,ab,b,,0\n"))
+        assert len(wh.sql("SELECT * FROM preferences")) == len(before)
+    assert run_cli(db, "leaderboard", "--dataset", "p", "--k", "40", "--format", "json").output == board

@@ -254,7 +254,7 @@ def test_init_upgrades_schema_12_keeping_every_row(db, tmp_path):
     refused = run_cli(db, "measures", "--dataset", "d", ok=False)
     assert refused.exit_code != 0 and "init" in refused.output
     out = run_cli(db, "init")
-    assert f"from schema 12 to {schema.SCHEMA_VERSION}" in out.output and schema.SCHEMA_VERSION == 13
+    assert f"from schema 12 to {schema.SCHEMA_VERSION}" in out.output and schema.SCHEMA_VERSION == 14
     with Warehouse(db) as wh:
         after = wh.sql("SELECT * FROM scores ORDER BY ALL")
         assert (after["replicate"] == 0).all() and len(after) == len(before)

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from metaeval.errors import ConflictError, WarehouseError, one_line
-from metaeval.team_server import (DATA_TABLES, ENTITIES, REFERENCES, Server, _catalog, _check_server_version, _columns,
-                                  _comparable, _dataset_scope, _q, _scrub, _short, result_tables)
+from metaeval.team_server import (DATA_TABLES, ENTITIES, KEYS, REFERENCES, Server, _catalog, _check_server_version,
+                                  _columns, _comparable, _dataset_scope, _q, _scrub, _short, result_tables)
 
 if TYPE_CHECKING:
     import duckdb
@@ -280,7 +280,7 @@ def _merge_rest(con, dataset: str, fetched: dict, source: str) -> dict[str, int]
         if staged != len(rows):   # a name this warehouse lacks (never: the batch and the inputs above add them)
             raise WarehouseError(f"{source}: {len(rows) - staged} {t} row(s) name a system, input or measure "
                                  f"{dataset!r} lacks; nothing of {dataset!r} was written")
-        keys = [k for k in (_catalog(con, [t])[t]["primary"] or local)]
+        keys = [k for k in (KEYS.get(t) or _catalog(con, [t])[t]["primary"] or local)]
         values = [c for c in local if c not in keys]
         on = " AND ".join(f"o.{_q(k)} = r.{_q(k)}" for k in keys)
         if values:

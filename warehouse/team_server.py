@@ -52,7 +52,8 @@ REFERENCES = {"dataset_id": "datasets", "system_id": "systems", "system_a_id": "
 
 #: The key of the data tables whose catalog declares none (warehouse/merge.py's keys of a value).
 KEYS = {"scores": ("system_id", "input_id", "measure_id", "replicate"), "judgments": ("system_id", "input_id", "measure_id",
-                                                                        "annotator")}
+                                                                        "annotator"),
+        "preferences": ("dataset_id", "input_id", "system_a_id", "system_b_id", "judge", "presentation", "replicate")}
 
 
 #: Entity columns not compared (when it was created on each side).
