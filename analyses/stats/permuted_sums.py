@@ -105,9 +105,10 @@ def pairs_evaluator(metrics: list[np.ndarray], Z: np.ndarray, level: str, coeffi
     found = [forms(metrics[i], metrics[j], Z) for i, j in pairs]
     if any(f is None for f in found):
         return None
-    # chunks of pairs of like width (Spearman's: the tied values V of the pair), so that a chunk
-    # of pairs without ties carries no tie columns; a pair's deltas do not depend on its chunk
-    order = sorted(range(len(pairs)), key=lambda q: found[q]["A"].shape[2])
+    # chunks of pairs of like width (Spearman's: the tied values V of the pair; Kendall's: the
+    # quadratic blocks that are not zero), so that a chunk of pairs without ties carries no tie
+    # columns; a pair's deltas do not depend on its chunk
+    order = sorted(range(len(pairs)), key=lambda q: _width(found[q]))
     chunks = []
     for start in range(0, len(pairs), PAIR_CHUNK):
         chunks.append(_stacked(_without_zero_blocks([found[q] for q in order[start:start + PAIR_CHUNK]], n)))
@@ -171,6 +172,11 @@ def _inputs(chunk: dict, block: slice) -> dict:
     """The forms of a chunk for a block of inputs (every array's first axis: the inputs)."""
     return {key: value[block] if isinstance(value, np.ndarray) and key != "blocks" else value
             for key, value in chunk.items()}
+
+
+def _width(form: dict) -> tuple:
+    """What a pair's chunk is chosen by: its columns, and Kendall's quadratic blocks that are not zero."""
+    return form["A"].shape[2], tuple(form["blocks"]) if "blocks" in form else ()
 
 
 def _without_zero_blocks(forms: list[dict], n: int) -> list[dict]:
