@@ -39,7 +39,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from . import _engine, batched
+from . import _engine, batched, kendall_forms
 from .correlation import corr, kendall_tau, system_means
 from .reductions import summary_mean
 from .validation import Coefficient
@@ -102,7 +102,12 @@ def pairs_evaluator(metrics: list[np.ndarray], Z: np.ndarray, level: str, coeffi
     kendall_off = coefficient.name == "kendall" and (not KENDALL_SUMMARY or coefficient.variant != "b")
     if level != "summary" or forms is None or kendall_off:
         return None
-    found = [forms(metrics[i], metrics[j], Z) for i, j in pairs]
+    if coefficient.name == "kendall":   # each matrix's comparison tables once, not once per pair
+        made = {i: kendall_forms.tables(metrics[i]) for i in sorted({i for pair in pairs for i in pair})}
+        human = kendall_forms.tables(Z)
+        found = [kendall_forms.forms(made[i], made[j], human) for i, j in pairs]
+    else:
+        found = [forms(metrics[i], metrics[j], Z) for i, j in pairs]
     if any(f is None for f in found):
         return None
     # chunks of pairs of like width (Spearman's: the tied values V of the pair; Kendall's: the
@@ -111,7 +116,7 @@ def pairs_evaluator(metrics: list[np.ndarray], Z: np.ndarray, level: str, coeffi
     order = sorted(range(len(pairs)), key=lambda q: _width(found[q]))
     chunks = []
     for start in range(0, len(pairs), PAIR_CHUNK):
-        chunks.append(_stacked(_without_zero_blocks([found[q] for q in order[start:start + PAIR_CHUNK]], n)))
+        chunks.append(_stacked([found[q] for q in order[start:start + PAIR_CHUNK]], n))
         for q in order[start:start + PAIR_CHUNK]:
             found[q] = None   # (each pair's forms held once: stacked)
     width = max(c["A"].shape[2] for c in chunks)
@@ -179,32 +184,40 @@ def _width(form: dict) -> tuple:
     return form["A"].shape[2], tuple(form["blocks"]) if "blocks" in form else ()
 
 
-def _without_zero_blocks(forms: list[dict], n: int) -> list[dict]:
-    """Kendall's forms without the quadratic blocks (N columns each, after the 7 linear ones)
-    that are zero for every pair of the chunk (no ties in X' or in Z: their sums are constant);
-    ``blocks`` says which remain. Other forms as they are."""
+def _column_ranges(forms: list[dict], n: int) -> tuple[list[tuple[int, int]], np.ndarray | None]:
+    """The columns of the forms' A that a chunk keeps, as ranges, and Kendall's blocks kept: all
+    but the quadratic blocks (N columns each, after the 7 linear ones) that are zero for every
+    pair of the chunk (no ties in X' or in Z: their sums are constant). Other forms: all."""
     if "blocks" not in forms[0]:
-        return forms
+        return [(0, max(f["A"].shape[2] for f in forms))], None
     keep = np.logical_or.reduce([f["blocks"] for f in forms])
-    columns = np.concatenate([np.arange(7)] + [7 + f * n + np.arange(n) for f in range(3) if keep[f]])
-    return [{**f, "A": np.ascontiguousarray(f["A"][:, :, columns]), "blocks": keep} for f in forms]
+    return [(0, 7)] + [(7 + f * n, 7 + (f + 1) * n) for f in range(3) if keep[f]], keep
 
 
-def _stacked(forms: list[dict]) -> dict:
-    """The forms of a chunk's pairs side by side: A (M, N, p * width), the others (M, p, ...),
-    zero-padded to the chunk's widest."""
-    width = max(f["A"].shape[2] for f in forms)
+def _stacked(forms: list[dict], n: int) -> dict:
+    """The forms of a chunk's pairs side by side (Kendall's without the chunk's zero blocks,
+    :func:`_column_ranges`): A (M, N, p * width), the others (M, p, ...), zero-padded to the
+    chunk's widest; written into arrays allocated once."""
+    ranges, keep = _column_ranges(forms, n)
+    width = sum(stop - start for start, stop in ranges)
     out = {"p": len(forms)}
     for key in forms[0]:
         parts = [f[key] for f in forms]
         if key == "blocks":
-            out[key] = parts[0]
+            out[key] = keep
         elif key == "A":
-            parts = [np.pad(a, ((0, 0), (0, 0), (0, width - a.shape[2]))) for a in parts]
-            out[key] = np.ascontiguousarray(np.concatenate(parts, axis=2))
+            m, rows = parts[0].shape[:2]
+            A = out[key] = np.zeros((m, rows, len(parts) * width), parts[0].dtype)
+            for q, a in enumerate(parts):
+                at = q * width
+                for start, stop in ranges:
+                    stop = min(stop, a.shape[2])
+                    A[:, :, at:at + stop - start] = a[:, :, start:stop]
+                    at += stop - start
         elif parts[0].ndim == 2:   # (M, V): padded
-            V = max(a.shape[1] for a in parts)
-            out[key] = np.stack([np.pad(a, ((0, 0), (0, V - a.shape[1]))) for a in parts], axis=1)
+            stack = out[key] = np.zeros((parts[0].shape[0], len(parts), max(a.shape[1] for a in parts)), parts[0].dtype)
+            for q, a in enumerate(parts):
+                stack[:, q, :a.shape[1]] = a
         else:
             out[key] = np.stack(parts, axis=1)   # (M, p)
     return out
@@ -423,7 +436,7 @@ def _kendall_r(chunk: dict, P: np.ndarray, bits: np.ndarray) -> tuple[np.ndarray
     lin = [P[..., f].astype(np.float64) for f in range(7)]
     quad = [0.0, 0.0, 0.0]
     at = 7
-    for f in np.flatnonzero(chunk["blocks"]):   # the blocks kept (:func:`_without_zero_blocks`)
+    for f in np.flatnonzero(chunk["blocks"]):   # the blocks kept (:func:`_column_ranges`)
         quad[f] = np.einsum("mcpn,mcn->mcp", P[..., at:at + n], bits).astype(np.float64)
         at += n
     out = []
