@@ -39,7 +39,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from . import _engine, batched, kendall_forms
+from . import _engine, batched, pair_forms
 from .correlation import corr, kendall_tau, system_means
 from .reductions import summary_mean
 from .validation import Coefficient
@@ -102,10 +102,13 @@ def pairs_evaluator(metrics: list[np.ndarray], Z: np.ndarray, level: str, coeffi
     kendall_off = coefficient.name == "kendall" and (not KENDALL_SUMMARY or coefficient.variant != "b")
     if level != "summary" or forms is None or kendall_off:
         return None
+    used = sorted({i for pair in pairs for i in pair})
     if coefficient.name == "kendall":   # each matrix's comparison tables once, not once per pair
-        made = {i: kendall_forms.tables(metrics[i]) for i in sorted({i for pair in pairs for i in pair})}
-        human = kendall_forms.tables(Z)
-        found = [kendall_forms.forms(made[i], made[j], human) for i, j in pairs]
+        made, human = {i: pair_forms.kendall_tables(metrics[i]) for i in used}, pair_forms.kendall_tables(Z)
+        found = [pair_forms.kendall_forms(made[i], made[j], human) for i, j in pairs]
+    elif coefficient.name == "spearman":
+        made, w = {i: pair_forms.spearman_tables(metrics[i]) for i in used}, (batched.corr_ranks(Z) - (n + 1) / 2).T
+        found = [pair_forms.spearman_forms(made[i], made[j], w, _tied_values(metrics[i], metrics[j])) for i, j in pairs]
     else:
         found = [forms(metrics[i], metrics[j], Z) for i, j in pairs]
     if any(f is None for f in found):
