@@ -307,3 +307,27 @@ def test_pair_forms_from_tables_built_once_equal_the_pair_forms_byte_for_byte() 
             for key in expected:
                 assert got[key].dtype == expected[key].dtype and got[key].shape == expected[key].shape, key
                 assert got[key].tobytes() == expected[key].tobytes(), (trial, key)
+
+
+def test_pearson_against_one_vector_is_corr_on_its_broadcast_copy_bit_for_bit() -> None:
+    """correlation.pearson_against (the human's unit deviations once) against corr with the
+    human broadcast to every row: the same bytes, for ranks with ties, a constant row, a
+    constant human (NaN) and humans of any scale; None for fewer than 3 values."""
+    import scipy.stats
+
+    from metaeval.analyses.stats.correlation import corr, pearson_against
+
+    rng = np.random.default_rng(3)
+    for trial in range(60):
+        n, c = int(rng.integers(3, 40)), int(rng.integers(1, 300))
+        z = rng.normal(size=n) * 10.0 ** int(rng.integers(-3, 4))
+        if trial % 3 == 0:
+            z = np.round(z)
+        if trial % 17 == 0:
+            z[:] = 2.0
+        x = scipy.stats.rankdata(np.round(rng.normal(size=(c, n)), trial % 2), axis=1)
+        x[0] = 1.5
+        expected = corr(x, np.broadcast_to(z, x.shape), batched.PEARSON)
+        assert pearson_against(z)(x).tobytes() == expected.tobytes()
+        assert np.isnan(expected[0])
+    assert pearson_against(np.arange(2.0)) is None

@@ -40,7 +40,7 @@ from collections.abc import Callable
 import numpy as np
 
 from . import _engine, batched, pair_forms
-from .correlation import corr, kendall_tau, system_means
+from .correlation import corr, kendall_tau, pearson_against, system_means
 from .reductions import summary_mean
 from .validation import Coefficient
 
@@ -266,8 +266,11 @@ def _ranked_system(zm: np.ndarray, coefficient: Coefficient) -> Callable[[np.nda
     if coefficient.name == "spearman":
         rz = scipy.stats.rankdata(zm)
         count = np.uint8 if n <= 256 else np.int64   # counts below n: exact in uint8 (faster to sum)
+        against = pearson_against(rz)   # the human's side once (the ranks' deviations are safe)
 
         def spearman(m: np.ndarray) -> np.ndarray:
+            if against is not None and np.isfinite(m).all():   # sorted: the same average ranks
+                return against(scipy.stats.rankdata(m, axis=1))
             gt = (m[:, :, None] > m[:, None, :]).view(np.uint8)
             less, greater = (gt.sum(axis=a, dtype=count).astype(np.float64) for a in (2, 1))
             ranks = less + (n - less - greater + 1) / 2
