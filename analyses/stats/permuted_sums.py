@@ -34,6 +34,7 @@ and :mod:`.batched` computes each pair's resamples.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 from collections.abc import Callable
 
@@ -243,13 +244,18 @@ def _system(metrics: list[np.ndarray], Z: np.ndarray, coefficient: Coefficient, 
             full = np.broadcast_to(mask, (c, n, m)).view(np.uint8)
             S = np.einsum("bij,kij->kbi", full, stack)  # (K, c, N)
         out = np.empty((len(pairs), c))
-        for p, (i, j) in enumerate(pairs):
-            d = S[j] - S[i]
-            xm, ym = (rows[i] + d) / m, (rows[j] - d) / m
-            if coefficient.name != "pearson" and (close := _near_ties(xm) | _near_ties(ym)).any():
-                xm[close], ym[close] = batched._permuted_system_means(metrics[i], metrics[j], mask[close], exact=True)
-            out[p] = ranked(xm) - ranked(ym) if ranked else corr(xm, zm, coefficient) - corr(ym, zm, coefficient)
+        # Kendall's exact counts on one BLAS thread (the same bits on any), entered once a batch
+        with _engine.one_blas_thread() if coefficient.name == "kendall" else contextlib.nullcontext():
+            for p, (i, j) in enumerate(pairs):
+                out[p] = pair(S, mask, i, j)
         return out
+
+    def pair(S: np.ndarray, mask: np.ndarray, i: int, j: int) -> np.ndarray:
+        d = S[j] - S[i]
+        xm, ym = (rows[i] + d) / m, (rows[j] - d) / m
+        if coefficient.name != "pearson" and (close := _near_ties(xm) | _near_ties(ym)).any():
+            xm[close], ym[close] = batched._permuted_system_means(metrics[i], metrics[j], mask[close], exact=True)
+        return ranked(xm) - ranked(ym) if ranked else corr(xm, zm, coefficient) - corr(ym, zm, coefficient)
 
     return evaluate
 
@@ -279,14 +285,14 @@ def _ranked_system(zm: np.ndarray, coefficient: Coefficient) -> Callable[[np.nda
         return spearman
     if coefficient.name != "kendall" or coefficient.variant != "b":
         return None
-    sz = np.sign(zm[:, None] - zm[None, :]).astype(np.float32).ravel()
+    # sign(z_i - z_k) and ones: S / 2 and the untied ordered pairs / 2 in one product
+    sz = np.stack([np.sign(zm[:, None] - zm[None, :]).ravel(), np.ones(n * n)], axis=1).astype(np.float32)
     untied_z = float(n * n - (zm[:, None] == zm[None, :]).sum())
 
     def kendall(m: np.ndarray) -> np.ndarray:
         gt = (m[:, :, None] > m[:, None, :]).reshape(m.shape[0], -1)
-        with _engine.one_blas_thread():   # exact counts: the same bits on any threads
-            s = 2 * (gt.astype(np.float32) @ sz).astype(np.float64)
-        return kendall_tau(s, np.full(m.shape[0], float(n)), 2 * gt.sum(axis=1).astype(np.float64),
+        sums = (gt.astype(np.float32) @ sz).astype(np.float64)   # exact counts (the caller: one BLAS thread)
+        return kendall_tau(2 * sums[:, 0], np.full(m.shape[0], float(n)), 2 * sums[:, 1],
                            np.full(m.shape[0], untied_z), "b")
 
     return kendall
