@@ -195,7 +195,9 @@ def _column_ranges(forms: list[dict], n: int) -> tuple[list[tuple[int, int]], np
     if "blocks" not in forms[0]:
         return [(0, max(f["A"].shape[2] for f in forms))], None
     keep = np.logical_or.reduce([f["blocks"] for f in forms])
-    return [(0, 7)] + [(7 + f * n, 7 + (f + 1) * n) for f in range(3) if keep[f]], keep
+    # complete data: the third sum's coefficients and the valid count's are zero (left out)
+    linear = [(0, 2), (3, 5)] if not any(f["A"][:, :, [2, 5, 6]].any() for f in forms) else [(0, 7)]
+    return linear + [(7 + f * n, 7 + (f + 1) * n) for f in range(3) if keep[f]], keep
 
 
 def _stacked(forms: list[dict], n: int) -> dict:
@@ -208,7 +210,7 @@ def _stacked(forms: list[dict], n: int) -> dict:
     for key in forms[0]:
         parts = [f[key] for f in forms]
         if key == "blocks":
-            out[key] = keep
+            out[key], out["linear"] = keep, ranges[0][1]   # Kendall's linear columns kept: 2 (of 3) + 2, or 7
         elif key == "A":
             m, rows = parts[0].shape[:2]
             A = out[key] = np.zeros((m, rows, len(parts) * width), parts[0].dtype)
@@ -444,10 +446,16 @@ def _kendall_forms(X: np.ndarray, Y: np.ndarray, Z: np.ndarray) -> dict:
 def _kendall_r(chunk: dict, P: np.ndarray, bits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(M, c, p) per-input tau-b of X' and Y' from the forms of :func:`_kendall_forms`."""
     n = bits.shape[2]
-    # each sum's plane on its own (contiguous): l (3), D1 (3), the valid count's change (1)
-    lin = [P[..., f].astype(np.float64) for f in range(7)]
+    # each sum's plane on its own (contiguous): l (3), D1 (3), the valid count's change (1);
+    # without the zero columns (:func:`_column_ranges`) l and D1 of the first two sums: the
+    # others 0.0 (x + 0.0 and x - 0.0 are x for these sums, never -0.0), their planes (M, 1, p)
+    if chunk["linear"] == 7:
+        lin = [P[..., f].astype(np.float64) for f in range(7)]
+    else:
+        lin = [P[..., f].astype(np.float64) for f in range(2)] + [0.0]
+        lin += [P[..., f].astype(np.float64) for f in (2, 3)] + [0.0, 0.0]
     quad = [0.0, 0.0, 0.0]
-    at = 7
+    at = 7 if chunk["linear"] == 7 else 4
     for f in np.flatnonzero(chunk["blocks"]):   # the blocks kept (:func:`_column_ranges`)
         quad[f] = np.einsum("mcpn,mcn->mcp", P[..., at:at + n], bits).astype(np.float64)
         at += n
