@@ -20,7 +20,9 @@ that are linear (or quadratic) in the bits given the pair:
   quadratic form of the rank tables (:func:`_spearman_forms`) and the tie counts of X'; Kendall
   tau-b: the quadratic forms of :func:`.batched._perm_pairs` (:data:`KENDALL_SUMMARY`).
   The A of :data:`PAIR_CHUNK` pairs are stacked side by side: one product per chunk and batch
-  of resamples. Y' takes the same products (bits 1 - a).
+  of resamples. Y' takes the same products (bits 1 - a). For a set of pairs, Spearman's and
+  Kendall's forms come from :mod:`.pair_forms` (each matrix's comparison tables built once),
+  byte for byte those of :func:`_spearman_forms` and :func:`_kendall_forms`.
 
 The rank sums are exact (halves and quarters below 2^24): Spearman's and Kendall's r round only
 in their last operations, Pearson's differs from the two-pass deviations of
