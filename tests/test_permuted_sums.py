@@ -12,8 +12,8 @@ import itertools
 import numpy as np
 import pytest
 
-from metaeval.analyses.stats import (allpairs, batched, drawn_sums, hypothesis, permutation_test, permuted_sums,
-                                     resampling)
+from metaeval.analyses.stats import (allpairs, batched, drawn_sums, hypothesis, pair_forms, permutation_test,
+                                     permuted_sums, resampling)
 from metaeval.analyses.stats.validation import coefficient_iv
 
 COEFFICIENTS = ("pearson", "spearman", "kendall")
@@ -280,3 +280,54 @@ def test_tied_values_equal_np_unique_per_input() -> None:
         np.testing.assert_array_equal(alpha_y[j, :len(v)], (Y[:, j, None] == v).sum(axis=0))
         assert not B[j, :, len(v):].any() and not alpha_x[j, len(v):].any() and not alpha_y[j, len(v):].any()
     assert not B[3].any()
+
+
+def test_pair_forms_from_tables_built_once_equal_the_pair_forms_byte_for_byte() -> None:
+    """pair_forms' Kendall and Spearman forms (each matrix's comparison tables once, per pair only
+    X against Y) against permuted_sums' forms of the pair (batched._perm_pairs' float64 tables,
+    batched._rank_tables): the same arrays, dtypes and bytes (signed zeros too), on data with
+    ties, a -0.0 beside a 0.0, and an input where the human ties every system."""
+    rng = np.random.default_rng(11)
+    for trial in range(24):
+        n, m = int(rng.integers(3, 26)), int(rng.integers(1, 12))
+        X, Y, Z = (rng.normal(size=(n, m)) for _ in range(3))
+        if trial % 2:
+            X, Y, Z = np.round(X), np.round(Y, 1), np.round(Z)
+        if trial % 3 == 0:
+            Z[:, 0] = 1.0
+            X[0, 0], Y[1, 0], Z[2, -1] = -0.0, 0.0, -0.0
+        w = (batched.corr_ranks(Z) - (n + 1) / 2).T
+        cases = [(permuted_sums._kendall_forms(X, Y, Z),
+                  pair_forms.kendall_forms(*(pair_forms.kendall_tables(A) for A in (X, Y, Z)))),
+                 (permuted_sums._spearman_forms(X, Y, Z),
+                  pair_forms.spearman_forms(pair_forms.spearman_tables(X), pair_forms.spearman_tables(Y), w,
+                                            permuted_sums._tied_values(X, Y)))]
+        for expected, got in cases:
+            assert expected.keys() == got.keys()
+            for key in expected:
+                assert got[key].dtype == expected[key].dtype and got[key].shape == expected[key].shape, key
+                assert got[key].tobytes() == expected[key].tobytes(), (trial, key)
+
+
+def test_pearson_against_one_vector_is_corr_on_its_broadcast_copy_bit_for_bit() -> None:
+    """correlation.pearson_against (the human's unit deviations once) against corr with the
+    human broadcast to every row: the same bytes, for ranks with ties, a constant row, a
+    constant human (NaN) and humans of any scale; None for fewer than 3 values."""
+    import scipy.stats
+
+    from metaeval.analyses.stats.correlation import corr, pearson_against
+
+    rng = np.random.default_rng(3)
+    for trial in range(60):
+        n, c = int(rng.integers(3, 40)), int(rng.integers(1, 300))
+        z = rng.normal(size=n) * 10.0 ** int(rng.integers(-3, 4))
+        if trial % 3 == 0:
+            z = np.round(z)
+        if trial % 17 == 0:
+            z[:] = 2.0
+        x = scipy.stats.rankdata(np.round(rng.normal(size=(c, n)), trial % 2), axis=1)
+        x[0] = 1.5
+        expected = corr(x, np.broadcast_to(z, x.shape), batched.PEARSON)
+        assert pearson_against(z)(x).tobytes() == expected.tobytes()
+        assert np.isnan(expected[0])
+    assert pearson_against(np.arange(2.0)) is None

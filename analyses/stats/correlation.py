@@ -10,6 +10,8 @@ than 2 points, we return NaN as well.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import numpy.typing as npt
 
@@ -137,6 +139,31 @@ def _pearson(x: np.ndarray, z: np.ndarray, valid: np.ndarray) -> np.ndarray:
     r = np.where(n == 2, np.round(r), r)
     undefined = (n < 2) | _constant(x, valid, complete) | _constant(z, valid, complete)
     return np.where(undefined, np.nan, r)
+
+
+def pearson_against(z: np.ndarray) -> Callable[[np.ndarray], np.ndarray] | None:
+    """``r(x)``: :func:`corr`'s Pearson of each row of x (c, n) with the one vector z (n,), bit
+    for bit ``corr(x, broadcast_to(z, x.shape), pearson)`` for rows of finite values whose
+    deviations lie within :data:`SAFE_DEVIATIONS` or are 0 (as ranks' do: the caller's to
+    know), z's unit deviations computed once (each row of the broadcast copy would get the same
+    operations on the same values). None where z is not such a vector or n < 3."""
+    n = z.shape[-1]
+    z = np.ascontiguousarray(z, dtype=np.float64)[None, :]
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        unit_z, scale = _unit_deviations(z, None, np.full(1, n), True)
+    safe = scale[0, 0] == 0 or SAFE_DEVIATIONS[0] <= scale[0, 0] <= SAFE_DEVIATIONS[1]
+    if n < 3 or not np.isfinite(z).all() or not safe:
+        return None
+    z_constant = bool(_constant(z, None, True)[0])
+
+    def r(x: np.ndarray) -> np.ndarray:
+        x = np.ascontiguousarray(x)
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            unit, _ = _unit_deviations(x, None, np.full(x.shape[0], n), True)
+            out = np.clip(np.vecdot(unit, unit_z), -1.0, 1.0)
+        return np.where(z_constant | _constant(x, None, True), np.nan, out)
+
+    return r
 
 
 def corr_columns(x: np.ndarray, z: np.ndarray, coefficient: Coefficient, complete: bool = False) -> np.ndarray:

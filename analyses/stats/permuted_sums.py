@@ -20,7 +20,9 @@ that are linear (or quadratic) in the bits given the pair:
   quadratic form of the rank tables (:func:`_spearman_forms`) and the tie counts of X'; Kendall
   tau-b: the quadratic forms of :func:`.batched._perm_pairs` (:data:`KENDALL_SUMMARY`).
   The A of :data:`PAIR_CHUNK` pairs are stacked side by side: one product per chunk and batch
-  of resamples. Y' takes the same products (bits 1 - a).
+  of resamples. Y' takes the same products (bits 1 - a). For a set of pairs, Spearman's and
+  Kendall's forms come from :mod:`.pair_forms` (each matrix's comparison tables built once),
+  byte for byte those of :func:`_spearman_forms` and :func:`_kendall_forms`.
 
 The rank sums are exact (halves and quarters below 2^24): Spearman's and Kendall's r round only
 in their last operations, Pearson's differs from the two-pass deviations of
@@ -34,13 +36,14 @@ and :mod:`.batched` computes each pair's resamples.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 from collections.abc import Callable
 
 import numpy as np
 
-from . import _engine, batched
-from .correlation import corr, kendall_tau, system_means
+from . import _engine, batched, pair_forms
+from .correlation import corr, kendall_tau, pearson_against, system_means
 from .reductions import summary_mean
 from .validation import Coefficient
 
@@ -102,15 +105,24 @@ def pairs_evaluator(metrics: list[np.ndarray], Z: np.ndarray, level: str, coeffi
     kendall_off = coefficient.name == "kendall" and (not KENDALL_SUMMARY or coefficient.variant != "b")
     if level != "summary" or forms is None or kendall_off:
         return None
-    found = [forms(metrics[i], metrics[j], Z) for i, j in pairs]
+    used = sorted({i for pair in pairs for i in pair})
+    if coefficient.name == "kendall":   # each matrix's comparison tables once, not once per pair
+        made, human = {i: pair_forms.kendall_tables(metrics[i]) for i in used}, pair_forms.kendall_tables(Z)
+        found = [pair_forms.kendall_forms(made[i], made[j], human) for i, j in pairs]
+    elif coefficient.name == "spearman":
+        made, w = {i: pair_forms.spearman_tables(metrics[i]) for i in used}, (batched.corr_ranks(Z) - (n + 1) / 2).T
+        found = [pair_forms.spearman_forms(made[i], made[j], w, _tied_values(metrics[i], metrics[j])) for i, j in pairs]
+    else:
+        found = [forms(metrics[i], metrics[j], Z) for i, j in pairs]
     if any(f is None for f in found):
         return None
-    # chunks of pairs of like width (Spearman's: the tied values V of the pair), so that a chunk
-    # of pairs without ties carries no tie columns; a pair's deltas do not depend on its chunk
-    order = sorted(range(len(pairs)), key=lambda q: found[q]["A"].shape[2])
+    # chunks of pairs of like width (Spearman's: the tied values V of the pair; Kendall's: the
+    # quadratic blocks that are not zero), so that a chunk of pairs without ties carries no tie
+    # columns; a pair's deltas do not depend on its chunk
+    order = sorted(range(len(pairs)), key=lambda q: _width(found[q]))
     chunks = []
     for start in range(0, len(pairs), PAIR_CHUNK):
-        chunks.append(_stacked(_without_zero_blocks([found[q] for q in order[start:start + PAIR_CHUNK]], n)))
+        chunks.append(_stacked([found[q] for q in order[start:start + PAIR_CHUNK]], n))
         for q in order[start:start + PAIR_CHUNK]:
             found[q] = None   # (each pair's forms held once: stacked)
     width = max(c["A"].shape[2] for c in chunks)
@@ -173,32 +185,47 @@ def _inputs(chunk: dict, block: slice) -> dict:
             for key, value in chunk.items()}
 
 
-def _without_zero_blocks(forms: list[dict], n: int) -> list[dict]:
-    """Kendall's forms without the quadratic blocks (N columns each, after the 7 linear ones)
-    that are zero for every pair of the chunk (no ties in X' or in Z: their sums are constant);
-    ``blocks`` says which remain. Other forms as they are."""
+def _width(form: dict) -> tuple:
+    """What a pair's chunk is chosen by: its columns, and Kendall's quadratic blocks that are not zero."""
+    return form["A"].shape[2], tuple(form["blocks"]) if "blocks" in form else ()
+
+
+def _column_ranges(forms: list[dict], n: int) -> tuple[list[tuple[int, int]], np.ndarray | None]:
+    """The columns of the forms' A that a chunk keeps, as ranges, and Kendall's blocks kept: all
+    but the quadratic blocks (N columns each, after the 7 linear ones) that are zero for every
+    pair of the chunk (no ties in X' or in Z: their sums are constant). Other forms: all."""
     if "blocks" not in forms[0]:
-        return forms
+        return [(0, max(f["A"].shape[2] for f in forms))], None
     keep = np.logical_or.reduce([f["blocks"] for f in forms])
-    columns = np.concatenate([np.arange(7)] + [7 + f * n + np.arange(n) for f in range(3) if keep[f]])
-    return [{**f, "A": np.ascontiguousarray(f["A"][:, :, columns]), "blocks": keep} for f in forms]
+    # complete data: the third sum's coefficients and the valid count's are zero (left out)
+    linear = [(0, 2), (3, 5)] if not any(f["A"][:, :, [2, 5, 6]].any() for f in forms) else [(0, 7)]
+    return linear + [(7 + f * n, 7 + (f + 1) * n) for f in range(3) if keep[f]], keep
 
 
-def _stacked(forms: list[dict]) -> dict:
-    """The forms of a chunk's pairs side by side: A (M, N, p * width), the others (M, p, ...),
-    zero-padded to the chunk's widest."""
-    width = max(f["A"].shape[2] for f in forms)
+def _stacked(forms: list[dict], n: int) -> dict:
+    """The forms of a chunk's pairs side by side (Kendall's without the chunk's zero blocks,
+    :func:`_column_ranges`): A (M, N, p * width), the others (M, p, ...), zero-padded to the
+    chunk's widest; written into arrays allocated once."""
+    ranges, keep = _column_ranges(forms, n)
+    width = sum(stop - start for start, stop in ranges)
     out = {"p": len(forms)}
     for key in forms[0]:
         parts = [f[key] for f in forms]
         if key == "blocks":
-            out[key] = parts[0]
+            out[key], out["linear"] = keep, ranges[0][1]   # Kendall's linear columns kept: 2 (of 3) + 2, or 7
         elif key == "A":
-            parts = [np.pad(a, ((0, 0), (0, 0), (0, width - a.shape[2]))) for a in parts]
-            out[key] = np.ascontiguousarray(np.concatenate(parts, axis=2))
+            m, rows = parts[0].shape[:2]
+            A = out[key] = np.zeros((m, rows, len(parts) * width), parts[0].dtype)
+            for q, a in enumerate(parts):
+                at = q * width
+                for start, stop in ranges:
+                    stop = min(stop, a.shape[2])
+                    A[:, :, at:at + stop - start] = a[:, :, start:stop]
+                    at += stop - start
         elif parts[0].ndim == 2:   # (M, V): padded
-            V = max(a.shape[1] for a in parts)
-            out[key] = np.stack([np.pad(a, ((0, 0), (0, V - a.shape[1]))) for a in parts], axis=1)
+            stack = out[key] = np.zeros((parts[0].shape[0], len(parts), max(a.shape[1] for a in parts)), parts[0].dtype)
+            for q, a in enumerate(parts):
+                stack[:, q, :a.shape[1]] = a
         else:
             out[key] = np.stack(parts, axis=1)   # (M, p)
     return out
@@ -221,13 +248,18 @@ def _system(metrics: list[np.ndarray], Z: np.ndarray, coefficient: Coefficient, 
             full = np.broadcast_to(mask, (c, n, m)).view(np.uint8)
             S = np.einsum("bij,kij->kbi", full, stack)  # (K, c, N)
         out = np.empty((len(pairs), c))
-        for p, (i, j) in enumerate(pairs):
-            d = S[j] - S[i]
-            xm, ym = (rows[i] + d) / m, (rows[j] - d) / m
-            if coefficient.name != "pearson" and (close := _near_ties(xm) | _near_ties(ym)).any():
-                xm[close], ym[close] = batched._permuted_system_means(metrics[i], metrics[j], mask[close], exact=True)
-            out[p] = ranked(xm) - ranked(ym) if ranked else corr(xm, zm, coefficient) - corr(ym, zm, coefficient)
+        # Kendall's exact counts on one BLAS thread (the same bits on any), entered once a batch
+        with _engine.one_blas_thread() if coefficient.name == "kendall" else contextlib.nullcontext():
+            for p, (i, j) in enumerate(pairs):
+                out[p] = pair(S, mask, i, j)
         return out
+
+    def pair(S: np.ndarray, mask: np.ndarray, i: int, j: int) -> np.ndarray:
+        d = S[j] - S[i]
+        xm, ym = (rows[i] + d) / m, (rows[j] - d) / m
+        if coefficient.name != "pearson" and (close := _near_ties(xm) | _near_ties(ym)).any():
+            xm[close], ym[close] = batched._permuted_system_means(metrics[i], metrics[j], mask[close], exact=True)
+        return ranked(xm) - ranked(ym) if ranked else corr(xm, zm, coefficient) - corr(ym, zm, coefficient)
 
     return evaluate
 
@@ -244,8 +276,11 @@ def _ranked_system(zm: np.ndarray, coefficient: Coefficient) -> Callable[[np.nda
     if coefficient.name == "spearman":
         rz = scipy.stats.rankdata(zm)
         count = np.uint8 if n <= 256 else np.int64   # counts below n: exact in uint8 (faster to sum)
+        against = pearson_against(rz)   # the human's side once (the ranks' deviations are safe)
 
         def spearman(m: np.ndarray) -> np.ndarray:
+            if against is not None and np.isfinite(m).all():   # sorted: the same average ranks
+                return against(scipy.stats.rankdata(m, axis=1))
             gt = (m[:, :, None] > m[:, None, :]).view(np.uint8)
             less, greater = (gt.sum(axis=a, dtype=count).astype(np.float64) for a in (2, 1))
             ranks = less + (n - less - greater + 1) / 2
@@ -254,14 +289,14 @@ def _ranked_system(zm: np.ndarray, coefficient: Coefficient) -> Callable[[np.nda
         return spearman
     if coefficient.name != "kendall" or coefficient.variant != "b":
         return None
-    sz = np.sign(zm[:, None] - zm[None, :]).astype(np.float32).ravel()
+    # sign(z_i - z_k) and ones: S / 2 and the untied ordered pairs / 2 in one product
+    sz = np.stack([np.sign(zm[:, None] - zm[None, :]).ravel(), np.ones(n * n)], axis=1).astype(np.float32)
     untied_z = float(n * n - (zm[:, None] == zm[None, :]).sum())
 
     def kendall(m: np.ndarray) -> np.ndarray:
         gt = (m[:, :, None] > m[:, None, :]).reshape(m.shape[0], -1)
-        with _engine.one_blas_thread():   # exact counts: the same bits on any threads
-            s = 2 * (gt.astype(np.float32) @ sz).astype(np.float64)
-        return kendall_tau(s, np.full(m.shape[0], float(n)), 2 * gt.sum(axis=1).astype(np.float64),
+        sums = (gt.astype(np.float32) @ sz).astype(np.float64)   # exact counts (the caller: one BLAS thread)
+        return kendall_tau(2 * sums[:, 0], np.full(m.shape[0], float(n)), 2 * sums[:, 1],
                            np.full(m.shape[0], untied_z), "b")
 
     return kendall
@@ -413,11 +448,17 @@ def _kendall_forms(X: np.ndarray, Y: np.ndarray, Z: np.ndarray) -> dict:
 def _kendall_r(chunk: dict, P: np.ndarray, bits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(M, c, p) per-input tau-b of X' and Y' from the forms of :func:`_kendall_forms`."""
     n = bits.shape[2]
-    # each sum's plane on its own (contiguous): l (3), D1 (3), the valid count's change (1)
-    lin = [P[..., f].astype(np.float64) for f in range(7)]
+    # each sum's plane on its own (contiguous): l (3), D1 (3), the valid count's change (1);
+    # without the zero columns (:func:`_column_ranges`) l and D1 of the first two sums: the
+    # others 0.0 (x + 0.0 and x - 0.0 are x for these sums, never -0.0), their planes (M, 1, p)
+    if chunk["linear"] == 7:
+        lin = [P[..., f].astype(np.float64) for f in range(7)]
+    else:
+        lin = [P[..., f].astype(np.float64) for f in range(2)] + [0.0]
+        lin += [P[..., f].astype(np.float64) for f in (2, 3)] + [0.0, 0.0]
     quad = [0.0, 0.0, 0.0]
-    at = 7
-    for f in np.flatnonzero(chunk["blocks"]):   # the blocks kept (:func:`_without_zero_blocks`)
+    at = 7 if chunk["linear"] == 7 else 4
+    for f in np.flatnonzero(chunk["blocks"]):   # the blocks kept (:func:`_column_ranges`)
         quad[f] = np.einsum("mcpn,mcn->mcp", P[..., at:at + n], bits).astype(np.float64)
         at += n
     out = []
