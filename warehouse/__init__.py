@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from metaeval.core import Matrix, Store
 
 __all__ = ["ConflictError", "InputError", "Matrix", "Store", "WarehouseError"]
-__version__ = "0.12.0"
+__version__ = "0.13.0"
 
 _SUBPACKAGES = ("analyses", "cli", "ingest", "present", "runs", "schema")
 

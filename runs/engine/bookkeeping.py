@@ -104,7 +104,11 @@ ORIENTATION = "measures whose direction is 'lower' (lower is better) are negated
 #: runs/ sub-packages) and faster paths (all pairs, ingest table, arena votes) that store the same rows
 #: (bench/engine_identity.py --registry: every stored table identical to 0.11.0's): what 0.11.0 stored is
 #: reused; with one run per cell, rows and fingerprints are unchanged.
-SAME_RESULTS_AS = ("0.11.0", "0.12.0")
+#: 0.13.0: schema 14 (preferences' key kept by the ingest, not declared: migrate_13 rebuilds the table
+#: keeping every row), every small family storing through runs/engine/store.py, faster leaderboard fits
+#: and all pairs, --replicates resample on more families (only when asked): every stored table identical
+#: to 0.12.0's (engine_identity --registry), so what 0.11.0 and 0.12.0 stored is reused.
+SAME_RESULTS_AS = ("0.11.0", "0.12.0", "0.13.0")
 #: SQL condition on a results table: the row was written by one of those versions. Results are
 #: reused only under it, so an upgrade that changes a computation never serves old numbers.
 THIS_VERSION = "run_id IN (SELECT run_id FROM analysis_runs WHERE list_contains($versions, version))"
