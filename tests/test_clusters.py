@@ -587,3 +587,20 @@ def test_a_judgment_whose_inputs_are_one_cluster_is_refused_before_any_write(clu
                      "--resample-clusters", "doc", ok=False)
     assert "--resample-clusters 'doc': the inputs h2 judged are in one cluster" in result.output
     assert len(result.output.strip().splitlines()) == 1 and digest(clustered) == before
+
+
+def test_the_warehouse_method_evaluate_takes_resample_clusters_as_the_command_does(clustered):
+    """``wh.evaluate(resample_clusters=...)``, the keyword of ``evaluate --resample-clusters``, gives
+    the module function's rows (it was missing from the method's signature)."""
+    import inspect
+
+    from metaeval.runs.metrics import evaluate
+
+    assert "resample_clusters" in inspect.signature(Warehouse.evaluate).parameters
+    with Warehouse(clustered) as wh:
+        method = wh.evaluate("tiny", "h", metrics=["m1"], k=300, levels=["summary"], resample_clusters="doc").table
+        module = evaluate.evaluate(wh, "tiny", "h", metrics=["m1"], k=300, levels=["summary"],
+                                   resample_clusters="doc").table
+    numbers = ["correlation", "lower", "upper", "signature"]
+    pd.testing.assert_frame_equal(method[numbers], module[numbers])
+    assert all("clus:doc" in s for s in method["signature"])

@@ -74,8 +74,8 @@ class Warehouse(core.Store):
                  system_inputs: str = parameters.DEFAULT_SYSTEM_INPUTS, lower: Sequence[str] = (),
                  replace: bool = False, allow_new: bool = False, cluster_rule: str = parameters.DEFAULT_CLUSTER_RULE,
                  where: Sequence = (), control: str | None = None, aggregate: str = parameters.DEFAULT_AGGREGATE,
-                 human_aggregate: str | None = None, replicates: str = "mean", jobs: int = 1, force: bool = False,
-                 progress=None) -> Evaluation:
+                 human_aggregate: str | None = None, replicates: str = "mean", resample_clusters: str | None = None,
+                 jobs: int = 1, force: bool = False, progress=None) -> Evaluation:
         """Ingest ``scores`` (paths or DataFrames; may be empty) into ``dataset`` and evaluate the
         metrics they hold and those matched by ``metrics`` (globs) against ``human`` and the other
         metrics (``against``): :func:`metaeval.runs.metrics.evaluate.evaluate`, as ``metaeval evaluate``
@@ -95,8 +95,8 @@ class Warehouse(core.Store):
                                  ci_method=ci_method, k=k, seed=seed, alpha=alpha, all_pairs=all_pairs,
                                  system_inputs=system_inputs, lower=lower, replace=replace, allow_new=allow_new,
                                  cluster_rule=cluster_rule, where=where, control=control,
-                                 aggregate=aggregate, replicates=replicates, jobs=jobs, force=force,
-                                 progress=progress)
+                                 aggregate=aggregate, replicates=replicates, resample_clusters=resample_clusters,
+                                 jobs=jobs, force=force, progress=progress)
 
     def evaluate_judge(self, dataset: str, preferences, **options):
         """:func:`metaeval.runs.votes.judge_evaluation.evaluate_judge`: ingest a new judge's preference file
